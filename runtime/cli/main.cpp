@@ -1,0 +1,32 @@
+// The `ptxsim` command-line tool.
+
+#include "runtime/cli/PtxCommands.h"
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+void usage(std::ostream &os) {
+  os << "usage: ptxsim <command> [args]\n"
+        "commands:\n"
+        "  ptx check [--summary] [--json] FILE.ptx...   parse and check PTX files\n"
+        "  help                                         this text\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+    usage(args.empty() ? std::cerr : std::cout);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "ptx" && args.size() >= 2 && args[1] == "check")
+    return ptxsim::cli::ptxCheck({args.begin() + 2, args.end()}, std::cout, std::cerr);
+  std::cerr << "ptxsim: unknown command '" << args[0] << (args.size() > 1 ? " " + args[1] : "")
+            << "'\n";
+  usage(std::cerr);
+  return 2;
+}
