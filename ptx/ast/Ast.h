@@ -38,6 +38,7 @@ struct Operand {
   /// Component suffix of a name such as `%tid.x`: 0 none, else 'x','y','z','w','r','g','b','a'.
   char comp = 0;
   uint8_t fwidth = 0;
+  uint8_t depth = 0; ///< nesting depth of composite operands (bounded by the parser)
   SourceLoc loc;
   std::string_view name;
   int64_t ival = 0;

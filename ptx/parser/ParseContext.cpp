@@ -2,6 +2,7 @@
 
 #include "ptx/sema/OpcodeTable.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ptxsim::ptx {
@@ -91,6 +92,21 @@ Operand unwrap(Operand o) {
 }
 
 } // namespace
+
+void ParseContext::nest(Operand &o, Operand::Kind kind, std::vector<Operand> elems, SourceLoc loc) {
+  uint8_t depth = 0;
+  for (const Operand &e : elems)
+    depth = std::max<uint8_t>(depth, e.depth);
+  o.loc = loc;
+  if (depth >= kMaxOperandDepth) {
+    error(o.loc, "operand or initializer nested too deeply");
+    o.kind = Operand::Kind::Imm;
+    return;
+  }
+  o.kind = kind;
+  o.depth = static_cast<uint8_t>(depth + 1);
+  o.elems = std::move(elems);
+}
 
 uint64_t ParseContext::toUnsigned(const Tok &t) {
   uint64_t v = 0;
@@ -271,19 +287,19 @@ bool ParseContext::inFunction(const Tok &t, const char *what) {
   return false;
 }
 
-void ParseContext::addInstr(const Tok *guard, bool guardNeg, const Tok &op,
-                            std::vector<Operand> operands) {
+void ParseContext::addInstr(PendingInstr &p) {
+  const Tok &op = p.op;
   if (!inFunction(op, "instruction"))
     return;
   Instruction in;
   in.loc = op.loc;
   in.text = op.text;
-  in.operands = std::move(operands);
+  in.operands = std::move(p.operands);
   in.debugLoc = curDebugLoc;
-  if (guard) {
-    in.guard = guard->text;
-    in.guardLoc = guard->loc;
-    in.guardNegated = guardNeg;
+  if (p.hasGuard) {
+    in.guard = p.guard.text;
+    in.guardLoc = p.guard.loc;
+    in.guardNegated = p.guardNeg;
   }
   std::string_view text = op.text;
   size_t dot = text.find('.');
@@ -391,11 +407,13 @@ void ParseContext::addPragma(const Tok &kw, std::vector<Tok> strings) {
   }
 }
 
-void ParseContext::beginScope(const Tok &brace) {
-  if (!inFunction(brace, "block"))
+void ParseContext::beginScope(SourceLoc brace) {
+  if (!fn || !fn->hasBody) {
+    error(brace, "block outside of a function body");
     return;
+  }
   if (++scopeDepth == 200)
-    error(brace.loc, "blocks nested too deeply (limit 200)");
+    error(brace, "blocks nested too deeply (limit 200)");
   fn->body.push_back({Statement::Kind::ScopeBegin, 0});
 }
 

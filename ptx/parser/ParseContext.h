@@ -21,6 +21,15 @@ struct Tok {
   SourceLoc loc;
 };
 
+/// An instruction parsed up to its ';'.
+struct PendingInstr {
+  Tok guard;
+  bool hasGuard = false;
+  bool guardNeg = false;
+  Tok op;
+  std::vector<Operand> operands;
+};
+
 /// Attributes written before (and, for parameters, after) a declaration's type.
 struct DeclAttrs {
   SourceLoc loc;
@@ -57,12 +66,18 @@ public:
   Function *fn = nullptr;
   int32_t curDebugLoc = -1;
   unsigned scopeDepth = 0;
-  unsigned initDepth = 0;
   /// Attributes of a `.func` header, stashed before its signature is parsed.
   DeclAttrs pending;
   bool hasPending = false;
 
   void error(SourceLoc loc, std::string msg) { diags.error(module.fileName, loc, std::move(msg)); }
+  /// A scanner error; syntax errors on the same line are then not reported (they follow from it).
+  void lexError(SourceLoc loc, std::string msg) {
+    lexErrorLine = loc.line;
+    error(loc, std::move(msg));
+  }
+  uint32_t lexErrorLine = 0;
+  SourceLoc commentStart;
 
   // --- attribute and declaration builders (called from grammar actions) ---
   void addAttr(DeclAttrs &a, const Tok &tok);         ///< linkage / space / vector token
@@ -79,13 +94,13 @@ public:
   void endBody();
 
   // --- statements ---
-  void addInstr(const Tok *guard, bool guardNeg, const Tok &op, std::vector<Operand> operands);
+  void addInstr(PendingInstr &p);
   void addLabel(const Tok &name);
   void addPrototype(const Tok &kw, Signature sig);
   void addTargets(const Tok &kw, std::vector<Operand> targets); ///< `.branchtargets`/`.calltargets`
   void addLoc(const Tok &kw, const std::vector<Tok> &nums, const std::vector<Tok> &tail);
   void addPragma(const Tok &kw, std::vector<Tok> strings);
-  void beginScope(const Tok &brace);
+  void beginScope(SourceLoc brace);
   void endScope();
 
   // --- module directives ---
@@ -105,6 +120,12 @@ public:
   Operand call(const Tok &fn, std::vector<Operand> args);   ///< `generic(sym)`
   Operand address(SourceLoc loc, Operand base, std::vector<Operand> extra);
   uint64_t toUnsigned(const Tok &t);
+  /// Makes `o` a composite of `elems`, refusing nesting deeper than kMaxOperandDepth.
+  void nest(Operand &o, Operand::Kind kind, std::vector<Operand> elems, SourceLoc loc);
+  static constexpr unsigned kMaxOperandDepth = 32;
+  /// Brackets open in the scanner; past kMaxBracketDepth the scan stops (bounded memory).
+  unsigned bracketDepth = 0;
+  static constexpr unsigned kMaxBracketDepth = 1000;
 
 private:
   bool inFunction(const Tok &t, const char *what);

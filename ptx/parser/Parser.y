@@ -36,9 +36,12 @@ using namespace ptxsim::ptx;
 %token <Tok> D_PRAGMA ".pragma" D_CALLPROTOTYPE ".callprototype" D_ALIAS ".alias"
 %token <Tok> INT "integer" FLOAT "float" HEXFLOAT "hex float" STRING "string"
 %token SHL "<<" SHR ">>"
+%token <SourceLoc> LBRACE "{" LPAREN "("
 
 %type <DeclAttrs> attrs attrs_opt
 %type <Declarator> declarator
+%type <PendingInstr> instr
+%type <Tok> opword
 %type <std::vector<Declarator>> declarators
 %type <std::vector<uint64_t>> dims int_list int_list_opt
 %type <VarDecl> param
@@ -70,14 +73,14 @@ toplevel
   | D_ADDRESS_SIZE INT                      { ctx.setAddressSize($1, $2); }
   | D_FILE INT STRING                       { ctx.addFile($1, $2, $3); }
   | D_FILE INT STRING ',' INT ',' INT       { ctx.addFile($1, $2, $3); }
-  | D_SECTION DOTWORD '{' section_body '}'  { ctx.addSection($1, $2, $4); }
+  | D_SECTION DOTWORD LBRACE section_body '}'  { ctx.addSection($1, $2, $4); }
   | D_PRAGMA strings ';'                    { ctx.addPragma($1, $2); }
   | D_ALIAS IDENT ',' IDENT ';'             { ctx.addAlias($2, $4); }
   | attrs TYPE declarators ';'              { ctx.addVars($1, $2, std::move($3)); }
-  | attrs D_ENTRY IDENT '(' params_opt ')'  { Signature s; s.params = std::move($5);
+  | attrs D_ENTRY IDENT LPAREN params_opt ')'  { Signature s; s.params = std::move($5);
                                               ctx.beginFunction(&$1, true, $3, std::move(s)); }
       func_dirs func_rest
-  | D_ENTRY IDENT '(' params_opt ')'        { Signature s; s.params = std::move($4);
+  | D_ENTRY IDENT LPAREN params_opt ')'        { Signature s; s.params = std::move($4);
                                               ctx.beginFunction(nullptr, true, $2, std::move(s)); }
       func_dirs func_rest
   | attrs D_FUNC                            { ctx.pending = $1; ctx.hasPending = true; }
@@ -91,7 +94,7 @@ toplevel
 /* `.func` header: optional return parameters, name, optional parameter list. Its attributes
    were stashed in ctx.pending by the mid-rule actions above. */
 signature
-  : ret_opt IDENT '(' params_opt ')'        { Signature s; s.returns = std::move($1);
+  : ret_opt IDENT LPAREN params_opt ')'        { Signature s; s.returns = std::move($1);
                                               s.params = std::move($4);
                                               ctx.beginFunction(ctx.hasPending ? &ctx.pending : nullptr,
                                                                 false, $2, std::move(s)); }
@@ -104,7 +107,7 @@ signature
 
 ret_opt
   : %empty                                  { }
-  | '(' params_opt ')'                      { $$ = std::move($2); }
+  | LPAREN params_opt ')'                      { $$ = std::move($2); }
   ;
 
 func_dirs
@@ -115,7 +118,7 @@ func_dirs
 
 func_rest
   : ';'                                     { ctx.endFunctionDecl(); }
-  | '{'                                     { ctx.beginBody(); }
+  | LBRACE                                     { ctx.beginBody(); }
       body_end
   ;
 
@@ -150,13 +153,13 @@ attrs
   | VEC                                     { ctx.addAttr($$, $1); }
   | D_PTR                                   { ctx.addAttr($$, $1); }
   | D_ALIGN INT                             { ctx.addAlign($$, $1, $2); }
-  | D_ATTRIBUTE '(' attr_names ')'          { for (const Tok &t : $3) ctx.addAttribute($$, t); }
+  | D_ATTRIBUTE LPAREN attr_names ')'          { for (const Tok &t : $3) ctx.addAttribute($$, t); }
   | attrs SPACE                             { $$ = std::move($1); ctx.addAttr($$, $2); }
   | attrs LINKAGE                           { $$ = std::move($1); ctx.addAttr($$, $2); }
   | attrs VEC                               { $$ = std::move($1); ctx.addAttr($$, $2); }
   | attrs D_PTR                             { $$ = std::move($1); ctx.addAttr($$, $2); }
   | attrs D_ALIGN INT                       { $$ = std::move($1); ctx.addAlign($$, $2, $3); }
-  | attrs D_ATTRIBUTE '(' attr_names ')'    { $$ = std::move($1); for (const Tok &t : $4) ctx.addAttribute($$, t); }
+  | attrs D_ATTRIBUTE LPAREN attr_names ')'    { $$ = std::move($1); for (const Tok &t : $4) ctx.addAttribute($$, t); }
   ;
 
 /* `.attribute(.managed)` */
@@ -189,8 +192,7 @@ dims
 
 init
   : expr                                    { $$ = std::move($1); }
-  | '{'                                     { if (++ctx.initDepth > 64) ctx.error(ctx.last.loc, "initializer nested too deeply"); }
-      init_list '}'                         { --ctx.initDepth; $$.kind = Operand::Kind::Vector; $$.elems = std::move($3); }
+  | LBRACE init_list '}'                      { ctx.nest($$, Operand::Kind::Vector, std::move($2), $1); }
   ;
 
 init_list
@@ -231,7 +233,7 @@ sec_vals
 
 sec_val
   : INT | IDENT | DOTWORD
-  | IDENT '+' INT | IDENT '-' IDENT
+  | IDENT '+' INT | IDENT '-' IDENT | DOTWORD '+' INT
   ;
 
 /* ---------------------------------------------------------------- function bodies */
@@ -243,13 +245,13 @@ stmts
 
 stmt
   : IDENT ':'                               { ctx.addLabel($1); }
-  | instr ';'
+  | instr ';'                               { ctx.addInstr($1); }
   | attrs TYPE declarators ';'              { ctx.addVars($1, $2, std::move($3)); }
-  | '{'                                     { ctx.beginScope(ctx.last); }
+  | LBRACE                                     { ctx.beginScope($1); }
       scope_end
   | D_LOC INT INT INT loc_tail              { ctx.addLoc($1, {$2, $3, $4}, $5); }
   | D_PRAGMA strings ';'                    { ctx.addPragma($1, $2); }
-  | D_CALLPROTOTYPE ret_opt IDENT '(' params_opt ')' ';'
+  | D_CALLPROTOTYPE ret_opt IDENT LPAREN params_opt ')' ';'
                                             { Signature s; s.returns = std::move($2);
                                               s.params = std::move($5); ctx.addPrototype($1, std::move(s)); }
   | D_FILE INT STRING                       { ctx.addFile($1, $2, $3); }
@@ -270,13 +272,19 @@ loc_tail
                                               $$.push_back($5); $$.push_back($6); }
   ;
 
+/* The instruction is added only once its ';' is seen, so a statement with a syntax error
+   never reaches the checker half-parsed. */
 instr
-  : OPWORD operands_opt                     { ctx.addInstr(nullptr, false, $1, std::move($2)); }
-  | IDENT operands_opt                      { ctx.addInstr(nullptr, false, $1, std::move($2)); }
-  | '@' IDENT OPWORD operands_opt           { ctx.addInstr(&$2, false, $3, std::move($4)); }
-  | '@' IDENT IDENT operands_opt            { ctx.addInstr(&$2, false, $3, std::move($4)); }
-  | '@' '!' IDENT OPWORD operands_opt       { ctx.addInstr(&$3, true, $4, std::move($5)); }
-  | '@' '!' IDENT IDENT operands_opt        { ctx.addInstr(&$3, true, $4, std::move($5)); }
+  : opword operands_opt                     { $$.op = $1; $$.operands = std::move($2); }
+  | '@' IDENT opword operands_opt           { $$.guard = $2; $$.hasGuard = true; $$.op = $3;
+                                              $$.operands = std::move($4); }
+  | '@' '!' IDENT opword operands_opt       { $$.guard = $3; $$.hasGuard = true; $$.guardNeg = true;
+                                              $$.op = $4; $$.operands = std::move($5); }
+  ;
+
+opword
+  : OPWORD                                  { $$ = $1; }
+  | IDENT                                   { $$ = $1; }
   ;
 
 operands_opt
@@ -293,8 +301,7 @@ operand
   : expr                                    { $$ = std::move($1); }
   | '[' expr ']'                            { $$ = ctx.address($2.loc, std::move($2), {}); }
   | '[' expr ',' operands ']'               { $$ = ctx.address($2.loc, std::move($2), std::move($4)); }
-  | '{' operands '}'                        { $$.kind = Operand::Kind::Vector; $$.loc = $2.front().loc;
-                                              $$.elems = std::move($2); }
+  | LBRACE operands '}'                        { ctx.nest($$, Operand::Kind::Vector, std::move($2), $1); }
   ;
 
 expr
@@ -319,10 +326,8 @@ primary
   | INT                                     { $$ = ctx.intLit($1); }
   | FLOAT                                   { $$ = ctx.floatLit($1); }
   | HEXFLOAT                                { $$ = ctx.floatLit($1); }
-  | '(' operands_opt ')'                    { $$.kind = Operand::Kind::List; $$.loc = ctx.last.loc;
-                                              if (!$2.empty()) $$.loc = $2.front().loc;
-                                              $$.elems = std::move($2); }
-  | IDENT '(' operands ')'                  { $$ = ctx.call($1, std::move($3)); }
+  | LPAREN operands_opt ')'                    { ctx.nest($$, Operand::Kind::List, std::move($2), $1); }
+  | IDENT LPAREN operands ')'                  { $$ = ctx.call($1, std::move($3)); }
   ;
 
 %%
@@ -330,6 +335,8 @@ primary
 void ptxsim::ptx::yy::Parser::report_syntax_error(const context &yyctx) const {
   std::string msg;
   const Tok &t = ctx.last;
+  if (t.loc.line == ctx.lexErrorLine)
+    return; // the scanner already reported this line's problem
   if (yyctx.token() == symbol_kind::S_YYEOF) {
     msg = "unexpected end of file";
   } else {

@@ -66,6 +66,17 @@ bool typesCompatible(ScalarType reg, ScalarType want, bool wide) {
   return false;
 }
 
+/// The integer type twice as wide (`mul.wide.s32` produces `.s64`).
+ScalarType doubleWidth(ScalarType t) {
+  switch (t) {
+  case ScalarType::u16: return ScalarType::u32;
+  case ScalarType::u32: return ScalarType::u64;
+  case ScalarType::s16: return ScalarType::s32;
+  case ScalarType::s32: return ScalarType::s64;
+  default: return t;
+  }
+}
+
 class FunctionChecker;
 
 class ModuleChecker {
@@ -615,6 +626,8 @@ bool FunctionChecker::checkOperand(int scope, const Instruction &in, const Opcod
   ScalarType want = os.fixed;
   if (os.typeSlot >= 0)
     want = os.typeSlot < in.numTypes ? in.types[static_cast<unsigned>(os.typeSlot)] : ScalarType::None;
+  if (os.doubled)
+    want = doubleWidth(want);
   unsigned vecN = 1;
   for (const ModRef &m : in.mods) {
     if (m.id == modId(Mod::v2))
@@ -637,10 +650,13 @@ bool FunctionChecker::checkOperand(int scope, const Instruction &in, const Opcod
                std::to_string(o.elems.size());
         return false;
       }
+      // A `.vN` vector has N elements of the instruction type; a free-width vector (mov
+      // packing, mma fragments) has elements whose type the executor checks.
+      ScalarType et = (os.vecMod && vecN > 1) ? t : ScalarType::None;
       for (const Operand &e : o.elems) {
         if (!dst && (e.kind == Operand::Kind::Imm || e.kind == Operand::Kind::FImm))
           continue;
-        if (!checkReg(scope, e, t, os.wide, dst, err, loc))
+        if (!checkReg(scope, e, et, os.wide, dst, err, loc))
           return false;
       }
       return true;
@@ -876,6 +892,12 @@ void FunctionChecker::checkInstr(int scope, Instruction &in) {
       }
       continue;
     }
+    if (info.name == "call") {
+      // Calls have their own operand grammar: returns, callee, arguments, prototype.
+      in.variant = static_cast<uint8_t>(vi);
+      checkCall(scope, in);
+      return;
+    }
     score = 1000;
     size_t n = in.operands.size();
     if (n < v.minOperands || n > v.maxOperands) {
@@ -909,8 +931,6 @@ void FunctionChecker::checkInstr(int scope, Instruction &in) {
     }
     if (ok) {
       in.variant = static_cast<uint8_t>(vi);
-      if (info.name == "call")
-        checkCall(scope, in);
       return;
     }
     if (!haveBest || score > bestScore) {

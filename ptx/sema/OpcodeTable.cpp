@@ -20,7 +20,7 @@
 //   K: d dst reg, s src reg/imm, r src reg, P pred dst, q pred src, a address, l label,
 //      c callee, L `( )` list, n any declared name, x anything
 //   N: type slot (0..3); :type a fixed type (e.g. s:u32)
-//   flags: w register may be wider than the type; p `a|p` pair allowed; v `.vN` vector;
+//   flags: w register may be wider than the type; W twice the type's width (mul.wide); p `a|p` pair allowed; v `.vN` vector;
 //          V brace vector of any width allowed; s symbol name allowed; ? optional; * repeats
 
 namespace ptxsim::ptx {
@@ -89,10 +89,12 @@ constexpr Row kRows[] = {
     {"sub", "[.rn] [.ftz] [.sat] $h", "d0 s0 s0"},
     {"addc", "[.cc] $i3264", "d0 s0 s0"},
     {"subc", "[.cc] $i3264", "d0 s0 s0"},
-    {"mul", ".lo|.hi|.wide $int", "d0w s0 s0"},
+    {"mul", ".lo|.hi $int", "d0 s0 s0"},
+    {"mul", ".wide .u16|.u32|.s16|.s32", "d0W s0 s0"},
     {"mul", "[$rnd] [.ftz] [.sat] .f32|.f64|.f32x2", "d0 s0 s0"},
     {"mul", "[.rn] [.ftz] [.sat] $h", "d0 s0 s0"},
-    {"mad", ".lo|.hi|.wide [.sat] [.cc] $int", "d0w s0 s0 s0w"},
+    {"mad", ".lo|.hi [.sat] [.cc] $int", "d0 s0 s0 s0"},
+    {"mad", ".wide [.cc] .u16|.u32|.s16|.s32", "d0W s0 s0 s0W"},
     {"mad", "[$rnd] [.ftz] [.sat] .f32|.f64", "d0 s0 s0 s0"},
     {"madc", ".lo|.hi [.cc] $i3264", "d0 s0 s0 s0"},
     {"mul24", ".lo|.hi .u32|.s32", "d0 s0 s0"},
@@ -381,6 +383,7 @@ std::string parseVariant(std::string_view mods, std::string_view operands, Opcod
       switch (tok[i]) {
       case '/': break;
       case 'w': o.wide = true; break;
+      case 'W': o.doubled = true; break;
       case 'p': o.pair = true; break;
       case 'v': o.vecMod = true; break;
       case 'V': o.vector = true; break;
@@ -453,6 +456,8 @@ void addBuiltinSpecialRegisters(Table &t) {
       {"%reserved_smem_offset_begin", ScalarType::b32, false},
       {"%reserved_smem_offset_end", ScalarType::b32, false},
       {"%reserved_smem_offset_cap", ScalarType::b32, false},
+      {"%reserved_smem_offset_0", ScalarType::b32, false},
+      {"%reserved_smem_offset_1", ScalarType::b32, false},
       {"%cluster_ctaid", ScalarType::u32, true}, {"%cluster_nctaid", ScalarType::u32, true},
       {"%clusterid", ScalarType::u32, true},     {"%nclusterid", ScalarType::u32, true},
       {"%cluster_ctarank", ScalarType::u32, false},

@@ -38,6 +38,7 @@ struct OperandSpec {
   int8_t typeSlot = -1;                 ///< type from the instruction's Nth type modifier
   ScalarType fixed = ScalarType::None;  ///< or a fixed type
   bool wide = false;     ///< register may be wider than the type (ld/st/cvt rule)
+  bool doubled = false;  ///< operand is twice the type's width (`mul.wide` results)
   bool optional = false; ///< may be omitted (only trailing operands)
   bool pair = false;     ///< destination may be `a|p`
   bool symbolOk = false; ///< source may be a variable/function name (mov, cvta)

@@ -74,9 +74,8 @@ int main() {
         int off = k * chunk, nk = (k + 1) % NS;
         CK(cudaStreamWaitEvent(s[k], ready[nk], 0));
         // c[off..] = a[off..] - 2 * b[next chunk]
-        void* args[] = {(void*)&da, (void*)&db, (void*)&dc, (void*)&n};
         int* pa = da + off; int* pb = db + nk * chunk; int* pc = dc + off; int cn = chunk;
-        args[0] = &pa; args[1] = &pb; args[2] = &pc; args[3] = &cn;
+        void* args[] = {&pa, &pb, &pc, &cn};
         CK(cudaLaunchKernel((const void*)combine, dim3((chunk + 255) / 256), dim3(256), args, 0, s[k]));
         CK(cudaMemcpyAsync(hc + off, dc + off, chunk * 4, cudaMemcpyDeviceToHost, s[k]));
     }
