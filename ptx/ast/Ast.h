@@ -41,8 +41,10 @@ struct Operand {
   uint8_t depth = 0; ///< nesting depth of composite operands (bounded by the parser)
   SourceLoc loc;
   std::string_view name;
-  int64_t ival = 0;
-  uint64_t fbits = 0;
+  union {
+    int64_t ival = 0; ///< Imm value; byte offset for Reg (symbol+offset), Address and Generic
+    uint64_t fbits;   ///< FImm IEEE bits
+  };
   std::vector<Operand> elems;
 };
 

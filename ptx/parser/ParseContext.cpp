@@ -108,6 +108,11 @@ void ParseContext::nest(Operand &o, Operand::Kind kind, std::vector<Operand> ele
   o.elems = std::move(elems);
 }
 
+uint32_t ParseContext::toRangeCount(const Tok &t) {
+  uint64_t v = toUnsigned(t);
+  return v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v);
+}
+
 uint64_t ParseContext::toUnsigned(const Tok &t) {
   uint64_t v = 0;
   if (!parseInt(t.text, v))
@@ -297,9 +302,9 @@ void ParseContext::addInstr(PendingInstr &p) {
   in.operands = std::move(p.operands);
   in.debugLoc = curDebugLoc;
   if (p.hasGuard) {
-    in.guard = p.guard.text;
-    in.guardLoc = p.guard.loc;
-    in.guardNegated = p.guardNeg;
+    in.guard = guard.text;
+    in.guardLoc = guard.loc;
+    in.guardNegated = guardNeg;
   }
   std::string_view text = op.text;
   size_t dot = text.find('.');

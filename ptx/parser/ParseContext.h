@@ -9,6 +9,7 @@
 #include "base/Diagnostics.h"
 #include "ptx/ast/Ast.h"
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,11 +24,9 @@ struct Tok {
 
 /// An instruction parsed up to its ';'.
 struct PendingInstr {
-  Tok guard;
-  bool hasGuard = false;
-  bool guardNeg = false;
   Tok op;
   std::vector<Operand> operands;
+  bool hasGuard = false; ///< the guard itself is in ParseContext::guard
 };
 
 /// Attributes written before (and, for parameters, after) a declaration's type.
@@ -70,6 +69,18 @@ public:
   DeclAttrs pending;
   bool hasPending = false;
 
+  /// True when only blanks precede token `t` on its line.
+  bool firstOnLine(const Tok &t) const {
+    const char *begin = module.source->data();
+    for (const char *p = t.text.data(); p > begin;) {
+      char c = *--p;
+      if (c == '\n')
+        return true;
+      if (c != ' ' && c != '\t' && c != '\r')
+        return false;
+    }
+    return true;
+  }
   void error(SourceLoc loc, std::string msg) { diags.error(module.fileName, loc, std::move(msg)); }
   /// A scanner error; syntax errors on the same line are then not reported (they follow from it).
   void lexError(SourceLoc loc, std::string msg) {
@@ -120,6 +131,11 @@ public:
   Operand call(const Tok &fn, std::vector<Operand> args);   ///< `generic(sym)`
   Operand address(SourceLoc loc, Operand base, std::vector<Operand> extra);
   uint64_t toUnsigned(const Tok &t);
+  /// `N` of `%r<N>`, saturated to UINT32_MAX (the checker rejects huge ranges).
+  uint32_t toRangeCount(const Tok &t);
+  /// Guard of the instruction being parsed.
+  Tok guard;
+  bool guardNeg = false;
   /// Makes `o` a composite of `elems`, refusing nesting deeper than kMaxOperandDepth.
   void nest(Operand &o, Operand::Kind kind, std::vector<Operand> elems, SourceLoc loc);
   static constexpr unsigned kMaxOperandDepth = 32;

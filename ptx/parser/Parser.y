@@ -13,6 +13,7 @@
 %define api.value.type variant
 %define api.token.constructor
 %define parse.error custom
+%define parse.lac full
 
 %code requires {
 #include "ptx/parser/ParseContext.h"
@@ -36,17 +37,16 @@ using namespace ptxsim::ptx;
 %token <Tok> D_PRAGMA ".pragma" D_CALLPROTOTYPE ".callprototype" D_ALIAS ".alias"
 %token <Tok> INT "integer" FLOAT "float" HEXFLOAT "hex float" STRING "string"
 %token SHL "<<" SHR ">>"
-%token <SourceLoc> LBRACE "{" LPAREN "("
+%token <SourceLoc> LBRACE "'{'" LPAREN "'('"
 
 %type <DeclAttrs> attrs attrs_opt
-%type <Declarator> declarator
+%type <std::unique_ptr<Declarator>> declarator
 %type <PendingInstr> instr
 %type <Tok> opword
 %type <std::vector<Declarator>> declarators
 %type <std::vector<uint64_t>> dims int_list int_list_opt
-%type <VarDecl> param
 %type <std::vector<VarDecl>> params params_opt ret_opt
-%type <Operand> operand expr primary init
+%type <Operand> operand expr primary compound init
 %type <std::vector<Operand>> operands operands_opt init_list
 %type <std::vector<Tok>> target_list strings loc_tail attr_names
 %type <uint64_t> sec_vals section_body
@@ -133,13 +133,13 @@ params_opt
   | params                                  { $$ = std::move($1); }
   ;
 
+/* Parameters are built straight into the list: a VarDecl is too large to be a semantic value
+   (every parser stack slot is as large as the largest one). */
 params
-  : param                                   { $$.push_back(std::move($1)); }
-  | params ',' param                        { $$ = std::move($1); $$.push_back(std::move($3)); }
-  ;
-
-param
-  : attrs TYPE attrs_opt declarator         { $$ = ctx.makeVar($1, $2, &$3, std::move($4)); }
+  : attrs TYPE attrs_opt declarator         { $$.push_back(ctx.makeVar($1, $2, &$3, std::move(*$4))); }
+  | params ',' attrs TYPE attrs_opt declarator
+                                            { $$ = std::move($1);
+                                              $$.push_back(ctx.makeVar($3, $4, &$5, std::move(*$6))); }
   ;
 
 attrs_opt
@@ -169,18 +169,22 @@ attr_names
   ;
 
 declarators
-  : declarator                              { $$.push_back(std::move($1)); }
-  | declarators ',' declarator              { $$ = std::move($1); $$.push_back(std::move($3)); }
+  : declarator                              { $$.push_back(std::move(*$1)); }
+  | declarators ',' declarator              { $$ = std::move($1); $$.push_back(std::move(*$3)); }
   ;
 
+/* Heap-allocated: a Declarator is larger than the other semantic values. */
 declarator
-  : IDENT                                   { $$.name = $1; }
-  | IDENT '<' INT '>'                       { $$.name = $1; $$.isRange = true;
-                                              $$.rangeCount = static_cast<uint32_t>(ctx.toUnsigned($3)); }
-  | IDENT dims                              { $$.name = $1; $$.dims = std::move($2); $$.hasDims = true; }
-  | IDENT '=' init                          { $$.name = $1; $$.hasInit = true; $$.init.push_back(std::move($3)); }
-  | IDENT dims '=' init                     { $$.name = $1; $$.dims = std::move($2); $$.hasDims = true;
-                                              $$.hasInit = true; $$.init.push_back(std::move($4)); }
+  : IDENT                                   { $$ = std::make_unique<Declarator>(); $$->name = $1; }
+  | IDENT '<' INT '>'                       { $$ = std::make_unique<Declarator>(); $$->name = $1; $$->isRange = true;
+                                              $$->rangeCount = ctx.toRangeCount($3); }
+  | IDENT dims                              { $$ = std::make_unique<Declarator>(); $$->name = $1;
+                                              $$->dims = std::move($2); $$->hasDims = true; }
+  | IDENT '=' init                          { $$ = std::make_unique<Declarator>(); $$->name = $1;
+                                              $$->hasInit = true; $$->init.push_back(std::move($3)); }
+  | IDENT dims '=' init                     { $$ = std::make_unique<Declarator>(); $$->name = $1;
+                                              $$->dims = std::move($2); $$->hasDims = true;
+                                              $$->hasInit = true; $$->init.push_back(std::move($4)); }
   ;
 
 dims
@@ -276,10 +280,14 @@ loc_tail
    never reaches the checker half-parsed. */
 instr
   : opword operands_opt                     { $$.op = $1; $$.operands = std::move($2); }
-  | '@' IDENT opword operands_opt           { $$.guard = $2; $$.hasGuard = true; $$.op = $3;
-                                              $$.operands = std::move($4); }
-  | '@' '!' IDENT opword operands_opt       { $$.guard = $3; $$.hasGuard = true; $$.guardNeg = true;
-                                              $$.op = $4; $$.operands = std::move($5); }
+  | guard opword operands_opt               { $$.hasGuard = true; $$.op = $2; $$.operands = std::move($3); }
+  ;
+
+/* The guard is kept in the context (one instruction is pending at a time), which keeps the
+   semantic values, and so every parser stack slot, small. */
+guard
+  : '@' IDENT                               { ctx.guard = $2; ctx.guardNeg = false; }
+  | '@' '!' IDENT                           { ctx.guard = $3; ctx.guardNeg = true; }
   ;
 
 opword
@@ -293,20 +301,27 @@ operands_opt
   ;
 
 operands
-  : operand                                 { $$.push_back(std::move($1)); }
+  : operand                                 { $$.reserve(4); $$.push_back(std::move($1)); }
   | operands ',' operand                    { $$ = std::move($1); $$.push_back(std::move($3)); }
   ;
 
+/* Operands that are a single name or literal reduce straight to `operand`; only compound
+   expressions go through `expr`. This halves the reductions for the common case. */
 operand
-  : expr                                    { $$ = std::move($1); }
+  : primary                                 { $$ = std::move($1); }
+  | compound                                { $$ = std::move($1); }
   | '[' expr ']'                            { $$ = ctx.address($2.loc, std::move($2), {}); }
   | '[' expr ',' operands ']'               { $$ = ctx.address($2.loc, std::move($2), std::move($4)); }
-  | LBRACE operands '}'                        { ctx.nest($$, Operand::Kind::Vector, std::move($2), $1); }
+  | LBRACE operands '}'                     { ctx.nest($$, Operand::Kind::Vector, std::move($2), $1); }
   ;
 
 expr
   : primary                                 { $$ = std::move($1); }
-  | expr '+' expr                           { $$ = ctx.binary('+', std::move($1), std::move($3), $1.loc); }
+  | compound                                { $$ = std::move($1); }
+  ;
+
+compound
+  : expr '+' expr                           { $$ = ctx.binary('+', std::move($1), std::move($3), $1.loc); }
   | expr '-' expr                           { $$ = ctx.binary('-', std::move($1), std::move($3), $1.loc); }
   | expr '*' expr                           { $$ = ctx.binary('*', std::move($1), std::move($3), $1.loc); }
   | expr '/' expr                           { $$ = ctx.binary('/', std::move($1), std::move($3), $1.loc); }
@@ -343,13 +358,32 @@ void ptxsim::ptx::yy::Parser::report_syntax_error(const context &yyctx) const {
     std::string_view text = t.text.substr(0, 40);
     msg = "syntax error at '" + std::string(text) + "'";
   }
-  symbol_kind_type expected[4];
-  int n = yyctx.expected_tokens(expected, 4);
-  if (n > 0 && n <= 3) {
+  // List what could follow (LAC makes the list exact), leaving out the operators and '(' that
+  // could extend an expression: they are rarely what the writer missed. Only short lists are
+  // worth printing.
+  symbol_kind_type all[YYNTOKENS];
+  int total = yyctx.expected_tokens(all, YYNTOKENS);
+  std::vector<symbol_kind_type> expected;
+  for (int i = 0; i < total; ++i) {
+    std::string name = symbol_name(all[i]);
+    if (name.size() == 3 && name[0] == '\'' && std::string("+-*/%&^|~!").find(name[1]) != std::string::npos)
+      continue;
+    if (all[i] == symbol_kind::S_SHL || all[i] == symbol_kind::S_SHR ||
+        all[i] == symbol_kind::S_LPAREN)
+      continue;
+    expected.push_back(all[i]);
+  }
+  // A statement cut short at the end of its line almost always lacks its ';'.
+  bool semicolonOk = false;
+  for (symbol_kind_type k : expected)
+    semicolonOk |= std::string(symbol_name(k)) == "';'";
+  if (expected.size() > 3 && semicolonOk && ctx.firstOnLine(t)) {
+    msg += ", expected ';'";
+  } else if (!expected.empty() && expected.size() <= 3) {
     msg += ", expected ";
-    for (int i = 0; i < n; ++i) {
+    for (size_t i = 0; i < expected.size(); ++i) {
       if (i)
-        msg += i + 1 == n ? " or " : ", ";
+        msg += i + 1 == expected.size() ? " or " : ", ";
       msg += symbol_name(expected[i]);
     }
   }

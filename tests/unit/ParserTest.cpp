@@ -208,8 +208,8 @@ TEST(Parser, RegisterRanges) {
 TEST(Parser, SyntaxErrorsRecoverPerStatement) {
   CheckResult r = checkText(kernel("", ".reg .b32 %r<3>;\nadd.s32 %r1 %r2, 1;\nmov.u32 %r1 5;\nmov.u32 %r1, 5;\n"));
   ASSERT_EQ(r.errors.size(), 2u) << ::testing::PrintToString(r.errors);
-  EXPECT_EQ(r.errors[0], "8:13: syntax error at '%r2', expected ';'");
-  EXPECT_EQ(r.errors[1], "9:13: syntax error at '5', expected ';'");
+  EXPECT_EQ(r.errors[0], "8:13: syntax error at '%r2', expected ',' or ';'");
+  EXPECT_EQ(r.errors[1], "9:13: syntax error at '5', expected ',' or ';'");
   EXPECT_EQ(r.module->functions[0].instrs.size(), 1u);
 }
 
