@@ -247,26 +247,34 @@ constexpr Row kRows[] = {
     {"red", ".async .relaxed .cluster [.shared::cluster] $cpbytes .and|.or|.xor .b32", "a s0 a"},
     {"red", ".async .relaxed .cluster [.shared::cluster] $cpbytes .add .u32|.s32|.u64", "a s0 a"},
     {"red", ".async [.mmio] .release .gpu|.cluster [.global] .add .u32|.s32|.u64|.s64", "a s0"},
-    {"st", ".async [.weak] [.cluster] [.shared::cluster] [$cpbytes] [.v2|.v4] "
+    {"st", ".async [.weak|.cluster] [.shared::cluster] $cpbytes [.v2|.v4] "
            ".b32|.b64|.u32|.u64|.s32|.s64|.f32|.f64",
      "a s0/v a"},
     {"st", ".async [.mmio] .release .gpu|.sys [.global] "
            ".b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|.f32|.f64",
      "a s0w"},
     // multimem (sm_90): integer and floating-point forms; `.weak` takes no scope
-    {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .min|.max|.add "
+    {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .min|.max "
                  ".u32|.u64|.s32|.s64",
      "d0 a"},
+    {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .add .u32|.u64|.s32", "d0 a"},
     {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .and|.or|.xor .b32|.b64",
      "d0 a"},
-    {"multimem", ".ld_reduce .weak [.global] .min|.max|.add .u32|.u64|.s32|.s64", "d0 a"},
+    {"multimem", ".ld_reduce .weak [.global] .min|.max .u32|.u64|.s32|.s64", "d0 a"},
+    {"multimem", ".ld_reduce .weak [.global] .add .u32|.u64|.s32", "d0 a"},
     {"multimem", ".ld_reduce .weak [.global] .and|.or|.xor .b32|.b64", "d0 a"},
-    {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .min|.max|.add "
-                 "[.acc::f32|.acc::f16] [$vec] .f16|.f16x2|.bf16|.bf16x2|.f32|.f64|.e5m2|.e5m2x2|"
-                 ".e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
+    {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .add [.acc::f32|.acc::f16] "
+                 "[$vec] .f16|.f16x2|.bf16|.bf16x2|.f32|.f64|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|"
+                 ".e4m3x4",
      "d0/v a"},
-    {"multimem", ".ld_reduce .weak [.global] .min|.max|.add [.acc::f32|.acc::f16] [$vec] "
+    {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .min|.max [$vec] "
+                 ".f16|.f16x2|.bf16|.bf16x2|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
+     "d0/v a"},
+    {"multimem", ".ld_reduce .weak [.global] .add [.acc::f32|.acc::f16] [$vec] "
                  ".f16|.f16x2|.bf16|.bf16x2|.f32|.f64|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
+     "d0/v a"},
+    {"multimem", ".ld_reduce .weak [.global] .min|.max [$vec] "
+                 ".f16|.f16x2|.bf16|.bf16x2|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
      "d0/v a"},
     {"multimem", ".st [$mmsem] [$scope] [.global] [$vec] .b32|.b64|.u32|.u64|.s32|.s64|.f16|"
                  ".f16x2|.bf16|.bf16x2|.f32|.f64|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
@@ -274,7 +282,8 @@ constexpr Row kRows[] = {
     {"multimem", ".st .weak [.global] [$vec] .b32|.b64|.u32|.u64|.s32|.s64|.f16|.f16x2|.bf16|"
                  ".bf16x2|.f32|.f64|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
      "a s0/v"},
-    {"multimem", ".red [$mmsem] [$scope] [.global] .min|.max|.add .u32|.u64|.s32|.s64", "a s0"},
+    {"multimem", ".red [$mmsem] [$scope] [.global] .min|.max .u32|.u64|.s32|.s64", "a s0"},
+    {"multimem", ".red [$mmsem] [$scope] [.global] .add .u32|.u64|.s32", "a s0"},
     {"multimem", ".red [$mmsem] [$scope] [.global] .and|.or|.xor .b32|.b64", "a s0"},
     {"multimem", ".red [$mmsem] [$scope] [.global] .add [$vec] .f16|.f16x2|.bf16|.bf16x2|.f32|.f64",
      "a s0/v"},
@@ -392,8 +401,13 @@ constexpr Row kRows[] = {
            ".L2::cache_hint",
      "a s:b16/V s:b64"},
     // bulk reductions
-    {"cp", ".reduce .async .bulk .shared::cluster .shared::cta $cpbytes $redop "
-           ".b32|.u32|.s32|.b64|.u64",
+    {"cp", ".reduce .async .bulk .shared::cluster .shared::cta $cpbytes .and|.or|.xor .b32",
+     "a a s:u32 a"},
+    {"cp", ".reduce .async .bulk .shared::cluster .shared::cta $cpbytes .inc|.dec .u32",
+     "a a s:u32 a"},
+    {"cp", ".reduce .async .bulk .shared::cluster .shared::cta $cpbytes .min|.max .u32|.s32",
+     "a a s:u32 a"},
+    {"cp", ".reduce .async .bulk .shared::cluster .shared::cta $cpbytes .add .u32|.s32|.u64",
      "a a s:u32 a"},
     {"cp", ".reduce .async .bulk .global .shared::cta .bulk_group [.L2::cache_hint] "
            ".and|.or|.xor .b32|.b64",
