@@ -85,7 +85,17 @@ void printSummary(const Module &m, std::ostream &os) {
   os << ", " << m.addressSize << "-bit addresses\n";
   os << "  globals: " << moduleBytes(m, Space::Global) << " B global, "
      << moduleBytes(m, Space::Const) << " B const, " << moduleBytes(m, Space::Shared)
-     << " B static shared\n";
+     << " B static shared";
+  std::string dyn;
+  for (const VarDecl &v : m.globals)
+    if (v.space == Space::Shared && v.linkage == Linkage::Extern && v.sizeBytes() == 0)
+      dyn += (dyn.empty() ? "" : ", ") + std::string(v.name);
+  if (!dyn.empty())
+    os << ", dynamic shared: " << dyn;
+  os << "\n";
+  if (!m.files.empty())
+    os << "  debug info: " << m.files.size() << " source file(s)"
+       << (m.sections.empty() ? " (line info)" : " (full, -G)") << "\n";
   size_t kernels = 0, funcs = 0;
   for (const Function &f : m.functions)
     (f.isEntry ? kernels : funcs) += f.hasBody;
@@ -127,10 +137,11 @@ void printSummary(const Module &m, std::ostream &os) {
             [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   os << "  instruction mix (" << total << " static instructions):\n";
   for (const auto &[n, k] : sorted) {
-    char pct[16];
-    snprintf(pct, sizeof pct, "%5.1f%%", total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0.0);
-    os << "    " << k << std::string(k.size() < 14 ? 14 - k.size() : 1, ' ') << n << "  " << pct
-       << "\n";
+    char line[128];
+    snprintf(line, sizeof line, "    %-16s %8llu %6.1f%%\n", k.c_str(),
+             static_cast<unsigned long long>(n),
+             total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0.0);
+    os << line;
   }
 }
 
