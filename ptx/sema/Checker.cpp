@@ -103,6 +103,9 @@ private:
   Module &m_;
   DiagEngine &diags_;
   std::unordered_map<std::string_view, Sym> globals_;
+  /// Where each module-scope name was first declared (initializers may only use names declared
+  /// before them, as ptxas requires).
+  std::unordered_map<std::string_view, SourceLoc> firstSeen_;
 };
 
 class FunctionChecker {
@@ -133,6 +136,7 @@ private:
 // ------------------------------------------------------------------ module level
 
 void ModuleChecker::declareGlobal(const VarDecl &v) {
+  firstSeen_.emplace(v.name, v.loc);
   Sym s(SymKind::Global);
   s.decl = &v;
   s.loc = v.loc;
@@ -169,6 +173,7 @@ bool sameSignature(const Signature &a, const Signature &b) {
 }
 
 void ModuleChecker::declareFunction(const Function &f) {
+  firstSeen_.emplace(f.name, f.loc);
   Sym s(SymKind::Func);
   s.fn = &f;
   s.loc = f.loc;
@@ -252,8 +257,13 @@ void ModuleChecker::checkInitializer(const VarDecl &v) {
     case Operand::Kind::Reg:
     case Operand::Kind::Generic: {
       const Sym *s = lookupGlobal(o.name);
+      auto first = firstSeen_.find(o.name);
       if (!s)
         error(o.loc, "use of undeclared symbol " + q(o.name) + " in initializer");
+      else if (first != firstSeen_.end() &&
+               (first->second.line > o.loc.line ||
+                (first->second.line == o.loc.line && first->second.col > o.loc.col)))
+        error(o.loc, "symbol " + q(o.name) + " is used in an initializer before its declaration");
       else if (typeBits(v.type) < 32 && typeClass(v.type) != TypeClass::Bits)
         error(o.loc, "address of " + q(o.name) + " does not fit '." + std::string(typeName(v.type)) +
                          "'");
