@@ -2,6 +2,16 @@
 
 namespace ptxsim::ptx {
 
+std::string selectorText(uint16_t sel) {
+  if (!sel)
+    return {};
+  std::string s = (sel & 0x8000) ? ".h" : ".b";
+  unsigned n = (sel >> 12) & 7;
+  for (unsigned i = 0; i < n; ++i)
+    s += static_cast<char>('0' + ((sel >> (3 * i)) & 7));
+  return s;
+}
+
 uint64_t VarDecl::elementCount() const {
   uint64_t n = 1;
   for (uint64_t d : dims) {

@@ -39,6 +39,10 @@ struct Operand {
   char comp = 0;
   uint8_t fwidth = 0;
   uint8_t depth = 0; ///< nesting depth of composite operands (bounded by the parser)
+  /// Video operand selector (`%r1.b3210`, `%r2.h10`), 0 when absent. Bit 15: halfwords (`.h`)
+  /// rather than bytes (`.b`); bits 12-14: number of digits (1-4); bits 0-11: the digits, 3 bits
+  /// each, first digit lowest. See selectorText().
+  uint16_t sel = 0;
   SourceLoc loc;
   std::string_view name;
   union {
@@ -47,6 +51,9 @@ struct Operand {
   };
   std::vector<Operand> elems;
 };
+
+/// The selector suffix as written (".b3210"), or empty for 0.
+std::string selectorText(uint16_t sel);
 
 /// A reference to one modifier written on an instruction, with its column for diagnostics.
 struct ModRef {

@@ -509,6 +509,19 @@ Operand ParseContext::name(const Tok &t) {
   if (n > 2 && t.text[0] == '%' && t.text[n - 2] == '.') {
     o.comp = t.text[n - 1];
     o.name = t.text.substr(0, n - 2);
+    return o;
+  }
+  // Video selector: `%r1.b3210`, `%r2.h10` (the scanner only returns well-formed ones).
+  size_t dot = t.text.rfind('.');
+  if (t.text[0] == '%' && dot != std::string_view::npos && dot + 2 < n + 1 &&
+      (t.text[dot + 1] == 'b' || t.text[dot + 1] == 'h')) {
+    std::string_view digits = t.text.substr(dot + 2);
+    uint16_t sel = static_cast<uint16_t>((t.text[dot + 1] == 'h' ? 0x8000 : 0) |
+                                         (digits.size() << 12));
+    for (size_t i = 0; i < digits.size(); ++i)
+      sel |= static_cast<uint16_t>((digits[i] - '0') << (3 * i));
+    o.sel = sel;
+    o.name = t.text.substr(0, dot);
   }
   return o;
 }

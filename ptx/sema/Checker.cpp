@@ -122,7 +122,7 @@ private:
   bool checkOperand(int scope, const Instruction &in, const OpcodeVariant &v, const OperandSpec &os,
                     const Operand &op, std::string *err, SourceLoc *loc);
   bool checkReg(int scope, const Operand &op, ScalarType want, bool wide, bool dst,
-                std::string *err, SourceLoc *loc);
+                std::string *err, SourceLoc *loc, bool selectorOk = false);
   void checkAnyNames(int scope, const Operand &op);
   void checkCall(int scope, const Instruction &in);
   Space instrSpace(const Instruction &in) const;
@@ -572,7 +572,7 @@ bool FunctionChecker::matchMods(const Instruction &in, const OpcodeVariant &v, s
 }
 
 bool FunctionChecker::checkReg(int scope, const Operand &op, ScalarType want, bool wide, bool dst,
-                               std::string *err, SourceLoc *loc) {
+                               std::string *err, SourceLoc *loc, bool selectorOk) {
   *loc = op.loc;
   if (op.kind == Operand::Kind::Sink) {
     if (!dst) {
@@ -602,6 +602,17 @@ bool FunctionChecker::checkReg(int scope, const Operand &op, ScalarType want, bo
   if (dst && s->kind == SymKind::SReg) {
     *err = "special register " + q(op.name) + " is read-only";
     return false;
+  }
+  if (op.sel && !selectorOk) {
+    *err = "operand selector '" + selectorText(op.sel) + "' is only allowed on video instructions";
+    return false;
+  }
+  if (op.sel && (op.sel & 0x8000)) {
+    for (unsigned i = 0; i < ((op.sel >> 12) & 7u); ++i)
+      if (((op.sel >> (3 * i)) & 7u) > 3) {
+        *err = "halfword selector '" + selectorText(op.sel) + "' names a halfword above 3";
+        return false;
+      }
   }
   if (op.comp && !s->vec) {
     *err = q(op.name) + " has no vector components";
@@ -694,7 +705,7 @@ bool FunctionChecker::checkOperand(int scope, const Instruction &in, const Opcod
       if (s->kind == SymKind::Var || s->kind == SymKind::Global || s->kind == SymKind::Func)
         return true;
     }
-    return checkReg(scope, o, t, os.wide, dst, err, loc);
+    return checkReg(scope, o, t, os.wide, dst, err, loc, os.selectorOk);
   };
 
   switch (os.kind) {

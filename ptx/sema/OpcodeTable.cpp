@@ -21,7 +21,8 @@
 //      c callee, L `( )` list, n any declared name, x anything
 //   N: type slot (0..3); :type a fixed type (e.g. s:u32)
 //   flags: w register may be wider than the type; W twice the type's width (mul.wide); p `a|p` pair allowed; v `.vN` vector;
-//          V brace vector of any width allowed; s symbol name allowed; ? optional; * repeats
+//          V brace vector of any width allowed; s symbol name allowed; S video byte/half
+//          selector allowed (`%r1.b0`, `%r2.h10`); ? optional; * repeats
 
 namespace ptxsim::ptx {
 namespace {
@@ -583,37 +584,37 @@ constexpr Row kRows[] = {
     // ---- video. Operand byte/half selectors (`a.b0`, `d.h1`) are not parsed by the grammar, so
     // only the selector-free forms are accepted. The third operand of the 3-operand scalar forms
     // appears only with a secondary operation.
-    {"vadd", "$vt $vt $vt [.sat]", "d0 s1 s2"},
-    {"vadd", "$vt $vt $vt [.sat] .add|.min|.max", "d0 s1 s2 s0"},
-    {"vsub", "$vt $vt $vt [.sat]", "d0 s1 s2"},
-    {"vsub", "$vt $vt $vt [.sat] .add|.min|.max", "d0 s1 s2 s0"},
-    {"vabsdiff", "$vt $vt $vt [.sat]", "d0 s1 s2"},
-    {"vabsdiff", "$vt $vt $vt [.sat] .add|.min|.max", "d0 s1 s2 s0"},
-    {"vmin", "$vt $vt $vt [.sat]", "d0 s1 s2"},
-    {"vmin", "$vt $vt $vt [.sat] .add|.min|.max", "d0 s1 s2 s0"},
-    {"vmax", "$vt $vt $vt [.sat]", "d0 s1 s2"},
-    {"vmax", "$vt $vt $vt [.sat] .add|.min|.max", "d0 s1 s2 s0"},
-    {"vshl", "$vt $vt .u32 [.sat] .clamp|.wrap", "d0 s1 s2"},
-    {"vshl", "$vt $vt .u32 [.sat] .clamp|.wrap .add|.min|.max", "d0 s1 s2 s0"},
-    {"vshr", "$vt $vt .u32 [.sat] .clamp|.wrap", "d0 s1 s2"},
-    {"vshr", "$vt $vt .u32 [.sat] .clamp|.wrap .add|.min|.max", "d0 s1 s2 s0"},
-    {"vmad", "$vt $vt $vt [.po] [.sat] [.shr7|.shr15]", "d0 s1 s2 s0"},
-    {"vset", "$vt $vt $vcmp", "d:u32 s0 s1"},
-    {"vset", "$vt $vt $vcmp .add|.min|.max", "d:u32 s0 s1 s:u32"},
-    {"vadd2", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vsub2", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vavrg2", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vabsdiff2", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vmin2", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vmax2", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vadd4", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vsub4", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vavrg4", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vabsdiff4", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vmin4", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vmax4", "$vt $vt $vt [.sat|.add]", "d0 s1 s2 s0"},
-    {"vset2", "$vt $vt $vcmp [.add]", "d:u32 s0 s1 s:u32"},
-    {"vset4", "$vt $vt $vcmp [.add]", "d:u32 s0 s1 s:u32"},
+    {"vadd", "$vt $vt $vt [.sat]", "d0/S s1/S s2/S s0/S?"},
+    {"vadd", "$vt $vt $vt [.sat] .add|.min|.max", "d0/S s1/S s2/S s0/S"},
+    {"vsub", "$vt $vt $vt [.sat]", "d0/S s1/S s2/S s0/S?"},
+    {"vsub", "$vt $vt $vt [.sat] .add|.min|.max", "d0/S s1/S s2/S s0/S"},
+    {"vabsdiff", "$vt $vt $vt [.sat]", "d0/S s1/S s2/S s0/S?"},
+    {"vabsdiff", "$vt $vt $vt [.sat] .add|.min|.max", "d0/S s1/S s2/S s0/S"},
+    {"vmin", "$vt $vt $vt [.sat]", "d0/S s1/S s2/S s0/S?"},
+    {"vmin", "$vt $vt $vt [.sat] .add|.min|.max", "d0/S s1/S s2/S s0/S"},
+    {"vmax", "$vt $vt $vt [.sat]", "d0/S s1/S s2/S s0/S?"},
+    {"vmax", "$vt $vt $vt [.sat] .add|.min|.max", "d0/S s1/S s2/S s0/S"},
+    {"vshl", "$vt $vt .u32 [.sat] .clamp|.wrap", "d0/S s1/S s2/S s0/S?"},
+    {"vshl", "$vt $vt .u32 [.sat] .clamp|.wrap .add|.min|.max", "d0/S s1/S s2/S s0/S"},
+    {"vshr", "$vt $vt .u32 [.sat] .clamp|.wrap", "d0/S s1/S s2/S s0/S?"},
+    {"vshr", "$vt $vt .u32 [.sat] .clamp|.wrap .add|.min|.max", "d0/S s1/S s2/S s0/S"},
+    {"vmad", "$vt $vt $vt [.po] [.sat] [.shr7|.shr15]", "d0/S s1/S s2/S s0/S"},
+    {"vset", "$vt $vt $vcmp", "d:u32/S s0/S s1/S"},
+    {"vset", "$vt $vt $vcmp .add|.min|.max", "d:u32/S s0/S s1/S s:u32/S"},
+    {"vadd2", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vsub2", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vavrg2", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vabsdiff2", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vmin2", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vmax2", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vadd4", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vsub4", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vavrg4", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vabsdiff4", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vmin4", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vmax4", "$vt $vt $vt [.sat|.add]", "d0/S s1/S s2/S s0/S"},
+    {"vset2", "$vt $vt $vcmp [.add]", "d:u32/S s0/S s1/S s:u32/S"},
+    {"vset4", "$vt $vt $vcmp [.add]", "d:u32/S s0/S s1/S s:u32/S"},
     // ---- miscellaneous
     {"stacksave", ".u32|.u64", "d0"},
     {"stackrestore", ".u32|.u64", "s0"},
@@ -791,6 +792,7 @@ std::string parseVariant(std::string_view mods, std::string_view operands, Opcod
       case 'p': o.pair = true; break;
       case 'v': o.vecMod = true; break;
       case 'V': o.vector = true; break;
+      case 'S': o.selectorOk = true; break;
       case 's': o.symbolOk = true; break;
       case '?': o.optional = true; break;
       case '*': o.rest = true; o.optional = true; break;

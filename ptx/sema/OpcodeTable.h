@@ -45,6 +45,7 @@ struct OperandSpec {
   bool vector = false;   ///< brace vector of any width allowed (mma fragments, mov packing)
   bool vecMod = false;   ///< brace vector whose width is the instruction's `.vN`
   bool rest = false;     ///< this spec repeats for any further operands
+  bool selectorOk = false; ///< video operand selector (`%r1.b0`, `%r2.h10`) allowed
 };
 
 /// A set of alternative modifiers, of which at most one (exactly one if required) is written.

@@ -132,6 +132,19 @@ TEST(Parser, InstructionsOperandsAndModifiers) {
   EXPECT_EQ(mv.operands[1].comp, 'y');
 }
 
+TEST(Parser, VideoSelectors) {
+  CheckResult r = checkText(kernel("", ".reg .b32 %r<4>;\nvadd4.u32.u32.u32 %r1.b0, %r2.b3210, %r3.b7654, %r1;\n"
+                                       "vadd2.u32.u32.u32 %r1, %r2.h10, %r3, %r1;\n"));
+  ASSERT_TRUE(r.clean) << ::testing::PrintToString(r.errors);
+  const auto &in = r.module->functions[0].instrs;
+  EXPECT_EQ(in[0].operands[0].name, "%r1");
+  EXPECT_EQ(ptx::selectorText(in[0].operands[0].sel), ".b0");
+  EXPECT_EQ(ptx::selectorText(in[0].operands[1].sel), ".b3210");
+  EXPECT_EQ(ptx::selectorText(in[0].operands[2].sel), ".b7654");
+  EXPECT_EQ(in[0].operands[3].sel, 0);
+  EXPECT_EQ(ptx::selectorText(in[1].operands[1].sel), ".h10");
+}
+
 TEST(Parser, ConstantExpressionsFold) {
   CheckResult r = checkText(kernel("", ".reg .b32 %r<2>;\nmov.u32 %r1, (1 << 4) + 3 * 2 - ~0;\n"
                                        "mov.u32 %r1, -(8 / 3) % 5;\n"));
