@@ -67,7 +67,8 @@ struct Instruction {
   std::string_view text;  ///< full opcode spelling as written, e.g. `ld.global.nc.f32`
   std::vector<ModRef> mods;
   /// The type modifiers in the order written (also present in `mods`).
-  ScalarType types[4] = {ScalarType::None, ScalarType::None, ScalarType::None, ScalarType::None};
+  ScalarType types[6] = {ScalarType::None, ScalarType::None, ScalarType::None,
+                         ScalarType::None, ScalarType::None, ScalarType::None};
   uint8_t numTypes = 0;
   /// Which variant of the opcode table row matched (set by the checker).
   uint8_t variant = 0;

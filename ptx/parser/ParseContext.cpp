@@ -325,7 +325,7 @@ void ParseContext::addInstr(PendingInstr &p) {
     } else {
       in.mods.push_back({id, mloc.col});
       if (modIsType(id)) {
-        if (in.numTypes < 4)
+        if (in.numTypes < 6)
           in.types[in.numTypes++] = modType(id);
         else
           error(mloc, "too many type modifiers");
