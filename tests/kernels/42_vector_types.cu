@@ -5,15 +5,7 @@ static const char* kName = "vector_types";
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CK(call) do { cudaError_t err_ = (call); if (err_ != cudaSuccess) { \
-    printf("CUDA error '%s' at %s:%d: %s\n", #call, __FILE__, __LINE__, cudaGetErrorString(err_)); \
-    printf("FAIL %s\n", kName); exit(1); } } while (0)
-static int g_bad = 0;
-#define EXPECT(cond, ...) do { if (!(cond) && g_bad++ == 0) { printf("first mismatch: "); printf(__VA_ARGS__); printf("\n"); } } while (0)
-static int finish() {
-    if (g_bad) { printf("FAIL %s (%d mismatches)\n", kName, g_bad); return 1; }
-    printf("PASS %s\n", kName); return 0;
-}
+#include "test_common.h"
 
 // Vector types: float4/float2, int2/int4, double2, uchar4, short2, longlong2
 // loads and stores (vectorised memory ops), make_* constructors, and

@@ -1,0 +1,21 @@
+// Shared checking helpers for the ptxsim CUDA test programs. Each program defines
+// `static const char *kName` before including this header.
+#pragma once
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+// Runs a CUDA API call; on error prints it and FAIL, and exits.
+#define CK(call) do { cudaError_t err_ = (call); if (err_ != cudaSuccess) { \
+    printf("CUDA error '%s' at %s:%d: %s\n", #call, __FILE__, __LINE__, cudaGetErrorString(err_)); \
+    printf("FAIL %s\n", kName); exit(1); } } while (0)
+
+static int g_bad = 0;
+// Records a mismatch; the first one is printed.
+#define EXPECT(cond, ...) do { if (!(cond) && g_bad++ == 0) { printf("first mismatch: "); printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+// Prints PASS or FAIL for the program and returns its exit status.
+static int finish() {
+    if (g_bad) { printf("FAIL %s (%d mismatches)\n", kName, g_bad); return 1; }
+    printf("PASS %s\n", kName); return 0;
+}
