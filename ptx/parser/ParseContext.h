@@ -142,6 +142,10 @@ public:
   /// Brackets open in the scanner; past kMaxBracketDepth the scan stops (bounded memory).
   unsigned bracketDepth = 0;
   static constexpr unsigned kMaxBracketDepth = 1000;
+  /// Consecutive prefix operators (`- - ~ !x`); each waits on the parser stack, so a run past
+  /// kMaxUnaryRun stops the scan (bounded memory).
+  unsigned unaryRun = 0;
+  static constexpr unsigned kMaxUnaryRun = 100;
 
 private:
   bool inFunction(const Tok &t, const char *what);

@@ -76,6 +76,16 @@ TEST(Robustness, DeepNestingIsDiagnosedNotFatal) {
   EXPECT_TRUE(hasError(r, "operand or initializer nested too deeply"));
 }
 
+TEST(Robustness, LongPrefixOperatorRunsAreBounded) {
+  std::string minus;
+  for (int i = 0; i < 200000; ++i)
+    minus += "- ";
+  CheckResult r = checkText(kernel("", ".reg .b32 %r;\nmov.u32 %r, " + minus + "1;\n"));
+  EXPECT_TRUE(hasError(r, "8:213: more than 100 operators in a row; giving up"));
+  r = checkText(kernel("", ".reg .b32 %r;\nmov.u32 %r, - - ~ ! 1;\nsub.s32 %r, %r, -1;\n"));
+  EXPECT_TRUE(r.clean) << ::testing::PrintToString(r.errors);
+}
+
 TEST(Robustness, HugeRegisterRangeIsRejected) {
   CheckResult r = checkText(kernel("", ".reg .b32 %r<4000000000>;\nmov.u32 %r3999999999, 0;\n"));
   ASSERT_FALSE(r.errors.empty());
