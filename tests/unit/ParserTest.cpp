@@ -27,7 +27,7 @@ TEST(Parser, ModuleDirectives) {
 }
 
 TEST(Parser, AddressSizeDefaultsTo32) {
-  CheckResult r = checkText(".version 6.0\n.target sm_75\n");
+  CheckResult r = checkText(".version 6.0\n.target sm_70\n");
   ASSERT_TRUE(r.clean);
   EXPECT_EQ(r.module->addressSize, 32u);
 }
