@@ -63,6 +63,10 @@ bool typesCompatible(ScalarType reg, ScalarType want, bool wide) {
     return true;
   if (wide && rb > wb && wb < 16 && rc == TypeClass::Bits)
     return true;
+  // ptxas also lets a wider bit-size register hold any narrower type (`cvt.rn.f16.f32 %h, %rd`,
+  // `st.f32 [a], %rd`), and any wider register hold a bit-size type (`ld.b16 %f, [a]`).
+  if (wide && rb > wb && (rc == TypeClass::Bits || wc == TypeClass::Bits))
+    return true;
   return false;
 }
 
@@ -511,9 +515,26 @@ Space FunctionChecker::instrSpace(const Instruction &in) const {
   return Space::None;
 }
 
+/// ptxas ignores a modifier written twice, except types, state spaces and vector widths (and
+/// the `.lo/.hi/.wide` forms, which it reads as a second operation).
+bool isRepeatableFlag(uint16_t id) {
+  if (modIsType(id))
+    return false;
+  switch (static_cast<Mod>(id - kNumTypes)) {
+  case Mod::global: case Mod::shared: case Mod::shared_cta: case Mod::shared_cluster:
+  case Mod::local: case Mod::const_: case Mod::param: case Mod::param_entry:
+  case Mod::param_func: case Mod::v2: case Mod::v4: case Mod::v8: case Mod::lo: case Mod::hi:
+  case Mod::wide:
+    return false;
+  default:
+    return true;
+  }
+}
+
 bool FunctionChecker::matchMods(const Instruction &in, const OpcodeVariant &v, std::string *err,
                                 SourceLoc *loc, unsigned *score) {
   uint64_t used = 0; // slot bitmask (variants have < 64 slots)
+  uint16_t filled[64]; // which modifier filled each used slot
   const std::string op = std::string(in.text.substr(0, in.text.find('.')));
   *score = 0;
   for (const ModRef &m : in.mods) {
@@ -532,6 +553,10 @@ bool FunctionChecker::matchMods(const Instruction &in, const OpcodeVariant &v, s
       }
       chosen = static_cast<int>(s);
       break;
+    }
+    if (chosen < 0 && conflict >= 0 && filled[conflict] == m.id && isRepeatableFlag(m.id)) {
+      ++*score; // ptxas ignores a repeated flag modifier (`.sync.sync`, `.relu.relu`)
+      continue;
     }
     if (chosen < 0) {
       *loc = {in.loc.line, m.col};
@@ -552,6 +577,7 @@ bool FunctionChecker::matchMods(const Instruction &in, const OpcodeVariant &v, s
       return false;
     }
     used |= 1ull << chosen;
+    filled[chosen] = m.id;
     ++*score;
   }
   for (size_t s = 0; s < v.slots.size() && s < 64; ++s) {
@@ -661,6 +687,15 @@ bool FunctionChecker::checkOperand(int scope, const Instruction &in, const Opcod
   using K = OperandSpec::Kind;
   bool dst = os.kind == K::Dst || os.kind == K::PredDst;
   auto scalarOrVector = [&](const Operand &o, ScalarType t) -> bool {
+    if (o.kind == Operand::Kind::Vector && !os.vector && !(os.vecMod && vecN > 1) &&
+        (t == ScalarType::bf16 || t == ScalarType::bf16x2)) {
+      // ptxas accepts a brace vector for any .bf16/.bf16x2 operand (`add.bf16 %h, {%a, %b}, %c`).
+      for (const Operand &e : o.elems)
+        if (e.kind != Operand::Kind::Imm && e.kind != Operand::Kind::FImm &&
+            !checkReg(scope, e, ScalarType::None, false, dst, err, loc))
+          return false;
+      return true;
+    }
     if (o.kind == Operand::Kind::Vector) {
       if (!os.vector && !(os.vecMod && vecN > 1)) {
         *err = "unexpected vector operand";
@@ -730,10 +765,15 @@ bool FunctionChecker::checkOperand(int scope, const Instruction &in, const Opcod
   case K::PredSrc:
     if (op.kind == Operand::Kind::Not)
       return checkReg(scope, op.elems[0], ScalarType::pred, false, false, err, loc);
-    if (op.kind == Operand::Kind::Imm && (op.ival == 0 || op.ival == 1))
-      return true;
+    if (op.kind == Operand::Kind::Imm)
+      return true; // ptxas takes any integer constant as a predicate (non-zero is true)
     return checkReg(scope, op, ScalarType::pred, false, false, err, loc);
   case K::Addr: {
+    if (op.kind != Operand::Kind::Address && os.addrLoose) {
+      if (op.kind == Operand::Kind::Imm || op.kind == Operand::Kind::FImm)
+        return true;
+      return checkReg(scope, op, ScalarType::None, false, false, err, loc);
+    }
     if (op.kind != Operand::Kind::Address) {
       *err = "expected a memory address '[...]'";
       return false;

@@ -46,6 +46,7 @@ struct OperandSpec {
   bool vecMod = false;   ///< brace vector whose width is the instruction's `.vN`
   bool rest = false;     ///< this spec repeats for any further operands
   bool selectorOk = false; ///< video operand selector (`%r1.b0`, `%r2.h10`) allowed
+  bool addrLoose = false;  ///< address that may also be written as a register or immediate
 };
 
 /// A set of alternative modifiers, of which at most one (exactly one if required) is written.
