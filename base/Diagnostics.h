@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptxsim {
@@ -49,6 +50,9 @@ public:
   bool full() const { return errors_ >= maxErrors_; }
   const std::vector<Diagnostic> &diagnostics() const { return diags_; }
   void print(std::ostream &os) const;
+  /// Like print(), and under each diagnostic located in `file` also the source line and a caret
+  /// under the column (clang style). `source` is that file's text.
+  void printWithSource(std::ostream &os, const std::string &file, std::string_view source) const;
   /// Orders diagnostics by file, line and column (stable), keeping each note after the
   /// diagnostic it belongs to.
   void sortByLocation();

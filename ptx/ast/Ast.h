@@ -186,8 +186,13 @@ struct Section {
 };
 
 struct Module {
-  /// Owns the text that every string_view in the module points into.
+  /// Owns the text that every string_view in the module points into (followed by two NUL
+  /// bytes the scanner needs; text() leaves them out).
   std::shared_ptr<const std::string> source;
+  std::string_view text() const {
+    return source && source->size() >= 2 ? std::string_view(*source).substr(0, source->size() - 2)
+                                         : std::string_view();
+  }
   std::string fileName;
 
   uint32_t versionMajor = 0, versionMinor = 0;

@@ -14,7 +14,8 @@ namespace ptxsim::ptx {
 /// keeps `text` alive. Thread-safe: no state is shared between calls.
 std::unique_ptr<Module> parsePtx(std::string text, std::string fileName, DiagEngine &diags);
 
-/// Reads a file and parses it; a file that cannot be read is reported as an error.
+/// Reads a file ("-" is standard input, named "<stdin>") and parses it; a file that cannot be
+/// read is reported as an error.
 std::unique_ptr<Module> parsePtxFile(const std::string &path, DiagEngine &diags);
 
 } // namespace ptxsim::ptx

@@ -10,18 +10,22 @@
 namespace ptxsim::cli {
 
 int ptxCheck(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
-  bool summary = false, json = false;
+  bool summary = false, json = false, showSource = true;
   std::vector<std::string> files;
   for (const std::string &a : args) {
     if (a == "--summary")
       summary = true;
     else if (a == "--json")
       json = summary = true;
+    else if (a == "--no-source")
+      showSource = false;
     else if (a == "-h" || a == "--help") {
-      out << "usage: ptxsim ptx check [--summary] [--json] FILE.ptx...\n"
-             "  Parses and checks PTX files; prints diagnostics as file:line:col: error: ...\n"
-             "  --summary  print kernels, parameters, registers, memory sizes, instruction mix\n"
-             "  --json     print the summary as JSON (one object per line)\n"
+      out << "usage: ptxsim ptx check [--summary] [--json] [--no-source] FILE.ptx...\n"
+             "  Parses and checks PTX files (\"-\" reads standard input); prints diagnostics as\n"
+             "  file:line:col: error: ..., each followed by the source line and a caret.\n"
+             "  --summary    print kernels, parameters, registers, memory sizes, instruction mix\n"
+             "  --json       print the summary as JSON (one object per line)\n"
+             "  --no-source  print only the diagnostic lines\n"
              "  Exit status: 0 when every file is clean, 1 otherwise.\n";
       return 0;
     } else if (!a.empty() && a[0] == '-' && a != "-") {
@@ -42,9 +46,12 @@ int ptxCheck(const std::vector<std::string> &args, std::ostream &out, std::ostre
     // the checker still finds the independent mistakes in the rest of the file.
     bool ok = ptx::checkModule(*module, diags) && !diags.hasErrors();
     diags.sortByLocation();
-    diags.print(err);
+    if (showSource)
+      diags.printWithSource(err, module->fileName, module->text());
+    else
+      diags.print(err);
     if (!ok || diags.hasErrors()) {
-      err << f << ": " << diags.errorCount() << " error(s)\n";
+      err << module->fileName << ": " << diags.errorCount() << " error(s)\n";
       rc = 1;
       continue;
     }
