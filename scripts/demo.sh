@@ -13,4 +13,4 @@ echo "== ptxsim ptx check --summary $PTX"
 "$BUILD/bin/ptxsim" ptx check --summary "$PTX"
 echo
 echo "== ptxsim ptx check tests/ptx/errors/instructions.ptx (a file with mistakes; first lines)"
-"$BUILD/bin/ptxsim" ptx check tests/ptx/errors/instructions.ptx 2>&1 | head -8 || true
+"$BUILD/bin/ptxsim" ptx check tests/ptx/errors/instructions.ptx 2>&1 | head -12 || true
