@@ -98,14 +98,22 @@ public:
   }
   DiagEngine &diags() { return diags_; }
   void checkVarDecl(const VarDecl &v, bool moduleScope);
+  unsigned sm() const { return sm_; }
+  bool archSpecific() const { return archSpecific_; }
+  std::string_view target() const { return target_; }
 
 private:
   void declareGlobal(const VarDecl &v);
   void declareFunction(const Function &f);
   void checkInitializer(const VarDecl &v);
 
+  void checkTargetVersion();
+
   Module &m_;
   DiagEngine &diags_;
+  unsigned sm_ = 0;           ///< `.target sm_90a` -> 90; 0 when there is no sm target
+  bool archSpecific_ = false; ///< the target has an `a` or `f` suffix
+  std::string_view target_;   ///< `sm_90a`
   std::unordered_map<std::string_view, Sym> globals_;
   /// Where each module-scope name was first declared (initializers may only use names declared
   /// before them, as ptxas requires).
@@ -129,6 +137,7 @@ private:
                 std::string *err, SourceLoc *loc, bool selectorOk = false);
   void checkAnyNames(int scope, const Operand &op);
   void checkCall(int scope, const Instruction &in);
+  void checkArch(const Instruction &in, const OpcodeVariant &v);
   Space instrSpace(const Instruction &in) const;
   std::string expectName(const Instruction &in) const { return std::string(in.text); }
 
@@ -279,10 +288,50 @@ void ModuleChecker::checkInitializer(const VarDecl &v) {
   }
 }
 
+/// The lowest PTX ISA version (major * 10 + minor) that knows a target, as ptxas (CUDA 13)
+/// enforces it; 0 for targets it does not know.
+unsigned minVersionForTarget(unsigned sm, char suffix) {
+  struct T {
+    unsigned sm, base, a, f;
+  };
+  static constexpr T kTargets[] = {
+      {50, 40, 0, 0},  {52, 41, 0, 0},  {53, 42, 0, 0},  {60, 50, 0, 0},  {61, 50, 0, 0},
+      {62, 50, 0, 0},  {70, 60, 0, 0},  {72, 61, 0, 0},  {75, 63, 0, 0},  {80, 70, 0, 0},
+      {86, 71, 0, 0},  {87, 74, 0, 0},  {88, 73, 0, 0},  {89, 78, 0, 0},  {90, 78, 80, 0},
+      {100, 86, 86, 88}, {101, 86, 86, 88}, {103, 88, 88, 88}, {110, 90, 90, 90},
+      {120, 87, 87, 88}, {121, 88, 88, 88},
+  };
+  for (const T &t : kTargets)
+    if (t.sm == sm)
+      return suffix == 'a' ? t.a : suffix == 'f' ? t.f : t.base;
+  return 0;
+}
+
+void ModuleChecker::checkTargetVersion() {
+  for (std::string_view t : m_.targets) {
+    if (t.size() <= 3 || t.substr(0, 3) != "sm_")
+      continue;
+    target_ = t;
+    sm_ = m_.smVersion();
+    char suffix = t.back() == 'a' || t.back() == 'f' ? t.back() : 0;
+    archSpecific_ = suffix != 0;
+    unsigned need = minVersionForTarget(sm_, suffix);
+    unsigned have = m_.versionMajor * 10 + m_.versionMinor;
+    if (need && m_.versionLoc.line && have < need)
+      error(m_.targetLoc, "'.target " + std::string(t) + "' requires PTX ISA version " +
+                              std::to_string(need / 10) + "." + std::to_string(need % 10) +
+                              " or later (module has .version " +
+                              std::to_string(m_.versionMajor) + "." +
+                              std::to_string(m_.versionMinor) + ")");
+    break;
+  }
+}
+
 bool ModuleChecker::run() {
   size_t before = diags_.errorCount();
   if (!m_.targetLoc.line && m_.versionLoc.line)
     error(m_.versionLoc, "missing '.target' directive");
+  checkTargetVersion();
   for (const VarDecl &v : m_.globals)
     declareGlobal(v);
   for (const Function &f : m_.functions)
@@ -927,6 +976,16 @@ void FunctionChecker::checkCall(int scope, const Instruction &in) {
                   std::to_string(sig->params.size()));
 }
 
+void FunctionChecker::checkArch(const Instruction &in, const OpcodeVariant &v) {
+  if (!v.minSm || !mc_.sm())
+    return;
+  if (mc_.sm() >= v.minSm && (!v.archSpecific || mc_.archSpecific()))
+    return;
+  mc_.error(in.loc, q(in.text) + " requires sm_" + std::to_string(v.minSm) +
+                        (v.archSpecific ? "a" : "") + " or later (module targets " +
+                        std::string(mc_.target()) + ")");
+}
+
 void FunctionChecker::checkInstr(int scope, Instruction &in) {
   if (!in.guard.empty()) {
     const Sym *g = lookup(scope, in.guard, in.guardLoc, true);
@@ -992,6 +1051,7 @@ void FunctionChecker::checkInstr(int scope, Instruction &in) {
     }
     if (ok) {
       in.variant = static_cast<uint8_t>(vi);
+      checkArch(in, v);
       return;
     }
     if (!haveBest || score > bestScore) {

@@ -8,7 +8,9 @@
 
 // Spec language
 // -------------
-// Each row is: opcode name, modifier spec, operand spec.
+// Each row is: opcode name, modifier spec, operand spec, and optionally the lowest target that
+// has the form (`"sm_80"`; `"sm_90a"` also needs an architecture-specific `a`/`f` target). The
+// checker reports a form used on an older target (ptxas: "not supported on .target").
 //
 // Modifier spec: space-separated slots. A slot is a `|`-separated list of alternatives; a slot in
 // `[ ]` is optional, a bare slot is required. An alternative is `.spelling` or `$set` (a named
@@ -100,6 +102,7 @@ struct Row {
   const char *name;
   const char *mods;
   const char *operands;
+  const char *minSm = nullptr; ///< `sm_80`: needs sm_80 or later; `sm_90a`: also an `a`/`f` target
 };
 
 constexpr Row kRows[] = {
@@ -138,18 +141,18 @@ constexpr Row kRows[] = {
     {"min", "$int|.u16x2|.s16x2", "d0 s0 s0"},
     {"min", ".relu .s32|.s16x2", "d0 s0 s0"},
     {"min", "[.ftz] [.NaN] .f32|.f16|.f16x2", "d0 s0 s0"},
-    {"min", "[.ftz] [.NaN] .xorsign .abs .f32|.f16|.f16x2", "d0 s0 s0"},
+    {"min", "[.ftz] [.NaN] .xorsign .abs .f32|.f16|.f16x2", "d0 s0 s0", "sm_86"},
     {"min", "[.ftz] [.NaN] [.abs] .f32", "d0 s0 s0 s0"},
     {"min", "[.NaN] .bf16|.bf16x2", "d0 s0 s0"},
-    {"min", "[.NaN] .xorsign .abs .bf16|.bf16x2", "d0 s0 s0"},
+    {"min", "[.NaN] .xorsign .abs .bf16|.bf16x2", "d0 s0 s0", "sm_86"},
     {"min", ".f64", "d0 s0 s0"},
     {"max", "$int|.u16x2|.s16x2", "d0 s0 s0"},
     {"max", ".relu .s32|.s16x2", "d0 s0 s0"},
     {"max", "[.ftz] [.NaN] .f32|.f16|.f16x2", "d0 s0 s0"},
-    {"max", "[.ftz] [.NaN] .xorsign .abs .f32|.f16|.f16x2", "d0 s0 s0"},
+    {"max", "[.ftz] [.NaN] .xorsign .abs .f32|.f16|.f16x2", "d0 s0 s0", "sm_86"},
     {"max", "[.ftz] [.NaN] [.abs] .f32", "d0 s0 s0 s0"},
     {"max", "[.NaN] .bf16|.bf16x2", "d0 s0 s0"},
-    {"max", "[.NaN] .xorsign .abs .bf16|.bf16x2", "d0 s0 s0"},
+    {"max", "[.NaN] .xorsign .abs .bf16|.bf16x2", "d0 s0 s0", "sm_86"},
     {"max", ".f64", "d0 s0 s0"},
     {"popc", ".b32|.b64", "d:u32 s0"},
     {"clz", ".b32|.b64", "d:u32 s0"},
@@ -223,17 +226,17 @@ constexpr Row kRows[] = {
     {"cvt", ".rs [.relu] [.satfinite] .f16x2|.bf16x2 .f32", "d:b32/w s:f32/w s:f32/w s:b32/w"},
     {"cvt", ".rna [.satfinite] .tf32 .f32", "d:b32/w s:f32/w"},
     {"cvt", ".rn|.rz [.satfinite] [.relu] .tf32 .f32", "d:b32/w s:f32/w"},
-    {"cvt", ".rn .satfinite [.relu] .e4m3x2|.e5m2x2 .f32", "d:b16/w s:f32/w s:f32/w"},
-    {"cvt", ".rn .satfinite [.relu] .e4m3x2|.e5m2x2 .f16x2", "d:b16/w s:b32/w"},
-    {"cvt", ".rn [.relu] .f16x2 .e4m3x2|.e5m2x2|.e2m3x2|.e3m2x2", "d:b32/w s:b16/w"},
-    {"cvt", ".rn .satfinite [.relu] .e2m3x2|.e3m2x2 .f32", "d:b16/w s:f32/w s:f32/w"},
-    {"cvt", ".rn .satfinite [.relu] .e2m1x2 .f32", "d:b8/w s:f32/w s:f32/w"},
-    {"cvt", ".rn [.relu] .f16x2 .e2m1x2", "d:b32/w s:b8/w"},
-    {"cvt", ".rs [.relu] .satfinite .e4m3x4|.e5m2x4 .f32", "d:b32/w s:f32/wV s:b32/w"},
-    {"cvt", ".rs [.relu] .satfinite .e2m1x4 .f32", "d:b16/w s:f32/wV s:b32/w"},
-    {"cvt", ".rz|.rp [.satfinite] .ue8m0x2 .f32", "d:b16/w s:f32/w s:f32/w"},
-    {"cvt", ".rz|.rp [.satfinite] .ue8m0x2 .bf16x2", "d:b16/w s:b32/w"},
-    {"cvt", ".rn .bf16x2 .ue8m0x2", "d:b32/w s:b16/w"},
+    {"cvt", ".rn .satfinite [.relu] .e4m3x2|.e5m2x2 .f32", "d:b16/w s:f32/w s:f32/w", "sm_89"},
+    {"cvt", ".rn .satfinite [.relu] .e4m3x2|.e5m2x2 .f16x2", "d:b16/w s:b32/w", "sm_89"},
+    {"cvt", ".rn [.relu] .f16x2 .e4m3x2|.e5m2x2|.e2m3x2|.e3m2x2", "d:b32/w s:b16/w", "sm_89"},
+    {"cvt", ".rn .satfinite [.relu] .e2m3x2|.e3m2x2 .f32", "d:b16/w s:f32/w s:f32/w", "sm_100a"},
+    {"cvt", ".rn .satfinite [.relu] .e2m1x2 .f32", "d:b8/w s:f32/w s:f32/w", "sm_100a"},
+    {"cvt", ".rn [.relu] .f16x2 .e2m1x2", "d:b32/w s:b8/w", "sm_100a"},
+    {"cvt", ".rs [.relu] .satfinite .e4m3x4|.e5m2x4 .f32", "d:b32/w s:f32/wV s:b32/w", "sm_100a"},
+    {"cvt", ".rs [.relu] .satfinite .e2m1x4 .f32", "d:b16/w s:f32/wV s:b32/w", "sm_100a"},
+    {"cvt", ".rz|.rp [.satfinite] .ue8m0x2 .f32", "d:b16/w s:f32/w s:f32/w", "sm_100a"},
+    {"cvt", ".rz|.rp [.satfinite] .ue8m0x2 .bf16x2", "d:b16/w s:b32/w", "sm_100a"},
+    {"cvt", ".rn .bf16x2 .ue8m0x2", "d:b32/w s:b16/w", "sm_100a"},
     {"cvt", ".pack .sat .u16|.s16 .s32", "d:b32/w s:s32/w s:s32/w"},
     {"cvt", ".pack .sat .u8|.s8|.u4|.s4 .s32 .b32", "d:b32/w s:s32/w s:s32/w s:b32/w"},
     {"isspacep", "$cvtaspace", "P s:u32/w"},
@@ -245,53 +248,53 @@ constexpr Row kRows[] = {
     {"atom", "[$sem] [$scope] [$space] .cas [.L2::cache_hint] .b16|.b32|.b64|.b128", "d0 a s0 s0 s:u64?"},
     {"red", "[$sem] [$scope] [$space] $atomop [.noftz] [.L2::cache_hint] [$vec] $any", "a s0/v s:u64?"},
     // asynchronous remote-shared-memory reductions and stores (sm_90)
-    {"red", ".async .relaxed .cluster [.shared::cluster] $cpbytes .inc|.dec .u32", "a s0 a"},
-    {"red", ".async .relaxed .cluster [.shared::cluster] $cpbytes .min|.max .u32|.s32", "a s0 a"},
-    {"red", ".async .relaxed .cluster [.shared::cluster] $cpbytes .and|.or|.xor .b32", "a s0 a"},
-    {"red", ".async .relaxed .cluster [.shared::cluster] $cpbytes .add .u32|.s32|.u64", "a s0 a"},
-    {"red", ".async [.mmio] .release .gpu|.cluster [.global] .add .u32|.s32|.u64|.s64", "a s0"},
+    {"red", ".async .relaxed .cluster [.shared::cluster] $cpbytes .inc|.dec .u32", "a s0 a", "sm_90"},
+    {"red", ".async .relaxed .cluster [.shared::cluster] $cpbytes .min|.max .u32|.s32", "a s0 a", "sm_90"},
+    {"red", ".async .relaxed .cluster [.shared::cluster] $cpbytes .and|.or|.xor .b32", "a s0 a", "sm_90"},
+    {"red", ".async .relaxed .cluster [.shared::cluster] $cpbytes .add .u32|.s32|.u64", "a s0 a", "sm_90"},
+    {"red", ".async [.mmio] .release .gpu|.cluster [.global] .add .u32|.s32|.u64|.s64", "a s0", "sm_90"},
     {"st", ".async [.weak|.cluster] [.shared::cluster] $cpbytes [.v2|.v4] "
            ".b32|.b64|.u32|.u64|.s32|.s64|.f32|.f64",
-     "a/i s0/vV a/i"},
+     "a/i s0/vV a/i", "sm_90"},
     {"st", ".async [.mmio] .release .gpu|.sys [.global] "
            ".b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|.f32|.f64",
-     "a s0w"},
+     "a s0w", "sm_90"},
     // multimem (sm_90): integer and floating-point forms; `.weak` takes no scope
     {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .min|.max "
                  ".u32|.u64|.s32|.s64",
-     "d0 a"},
-    {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .add .u32|.u64|.s32", "d0 a"},
+     "d0 a", "sm_90"},
+    {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .add .u32|.u64|.s32", "d0 a", "sm_90"},
     {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .and|.or|.xor .b32|.b64",
-     "d0 a"},
-    {"multimem", ".ld_reduce .weak [.global] .min|.max .u32|.u64|.s32|.s64", "d0 a"},
-    {"multimem", ".ld_reduce .weak [.global] .add .u32|.u64|.s32", "d0 a"},
-    {"multimem", ".ld_reduce .weak [.global] .and|.or|.xor .b32|.b64", "d0 a"},
+     "d0 a", "sm_90"},
+    {"multimem", ".ld_reduce .weak [.global] .min|.max .u32|.u64|.s32|.s64", "d0 a", "sm_90"},
+    {"multimem", ".ld_reduce .weak [.global] .add .u32|.u64|.s32", "d0 a", "sm_90"},
+    {"multimem", ".ld_reduce .weak [.global] .and|.or|.xor .b32|.b64", "d0 a", "sm_90"},
     {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .add [.acc::f32|.acc::f16] "
                  "[$vec] .f16|.f16x2|.bf16|.bf16x2|.f32|.f64|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|"
                  ".e4m3x4",
-     "d0/v a"},
+     "d0/v a", "sm_90"},
     {"multimem", ".ld_reduce [.relaxed|.acquire] [$scope] [.global] .min|.max [$vec] "
                  ".f16|.f16x2|.bf16|.bf16x2|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
-     "d0/v a"},
+     "d0/v a", "sm_90"},
     {"multimem", ".ld_reduce .weak [.global] .add [.acc::f32|.acc::f16] [$vec] "
                  ".f16|.f16x2|.bf16|.bf16x2|.f32|.f64|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
-     "d0/v a"},
+     "d0/v a", "sm_90"},
     {"multimem", ".ld_reduce .weak [.global] .min|.max [$vec] "
                  ".f16|.f16x2|.bf16|.bf16x2|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
-     "d0/v a"},
+     "d0/v a", "sm_90"},
     {"multimem", ".st [$mmsem] [$scope] [.global] [$vec] .b32|.b64|.u32|.u64|.s32|.s64|.f16|"
                  ".f16x2|.bf16|.bf16x2|.f32|.f64|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
-     "a s0/v"},
+     "a s0/v", "sm_90"},
     {"multimem", ".st .weak [.global] [$vec] .b32|.b64|.u32|.u64|.s32|.s64|.f16|.f16x2|.bf16|"
                  ".bf16x2|.f32|.f64|.e5m2|.e5m2x2|.e5m2x4|.e4m3|.e4m3x2|.e4m3x4",
-     "a s0/v"},
-    {"multimem", ".red [$mmsem] [$scope] [.global] .min|.max .u32|.u64|.s32|.s64", "a s0"},
-    {"multimem", ".red [$mmsem] [$scope] [.global] .add .u32|.u64|.s32", "a s0"},
-    {"multimem", ".red [$mmsem] [$scope] [.global] .and|.or|.xor .b32|.b64", "a s0"},
+     "a s0/v", "sm_90"},
+    {"multimem", ".red [$mmsem] [$scope] [.global] .min|.max .u32|.u64|.s32|.s64", "a s0", "sm_90"},
+    {"multimem", ".red [$mmsem] [$scope] [.global] .add .u32|.u64|.s32", "a s0", "sm_90"},
+    {"multimem", ".red [$mmsem] [$scope] [.global] .and|.or|.xor .b32|.b64", "a s0", "sm_90"},
     {"multimem", ".red [$mmsem] [$scope] [.global] .add [$vec] .f16|.f16x2|.bf16|.bf16x2|.f32|.f64",
-     "a s0/v"},
+     "a s0/v", "sm_90"},
     {"multimem", ".red [$mmsem] [$scope] [.global] .min|.max [$vec] .f16|.f16x2|.bf16|.bf16x2",
-     "a s0/v"},
+     "a s0/v", "sm_90"},
     // ---- control flow
     {"bra", "[.uni]", "l"},
     {"brx", ".idx [.uni]", "s:u32 n"},
@@ -314,123 +317,123 @@ constexpr Row kRows[] = {
     {"barrier", "[.cta] .red .popc [.aligned] .u32", "d0 s:u32 s:u32 q"},
     {"barrier", "[.cta] .red .and|.or [.aligned] .pred", "P s:u32 q"},
     {"barrier", "[.cta] .red .and|.or [.aligned] .pred", "P s:u32 s:u32 q"},
-    {"barrier", ".cluster .arrive [.release|.relaxed] [.aligned]", ""},
-    {"barrier", ".cluster .wait [.acquire] [.aligned]", ""},
+    {"barrier", ".cluster .arrive [.release|.relaxed] [.aligned]", "", "sm_90"},
+    {"barrier", ".cluster .wait [.acquire] [.aligned]", "", "sm_90"},
     {"membar", ".cta|.gl|.sys", ""},
     {"membar", ".proxy .alias", ""},
     {"fence", "[.sc|.acq_rel|.acquire|.release] .cta|.cluster|.gpu|.sys", ""},
-    {"fence", ".acquire .sync_restrict::shared::cluster .cluster", ""},
-    {"fence", ".release .sync_restrict::shared::cta .cluster", ""},
-    {"fence", ".mbarrier_init .release .cluster", ""},
+    {"fence", ".acquire .sync_restrict::shared::cluster .cluster", "", "sm_90"},
+    {"fence", ".release .sync_restrict::shared::cta .cluster", "", "sm_90"},
+    {"fence", ".mbarrier_init .release .cluster", "", "sm_90"},
     {"fence", ".proxy .alias|.async", ""},
-    {"fence", ".proxy .async .global|.shared::cta|.shared::cluster", ""},
-    {"fence", ".proxy .tensormap::generic .release $scope", ""},
-    {"fence", ".proxy .tensormap::generic .acquire $scope", "a s:u32"},
-    {"fence", ".proxy .async::generic .acquire .sync_restrict::shared::cluster .cluster", ""},
-    {"fence", ".proxy .async::generic .release .sync_restrict::shared::cta .cluster", ""},
+    {"fence", ".proxy .async .global|.shared::cta|.shared::cluster", "", "sm_90"},
+    {"fence", ".proxy .tensormap::generic .release $scope", "", "sm_90"},
+    {"fence", ".proxy .tensormap::generic .acquire $scope", "a s:u32", "sm_90"},
+    {"fence", ".proxy .async::generic .acquire .sync_restrict::shared::cluster .cluster", "", "sm_90"},
+    {"fence", ".proxy .async::generic .release .sync_restrict::shared::cta .cluster", "", "sm_90"},
     // ---- warp-level
     {"vote", "[.sync] .all|.any|.uni .pred", "P q s:u32?"},
     {"vote", "[.sync] .ballot .b32", "d0 q s:u32?"},
-    {"match", ".sync .any .b32|.b64", "d:b32 s0 s:u32"},
-    {"match", ".sync .all .b32|.b64", "d:b32/p s0 s:u32"},
-    {"redux", ".sync .add|.min|.max .u32|.s32", "d0 s0 s:u32"},
-    {"redux", ".sync .and|.or|.xor .b32", "d0 s0 s:u32"},
-    {"redux", ".sync .min|.max [.abs] [.NaN] .f32", "d0 s0 s:u32"},
+    {"match", ".sync .any .b32|.b64", "d:b32 s0 s:u32", "sm_70"},
+    {"match", ".sync .all .b32|.b64", "d:b32/p s0 s:u32", "sm_70"},
+    {"redux", ".sync .add|.min|.max .u32|.s32", "d0 s0 s:u32", "sm_80"},
+    {"redux", ".sync .and|.or|.xor .b32", "d0 s0 s:u32", "sm_80"},
+    {"redux", ".sync .min|.max [.abs] [.NaN] .f32", "d0 s0 s:u32", "sm_100a"},
     {"activemask", ".b32", "d0"},
-    {"elect", ".sync", "d:b32/p s:u32"},
+    {"elect", ".sync", "d:b32/p s:u32", "sm_90"},
     // ---- asynchronous copies (functional semantics only)
     {"cp", ".async .ca|.cg .shared|.shared::cta .global [.L2::cache_hint] [$l2pf]",
-     "a a s:u32 s:u32? s:u64?"},
-    {"cp", ".async .commit_group", ""},
-    {"cp", ".async .wait_group", "s:u32"},
-    {"cp", ".async .wait_all", ""},
-    {"cp", ".async .mbarrier .arrive [.noinc] [$ss] .b64", "a"},
+     "a a s:u32 s:u32? s:u64?", "sm_80"},
+    {"cp", ".async .commit_group", "", "sm_80"},
+    {"cp", ".async .wait_group", "s:u32", "sm_80"},
+    {"cp", ".async .wait_all", "", "sm_80"},
+    {"cp", ".async .mbarrier .arrive [.noinc] [$ss] .b64", "a", "sm_80"},
     // bulk copies (sm_90): size is a byte count, [mbar] an mbarrier, then ctaMask (with
     // .multicast::cluster) and cache-policy (with .L2::cache_hint), in that order.
-    {"cp", ".async .bulk .shared::cta .global $cpbytes", "a/i a/i s:u32 a/i"},
-    {"cp", ".async .bulk .shared::cta .global $cpbytes .L2::cache_hint", "a/i a/i s:u32 a/i s:b64"},
-    {"cp", ".async .bulk .shared::cluster .global $cpbytes", "a/i a/i s:u32 a/i"},
-    {"cp", ".async .bulk .shared::cluster .global $cpbytes .L2::cache_hint", "a/i a/i s:u32 a/i s:b64"},
-    {"cp", ".async .bulk .shared::cluster .global $cpbytes .multicast::cluster", "a/i a/i s:u32 a/i s:b16"},
+    {"cp", ".async .bulk .shared::cta .global $cpbytes", "a/i a/i s:u32 a/i", "sm_90"},
+    {"cp", ".async .bulk .shared::cta .global $cpbytes .L2::cache_hint", "a/i a/i s:u32 a/i s:b64", "sm_90"},
+    {"cp", ".async .bulk .shared::cluster .global $cpbytes", "a/i a/i s:u32 a/i", "sm_90"},
+    {"cp", ".async .bulk .shared::cluster .global $cpbytes .L2::cache_hint", "a/i a/i s:u32 a/i s:b64", "sm_90"},
+    {"cp", ".async .bulk .shared::cluster .global $cpbytes .multicast::cluster", "a/i a/i s:u32 a/i s:b16", "sm_90"},
     {"cp", ".async .bulk .shared::cluster .global $cpbytes .multicast::cluster .L2::cache_hint",
-     "a/i a/i s:u32 a/i s:b16 s:b64"},
-    {"cp", ".async .bulk .shared::cluster .shared::cta $cpbytes", "a/i a/i s:u32 a/i"},
-    {"cp", ".async .bulk .global .shared::cta .bulk_group", "a/i a/i s:u32"},
-    {"cp", ".async .bulk .global .shared::cta .bulk_group .L2::cache_hint", "a/i a/i s:u32 s:b64"},
-    {"cp", ".async .bulk .global .shared::cta .bulk_group .cp_mask", "a/i a/i s:u32 s:b16"},
+     "a/i a/i s:u32 a/i s:b16 s:b64", "sm_90"},
+    {"cp", ".async .bulk .shared::cluster .shared::cta $cpbytes", "a/i a/i s:u32 a/i", "sm_90"},
+    {"cp", ".async .bulk .global .shared::cta .bulk_group", "a/i a/i s:u32", "sm_90"},
+    {"cp", ".async .bulk .global .shared::cta .bulk_group .L2::cache_hint", "a/i a/i s:u32 s:b64", "sm_90"},
+    {"cp", ".async .bulk .global .shared::cta .bulk_group .cp_mask", "a/i a/i s:u32 s:b16", "sm_90"},
     {"cp", ".async .bulk .global .shared::cta .bulk_group .L2::cache_hint .cp_mask",
-     "a/i a/i s:u32 s:b64 s:b16"},
-    {"cp", ".async .bulk .commit_group", ""},
-    {"cp", ".async .bulk .wait_group [.read]", "s:u32"},
-    {"cp", ".async .bulk .prefetch .L2 .global", "a/i s:u32"},
-    {"cp", ".async .bulk .prefetch .L2 .global .L2::cache_hint", "a/i s:u32 s:b64"},
+     "a/i a/i s:u32 s:b64 s:b16", "sm_90"},
+    {"cp", ".async .bulk .commit_group", "", "sm_90"},
+    {"cp", ".async .bulk .wait_group [.read]", "s:u32", "sm_90"},
+    {"cp", ".async .bulk .prefetch .L2 .global", "a/i s:u32", "sm_90"},
+    {"cp", ".async .bulk .prefetch .L2 .global .L2::cache_hint", "a/i s:u32 s:b64", "sm_90"},
     // tensor copies: the second operand is `[tensorMap, {coords}]`; im2col forms add a vector of
     // .b16 offsets before the optional ctaMask / cache-policy.
     {"cp", ".async .bulk .tensor $dim .shared::cta|.shared::cluster .global [.tile|.tile::gather4] "
            "$cpbytes [.cta_group::1|.cta_group::2]",
-     "a/i a a/i"},
+     "a/i a a/i", "sm_90"},
     {"cp", ".async .bulk .tensor $dim .shared::cta|.shared::cluster .global [.tile|.tile::gather4] "
            "$cpbytes [.cta_group::1|.cta_group::2] .L2::cache_hint",
-     "a/i a a/i s:b64"},
+     "a/i a a/i s:b64", "sm_90"},
     {"cp", ".async .bulk .tensor $dim .shared::cluster .global [.tile|.tile::gather4] $cpbytes "
            ".multicast::cluster [.cta_group::1|.cta_group::2]",
-     "a/i a a/i s:b16"},
+     "a/i a a/i s:b16", "sm_90"},
     {"cp", ".async .bulk .tensor $dim .shared::cluster .global [.tile|.tile::gather4] $cpbytes "
            ".multicast::cluster [.cta_group::1|.cta_group::2] .L2::cache_hint",
-     "a/i a a/i s:b16 s:b64"},
+     "a/i a a/i s:b16 s:b64", "sm_90"},
     {"cp", ".async .bulk .tensor $dim .shared::cta|.shared::cluster .global "
            ".im2col|.im2col::w|.im2col::w::128 $cpbytes [.cta_group::1|.cta_group::2]",
-     "a/i a a/i s:b16/V"},
+     "a/i a a/i s:b16/V", "sm_90"},
     {"cp", ".async .bulk .tensor $dim .shared::cta|.shared::cluster .global "
            ".im2col|.im2col::w|.im2col::w::128 $cpbytes [.cta_group::1|.cta_group::2] "
            ".L2::cache_hint",
-     "a/i a a/i s:b16/V s:b64"},
+     "a/i a a/i s:b16/V s:b64", "sm_90"},
     {"cp", ".async .bulk .tensor $dim .shared::cluster .global .im2col|.im2col::w|.im2col::w::128 "
            "$cpbytes .multicast::cluster [.cta_group::1|.cta_group::2]",
-     "a/i a a/i s:b16/V s:b16"},
+     "a/i a a/i s:b16/V s:b16", "sm_90"},
     {"cp", ".async .bulk .tensor $dim .shared::cluster .global .im2col|.im2col::w|.im2col::w::128 "
            "$cpbytes .multicast::cluster [.cta_group::1|.cta_group::2] .L2::cache_hint",
-     "a/i a a/i s:b16/V s:b16 s:b64"},
+     "a/i a a/i s:b16/V s:b16 s:b64", "sm_90"},
     {"cp", ".async .bulk .tensor $dim .global .shared::cta [.tile|.tile::scatter4|.im2col_no_offs] "
            ".bulk_group",
-     "a a/i"},
+     "a a/i", "sm_90"},
     {"cp", ".async .bulk .tensor $dim .global .shared::cta [.tile|.tile::scatter4|.im2col_no_offs] "
            ".bulk_group .L2::cache_hint",
-     "a a/i s:b64"},
-    {"cp", ".async .bulk .prefetch .tensor $dim .L2 .global [.tile|.tile::gather4]", "a"},
+     "a a/i s:b64", "sm_90"},
+    {"cp", ".async .bulk .prefetch .tensor $dim .L2 .global [.tile|.tile::gather4]", "a", "sm_90"},
     {"cp", ".async .bulk .prefetch .tensor $dim .L2 .global [.tile|.tile::gather4] .L2::cache_hint",
-     "a s:b64"},
+     "a s:b64", "sm_90"},
     {"cp", ".async .bulk .prefetch .tensor $dim .L2 .global .im2col|.im2col::w|.im2col::w::128",
-     "a s:b16/V"},
+     "a s:b16/V", "sm_90"},
     {"cp", ".async .bulk .prefetch .tensor $dim .L2 .global .im2col|.im2col::w|.im2col::w::128 "
            ".L2::cache_hint",
-     "a s:b16/V s:b64"},
+     "a s:b16/V s:b64", "sm_90"},
     // bulk reductions
     {"cp", ".reduce .async .bulk .shared::cluster .shared::cta $cpbytes .and|.or|.xor .b32",
-     "a/i a/i s:u32 a/i"},
+     "a/i a/i s:u32 a/i", "sm_90"},
     {"cp", ".reduce .async .bulk .shared::cluster .shared::cta $cpbytes .inc|.dec .u32",
-     "a/i a/i s:u32 a/i"},
+     "a/i a/i s:u32 a/i", "sm_90"},
     {"cp", ".reduce .async .bulk .shared::cluster .shared::cta $cpbytes .min|.max .u32|.s32",
-     "a/i a/i s:u32 a/i"},
+     "a/i a/i s:u32 a/i", "sm_90"},
     {"cp", ".reduce .async .bulk .shared::cluster .shared::cta $cpbytes .add .u32|.s32|.u64",
-     "a/i a/i s:u32 a/i"},
+     "a/i a/i s:u32 a/i", "sm_90"},
     {"cp", ".reduce .async .bulk .global .shared::cta .bulk_group [.L2::cache_hint] "
            ".and|.or|.xor .b32|.b64",
-     "a/i a/i s:u32 s:b64?"},
+     "a/i a/i s:u32 s:b64?", "sm_90"},
     {"cp", ".reduce .async .bulk .global .shared::cta .bulk_group [.L2::cache_hint] .inc|.dec .u32",
-     "a/i a/i s:u32 s:b64?"},
+     "a/i a/i s:u32 s:b64?", "sm_90"},
     {"cp", ".reduce .async .bulk .global .shared::cta .bulk_group [.L2::cache_hint] .min|.max "
            ".u32|.s32|.u64|.s64|.f16|.bf16",
-     "a/i a/i s:u32 s:b64?"},
+     "a/i a/i s:u32 s:b64?", "sm_90"},
     {"cp", ".reduce .async .bulk .global .shared::cta .bulk_group [.L2::cache_hint] .add "
            ".u32|.s32|.u64|.f32|.f64",
-     "a/i a/i s:u32 s:b64?"},
+     "a/i a/i s:u32 s:b64?", "sm_90"},
     {"cp", ".reduce .async .bulk .global .shared::cta .bulk_group [.L2::cache_hint] .add .noftz "
            ".f16|.bf16",
-     "a/i a/i s:u32 s:b64?"},
+     "a/i a/i s:u32 s:b64?", "sm_90"},
     {"cp", ".reduce .async .bulk .tensor $dim .global .shared::cta $redop [.tile|.im2col_no_offs] "
            ".bulk_group [.L2::cache_hint]",
-     "a a/i s:b64?"},
+     "a a/i s:b64?", "sm_90"},
     // ---- textures and surfaces
     // The address is `[tex, {coords}]` or `[tex, sampler, {coords}]`; then an optional .s32
     // offset vector and an optional .f32 depth-compare value.
@@ -501,9 +504,9 @@ constexpr Row kRows[] = {
     {"mma", ".sync .aligned .m16n8k8|.m16n8k16 .row .col .f32 .bf16 .bf16 .f32",
      "d0/V s:b32/V s:b32/V s3/V"},
     {"mma", ".sync .aligned .m16n8k16|.m16n8k32 .row .col .f16|.f32 $f8 $f8 .f16|.f32",
-     "d0/V s:b32/V s:b32/V s3/V"},
+     "d0/V s:b32/V s:b32/V s3/V", "sm_89"},
     {"mma", ".sync .aligned .m16n8k32 .row .col .kind::f8f6f4 .f16|.f32 $f8f6f4 $f8f6f4 .f16|.f32",
-     "d0/V s:b32/V s:b32/V s3/V"},
+     "d0/V s:b32/V s:b32/V s3/V", "sm_120a"},
     {"mma", ".sync .aligned .m8n8k4|.m16n8k4|.m16n8k8|.m16n8k16 .row .col .f64 .f64 .f64 .f64",
      "d0/V s0/V s0/V s0/V"},
     {"mma", ".sync .aligned .m8n8k16|.m16n8k16|.m16n8k32 .row .col [.satfinite] .s32 .u8|.s8 .u8|.s8 "
@@ -526,65 +529,65 @@ constexpr Row kRows[] = {
             ".f32",
      "d0/V s:b32/V s:b32/V s3/V s:b32 s:u32"},
     {"mma", ".sp|.sp::ordered_metadata .sync .aligned .m16n8k64 .row .col .f32 $f8 $f8 .f32",
-     "d0/V s:b32/V s:b32/V s3/V s:b32 s:u32"},
+     "d0/V s:b32/V s:b32/V s3/V s:b32 s:u32", "sm_89"},
     {"mma", ".sp|.sp::ordered_metadata .sync .aligned .m16n8k32|.m16n8k64 .row .col [.satfinite] .s32 "
             ".u8|.s8 .u8|.s8 .s32",
      "d0/V s:b32/V s:b32/V s3/V s:b32 s:u32"},
     {"mma", ".sp|.sp::ordered_metadata .sync .aligned .m16n8k64|.m16n8k128 .row .col [.satfinite] "
             ".s32 .u4|.s4 .u4|.s4 .s32",
      "d0/V s:b32/V s:b32/V s3/V s:b32 s:u32"},
-    {"ldmatrix", ".sync .aligned .m8n8 .x1|.x2|.x4 [.trans] [$ss] .b16", "d:b32/V a"},
-    {"ldmatrix", ".sync .aligned .m16n16 .x1|.x2 .trans [$ss] .b8", "d:b32/V a"},
+    {"ldmatrix", ".sync .aligned .m8n8 .x1|.x2|.x4 [.trans] [$ss] .b16", "d:b32/V a", "sm_75"},
+    {"ldmatrix", ".sync .aligned .m16n16 .x1|.x2 .trans [$ss] .b8", "d:b32/V a", "sm_100a"},
     {"ldmatrix", ".sync .aligned .m16n16 .x1|.x2 .trans [$ss] .b8x16 .b6x16_p32|.b4x16_p64",
-     "d:b32/V a"},
-    {"ldmatrix", ".sync .aligned .m8n16 .x1|.x2|.x4 [$ss] .b8x16 .b6x16_p32|.b4x16_p64", "d:b32/V a"},
-    {"stmatrix", ".sync .aligned .m8n8 .x1|.x2|.x4 [.trans] [$ss] .b16", "a s:b32/V"},
-    {"stmatrix", ".sync .aligned .m16n8 .x1|.x2|.x4 .trans [$ss] .b8", "a s:b32/V"},
-    {"movmatrix", ".sync .aligned .m8n8 .trans .b16", "d:b32 s:b32"},
+     "d:b32/V a", "sm_100a"},
+    {"ldmatrix", ".sync .aligned .m8n16 .x1|.x2|.x4 [$ss] .b8x16 .b6x16_p32|.b4x16_p64", "d:b32/V a", "sm_100a"},
+    {"stmatrix", ".sync .aligned .m8n8 .x1|.x2|.x4 [.trans] [$ss] .b16", "a s:b32/V", "sm_90"},
+    {"stmatrix", ".sync .aligned .m16n8 .x1|.x2|.x4 .trans [$ss] .b8", "a s:b32/V", "sm_100a"},
+    {"movmatrix", ".sync .aligned .m8n8 .trans .b16", "d:b32 s:b32", "sm_75"},
     // warpgroup mma (sm_90a): D is a brace vector; A is a 64-bit shared-memory descriptor or a
     // brace vector of registers; then scale-d (predicate) and immediate scale/transpose flags.
-    {"wgmma", ".fence .sync [.aligned]", ""},
-    {"wgmma", ".commit_group .sync [.aligned]", ""},
-    {"wgmma", ".wait_group .sync [.aligned]", "s:u32"},
+    {"wgmma", ".fence .sync [.aligned]", "", "sm_90a"},
+    {"wgmma", ".commit_group .sync [.aligned]", "", "sm_90a"},
+    {"wgmma", ".wait_group .sync [.aligned]", "s:u32", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk16 .f16|.f32 .f16 .f16",
-     "d0/V s:b64 s:b64 q s:s32 s:s32 s:s32 s:s32"},
+     "d0/V s:b64 s:b64 q s:s32 s:s32 s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk16 .f16|.f32 .f16 .f16",
-     "d0/V s:b32/V s:b64 q s:s32 s:s32 s:s32"},
+     "d0/V s:b32/V s:b64 q s:s32 s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk16 .f32 .bf16 .bf16",
-     "d0/V s:b64 s:b64 q s:s32 s:s32 s:s32 s:s32"},
+     "d0/V s:b64 s:b64 q s:s32 s:s32 s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk16 .f32 .bf16 .bf16",
-     "d0/V s:b32/V s:b64 q s:s32 s:s32 s:s32"},
-    {"wgmma", ".mma_async .sync [.aligned] $wgk8 .f32 .tf32 .tf32", "d0/V s:b64 s:b64 q s:s32 s:s32"},
+     "d0/V s:b32/V s:b64 q s:s32 s:s32 s:s32", "sm_90a"},
+    {"wgmma", ".mma_async .sync [.aligned] $wgk8 .f32 .tf32 .tf32", "d0/V s:b64 s:b64 q s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk8 .f32 .tf32 .tf32",
-     "d0/V s:b32/V s:b64 q s:s32 s:s32"},
-    {"wgmma", ".mma_async .sync [.aligned] $wgk32 .f16|.f32 $f8 $f8", "d0/V s:b64 s:b64 q s:s32 s:s32"},
+     "d0/V s:b32/V s:b64 q s:s32 s:s32", "sm_90a"},
+    {"wgmma", ".mma_async .sync [.aligned] $wgk32 .f16|.f32 $f8 $f8", "d0/V s:b64 s:b64 q s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk32 .f16|.f32 $f8 $f8",
-     "d0/V s:b32/V s:b64 q s:s32 s:s32"},
-    {"wgmma", ".mma_async .sync [.aligned] $wgi32 [.satfinite] .s32 .s8|.u8 .s8|.u8", "d0/V s:b64 s:b64 q"},
+     "d0/V s:b32/V s:b64 q s:s32 s:s32", "sm_90a"},
+    {"wgmma", ".mma_async .sync [.aligned] $wgi32 [.satfinite] .s32 .s8|.u8 .s8|.u8", "d0/V s:b64 s:b64 q", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgi32 [.satfinite] .s32 .s8|.u8 .s8|.u8",
-     "d0/V s:b32/V s:b64 q"},
-    {"wgmma", ".mma_async .sync [.aligned] $wgb1 .s32 .b1 .b1 .and .popc", "d0/V s:b64 s:b64 q"},
-    {"wgmma", ".mma_async .sync [.aligned] $wgb1 .s32 .b1 .b1 .and .popc", "d0/V s:b32/V s:b64 q"},
+     "d0/V s:b32/V s:b64 q", "sm_90a"},
+    {"wgmma", ".mma_async .sync [.aligned] $wgb1 .s32 .b1 .b1 .and .popc", "d0/V s:b64 s:b64 q", "sm_90a"},
+    {"wgmma", ".mma_async .sync [.aligned] $wgb1 .s32 .b1 .b1 .and .popc", "d0/V s:b32/V s:b64 q", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk32 .f16|.f32 .f16 .f16",
-     "d0/V s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32 s:s32"},
+     "d0/V s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk32 .f16|.f32 .f16 .f16",
-     "d0/V s:b32/V s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32"},
+     "d0/V s:b32/V s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk32 .f32 .bf16 .bf16",
-     "d0/V s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32 s:s32"},
+     "d0/V s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk32 .f32 .bf16 .bf16",
-     "d0/V s:b32/V s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32"},
+     "d0/V s:b32/V s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk16 .f32 .tf32 .tf32",
-     "d0/V s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32"},
+     "d0/V s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk16 .f32 .tf32 .tf32",
-     "d0/V s:b32/V s:b64 s:b32/V s:u32 q s:s32 s:s32"},
+     "d0/V s:b32/V s:b64 s:b32/V s:u32 q s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk64 .f16|.f32 $f8 $f8",
-     "d0/V s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32"},
+     "d0/V s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk64 .f16|.f32 $f8 $f8",
-     "d0/V s:b32/V s:b64 s:b32/V s:u32 q s:s32 s:s32"},
+     "d0/V s:b32/V s:b64 s:b32/V s:u32 q s:s32 s:s32", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgi64 [.satfinite] .s32 .s8|.u8 .s8|.u8",
-     "d0/V s:b64 s:b64 s:b32/V s:u32 q"},
+     "d0/V s:b64 s:b64 s:b32/V s:u32 q", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgi64 [.satfinite] .s32 .s8|.u8 .s8|.u8",
-     "d0/V s:b32/V s:b64 s:b32/V s:u32 q"},
+     "d0/V s:b32/V s:b64 s:b32/V s:u32 q", "sm_90a"},
     // ---- video. Operand byte/half selectors (`a.b0`, `d.h1`) are not parsed by the grammar, so
     // only the selector-free forms are accepted. The third operand of the 3-operand scalar forms
     // appears only with a secondary operation.
@@ -623,54 +626,54 @@ constexpr Row kRows[] = {
     {"stacksave", ".u32|.u64", "d0"},
     {"stackrestore", ".u32|.u64", "s0"},
     {"alloca", "[.local] .u32|.u64", "d0 s0 s:u32?"},
-    {"discard", "[.global] .L2", "a s:u64"},
-    {"applypriority", "[.global] .L2::evict_normal", "a s:u64"},
-    {"createpolicy", ".fractional $l2prio [$l2sec] .b64", "d0 s:f32?"},
-    {"createpolicy", ".range [.global] $l2prio [$l2sec] .b64", "d0 a s:u32 s:u32"},
-    {"createpolicy", ".cvt .L2 .b64", "d0 s:b64"},
+    {"discard", "[.global] .L2", "a s:u64", "sm_80"},
+    {"applypriority", "[.global] .L2::evict_normal", "a s:u64", "sm_80"},
+    {"createpolicy", ".fractional $l2prio [$l2sec] .b64", "d0 s:f32?", "sm_80"},
+    {"createpolicy", ".range [.global] $l2prio [$l2sec] .b64", "d0 a s:u32 s:u32", "sm_80"},
+    {"createpolicy", ".cvt .L2 .b64", "d0 s:b64", "sm_80"},
     // mbarrier (sm_80; tx-count, cluster and sem/scope forms sm_90). The arrive forms on a
     // .shared::cluster address return no state: their destination is `_`.
-    {"mbarrier", ".init [$ss] .b64", "a s:u32"},
-    {"mbarrier", ".inval [$ss] .b64", "a"},
+    {"mbarrier", ".init [$ss] .b64", "a s:u32", "sm_80"},
+    {"mbarrier", ".inval [$ss] .b64", "a", "sm_80"},
     {"mbarrier", ".arrive|.arrive_drop [.release|.relaxed] [.cta|.cluster] [$ss] .b64",
-     "d0 a s:u32?"},
+     "d0 a s:u32?", "sm_80"},
     {"mbarrier", ".arrive|.arrive_drop [.release|.relaxed] [.cta|.cluster] .shared::cluster .b64",
-     "d0 a s:u32?"},
+     "d0 a s:u32?", "sm_90"},
     {"mbarrier", ".arrive|.arrive_drop .expect_tx [.release|.relaxed] [.cta|.cluster] "
                  "[$ss|.shared::cluster] .b64",
-     "d0 a s:u32"},
+     "d0 a s:u32", "sm_90"},
     {"mbarrier", ".expect_tx|.complete_tx [.relaxed] [.cta|.cluster] [$ss|.shared::cluster] .b64",
-     "a s:u32"},
-    {"mbarrier", ".test_wait [.acquire|.relaxed] [.cta|.cluster] [$ss] .b64", "P a s0"},
-    {"mbarrier", ".test_wait .parity [.acquire|.relaxed] [.cta|.cluster] [$ss] .b64", "P a s:u32"},
-    {"mbarrier", ".try_wait [.acquire|.relaxed] [.cta|.cluster] [$ss] .b64", "P a s0 s:u32?"},
+     "a s:u32", "sm_90"},
+    {"mbarrier", ".test_wait [.acquire|.relaxed] [.cta|.cluster] [$ss] .b64", "P a s0", "sm_80"},
+    {"mbarrier", ".test_wait .parity [.acquire|.relaxed] [.cta|.cluster] [$ss] .b64", "P a s:u32", "sm_80"},
+    {"mbarrier", ".try_wait [.acquire|.relaxed] [.cta|.cluster] [$ss] .b64", "P a s0 s:u32?", "sm_90"},
     {"mbarrier", ".try_wait .parity [.acquire|.relaxed] [.cta|.cluster] [$ss] .b64",
-     "P a s:u32 s:u32?"},
-    {"mbarrier", ".pending_count .b64", "d:u32 s0"},
-    {"griddepcontrol", ".launch_dependents|.wait", ""},
-    {"setmaxnreg", ".inc|.dec .sync .aligned .u32", "s0"},
-    {"tensormap", ".replace .tile .global_address [.global|.shared::cta] .b1024 .b64", "a s0"},
-    {"tensormap", ".replace .tile .rank [.global|.shared::cta] .b1024 .b32", "a s0"},
+     "P a s:u32 s:u32?", "sm_90"},
+    {"mbarrier", ".pending_count .b64", "d:u32 s0", "sm_80"},
+    {"griddepcontrol", ".launch_dependents|.wait", "", "sm_90"},
+    {"setmaxnreg", ".inc|.dec .sync .aligned .u32", "s0", "sm_90a"},
+    {"tensormap", ".replace .tile .global_address [.global|.shared::cta] .b1024 .b64", "a s0", "sm_90a"},
+    {"tensormap", ".replace .tile .rank [.global|.shared::cta] .b1024 .b32", "a s0", "sm_90a"},
     {"tensormap", ".replace .tile .box_dim|.global_dim|.element_stride [.global|.shared::cta] "
                   ".b1024 .b32",
-     "a s:b32 s0"},
-    {"tensormap", ".replace .tile .global_stride [.global|.shared::cta] .b1024 .b64", "a s:b32 s0"},
+     "a s:b32 s0", "sm_90a"},
+    {"tensormap", ".replace .tile .global_stride [.global|.shared::cta] .b1024 .b64", "a s:b32 s0", "sm_90a"},
     {"tensormap", ".replace .tile .elemtype|.interleave_layout|.swizzle_mode|.swizzle_atomicity|"
                   ".fill_mode [.global|.shared::cta] .b1024 .b32",
-     "a s0"},
+     "a s0", "sm_90a"},
     {"tensormap", ".cp_fenceproxy .global .shared::cta .tensormap::generic .release $scope .sync "
                   ".aligned",
-     "a a s:u32"},
+     "a a s:u32", "sm_90"},
     {"clusterlaunchcontrol", ".try_cancel .async [.shared::cta] $cpbytes [.multicast::cluster::all] "
                              ".b128",
-     "a a"},
-    {"clusterlaunchcontrol", ".query_cancel .is_canceled .pred .b128", "P s1"},
-    {"clusterlaunchcontrol", ".query_cancel .get_first_ctaid .v4 .b32 .b128", "d0/v s1"},
+     "a a", "sm_100"},
+    {"clusterlaunchcontrol", ".query_cancel .is_canceled .pred .b128", "P s1", "sm_100"},
+    {"clusterlaunchcontrol", ".query_cancel .get_first_ctaid .v4 .b32 .b128", "d0/v s1", "sm_100"},
     {"clusterlaunchcontrol", ".query_cancel .get_first_ctaid::x|.get_first_ctaid::y|"
                              ".get_first_ctaid::z .b32 .b128",
-     "d0 s1"},
-    {"mapa", "[.shared::cluster] .u32|.u64", "d0 s0 s:u32"},
-    {"getctarank", "[.shared::cluster] .u32|.u64", "d:u32 s0"},
+     "d0 s1", "sm_100"},
+    {"mapa", "[.shared::cluster] .u32|.u64", "d0 s0 s:u32", "sm_90"},
+    {"getctarank", "[.shared::cluster] .u32|.u64", "d:u32 s0", "sm_90"},
 };
 
 struct Table {
@@ -817,11 +820,23 @@ std::string parseVariant(std::string_view mods, std::string_view operands, Opcod
 }
 
 std::string addRow(Table &t, std::string_view name, std::string_view mods,
-                   std::string_view operands) {
+                   std::string_view operands, std::string_view minSm = {}) {
   OpcodeVariant v;
   std::string err = parseVariant(mods, operands, v);
   if (!err.empty())
     return std::string(name) + ": " + err;
+  if (!minSm.empty()) {
+    if (minSm.size() < 4 || minSm.substr(0, 3) != "sm_")
+      return std::string(name) + ": bad minimum target '" + std::string(minSm) + "'";
+    size_t i = 3;
+    unsigned sm = 0;
+    while (i < minSm.size() && minSm[i] >= '0' && minSm[i] <= '9')
+      sm = sm * 10 + static_cast<unsigned>(minSm[i++] - '0');
+    if (i == 3 || sm > 9999 || (i < minSm.size() && (minSm.substr(i) != "a")))
+      return std::string(name) + ": bad minimum target '" + std::string(minSm) + "'";
+    v.minSm = static_cast<uint16_t>(sm);
+    v.archSpecific = i < minSm.size();
+  }
   auto it = t.byName.find(name);
   if (it == t.byName.end()) {
     t.names.emplace_back(name);
@@ -892,7 +907,7 @@ Table &table() {
   static Table *t = [] {
     auto *tab = new Table();
     for (const Row &r : kRows) {
-      std::string err = addRow(*tab, r.name, r.mods, r.operands);
+      std::string err = addRow(*tab, r.name, r.mods, r.operands, r.minSm ? r.minSm : "");
       if (!err.empty()) {
         std::fprintf(stderr, "ptxsim: internal error: bad opcode table row %s\n", err.c_str());
         std::abort();
@@ -916,10 +931,11 @@ const OpcodeInfo &opcodeInfo(uint16_t id) { return table().ops.at(id); }
 
 size_t opcodeCount() { return table().ops.size(); }
 
-std::string registerOpcode(std::string_view name, std::string_view mods, std::string_view operands) {
+std::string registerOpcode(std::string_view name, std::string_view mods, std::string_view operands,
+                           std::string_view minSm) {
   Table &t = table();
   std::lock_guard<std::mutex> lock(t.mu);
-  return addRow(t, name, mods, operands);
+  return addRow(t, name, mods, operands, minSm);
 }
 
 const SpecialRegInfo *lookupSpecialRegister(std::string_view base) {

@@ -63,6 +63,8 @@ struct OpcodeVariant {
   std::vector<OperandSpec> operands;
   unsigned minOperands = 0, maxOperands = 0; ///< maxOperands == ~0u with a `rest` spec
   unsigned numTypeSlots = 0;
+  uint16_t minSm = 0;          ///< lowest target (`sm_80` -> 80) that has this form; 0: any
+  bool archSpecific = false;   ///< needs an architecture-specific target (`sm_90a`, `sm_100f`)
 };
 
 struct OpcodeInfo {
@@ -77,7 +79,9 @@ size_t opcodeCount();
 
 /// Adds an opcode variant (`name`, modifier spec, operand spec). Returns an error message for a
 /// malformed spec, or an empty string. Used by the built-in table and by ISA extensions.
-std::string registerOpcode(std::string_view name, std::string_view mods, std::string_view operands);
+/// `minSm` (`sm_80`, `sm_90a`) is the lowest target that has the form, empty for any.
+std::string registerOpcode(std::string_view name, std::string_view mods, std::string_view operands,
+                           std::string_view minSm = {});
 
 /// Special registers (`%tid`, `%laneid`, ...). `vec` tells whether `.x/.y/.z` components exist.
 struct SpecialRegInfo {

@@ -123,5 +123,36 @@ TEST(Checker, RecordsMatchedVariant) {
   EXPECT_EQ(in[1].variant, 1);
 }
 
+TEST(Checker, TargetNeedsMinimumVersion) {
+  auto e = [](const std::string &head) {
+    return checkText(head + ".address_size 64\n.visible .entry k()\n{\nret;\n}\n").errors;
+  };
+  EXPECT_EQ(e(".version 7.7\n.target sm_90\n"),
+            V{"2:1: '.target sm_90' requires PTX ISA version 7.8 or later (module has .version 7.7)"});
+  EXPECT_EQ(e(".version 7.8\n.target sm_90a\n"),
+            V{"2:1: '.target sm_90a' requires PTX ISA version 8.0 or later (module has .version 7.8)"});
+  EXPECT_EQ(e(".version 8.7\n.target sm_100f\n"),
+            V{"2:1: '.target sm_100f' requires PTX ISA version 8.8 or later (module has .version 8.7)"});
+  EXPECT_EQ(e(".version 6.3\n.target sm_75\n"), V{});
+  EXPECT_EQ(e(".version 7.0\n.target sm_80\n"), V{});
+  EXPECT_EQ(e(".version 8.7\n.target sm_120\n"), V{});
+  EXPECT_EQ(e(".version 9.0\n.target sm_110f\n"), V{});
+}
+
+TEST(Checker, InstructionsNeedTheirArchitecture) {
+  auto e = [](const std::string &target, const std::string &body) {
+    return checkText(".version 9.0\n.target " + target + "\n.address_size 64\n"
+                     ".visible .entry k()\n{\n.reg .b32 %r<3>;\n" + body + "\n}\n")
+        .errors;
+  };
+  EXPECT_EQ(e("sm_75", "redux.sync.add.u32 %r1, %r2, -1;"),
+            V{"7:1: 'redux.sync.add.u32' requires sm_80 or later (module targets sm_75)"});
+  EXPECT_EQ(e("sm_80", "redux.sync.add.u32 %r1, %r2, -1;"), V{});
+  EXPECT_EQ(e("sm_90", "wgmma.fence.sync.aligned;"),
+            V{"7:1: 'wgmma.fence.sync.aligned' requires sm_90a or later (module targets sm_90)"});
+  EXPECT_EQ(e("sm_90a", "wgmma.fence.sync.aligned;"), V{});
+  EXPECT_EQ(e("sm_100f", "setmaxnreg.inc.sync.aligned.u32 232;"), V{});
+}
+
 } // namespace
 } // namespace ptxsim::test
