@@ -15,10 +15,10 @@ using ptx::ScalarType;
 using ptx::Space;
 
 TEST(Parser, ModuleDirectives) {
-  CheckResult r = checkText(".version 7.8\n.target sm_90a, debug\n.address_size 64\n");
+  CheckResult r = checkText(".version 8.0\n.target sm_90a, debug\n.address_size 64\n");
   ASSERT_TRUE(r.clean) << ::testing::PrintToString(r.errors);
-  EXPECT_EQ(r.module->versionMajor, 7u);
-  EXPECT_EQ(r.module->versionMinor, 8u);
+  EXPECT_EQ(r.module->versionMajor, 8u);
+  EXPECT_EQ(r.module->versionMinor, 0u);
   ASSERT_EQ(r.module->targets.size(), 2u);
   EXPECT_EQ(r.module->targets[0], "sm_90a");
   EXPECT_EQ(r.module->targets[1], "debug");
