@@ -564,19 +564,17 @@ Space FunctionChecker::instrSpace(const Instruction &in) const {
   return Space::None;
 }
 
-/// ptxas ignores a modifier written twice, except types, state spaces and vector widths (and
-/// the `.lo/.hi/.wide` forms, which it reads as a second operation).
+/// ptxas ignores a repeat of these flag modifiers (`bar.sync.sync`, `cvt.sat.sat`); a repeat of
+/// any other modifier is an error (found with tests/tools/ptxas_diff.py).
 bool isRepeatableFlag(uint16_t id) {
   if (modIsType(id))
     return false;
   switch (static_cast<Mod>(id - kNumTypes)) {
-  case Mod::global: case Mod::shared: case Mod::shared_cta: case Mod::shared_cluster:
-  case Mod::local: case Mod::const_: case Mod::param: case Mod::param_entry:
-  case Mod::param_func: case Mod::v2: case Mod::v4: case Mod::v8: case Mod::lo: case Mod::hi:
-  case Mod::wide:
-    return false;
-  default:
+  case Mod::sync: case Mod::sat: case Mod::satfinite: case Mod::approx: case Mod::uni:
+  case Mod::relu: case Mod::NaN:
     return true;
+  default:
+    return false;
   }
 }
 
