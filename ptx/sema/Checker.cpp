@@ -564,6 +564,23 @@ Space FunctionChecker::instrSpace(const Instruction &in) const {
   return Space::None;
 }
 
+/// testp classes and tensormap field names: ptxas accepts them as no-ops on any instruction
+/// (`add.finite.s32`, `bar.sync.rank 0`), so they must not be rejected.
+bool isIgnoredByPtxas(uint16_t id) {
+  if (modIsType(id))
+    return false;
+  switch (static_cast<Mod>(id - kNumTypes)) {
+  case Mod::finite: case Mod::infinite: case Mod::number: case Mod::notanumber: case Mod::normal:
+  case Mod::subnormal: case Mod::global_address: case Mod::rank: case Mod::box_dim:
+  case Mod::global_dim: case Mod::global_stride: case Mod::element_stride: case Mod::elemtype:
+  case Mod::interleave_layout: case Mod::swizzle_mode: case Mod::swizzle_atomicity:
+  case Mod::fill_mode:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// ptxas ignores a repeat of these flag modifiers (`bar.sync.sync`, `cvt.sat.sat`); a repeat of
 /// any other modifier is an error (found with tests/tools/ptxas_diff.py).
 bool isRepeatableFlag(uint16_t id) {
@@ -600,6 +617,10 @@ bool FunctionChecker::matchMods(const Instruction &in, const OpcodeVariant &v, s
       }
       chosen = static_cast<int>(s);
       break;
+    }
+    if (chosen < 0 && conflict < 0 && isIgnoredByPtxas(m.id)) {
+      ++*score; // ptxas (CUDA 13) accepts and ignores these on any instruction
+      continue;
     }
     if (chosen < 0 && conflict >= 0 && filled[conflict] == m.id && isRepeatableFlag(m.id)) {
       ++*score; // ptxas ignores a repeated flag modifier (`.sync.sync`, `.relu.relu`)
