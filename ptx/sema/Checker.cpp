@@ -785,15 +785,28 @@ bool FunctionChecker::checkOperand(int scope, const Instruction &in, const Opcod
       }
       return true;
     }
+    if (os.braceOnly) {
+      *err = "expected a brace vector '{...}'";
+      return false;
+    }
     if (os.vecMod && vecN > 1 && !os.vector) {
       *err = "expected a vector of " + std::to_string(vecN) + " elements for '.v" +
              std::to_string(vecN) + "'";
       return false;
     }
-    if (!dst && o.kind == Operand::Kind::Imm)
+    // ptxas takes no constants for half-precision operands, and only floating-point constants
+    // for .f32/.f64 operands.
+    bool half = t == ScalarType::f16 || t == ScalarType::f16x2 || t == ScalarType::bf16 ||
+                t == ScalarType::bf16x2;
+    if (!dst && o.kind == Operand::Kind::Imm) {
+      if (half || t == ScalarType::f32 || t == ScalarType::f64) {
+        *err = "integer constant for a ." + std::string(typeName(t)) + " operand";
+        return false;
+      }
       return true;
+    }
     if (!dst && o.kind == Operand::Kind::FImm) {
-      if (t != ScalarType::None && !isFloatType(t) && typeClass(t) != TypeClass::Bits) {
+      if (half || (t != ScalarType::None && !isFloatType(t) && typeClass(t) != TypeClass::Bits)) {
         *err = "floating-point constant for a ." + std::string(typeName(t)) + " operand";
         return false;
       }
