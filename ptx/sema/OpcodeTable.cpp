@@ -43,6 +43,7 @@ constexpr NamedSet kSets[] = {
     {"icmp", ".eq|.ne|.lt|.le|.gt|.ge|.lo|.ls|.hi|.hs"},
     {"fcmp", ".eq|.ne|.lt|.le|.gt|.ge|.equ|.neu|.ltu|.leu|.gtu|.geu|.num|.nan"},
     {"atomspace", ".global|.shared|.shared::cta|.shared::cluster"},
+    {"ovspace", ".global|.shared|.shared::cta|.shared::cluster"},
     {"bop", ".and|.or|.xor"},
     {"u", ".u16|.u32|.u64"},
     {"s", ".s16|.s32|.s64"},
@@ -220,12 +221,25 @@ constexpr Row kRows[] = {
     // ---- data movement
     {"mov", ".pred|$num", "d0 s0/s"},
     {"mov", ".b32|.b64|.b128|.u32|.u64", "d0/V s0/V"},
-    {"ld", "[$sem] [$scope] [$space] [$ldcop] [.nc] [$evict1] [$evict2] [.L2::cache_hint] "
+    // ld/st: a scope only with .relaxed/.acquire/.release, which need one; .volatile and the
+    // memory orders only on global/shared (or generic) memory and without .nc or cache operators.
+    {"ld", "[.weak] [$space] [$ldcop] [.nc] [$evict1] [$evict2] [.L2::cache_hint] "
            "[$l2pf] [.unified] [$vec] $ldt",
      "d0/wv a s:u64?"},
+    {"ld", ".volatile [$ovspace] [$evict1] [$evict2] [.L2::cache_hint] [$l2pf] [$vec] $ldt",
+     "d0/wv a s:u64?"},
+    {"ld", ".relaxed|.acquire $scope [$ovspace] [$evict1] [$evict2] [.L2::cache_hint] [$l2pf] "
+           "[$vec] $ldt",
+     "d0/wv a s:u64?"},
+    {"ld", ".mmio .relaxed .sys [.global] $ldt", "d0/w a"},
     {"ldu", "[$space] [$vec] $ldt", "d0/wv a"},
-    {"st", "[$sem] [$scope] [$space] [$stcop] [$evict1] [$evict2] [.L2::cache_hint] [$vec] $ldt",
+    {"st", "[.weak] [$space] [$stcop] [$evict1] [$evict2] [.L2::cache_hint] [$vec] $ldt",
      "a s0/wv s:u64?"},
+    {"st", ".volatile [$ovspace] [$evict1] [$evict2] [.L2::cache_hint] [$vec] $ldt",
+     "a s0/wv s:u64?"},
+    {"st", ".relaxed|.release $scope [$ovspace] [$evict1] [$evict2] [.L2::cache_hint] [$vec] $ldt",
+     "a s0/wv s:u64?"},
+    {"st", ".mmio .relaxed .sys [.global] $ldt", "a s0/w"},
     {"prefetch", "[.global|.local] .L1|.L2", "a"},
     {"prefetch", "[.global] .L2::evict_last|.L2::evict_normal", "a"},
     {"prefetch", "[.const|.param] .tensormap", "a"},
