@@ -794,6 +794,15 @@ bool FunctionChecker::checkOperand(int scope, const Instruction &in, const Opcod
              std::to_string(vecN) + "'";
       return false;
     }
+    if (os.constOnly && o.kind != Operand::Kind::Imm) {
+      *err = "expected an integer constant";
+      return false;
+    }
+    if (!dst && o.kind == Operand::Kind::FImm && o.fwidth == 64 && t != ScalarType::None &&
+        t != ScalarType::f32 && typeBits(t) != 64) {
+      *err = "double-precision constant for a ." + std::string(typeName(t)) + " operand";
+      return false;
+    }
     // ptxas takes no constants for half-precision operands, and only floating-point constants
     // for .f32/.f64 operands.
     bool half = t == ScalarType::f16 || t == ScalarType::f16x2 || t == ScalarType::bf16 ||

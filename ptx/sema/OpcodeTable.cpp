@@ -26,7 +26,7 @@
 //          V brace vector of any width allowed; s symbol name allowed; S video byte/half
 //          selector allowed (`%r1.b0`, `%r2.h10`); i (addresses) a register or immediate may
 //          stand for the address, as ptxas allows for cp.async.bulk; B (with V) must be a brace
-//          vector (mma fragments); ? optional; * repeats
+//          vector (mma fragments); k an integer constant only (lop3's LUT); ? optional; * repeats
 
 namespace ptxsim::ptx {
 namespace {
@@ -176,8 +176,8 @@ constexpr Row kRows[] = {
     {"xor", ".pred|$b", "d0 s0 s0"},
     {"not", ".pred|$b", "d0 s0"},
     {"cnot", "$b", "d0 s0"},
-    {"lop3", ".b32", "d0 s0 s0 s0 s:b32"},
-    {"lop3", ".and|.or .b32", "d0/p s0 s0 s0 s:b32 q"},
+    {"lop3", ".b32", "d0 s0 s0 s0 s:b32/k"},
+    {"lop3", ".and|.or .b32", "d0/p s0 s0 s0 s:b32/k q"},
     {"shf", ".l|.r .clamp|.wrap .b32", "d0 s0 s0 s:u32"},
     {"shl", "$b", "d0 s0 s:u32"},
     {"shr", "$b|$int", "d0 s0 s:u32"},
@@ -329,7 +329,7 @@ constexpr Row kRows[] = {
     {"trap", "", ""},
     {"brkpt", "", ""},
     {"nanosleep", ".u32", "s0"},
-    {"pmevent", "[.mask]", "s:u32"},
+    {"pmevent", "[.mask]", "s:u32/k"},
     // ---- synchronisation
     {"bar", "[.cta] .sync|.arrive [.aligned]", "s:u32 s:u32?"},
     {"bar", "[.cta] .red .popc [.aligned] .u32", "d0 s:u32 q"},
@@ -546,21 +546,21 @@ constexpr Row kRows[] = {
     // sparse mma: metadata register and an immediate sparsity selector follow C
     {"mma", ".sp|.sp::ordered_metadata .sync .aligned .m16n8k16|.m16n8k32 .row .col .f16|.f32 .f16 "
             ".f16 .f16|.f32",
-     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32"},
+     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32/k"},
     {"mma", ".sp|.sp::ordered_metadata .sync .aligned .m16n8k16|.m16n8k32 .row .col .f32 .bf16 .bf16 "
             ".f32",
-     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32"},
+     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32/k"},
     {"mma", ".sp|.sp::ordered_metadata .sync .aligned .m16n8k8|.m16n8k16 .row .col .f32 .tf32 .tf32 "
             ".f32",
-     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32"},
+     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32/k"},
     {"mma", ".sp|.sp::ordered_metadata .sync .aligned .m16n8k64 .row .col .f32 $f8 $f8 .f32",
-     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32", "sm_89"},
+     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32/k", "sm_89"},
     {"mma", ".sp|.sp::ordered_metadata .sync .aligned .m16n8k32|.m16n8k64 .row .col [.satfinite] .s32 "
             ".u8|.s8 .u8|.s8 .s32",
-     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32"},
+     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32/k"},
     {"mma", ".sp|.sp::ordered_metadata .sync .aligned .m16n8k64|.m16n8k128 .row .col [.satfinite] "
             ".s32 .u4|.s4 .u4|.s4 .s32",
-     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32"},
+     "d0/VB s:b32/VB s:b32/VB s3/VB s:b32 s:u32/k"},
     {"ldmatrix", ".sync .aligned .m8n8 .x1|.x2|.x4 [.trans] [$ss] .b16", "d:b32/V a", "sm_75"},
     {"ldmatrix", ".sync .aligned .m16n16 .x1|.x2 .trans [$ss] .b8", "d:b32/V a", "sm_100a"},
     {"ldmatrix", ".sync .aligned .m16n16 .x1|.x2 .trans [$ss] .b8x16 .b6x16_p32|.b4x16_p64",
@@ -575,40 +575,40 @@ constexpr Row kRows[] = {
     {"wgmma", ".commit_group .sync [.aligned]", "", "sm_90a"},
     {"wgmma", ".wait_group .sync [.aligned]", "s:u32", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk16 .f16|.f32 .f16 .f16",
-     "d0/VB s:b64 s:b64 q s:s32 s:s32 s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b64 s:b64 q s:s32/k s:s32/k s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk16 .f16|.f32 .f16 .f16",
-     "d0/VB s:b32/VB s:b64 q s:s32 s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b32/VB s:b64 q s:s32/k s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk16 .f32 .bf16 .bf16",
-     "d0/VB s:b64 s:b64 q s:s32 s:s32 s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b64 s:b64 q s:s32/k s:s32/k s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk16 .f32 .bf16 .bf16",
-     "d0/VB s:b32/VB s:b64 q s:s32 s:s32 s:s32", "sm_90a"},
-    {"wgmma", ".mma_async .sync [.aligned] $wgk8 .f32 .tf32 .tf32", "d0/VB s:b64 s:b64 q s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b32/VB s:b64 q s:s32/k s:s32/k s:s32/k", "sm_90a"},
+    {"wgmma", ".mma_async .sync [.aligned] $wgk8 .f32 .tf32 .tf32", "d0/VB s:b64 s:b64 q s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk8 .f32 .tf32 .tf32",
-     "d0/VB s:b32/VB s:b64 q s:s32 s:s32", "sm_90a"},
-    {"wgmma", ".mma_async .sync [.aligned] $wgk32 .f16|.f32 $f8 $f8", "d0/VB s:b64 s:b64 q s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b32/VB s:b64 q s:s32/k s:s32/k", "sm_90a"},
+    {"wgmma", ".mma_async .sync [.aligned] $wgk32 .f16|.f32 $f8 $f8", "d0/VB s:b64 s:b64 q s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgk32 .f16|.f32 $f8 $f8",
-     "d0/VB s:b32/VB s:b64 q s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b32/VB s:b64 q s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgi32 [.satfinite] .s32 .s8|.u8 .s8|.u8", "d0/VB s:b64 s:b64 q", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgi32 [.satfinite] .s32 .s8|.u8 .s8|.u8",
      "d0/VB s:b32/VB s:b64 q", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgb1 .s32 .b1 .b1 .and .popc", "d0/VB s:b64 s:b64 q", "sm_90a"},
     {"wgmma", ".mma_async .sync [.aligned] $wgb1 .s32 .b1 .b1 .and .popc", "d0/VB s:b32/VB s:b64 q", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk32 .f16|.f32 .f16 .f16",
-     "d0/VB s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b64 s:b64 s:b32/V s:u32 q s:s32/k s:s32/k s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk32 .f16|.f32 .f16 .f16",
-     "d0/VB s:b32/VB s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b32/VB s:b64 s:b32/V s:u32 q s:s32/k s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk32 .f32 .bf16 .bf16",
-     "d0/VB s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b64 s:b64 s:b32/V s:u32 q s:s32/k s:s32/k s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk32 .f32 .bf16 .bf16",
-     "d0/VB s:b32/VB s:b64 s:b32/V s:u32 q s:s32 s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b32/VB s:b64 s:b32/V s:u32 q s:s32/k s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk16 .f32 .tf32 .tf32",
-     "d0/VB s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b64 s:b64 s:b32/V s:u32 q s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk16 .f32 .tf32 .tf32",
-     "d0/VB s:b32/VB s:b64 s:b32/V s:u32 q s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b32/VB s:b64 s:b32/V s:u32 q s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk64 .f16|.f32 $f8 $f8",
-     "d0/VB s:b64 s:b64 s:b32/V s:u32 q s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b64 s:b64 s:b32/V s:u32 q s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgk64 .f16|.f32 $f8 $f8",
-     "d0/VB s:b32/VB s:b64 s:b32/V s:u32 q s:s32 s:s32", "sm_90a"},
+     "d0/VB s:b32/VB s:b64 s:b32/V s:u32 q s:s32/k s:s32/k", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgi64 [.satfinite] .s32 .s8|.u8 .s8|.u8",
      "d0/VB s:b64 s:b64 s:b32/V s:u32 q", "sm_90a"},
     {"wgmma", ".mma_async .sp .sync [.aligned] $wgi64 [.satfinite] .s32 .s8|.u8 .s8|.u8",
@@ -676,7 +676,7 @@ constexpr Row kRows[] = {
      "P a s:u32 s:u32?", "sm_90"},
     {"mbarrier", ".pending_count .b64", "d:u32 s0", "sm_80"},
     {"griddepcontrol", ".launch_dependents|.wait", "", "sm_90"},
-    {"setmaxnreg", ".inc|.dec .sync .aligned .u32", "s0", "sm_90a"},
+    {"setmaxnreg", ".inc|.dec .sync .aligned .u32", "s0/k", "sm_90a"},
     {"tensormap", ".replace .tile .global_address [.global|.shared::cta] .b1024 .b64", "a s0", "sm_90a"},
     {"tensormap", ".replace .tile .rank [.global|.shared::cta] .b1024 .b32", "a s0", "sm_90a"},
     {"tensormap", ".replace .tile .box_dim|.global_dim|.element_stride [.global|.shared::cta] "
@@ -685,7 +685,7 @@ constexpr Row kRows[] = {
     {"tensormap", ".replace .tile .global_stride [.global|.shared::cta] .b1024 .b64", "a s:b32 s0", "sm_90a"},
     {"tensormap", ".replace .tile .elemtype|.interleave_layout|.swizzle_mode|.swizzle_atomicity|"
                   ".fill_mode [.global|.shared::cta] .b1024 .b32",
-     "a s0", "sm_90a"},
+     "a s0/k", "sm_90a"},
     {"tensormap", ".cp_fenceproxy .global .shared::cta .tensormap::generic .release $scope .sync "
                   ".aligned",
      "a a s:u32", "sm_90"},
@@ -827,6 +827,7 @@ std::string parseVariant(std::string_view mods, std::string_view operands, Opcod
       case 'S': o.selectorOk = true; break;
       case 'i': o.addrLoose = true; break;
       case 'B': o.vector = true; o.braceOnly = true; break;
+      case 'k': o.constOnly = true; break;
       case 's': o.symbolOk = true; break;
       case '?': o.optional = true; break;
       case '*': o.rest = true; o.optional = true; break;

@@ -47,6 +47,7 @@ struct OperandSpec {
   bool rest = false;     ///< this spec repeats for any further operands
   bool selectorOk = false; ///< video operand selector (`%r1.b0`, `%r2.h10`) allowed
   bool addrLoose = false;  ///< address that may also be written as a register or immediate
+  bool constOnly = false;  ///< an integer constant, not a register (lop3's LUT)
   bool braceOnly = false;  ///< with `vector`: a scalar is not accepted (mma fragments)
 };
 
