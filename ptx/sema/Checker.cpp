@@ -564,7 +564,8 @@ Space FunctionChecker::instrSpace(const Instruction &in) const {
   return Space::None;
 }
 
-/// testp classes and tensormap field names: ptxas accepts them as no-ops on any instruction
+/// testp classes, tensormap field names, `.acc::f32/f16` and the ldmatrix element formats: ptxas
+/// accepts them as no-ops on any instruction
 /// (`add.finite.s32`, `bar.sync.rank 0`), so they must not be rejected.
 bool isIgnoredByPtxas(uint16_t id) {
   if (modIsType(id))
@@ -574,11 +575,40 @@ bool isIgnoredByPtxas(uint16_t id) {
   case Mod::subnormal: case Mod::global_address: case Mod::rank: case Mod::box_dim:
   case Mod::global_dim: case Mod::global_stride: case Mod::element_stride: case Mod::elemtype:
   case Mod::interleave_layout: case Mod::swizzle_mode: case Mod::swizzle_atomicity:
-  case Mod::fill_mode:
+  case Mod::fill_mode: case Mod::acc_f32: case Mod::acc_f16: case Mod::b8x16:
+  case Mod::b6x16_p32: case Mod::b4x16_p64:
     return true;
   default:
     return false;
   }
+}
+
+/// ptxas ignores a `.pred` written next to the real type (`add.pred.s32`, `cvt.s64.pred.s32`),
+/// except on ld/st/ldu and where `.pred` is itself a type the variant takes.
+bool ignoresExtraPred(const Instruction &in, const OpcodeVariant &v) {
+  if (in.numTypes <= v.numTypeSlots)
+    return false;
+  std::string_view op = in.text.substr(0, in.text.find('.'));
+  if (op == "ld" || op == "st" || op == "ldu")
+    return false;
+  for (const ModSlot &slot : v.slots)
+    if (slot.isType)
+      for (uint16_t a : slot.allowed)
+        if (a == modId(ScalarType::pred))
+          return false;
+  return true;
+}
+
+/// The instruction's type for type slot `slot` of variant `v`, skipping an ignored `.pred`.
+ScalarType typeForSlot(const Instruction &in, const OpcodeVariant &v, unsigned slot) {
+  bool skipPred = ignoresExtraPred(in, v);
+  for (unsigned i = 0; i < in.numTypes; ++i) {
+    if (skipPred && in.types[i] == ScalarType::pred)
+      continue;
+    if (slot-- == 0)
+      return in.types[i];
+  }
+  return ScalarType::None;
 }
 
 /// ptxas ignores a repeat of these flag modifiers (`bar.sync.sync`, `cvt.sat.sat`); a repeat of
@@ -588,7 +618,7 @@ bool isRepeatableFlag(uint16_t id) {
     return false;
   switch (static_cast<Mod>(id - kNumTypes)) {
   case Mod::sync: case Mod::sat: case Mod::satfinite: case Mod::approx: case Mod::uni:
-  case Mod::relu: case Mod::NaN:
+  case Mod::relu: case Mod::NaN: case Mod::cc:
     return true;
   default:
     return false;
@@ -617,6 +647,10 @@ bool FunctionChecker::matchMods(const Instruction &in, const OpcodeVariant &v, s
       }
       chosen = static_cast<int>(s);
       break;
+    }
+    if (m.id == modId(ScalarType::pred) && ignoresExtraPred(in, v)) {
+      ++*score;
+      continue;
     }
     if (chosen < 0 && conflict < 0 && isIgnoredByPtxas(m.id)) {
       ++*score; // ptxas (CUDA 13) accepts and ignores these on any instruction
@@ -736,11 +770,10 @@ void FunctionChecker::checkAnyNames(int scope, const Operand &op) {
 bool FunctionChecker::checkOperand(int scope, const Instruction &in, const OpcodeVariant &v,
                                    const OperandSpec &os, const Operand &op, std::string *err,
                                    SourceLoc *loc) {
-  (void)v;
   *loc = op.loc;
   ScalarType want = os.fixed;
   if (os.typeSlot >= 0)
-    want = os.typeSlot < in.numTypes ? in.types[static_cast<unsigned>(os.typeSlot)] : ScalarType::None;
+    want = typeForSlot(in, v, static_cast<unsigned>(os.typeSlot));
   if (os.doubled)
     want = doubleWidth(want);
   unsigned vecN = 1;

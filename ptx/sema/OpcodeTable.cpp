@@ -266,7 +266,7 @@ constexpr Row kRows[] = {
     {"cvt", ".pack .sat .u8|.s8|.u4|.s4 .s32 .b32", "d:b32/w s:s32/w s:s32/w s:b32/w"},
     {"isspacep", "$cvtaspace", "P s:u32/w"},
     {"istypep", ".texref|.samplerref|.surfref", "P s:u64/s"},
-    {"shfl", "[.sync] .up|.down|.bfly|.idx .b32", "d0/p s0 s:u32 s:u32 s:u32?"},
+    {"shfl", "[.sync] .up|.down|.bfly|.idx .b32", "d0/p s0 s:b32 s:b32 s:b32?"},
     // ---- atomics
     {"atom", "[$sem] [$scope] [$atomspace] $atomop [.noftz] [.L2::cache_hint] [$vec] $any",
      "d0/v a s0/v s:u64?"},
