@@ -16,6 +16,17 @@ Usage (by hand; not part of ctest):
                             [--report out.txt] FILE.ptx...
 The original files are checked first: a file ptxas accepts but ptxsim rejects is reported too.
 Exit status: 1 if there are false positives, else 0.
+
+Notes: ptxas stops at the first syntax error, sometimes crashes or hangs on a mutant, and skips
+some checks when other lines have errors. Only a line ptxas complains about counts as rejected;
+lines it says nothing about in a run that did not end normally are retried (bisecting the batch),
+and every false positive is confirmed by running its mutant alone. Mutants are deduplicated by
+their text with numbers blanked, so repeated nvcc idioms are compared once.
+
+Typical runs:
+  ls build/tests/kernel_ptx/*/{04,07,09,17,18,20,27,31,33,46}_*.ptx > /tmp/sample.txt
+  tests/tools/ptxas_diff.py --ptxsim build/bin/ptxsim --max-per-line 10 $(cat /tmp/sample.txt)
+  tests/tools/ptxas_diff.py --ptxsim build/bin/ptxsim --max-per-line 25 tests/ptx/valid/*.ptx
 """
 
 import argparse
