@@ -631,10 +631,16 @@ bool FunctionChecker::matchMods(const Instruction &in, const OpcodeVariant &v, s
   uint16_t filled[64]; // which modifier filled each used slot
   const std::string op = std::string(in.text.substr(0, in.text.find('.')));
   *score = 0;
+  // Types fill the type slots in the order written (`cvt.s32.f32` is not `cvt.f32.s32`).
+  int typesSeen = 0;
+  const bool skipPred = ignoresExtraPred(in, v);
   for (const ModRef &m : in.mods) {
     int chosen = -1, conflict = -1;
+    const bool isTypeMod = modIsType(m.id) && !(skipPred && m.id == modId(ScalarType::pred));
     for (size_t s = 0; s < v.slots.size() && s < 64; ++s) {
       const ModSlot &slot = v.slots[s];
+      if (isTypeMod && slot.isType && slot.typeIndex != typesSeen)
+        continue;
       bool ok = false;
       for (uint16_t a : slot.allowed)
         ok |= a == m.id;
@@ -648,7 +654,7 @@ bool FunctionChecker::matchMods(const Instruction &in, const OpcodeVariant &v, s
       chosen = static_cast<int>(s);
       break;
     }
-    if (m.id == modId(ScalarType::pred) && ignoresExtraPred(in, v)) {
+    if (m.id == modId(ScalarType::pred) && skipPred) {
       ++*score;
       continue;
     }
@@ -680,6 +686,8 @@ bool FunctionChecker::matchMods(const Instruction &in, const OpcodeVariant &v, s
     }
     used |= 1ull << chosen;
     filled[chosen] = m.id;
+    if (isTypeMod && v.slots[chosen].isType)
+      ++typesSeen;
     ++*score;
   }
   for (size_t s = 0; s < v.slots.size() && s < 64; ++s) {
