@@ -935,6 +935,11 @@ bool FunctionChecker::checkOperand(int scope, const Instruction &in, const Opcod
     if (s->kind == SymKind::Var || s->kind == SymKind::Global) {
       Space want = instrSpace(in);
       Space have = s->decl->space;
+      if (want == Space::None && (have == Space::Const || have == Space::Param)) {
+        *err = "bad state space: " + q(base.name) + " is in '." + std::string(spaceName(have)) +
+               "', which " + q(in.text) + " cannot reach through a generic address";
+        return false;
+      }
       if (want != Space::None && have != want &&
           !(want == Space::Global && have == Space::Tex)) {
         *err = "bad state space: " + q(base.name) + " is in '." + std::string(spaceName(have)) +

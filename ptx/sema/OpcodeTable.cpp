@@ -225,7 +225,10 @@ constexpr Row kRows[] = {
     {"mov", ".b32|.b64|.b128|.u32|.u64", "d0/V s0/V"},
     // ld/st: a scope only with .relaxed/.acquire/.release, which need one; .volatile and the
     // memory orders only on global/shared (or generic) memory and without .nc or cache operators.
-    {"ld", "[.weak] [$space] [$ldcop] [.nc] [$evict1] [$evict2] [.L2::cache_hint] "
+    {"ld", "[.weak] [$space] [$ldcop] [$evict1] [$evict2] [.L2::cache_hint] "
+           "[$l2pf] [.unified] [$vec] $ldt",
+     "d0/wv a s:u64?"},
+    {"ld", "[.weak] .global [$ldcop] .nc [$evict1] [$evict2] [.L2::cache_hint] "
            "[$l2pf] [.unified] [$vec] $ldt",
      "d0/wv a s:u64?"},
     {"ld", ".volatile [$ovspace] [$evict1] [$evict2] [.L2::cache_hint] [$l2pf] [$vec] $ldt",
