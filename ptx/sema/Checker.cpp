@@ -139,7 +139,6 @@ private:
   void checkCall(int scope, const Instruction &in);
   void checkArch(const Instruction &in, const OpcodeVariant &v);
   Space instrSpace(const Instruction &in) const;
-  std::string expectName(const Instruction &in) const { return std::string(in.text); }
 
   ModuleChecker &mc_;
   Function &f_;
@@ -1123,13 +1122,11 @@ void FunctionChecker::checkInstr(int scope, Instruction &in) {
     bool ok = true;
     for (size_t i = 0; i < n; ++i) {
       const OperandSpec &os = v.operands[std::min(i, v.operands.size() - 1)];
-      size_t before = mc_.diags().errorCount();
       if (!checkOperand(scope, in, v, os, in.operands[i], &err, &loc)) {
         ok = false;
         score = 2000 + static_cast<unsigned>(i);
         if (err.empty()) {
           // Already reported (undeclared name): no variant can fix that.
-          (void)before;
           in.variant = static_cast<uint8_t>(vi);
           return;
         }

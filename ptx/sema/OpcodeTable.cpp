@@ -22,8 +22,8 @@
 //   K: d dst reg, s src reg/imm, r src reg, P pred dst, q pred src, a address, l label,
 //      c callee, L `( )` list, n any declared name, x anything
 //   N: type slot (0..3); :type a fixed type (e.g. s:u32)
-//   flags: w register may be wider than the type; W twice the type's width (mul.wide); p `a|p` pair allowed; v `.vN` vector;
-//          V brace vector of any width allowed; s symbol name allowed; S video byte/half
+//   flags: w register may be wider than the type; W twice the type's width (mul.wide);
+//          p `a|p` pair allowed; v `.vN` vector; V brace vector of any width allowed; s symbol name allowed; S video byte/half
 //          selector allowed (`%r1.b0`, `%r2.h10`); i (addresses) a register or immediate may
 //          stand for the address, as ptxas allows for cp.async.bulk; B (with V) must be a brace
 //          vector (mma fragments); k an integer constant only (lop3's LUT); ? optional; * repeats
