@@ -57,21 +57,24 @@ TEST_P(ErrorCorpus, ReportsExactlyTheExpectedErrors) {
   EXPECT_EQ(r.errors, want);
 }
 
-std::vector<std::string> errorFiles() {
+/// The .ptx files of tests/ptx/<sub>, sorted.
+std::vector<std::string> ptxFiles(const std::string &sub) {
   std::vector<std::string> files;
-  for (const auto &e : std::filesystem::directory_iterator(testDir() + "/ptx/errors"))
+  for (const auto &e : std::filesystem::directory_iterator(testDir() + "/ptx/" + sub))
     if (e.path().extension() == ".ptx")
       files.push_back(e.path().filename().string());
   std::sort(files.begin(), files.end());
   return files;
 }
 
-INSTANTIATE_TEST_SUITE_P(Files, ErrorCorpus, ::testing::ValuesIn(errorFiles()),
-                         [](const auto &info) {
-                           std::string n = info.param.substr(0, info.param.size() - 4);
-                           std::replace_if(n.begin(), n.end(), [](char c) { return !isalnum(c); }, '_');
-                           return n;
-                         });
+/// Test name for a file: its stem with non-alphanumerics replaced.
+std::string testName(const ::testing::TestParamInfo<std::string> &info) {
+  std::string n = info.param.substr(0, info.param.size() - 4);
+  std::replace_if(n.begin(), n.end(), [](char c) { return !isalnum(static_cast<unsigned char>(c)); }, '_');
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, ErrorCorpus, ::testing::ValuesIn(ptxFiles("errors")), testName);
 
 class ValidCorpus : public ::testing::TestWithParam<std::string> {};
 
@@ -82,21 +85,7 @@ TEST_P(ValidCorpus, IsAccepted) {
   EXPECT_EQ(r.errors, std::vector<std::string>{});
 }
 
-std::vector<std::string> validFiles() {
-  std::vector<std::string> files;
-  for (const auto &e : std::filesystem::directory_iterator(testDir() + "/ptx/valid"))
-    if (e.path().extension() == ".ptx")
-      files.push_back(e.path().filename().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-INSTANTIATE_TEST_SUITE_P(Files, ValidCorpus, ::testing::ValuesIn(validFiles()),
-                         [](const auto &info) {
-                           std::string n = info.param.substr(0, info.param.size() - 4);
-                           std::replace_if(n.begin(), n.end(), [](char c) { return !isalnum(c); }, '_');
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Files, ValidCorpus, ::testing::ValuesIn(ptxFiles("valid")), testName);
 
 } // namespace
 } // namespace ptxsim::test
