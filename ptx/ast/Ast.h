@@ -72,6 +72,9 @@ struct Instruction {
   uint8_t numTypes = 0;
   /// Which variant of the opcode table row matched (set by the checker).
   uint8_t variant = 0;
+  /// Set by the checker for control transfers: the index in Function::labels of a `bra`
+  /// target, or in Function::targets of a `brx.idx` table; -1 otherwise.
+  int32_t target = -1;
   std::vector<Operand> operands;
   /// Guard predicate (`@%p` / `@!%p`); empty name when unguarded.
   std::string_view guard;
@@ -151,6 +154,8 @@ struct TargetList {
   std::string_view name; ///< the label before the directive
   bool isCall = false;
   std::vector<Operand> targets;
+  /// For `.branchtargets`: the entries resolved to Function::labels indices (by the checker).
+  std::vector<uint32_t> labels;
 };
 
 /// Performance and other directives on a function header (`.maxntid 256, 1, 1`).

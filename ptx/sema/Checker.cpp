@@ -21,6 +21,7 @@ struct Sym {
   SourceLoc loc;
   ScalarType type = ScalarType::None;
   bool vec = false;               ///< vector register / special register with components
+  uint32_t index = 0;             ///< Label: index in Function::labels; Targets: in ::targets
 };
 
 struct Scope {
@@ -138,6 +139,7 @@ private:
   void checkAnyNames(int scope, const Operand &op);
   void checkCall(int scope, const Instruction &in);
   void checkArch(const Instruction &in, const OpcodeVariant &v);
+  void resolveTarget(int scope, Instruction &in, const OpcodeVariant &v);
   Space instrSpace(const Instruction &in) const;
 
   ModuleChecker &mc_;
@@ -496,6 +498,7 @@ void FunctionChecker::run() {
     case Statement::Kind::Label: {
       Sym s(SymKind::Label);
       s.loc = f.labels[st.index].loc;
+      s.index = st.index;
       declare(cur, f.labels[st.index].name, s);
       break;
     }
@@ -509,6 +512,7 @@ void FunctionChecker::run() {
     case Statement::Kind::Targets: {
       Sym s(SymKind::Targets);
       s.targets = &f.targets[st.index];
+      s.index = st.index;
       s.loc = s.targets->loc;
       declare(cur, s.targets->name, s);
       break;
@@ -527,7 +531,8 @@ void FunctionChecker::run() {
     if (st.kind == Statement::Kind::Instr) {
       checkInstr(stmtScope[i], f.instrs[st.index]);
     } else if (st.kind == Statement::Kind::Targets) {
-      const TargetList &t = f.targets[st.index];
+      TargetList &t = f.targets[st.index];
+      t.labels.clear();
       for (const Operand &o : t.targets) {
         if (o.kind != Operand::Kind::Reg) {
           mc_.error(o.loc, "target list entries must be names");
@@ -538,6 +543,8 @@ void FunctionChecker::run() {
           mc_.error(o.loc, q(o.name) + " in '.calltargets' is not a function");
         if (s && !t.isCall && s->kind != SymKind::Label)
           mc_.error(o.loc, q(o.name) + " in '.branchtargets' is not a label");
+        if (s && !t.isCall && s->kind == SymKind::Label)
+          t.labels.push_back(s->index);
       }
     }
   }
@@ -1072,6 +1079,24 @@ void FunctionChecker::checkArch(const Instruction &in, const OpcodeVariant &v) {
                         std::string(mc_.target()) + ")");
 }
 
+/// Records the label (bra) or branch-target list (brx.idx) an accepted instruction names, so the
+/// control-flow graph needs no name lookup (labels are scoped, names may repeat).
+void FunctionChecker::resolveTarget(int scope, Instruction &in, const OpcodeVariant &v) {
+  for (size_t i = 0; i < in.operands.size() && i < v.operands.size(); ++i) {
+    OperandSpec::Kind k = v.operands[i].kind;
+    if (k != OperandSpec::Kind::Label && k != OperandSpec::Kind::Symbol)
+      continue;
+    const Operand &op = in.operands[i];
+    if (op.kind != Operand::Kind::Reg)
+      continue;
+    const Sym *s = lookup(scope, op.name, op.loc, false);
+    if (s && (s->kind == SymKind::Label || s->kind == SymKind::Targets)) {
+      in.target = static_cast<int32_t>(s->index);
+      return;
+    }
+  }
+}
+
 void FunctionChecker::checkInstr(int scope, Instruction &in) {
   if (!in.guard.empty()) {
     const Sym *g = lookup(scope, in.guard, in.guardLoc, true);
@@ -1136,6 +1161,7 @@ void FunctionChecker::checkInstr(int scope, Instruction &in) {
     if (ok) {
       in.variant = static_cast<uint8_t>(vi);
       checkArch(in, v);
+      resolveTarget(scope, in, v);
       return;
     }
     if (!haveBest || score > bestScore) {
