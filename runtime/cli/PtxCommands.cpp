@@ -5,7 +5,12 @@
 #include "ptx/sema/Checker.h"
 #include "ptx/sema/Summary.h"
 
+#include "runtime/fatbin/Fatbin.h"
+
+#include <filesystem>
+#include <fstream>
 #include <ostream>
+#include <set>
 
 namespace ptxsim::cli {
 
@@ -61,6 +66,78 @@ int ptxCheck(const std::vector<std::string> &args, std::ostream &out, std::ostre
       ptx::printSummary(*module, out);
   }
   return rc;
+}
+
+int ptxExtract(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+  std::string binary, dir = ".";
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-o" && i + 1 < args.size()) {
+      dir = args[++i];
+    } else if (args[i] == "-h" || args[i] == "--help") {
+      out << "usage: ptxsim ptx extract BINARY [-o DIR]\n"
+             "  Writes the PTX that nvcc embedded in BINARY (an executable or shared library)\n"
+             "  to DIR, one file per PTX entry: NAME.sm_XX.ptx. Compressed entries (every\n"
+             "  nvcc --compress-mode) are decompressed.\n";
+      return 0;
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      err << "ptxsim ptx extract: unknown option '" << args[i] << "'\n";
+      return 2;
+    } else if (binary.empty()) {
+      binary = args[i];
+    } else {
+      err << "ptxsim ptx extract: more than one binary given\n";
+      return 2;
+    }
+  }
+  if (binary.empty()) {
+    err << "ptxsim ptx extract: no binary (usage: ptxsim ptx extract BINARY [-o DIR])\n";
+    return 2;
+  }
+  std::vector<fatbin::Entry> entries;
+  std::string e = fatbin::readElfFatbins(binary, entries);
+  if (!e.empty()) {
+    err << "ptxsim ptx extract: " << e << "\n";
+    return 1;
+  }
+  std::set<uint32_t> sassArchs;
+  size_t ptx = 0;
+  for (const fatbin::Entry &en : entries)
+    if (en.kind == fatbin::EntryKind::Elf)
+      sassArchs.insert(en.arch);
+    else
+      ++ptx;
+  if (ptx == 0) {
+    err << "ptxsim ptx extract: '" << binary << "' carries no PTX";
+    if (!sassArchs.empty()) {
+      uint32_t a = *sassArchs.rbegin();
+      err << " (only SASS for sm_" << a << "); rebuild it with PTX, e.g. nvcc -gencode arch=compute_"
+          << a << ",code=compute_" << a << " -gencode arch=compute_" << a << ",code=sm_" << a;
+    }
+    err << "\n";
+    return 1;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::string stem = std::filesystem::path(binary).filename().string();
+  std::set<std::string> used;
+  for (const fatbin::Entry &en : entries) {
+    if (en.kind != fatbin::EntryKind::Ptx)
+      continue;
+    std::string name = stem + ".sm_" + std::to_string(en.arch);
+    for (int n = 2; used.count(name); ++n)
+      name = stem + ".sm_" + std::to_string(en.arch) + "." + std::to_string(n);
+    used.insert(name);
+    std::string path = (std::filesystem::path(dir) / (name + ".ptx")).string();
+    std::ofstream f(path, std::ios::binary);
+    f << en.data;
+    if (!f) {
+      err << "ptxsim ptx extract: cannot write '" << path << "'\n";
+      return 1;
+    }
+    out << path << ": PTX " << en.versionMajor << "." << en.versionMinor << " for compute_"
+        << en.arch << ", " << en.data.size() << " bytes (" << en.compression << ")\n";
+  }
+  return 0;
 }
 
 } // namespace ptxsim::cli

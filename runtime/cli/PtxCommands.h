@@ -12,4 +12,9 @@ namespace ptxsim::cli {
 /// 1 when any has errors, 2 on a usage error.
 int ptxCheck(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 
+/// `ptxsim ptx extract BINARY [-o DIR]`: writes the PTX entries of an nvcc-built executable or
+/// library to DIR (default: the current directory), one file per entry, and lists them on `out`.
+/// Returns 0 on success, 1 when the binary has no PTX or cannot be read, 2 on a usage error.
+int ptxExtract(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+
 } // namespace ptxsim::cli

@@ -12,6 +12,7 @@ void usage(std::ostream &os) {
   os << "usage: ptxsim <command> [args]\n"
         "commands:\n"
         "  ptx check [--summary] [--json] FILE.ptx...   parse and check PTX files\n"
+        "  ptx extract BINARY [-o DIR]                  write the PTX embedded in an nvcc binary\n"
         "  help                                         this text\n";
 }
 
@@ -25,6 +26,8 @@ int main(int argc, char **argv) {
   }
   if (args[0] == "ptx" && args.size() >= 2 && args[1] == "check")
     return ptxsim::cli::ptxCheck({args.begin() + 2, args.end()}, std::cout, std::cerr);
+  if (args[0] == "ptx" && args.size() >= 2 && args[1] == "extract")
+    return ptxsim::cli::ptxExtract({args.begin() + 2, args.end()}, std::cout, std::cerr);
   std::cerr << "ptxsim: unknown command '" << args[0] << (args.size() > 1 ? " " + args[1] : "")
             << "'\n";
   usage(std::cerr);

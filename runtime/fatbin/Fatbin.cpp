@@ -1,0 +1,150 @@
+#include "runtime/fatbin/Fatbin.h"
+
+#include <cstring>
+#include <elf.h>
+#include <fstream>
+#include <iterator>
+#include <lz4.h>
+#include <zstd.h>
+
+namespace ptxsim::fatbin {
+namespace {
+
+constexpr uint32_t kMagic = 0xBA55ED50u;
+constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
+constexpr uint64_t kMaxEntryBytes = 1ull << 31; // a sanity bound on one decompressed payload
+
+template <typename T> T load(const uint8_t *p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+} // namespace
+
+std::string parseFatbin(const uint8_t *data, size_t size, std::vector<Entry> &out) {
+  size_t off = 0;
+  while (off < size) {
+    // Sections may be padded with zeros after the last container.
+    if (size - off < 16) {
+      for (size_t i = off; i < size; ++i)
+        if (data[i])
+          return "truncated fatbin header at offset " + hex(off);
+      break;
+    }
+    uint32_t magic = load<uint32_t>(data + off);
+    if (magic == 0) {
+      off += 8;
+      continue;
+    }
+    if (magic != kMagic)
+      return "bad fatbin magic " + hex(magic) + " at offset " + hex(off) + " (expected " +
+             hex(kMagic) + ")";
+    uint16_t version = load<uint16_t>(data + off + 4);
+    uint16_t headerSize = load<uint16_t>(data + off + 6);
+    uint64_t bodySize = load<uint64_t>(data + off + 8);
+    if (version != 1)
+      return "unsupported fatbin version " + std::to_string(version) + " at offset " + hex(off);
+    if (headerSize < 16 || headerSize > size - off || bodySize > size - off - headerSize)
+      return "fatbin container at offset " + hex(off) + " runs past the end of its section";
+    size_t e = off + headerSize, end = off + headerSize + bodySize;
+    while (e < end) {
+      if (end - e < 64)
+        return "truncated fatbin entry header at offset " + hex(e);
+      Entry entry;
+      uint16_t kind = load<uint16_t>(data + e);
+      uint32_t entryHeader = load<uint32_t>(data + e + 4);
+      uint64_t payload = load<uint64_t>(data + e + 8);
+      uint32_t compressed = load<uint32_t>(data + e + 16);
+      entry.versionMinor = load<uint16_t>(data + e + 24);
+      entry.versionMajor = load<uint16_t>(data + e + 26);
+      entry.arch = load<uint32_t>(data + e + 28);
+      entry.flags = load<uint64_t>(data + e + 40);
+      uint64_t uncompressed = load<uint64_t>(data + e + 56);
+      if (kind != 1 && kind != 2)
+        return "unknown fatbin entry kind " + std::to_string(kind) + " at offset " + hex(e);
+      entry.kind = static_cast<EntryKind>(kind);
+      if (entryHeader < 64 || entryHeader > end - e || payload > end - e - entryHeader)
+        return "fatbin entry at offset " + hex(e) + " runs past the end of its container";
+      const uint8_t *p = data + e + entryHeader;
+      bool zstd = entry.flags & kFlagZstd, lz4 = entry.flags & kFlagLz4;
+      if (zstd && lz4)
+        return "fatbin entry at offset " + hex(e) + " claims both zstd and LZ4 compression";
+      if (zstd || lz4) {
+        if (compressed > payload || uncompressed > kMaxEntryBytes)
+          return "fatbin entry at offset " + hex(e) + " has inconsistent compressed sizes";
+        entry.data.resize(uncompressed);
+        if (zstd) {
+          entry.compression = "zstd";
+          size_t n = ZSTD_decompress(entry.data.data(), entry.data.size(), p, compressed);
+          if (ZSTD_isError(n) || n != uncompressed)
+            return "zstd payload of fatbin entry at offset " + hex(e) + " does not decompress" +
+                   (ZSTD_isError(n) ? std::string(": ") + ZSTD_getErrorName(n) : std::string());
+        } else {
+          entry.compression = "lz4";
+          int n = LZ4_decompress_safe(reinterpret_cast<const char *>(p), entry.data.data(),
+                                      static_cast<int>(compressed),
+                                      static_cast<int>(entry.data.size()));
+          if (n < 0 || static_cast<uint64_t>(n) != uncompressed)
+            return "LZ4 payload of fatbin entry at offset " + hex(e) + " does not decompress";
+        }
+      } else {
+        entry.compression = "none";
+        entry.data.assign(reinterpret_cast<const char *>(p), payload);
+      }
+      if (entry.kind == EntryKind::Ptx)
+        while (!entry.data.empty() && entry.data.back() == '\0')
+          entry.data.pop_back();
+      out.push_back(std::move(entry));
+      e += entryHeader + payload;
+    }
+    off = end;
+  }
+  return "";
+}
+
+std::string readElfFatbins(const std::string &path, std::vector<Entry> &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return "cannot open '" + path + "'";
+  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto *d = reinterpret_cast<const uint8_t *>(file.data());
+  if (file.size() < sizeof(Elf64_Ehdr) || std::memcmp(d, ELFMAG, SELFMAG) != 0)
+    return "'" + path + "' is not an ELF file";
+  Elf64_Ehdr eh = load<Elf64_Ehdr>(d);
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+    return "'" + path + "' is not a little-endian 64-bit ELF file";
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > file.size() ||
+      static_cast<uint64_t>(eh.e_shnum) * sizeof(Elf64_Shdr) > file.size() - eh.e_shoff ||
+      eh.e_shstrndx >= eh.e_shnum)
+    return "'" + path + "' has a malformed section header table";
+  auto section = [&](unsigned i) { return load<Elf64_Shdr>(d + eh.e_shoff + i * sizeof(Elf64_Shdr)); };
+  Elf64_Shdr names = section(eh.e_shstrndx);
+  if (names.sh_offset > file.size() || names.sh_size > file.size() - names.sh_offset)
+    return "'" + path + "' has a malformed section name table";
+  for (unsigned i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh = section(i);
+    if (sh.sh_name >= names.sh_size)
+      continue;
+    const char *nm = reinterpret_cast<const char *>(d + names.sh_offset + sh.sh_name);
+    size_t maxLen = names.sh_size - sh.sh_name;
+    std::string name(nm, strnlen(nm, maxLen));
+    if (name != ".nv_fatbin" && name != "__nv_relfatbin")
+      continue;
+    if (sh.sh_type == SHT_NOBITS || sh.sh_offset > file.size() ||
+        sh.sh_size > file.size() - sh.sh_offset)
+      return "section " + name + " of '" + path + "' lies outside the file";
+    std::string err = parseFatbin(d + sh.sh_offset, sh.sh_size, out);
+    if (!err.empty())
+      return path + ": section " + name + ": " + err;
+  }
+  return "";
+}
+
+} // namespace ptxsim::fatbin
