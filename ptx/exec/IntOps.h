@@ -7,7 +7,7 @@
 //   - arithmetic wraps modulo 2^n (signed overflow included; it is done on unsigned values);
 //   - shift amounts are unsigned 32-bit values and any amount is defined (see shl/shr/shf);
 //   - division and remainder by zero, whose PTX result is unspecified, never trap the host:
-//     div returns all ones (-1 when signed) and rem returns the dividend; INT_MIN / -1 wraps
+//     divInt returns all ones (-1 when signed) and remInt returns the dividend; INT_MIN / -1 wraps
 //     to INT_MIN and INT_MIN % -1 is 0.
 // Width and signedness come from the template argument type (int16_t ... uint64_t) where PTX
 // has the instruction at several types; a function fixed to one PTX type says so in its name.
@@ -246,7 +246,7 @@ template <typename T> static inline T sad(T a, T b, T c) {
 }
 
 /// div: truncating quotient. b == 0 gives all ones (-1 when signed); MIN / -1 gives MIN.
-template <typename T> static inline T div(T a, T b) {
+template <typename T> static inline T divInt(T a, T b) {
   if (b == 0)
     return static_cast<T>(~std::make_unsigned_t<T>(0));
   if constexpr (std::is_signed_v<T>) {
@@ -257,7 +257,7 @@ template <typename T> static inline T div(T a, T b) {
 }
 
 /// rem: remainder with the sign of a. b == 0 gives a; MIN % -1 gives 0.
-template <typename T> static inline T rem(T a, T b) {
+template <typename T> static inline T remInt(T a, T b) {
   if (b == 0)
     return a;
   if constexpr (std::is_signed_v<T>) {
@@ -268,22 +268,24 @@ template <typename T> static inline T rem(T a, T b) {
 }
 
 /// abs (signed types): MIN stays MIN.
-template <typename T> static inline T abs(T a) {
+template <typename T> static inline T absInt(T a) {
   static_assert(std::is_signed_v<T>, "abs is defined on signed types");
   return a < 0 ? sub(T(0), a) : a;
 }
 
 /// neg (signed types): two's complement negation, MIN stays MIN.
-template <typename T> static inline T neg(T a) { return sub(T(0), a); }
+template <typename T> static inline T negInt(T a) { return sub(T(0), a); }
 
-template <typename T> static inline T min(T a, T b) { return a < b ? a : b; }
-template <typename T> static inline T max(T a, T b) { return a < b ? b : a; }
+/// min and max (named apart from std::min/max so that unqualified calls elsewhere in this
+/// namespace do not pick them up for floating-point values).
+template <typename T> static inline T minInt(T a, T b) { return a < b ? a : b; }
+template <typename T> static inline T maxInt(T a, T b) { return a < b ? b : a; }
 
 /// min.relu.s32: min clamped below at 0.
-static inline int32_t minReluS32(int32_t a, int32_t b) { return max<int32_t>(min(a, b), 0); }
+static inline int32_t minReluS32(int32_t a, int32_t b) { return maxInt<int32_t>(minInt(a, b), 0); }
 
 /// max.relu.s32: max clamped below at 0.
-static inline int32_t maxReluS32(int32_t a, int32_t b) { return max<int32_t>(max(a, b), 0); }
+static inline int32_t maxReluS32(int32_t a, int32_t b) { return maxInt<int32_t>(maxInt(a, b), 0); }
 
 namespace intops_detail {
 template <typename H, typename F> static inline uint32_t packed16x2(uint32_t a, uint32_t b, F f) {
@@ -296,19 +298,19 @@ template <typename H, typename F> static inline uint32_t packed16x2(uint32_t a, 
 /// min.u16x2: per-halfword unsigned min.
 static inline uint32_t minU16x2(uint32_t a, uint32_t b) {
   return intops_detail::packed16x2<uint16_t>(a, b,
-                                             [](uint16_t x, uint16_t y) { return min(x, y); });
+                                             [](uint16_t x, uint16_t y) { return minInt(x, y); });
 }
 
 /// max.u16x2.
 static inline uint32_t maxU16x2(uint32_t a, uint32_t b) {
   return intops_detail::packed16x2<uint16_t>(a, b,
-                                             [](uint16_t x, uint16_t y) { return max(x, y); });
+                                             [](uint16_t x, uint16_t y) { return maxInt(x, y); });
 }
 
 /// min{.relu}.s16x2: per-halfword signed min, negative halves clamped to 0 with relu.
 static inline uint32_t minS16x2(uint32_t a, uint32_t b, bool relu = false) {
   return intops_detail::packed16x2<int16_t>(a, b, [relu](int16_t x, int16_t y) {
-    int16_t m = min(x, y);
+    int16_t m = minInt(x, y);
     return relu && m < 0 ? int16_t(0) : m;
   });
 }
@@ -316,7 +318,7 @@ static inline uint32_t minS16x2(uint32_t a, uint32_t b, bool relu = false) {
 /// max{.relu}.s16x2.
 static inline uint32_t maxS16x2(uint32_t a, uint32_t b, bool relu = false) {
   return intops_detail::packed16x2<int16_t>(a, b, [relu](int16_t x, int16_t y) {
-    int16_t m = max(x, y);
+    int16_t m = maxInt(x, y);
     return relu && m < 0 ? int16_t(0) : m;
   });
 }

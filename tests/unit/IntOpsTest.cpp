@@ -209,35 +209,35 @@ TEST(IntOpsArith, Sad) {
 }
 
 TEST(IntOpsArith, DivRemNeverTrap) {
-  EXPECT_EQ(ex::div<uint32_t>(7, 0), 0xffffffffu);
-  EXPECT_EQ(ex::div<int32_t>(7, 0), -1);
-  EXPECT_EQ(ex::div<int32_t>(-7, 0), -1);
-  EXPECT_EQ(ex::div<uint64_t>(7, 0), ~0ull);
-  EXPECT_EQ(ex::div<int16_t>(7, 0), -1);
-  EXPECT_EQ(ex::rem<uint32_t>(7, 0), 7u);
-  EXPECT_EQ(ex::rem<int32_t>(-7, 0), -7);
-  EXPECT_EQ(ex::div<int32_t>(kMin32, -1), kMin32);
-  EXPECT_EQ(ex::rem<int32_t>(kMin32, -1), 0);
-  EXPECT_EQ(ex::div<int64_t>(kMin64, -1), kMin64);
-  EXPECT_EQ(ex::rem<int64_t>(kMin64, -1), 0);
-  EXPECT_EQ(ex::div<int16_t>(-32768, -1), -32768);
-  EXPECT_EQ(ex::div<int32_t>(-7, 2), -3); // truncates toward zero
-  EXPECT_EQ(ex::rem<int32_t>(-7, 2), -1);
-  EXPECT_EQ(ex::rem<int32_t>(7, -2), 1);
-  EXPECT_EQ(ex::div<uint32_t>(0xffffffffu, 2), 0x7fffffffu);
+  EXPECT_EQ(ex::divInt<uint32_t>(7, 0), 0xffffffffu);
+  EXPECT_EQ(ex::divInt<int32_t>(7, 0), -1);
+  EXPECT_EQ(ex::divInt<int32_t>(-7, 0), -1);
+  EXPECT_EQ(ex::divInt<uint64_t>(7, 0), ~0ull);
+  EXPECT_EQ(ex::divInt<int16_t>(7, 0), -1);
+  EXPECT_EQ(ex::remInt<uint32_t>(7, 0), 7u);
+  EXPECT_EQ(ex::remInt<int32_t>(-7, 0), -7);
+  EXPECT_EQ(ex::divInt<int32_t>(kMin32, -1), kMin32);
+  EXPECT_EQ(ex::remInt<int32_t>(kMin32, -1), 0);
+  EXPECT_EQ(ex::divInt<int64_t>(kMin64, -1), kMin64);
+  EXPECT_EQ(ex::remInt<int64_t>(kMin64, -1), 0);
+  EXPECT_EQ(ex::divInt<int16_t>(-32768, -1), -32768);
+  EXPECT_EQ(ex::divInt<int32_t>(-7, 2), -3); // truncates toward zero
+  EXPECT_EQ(ex::remInt<int32_t>(-7, 2), -1);
+  EXPECT_EQ(ex::remInt<int32_t>(7, -2), 1);
+  EXPECT_EQ(ex::divInt<uint32_t>(0xffffffffu, 2), 0x7fffffffu);
 }
 
 TEST(IntOpsArith, AbsNegMinMax) {
-  EXPECT_EQ(ex::abs<int32_t>(kMin32), kMin32);
-  EXPECT_EQ(ex::abs<int32_t>(-5), 5);
-  EXPECT_EQ(ex::abs<int16_t>(-32768), -32768);
-  EXPECT_EQ(ex::abs<int64_t>(kMin64), kMin64);
-  EXPECT_EQ(ex::neg<int32_t>(kMin32), kMin32);
-  EXPECT_EQ(ex::neg<int32_t>(5), -5);
-  EXPECT_EQ(ex::neg<int64_t>(kMin64), kMin64);
-  EXPECT_EQ(ex::min<int32_t>(-1, 1), -1);
-  EXPECT_EQ(ex::min<uint32_t>(0xffffffffu, 1), 1u);
-  EXPECT_EQ(ex::max<int64_t>(kMin64, -1), -1);
+  EXPECT_EQ(ex::absInt<int32_t>(kMin32), kMin32);
+  EXPECT_EQ(ex::absInt<int32_t>(-5), 5);
+  EXPECT_EQ(ex::absInt<int16_t>(-32768), -32768);
+  EXPECT_EQ(ex::absInt<int64_t>(kMin64), kMin64);
+  EXPECT_EQ(ex::negInt<int32_t>(kMin32), kMin32);
+  EXPECT_EQ(ex::negInt<int32_t>(5), -5);
+  EXPECT_EQ(ex::negInt<int64_t>(kMin64), kMin64);
+  EXPECT_EQ(ex::minInt<int32_t>(-1, 1), -1);
+  EXPECT_EQ(ex::minInt<uint32_t>(0xffffffffu, 1), 1u);
+  EXPECT_EQ(ex::maxInt<int64_t>(kMin64, -1), -1);
   EXPECT_EQ(ex::minReluS32(-3, 5), 0);
   EXPECT_EQ(ex::minReluS32(3, 5), 3);
   EXPECT_EQ(ex::maxReluS32(-3, -5), 0);
