@@ -1,0 +1,31 @@
+#pragma once
+// Helpers shared by the files that define the exported CUDA entry points.
+
+#include "runtime/api/Context.h"
+
+#include <mutex>
+
+/// Marks a definition as part of the library's exported CUDA ABI (everything else is hidden).
+#define PTXSIM_API extern "C" __attribute__((visibility("default")))
+
+namespace ptxsim::runtime {
+
+/// Records a failed call as the thread's last error and returns it.
+inline cudaError_t ret(cudaError_t e) {
+  if (e != cudaSuccess)
+    lastError() = e;
+  return e;
+}
+
+} // namespace ptxsim::runtime
+
+/// Opens an API call: the context, locked for the rest of the function.
+#define PTXSIM_LOCK                                                                               \
+  ::ptxsim::runtime::Context &ctx = ::ptxsim::runtime::Context::get();                            \
+  std::lock_guard<std::mutex> lock_(ctx.mutex())
+
+/// Like PTXSIM_LOCK, and returns the sticky error of a faulted context.
+#define PTXSIM_LOCK_CHECKED                                                                       \
+  PTXSIM_LOCK;                                                                                    \
+  if (ctx.sticky() != cudaSuccess)                                                                \
+  return ::ptxsim::runtime::ret(ctx.sticky())

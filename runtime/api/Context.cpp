@@ -1,0 +1,342 @@
+#include "runtime/api/Context.h"
+
+#include "runtime/fatbin/Fatbin.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace ptxsim::runtime {
+
+namespace {
+
+constexpr uint32_t kFatbinWrapperMagic = 0x466243b1;
+constexpr uint32_t kFatbinMagic = 0xBA55ED50;
+
+struct FatbinWrapper {
+  int magic;
+  int version;
+  const void *data;
+  void *filenameOrFatbins;
+};
+
+unsigned envUnsigned(const char *name, unsigned dflt) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return dflt;
+  char *end = nullptr;
+  unsigned long n = std::strtoul(v, &end, 10);
+  if (*end != '\0') {
+    std::fprintf(stderr, "ptxsim: ignoring %s=%s (not a number)\n", name, v);
+    return dflt;
+  }
+  return static_cast<unsigned>(n);
+}
+
+cudaError_t launchError(const ptx::exec::LaunchResult &r) {
+  using ptx::exec::LaunchStatus;
+  switch (r.status) {
+  case LaunchStatus::Ok:
+    return cudaSuccess;
+  case LaunchStatus::InvalidConfig:
+    return cudaErrorInvalidConfiguration;
+  case LaunchStatus::OutOfResources:
+    return cudaErrorLaunchOutOfResources;
+  case LaunchStatus::Misaligned:
+    return cudaErrorMisalignedAddress;
+  case LaunchStatus::IllegalAddress:
+    return cudaErrorIllegalAddress;
+  case LaunchStatus::Trap:
+    // Device-side assert() ends in a trap after __assertfail; CUDA reports it separately.
+    return r.message.find("assert") != std::string::npos ? cudaErrorAssert
+                                                          : cudaErrorLaunchFailure;
+  case LaunchStatus::Fault:
+  case LaunchStatus::Unsupported:
+    return cudaErrorLaunchFailure;
+  }
+  return cudaErrorLaunchFailure;
+}
+
+bool isStickyLaunchError(cudaError_t e) {
+  return e != cudaSuccess && e != cudaErrorInvalidConfiguration &&
+         e != cudaErrorLaunchOutOfResources && e != cudaErrorInvalidValue;
+}
+
+} // namespace
+
+cudaError_t &lastError() {
+  static thread_local cudaError_t err = cudaSuccess;
+  return err;
+}
+
+Context &Context::get() {
+  // Never destroyed: atexit handlers of the application (e.g. __cudaUnregisterFatBinary) may run
+  // after our own static destructors would have.
+  static Context *ctx = new Context();
+  return *ctx;
+}
+
+ptx::exec::Engine &Context::engine() {
+  if (!engine_) {
+    ptx::exec::EngineConfig cfg;
+    cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
+    engine_ = std::make_unique<ptx::exec::Engine>(cfg);
+    // Device printf goes to the application's stdout, in order with its own output.
+    engine_->setPrintfSink([](const std::string &s) {
+      std::fwrite(s.data(), 1, s.size(), stdout);
+      std::fflush(stdout);
+    });
+  }
+  return *engine_;
+}
+
+FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
+  auto fb = std::make_unique<FatbinModule>();
+  FatbinModule *result = fb.get();
+  fatbins_.push_back(std::move(fb));
+  const auto *w = static_cast<const FatbinWrapper *>(wrapperPtr);
+  if (!w || static_cast<uint32_t>(w->magic) != kFatbinWrapperMagic || !w->data) {
+    result->loadError = "unrecognised fat binary wrapper";
+    return result;
+  }
+  const auto *data = static_cast<const uint8_t *>(w->data);
+  uint32_t magic;
+  uint16_t headerSize;
+  uint64_t bodySize;
+  std::memcpy(&magic, data, 4);
+  std::memcpy(&headerSize, data + 6, 2);
+  std::memcpy(&bodySize, data + 8, 8);
+  if (magic != kFatbinMagic) {
+    result->loadError = "fat binary has a bad magic number";
+    return result;
+  }
+  std::vector<fatbin::Entry> entries;
+  std::string err = fatbin::parseFatbin(data, size_t(headerSize) + bodySize, entries);
+  if (!err.empty()) {
+    result->loadError = "cannot read the embedded fat binary: " + err;
+    return result;
+  }
+  const fatbin::Entry *best = nullptr;
+  uint32_t sassArch = 0;
+  for (const fatbin::Entry &e : entries) {
+    if (e.kind != fatbin::EntryKind::Ptx) {
+      sassArch = std::max(sassArch, e.arch);
+      continue;
+    }
+    auto key = [](const fatbin::Entry &x) {
+      return std::make_tuple(x.arch, x.versionMajor, x.versionMinor);
+    };
+    if (!best || key(e) > key(*best))
+      best = &e;
+  }
+  if (!best) {
+    std::ostringstream os;
+    os << "the program carries no PTX";
+    if (sassArch)
+      os << " (only SASS for sm_" << sassArch << "); rebuild it with PTX, e.g. nvcc -gencode "
+         << "arch=compute_" << sassArch << ",code=compute_" << sassArch;
+    result->loadError = os.str();
+    return result;
+  }
+  result->ptx = best->data;
+  result->name = "fatbin" + std::to_string(fatbins_.size()) + ".sm_" + std::to_string(best->arch) +
+                 ".ptx";
+  return result;
+}
+
+void Context::registerFunction(FatbinModule *fb, const void *hostStub, const char *deviceName) {
+  auto &slot = kernels_[hostStub];
+  if (slot)
+    kernelHandles_.erase(slot.get());
+  slot = std::make_unique<KernelEntry>();
+  slot->fatbin = fb;
+  slot->deviceName = deviceName ? deviceName : "";
+  kernelHandles_.insert(slot.get());
+}
+
+void Context::registerVar(FatbinModule *fb, const void *hostVar, const char *deviceName,
+                          size_t size, bool isConst, void **managedHostPtr) {
+  VarEntry &v = vars_[hostVar];
+  v.fatbin = fb;
+  v.deviceName = deviceName ? deviceName : "";
+  v.size = size;
+  v.isConst = isConst;
+  v.managedHostPtr = managedHostPtr;
+  v.symbol = nullptr;
+  if (fb->module >= 0)
+    bindSymbols(*fb);
+}
+
+void Context::loadModule(FatbinModule &fb) {
+  fb.loadTried = true;
+  if (fb.ptx.empty()) {
+    std::fprintf(stderr, "ptxsim: %s\n", fb.loadError.c_str());
+    return;
+  }
+  DiagEngine diags;
+  int id = engine().loadModule(fb.ptx, fb.name, diags);
+  if (id < 0) {
+    std::ostringstream os;
+    diags.print(os);
+    fb.loadError = "cannot load the program's PTX:\n" + os.str();
+    std::fprintf(stderr, "ptxsim: %s", fb.loadError.c_str());
+    return;
+  }
+  fb.module = id;
+  bindSymbols(fb);
+}
+
+void Context::bindSymbols(FatbinModule &fb) {
+  ptx::exec::Engine &eng = engine();
+  for (auto &[stub, k] : kernels_)
+    if (k->fatbin == &fb)
+      k->kernel = eng.findKernel(k->deviceName, fb.module);
+  for (auto &[host, v] : vars_) {
+    if (v.fatbin != &fb)
+      continue;
+    v.symbol = eng.findGlobal(v.deviceName, fb.module);
+    if (v.symbol && v.managedHostPtr)
+      *v.managedHostPtr = ptx::exec::DeviceMemory::host(v.symbol->addr);
+  }
+}
+
+cudaError_t Context::ensureLoaded() {
+  cudaError_t result = cudaSuccess;
+  for (auto &fb : fatbins_) {
+    if (fb->unregistered)
+      continue;
+    if (!fb->loadTried)
+      loadModule(*fb);
+    if (fb->module < 0)
+      result = fb->ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
+  }
+  return result;
+}
+
+KernelEntry *Context::findKernel(const void *func) {
+  auto it = kernels_.find(func);
+  KernelEntry *k = nullptr;
+  if (it != kernels_.end())
+    k = it->second.get();
+  else if (kernelHandles_.count(static_cast<const KernelEntry *>(func)))
+    k = const_cast<KernelEntry *>(static_cast<const KernelEntry *>(func));
+  if (k && !k->fatbin->loadTried)
+    ensureLoaded();
+  return k;
+}
+
+VarEntry *Context::findVar(const void *hostVar) {
+  auto it = vars_.find(hostVar);
+  if (it == vars_.end())
+    return nullptr;
+  if (!it->second.fatbin->loadTried)
+    ensureLoaded();
+  return &it->second;
+}
+
+bool Context::validStream(cudaStream_t s) const {
+  return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread ||
+         streams.count(reinterpret_cast<StreamObj *>(s));
+}
+
+int Context::maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShared) {
+  // A Hopper-like SM: 2048 threads, 32 CTAs, 228 KiB shared (1 KiB reserved per CTA).
+  if (blockSize <= 0)
+    return 0;
+  int warps = (blockSize + 31) / 32;
+  int blocks = std::min(32, 64 / warps);
+  size_t shared = (k.kernel ? k.kernel->staticShared : 0) + dynShared;
+  if (shared)
+    blocks = std::min<int>(blocks, int((228 * 1024) / (shared + 1024)));
+  return std::max(blocks, 0);
+}
+
+cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, size_t shmem,
+                            cudaStream_t stream, bool cooperative) {
+  if (sticky_)
+    return sticky_;
+  if (!k)
+    return cudaErrorInvalidDeviceFunction;
+  if (!k->kernel) {
+    cudaError_t e = ensureLoaded();
+    if (!k->kernel)
+      return e ? e : cudaErrorInvalidDeviceFunction;
+  }
+  if (!validStream(stream))
+    return cudaErrorInvalidResourceHandle;
+  const ptx::exec::Kernel &kern = *k->kernel;
+  uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || threads == 0 || block.x > 1024 ||
+      block.y > 1024 || block.z > 64 || threads > 1024 || grid.x > 0x7fffffffu ||
+      grid.y > 65535 || grid.z > 65535)
+    return cudaErrorInvalidConfiguration;
+  if (kern.maxThreads && threads > kern.maxThreads)
+    return cudaErrorLaunchOutOfResources;
+  const ptx::exec::EngineConfig &cfg = engine().config();
+  size_t dynLimit = k->maxDynamicShared >= 0
+                        ? size_t(k->maxDynamicShared)
+                        : cfg.maxSharedPerBlock - std::min<size_t>(kern.staticShared,
+                                                                   cfg.maxSharedPerBlock);
+  if (shmem > dynLimit || kern.staticShared + shmem > cfg.maxSharedPerBlockOptin)
+    return cudaErrorInvalidValue;
+  if (cooperative) {
+    int perSm = maxBlocksPerSm(*k, int(threads), shmem);
+    if (grid.x * uint64_t(grid.y) * grid.z > uint64_t(perSm) * cfg.numSms)
+      return cudaErrorCooperativeLaunchTooLarge;
+  }
+  size_t nparams = kern.paramOffsets.size();
+  if (nparams && !args)
+    return cudaErrorInvalidValue;
+  std::vector<uint8_t> buf(kern.paramBytes);
+  for (size_t i = 0; i < nparams; ++i) {
+    if (!args[i])
+      return cudaErrorInvalidValue;
+    std::memcpy(buf.data() + kern.paramOffsets[i], args[i], kern.paramSizes[i]);
+  }
+  ptx::exec::LaunchParams lp;
+  lp.kernel = &kern;
+  lp.grid = {grid.x, grid.y, grid.z};
+  lp.block = {block.x, block.y, block.z};
+  lp.dynamicShared = uint32_t(shmem);
+  lp.params = buf.data();
+  lp.cooperative = cooperative;
+  std::fflush(stdout);
+  ptx::exec::LaunchResult r = engine().launch(lp);
+  std::fflush(stdout);
+  cudaError_t e = launchError(r);
+  if (e == cudaSuccess)
+    return cudaSuccess;
+  if (!r.message.empty())
+    std::fprintf(stderr, "ptxsim: %s\n", r.message.c_str());
+  if (!isStickyLaunchError(e))
+    return e;
+  // A fault is reported by the next synchronising call, as on hardware; the context stays
+  // unusable until cudaDeviceReset.
+  sticky_ = e;
+  return cudaSuccess;
+}
+
+void Context::reset() {
+  for (StreamObj *s : streams)
+    delete s;
+  streams.clear();
+  for (EventObj *e : events)
+    delete e;
+  events.clear();
+  callConfigs.clear();
+  engine_.reset();
+  for (auto &fb : fatbins_) {
+    fb->module = -1;
+    fb->loadTried = false;
+  }
+  for (auto &[stub, k] : kernels_)
+    k->kernel = nullptr;
+  for (auto &[host, v] : vars_)
+    v.symbol = nullptr;
+  sticky_ = cudaSuccess;
+  printfFifoBytes = 1 << 20;
+}
+
+} // namespace ptxsim::runtime

@@ -1,0 +1,135 @@
+#pragma once
+// The process-wide device context behind ptxsim's libcudart.so.13.
+//
+// Contract: there is one simulated device and one context, created lazily by the first CUDA call
+// that needs it and never destroyed (the application's atexit handlers may still call into the
+// runtime after main returns). Every entry point takes the context mutex, so the runtime may be
+// called from several host threads; work executes synchronously at the call, which makes stream
+// and event ordering trivially right. Fat binaries are registered by the application's static
+// constructors before main; their PTX is loaded into the engine lazily, at the first launch,
+// symbol access or __cudaInitModule, so a program that never touches the device pays nothing.
+//
+// Errors follow CUDA: a call returns its own error and records it as the thread's last error
+// (cudaGetLastError returns and clears it); a kernel fault becomes a sticky error that every
+// later context call returns until cudaDeviceReset.
+
+#include "ptx/exec/Engine.h"
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace ptxsim::runtime {
+
+/// One registered fat binary: the PTX we chose from it and, once loaded, its engine module id.
+struct FatbinModule {
+  std::string ptx;       ///< newest PTX entry; empty when the binary has none
+  std::string name;      ///< file name used in diagnostics, e.g. "app.sm_75.ptx"
+  std::string loadError; ///< why it has no PTX or failed to load
+  int module = -1;       ///< engine module id once loaded
+  bool loadTried = false;
+  bool unregistered = false;
+};
+
+/// A host stub registered with __cudaRegisterFunction; also the cudaKernel_t handed out.
+struct KernelEntry {
+  FatbinModule *fatbin = nullptr;
+  std::string deviceName;
+  const ptx::exec::Kernel *kernel = nullptr; ///< resolved when the module loads
+  int maxDynamicShared = -1;                  ///< cudaFuncAttributeMaxDynamicSharedMemorySize
+};
+
+/// A `__device__`, `__constant__` or `__managed__` variable registered by the host.
+struct VarEntry {
+  FatbinModule *fatbin = nullptr;
+  std::string deviceName;
+  size_t size = 0;
+  bool isConst = false;
+  void **managedHostPtr = nullptr; ///< for managed variables: where the host reads the address
+  const ptx::exec::GlobalSymbol *symbol = nullptr;
+};
+
+struct StreamObj {
+  unsigned flags = 0;
+  int priority = 0;
+};
+
+struct EventObj {
+  unsigned flags = 0;
+  bool recorded = false;
+  std::chrono::steady_clock::time_point when;
+};
+
+struct LaunchConfig {
+  dim3 grid, block;
+  size_t sharedMem = 0;
+  cudaStream_t stream = nullptr;
+};
+
+class Context {
+public:
+  static Context &get();
+
+  std::mutex &mutex() { return mu_; }
+
+  // --- registration (called under the mutex) ---
+  FatbinModule *registerFatbin(const void *wrapper);
+  void registerFunction(FatbinModule *fb, const void *hostStub, const char *deviceName);
+  void registerVar(FatbinModule *fb, const void *hostVar, const char *deviceName, size_t size,
+                   bool isConst, void **managedHostPtr);
+
+  /// Creates the engine when needed and loads every registered module not yet loaded.
+  /// Returns cudaSuccess or the error of the failed module (also printed once).
+  cudaError_t ensureLoaded();
+  ptx::exec::Engine &engine();
+
+  /// Host stub or cudaKernel_t -> entry; null when unknown.
+  KernelEntry *findKernel(const void *func);
+  /// Host shadow variable -> entry (loaded); null when unknown.
+  VarEntry *findVar(const void *hostVar);
+
+  /// Validates and runs a launch. `args` points to one pointer per kernel parameter.
+  cudaError_t launch(KernelEntry *k, dim3 grid, dim3 block, void **args, size_t shmem,
+                     cudaStream_t stream, bool cooperative);
+
+  // --- errors ---
+  cudaError_t sticky() const { return sticky_; }
+  void setSticky(cudaError_t e) { sticky_ = e; }
+  /// Destroys the engine and every allocation, stream and event; registrations stay.
+  void reset();
+
+  // --- objects ---
+  bool validStream(cudaStream_t s) const;
+  std::unordered_set<StreamObj *> streams;
+  std::unordered_set<EventObj *> events;
+  std::vector<LaunchConfig> callConfigs; ///< __cudaPushCallConfiguration stack
+
+  size_t printfFifoBytes = 1 << 20;
+  /// Occupancy: CTAs of `k` with `blockSize` threads that fit on one SM at once.
+  int maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShared);
+
+private:
+  Context() = default;
+  void loadModule(FatbinModule &fb);
+  void bindSymbols(FatbinModule &fb);
+
+  std::mutex mu_;
+  std::unique_ptr<ptx::exec::Engine> engine_;
+  std::vector<std::unique_ptr<FatbinModule>> fatbins_;
+  std::unordered_map<const void *, std::unique_ptr<KernelEntry>> kernels_; ///< by host stub
+  std::unordered_set<const KernelEntry *> kernelHandles_;
+  std::unordered_map<const void *, VarEntry> vars_; ///< by host variable address
+  cudaError_t sticky_ = cudaSuccess;
+};
+
+/// The calling thread's last error (cudaGetLastError/cudaPeekAtLastError).
+cudaError_t &lastError();
+
+} // namespace ptxsim::runtime

@@ -1,0 +1,854 @@
+// The documented CUDA runtime API: device queries, memory, copies, symbols, launches, streams,
+// events and errors. Everything executes synchronously at the call.
+
+#include "runtime/api/Api.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+using namespace ptxsim::runtime;
+using ptxsim::ptx::exec::AllocKind;
+using ptxsim::ptx::exec::Allocation;
+using ptxsim::ptx::exec::DeviceMemory;
+
+namespace {
+
+constexpr int kComputeMajor = 9, kComputeMinor = 0;
+constexpr int kClockKhz = 1755000, kMemClockKhz = 2619000;
+
+uint64_t addr(const void *p) { return reinterpret_cast<uint64_t>(p); }
+
+/// True when [p, p+n) lies in one live device-arena allocation.
+bool deviceRange(Context &ctx, const void *p, size_t n) {
+  return ctx.engine().memory().valid(addr(p), n);
+}
+
+/// A pointer the copy may treat as host memory: anything outside the arena, or a valid range
+/// inside it (pinned and managed memory are host-accessible, as with UVA).
+bool hostRange(Context &ctx, const void *p, size_t n) {
+  DeviceMemory &mem = ctx.engine().memory();
+  return !mem.inArena(addr(p)) || mem.valid(addr(p), n);
+}
+
+cudaError_t checkCopy(Context &ctx, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  if (count == 0)
+    return cudaSuccess;
+  if (!dst || !src)
+    return cudaErrorInvalidValue;
+  bool ok = false;
+  switch (kind) {
+  case cudaMemcpyHostToHost:
+    ok = hostRange(ctx, dst, count) && hostRange(ctx, src, count);
+    break;
+  case cudaMemcpyHostToDevice:
+    ok = deviceRange(ctx, dst, count) && hostRange(ctx, src, count);
+    break;
+  case cudaMemcpyDeviceToHost:
+    ok = hostRange(ctx, dst, count) && deviceRange(ctx, src, count);
+    break;
+  case cudaMemcpyDeviceToDevice:
+    ok = deviceRange(ctx, dst, count) && deviceRange(ctx, src, count);
+    break;
+  case cudaMemcpyDefault:
+    ok = hostRange(ctx, dst, count) && hostRange(ctx, src, count);
+    break;
+  default:
+    return cudaErrorInvalidMemcpyDirection;
+  }
+  return ok ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+cudaError_t doCopy(Context &ctx, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  cudaError_t e = checkCopy(ctx, dst, src, count, kind);
+  if (e == cudaSuccess && count)
+    std::memmove(dst, src, count);
+  return e;
+}
+
+cudaError_t doMemset(Context &ctx, void *p, int value, size_t count) {
+  if (count == 0)
+    return cudaSuccess;
+  if (!deviceRange(ctx, p, count))
+    return cudaErrorInvalidValue;
+  std::memset(p, value, count);
+  return cudaSuccess;
+}
+
+cudaError_t symbolRange(Context &ctx, const void *symbol, size_t count, size_t offset,
+                        char **where) {
+  VarEntry *v = symbol ? ctx.findVar(symbol) : nullptr;
+  if (!v || !v->symbol)
+    return cudaErrorInvalidSymbol;
+  if (offset > v->symbol->size || count > v->symbol->size - offset)
+    return cudaErrorInvalidValue;
+  *where = static_cast<char *>(DeviceMemory::host(v->symbol->addr)) + offset;
+  return cudaSuccess;
+}
+
+cudaError_t allocate(Context &ctx, void **ptr, size_t size, AllocKind kind) {
+  if (!ptr)
+    return cudaErrorInvalidValue;
+  if (size == 0) {
+    *ptr = nullptr;
+    return cudaSuccess;
+  }
+  uint64_t a = ctx.engine().memory().allocate(size, kind);
+  if (!a) {
+    *ptr = nullptr;
+    return cudaErrorMemoryAllocation;
+  }
+  *ptr = DeviceMemory::host(a);
+  return cudaSuccess;
+}
+
+cudaError_t release(Context &ctx, void *ptr, bool host) {
+  if (!ptr)
+    return cudaSuccess;
+  DeviceMemory &mem = ctx.engine().memory();
+  const Allocation *a = mem.find(addr(ptr));
+  if (!a || a->base != addr(ptr))
+    return cudaErrorInvalidValue;
+  bool isHost = a->kind == AllocKind::Host;
+  bool isDevice = a->kind == AllocKind::Device || a->kind == AllocKind::Managed;
+  if (host ? !isHost : !isDevice)
+    return cudaErrorInvalidValue;
+  mem.release(addr(ptr));
+  return cudaSuccess;
+}
+
+StreamObj *stream(cudaStream_t s) { return reinterpret_cast<StreamObj *>(s); }
+EventObj *event(cudaEvent_t e) { return reinterpret_cast<EventObj *>(e); }
+
+void fillProps(Context &ctx, cudaDeviceProp &p) {
+  const auto &cfg = ctx.engine().config();
+  std::memset(&p, 0, sizeof p);
+  std::snprintf(p.name, sizeof p.name, "ptxsim functional GPU");
+  std::memcpy(p.uuid.bytes, "ptxsim-device-00", 16);
+  p.totalGlobalMem = ctx.engine().memory().capacity();
+  p.sharedMemPerBlock = cfg.maxSharedPerBlock;
+  p.regsPerBlock = 65536;
+  p.warpSize = 32;
+  p.memPitch = 0x7fffffff;
+  p.maxThreadsPerBlock = int(cfg.maxThreadsPerBlock);
+  p.maxThreadsDim[0] = 1024;
+  p.maxThreadsDim[1] = 1024;
+  p.maxThreadsDim[2] = 64;
+  p.maxGridSize[0] = 0x7fffffff;
+  p.maxGridSize[1] = 65535;
+  p.maxGridSize[2] = 65535;
+  p.totalConstMem = 64 * 1024;
+  p.major = kComputeMajor;
+  p.minor = kComputeMinor;
+  p.textureAlignment = 512;
+  p.texturePitchAlignment = 32;
+  p.multiProcessorCount = int(cfg.numSms);
+  p.canMapHostMemory = 1;
+  p.surfaceAlignment = 512;
+  p.concurrentKernels = 1;
+  p.asyncEngineCount = 2;
+  p.unifiedAddressing = 1;
+  p.memoryBusWidth = 5120;
+  p.l2CacheSize = 50 * 1024 * 1024;
+  p.maxThreadsPerMultiProcessor = 2048;
+  p.streamPrioritiesSupported = 1;
+  p.globalL1CacheSupported = 1;
+  p.localL1CacheSupported = 1;
+  p.sharedMemPerMultiprocessor = 228 * 1024;
+  p.regsPerMultiprocessor = 65536;
+  p.managedMemory = 1;
+  p.hostNativeAtomicSupported = 1;
+  p.pageableMemoryAccess = 0;
+  p.concurrentManagedAccess = 1;
+  p.computePreemptionSupported = 1;
+  p.canUseHostPointerForRegisteredMem = 1;
+  p.cooperativeLaunch = 1;
+  p.sharedMemPerBlockOptin = cfg.maxSharedPerBlockOptin;
+  p.directManagedMemAccessFromHost = 1;
+  p.maxBlocksPerMultiProcessor = 32;
+  p.reservedSharedMemPerBlock = 1024;
+  p.memoryPoolsSupported = 0;
+  p.clusterLaunch = 0;
+  p.unifiedFunctionPointers = 0;
+  p.deviceNumaId = -1;
+  p.hostNumaId = -1;
+}
+
+int attribute(Context &ctx, cudaDeviceAttr attr) {
+  cudaDeviceProp p;
+  fillProps(ctx, p);
+  switch (attr) {
+  case cudaDevAttrMaxThreadsPerBlock: return p.maxThreadsPerBlock;
+  case cudaDevAttrMaxBlockDimX: return p.maxThreadsDim[0];
+  case cudaDevAttrMaxBlockDimY: return p.maxThreadsDim[1];
+  case cudaDevAttrMaxBlockDimZ: return p.maxThreadsDim[2];
+  case cudaDevAttrMaxGridDimX: return p.maxGridSize[0];
+  case cudaDevAttrMaxGridDimY: return p.maxGridSize[1];
+  case cudaDevAttrMaxGridDimZ: return p.maxGridSize[2];
+  case cudaDevAttrMaxSharedMemoryPerBlock: return int(p.sharedMemPerBlock);
+  case cudaDevAttrTotalConstantMemory: return int(p.totalConstMem);
+  case cudaDevAttrWarpSize: return p.warpSize;
+  case cudaDevAttrMaxPitch: return int(p.memPitch);
+  case cudaDevAttrMaxRegistersPerBlock: return p.regsPerBlock;
+  case cudaDevAttrClockRate: return kClockKhz;
+  case cudaDevAttrTextureAlignment: return int(p.textureAlignment);
+  case cudaDevAttrGpuOverlap: return 1;
+  case cudaDevAttrMultiProcessorCount: return p.multiProcessorCount;
+  case cudaDevAttrKernelExecTimeout: return 0;
+  case cudaDevAttrIntegrated: return 0;
+  case cudaDevAttrCanMapHostMemory: return 1;
+  case cudaDevAttrComputeMode: return cudaComputeModeDefault;
+  case cudaDevAttrConcurrentKernels: return 1;
+  case cudaDevAttrEccEnabled: return 0;
+  case cudaDevAttrMemoryClockRate: return kMemClockKhz;
+  case cudaDevAttrGlobalMemoryBusWidth: return p.memoryBusWidth;
+  case cudaDevAttrL2CacheSize: return p.l2CacheSize;
+  case cudaDevAttrMaxThreadsPerMultiProcessor: return p.maxThreadsPerMultiProcessor;
+  case cudaDevAttrAsyncEngineCount: return p.asyncEngineCount;
+  case cudaDevAttrUnifiedAddressing: return 1;
+  case cudaDevAttrComputeCapabilityMajor: return p.major;
+  case cudaDevAttrComputeCapabilityMinor: return p.minor;
+  case cudaDevAttrStreamPrioritiesSupported: return 1;
+  case cudaDevAttrGlobalL1CacheSupported: return 1;
+  case cudaDevAttrLocalL1CacheSupported: return 1;
+  case cudaDevAttrMaxSharedMemoryPerMultiprocessor: return int(p.sharedMemPerMultiprocessor);
+  case cudaDevAttrMaxRegistersPerMultiprocessor: return p.regsPerMultiprocessor;
+  case cudaDevAttrManagedMemory: return 1;
+  case cudaDevAttrIsMultiGpuBoard: return 0;
+  case cudaDevAttrHostNativeAtomicSupported: return 1;
+  case cudaDevAttrSingleToDoublePrecisionPerfRatio: return 2;
+  case cudaDevAttrPageableMemoryAccess: return 0;
+  case cudaDevAttrConcurrentManagedAccess: return 1;
+  case cudaDevAttrComputePreemptionSupported: return 1;
+  case cudaDevAttrCanUseHostPointerForRegisteredMem: return 1;
+  case cudaDevAttrCooperativeLaunch: return 1;
+  case cudaDevAttrMaxSharedMemoryPerBlockOptin: return int(p.sharedMemPerBlockOptin);
+  case cudaDevAttrDirectManagedMemAccessFromHost: return 1;
+  case cudaDevAttrMaxBlocksPerMultiprocessor: return p.maxBlocksPerMultiProcessor;
+  case cudaDevAttrReservedSharedMemoryPerBlock: return int(p.reservedSharedMemPerBlock);
+  default: return 0;
+  }
+}
+
+} // namespace
+
+// --- device -----------------------------------------------------------------------------------
+
+PTXSIM_API cudaError_t cudaGetDeviceCount(int *count) {
+  if (!count)
+    return ret(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaSetDevice(int device) {
+  return device == 0 ? cudaSuccess : ret(cudaErrorInvalidDevice);
+}
+
+PTXSIM_API cudaError_t cudaGetDevice(int *device) {
+  if (!device)
+    return ret(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaInitDevice(int device, unsigned int, unsigned int) {
+  return device == 0 ? cudaSuccess : ret(cudaErrorInvalidDevice);
+}
+
+PTXSIM_API cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
+
+PTXSIM_API cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
+  if (!flags)
+    return ret(cudaErrorInvalidValue);
+  *flags = cudaDeviceMapHost;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
+  if (!prop)
+    return ret(cudaErrorInvalidValue);
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  PTXSIM_LOCK;
+  fillProps(ctx, *prop);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) {
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  PTXSIM_LOCK;
+  *value = attribute(ctx, attr);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceSynchronize() {
+  PTXSIM_LOCK_CHECKED;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceReset() {
+  PTXSIM_LOCK;
+  ctx.reset();
+  lastError() = cudaSuccess;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaRuntimeGetVersion(int *v) {
+  if (!v)
+    return ret(cudaErrorInvalidValue);
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDriverGetVersion(int *v) {
+  if (!v)
+    return ret(cudaErrorInvalidValue);
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  PTXSIM_LOCK_CHECKED;
+  switch (limit) {
+  case cudaLimitStackSize:
+    ctx.engine().setStackBytes(value);
+    return cudaSuccess;
+  case cudaLimitMallocHeapSize:
+    ctx.engine().setHeapBytes(value);
+    return cudaSuccess;
+  case cudaLimitPrintfFifoSize:
+    ctx.printfFifoBytes = value;
+    return cudaSuccess;
+  case cudaLimitDevRuntimeSyncDepth:
+  case cudaLimitDevRuntimePendingLaunchCount:
+  case cudaLimitMaxL2FetchGranularity:
+  case cudaLimitPersistingL2CacheSize:
+    return cudaSuccess;
+  default:
+    return ret(cudaErrorUnsupportedLimit);
+  }
+}
+
+PTXSIM_API cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  const auto &cfg = ctx.engine().config();
+  switch (limit) {
+  case cudaLimitStackSize: *value = cfg.stackBytes; return cudaSuccess;
+  case cudaLimitMallocHeapSize: *value = cfg.heapBytes; return cudaSuccess;
+  case cudaLimitPrintfFifoSize: *value = ctx.printfFifoBytes; return cudaSuccess;
+  case cudaLimitDevRuntimeSyncDepth: *value = 2; return cudaSuccess;
+  case cudaLimitDevRuntimePendingLaunchCount: *value = 2048; return cudaSuccess;
+  case cudaLimitMaxL2FetchGranularity: *value = 64; return cudaSuccess;
+  case cudaLimitPersistingL2CacheSize: *value = 0; return cudaSuccess;
+  default: return ret(cudaErrorUnsupportedLimit);
+  }
+}
+
+PTXSIM_API cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+PTXSIM_API cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache *c) {
+  if (!c)
+    return ret(cudaErrorInvalidValue);
+  *c = cudaFuncCachePreferNone;
+  return cudaSuccess;
+}
+PTXSIM_API cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }
+
+// --- errors -----------------------------------------------------------------------------------
+
+PTXSIM_API cudaError_t cudaGetLastError() {
+  cudaError_t sticky = Context::get().sticky();
+  cudaError_t e = lastError();
+  lastError() = cudaSuccess;
+  return sticky != cudaSuccess ? sticky : e;
+}
+
+PTXSIM_API cudaError_t cudaPeekAtLastError() {
+  cudaError_t sticky = Context::get().sticky();
+  return sticky != cudaSuccess ? sticky : lastError();
+}
+
+// --- memory -----------------------------------------------------------------------------------
+
+PTXSIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
+  PTXSIM_LOCK_CHECKED;
+  return ret(allocate(ctx, devPtr, size, AllocKind::Device));
+}
+
+PTXSIM_API cudaError_t cudaFree(void *devPtr) {
+  PTXSIM_LOCK_CHECKED;
+  return ret(release(ctx, devPtr, false));
+}
+
+PTXSIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
+  PTXSIM_LOCK_CHECKED;
+  return ret(allocate(ctx, ptr, size, AllocKind::Host));
+}
+
+PTXSIM_API cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags) {
+  if (flags & ~(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  return ret(allocate(ctx, ptr, size, AllocKind::Host));
+}
+
+PTXSIM_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags) {
+  if (!pDevice || flags)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  const Allocation *a = ctx.engine().memory().find(addr(pHost));
+  if (!a || a->kind != AllocKind::Host)
+    return ret(cudaErrorInvalidValue);
+  *pDevice = pHost;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaFreeHost(void *ptr) {
+  PTXSIM_LOCK_CHECKED;
+  return ret(release(ctx, ptr, true));
+}
+
+PTXSIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags) {
+  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (size == 0)
+    return ret(cudaErrorInvalidValue);
+  return ret(allocate(ctx, devPtr, size, AllocKind::Managed));
+}
+
+PTXSIM_API cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
+  PTXSIM_LOCK_CHECKED;
+  DeviceMemory &mem = ctx.engine().memory();
+  if (free)
+    *free = mem.capacity() - std::min(mem.capacity(), mem.bytesInUse());
+  if (total)
+    *total = mem.capacity();
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  PTXSIM_LOCK_CHECKED;
+  return ret(doCopy(ctx, dst, src, count, kind));
+}
+
+PTXSIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+                                       cudaMemcpyKind kind, cudaStream_t s) {
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  return ret(doCopy(ctx, dst, src, count, kind));
+}
+
+PTXSIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                    size_t width, size_t height, cudaMemcpyKind kind) {
+  PTXSIM_LOCK_CHECKED;
+  if (width > dpitch || width > spitch)
+    return ret(cudaErrorInvalidPitchValue);
+  for (size_t r = 0; r < height; ++r) {
+    cudaError_t e = doCopy(ctx, static_cast<char *>(dst) + r * dpitch,
+                           static_cast<const char *>(src) + r * spitch, width, kind);
+    if (e)
+      return ret(e);
+  }
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
+  PTXSIM_LOCK_CHECKED;
+  return ret(doMemset(ctx, devPtr, value, count));
+}
+
+PTXSIM_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t s) {
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  return ret(doMemset(ctx, devPtr, value, count));
+}
+
+PTXSIM_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, cudaMemLocation,
+                                            unsigned int, cudaStream_t s) {
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  const Allocation *a = ctx.engine().memory().find(addr(devPtr));
+  if (!a || a->kind != AllocKind::Managed || !deviceRange(ctx, devPtr, count))
+    return ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, cudaMemLocation) {
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *ptr) {
+  if (!attr)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  std::memset(attr, 0, sizeof *attr);
+  attr->device = 0;
+  const Allocation *a = ctx.engine().memory().find(addr(ptr));
+  if (!a) {
+    attr->type = cudaMemoryTypeUnregistered;
+    attr->device = -2;
+    return cudaSuccess;
+  }
+  void *p = const_cast<void *>(ptr);
+  switch (a->kind) {
+  case AllocKind::Host:
+    attr->type = cudaMemoryTypeHost;
+    attr->devicePointer = attr->hostPointer = p;
+    break;
+  case AllocKind::Managed:
+    attr->type = cudaMemoryTypeManaged;
+    attr->devicePointer = attr->hostPointer = p;
+    break;
+  default:
+    attr->type = cudaMemoryTypeDevice;
+    attr->devicePointer = p;
+    break;
+  }
+  return cudaSuccess;
+}
+
+// --- symbols ----------------------------------------------------------------------------------
+
+PTXSIM_API cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                          size_t offset, cudaMemcpyKind kind) {
+  PTXSIM_LOCK_CHECKED;
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
+      kind != cudaMemcpyDefault)
+    return ret(cudaErrorInvalidMemcpyDirection);
+  char *where;
+  if (cudaError_t e = symbolRange(ctx, symbol, count, offset, &where))
+    return ret(e);
+  return ret(doCopy(ctx, where, src, count, cudaMemcpyDefault));
+}
+
+PTXSIM_API cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                            size_t offset, cudaMemcpyKind kind) {
+  PTXSIM_LOCK_CHECKED;
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
+      kind != cudaMemcpyDefault)
+    return ret(cudaErrorInvalidMemcpyDirection);
+  char *where;
+  if (cudaError_t e = symbolRange(ctx, symbol, count, offset, &where))
+    return ret(e);
+  return ret(doCopy(ctx, dst, where, count, cudaMemcpyDefault));
+}
+
+PTXSIM_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                               size_t offset, cudaMemcpyKind kind,
+                                               cudaStream_t s) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+
+PTXSIM_API cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
+                                                 size_t offset, cudaMemcpyKind kind,
+                                                 cudaStream_t s) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+
+PTXSIM_API cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
+  if (!devPtr)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  char *where;
+  if (cudaError_t e = symbolRange(ctx, symbol, 0, 0, &where))
+    return ret(e);
+  *devPtr = where;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
+  if (!size)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  VarEntry *v = symbol ? ctx.findVar(symbol) : nullptr;
+  if (!v || !v->symbol)
+    return ret(cudaErrorInvalidSymbol);
+  *size = v->symbol->size;
+  return cudaSuccess;
+}
+
+// --- kernels ----------------------------------------------------------------------------------
+
+PTXSIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                        size_t sharedMem, cudaStream_t s) {
+  PTXSIM_LOCK;
+  return ret(ctx.launch(ctx.findKernel(func), grid, block, args, sharedMem, s, false));
+}
+
+PTXSIM_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
+                                                   void **args, size_t sharedMem,
+                                                   cudaStream_t s) {
+  PTXSIM_LOCK;
+  return ret(ctx.launch(ctx.findKernel(func), grid, block, args, sharedMem, s, true));
+}
+
+PTXSIM_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *func) {
+  PTXSIM_LOCK;
+  if (!kernelPtr)
+    return ret(cudaErrorInvalidValue);
+  KernelEntry *k = ctx.findKernel(func);
+  *kernelPtr = reinterpret_cast<cudaKernel_t>(k);
+  return k ? cudaSuccess : ret(cudaErrorInvalidDeviceFunction);
+}
+
+PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func) {
+  if (!attr)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  KernelEntry *k = ctx.findKernel(func);
+  if (!k || !k->kernel)
+    return ret(cudaErrorInvalidDeviceFunction);
+  const auto &kern = *k->kernel;
+  const auto &cfg = ctx.engine().config();
+  std::memset(attr, 0, sizeof *attr);
+  attr->sharedSizeBytes = kern.staticShared;
+  attr->localSizeBytes = kern.localBytes;
+  attr->maxThreadsPerBlock = int(kern.maxThreads ? kern.maxThreads : cfg.maxThreadsPerBlock);
+  attr->numRegs = int(kern.numRegs);
+  attr->ptxVersion = kComputeMajor * 10 + kComputeMinor;
+  attr->binaryVersion = attr->ptxVersion;
+  attr->maxDynamicSharedSizeBytes =
+      k->maxDynamicShared >= 0 ? k->maxDynamicShared
+                               : int(cfg.maxSharedPerBlock - std::min<uint64_t>(
+                                                                 kern.staticShared,
+                                                                 cfg.maxSharedPerBlock));
+  attr->preferredShmemCarveout = -1;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value) {
+  PTXSIM_LOCK_CHECKED;
+  KernelEntry *k = ctx.findKernel(func);
+  if (!k || !k->kernel)
+    return ret(cudaErrorInvalidDeviceFunction);
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    const auto &cfg = ctx.engine().config();
+    if (value < 0 || uint64_t(value) + k->kernel->staticShared > cfg.maxSharedPerBlockOptin)
+      return ret(cudaErrorInvalidValue);
+    k->maxDynamicShared = value;
+  }
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache) {
+  PTXSIM_LOCK_CHECKED;
+  return ctx.findKernel(func) ? cudaSuccess : ret(cudaErrorInvalidDeviceFunction);
+}
+
+PTXSIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+  if (!numBlocks || blockSize <= 0)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  KernelEntry *k = ctx.findKernel(func);
+  if (!k || !k->kernel)
+    return ret(cudaErrorInvalidDeviceFunction);
+  *numBlocks = ctx.maxBlocksPerSm(*k, blockSize, dynamicSMemSize);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                                     const void *func,
+                                                                     int blockSize,
+                                                                     size_t dynamicSMemSize) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
+                                                                dynamicSMemSize, 0);
+}
+
+// --- streams ----------------------------------------------------------------------------------
+
+PTXSIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags,
+                                                    int priority) {
+  if (!s || (flags & ~cudaStreamNonBlocking))
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  auto *obj = new StreamObj{flags, priority};
+  ctx.streams.insert(obj);
+  *s = reinterpret_cast<cudaStream_t>(obj);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags) {
+  return cudaStreamCreateWithPriority(s, flags, 0);
+}
+
+PTXSIM_API cudaError_t cudaStreamCreate(cudaStream_t *s) {
+  return cudaStreamCreateWithPriority(s, cudaStreamDefault, 0);
+}
+
+PTXSIM_API cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.streams.erase(stream(s)))
+    return ret(cudaErrorInvalidResourceHandle);
+  delete stream(s);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  PTXSIM_LOCK_CHECKED;
+  return ctx.validStream(s) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
+}
+
+PTXSIM_API cudaError_t cudaStreamQuery(cudaStream_t s) {
+  PTXSIM_LOCK_CHECKED;
+  return ctx.validStream(s) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
+}
+
+PTXSIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags) {
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s) || !ctx.events.count(event(e)))
+    return ret(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags) {
+  if (!flags)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  *flags = ctx.streams.count(stream(s)) ? stream(s)->flags : 0;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority) {
+  if (!priority)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  *priority = ctx.streams.count(stream(s)) ? stream(s)->priority : 0;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
+  if (least)
+    *least = 0;
+  if (greatest)
+    *greatest = -5;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *userData) {
+  {
+    PTXSIM_LOCK_CHECKED;
+    if (!ctx.validStream(s) || !fn)
+      return ret(cudaErrorInvalidValue);
+  }
+  fn(userData); // outside the lock: the callback may not call CUDA, but may take its own locks
+  return cudaSuccess;
+}
+
+// --- events -----------------------------------------------------------------------------------
+
+PTXSIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags) {
+  if (!e || (flags & ~(cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess)))
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  auto *obj = new EventObj{};
+  obj->flags = flags;
+  ctx.events.insert(obj);
+  *e = reinterpret_cast<cudaEvent_t>(obj);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  return cudaEventCreateWithFlags(e, cudaEventDefault);
+}
+
+PTXSIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.events.count(event(e)) || !ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  event(e)->recorded = true;
+  event(e)->when = std::chrono::steady_clock::now();
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int) {
+  return cudaEventRecord(e, s);
+}
+
+PTXSIM_API cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  PTXSIM_LOCK_CHECKED;
+  return ctx.events.count(event(e)) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
+}
+
+PTXSIM_API cudaError_t cudaEventQuery(cudaEvent_t e) {
+  PTXSIM_LOCK_CHECKED;
+  return ctx.events.count(event(e)) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
+}
+
+PTXSIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ms)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.events.count(event(start)) || !ctx.events.count(event(end)))
+    return ret(cudaErrorInvalidResourceHandle);
+  EventObj *a = event(start), *b = event(end);
+  if ((a->flags | b->flags) & cudaEventDisableTiming)
+    return ret(cudaErrorInvalidResourceHandle);
+  if (!a->recorded || !b->recorded)
+    return ret(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(b->when - a->when).count();
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.events.erase(event(e)))
+    return ret(cudaErrorInvalidResourceHandle);
+  delete event(e);
+  return cudaSuccess;
+}
+
+// --- per-thread default stream variants (nvcc --default-stream per-thread) ---------------------
+
+PTXSIM_API cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, cudaMemcpyKind k) {
+  return cudaMemcpy(dst, src, n, k);
+}
+PTXSIM_API cudaError_t cudaMemset_ptds(void *p, int v, size_t n) { return cudaMemset(p, v, n); }
+PTXSIM_API cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n,
+                                            cudaMemcpyKind k, cudaStream_t s) {
+  return cudaMemcpyAsync(dst, src, n, k, s);
+}
+PTXSIM_API cudaError_t cudaMemsetAsync_ptsz(void *p, int v, size_t n, cudaStream_t s) {
+  return cudaMemsetAsync(p, v, n, s);
+}
+PTXSIM_API cudaError_t cudaMemcpyToSymbol_ptds(const void *sym, const void *src, size_t n,
+                                               size_t off, cudaMemcpyKind k) {
+  return cudaMemcpyToSymbol(sym, src, n, off, k);
+}
+PTXSIM_API cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *sym, size_t n, size_t off,
+                                                 cudaMemcpyKind k) {
+  return cudaMemcpyFromSymbol(dst, sym, n, off, k);
+}
+PTXSIM_API cudaError_t cudaLaunchKernel_ptsz(const void *f, dim3 g, dim3 b, void **a, size_t sh,
+                                             cudaStream_t s) {
+  return cudaLaunchKernel(f, g, b, a, sh, s);
+}
+PTXSIM_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *f, dim3 g, dim3 b, void **a,
+                                                        size_t sh, cudaStream_t s) {
+  return cudaLaunchCooperativeKernel(f, g, b, a, sh, s);
+}
+PTXSIM_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) {
+  return cudaStreamSynchronize(s);
+}
+PTXSIM_API cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) { return cudaStreamQuery(s); }
+PTXSIM_API cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int f) {
+  return cudaStreamWaitEvent(s, e, f);
+}
+PTXSIM_API cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s) {
+  return cudaEventRecord(e, s);
+}

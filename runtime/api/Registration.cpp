@@ -1,0 +1,106 @@
+// The undocumented entry points nvcc's generated host code calls: fat binary, kernel and
+// variable registration at start-up, and the <<<...>>> launch sequence
+// (__cudaPushCallConfiguration in the caller, then __cudaPopCallConfiguration, __cudaGetKernel
+// and __cudaLaunchKernel in the kernel's host stub). Signatures follow crt/host_runtime.h and
+// crt/device_functions.h of CUDA 13.
+
+#include "runtime/api/Api.h"
+
+using namespace ptxsim::runtime;
+
+namespace {
+FatbinModule *module(void **handle) { return reinterpret_cast<FatbinModule *>(handle); }
+} // namespace
+
+PTXSIM_API void **__cudaRegisterFatBinary(void *fatCubin) {
+  PTXSIM_LOCK;
+  return reinterpret_cast<void **>(ctx.registerFatbin(fatCubin));
+}
+
+PTXSIM_API void __cudaRegisterFatBinaryEnd(void **fatCubinHandle) {}
+
+PTXSIM_API void __cudaUnregisterFatBinary(void **fatCubinHandle) {
+  PTXSIM_LOCK;
+  if (fatCubinHandle)
+    module(fatCubinHandle)->unregistered = true;
+}
+
+PTXSIM_API void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+                                       const char *deviceName, int threadLimit, uint3 *tid,
+                                       uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize) {
+  PTXSIM_LOCK;
+  ctx.registerFunction(module(fatCubinHandle), hostFun, deviceFun ? deviceFun : deviceName);
+}
+
+PTXSIM_API void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
+                                  const char *deviceName, int ext, size_t size, int constant,
+                                  int global) {
+  PTXSIM_LOCK;
+  ctx.registerVar(module(fatCubinHandle), hostVar, deviceAddress ? deviceAddress : deviceName,
+                  size, constant != 0, nullptr);
+}
+
+PTXSIM_API void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
+                                         char *deviceAddress, const char *deviceName, int ext,
+                                         size_t size, int constant, int global) {
+  PTXSIM_LOCK;
+  ctx.registerVar(module(fatCubinHandle), hostVarPtrAddress,
+                  deviceAddress ? deviceAddress : deviceName, size, constant != 0,
+                  hostVarPtrAddress);
+}
+
+// Called before the host first touches a __managed__ variable: the module must be loaded so the
+// variable's host pointer is set.
+PTXSIM_API char __cudaInitModule(void **fatCubinHandle) {
+  PTXSIM_LOCK;
+  ctx.ensureLoaded();
+  return module(fatCubinHandle)->module >= 0;
+}
+
+PTXSIM_API void __cudaRegisterTexture(void **, const struct textureReference *, const void **,
+                                      const char *, int, int, int) {}
+PTXSIM_API void __cudaRegisterSurface(void **, const struct surfaceReference *, const void **,
+                                      const char *, int, int) {}
+
+PTXSIM_API unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                                struct CUstream_st *stream) {
+  PTXSIM_LOCK;
+  ctx.callConfigs.push_back({gridDim, blockDim, sharedMem, stream});
+  return 0;
+}
+
+PTXSIM_API cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
+                                                  size_t *sharedMem, void *stream) {
+  PTXSIM_LOCK;
+  if (ctx.callConfigs.empty())
+    return ret(cudaErrorMissingConfiguration);
+  LaunchConfig c = ctx.callConfigs.back();
+  ctx.callConfigs.pop_back();
+  *gridDim = c.grid;
+  *blockDim = c.block;
+  *sharedMem = c.sharedMem;
+  *static_cast<cudaStream_t *>(stream) = c.stream;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func) {
+  PTXSIM_LOCK;
+  if (!kernel)
+    return ret(cudaErrorInvalidValue);
+  KernelEntry *k = ctx.findKernel(func);
+  *kernel = reinterpret_cast<cudaKernel_t>(k);
+  return k ? cudaSuccess : ret(cudaErrorInvalidDeviceFunction);
+}
+
+PTXSIM_API cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                                          void **args, size_t sharedMem, cudaStream_t stream) {
+  PTXSIM_LOCK;
+  KernelEntry *k = kernel ? ctx.findKernel(kernel) : nullptr;
+  return ret(ctx.launch(k, gridDim, blockDim, args, sharedMem, stream, false));
+}
+
+PTXSIM_API cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                                               void **args, size_t sharedMem,
+                                               cudaStream_t stream) {
+  return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
