@@ -48,10 +48,9 @@ cudaError_t launchError(const ptx::exec::LaunchResult &r) {
     return cudaErrorMisalignedAddress;
   case LaunchStatus::IllegalAddress:
     return cudaErrorIllegalAddress;
+  case LaunchStatus::Assert:
+    return cudaErrorAssert;
   case LaunchStatus::Trap:
-    // Device-side assert() ends in a trap after __assertfail; CUDA reports it separately.
-    return r.message.find("assert") != std::string::npos ? cudaErrorAssert
-                                                          : cudaErrorLaunchFailure;
   case LaunchStatus::Fault:
   case LaunchStatus::Unsupported:
     return cudaErrorLaunchFailure;

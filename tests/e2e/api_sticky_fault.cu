@@ -1,0 +1,30 @@
+// ptxsim e2e: a kernel fault is sticky like on hardware: the next synchronising call and every
+// call after it return the error, until cudaDeviceReset gives a fresh, working context.
+static const char *kName = "api_sticky_fault";
+#include "../kernels/test_common.h"
+
+__global__ void store(int *p, int v) { p[threadIdx.x] = v; }
+
+#define EXPECT_ERR(call, want) do { cudaError_t e_ = (call); \
+    EXPECT(e_ == (want), "%s returned %s, expected %s", #call, cudaGetErrorName(e_), #want); } while (0)
+
+int main() {
+    int *bogus = (int *)0x10; // no allocation there
+    store<<<1, 32>>>(bogus, 1);
+    EXPECT_ERR(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+    int *d = nullptr;
+    EXPECT_ERR(cudaMalloc(&d, 64), cudaErrorIllegalAddress); // sticky
+    EXPECT_ERR(cudaGetLastError(), cudaErrorIllegalAddress);
+    EXPECT_ERR(cudaGetLastError(), cudaErrorIllegalAddress); // reading it does not clear it
+
+    CK(cudaDeviceReset());
+    CK(cudaMalloc(&d, 32 * sizeof(int)));
+    store<<<1, 32>>>(d, 42);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    int h[32];
+    CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 32; ++i) EXPECT(h[i] == 42, "h[%d]=%d", i, h[i]);
+    CK(cudaFree(d));
+    return finish();
+}
