@@ -247,6 +247,11 @@ static inline uint64_t roundHiLo(double hi, int loSign, Fmt f, Rnd r) {
 
 static inline int signOf(double x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
 
+/// Sign of an exact zero sum x + y with the given addend signs (IEEE 754 6.3): -0 when both
+/// are negative, and in .rm also when they differ. Spelled out rather than computed as
+/// -((-x) + (-y)), which compilers may fold back into x + y.
+static inline bool zeroSumNeg(bool xNeg, bool yNeg, Rnd r) { return r == Rnd::RM ? (xNeg || yNeg) : (xNeg && yNeg); }
+
 template <class T> struct FmtOf;
 template <> struct FmtOf<float> {
   static constexpr Fmt kFmt = kF32;
@@ -265,7 +270,7 @@ template <class T> [[gnu::cold, gnu::noinline]] T addSlow(T a, T b, Rnd r) {
       return a;
     if (b != 0)
       return b;
-    return r == Rnd::RM ? -((-a) + (-b)) : a + b; // +0 + -0 is -0 only in .rm
+    return zeroSumNeg(std::signbit(a), std::signbit(b), r) ? T(-0.0) : T(0.0);
   }
   bool zero;
   uint64_t bits = addRound(unpack(a), unpack(b), FmtOf<T>::kFmt, r, zero);
@@ -286,7 +291,7 @@ template <class T> [[gnu::cold, gnu::noinline]] T fmaSlow(T a, T b, T c, Rnd r) 
   if (a == 0 || b == 0) {
     if (c != 0)
       return c;
-    return r == Rnd::RM ? -std::fma(-a, b, -c) : std::fma(a, b, c); // exact signed zeros
+    return zeroSumNeg(std::signbit(a) != std::signbit(b), std::signbit(c), r) ? T(-0.0) : T(0.0);
   }
   if (c == 0)
     return mulSlow(a, b, r);
@@ -608,8 +613,8 @@ static inline uint16_t sumTo16(double a, double b, Fmt f, Rnd r) {
   double bb = s - a;
   double err = (a - (s - bb)) + (b - bb); // TwoSum: a + b == s + err exactly
   if (err == 0) {
-    if (s == 0 && r == Rnd::RM)
-      s = -((-a) + (-b)); // exact zero: -0 in .rm unless both +0
+    if (s == 0)
+      return zeroSumNeg(std::signbit(a), std::signbit(b), r) ? 0x8000 : 0;
     return f64To16(s, f, r, false);
   }
   return static_cast<uint16_t>(roundHiLo(s, signOf(err), f, r));
