@@ -223,6 +223,12 @@ TEST(NumericsF32, DirectedOverflowGivesMaxFiniteOrInf) {
   EXPECT_EQ(addF64(DBL_MAX, 1.0, Rnd::RP), INFINITY);
   EXPECT_EQ(mulF64(DBL_MAX, 3.0, Rnd::RZ), DBL_MAX);
   EXPECT_EQ(mulF64(DBL_MAX, -3.0, Rnd::RM), -INFINITY);
+  // fma: the product alone overflows, the sum does not; far smaller terms still count.
+  EXPECT_EQ(fmaF64(DBL_MAX, 1.5, -DBL_MAX, Rnd::RZ), DBL_MAX / 2);
+  EXPECT_EQ(fmaF64(DBL_MAX, 1.5, -DBL_MAX, Rnd::RN), DBL_MAX / 2);
+  EXPECT_EQ(fmaF64(0x1p-600, 0x1p-600, 1.0, Rnd::RP), std::nextafter(1.0, 2.0));
+  EXPECT_EQ(fmaF64(0x1p-600, -0x1p-600, 1.0, Rnd::RZ), std::nextafter(1.0, 0.0));
+  EXPECT_EQ(fmaF64(0x1p-600, 0x1p-600, 1.0, Rnd::RN), 1.0);
 }
 
 TEST(NumericsF32, TiesAndModesOnHandPickedValues) {
