@@ -3,6 +3,7 @@
 #include "runtime/fatbin/Fatbin.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -140,8 +141,11 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
     return result;
   }
   result->ptx = best->data;
-  result->name = "fatbin" + std::to_string(fatbins_.size()) + ".sm_" + std::to_string(best->arch) +
-                 ".ptx";
+  // Diagnostics name the program, as `ptxsim ptx extract` names the files it writes.
+  result->name = program_invocation_short_name;
+  if (fatbins_.size() > 1)
+    result->name += "." + std::to_string(fatbins_.size());
+  result->name += ".sm_" + std::to_string(best->arch) + ".ptx";
   return result;
 }
 

@@ -364,14 +364,16 @@ PTXSIM_API cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { retur
 // --- errors -----------------------------------------------------------------------------------
 
 PTXSIM_API cudaError_t cudaGetLastError() {
-  cudaError_t sticky = Context::get().sticky();
+  PTXSIM_LOCK;
+  cudaError_t sticky = ctx.sticky();
   cudaError_t e = lastError();
   lastError() = cudaSuccess;
   return sticky != cudaSuccess ? sticky : e;
 }
 
 PTXSIM_API cudaError_t cudaPeekAtLastError() {
-  cudaError_t sticky = Context::get().sticky();
+  PTXSIM_LOCK;
+  cudaError_t sticky = ctx.sticky();
   return sticky != cudaSuccess ? sticky : lastError();
 }
 
