@@ -340,6 +340,13 @@ void Context::reset() {
     v.symbol = nullptr;
   sticky_ = cudaSuccess;
   printfFifoBytes = 1 << 20;
+  // The host reads __managed__ variables through pointers set at load time and never asks again
+  // (nvcc's __nv_init_managed_rt runs once), so they must point into the new context at once.
+  for (auto &[host, v] : vars_)
+    if (v.managedHostPtr) {
+      ensureLoaded();
+      break;
+    }
 }
 
 } // namespace ptxsim::runtime
