@@ -1,0 +1,345 @@
+#include "ptx/exec/Engine.h"
+
+#include "ptx/exec/Exec.h"
+#include "ptx/exec/Program.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace ptxsim::ptx::exec {
+
+Engine::Engine(EngineConfig cfg) : cfg_(cfg) {
+  mem_ = std::make_unique<DeviceMemory>(cfg_.arenaBytes);
+  prog_ = std::make_unique<Program>(*mem_);
+  setHeapBytes(cfg_.heapBytes);
+  printfSink_ = [](const std::string &s) {
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fflush(stdout);
+  };
+}
+
+Engine::~Engine() = default;
+
+void Engine::setHostThreads(unsigned n) { cfg_.hostThreads = n; }
+
+void Engine::setHeapBytes(uint64_t n) {
+  if (heapAddr_)
+    mem_->release(heapAddr_);
+  cfg_.heapBytes = n;
+  heapAddr_ = n ? mem_->allocate(n, AllocKind::Heap) : 0;
+  prog_->setHeap(heapAddr_, heapAddr_ ? n : 0);
+}
+
+int Engine::loadModule(std::string_view text, const std::string &fileName, DiagEngine &diags) {
+  return prog_->load(text, fileName, diags, cfg_);
+}
+
+const Kernel *Engine::findKernel(std::string_view name, int module) const {
+  const auto &mods = prog_->modules();
+  for (size_t i = mods.size(); i-- > 0;) {
+    if (module >= 0 && (size_t)module != i)
+      continue;
+    auto it = mods[i]->kernels.find(std::string(name));
+    if (it != mods[i]->kernels.end())
+      return &it->second;
+  }
+  return nullptr;
+}
+
+const GlobalSymbol *Engine::findGlobal(std::string_view name, int module) const {
+  const auto &mods = prog_->modules();
+  for (size_t i = mods.size(); i-- > 0;) {
+    if (module >= 0 && (size_t)module != i)
+      continue;
+    auto it = mods[i]->globals.find(std::string(name));
+    if (it != mods[i]->globals.end())
+      return &it->second;
+  }
+  return nullptr;
+}
+
+uint64_t Engine::functionAddress(std::string_view name) const {
+  auto it = prog_->visibleFunctions_.find(std::string(name));
+  if (it != prog_->visibleFunctions_.end())
+    return kCodeBase + 16ull * it->second;
+  for (const auto &m : prog_->modules()) {
+    auto f = m->functionByName.find(std::string(name));
+    if (f != m->functionByName.end())
+      return kCodeBase + 16ull * f->second;
+  }
+  return 0;
+}
+
+namespace {
+
+bool hasCalls(const ir::Function &f) {
+  for (const ir::Inst &in : f.code)
+    if (in.ctl == ir::Ctl::Call || in.ctl == ir::Ctl::CallIndirect)
+      return true;
+  return false;
+}
+
+/// Prepares `cta` (reusing its buffers) to run CTA number `linear` of `g`.
+void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
+  cta.grid = &g;
+  cta.linearId = linear;
+  cta.ctaid[0] = uint32_t(linear % g.dim[0]);
+  cta.ctaid[1] = uint32_t(linear / g.dim[0] % g.dim[1]);
+  cta.ctaid[2] = uint32_t(linear / (uint64_t(g.dim[0]) * g.dim[1]));
+  cta.smid = uint32_t(linear % g.numSms);
+  const ir::Function &k = *g.kernel;
+  uint32_t stat = (k.staticShared + 15) & ~15u;
+  cta.dynBase = stat;
+  cta.shared.assign(stat + g.dynShared, 0);
+  cta.localPerThread = localPerThread;
+  cta.local.assign((size_t)localPerThread * g.threadsPerCta, 0);
+  cta.warps.resize(g.warpsPerCta);
+  cta.liveWarps = g.warpsPerCta;
+  cta.liveThreads = g.threadsPerCta;
+  for (auto &b : cta.bars)
+    b = BarrierState{};
+  cta.printf.clear();
+  for (uint32_t wi = 0; wi < g.warpsPerCta; ++wi) {
+    Warp &w = cta.warps[wi];
+    w.cta = &cta;
+    w.id = wi;
+    uint32_t first = wi * kWarpSize;
+    uint32_t n = std::min<uint32_t>(kWarpSize, g.threadsPerCta - first);
+    w.validMask = n == kWarpSize ? kFullMask : ((1u << n) - 1);
+    for (unsigned l = 0; l < kWarpSize; ++l) {
+      uint32_t t = first + l;
+      w.tid[0][l] = t % g.block[0];
+      w.tid[1][l] = t / g.block[0] % g.block[1];
+      w.tid[2][l] = t / (g.block[0] * g.block[1]);
+    }
+    w.regStore.assign((size_t)k.numRegs * kWarpSize, 0);
+    w.predStore.assign(k.numPreds, 0);
+    w.predStore[ir::kPredTrue] = kFullMask;
+    w.regBase = w.predBase = w.frameBase = 0;
+    w.regs = w.regStore.data();
+    w.preds = w.predStore.data();
+    w.fn = &k;
+    w.stack.clear();
+    w.stack.push_back(SimtEntry{0, ir::kNoPc, w.validMask});
+    w.calls.clear();
+    w.state = WarpState::Ready;
+    w.instCount = 0;
+  }
+}
+
+/// Runs the CTAs in `ctas` interleaved (warp by warp, `quantum` instructions per turn) until all
+/// finish or a fault. Returns false on a fault or deadlock (ctx has the message).
+bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
+  size_t liveCtas = ctas.size();
+  while (liveCtas) {
+    liveCtas = 0;
+    bool progress = false;
+    for (Cta *c : ctas) {
+      if (!c->liveWarps)
+        continue;
+      ctx.cta = c;
+      for (Warp &w : c->warps) {
+        if (w.state != WarpState::Ready)
+          continue;
+        runWarp(ctx, w, quantum);
+        progress = true;
+        if (ctx.faulted())
+          return false;
+        if (w.state == WarpState::Done) {
+          --c->liveWarps;
+          // a barrier waiting for "all warps" may now be complete
+          for (unsigned b = 0; b < 16; ++b) {
+            BarrierState &bs = c->bars[b];
+            if (!bs.waiting.empty() && bs.expected == 0 && bs.arrivedThreads >= c->liveWarps) {
+              for (uint32_t wid : bs.waiting)
+                if (c->warps[wid].state == WarpState::AtBarrier)
+                  c->warps[wid].state = WarpState::Ready;
+              bs.waiting.clear();
+              bs.arrivedThreads = 0;
+            }
+          }
+        }
+      }
+      if (c->liveWarps)
+        ++liveCtas;
+    }
+    if (liveCtas && !progress) {
+      // every live warp waits at a barrier that cannot complete
+      for (Cta *c : ctas)
+        for (Warp &w : c->warps)
+          if (w.state == WarpState::AtBarrier) {
+            ctx.cta = c;
+            const ir::Inst &in = w.fn->code[w.stack.back().pc - 1];
+            ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(w.stack.back().mask),
+                      "deadlock: every live warp of the block waits at a barrier that cannot "
+                      "complete (" + std::to_string(c->liveWarps) + " warps live)");
+            return false;
+          }
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string describeStatus(LaunchStatus s) {
+  switch (s) {
+  case LaunchStatus::Ok: return "ok";
+  default: return "error";
+  }
+}
+
+} // namespace
+
+LaunchResult Engine::launch(const LaunchParams &p) {
+  LaunchResult res;
+  auto t0 = std::chrono::steady_clock::now();
+  auto fail = [&](LaunchStatus s, std::string msg) {
+    res.status = s;
+    res.message = std::move(msg);
+    return res;
+  };
+  if (!p.kernel || !p.kernel->fn)
+    return fail(LaunchStatus::InvalidConfig, "invalid kernel");
+  const Kernel &k = *p.kernel;
+  uint64_t threads = p.block.count();
+  if (!p.grid.x || !p.grid.y || !p.grid.z || !p.block.x || !p.block.y || !p.block.z)
+    return fail(LaunchStatus::InvalidConfig, "grid and block dimensions must be positive");
+  if (threads > cfg_.maxThreadsPerBlock || p.block.x > 1024 || p.block.y > 1024 || p.block.z > 64)
+    return fail(LaunchStatus::InvalidConfig,
+                "block of " + std::to_string(threads) + " threads exceeds the device limits");
+  if (k.maxThreads && threads > k.maxThreads)
+    return fail(LaunchStatus::InvalidConfig, "block of " + std::to_string(threads) +
+                                                 " threads exceeds the kernel's .maxntid of " +
+                                                 std::to_string(k.maxThreads));
+  if (p.grid.x > 0x7fffffffu || p.grid.y > 65535 || p.grid.z > 65535)
+    return fail(LaunchStatus::InvalidConfig, "grid dimensions exceed the device limits");
+  if ((uint64_t)k.staticShared + p.dynamicShared > cfg_.maxSharedPerBlockOptin)
+    return fail(LaunchStatus::OutOfResources, "too much shared memory requested");
+
+  Grid g;
+  g.prog = prog_.get();
+  g.mem = mem_.get();
+  g.kernel = k.fn;
+  g.dim[0] = p.grid.x;
+  g.dim[1] = p.grid.y;
+  g.dim[2] = p.grid.z;
+  g.block[0] = p.block.x;
+  g.block[1] = p.block.y;
+  g.block[2] = p.block.z;
+  g.threadsPerCta = (uint32_t)threads;
+  g.warpsPerCta = (uint32_t)((threads + kWarpSize - 1) / kWarpSize);
+  g.numCtas = p.grid.count();
+  g.dynShared = p.dynamicShared;
+  g.numSms = cfg_.numSms;
+  g.stackBytes = cfg_.stackBytes;
+  static std::atomic<uint64_t> gridIds{1};
+  g.gridId = gridIds++;
+  g.paramAddr = mem_->allocate(std::max<uint32_t>(k.paramBytes, 1), AllocKind::Param);
+  if (k.paramBytes && p.params)
+    std::memcpy(reinterpret_cast<void *>(g.paramAddr), p.params, k.paramBytes);
+  uint32_t localPerThread =
+      (uint32_t)((k.fn->frameSize + (hasCalls(*k.fn) ? cfg_.stackBytes : 0) + 15) & ~15ull);
+
+  unsigned nthreads = cfg_.hostThreads ? cfg_.hostThreads : std::max(1u, std::thread::hardware_concurrency());
+  if ((uint64_t)nthreads > g.numCtas)
+    nthreads = (unsigned)g.numCtas;
+  std::atomic<uint64_t> next{0};
+  std::mutex mu;
+  std::map<uint64_t, std::string> printfOut;
+  uint64_t faultCta = ~0ull;
+  std::string faultMsg;
+  FaultKind faultKind = FaultKind::None;
+  std::atomic<uint64_t> totalThreadInsts{0}, totalWarpInsts{0};
+
+  auto worker = [&](unsigned tid) {
+    ExecCtx ctx;
+    ctx.prog = prog_.get();
+    ctx.mem = mem_.get();
+    ctx.grid = &g;
+    auto record = [&](Cta &c) {
+      if (!c.printf.empty()) {
+        std::lock_guard<std::mutex> lock(mu);
+        printfOut[c.linearId] = std::move(c.printf);
+        c.printf.clear();
+      }
+    };
+    auto onFault = [&](uint64_t cta) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (cta < faultCta) {
+        faultCta = cta;
+        faultMsg = ctx.faultMsg;
+        faultKind = ctx.faultKind;
+      }
+      g.stop = true;
+    };
+    if (p.cooperative) {
+      // every CTA of this worker is resident at once
+      std::vector<std::unique_ptr<Cta>> mine;
+      std::vector<Cta *> ptrs;
+      for (uint64_t c = tid; c < g.numCtas; c += nthreads) {
+        mine.push_back(std::make_unique<Cta>());
+        initCta(*mine.back(), g, c, localPerThread);
+        ptrs.push_back(mine.back().get());
+      }
+      if (!runCtas(ctx, ptrs, cfg_.warpQuantum))
+        onFault(ctx.cta ? ctx.cta->linearId : 0);
+      for (auto &c : mine)
+        record(*c);
+    } else {
+      Cta cta;
+      std::vector<Cta *> one{&cta};
+      for (;;) {
+        if (g.stop.load(std::memory_order_relaxed))
+          break;
+        uint64_t c = next.fetch_add(1);
+        if (c >= g.numCtas)
+          break;
+        initCta(cta, g, c, localPerThread);
+        if (!runCtas(ctx, one, cfg_.warpQuantum)) {
+          onFault(c);
+          break;
+        }
+        record(cta);
+      }
+    }
+    totalThreadInsts += ctx.threadInsts;
+    totalWarpInsts += ctx.warpInsts;
+  };
+  if (nthreads <= 1) {
+    worker(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < nthreads; ++t)
+      pool.emplace_back(worker, t);
+    for (auto &t : pool)
+      t.join();
+  }
+  mem_->release(g.paramAddr);
+  std::string out;
+  for (auto &kv : printfOut)
+    out += kv.second;
+  if (!out.empty() && printfSink_)
+    printfSink_(out);
+  res.threadInsts = totalThreadInsts;
+  res.warpInsts = totalWarpInsts;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (faultKind != FaultKind::None) {
+    res.message = faultMsg;
+    switch (faultKind) {
+    case FaultKind::OutOfBounds: res.status = LaunchStatus::IllegalAddress; break;
+    case FaultKind::Misaligned: res.status = LaunchStatus::Misaligned; break;
+    case FaultKind::Trap: res.status = LaunchStatus::Trap; break;
+    case FaultKind::Assert: res.status = LaunchStatus::Assert; break;
+    case FaultKind::Unsupported: res.status = LaunchStatus::Unsupported; break;
+    default: res.status = LaunchStatus::Fault; break;
+    }
+  }
+  (void)describeStatus;
+  return res;
+}
+
+} // namespace ptxsim::ptx::exec

@@ -1,0 +1,128 @@
+#pragma once
+// The functional engine: loaded PTX modules, device memory and kernel launches.
+//
+// Contract: the runtime (libcudart) and the timing model drive the simulator only through this
+// class. loadModule() parses, checks and lowers PTX text, places its `.global`/`.const`
+// variables in device memory (initialised) and links `.extern` names against modules loaded
+// before. launch() runs a kernel to completion in functional mode, spreading CTAs over a host
+// thread pool; the results do not depend on the number of threads (except where the program
+// itself races). A fault (bad address, misaligned access, trap, unsupported instruction) stops
+// the kernel and comes back as a LaunchResult with a message naming the kernel, CTA, thread,
+// PC and source line; the engine stays usable. For cycle-level models, beginGrid()/stepWarp()
+// expose the same executor one warp instruction at a time.
+
+#include "base/Diagnostics.h"
+#include "ptx/exec/Memory.h"
+#include "ptx/ir/Ir.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ptxsim::ptx::exec {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+struct EngineConfig {
+  unsigned hostThreads = 0;           ///< 0: one per host core
+  uint64_t arenaBytes = 64ull << 30;  ///< device address space to reserve
+  uint64_t stackBytes = 1024;         ///< per-thread local memory stack (cudaLimitStackSize)
+  uint64_t heapBytes = 8ull << 20;    ///< device malloc heap (cudaLimitMallocHeapSize)
+  uint32_t numSms = 132;              ///< %nsmid; CTAs are numbered onto SMs round-robin
+  uint32_t maxThreadsPerBlock = 1024;
+  uint32_t maxSharedPerBlock = 48 * 1024;
+  uint32_t maxSharedPerBlockOptin = 227 * 1024;
+  unsigned warpQuantum = 256; ///< instructions a warp runs before the next warp gets a turn
+};
+
+/// A `.global` or `.const` variable (or kernel) visible to the host.
+struct GlobalSymbol {
+  std::string name;
+  uint64_t addr = 0;
+  uint64_t size = 0;
+  bool isConst = false;
+  bool isManaged = false;
+};
+
+struct Kernel {
+  std::string name;
+  const ir::Function *fn = nullptr;
+  uint32_t module = 0;
+  std::vector<uint32_t> paramOffsets, paramSizes; ///< layout of the parameter buffer
+  uint32_t paramBytes = 0;
+  uint32_t staticShared = 0;
+  uint32_t localBytes = 0; ///< per-thread frame of the kernel itself
+  uint32_t numRegs = 0;
+  uint32_t maxThreads = 0; ///< .maxntid/.reqntid product, 0 if none
+};
+
+struct LaunchParams {
+  const Kernel *kernel = nullptr;
+  Dim3 grid, block;
+  uint32_t dynamicShared = 0;
+  const void *params = nullptr; ///< packed parameter buffer, `kernel->paramBytes` bytes
+  bool cooperative = false;     ///< all CTAs resident at once (grid.sync)
+};
+
+enum class LaunchStatus : uint8_t {
+  Ok, InvalidConfig, OutOfResources, Fault, Trap, Assert, Unsupported, Misaligned, IllegalAddress
+};
+
+struct LaunchResult {
+  LaunchStatus status = LaunchStatus::Ok;
+  std::string message;        ///< fault or configuration error, empty when Ok
+  uint64_t threadInsts = 0;   ///< thread instructions executed (active lanes per warp instruction)
+  uint64_t warpInsts = 0;
+  double seconds = 0;         ///< host wall time of the launch
+  bool ok() const { return status == LaunchStatus::Ok; }
+};
+
+class Program;
+
+class Engine {
+public:
+  explicit Engine(EngineConfig cfg = {});
+  ~Engine();
+  Engine(const Engine &) = delete;
+  Engine &operator=(const Engine &) = delete;
+
+  const EngineConfig &config() const { return cfg_; }
+  void setHostThreads(unsigned n);
+  void setStackBytes(uint64_t n) { cfg_.stackBytes = n; }
+  void setHeapBytes(uint64_t n);
+
+  /// Parses, checks, lowers and links one PTX module. Returns its id, or -1 with diagnostics.
+  int loadModule(std::string_view ptxText, const std::string &fileName, DiagEngine &diags);
+  /// Kernel by (mangled) name: in `module` when >= 0, else in any module (last loaded wins).
+  const Kernel *findKernel(std::string_view name, int module = -1) const;
+  const GlobalSymbol *findGlobal(std::string_view name, int module = -1) const;
+  /// Device address of a function (for function pointers read by the host), or 0.
+  uint64_t functionAddress(std::string_view name) const;
+
+  DeviceMemory &memory() { return *mem_; }
+
+  /// Runs a kernel to completion.
+  LaunchResult launch(const LaunchParams &p);
+
+  /// Output of device printf calls, in CTA order; the runtime flushes it after each launch.
+  /// By default it goes to stdout.
+  void setPrintfSink(std::function<void(const std::string &)> sink) { printfSink_ = std::move(sink); }
+
+  Program &program() { return *prog_; }
+
+private:
+  EngineConfig cfg_;
+  std::unique_ptr<DeviceMemory> mem_;
+  std::unique_ptr<Program> prog_;
+  std::function<void(const std::string &)> printfSink_;
+  uint64_t heapAddr_ = 0;
+};
+
+} // namespace ptxsim::ptx::exec

@@ -1,0 +1,921 @@
+#include "ptx/exec/Exec.h"
+
+#include "ptx/exec/DevicePrintf.h"
+#include "ptx/exec/Program.h"
+#include "ptx/sema/OpcodeTable.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+
+namespace ptxsim::ptx::exec {
+
+// --- faults -------------------------------------------------------------------------------------
+
+namespace {
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+  return b;
+}
+} // namespace
+
+void ExecCtx::fault(FaultKind k, const Warp &w, const ir::Inst &in, unsigned lane,
+                    const std::string &what) {
+  if (faultKind != FaultKind::None)
+    return;
+  faultKind = k;
+  const Cta &c = *w.cta;
+  const ir::Function &f = *w.fn;
+  std::string kname = grid && grid->kernel ? grid->kernel->name : f.name;
+  std::string msg = "kernel '" + kname + "': " + what;
+  msg += " in block (" + std::to_string(c.ctaid[0]) + "," + std::to_string(c.ctaid[1]) + "," +
+         std::to_string(c.ctaid[2]) + "), thread (" + std::to_string(w.tid[0][lane]) + "," +
+         std::to_string(w.tid[1][lane]) + "," + std::to_string(w.tid[2][lane]) + ")";
+  uint32_t pc = uint32_t(&in - f.code.data());
+  msg += ", pc " + std::to_string(pc);
+  if (&f != (grid ? grid->kernel : nullptr))
+    msg += " of function '" + f.name + "'";
+  if (in.line)
+    msg += ", at " + f.fileName + ":" + std::to_string(in.line) + ":" + std::to_string(in.col);
+  if (in.debugLoc >= 0 && f.ast && size_t(in.debugLoc) < f.ast->debugLocs.size()) {
+    const DebugLoc &d = f.ast->debugLocs[in.debugLoc];
+    // the module's .file table lives in the loaded module; find it through the program
+    std::string file;
+    if (prog)
+      for (const auto &m : prog->modules())
+        if (m->fileName == f.fileName) {
+          file = std::string(m->ast->debugFileName(d.file));
+          break;
+        }
+    if (!file.empty() || d.line)
+      msg += " (" + (file.empty() ? std::string("?") : file) + ":" + std::to_string(d.line) + ")";
+  }
+  faultMsg = msg;
+}
+
+// --- addresses ------------------------------------------------------------------------------------
+
+void computeAddresses(const Warp &w, const ir::Inst &in, uint32_t mask) {
+  uint64_t *a = const_cast<uint64_t *>(w.addr);
+  uint64_t off = (uint64_t)in.off;
+  switch (in.abase) {
+  case ir::AddrBase::Reg: {
+    const uint64_t *r = w.src(in.src[0]);
+    if (in.addr32)
+      forLanes(mask, [&](unsigned l) { a[l] = (uint32_t)(r[l] + off); });
+    else
+      forLanes(mask, [&](unsigned l) { a[l] = r[l] + off; });
+    return;
+  }
+  case ir::AddrBase::None:
+    forLanes(mask, [&](unsigned l) { a[l] = off; });
+    return;
+  case ir::AddrBase::Frame:
+    forLanes(mask, [&](unsigned l) { a[l] = w.frameBase + off; });
+    return;
+  case ir::AddrBase::DynShared:
+    forLanes(mask, [&](unsigned l) { a[l] = w.cta->dynBase + off; });
+    return;
+  case ir::AddrBase::KParam:
+    forLanes(mask, [&](unsigned l) { a[l] = w.cta->grid->paramAddr + off; });
+    return;
+  }
+}
+
+namespace {
+const char *spaceWord(ir::MemSpace s) {
+  switch (s) {
+  case ir::MemSpace::Global: return "global";
+  case ir::MemSpace::Shared: return "shared";
+  case ir::MemSpace::Local: return "local";
+  case ir::MemSpace::Const: return "constant";
+  case ir::MemSpace::Generic: return "generic";
+  case ir::MemSpace::Param: return "parameter";
+  }
+  return "?";
+}
+
+bool checkGlobal(ExecCtx &ctx, uint64_t a, unsigned n, bool write, bool constSpace) {
+  const Allocation *al = ctx.lastAlloc;
+  if (!al || a - al->base > al->size || al->size - (a - al->base) < n) {
+    al = ctx.mem->find(a);
+    if (!al || al->size - (a - al->base) < n)
+      return false;
+    ctx.lastAlloc = al;
+  }
+  (void)write;
+  (void)constSpace;
+  return true;
+}
+} // namespace
+
+uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t a, unsigned n) {
+  DeviceMemory &m = *ctx.mem;
+  if (m.inSharedWindow(a)) {
+    uint64_t o = a - m.sharedWindow();
+    if (o + n > w.cta->shared.size())
+      return nullptr;
+    return w.cta->shared.data() + o;
+  }
+  if (m.inLocalWindow(a)) {
+    uint64_t o = a - m.localWindow();
+    if (o + n > w.cta->localPerThread)
+      return nullptr;
+    return w.cta->local.data() + (uint64_t)w.linearTid(lane) * w.cta->localPerThread + o;
+  }
+  if (!checkGlobal(ctx, a, n, false, false))
+    return nullptr;
+  return reinterpret_cast<uint8_t *>(a);
+}
+
+bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
+                      unsigned align, bool write, uint8_t **ptrs) {
+  computeAddresses(w, in, mask);
+  const uint64_t *a = w.addr;
+  Cta &cta = *w.cta;
+  unsigned bad = 99;
+  bool misaligned = false;
+  switch (in.space) {
+  case ir::MemSpace::Shared: {
+    uint64_t size = cta.shared.size();
+    uint8_t *base = cta.shared.data();
+    forLanes(mask, [&](unsigned l) {
+      uint64_t o = a[l];
+      if (o > size || size - o < bytes) {
+        if (bad == 99)
+          bad = l;
+      } else if (o & (align - 1)) {
+        if (bad == 99)
+          bad = l, misaligned = true;
+      }
+      ptrs[l] = base + o;
+    });
+    break;
+  }
+  case ir::MemSpace::Local: {
+    uint64_t per = cta.localPerThread;
+    uint8_t *base = cta.local.data();
+    forLanes(mask, [&](unsigned l) {
+      uint64_t o = a[l];
+      if (o > per || per - o < bytes) {
+        if (bad == 99)
+          bad = l;
+      } else if (o & (align - 1)) {
+        if (bad == 99)
+          bad = l, misaligned = true;
+      }
+      ptrs[l] = base + (uint64_t)w.linearTid(l) * per + o;
+    });
+    break;
+  }
+  case ir::MemSpace::Generic: {
+    forLanes(mask, [&](unsigned l) {
+      uint8_t *p = translateGeneric(ctx, w, l, a[l], bytes);
+      if (!p) {
+        if (bad == 99)
+          bad = l;
+      } else if (a[l] & (align - 1)) {
+        if (bad == 99)
+          bad = l, misaligned = true;
+      }
+      ptrs[l] = p;
+    });
+    break;
+  }
+  default: { // global, const, kernel params: device addresses
+    forLanes(mask, [&](unsigned l) {
+      uint64_t v = a[l];
+      if (!checkGlobal(ctx, v, bytes, write, in.space == ir::MemSpace::Const)) {
+        if (bad == 99)
+          bad = l;
+      } else if (v & (align - 1)) {
+        if (bad == 99)
+          bad = l, misaligned = true;
+      }
+      ptrs[l] = reinterpret_cast<uint8_t *>(v);
+    });
+    break;
+  }
+  }
+  if (bad == 99)
+    return true;
+  std::string what = std::string(misaligned ? "misaligned " : "out-of-bounds ") +
+                     spaceWord(in.space) + (write ? " write" : " read") + " of " +
+                     std::to_string(bytes) + " bytes at address " + hex(a[bad]);
+  if (!misaligned && (in.space == ir::MemSpace::Global || in.space == ir::MemSpace::Generic)) {
+    const Allocation *al = ctx.mem->find(a[bad]);
+    if (!al) {
+      // name the nearest allocation below, which is usually the one overrun
+      if (in.space == ir::MemSpace::Generic && ctx.mem->inSharedWindow(a[bad]))
+        what += " (shared window offset " + hex(a[bad] - ctx.mem->sharedWindow()) + ", " +
+                std::to_string(cta.shared.size()) + " bytes of shared memory)";
+      else if (in.space == ir::MemSpace::Generic && ctx.mem->inLocalWindow(a[bad]))
+        what += " (local window offset " + hex(a[bad] - ctx.mem->localWindow()) + ")";
+      else
+        what += " (not inside any device allocation)";
+    } else {
+      what += " (past the end of a " + std::to_string(al->size) + "-byte " +
+              std::string(allocKindName(al->kind)) + " allocation at " + hex(al->base) + ")";
+    }
+  } else if (!misaligned && in.space == ir::MemSpace::Shared) {
+    what += " (" + std::to_string(cta.shared.size()) + " bytes of shared memory)";
+  } else if (!misaligned && in.space == ir::MemSpace::Local) {
+    what += " (" + std::to_string(cta.localPerThread) + " bytes of local memory per thread)";
+  }
+  ctx.fault(misaligned ? FaultKind::Misaligned : FaultKind::OutOfBounds, w, in, bad, what);
+  return false;
+}
+
+// --- special registers ----------------------------------------------------------------------------
+
+namespace {
+enum SregId : uint32_t {
+  kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY,
+  kNctaidZ, kLaneid, kWarpid, kNwarpid, kSmid, kNsmid, kGridid, kLmEq, kLmLe, kLmLt, kLmGe,
+  kLmGt, kClock, kClockHi, kClock64, kGtimer, kGtimerLo, kGtimerHi, kDynSmem, kTotalSmem,
+  kAggrSmem, kZero, kOne, kFirstExt
+};
+
+struct ExtSreg {
+  std::string name;
+  SpecialRegFn fn;
+};
+std::vector<ExtSreg> &extSregs() {
+  static std::vector<ExtSreg> v;
+  return v;
+}
+} // namespace
+
+uint32_t registerSpecialRegisterReader(std::string_view base, SpecialRegFn fn) {
+  extSregs().push_back({std::string(base), fn});
+  return kFirstExt + (uint32_t)extSregs().size() - 1;
+}
+
+uint32_t specialRegId(std::string_view b, char c) {
+  int ci = c == 'y' ? 1 : c == 'z' ? 2 : 0;
+  if (b == "%tid") return kTidX + ci;
+  if (b == "%ntid") return kNtidX + ci;
+  if (b == "%ctaid") return kCtaidX + ci;
+  if (b == "%nctaid") return kNctaidX + ci;
+  if (b == "%laneid") return kLaneid;
+  if (b == "%warpid") return kWarpid;
+  if (b == "%nwarpid") return kNwarpid;
+  if (b == "%smid") return kSmid;
+  if (b == "%nsmid") return kNsmid;
+  if (b == "%gridid") return kGridid;
+  if (b == "%lanemask_eq") return kLmEq;
+  if (b == "%lanemask_le") return kLmLe;
+  if (b == "%lanemask_lt") return kLmLt;
+  if (b == "%lanemask_ge") return kLmGe;
+  if (b == "%lanemask_gt") return kLmGt;
+  if (b == "%clock") return kClock;
+  if (b == "%clock_hi") return kClockHi;
+  if (b == "%clock64") return kClock64;
+  if (b == "%globaltimer") return kGtimer;
+  if (b == "%globaltimer_lo") return kGtimerLo;
+  if (b == "%globaltimer_hi") return kGtimerHi;
+  if (b == "%dynamic_smem_size") return kDynSmem;
+  if (b == "%total_smem_size") return kTotalSmem;
+  if (b == "%aggr_smem_size") return kAggrSmem;
+  // cluster registers: without clusters every CTA is its own cluster of one
+  if (b == "%cluster_nctaid" || b == "%nclusterid" || b == "%cluster_nctarank" ||
+      b == "%is_explicit_cluster")
+    return b == "%is_explicit_cluster" ? kZero : (b == "%nclusterid" ? kNctaidX + ci : kOne);
+  if (b == "%clusterid") return kCtaidX + ci;
+  if (b == "%cluster_ctaid" || b == "%cluster_ctarank") return kZero;
+  for (size_t i = 0; i < extSregs().size(); ++i)
+    if (extSregs()[i].name == b)
+      return kFirstExt + (uint32_t)i;
+  return kZero;
+}
+
+void movSpecial(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
+  uint64_t *d = w.reg(in.dst[0]);
+  const Cta &c = *w.cta;
+  const Grid &g = *c.grid;
+  uint64_t v = 0;
+  // Functional mode has no clock: time advances with the warp's own instruction count, which
+  // keeps results deterministic. A timing model overrides these through the step interface.
+  uint64_t clk = w.instCount * 4 + c.linearId * 16;
+  switch (in.aux) {
+  case kTidX: case kTidY: case kTidZ:
+    forLanes(mask, [&](unsigned l) { d[l] = w.tid[in.aux - kTidX][l]; });
+    return;
+  case kLaneid:
+    forLanes(mask, [&](unsigned l) { d[l] = l; });
+    return;
+  case kLmEq: forLanes(mask, [&](unsigned l) { d[l] = 1u << l; }); return;
+  case kLmLe: forLanes(mask, [&](unsigned l) { d[l] = (uint32_t)((2ull << l) - 1); }); return;
+  case kLmLt: forLanes(mask, [&](unsigned l) { d[l] = (1u << l) - 1; }); return;
+  case kLmGe: forLanes(mask, [&](unsigned l) { d[l] = ~((1u << l) - 1); }); return;
+  case kLmGt: forLanes(mask, [&](unsigned l) { d[l] = (uint32_t)~((2ull << l) - 1); }); return;
+  case kNtidX: case kNtidY: case kNtidZ: v = g.block[in.aux - kNtidX]; break;
+  case kCtaidX: case kCtaidY: case kCtaidZ: v = c.ctaid[in.aux - kCtaidX]; break;
+  case kNctaidX: case kNctaidY: case kNctaidZ: v = g.dim[in.aux - kNctaidX]; break;
+  case kWarpid: v = w.id; break;
+  case kNwarpid: v = 64; break;
+  case kSmid: v = c.smid; break;
+  case kNsmid: v = g.numSms; break;
+  case kGridid: v = g.gridId; break;
+  case kClock: v = (uint32_t)clk; break;
+  case kClockHi: v = (uint32_t)(clk >> 32); break;
+  case kClock64: v = clk; break;
+  case kGtimer: v = clk / 2 * 1; break; // nanoseconds at a nominal 2 GHz
+  case kGtimerLo: v = (uint32_t)(clk / 2); break;
+  case kGtimerHi: v = (uint32_t)((clk / 2) >> 32); break;
+  case kDynSmem: v = g.dynShared; break;
+  case kTotalSmem: case kAggrSmem: v = c.shared.size(); break;
+  case kOne: v = 1; break;
+  case kZero: v = 0; break;
+  default:
+    if (in.aux >= kFirstExt && in.aux - kFirstExt < extSregs().size()) {
+      extSregs()[in.aux - kFirstExt].fn(ctx, w, d, mask);
+      return;
+    }
+    break;
+  }
+  forLanes(mask, [&](unsigned l) { d[l] = v; });
+}
+
+void predToValue(ExecCtx &, Warp &w, const ir::Inst &in, uint32_t mask) {
+  uint64_t *d = w.reg(in.dst[0]);
+  uint32_t p = w.preds[in.psrc[0]];
+  forLanes(mask, [&](unsigned l) { d[l] = (p >> l) & 1; });
+}
+
+void nonZeroToPred(ExecCtx &, Warp &w, const ir::Inst &in, uint32_t mask) {
+  const uint64_t *a = w.src(in.src[0]);
+  uint32_t r = 0;
+  forLanes(mask, [&](unsigned l) { r |= uint32_t((uint32_t)a[l] != 0) << l; });
+  w.preds[in.dst[0]] = (w.preds[in.dst[0]] & ~mask) | r;
+}
+
+void movRuntimeAddress(ExecCtx &, Warp &w, const ir::Inst &in, uint32_t mask) {
+  computeAddresses(w, in, mask);
+  uint64_t *d = w.reg(in.dst[0]);
+  forLanes(mask, [&](unsigned l) { d[l] = w.addr[l]; });
+}
+
+uint16_t f64ToF16Bits(double d) {
+  // Round to nearest even via float first is double rounding; do it directly.
+  uint64_t b;
+  std::memcpy(&b, &d, 8);
+  uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
+  double a = std::fabs(d);
+  if (std::isnan(d))
+    return sign | 0x7e00;
+  if (a >= 65520.0)
+    return sign | 0x7c00;
+  if (a < std::ldexp(1.0, -25)) // below half the smallest subnormal (ties handled below)
+    return a == std::ldexp(1.0, -25) ? sign : sign;
+  int e;
+  std::frexp(a, &e); // a = m * 2^e, m in [0.5,1)
+  int exp = e - 1;   // a = 1.x * 2^exp
+  if (exp < -14)
+    exp = -14; // subnormal range: fixed quantum 2^-24
+  double q = std::ldexp(1.0, exp - 10);
+  double n = std::nearbyint(a / q); // exact division by a power of two; ties to even
+  uint64_t mant = (uint64_t)n;
+  // mant in [2^10, 2^11] for normals, < 2^10 for subnormals
+  uint32_t bits;
+  if (exp == -14 && mant < 1024)
+    bits = (uint32_t)mant;
+  else {
+    if (mant == 2048) {
+      mant = 1024;
+      ++exp;
+    }
+    if (exp > 15)
+      return sign | 0x7c00;
+    bits = (uint32_t)((exp + 15) << 10) | (uint32_t)(mant - 1024);
+  }
+  return sign | (uint16_t)bits;
+}
+
+uint16_t f64ToBf16Bits(double d) {
+  float f = (float)d; // bf16 has fewer bits than f32; immediates are exact in practice
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  if (std::isnan(f))
+    return (uint16_t)((b >> 16) | 0x40);
+  uint32_t lsb = (b >> 16) & 1;
+  b += 0x7fff + lsb;
+  return (uint16_t)(b >> 16);
+}
+
+// --- the interpreter ------------------------------------------------------------------------------
+
+namespace {
+
+void setFunction(Warp &w, const ir::Function *f) {
+  w.fn = f;
+  w.regs = w.regStore.data() + w.regBase;
+  w.preds = w.predStore.data() + w.predBase;
+}
+
+/// Removes `m` from the entries at depth >= `from`, then pops empty entries from the top.
+void retire(Warp &w, uint32_t m, size_t from) {
+  for (size_t i = from; i < w.stack.size(); ++i)
+    w.stack[i].mask &= ~m;
+  while (!w.stack.empty() && w.stack.back().mask == 0)
+    w.stack.pop_back();
+}
+
+uint8_t *localLane(Warp &w, unsigned lane, uint64_t off) {
+  Cta &c = *w.cta;
+  return c.local.data() + (uint64_t)w.linearTid(lane) * c.localPerThread + off;
+}
+
+/// Completes a call whose frame's lanes have all returned: copies return values, restores the
+/// caller's state.
+void finishCall(Warp &w, bool copyBack) {
+  CallFrame cf = w.calls.back();
+  w.calls.pop_back();
+  const ir::Function *callee = w.fn;
+  uint32_t calleeFrame = w.frameBase;
+  uint32_t calleeRegBase = w.regBase;
+  w.regBase = cf.regBase;
+  w.predBase = cf.predBase;
+  w.frameBase = cf.frameBase;
+  setFunction(w, cf.callerFn);
+  if (!copyBack || !cf.site)
+    return;
+  uint32_t live = cf.mask;
+  for (size_t i = 0; i < cf.site->rets.size() && i < callee->retOffsets.size(); ++i) {
+    const ir::ArgCopy &r = cf.site->rets[i];
+    uint32_t from = callee->retOffsets[i];
+    uint32_t n = std::min<uint32_t>(r.size, callee->retSizes[i]);
+    forLanes(live, [&](unsigned l) {
+      uint64_t v = 0;
+      if (from & 0x80000000u)
+        v = w.regStore[calleeRegBase + (from & 0x7fffffffu) * kWarpSize + l];
+      else
+        std::memcpy(&v, localLane(w, l, calleeFrame + from), std::min<uint32_t>(n, 8));
+      if (r.fromReg)
+        w.regs[r.callerOff + l] = v;
+      else if (from & 0x80000000u)
+        std::memcpy(localLane(w, l, w.frameBase + r.callerOff), &v, std::min<uint32_t>(n, 8));
+      else
+        std::memcpy(localLane(w, l, w.frameBase + r.callerOff), localLane(w, l, calleeFrame + from), n);
+    });
+  }
+}
+
+bool builtinCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, const ir::Function &callee,
+                 const ir::CallSite &site, uint32_t m);
+
+/// Enters `callee` for lanes `m` at call instruction `in` (the top entry's pc is already the
+/// return address).
+bool enterCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, const ir::Function &callee,
+               const ir::CallSite &site, uint32_t m) {
+  if (!callee.hasBody)
+    return builtinCall(ctx, w, in, callee, site, m);
+  const ir::Function &caller = *w.fn;
+  uint32_t newFrame = w.frameBase + caller.frameSize;
+  if ((uint64_t)newFrame + callee.frameSize > w.cta->localPerThread) {
+    ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(m),
+              "call stack overflow calling '" + callee.name + "' (" +
+                  std::to_string(w.cta->localPerThread) +
+                  " bytes of local memory per thread; raise cudaLimitStackSize)");
+    return false;
+  }
+  if (site.args.size() != callee.paramOffsets.size()) {
+    ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(m),
+              "call to '" + callee.name + "' with " + std::to_string(site.args.size()) +
+                  " arguments; it takes " + std::to_string(callee.paramOffsets.size()));
+    return false;
+  }
+  uint32_t newRegBase = w.regBase + caller.numRegs * kWarpSize;
+  uint32_t newPredBase = w.predBase + caller.numPreds;
+  if (w.regStore.size() < newRegBase + (size_t)callee.numRegs * kWarpSize)
+    w.regStore.resize(newRegBase + (size_t)callee.numRegs * kWarpSize);
+  if (w.predStore.size() < newPredBase + (size_t)callee.numPreds)
+    w.predStore.resize(newPredBase + callee.numPreds);
+  w.predStore[newPredBase + ir::kPredFalse] = 0;
+  w.predStore[newPredBase + ir::kPredTrue] = kFullMask;
+  uint64_t *callerRegs = w.regStore.data() + w.regBase;
+  for (size_t i = 0; i < site.args.size(); ++i) {
+    const ir::ArgCopy &a = site.args[i];
+    uint32_t to = callee.paramOffsets[i];
+    uint32_t n = std::min<uint32_t>(a.size, callee.paramSizes[i]);
+    forLanes(m, [&](unsigned l) {
+      uint64_t v = 0;
+      const uint8_t *from;
+      if (a.cst || a.fromReg) {
+        v = a.cst ? a.cst[l] : callerRegs[a.callerOff + l];
+        from = reinterpret_cast<const uint8_t *>(&v);
+      } else {
+        from = localLane(w, l, w.frameBase + a.callerOff);
+        if (to & 0x80000000u)
+          std::memcpy(&v, from, std::min<uint32_t>(n, 8));
+      }
+      if (to & 0x80000000u)
+        w.regStore[newRegBase + (to & 0x7fffffffu) * kWarpSize + l] = v;
+      else
+        std::memcpy(localLane(w, l, newFrame + to), from,
+                    (a.cst || a.fromReg) ? std::min<uint32_t>(n, 8) : n);
+    });
+  }
+  w.calls.push_back(CallFrame{w.fn, &site, (uint32_t)w.stack.size(), w.regBase, w.predBase,
+                              w.frameBase, m});
+  w.regBase = newRegBase;
+  w.predBase = newPredBase;
+  w.frameBase = newFrame;
+  setFunction(w, &callee);
+  w.stack.push_back(SimtEntry{0, ir::kNoPc, m});
+  return true;
+}
+
+void releaseBarrier(Cta &cta, unsigned id) {
+  BarrierState &b = cta.bars[id];
+  uint32_t popc = b.redPopc, andv = b.redAnd, orv = b.redOr;
+  for (uint32_t wid : b.waiting) {
+    Warp &o = cta.warps[wid];
+    if (o.state == WarpState::AtBarrier)
+      o.state = WarpState::Ready;
+  }
+  (void)popc;
+  (void)andv;
+  (void)orv;
+  b.waiting.clear();
+  b.arrivedThreads = 0;
+  b.redPopc = 0;
+  b.redAnd = 1;
+  b.redOr = 0;
+}
+
+/// Barrier bookkeeping; returns true when the barrier completed with this arrival.
+bool arrive(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, unsigned &id, bool wait) {
+  Cta &cta = *w.cta;
+  uint32_t idv = in.src[0].cst ? (uint32_t)in.src[0].cst[0]
+                               : (uint32_t)w.regs[in.src[0].reg + __builtin_ctz(w.stack.back().mask)];
+  if (idv >= 16) {
+    ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(m ? m : 1),
+              "barrier id " + std::to_string(idv) + " out of range (0-15)");
+    return false;
+  }
+  id = idv;
+  BarrierState &b = cta.bars[id];
+  uint32_t expected = 0;
+  if (in.aux & 1) { // thread count given
+    uint32_t cnt = in.src[1].cst ? (uint32_t)in.src[1].cst[0]
+                                 : (uint32_t)w.regs[in.src[1].reg + __builtin_ctz(w.stack.back().mask)];
+    expected = (cnt + kWarpSize - 1) / kWarpSize;
+  }
+  b.expected = expected;
+  b.arrivedThreads += 1; // counted in warps
+  if (in.aux & 2) {      // bar.red: predicate in psrc[0]
+    uint32_t p = (w.preds[in.psrc[0]] ^ in.psrcXor[0]) & m;
+    b.redPopc += (uint32_t)__builtin_popcount(p);
+    if ((p & m) != m)
+      b.redAnd = 0;
+    if (p)
+      b.redOr = 1;
+  }
+  uint32_t need = expected ? expected : cta.liveWarps;
+  if (wait) {
+    w.state = WarpState::AtBarrier;
+    b.waiting.push_back(w.id);
+  }
+  return b.arrivedThreads >= need;
+}
+
+template <bool kStep>
+uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
+  uint64_t n = 0;
+  while (n < budget) {
+    if (w.stack.empty()) {
+      w.state = WarpState::Done;
+      break;
+    }
+    SimtEntry &top = w.stack.back();
+    uint32_t pc = top.pc;
+    if (pc == top.rpc || top.mask == 0) {
+      w.stack.pop_back();
+      continue;
+    }
+    const ir::Function &fn = *w.fn;
+    const ir::Inst &in = fn.code[pc];
+    uint32_t active = top.mask;
+    uint32_t m = active & (w.preds[in.guard] ^ in.guardXor);
+    ++n;
+    ++w.instCount;
+    ++ctx.warpInsts;
+    ctx.threadInsts += (uint64_t)__builtin_popcount(active);
+    if constexpr (kStep) {
+      rec->pc = pc;
+      rec->inst = &in;
+      rec->fn = &fn;
+      rec->activeMask = active;
+      rec->execMask = m;
+      rec->cls = in.cls;
+      rec->isMemory = false;
+    }
+    if (in.ctl == ir::Ctl::None) {
+      top.pc = pc + 1;
+      if (m) {
+        in.fn(ctx, w, in, m);
+        if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
+          break;
+        if constexpr (kStep) {
+          if (in.cls == ir::OpClass::Mem || in.cls == ir::OpClass::Atomic) {
+            rec->isMemory = true;
+            rec->space = in.space;
+            rec->accessBytes = in.width * in.vec;
+            std::memcpy(rec->addr, w.addr, sizeof w.addr);
+          }
+        }
+      }
+      continue;
+    }
+    switch (in.ctl) {
+    case ir::Ctl::Bra: {
+      uint32_t notTaken = active & ~m;
+      if (!notTaken) {
+        top.pc = in.target;
+      } else if (!m) {
+        top.pc = pc + 1;
+      } else {
+        uint32_t r = fn.reconv[pc];
+        top.pc = r;
+        if (pc + 1 != r)
+          w.stack.push_back(SimtEntry{pc + 1, r, notTaken});
+        else
+          ; // the fall-through lanes wait at the reconvergence point in `top`
+        if (in.target != r)
+          w.stack.push_back(SimtEntry{in.target, r, m});
+      }
+      break;
+    }
+    case ir::Ctl::Brx: {
+      const std::vector<uint32_t> &tbl = fn.jumpTables[in.target];
+      const uint64_t *idx = w.src(in.src[0]);
+      top.pc = pc + 1;
+      if (!m)
+        break;
+      uint32_t groups[kWarpSize];
+      uint32_t gmask[kWarpSize];
+      unsigned ng = 0;
+      bool bad = false;
+      forLanes(m, [&](unsigned l) {
+        uint32_t i = (uint32_t)idx[l];
+        if (i >= tbl.size()) {
+          if (!bad)
+            ctx.fault(FaultKind::Invalid, w, in, l,
+                      "brx.idx index " + std::to_string(i) + " out of range (table of " +
+                          std::to_string(tbl.size()) + " labels)");
+          bad = true;
+          return;
+        }
+        uint32_t t = tbl[i];
+        unsigned g = 0;
+        while (g < ng && groups[g] != t)
+          ++g;
+        if (g == ng) {
+          groups[ng] = t;
+          gmask[ng++] = 0;
+        }
+        gmask[g] |= 1u << l;
+      });
+      if (bad)
+        return n;
+      uint32_t rest = active & ~m; // guard-false lanes fall through
+      if (ng == 1 && !rest) {
+        top.pc = groups[0];
+        break;
+      }
+      uint32_t r = fn.reconv[pc];
+      top.pc = r;
+      if (rest && pc + 1 != r)
+        w.stack.push_back(SimtEntry{pc + 1, r, rest});
+      for (unsigned g = ng; g-- > 0;)
+        if (groups[g] != r)
+          w.stack.push_back(SimtEntry{groups[g], r, gmask[g]});
+      break;
+    }
+    case ir::Ctl::Call:
+    case ir::Ctl::CallIndirect: {
+      const ir::CallSite &site = fn.calls[in.target];
+      if (!m) {
+        top.pc = pc + 1;
+        break;
+      }
+      const ir::Function *callee;
+      if (in.ctl == ir::Ctl::Call) {
+        callee = ctx.prog->function(site.callee);
+      } else {
+        const uint64_t *fp = w.src(in.src[0]);
+        unsigned l0 = (unsigned)__builtin_ctz(m);
+        uint64_t target = fp[l0];
+        callee = ctx.prog->functionAt(target);
+        if (!callee) {
+          ctx.fault(FaultKind::Invalid, w, in, l0,
+                    "indirect call through an invalid function address " + hex(target));
+          return n;
+        }
+        uint32_t same = 0;
+        forLanes(m, [&](unsigned l) { same |= uint32_t(fp[l] == target) << l; });
+        if (same != active) {
+          // serialise: this group now, the others after, all meeting at pc + 1
+          top.pc = pc + 1;
+          uint32_t others = active & ~same;
+          w.stack.push_back(SimtEntry{pc, pc + 1, others});
+          w.stack.push_back(SimtEntry{pc, pc + 1, same});
+          break;
+        }
+      }
+      top.pc = pc + 1;
+      if (!enterCall(ctx, w, in, *callee, site, m))
+        return n;
+      break;
+    }
+    case ir::Ctl::Ret: {
+      if (!m) {
+        top.pc = pc + 1;
+        break;
+      }
+      if (w.calls.empty()) { // ret from the kernel: like exit
+        top.pc = pc + 1;
+        retire(w, m, 0);
+        if (w.stack.empty())
+          w.state = WarpState::Done;
+        break;
+      }
+      top.pc = pc + 1;
+      size_t base = w.calls.back().baseDepth;
+      retire(w, m, base);
+      if (w.stack.size() <= base)
+        finishCall(w, true);
+      break;
+    }
+    case ir::Ctl::Exit: {
+      top.pc = pc + 1;
+      if (!m)
+        break;
+      retire(w, m, 0);
+      while (!w.calls.empty() && w.calls.back().baseDepth >= w.stack.size())
+        finishCall(w, false);
+      if (w.stack.empty())
+        w.state = WarpState::Done;
+      break;
+    }
+    case ir::Ctl::Trap:
+      if (!m) {
+        top.pc = pc + 1;
+        break;
+      }
+      ctx.fault(FaultKind::Trap, w, in, (unsigned)__builtin_ctz(m), "trap instruction executed");
+      return n;
+    case ir::Ctl::Bar:
+    case ir::Ctl::BarRed:
+    case ir::Ctl::BarArrive: {
+      top.pc = pc + 1;
+      if (!m)
+        break;
+      unsigned id;
+      bool wait = in.ctl != ir::Ctl::BarArrive;
+      bool done = arrive(ctx, w, in, m, id, wait);
+      if (ctx.faulted())
+        return n;
+      if (done) {
+        BarrierState &b = w.cta->bars[id];
+        if (in.aux & 2) {
+          // deliver the reduction to every waiting warp
+          for (uint32_t wid : b.waiting) {
+            Warp &o = w.cta->warps[wid];
+            const ir::Inst &oi = o.fn->code[o.stack.back().pc - 1];
+            uint64_t v = (oi.aux >> 2) == 0 ? b.redPopc : (oi.aux >> 2) == 1 ? b.redAnd : b.redOr;
+            uint64_t *d = o.reg(oi.dst[0]);
+            if ((oi.aux >> 4) & 1) { // predicate destination
+              o.preds[oi.dst[0]] = v ? kFullMask : 0;
+            } else {
+              for (unsigned l = 0; l < kWarpSize; ++l)
+                d[l] = v;
+            }
+          }
+        }
+        releaseBarrier(*w.cta, id);
+      }
+      if (w.state == WarpState::AtBarrier)
+        return n;
+      break;
+    }
+    case ir::Ctl::Yield:
+      top.pc = pc + 1;
+      return n;
+    case ir::Ctl::Unsupported:
+      ctx.fault(FaultKind::Unsupported, w, in, (unsigned)__builtin_ctz(active ? active : 1),
+                "unsupported PTX instruction '" +
+                    (w.fn->ast && in.line ? std::string(opcodeInfo(in.opcode).name) : std::string("?")) +
+                    "'");
+      return n;
+    case ir::Ctl::None:
+      break;
+    }
+  }
+  return n;
+}
+
+} // namespace
+
+uint64_t runWarp(ExecCtx &ctx, Warp &w, uint64_t budget) { return runImpl<false>(ctx, w, budget, nullptr); }
+
+bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
+  if (w.state != WarpState::Ready)
+    return false;
+  return runImpl<true>(ctx, w, 1, &rec) == 1;
+}
+
+// --- builtins (calls to bodiless externals) -------------------------------------------------------
+
+namespace {
+bool readDevice(void *c, uint64_t addr, void *out, size_t n) {
+  auto *p = static_cast<std::pair<ExecCtx *, Warp *> *>(c);
+  uint8_t *h = translateGeneric(*p->first, *p->second, 0, addr, (unsigned)n);
+  if (!h)
+    return false;
+  std::memcpy(out, h, n);
+  return true;
+}
+
+uint64_t argValue(Warp &w, const ir::ArgCopy &a, unsigned l) {
+  if (a.cst)
+    return a.cst[l];
+  if (a.fromReg)
+    return w.regs[a.callerOff + l];
+  uint64_t v = 0;
+  std::memcpy(&v, localLane(w, l, w.frameBase + a.callerOff), std::min<uint32_t>(a.size, 8));
+  return v;
+}
+
+void setRet(Warp &w, const ir::CallSite &site, unsigned l, uint64_t v) {
+  if (site.rets.empty())
+    return;
+  const ir::ArgCopy &r = site.rets[0];
+  if (r.fromReg)
+    w.regs[r.callerOff + l] = v;
+  else
+    std::memcpy(localLane(w, l, w.frameBase + r.callerOff), &v, std::min<uint32_t>(r.size, 8));
+}
+
+bool builtinCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, const ir::Function &callee,
+                 const ir::CallSite &site, uint32_t m) {
+  switch ((Builtin)callee.builtin) {
+  case Builtin::Vprintf: {
+    bool ok = true;
+    forLanes(m, [&](unsigned l) {
+      if (!ok || site.args.size() < 2)
+        return;
+      uint64_t fmt = argValue(w, site.args[0], l), args = argValue(w, site.args[1], l);
+      std::pair<ExecCtx *, Warp *> c{&ctx, &w};
+      int r = formatDevicePrintf(w.cta->printf, fmt, args, readDevice, &c);
+      setRet(w, site, l, (uint64_t)(int64_t)r);
+    });
+    return ok;
+  }
+  case Builtin::Malloc:
+    forLanes(m, [&](unsigned l) {
+      uint64_t n = site.args.empty() ? 0 : argValue(w, site.args[0], l);
+      setRet(w, site, l, ctx.prog->heapMalloc(n));
+    });
+    return true;
+  case Builtin::Free:
+    forLanes(m, [&](unsigned l) {
+      if (!site.args.empty())
+        ctx.prog->heapFree(argValue(w, site.args[0], l));
+    });
+    return true;
+  case Builtin::AssertFail: {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    std::string msg = "assertion failed";
+    if (site.args.size() >= 3) {
+      auto str = [&](uint64_t a) {
+        std::string s;
+        for (int i = 0; i < 512; ++i) {
+          uint8_t *p = translateGeneric(ctx, w, l, a + i, 1);
+          if (!p || !*p)
+            break;
+          s += (char)*p;
+        }
+        return s;
+      };
+      msg = "assertion '" + str(argValue(w, site.args[0], l)) + "' failed at " +
+            str(argValue(w, site.args[1], l)) + ":" +
+            std::to_string((uint32_t)argValue(w, site.args[2], l));
+    }
+    ctx.fault(FaultKind::Assert, w, in, l, msg);
+    return false;
+  }
+  default:
+    ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(m),
+              "call to undefined external function '" + callee.name + "'");
+    return false;
+  }
+}
+} // namespace
+
+} // namespace ptxsim::ptx::exec

@@ -1,0 +1,118 @@
+#pragma once
+// The warp interpreter and the helpers instruction handlers share.
+//
+// Contract: runWarp() executes instructions of one warp until it blocks at a barrier, finishes,
+// faults or has run `budget` instructions; stepWarp() executes exactly one warp instruction and
+// describes it in a WarpInstRecord (for cycle-level models). Handlers (ir::ExecFn) operate on
+// all lanes in their mask with forLanes(); memory handlers translate addresses with
+// resolveAddresses(), which checks every lane's access against its state space and reports the
+// first bad lane through ExecCtx::fault().
+
+#include "ptx/exec/Memory.h"
+#include "ptx/exec/Warp.h"
+#include "ptx/ir/Ir.h"
+
+#include <cstring>
+#include <type_traits>
+
+namespace ptxsim::ptx::exec {
+
+using ir::kFullMask;
+using ir::kWarpSize;
+
+/// Calls f(lane) for every lane in `mask`; the full-warp case is a plain counted loop the
+/// compiler can vectorise.
+template <class F> inline void forLanes(uint32_t mask, F &&f) {
+  if (mask == kFullMask) {
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      f(l);
+  } else {
+    while (mask) {
+      unsigned l = (unsigned)__builtin_ctz(mask);
+      mask &= mask - 1;
+      f(l);
+    }
+  }
+}
+
+/// Register slot <-> typed value. Writes zero- or sign-extend as the C++ conversion does;
+/// readers only look at their type's width.
+template <class T> inline T fromBits(uint64_t v) {
+  if constexpr (std::is_same_v<T, float>) {
+    uint32_t b = (uint32_t)v;
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+  } else if constexpr (std::is_same_v<T, double>) {
+    double d;
+    std::memcpy(&d, &v, 8);
+    return d;
+  } else {
+    return (T)v;
+  }
+}
+template <class T> inline uint64_t toBits(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  } else if constexpr (std::is_same_v<T, double>) {
+    uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return b;
+  } else if constexpr (std::is_signed_v<T>) {
+    return (uint64_t)(int64_t)v;
+  } else {
+    return (uint64_t)v;
+  }
+}
+
+/// Computes the effective address of every lane in `mask` into w.addr (the space's own
+/// addresses: shared/local offsets, global/generic device addresses).
+void computeAddresses(const Warp &w, const ir::Inst &in, uint32_t mask);
+
+/// Translates w.addr of the lanes in `mask` to host pointers for accesses of `bytes` each,
+/// checking bounds, alignment (`align`, usually == bytes) and, for writes, that the space is
+/// writable. Returns false after reporting a fault.
+bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
+                      unsigned align, bool write, uint8_t **ptrs);
+
+/// Host pointer for one generic/global device address range, or null (no fault reported).
+uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t addr, unsigned bytes);
+
+// Handlers the lowering core emits itself.
+void movSpecial(ExecCtx &, Warp &, const ir::Inst &, uint32_t);
+void predToValue(ExecCtx &, Warp &, const ir::Inst &, uint32_t);
+void nonZeroToPred(ExecCtx &, Warp &, const ir::Inst &, uint32_t);
+void movRuntimeAddress(ExecCtx &, Warp &, const ir::Inst &, uint32_t);
+/// Id of a special register (`%tid` with component 'x'), for movSpecial's aux.
+uint32_t specialRegId(std::string_view base, char comp);
+/// Registers an extension's special register reader (value per lane).
+using SpecialRegFn = void (*)(ExecCtx &, const Warp &, uint64_t *out, uint32_t mask);
+uint32_t registerSpecialRegisterReader(std::string_view base, SpecialRegFn fn);
+
+/// f64 -> f16/bf16 bits, round to nearest even (immediates).
+uint16_t f64ToF16Bits(double d);
+uint16_t f64ToBf16Bits(double d);
+
+/// Runs warp `w` for up to `budget` instructions. Returns the number executed.
+uint64_t runWarp(ExecCtx &ctx, Warp &w, uint64_t budget);
+
+/// What one warp instruction did, for timing models.
+struct WarpInstRecord {
+  uint32_t pc = 0;
+  const ir::Inst *inst = nullptr;
+  const ir::Function *fn = nullptr;
+  uint32_t activeMask = 0;  ///< lanes that were active (before the guard)
+  uint32_t execMask = 0;    ///< lanes that executed (guard true)
+  ir::OpClass cls = ir::OpClass::Alu;
+  bool isMemory = false;
+  ir::MemSpace space = ir::MemSpace::Global;
+  unsigned accessBytes = 0;
+  uint64_t addr[kWarpSize]; ///< per-lane addresses (valid for lanes in execMask) when isMemory
+};
+/// Executes exactly one instruction of `w` (which must be Ready) and describes it in `rec`.
+/// Returns false when the warp has nothing to execute (done or blocked).
+bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec);
+
+} // namespace ptxsim::ptx::exec

@@ -1,0 +1,101 @@
+#include "ptx/exec/Memory.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/mman.h>
+
+namespace ptxsim::ptx::exec {
+
+std::string_view allocKindName(AllocKind k) {
+  switch (k) {
+  case AllocKind::Device: return "cudaMalloc";
+  case AllocKind::Host: return "host-pinned";
+  case AllocKind::Managed: return "managed";
+  case AllocKind::Global: return "__device__ variable";
+  case AllocKind::Const: return "__constant__ variable";
+  case AllocKind::Param: return "kernel parameters";
+  case AllocKind::Heap: return "device malloc heap";
+  }
+  return "?";
+}
+
+namespace {
+constexpr uint64_t kAlign = 256;
+constexpr uint64_t kCommitChunk = 2ull << 20;
+uint64_t roundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+} // namespace
+
+DeviceMemory::DeviceMemory(uint64_t arenaBytes) : arenaBytes_(roundUp(arenaBytes, kCommitChunk)) {
+  uint64_t total = 2 * kWindowBytes + arenaBytes_;
+  void *p = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "ptxsim: cannot reserve %llu bytes of address space for device memory\n",
+                 (unsigned long long)total);
+    std::abort();
+  }
+  base_ = reinterpret_cast<uint64_t>(p);
+  arenaBegin_ = base_ + 2 * kWindowBytes;
+  bump_ = arenaBegin_;
+  committed_ = arenaBegin_;
+}
+
+DeviceMemory::~DeviceMemory() { munmap(reinterpret_cast<void *>(base_), 2 * kWindowBytes + arenaBytes_); }
+
+void DeviceMemory::commit(uint64_t upTo) {
+  if (upTo <= committed_)
+    return;
+  uint64_t end = roundUp(upTo, kCommitChunk);
+  if (mprotect(reinterpret_cast<void *>(committed_), end - committed_, PROT_READ | PROT_WRITE) != 0) {
+    std::fprintf(stderr, "ptxsim: cannot commit device memory\n");
+    std::abort();
+  }
+  committed_ = end;
+}
+
+uint64_t DeviceMemory::allocate(uint64_t bytes, AllocKind kind) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t reserved = roundUp(bytes ? bytes : 1, kAlign);
+  uint64_t addr = 0;
+  auto it = freeList_.lower_bound(reserved);
+  if (it != freeList_.end()) {
+    addr = it->second;
+    uint64_t have = it->first;
+    freeList_.erase(it);
+    if (have > reserved)
+      freeList_.emplace(have - reserved, addr + reserved);
+    std::memset(reinterpret_cast<void *>(addr), 0, reserved);
+  } else {
+    if (reserved > arenaEnd() - bump_)
+      return 0;
+    addr = bump_;
+    bump_ += reserved;
+    commit(bump_); // fresh pages are zero
+  }
+  live_[addr] = Allocation{addr, bytes, reserved, kind};
+  inUse_ += reserved;
+  return addr;
+}
+
+bool DeviceMemory::release(uint64_t addr) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.find(addr);
+  if (it == live_.end())
+    return false;
+  inUse_ -= it->second.reserved;
+  freeList_.emplace(it->second.reserved, addr);
+  live_.erase(it);
+  return true;
+}
+
+const Allocation *DeviceMemory::find(uint64_t addr) const {
+  auto it = live_.upper_bound(addr);
+  if (it == live_.begin())
+    return nullptr;
+  --it;
+  const Allocation &a = it->second;
+  // A 0-byte allocation still owns its address for identification, but no byte is valid.
+  return addr - a.base < (a.size ? a.size : 1) ? &a : nullptr;
+}
+
+} // namespace ptxsim::ptx::exec

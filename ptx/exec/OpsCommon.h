@@ -1,0 +1,78 @@
+#pragma once
+// Shared pieces of the instruction families (ptx/exec/Ops*.cpp): handler templates over lanes
+// and type dispatch. Internal to ptx/exec.
+
+#include "ptx/exec/Exec.h"
+#include "ptx/exec/Lower.h"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace ptxsim::ptx::exec {
+
+/// Writes predicate `idx` for the lanes in `mask` from the bits of `value`.
+inline void writePred(Warp &w, uint16_t idx, uint32_t mask, uint32_t value) {
+  w.preds[idx] = (w.preds[idx] & ~mask) | (value & mask);
+}
+
+/// Unary / binary / ternary handlers with a functor `Op::f(T...) -> R` applied per lane.
+template <class T, class R, class Op> void unaryFn(ExecCtx &, Warp &w, const ir::Inst &in, uint32_t m) {
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]);
+  forLanes(m, [&](unsigned l) { d[l] = toBits<R>(Op::f(fromBits<T>(a[l]))); });
+}
+template <class T, class R, class Op> void binaryFn(ExecCtx &, Warp &w, const ir::Inst &in, uint32_t m) {
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]);
+  const uint64_t *b = w.src(in.src[1]);
+  forLanes(m, [&](unsigned l) { d[l] = toBits<R>(Op::f(fromBits<T>(a[l]), fromBits<T>(b[l]))); });
+}
+template <class T, class R, class Op> void ternaryFn(ExecCtx &, Warp &w, const ir::Inst &in, uint32_t m) {
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]);
+  const uint64_t *b = w.src(in.src[1]);
+  const uint64_t *c = w.src(in.src[2]);
+  forLanes(m, [&](unsigned l) {
+    d[l] = toBits<R>(Op::f(fromBits<T>(a[l]), fromBits<T>(b[l]), fromBits<T>(c[l])));
+  });
+}
+
+/// Integer type sets for byIntType.
+enum : unsigned { kW8 = 1, kW16 = 2, kW32 = 4, kW64 = 8, kSignedOnly = 16, kUnsignedOnly = 32 };
+constexpr unsigned kW16to64 = kW16 | kW32 | kW64;
+
+template <template <class> class H, unsigned kSet, class T> constexpr ir::ExecFn pickIntHandler() {
+  constexpr unsigned w = sizeof(T) == 1 ? kW8 : sizeof(T) == 2 ? kW16 : sizeof(T) == 4 ? kW32 : kW64;
+  constexpr bool sgn = std::is_signed_v<T>;
+  if constexpr ((kSet & w) == 0 || ((kSet & kSignedOnly) && !sgn) || ((kSet & kUnsignedOnly) && sgn))
+    return nullptr;
+  else
+    return H<T>::fn;
+}
+
+/// Picks `H<T>::fn` for an integer type in `kSet` (b types count as unsigned); null otherwise.
+template <template <class> class H, unsigned kSet = kW16to64> ir::ExecFn byIntType(ScalarType t) {
+  switch (t) {
+  case ScalarType::s8: return pickIntHandler<H, kSet, int8_t>();
+  case ScalarType::u8: case ScalarType::b8: return pickIntHandler<H, kSet, uint8_t>();
+  case ScalarType::s16: return pickIntHandler<H, kSet, int16_t>();
+  case ScalarType::u16: case ScalarType::b16: return pickIntHandler<H, kSet, uint16_t>();
+  case ScalarType::s32: return pickIntHandler<H, kSet, int32_t>();
+  case ScalarType::u32: case ScalarType::b32: return pickIntHandler<H, kSet, uint32_t>();
+  case ScalarType::s64: return pickIntHandler<H, kSet, int64_t>();
+  case ScalarType::u64: case ScalarType::b64: return pickIntHandler<H, kSet, uint64_t>();
+  default: return nullptr;
+  }
+}
+
+/// Float families (OpsFloat.cpp): lowering for opcodes that also have integer forms.
+enum class FArith : uint8_t {
+  Add, Sub, Mul, Mad, Fma, Div, Min, Max, Abs, Neg, Rcp, Sqrt, Rsqrt, Sin, Cos, Lg2, Ex2, Tanh,
+  Copysign, Testp
+};
+/// Lowers a floating-point form (f32, f64, f16, f16x2, bf16, bf16x2) of `op`.
+bool lowerFloatArith(LowerCtx &ctx, FArith op);
+/// setp/set with a float type; `cmp` is the comparison modifier.
+bool lowerFloatCompare(LowerCtx &ctx, bool isSet);
+
+} // namespace ptxsim::ptx::exec

@@ -1,0 +1,97 @@
+#pragma once
+// Everything loaded into one engine: PTX modules, their lowered functions, global symbols, and
+// the registry that maps PTX opcodes to lowering functions.
+//
+// Contract: functions get engine-wide indices; a function's device address (a function pointer
+// value) is kCodeBase + 16 * index, so indirect calls decode a pointer with one subtraction.
+// Visible (`.visible`/`.weak`) functions and variables of earlier modules satisfy `.extern`
+// declarations of later ones. Lowering is extensible: registerLowering() binds an opcode name
+// to a function that turns one checked instruction into IR (the built-in families live in
+// ptx/exec/Ops*.cpp; ISA extensions call the same function at start-up).
+
+#include "base/Diagnostics.h"
+#include "ptx/ast/Ast.h"
+#include "ptx/exec/Engine.h"
+#include "ptx/exec/Memory.h"
+#include "ptx/ir/Ir.h"
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ptxsim::ptx::exec {
+
+constexpr uint64_t kCodeBase = 0x00c0de0000000000ull;
+
+/// Runtime services a call to an undefined external function may bind to.
+enum class Builtin : uint32_t { None, Vprintf, Malloc, Free, AssertFail, Unresolved };
+
+struct LoadedModule {
+  std::unique_ptr<ptx::Module> ast;
+  std::string fileName;
+  std::vector<uint32_t> functions; ///< engine function indices, in module order
+  std::unordered_map<std::string, uint32_t> functionByName;
+  std::unordered_map<std::string, GlobalSymbol> globals;
+  std::unordered_map<std::string, Kernel> kernels;
+};
+
+class Program {
+public:
+  explicit Program(DeviceMemory &mem) : mem_(mem) {}
+
+  int load(std::string_view text, const std::string &fileName, DiagEngine &diags,
+           const EngineConfig &cfg);
+
+  const ir::Function *function(uint32_t idx) const {
+    return idx < functions_.size() ? functions_[idx].get() : nullptr;
+  }
+  /// Function for a device function-pointer value, or null.
+  const ir::Function *functionAt(uint64_t addr) const {
+    uint64_t d = addr - kCodeBase;
+    return (d & 15) == 0 && d / 16 < functions_.size() ? functions_[d / 16].get() : nullptr;
+  }
+  uint32_t functionIndex(const ir::Function *f) const;
+  const std::vector<std::unique_ptr<LoadedModule>> &modules() const { return modules_; }
+  DeviceMemory &memory() { return mem_; }
+
+  /// Device malloc heap (one allocation, carved by a first-fit allocator under a lock).
+  void setHeap(uint64_t addr, uint64_t bytes);
+  uint64_t heapMalloc(uint64_t bytes);
+  void heapFree(uint64_t addr);
+
+  std::vector<std::unique_ptr<ir::Function>> functions_;
+  std::unordered_map<std::string, uint32_t> visibleFunctions_;
+  std::unordered_map<std::string, GlobalSymbol> visibleGlobals_;
+
+private:
+  DeviceMemory &mem_;
+  std::vector<std::unique_ptr<LoadedModule>> modules_;
+  std::mutex heapMu_;
+  uint64_t heapBase_ = 0, heapBytes_ = 0;
+  std::map<uint64_t, uint64_t> heapFreeBlocks_; ///< base -> size
+  std::map<uint64_t, uint64_t> heapUsed_;
+};
+
+class LowerCtx;
+/// Lowers the current instruction of `ctx` (ctx.ai()) by emitting IR instructions. Returns false
+/// after ctx.unsupported() when it cannot.
+using LowerFn = bool (*)(LowerCtx &ctx);
+void registerLowering(std::string_view opcode, LowerFn fn);
+LowerFn findLowering(uint16_t opcodeId);
+
+/// Built-in families (each Ops*.cpp file defines one registration function).
+void registerIntOps();
+void registerFloatOps();
+void registerHalfOps();
+void registerConvertOps();
+void registerMemoryOps();
+void registerAtomicOps();
+void registerWarpOps();
+void registerControlOps();
+void registerMiscOps();
+
+} // namespace ptxsim::ptx::exec

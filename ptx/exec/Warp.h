@@ -1,0 +1,127 @@
+#pragma once
+// Run-time state of warps, CTAs and grids, and the per-host-thread execution context.
+//
+// Contract: a Warp holds its registers as structure-of-arrays (`regs[r*32 + lane]`, 8 bytes per
+// lane whatever the register's type; readers truncate to their type, so upper bits are don't
+// care), predicates as 32-bit lane masks, a SIMT reconvergence stack and a call stack. Handlers
+// (ir::ExecFn) see the warp and an ExecCtx; they report faults through ExecCtx::fault() and never
+// touch control state. One host thread runs one CTA at a time, so shared memory needs no locks;
+// global memory is shared by all host threads and atomics use host atomics.
+
+#include "ptx/exec/Memory.h"
+#include "ptx/ir/Ir.h"
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ptxsim::ptx::exec {
+
+class Program;
+struct Grid;
+struct Cta;
+
+struct SimtEntry {
+  uint32_t pc;
+  uint32_t rpc;  ///< pop when pc reaches this; ir::kNoPc for none
+  uint32_t mask;
+};
+
+struct CallFrame {
+  const ir::Function *callerFn;
+  const ir::CallSite *site;
+  uint32_t baseDepth; ///< index in the SIMT stack of the callee's base entry
+  uint32_t regBase, predBase, frameBase; ///< the caller's
+  uint32_t mask;      ///< lanes that made the call
+};
+
+enum class WarpState : uint8_t { Ready, AtBarrier, Done };
+
+struct Warp {
+  Cta *cta = nullptr;
+  uint32_t id = 0;          ///< warp index in the CTA
+  uint32_t validMask = 0;   ///< lanes that exist (a partial last warp has fewer)
+  const ir::Function *fn = nullptr; ///< function now executing
+  uint64_t *regs = nullptr;         ///< current function's registers
+  uint32_t *preds = nullptr;
+  uint32_t regBase = 0, predBase = 0; ///< offsets of the current frame in the stores
+  uint32_t frameBase = 0;            ///< local-space offset of the current call frame
+  std::vector<uint64_t> regStore;
+  std::vector<uint32_t> predStore;
+  std::vector<SimtEntry> stack;
+  std::vector<CallFrame> calls;
+  WarpState state = WarpState::Ready;
+  uint64_t instCount = 0;
+  uint32_t tid[3][ir::kWarpSize]; ///< threadIdx per lane
+  uint64_t addr[ir::kWarpSize];   ///< effective addresses of the last memory instruction
+
+  uint64_t *reg(uint32_t off) { return regs + off; }
+  const uint64_t *src(const ir::Opnd &o) const { return o.cst ? o.cst : regs + o.reg; }
+  uint32_t pred(uint16_t idx, uint32_t x) const { return preds[idx] ^ x; }
+  uint32_t linearTid(unsigned lane) const { return id * ir::kWarpSize + lane; }
+};
+
+struct BarrierState {
+  uint32_t arrivedThreads = 0;
+  uint32_t expected = 0;   ///< 0: all threads of the CTA
+  uint32_t redPopc = 0, redAnd = 1, redOr = 0;
+  std::vector<uint32_t> waiting; ///< warp ids blocked on this barrier
+};
+
+struct Cta {
+  Grid *grid = nullptr;
+  uint32_t ctaid[3] = {0, 0, 0};
+  uint64_t linearId = 0;
+  uint32_t smid = 0;
+  std::vector<uint8_t> shared;   ///< static then dynamic shared memory
+  uint32_t dynBase = 0;          ///< offset of dynamic shared memory
+  std::vector<uint8_t> local;    ///< per-thread local memory, `localPerThread` bytes each
+  uint32_t localPerThread = 0;
+  std::vector<Warp> warps;
+  uint32_t liveWarps = 0;
+  uint32_t liveThreads = 0;
+  BarrierState bars[16];
+  std::string printf;            ///< device printf output of this CTA, in execution order
+};
+
+struct Grid {
+  Program *prog = nullptr;
+  DeviceMemory *mem = nullptr;
+  const ir::Function *kernel = nullptr;
+  uint32_t dim[3] = {1, 1, 1};   ///< gridDim
+  uint32_t block[3] = {1, 1, 1}; ///< blockDim
+  uint32_t threadsPerCta = 1;
+  uint32_t warpsPerCta = 1;
+  uint64_t numCtas = 1;
+  uint64_t paramAddr = 0;        ///< kernel parameter buffer in device memory
+  uint32_t dynShared = 0;
+  uint32_t numSms = 1;
+  uint64_t stackBytes = 1024;
+  uint64_t gridId = 1;
+  std::atomic<bool> stop{false}; ///< set by the first fault; other CTAs stop early
+};
+
+/// Why a warp instruction faulted.
+enum class FaultKind : uint8_t { None, OutOfBounds, Misaligned, Trap, Unsupported, Invalid, Assert };
+
+/// Per host thread execution context.
+struct ExecCtx {
+  Program *prog = nullptr;
+  DeviceMemory *mem = nullptr;
+  Grid *grid = nullptr;
+  Cta *cta = nullptr;
+  const Allocation *lastAlloc = nullptr; ///< cache for bounds checks
+  FaultKind faultKind = FaultKind::None;
+  std::string faultMsg;
+  uint64_t threadInsts = 0;
+  uint64_t warpInsts = 0;
+
+  bool faulted() const { return faultKind != FaultKind::None; }
+  /// Records the first fault of this context: `what` describes it; the context adds the kernel,
+  /// CTA, thread, pc and source line of `in` executed by `lane` of `w`.
+  void fault(FaultKind k, const Warp &w, const ir::Inst &in, unsigned lane, const std::string &what);
+};
+
+} // namespace ptxsim::ptx::exec

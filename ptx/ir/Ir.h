@@ -1,0 +1,139 @@
+#pragma once
+// The executable IR: a checked PTX function lowered to a flat array of pre-decoded instructions.
+//
+// Contract: every instruction carries the handler that executes it for a whole warp (chosen at
+// lowering time from its opcode, types and modifiers: the "opcode specialised by type"), its
+// operands resolved to register offsets, constant vectors, predicate indices and address
+// expressions, and its branch target as an instruction index. Control transfers, barriers and
+// other instructions that change the warp's control state have `ctl != Ctl::None` and are run by
+// the interpreter loop itself. Nothing on the execute path looks at strings or maps. The IR
+// keeps the source position (PTX line/column and `.loc`) of each instruction for fault reports.
+
+#include "ptx/ast/Ast.h"
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ptxsim::ptx::exec {
+struct ExecCtx;
+struct Warp;
+} // namespace ptxsim::ptx::exec
+
+namespace ptxsim::ptx::ir {
+
+constexpr unsigned kWarpSize = 32;
+constexpr uint32_t kFullMask = 0xffffffffu;
+/// Predicate indices 0 and 1 always read as false and true in every function.
+constexpr uint16_t kPredFalse = 0, kPredTrue = 1;
+constexpr uint32_t kNoPc = 0xffffffffu;
+
+struct Inst;
+/// Executes `in` for the lanes in `mask` (non-empty) of warp `w`.
+using ExecFn = void (*)(exec::ExecCtx &ctx, exec::Warp &w, const Inst &in, uint32_t mask);
+
+/// A source value: a register (offset `reg` = index * 32 into the warp's register frame) or a
+/// constant vector of 32 equal lanes owned by the function.
+struct Opnd {
+  const uint64_t *cst = nullptr;
+  uint32_t reg = 0;
+};
+
+/// How an instruction's address is formed: `base + off`, where base is a register, nothing, or
+/// a per-warp/per-CTA base known only at run time.
+enum class AddrBase : uint8_t {
+  Reg,        ///< register value (`src` slot kAddrSlot), truncated to 32 bits when `addr32`
+  None,       ///< absolute: `off` only
+  Frame,      ///< current call frame's local-space base
+  DynShared,  ///< start of the CTA's dynamic shared memory
+  KParam,     ///< the launch's kernel parameter buffer
+};
+
+/// Memory state space of an access, after lowering (param resolves to global or local).
+enum class MemSpace : uint8_t { Global, Shared, Local, Const, Generic, Param };
+
+/// Instructions the interpreter loop runs itself.
+enum class Ctl : uint8_t {
+  None, Bra, Brx, Call, CallIndirect, Ret, Exit, Trap, Bar, BarArrive, BarRed, Yield, Unsupported,
+};
+
+/// Coarse class for timing models and statistics.
+enum class OpClass : uint8_t { Alu, Mul, Fp32, Fp64, Half, Sfu, Mem, Atomic, Control, Sync, Warp, Misc };
+
+struct Inst {
+  ExecFn fn = nullptr;
+  Ctl ctl = Ctl::None;
+  OpClass cls = OpClass::Alu;
+  MemSpace space = MemSpace::Global;
+  AddrBase abase = AddrBase::None;
+  uint8_t ndst = 0, nsrc = 0;
+  uint8_t width = 0;    ///< access size in bytes per element (memory), or operand bytes
+  uint8_t vec = 1;      ///< elements per access (ld.v4: 4)
+  bool addr32 = false;  ///< address register is 32-bit
+  uint8_t flags = 0;    ///< handler-specific
+  uint16_t guard = kPredTrue;
+  uint32_t guardXor = 0; ///< 0 or ~0u (`@!p`)
+  uint32_t dst[4] = {0, 0, 0, 0}; ///< register offsets (index * 32), or predicate indices
+  Opnd src[5];
+  uint16_t psrc[2] = {kPredTrue, kPredTrue}; ///< predicate sources
+  uint32_t psrcXor[2] = {0, 0};
+  int64_t off = 0;       ///< address displacement, or a handler-specific immediate
+  uint32_t target = kNoPc; ///< branch target pc; callee / call-site / table index
+  uint32_t aux = 0, aux2 = 0; ///< handler-specific
+  uint32_t line = 0, col = 0; ///< PTX source position of the opcode
+  int32_t debugLoc = -1;      ///< index into the AST function's debugLocs
+  uint16_t opcode = 0;        ///< opcode-table id (for statistics and messages)
+};
+
+/// One argument copy of a call: `size` bytes from the caller's frame (or a register when
+/// `fromReg`) into the callee's frame.
+struct ArgCopy {
+  uint32_t callerOff = 0; ///< caller frame offset, or register offset when fromReg
+  uint32_t calleeOff = 0;
+  uint32_t size = 0;
+  bool fromReg = false;
+  const uint64_t *cst = nullptr; ///< immediate argument
+};
+
+struct CallSite {
+  uint32_t callee = 0;              ///< module function index (direct calls)
+  std::vector<ArgCopy> args;        ///< caller -> callee at the call
+  std::vector<ArgCopy> rets;        ///< callee -> caller at the return (callerOff = destination)
+  uint32_t indirectReg = 0;         ///< register holding the function address (indirect)
+  uint32_t builtin = 0;             ///< non-zero: a runtime builtin (vprintf, malloc, free, ...)
+};
+
+struct Function {
+  std::string name;
+  bool isEntry = false;
+  bool hasBody = false;
+  uint32_t builtin = 0; ///< for bodiless externals: exec::Builtin
+  std::vector<Inst> code;
+  uint32_t numRegs = 0;  ///< data registers (each 32 lanes x 8 bytes)
+  uint32_t numPreds = 2; ///< predicate registers incl. the two constants
+  /// Byte size of the function's call frame in local memory: `.local` variables, `.param`
+  /// buffers of calls it makes, then its own parameters and return values.
+  uint32_t frameSize = 0;
+  /// Offsets in the frame of the formal parameters and return values.
+  std::vector<uint32_t> paramOffsets, retOffsets;
+  std::vector<uint32_t> paramSizes, retSizes;
+  std::vector<CallSite> calls;
+  std::vector<std::vector<uint32_t>> jumpTables; ///< brx.idx tables as pcs
+  /// Per pc: where lanes that diverge at this (branch) instruction meet again; kNoPc when only
+  /// at the function's end.
+  std::vector<uint32_t> reconv;
+  std::deque<std::array<uint64_t, kWarpSize>> consts;
+  const ptx::Function *ast = nullptr; ///< for debug locations
+  std::string fileName;
+  /// Kernel parameters (entries): byte offsets and sizes in the parameter buffer.
+  std::vector<uint32_t> kparamOffsets, kparamSizes;
+  uint32_t kparamBytes = 0;
+  uint32_t staticShared = 0;  ///< bytes of static shared memory the kernel uses (entries)
+  uint32_t maxThreads = 0;    ///< from .maxntid / .reqntid, 0 if none
+  std::string signature;      ///< parameter list as text for messages
+};
+
+} // namespace ptxsim::ptx::ir
