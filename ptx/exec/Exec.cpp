@@ -215,6 +215,10 @@ bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, 
                 std::to_string(cta.shared.size()) + " bytes of shared memory)";
       else if (in.space == ir::MemSpace::Generic && ctx.mem->inLocalWindow(a[bad]))
         what += " (local window offset " + hex(a[bad] - ctx.mem->localWindow()) + ")";
+      else if (const Allocation *below = ctx.mem->nearestBelow(a[bad]))
+        what += " (" + std::to_string(a[bad] - (below->base + below->size)) + " bytes past the end of a " +
+                std::to_string(below->size) + "-byte " + std::string(allocKindName(below->kind)) +
+                " allocation at " + hex(below->base) + ")";
       else
         what += " (not inside any device allocation)";
     } else {
@@ -642,10 +646,9 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       } else {
         uint32_t r = fn.reconv[pc];
         top.pc = r;
+        // fall-through lanes that reach the reconvergence point at once wait in `top`
         if (pc + 1 != r)
           w.stack.push_back(SimtEntry{pc + 1, r, notTaken});
-        else
-          ; // the fall-through lanes wait at the reconvergence point in `top`
         if (in.target != r)
           w.stack.push_back(SimtEntry{in.target, r, m});
       }
@@ -788,7 +791,8 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
           for (uint32_t wid : b.waiting) {
             Warp &o = w.cta->warps[wid];
             const ir::Inst &oi = o.fn->code[o.stack.back().pc - 1];
-            uint64_t v = (oi.aux >> 2) == 0 ? b.redPopc : (oi.aux >> 2) == 1 ? b.redAnd : b.redOr;
+            unsigned op = (oi.aux >> 2) & 3;
+            uint64_t v = op == 0 ? b.redPopc : op == 1 ? b.redAnd : b.redOr;
             uint64_t *d = o.reg(oi.dst[0]);
             if ((oi.aux >> 4) & 1) { // predicate destination
               o.preds[oi.dst[0]] = v ? kFullMask : 0;
@@ -810,8 +814,7 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
     case ir::Ctl::Unsupported:
       ctx.fault(FaultKind::Unsupported, w, in, (unsigned)__builtin_ctz(active ? active : 1),
                 "unsupported PTX instruction '" +
-                    (w.fn->ast && in.line ? std::string(opcodeInfo(in.opcode).name) : std::string("?")) +
-                    "'");
+                    (in.aux < fn.notes.size() ? fn.notes[in.aux] : opcodeInfo(in.opcode).name) + "'");
       return n;
     case ir::Ctl::None:
       break;
@@ -833,9 +836,14 @@ bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
 // --- builtins (calls to bodiless externals) -------------------------------------------------------
 
 namespace {
+struct ReadCtx {
+  ExecCtx *ctx;
+  Warp *w;
+  unsigned lane;
+};
 bool readDevice(void *c, uint64_t addr, void *out, size_t n) {
-  auto *p = static_cast<std::pair<ExecCtx *, Warp *> *>(c);
-  uint8_t *h = translateGeneric(*p->first, *p->second, 0, addr, (unsigned)n);
+  auto *p = static_cast<ReadCtx *>(c);
+  uint8_t *h = translateGeneric(*p->ctx, *p->w, p->lane, addr, (unsigned)n);
   if (!h)
     return false;
   std::memcpy(out, h, n);
@@ -871,7 +879,7 @@ bool builtinCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, const ir::Function &
       if (!ok || site.args.size() < 2)
         return;
       uint64_t fmt = argValue(w, site.args[0], l), args = argValue(w, site.args[1], l);
-      std::pair<ExecCtx *, Warp *> c{&ctx, &w};
+      ReadCtx c{&ctx, &w, l};
       int r = formatDevicePrintf(w.cta->printf, fmt, args, readDevice, &c);
       setRet(w, site, l, (uint64_t)(int64_t)r);
     });

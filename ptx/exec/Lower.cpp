@@ -478,10 +478,12 @@ ir::Inst &LowerCtx::emitCtl(ir::Ctl ctl, ir::OpClass cls) {
 }
 
 bool LowerCtx::unsupported(const std::string &what) {
+  (void)what; // the instruction text says enough: 'cvt.rs.f16x2.f32'
+  fn().notes.push_back(std::string(ai_->text));
   ir::Inst &in = emitCtl(ir::Ctl::Unsupported, ir::OpClass::Misc);
   in.guard = ir::kPredTrue;
   in.guardXor = 0;
-  (void)what;
+  in.aux = (uint32_t)fn().notes.size() - 1;
   return false;
 }
 

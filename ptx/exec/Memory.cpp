@@ -98,4 +98,11 @@ const Allocation *DeviceMemory::find(uint64_t addr) const {
   return addr - a.base < (a.size ? a.size : 1) ? &a : nullptr;
 }
 
+const Allocation *DeviceMemory::nearestBelow(uint64_t addr) const {
+  auto it = live_.upper_bound(addr);
+  if (it == live_.begin())
+    return nullptr;
+  return &std::prev(it)->second;
+}
+
 } // namespace ptxsim::ptx::exec

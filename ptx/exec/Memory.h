@@ -46,6 +46,8 @@ public:
   bool release(uint64_t addr);
   /// The allocation containing `addr`, or null.
   const Allocation *find(uint64_t addr) const;
+  /// The live allocation with the highest base <= addr (for messages), or null.
+  const Allocation *nearestBelow(uint64_t addr) const;
   /// True when [addr, addr+n) lies inside one live allocation.
   bool valid(uint64_t addr, uint64_t n) const {
     const Allocation *a = find(addr);

@@ -126,6 +126,7 @@ struct Function {
   /// at the function's end.
   std::vector<uint32_t> reconv;
   std::deque<std::array<uint64_t, kWarpSize>> consts;
+  std::vector<std::string> notes; ///< texts of unsupported instructions (Inst::aux indexes)
   const ptx::Function *ast = nullptr; ///< for debug locations
   std::string fileName;
   /// Kernel parameters (entries): byte offsets and sizes in the parameter buffer.

@@ -64,3 +64,198 @@ TEST(ExecCore, OutOfBoundsStoreIsReportedWithThreadAndLine) {
 }
 
 } // namespace
+
+namespace {
+
+std::string kernelWrap(const std::string &name, const std::string &body,
+                       const std::string &params = ".param .u64 out") {
+  return ptxHeader() + ".visible .entry " + name + "(" + params + ") {\n" + body + "\n}\n";
+}
+
+TEST(ExecCore, MisalignedLoadIsReported) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(kernelWrap("mis", R"(
+  .reg .b32 %r<3>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  add.s64 %rd2, %rd1, 2;
+  ld.global.u32 %r1, [%rd2];
+  st.global.u32 [%rd1], %r1;
+  ret;)"))) << h.errors;
+  uint64_t d = h.alloc(64);
+  auto r = h.launch("mis", {1}, {1}, {d});
+  ASSERT_EQ(r.status, ptx::exec::LaunchStatus::Misaligned);
+  EXPECT_NE(r.message.find("misaligned global read of 4 bytes"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("test.ptx:9:"), std::string::npos) << r.message;
+}
+
+TEST(ExecCore, TrapStopsTheKernelAndNamesTheThread) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(kernelWrap("tr", R"(
+  .reg .b32 %r<3>; .reg .pred %p<2>;
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 37;
+  @%p1 trap;
+  ret;)"))) << h.errors;
+  auto r = h.launch("tr", {2}, {64}, {0});
+  ASSERT_EQ(r.status, ptx::exec::LaunchStatus::Trap);
+  EXPECT_NE(r.message.find("thread (37,0,0)"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("block (0,0,0)"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("trap"), std::string::npos) << r.message;
+}
+
+// Nested divergence: every lane takes a path by its bits, the paths rejoin, and a uniform
+// instruction after reconvergence sees every lane again.
+TEST(ExecCore, NestedDivergenceReconverges) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(kernelWrap("div", R"(
+  .reg .b32 %r<10>; .reg .b64 %rd<4>; .reg .pred %p<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 0;
+  and.b32 %r3, %r1, 1;
+  setp.ne.u32 %p1, %r3, 0;
+  @%p1 bra ODD;
+  and.b32 %r4, %r1, 2;
+  setp.ne.u32 %p2, %r4, 0;
+  @%p2 bra E2;
+  add.u32 %r2, %r2, 10;
+  bra EJOIN;
+E2:
+  add.u32 %r2, %r2, 20;
+EJOIN:
+  add.u32 %r2, %r2, 1;
+  bra JOIN;
+ODD:
+  mov.u32 %r5, 0;
+LOOP:
+  add.u32 %r2, %r2, 100;
+  add.u32 %r5, %r5, 1;
+  setp.lt.u32 %p3, %r5, %r1;
+  @%p3 bra LOOP;
+JOIN:
+  activemask.b32 %r6;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r2, %r6};
+  ret;)"))) << h.errors;
+  uint64_t d = h.alloc(32 * 8);
+  auto r = h.launch("div", {1}, {32}, {d});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto v = h.read<uint32_t>(d, 64);
+  for (unsigned t = 0; t < 32; ++t) {
+    uint32_t want = (t & 1) ? 100 * t : ((t & 2) ? 21 : 11);
+    EXPECT_EQ(v[2 * t], want) << t;
+    EXPECT_EQ(v[2 * t + 1], 0xffffffffu) << t; // reconverged before activemask
+  }
+}
+
+// brx.idx with a different target per lane, and recursion through a .func with parameters.
+TEST(ExecCore, JumpTableAndRecursiveCalls) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.func (.param .b32 ret) fib(.param .b32 n) {
+  .reg .b32 %r<8>; .reg .pred %p<2>;
+  ld.param.b32 %r1, [n];
+  setp.lt.u32 %p1, %r1, 2;
+  @%p1 bra BASE;
+  add.u32 %r2, %r1, -1;
+  { .param .b32 a; .param .b32 r;
+    st.param.b32 [a], %r2;
+    call (r), fib, (a);
+    ld.param.b32 %r3, [r]; }
+  add.u32 %r2, %r1, -2;
+  { .param .b32 a; .param .b32 r;
+    st.param.b32 [a], %r2;
+    call (r), fib, (a);
+    ld.param.b32 %r4, [r]; }
+  add.u32 %r1, %r3, %r4;
+BASE:
+  st.param.b32 [ret], %r1;
+  ret;
+}
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<8>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  rem.u32 %r2, %r1, 3;
+  ts: .branchtargets L0, L1, L2;
+  brx.idx %r2, ts;
+L0: mov.u32 %r3, 1000; bra J;
+L1: mov.u32 %r3, 2000; bra J;
+L2: mov.u32 %r3, 3000;
+J:
+  { .param .b32 a; .param .b32 r;
+    st.param.b32 [a], %r1;
+    call (r), fib, (a);
+    ld.param.b32 %r4, [r]; }
+  add.u32 %r5, %r3, %r4;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+)")) << h.errors;
+  uint64_t d = h.alloc(20 * 4);
+  auto r = h.launch("k", {1}, {20}, {d});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto v = h.read<uint32_t>(d, 20);
+  uint32_t fib[21] = {0, 1};
+  for (int i = 2; i <= 20; ++i)
+    fib[i] = fib[i - 1] + fib[i - 2];
+  for (unsigned t = 0; t < 20; ++t)
+    EXPECT_EQ(v[t], 1000 * (t % 3 + 1) + fib[t]) << t;
+}
+
+// Shared memory, bar.sync and bar.red.popc across 4 warps; the same answer with 1 and 4 host
+// threads over many CTAs.
+TEST(ExecCore, BarriersAndSharedMemoryAreDeterministicAcrossThreadCounts) {
+  std::string ptx = ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .shared .align 4 .b32 buf[128];
+  .reg .b32 %r<12>; .reg .b64 %rd<4>; .reg .pred %p<3>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mad.lo.u32 %r3, %r2, 7, %r1;
+  mov.u32 %r4, buf;
+  shl.b32 %r5, %r1, 2;
+  add.u32 %r6, %r4, %r5;
+  st.shared.u32 [%r6], %r3;
+  bar.sync 0;
+  xor.b32 %r7, %r1, 127;
+  shl.b32 %r7, %r7, 2;
+  add.u32 %r7, %r4, %r7;
+  ld.shared.u32 %r8, [%r7];
+  and.b32 %r9, %r8, 1;
+  setp.ne.u32 %p1, %r9, 0;
+  bar.red.popc.u32 %r10, 0, %p1;
+  add.u32 %r11, %r8, %r10;
+  mov.u32 %r9, %ntid.x;
+  mad.lo.u32 %r9, %r2, %r9, %r1;
+  mul.wide.u32 %rd2, %r9, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r11;
+  ret;
+}
+)";
+  std::vector<uint32_t> results[2];
+  int i = 0;
+  for (unsigned threads : {1u, 4u}) {
+    ExecHarness h(threads);
+    ASSERT_TRUE(h.load(ptx)) << h.errors;
+    uint64_t d = h.alloc(64 * 128 * 4);
+    auto r = h.launch("k", {64}, {128}, {d});
+    ASSERT_TRUE(r.ok()) << r.message;
+    results[i++] = h.read<uint32_t>(d, 64 * 128);
+  }
+  EXPECT_EQ(results[0], results[1]);
+  for (unsigned c = 0; c < 64; ++c) {
+    unsigned odd = 0;
+    for (unsigned t = 0; t < 128; ++t)
+      odd += (c * 7 + t) & 1;
+    for (unsigned t = 0; t < 128; ++t)
+      ASSERT_EQ(results[0][c * 128 + t], c * 7 + (127 - t) + odd) << c << " " << t;
+  }
+}
+
+} // namespace
