@@ -131,6 +131,25 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
   }
 }
 
+/// Bookkeeping when a warp of `c` finishes: a barrier that waits for every live warp may now
+/// be complete.
+void warpFinished(Cta &c) {
+  --c.liveWarps;
+  for (unsigned b = 0; b < 16; ++b) {
+    BarrierState &bs = c.bars[b];
+    if (!bs.waiting.empty() && bs.expected == 0 && bs.arrivedThreads >= c.liveWarps) {
+      for (uint32_t wid : bs.waiting)
+        if (c.warps[wid].state == WarpState::AtBarrier)
+          c.warps[wid].state = WarpState::Ready;
+      bs.waiting.clear();
+      bs.arrivedThreads = 0;
+      bs.redPopc = 0;
+      bs.redAnd = 1;
+      bs.redOr = 0;
+    }
+  }
+}
+
 /// Runs the CTAs in `ctas` interleaved (warp by warp, `quantum` instructions per turn) until all
 /// finish or a fault. Returns false on a fault or deadlock (ctx has the message).
 bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
@@ -149,20 +168,8 @@ bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
         progress = true;
         if (ctx.faulted())
           return false;
-        if (w.state == WarpState::Done) {
-          --c->liveWarps;
-          // a barrier waiting for "all warps" may now be complete
-          for (unsigned b = 0; b < 16; ++b) {
-            BarrierState &bs = c->bars[b];
-            if (!bs.waiting.empty() && bs.expected == 0 && bs.arrivedThreads >= c->liveWarps) {
-              for (uint32_t wid : bs.waiting)
-                if (c->warps[wid].state == WarpState::AtBarrier)
-                  c->warps[wid].state = WarpState::Ready;
-              bs.waiting.clear();
-              bs.arrivedThreads = 0;
-            }
-          }
-        }
+        if (w.state == WarpState::Done)
+          warpFinished(*c);
       }
       if (c->liveWarps)
         ++liveCtas;
@@ -185,18 +192,13 @@ bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
   return true;
 }
 
-std::string describeStatus(LaunchStatus s) {
-  switch (s) {
-  case LaunchStatus::Ok: return "ok";
-  default: return "error";
-  }
-}
 
 } // namespace
 
-LaunchResult Engine::launch(const LaunchParams &p) {
+namespace {
+/// Checks the launch configuration; empty when valid.
+LaunchResult validate(const LaunchParams &p, const EngineConfig &cfg_) {
   LaunchResult res;
-  auto t0 = std::chrono::steady_clock::now();
   auto fail = [&](LaunchStatus s, std::string msg) {
     res.status = s;
     res.message = std::move(msg);
@@ -219,10 +221,16 @@ LaunchResult Engine::launch(const LaunchParams &p) {
     return fail(LaunchStatus::InvalidConfig, "grid dimensions exceed the device limits");
   if ((uint64_t)k.staticShared + p.dynamicShared > cfg_.maxSharedPerBlockOptin)
     return fail(LaunchStatus::OutOfResources, "too much shared memory requested");
+  return res;
+}
 
-  Grid g;
-  g.prog = prog_.get();
-  g.mem = mem_.get();
+/// Fills `g` for launch `p`; allocates the parameter buffer. Returns the local bytes per thread.
+uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Program *prog,
+                   DeviceMemory *mem) {
+  const Kernel &k = *p.kernel;
+  uint64_t threads = p.block.count();
+  g.prog = prog;
+  g.mem = mem;
   g.kernel = k.fn;
   g.dim[0] = p.grid.x;
   g.dim[1] = p.grid.y;
@@ -238,11 +246,34 @@ LaunchResult Engine::launch(const LaunchParams &p) {
   g.stackBytes = cfg_.stackBytes;
   static std::atomic<uint64_t> gridIds{1};
   g.gridId = gridIds++;
-  g.paramAddr = mem_->allocate(std::max<uint32_t>(k.paramBytes, 1), AllocKind::Param);
+  g.paramAddr = mem->allocate(std::max<uint32_t>(k.paramBytes, 1), AllocKind::Param);
   if (k.paramBytes && p.params)
     std::memcpy(reinterpret_cast<void *>(g.paramAddr), p.params, k.paramBytes);
-  uint32_t localPerThread =
-      (uint32_t)((k.fn->frameSize + (hasCalls(*k.fn) ? cfg_.stackBytes : 0) + 15) & ~15ull);
+  return (uint32_t)((k.fn->frameSize + (hasCalls(*k.fn) ? cfg_.stackBytes : 0) + 15) & ~15ull);
+}
+
+LaunchStatus statusOf(FaultKind k) {
+  switch (k) {
+  case FaultKind::None: return LaunchStatus::Ok;
+  case FaultKind::OutOfBounds: return LaunchStatus::IllegalAddress;
+  case FaultKind::Misaligned: return LaunchStatus::Misaligned;
+  case FaultKind::Trap: return LaunchStatus::Trap;
+  case FaultKind::Assert: return LaunchStatus::Assert;
+  case FaultKind::Unsupported: return LaunchStatus::Unsupported;
+  default: return LaunchStatus::Fault;
+  }
+}
+} // namespace
+
+LaunchResult Engine::launch(const LaunchParams &p) {
+  LaunchResult res = validate(p, cfg_);
+  if (!res.ok())
+    return res;
+  auto t0 = std::chrono::steady_clock::now();
+  Grid g;
+  uint32_t localPerThread = setupGrid(g, p, cfg_, prog_.get(), mem_.get());
+  const Kernel &k = *p.kernel;
+  (void)k;
 
   unsigned nthreads = cfg_.hostThreads ? cfg_.hostThreads : std::max(1u, std::thread::hardware_concurrency());
   if ((uint64_t)nthreads > g.numCtas)
@@ -329,17 +360,89 @@ LaunchResult Engine::launch(const LaunchParams &p) {
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (faultKind != FaultKind::None) {
     res.message = faultMsg;
-    switch (faultKind) {
-    case FaultKind::OutOfBounds: res.status = LaunchStatus::IllegalAddress; break;
-    case FaultKind::Misaligned: res.status = LaunchStatus::Misaligned; break;
-    case FaultKind::Trap: res.status = LaunchStatus::Trap; break;
-    case FaultKind::Assert: res.status = LaunchStatus::Assert; break;
-    case FaultKind::Unsupported: res.status = LaunchStatus::Unsupported; break;
-    default: res.status = LaunchStatus::Fault; break;
-    }
+    res.status = statusOf(faultKind);
   }
-  (void)describeStatus;
   return res;
+}
+
+// --- stepped execution ----------------------------------------------------------------------------
+
+struct SteppedGrid::State {
+  Grid g;
+  ExecCtx ctx;
+  uint32_t localPerThread = 0;
+  std::map<uint64_t, std::unique_ptr<Cta>> ctas;
+  std::map<uint64_t, std::string> printfOut;
+  std::function<void(const std::string &)> sink;
+  bool finished = false;
+};
+
+SteppedGrid::~SteppedGrid() {
+  if (s_ && !s_->finished)
+    finish();
+}
+uint64_t SteppedGrid::numCtas() const { return s_->g.numCtas; }
+uint32_t SteppedGrid::warpsPerCta() const { return s_->g.warpsPerCta; }
+Cta *SteppedGrid::startCta(uint64_t id) {
+  auto &slot = s_->ctas[id];
+  slot = std::make_unique<Cta>();
+  initCta(*slot, s_->g, id, s_->localPerThread);
+  return slot.get();
+}
+Warp &SteppedGrid::warp(Cta *cta, uint32_t w) { return cta->warps[w]; }
+bool SteppedGrid::ready(const Warp &w) const { return w.state == WarpState::Ready; }
+bool SteppedGrid::ctaDone(const Cta *cta) const { return cta->liveWarps == 0; }
+bool SteppedGrid::faulted() const { return s_->ctx.faulted(); }
+bool SteppedGrid::step(Warp &w, WarpInstRecord &rec) {
+  if (s_->ctx.faulted())
+    return false;
+  s_->ctx.cta = w.cta;
+  bool ok = stepWarp(s_->ctx, w, rec);
+  if (w.state == WarpState::Done && w.cta->liveWarps && ok)
+    warpFinished(*w.cta);
+  return ok && !s_->ctx.faulted();
+}
+void SteppedGrid::retireCta(Cta *cta) {
+  if (!cta->printf.empty())
+    s_->printfOut[cta->linearId] = std::move(cta->printf);
+  s_->ctas.erase(cta->linearId);
+}
+LaunchResult SteppedGrid::finish() {
+  LaunchResult r;
+  if (s_->finished)
+    return r;
+  s_->finished = true;
+  for (auto &kv : s_->ctas)
+    if (!kv.second->printf.empty())
+      s_->printfOut[kv.first] = std::move(kv.second->printf);
+  std::string out;
+  for (auto &kv : s_->printfOut)
+    out += kv.second;
+  if (!out.empty() && s_->sink)
+    s_->sink(out);
+  s_->g.mem->release(s_->g.paramAddr);
+  r.threadInsts = s_->ctx.threadInsts;
+  r.warpInsts = s_->ctx.warpInsts;
+  if (s_->ctx.faulted()) {
+    r.status = statusOf(s_->ctx.faultKind);
+    r.message = s_->ctx.faultMsg;
+  }
+  return r;
+}
+
+std::unique_ptr<SteppedGrid> Engine::beginGrid(const LaunchParams &p, LaunchResult &err) {
+  err = validate(p, cfg_);
+  if (!err.ok())
+    return nullptr;
+  std::unique_ptr<SteppedGrid> sg(new SteppedGrid());
+  sg->s_ = std::make_unique<SteppedGrid::State>();
+  auto &st = *sg->s_;
+  st.localPerThread = setupGrid(st.g, p, cfg_, prog_.get(), mem_.get());
+  st.ctx.prog = prog_.get();
+  st.ctx.mem = mem_.get();
+  st.ctx.grid = &st.g;
+  st.sink = printfSink_;
+  return sg;
 }
 
 } // namespace ptxsim::ptx::exec

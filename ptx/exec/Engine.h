@@ -85,6 +85,41 @@ struct LaunchResult {
 };
 
 class Program;
+struct Grid;
+struct Cta;
+struct Warp;
+struct ExecCtx;
+struct WarpInstRecord;
+
+/// A launch executed one warp instruction at a time, for cycle-level models. The model decides
+/// which CTAs are resident (startCta) and which warp issues next (step); the functional core
+/// executes the instruction at issue and describes it. Not thread-safe: one model thread.
+class SteppedGrid {
+public:
+  ~SteppedGrid();
+  uint64_t numCtas() const;
+  uint32_t warpsPerCta() const;
+  /// Creates the state of CTA `linearId` (0 <= id < numCtas()).
+  Cta *startCta(uint64_t linearId);
+  /// Warp `w` of a started CTA.
+  Warp &warp(Cta *cta, uint32_t w);
+  /// True when the warp can issue (not finished, not waiting at a barrier).
+  bool ready(const Warp &w) const;
+  bool ctaDone(const Cta *cta) const;
+  /// Executes one instruction of `w`; false when it cannot issue or the grid faulted.
+  bool step(Warp &w, WarpInstRecord &rec);
+  /// Releases a finished CTA (its printf output is kept for finish()).
+  void retireCta(Cta *cta);
+  bool faulted() const;
+  /// Ends the launch: flushes printf output in CTA order, frees the parameter buffer.
+  LaunchResult finish();
+
+private:
+  friend class Engine;
+  SteppedGrid() = default;
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 class Engine {
 public:
@@ -110,6 +145,9 @@ public:
 
   /// Runs a kernel to completion.
   LaunchResult launch(const LaunchParams &p);
+  /// Starts a launch driven one warp instruction at a time; null with `err` set when the
+  /// configuration is invalid.
+  std::unique_ptr<SteppedGrid> beginGrid(const LaunchParams &p, LaunchResult &err);
 
   /// Output of device printf calls, in CTA order; the runtime flushes it after each launch.
   /// By default it goes to stdout.

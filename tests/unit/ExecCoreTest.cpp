@@ -259,3 +259,70 @@ TEST(ExecCore, BarriersAndSharedMemoryAreDeterministicAcrossThreadCounts) {
 }
 
 } // namespace
+
+namespace {
+
+// The single-step interface a timing model drives: every record names the pc, masks and, for
+// memory instructions, the per-lane addresses; stepping gives the same results as launch().
+TEST(ExecCore, SteppedGridRecordsEachWarpInstruction) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 40;
+  @!%p1 bra SKIP;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+SKIP:
+  bar.sync 0;
+  ret;
+}
+)")) << h.errors;
+  uint64_t d = h.alloc(64 * 4);
+  const ptx::exec::Kernel *k = h.engine->findKernel("k");
+  ASSERT_NE(k, nullptr);
+  uint64_t param = d;
+  ptx::exec::LaunchParams p;
+  p.kernel = k;
+  p.grid = {1};
+  p.block = {64};
+  p.params = &param;
+  ptx::exec::LaunchResult err;
+  auto g = h.engine->beginGrid(p, err);
+  ASSERT_TRUE(g) << err.message;
+  ptx::exec::Cta *cta = g->startCta(0);
+  ptx::exec::WarpInstRecord rec;
+  int stores = 0, steps = 0;
+  std::vector<uint32_t> storeMasks;
+  while (!g->ctaDone(cta) && steps < 1000) {
+    for (uint32_t w = 0; w < g->warpsPerCta(); ++w) {
+      ptx::exec::Warp &wp = g->warp(cta, w);
+      if (!g->ready(wp))
+        continue;
+      ASSERT_TRUE(g->step(wp, rec));
+      ++steps;
+      if (rec.isMemory && rec.space == ptxsim::ptx::ir::MemSpace::Global) {
+        ++stores;
+        storeMasks.push_back(rec.execMask);
+        for (unsigned l = 0; l < 32; ++l)
+          if (rec.execMask >> l & 1)
+            EXPECT_EQ(rec.addr[l], d + 4 * (w * 32 + l));
+      }
+    }
+  }
+  EXPECT_TRUE(g->ctaDone(cta));
+  auto r = g->finish();
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_EQ(stores, 2);
+  EXPECT_EQ(storeMasks[0], 0xffffffffu);
+  EXPECT_EQ(storeMasks[1], 0xffu); // threads 32..39
+  auto v = h.read<uint32_t>(d, 64);
+  for (unsigned t = 0; t < 64; ++t)
+    EXPECT_EQ(v[t], t < 40 ? t : 0u);
+  EXPECT_EQ(r.warpInsts, (uint64_t)steps);
+}
+
+} // namespace
