@@ -9,6 +9,7 @@
 //   std::vector<uint32_t> v = h.read<uint32_t>(out, 32);
 
 #include "ptx/exec/Engine.h"
+#include "ptx/exec/Exec.h"
 
 #include <gtest/gtest.h>
 
