@@ -326,3 +326,55 @@ SKIP:
 }
 
 } // namespace
+
+namespace {
+
+// A second module calls a .visible function and uses a .visible variable of the first; a fault
+// names the CUDA source line from .loc.
+TEST(ExecCore, CrossModuleLinkingAndSourceLines) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .global .align 4 .u32 table[4] = {5, 6, 7, 8};
+.visible .func (.param .b32 r) twice(.param .b32 x) {
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [x];
+  add.u32 %r2, %r1, %r1;
+  st.param.b32 [r], %r2;
+  ret;
+}
+)", "lib.ptx")) << h.errors;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.extern .global .align 4 .u32 table[4];
+.extern .func (.param .b32 r) twice(.param .b32 x);
+.file 1 "app.cu"
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  mov.u64 %rd3, table;
+  add.s64 %rd4, %rd3, %rd2;
+  .loc 1 42 7
+  ld.global.u32 %r2, [%rd4];
+  { .param .b32 a; .param .b32 r;
+    st.param.b32 [a], %r2;
+    call (r), twice, (a);
+    ld.param.b32 %r3, [r]; }
+  add.s64 %rd5, %rd1, %rd2;
+  st.global.u32 [%rd5], %r3;
+  ret;
+}
+)", "app.ptx")) << h.errors;
+  uint64_t d = h.alloc(8 * 4);
+  auto r = h.launch("k", {1}, {4}, {d});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto v = h.read<uint32_t>(d, 4);
+  EXPECT_EQ(v, (std::vector<uint32_t>{10, 12, 14, 16}));
+  // 8 threads read past the 4-element table: the fault names app.cu:42
+  r = h.launch("k", {1}, {8}, {d});
+  ASSERT_EQ(r.status, ptx::exec::LaunchStatus::IllegalAddress);
+  EXPECT_NE(r.message.find("(app.cu:42)"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("thread (4,0,0)"), std::string::npos) << r.message;
+}
+
+} // namespace
