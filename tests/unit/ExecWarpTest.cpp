@@ -323,4 +323,24 @@ TEST(ExecWarp, FnsFindsNthSetBit) {
   }
 }
 
+TEST(ExecWarp, LegacyFormsWithoutMembermask) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_60") + kernel("k", R"(
+  mad.lo.u32 %r3, %r1, 7, 100;
+  setp.ge.u32 %p2, %r1, 12;
+  @%p2 bra DONE;
+  shfl.up.b32 %r4|%p1, %r3, 1, 0;
+  setp.eq.u32 %p3, %r1, 11;
+  vote.any.pred %p4, %p3;
+  vote.ballot.b32 %r5, %p1;
+  selp.u32 %r6, 0x10000, 0, %p4;
+  or.b32 %r5, %r5, %r6;
+  st.global.v2.u32 [%rd3], {%r4, %r5};)"))) << h.errors;
+  Lanes l = runLanes(h, "k", 0, 0);
+  for (unsigned i = 0; i < 12; ++i) {
+    EXPECT_EQ(l.v[i], value(i == 0 ? 0 : i - 1)) << i;
+    EXPECT_EQ(l.p[i], 0xffeu | 0x10000u) << i; // lanes 1..11 read in range; lane 11 votes
+  }
+}
+
 } // namespace
