@@ -246,9 +246,12 @@ uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Pro
   g.stackBytes = cfg_.stackBytes;
   static std::atomic<uint64_t> gridIds{1};
   g.gridId = gridIds++;
-  g.paramAddr = mem->allocate(std::max<uint32_t>(k.paramBytes, 1), AllocKind::Param);
+  uint32_t wsOff = (k.paramBytes + 15) & ~15u;
+  g.paramAddr = mem->allocate(wsOff + 16, AllocKind::Param);
   if (k.paramBytes && p.params)
     std::memcpy(reinterpret_cast<void *>(g.paramAddr), p.params, k.paramBytes);
+  g.gridWorkspace = g.paramAddr + wsOff;
+  std::memset(reinterpret_cast<void *>(g.gridWorkspace), 0, 16);
   return (uint32_t)((k.fn->frameSize + (hasCalls(*k.fn) ? cfg_.stackBytes : 0) + 15) & ~15ull);
 }
 

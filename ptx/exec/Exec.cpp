@@ -241,7 +241,7 @@ enum SregId : uint32_t {
   kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY,
   kNctaidZ, kLaneid, kWarpid, kNwarpid, kSmid, kNsmid, kGridid, kLmEq, kLmLe, kLmLt, kLmGe,
   kLmGt, kClock, kClockHi, kClock64, kGtimer, kGtimerLo, kGtimerHi, kDynSmem, kTotalSmem,
-  kAggrSmem, kZero, kOne, kFirstExt
+  kAggrSmem, kZero, kOne, kEnvreg1, kEnvreg2, kFirstExt
 };
 
 struct ExtSreg {
@@ -285,6 +285,8 @@ uint32_t specialRegId(std::string_view b, char c) {
   if (b == "%dynamic_smem_size") return kDynSmem;
   if (b == "%total_smem_size") return kTotalSmem;
   if (b == "%aggr_smem_size") return kAggrSmem;
+  if (b == "%envreg1") return kEnvreg1;
+  if (b == "%envreg2") return kEnvreg2;
   // cluster registers: without clusters every CTA is its own cluster of one
   if (b == "%cluster_nctaid" || b == "%nclusterid" || b == "%cluster_nctarank" ||
       b == "%is_explicit_cluster")
@@ -335,6 +337,8 @@ void movSpecial(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   case kTotalSmem: case kAggrSmem: v = c.shared.size(); break;
   case kOne: v = 1; break;
   case kZero: v = 0; break;
+  case kEnvreg1: v = (uint32_t)(g.gridWorkspace >> 32); break;
+  case kEnvreg2: v = (uint32_t)g.gridWorkspace; break;
   default:
     if (in.aux >= kFirstExt && in.aux - kFirstExt < extSregs().size()) {
       extSregs()[in.aux - kFirstExt].fn(ctx, w, d, mask);

@@ -79,7 +79,7 @@ bool lowerLd(LowerCtx &c) {
   if (t == ScalarType::pred || typeBits(t) > 64)
     return c.unsupported("type");
   ScalarType mt = memType(t);
-  ir::ExecFn fn = byIntType<LdH>(mt);
+  ir::ExecFn fn = byIntType<LdH, kW8 | kW16to64>(mt);
   if (!fn)
     return c.unsupported("type");
   unsigned n = c.vecWidth();
@@ -113,7 +113,7 @@ bool lowerSt(LowerCtx &c) {
   if (t == ScalarType::pred || typeBits(t) > 64)
     return c.unsupported("type");
   ScalarType mt = memType(t);
-  ir::ExecFn fn = byIntType<StH>(mt);
+  ir::ExecFn fn = byIntType<StH, kW8 | kW16to64>(mt);
   if (!fn)
     return c.unsupported("type");
   unsigned n = c.vecWidth();

@@ -96,6 +96,7 @@ struct Grid {
   uint32_t warpsPerCta = 1;
   uint64_t numCtas = 1;
   uint64_t paramAddr = 0;        ///< kernel parameter buffer in device memory
+  uint64_t gridWorkspace = 0;    ///< zeroed 16 bytes after the parameters: %envreg1:%envreg2
   uint32_t dynShared = 0;
   uint32_t numSms = 1;
   uint64_t stackBytes = 1024;
