@@ -307,9 +307,10 @@ SKIP:
       if (rec.isMemory && rec.space == ptxsim::ptx::ir::MemSpace::Global) {
         ++stores;
         storeMasks.push_back(rec.execMask);
-        for (unsigned l = 0; l < 32; ++l)
+        for (unsigned l = 0; l < 32; ++l) {
           if (rec.execMask >> l & 1)
             EXPECT_EQ(rec.addr[l], d + 4 * (w * 32 + l));
+        }
       }
     }
   }
