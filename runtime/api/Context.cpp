@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cxxabi.h>
+#include <dirent.h>
+#include <fstream>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -83,6 +86,11 @@ ptx::exec::Engine &Context::engine() {
     ptx::exec::EngineConfig cfg;
     cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
     engine_ = std::make_unique<ptx::exec::Engine>(cfg);
+    static bool registered = false;
+    if (!registered) {
+      registered = true;
+      std::atexit([] { Context::get().reportAtExit(); });
+    }
     // Device printf goes to the application's stdout, in order with its own output.
     engine_->setPrintfSink([](const std::string &s) {
       std::fwrite(s.data(), 1, s.size(), stdout);
@@ -191,15 +199,81 @@ void Context::loadModule(FatbinModule &fb) {
   bindSymbols(fb);
 }
 
+const std::vector<int> &Context::overrideModules() {
+  if (overridesLoaded_)
+    return overrideIds_;
+  overridesLoaded_ = true;
+  const char *path = std::getenv("PTXSIM_PTX_OVERRIDE");
+  if (!path || !*path)
+    return overrideIds_;
+  std::vector<std::string> files;
+  if (DIR *d = opendir(path)) {
+    while (dirent *e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 4 && n.compare(n.size() - 4, 4, ".ptx") == 0)
+        files.push_back(std::string(path) + "/" + n);
+    }
+    closedir(d);
+    std::sort(files.begin(), files.end());
+  } else {
+    files.push_back(path);
+  }
+  for (const std::string &f : files) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "ptxsim: PTXSIM_PTX_OVERRIDE: cannot open '%s'\n", f.c_str());
+      continue;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    DiagEngine diags;
+    int id = engine().loadModule(ss.str(), f, diags);
+    if (id < 0) {
+      std::ostringstream os;
+      diags.print(os);
+      std::fprintf(stderr, "ptxsim: PTXSIM_PTX_OVERRIDE: cannot load '%s':\n%s", f.c_str(),
+                   os.str().c_str());
+      continue;
+    }
+    std::fprintf(stderr, "ptxsim: using PTX from %s\n", f.c_str());
+    overrideIds_.push_back(id);
+  }
+  return overrideIds_;
+}
+
 void Context::bindSymbols(FatbinModule &fb) {
   ptx::exec::Engine &eng = engine();
-  for (auto &[stub, k] : kernels_)
-    if (k->fatbin == &fb)
-      k->kernel = eng.findKernel(k->deviceName, fb.module);
+  const std::vector<int> &overrides = overrideModules();
+  for (auto &[stub, k] : kernels_) {
+    if (k->fatbin != &fb)
+      continue;
+    k->kernel = eng.findKernel(k->deviceName, fb.module);
+    // A kernel of the same name in an override file replaces the binary's, if it takes the
+    // same parameters (the host stub packs arguments for the original signature).
+    for (int id : overrides) {
+      const ptx::exec::Kernel *o = eng.findKernel(k->deviceName, id);
+      if (!o || !k->kernel)
+        continue;
+      if (o->paramSizes != k->kernel->paramSizes) {
+        std::fprintf(stderr,
+                     "ptxsim: PTXSIM_PTX_OVERRIDE: kernel '%s' has different parameters:\n"
+                     "  override: %s\n  program:  %s\n",
+                     k->deviceName.c_str(), o->fn->signature.c_str(),
+                     k->kernel->fn->signature.c_str());
+        k->kernel = nullptr;
+        k->overrideError = true;
+        break;
+      }
+      k->kernel = o;
+    }
+  }
   for (auto &[host, v] : vars_) {
     if (v.fatbin != &fb)
       continue;
     v.symbol = eng.findGlobal(v.deviceName, fb.module);
+    for (int id : overrides) // the override's copy is the one its kernels use
+      if (const ptx::exec::GlobalSymbol *g = eng.findGlobal(v.deviceName, id))
+        v.symbol = g;
     if (v.symbol && v.managedHostPtr)
       *v.managedHostPtr = ptx::exec::DeviceMemory::host(v.symbol->addr);
   }
@@ -264,6 +338,8 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     return cudaErrorInvalidDeviceFunction;
   if (!k->kernel) {
     cudaError_t e = ensureLoaded();
+    if (k->overrideError)
+      return cudaErrorInvalidKernelImage;
     if (!k->kernel)
       return e ? e : cudaErrorInvalidDeviceFunction;
   }
@@ -308,6 +384,23 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   std::fflush(stdout);
   ptx::exec::LaunchResult r = engine().launch(lp);
   std::fflush(stdout);
+  {
+    auto it = statsIndex_.find(kern.name);
+    if (it == statsIndex_.end()) {
+      it = statsIndex_.emplace(kern.name, stats_.size()).first;
+      stats_.push_back({kern.name, KernelStats{}});
+    }
+    KernelStats &st = stats_[it->second].second;
+    ++st.launches;
+    st.ctas += uint64_t(grid.x) * grid.y * grid.z;
+    st.threadInsts += r.threadInsts;
+    st.warpInsts += r.warpInsts;
+    st.seconds += r.seconds;
+    char cfgText[96];
+    std::snprintf(cfgText, sizeof cfgText, "(%u,%u,%u)x(%u,%u,%u)", grid.x, grid.y, grid.z,
+                  block.x, block.y, block.z);
+    st.lastConfig = cfgText;
+  }
   cudaError_t e = launchError(r);
   if (e == cudaSuccess)
     return cudaSuccess;
@@ -321,6 +414,73 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   return cudaSuccess;
 }
 
+namespace {
+std::string demangle(const std::string &name) {
+  int status = 0;
+  char *d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string r = status == 0 && d ? d : name;
+  std::free(d);
+  return r;
+}
+std::string jsonEscape(const std::string &s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      r += '\\';
+    r += c;
+  }
+  return r;
+}
+} // namespace
+
+void Context::reportAtExit() {
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const char *sum = std::getenv("PTXSIM_SUMMARY");
+  unsigned threads = engine_ ? engine_->config().hostThreads : 0;
+  if (!(sum && std::strcmp(sum, "0") == 0) && !stats_.empty()) {
+    uint64_t launches = 0, insts = 0;
+    double secs = 0;
+    std::fprintf(stderr, "\nptxsim: run summary (functional mode, %s host threads)\n",
+                 threads ? std::to_string(threads).c_str() : "all");
+    std::fprintf(stderr, "  %-40s %8s %24s %14s %10s %10s\n", "kernel", "launches",
+                 "last grid x block", "thread-insts", "seconds", "Minsts/s");
+    for (auto &[name, st] : stats_) {
+      std::string n = demangle(name);
+      if (n.size() > 40)
+        n = n.substr(0, 37) + "...";
+      std::fprintf(stderr, "  %-40s %8llu %24s %14llu %10.4f %10.1f\n", n.c_str(),
+                   (unsigned long long)st.launches, st.lastConfig.c_str(),
+                   (unsigned long long)st.threadInsts, st.seconds,
+                   st.seconds > 0 ? st.threadInsts / st.seconds / 1e6 : 0.0);
+      launches += st.launches;
+      insts += st.threadInsts;
+      secs += st.seconds;
+    }
+    std::fprintf(stderr,
+                 "  total: %llu launches, %llu thread instructions, %.4f s in kernels, %.3f s "
+                 "wall\n",
+                 (unsigned long long)launches, (unsigned long long)insts, secs, wall);
+  }
+  if (const char *path = std::getenv("PTXSIM_STATS_JSON"); path && *path) {
+    std::ofstream os(path);
+    if (!os) {
+      std::fprintf(stderr, "ptxsim: cannot write PTXSIM_STATS_JSON file '%s'\n", path);
+      return;
+    }
+    os << "{\n  \"mode\": \"functional\",\n  \"wall_seconds\": " << wall << ",\n  \"kernels\": [";
+    bool first = true;
+    for (auto &[name, st] : stats_) {
+      os << (first ? "\n" : ",\n") << "    {\"name\": \"" << jsonEscape(name)
+         << "\", \"demangled\": \"" << jsonEscape(demangle(name))
+         << "\", \"launches\": " << st.launches << ", \"ctas\": " << st.ctas
+         << ", \"thread_insts\": " << st.threadInsts << ", \"warp_insts\": " << st.warpInsts
+         << ", \"seconds\": " << st.seconds << "}";
+      first = false;
+    }
+    os << "\n  ]\n}\n";
+  }
+}
+
 void Context::reset() {
   for (StreamObj *s : streams)
     delete s;
@@ -330,6 +490,8 @@ void Context::reset() {
   events.clear();
   callConfigs.clear();
   engine_.reset();
+  overrideIds_.clear();
+  overridesLoaded_ = false;
   for (auto &fb : fatbins_) {
     fb->module = -1;
     fb->loadTried = false;

@@ -44,6 +44,7 @@ struct KernelEntry {
   std::string deviceName;
   const ptx::exec::Kernel *kernel = nullptr; ///< resolved when the module loads
   int maxDynamicShared = -1;                  ///< cudaFuncAttributeMaxDynamicSharedMemorySize
+  bool overrideError = false; ///< PTXSIM_PTX_OVERRIDE has this kernel with other parameters
 };
 
 /// A `__device__`, `__constant__` or `__managed__` variable registered by the host.
@@ -112,6 +113,15 @@ public:
   std::vector<LaunchConfig> callConfigs; ///< __cudaPushCallConfiguration stack
 
   size_t printfFifoBytes = 1 << 20;
+
+  /// Per-kernel totals for the end-of-run summary and PTXSIM_STATS_JSON.
+  struct KernelStats {
+    uint64_t launches = 0, ctas = 0, threadInsts = 0, warpInsts = 0;
+    double seconds = 0;
+    std::string lastConfig; ///< "(gx,gy,gz)x(bx,by,bz)" of the last launch
+  };
+  /// Prints the end-of-run summary to stderr and writes the JSON stats file when asked.
+  void reportAtExit();
   /// Occupancy: CTAs of `k` with `blockSize` threads that fit on one SM at once.
   int maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShared);
 
@@ -119,6 +129,8 @@ private:
   Context() = default;
   void loadModule(FatbinModule &fb);
   void bindSymbols(FatbinModule &fb);
+  /// Loads the PTXSIM_PTX_OVERRIDE file(s) into the engine once; returns their module ids.
+  const std::vector<int> &overrideModules();
 
   std::mutex mu_;
   std::unique_ptr<ptx::exec::Engine> engine_;
@@ -127,6 +139,11 @@ private:
   std::unordered_set<const KernelEntry *> kernelHandles_;
   std::unordered_map<const void *, VarEntry> vars_; ///< by host variable address
   cudaError_t sticky_ = cudaSuccess;
+  std::vector<int> overrideIds_;
+  bool overridesLoaded_ = false;
+  std::vector<std::pair<std::string, KernelStats>> stats_; ///< in order of first launch
+  std::unordered_map<std::string, size_t> statsIndex_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 /// The calling thread's last error (cudaGetLastError/cudaPeekAtLastError).

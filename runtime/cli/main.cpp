@@ -1,6 +1,7 @@
 // The `ptxsim` command-line tool.
 
 #include "runtime/cli/PtxCommands.h"
+#include "runtime/cli/RunCommand.h"
 
 #include <iostream>
 #include <string>
@@ -13,6 +14,7 @@ void usage(std::ostream &os) {
         "commands:\n"
         "  ptx check [--summary] [--json] FILE.ptx...   parse and check PTX files\n"
         "  ptx extract BINARY [-o DIR]                  write the PTX embedded in an nvcc binary\n"
+        "  run [options] -- PROGRAM [ARGS]               run a CUDA program under the simulator\n"
         "  help                                         this text\n";
 }
 
@@ -24,6 +26,8 @@ int main(int argc, char **argv) {
     usage(args.empty() ? std::cerr : std::cout);
     return args.empty() ? 2 : 0;
   }
+  if (args[0] == "run")
+    return ptxsim::cli::runCommand({args.begin() + 1, args.end()}, std::cerr);
   if (args[0] == "ptx" && args.size() >= 2 && args[1] == "check")
     return ptxsim::cli::ptxCheck({args.begin() + 2, args.end()}, std::cout, std::cerr);
   if (args[0] == "ptx" && args.size() >= 2 && args[1] == "extract")

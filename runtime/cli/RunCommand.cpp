@@ -1,0 +1,136 @@
+#include "runtime/cli/RunCommand.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ptxsim::cli {
+
+namespace {
+
+void runUsage(std::ostream &os) {
+  os << "usage: ptxsim run [options] -- PROGRAM [ARGS...]\n"
+        "options:\n"
+        "  --threads N            host threads that run CTAs (default: all cores)\n"
+        "  --ptx-override PATH    use the kernels of PATH (.ptx file or directory) instead of\n"
+        "                         the program's own PTX (same-named kernels, same parameters)\n"
+        "  --stats-json FILE      write per-kernel statistics as JSON at exit\n"
+        "  --no-summary           do not print the end-of-run summary on stderr\n"
+        "  --mode functional      execution mode (timing mode is not available yet)\n";
+}
+
+bool fileExists(const std::string &p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0;
+}
+
+/// Directory holding libcudart.so.13: <dir of this executable>/../lib.
+std::string libraryDir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0)
+    return {};
+  buf[n] = 0;
+  std::string exe(buf);
+  std::string bin = exe.substr(0, exe.find_last_of('/'));
+  return bin.substr(0, bin.find_last_of('/')) + "/lib";
+}
+
+} // namespace
+
+int runCommand(const std::vector<std::string> &args, std::ostream &err) {
+  size_t i = 0;
+  auto need = [&](const std::string &opt) -> const std::string * {
+    if (i + 1 >= args.size()) {
+      err << "ptxsim run: option " << opt << " needs a value\n";
+      return nullptr;
+    }
+    return &args[++i];
+  };
+  for (; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a == "-h" || a == "--help") {
+      runUsage(err);
+      return 0;
+    }
+    if (a == "--threads") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      char *end = nullptr;
+      unsigned long n = std::strtoul(v->c_str(), &end, 10);
+      if (v->empty() || *end || n == 0 || n > 1024) {
+        err << "ptxsim run: --threads needs a number from 1 to 1024, not '" << *v << "'\n";
+        return 2;
+      }
+      setenv("PTXSIM_THREADS", v->c_str(), 1);
+    } else if (a == "--ptx-override") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      if (!fileExists(*v)) {
+        err << "ptxsim run: --ptx-override: no such file or directory '" << *v << "'\n";
+        return 2;
+      }
+      setenv("PTXSIM_PTX_OVERRIDE", v->c_str(), 1);
+    } else if (a == "--stats-json") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      setenv("PTXSIM_STATS_JSON", v->c_str(), 1);
+    } else if (a == "--no-summary") {
+      setenv("PTXSIM_SUMMARY", "0", 1);
+    } else if (a == "--mode") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      if (*v != "functional") {
+        err << "ptxsim run: --mode " << *v
+            << " is not available yet: this build has the functional mode only\n";
+        return 2;
+      }
+      setenv("PTXSIM_MODE", v->c_str(), 1);
+    } else if (a == "--config" || a == "--power") {
+      err << "ptxsim run: " << a
+          << " needs the timing and power models, which this build does not have yet\n";
+      return 2;
+    } else if (!a.empty() && a[0] == '-') {
+      err << "ptxsim run: unknown option '" << a << "'\n";
+      runUsage(err);
+      return 2;
+    } else {
+      break; // the program, without a `--`
+    }
+  }
+  if (i >= args.size()) {
+    err << "ptxsim run: no program given\n";
+    runUsage(err);
+    return 2;
+  }
+  std::string lib = libraryDir();
+  if (lib.empty() || !fileExists(lib + "/libcudart.so.13")) {
+    err << "ptxsim run: cannot find libcudart.so.13 next to the ptxsim executable (looked in '"
+        << lib << "'); build the cudart_ptxsim target\n";
+    return 2;
+  }
+  const char *old = std::getenv("LD_LIBRARY_PATH");
+  std::string path = lib + (old && *old ? ":" + std::string(old) : "");
+  setenv("LD_LIBRARY_PATH", path.c_str(), 1);
+  std::vector<char *> argv;
+  for (size_t k = i; k < args.size(); ++k)
+    argv.push_back(const_cast<char *>(args[k].c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  err << "ptxsim run: cannot run '" << args[i] << "': " << std::strerror(errno) << "\n";
+  return 127;
+}
+
+} // namespace ptxsim::cli
