@@ -31,6 +31,7 @@ void registerBuiltins() {
     registerWarpOps();
     registerControlOps();
     registerMiscOps();
+    registerMatrixOps();
   });
 }
 } // namespace
@@ -788,14 +789,20 @@ int Program::load(std::string_view text, const std::string &fileName, DiagEngine
     auto existing = ml.symbols.find(f.name);
     if (f.hasBody) {
       uint32_t idx;
+      auto pending = pendingFunctions_.find(std::string(f.name));
+      bool visible = f.linkage == Linkage::Visible || f.linkage == Linkage::Weak || f.isEntry;
       if (existing != ml.symbols.end() && existing->second.kind == SymbolRef::Kind::Function &&
           !functions_[existing->second.index]->hasBody) {
         idx = existing->second.index; // a declaration earlier in the module
+      } else if (visible && pending != pendingFunctions_.end()) {
+        idx = pending->second; // an earlier module's .extern declaration: link it to this body
+        pendingFunctions_.erase(pending);
       } else {
         idx = (uint32_t)functions_.size();
         functions_.push_back(std::make_unique<ir::Function>());
       }
       functions_[idx]->name = std::string(f.name);
+      functions_[idx]->builtin = 0;
       s.index = idx;
       bodies.push_back({&f, idx});
       lm->functions.push_back(idx);
@@ -816,6 +823,9 @@ int Program::load(std::string_view text, const std::string &fileName, DiagEngine
         fn.name = std::string(f.name);
         fn.hasBody = false;
         fn.builtin = (uint32_t)builtinFor(f.name);
+        // a later module may define it (separate compilation, -rdc=true)
+        if (fn.builtin == (uint32_t)Builtin::Unresolved)
+          pendingFunctions_[fn.name] = s.index;
       }
     }
     ml.symbols[f.name] = s;
@@ -846,8 +856,19 @@ int Program::load(std::string_view text, const std::string &fileName, DiagEngine
     if (v.linkage == Linkage::Extern) {
       auto g = visibleGlobals_.find(std::string(v.name));
       if (g == visibleGlobals_.end()) {
-        err(v.loc, "unresolved external variable '" + std::string(v.name) + "'");
-        return;
+        // Defined by a module loaded later (separate compilation): reserve it now with its
+        // declared size; the definition fills in the same storage.
+        uint64_t size = declSize(v);
+        if (!size) {
+          err(v.loc, "unresolved external variable '" + std::string(v.name) +
+                         "' (no module loaded so far defines it, and its size is unknown)");
+          return;
+        }
+        uint64_t addr = mem_.allocate(size, v.space == Space::Const ? AllocKind::Const : AllocKind::Global);
+        GlobalSymbol pg{std::string(v.name), addr, size, v.space == Space::Const, false};
+        pendingGlobals_[pg.name] = pg;
+        visibleGlobals_[pg.name] = pg;
+        g = visibleGlobals_.find(pg.name);
       }
       s.addr = g->second.addr;
       s.size = g->second.size;
@@ -855,7 +876,21 @@ int Program::load(std::string_view text, const std::string &fileName, DiagEngine
       return;
     }
     uint64_t size = declSize(v);
-    uint64_t addr = mem_.allocate(size, v.space == Space::Const ? AllocKind::Const : AllocKind::Global);
+    uint64_t addr = 0;
+    auto pend = pendingGlobals_.find(std::string(v.name));
+    if (pend != pendingGlobals_.end() && v.linkage != Linkage::None) {
+      if (size > pend->second.size) {
+        err(v.loc, "variable '" + std::string(v.name) + "' is defined with " + std::to_string(size) +
+                       " bytes but an earlier module declared it .extern with " +
+                       std::to_string(pend->second.size));
+        return;
+      }
+      addr = pend->second.addr;
+      size = pend->second.size;
+      pendingGlobals_.erase(pend);
+    } else {
+      addr = mem_.allocate(size, v.space == Space::Const ? AllocKind::Const : AllocKind::Global);
+    }
     if (!addr) {
       err(v.loc, "out of device memory for variable '" + std::string(v.name) + "'");
       return;

@@ -66,6 +66,9 @@ public:
   std::vector<std::unique_ptr<ir::Function>> functions_;
   std::unordered_map<std::string, uint32_t> visibleFunctions_;
   std::unordered_map<std::string, GlobalSymbol> visibleGlobals_;
+  /// `.extern` names no module has defined yet: a later module's definition takes them over.
+  std::unordered_map<std::string, uint32_t> pendingFunctions_;
+  std::unordered_map<std::string, GlobalSymbol> pendingGlobals_;
 
 private:
   DeviceMemory &mem_;
@@ -93,5 +96,6 @@ void registerAtomicOps();
 void registerWarpOps();
 void registerControlOps();
 void registerMiscOps();
+void registerMatrixOps();
 
 } // namespace ptxsim::ptx::exec

@@ -379,3 +379,44 @@ TEST(ExecCore, CrossModuleLinkingAndSourceLines) {
 }
 
 } // namespace
+
+namespace {
+
+// Separate compilation (-rdc=true): the module with the kernel may come before the module that
+// defines the function and variable it uses.
+TEST(ExecCore, ExternsResolveAgainstModulesLoadedLater) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.extern .global .align 4 .u32 counter[2];
+.extern .func (.param .b32 r) bump(.param .b32 x);
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  ld.global.u32 %r1, [counter+4];
+  { .param .b32 a; .param .b32 r;
+    st.param.b32 [a], %r1;
+    call (r), bump, (a);
+    ld.param.b32 %r2, [r]; }
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+)", "app.ptx")) << h.errors;
+  int appModule = h.module;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .global .align 4 .u32 counter[2] = {1, 41};
+.visible .func (.param .b32 r) bump(.param .b32 x) {
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [x];
+  add.u32 %r2, %r1, 1;
+  st.param.b32 [r], %r2;
+  ret;
+}
+)", "lib.ptx")) << h.errors;
+  h.module = appModule;
+  uint64_t d = h.alloc(4);
+  auto r = h.launch("k", {1}, {1}, {d});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(h.read<uint32_t>(d, 1)[0], 42u);
+}
+
+} // namespace
