@@ -100,16 +100,10 @@ ptx::exec::Engine &Context::engine() {
   return *engine_;
 }
 
-FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
-  auto fb = std::make_unique<FatbinModule>();
-  FatbinModule *result = fb.get();
-  fatbins_.push_back(std::move(fb));
-  const auto *w = static_cast<const FatbinWrapper *>(wrapperPtr);
-  if (!w || static_cast<uint32_t>(w->magic) != kFatbinWrapperMagic || !w->data) {
-    result->loadError = "unrecognised fat binary wrapper";
-    return result;
-  }
-  const auto *data = static_cast<const uint8_t *>(w->data);
+namespace {
+/// Picks the newest PTX entry of the fat binary at `data`. Returns false with `err` set when
+/// there is none (naming the SASS architecture it does carry, if any).
+bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string &err) {
   uint32_t magic;
   uint16_t headerSize;
   uint64_t bodySize;
@@ -117,14 +111,14 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
   std::memcpy(&headerSize, data + 6, 2);
   std::memcpy(&bodySize, data + 8, 8);
   if (magic != kFatbinMagic) {
-    result->loadError = "fat binary has a bad magic number";
-    return result;
+    err = "fat binary has a bad magic number";
+    return false;
   }
   std::vector<fatbin::Entry> entries;
-  std::string err = fatbin::parseFatbin(data, size_t(headerSize) + bodySize, entries);
-  if (!err.empty()) {
-    result->loadError = "cannot read the embedded fat binary: " + err;
-    return result;
+  std::string perr = fatbin::parseFatbin(data, size_t(headerSize) + bodySize, entries);
+  if (!perr.empty()) {
+    err = "cannot read the embedded fat binary: " + perr;
+    return false;
   }
   const fatbin::Entry *best = nullptr;
   uint32_t sassArch = 0;
@@ -145,15 +139,58 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
     if (sassArch)
       os << " (only SASS for sm_" << sassArch << "); rebuild it with PTX, e.g. nvcc -gencode "
          << "arch=compute_" << sassArch << ",code=compute_" << sassArch;
-    result->loadError = os.str();
+    err = os.str();
+    return false;
+  }
+  ptx = best->data;
+  arch = best->arch;
+  return true;
+}
+} // namespace
+
+FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
+  auto fb = std::make_unique<FatbinModule>();
+  FatbinModule *result = fb.get();
+  fatbins_.push_back(std::move(fb));
+  const auto *w = static_cast<const FatbinWrapper *>(wrapperPtr);
+  if (!w || static_cast<uint32_t>(w->magic) != kFatbinWrapperMagic || !w->data) {
+    result->loadError = "unrecognised fat binary wrapper";
     return result;
   }
-  result->ptx = best->data;
   // Diagnostics name the program, as `ptxsim ptx extract` names the files it writes.
-  result->name = program_invocation_short_name;
+  std::string base = program_invocation_short_name;
   if (fatbins_.size() > 1)
-    result->name += "." + std::to_string(fatbins_.size());
-  result->name += ".sm_" + std::to_string(best->arch) + ".ptx";
+    base += "." + std::to_string(fatbins_.size());
+  std::string err;
+  uint32_t arch = 0;
+  if (w->version == 2 && w->filenameOrFatbins) {
+    // -rdc=true: the wrapper holds the device-linked SASS; the PTX of each translation unit is
+    // in the NULL-terminated list of pre-linked fat binaries. Each becomes one module, linked
+    // by name like the device linker would.
+    auto *units = static_cast<const uint8_t *const *>(w->filenameOrFatbins);
+    for (size_t i = 0; units[i]; ++i) {
+      std::string ptx, uerr;
+      if (!pickPtx(units[i], ptx, arch, uerr)) {
+        err = uerr;
+        continue;
+      }
+      result->units.push_back({base + ".unit" + std::to_string(i) + ".sm_" + std::to_string(arch) + ".ptx",
+                               std::move(ptx)});
+    }
+    if (!result->units.empty()) {
+      result->ptx = result->units[0].second;
+      result->name = result->units[0].first;
+      return result;
+    }
+  }
+  std::string ptx;
+  if (!pickPtx(static_cast<const uint8_t *>(w->data), ptx, arch, err)) {
+    result->loadError = err;
+    return result;
+  }
+  result->ptx = std::move(ptx);
+  result->name = base + ".sm_" + std::to_string(arch) + ".ptx";
+  result->units.push_back({result->name, result->ptx});
   return result;
 }
 
@@ -186,16 +223,21 @@ void Context::loadModule(FatbinModule &fb) {
     std::fprintf(stderr, "ptxsim: %s\n", fb.loadError.c_str());
     return;
   }
-  DiagEngine diags;
-  int id = engine().loadModule(fb.ptx, fb.name, diags);
-  if (id < 0) {
-    std::ostringstream os;
-    diags.print(os);
-    fb.loadError = "cannot load the program's PTX:\n" + os.str();
-    std::fprintf(stderr, "ptxsim: %s", fb.loadError.c_str());
-    return;
+  fb.modules.clear();
+  for (auto &[name, text] : fb.units) {
+    DiagEngine diags;
+    int id = engine().loadModule(text, name, diags);
+    if (id < 0) {
+      std::ostringstream os;
+      diags.print(os);
+      fb.loadError = "cannot load the program's PTX:\n" + os.str();
+      std::fprintf(stderr, "ptxsim: %s", fb.loadError.c_str());
+      fb.modules.clear();
+      return;
+    }
+    fb.modules.push_back(id);
   }
-  fb.module = id;
+  fb.module = fb.modules.empty() ? -1 : fb.modules[0];
   bindSymbols(fb);
 }
 
@@ -247,7 +289,10 @@ void Context::bindSymbols(FatbinModule &fb) {
   for (auto &[stub, k] : kernels_) {
     if (k->fatbin != &fb)
       continue;
-    k->kernel = eng.findKernel(k->deviceName, fb.module);
+    k->kernel = nullptr;
+    for (int id : fb.modules)
+      if (!k->kernel)
+        k->kernel = eng.findKernel(k->deviceName, id);
     // A kernel of the same name in an override file replaces the binary's, if it takes the
     // same parameters (the host stub packs arguments for the original signature).
     for (int id : overrides) {
@@ -270,7 +315,10 @@ void Context::bindSymbols(FatbinModule &fb) {
   for (auto &[host, v] : vars_) {
     if (v.fatbin != &fb)
       continue;
-    v.symbol = eng.findGlobal(v.deviceName, fb.module);
+    v.symbol = nullptr;
+    for (int id : fb.modules)
+      if (!v.symbol)
+        v.symbol = eng.findGlobal(v.deviceName, id);
     for (int id : overrides) // the override's copy is the one its kernels use
       if (const ptx::exec::GlobalSymbol *g = eng.findGlobal(v.deviceName, id))
         v.symbol = g;
@@ -494,6 +542,7 @@ void Context::reset() {
   overridesLoaded_ = false;
   for (auto &fb : fatbins_) {
     fb->module = -1;
+    fb->modules.clear();
     fb->loadTried = false;
   }
   for (auto &[stub, k] : kernels_)

@@ -33,7 +33,10 @@ struct FatbinModule {
   std::string ptx;       ///< newest PTX entry; empty when the binary has none
   std::string name;      ///< file name used in diagnostics, e.g. "app.sm_75.ptx"
   std::string loadError; ///< why it has no PTX or failed to load
-  int module = -1;       ///< engine module id once loaded
+  /// Translation units: (diagnostic name, PTX). One, or several for `-rdc=true` programs.
+  std::vector<std::pair<std::string, std::string>> units;
+  int module = -1;       ///< engine module id of the first unit once loaded
+  std::vector<int> modules; ///< engine module ids of every unit
   bool loadTried = false;
   bool unregistered = false;
 };
