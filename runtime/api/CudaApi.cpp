@@ -8,6 +8,12 @@
 #include <cstdio>
 #include <cstring>
 #include <thread>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+#include <cuda_profiler_api.h>
+
+#include "runtime/api/Unsupported.h"
 
 using namespace ptxsim::runtime;
 using ptxsim::ptx::exec::AllocKind;
@@ -853,4 +859,31 @@ PTXSIM_API cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, u
 }
 PTXSIM_API cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s) {
   return cudaEventRecord(e, s);
+}
+
+// --- calls ptxsim does not implement (stubs in Unsupported.cpp) ------------------------------
+
+namespace ptxsim::runtime {
+int unsupportedCall(const char *name) {
+  static std::mutex mu;
+  static std::unordered_set<std::string> told;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (told.insert(name).second)
+      std::fprintf(stderr, "ptxsim: %s is not supported by ptxsim; it returns cudaErrorNotSupported\n",
+                   name);
+  }
+  lastError() = cudaErrorNotSupported;
+  return cudaErrorNotSupported;
+}
+} // namespace ptxsim::runtime
+
+extern "C" {
+PTXSIM_API cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                       cudaChannelFormatKind f) {
+  return cudaChannelFormatDesc{x, y, z, w, f};
+}
+// Profiler ranges have no meaning in a simulator; accepting them keeps profiled programs running.
+PTXSIM_API cudaError_t cudaProfilerStart() { return cudaSuccess; }
+PTXSIM_API cudaError_t cudaProfilerStop() { return cudaSuccess; }
 }
