@@ -282,6 +282,7 @@ LaunchResult Engine::launch(const LaunchParams &p) {
   if ((uint64_t)nthreads > g.numCtas)
     nthreads = (unsigned)g.numCtas;
   std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> ctasDone{0};
   std::mutex mu;
   std::map<uint64_t, std::string> printfOut;
   uint64_t faultCta = ~0ull;
@@ -338,11 +339,32 @@ LaunchResult Engine::launch(const LaunchParams &p) {
           break;
         }
         record(cta);
+        ctasDone.fetch_add(1, std::memory_order_relaxed);
       }
     }
     totalThreadInsts += ctx.threadInsts;
     totalWarpInsts += ctx.warpInsts;
   };
+  // Progress for long launches: a monitor thread reports CTAs done every half second once the
+  // launch has run for a second (only when the embedder asked for it, e.g. stderr is a tty).
+  std::atomic<bool> finished{false};
+  std::thread monitor;
+  if (progress_) {
+    monitor = std::thread([&] {
+      auto begin = std::chrono::steady_clock::now();
+      bool shown = false;
+      while (!finished.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        if (t >= 1.0 && !finished.load() && (!shown || int(t * 10) % 5 == 0)) {
+          progress_(k.name, ctasDone.load(), g.numCtas, false);
+          shown = true;
+        }
+      }
+      if (shown)
+        progress_(k.name, g.numCtas, g.numCtas, true);
+    });
+  }
   if (nthreads <= 1) {
     worker(0);
   } else {
@@ -352,6 +374,9 @@ LaunchResult Engine::launch(const LaunchParams &p) {
     for (auto &t : pool)
       t.join();
   }
+  finished = true;
+  if (monitor.joinable())
+    monitor.join();
   mem_->release(g.paramAddr);
   std::string out;
   for (auto &kv : printfOut)

@@ -155,11 +155,17 @@ public:
 
   Program &program() { return *prog_; }
 
+  /// Called about twice a second during launches that run longer than a second, and once more
+  /// with `last` set when such a launch ends: (kernel, CTAs done, CTAs total, last).
+  using ProgressFn = std::function<void(const std::string &, uint64_t, uint64_t, bool)>;
+  void setProgress(ProgressFn fn) { progress_ = std::move(fn); }
+
 private:
   EngineConfig cfg_;
   std::unique_ptr<DeviceMemory> mem_;
   std::unique_ptr<Program> prog_;
   std::function<void(const std::string &)> printfSink_;
+  ProgressFn progress_;
   uint64_t heapAddr_ = 0;
 };
 

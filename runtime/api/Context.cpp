@@ -7,6 +7,7 @@
 #include <cxxabi.h>
 #include <dirent.h>
 #include <fstream>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -86,6 +87,11 @@ ptx::exec::Engine &Context::engine() {
     ptx::exec::EngineConfig cfg;
     cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
     engine_ = std::make_unique<ptx::exec::Engine>(cfg);
+    if (isatty(2))
+      engine_->setProgress([](const std::string &k, uint64_t done, uint64_t total, bool last) {
+        std::fprintf(stderr, "\rptxsim: %s: %llu/%llu CTAs%s", k.c_str(), (unsigned long long)done,
+                     (unsigned long long)total, last ? "\n" : "");
+      });
     static bool registered = false;
     if (!registered) {
       registered = true;

@@ -308,8 +308,9 @@ SKIP:
         ++stores;
         storeMasks.push_back(rec.execMask);
         for (unsigned l = 0; l < 32; ++l) {
-          if (rec.execMask >> l & 1)
+          if (rec.execMask >> l & 1) {
             EXPECT_EQ(rec.addr[l], d + 4 * (w * 32 + l));
+          }
         }
       }
     }
