@@ -7,14 +7,14 @@
 #include <cuda_runtime.h>
 
 // Runs a CUDA runtime call; on failure prints the call, the error and FAIL, and exits with 1.
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    cudaError_t err_ = (call);                                                                 \
-    if (err_ != cudaSuccess) {                                                                 \
-      std::printf("%s:%d: %s failed: %s\nFAIL\n", __FILE__, __LINE__, #call,                   \
-                  cudaGetErrorString(err_));                                                   \
-      std::exit(1);                                                                            \
-    }                                                                                          \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    cudaError_t err_ = (call);                                                                     \
+    if (err_ != cudaSuccess) {                                                                     \
+      std::printf("%s:%d: %s failed: %s\nFAIL\n", __FILE__, __LINE__, #call,                       \
+                  cudaGetErrorString(err_));                                                       \
+      std::exit(1);                                                                                \
+    }                                                                                              \
   } while (0)
 
 // xorshift32: small, fast and identical on every platform.
@@ -28,7 +28,9 @@ struct Rng {
     return state;
   }
   /// Uniform in [lo, hi).
-  float uniform(float lo, float hi) { return lo + (hi - lo) * (next() >> 8) * (1.0f / 16777216.0f); }
+  float uniform(float lo, float hi) {
+    return lo + (hi - lo) * (next() >> 8) * (1.0f / 16777216.0f);
+  }
 };
 
 // Prints the verdict line the tests look for and returns the exit status.

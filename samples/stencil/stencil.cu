@@ -32,8 +32,8 @@ __global__ void jacobiStep(const float *in, float *out, int n) {
   if (x == 0 || y == 0 || x == n - 1 || y == n - 1)
     out[y * n + x] = tile[ty][tx]; // fixed boundary
   else
-    out[y * n + x] = 0.25f * ((tile[ty][tx - 1] + tile[ty][tx + 1]) +
-                              (tile[ty - 1][tx] + tile[ty + 1][tx]));
+    out[y * n + x] =
+        0.25f * ((tile[ty][tx - 1] + tile[ty][tx + 1]) + (tile[ty - 1][tx] + tile[ty + 1][tx]));
 }
 
 int main() {

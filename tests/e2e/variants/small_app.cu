@@ -31,24 +31,42 @@ __global__ void classify(const int *in, int *out, int n) {
     return;
   int v = in[i] + c_shift, r;
   switch (v & 7) {
-  case 0: r = v * 3; break;
-  case 1: r = v ^ 0x55; break;
-  case 2: r = v >> 2; break;
-  case 3: r = __popc(v); break;
-  case 4: r = __clz(v); break;
-  default: r = -v; break;
+  case 0:
+    r = v * 3;
+    break;
+  case 1:
+    r = v ^ 0x55;
+    break;
+  case 2:
+    r = v >> 2;
+    break;
+  case 3:
+    r = __popc(v);
+    break;
+  case 4:
+    r = __clz(v);
+    break;
+  default:
+    r = -v;
+    break;
   }
   out[i] = r + __shfl_xor_sync(0xffffffffu, v, 1) * 0; // keeps a warp op in the PTX
 }
 
 static int classifyHost(int v) {
   switch (v & 7) {
-  case 0: return v * 3;
-  case 1: return v ^ 0x55;
-  case 2: return v >> 2;
-  case 3: return __builtin_popcount(v);
-  case 4: return v == 0 ? 32 : __builtin_clz(v);
-  default: return -v;
+  case 0:
+    return v * 3;
+  case 1:
+    return v ^ 0x55;
+  case 2:
+    return v >> 2;
+  case 3:
+    return __builtin_popcount(v);
+  case 4:
+    return v == 0 ? 32 : __builtin_clz(v);
+  default:
+    return -v;
   }
 }
 
