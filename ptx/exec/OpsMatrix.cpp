@@ -1,0 +1,476 @@
+// Warp matrix instructions: wmma.load.{a,b,c}, wmma.store.d and wmma.mma.
+//
+// Fragment layout. PTX leaves the distribution of a fragment's elements over the lanes
+// unspecified (a program may only apply the same operation to every element), so ptxsim uses
+// the simplest one. Let the fragment's matrix be A: M x K, B: K x N or C/D: M x N, with E
+// elements, and let `per` be the elements one lane holds: the registers in the brace list times
+// the elements per register (two f16/bf16 or four s8/u8 in a .b32; one f32, s32, tf32 or f64).
+// Slot s of lane l holds element (l * per + s) mod E of the matrix in row-major order, so when
+// 32 * per > E (f16 A/B fragments of m16n16k16 hold every element twice) the matrix repeats:
+// loads fill every copy, mma and store read the first. Slot s lives in register s / pack, bits
+// [(s % pack) * w, (s % pack + 1) * w) for elements of w bits.
+//
+// Numerics. D = A x B + C is computed per element in f32 as the products arrive in k order
+// (products of f16, bf16 and tf32 values are exact in f32), then rounded to nearest even to the
+// D type; tf32 inputs drop their low 13 bits; f64 uses one fused multiply-add per k in the
+// instruction's rounding mode; integers sum exactly and wrap to 32 bits, or clamp with
+// .satfinite.
+//
+// An ir::Inst has too few operand slots for eight-register fragments, so each wmma instruction's
+// register lists live in a process-wide table indexed by Inst::aux. Lowering appends under a
+// lock; execution reads only entries that were complete before their module finished loading.
+
+#include "ptx/exec/Numerics.h"
+#include "ptx/exec/OpsCommon.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+
+namespace ptxsim::ptx::exec {
+namespace {
+
+using ir::Inst;
+
+enum class Elem : uint8_t { None, F16, BF16, TF32, F32, F64, S8, U8, S32 };
+
+Elem elemOf(ScalarType t) {
+  switch (t) {
+  case ScalarType::f16: return Elem::F16;
+  case ScalarType::bf16: return Elem::BF16;
+  case ScalarType::tf32: return Elem::TF32;
+  case ScalarType::f32: return Elem::F32;
+  case ScalarType::f64: return Elem::F64;
+  case ScalarType::s8: return Elem::S8;
+  case ScalarType::u8: return Elem::U8;
+  case ScalarType::s32: return Elem::S32;
+  default: return Elem::None;
+  }
+}
+
+unsigned elemBytes(Elem e) {
+  switch (e) {
+  case Elem::F16: case Elem::BF16: return 2;
+  case Elem::S8: case Elem::U8: return 1;
+  case Elem::F64: return 8;
+  default: return 4;
+  }
+}
+
+/// One fragment's registers: destinations (load, mma D) or sources (store, mma A/B/C).
+struct Frag {
+  uint8_t n = 0;     ///< registers in the brace list
+  uint8_t bytes = 0; ///< element size
+  uint8_t pack = 1;  ///< elements per register
+  uint16_t per = 0;  ///< elements per lane
+  uint32_t dst[8] = {};
+  ir::Opnd src[8];
+};
+
+struct WmmaOp {
+  // load / store
+  Frag frag;
+  uint16_t rows = 0, cols = 0; ///< the matrix in memory
+  bool colMajor = false;
+  bool hasStride = false;      ///< stride (elements) in Inst::src[1]
+  char which = 'a';            ///< a, b, c (load) or d (store)
+  // mma
+  uint16_t m = 0, n = 0, k = 0;
+  Elem ta = Elem::None, tb = Elem::None, tc = Elem::None, td = Elem::None;
+  bool satfinite = false;
+  Rnd rnd = Rnd::RN;
+  Frag a, b, c, d;
+};
+
+/// Append-only table of WmmaOps in fixed chunks, so that appending never moves an entry or
+/// touches memory a reader of an older entry looks at.
+class WmmaTable {
+public:
+  /// Index of a copy of `op`, or kFull when the table is full.
+  uint32_t add(const WmmaOp &op) {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint32_t i = size_;
+    if ((i >> kShift) >= kMaxChunks)
+      return kFull;
+    if (!chunks_[i >> kShift])
+      chunks_[i >> kShift] = new WmmaOp[kChunk];
+    chunks_[i >> kShift][i & (kChunk - 1)] = op;
+    ++size_;
+    return i;
+  }
+  const WmmaOp &at(uint32_t i) const { return chunks_[i >> kShift][i & (kChunk - 1)]; }
+  static constexpr uint32_t kFull = 0xffffffffu;
+
+private:
+  static constexpr unsigned kShift = 10, kChunk = 1u << kShift, kMaxChunks = 4096;
+  std::mutex mu_;
+  WmmaOp *chunks_[kMaxChunks] = {};
+  uint32_t size_ = 0;
+};
+
+WmmaTable &table() {
+  static WmmaTable *t = new WmmaTable; // lives as long as the process: IR points into it
+  return *t;
+}
+
+// --- execution -------------------------------------------------------------------------------
+
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+  return b;
+}
+
+/// wmma is .sync.aligned: every lane of the warp executes it together.
+bool requireFullWarp(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m, const char *what) {
+  if (m == kFullMask)
+    return true;
+  ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(m),
+            std::string(what) + " executed by " + std::to_string(__builtin_popcount(m)) +
+                " of 32 lanes of the warp (active mask " + hex(m) +
+                "); .sync.aligned requires every lane to execute it together");
+  return false;
+}
+
+/// Host pointer for one element access of lane `l` at `a` (in.space's own address), or null
+/// after reporting a fault.
+uint8_t *elemPtr(ExecCtx &ctx, Warp &w, const Inst &in, const WmmaOp &op, unsigned l, uint64_t a,
+                 unsigned bytes, bool write, unsigned row, unsigned col) {
+  uint8_t *p = nullptr;
+  const char *sp = "generic";
+  switch (in.space) {
+  case ir::MemSpace::Shared: {
+    sp = "shared";
+    uint64_t size = w.cta->shared.size();
+    if (a <= size && size - a >= bytes)
+      p = w.cta->shared.data() + a;
+    break;
+  }
+  case ir::MemSpace::Global:
+    sp = "global";
+    if (!ctx.mem->inSharedWindow(a) && !ctx.mem->inLocalWindow(a))
+      p = translateGeneric(ctx, w, l, a, bytes);
+    break;
+  default:
+    p = translateGeneric(ctx, w, l, a, bytes);
+    break;
+  }
+  bool misaligned = p && (a & (bytes - 1));
+  if (p && !misaligned)
+    return p;
+  std::string what = std::string(misaligned ? "misaligned " : "out-of-bounds ") + sp +
+                     (write ? " write" : " read") + " of " + std::to_string(bytes) +
+                     " bytes at address " + hex(a) + " (wmma." + (write ? "store." : "load.") +
+                     op.which + " element (" + std::to_string(row) + "," + std::to_string(col) +
+                     ") of a " + std::to_string(op.rows) + "x" + std::to_string(op.cols) +
+                     (op.colMajor ? " column" : " row") + "-major matrix)";
+  ctx.fault(misaligned ? FaultKind::Misaligned : FaultKind::OutOfBounds, w, in, l, what);
+  return nullptr;
+}
+
+/// Element offset of (row, col) in memory.
+inline uint64_t elemIndex(const WmmaOp &op, uint64_t ld, unsigned row, unsigned col) {
+  return op.colMajor ? (uint64_t)col * ld + row : (uint64_t)row * ld + col;
+}
+
+inline uint64_t leadingDim(const WmmaOp &op, const uint64_t *stride, unsigned l) {
+  return stride ? (uint32_t)stride[l] : op.colMajor ? op.rows : op.cols;
+}
+
+inline uint64_t elemMask(unsigned bytes) { return bytes >= 8 ? ~0ull : (1ull << (bytes * 8)) - 1; }
+
+/// Bits of slot `s` of lane `l` of a source fragment.
+inline uint64_t readSlot(const Warp &w, const Frag &f, unsigned l, unsigned s) {
+  uint64_t r = w.src(f.src[s / f.pack])[l];
+  return (r >> ((s % f.pack) * f.bytes * 8)) & elemMask(f.bytes);
+}
+
+/// Reads the first copy of every element of a fragment holding `count` elements.
+void gather(const Warp &w, const Frag &f, unsigned count, uint64_t *out) {
+  for (unsigned e = 0; e < count; ++e)
+    out[e] = readSlot(w, f, e / f.per, e % f.per);
+}
+
+/// Writes a destination fragment from its `count` elements (every copy).
+void scatter(Warp &w, const Frag &f, unsigned count, const uint64_t *elems) {
+  uint64_t regs[8][kWarpSize] = {};
+  for (unsigned l = 0; l < kWarpSize; ++l)
+    for (unsigned s = 0; s < f.per; ++s)
+      regs[s / f.pack][l] |= elems[(l * f.per + s) % count] << ((s % f.pack) * f.bytes * 8);
+  for (unsigned j = 0; j < f.n; ++j) {
+    uint64_t *d = w.reg(f.dst[j]);
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      d[l] = regs[j][l];
+  }
+}
+
+void wmmaLoadFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  if (!requireFullWarp(ctx, w, in, m, "wmma.load"))
+    return;
+  const WmmaOp &op = table().at(in.aux);
+  const Frag &f = op.frag;
+  computeAddresses(w, in, m);
+  const uint64_t *stride = op.hasStride ? w.src(in.src[1]) : nullptr;
+  unsigned count = op.rows * op.cols;
+  // every register is read before any is written: a destination may be the address register
+  uint64_t regs[8][kWarpSize] = {};
+  for (unsigned l = 0; l < kWarpSize; ++l) {
+    uint64_t ld = leadingDim(op, stride, l);
+    for (unsigned s = 0; s < f.per; ++s) {
+      unsigned e = (l * f.per + s) % count;
+      unsigned row = e / op.cols, col = e % op.cols;
+      uint64_t a = w.addr[l] + elemIndex(op, ld, row, col) * f.bytes;
+      const uint8_t *p = elemPtr(ctx, w, in, op, l, a, f.bytes, false, row, col);
+      if (!p)
+        return;
+      uint64_t v = 0;
+      std::memcpy(&v, p, f.bytes);
+      regs[s / f.pack][l] |= v << ((s % f.pack) * f.bytes * 8);
+    }
+  }
+  for (unsigned j = 0; j < f.n; ++j) {
+    uint64_t *d = w.reg(f.dst[j]);
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      d[l] = regs[j][l];
+  }
+}
+
+void wmmaStoreFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  if (!requireFullWarp(ctx, w, in, m, "wmma.store"))
+    return;
+  const WmmaOp &op = table().at(in.aux);
+  const Frag &f = op.frag;
+  computeAddresses(w, in, m);
+  const uint64_t *stride = op.hasStride ? w.src(in.src[1]) : nullptr;
+  unsigned count = op.rows * op.cols;
+  // each element is written by the lane holding its first copy, at that lane's address
+  for (unsigned e = 0; e < count; ++e) {
+    unsigned l = e / f.per, row = e / op.cols, col = e % op.cols;
+    uint64_t a = w.addr[l] + elemIndex(op, leadingDim(op, stride, l), row, col) * f.bytes;
+    uint8_t *p = elemPtr(ctx, w, in, op, l, a, f.bytes, true, row, col);
+    if (!p)
+      return;
+    uint64_t v = readSlot(w, f, l, e % f.per);
+    std::memcpy(p, &v, f.bytes);
+  }
+}
+
+inline float toF32(Elem t, uint64_t bits) {
+  switch (t) {
+  case Elem::F16: return f16ToF32((uint16_t)bits);
+  case Elem::BF16: return bf16ToF32((uint16_t)bits);
+  case Elem::TF32: return f32OfBits((uint32_t)bits & 0xffffe000u);
+  default: return f32OfBits((uint32_t)bits);
+  }
+}
+
+inline int64_t toInt(Elem t, uint64_t bits) {
+  switch (t) {
+  case Elem::S8: return (int8_t)bits;
+  case Elem::U8: return (uint8_t)bits;
+  default: return (int32_t)bits;
+  }
+}
+
+constexpr unsigned kMaxElems = 512; // 32 x 16
+
+void wmmaMmaFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  if (!requireFullWarp(ctx, w, in, m, "wmma.mma"))
+    return;
+  const WmmaOp &op = table().at(in.aux);
+  const unsigned M = op.m, N = op.n, K = op.k;
+  uint64_t a[kMaxElems], b[kMaxElems], c[kMaxElems], d[kMaxElems];
+  gather(w, op.a, M * K, a);
+  gather(w, op.b, K * N, b);
+  gather(w, op.c, M * N, c);
+  if (op.ta == Elem::F64) {
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        double acc = f64OfBits(c[i * N + j]);
+        for (unsigned kk = 0; kk < K; ++kk)
+          acc = fmaF64(f64OfBits(a[i * K + kk]), f64OfBits(b[kk * N + j]), acc, op.rnd);
+        d[i * N + j] = bitsOfF64(acc);
+      }
+  } else if (op.ta == Elem::S8 || op.ta == Elem::U8) {
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        int64_t acc = toInt(op.tc, c[i * N + j]);
+        for (unsigned kk = 0; kk < K; ++kk)
+          acc += toInt(op.ta, a[i * K + kk]) * toInt(op.tb, b[kk * N + j]);
+        if (op.satfinite)
+          acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        d[i * N + j] = (uint32_t)acc;
+      }
+  } else {
+    float fa[kMaxElems], fb[kMaxElems];
+    for (unsigned e = 0; e < M * K; ++e)
+      fa[e] = toF32(op.ta, a[e]);
+    for (unsigned e = 0; e < K * N; ++e)
+      fb[e] = toF32(op.tb, b[e]);
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        float acc = toF32(op.tc, c[i * N + j]);
+        for (unsigned kk = 0; kk < K; ++kk)
+          acc = addF32(acc, fa[i * K + kk] * fb[kk * N + j]); // the product is exact
+        d[i * N + j] = op.td == Elem::F16 ? f32ToF16(acc) : bitsOfF32(acc);
+      }
+  }
+  scatter(w, op.d, M * N, d);
+}
+
+// --- lowering --------------------------------------------------------------------------------
+
+bool shapeOf(LowerCtx &c, uint16_t &m, uint16_t &n, uint16_t &k) {
+  switch (c.first({Mod::m16n16k16, Mod::m32n8k16, Mod::m8n32k16, Mod::m16n16k8, Mod::m8n8k4})) {
+  case Mod::m16n16k16: m = 16, n = 16, k = 16; return true;
+  case Mod::m32n8k16: m = 32, n = 8, k = 16; return true;
+  case Mod::m8n32k16: m = 8, n = 32, k = 16; return true;
+  case Mod::m16n16k8: m = 16, n = 16, k = 8; return true;
+  case Mod::m8n8k4: m = 8, n = 8, k = 4; return true;
+  default: return false;
+  }
+}
+
+/// Sets up a fragment of element type `t` from a brace-list operand, checking that it can hold
+/// `count` elements.
+bool fragOf(LowerCtx &c, const Operand &o, Elem t, unsigned count, bool isDst, Frag &f) {
+  if (o.kind != Operand::Kind::Vector || o.elems.empty() || o.elems.size() > 8)
+    return c.unsupported("fragment of " + std::to_string(o.elems.size()) + " registers");
+  f.n = (uint8_t)o.elems.size();
+  f.bytes = (uint8_t)elemBytes(t);
+  f.pack = (uint8_t)std::max(1u, 4u / f.bytes);
+  f.per = (uint16_t)(f.n * f.pack);
+  if (kWarpSize * f.per < count)
+    return c.unsupported("fragment of " + std::to_string(f.n) + " registers for " +
+                         std::to_string(count) + " elements");
+  ScalarType rt = t == Elem::F64 ? ScalarType::f64
+                : t == Elem::F32 ? ScalarType::f32
+                : t == Elem::S32 ? ScalarType::s32
+                                 : ScalarType::b32;
+  for (unsigned i = 0; i < f.n; ++i) {
+    if (isDst)
+      f.dst[i] = c.dst(o.elems[i]);
+    else
+      f.src[i] = c.src(o.elems[i], rt);
+  }
+  return true;
+}
+
+Space wmmaSpace(LowerCtx &c) {
+  switch (c.first({Mod::global, Mod::shared, Mod::shared_cta})) {
+  case Mod::global: return Space::Global;
+  case Mod::shared: case Mod::shared_cta: return Space::Shared;
+  default: return Space::None;
+  }
+}
+
+/// wmma.load.{a,b,c} d, [addr]{, stride} and wmma.store.d [addr], s{, stride}.
+bool lowerLoadStore(LowerCtx &c, bool store) {
+  WmmaOp op;
+  uint16_t M, N, K;
+  if (!shapeOf(c, M, N, K))
+    return c.unsupported("shape");
+  Mod which = store ? Mod::d : c.first({Mod::a, Mod::b, Mod::c});
+  op.which = which == Mod::a ? 'a' : which == Mod::b ? 'b' : which == Mod::c ? 'c' : 'd';
+  Elem t = elemOf(c.type());
+  bool isAB = op.which == 'a' || op.which == 'b';
+  bool ok = isAB ? (t == Elem::F16 || t == Elem::BF16 || t == Elem::S8 || t == Elem::U8 ||
+                    t == Elem::TF32 || t == Elem::F64)
+                 : (t == Elem::F16 || t == Elem::F32 || t == Elem::S32 || t == Elem::F64);
+  if (!ok)
+    return c.unsupported("element type");
+  op.rows = op.which == 'b' ? K : M;
+  op.cols = op.which == 'a' ? K : N;
+  op.colMajor = c.has(Mod::col);
+  const unsigned fragOp = store ? 1 : 0, addrOp = store ? 0 : 1;
+  if (!fragOf(c, c.op(fragOp), t, op.rows * op.cols, !store, op.frag))
+    return false;
+  ir::Opnd stride;
+  if (c.numOps() > 2) {
+    op.hasStride = true;
+    stride = c.src(c.op(2), ScalarType::u32);
+  }
+  ir::Inst tmp;
+  c.address(c.op(addrOp), wmmaSpace(c), tmp);
+  uint32_t idx = table().add(op);
+  if (idx == WmmaTable::kFull)
+    return c.unsupported("more wmma instructions than the simulator's table holds");
+  ir::Inst &in = c.emit(store ? wmmaStoreFn : wmmaLoadFn, ir::OpClass::Mem);
+  in.space = tmp.space;
+  in.abase = tmp.abase;
+  in.off = tmp.off;
+  in.addr32 = tmp.addr32;
+  in.src[0] = tmp.src[0];
+  in.src[1] = stride;
+  in.nsrc = op.hasStride ? 2 : 1;
+  in.width = op.frag.bytes;
+  in.vec = 1;
+  in.aux = idx;
+  return true;
+}
+
+/// wmma.mma d, a, b, c.
+bool lowerMma(LowerCtx &c) {
+  WmmaOp op;
+  if (!shapeOf(c, op.m, op.n, op.k))
+    return c.unsupported("shape");
+  if (c.has(Mod::xor_) || c.has(Mod::and_) || c.has(Mod::popc))
+    return c.unsupported("single-bit form");
+  if (c.ai().numTypes == 2) { // .dtype .ctype with f16 inputs
+    op.td = elemOf(c.type(0));
+    op.tc = elemOf(c.type(1));
+    op.ta = op.tb = Elem::F16;
+  } else {
+    op.td = elemOf(c.type(0));
+    op.ta = elemOf(c.type(1));
+    op.tb = elemOf(c.type(2));
+    op.tc = elemOf(c.type(3));
+  }
+  bool fl = op.ta == Elem::F16 || op.ta == Elem::BF16 || op.ta == Elem::TF32;
+  bool in8 = op.ta == Elem::S8 || op.ta == Elem::U8;
+  bool ok = (fl && (op.td == Elem::F16 || op.td == Elem::F32) &&
+             (op.tc == Elem::F16 || op.tc == Elem::F32)) ||
+            (in8 && (op.tb == Elem::S8 || op.tb == Elem::U8) && op.td == Elem::S32 &&
+             op.tc == Elem::S32) ||
+            (op.ta == Elem::F64 && op.tb == Elem::F64 && op.td == Elem::F64 && op.tc == Elem::F64);
+  if (!ok || (fl && op.tb != op.ta))
+    return c.unsupported("type combination");
+  op.satfinite = c.has(Mod::satfinite);
+  switch (c.first({Mod::rn, Mod::rz, Mod::rm, Mod::rp})) {
+  case Mod::rz: op.rnd = Rnd::RZ; break;
+  case Mod::rm: op.rnd = Rnd::RM; break;
+  case Mod::rp: op.rnd = Rnd::RP; break;
+  default: op.rnd = Rnd::RN; break;
+  }
+  if (!fragOf(c, c.op(0), op.td, op.m * op.n, true, op.d) ||
+      !fragOf(c, c.op(1), op.ta, op.m * op.k, false, op.a) ||
+      !fragOf(c, c.op(2), op.tb, op.k * op.n, false, op.b) ||
+      !fragOf(c, c.op(3), op.tc, op.m * op.n, false, op.c))
+    return false;
+  uint32_t idx = table().add(op);
+  if (idx == WmmaTable::kFull)
+    return c.unsupported("more wmma instructions than the simulator's table holds");
+  ir::OpClass cls = op.ta == Elem::F64 ? ir::OpClass::Fp64
+                  : in8                ? ir::OpClass::Alu
+                  : op.ta == Elem::TF32 ? ir::OpClass::Fp32
+                                        : ir::OpClass::Half;
+  ir::Inst &in = c.emit(wmmaMmaFn, cls);
+  in.aux = idx;
+  return true;
+}
+
+bool lowerWmma(LowerCtx &c) {
+  if (c.has(Mod::load))
+    return lowerLoadStore(c, false);
+  if (c.has(Mod::store))
+    return lowerLoadStore(c, true);
+  if (c.has(Mod::mma))
+    return lowerMma(c);
+  return c.unsupported("form");
+}
+
+} // namespace
+
+void registerMatrixOps() { registerLowering("wmma", lowerWmma); }
+
+} // namespace ptxsim::ptx::exec
