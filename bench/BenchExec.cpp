@@ -75,27 +75,30 @@ int main(int argc, char **argv) {
         return 1;
       }
       DeviceMemory &m = e.memory();
+      // Buffers are allocated and touched once, outside the timed launches (first-touch page
+      // faults are the host kernel's cost, not the simulator's).
+      const uint64_t nMem = 1 << 22, nDiv = 256 * 1024;
+      uint64_t aluOut = m.allocate(256 * 256 * 4, AllocKind::Device);
+      uint64_t x = m.allocate(nMem * 4, AllocKind::Device), y = m.allocate(nMem * 4, AllocKind::Device);
+      uint64_t in = m.allocate(nDiv * 4, AllocKind::Device), out = m.allocate(nDiv * 4, AllocKind::Device);
+      std::memset(reinterpret_cast<void *>(x), 0, nMem * 4);
+      std::memset(reinterpret_cast<void *>(y), 0, nMem * 4);
+      std::memset(reinterpret_cast<void *>(out), 0, nDiv * 4);
+      auto *h = reinterpret_cast<uint32_t *>(in);
+      for (uint64_t i = 0; i < nDiv; ++i)
+        h[i] = (uint32_t)(i * 2654435761u >> 7);
+      float a = 2.0f;
+      uint32_t ab;
+      std::memcpy(&ab, &a, 4);
       Run best{0, 1e30};
       for (int rep = 0; rep < 3; ++rep) {
         Run r;
-        if (!std::strcmp(kname, "alu_bound")) {
-          uint64_t out = m.allocate(256 * 256 * 4, AllocKind::Device);
-          r = launch(e, kname, {256}, {256}, {out, 400});
-        } else if (!std::strcmp(kname, "memory_bound")) {
-          const uint64_t n = 1 << 22;
-          uint64_t x = m.allocate(n * 4, AllocKind::Device), y = m.allocate(n * 4, AllocKind::Device);
-          float a = 2.0f;
-          uint32_t ab;
-          std::memcpy(&ab, &a, 4);
-          r = launch(e, kname, {1024}, {256}, {x, y, ab, n});
-        } else {
-          const uint64_t n = 256 * 1024;
-          uint64_t in = m.allocate(n * 4, AllocKind::Device), out = m.allocate(n * 4, AllocKind::Device);
-          auto *h = reinterpret_cast<uint32_t *>(in);
-          for (uint64_t i = 0; i < n; ++i)
-            h[i] = (uint32_t)(i * 2654435761u >> 7);
+        if (!std::strcmp(kname, "alu_bound"))
+          r = launch(e, kname, {256}, {256}, {aluOut, 400});
+        else if (!std::strcmp(kname, "memory_bound"))
+          r = launch(e, kname, {1024}, {256}, {x, y, ab, nMem});
+        else
           r = launch(e, kname, {1024}, {256}, {in, out});
-        }
         if (r.seconds < best.seconds)
           best = r;
       }
