@@ -887,3 +887,141 @@ PTXSIM_API cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int 
 PTXSIM_API cudaError_t cudaProfilerStart() { return cudaSuccess; }
 PTXSIM_API cudaError_t cudaProfilerStop() { return cudaSuccess; }
 }
+
+// --- pitched and 2D memory, stream-ordered allocation, host callbacks ---------------------------
+
+extern "C" {
+PTXSIM_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height) {
+  if (!devPtr || !pitch)
+    return ret(cudaErrorInvalidValue);
+  // Rows aligned like the hardware's texture pitch (512 bytes).
+  size_t p = (width + 511) / 512 * 512;
+  if (width == 0)
+    p = 512;
+  cudaError_t e = cudaMalloc(devPtr, p * height);
+  if (e == cudaSuccess)
+    *pitch = p;
+  return e;
+}
+
+PTXSIM_API cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (width > pitch)
+    return ret(cudaErrorInvalidPitchValue);
+  for (size_t r = 0; r < height; ++r) {
+    cudaError_t e = cudaMemset(static_cast<char *>(devPtr) + r * pitch, value, width);
+    if (e)
+      return e;
+  }
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
+                                         size_t height, cudaStream_t s) {
+  {
+    PTXSIM_LOCK_CHECKED;
+    if (!ctx.validStream(s))
+      return ret(cudaErrorInvalidResourceHandle);
+  }
+  return cudaMemset2D(devPtr, pitch, value, width, height);
+}
+
+PTXSIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                         size_t width, size_t height, cudaMemcpyKind kind,
+                                         cudaStream_t s) {
+  {
+    PTXSIM_LOCK_CHECKED;
+    if (!ctx.validStream(s))
+      return ret(cudaErrorInvalidResourceHandle);
+  }
+  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
+// Stream-ordered allocation: every stream runs in order at the call, so these are the plain calls.
+PTXSIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t s) {
+  {
+    PTXSIM_LOCK_CHECKED;
+    if (!ctx.validStream(s))
+      return ret(cudaErrorInvalidResourceHandle);
+  }
+  return cudaMalloc(devPtr, size);
+}
+
+PTXSIM_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t s) {
+  {
+    PTXSIM_LOCK_CHECKED;
+    if (!ctx.validStream(s))
+      return ret(cudaErrorInvalidResourceHandle);
+  }
+  return cudaFree(devPtr);
+}
+
+PTXSIM_API cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
+                                      size_t count) {
+  if (dstDevice != 0 || srcDevice != 0)
+    return ret(cudaErrorInvalidDevice);
+  return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
+}
+
+PTXSIM_API cudaError_t cudaDeviceCanAccessPeer(int *canAccess, int device, int peerDevice) {
+  if (!canAccess)
+    return ret(cudaErrorInvalidValue);
+  if (device != 0 || peerDevice != 0)
+    return ret(cudaErrorInvalidDevice);
+  *canAccess = 0; // one simulated device
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *prop) {
+  if (!device || !prop)
+    return ret(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+// Page-locking has no meaning here; registered host memory is not visible to kernels (a kernel
+// that dereferences it faults with the address), but copies and async copies work.
+PTXSIM_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int) {
+  if (!ptr || !size)
+    return ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+PTXSIM_API cudaError_t cudaHostUnregister(void *ptr) {
+  if (!ptr)
+    return ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t s, void *, size_t, unsigned int) {
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+
+// Stream callbacks run when the stream reaches them: at once, since streams run at the call.
+PTXSIM_API cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *userData,
+                                             unsigned int flags) {
+  if (!cb || flags != 0)
+    return ret(cudaErrorInvalidValue);
+  cudaError_t status;
+  {
+    PTXSIM_LOCK;
+    if (!ctx.validStream(s))
+      return ret(cudaErrorInvalidResourceHandle);
+    status = ctx.sticky();
+  }
+  cb(s, status, userData);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaFuncGetName(const char **name, const void *func) {
+  if (!name)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  KernelEntry *k = ctx.findKernel(func);
+  if (!k)
+    return ret(cudaErrorInvalidDeviceFunction);
+  *name = k->deviceName.c_str();
+  return cudaSuccess;
+}
+}
