@@ -11,8 +11,14 @@ bash scripts/setup.sh
 BUILD=${BUILD_DIR:-build}
 SAMPLES="vecadd matmul reduction histogram transpose scan stencil"
 echo "== building ptxsim, its libcudart.so.13 and the samples in $BUILD (a few minutes the first time)"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target ptxsim cudart_ptxsim samples >/dev/null
+mkdir -p "$BUILD"
+if ! { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} &&
+       cmake --build "$BUILD" -j "$(nproc)" --target ptxsim cudart_ptxsim samples; } \
+     >"$BUILD/demo-build.log" 2>&1; then
+  tail -n 40 "$BUILD/demo-build.log"
+  echo "demo: the build failed (whole log: $BUILD/demo-build.log)"
+  exit 1
+fi
 
 failed=0
 log=$(mktemp)
