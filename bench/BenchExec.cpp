@@ -1,5 +1,5 @@
 // Functional-mode speed: simulated thread-instructions per host second on three kernels, with
-// 1 and 2 host threads. Usage: bench_exec [kernels.ptx]
+// 1 and 2 host threads (best of 5 launches each). Usage: bench_exec [kernels.ptx]
 //
 // Prints one line per (kernel, threads): thread instructions, host seconds, rate (millions of
 // thread-instructions per second), and the speed-up of 2 threads over 1.
@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
       DeviceMemory &m = e.memory();
       // Buffers are allocated and touched once, outside the timed launches (first-touch page
       // faults are the host kernel's cost, not the simulator's).
-      const uint64_t nMem = 1 << 22, nDiv = 256 * 1024;
+      const uint64_t nMem = 1 << 24, nDiv = 1024 * 1024;
       uint64_t aluOut = m.allocate(256 * 256 * 4, AllocKind::Device);
       uint64_t x = m.allocate(nMem * 4, AllocKind::Device), y = m.allocate(nMem * 4, AllocKind::Device);
       uint64_t in = m.allocate(nDiv * 4, AllocKind::Device), out = m.allocate(nDiv * 4, AllocKind::Device);
@@ -91,14 +91,14 @@ int main(int argc, char **argv) {
       uint32_t ab;
       std::memcpy(&ab, &a, 4);
       Run best{0, 1e30};
-      for (int rep = 0; rep < 3; ++rep) {
+      for (int rep = 0; rep < 5; ++rep) {
         Run r;
         if (!std::strcmp(kname, "alu_bound"))
-          r = launch(e, kname, {256}, {256}, {aluOut, 400});
+          r = launch(e, kname, {256}, {256}, {aluOut, 1600});
         else if (!std::strcmp(kname, "memory_bound"))
           r = launch(e, kname, {1024}, {256}, {x, y, ab, nMem});
         else
-          r = launch(e, kname, {1024}, {256}, {in, out});
+          r = launch(e, kname, {4096}, {256}, {in, out});
         if (r.seconds < best.seconds)
           best = r;
       }
