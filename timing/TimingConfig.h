@@ -1,0 +1,125 @@
+#pragma once
+// Configuration of the cycle-level model: one typed struct per component, defaults close to a
+// GTX480 (Fermi, 15 SMs), the machine the reference documents use.
+//
+// Contract: loadTimingConfig() (TimingConfig.cpp) fills these from GPGPU-Sim-style option files
+// (`-gpgpu_n_clusters 15`); every field is bound to one option name with a help text in
+// describe(); validate() rejects inconsistent values naming the option. Once loaded the config
+// is immutable. Latencies are in cycles of the component's own clock domain.
+
+#include "base/Diagnostics.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptxsim::timing {
+
+/// A set-associative cache (GPGPU-Sim's `-gpgpu_cache:dl1` style string parses into this).
+struct CacheConfig {
+  uint32_t sets = 64;
+  uint32_t ways = 4;
+  uint32_t lineBytes = 128;
+  uint32_t sectorBytes = 32;   ///< == lineBytes for an unsectored cache
+  uint32_t hitLatency = 1;     ///< cycles from access to data
+  uint32_t mshrEntries = 32;   ///< distinct lines with misses in flight
+  uint32_t mshrMaxMerge = 8;   ///< requests merged into one MSHR entry
+  bool writeBack = false;      ///< false: write-through
+  bool writeAllocate = false;
+  bool enabled = true;
+  uint64_t capacity() const { return uint64_t(sets) * ways * lineBytes; }
+};
+
+struct CoreConfig {
+  uint32_t numClusters = 15;
+  uint32_t smsPerCluster = 1;
+  uint32_t warpSize = 32;
+  uint32_t maxThreadsPerSm = 1536;
+  uint32_t maxCtasPerSm = 8;
+  uint32_t registersPerSm = 32768;
+  uint32_t sharedBytesPerSm = 48 * 1024;
+  bool oneCtaPerSm = false;          ///< force at most one CTA per SM (SPU comparisons)
+  uint32_t schedulersPerSm = 2;
+  std::string scheduler = "gto";     ///< lrr | gto | two_level | ccws
+  uint32_t issueWidth = 1;           ///< instructions per scheduler per cycle
+  uint32_t ibufferEntries = 2;       ///< decoded instructions buffered per warp
+  uint32_t fetchLatency = 1;
+  // functional units: number of pipelines, latency, initiation interval (cycles between issues)
+  uint32_t spUnits = 2, spLatency = 4, spInterval = 1;
+  uint32_t intLatency = 4;           ///< integer ALU ops run on the SP pipes with this latency
+  uint32_t dpUnits = 1, dpLatency = 8, dpInterval = 8;
+  uint32_t sfuUnits = 1, sfuLatency = 20, sfuInterval = 8;
+  uint32_t tensorUnits = 1, tensorLatency = 32, tensorInterval = 16;
+  uint32_t ldstUnits = 1, ldstInterval = 1;
+  uint32_t mulLatency = 8;           ///< integer multiply / mad
+  uint32_t branchLatency = 4;
+  // register file / operand collectors
+  uint32_t regBanks = 16;
+  uint32_t operandCollectors = 8;
+  // shared memory
+  uint32_t sharedBanks = 32;
+  uint32_t sharedLatency = 24;
+  // scheduler parameters
+  uint32_t twoLevelActiveWarps = 8;
+  uint32_t ccwsBaseScore = 100;      ///< Base_Locality_Score
+  uint32_t ccwsKThrottle = 8;        ///< K_Throttle
+  uint32_t ccwsVtaEntries = 16;      ///< victim tag array entries per warp
+  double clockMHz = 700.0;
+};
+
+struct MemoryConfig {
+  CacheConfig l1d{32, 4, 128, 128, 1, 32, 8, false, false, true};     ///< 16 KiB
+  CacheConfig l1i{4, 4, 128, 128, 1, 4, 4, false, false, true};
+  CacheConfig constCache{64, 2, 64, 64, 1, 8, 8, false, false, true};
+  CacheConfig l2{64, 16, 128, 32, 10, 32, 8, true, true, true};       ///< per partition slice
+  uint32_t l1Latency = 20;           ///< L1D hit latency seen by the warp (pipeline + tag + data)
+  uint32_t l2Latency = 120;          ///< round trip SM->L2 hit->SM, including the interconnect
+  uint32_t numPartitions = 6;        ///< memory partitions (L2 slice + DRAM channel each)
+  uint32_t partitionInterleaveBytes = 256;
+  // interconnect
+  std::string topology = "crossbar"; ///< crossbar | mesh
+  uint32_t icntLatency = 8;          ///< per traversal (crossbar) or per hop (mesh)
+  uint32_t icntFlitBytes = 32;       ///< bytes per port per interconnect cycle
+  double icntClockMHz = 700.0;
+  double l2ClockMHz = 700.0;
+};
+
+struct DramConfig {
+  std::string type = "GDDR5";
+  uint32_t channelsPerPartition = 1;
+  uint32_t banks = 16;
+  uint32_t rowBytes = 2048;
+  uint32_t busWidthBytes = 8;        ///< per channel data bus, bytes per transfer edge
+  uint32_t burstLength = 8;
+  uint32_t queueEntries = 32;
+  std::string scheduler = "frfcfs";  ///< frfcfs | fcfs
+  // timing in DRAM command-clock cycles
+  uint32_t tCL = 12, tRCD = 12, tRP = 12, tRAS = 28, tRC = 40, tCCD = 2, tWR = 12, tRRD = 6,
+           tWTR = 5, tRTW = 2, tBurst = 2, tREFI = 0, tRFC = 0;
+  double clockMHz = 924.0;
+  uint32_t dataRate = 2;             ///< transfers per clock (DDR: 2)
+};
+
+struct TimingConfig {
+  std::string name = "GTX480-like";
+  CoreConfig core;
+  MemoryConfig mem;
+  DramConfig dram;
+  // host <-> device copies (PCIe-style)
+  double pcieGBps = 12.0;
+  double pcieLatencyUs = 8.0;
+  std::vector<std::string> sources; ///< files the config was read from, in order
+
+  uint32_t numSms() const { return core.numClusters * core.smsPerCluster; }
+};
+
+/// Reads GPGPU-Sim-style option files over the defaults. With `lenient`, unknown options are
+/// warnings instead of errors. Returns false with diagnostics (file:line) on errors.
+bool loadTimingConfig(const std::vector<std::string> &files, bool lenient, TimingConfig &out,
+                      DiagEngine &diags);
+/// Checks consistency (powers of two where needed, non-zero sizes); errors name the option.
+bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags);
+/// The effective configuration as JSON (dumped at start-up and into the stats file).
+std::string timingConfigJson(const TimingConfig &cfg);
+
+} // namespace ptxsim::timing
