@@ -635,6 +635,24 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
             rec->space = in.space;
             rec->accessBytes = in.width * in.vec;
             std::memcpy(rec->addr, w.addr, sizeof w.addr);
+            if (in.space == ir::MemSpace::Generic) {
+              // a generic access goes where its first lane's address points; the others are
+              // assumed to go to the same space (mixed-space warps are rare)
+              const DeviceMemory &mem = *ctx.mem;
+              uint64_t a0 = rec->addr[__builtin_ctz(m)];
+              uint64_t base = 0;
+              if (mem.inSharedWindow(a0)) {
+                rec->space = ir::MemSpace::Shared;
+                base = mem.sharedWindow();
+              } else if (mem.inLocalWindow(a0)) {
+                rec->space = ir::MemSpace::Local;
+                base = mem.localWindow();
+              } else {
+                rec->space = ir::MemSpace::Global;
+              }
+              if (base)
+                forLanes(m, [&](unsigned l) { rec->addr[l] -= base; });
+            }
           }
         }
       }
@@ -830,6 +848,20 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
 } // namespace
 
 uint64_t runWarp(ExecCtx &ctx, Warp &w, uint64_t budget) { return runImpl<false>(ctx, w, budget, nullptr); }
+
+const ir::Inst *peekWarp(Warp &w) {
+  if (w.state != WarpState::Ready)
+    return nullptr;
+  while (!w.stack.empty()) {
+    SimtEntry &top = w.stack.back();
+    if (top.pc == top.rpc || top.mask == 0) {
+      w.stack.pop_back();
+      continue;
+    }
+    return &w.fn->code[top.pc];
+  }
+  return nullptr;
+}
 
 bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
   if (w.state != WarpState::Ready)

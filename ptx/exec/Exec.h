@@ -111,6 +111,10 @@ struct WarpInstRecord {
   unsigned accessBytes = 0;
   uint64_t addr[kWarpSize]; ///< per-lane addresses (valid for lanes in execMask) when isMemory
 };
+/// The instruction `w` executes next (after popping reconverged stack entries), or null when
+/// the warp has finished or waits at a barrier. Timing models read its op class and registers
+/// (Inst::rd/rs) to decide whether it can issue.
+const ir::Inst *peekWarp(Warp &w);
 /// Executes exactly one instruction of `w` (which must be Ready) and describes it in `rec`.
 /// Returns false when the warp has nothing to execute (done or blocked).
 bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec);

@@ -118,6 +118,8 @@ public:
   ir::Inst &emit();
   const Instruction *cur_ = nullptr;
   std::vector<uint32_t> labelFixups; ///< pcs whose `target` holds a label index
+  /// Registers the operands resolved so far read and write; the next emit() takes them.
+  std::vector<uint16_t> pendR, pendW;
 
 private:
   void declare(const VarDecl &v);
@@ -468,7 +470,40 @@ ir::Inst &LowerCtx::emit(ir::ExecFn fn, ir::OpClass cls) {
     SymbolRef s = fl_.lookup(ai_->guard);
     in.guard = (uint16_t)s.index;
     in.guardXor = ai_->guardNegated ? ~0u : 0u;
+    fl_.pendR.push_back(ir::Inst::kPredBit | in.guard);
   }
+  for (uint16_t r : fl_.pendW)
+    if (in.nrd < 4)
+      in.rd[in.nrd++] = r;
+  for (uint16_t r : fl_.pendR) {
+    bool dup = false;
+    for (unsigned i = 0; i < in.nrs; ++i)
+      dup |= in.rs[i] == r;
+    if (!dup && in.nrs < 6)
+      in.rs[in.nrs++] = r;
+  }
+  fl_.pendR.clear();
+  fl_.pendW.clear();
+  return in;
+}
+
+ir::Inst &LowerCtx::emitHelper(ir::ExecFn fn, uint32_t dstReg, int predRead) {
+  std::vector<uint16_t> r, w;
+  std::swap(r, fl_.pendR);
+  std::swap(w, fl_.pendW);
+  ir::Inst &in = fl_.emit(); // unguarded, and the pending operands are not its own
+  in.fn = fn;
+  in.cls = ir::OpClass::Alu;
+  in.dst[0] = dstReg;
+  in.rd[0] = (uint16_t)(dstReg / ir::kWarpSize);
+  in.nrd = 1;
+  if (predRead >= 0) {
+    in.rs[0] = ir::Inst::kPredBit | (uint16_t)predRead;
+    in.nrs = 1;
+  }
+  std::swap(r, fl_.pendR);
+  std::swap(w, fl_.pendW);
+  fl_.pendR.push_back((uint16_t)(dstReg / ir::kWarpSize));
   return in;
 }
 
@@ -506,8 +541,10 @@ unsigned LowerCtx::regBits(const Operand &o) const {
 uint32_t LowerCtx::dst(const Operand &o) {
   if (o.kind == Operand::Kind::Reg) {
     SymbolRef s = fl_.lookup(o.name);
-    if (s.kind == SymbolRef::Kind::Reg)
+    if (s.kind == SymbolRef::Kind::Reg) {
+      fl_.pendW.push_back((uint16_t)s.index);
       return s.index * ir::kWarpSize;
+    }
   }
   if (fl_.sinkReg_ == ~0u)
     fl_.sinkReg_ = fl_.newReg();
@@ -517,8 +554,10 @@ uint32_t LowerCtx::dst(const Operand &o) {
 uint16_t LowerCtx::predDst(const Operand &o) {
   if (o.kind == Operand::Kind::Reg) {
     SymbolRef s = fl_.lookup(o.name);
-    if (s.kind == SymbolRef::Kind::Pred)
+    if (s.kind == SymbolRef::Kind::Pred) {
+      fl_.pendW.push_back(ir::Inst::kPredBit | (uint16_t)s.index);
       return (uint16_t)s.index;
+    }
   }
   // sink: a scratch predicate
   return (uint16_t)fl_.out().numPreds++;
@@ -538,16 +577,24 @@ void LowerCtx::predSrc(const Operand &o, uint16_t &idx, uint32_t &x) {
   SymbolRef s = fl_.lookup(p->name);
   if (s.kind == SymbolRef::Kind::Pred) {
     idx = (uint16_t)s.index;
+    fl_.pendR.push_back(ir::Inst::kPredBit | idx);
     return;
   }
   // a data register used as a predicate (non-zero is true): convert
+  uint32_t tmp = temp();
   ir::Opnd v = src(*p, ScalarType::b32);
   uint16_t t = (uint16_t)fl_.out().numPreds++;
-  ir::Inst &in = emit(nonZeroToPred, ir::OpClass::Alu);
-  in.guard = ir::kPredTrue;
-  in.guardXor = 0;
+  // reuse the helper path for its bookkeeping, then make it a predicate write
+  ir::Inst &in = emitHelper(nonZeroToPred, tmp);
+  fl_.pendR.pop_back();
   in.src[0] = v;
   in.dst[0] = t;
+  in.rd[0] = ir::Inst::kPredBit | t;
+  if (!v.cst) {
+    in.rs[0] = (uint16_t)(v.reg / ir::kWarpSize);
+    in.nrs = 1;
+  }
+  fl_.pendR.push_back(ir::Inst::kPredBit | t);
   idx = t;
 }
 
@@ -618,10 +665,7 @@ ir::Opnd LowerCtx::src(const Operand &o, ScalarType t) {
   case Operand::Kind::Reg: {
     if (o.name.size() > 1 && o.name[0] == '%' && lookupSpecialRegister(o.name)) {
       uint32_t r = temp();
-      ir::Inst &in = emit(movSpecial, ir::OpClass::Alu);
-      in.guard = ir::kPredTrue;
-      in.guardXor = 0;
-      in.dst[0] = r;
+      ir::Inst &in = emitHelper(movSpecial, r);
       in.aux = specialRegId(o.name, o.comp);
       ir::Opnd v;
       v.reg = r;
@@ -632,14 +676,12 @@ ir::Opnd LowerCtx::src(const Operand &o, ScalarType t) {
     switch (s.kind) {
     case SymbolRef::Kind::Reg:
       v.reg = s.index * ir::kWarpSize;
+      fl_.pendR.push_back((uint16_t)s.index);
       return v;
     case SymbolRef::Kind::Pred: {
       // predicate used as a value (e.g. mov.pred, selp with pred data): 0/1 per lane
       uint32_t r = temp();
-      ir::Inst &in = emit(predToValue, ir::OpClass::Alu);
-      in.guard = ir::kPredTrue;
-      in.guardXor = 0;
-      in.dst[0] = r;
+      ir::Inst &in = emitHelper(predToValue, r, (int)s.index);
       in.psrc[0] = (uint16_t)s.index;
       v.reg = r;
       return v;
@@ -653,10 +695,7 @@ ir::Opnd LowerCtx::src(const Operand &o, ScalarType t) {
     case SymbolRef::Kind::DynShared:
     case SymbolRef::Kind::KParam: {
       uint32_t r = temp();
-      ir::Inst &in = emit(movRuntimeAddress, ir::OpClass::Alu);
-      in.guard = ir::kPredTrue;
-      in.guardXor = 0;
-      in.dst[0] = r;
+      ir::Inst &in = emitHelper(movRuntimeAddress, r);
       in.abase = s.kind == SymbolRef::Kind::Frame       ? ir::AddrBase::Frame
                  : s.kind == SymbolRef::Kind::DynShared ? ir::AddrBase::DynShared
                                                         : ir::AddrBase::KParam;
@@ -710,6 +749,7 @@ void LowerCtx::address(const Operand &o, Space sp, ir::Inst &in, unsigned slot) 
   case SymbolRef::Kind::Reg:
     in.abase = ir::AddrBase::Reg;
     in.src[slot].reg = s.index * ir::kWarpSize;
+    fl_.pendR.push_back((uint16_t)s.index);
     in.addr32 = s.bits == 32;
     in.off = off;
     return;

@@ -71,6 +71,9 @@ public:
   /// is valid until the next emit: resolve operands (src, predSrc may emit) before calling it.
   ir::Inst &emit(ir::ExecFn fn, ir::OpClass cls = ir::OpClass::Alu);
   ir::Inst &emitCtl(ir::Ctl ctl, ir::OpClass cls = ir::OpClass::Control);
+  /// Emits an unguarded helper that computes an operand into register offset `dstReg` (reading
+  /// predicate `predRead` when >= 0); the instruction being lowered then reads that register.
+  ir::Inst &emitHelper(ir::ExecFn fn, uint32_t dstReg, int predRead = -1);
   /// Sets in.target to the pc of label `labelIndex` (Function::labels) once lowering is done.
   void labelTarget(ir::Inst &in, uint32_t labelIndex);
   /// Emits a run-time fault for an unsupported form; returns false.

@@ -83,6 +83,12 @@ struct Inst {
   int64_t off = 0;       ///< address displacement, or a handler-specific immediate
   uint32_t target = kNoPc; ///< branch target pc; callee / call-site / table index
   uint32_t aux = 0, aux2 = 0; ///< handler-specific
+  /// Registers written and read, for dependency tracking in timing models: data register
+  /// indices, or kPredBit | predicate index (the guard is among the reads).
+  static constexpr uint16_t kPredBit = 0x8000;
+  uint16_t rd[4] = {0, 0, 0, 0};
+  uint16_t rs[6] = {0, 0, 0, 0, 0, 0};
+  uint8_t nrd = 0, nrs = 0;
   uint32_t line = 0, col = 0; ///< PTX source position of the opcode
   int32_t debugLoc = -1;      ///< index into the AST function's debugLocs
   uint16_t opcode = 0;        ///< opcode-table id (for statistics and messages)
