@@ -1,0 +1,457 @@
+// DramChannel: exact latencies from the timing formulas (hit, miss, conflict, turnarounds),
+// peak streaming bandwidth, scheduling order (FR-FCFS vs FCFS), bank parallelism, backpressure,
+// refresh, determinism and idle skipping.
+
+#include "timing/dram/DramChannel.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace ptxsim::timing {
+namespace {
+
+DramConfig baseConfig(const std::string &scheduler = "frfcfs") {
+  DramConfig c; // GDDR5-like defaults: 16 banks, 2 KiB rows, 8-byte bus, BL8, DDR
+  c.scheduler = scheduler;
+  return c;
+}
+
+uint32_t burstOf(const DramConfig &c) { return (c.burstLength + c.dataRate - 1) / c.dataRate; }
+
+uint64_t addrOf(const DramConfig &c, uint32_t bank, uint64_t row, uint32_t col = 0) {
+  return (row * c.banks + bank) * c.rowBytes + col;
+}
+
+MemRequest req(uint64_t id, uint64_t addr, uint32_t bytes = 64, bool write = false) {
+  MemRequest r;
+  r.id = id;
+  r.addr = addr;
+  r.bytes = bytes;
+  r.write = write;
+  return r;
+}
+
+/// Ticks a channel every cycle (or, with `skip`, from event to event) and records when each
+/// request id came out.
+struct Harness {
+  DramChannel ch;
+  Cycle now = 0;
+  bool skip = false;
+  std::map<uint64_t, Cycle> done;
+  std::vector<uint64_t> order;
+
+  explicit Harness(const DramConfig &c, bool skipIdle = false) : ch(c, 0), skip(skipIdle) {}
+
+  void push(const MemRequest &r) {
+    ASSERT_TRUE(ch.canAccept());
+    ch.push(r, now);
+  }
+  /// Ticks the current cycle and moves to the next one (or the next event).
+  void step() {
+    ch.tick(now);
+    while (ch.hasResponse()) {
+      MemRequest r = ch.popResponse();
+      EXPECT_TRUE(r.isResponse);
+      done[r.id] = now;
+      order.push_back(r.id);
+    }
+    Cycle next = now + 1;
+    if (skip) {
+      Cycle ev = ch.nextEventCycle(now);
+      if (ev != kNever)
+        next = std::max(next, ev);
+    }
+    now = next;
+  }
+  void runUntilIdle() {
+    for (int guard = 0; !ch.idle(); ++guard) {
+      ASSERT_LT(guard, 1000000) << "channel never drained";
+      step();
+    }
+  }
+  void runTo(Cycle t) {
+    while (now < t)
+      step();
+    now = t;
+  }
+};
+
+TEST(DramLatency, RowMissOnPrechargedBank) {
+  DramConfig c = baseConfig();
+  Harness h(c);
+  h.push(req(1, addrOf(c, 3, 7), 64));
+  h.runUntilIdle();
+  EXPECT_EQ(h.done[1], c.tRCD + c.tCL + burstOf(c));
+  EXPECT_EQ(h.ch.stats().rowMisses, 1u);
+  EXPECT_EQ(h.ch.stats().activates, 1u);
+}
+
+TEST(DramLatency, MultiBurstRequestUsesBackToBackColumnCommands) {
+  DramConfig c = baseConfig();
+  Harness h(c);
+  h.push(req(1, addrOf(c, 0, 0), 128)); // two 64-byte bursts
+  h.runUntilIdle();
+  uint32_t spacing = std::max(c.tCCD, burstOf(c));
+  EXPECT_EQ(h.done[1], c.tRCD + spacing + c.tCL + burstOf(c));
+  EXPECT_EQ(h.ch.stats().busBusyCycles, 2u * burstOf(c));
+}
+
+TEST(DramLatency, RowHit) {
+  DramConfig c = baseConfig();
+  Harness h(c);
+  h.push(req(1, addrOf(c, 2, 5, 0)));
+  h.runUntilIdle();
+  h.runTo(1000);
+  h.push(req(2, addrOf(c, 2, 5, 512)));
+  h.runUntilIdle();
+  EXPECT_EQ(h.done[2] - 1000, c.tCL + burstOf(c));
+  EXPECT_EQ(h.ch.stats().rowHits, 1u);
+  EXPECT_EQ(h.ch.stats().rowMisses, 1u);
+}
+
+TEST(DramLatency, RowConflictAfterTrasAndTrc) {
+  DramConfig c = baseConfig();
+  Harness h(c);
+  h.push(req(1, addrOf(c, 4, 1)));
+  h.runUntilIdle();
+  h.runTo(1000);
+  h.push(req(2, addrOf(c, 4, 2)));
+  h.runUntilIdle();
+  EXPECT_EQ(h.done[2] - 1000, c.tRP + c.tRCD + c.tCL + burstOf(c));
+  EXPECT_EQ(h.ch.stats().rowConflicts, 1u);
+  EXPECT_EQ(h.ch.stats().precharges, 1u);
+}
+
+TEST(DramLatency, RowConflictWaitsForTrasAndTrc) {
+  DramConfig c = baseConfig();
+  Harness h(c);
+  h.push(req(1, addrOf(c, 4, 1)));
+  h.push(req(2, addrOf(c, 4, 2)));
+  h.runUntilIdle();
+  // ACT at 0, RD at tRCD, PRE once tRAS has passed and the read burst is out, ACT again once
+  // both tRP and tRC allow it.
+  Cycle pre = std::max<Cycle>(c.tRAS, c.tRCD + burstOf(c));
+  Cycle act = std::max<Cycle>(pre + c.tRP, c.tRC);
+  EXPECT_EQ(h.done[1], c.tRCD + c.tCL + burstOf(c));
+  EXPECT_EQ(h.done[2], act + c.tRCD + c.tCL + burstOf(c));
+}
+
+TEST(DramThroughput, SequentialReadsReachPeakBandwidth) {
+  DramConfig c = baseConfig();
+  Harness h(c);
+  const uint32_t n = 1024, bytes = 128; // 128 KiB: every bank, several rows each
+  uint32_t next = 0;
+  while (next < n || !h.ch.idle()) {
+    while (next < n && h.ch.canAccept()) {
+      h.push(req(next, uint64_t(next) * bytes, bytes));
+      ++next;
+    }
+    h.step();
+  }
+  double peak = double(c.busWidthBytes) * c.dataRate; // tCCD <= burst for these defaults
+  EXPECT_DOUBLE_EQ(h.ch.peakBytesPerCycle(), peak);
+  double achieved = double(n) * bytes / double(h.done[n - 1]);
+  EXPECT_GT(achieved, 0.97 * peak) << "achieved " << achieved << " B/cycle";
+  EXPECT_LE(achieved, peak);
+  EXPECT_EQ(h.ch.stats().busBusyCycles, uint64_t(n) * bytes / c.busWidthBytes / c.dataRate);
+  // Each row is opened once: 2 KiB rows hold 16 lines.
+  EXPECT_EQ(h.ch.stats().activates, uint64_t(n) * bytes / c.rowBytes);
+  EXPECT_EQ(h.ch.stats().rowHits, n - h.ch.stats().activates);
+  EXPECT_EQ(h.ch.stats().readBytes, uint64_t(n) * bytes);
+}
+
+TEST(DramThroughput, TccdLimitsColumnRate) {
+  DramConfig c = baseConfig();
+  c.tCCD = 6; // slower than the 4-cycle burst: the bus idles 2 of every 6 cycles
+  Harness h(c);
+  h.push(req(1, addrOf(c, 0, 0, 0)));
+  h.push(req(2, addrOf(c, 0, 0, 64)));
+  h.runUntilIdle();
+  EXPECT_EQ(h.done[2] - h.done[1], c.tCCD);
+  EXPECT_DOUBLE_EQ(h.ch.peakBytesPerCycle(), 64.0 / 6);
+}
+
+void pushHitBehindConflict(Harness &h, const DramConfig &c) {
+  h.push(req(1, addrOf(c, 0, 10)));
+  h.runUntilIdle();
+  h.runTo(1000);
+  h.push(req(2, addrOf(c, 0, 11)));     // older: conflicts with the open row 10
+  h.push(req(3, addrOf(c, 0, 10, 64))); // younger: hits row 10
+  h.runUntilIdle();
+}
+
+TEST(DramScheduling, FrFcfsServesYoungerRowHitFirst) {
+  DramConfig c = baseConfig("frfcfs");
+  Harness h(c);
+  pushHitBehindConflict(h, c);
+  ASSERT_EQ(h.order.size(), 3u);
+  EXPECT_EQ(h.order[1], 3u);
+  EXPECT_EQ(h.order[2], 2u);
+  EXPECT_EQ(h.done[3] - 1000, c.tCL + burstOf(c));
+  EXPECT_EQ(h.ch.stats().rowHits, 1u);
+  EXPECT_EQ(h.ch.stats().rowConflicts, 1u);
+}
+
+TEST(DramScheduling, FcfsKeepsArrivalOrderWithinABank) {
+  DramConfig c = baseConfig("fcfs");
+  Harness h(c);
+  pushHitBehindConflict(h, c);
+  ASSERT_EQ(h.order.size(), 3u);
+  EXPECT_EQ(h.order[1], 2u);
+  EXPECT_EQ(h.order[2], 3u);
+  EXPECT_EQ(h.done[2] - 1000, c.tRP + c.tRCD + c.tCL + burstOf(c));
+  // Row 10 was closed for request 2, so request 3 conflicts too.
+  EXPECT_EQ(h.ch.stats().rowConflicts, 2u);
+}
+
+TEST(DramScheduling, BanksWorkInParallel) {
+  for (const char *policy : {"frfcfs", "fcfs"}) {
+    DramConfig c = baseConfig(policy);
+    Harness par(c), ser(c);
+    for (uint32_t i = 0; i < 4; ++i) {
+      par.push(req(i, addrOf(c, i, 1)));
+      ser.push(req(i, addrOf(c, 0, 1 + i))); // same bank, different rows
+    }
+    par.runUntilIdle();
+    ser.runUntilIdle();
+    Cycle miss = c.tRCD + c.tCL + burstOf(c);
+    EXPECT_EQ(par.done[0], miss) << policy;
+    // ACTs are tRRD apart (one command per cycle may push one by a cycle or two).
+    EXPECT_GE(par.done[3], 3 * c.tRRD + miss) << policy;
+    EXPECT_LE(par.done[3], 3 * c.tRRD + miss + 3) << policy;
+    EXPECT_LT(par.done[3], 2 * miss) << policy;
+    EXPECT_GE(ser.done[3], 3 * Cycle(c.tRC) + miss) << policy;
+    EXPECT_EQ(par.ch.stats().rowMisses, 4u);
+  }
+}
+
+TEST(DramTurnaround, WriteToRead) {
+  DramConfig c = baseConfig();
+  Harness h(c);
+  h.push(req(1, addrOf(c, 1, 3)));
+  h.runUntilIdle();
+  h.runTo(1000);
+  h.push(req(2, addrOf(c, 1, 3, 64), 64, true));
+  h.push(req(3, addrOf(c, 1, 3, 128), 64, false));
+  h.runUntilIdle();
+  Cycle writeEnd = 1000 + c.tCL + burstOf(c);
+  EXPECT_EQ(h.done[2], writeEnd);
+  EXPECT_EQ(h.done[3], writeEnd + c.tWTR + c.tCL + burstOf(c));
+  EXPECT_EQ(h.ch.stats().writes, 1u);
+  EXPECT_EQ(h.ch.stats().reads, 2u);
+}
+
+TEST(DramTurnaround, ReadToWrite) {
+  DramConfig c = baseConfig();
+  c.tRTW = 5;
+  Harness h(c);
+  h.push(req(1, addrOf(c, 1, 3)));
+  h.runUntilIdle();
+  h.runTo(1000);
+  h.push(req(2, addrOf(c, 1, 3, 64)));
+  h.push(req(3, addrOf(c, 1, 3, 128), 64, true));
+  h.runUntilIdle();
+  // The write's data may start tRTW after the read's data ends.
+  Cycle wr = 1000 + std::max<Cycle>(std::max(c.tCCD, burstOf(c)), burstOf(c) + c.tRTW);
+  EXPECT_EQ(h.done[3], wr + c.tCL + burstOf(c));
+}
+
+TEST(DramTurnaround, WriteRecoveryDelaysPrecharge) {
+  DramConfig c = baseConfig();
+  Harness h(c);
+  h.push(req(1, addrOf(c, 1, 3), 64, true));
+  h.push(req(2, addrOf(c, 1, 4)));
+  h.runUntilIdle();
+  Cycle writeEnd = c.tRCD + c.tCL + burstOf(c);
+  Cycle pre = std::max<Cycle>(writeEnd + c.tWR, c.tRAS);
+  Cycle act = std::max<Cycle>(pre + c.tRP, c.tRC);
+  EXPECT_EQ(h.done[1], writeEnd);
+  EXPECT_EQ(h.done[2], act + c.tRCD + c.tCL + burstOf(c));
+}
+
+TEST(DramBackpressure, FullQueueRefusesRequests) {
+  DramConfig c = baseConfig();
+  c.queueEntries = 4;
+  Harness h(c);
+  for (uint32_t i = 0; i < 4; ++i)
+    h.push(req(i, addrOf(c, 0, i)));
+  EXPECT_FALSE(h.ch.canAccept());
+  h.step();
+  EXPECT_EQ(h.ch.stats().queueFullCycles, 1u);
+  EXPECT_FALSE(h.ch.canAccept()); // an ACT does not free an entry; the column command does
+  while (!h.ch.canAccept())
+    h.step();
+  EXPECT_EQ(h.ch.queued(), 3u);
+  EXPECT_EQ(h.now, c.tRCD + 1);
+  h.runUntilIdle();
+  EXPECT_EQ(h.order, (std::vector<uint64_t>{0, 1, 2, 3}));
+}
+
+/// A fixed pseudo-random mix of reads and writes over a few banks and rows.
+std::vector<std::pair<Cycle, MemRequest>> mixedTrace(const DramConfig &c) {
+  std::vector<std::pair<Cycle, MemRequest>> t;
+  uint64_t x = 12345;
+  Cycle at = 0;
+  for (uint64_t id = 0; id < 400; ++id) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    at += (x >> 60) % 8 == 0 ? 200 : (x >> 40) % 4; // bursts with idle gaps
+    uint32_t bank = (x >> 20) % 6, row = (x >> 30) % 3, col = ((x >> 10) % 16) * 128;
+    t.push_back(
+        {at, req(id, addrOf(c, bank, row, col), (x >> 50) % 2 ? 128 : 32, (x >> 55) % 3 == 0)});
+  }
+  return t;
+}
+
+std::map<uint64_t, Cycle> runTrace(const DramConfig &c, bool skip,
+                                   DramChannel::Stats *stats = nullptr) {
+  Harness h(c, skip);
+  auto trace = mixedTrace(c);
+  size_t i = 0;
+  while (i < trace.size() || !h.ch.idle()) {
+    if (skip && i < trace.size() && h.ch.idle())
+      h.now = std::max(h.now, trace[i].first); // nothing to do until the next arrival
+    while (i < trace.size() && trace[i].first <= h.now && h.ch.canAccept())
+      h.push(trace[i++].second);
+    Cycle before = h.now;
+    h.step();
+    if (skip && i < trace.size()) // do not skip past an arrival (or a blocked one's retry)
+      h.now = std::min(h.now, std::max(before + 1, trace[i].first));
+  }
+  if (stats)
+    *stats = h.ch.stats();
+  return h.done;
+}
+
+TEST(DramDeterminism, SameTraceSameCompletionCycles) {
+  for (const char *policy : {"frfcfs", "fcfs"}) {
+    DramConfig c = baseConfig(policy);
+    auto a = runTrace(c, false), b = runTrace(c, false);
+    EXPECT_EQ(a.size(), 400u);
+    EXPECT_EQ(a, b) << policy;
+  }
+}
+
+TEST(DramDeterminism, SkippingIdleCyclesChangesNothing) {
+  for (const char *policy : {"frfcfs", "fcfs"}) {
+    for (uint32_t refi : {0u, 300u}) {
+      DramConfig c = baseConfig(policy);
+      c.tREFI = refi;
+      c.tRFC = refi ? 40 : 0;
+      DramChannel::Stats sd, ss;
+      auto dense = runTrace(c, false, &sd), skipped = runTrace(c, true, &ss);
+      EXPECT_EQ(dense, skipped) << policy << " tREFI " << refi;
+      EXPECT_EQ(sd.refreshes, ss.refreshes);
+      EXPECT_EQ(sd.activates, ss.activates);
+      EXPECT_EQ(sd.precharges, ss.precharges);
+      if (refi) {
+        EXPECT_GT(sd.refreshes, 0u);
+      }
+    }
+  }
+}
+
+TEST(DramDeterminism, NextEventNeverAfterNextCompletion) {
+  DramConfig c = baseConfig();
+  c.tREFI = 300;
+  c.tRFC = 40;
+  Harness h(c);
+  auto trace = mixedTrace(c);
+  std::vector<std::pair<Cycle, Cycle>> events; // (cycle, nextEventCycle after its tick)
+  std::map<uint64_t, Cycle> pushed;
+  size_t i = 0;
+  while (i < trace.size() || !h.ch.idle()) {
+    while (i < trace.size() && trace[i].first <= h.now && h.ch.canAccept()) {
+      pushed[trace[i].second.id] = h.now;
+      h.push(trace[i++].second);
+    }
+    Cycle now = h.now;
+    h.step();
+    events.push_back({now, h.ch.nextEventCycle(now)});
+  }
+  ASSERT_EQ(h.done.size(), trace.size());
+  size_t checked = 0;
+  for (auto [now, ev] : events) {
+    // The next completion among requests already pushed at `now`.
+    Cycle next = kNever;
+    for (auto &[id, cyc] : h.done)
+      if (pushed[id] <= now && cyc > now)
+        next = std::min(next, cyc);
+    if (next == kNever)
+      continue;
+    ++checked;
+    EXPECT_GT(ev, now);
+    EXPECT_LE(ev, next) << "at cycle " << now;
+  }
+  EXPECT_GT(checked, 1000u);
+}
+
+TEST(DramRefresh, RefreshBlocksTheChannelForTrfc) {
+  DramConfig c = baseConfig();
+  c.tREFI = 500;
+  c.tRFC = 60;
+  Harness h(c);
+  h.runTo(c.tREFI);
+  h.push(req(1, addrOf(c, 0, 0)));
+  h.runUntilIdle();
+  // All banks are closed, so REF issues at tREFI and the ACT waits tRFC.
+  EXPECT_EQ(h.done[1], c.tREFI + c.tRFC + c.tRCD + c.tCL + burstOf(c));
+  EXPECT_EQ(h.ch.stats().refreshes, 1u);
+}
+
+TEST(DramRefresh, RefreshClosesOpenRows) {
+  DramConfig c = baseConfig();
+  c.tREFI = 500;
+  c.tRFC = 60;
+  Harness h(c, true);
+  h.push(req(1, addrOf(c, 0, 0)));
+  h.runUntilIdle();
+  h.now = 1800; // skipped idle time covers the refreshes due at 500, 1000 and 1500
+  h.push(req(2, addrOf(c, 0, 0, 64)));
+  h.runUntilIdle();
+  EXPECT_EQ(h.ch.stats().refreshes, 3u);
+  EXPECT_EQ(h.ch.stats().rowMisses, 2u);
+  EXPECT_EQ(h.ch.stats().precharges, 1u);
+  EXPECT_EQ(h.done[2] - 1800, c.tRCD + c.tCL + burstOf(c));
+}
+
+TEST(DramAddressMap, RowBankColumn) {
+  DramConfig c = baseConfig();
+  DramChannel ch(c, 0);
+  DramAddress a = ch.decode(addrOf(c, 5, 9, 300));
+  EXPECT_EQ(a.bank, 5u);
+  EXPECT_EQ(a.row, 9u);
+  EXPECT_EQ(a.column, 300u);
+  EXPECT_EQ(ch.decode(c.rowBytes - 1).bank, 0u);
+  EXPECT_EQ(ch.decode(c.rowBytes).bank, 1u);
+}
+
+TEST(DramAddressMap, BankXorSpreadsRowStrides) {
+  DramConfig c = baseConfig();
+  DramChannel ch(c, 0, DramAddressMapKind::BankXor);
+  std::vector<bool> seen(c.banks, false);
+  for (uint64_t row = 0; row < c.banks; ++row) {
+    DramAddress a = ch.decode(addrOf(c, 0, row)); // same plain bank, successive rows
+    EXPECT_EQ(a.row, row);
+    EXPECT_EQ(a.bank, row % c.banks);
+    seen[a.bank] = true;
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), int(c.banks));
+}
+
+TEST(DramConfigCheck, NamesTheField) {
+  DramConfig c = baseConfig("lifo");
+  EXPECT_NE(DramChannel::checkConfig(c).find("scheduler"), std::string::npos);
+  c = baseConfig();
+  c.banks = 12;
+  EXPECT_TRUE(DramChannel::checkConfig(c).empty());
+  EXPECT_NE(DramChannel::checkConfig(c, DramAddressMapKind::BankXor).find("banks"),
+            std::string::npos);
+  c.rowBytes = 0;
+  EXPECT_NE(DramChannel::checkConfig(c).find("rowBytes"), std::string::npos);
+}
+
+} // namespace
+} // namespace ptxsim::timing

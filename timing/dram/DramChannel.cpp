@@ -1,0 +1,283 @@
+#include "timing/dram/DramChannel.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace ptxsim::timing {
+
+namespace {
+
+DramSchedulerKind parseScheduler(const std::string &name) {
+  return name == "fcfs" ? DramSchedulerKind::Fcfs : DramSchedulerKind::FrFcfs;
+}
+
+} // namespace
+
+std::string DramChannel::checkConfig(const DramConfig &cfg, DramAddressMapKind mapping) {
+  auto zero = [](const char *field) {
+    return std::string("dram: DramConfig.") + field + " must be non-zero";
+  };
+  if (cfg.banks == 0)
+    return zero("banks");
+  if (cfg.rowBytes == 0)
+    return zero("rowBytes");
+  if (cfg.busWidthBytes == 0)
+    return zero("busWidthBytes");
+  if (cfg.burstLength == 0)
+    return zero("burstLength");
+  if (cfg.dataRate == 0)
+    return zero("dataRate");
+  if (cfg.queueEntries == 0)
+    return zero("queueEntries");
+  if (cfg.scheduler != "frfcfs" && cfg.scheduler != "fcfs")
+    return "dram: unknown DramConfig.scheduler '" + cfg.scheduler + "' (frfcfs | fcfs)";
+  if (mapping == DramAddressMapKind::BankXor && (cfg.banks & (cfg.banks - 1)) != 0)
+    return "dram: DramConfig.banks must be a power of two for the XOR bank mapping";
+  return {};
+}
+
+DramChannel::DramChannel(const DramConfig &cfg, uint32_t id, DramAddressMapKind mapping)
+    : cfg_(cfg), id_(id), mapping_(mapping), policy_(parseScheduler(cfg.scheduler)) {
+  assert(checkConfig(cfg, mapping).empty() && "DramChannel built from an unchecked config");
+  burstCycles_ = std::max<uint32_t>(1, (cfg.burstLength + cfg.dataRate - 1) / cfg.dataRate);
+  colSpacing_ = std::max(cfg.tCCD, burstCycles_);
+  burstBytes_ = cfg.busWidthBytes * cfg.burstLength;
+  banks_.resize(cfg.banks);
+  refreshDue_ = cfg.tREFI;
+}
+
+uint32_t DramChannel::burstsFor(uint32_t bytes) const {
+  return std::max<uint32_t>(1, (bytes + burstBytes_ - 1) / burstBytes_);
+}
+
+DramAddress DramChannel::decode(uint64_t addr) const {
+  DramAddress da;
+  da.column = uint32_t(addr % cfg_.rowBytes);
+  uint64_t rest = addr / cfg_.rowBytes;
+  da.bank = uint32_t(rest % cfg_.banks);
+  da.row = rest / cfg_.banks;
+  if (mapping_ == DramAddressMapKind::BankXor)
+    da.bank = uint32_t((da.bank ^ da.row) & (cfg_.banks - 1));
+  return da;
+}
+
+bool DramChannel::canAccept() const { return queue_.size() < cfg_.queueEntries; }
+
+void DramChannel::push(const MemRequest &r, Cycle now) {
+  assert(canAccept() && "DramChannel::push without canAccept()");
+  catchUpIdle(now);
+  Entry e;
+  e.req = r;
+  e.da = decode(r.addr);
+  e.arrival = now;
+  assert(uint64_t(e.da.column) + std::max<uint32_t>(r.bytes, 1) <= cfg_.rowBytes &&
+         "DRAM request straddles a row");
+  queue_.push_back(e);
+}
+
+bool DramChannel::hasResponse() const { return !ready_.empty(); }
+
+MemRequest DramChannel::popResponse() {
+  assert(!ready_.empty() && "DramChannel::popResponse without hasResponse()");
+  MemRequest r = ready_.front();
+  ready_.pop_front();
+  return r;
+}
+
+bool DramChannel::idle() const { return queue_.empty() && inFlight_.empty() && ready_.empty(); }
+
+DramChannel::Cmd DramChannel::nextCmd(const Entry &e) const {
+  const Bank &b = banks_[e.da.bank];
+  if (!b.open)
+    return Cmd::Act;
+  return b.row == e.da.row ? Cmd::Col : Cmd::Pre;
+}
+
+Cycle DramChannel::earliest(const Entry &e, Cmd c) const {
+  const Bank &b = banks_[e.da.bank];
+  switch (c) {
+  case Cmd::Act:
+    return std::max(b.actReady, nextAct_);
+  case Cmd::Pre:
+    return b.preReady;
+  case Cmd::Col:
+    return std::max({b.colReady, nextCol_, e.req.write ? nextWrite_ : nextRead_});
+  }
+  return kNever;
+}
+
+bool DramChannel::rowHasPendingHit(uint32_t bank) const {
+  const Bank &b = banks_[bank];
+  return std::any_of(queue_.begin(), queue_.end(),
+                     [&](const Entry &e) { return e.da.bank == bank && e.da.row == b.row; });
+}
+
+void DramChannel::issue(size_t i, Cmd c, Cycle now) {
+  Entry &e = queue_[i];
+  Bank &b = banks_[e.da.bank];
+  switch (c) {
+  case Cmd::Act:
+    b.open = true;
+    b.row = e.da.row;
+    b.colReady = now + cfg_.tRCD;
+    b.preReady = std::max(b.preReady, now + cfg_.tRAS);
+    b.actReady = std::max(b.actReady, now + cfg_.tRC);
+    nextAct_ = now + cfg_.tRRD;
+    e.didAct = true;
+    ++stats_.activates;
+    return;
+  case Cmd::Pre:
+    b.open = false;
+    b.actReady = std::max(b.actReady, now + cfg_.tRP);
+    e.didPre = true;
+    ++stats_.precharges;
+    return;
+  case Cmd::Col:
+    break;
+  }
+  uint32_t n = burstsFor(e.req.bytes);
+  Cycle last = now + Cycle(n - 1) * colSpacing_; // the request's last column command
+  Cycle done = last + cfg_.tCL + burstCycles_;
+  nextCol_ = now + Cycle(n) * colSpacing_;
+  if (e.req.write) {
+    nextRead_ = std::max(nextRead_, done + cfg_.tWTR);
+    b.preReady = std::max(b.preReady, done + cfg_.tWR);
+  } else {
+    nextWrite_ = std::max(nextWrite_, last + burstCycles_ + cfg_.tRTW);
+    b.preReady = std::max(b.preReady, last + burstCycles_);
+  }
+  if (e.didPre)
+    ++stats_.rowConflicts;
+  else if (e.didAct)
+    ++stats_.rowMisses;
+  else
+    ++stats_.rowHits;
+  stats_.busBusyCycles += uint64_t(n) * burstCycles_;
+  InFlight f{e.req, e.arrival, done};
+  auto pos = std::upper_bound(inFlight_.begin(), inFlight_.end(), done,
+                              [](Cycle d, const InFlight &x) { return d < x.done; });
+  inFlight_.insert(pos, f);
+  queue_.erase(queue_.begin() + std::ptrdiff_t(i));
+}
+
+void DramChannel::scheduleRequests(Cycle now) {
+  if (policy_ == DramSchedulerKind::FrFcfs) {
+    for (size_t i = 0; i < queue_.size(); ++i)
+      if (nextCmd(queue_[i]) == Cmd::Col && earliest(queue_[i], Cmd::Col) <= now)
+        return issue(i, Cmd::Col, now);
+    for (size_t i = 0; i < queue_.size(); ++i) {
+      Cmd c = nextCmd(queue_[i]);
+      if (c == Cmd::Col || (c == Cmd::Pre && rowHasPendingHit(queue_[i].da.bank)))
+        continue;
+      if (earliest(queue_[i], c) <= now)
+        return issue(i, c, now);
+    }
+    return;
+  }
+  std::vector<bool> seen(banks_.size(), false);
+  for (size_t i = 0; i < queue_.size(); ++i) {
+    uint32_t bank = queue_[i].da.bank;
+    if (seen[bank])
+      continue;
+    seen[bank] = true;
+    Cmd c = nextCmd(queue_[i]);
+    if (earliest(queue_[i], c) <= now)
+      return issue(i, c, now);
+  }
+}
+
+bool DramChannel::refreshStep(Cycle now) {
+  if (!refreshEnabled())
+    return false;
+  if (!refreshPending_ && now >= refreshDue_) {
+    refreshPending_ = true;
+    refreshDue_ += cfg_.tREFI;
+  }
+  if (!refreshPending_)
+    return false;
+  bool anyOpen = false;
+  for (Bank &b : banks_) {
+    if (!b.open)
+      continue;
+    anyOpen = true;
+    if (b.preReady <= now) {
+      b.open = false;
+      b.actReady = std::max(b.actReady, now + cfg_.tRP);
+      ++stats_.precharges;
+      return true;
+    }
+  }
+  if (anyOpen)
+    return true;
+  Cycle allReady = 0;
+  for (const Bank &b : banks_)
+    allReady = std::max(allReady, b.actReady);
+  if (allReady <= now) {
+    for (Bank &b : banks_)
+      b.actReady = now + cfg_.tRFC;
+    ++stats_.refreshes;
+    refreshPending_ = false;
+  }
+  return true;
+}
+
+void DramChannel::catchUpIdle(Cycle now) {
+  // Only an idle channel can have been skipped past a refresh (nextEventCycle() reports the
+  // next refresh otherwise); replay the skipped refresh cycles so skipping changes nothing.
+  if (!refreshEnabled() || !queue_.empty() || !inFlight_.empty())
+    return;
+  Cycle c = nextTick_;
+  while (c < now) {
+    if (!refreshPending_) {
+      if (refreshDue_ >= now)
+        break;
+      c = std::max(c, refreshDue_);
+    }
+    refreshStep(c);
+    ++c;
+  }
+  nextTick_ = std::max(nextTick_, now);
+}
+
+void DramChannel::retire(Cycle now) {
+  while (!inFlight_.empty() && inFlight_.front().done <= now) {
+    InFlight &f = inFlight_.front();
+    uint64_t latency = f.done - f.arrival;
+    if (f.req.write) {
+      ++stats_.writes;
+      stats_.writeBytes += f.req.bytes;
+    } else {
+      ++stats_.reads;
+      stats_.readBytes += f.req.bytes;
+    }
+    stats_.totalLatency += latency;
+    stats_.maxLatency = std::max(stats_.maxLatency, latency);
+    stats_.avgLatency = double(stats_.totalLatency) / double(stats_.reads + stats_.writes);
+    f.req.isResponse = true;
+    ready_.push_back(f.req);
+    inFlight_.pop_front();
+  }
+}
+
+void DramChannel::tick(Cycle now) {
+  catchUpIdle(now);
+  retire(now);
+  if (queue_.size() >= cfg_.queueEntries)
+    ++stats_.queueFullCycles;
+  if (!refreshStep(now))
+    scheduleRequests(now);
+  nextTick_ = now + 1;
+}
+
+Cycle DramChannel::nextEventCycle(Cycle now) const {
+  if (queue_.empty() && inFlight_.empty())
+    return kNever;
+  Cycle t = inFlight_.empty() ? kNever : inFlight_.front().done;
+  if (refreshEnabled())
+    t = std::min(t, refreshPending_ ? now + 1 : refreshDue_);
+  for (const Entry &e : queue_)
+    t = std::min(t, earliest(e, nextCmd(e)));
+  return std::max(t, now + 1);
+}
+
+} // namespace ptxsim::timing
