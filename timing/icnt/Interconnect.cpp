@@ -1,0 +1,77 @@
+#include "timing/icnt/Interconnect.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ptxsim::timing {
+
+Interconnect::Interconnect(const MemoryConfig &cfg, uint32_t numSms, uint32_t numPartitions)
+    : numSms_(numSms), lat_(cfg.icntLatency), flitBytes_(std::max(1u, cfg.icntFlitBytes)) {
+  if (cfg.topology == "mesh") {
+    topo_ = IcntTopologyKind::Mesh;
+  } else if (cfg.topology == "crossbar") {
+    topo_ = IcntTopologyKind::Crossbar;
+  } else {
+    std::fprintf(stderr, "ptxsim: internal error: interconnect: unknown topology '%s'\n",
+                 cfg.topology.c_str());
+    std::abort();
+  }
+  uint32_t n = numSms + numPartitions;
+  while (side_ * side_ < n)
+    ++side_;
+  srcFree_.assign(n, 0);
+  dstFree_.assign(n, 0);
+  dstQ_.resize(n);
+}
+
+static uint32_t payloadOf(const MemRequest &r) {
+  return (r.isResponse ? !r.write || r.atomic : r.write || r.atomic) ? r.bytes : 0;
+}
+
+uint32_t Interconnect::flitsFor(const MemRequest &r) const {
+  return std::max(1u, (payloadOf(r) + flitBytes_ - 1) / flitBytes_);
+}
+
+uint32_t Interconnect::latency(uint32_t src, uint32_t dst) const {
+  if (topo_ == IcntTopologyKind::Crossbar)
+    return lat_;
+  // Mesh: nodes placed row-major on a side_ x side_ grid, SMs first, then partitions.
+  int sx = int(src % side_), sy = int(src / side_), dx = int(dst % side_), dy = int(dst / side_);
+  uint32_t hops = uint32_t(std::abs(sx - dx) + std::abs(sy - dy));
+  return std::max(1u, hops) * lat_;
+}
+
+void Interconnect::send(uint32_t src, uint32_t dst, const MemRequest &r, Cycle now) {
+  uint32_t flits = flitsFor(r);
+  Cycle inject = std::max(now, srcFree_[src]);
+  srcFree_[src] = inject + flits;
+  Cycle eject = std::max(inject + latency(src, dst), dstFree_[dst]);
+  dstFree_[dst] = eject + flits;
+  dstQ_[dst].push({r, eject + flits - 1});
+  ++inFlight_;
+  ++stats_.packets;
+  stats_.flits += flits;
+  stats_.bytes += payloadOf(r);
+  if (r.isResponse)
+    ++stats_.replyPackets;
+  else
+    ++stats_.requestPackets;
+}
+
+MemRequest Interconnect::pop(uint32_t node) {
+  --inFlight_;
+  return dstQ_[node].pop().first;
+}
+
+Cycle Interconnect::nextArrival() const {
+  if (!inFlight_)
+    return kNever;
+  Cycle best = kNever;
+  for (const auto &q : dstQ_)
+    if (!q.empty())
+      best = std::min(best, q.front().second);
+  return best;
+}
+
+} // namespace ptxsim::timing

@@ -1,0 +1,73 @@
+#pragma once
+// The SM <-> memory-partition network: a crossbar (fixed latency per traversal) or a 2D mesh
+// (latency per hop, Manhattan distance), both with per-port flit serialisation.
+//
+// Contract: nodes 0..numSms-1 are SMs, numSms..numSms+numPartitions-1 are memory partitions.
+// send() takes a packet when canSend(src, now) (the source port is free this cycle) and
+// reserves its path at once: the source port is busy for `flits` cycles from injection, the
+// head reaches the destination `latency` cycles after injection, and the destination port ejects
+// one flit per cycle in reservation order. The packet can be popped at the destination from the
+// cycle its last flit is ejected:
+//   arrival = max(inject + latency, dstPortFree) + flits - 1
+// so an unloaded one-flit packet sent at cycle t arrives at t + latency (crossbar) or
+// t + hops * latency (mesh). Flits per packet: ceil(payload / flitBytes), at least 1; a read
+// request's payload is 0 (one header flit), a write or atomic request and a read response carry
+// `bytes`. Link contention inside the mesh is not modelled, only port serialisation.
+// All cycles are cycles of the interconnect clock.
+
+#include "timing/TimingConfig.h"
+#include "timing/Types.h"
+#include "timing/mem/Ring.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::timing {
+
+enum class IcntTopologyKind : uint8_t { Crossbar, Mesh };
+
+class Interconnect {
+public:
+  struct Stats {
+    uint64_t packets = 0, flits = 0, bytes = 0; ///< bytes: payload bytes carried
+    uint64_t requestPackets = 0, replyPackets = 0;
+  };
+
+  Interconnect(const MemoryConfig &cfg, uint32_t numSms, uint32_t numPartitions);
+
+  uint32_t numNodes() const { return uint32_t(dstQ_.size()); }
+  uint32_t smNode(uint32_t sm) const { return sm; }
+  uint32_t partitionNode(uint32_t p) const { return numSms_ + p; }
+  /// Flits `r` takes on the wire (a request if !r.isResponse).
+  uint32_t flitsFor(const MemRequest &r) const;
+  /// Traversal latency from `src` to `dst` in cycles.
+  uint32_t latency(uint32_t src, uint32_t dst) const;
+
+  bool canSend(uint32_t src, Cycle now) const { return srcFree_[src] <= now; }
+  void send(uint32_t src, uint32_t dst, const MemRequest &r, Cycle now);
+  /// A packet whose last flit has arrived at `node` by cycle `now`.
+  bool hasArrival(uint32_t node, Cycle now) const {
+    return !dstQ_[node].empty() && dstQ_[node].front().second <= now;
+  }
+  MemRequest pop(uint32_t node);
+  /// Packets in flight to `node` (not yet popped).
+  uint32_t inFlightTo(uint32_t node) const { return uint32_t(dstQ_[node].size()); }
+  bool idle() const { return inFlight_ == 0; }
+  /// The earliest arrival cycle of a packet in flight; kNever when idle.
+  Cycle nextArrival() const;
+
+  const Stats &stats() const { return stats_; }
+  void resetStats() { stats_ = Stats{}; }
+
+private:
+  IcntTopologyKind topo_;
+  uint32_t numSms_, lat_, flitBytes_, side_ = 1;
+  std::vector<Cycle> srcFree_, dstFree_;
+  std::vector<Ring<std::pair<MemRequest, Cycle>>> dstQ_;
+  uint64_t inFlight_ = 0;
+  Stats stats_;
+};
+
+} // namespace ptxsim::timing

@@ -1,0 +1,276 @@
+#include "timing/mem/Cache.h"
+
+#include <cassert>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ptxsim::timing {
+
+const char *cacheOutcomeName(CacheOutcome o) {
+  switch (o) {
+  case CacheOutcome::Hit: return "hit";
+  case CacheOutcome::HitPending: return "hit_pending";
+  case CacheOutcome::Miss: return "miss";
+  case CacheOutcome::ReservationFail: return "reservation_fail";
+  }
+  return "?";
+}
+
+static bool isPow2(uint64_t v) { return v && !(v & (v - 1)); }
+static uint32_t log2u(uint64_t v) {
+  uint32_t s = 0;
+  while ((uint64_t(1) << s) < v)
+    ++s;
+  return s;
+}
+
+Cache::Cache(const CacheConfig &cfg, std::string name) : cfg_(cfg), name_(std::move(name)) {
+  if (!isPow2(cfg_.lineBytes) || !isPow2(cfg_.sectorBytes) || cfg_.sectorBytes > cfg_.lineBytes ||
+      cfg_.lineBytes / cfg_.sectorBytes > 32 || !cfg_.sets || !cfg_.ways || !cfg_.mshrEntries ||
+      !cfg_.mshrMaxMerge) {
+    std::fprintf(stderr,
+                 "ptxsim: internal error: cache '%s': bad geometry (sets %u, ways %u, line %u, "
+                 "sector %u, mshrs %u, merge %u)\n",
+                 name_.c_str(), cfg_.sets, cfg_.ways, cfg_.lineBytes, cfg_.sectorBytes,
+                 cfg_.mshrEntries, cfg_.mshrMaxMerge);
+    std::abort();
+  }
+  lineShift_ = log2u(cfg_.lineBytes);
+  sectorShift_ = log2u(cfg_.sectorBytes);
+  uint32_t n = cfg_.lineBytes / cfg_.sectorBytes;
+  fullMask_ = n == 32 ? ~0u : (1u << n) - 1;
+  lines_.resize(size_t(cfg_.sets) * cfg_.ways);
+  mshrs_.resize(cfg_.mshrEntries);
+  waiters_.resize(size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge);
+  freeMshrs_ = cfg_.mshrEntries;
+}
+
+uint32_t Cache::sectorsOf(uint64_t offset, uint32_t bytes) const {
+  if (!bytes)
+    return 0;
+  offset &= cfg_.lineBytes - 1;
+  uint64_t last = offset + bytes - 1;
+  if (last >= cfg_.lineBytes)
+    last = cfg_.lineBytes - 1;
+  uint32_t first = uint32_t(offset >> sectorShift_), end = uint32_t(last >> sectorShift_);
+  uint32_t m = 0;
+  for (uint32_t s = first; s <= end; ++s)
+    m |= 1u << s;
+  return m;
+}
+
+Cache::Line *Cache::findLine(uint64_t line) {
+  Line *set = &lines_[size_t(setOf(line)) * cfg_.ways];
+  for (uint32_t w = 0; w < cfg_.ways; ++w)
+    if (set[w].valid && set[w].tag == line)
+      return &set[w];
+  return nullptr;
+}
+
+const Cache::Line *Cache::findLine(uint64_t line) const {
+  return const_cast<Cache *>(this)->findLine(line);
+}
+
+Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
+  Line *set = &lines_[size_t(setOf(line)) * cfg_.ways];
+  Line *victim = &set[0];
+  for (uint32_t w = 0; w < cfg_.ways; ++w) {
+    if (!set[w].valid) {
+      victim = &set[w];
+      break;
+    }
+    if (set[w].lastUse < victim->lastUse)
+      victim = &set[w];
+  }
+  if (victim->valid) {
+    ev.valid = true;
+    ev.lineAddr = victim->tag;
+    ev.dirty = victim->dirty != 0;
+    ev.dirtyMask = victim->dirty;
+    ev.owner = victim->owner;
+    ++stats_.evictions;
+    if (ev.dirty)
+      ++stats_.writebacks;
+  }
+  victim->tag = line;
+  victim->valid = 0;
+  victim->dirty = 0;
+  victim->owner = owner;
+  victim->lastUse = ++useClock_;
+  return *victim;
+}
+
+int Cache::findMshr(uint64_t line) const {
+  if (freeMshrs_ == mshrs_.size())
+    return -1;
+  for (size_t i = 0; i < mshrs_.size(); ++i)
+    if (mshrs_[i].busy && mshrs_[i].line == line)
+      return int(i);
+  return -1;
+}
+
+CacheAccessResult Cache::access(uint64_t addr, uint32_t sectorMask, bool write, uint32_t owner,
+                                uint64_t token, Cycle) {
+  CacheAccessResult r;
+  sectorMask &= fullMask_;
+  uint64_t line = lineAddr(addr);
+  Line *l = findLine(line);
+  ++stats_.accesses;
+  if (write) {
+    ++stats_.writes;
+    r.sendWrite = !cfg_.writeBack;
+    if (l) {
+      ++stats_.hits;
+      r.outcome = CacheOutcome::Hit;
+      l->lastUse = ++useClock_;
+      l->valid |= sectorMask;
+      if (cfg_.writeBack)
+        l->dirty |= sectorMask;
+      return r;
+    }
+    ++stats_.misses;
+    r.outcome = CacheOutcome::Miss;
+    if (cfg_.writeAllocate) {
+      Line &n = allocate(line, owner, r.evicted);
+      n.valid = sectorMask;
+      if (cfg_.writeBack)
+        n.dirty = sectorMask;
+    } else if (cfg_.writeBack) {
+      r.sendWrite = true; // write-back without allocation: the write goes below anyway
+    }
+    return r;
+  }
+
+  ++stats_.reads;
+  uint32_t missing = l ? sectorMask & ~l->valid : sectorMask;
+  if (!missing) {
+    ++stats_.hits;
+    r.outcome = CacheOutcome::Hit;
+    l->lastUse = ++useClock_;
+    return r;
+  }
+  int mi = findMshr(line);
+  if (mi >= 0) {
+    Mshr &m = mshrs_[size_t(mi)];
+    if (m.waiters >= cfg_.mshrMaxMerge) {
+      ++stats_.reservationFails;
+      r.outcome = CacheOutcome::ReservationFail;
+      return r;
+    }
+    waiters_[size_t(mi) * cfg_.mshrMaxMerge + m.waiters++] = {token, missing};
+    uint32_t extra = missing & ~m.requested;
+    m.requested |= extra;
+    if (!extra) {
+      ++stats_.hitPending;
+      r.outcome = CacheOutcome::HitPending;
+    } else {
+      ++stats_.misses;
+      if (l)
+        ++stats_.sectorMisses;
+      r.outcome = CacheOutcome::Miss;
+      r.fetchMask = extra;
+    }
+    return r;
+  }
+  if (!freeMshrs_) {
+    ++stats_.reservationFails;
+    r.outcome = CacheOutcome::ReservationFail;
+    return r;
+  }
+  for (size_t i = 0; i < mshrs_.size(); ++i) {
+    Mshr &m = mshrs_[i];
+    if (m.busy)
+      continue;
+    m.busy = true;
+    m.line = line;
+    m.requested = missing;
+    m.owner = owner;
+    m.waiters = 1;
+    waiters_[i * cfg_.mshrMaxMerge] = {token, missing};
+    --freeMshrs_;
+    break;
+  }
+  ++stats_.misses;
+  if (l)
+    ++stats_.sectorMisses;
+  r.outcome = CacheOutcome::Miss;
+  r.fetchMask = missing;
+  return r;
+}
+
+CacheFillResult Cache::fill(uint64_t addr, uint32_t sectorMask, Cycle,
+                            std::vector<uint64_t> &released) {
+  CacheFillResult r;
+  sectorMask &= fullMask_;
+  uint64_t line = lineAddr(addr);
+  int mi = findMshr(line);
+  ++stats_.fills;
+  Line *l = findLine(line);
+  if (!l)
+    l = &allocate(line, mi >= 0 ? mshrs_[size_t(mi)].owner : 0, r.evicted);
+  l->valid |= sectorMask;
+  l->lastUse = ++useClock_;
+  if (mi < 0)
+    return r;
+  Mshr &m = mshrs_[size_t(mi)];
+  m.requested &= ~sectorMask;
+  Waiter *w = &waiters_[size_t(mi) * cfg_.mshrMaxMerge];
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < m.waiters; ++i) {
+    if ((w[i].need & ~l->valid) == 0) {
+      released.push_back(w[i].token);
+      ++r.released;
+    } else {
+      w[kept++] = w[i];
+    }
+  }
+  m.waiters = kept;
+  if (!m.requested) {
+    // Waiters still unsatisfied here had their sectors evicted by a racing fill; they are
+    // released anyway (their data did arrive).
+    for (uint32_t i = 0; i < kept; ++i) {
+      released.push_back(w[i].token);
+      ++r.released;
+    }
+    m.busy = false;
+    m.waiters = 0;
+    ++freeMshrs_;
+    r.mshrFreed = true;
+  }
+  return r;
+}
+
+bool Cache::probe(uint64_t addr, uint32_t sectorMask) const {
+  const Line *l = findLine(lineAddr(addr));
+  return l && (sectorMask & fullMask_ & ~l->valid) == 0;
+}
+
+bool Cache::markDirty(uint64_t addr, uint32_t sectorMask) {
+  Line *l = findLine(lineAddr(addr));
+  if (!l)
+    return false;
+  l->dirty |= sectorMask & l->valid;
+  return true;
+}
+
+void Cache::invalidateAll() {
+  for (Line &l : lines_)
+    l = Line{};
+}
+
+void appendCacheStats(const CacheStats &s, const std::string &p,
+                      std::vector<std::pair<std::string, uint64_t>> &out) {
+  out.emplace_back(p + "accesses", s.accesses);
+  out.emplace_back(p + "reads", s.reads);
+  out.emplace_back(p + "writes", s.writes);
+  out.emplace_back(p + "hits", s.hits);
+  out.emplace_back(p + "hit_pending", s.hitPending);
+  out.emplace_back(p + "misses", s.misses);
+  out.emplace_back(p + "sector_misses", s.sectorMisses);
+  out.emplace_back(p + "reservation_fails", s.reservationFails);
+  out.emplace_back(p + "fills", s.fills);
+  out.emplace_back(p + "evictions", s.evictions);
+  out.emplace_back(p + "writebacks", s.writebacks);
+}
+
+} // namespace ptxsim::timing

@@ -1,0 +1,142 @@
+#pragma once
+// A set-associative, optionally sectored cache with LRU replacement and MSHRs: the tag and
+// miss-tracking model shared by the L1D, the constant cache and the L2 slices. It moves no data
+// and keeps no time of its own; the owner decides when accesses and fills happen.
+//
+// Contract:
+//  - Addresses are byte addresses; the set is (addr / lineBytes) % sets. Callers that interleave
+//    lines over several caches (L2 slices) pass addresses with the interleave bits removed.
+//  - Sector masks are in this cache's sectors (bit i = bytes [i*sectorBytes, (i+1)*sectorBytes)
+//    of the line); an unsectored cache has one sector per line.
+//  - Reads: Hit when every requested sector is valid; otherwise the missing sectors are tracked
+//    by the line's MSHR. HitPending: merged into an existing MSHR whose outstanding sectors cover
+//    what is missing (nothing to send). Miss: `fetchMask` sectors must be requested from below
+//    and later delivered with fill(); this happens for a new MSHR and for a merge that needs
+//    sectors the MSHR has not requested yet. ReservationFail: no free MSHR or the entry's merge
+//    limit is reached; nothing changed, retry later.
+//  - Lines are allocated when the fill arrives (allocate-on-fill), so a fill may evict; the
+//    victim (LRU; invalid ways first) is reported with its dirty state and the `owner` that
+//    brought it in (CCWS's lost-locality detector needs it).
+//  - Writes never use MSHRs. Write-back caches mark written sectors dirty; write-through caches
+//    set `sendWrite` (the write must be forwarded below). A write that misses allocates the line
+//    (write-validate: only the written sectors become valid, nothing is fetched) when
+//    writeAllocate is set, and otherwise leaves the cache unchanged; a write hit always updates
+//    the line. Write allocation can evict (reported in the result).
+//  - fill() appends the tokens of merged reads whose sectors are now all valid, in arrival order.
+
+#include "timing/TimingConfig.h"
+#include "timing/Types.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::timing {
+
+enum class CacheOutcome : uint8_t { Hit, HitPending, Miss, ReservationFail };
+const char *cacheOutcomeName(CacheOutcome o);
+
+struct CacheEviction {
+  bool valid = false;     ///< a line was evicted
+  uint64_t lineAddr = 0;  ///< its line-aligned address
+  bool dirty = false;     ///< it had dirty sectors (a write-back cache must write them back)
+  uint32_t dirtyMask = 0; ///< those sectors
+  uint32_t owner = 0;     ///< the owner passed with the access that allocated it
+};
+
+struct CacheAccessResult {
+  CacheOutcome outcome = CacheOutcome::Hit;
+  uint32_t fetchMask = 0; ///< Miss: sectors to request from below (may be 0 for a write miss)
+  bool sendWrite = false; ///< write-through: forward the write below
+  CacheEviction evicted;  ///< write allocation evicted a line
+};
+
+struct CacheFillResult {
+  uint32_t released = 0;  ///< tokens appended to the caller's vector
+  bool mshrFreed = false; ///< the fill completed its MSHR
+  CacheEviction evicted;
+};
+
+struct CacheStats {
+  uint64_t accesses = 0, reads = 0, writes = 0;
+  uint64_t hits = 0;         ///< reads with all sectors valid, and write hits
+  uint64_t hitPending = 0;   ///< reads merged into an MSHR without a new request
+  uint64_t misses = 0;       ///< reads that sent a request below, and write misses
+  uint64_t sectorMisses = 0; ///< misses whose line was present (some sectors missing)
+  uint64_t reservationFails = 0;
+  uint64_t fills = 0, evictions = 0, writebacks = 0; ///< writebacks: dirty evictions
+};
+
+class Cache {
+public:
+  /// `name` is used in assertion messages only. Requires power-of-two lineBytes, sectorBytes
+  /// dividing lineBytes, at most 32 sectors per line, and non-zero sets/ways/MSHRs.
+  Cache(const CacheConfig &cfg, std::string name);
+
+  CacheAccessResult access(uint64_t addr, uint32_t sectorMask, bool write, uint32_t owner,
+                           uint64_t token, Cycle now);
+  /// Delivers `sectorMask` of the line holding `addr`; tokens released are appended to
+  /// `released` (cleared by the caller, whose capacity is reused).
+  CacheFillResult fill(uint64_t addr, uint32_t sectorMask, Cycle now,
+                       std::vector<uint64_t> &released);
+
+  /// True when every sector in `sectorMask` of the line is valid (no state change).
+  bool probe(uint64_t addr, uint32_t sectorMask) const;
+  /// Marks sectors of a present line dirty (atomics in a write-back cache); false if absent.
+  bool markDirty(uint64_t addr, uint32_t sectorMask);
+  /// Drops every line (dirty data is discarded; call between kernels for L1s). MSHRs stay.
+  void invalidateAll();
+  /// True when an MSHR is free (an access that needs a new one would not fail).
+  bool mshrAvailable() const { return freeMshrs_ != 0; }
+  uint32_t mshrsInUse() const { return uint32_t(mshrs_.size()) - freeMshrs_; }
+
+  uint64_t lineAddr(uint64_t addr) const { return addr & ~uint64_t(cfg_.lineBytes - 1); }
+  /// Sectors touched by bytes [offset, offset + bytes) of a line (offset taken modulo lineBytes).
+  uint32_t sectorsOf(uint64_t offset, uint32_t bytes) const;
+  uint32_t fullMask() const { return fullMask_; }
+  const CacheConfig &config() const { return cfg_; }
+  const CacheStats &stats() const { return stats_; }
+  void resetStats() { stats_ = CacheStats{}; }
+
+private:
+  struct Line {
+    uint64_t tag = 0; ///< line address
+    uint64_t lastUse = 0;
+    uint32_t valid = 0, dirty = 0;
+    uint32_t owner = 0;
+  };
+  struct Mshr {
+    uint64_t line = 0;
+    uint32_t requested = 0; ///< sectors requested below, not yet arrived
+    uint32_t owner = 0;
+    uint32_t waiters = 0;
+    bool busy = false;
+  };
+  struct Waiter {
+    uint64_t token;
+    uint32_t need;
+  };
+
+  uint32_t setOf(uint64_t line) const { return uint32_t((line >> lineShift_) % cfg_.sets); }
+  Line *findLine(uint64_t line);
+  const Line *findLine(uint64_t line) const;
+  Line &allocate(uint64_t line, uint32_t owner, CacheEviction &ev);
+  int findMshr(uint64_t line) const;
+
+  CacheConfig cfg_;
+  std::string name_;
+  uint32_t lineShift_ = 0, sectorShift_ = 0, fullMask_ = 0;
+  std::vector<Line> lines_; ///< sets x ways
+  std::vector<Mshr> mshrs_;
+  std::vector<Waiter> waiters_; ///< mshrEntries x mshrMaxMerge
+  uint32_t freeMshrs_ = 0;
+  uint64_t useClock_ = 0;
+  CacheStats stats_;
+};
+
+/// The (name, value) pairs of `s`, each name prefixed with `prefix` (e.g. "l1d.").
+void appendCacheStats(const CacheStats &s, const std::string &prefix,
+                      std::vector<std::pair<std::string, uint64_t>> &out);
+
+} // namespace ptxsim::timing

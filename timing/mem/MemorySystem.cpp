@@ -1,0 +1,434 @@
+#include "timing/mem/MemorySystem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ptxsim::timing {
+
+namespace {
+using Timed = std::pair<MemRequest, Cycle>;
+
+[[noreturn]] void fatalConfig(const char *what) {
+  std::fprintf(stderr, "ptxsim: internal error: memory system: %s\n", what);
+  std::abort();
+}
+
+uint64_t toKHz(double mhz) { return std::max<uint64_t>(1, uint64_t(std::llround(mhz * 1000.0))); }
+} // namespace
+
+struct MemorySystem::Partition {
+  Partition(uint32_t id, const TimingConfig &cfg, uint32_t channels)
+      : id(id), l2(cfg.mem.l2, "l2[" + std::to_string(id) + "]"), toDram(channels) {
+    chans.reserve(channels);
+    for (uint32_t c = 0; c < channels; ++c)
+      chans.push_back(std::make_unique<DramChannel>(cfg.dram, id * channels + c));
+    chanNext.assign(channels, 0);
+    uint32_t slots = cfg.mem.l2.mshrEntries * cfg.mem.l2.mshrMaxMerge;
+    pool.resize(slots);
+    for (uint32_t s = slots; s-- > 0;)
+      freeSlots.push_back(s);
+  }
+  uint32_t id;
+  Cache l2;
+  std::vector<std::unique_ptr<DramChannel>> chans;
+  std::vector<Cycle> chanNext; ///< DRAM cycle at which each busy channel next needs a tick
+  Ring<Timed> in;              ///< requests, with the L2 cycle they may be served
+  Ring<Timed> out;             ///< responses, with the icnt cycle they may leave
+  std::vector<Ring<MemRequest>> toDram; ///< per channel, waiting for the channel queue
+  uint32_t toDramCount = 0;
+  uint32_t incoming = 0; ///< packets in flight to this partition plus `in`
+  std::vector<MemRequest> pool; ///< requests waiting in L2 MSHRs (token = slot)
+  std::vector<uint32_t> freeSlots;
+  PartitionStats stats;
+};
+
+MemorySystem::MemorySystem(const TimingConfig &cfg)
+    : cfg_(cfg), numSms_(cfg.numSms()), numPartitions_(cfg.mem.numPartitions),
+      interleave_(cfg.mem.partitionInterleaveBytes), channels_(cfg.dram.channelsPerPartition),
+      icnt_(cfg.mem, cfg.numSms(), cfg.mem.numPartitions) {
+  if (!numPartitions_ || !channels_ || !numSms_)
+    fatalConfig("numPartitions, channelsPerPartition and the SM count must be non-zero");
+  if (interleave_ % cfg.mem.l2.lineBytes || cfg.mem.l2.lineBytes < 128)
+    fatalConfig("partitionInterleaveBytes must be a multiple of the L2 line (>= 128 bytes)");
+  if (cfg.mem.l2.sectorBytes < 32 && cfg.mem.l2.sectorBytes != cfg.mem.l2.lineBytes)
+    fatalConfig("L2 sectors must be at least 32 bytes");
+  core_.khz = toKHz(cfg.core.clockMHz);
+  icntD_.khz = toKHz(cfg.mem.icntClockMHz);
+  l2D_.khz = toKHz(cfg.mem.l2ClockMHz);
+  dramD_.khz = toKHz(cfg.dram.clockMHz);
+  // The ROP delay makes an unloaded L2 hit take l2Latency core cycles (see the header).
+  double coreToIcnt = double(core_.khz) / double(icntD_.khz);
+  double rest = double(cfg.mem.l2Latency) - 2.0 * cfg.mem.icntLatency * coreToIcnt - 1.0;
+  double restL2 = rest * double(l2D_.khz) / double(core_.khz) - cfg.mem.l2.hitLatency;
+  rop_ = restL2 > 0 ? uint32_t(std::llround(restL2)) : 0;
+  smIn_.resize(numSms_);
+  smOut_.resize(numSms_);
+  for (uint32_t p = 0; p < numPartitions_; ++p)
+    parts_.push_back(std::make_unique<Partition>(p, cfg_, channels_));
+  released_.reserve(cfg.mem.l2.mshrMaxMerge * 2);
+}
+
+MemorySystem::~MemorySystem() = default;
+
+const Cache &MemorySystem::l2(uint32_t p) const { return parts_[p]->l2; }
+const DramChannel &MemorySystem::dram(uint32_t p, uint32_t ch) const {
+  return *parts_[p]->chans[ch];
+}
+
+Cycle MemorySystem::domainTarget(const Domain &d, Cycle coreNow) const {
+  return Cycle((unsigned __int128)(coreNow + 1) * d.khz / core_.khz);
+}
+
+Cycle MemorySystem::toCore(const Domain &d, Cycle x) const {
+  if (x == kNever)
+    return kNever;
+  unsigned __int128 num = (unsigned __int128)(x + 1) * core_.khz;
+  return Cycle((num + d.khz - 1) / d.khz) - 1;
+}
+
+Cycle MemorySystem::convert(Cycle c, const Domain &from, const Domain &to) {
+  if (from.khz == to.khz)
+    return c;
+  unsigned __int128 num = (unsigned __int128)c * to.khz;
+  return Cycle((num + from.khz - 1) / from.khz);
+}
+
+void MemorySystem::push(uint32_t sm, const MemRequest &r, Cycle) {
+  MemRequest q = r;
+  q.sm = sm;
+  q.isResponse = false;
+  q.partition = partitionOf(r.addr);
+  if (!q.sectorMask) {
+    uint64_t off = r.addr & 127;
+    uint64_t last = std::min<uint64_t>(127, off + std::max(1u, r.bytes) - 1);
+    for (uint64_t s = off / 32; s <= last / 32; ++s)
+      q.sectorMask |= 1u << s;
+  }
+  smIn_[sm].push(q);
+  ++smInPending_;
+}
+
+MemRequest MemorySystem::popResponse(uint32_t sm) { return smOut_[sm].pop(); }
+
+uint32_t MemorySystem::toL2Mask(const MemRequest &r, uint64_t local) const {
+  const Cache &c = parts_[0]->l2;
+  uint64_t base = (local & ~uint64_t(127)) - c.lineAddr(local); // 128-byte block within the line
+  uint32_t m = 0;
+  for (uint32_t s = 0; s < 4; ++s)
+    if (r.sectorMask & (1u << s))
+      m |= c.sectorsOf(base + 32 * s, 32);
+  return m;
+}
+
+void MemorySystem::sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask, bool write,
+                              Cycle) {
+  if (!l2Mask)
+    return;
+  uint32_t sb = cfg_.mem.l2.sectorBytes;
+  uint32_t ch = uint32_t((localLine / interleave_) % channels_);
+  uint64_t chanLine =
+      localLine / (uint64_t(interleave_) * channels_) * interleave_ + localLine % interleave_;
+  MemRequest d;
+  d.id = localLine;
+  d.addr = chanLine + uint64_t(__builtin_ctz(l2Mask)) * sb;
+  d.bytes = uint32_t(__builtin_popcount(l2Mask)) * sb;
+  d.sectorMask = l2Mask;
+  d.write = write;
+  d.partition = p.id;
+  p.toDram[ch].push(d);
+  ++p.toDramCount;
+  if (write)
+    ++p.stats.dramWrites;
+  else
+    ++p.stats.dramReads;
+}
+
+void MemorySystem::icntCycle(Cycle c) {
+  if (smInPending_) {
+    for (uint32_t s = 0; s < numSms_; ++s) {
+      Ring<MemRequest> &q = smIn_[s];
+      if (q.empty() || !icnt_.canSend(icnt_.smNode(s), c))
+        continue;
+      Partition &p = *parts_[q.front().partition];
+      if (p.incoming >= kPartitionInputEntries)
+        continue;
+      icnt_.send(icnt_.smNode(s), icnt_.partitionNode(p.id), q.front(), c);
+      q.pop();
+      --smInPending_;
+      ++p.incoming;
+    }
+  }
+  for (auto &pp : parts_) {
+    Partition &p = *pp;
+    uint32_t node = icnt_.partitionNode(p.id);
+    if (!p.out.empty() && p.out.front().second <= c && icnt_.canSend(node, c)) {
+      const MemRequest &r = p.out.front().first;
+      icnt_.send(node, icnt_.smNode(r.sm), r, c);
+      p.out.pop();
+    }
+    while (icnt_.hasArrival(node, c))
+      p.in.push({icnt_.pop(node), convert(c, icntD_, l2D_) + rop_});
+  }
+  if (!icnt_.idle())
+    for (uint32_t s = 0; s < numSms_; ++s)
+      while (icnt_.hasArrival(icnt_.smNode(s), c))
+        smOut_[s].push(icnt_.pop(icnt_.smNode(s)));
+}
+
+void MemorySystem::l2Cycle(Partition &p, Cycle c) {
+  const CacheConfig &lc = cfg_.mem.l2;
+  for (auto &ch : p.chans) {
+    while (ch->hasResponse()) {
+      MemRequest d = ch->popResponse();
+      if (d.write)
+        continue; // a writeback finished
+      released_.clear();
+      CacheFillResult fr = p.l2.fill(d.id, d.sectorMask, c, released_);
+      if (fr.evicted.valid && fr.evicted.dirty)
+        sendToDram(p, fr.evicted.lineAddr, fr.evicted.dirtyMask, true, c);
+      Cycle leave = convert(c + 1, l2D_, icntD_);
+      for (uint64_t tok : released_) {
+        MemRequest r = p.pool[size_t(tok)];
+        p.freeSlots.push_back(uint32_t(tok));
+        if (r.atomic)
+          p.l2.markDirty(partitionLocal(r.addr), toL2Mask(r, partitionLocal(r.addr)));
+        r.isResponse = true;
+        p.out.push({r, leave});
+      }
+    }
+  }
+  if (p.in.empty() || p.in.front().second > c)
+    return;
+  const MemRequest &r = p.in.front().first;
+  bool plainWrite = r.write && !r.atomic;
+  // A request that may send to DRAM needs room there (a miss plus a writeback).
+  if (p.toDramCount + 2 > kDramPendingEntries || (!plainWrite && p.freeSlots.empty())) {
+    ++p.stats.stallCycles;
+    return;
+  }
+  uint64_t local = partitionLocal(r.addr);
+  uint32_t mask = toL2Mask(r, local);
+  if (plainWrite) {
+    CacheAccessResult res = p.l2.access(local, mask, true, r.sm, 0, c);
+    if (res.evicted.valid && res.evicted.dirty)
+      sendToDram(p, res.evicted.lineAddr, res.evicted.dirtyMask, true, c);
+    if (res.sendWrite)
+      sendToDram(p, p.l2.lineAddr(local), mask, true, c);
+    ++p.stats.writes;
+  } else {
+    uint32_t tok = p.freeSlots.back();
+    CacheAccessResult res = p.l2.access(local, mask, false, r.sm, tok, c);
+    switch (res.outcome) {
+    case CacheOutcome::ReservationFail:
+      ++p.stats.stallCycles;
+      return;
+    case CacheOutcome::Hit: {
+      if (r.atomic)
+        p.l2.markDirty(local, mask);
+      MemRequest resp = r;
+      resp.isResponse = true;
+      p.out.push({resp, convert(c + lc.hitLatency, l2D_, icntD_)});
+      break;
+    }
+    case CacheOutcome::Miss:
+      sendToDram(p, p.l2.lineAddr(local), res.fetchMask, false, c);
+      [[fallthrough]];
+    case CacheOutcome::HitPending:
+      p.pool[tok] = r;
+      p.freeSlots.pop_back();
+      break;
+    }
+    ++(r.atomic ? p.stats.atomics : p.stats.reads);
+  }
+  ++p.stats.requests;
+  p.in.pop();
+  --p.incoming;
+}
+
+void MemorySystem::dramCycle(Partition &p, Cycle d) {
+  for (uint32_t ch = 0; ch < channels_; ++ch) {
+    DramChannel &dc = *p.chans[ch];
+    bool pushed = false;
+    if (!p.toDram[ch].empty() && dc.canAccept()) {
+      dc.push(p.toDram[ch].pop(), d);
+      --p.toDramCount;
+      pushed = true;
+    }
+    if (pushed || (d >= p.chanNext[ch] && !dc.idle())) {
+      dc.tick(d);
+      p.chanNext[ch] = dc.nextEventCycle(d);
+    }
+  }
+}
+
+bool MemorySystem::partitionIdle(const Partition &p) const {
+  if (!p.in.empty() || !p.out.empty() || p.toDramCount || p.freeSlots.size() != p.pool.size())
+    return false;
+  for (auto &ch : p.chans)
+    if (!ch->idle())
+      return false;
+  return true;
+}
+
+void MemorySystem::tick(Cycle coreNow) {
+  // Interconnect domain.
+  Cycle target = domainTarget(icntD_, coreNow);
+  for (; icntD_.next < target; ++icntD_.next) {
+    bool busy = smInPending_ || !icnt_.idle();
+    for (auto &p : parts_)
+      busy = busy || !p->out.empty();
+    if (!busy) {
+      icntD_.next = target;
+      break;
+    }
+    icntCycle(icntD_.next);
+  }
+  // L2 domain.
+  target = domainTarget(l2D_, coreNow);
+  for (; l2D_.next < target; ++l2D_.next) {
+    bool busy = false;
+    for (auto &p : parts_) {
+      bool active = !p->in.empty();
+      for (auto &ch : p->chans)
+        active = active || ch->hasResponse();
+      if (active) {
+        l2Cycle(*p, l2D_.next);
+        busy = true;
+      }
+    }
+    if (!busy) {
+      // Nothing arrives at an L2 except from the icnt and DRAM domains, which run separately.
+      l2D_.next = target;
+      break;
+    }
+  }
+  // DRAM domain.
+  target = domainTarget(dramD_, coreNow);
+  for (; dramD_.next < target; ++dramD_.next) {
+    bool busy = false;
+    for (auto &p : parts_) {
+      bool active = p->toDramCount != 0;
+      for (auto &ch : p->chans)
+        active = active || !ch->idle();
+      if (active) {
+        dramCycle(*p, dramD_.next);
+        busy = true;
+      }
+    }
+    if (!busy) {
+      dramD_.next = target;
+      break;
+    }
+  }
+}
+
+bool MemorySystem::idle() const {
+  if (smInPending_ || !icnt_.idle())
+    return false;
+  for (uint32_t s = 0; s < numSms_; ++s)
+    if (!smOut_[s].empty())
+      return false;
+  for (auto &p : parts_)
+    if (!partitionIdle(*p))
+      return false;
+  return true;
+}
+
+Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
+  Cycle soon = coreNow + 1;
+  if (smInPending_)
+    return soon;
+  for (uint32_t s = 0; s < numSms_; ++s)
+    if (!smOut_[s].empty())
+      return soon;
+  Cycle best = toCore(icntD_, icnt_.nextArrival());
+  for (auto &pp : parts_) {
+    const Partition &p = *pp;
+    if (p.toDramCount)
+      return soon;
+    if (!p.in.empty())
+      best = std::min(best, toCore(l2D_, p.in.front().second));
+    if (!p.out.empty())
+      best = std::min(best, toCore(icntD_, p.out.front().second));
+    for (uint32_t ch = 0; ch < channels_; ++ch) {
+      const DramChannel &dc = *p.chans[ch];
+      if (dc.hasResponse())
+        return soon;
+      if (!dc.idle())
+        best = std::min(best, toCore(dramD_, std::max(p.chanNext[ch], dramD_.next)));
+    }
+  }
+  return best == kNever ? kNever : std::max(best, soon);
+}
+
+std::vector<std::pair<std::string, uint64_t>> MemorySystem::stats() const {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  CacheStats sum;
+  PartitionStats psum;
+  DramChannel::Stats ds;
+  for (auto &pp : parts_) {
+    const Partition &p = *pp;
+    std::string pre = "l2[" + std::to_string(p.id) + "].";
+    appendCacheStats(p.l2.stats(), pre, out);
+    out.emplace_back(pre + "stall_cycles", p.stats.stallCycles);
+    const CacheStats &s = p.l2.stats();
+    sum.accesses += s.accesses, sum.reads += s.reads, sum.writes += s.writes;
+    sum.hits += s.hits, sum.hitPending += s.hitPending, sum.misses += s.misses;
+    sum.sectorMisses += s.sectorMisses, sum.reservationFails += s.reservationFails;
+    sum.fills += s.fills, sum.evictions += s.evictions, sum.writebacks += s.writebacks;
+    psum.requests += p.stats.requests, psum.reads += p.stats.reads;
+    psum.writes += p.stats.writes, psum.atomics += p.stats.atomics;
+    psum.dramReads += p.stats.dramReads, psum.dramWrites += p.stats.dramWrites;
+    psum.stallCycles += p.stats.stallCycles;
+    for (auto &ch : p.chans) {
+      const DramChannel::Stats &c = ch->stats();
+      ds.reads += c.reads, ds.writes += c.writes, ds.readBytes += c.readBytes;
+      ds.writeBytes += c.writeBytes, ds.rowHits += c.rowHits, ds.rowMisses += c.rowMisses;
+      ds.rowConflicts += c.rowConflicts, ds.activates += c.activates;
+      ds.precharges += c.precharges, ds.refreshes += c.refreshes;
+      ds.busBusyCycles += c.busBusyCycles, ds.queueFullCycles += c.queueFullCycles;
+      ds.totalLatency += c.totalLatency, ds.maxLatency = std::max(ds.maxLatency, c.maxLatency);
+    }
+  }
+  appendCacheStats(sum, "l2.", out);
+  out.emplace_back("l2.requests", psum.requests);
+  out.emplace_back("l2.atomics", psum.atomics);
+  out.emplace_back("l2.stall_cycles", psum.stallCycles);
+  out.emplace_back("l2.dram_read_requests", psum.dramReads);
+  out.emplace_back("l2.dram_write_requests", psum.dramWrites);
+  out.emplace_back("dram.reads", ds.reads);
+  out.emplace_back("dram.writes", ds.writes);
+  out.emplace_back("dram.read_bytes", ds.readBytes);
+  out.emplace_back("dram.write_bytes", ds.writeBytes);
+  out.emplace_back("dram.row_hits", ds.rowHits);
+  out.emplace_back("dram.row_misses", ds.rowMisses);
+  out.emplace_back("dram.row_conflicts", ds.rowConflicts);
+  out.emplace_back("dram.activates", ds.activates);
+  out.emplace_back("dram.precharges", ds.precharges);
+  out.emplace_back("dram.refreshes", ds.refreshes);
+  out.emplace_back("dram.bus_busy_cycles", ds.busBusyCycles);
+  out.emplace_back("dram.queue_full_cycles", ds.queueFullCycles);
+  out.emplace_back("dram.total_latency", ds.totalLatency);
+  out.emplace_back("dram.max_latency", ds.maxLatency);
+  const Interconnect::Stats &is = icnt_.stats();
+  out.emplace_back("icnt.packets", is.packets);
+  out.emplace_back("icnt.request_packets", is.requestPackets);
+  out.emplace_back("icnt.reply_packets", is.replyPackets);
+  out.emplace_back("icnt.flits", is.flits);
+  out.emplace_back("icnt.bytes", is.bytes);
+  return out;
+}
+
+void MemorySystem::resetStats() {
+  for (auto &p : parts_) {
+    p->l2.resetStats();
+    p->stats = PartitionStats{};
+    for (auto &ch : p->chans)
+      ch->resetStats();
+  }
+  icnt_.resetStats();
+}
+
+} // namespace ptxsim::timing

@@ -1,0 +1,121 @@
+#pragma once
+// Everything below the SMs' L1s: the interconnect, one L2 slice per memory partition and
+// dram.channelsPerPartition DRAM channels per partition, each in its own clock domain.
+//
+// Contract (all cycles given to the API are core cycles):
+//  - An SM sends with canAccept(sm)/push(sm, r, now) into its injection queue (kSmQueueEntries
+//    requests). Reads and atomics come back once, as the same MemRequest with isResponse set,
+//    through hasResponse(sm)/popResponse(sm); plain writes get no acknowledgement (the SM counts
+//    a store as done once push() accepted it).
+//  - `addr` is a global byte address; `sectorMask` gives the 32-byte sectors of the 128-byte line
+//    holding `addr` that the request covers (0: derived from addr and bytes).
+//  - Partition of an address: (addr / partitionInterleaveBytes) % numPartitions. Within a
+//    partition the interleave bits are removed (local = addr / (I * P) * I + addr % I) before the
+//    L2 set index is taken, and removed again the same way for the channel within the partition,
+//    so the DRAM channel sees dense channel addresses.
+//  - tick(now) once per core cycle, after the SMs' LDST units ticked (they push and pop first).
+//    It runs the interconnect, L2 and DRAM clock domains up to the end of core cycle `now`:
+//    domain D has run floor((now + 1) * fD / fCore) cycles (frequencies in kHz, integer
+//    arithmetic), so the ratios are exact over any run length. A domain with nothing in flight
+//    is not ticked; its cycle count jumps. `now` may jump forward (idle skipping) to at most
+//    nextEventCycle().
+//
+// Unloaded latency of a read (one-flit response, equal core/icnt/L2 clocks), from the core cycle
+// T in which the LDST unit pushes it to the cycle the LDST unit pops the response:
+//    icntLatency (request)  + rop + l2.hitLatency (L2 hit)  + icntLatency (reply)  + 1
+// where the ROP delay rop = l2Latency - 2 * icntLatency - l2.hitLatency - 1 (clamped at 0) is
+// chosen so an L2 hit seen by the LDST unit takes l2Latency cycles (TimingConfig says l2Latency
+// is the whole round trip). The final +1 is the core cycle boundary: responses delivered during
+// mem.tick(c) are popped in cycle c + 1. A response of n flits adds n - 1 cycles of reply
+// serialisation. An L2 miss replaces l2.hitLatency with: DRAM request push at the miss (next
+// DRAM cycle), DRAM service (tRCD + tCL + bursts on an idle closed bank), the fill seen by the L2
+// in its next cycle, + 1 L2 cycle to send the response.
+// Simplified: no reply-path backpressure (SMs always take responses); an atomic is one L2
+// read-modify-write per request regardless of lanes; writes allocate in L2 without fetching
+// (write-validate per 32-byte sector).
+
+#include "timing/TimingConfig.h"
+#include "timing/Types.h"
+#include "timing/dram/DramChannel.h"
+#include "timing/icnt/Interconnect.h"
+#include "timing/mem/Cache.h"
+#include "timing/mem/Ring.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::timing {
+
+class MemorySystem {
+public:
+  static constexpr uint32_t kSmQueueEntries = 8;        ///< per-SM injection queue
+  static constexpr uint32_t kPartitionInputEntries = 32; ///< packets in flight to / queued at an L2
+  static constexpr uint32_t kDramPendingEntries = 16;    ///< L2 -> DRAM requests waiting per partition
+
+  struct PartitionStats {
+    uint64_t requests = 0, reads = 0, writes = 0, atomics = 0;
+    uint64_t dramReads = 0, dramWrites = 0; ///< requests sent to DRAM (fills, writebacks)
+    uint64_t stallCycles = 0;               ///< L2 cycles the input head could not be served
+  };
+
+  explicit MemorySystem(const TimingConfig &cfg);
+  ~MemorySystem();
+
+  bool canAccept(uint32_t sm) const { return smIn_[sm].size() < kSmQueueEntries; }
+  void push(uint32_t sm, const MemRequest &r, Cycle coreNow);
+  void tick(Cycle coreNow);
+  bool hasResponse(uint32_t sm) const { return !smOut_[sm].empty(); }
+  MemRequest popResponse(uint32_t sm);
+  bool idle() const;
+  /// The earliest core cycle >= coreNow + 1 at which tick() can change anything; kNever if idle.
+  Cycle nextEventCycle(Cycle coreNow) const;
+
+  uint32_t numPartitions() const { return numPartitions_; }
+  uint32_t partitionOf(uint64_t addr) const {
+    return uint32_t((addr / interleave_) % numPartitions_);
+  }
+  /// `addr` with the partition interleave bits removed.
+  uint64_t partitionLocal(uint64_t addr) const {
+    return addr / (uint64_t(interleave_) * numPartitions_) * interleave_ + addr % interleave_;
+  }
+  /// The ROP delay in L2 cycles (see the latency composition above).
+  uint32_t ropCycles() const { return rop_; }
+  const Cache &l2(uint32_t p) const;
+  const DramChannel &dram(uint32_t p, uint32_t ch) const;
+  const Interconnect &icnt() const { return icnt_; }
+
+  /// (name, value) pairs: l2[p].* per partition, l2.* summed, dram.* summed, icnt.*.
+  std::vector<std::pair<std::string, uint64_t>> stats() const;
+  void resetStats();
+
+private:
+  struct Partition;
+  struct Domain {
+    uint64_t khz = 1;
+    Cycle next = 0; ///< first cycle of this domain not yet run
+  };
+
+  Cycle domainTarget(const Domain &d, Cycle coreNow) const;
+  Cycle toCore(const Domain &d, Cycle domainCycle) const;
+  static Cycle convert(Cycle c, const Domain &from, const Domain &to);
+  void icntCycle(Cycle c);
+  void l2Cycle(Partition &p, Cycle c);
+  void dramCycle(Partition &p, Cycle c);
+  bool partitionIdle(const Partition &p) const;
+  void sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask, bool write, Cycle l2Now);
+  uint32_t toL2Mask(const MemRequest &r, uint64_t local) const;
+
+  TimingConfig cfg_;
+  uint32_t numSms_, numPartitions_, interleave_, channels_, rop_ = 0;
+  Domain core_, icntD_, l2D_, dramD_;
+  Interconnect icnt_;
+  std::vector<Ring<MemRequest>> smIn_, smOut_;
+  uint32_t smInPending_ = 0;
+  std::vector<std::unique_ptr<Partition>> parts_;
+  std::vector<uint64_t> released_;
+};
+
+} // namespace ptxsim::timing

@@ -1,0 +1,59 @@
+#pragma once
+// A FIFO on a power-of-two ring buffer that grows by doubling and never shrinks, so a queue on a
+// hot path allocates only while it reaches its steady-state depth.
+
+#include <cassert>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::timing {
+
+template <typename T> class Ring {
+public:
+  explicit Ring(size_t initialCapacity = 8) {
+    size_t c = 1;
+    while (c < initialCapacity)
+      c <<= 1;
+    buf_.resize(c);
+  }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  T &front() {
+    assert(size_ && "Ring::front on an empty ring");
+    return buf_[head_];
+  }
+  const T &front() const {
+    assert(size_ && "Ring::front on an empty ring");
+    return buf_[head_];
+  }
+  const T &operator[](size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  T &operator[](size_t i) { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  void push(const T &v) {
+    if (size_ == buf_.size())
+      grow();
+    buf_[(head_ + size_) & (buf_.size() - 1)] = v;
+    ++size_;
+  }
+  T pop() {
+    assert(size_ && "Ring::pop on an empty ring");
+    T v = std::move(buf_[head_]);
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --size_;
+    return v;
+  }
+  void clear() { head_ = size_ = 0; }
+
+private:
+  void grow() {
+    std::vector<T> n(buf_.size() * 2);
+    for (size_t i = 0; i < size_; ++i)
+      n[i] = std::move(buf_[(head_ + i) & (buf_.size() - 1)]);
+    buf_.swap(n);
+    head_ = 0;
+  }
+  std::vector<T> buf_;
+  size_t head_ = 0, size_ = 0;
+};
+
+} // namespace ptxsim::timing
