@@ -1,0 +1,57 @@
+// Greedy then oldest: keep issuing from the last picked warp while it is ready; when it is not,
+// pick the oldest ready warp (lowest dispatch age, ties by slot).
+
+#include "timing/sm/scheduler/IWarpScheduler.h"
+
+#include <cassert>
+
+namespace ptxsim::timing {
+namespace {
+
+class GtoScheduler final : public IWarpScheduler {
+public:
+  const char *name() const override { return "gto"; }
+
+  void addWarp(uint32_t slot, uint64_t age) override {
+    if (slot >= age_.size()) {
+      age_.resize(slot + 1, 0);
+      present_.resize(slot + 1, false);
+    }
+    age_[slot] = age;
+    present_[slot] = true;
+  }
+
+  void removeWarp(uint32_t slot) override {
+    if (slot < present_.size())
+      present_[slot] = false;
+    if (last_ == int(slot))
+      last_ = -1;
+  }
+
+  int pick(const std::vector<uint32_t> &ready, Cycle) override {
+    int oldest = -1;
+    for (uint32_t slot : ready) {
+      assert(slot < present_.size() && present_[slot] && "gto: ready warp was never added");
+      if (int(slot) == last_)
+        return last_;
+      if (oldest < 0 || age_[slot] < age_[oldest])
+        oldest = int(slot);
+    }
+    if (oldest >= 0)
+      last_ = oldest;
+    return oldest;
+  }
+
+private:
+  std::vector<uint64_t> age_; ///< by slot
+  std::vector<bool> present_;
+  int last_ = -1;
+};
+
+} // namespace
+
+std::unique_ptr<IWarpScheduler> createGtoScheduler(const SchedulerParams &) {
+  return std::make_unique<GtoScheduler>();
+}
+
+} // namespace ptxsim::timing

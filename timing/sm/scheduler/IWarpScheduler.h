@@ -1,0 +1,75 @@
+#pragma once
+// Warp-scheduler policies: the interface the SM model drives, the parameters a policy may read,
+// and the registry that maps a policy name (CoreConfig::scheduler) to a factory.
+
+#include "timing/Types.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::timing {
+
+/// Contract: one scheduler instance per SM scheduler unit; it manages the warp slots assigned
+/// to it. Each cycle the SM calls tick(now) once, then pick() with the slots of its warps that
+/// can issue this cycle (ascending slot order); pick returns one of them or -1. The SM then
+/// reports what happened with the notification hooks. Deterministic: no randomness.
+class IWarpScheduler {
+public:
+  virtual ~IWarpScheduler() = default;
+  virtual const char *name() const = 0;
+  /// A warp was assigned to this scheduler (a new CTA's warp). `age` increases with dispatch
+  /// order (lower = older).
+  virtual void addWarp(uint32_t slot, uint64_t age) = 0;
+  virtual void removeWarp(uint32_t slot) = 0; ///< the warp finished
+  virtual void tick(Cycle /*now*/) {}
+  virtual int pick(const std::vector<uint32_t> &ready, Cycle now) = 0;
+  /// The picked warp issued an instruction; `longLatency` when it is a global/local memory
+  /// access or anything else that will make the warp wait long (two-level demotes it).
+  virtual void issued(uint32_t /*slot*/, bool /*longLatency*/, Cycle /*now*/) {}
+  /// L1 data cache feedback (CCWS): a miss by `slot` on line `lineAddr`; an eviction of a line
+  /// that was brought in by warp `ownerSlot`.
+  virtual void l1Miss(uint32_t /*slot*/, uint64_t /*lineAddr*/, Cycle /*now*/) {}
+  virtual void l1Evict(uint32_t /*ownerSlot*/, uint64_t /*lineAddr*/, Cycle /*now*/) {}
+  /// Counters for statistics (name, value), e.g. CCWS VTA hits.
+  virtual void stats(std::vector<std::pair<std::string, uint64_t>> & /*out*/) const {}
+};
+
+/// The CoreConfig fields a policy may read (copied so policies do not depend on the config).
+struct SchedulerParams {
+  uint32_t twoLevelActiveWarps; ///< two_level: size of the active set
+  uint32_t ccwsBaseScore;       ///< ccws: Base_Locality_Score
+  uint32_t ccwsKThrottle;       ///< ccws: K_Throttle
+  uint32_t ccwsVtaEntries;      ///< ccws: victim tag array entries per warp
+};
+
+using SchedulerFactory = std::unique_ptr<IWarpScheduler> (*)(const SchedulerParams &);
+
+/// Policy name -> factory. Names keep their registration order; a name registered twice keeps
+/// the later factory.
+class SchedulerRegistry {
+public:
+  void add(std::string name, SchedulerFactory f);
+  /// A new scheduler, or null when `name` is not registered (the caller reports the error with
+  /// the option it came from, see names()).
+  std::unique_ptr<IWarpScheduler> create(const std::string &name, const SchedulerParams &p) const;
+  std::vector<std::string> names() const;
+
+private:
+  std::vector<std::pair<std::string, SchedulerFactory>> entries_;
+};
+
+// Factories of the built-in policies, each defined in the policy's own .cpp.
+std::unique_ptr<IWarpScheduler> createLrrScheduler(const SchedulerParams &p);
+std::unique_ptr<IWarpScheduler> createGtoScheduler(const SchedulerParams &p);
+std::unique_ptr<IWarpScheduler> createTwoLevelScheduler(const SchedulerParams &p);
+std::unique_ptr<IWarpScheduler> createCcwsScheduler(const SchedulerParams &p);
+
+/// Registers lrr, gto, two_level, ccws (one line each).
+void registerBuiltinWarpSchedulers(SchedulerRegistry &r);
+/// The registry with the built-ins, created on first use.
+const SchedulerRegistry &builtinSchedulers();
+
+} // namespace ptxsim::timing

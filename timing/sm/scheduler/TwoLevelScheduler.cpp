@@ -1,0 +1,108 @@
+// Two-level scheduling (Narasiman et al., MICRO 2011): at most N warps form the active set and
+// are scheduled loose round robin (slot order, wrapping); the others wait in the pending set.
+// A warp that issues a long-latency operation leaves the active set for the pending set, and
+// the active set is refilled from the pending set, oldest first. The active set is always as
+// full as it can be, so with N or fewer warps this is plain LRR.
+
+#include "timing/sm/scheduler/IWarpScheduler.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace ptxsim::timing {
+namespace {
+
+class TwoLevelScheduler final : public IWarpScheduler {
+public:
+  explicit TwoLevelScheduler(uint32_t activeWarps) : capacity_(activeWarps) {}
+
+  const char *name() const override { return "two_level"; }
+
+  void addWarp(uint32_t slot, uint64_t age) override {
+    if (slot >= active_.size()) {
+      active_.resize(slot + 1, false);
+      age_.resize(slot + 1, 0);
+    }
+    age_[slot] = age;
+    insertPending(slot);
+    refill();
+  }
+
+  void removeWarp(uint32_t slot) override {
+    if (slot < active_.size() && active_[slot]) {
+      active_[slot] = false;
+      --numActive_;
+    }
+    pending_.erase(std::remove(pending_.begin(), pending_.end(), slot), pending_.end());
+    refill();
+  }
+
+  int pick(const std::vector<uint32_t> &ready, Cycle) override {
+    int first = -1, after = -1;
+    for (uint32_t slot : ready) {
+      if (slot >= active_.size() || !active_[slot])
+        continue;
+      if (first < 0)
+        first = int(slot);
+      if (last_ < 0 || slot > uint32_t(last_)) {
+        after = int(slot);
+        break;
+      }
+    }
+    int chosen = after >= 0 ? after : first;
+    if (chosen >= 0)
+      last_ = chosen;
+    return chosen;
+  }
+
+  void issued(uint32_t slot, bool longLatency, Cycle) override {
+    if (!longLatency || slot >= active_.size() || !active_[slot])
+      return;
+    active_[slot] = false;
+    --numActive_;
+    ++demotions_;
+    // Fill the freed place before the demoted warp joins the pending set, so that it comes back
+    // at once only when no other warp is waiting.
+    refill();
+    insertPending(slot);
+    refill();
+  }
+
+  void stats(std::vector<std::pair<std::string, uint64_t>> &out) const override {
+    out.emplace_back("demotions", demotions_);
+  }
+
+private:
+  /// Pending warps stay sorted by age (ties by slot), oldest first.
+  void insertPending(uint32_t slot) {
+    auto older = [&](uint32_t a, uint32_t b) {
+      return age_[a] != age_[b] ? age_[a] < age_[b] : a < b;
+    };
+    pending_.insert(std::upper_bound(pending_.begin(), pending_.end(), slot, older), slot);
+  }
+
+  void refill() {
+    while (numActive_ < capacity_ && !pending_.empty()) {
+      active_[pending_.front()] = true;
+      pending_.erase(pending_.begin());
+      ++numActive_;
+    }
+  }
+
+  uint32_t capacity_;
+  uint32_t numActive_ = 0;
+  std::vector<bool> active_;  ///< by slot
+  std::vector<uint64_t> age_; ///< by slot
+  std::vector<uint32_t> pending_;
+  int last_ = -1;
+  uint64_t demotions_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<IWarpScheduler> createTwoLevelScheduler(const SchedulerParams &p) {
+  assert(p.twoLevelActiveWarps > 0 && "two_level: twoLevelActiveWarps must be at least 1");
+  return std::make_unique<TwoLevelScheduler>(std::max<uint32_t>(p.twoLevelActiveWarps, 1));
+}
+
+} // namespace ptxsim::timing
