@@ -82,10 +82,74 @@ Context &Context::get() {
   return *ctx;
 }
 
+void Context::loadTimingConfigOnce() {
+  if (timingCfgLoaded_)
+    return;
+  timingCfgLoaded_ = true;
+  const char *mode = std::getenv("PTXSIM_MODE");
+  if (!mode || !*mode || std::strcmp(mode, "functional") == 0)
+    return;
+  if (std::strcmp(mode, "timing") != 0) {
+    std::fprintf(stderr, "ptxsim: PTXSIM_MODE must be 'functional' or 'timing', not '%s'\n", mode);
+    std::exit(2);
+  }
+  timingMode_ = true;
+  std::vector<std::string> files;
+  if (const char *c = std::getenv("PTXSIM_CONFIG"); c && *c) {
+    std::string all = c;
+    size_t pos = 0;
+    while (pos <= all.size()) {
+      size_t comma = all.find(',', pos);
+      std::string f = all.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      if (!f.empty())
+        files.push_back(f);
+      if (comma == std::string::npos)
+        break;
+      pos = comma + 1;
+    }
+  }
+  DiagEngine diags;
+  bool lenient = std::getenv("PTXSIM_CONFIG_LENIENT") && std::strcmp(std::getenv("PTXSIM_CONFIG_LENIENT"), "0");
+  bool ok = timing::loadTimingConfig(files, lenient, timingCfg_, diags) &&
+            timing::validateTimingConfig(timingCfg_, diags);
+  if (!diags.diagnostics().empty()) {
+    std::ostringstream os;
+    diags.print(os);
+    std::fprintf(stderr, "%s", os.str().c_str());
+  }
+  if (!ok) {
+    std::fprintf(stderr, "ptxsim: cannot use the timing configuration; stopping\n");
+    std::exit(2);
+  }
+}
+
+timing::Gpu &Context::timingGpu() {
+  if (!gpu_)
+    gpu_ = std::make_unique<timing::Gpu>(timingCfg_, engine());
+  return *gpu_;
+}
+
+void Context::noteCopy(uint64_t bytes) {
+  loadTimingConfigOnce();
+  if (!timingMode_ || !bytes)
+    return;
+  double s = timingGpu().copySeconds(bytes);
+  simSeconds_ += s;
+  copySeconds_ += s;
+  ++copies_;
+  copyBytes_ += bytes;
+}
+
 ptx::exec::Engine &Context::engine() {
   if (!engine_) {
+    loadTimingConfigOnce();
     ptx::exec::EngineConfig cfg;
     cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
+    if (timingMode_) {
+      cfg.numSms = timingCfg_.numSms();
+      cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
+      cfg.maxSharedPerBlockOptin = timingCfg_.core.sharedBytesPerSm;
+    }
     engine_ = std::make_unique<ptx::exec::Engine>(cfg);
     if (isatty(2))
       engine_->setProgress([](const std::string &k, uint64_t done, uint64_t total, bool last) {
@@ -436,7 +500,14 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   lp.params = buf.data();
   lp.cooperative = cooperative;
   std::fflush(stdout);
-  ptx::exec::LaunchResult r = engine().launch(lp);
+  ptx::exec::LaunchResult r;
+  timing::KernelTimingStats ts;
+  if (timingMode_) {
+    r = timingGpu().runKernel(lp, ts);
+    simSeconds_ += ts.seconds;
+  } else {
+    r = engine().launch(lp);
+  }
   std::fflush(stdout);
   {
     auto it = statsIndex_.find(kern.name);
@@ -450,6 +521,11 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     st.threadInsts += r.threadInsts;
     st.warpInsts += r.warpInsts;
     st.seconds += r.seconds;
+    if (timingMode_) {
+      st.cycles += ts.cycles;
+      st.simSeconds += ts.seconds;
+      launchStats_.push_back(std::move(ts));
+    }
     char cfgText[96];
     std::snprintf(cfgText, sizeof cfgText, "(%u,%u,%u)x(%u,%u,%u)", grid.x, grid.y, grid.z,
                   block.x, block.y, block.z);
@@ -494,8 +570,12 @@ void Context::reportAtExit() {
   if (!(sum && std::strcmp(sum, "0") == 0) && !stats_.empty()) {
     uint64_t launches = 0, insts = 0;
     double secs = 0;
-    std::fprintf(stderr, "\nptxsim: run summary (functional mode, %s host threads)\n",
-                 threads ? std::to_string(threads).c_str() : "all");
+    if (timingMode_)
+      std::fprintf(stderr, "\nptxsim: run summary (timing mode, %s, %u SMs at %.0f MHz)\n",
+                   timingCfg_.name.c_str(), timingCfg_.numSms(), timingCfg_.core.clockMHz);
+    else
+      std::fprintf(stderr, "\nptxsim: run summary (functional mode, %s host threads)\n",
+                   threads ? std::to_string(threads).c_str() : "all");
     std::fprintf(stderr, "  %-40s %8s %24s %14s %10s %10s\n", "kernel", "launches",
                  "last grid x block", "thread-insts", "seconds", "Minsts/s");
     for (auto &[name, st] : stats_) {
@@ -514,6 +594,26 @@ void Context::reportAtExit() {
                  "  total: %llu launches, %llu thread instructions, %.4f s in kernels, %.3f s "
                  "wall\n",
                  (unsigned long long)launches, (unsigned long long)insts, secs, wall);
+    if (timingMode_) {
+      uint64_t cycles = 0;
+      double ksec = 0;
+      for (auto &[name, st] : stats_) {
+        cycles += st.cycles;
+        ksec += st.simSeconds;
+      }
+      std::fprintf(stderr, "  simulated: %llu cycles, %.6f s in kernels, %.6f s in %llu host-device "
+                           "copies (%llu bytes), %.6f s in all; %.0f simulated cycles per host second\n",
+                   (unsigned long long)cycles, ksec, copySeconds_, (unsigned long long)copies_,
+                   (unsigned long long)copyBytes_, simSeconds_, secs > 0 ? cycles / secs : 0.0);
+      for (const auto &ks : launchStats_) {
+        std::fprintf(stderr, "  %-40.40s cycles %llu  ipc %.2f  stall %llu (mem %llu, sb %llu, pipe %llu, bar %llu)  l1d miss %.0f  l2 miss %.0f  dram rd %.0f\n",
+                     demangle(ks.kernel).c_str(), (unsigned long long)ks.cycles, ks.get("gpu.ipc"),
+                     (unsigned long long)ks.get("sm.stall_cycles"), (unsigned long long)ks.get("sm.stall.memory"),
+                     (unsigned long long)ks.get("sm.stall.scoreboard"), (unsigned long long)ks.get("sm.stall.pipeline_busy"),
+                     (unsigned long long)ks.get("sm.stall.barrier"), ks.get("l1d.misses"), ks.get("l2.misses"),
+                     ks.get("dram.reads"));
+      }
+    }
   }
   if (const char *path = std::getenv("PTXSIM_STATS_JSON"); path && *path) {
     std::ofstream os(path);
@@ -521,7 +621,7 @@ void Context::reportAtExit() {
       std::fprintf(stderr, "ptxsim: cannot write PTXSIM_STATS_JSON file '%s'\n", path);
       return;
     }
-    os << "{\n  \"mode\": \"functional\",\n  \"wall_seconds\": " << wall << ",\n  \"kernels\": [";
+    os << "{\n  \"mode\": \"" << (timingMode_ ? "timing" : "functional") << "\",\n  \"wall_seconds\": " << wall << ",\n  \"kernels\": [";
     bool first = true;
     for (auto &[name, st] : stats_) {
       os << (first ? "\n" : ",\n") << "    {\"name\": \"" << jsonEscape(name)
@@ -531,7 +631,19 @@ void Context::reportAtExit() {
          << ", \"seconds\": " << st.seconds << "}";
       first = false;
     }
-    os << "\n  ]\n}\n";
+    os << "\n  ]";
+    if (timingMode_) {
+      os << ",\n  \"config\": " << timing::timingConfigJson(timingCfg_) << ",\n  \"copies\": {\"count\": "
+         << copies_ << ", \"bytes\": " << copyBytes_ << ", \"sim_seconds\": " << copySeconds_
+         << "},\n  \"sim_seconds\": " << simSeconds_ << ",\n  \"launches\": [";
+      bool f = true;
+      for (const auto &ks : launchStats_) {
+        os << (f ? "\n    " : ",\n    ") << timing::kernelStatsJson(ks);
+        f = false;
+      }
+      os << "\n  ]";
+    }
+    os << "\n}\n";
   }
 }
 
@@ -543,6 +655,7 @@ void Context::reset() {
     delete e;
   events.clear();
   callConfigs.clear();
+  gpu_.reset();
   engine_.reset();
   overrideIds_.clear();
   overridesLoaded_ = false;

@@ -14,6 +14,7 @@
 // later context call returns until cudaDeviceReset.
 
 #include "ptx/exec/Engine.h"
+#include "timing/gpu/Gpu.h"
 
 #include <cuda_runtime_api.h>
 
@@ -69,6 +70,7 @@ struct EventObj {
   unsigned flags = 0;
   bool recorded = false;
   std::chrono::steady_clock::time_point when;
+  double simSeconds = 0; ///< simulated time at the record (timing mode)
 };
 
 struct LaunchConfig {
@@ -121,10 +123,22 @@ public:
   struct KernelStats {
     uint64_t launches = 0, ctas = 0, threadInsts = 0, warpInsts = 0;
     double seconds = 0;
+    uint64_t cycles = 0; ///< timing mode
+    double simSeconds = 0;
     std::string lastConfig; ///< "(gx,gy,gz)x(bx,by,bz)" of the last launch
   };
   /// Prints the end-of-run summary to stderr and writes the JSON stats file when asked.
   void reportAtExit();
+
+  // --- timing mode (PTXSIM_MODE=timing, PTXSIM_CONFIG=file[,file...]) ---
+  bool timingMode() const { return timingMode_; }
+  /// The cycle-level GPU, created at first use from PTXSIM_CONFIG (a configuration error ends
+  /// the program with the diagnostics: it is the user's input, not the program's).
+  timing::Gpu &timingGpu();
+  /// Simulated time so far: kernels plus host-device copies (timing mode).
+  double simSeconds() const { return simSeconds_; }
+  /// Accounts a host<->device copy of `bytes` (timing mode: PCIe-style time).
+  void noteCopy(uint64_t bytes);
   /// Occupancy: CTAs of `k` with `blockSize` threads that fit on one SM at once.
   int maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShared);
 
@@ -147,6 +161,14 @@ private:
   std::vector<std::pair<std::string, KernelStats>> stats_; ///< in order of first launch
   std::unordered_map<std::string, size_t> statsIndex_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  bool timingMode_ = false;
+  std::unique_ptr<timing::Gpu> gpu_;
+  timing::TimingConfig timingCfg_;
+  bool timingCfgLoaded_ = false;
+  double simSeconds_ = 0, copySeconds_ = 0;
+  uint64_t copies_ = 0, copyBytes_ = 0;
+  std::vector<timing::KernelTimingStats> launchStats_; ///< per launch, timing mode
+  void loadTimingConfigOnce();
 };
 
 /// The calling thread's last error (cudaGetLastError/cudaPeekAtLastError).

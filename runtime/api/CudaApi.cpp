@@ -69,8 +69,11 @@ cudaError_t checkCopy(Context &ctx, void *dst, const void *src, size_t count, cu
 
 cudaError_t doCopy(Context &ctx, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
   cudaError_t e = checkCopy(ctx, dst, src, count, kind);
-  if (e == cudaSuccess && count)
+  if (e == cudaSuccess && count) {
     std::memmove(dst, src, count);
+    if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost)
+      ctx.noteCopy(count);
+  }
   return e;
 }
 
@@ -781,6 +784,7 @@ PTXSIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
     return ret(cudaErrorInvalidResourceHandle);
   event(e)->recorded = true;
   event(e)->when = std::chrono::steady_clock::now();
+  event(e)->simSeconds = ctx.simSeconds();
   return cudaSuccess;
 }
 
@@ -809,7 +813,9 @@ PTXSIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEv
     return ret(cudaErrorInvalidResourceHandle);
   if (!a->recorded || !b->recorded)
     return ret(cudaErrorInvalidResourceHandle);
-  *ms = std::chrono::duration<float, std::milli>(b->when - a->when).count();
+  // timing mode: simulated time between the records (kernels and copies in between)
+  *ms = ctx.timingMode() ? float((b->simSeconds - a->simSeconds) * 1e3)
+                         : std::chrono::duration<float, std::milli>(b->when - a->when).count();
   return cudaSuccess;
 }
 

@@ -20,7 +20,10 @@ void runUsage(std::ostream &os) {
         "                         the program's own PTX (same-named kernels, same parameters)\n"
         "  --stats-json FILE      write per-kernel statistics as JSON at exit\n"
         "  --no-summary           do not print the end-of-run summary on stderr\n"
-        "  --mode functional      execution mode (timing mode is not available yet)\n";
+        "  --mode functional|timing  execution mode (default functional; --config implies timing)\n"
+        "  --config FILE          timing configuration (GPGPU-Sim option syntax; repeatable,\n"
+        "                         later files override earlier ones), e.g. configs/gtx480.config\n"
+        "  --lenient              unknown configuration options are warnings, not errors\n";
 }
 
 bool fileExists(const std::string &p) {
@@ -44,6 +47,7 @@ std::string libraryDir() {
 
 int runCommand(const std::vector<std::string> &args, std::ostream &err) {
   size_t i = 0;
+  bool configSeen = false;
   auto need = [&](const std::string &opt) -> const std::string * {
     if (i + 1 >= args.size()) {
       err << "ptxsim run: option " << opt << " needs a value\n";
@@ -92,15 +96,29 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
       const std::string *v = need(a);
       if (!v)
         return 2;
-      if (*v != "functional") {
-        err << "ptxsim run: --mode " << *v
-            << " is not available yet: this build has the functional mode only\n";
+      if (*v != "functional" && *v != "timing") {
+        err << "ptxsim run: --mode must be 'functional' or 'timing', not '" << *v << "'\n";
         return 2;
       }
       setenv("PTXSIM_MODE", v->c_str(), 1);
-    } else if (a == "--config" || a == "--power") {
-      err << "ptxsim run: " << a
-          << " needs the timing and power models, which this build does not have yet\n";
+    } else if (a == "--config") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      if (!fileExists(*v)) {
+        err << "ptxsim run: --config: no such file '" << *v << "'\n";
+        return 2;
+      }
+      const char *prev = std::getenv("PTXSIM_CONFIG");
+      std::string all = prev && *prev && configSeen ? std::string(prev) + "," + *v : *v;
+      configSeen = true;
+      setenv("PTXSIM_CONFIG", all.c_str(), 1);
+      if (!std::getenv("PTXSIM_MODE"))
+        setenv("PTXSIM_MODE", "timing", 1);
+    } else if (a == "--lenient") {
+      setenv("PTXSIM_CONFIG_LENIENT", "1", 1);
+    } else if (a == "--power") {
+      err << "ptxsim run: --power needs the power model, which this build does not have yet\n";
       return 2;
     } else if (!a.empty() && a[0] == '-') {
       err << "ptxsim run: unknown option '" << a << "'\n";

@@ -1,0 +1,64 @@
+#pragma once
+// The cycle-level GPU: SMs, CTA dispatch, the memory system and the clock.
+//
+// Contract: runKernel() drives one launch through the functional executor's stepped interface
+// (ptx::exec::SteppedGrid): CTAs are dispatched to SMs as their resources allow, each SM's
+// schedulers issue one warp instruction per cycle when one is ready, and the functional core
+// executes the instruction at issue, so results are exactly those of functional mode. When no
+// SM can issue and the memory system is only waiting, the clock jumps to the next event (same
+// cycle counts, fewer host cycles). The memory system (caches, DRAM rows) persists across
+// kernels, as on hardware. Statistics come back per kernel as named values.
+
+#include "ptx/exec/Engine.h"
+#include "timing/TimingConfig.h"
+#include "timing/Types.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::timing {
+
+class MemorySystem;
+class Sm;
+
+/// Named statistics of one kernel, in a stable order (text and JSON printers walk it).
+struct KernelTimingStats {
+  std::string kernel;
+  Cycle cycles = 0;
+  double seconds = 0; ///< simulated time from the core clock
+  uint64_t warpInsts = 0, threadInsts = 0;
+  std::vector<std::pair<std::string, double>> values; ///< "sm.stall_cycles", "l1d.misses", ...
+  double get(const std::string &name) const;
+};
+
+class Gpu {
+public:
+  Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine);
+  ~Gpu();
+  Gpu(const Gpu &) = delete;
+  Gpu &operator=(const Gpu &) = delete;
+
+  const TimingConfig &config() const { return cfg_; }
+  /// Runs one launch to completion in timing mode. `stats` receives the kernel's statistics.
+  ptx::exec::LaunchResult runKernel(const ptx::exec::LaunchParams &p, KernelTimingStats &stats);
+  /// Simulated seconds for a host<->device copy of `bytes` (PCIe-style bandwidth + latency).
+  double copySeconds(uint64_t bytes) const;
+
+private:
+  TimingConfig cfg_;
+  ptx::exec::Engine &engine_;
+  std::unique_ptr<MemorySystem> mem_;
+  std::vector<std::unique_ptr<Sm>> sms_;
+  Cycle now_ = 0; ///< core cycles since the GPU was created (kernels run back to back)
+  uint64_t nextRequestId_ = 1;
+};
+
+/// Text report of one kernel's statistics (the names the reference documents use appear as
+/// aliases: gpu_tot_sim_cycle, gpu_tot_sim_insn, NUM_STALL_CYCLES, MISSES_PER_1000_INSTR).
+std::string formatKernelStats(const KernelTimingStats &s);
+/// The same as a JSON object.
+std::string kernelStatsJson(const KernelTimingStats &s);
+
+} // namespace ptxsim::timing

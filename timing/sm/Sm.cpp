@@ -1,0 +1,418 @@
+#include "timing/sm/Sm.h"
+
+#include "timing/mem/MemorySystem.h"
+
+#include <algorithm>
+
+namespace ptxsim::timing {
+
+using ptx::ir::Inst;
+using ptx::ir::OpClass;
+
+const char *stallReasonName(StallReason r) {
+  switch (r) {
+  case StallReason::None: return "none";
+  case StallReason::Idle: return "idle";
+  case StallReason::Barrier: return "barrier";
+  case StallReason::Memory: return "memory";
+  case StallReason::Scoreboard: return "scoreboard";
+  case StallReason::Pipeline: return "pipeline_busy";
+  case StallReason::Fetch: return "fetch";
+  case StallReason::Count: break;
+  }
+  return "?";
+}
+
+Cycle &Sm::Slot::ready(uint16_t r) {
+  std::vector<Cycle> &v = (r & Inst::kPredBit) ? predReady : regReady;
+  size_t i = r & ~Inst::kPredBit;
+  if (i >= v.size())
+    v.resize(i + 16, 0);
+  return v[i];
+}
+
+Cycle Sm::Slot::readyAt(uint16_t r) const {
+  const std::vector<Cycle> &v = (r & Inst::kPredBit) ? predReady : regReady;
+  size_t i = r & ~Inst::kPredBit;
+  return i < v.size() ? v[i] : 0;
+}
+
+Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers)
+    : cfg_(cfg), id_(id) {
+  const CoreConfig &c = cfg_.core;
+  SchedulerParams sp{c.twoLevelActiveWarps, c.ccwsBaseScore, c.ccwsKThrottle, c.ccwsVtaEntries};
+  for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
+    scheds_.push_back(schedulers.create(c.scheduler, sp));
+  schedSlots_.resize(scheds_.size());
+  lastStall_.assign(scheds_.size(), StallReason::Idle);
+  uint32_t maxWarps = (c.maxThreadsPerSm + c.warpSize - 1) / c.warpSize;
+  slots_.resize(maxWarps);
+  for (uint32_t i = 0; i < maxWarps; ++i) {
+    slots_[i].sched = i % (uint32_t)scheds_.size();
+    schedSlots_[slots_[i].sched].push_back(i);
+  }
+  auto pipe = [&](PipeId p, uint32_t units, uint32_t lat, uint32_t interval) {
+    pipes_[p].freeAt.assign(std::max(1u, units), 0);
+    pipes_[p].latency = lat;
+    pipes_[p].interval = std::max(1u, interval);
+  };
+  pipe(kSp, c.spUnits, c.spLatency, c.spInterval);
+  pipe(kDp, c.dpUnits, c.dpLatency, c.dpInterval);
+  pipe(kSfu, c.sfuUnits, c.sfuLatency, c.sfuInterval);
+  pipe(kTensor, c.tensorUnits, c.tensorLatency, c.tensorInterval);
+  pipe(kLdst, c.ldstUnits, 1, c.ldstInterval);
+  pipe(kBranch, 1, c.branchLatency, 1);
+  pipe(kSync, 1, 1, 1);
+  pipe(kMisc, 1, 1, 1);
+  ldst_ = std::make_unique<LdstUnit>(cfg_, id_);
+  ldst_->onL1Miss = [this](uint32_t slot, uint64_t line, Cycle now) {
+    if (slot < slots_.size())
+      scheds_[slots_[slot].sched]->l1Miss(slot, line, now);
+  };
+  ldst_->onL1Evict = [this](uint32_t slot, uint64_t line, Cycle now) {
+    if (slot < slots_.size())
+      scheds_[slots_[slot].sched]->l1Evict(slot, line, now);
+  };
+}
+
+Sm::~Sm() = default;
+
+void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kernel,
+                     uint32_t threadsPerCta, uint32_t sharedPerCta) {
+  grid_ = grid;
+  kernel_ = kernel;
+  threadsPerCta_ = threadsPerCta;
+  sharedPerCta_ = sharedPerCta;
+  // PTX virtual registers stand in for the allocated ones (ptxas would use fewer; capped at
+  // the architectural 255 per thread).
+  uint32_t regsPerThread = std::min<uint32_t>(std::max<uint32_t>(kernel->numRegs, 16), 255);
+  uint32_t warps = (threadsPerCta + cfg_.core.warpSize - 1) / cfg_.core.warpSize;
+  regsPerCta_ = regsPerThread * warps * cfg_.core.warpSize;
+}
+
+bool Sm::canTakeCta() const {
+  const CoreConfig &c = cfg_.core;
+  if (!grid_)
+    return false;
+  if (c.oneCtaPerSm && !ctas_.empty())
+    return false;
+  if (ctas_.size() >= c.maxCtasPerSm)
+    return false;
+  if (usedThreads_ + threadsPerCta_ > c.maxThreadsPerSm)
+    return false;
+  if (usedShared_ + sharedPerCta_ > c.sharedBytesPerSm)
+    return false;
+  if (!ctas_.empty() && usedRegs_ + regsPerCta_ > c.registersPerSm)
+    return false; // a single CTA always fits (the functional model can run it)
+  // enough free warp slots?
+  uint32_t need = (threadsPerCta_ + c.warpSize - 1) / c.warpSize, free = 0;
+  for (const Slot &s : slots_)
+    free += !s.active && s.pending.empty();
+  return free >= need;
+}
+
+void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
+  CtaState st;
+  st.cta = cta;
+  uint32_t n = grid_->warpsPerCta();
+  uint32_t ctaIndex = (uint32_t)ctas_.size();
+  for (uint32_t i = 0, k = 0; k < n && i < slots_.size(); ++i) {
+    Slot &s = slots_[i];
+    if (s.active || !s.pending.empty())
+      continue;
+    s.w = &grid_->warp(cta, k);
+    s.active = true;
+    s.cta = ctaIndex;
+    s.age = age * 64 + k;
+    std::fill(s.regReady.begin(), s.regReady.end(), 0);
+    std::fill(s.predReady.begin(), s.predReady.end(), 0);
+    scheds_[s.sched]->addWarp(i, s.age);
+    st.slots.push_back(i);
+    ++k;
+  }
+  ctas_.push_back(std::move(st));
+  usedThreads_ += threadsPerCta_;
+  usedShared_ += sharedPerCta_;
+  usedRegs_ += regsPerCta_;
+  ++stats_.ctasRun;
+}
+
+void Sm::finishCta(size_t index) {
+  CtaState &st = ctas_[index];
+  for (uint32_t s : st.slots) {
+    if (slots_[s].active)
+      scheds_[slots_[s].sched]->removeWarp(s);
+    slots_[s].active = false;
+    slots_[s].w = nullptr;
+  }
+  grid_->retireCta(st.cta);
+  usedThreads_ -= threadsPerCta_;
+  usedShared_ -= sharedPerCta_;
+  usedRegs_ -= regsPerCta_;
+  ctas_.erase(ctas_.begin() + (long)index);
+  // slot -> CTA indices after the erased one shift down
+  for (Slot &s : slots_)
+    if (s.active && s.cta > index)
+      --s.cta;
+}
+
+Sm::PipeId Sm::pipeFor(const Inst &in) const {
+  switch (in.cls) {
+  case OpClass::Alu:
+  case OpClass::Mul:
+  case OpClass::Fp32:
+  case OpClass::Half:
+  case OpClass::Warp: return kSp;
+  case OpClass::Fp64: return kDp;
+  case OpClass::Sfu: return kSfu;
+  case OpClass::Mem:
+  case OpClass::Atomic: return kLdst;
+  case OpClass::Control: return kBranch;
+  case OpClass::Sync: return kSync;
+  case OpClass::Misc: return kMisc;
+  }
+  return kMisc;
+}
+
+uint32_t Sm::latencyFor(const Inst &in, PipeId p) const {
+  const CoreConfig &c = cfg_.core;
+  switch (in.cls) {
+  case OpClass::Alu: return c.intLatency;
+  case OpClass::Mul: return c.mulLatency;
+  default: return pipes_[p].latency;
+  }
+}
+
+bool Sm::operandsReady(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
+  // RAW on sources, WAW on destinations
+  for (unsigned i = 0; i < in.nrs; ++i) {
+    Cycle r = s.readyAt(in.rs[i]);
+    if (r > now) {
+      why = r == kNever ? StallReason::Memory : StallReason::Scoreboard;
+      return false;
+    }
+  }
+  for (unsigned i = 0; i < in.nrd; ++i) {
+    Cycle r = s.readyAt(in.rd[i]);
+    if (r > now) {
+      why = r == kNever ? StallReason::Memory : StallReason::Scoreboard;
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
+  switch (s) {
+  case ptx::ir::MemSpace::Shared: return MemSpaceKind::Shared;
+  case ptx::ir::MemSpace::Local: return MemSpaceKind::Local;
+  case ptx::ir::MemSpace::Const: return MemSpaceKind::Const;
+  case ptx::ir::MemSpace::Param: return MemSpaceKind::Param;
+  default: return MemSpaceKind::Global;
+  }
+}
+} // namespace
+
+void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
+  const Inst *in = ptx::exec::peekWarp(*s.w);
+  PipeId p = pipeFor(*in);
+  if (!grid_->step(*s.w, rec_))
+    return;
+  ++stats_.warpInsts;
+  stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
+  ++stats_.fuIssued[p];
+  // a free unit of the pipeline takes the instruction
+  Pipe &pipe = pipes_[p];
+  for (Cycle &f : pipe.freeAt)
+    if (f <= now) {
+      f = now + pipe.interval;
+      break;
+    }
+  bool longLatency = false;
+  if (rec_.isMemory && rec_.execMask) {
+    WarpMemAccess a;
+    a.space = spaceKind(rec_.space);
+    a.atomic = in->cls == OpClass::Atomic;
+    a.write = !a.atomic && in->nrd == 0;
+    a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
+    a.mask = rec_.execMask;
+    std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
+    uint64_t tag = nextTag_++;
+    ldst_->issue(a, slotIndex, tag, now);
+    longLatency = a.space == MemSpaceKind::Global || a.space == MemSpaceKind::Local;
+    if (in->nrd) {
+      Slot::Pending pd{tag, {0, 0, 0, 0}, in->nrd};
+      for (unsigned i = 0; i < in->nrd; ++i) {
+        pd.rd[i] = in->rd[i];
+        s.ready(in->rd[i]) = kNever;
+      }
+      s.pending.push_back(pd);
+    }
+  } else {
+    uint32_t lat = latencyFor(*in, p);
+    // operand collector: source registers in the same bank are read in successive cycles
+    uint8_t perBank[64] = {};
+    uint32_t banks = std::min<uint32_t>(std::max(1u, cfg_.core.regBanks), 64), worst = 0;
+    for (unsigned i = 0; i < in->nrs; ++i)
+      if (!(in->rs[i] & Inst::kPredBit))
+        worst = std::max<uint32_t>(worst, ++perBank[in->rs[i] % banks]);
+    if (worst > 1) {
+      lat += worst - 1;
+      stats_.regBankConflicts += worst - 1;
+    }
+    for (unsigned i = 0; i < in->nrd; ++i)
+      s.ready(in->rd[i]) = now + lat;
+  }
+  scheds_[s.sched]->issued(slotIndex, longLatency, now);
+}
+
+void Sm::tick(Cycle now, MemorySystem &mem) {
+  issuedLastTick_ = false;
+  ldst_->tick(now, mem);
+  while (ldst_->hasCompletion()) {
+    auto [slot, tag] = ldst_->popCompletion();
+    if (slot >= slots_.size())
+      continue;
+    Slot &s = slots_[slot];
+    for (size_t i = 0; i < s.pending.size(); ++i) {
+      if (s.pending[i].tag != tag)
+        continue;
+      for (unsigned k = 0; k < s.pending[i].n; ++k)
+        s.ready(s.pending[i].rd[k]) = now;
+      s.pending.erase(s.pending.begin() + (long)i);
+      break;
+    }
+  }
+  if (ctas_.empty()) {
+    std::fill(lastStall_.begin(), lastStall_.end(), StallReason::Idle);
+    return;
+  }
+  ++stats_.cycles;
+  for (size_t si = 0; si < scheds_.size(); ++si) {
+    IWarpScheduler &sched = *scheds_[si];
+    sched.tick(now);
+    readyScratch_.clear();
+    bool anyLive = false, anyBarrier = false;
+    StallReason worst = StallReason::None;
+    for (uint32_t slot : schedSlots_[si]) {
+      Slot &s = slots_[slot];
+      if (!s.active)
+        continue;
+      const Inst *in = ptx::exec::peekWarp(*s.w);
+      if (!in) {
+        if (s.w->state == ptx::exec::WarpState::AtBarrier) {
+          anyLive = true;
+          anyBarrier = true;
+        }
+        continue;
+      }
+      anyLive = true;
+      ++stats_.warpCyclesResident;
+      StallReason why = StallReason::None;
+      if (!operandsReady(s, *in, now, why)) {
+        if (why == StallReason::Memory || worst == StallReason::None)
+          worst = why;
+        continue;
+      }
+      PipeId p = pipeFor(*in);
+      bool unitFree = false;
+      for (Cycle f : pipes_[p].freeAt)
+        unitFree |= f <= now;
+      if (!unitFree || (p == kLdst && !ldst_->canIssue(now))) {
+        if (worst == StallReason::None)
+          worst = StallReason::Pipeline;
+        continue;
+      }
+      readyScratch_.push_back(slot);
+    }
+    if (!readyScratch_.empty()) {
+      int pick = sched.pick(readyScratch_, now);
+      if (pick >= 0) {
+        issue(slots_[(uint32_t)pick], (uint32_t)pick, now);
+        ++stats_.issueCycles;
+        lastStall_[si] = StallReason::None;
+        issuedLastTick_ = true;
+        continue;
+      }
+    }
+    StallReason r = !anyLive ? StallReason::Idle
+                    : worst != StallReason::None ? worst
+                    : anyBarrier ? StallReason::Barrier
+                                 : StallReason::Pipeline;
+    lastStall_[si] = r;
+    ++stats_.stall[size_t(r)];
+  }
+  // CTAs whose warps have all finished (and whose loads are back) leave the SM
+  for (size_t i = ctas_.size(); i-- > 0;) {
+    if (!grid_->ctaDone(ctas_[i].cta))
+      continue;
+    bool busy = false;
+    for (uint32_t slot : ctas_[i].slots)
+      busy |= !slots_[slot].pending.empty();
+    if (!busy)
+      finishCta(i);
+  }
+}
+
+bool Sm::idle() const { return ctas_.empty() && ldst_->idle(); }
+
+Cycle Sm::nextEventCycle(Cycle now) const {
+  Cycle next = ldst_->idle() ? kNever : ldst_->nextEventCycle(now);
+  for (const Slot &s : slots_) {
+    if (!s.active || s.w->state != ptx::exec::WarpState::Ready || s.w->stack.empty())
+      continue;
+    const ptx::exec::SimtEntry &top = s.w->stack.back();
+    if (top.pc == top.rpc || top.mask == 0)
+      return now + 1; // needs a stack pop: just tick
+    const Inst &in = s.w->fn->code[top.pc];
+    Cycle t = now + 1;
+    bool blocked = false;
+    for (unsigned i = 0; i < in.nrs; ++i) {
+      Cycle r = s.readyAt(in.rs[i]);
+      if (r == kNever)
+        blocked = true;
+      t = std::max(t, r);
+    }
+    for (unsigned i = 0; i < in.nrd; ++i) {
+      Cycle r = s.readyAt(in.rd[i]);
+      if (r == kNever)
+        blocked = true;
+      t = std::max(t, r);
+    }
+    if (blocked)
+      continue; // woken by the LD/ST unit
+    Cycle unit = kNever;
+    for (Cycle f : pipes_[pipeFor(in)].freeAt)
+      unit = std::min(unit, f);
+    t = std::max(t, unit);
+    next = std::min(next, t);
+  }
+  if (!ctas_.empty() && next == kNever)
+    next = now + 1; // e.g. CTA completion pending: be safe
+  return next;
+}
+
+void Sm::skipCycles(uint64_t n) {
+  if (ctas_.empty() || n == 0)
+    return;
+  stats_.cycles += n;
+  for (StallReason r : lastStall_)
+    if (r != StallReason::None)
+      stats_.stall[size_t(r)] += n;
+}
+
+void Sm::resetStats() { stats_ = SmStats{}; }
+
+void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
+  for (auto &kv : ldst_->statPairs())
+    out.push_back({kv.first, (double)kv.second});
+  for (auto &sched : scheds_) {
+    std::vector<std::pair<std::string, uint64_t>> v;
+    sched->stats(v);
+    for (auto &kv : v)
+      out.push_back({std::string("sched.") + kv.first, (double)kv.second});
+  }
+}
+
+} // namespace ptxsim::timing

@@ -1,0 +1,128 @@
+#pragma once
+// One streaming multiprocessor: resident CTAs, warp slots with scoreboards, N warp schedulers,
+// functional-unit pipelines, an operand-collector bank model and the LD/ST unit.
+//
+// Contract: the GPU calls tick(now) once per core cycle. In a tick, finished memory
+// instructions release their destination registers, then each scheduler looks at its warps
+// whose next instruction has its operands ready (scoreboard), a free functional unit (or LD/ST
+// slot) and is not waiting at a barrier, picks one with its policy (IWarpScheduler) and issues
+// it: the functional core executes the instruction right then (SteppedGrid::step), and the SM
+// charges its latency. Every cycle a scheduler with live warps does not issue counts as a stall
+// with one reason. All iteration is in slot order, so runs are deterministic.
+
+#include "ptx/exec/Engine.h"
+#include "ptx/exec/Exec.h"
+#include "timing/TimingConfig.h"
+#include "timing/Types.h"
+#include "timing/mem/LdstUnit.h"
+#include "timing/sm/scheduler/IWarpScheduler.h"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::timing {
+
+class MemorySystem;
+
+/// Why a scheduler did not issue in a cycle.
+enum class StallReason : uint8_t { None, Idle, Barrier, Memory, Scoreboard, Pipeline, Fetch, Count };
+const char *stallReasonName(StallReason r);
+
+struct SmStats {
+  uint64_t cycles = 0;           ///< cycles with at least one resident CTA
+  uint64_t warpInsts = 0, threadInsts = 0;
+  uint64_t stall[size_t(StallReason::Count)] = {}; ///< scheduler-cycles, by reason
+  uint64_t issueCycles = 0;      ///< scheduler-cycles that issued
+  uint64_t regBankConflicts = 0; ///< extra operand-collector cycles
+  uint64_t ctasRun = 0;
+  uint64_t warpCyclesResident = 0; ///< sum over cycles of resident warps (for occupancy)
+  uint64_t fuIssued[8] = {};       ///< by pipeline: sp, dp, sfu, tensor, ldst, branch, sync, misc
+};
+
+class Sm {
+public:
+  Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers);
+  ~Sm();
+
+  uint32_t id() const { return id_; }
+  /// Begins a kernel: the grid whose CTAs this SM will run.
+  void beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kernel, uint32_t threadsPerCta,
+                   uint32_t sharedPerCta);
+  /// True when one more CTA of the current kernel fits (threads, CTA slots, registers, shared).
+  bool canTakeCta() const;
+  void addCta(ptx::exec::Cta *cta, uint64_t age);
+  void tick(Cycle now, MemorySystem &mem);
+  /// True when the SM has no resident CTA and no memory traffic of its own in flight.
+  bool idle() const;
+  uint32_t residentCtas() const { return (uint32_t)ctas_.size(); }
+  /// The earliest cycle > now at which tick() could do something (kNever when idle); used to
+  /// skip cycles in which nothing can issue.
+  Cycle nextEventCycle(Cycle now) const;
+  /// Accounts `n` skipped cycles (nothing could issue) with the stall reasons of the last tick.
+  void skipCycles(uint64_t n);
+  /// True when the last tick issued an instruction.
+  bool issuedLastTick() const { return issuedLastTick_; }
+
+  const SmStats &stats() const { return stats_; }
+  void resetStats();
+  /// Statistics of the LD/ST unit and schedulers, as (name, value).
+  void appendStats(std::vector<std::pair<std::string, double>> &out) const;
+
+private:
+  struct Slot {
+    ptx::exec::Warp *w = nullptr;
+    bool active = false;
+    uint32_t sched = 0;
+    uint32_t cta = 0; ///< index in ctas_
+    uint64_t age = 0;
+    std::vector<Cycle> regReady;  ///< by register index
+    std::vector<Cycle> predReady; ///< by predicate index
+    struct Pending {
+      uint64_t tag;
+      uint16_t rd[4];
+      uint8_t n;
+    };
+    std::vector<Pending> pending; ///< loads and atomics whose results are not back yet
+    Cycle &ready(uint16_t r);
+    Cycle readyAt(uint16_t r) const;
+  };
+  struct CtaState {
+    ptx::exec::Cta *cta = nullptr;
+    std::vector<uint32_t> slots;
+  };
+  struct Pipe {
+    std::vector<Cycle> freeAt; ///< per unit: cycle it can accept the next instruction
+    uint32_t latency = 1, interval = 1;
+  };
+  enum PipeId : uint8_t { kSp, kDp, kSfu, kTensor, kLdst, kBranch, kSync, kMisc, kNumPipes };
+
+  PipeId pipeFor(const ptx::ir::Inst &in) const;
+  uint32_t latencyFor(const ptx::ir::Inst &in, PipeId p) const;
+  bool operandsReady(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
+  void issue(Slot &s, uint32_t slotIndex, Cycle now);
+  void finishCta(size_t ctaIndex);
+
+  TimingConfig cfg_;
+  uint32_t id_;
+  std::vector<std::unique_ptr<IWarpScheduler>> scheds_;
+  std::vector<std::vector<uint32_t>> schedSlots_; ///< warp slots each scheduler owns
+  std::vector<Slot> slots_;
+  std::vector<CtaState> ctas_;
+  std::array<Pipe, kNumPipes> pipes_;
+  std::unique_ptr<LdstUnit> ldst_;
+  ptx::exec::SteppedGrid *grid_ = nullptr;
+  const ptx::exec::Kernel *kernel_ = nullptr;
+  uint32_t threadsPerCta_ = 0, sharedPerCta_ = 0, regsPerCta_ = 0;
+  uint32_t usedThreads_ = 0, usedShared_ = 0, usedRegs_ = 0;
+  uint64_t nextTag_ = 1;
+  std::vector<StallReason> lastStall_; ///< per scheduler, from the last tick
+  std::vector<uint32_t> readyScratch_;
+  bool issuedLastTick_ = false;
+  SmStats stats_;
+  ptx::exec::WarpInstRecord rec_;
+};
+
+} // namespace ptxsim::timing
