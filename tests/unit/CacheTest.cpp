@@ -1,0 +1,145 @@
+// The set-associative cache model (timing/mem/Cache.h): exact hit/miss/MSHR-merge/reservation
+// behaviour, LRU order with owner reporting, sectored misses and the write policies.
+
+#include "timing/mem/Cache.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace ptxsim::timing {
+namespace {
+
+CacheConfig small(uint32_t sets, uint32_t ways, uint32_t sector, uint32_t mshrs, uint32_t merge) {
+  CacheConfig c;
+  c.sets = sets;
+  c.ways = ways;
+  c.lineBytes = 128;
+  c.sectorBytes = sector;
+  c.mshrEntries = mshrs;
+  c.mshrMaxMerge = merge;
+  return c;
+}
+
+// Brings a line in with a read miss and its fill.
+void bringIn(Cache &c, uint64_t addr, uint32_t owner) {
+  std::vector<uint64_t> rel;
+  CacheAccessResult r = c.access(addr, c.fullMask(), false, owner, 99, 0);
+  ASSERT_EQ(r.outcome, CacheOutcome::Miss);
+  c.fill(addr, r.fetchMask, 0, rel);
+}
+
+TEST(CacheBasic, MissMergeReservationFailAndHit) {
+  Cache c(small(4, 2, 32, 2, 2), "t");
+  std::vector<uint64_t> rel;
+  CacheAccessResult r = c.access(0x1000, 0x1, false, 0, 1, 0);
+  EXPECT_EQ(r.outcome, CacheOutcome::Miss);
+  EXPECT_EQ(r.fetchMask, 0x1u);
+  EXPECT_EQ(c.access(0x1004, 0x1, false, 0, 2, 1).outcome, CacheOutcome::HitPending);
+  // merge limit (2 requests per MSHR) reached
+  EXPECT_EQ(c.access(0x1008, 0x1, false, 0, 3, 2).outcome, CacheOutcome::ReservationFail);
+  EXPECT_EQ(c.access(0x2000, 0x1, false, 0, 4, 2).outcome, CacheOutcome::Miss);
+  // both MSHRs busy
+  EXPECT_EQ(c.access(0x3000, 0x1, false, 0, 5, 2).outcome, CacheOutcome::ReservationFail);
+  EXPECT_FALSE(c.mshrAvailable());
+  CacheFillResult f = c.fill(0x1000, 0x1, 10, rel);
+  EXPECT_TRUE(f.mshrFreed);
+  EXPECT_EQ(rel, (std::vector<uint64_t>{1, 2}));
+  EXPECT_TRUE(c.mshrAvailable());
+  EXPECT_EQ(c.access(0x1010, 0x1, false, 0, 6, 11).outcome, CacheOutcome::Hit);
+  // another sector of a present line: a sector miss
+  r = c.access(0x1020, 0x2, false, 0, 7, 12);
+  EXPECT_EQ(r.outcome, CacheOutcome::Miss);
+  EXPECT_EQ(r.fetchMask, 0x2u);
+  const CacheStats &s = c.stats();
+  EXPECT_EQ(s.accesses, 7u);
+  EXPECT_EQ(s.hits, 1u);
+  EXPECT_EQ(s.hitPending, 1u);
+  EXPECT_EQ(s.misses, 3u);
+  EXPECT_EQ(s.sectorMisses, 1u);
+  EXPECT_EQ(s.reservationFails, 2u);
+}
+
+TEST(CacheSectored, MergeRequestsOnlyNewSectorsAndReleasesInOrder) {
+  Cache c(small(4, 2, 32, 4, 8), "t");
+  std::vector<uint64_t> rel;
+  EXPECT_EQ(c.access(0x0, 0x1, false, 0, 1, 0).fetchMask, 0x1u);
+  CacheAccessResult r = c.access(0x0, 0x3, false, 0, 2, 0);
+  EXPECT_EQ(r.outcome, CacheOutcome::Miss); // merged, but sector 1 must be fetched too
+  EXPECT_EQ(r.fetchMask, 0x2u);
+  EXPECT_EQ(c.access(0x20, 0x2, false, 0, 3, 0).outcome, CacheOutcome::HitPending);
+  c.fill(0x0, 0x1, 5, rel);
+  EXPECT_EQ(rel, (std::vector<uint64_t>{1}));
+  rel.clear();
+  CacheFillResult f = c.fill(0x0, 0x2, 6, rel);
+  EXPECT_EQ(rel, (std::vector<uint64_t>{2, 3}));
+  EXPECT_TRUE(f.mshrFreed);
+  EXPECT_TRUE(c.probe(0x0, 0x3));
+  EXPECT_FALSE(c.probe(0x0, 0x4));
+  EXPECT_EQ(c.sectorsOf(0x3c, 8), 0x6u); // bytes 60..67 straddle sectors 1 and 2
+}
+
+TEST(CacheLru, EvictsLeastRecentlyUsedAndReportsOwner) {
+  Cache c(small(1, 2, 128, 4, 4), "t");
+  std::vector<uint64_t> rel;
+  bringIn(c, 0x000, 7); // A, owner 7
+  bringIn(c, 0x080, 9); // B, owner 9
+  EXPECT_EQ(c.access(0x000, 1, false, 3, 0, 0).outcome, CacheOutcome::Hit); // A most recent
+  CacheAccessResult r = c.access(0x100, 1, false, 4, 1, 0);                 // C
+  CacheFillResult f = c.fill(0x100, r.fetchMask, 0, rel);
+  ASSERT_TRUE(f.evicted.valid);
+  EXPECT_EQ(f.evicted.lineAddr, 0x080u);
+  EXPECT_EQ(f.evicted.owner, 9u);
+  EXPECT_FALSE(f.evicted.dirty);
+  r = c.access(0x180, 1, false, 5, 2, 0); // D evicts A (owner 7, not the later hitter 3)
+  f = c.fill(0x180, r.fetchMask, 0, rel);
+  EXPECT_EQ(f.evicted.lineAddr, 0x000u);
+  EXPECT_EQ(f.evicted.owner, 7u);
+  EXPECT_EQ(c.stats().evictions, 2u);
+  EXPECT_TRUE(c.probe(0x100, 1));
+  EXPECT_FALSE(c.probe(0x000, 1));
+}
+
+TEST(CacheWrite, WriteThroughNoAllocate) {
+  CacheConfig cfg = small(4, 2, 128, 4, 4);
+  cfg.writeBack = false;
+  cfg.writeAllocate = false;
+  Cache c(cfg, "t");
+  CacheAccessResult r = c.access(0x400, 1, true, 0, 0, 0);
+  EXPECT_EQ(r.outcome, CacheOutcome::Miss);
+  EXPECT_TRUE(r.sendWrite);
+  EXPECT_EQ(r.fetchMask, 0u);
+  EXPECT_FALSE(c.probe(0x400, 1));
+  bringIn(c, 0x400, 1);
+  r = c.access(0x400, 1, true, 0, 0, 0);
+  EXPECT_EQ(r.outcome, CacheOutcome::Hit);
+  EXPECT_TRUE(r.sendWrite);
+  EXPECT_EQ(c.stats().writebacks, 0u);
+}
+
+TEST(CacheWrite, WriteBackWriteAllocateValidatesSectorsAndWritesBackDirtyVictims) {
+  CacheConfig cfg = small(1, 1, 32, 4, 4);
+  cfg.writeBack = true;
+  cfg.writeAllocate = true;
+  Cache c(cfg, "t");
+  std::vector<uint64_t> rel;
+  CacheAccessResult r = c.access(0x40, 0x4, true, 5, 0, 0);
+  EXPECT_EQ(r.outcome, CacheOutcome::Miss);
+  EXPECT_FALSE(r.sendWrite);
+  EXPECT_EQ(r.fetchMask, 0u); // write-validate: nothing fetched
+  EXPECT_EQ(c.access(0x40, 0x4, false, 0, 1, 0).outcome, CacheOutcome::Hit);
+  r = c.access(0x00, 0x1, false, 0, 2, 0);
+  EXPECT_EQ(r.outcome, CacheOutcome::Miss); // other sector of the line
+  EXPECT_EQ(c.stats().sectorMisses, 1u);
+  c.fill(0x00, 0x1, 0, rel);
+  // a write to another line in the only way evicts the dirty line
+  r = c.access(0x80, 0x1, true, 6, 0, 0);
+  ASSERT_TRUE(r.evicted.valid);
+  EXPECT_TRUE(r.evicted.dirty);
+  EXPECT_EQ(r.evicted.dirtyMask, 0x4u);
+  EXPECT_EQ(r.evicted.owner, 5u);
+  EXPECT_EQ(c.stats().writebacks, 1u);
+}
+
+} // namespace
+} // namespace ptxsim::timing

@@ -1,0 +1,403 @@
+#include "timing/mem/LdstUnit.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ptxsim::timing {
+
+LdstUnit::LdstUnit(const TimingConfig &cfg, uint32_t smId)
+    : cfg_(cfg), smId_(smId), l1d_(cfg.mem.l1d, "sm[" + std::to_string(smId) + "].l1d"),
+      const_(cfg.mem.constCache, "sm[" + std::to_string(smId) + "].const"), missQ_(16),
+      completions_(64) {
+  if (cfg.mem.l1d.lineBytes != 128 || cfg.mem.l1d.sectorBytes < 32 ||
+      cfg.mem.constCache.lineBytes > 128 || cfg.mem.constCache.lineBytes < 32) {
+    std::fprintf(stderr, "ptxsim: internal error: ldst: the L1D line must be 128 bytes with "
+                         "sectors of at least 32 bytes, constant-cache lines 32..128 bytes\n");
+    std::abort();
+  }
+  insts_.resize(kMaxInflight);
+  for (uint32_t s = kMaxInflight; s-- > 0;)
+    freeSlots_.push_back(s);
+  std::vector<Event> ev;
+  ev.reserve(kMaxInflight * 4);
+  events_ = decltype(events_)(std::greater<Event>(), std::move(ev));
+  released_.reserve(64);
+}
+
+bool LdstUnit::canIssue(Cycle now) const {
+  return !curActive_ && now >= nextIssue_ && !freeSlots_.empty();
+}
+
+uint32_t LdstUnit::l1Mask(uint32_t mask32) const {
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < 4; ++i)
+    if (mask32 & (1u << i))
+      m |= l1d_.sectorsOf(32 * i, 32);
+  return m;
+}
+
+uint32_t LdstUnit::mask32Of(uint32_t l1mask) const {
+  uint32_t per = cfg_.mem.l1d.sectorBytes / 32, m = 0;
+  for (uint32_t k = 0; k < 32; ++k)
+    if (l1mask & (1u << k))
+      m |= ((1u << per) - 1) << (k * per);
+  return m & 0xf;
+}
+
+void LdstUnit::addPiece(uint64_t line, uint32_t mask32) {
+  for (uint32_t i = 0; i < curN_; ++i)
+    if (pieces_[i].addr == line) {
+      pieces_[i].mask32 |= mask32;
+      return;
+    }
+  pieces_[curN_++] = {line, mask32};
+}
+
+void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now) {
+  uint32_t slot = freeSlots_.back();
+  freeSlots_.pop_back();
+  insts_[slot] = Inst{warpSlot, tag, 0, true, true};
+  curActive_ = true;
+  curSlot_ = slot;
+  curWarp_ = warpSlot;
+  curIssue_ = now;
+  curN_ = curNext_ = 0;
+  nextIssue_ = now + std::max(1u, cfg_.core.ldstInterval);
+  ++stats_.instructions;
+  if (a.atomic)
+    ++stats_.atomics;
+  else if (a.write)
+    ++stats_.stores;
+  else
+    ++stats_.loads;
+  uint32_t bytes = std::max(1u, a.bytesPerLane);
+
+  switch (a.space) {
+  case MemSpaceKind::Shared: {
+    curKind_ = PieceKind::Shared;
+    ++stats_.sharedInsts;
+    uint64_t words[32 * 5];
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < 32; ++l) {
+      if (!(a.mask & (1u << l)))
+        continue;
+      for (uint64_t w = a.addr[l] / 4; w <= (a.addr[l] + bytes - 1) / 4 && n < 32 * 5; ++w)
+        words[n++] = w;
+    }
+    std::sort(words, words + n);
+    n = uint32_t(std::unique(words, words + n) - words);
+    uint32_t banks = std::max(1u, cfg_.core.sharedBanks), degree = 0;
+    uint32_t perBank[64] = {};
+    for (uint32_t i = 0; i < n; ++i)
+      degree = std::max(degree, ++perBank[words[i] % std::min(banks, 64u)]);
+    sharedDegree_ = degree;
+    sharedStore_ = a.write && !a.atomic;
+    stats_.sharedBankConflictCycles += degree ? degree - 1 : 0;
+    curN_ = degree;
+    break;
+  }
+  case MemSpaceKind::Const:
+  case MemSpaceKind::Param: {
+    curKind_ = PieceKind::Const;
+    ++stats_.constInsts;
+    for (uint32_t l = 0; l < 32; ++l)
+      if (a.mask & (1u << l)) {
+        bool seen = false;
+        for (uint32_t i = 0; i < curN_ && !seen; ++i)
+          seen = pieces_[i].addr == a.addr[l];
+        if (!seen)
+          pieces_[curN_++] = {a.addr[l], 0};
+      }
+    stats_.constAccesses += curN_;
+    break;
+  }
+  default: {
+    curKind_ = a.atomic ? PieceKind::Atomic : a.write ? PieceKind::Write : PieceKind::Cached;
+    ++stats_.globalInsts;
+    bool local = a.space == MemSpaceKind::Local;
+    for (uint32_t l = 0; l < 32; ++l) {
+      if (!(a.mask & (1u << l)))
+        continue;
+      if (local) {
+        // Each 4-byte word of the lane maps separately (words of one lane are 128 bytes apart).
+        for (uint64_t off = a.addr[l] & ~uint64_t(3); off < a.addr[l] + bytes; off += 4) {
+          uint64_t x = localAddress(smId_, warpSlot, l, off);
+          addPiece(x & ~uint64_t(127), 1u << ((x & 127) / 32));
+        }
+        continue;
+      }
+      uint64_t first = a.addr[l], last = a.addr[l] + bytes - 1;
+      for (uint64_t line = first & ~uint64_t(127); line <= last; line += 128) {
+        uint64_t lo = std::max(first, line), hi = std::min(last, line + 127);
+        uint32_t m = 0;
+        for (uint64_t s = (lo & 127) / 32; s <= (hi & 127) / 32; ++s)
+          m |= 1u << s;
+        addPiece(line, m);
+      }
+    }
+    stats_.coalescedTransactions += curN_;
+    for (uint32_t i = 0; i < curN_; ++i)
+      stats_.sectorsTouched += uint32_t(__builtin_popcount(pieces_[i].mask32));
+    break;
+  }
+  }
+  if (curN_ == 0) { // no active lanes
+    curActive_ = false;
+    insts_[slot].issuing = false;
+    schedule(now, slot);
+    insts_[slot].outstanding = 1;
+  }
+}
+
+void LdstUnit::schedule(Cycle when, uint32_t slot) { events_.push({when, slot}); }
+
+void LdstUnit::dataArrived(uint32_t slot) {
+  --insts_[slot].outstanding;
+  maybeComplete(slot);
+}
+
+void LdstUnit::maybeComplete(uint32_t slot) {
+  Inst &in = insts_[slot];
+  if (in.outstanding || in.issuing || !in.busy)
+    return;
+  completions_.push({in.warp, in.tag});
+  in.busy = false;
+  freeSlots_.push_back(slot);
+}
+
+// Runs the coalescer's next piece; false if it must be retried next cycle.
+bool LdstUnit::runPiece(Cycle now) {
+  Inst &in = insts_[curSlot_];
+  const Piece &p = pieces_[curNext_];
+  bool last = curNext_ + 1 == curN_;
+  switch (curKind_) {
+  case PieceKind::Shared: // one bank wavefront per cycle
+    break;
+  case PieceKind::Const: {
+    if (missQ_.size() >= kMissQueueEntries)
+      return false;
+    CacheAccessResult r =
+        const_.access(p.addr, const_.sectorsOf(p.addr, 1), false, in.warp, curSlot_, now);
+    if (r.outcome == CacheOutcome::ReservationFail)
+      return false;
+    ++in.outstanding;
+    if (r.outcome == CacheOutcome::Hit) {
+      schedule(now + cfg_.mem.l1Latency, curSlot_);
+    } else if (r.outcome == CacheOutcome::Miss) {
+      MemRequest q;
+      uint32_t lb = cfg_.mem.constCache.lineBytes;
+      q.addr = const_.lineAddr(p.addr);
+      q.bytes = lb;
+      q.sectorMask = (((1u << (lb / 32)) - 1) << ((q.addr & 127) / 32)) & 0xf;
+      q.space = MemSpaceKind::Const;
+      q.id = makeId(kReqConst, curSlot_);
+      q.warp = in.warp;
+      q.sm = smId_;
+      q.issued = curIssue_;
+      missQ_.push(q);
+    }
+    break;
+  }
+  case PieceKind::Cached: {
+    if (missQ_.size() >= kMissQueueEntries)
+      return false;
+    MemRequest q;
+    q.sm = smId_;
+    q.warp = in.warp;
+    q.issued = curIssue_;
+    q.addr = p.addr;
+    if (!cfg_.mem.l1d.enabled) {
+      q.sectorMask = p.mask32;
+      q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
+      q.id = makeId(kReqDirect, curSlot_);
+      ++in.outstanding;
+      missQ_.push(q);
+      break;
+    }
+    CacheAccessResult r = l1d_.access(p.addr, l1Mask(p.mask32), false, in.warp, curSlot_, now);
+    if (r.outcome == CacheOutcome::ReservationFail)
+      return false;
+    ++in.outstanding;
+    if (r.outcome == CacheOutcome::Hit) {
+      schedule(now + cfg_.mem.l1Latency, curSlot_);
+    } else if (r.outcome == CacheOutcome::Miss) {
+      q.sectorMask = mask32Of(r.fetchMask);
+      q.bytes = 32 * uint32_t(__builtin_popcount(q.sectorMask));
+      q.id = makeId(kReqL1, curSlot_);
+      missQ_.push(q);
+      if (onL1Miss)
+        onL1Miss(in.warp, p.addr, now);
+    }
+    break;
+  }
+  case PieceKind::Write: {
+    if (missQ_.size() + 2 > kMissQueueEntries)
+      return false;
+    MemRequest q;
+    q.sm = smId_;
+    q.warp = in.warp;
+    q.issued = curIssue_;
+    q.addr = p.addr;
+    q.write = true;
+    q.sectorMask = p.mask32;
+    q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
+    q.id = makeId(kReqDirect, curSlot_);
+    bool send = true;
+    if (cfg_.mem.l1d.enabled) {
+      CacheAccessResult r = l1d_.access(p.addr, l1Mask(p.mask32), true, in.warp, curSlot_, now);
+      send = r.sendWrite;
+      if (r.evicted.valid) {
+        if (onL1Evict)
+          onL1Evict(r.evicted.owner, r.evicted.lineAddr, now);
+        if (r.evicted.dirty) {
+          MemRequest wb = q;
+          wb.addr = r.evicted.lineAddr;
+          wb.sectorMask = mask32Of(r.evicted.dirtyMask);
+          wb.bytes = 32 * uint32_t(__builtin_popcount(wb.sectorMask));
+          missQ_.push(wb);
+        }
+      }
+    }
+    if (send)
+      missQ_.push(q);
+    break;
+  }
+  case PieceKind::Atomic: {
+    if (missQ_.size() >= kMissQueueEntries)
+      return false;
+    MemRequest q;
+    q.sm = smId_;
+    q.warp = in.warp;
+    q.issued = curIssue_;
+    q.addr = p.addr;
+    q.atomic = true;
+    q.sectorMask = p.mask32;
+    q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
+    q.id = makeId(kReqDirect, curSlot_);
+    ++in.outstanding;
+    missQ_.push(q);
+    break;
+  }
+  }
+  if (last) {
+    in.issuing = false;
+    if (curKind_ == PieceKind::Shared) {
+      // Stores are accepted once the last wavefront is through the banks; loads and atomics
+      // return their data after the shared-memory pipeline.
+      ++in.outstanding;
+      schedule(sharedStore_ ? now : curIssue_ + cfg_.core.sharedLatency + sharedDegree_ - 1,
+               curSlot_);
+    } else if (curKind_ == PieceKind::Write) {
+      ++in.outstanding;
+      schedule(now, curSlot_);
+    }
+  }
+  return true;
+}
+
+void LdstUnit::takeResponse(const MemRequest &r, Cycle now) {
+  ++stats_.responses;
+  uint32_t kind = uint32_t(r.id >> 14) & 3, slot = uint32_t(r.id & 0x3fff);
+  if (kind == kReqDirect) {
+    if (!r.write || r.atomic)
+      dataArrived(slot);
+    return;
+  }
+  released_.clear();
+  CacheFillResult fr;
+  if (kind == kReqL1) {
+    fr = l1d_.fill(r.addr, l1Mask(r.sectorMask), now, released_);
+    if (fr.evicted.valid) {
+      if (onL1Evict)
+        onL1Evict(fr.evicted.owner, fr.evicted.lineAddr, now);
+      if (fr.evicted.dirty) {
+        MemRequest wb;
+        wb.sm = smId_;
+        wb.warp = fr.evicted.owner;
+        wb.addr = fr.evicted.lineAddr;
+        wb.write = true;
+        wb.sectorMask = mask32Of(fr.evicted.dirtyMask);
+        wb.bytes = 32 * uint32_t(__builtin_popcount(wb.sectorMask));
+        wb.id = makeId(kReqDirect, 0);
+        missQ_.push(wb);
+      }
+    }
+  } else {
+    fr = const_.fill(r.addr, const_.fullMask(), now, released_);
+  }
+  for (uint64_t s : released_)
+    dataArrived(uint32_t(s));
+}
+
+void LdstUnit::tick(Cycle now, MemorySystem &mem) {
+  if (mem.hasResponse(smId_))
+    takeResponse(mem.popResponse(smId_), now);
+  if (curActive_) {
+    if (runPiece(now)) {
+      if (++curNext_ == curN_) {
+        curActive_ = false;
+        maybeComplete(curSlot_);
+      }
+    } else {
+      ++stats_.stallCycles;
+    }
+  }
+  if (!missQ_.empty()) {
+    if (mem.canAccept(smId_)) {
+      mem.push(smId_, missQ_.pop(), now);
+      ++stats_.requestsSent;
+    } else {
+      ++stats_.memStallCycles;
+    }
+  }
+  while (!events_.empty() && events_.top().first <= now) {
+    uint32_t slot = events_.top().second;
+    events_.pop();
+    dataArrived(slot);
+  }
+}
+
+Cycle LdstUnit::nextEventCycle(Cycle now) const {
+  if (curActive_ || !missQ_.empty() || !completions_.empty())
+    return now + 1;
+  if (!events_.empty())
+    return std::max(now + 1, events_.top().first);
+  return kNever;
+}
+
+bool LdstUnit::idle() const {
+  return !curActive_ && missQ_.empty() && events_.empty() && completions_.empty() &&
+         freeSlots_.size() == kMaxInflight;
+}
+
+std::vector<std::pair<std::string, uint64_t>> LdstUnit::statPairs() const {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  const Stats &s = stats_;
+  out.emplace_back("ldst.instructions", s.instructions);
+  out.emplace_back("ldst.loads", s.loads);
+  out.emplace_back("ldst.stores", s.stores);
+  out.emplace_back("ldst.atomics", s.atomics);
+  out.emplace_back("ldst.global_insts", s.globalInsts);
+  out.emplace_back("ldst.coalesced_transactions", s.coalescedTransactions);
+  out.emplace_back("ldst.sectors_touched", s.sectorsTouched);
+  out.emplace_back("ldst.shared_insts", s.sharedInsts);
+  out.emplace_back("ldst.shared_bank_conflict_cycles", s.sharedBankConflictCycles);
+  out.emplace_back("ldst.const_insts", s.constInsts);
+  out.emplace_back("ldst.const_accesses", s.constAccesses);
+  out.emplace_back("ldst.stall_cycles", s.stallCycles);
+  out.emplace_back("ldst.mem_stall_cycles", s.memStallCycles);
+  out.emplace_back("ldst.requests_sent", s.requestsSent);
+  out.emplace_back("ldst.responses", s.responses);
+  appendCacheStats(l1d_.stats(), "l1d.", out);
+  appendCacheStats(const_.stats(), "const.", out);
+  return out;
+}
+
+void LdstUnit::resetStats() {
+  stats_ = Stats{};
+  l1d_.resetStats();
+  const_.resetStats();
+}
+
+} // namespace ptxsim::timing

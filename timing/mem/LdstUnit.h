@@ -1,0 +1,160 @@
+#pragma once
+// The load/store unit of one SM: coalescer, L1 data cache, constant cache and shared memory.
+//
+// Contract:
+//  - canIssue(now)/issue(): one warp memory instruction enters the coalescer at a time. The SM
+//    calls issue() before tick() in the same cycle; the first L1 lookup or shared-memory
+//    wavefront happens in that tick, one more per cycle (an instruction of n pieces holds the
+//    coalescer n cycles; ldstInterval is the minimum spacing between issues).
+//  - tick(now, mem) once per core cycle, before mem.tick(now): takes at most one response from
+//    the memory system (one L1/constant fill per cycle), runs one coalescer piece, sends at most
+//    one request to the memory system, then retires data arrivals due by `now`.
+//  - A completion (warpSlot, tag) is available after the tick of the cycle in which a load's last
+//    data arrives or a store's last piece is accepted (into the queue towards L2, or by the
+//    shared-memory banks). Instructions may complete out of order.
+//
+// Pieces and latencies (cycles from issue when unloaded; T = issue cycle):
+//  - Global/local/tex: the coalescer groups active lanes by 128-byte line (a 32-byte sector mask
+//    per line), one L1D access per line in order of the first lane touching it. Load hit: data at
+//    T + k + mem.l1Latency for the k-th piece. Load miss: an MSHR and one request for the missing
+//    sectors (L1 sectors converted to 32-byte sectors); data when the fill arrives
+//    (MemorySystem.h: an L2 hit takes mem.l2Latency plus reply serialisation). A piece that finds
+//    the MSHRs or the miss queue full stalls the coalescer and retries next cycle
+//    (`ldst.stall_cycles`). Stores follow the L1D's policy (write-through: forwarded below; the
+//    store completes when its last piece entered the miss queue). Atomics bypass the L1: one
+//    request per line, complete when every response is back.
+//  - Local memory: a per-thread offset `off` of lane `l` in warp slot `w` maps to
+//      localAddress = kLocalBase + sm * 2^32 + w * 2^24 + (off / 4) * 128 + l * 4 + off % 4
+//    (4-byte words of the 32 lanes interleaved), so a warp accessing one local offset touches one
+//    line; offsets up to 512 KiB per thread stay within the warp's region.
+//  - Const/param: one constant-cache access per distinct address (a broadcast when all lanes
+//    agree); hit data at T + k + mem.l1Latency; misses fetch the constant-cache line from L2.
+//  - Shared: 32 banks (core.sharedBanks) of 4-byte words; the conflict degree is the largest
+//    number of distinct words any bank must deliver (lanes reading the same word share it);
+//    the banks take `degree` cycles. Loads and shared atomics complete at
+//    T + core.sharedLatency + degree - 1, stores at T + degree - 1.
+// Simplified: atomics are one L2 request per line regardless of lanes; L1 is not invalidated by
+// atomics; constant-cache hits use mem.l1Latency (TimingConfig has no constant-cache latency).
+
+#include "timing/TimingConfig.h"
+#include "timing/Types.h"
+#include "timing/mem/Cache.h"
+#include "timing/mem/MemorySystem.h"
+#include "timing/mem/Ring.h"
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::timing {
+
+/// One warp memory instruction, from the functional executor.
+struct WarpMemAccess {
+  MemSpaceKind space = MemSpaceKind::Global;
+  bool write = false;
+  bool atomic = false;
+  uint32_t bytesPerLane = 4; ///< element size x vector width
+  uint32_t mask = 0;         ///< lanes that access memory
+  uint64_t addr[32] = {};    ///< per-lane byte addresses (shared: CTA offsets; local: per-thread offsets)
+};
+
+class LdstUnit {
+public:
+  static constexpr uint32_t kMaxInflight = 256;  ///< warp instructions in flight
+  static constexpr uint32_t kMissQueueEntries = 8; ///< requests waiting for the memory system
+  static constexpr uint64_t kLocalBase = uint64_t(0x7e) << 40;
+
+  LdstUnit(const TimingConfig &cfg, uint32_t smId);
+
+  bool canIssue(Cycle now) const;
+  void issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now);
+  void tick(Cycle now, MemorySystem &mem);
+  bool hasCompletion() const { return !completions_.empty(); }
+  /// (warpSlot, tag) of a finished instruction.
+  std::pair<uint32_t, uint64_t> popCompletion() { return completions_.pop(); }
+  /// Earliest cycle > now at which tick() has work of its own (responses waiting in the memory
+  /// system are the memory system's events); kNever when idle.
+  Cycle nextEventCycle(Cycle now) const;
+  bool idle() const;
+
+  /// CCWS hooks: (warp slot, line address, cycle) of an L1D miss, and of an L1D eviction (the
+  /// slot is the one whose miss brought the line in).
+  std::function<void(uint32_t, uint64_t, Cycle)> onL1Miss, onL1Evict;
+
+  static uint64_t localAddress(uint32_t sm, uint32_t warpSlot, uint32_t lane, uint64_t offset) {
+    return kLocalBase + (uint64_t(sm) << 32) + (uint64_t(warpSlot) << 24) + (offset / 4) * 128 +
+           lane * 4 + offset % 4;
+  }
+
+  struct Stats {
+    uint64_t instructions = 0, loads = 0, stores = 0, atomics = 0;
+    uint64_t globalInsts = 0;       ///< global/local/tex instructions
+    uint64_t coalescedTransactions = 0; ///< lines they touched
+    uint64_t sectorsTouched = 0;
+    uint64_t sharedInsts = 0, sharedBankConflictCycles = 0;
+    uint64_t constInsts = 0, constAccesses = 0;
+    uint64_t stallCycles = 0;       ///< pieces retried (MSHRs, merge limit or miss queue full)
+    uint64_t memStallCycles = 0;    ///< cycles the miss queue head waited for the memory system
+    uint64_t requestsSent = 0, responses = 0;
+  };
+  const Stats &stats() const { return stats_; }
+  const Cache &l1d() const { return l1d_; }
+  const Cache &constCache() const { return const_; }
+  /// (name, value) pairs: ldst.*, l1d.*, const.*.
+  std::vector<std::pair<std::string, uint64_t>> statPairs() const;
+  void resetStats();
+
+private:
+  enum class PieceKind : uint8_t { Cached, Write, Atomic, Const, Shared };
+  enum RequestKind : uint32_t { kReqL1 = 0, kReqConst = 1, kReqDirect = 2 };
+  struct Piece {
+    uint64_t addr;   ///< line (global) or byte address (const)
+    uint32_t mask32; ///< 32-byte sectors of the 128-byte line
+  };
+  struct Inst {
+    uint32_t warp = 0;
+    uint64_t tag = 0;
+    uint32_t outstanding = 0; ///< data pieces not yet arrived
+    bool issuing = false;     ///< pieces still in the coalescer
+    bool busy = false;
+  };
+  using Event = std::pair<Cycle, uint32_t>;
+
+  bool runPiece(Cycle now);
+  void dataArrived(uint32_t slot);
+  void maybeComplete(uint32_t slot);
+  void takeResponse(const MemRequest &r, Cycle now);
+  uint64_t makeId(RequestKind k, uint32_t slot) {
+    return (uint64_t(smId_) << 48) | ((seq_++ & 0xffffffffull) << 16) | (uint64_t(k) << 14) | slot;
+  }
+  uint32_t l1Mask(uint32_t mask32) const;
+  uint32_t mask32Of(uint32_t l1mask) const;
+  void addPiece(uint64_t line, uint32_t mask32);
+  void schedule(Cycle when, uint32_t slot);
+
+  TimingConfig cfg_;
+  uint32_t smId_;
+  Cache l1d_, const_;
+  // coalescer stage
+  bool curActive_ = false;
+  PieceKind curKind_ = PieceKind::Cached;
+  uint32_t curSlot_ = 0, curN_ = 0, curNext_ = 0, curWarp_ = 0;
+  Cycle curIssue_ = 0, nextIssue_ = 0;
+  Piece pieces_[160];
+  uint32_t sharedDegree_ = 0;
+  bool sharedStore_ = false;
+
+  std::vector<Inst> insts_;
+  std::vector<uint32_t> freeSlots_;
+  Ring<MemRequest> missQ_;
+  Ring<std::pair<uint32_t, uint64_t>> completions_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  std::vector<uint64_t> released_;
+  uint64_t seq_ = 0;
+  Stats stats_;
+};
+
+} // namespace ptxsim::timing
