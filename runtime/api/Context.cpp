@@ -605,13 +605,33 @@ void Context::reportAtExit() {
                            "copies (%llu bytes), %.6f s in all; %.0f simulated cycles per host second\n",
                    (unsigned long long)cycles, ksec, copySeconds_, (unsigned long long)copies_,
                    (unsigned long long)copyBytes_, simSeconds_, secs > 0 ? cycles / secs : 0.0);
+      // per kernel, summed over its launches (every launch is in the JSON stats)
+      std::vector<std::string> order;
+      std::unordered_map<std::string, timing::KernelTimingStats> sums;
       for (const auto &ks : launchStats_) {
-        std::fprintf(stderr, "  %-40.40s cycles %llu  ipc %.2f  stall %llu (mem %llu, sb %llu, pipe %llu, bar %llu)  l1d miss %.0f  l2 miss %.0f  dram rd %.0f\n",
-                     demangle(ks.kernel).c_str(), (unsigned long long)ks.cycles, ks.get("gpu.ipc"),
-                     (unsigned long long)ks.get("sm.stall_cycles"), (unsigned long long)ks.get("sm.stall.memory"),
-                     (unsigned long long)ks.get("sm.stall.scoreboard"), (unsigned long long)ks.get("sm.stall.pipeline_busy"),
-                     (unsigned long long)ks.get("sm.stall.barrier"), ks.get("l1d.misses"), ks.get("l2.misses"),
-                     ks.get("dram.reads"));
+        auto it = sums.find(ks.kernel);
+        if (it == sums.end()) {
+          order.push_back(ks.kernel);
+          sums[ks.kernel] = ks;
+          continue;
+        }
+        timing::KernelTimingStats &t = it->second;
+        t.cycles += ks.cycles;
+        for (size_t i = 0; i < t.values.size() && i < ks.values.size(); ++i)
+          if (t.values[i].first == ks.values[i].first)
+            t.values[i].second += ks.values[i].second;
+      }
+      std::fprintf(stderr, "  %-40s %12s %7s %12s %10s %10s %10s %10s\n", "kernel (all launches)", "cycles",
+                   "IPC", "stall cyc", "mem stall", "l1d miss", "l2 miss", "dram rd");
+      for (const std::string &k : order) {
+        const timing::KernelTimingStats &t = sums[k];
+        std::string n = demangle(k);
+        if (n.size() > 40)
+          n = n.substr(0, 37) + "...";
+        std::fprintf(stderr, "  %-40s %12llu %7.2f %12.0f %10.0f %10.0f %10.0f %10.0f\n", n.c_str(),
+                     (unsigned long long)t.cycles, t.cycles ? t.get("gpu.warp_insts") / t.cycles : 0.0,
+                     t.get("sm.stall_cycles"), t.get("sm.stall.memory"), t.get("l1d.misses"),
+                     t.get("l2.misses"), t.get("dram.reads"));
       }
     }
   }
