@@ -1,7 +1,1166 @@
 #include "timing/TimingConfig.h"
-// Placeholder: the option-file reader is being written (see the config component).
+
+#include "base/Config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <optional>
+
+// Every field of TimingConfig is bound to one option here (GPGPU-Sim's name where GPGPU-Sim has
+// the concept, `-ptxsim_...` otherwise); docs/config.md is generated from these bindings
+// (ConfigDoc test). A few GPGPU-Sim options describe a field differently from ptxsim; their values
+// are folded in after all input is read (TimingOptions::finish):
+//  - `-gpgpu_cache:dl2` is per memory sub-partition: the L2 slice of a partition has
+//    `-gpgpu_n_sub_partition_per_mchannel` times its sets and MSHR entries (two caches told apart
+//    by one address bit behave as one with twice the sets);
+//  - `-gpgpu_dram_buswidth` is per DRAM chip: a partition's bus is `-gpgpu_n_mem_per_ctrlr` chips
+//    wide;
+//  - GPGPU-Sim derives tRTW, tWTR and the burst time from CL, WL, CDLR, the burst length and the
+//    data/command clock ratio; so does ptxsim unless RTW, WTR or BURST are given.
+
 namespace ptxsim::timing {
-bool loadTimingConfig(const std::vector<std::string> &, bool, TimingConfig &, DiagEngine &) { return true; }
-bool validateTimingConfig(const TimingConfig &, DiagEngine &) { return true; }
-std::string timingConfigJson(const TimingConfig &) { return "{}"; }
+
+namespace {
+
+bool isPow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+std::vector<std::string> split(const std::string &s, const std::string &seps) {
+  std::vector<std::string> out(1);
+  for (char c : s) {
+    if (seps.find(c) != std::string::npos)
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
+std::string trim(const std::string &s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
+    ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
+    --e;
+  return s.substr(b, e - b);
+}
+
+bool toU32(const std::string &s, uint32_t &out) {
+  std::string t = trim(s);
+  if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0])))
+    return false;
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(t.c_str(), &end, 10);
+  if (*end != '\0' || v > UINT32_MAX)
+    return false;
+  out = uint32_t(v);
+  return true;
+}
+
+bool toDouble(const std::string &s, double &out) {
+  std::string t = trim(s);
+  if (t.empty())
+    return false;
+  char *end = nullptr;
+  out = std::strtod(t.c_str(), &end);
+  return *end == '\0';
+}
+
+// --- GPGPU-Sim cache spec -----------------------------------------------------------------------
+//   [N|S:]<sets>:<line_bytes>:<assoc>,<repl>:<write>:<alloc>:<write_alloc>[:<set_index_fn>],
+//   <mshr_type>:<mshr_entries>:<mshr_max_merge>[,<miss_queue>[:<result_fifo>]][,<data_port_width>]
+// or `none` (cache disabled). Used: N/S (S: 32-byte sectors), sets, line size, assoc, write policy
+// (B: write-back; T, E, R, L: write-through -- L is GPGPU-Sim's local-WB/global-WT L1), write
+// allocation (N: none; W, F, L: allocate), MSHR entries and merge. Checked but unused: replacement
+// (L, F; ptxsim uses LRU), allocation point (m, f, s), set index function, MSHR type (A, S, F, T),
+// miss queue, result FIFO, data port width.
+bool parseCacheSpec(const std::string &value, CacheConfig &c, std::string &err) {
+  std::string v = trim(value);
+  if (v == "none") {
+    c.enabled = false;
+    return true;
+  }
+  std::vector<std::string> groups = split(v, ",");
+  if (groups.size() < 3 || groups.size() > 5) {
+    err = "expected a cache spec like N:64:128:6,L:L:m:N:H,A:128:8,8 or 'none'";
+    return false;
+  }
+  CacheConfig n = c;
+  std::vector<std::string> geo = split(groups[0], ":");
+  bool sectored = false;
+  if (geo.size() == 4) {
+    std::string t = trim(geo[0]);
+    if (t != "N" && t != "S") {
+      err = "cache type '" + t + "' is not N (normal) or S (sectored)";
+      return false;
+    }
+    sectored = t == "S";
+    geo.erase(geo.begin());
+  }
+  if (geo.size() != 3 || !toU32(geo[0], n.sets) || !toU32(geo[1], n.lineBytes) ||
+      !toU32(geo[2], n.ways)) {
+    err = "expected [N|S:]<sets>:<line_bytes>:<assoc> before the first comma";
+    return false;
+  }
+  std::vector<std::string> pol = split(groups[1], ":");
+  if (pol.size() < 4 || pol.size() > 5) {
+    err = "expected <replacement>:<write>:<alloc>:<write_alloc>[:<set_index>] after the first "
+          "comma";
+    return false;
+  }
+  for (auto &p : pol)
+    p = trim(p);
+  auto oneOf = [&](const std::string &s, const char *allowed, const char *what) {
+    if (s.size() != 1 || std::string(allowed).find(s[0]) == std::string::npos) {
+      err = std::string(what) + " '" + s + "' is not one of " + allowed;
+      return false;
+    }
+    return true;
+  };
+  if (!oneOf(pol[0], "LF", "replacement policy") || !oneOf(pol[1], "RBTEL", "write policy") ||
+      !oneOf(pol[2], "mfs", "allocation policy") || !oneOf(pol[3], "NWFL", "write-allocate policy"))
+    return false;
+  n.writeBack = pol[1] == "B";
+  n.writeAllocate = pol[3] != "N";
+  std::vector<std::string> mshr = split(groups[2], ":");
+  if (mshr.size() != 3 || !oneOf(trim(mshr[0]), "ASFT", "MSHR type") ||
+      !toU32(mshr[1], n.mshrEntries) || !toU32(mshr[2], n.mshrMaxMerge)) {
+    if (err.empty())
+      err = "expected <mshr_type>:<entries>:<max_merge> after the second comma";
+    return false;
+  }
+  for (size_t g = 3; g < groups.size(); ++g) {
+    for (const std::string &part : split(groups[g], ":")) {
+      uint32_t ignored;
+      if (!toU32(part, ignored)) {
+        err = "expected numbers (miss queue, result FIFO, data port width) after the MSHR part";
+        return false;
+      }
+    }
+  }
+  n.sectorBytes = sectored ? 32 : n.lineBytes;
+  n.enabled = true;
+  c = n;
+  return true;
+}
+
+std::string printCacheSpec(const CacheConfig &c) {
+  if (!c.enabled)
+    return "none";
+  bool sectored = c.sectorBytes < c.lineBytes;
+  return std::string(sectored ? "S" : "N") + ":" + std::to_string(c.sets) + ":" +
+         std::to_string(c.lineBytes) + ":" + std::to_string(c.ways) +
+         ",L:" + (c.writeBack ? "B" : "T") + ":m:" + (c.writeAllocate ? "W" : "N") + ":L," +
+         (sectored ? "S" : "A") + ":" + std::to_string(c.mshrEntries) + ":" +
+         std::to_string(c.mshrMaxMerge);
+}
+
+// Values GPGPU-Sim spreads over options that ptxsim folds into TimingConfig fields at the end.
+struct Extras {
+  uint32_t subPartitions = 1;   // -gpgpu_n_sub_partition_per_mchannel
+  uint32_t chipsPerChannel = 1; // -gpgpu_n_mem_per_ctrlr
+  std::optional<uint32_t> wl, cdlr;
+  bool rtwGiven = false, wtrGiven = false, burstGiven = false;
+};
+
+// --- -gpgpu_dram_timing_opt ---------------------------------------------------------------------
+// GPGPU-Sim's named form `nbk=16:CCD=2:...` (separators `:` `;` and spaces) or its positional form
+// `nbk:CCD:RRD:RCD:RAS:RP:RC:CL:WL:CDLR:WR[:nbkgrp:CCDL:RTPL]`. Keys not given keep their values.
+// ptxsim adds WTR, RTW, BURST, REFI, RFC; WL and CDLR feed the derived tRTW/tWTR; nbkgrp, CCDL and
+// RTPL (bank groups) are accepted and unused.
+bool parseDramTiming(const std::string &value, DramConfig &d, Extras &x, std::string &err) {
+  struct Key {
+    const char *name;
+    uint32_t *field;
+  };
+  uint32_t wl = 0, cdlr = 0, unused = 0;
+  bool wlSet = false, cdlrSet = false;
+  DramConfig n = d;
+  Key keys[] = {{"nbk", &n.banks},    {"CCD", &n.tCCD},   {"RRD", &n.tRRD}, {"RCD", &n.tRCD},
+                {"RAS", &n.tRAS},     {"RP", &n.tRP},     {"RC", &n.tRC},   {"CL", &n.tCL},
+                {"WL", &wl},          {"CDLR", &cdlr},    {"WR", &n.tWR},   {"nbkgrp", &unused},
+                {"CCDL", &unused},    {"RTPL", &unused},  {"WTR", &n.tWTR}, {"RTW", &n.tRTW},
+                {"BURST", &n.tBurst}, {"REFI", &n.tREFI}, {"RFC", &n.tRFC}};
+  std::vector<std::string> given;
+  if (value.find('=') == std::string::npos) {
+    std::vector<std::string> parts = split(value, ":");
+    if (parts.size() != 11 && parts.size() != 14) {
+      err = "expected nbk=..:CCD=..:... or the 11 or 14 positional values "
+            "nbk:CCD:RRD:RCD:RAS:RP:RC:CL:WL:CDLR:WR[:nbkgrp:CCDL:RTPL]";
+      return false;
+    }
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (!toU32(parts[i], *keys[i].field)) {
+        err = std::string("expected a number for ") + keys[i].name + ", found '" + trim(parts[i]) +
+              "'";
+        return false;
+      }
+      given.push_back(keys[i].name);
+    }
+  } else {
+    for (const std::string &raw : split(value, ":; \t\n")) {
+      std::string item = trim(raw);
+      if (item.empty())
+        continue;
+      size_t eq = item.find('=');
+      if (eq == std::string::npos) {
+        err = "expected key=value, found '" + item + "'";
+        return false;
+      }
+      std::string key = item.substr(0, eq);
+      auto it = std::find_if(std::begin(keys), std::end(keys),
+                             [&](const Key &k) { return key == k.name; });
+      if (it == std::end(keys)) {
+        err = "unknown DRAM timing '" + key + "' (known:";
+        for (const Key &k : keys)
+          err += std::string(" ") + k.name;
+        err += ")";
+        return false;
+      }
+      if (!toU32(item.substr(eq + 1), *it->field)) {
+        err = "expected a number for " + key + ", found '" + item.substr(eq + 1) + "'";
+        return false;
+      }
+      given.push_back(key);
+    }
+  }
+  auto has = [&](const char *k) { return std::find(given.begin(), given.end(), k) != given.end(); };
+  wlSet = has("WL");
+  cdlrSet = has("CDLR");
+  d = n;
+  if (wlSet)
+    x.wl = wl;
+  if (cdlrSet)
+    x.cdlr = cdlr;
+  x.rtwGiven |= has("RTW");
+  x.wtrGiven |= has("WTR");
+  x.burstGiven |= has("BURST");
+  return true;
+}
+
+std::string printDramTiming(const DramConfig &d) {
+  auto kv = [](const char *k, uint32_t v) { return std::string(k) + "=" + std::to_string(v); };
+  return kv("nbk", d.banks) + ":" + kv("CCD", d.tCCD) + ":" + kv("RRD", d.tRRD) + ":" +
+         kv("RCD", d.tRCD) + ":" + kv("RAS", d.tRAS) + ":" + kv("RP", d.tRP) + ":" +
+         kv("RC", d.tRC) + ":" + kv("CL", d.tCL) + ":" + kv("WR", d.tWR) + ":" + kv("WTR", d.tWTR) +
+         ":" + kv("RTW", d.tRTW) + ":" + kv("BURST", d.tBurst) + ":" + kv("REFI", d.tREFI) + ":" +
+         kv("RFC", d.tRFC);
+}
+
+// A comma-separated GPGPU-Sim latency list (`-ptx_opcode_latency_fp 4,13,4,5,39`): entry `index`
+// goes to `field` when present.
+Option::ParseFn listEntries(std::vector<std::pair<size_t, uint32_t *>> targets) {
+  return [targets](const std::string &v, std::string &err) {
+    std::vector<std::string> parts = split(v, ",");
+    std::vector<uint32_t> nums(parts.size());
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (!toU32(parts[i], nums[i]) || nums[i] == 0) {
+        err = "expected a comma-separated list of positive cycle counts";
+        return false;
+      }
+    for (auto [idx, field] : targets)
+      if (idx < nums.size())
+        *field = nums[idx];
+    return true;
+  };
+}
+
+/// GPGPU-Sim options with no effect in ptxsim: accepted with a warning.
+const char *const kIgnored[][2] = {
+    {"-gpgpu_ptx_sim_mode", "functional-only simulation switch (use ptxsim run --mode)"},
+    {"-gpgpu_ptx_instruction_classification", "instruction classification statistics"},
+    {"-gpgpu_ptx_force_max_capability", "highest PTX/SASS version it loads"},
+    {"-gpgpu_ptx_convert_to_ptxplus", "PTXPlus (SASS) execution"},
+    {"-gpgpu_ptx_save_converted_ptxplus", "save PTXPlus files"},
+    {"-gpgpu_ptx_use_cuobjdump", "extract PTX with cuobjdump"},
+    {"-gpgpu_ptx_inst_debug_to_file", "instruction debug trace"},
+    {"-gpgpu_ptx_inst_debug_file", "instruction debug trace file"},
+    {"-gpgpu_ptx_inst_debug_thread_uid", "instruction debug trace thread"},
+    {"-save_embedded_ptx", "save the PTX embedded in the binary"},
+    {"-keep", "keep intermediate files"},
+    {"-gpgpu_stack_size_limit", "per-thread stack size (cudaLimitStackSize)"},
+    {"-gpgpu_heap_size_limit", "device malloc heap size (cudaLimitMallocHeapSize)"},
+    {"-gpgpu_runtime_sync_depth_limit", "CDP synchronization depth"},
+    {"-gpgpu_runtime_pending_launch_count_limit", "CDP pending launches"},
+    {"-gpgpu_cdp_enabled", "CUDA dynamic parallelism"},
+    {"-cdp_latency", "CDP launch latencies"},
+    {"-gpgpu_compute_capability_major", "reported compute capability"},
+    {"-gpgpu_compute_capability_minor", "reported compute capability"},
+    {"-gpgpu_occupancy_sm_number", "SM version used for occupancy"},
+    {"-gpgpu_registers_per_block", "register limit per CTA"},
+    {"-gpgpu_shmem_per_block", "shared memory limit per CTA"},
+    {"-gpgpu_shmem_sizeDefault", "default shared memory carve-out"},
+    {"-gpgpu_shmem_size_PrefL1", "shared memory with cudaFuncCachePreferL1"},
+    {"-gpgpu_shmem_size_PrefShared", "shared memory with cudaFuncCachePreferShared"},
+    {"-gpgpu_shmem_option", "allowed shared memory carve-outs"},
+    {"-gpgpu_unified_l1d_size", "unified L1D/shared size (adaptive carve-out)"},
+    {"-gpgpu_adaptive_cache_config", "adaptive L1D/shared split"},
+    {"-gpgpu_cache:dl1PrefL1", "L1D with cudaFuncCachePreferL1"},
+    {"-gpgpu_cache:dl1PrefShared", "L1D with cudaFuncCachePreferShared"},
+    {"-gpgpu_cache:dl2_texture_only", "L2 for texture accesses only"},
+    {"-gpgpu_tex_cache:l1", "texture cache"},
+    {"-gpgpu_simd_model", "SIMD model (1: PDOM reconvergence, what ptxsim does)"},
+    {"-gpgpu_pipeline_widths", "pipeline register widths"},
+    {"-gpgpu_num_int_units", "INT pipelines (ptxsim runs INT on the SP pipelines)"},
+    {"-gpgpu_num_mem_units", "LD/ST units (see -ptxsim_ldst_units)"},
+    {"-gpgpu_tensor_core_avail", "tensor cores present (see -gpgpu_num_tensor_core_units)"},
+    {"-gpgpu_sub_core_model", "schedulers with private register files and units"},
+    {"-gpgpu_dual_issue_diff_exec_units", "dual issue to different units"},
+    {"-gpgpu_enable_specialized_operand_collector", "per-unit operand collectors"},
+    {"-gpgpu_operand_collector_num_units_sp", "SP operand collectors"},
+    {"-gpgpu_operand_collector_num_units_dp", "DP operand collectors"},
+    {"-gpgpu_operand_collector_num_units_sfu", "SFU operand collectors"},
+    {"-gpgpu_operand_collector_num_units_int", "INT operand collectors"},
+    {"-gpgpu_operand_collector_num_units_mem", "MEM operand collectors"},
+    {"-gpgpu_operand_collector_num_units_tensor_core", "tensor operand collectors"},
+    {"-gpgpu_operand_collector_num_in_ports_sp", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_in_ports_dp", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_in_ports_sfu", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_in_ports_int", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_in_ports_mem", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_in_ports_gen", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_in_ports_tensor_core", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_out_ports_sp", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_out_ports_dp", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_out_ports_sfu", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_out_ports_int", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_out_ports_mem", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_out_ports_gen", "operand collector ports"},
+    {"-gpgpu_operand_collector_num_out_ports_tensor_core", "operand collector ports"},
+    {"-gpgpu_reg_bank_use_warp_id", "register bank selection by warp id"},
+    {"-gpgpu_reg_file_port_throughput", "register file ports"},
+    {"-gpgpu_inst_fetch_throughput", "instruction fetch width"},
+    {"-ptx_opcode_initiation_int", "INT initiation intervals (ptxsim: -ptxsim_sp_interval)"},
+    {"-gpgpu_shmem_limited_broadcast", "limited shared memory broadcast"},
+    {"-gpgpu_shmem_warp_parts", "shared memory accesses per warp part"},
+    {"-gpgpu_coalesce_arch", "coalescing rules by SM version"},
+    {"-gpgpu_gmem_skip_L1D", "global accesses bypass L1D (use -gpgpu_cache:dl1 none)"},
+    {"-gpgpu_l1_banks", "L1D banks"},
+    {"-gpgpu_l1_banks_byte_interleaving", "L1D bank interleaving"},
+    {"-gpgpu_l1_banks_hashing_function", "L1D bank hashing"},
+    {"-gpgpu_l1_cache_write_ratio", "L1D write ratio for the adaptive carve-out"},
+    {"-gpgpu_mem_unit_ports", "L1D ports"},
+    {"-gpgpu_n_cluster_ejection_buffer_size", "interconnect ejection buffer"},
+    {"-gpgpu_n_ldst_response_buffer_size", "LD/ST response buffer"},
+    {"-gpgpu_num_cta_barriers", "barriers per CTA"},
+    {"-gpgpu_local_mem_map", "local memory address mapping"},
+    {"-gpgpu_flush_l1_cache", "flush L1 at kernel end"},
+    {"-gpgpu_flush_l2_cache", "flush L2 at kernel end"},
+    {"-gpgpu_perfect_mem", "ideal memory"},
+    {"-gpgpu_perfect_inst_const_cache", "ideal instruction/constant caches"},
+    {"-l2_ideal", "ideal L2"},
+    {"-gpgpu_memory_partition_indexing", "partition index hashing"},
+    {"-gpgpu_mem_address_mask", "address mask"},
+    {"-gpgpu_mem_addr_test", "address mapping self-test"},
+    {"-gpgpu_dram_partition_queues", "partition queue sizes"},
+    {"-gpgpu_dram_return_queue_size", "DRAM return queue"},
+    {"-gpgpu_simple_dram_model", "fixed-latency DRAM model"},
+    {"-dram_latency", "extra DRAM pipeline latency (no DramConfig field yet)"},
+    {"-dram_bnk_indexing_policy", "bank index hashing"},
+    {"-dram_bnkgrp_indexing_policy", "bank group index hashing"},
+    {"-dram_dual_bus_interface", "HBM dual command bus"},
+    {"-dram_elimnate_rw_turnaround", "no read/write turnaround"},
+    {"-dram_seperate_write_queue_enable", "separate DRAM write queue"},
+    {"-dram_write_queue_size", "DRAM write queue and watermarks"},
+    {"-inter_config_file", "intersim configuration file"},
+    {"-icnt_in_buffer_limit", "local crossbar input buffer"},
+    {"-icnt_out_buffer_limit", "local crossbar output buffer"},
+    {"-icnt_subnets", "local crossbar subnets"},
+    {"-icnt_arbiter_algo", "local crossbar arbiter"},
+    {"-icnt_verbose", "interconnect debug output"},
+    {"-icnt_grant_cycles", "local crossbar grant cycles"},
+    {"-gpgpu_max_cycle", "stop after this many cycles"},
+    {"-gpgpu_max_insn", "stop after this many instructions"},
+    {"-gpgpu_max_cta", "stop after this many CTAs"},
+    {"-gpgpu_max_completed_cta", "stop after this many completed CTAs"},
+    {"-gpgpu_max_concurrent_kernel", "concurrent kernels"},
+    {"-gpgpu_concurrent_kernel_sm", "concurrent kernels per SM"},
+    {"-gpgpu_kernel_launch_latency", "kernel launch latency"},
+    {"-gpgpu_TB_launch_latency", "CTA launch latency"},
+    {"-gpgpu_simt_core_sim_order", "SM simulation order"},
+    {"-gpgpu_deadlock_detect", "deadlock detection"},
+    {"-gpgpu_perf_sim_memcpy", "memcpy through the L2 timing model"},
+    {"-gpgpu_experimental_lib_support", "experimental library support"},
+    {"-gpgpu_ignore_resources_limitation", "ignore occupancy limits"},
+    {"-gpgpu_memlatency_stat", "memory latency statistics"},
+    {"-gpgpu_runtime_stat", "periodic statistics"},
+    {"-gpgpu_cflog_interval", "control-flow log"},
+    {"-gpgpu_warpdistro_shader", "warp distribution statistics"},
+    {"-gpgpu_warp_issue_shader", "warp issue statistics"},
+    {"-enable_ptx_file_line_stats", "per-PTX-line statistics"},
+    {"-ptx_line_stats_filename", "per-PTX-line statistics file"},
+    {"-liveness_message_freq", "progress messages"},
+    {"-visualizer_enabled", "AerialVision log"},
+    {"-visualizer_outputfile", "AerialVision log file"},
+    {"-visualizer_zlevel", "AerialVision log compression"},
+    {"-trace_enabled", "debug traces"},
+    {"-trace_components", "debug trace components"},
+    {"-trace_sampling_core", "debug trace SM"},
+    {"-trace_sampling_memory_partition", "debug trace partition"},
+    {"-power_simulation_enabled", "GPUWattch/AccelWattch power (ptxsim: ptxsim run --power)"},
+    {"-power_simulation_mode", "AccelWattch mode"},
+    {"-power_per_cycle_dump", "per-cycle power dump"},
+    {"-power_trace_enabled", "power trace"},
+    {"-power_trace_zlevel", "power trace compression"},
+    {"-steady_power_levels_enabled", "steady-state power"},
+    {"-steady_state_definition", "steady-state power definition"},
+    {"-aggregate_power_stats", "aggregate power statistics"},
+    {"-gpuwattch_xml_file", "GPUWattch configuration"},
+    {"-accelwattch_xml_file", "AccelWattch configuration"},
+    {"-dvfs_enabled", "DVFS"},
+    {"-gpgpu_clock_gated_lanes", "lane clock gating (power)"},
+    {"-gpgpu_clock_gated_reg_file", "register file clock gating (power)"},
+    {"-n_regfile_gating_group", "register file gating groups (power)"},
+    {"-hw_perf_file_name", "hardware counters for AccelWattch hybrid mode"},
+    {"-hw_perf_bench_name", "hardware counters for AccelWattch hybrid mode"},
+    {"-checkpoint_option", "checkpointing"},
+    {"-checkpoint_kernel", "checkpointing"},
+    {"-checkpoint_CTA", "checkpointing"},
+    {"-checkpoint_CTA_t", "checkpointing"},
+    {"-checkpoint_insn_Y", "checkpointing"},
+    {"-resume_option", "checkpoint resume"},
+    {"-resume_kernel", "checkpoint resume"},
+    {"-resume_CTA", "checkpoint resume"},
+};
+
+const char *const kAccelWattchHybrid[] = {
+    "CC_ACC", "CYCLES",      "DRAM_RD",   "DRAM_WR",    "L1_RH",  "L1_RM",
+    "L1_WH",  "L1_WM",       "L2_RH",     "L2_RM",      "L2_WH",  "L2_WM",
+    "NOC",    "NUM_SM_IDLE", "PIPE_DUTY", "SHARED_ACC", "VOLTAGE"};
+
+/// Other spellings GPGPU-Sim versions and configs use (e.g. its Volta configs).
+const char *const kAliases[][2] = {
+    {"-l1_latency", "-gpgpu_l1_latency"},
+    {"-smem_latency", "-gpgpu_smem_latency"},
+    {"-rop_latency", "-gpgpu_l2_rop_latency"},
+    {"-gmem_skip_L1D", "-gpgpu_gmem_skip_L1D"},
+    {"-perf_sim_memcpy", "-gpgpu_perf_sim_memcpy"},
+    {"-memory_partition_indexing", "-gpgpu_memory_partition_indexing"},
+    {"-adaptive_volta_cache_config", "-gpgpu_adaptive_cache_config"},
+    {"-mem_unit_ports", "-gpgpu_mem_unit_ports"},
+    {"-sub_core_model", "-gpgpu_sub_core_model"},
+    {"-enable_specialized_operand_collector", "-gpgpu_enable_specialized_operand_collector"},
+    {"-dual_bus_interface", "-dram_dual_bus_interface"},
+    {"-Seperate_Write_Queue_Enable", "-dram_seperate_write_queue_enable"},
+    {"-Write_Queue_Size", "-dram_write_queue_size"},
+    {"-ptx_opcode_latency_tensor", "-ptx_opcode_latency_tesnor"},
+};
+
+const char *const kDramTypes[] = {"GDDR3", "GDDR5", "GDDR5X", "GDDR6", "GDDR6X",
+                                  "HBM",   "HBM2",  "HBM2e",  "HBM3",  "HBM3e",
+                                  "DDR4",  "DDR5",  "LPDDR4", "LPDDR5"};
+
+/// The options of one TimingConfig, bound to `cfg`.
+class TimingOptions {
+public:
+  explicit TimingOptions(TimingConfig &cfg);
+  /// Folds the GPGPU-Sim-shaped values into the fields (call once, after all input).
+  void finish();
+
+  OptionSet opts;
+
+private:
+  void addCache(const std::string &name, CacheConfig &c, const std::string &latencyName,
+                const std::string &what);
+
+  TimingConfig &cfg_;
+  Extras x_;
+};
+
+void TimingOptions::addCache(const std::string &name, CacheConfig &c,
+                             const std::string &latencyName, const std::string &what) {
+  opts.addCustom(
+      name, "cache spec",
+      [&c](const std::string &v, std::string &err) { return parseCacheSpec(v, c, err); },
+      [&c] { return printCacheSpec(c); },
+      what + ": [N|S:]sets:line_bytes:assoc,repl:write:alloc:write_alloc[:index],"
+             "mshr_type:entries:max_merge[,...] or none (docs/config.md, cache specs)");
+  opts.add(latencyName, &c.hitLatency, "hit latency (tag and data) of " + name + ", in cycles")
+      .min(1);
+}
+
+TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
+  CoreConfig &c = cfg.core;
+  MemoryConfig &m = cfg.mem;
+  DramConfig &d = cfg.dram;
+
+  opts.add("-ptxsim_config_name", &cfg.name, "name of this configuration (shown in dumps)");
+
+  // --- GPU and SM organisation
+  opts.add("-gpgpu_n_clusters", &c.numClusters,
+           "SM clusters (SMs = clusters x -gpgpu_n_cores_per_cluster)")
+      .range(1, 4096);
+  opts.add("-gpgpu_n_cores_per_cluster", &c.smsPerCluster, "SMs per cluster").range(1, 64);
+  opts.addCustom(
+      "-gpgpu_shader_core_pipeline", "max_threads:warp_size",
+      [&c](const std::string &v, std::string &err) {
+        std::vector<std::string> p = split(v, ":");
+        uint32_t threads, warp;
+        if (p.size() != 2 || !toU32(p[0], threads) || !toU32(p[1], warp)) {
+          err = "expected <max_threads_per_sm>:<warp_size>, e.g. 1536:32";
+          return false;
+        }
+        c.maxThreadsPerSm = threads;
+        c.warpSize = warp;
+        return true;
+      },
+      [&c] { return std::to_string(c.maxThreadsPerSm) + ":" + std::to_string(c.warpSize); },
+      "resident threads per SM and threads per warp");
+  opts.add("-gpgpu_shader_cta", &c.maxCtasPerSm, "resident CTAs per SM at most").range(1, 1024);
+  opts.add("-gpgpu_shader_registers", &c.registersPerSm, "32-bit registers per SM").min(1);
+  opts.add("-gpgpu_shmem_size", &c.sharedBytesPerSm, "shared memory per SM in bytes");
+  opts.add("-ptxsim_one_cta_per_sm", &c.oneCtaPerSm,
+           "at most one CTA per SM whatever the occupancy allows (SPU comparisons)");
+
+  // --- warp scheduling and issue
+  opts.add("-gpgpu_num_sched_per_core", &c.schedulersPerSm, "warp schedulers per SM").range(1, 64);
+  opts.addCustom(
+      "-gpgpu_scheduler", "lrr|gto|two_level_active:N|ccws",
+      [&c](const std::string &v, std::string &err) {
+        std::vector<std::string> p = split(v, ":");
+        if (v == "lrr" || v == "gto" || v == "ccws") {
+          c.scheduler = v;
+          return true;
+        }
+        if (p[0] == "two_level_active" || p[0] == "two_level") {
+          // GPGPU-Sim: two_level_active:<active warps>:<inner prio>:<outer prio>; the
+          // priorities are not modelled.
+          uint32_t n = c.twoLevelActiveWarps;
+          if (p.size() > 4 || (p.size() >= 2 && (!toU32(p[1], n) || n == 0))) {
+            err = "expected two_level_active:<active_warps>[:<inner>:<outer>]";
+            return false;
+          }
+          for (size_t i = 2; i < p.size(); ++i) {
+            uint32_t prio;
+            if (!toU32(p[i], prio)) {
+              err = "expected two_level_active:<active_warps>[:<inner>:<outer>]";
+              return false;
+            }
+          }
+          c.scheduler = "two_level";
+          c.twoLevelActiveWarps = n;
+          return true;
+        }
+        err = "expected lrr, gto, two_level_active:<active_warps> or ccws";
+        return false;
+      },
+      [&c] {
+        return c.scheduler == "two_level"
+                   ? "two_level_active:" + std::to_string(c.twoLevelActiveWarps)
+                   : c.scheduler;
+      },
+      "warp scheduler policy: loose round robin, greedy-then-oldest, two-level with N active "
+      "warps, or cache-conscious wavefront scheduling");
+  opts.add("-ptxsim_ccws_base_score", &c.ccwsBaseScore, "CCWS Base_Locality_Score").min(1);
+  opts.add("-ptxsim_ccws_k_throttle", &c.ccwsKThrottle, "CCWS K_Throttle").min(1);
+  opts.add("-ptxsim_ccws_vta_entries", &c.ccwsVtaEntries, "CCWS victim tag array entries per warp")
+      .min(1);
+  opts.add("-gpgpu_max_insn_issue_per_warp", &c.issueWidth,
+           "instructions a scheduler issues per cycle (from one warp)")
+      .range(1, 8);
+  opts.add("-ptxsim_ibuffer_entries", &c.ibufferEntries, "decoded instructions buffered per warp")
+      .range(1, 64);
+  opts.add("-ptxsim_fetch_latency", &c.fetchLatency, "instruction fetch latency in cycles").min(1);
+
+  // --- functional units. GPGPU-Sim's latency lists come first so the -ptxsim_ options (and a
+  // dump read back) win.
+  opts.addCustom(
+      "-ptx_opcode_latency_int", "ADD,MAX,MUL,MAD,DIV[,SHFL]",
+      listEntries({{0, &c.intLatency}, {2, &c.mulLatency}}),
+      [&c] {
+        return std::to_string(c.intLatency) + "," + std::to_string(c.intLatency) + "," +
+               std::to_string(c.mulLatency);
+      },
+      "GPGPU-Sim integer latencies: ADD sets -ptxsim_int_latency, MUL sets "
+      "-ptxsim_mul_latency, the rest are unused");
+  opts.addCustom(
+      "-ptx_opcode_latency_fp", "ADD,MAX,MUL,MAD,DIV", listEntries({{0, &c.spLatency}}),
+      [&c] { return std::to_string(c.spLatency); },
+      "GPGPU-Sim FP32 latencies: ADD sets -ptxsim_sp_latency, the rest are unused");
+  opts.addCustom(
+      "-ptx_opcode_initiation_fp", "ADD,MAX,MUL,MAD,DIV", listEntries({{0, &c.spInterval}}),
+      [&c] { return std::to_string(c.spInterval); },
+      "GPGPU-Sim FP32 initiation intervals: ADD sets -ptxsim_sp_interval");
+  opts.addCustom(
+      "-ptx_opcode_latency_dp", "ADD,MAX,MUL,MAD,DIV", listEntries({{0, &c.dpLatency}}),
+      [&c] { return std::to_string(c.dpLatency); },
+      "GPGPU-Sim FP64 latencies: ADD sets -ptxsim_dp_latency");
+  opts.addCustom(
+      "-ptx_opcode_initiation_dp", "ADD,MAX,MUL,MAD,DIV", listEntries({{0, &c.dpInterval}}),
+      [&c] { return std::to_string(c.dpInterval); },
+      "GPGPU-Sim FP64 initiation intervals: ADD sets -ptxsim_dp_interval");
+  opts.addCustom(
+      "-ptx_opcode_latency_sfu", "cycles", listEntries({{0, &c.sfuLatency}}),
+      [&c] { return std::to_string(c.sfuLatency); },
+      "GPGPU-Sim SFU latency: sets -ptxsim_sfu_latency");
+  opts.addCustom(
+      "-ptx_opcode_initiation_sfu", "cycles", listEntries({{0, &c.sfuInterval}}),
+      [&c] { return std::to_string(c.sfuInterval); },
+      "GPGPU-Sim SFU initiation interval: sets -ptxsim_sfu_interval");
+  opts.addCustom(
+      "-ptx_opcode_latency_tesnor", "cycles", listEntries({{0, &c.tensorLatency}}),
+      [&c] { return std::to_string(c.tensorLatency); },
+      "GPGPU-Sim tensor core latency (its spelling): sets -ptxsim_tensor_latency");
+  opts.addCustom(
+      "-ptx_opcode_initiation_tensor", "cycles", listEntries({{0, &c.tensorInterval}}),
+      [&c] { return std::to_string(c.tensorInterval); },
+      "GPGPU-Sim tensor core initiation interval: sets -ptxsim_tensor_interval");
+
+  opts.add("-gpgpu_num_sp_units", &c.spUnits, "SP (FP32 and integer) pipelines per SM").min(1);
+  opts.add("-ptxsim_sp_latency", &c.spLatency, "FP32 latency in cycles").min(1);
+  opts.add("-ptxsim_sp_interval", &c.spInterval, "cycles between issues to one SP pipeline").min(1);
+  opts.add("-ptxsim_int_latency", &c.intLatency,
+           "integer ALU latency in cycles (integer ops run on the SP pipelines)")
+      .min(1);
+  opts.add("-ptxsim_mul_latency", &c.mulLatency, "integer multiply and mad latency in cycles")
+      .min(1);
+  opts.add("-gpgpu_num_dp_units", &c.dpUnits,
+           "FP64 pipelines per SM (0: FP64 runs on the SFU pipelines, as in GPGPU-Sim's Fermi "
+           "configs)");
+  opts.add("-ptxsim_dp_latency", &c.dpLatency, "FP64 latency in cycles").min(1);
+  opts.add("-ptxsim_dp_interval", &c.dpInterval, "cycles between issues to one FP64 pipeline")
+      .min(1);
+  opts.add("-gpgpu_num_sfu_units", &c.sfuUnits, "SFU pipelines per SM").min(1);
+  opts.add("-ptxsim_sfu_latency", &c.sfuLatency, "SFU latency in cycles").min(1);
+  opts.add("-ptxsim_sfu_interval", &c.sfuInterval, "cycles between issues to one SFU pipeline")
+      .min(1);
+  opts.add("-gpgpu_num_tensor_core_units", &c.tensorUnits,
+           "tensor core pipelines per SM (0: none; wmma/mma then run on the SP pipelines)");
+  opts.add("-ptxsim_tensor_latency", &c.tensorLatency, "tensor core latency in cycles").min(1);
+  opts.add("-ptxsim_tensor_interval", &c.tensorInterval,
+           "cycles between issues to one tensor core pipeline")
+      .min(1);
+  opts.add("-ptxsim_ldst_units", &c.ldstUnits, "load/store units per SM").min(1);
+  opts.add("-ptxsim_ldst_interval", &c.ldstInterval, "cycles between issues to one LD/ST unit")
+      .min(1);
+  opts.add("-ptxsim_branch_latency", &c.branchLatency, "branch resolution latency in cycles")
+      .min(1);
+
+  // --- register file and shared memory
+  opts.add("-gpgpu_num_reg_banks", &c.regBanks, "register file banks per SM").min(1);
+  opts.add("-gpgpu_operand_collector_num_units_gen", &c.operandCollectors,
+           "operand collector units per SM")
+      .min(1);
+  opts.add("-gpgpu_shmem_num_banks", &c.sharedBanks, "shared memory banks").min(1);
+  opts.add("-gpgpu_smem_latency", &c.sharedLatency, "shared memory access latency in cycles")
+      .min(1);
+
+  // --- clocks
+  opts.addCustom(
+      "-gpgpu_clock_domains", "core:icnt:l2:dram",
+      [&cfg](const std::string &v, std::string &err) {
+        std::vector<std::string> p = split(v, ":");
+        double f[4];
+        if (p.size() != 4) {
+          err = "expected <core>:<interconnect>:<l2>:<dram> in MHz";
+          return false;
+        }
+        for (int i = 0; i < 4; ++i)
+          if (!toDouble(p[i], f[i]) || !(f[i] > 0)) {
+            err = "clock '" + trim(p[i]) + "' is not a positive number of MHz";
+            return false;
+          }
+        cfg.core.clockMHz = f[0];
+        cfg.mem.icntClockMHz = f[1];
+        cfg.mem.l2ClockMHz = f[2];
+        cfg.dram.clockMHz = f[3];
+        return true;
+      },
+      [&cfg] {
+        return formatDouble(cfg.core.clockMHz) + ":" + formatDouble(cfg.mem.icntClockMHz) + ":" +
+               formatDouble(cfg.mem.l2ClockMHz) + ":" + formatDouble(cfg.dram.clockMHz);
+      },
+      "clock frequencies in MHz: SM core, interconnect, L2, DRAM command clock");
+
+  // --- caches
+  addCache("-gpgpu_cache:dl1", m.l1d, "-ptxsim_l1d_hit_latency", "L1 data cache per SM");
+  opts.add("-gpgpu_l1_latency", &m.l1Latency,
+           "L1D hit latency seen by the warp (pipeline, tag and data) in cycles")
+      .min(1);
+  addCache("-gpgpu_cache:il1", m.l1i, "-ptxsim_l1i_hit_latency", "L1 instruction cache per SM");
+  addCache("-gpgpu_const_cache:l1", m.constCache, "-ptxsim_const_hit_latency",
+           "constant cache per SM");
+  addCache("-gpgpu_cache:dl2", m.l2, "-ptxsim_l2_hit_latency",
+           "L2 slice per memory sub-partition (GPGPU-Sim's unit)");
+  opts.add("-gpgpu_l2_rop_latency", &m.l2Latency,
+           "round trip SM -> L2 hit -> SM in core cycles, interconnect included")
+      .min(1);
+
+  // --- memory partitions and interconnect
+  opts.add("-gpgpu_n_mem", &m.numPartitions,
+           "memory partitions (an L2 slice and a DRAM channel each)")
+      .range(1, 1024);
+  opts.add("-gpgpu_n_sub_partition_per_mchannel", &x_.subPartitions,
+           "L2 sub-partitions per memory partition: the partition's L2 slice is this many "
+           "-gpgpu_cache:dl2 slices")
+      .range(1, 16);
+  opts.addCustom(
+      "-gpgpu_mem_addr_mapping", "dramid@N;...",
+      [&m](const std::string &v, std::string &err) {
+        size_t at = v.find("dramid@");
+        if (at == std::string::npos)
+          return true; // GPGPU-Sim's default mapping: the interleave is left as it is
+        uint32_t bit;
+        size_t end = v.find_first_of(";", at);
+        if (!toU32(v.substr(at + 7, end == std::string::npos ? end : end - at - 7), bit) ||
+            bit > 30) {
+          err = "expected dramid@<bit> (partition interleave 2^bit bytes)";
+          return false;
+        }
+        m.partitionInterleaveBytes = 1u << bit;
+        return true;
+      },
+      [&m] {
+        uint32_t b = 0;
+        while ((1u << b) < m.partitionInterleaveBytes && b < 31)
+          ++b;
+        return "dramid@" + std::to_string(b);
+      },
+      "GPGPU-Sim address mapping: dramid@N sets -ptxsim_partition_interleave_bytes to 2^N, the "
+      "bit pattern after ';' is unused");
+  opts.add("-ptxsim_partition_interleave_bytes", &m.partitionInterleaveBytes,
+           "consecutive bytes mapped to one memory partition")
+      .min(1);
+  opts.addCustom(
+      "-network_mode", "1|2|crossbar|mesh",
+      [&m](const std::string &v, std::string &err) {
+        if (v == "1" || v == "2" || v == "crossbar")
+          m.topology = "crossbar";
+        else if (v == "mesh")
+          m.topology = "mesh";
+        else {
+          err = "expected 1 or 2 (GPGPU-Sim's intersim and local crossbar, both modelled as a "
+                "crossbar), crossbar or mesh";
+          return false;
+        }
+        return true;
+      },
+      [&m] { return m.topology; }, "interconnect topology");
+  opts.add("-ptxsim_icnt_latency", &m.icntLatency,
+           "interconnect latency in interconnect cycles: per traversal (crossbar) or per hop "
+           "(mesh)")
+      .min(1);
+  opts.add("-icnt_flit_size", &m.icntFlitBytes, "bytes per port per interconnect cycle").min(1);
+
+  // --- DRAM
+  opts.add("-ptxsim_dram_type", &d.type, "DRAM technology")
+      .choices(std::vector<std::string>(std::begin(kDramTypes), std::end(kDramTypes)));
+  opts.add("-ptxsim_dram_channels_per_partition", &d.channelsPerPartition,
+           "DRAM channels behind each memory partition")
+      .range(1, 64);
+  opts.add("-gpgpu_dram_buswidth", &d.busWidthBytes,
+           "DRAM data bus width per chip in bytes (the channel is -gpgpu_n_mem_per_ctrlr chips "
+           "wide)")
+      .min(1);
+  opts.add("-gpgpu_n_mem_per_ctrlr", &x_.chipsPerChannel, "DRAM chips per memory channel")
+      .range(1, 64);
+  opts.add("-gpgpu_dram_burst_length", &d.burstLength, "DRAM burst length in transfers").min(1);
+  opts.add("-dram_data_command_freq_ratio", &d.dataRate,
+           "data transfers per DRAM command clock (2: DDR/HBM, 4: GDDR5 QDR)")
+      .range(1, 16);
+  opts.add("-ptxsim_dram_row_bytes", &d.rowBytes, "DRAM row (page) size in bytes per bank").min(1);
+  opts.add("-gpgpu_frfcfs_dram_sched_queue_size", &d.queueEntries,
+           "DRAM scheduler queue entries per channel")
+      .min(1);
+  opts.addCustom(
+      "-gpgpu_dram_scheduler", "0|1|fcfs|frfcfs",
+      [&d](const std::string &v, std::string &err) {
+        if (v == "0" || v == "fcfs")
+          d.scheduler = "fcfs";
+        else if (v == "1" || v == "frfcfs")
+          d.scheduler = "frfcfs";
+        else {
+          err = "expected 0 (fcfs), 1 (frfcfs), fcfs or frfcfs";
+          return false;
+        }
+        return true;
+      },
+      [&d] { return d.scheduler; }, "DRAM request scheduler: first-come first-served or FR-FCFS");
+  opts.addCustom(
+      "-gpgpu_dram_timing_opt", "nbk=16:CCD=2:...",
+      [&d, this](const std::string &v, std::string &err) { return parseDramTiming(v, d, x_, err); },
+      [&d] { return printDramTiming(d); },
+      "banks and timings in DRAM command cycles: nbk (banks), CCD, RRD, RCD, RAS, RP, RC, CL, "
+      "WL, CDLR, WR, nbkgrp/CCDL/RTPL (unused), and ptxsim's WTR, RTW, BURST, REFI, RFC "
+      "(docs/config.md, DRAM timing)");
+
+  // --- host <-> device copies
+  opts.add("-ptxsim_pcie_gbps", &cfg.pcieGBps, "host<->device copy bandwidth in GB/s")
+      .range(0.001, 1e6);
+  opts.add("-ptxsim_pcie_latency_us", &cfg.pcieLatencyUs,
+           "host<->device copy latency in microseconds")
+      .range(0, 1e6);
+
+  for (const auto &ig : kIgnored)
+    opts.addIgnored(ig[0], ig[1]);
+  for (const char *s : kAccelWattchHybrid)
+    opts.addIgnored(std::string("-accelwattch_hybrid_perfsim_") + s,
+                    "AccelWattch hybrid mode counter");
+  for (const auto &al : kAliases)
+    opts.addAlias(al[0], al[1]);
+}
+
+void TimingOptions::finish() {
+  MemoryConfig &m = cfg_.mem;
+  DramConfig &d = cfg_.dram;
+  m.l2.sets *= x_.subPartitions;
+  m.l2.mshrEntries *= x_.subPartitions;
+  d.busWidthBytes *= x_.chipsPerChannel;
+  if (!x_.burstGiven &&
+      (opts.wasSet("-gpgpu_dram_burst_length") || opts.wasSet("-dram_data_command_freq_ratio")))
+    d.tBurst = std::max(1u, d.burstLength / d.dataRate);
+  // GPGPU-Sim: tRTW = CL + BL/ratio + 2 - WL, tWTR = WL + BL/ratio + CDLR.
+  if (x_.wl && !x_.rtwGiven)
+    d.tRTW = uint32_t(std::max<int64_t>(1, int64_t(d.tCL) + d.tBurst + 2 - int64_t(*x_.wl)));
+  if (x_.cdlr && !x_.wtrGiven)
+    d.tWTR = x_.wl.value_or(0) + d.tBurst + *x_.cdlr;
+}
+
+// --- JSON of the fields ------------------------------------------------------------------------
+class JsonWriter {
+public:
+  void open(const char *key) {
+    item(key);
+    out_ += "{";
+    first_.push_back(true);
+  }
+  void close() {
+    first_.pop_back();
+    out_ += "\n" + std::string(first_.size() * 2, ' ') + "}";
+  }
+  void num(const char *key, uint64_t v) {
+    item(key);
+    out_ += std::to_string(v);
+  }
+  void dbl(const char *key, double v) {
+    item(key);
+    out_ += formatDouble(v);
+  }
+  void boolean(const char *key, bool v) {
+    item(key);
+    out_ += v ? "true" : "false";
+  }
+  void str(const char *key, const std::string &v) {
+    item(key);
+    out_ += jsonQuote(v);
+  }
+  void raw(const char *key, const std::string &v) {
+    item(key);
+    out_ += v;
+  }
+  std::string take() { return std::move(out_); }
+
+private:
+  void item(const char *key) {
+    if (!first_.empty()) {
+      out_ += first_.back() ? "\n" : ",\n";
+      first_.back() = false;
+      out_ += std::string(first_.size() * 2, ' ');
+    }
+    if (key)
+      out_ += jsonQuote(key) + ": ";
+  }
+  std::string out_;
+  std::vector<bool> first_;
+};
+
+void cacheJson(JsonWriter &j, const char *key, const CacheConfig &c) {
+  j.open(key);
+  j.boolean("enabled", c.enabled);
+  j.num("sets", c.sets);
+  j.num("ways", c.ways);
+  j.num("lineBytes", c.lineBytes);
+  j.num("sectorBytes", c.sectorBytes);
+  j.num("capacityBytes", c.capacity());
+  j.num("hitLatency", c.hitLatency);
+  j.num("mshrEntries", c.mshrEntries);
+  j.num("mshrMaxMerge", c.mshrMaxMerge);
+  j.boolean("writeBack", c.writeBack);
+  j.boolean("writeAllocate", c.writeAllocate);
+  j.close();
+}
+
+bool loadInto(const std::vector<std::string> &files, const std::vector<std::string> &args,
+              bool lenient, TimingConfig &out, DiagEngine &diags) {
+  TimingConfig cfg = out;
+  bool ok = true;
+  {
+    TimingOptions t(cfg);
+    for (const std::string &f : files) {
+      ok &= t.opts.parseFile(f, diags, lenient);
+      cfg.sources.push_back(f);
+    }
+    if (!args.empty())
+      ok &= t.opts.parseArgs(args, diags, lenient);
+    t.finish();
+  }
+  if (!ok)
+    return false;
+  out = std::move(cfg);
+  return true;
+}
+
+} // namespace
+
+// Declared in TimingConfig.h.
+bool loadTimingConfig(const std::vector<std::string> &files, bool lenient, TimingConfig &out,
+                      DiagEngine &diags) {
+  return loadInto(files, {}, lenient, out, diags);
+}
+
+// Not yet declared in TimingConfig.h (owned by another component); used by the tests and meant
+// for the launcher: files, then command-line options (`{"-gpgpu_n_clusters", "30"}`) over them.
+bool loadTimingConfig(const std::vector<std::string> &files, const std::vector<std::string> &args,
+                      bool lenient, TimingConfig &out, DiagEngine &diags) {
+  return loadInto(files, args, lenient, out, diags);
+}
+
+/// The effective configuration as an option file that loads back to the same values.
+std::string timingConfigText(const TimingConfig &cfg) {
+  TimingConfig copy = cfg;
+  TimingOptions t(copy);
+  return "# ptxsim effective configuration: " + cfg.name + "\n" + t.opts.text();
+}
+
+/// The option reference (docs/config.md's table), generated from the bindings above.
+std::string timingConfigMarkdown() {
+  TimingConfig cfg;
+  TimingOptions t(cfg);
+  return t.opts.markdown();
+}
+
+bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
+  const std::string file = "<config>";
+  size_t before = diags.errorCount();
+  auto fail = [&](const std::string &opt, const std::string &msg) {
+    diags.error(file, {}, "'" + opt + "': " + msg);
+  };
+  const CoreConfig &c = cfg.core;
+  const MemoryConfig &m = cfg.mem;
+  const DramConfig &d = cfg.dram;
+
+  if (!isPow2(c.warpSize) || c.warpSize > 64)
+    fail("-gpgpu_shader_core_pipeline",
+         "warp size " + std::to_string(c.warpSize) + " is not a power of two up to 64");
+  else if (c.maxThreadsPerSm == 0 || c.maxThreadsPerSm % c.warpSize)
+    fail("-gpgpu_shader_core_pipeline", "max threads per SM " + std::to_string(c.maxThreadsPerSm) +
+                                            " is not a positive multiple of the warp size " +
+                                            std::to_string(c.warpSize));
+  else if (c.maxThreadsPerSm / c.warpSize < c.schedulersPerSm)
+    fail("-gpgpu_num_sched_per_core", std::to_string(c.schedulersPerSm) + " schedulers but only " +
+                                          std::to_string(c.maxThreadsPerSm / c.warpSize) +
+                                          " warps per SM");
+  if (c.scheduler != "lrr" && c.scheduler != "gto" && c.scheduler != "two_level" &&
+      c.scheduler != "ccws")
+    fail("-gpgpu_scheduler", "unknown scheduler '" + c.scheduler + "'");
+  if (c.scheduler == "two_level" && c.twoLevelActiveWarps == 0)
+    fail("-gpgpu_scheduler", "two_level_active needs at least one active warp");
+  if (c.registersPerSm < c.warpSize)
+    fail("-gpgpu_shader_registers", "fewer registers than one warp needs for one register");
+  if (!isPow2(c.sharedBanks))
+    fail("-gpgpu_shmem_num_banks", std::to_string(c.sharedBanks) + " is not a power of two");
+  struct Unit {
+    const char *opt;
+    uint32_t v;
+  };
+  for (Unit u : {Unit{"-gpgpu_n_clusters", c.numClusters},
+                 Unit{"-gpgpu_n_cores_per_cluster", c.smsPerCluster},
+                 Unit{"-gpgpu_shader_cta", c.maxCtasPerSm},
+                 Unit{"-gpgpu_num_sched_per_core", c.schedulersPerSm},
+                 Unit{"-gpgpu_max_insn_issue_per_warp", c.issueWidth},
+                 Unit{"-ptxsim_ibuffer_entries", c.ibufferEntries},
+                 Unit{"-gpgpu_num_sp_units", c.spUnits},
+                 Unit{"-gpgpu_num_sfu_units", c.sfuUnits},
+                 Unit{"-ptxsim_ldst_units", c.ldstUnits},
+                 Unit{"-gpgpu_num_reg_banks", c.regBanks},
+                 Unit{"-gpgpu_operand_collector_num_units_gen", c.operandCollectors},
+                 Unit{"-ptxsim_sp_latency", c.spLatency},
+                 Unit{"-ptxsim_sp_interval", c.spInterval},
+                 Unit{"-ptxsim_int_latency", c.intLatency},
+                 Unit{"-ptxsim_dp_latency", c.dpLatency},
+                 Unit{"-ptxsim_dp_interval", c.dpInterval},
+                 Unit{"-ptxsim_sfu_latency", c.sfuLatency},
+                 Unit{"-ptxsim_sfu_interval", c.sfuInterval},
+                 Unit{"-ptxsim_tensor_latency", c.tensorLatency},
+                 Unit{"-ptxsim_tensor_interval", c.tensorInterval},
+                 Unit{"-ptxsim_ldst_interval", c.ldstInterval},
+                 Unit{"-ptxsim_mul_latency", c.mulLatency},
+                 Unit{"-ptxsim_branch_latency", c.branchLatency},
+                 Unit{"-ptxsim_fetch_latency", c.fetchLatency},
+                 Unit{"-gpgpu_smem_latency", c.sharedLatency},
+                 Unit{"-ptxsim_ccws_base_score", c.ccwsBaseScore},
+                 Unit{"-ptxsim_ccws_k_throttle", c.ccwsKThrottle},
+                 Unit{"-ptxsim_ccws_vta_entries", c.ccwsVtaEntries},
+                 Unit{"-gpgpu_l1_latency", m.l1Latency},
+                 Unit{"-gpgpu_l2_rop_latency", m.l2Latency},
+                 Unit{"-gpgpu_n_mem", m.numPartitions},
+                 Unit{"-ptxsim_icnt_latency", m.icntLatency},
+                 Unit{"-icnt_flit_size", m.icntFlitBytes},
+                 Unit{"-ptxsim_dram_channels_per_partition", d.channelsPerPartition},
+                 Unit{"-gpgpu_dram_buswidth", d.busWidthBytes},
+                 Unit{"-gpgpu_dram_burst_length", d.burstLength},
+                 Unit{"-gpgpu_frfcfs_dram_sched_queue_size", d.queueEntries},
+                 Unit{"-dram_data_command_freq_ratio", d.dataRate}})
+    if (u.v == 0)
+      fail(u.opt, "must be at least 1");
+
+  auto cache = [&](const char *opt, const CacheConfig &k) {
+    if (!k.enabled)
+      return;
+    if (!isPow2(k.sets))
+      fail(opt, "number of sets " + std::to_string(k.sets) + " is not a power of two");
+    if (k.ways == 0)
+      fail(opt, "associativity must be at least 1");
+    if (!isPow2(k.lineBytes) || k.lineBytes < 4)
+      fail(opt, "line size " + std::to_string(k.lineBytes) + " is not a power of two >= 4");
+    if (!isPow2(k.sectorBytes) || k.sectorBytes > k.lineBytes)
+      fail(opt, "sector size " + std::to_string(k.sectorBytes) +
+                    " is not a power of two dividing the line size");
+    if (k.mshrEntries == 0 || k.mshrMaxMerge == 0)
+      fail(opt, "MSHR entries and max merge must be at least 1");
+    if (k.hitLatency == 0)
+      fail(opt, "hit latency must be at least 1");
+  };
+  cache("-gpgpu_cache:dl1", m.l1d);
+  cache("-gpgpu_cache:il1", m.l1i);
+  cache("-gpgpu_const_cache:l1", m.constCache);
+  cache("-gpgpu_cache:dl2", m.l2);
+  if (!isPow2(m.partitionInterleaveBytes) ||
+      (m.l2.enabled && m.partitionInterleaveBytes < m.l2.lineBytes))
+    fail("-ptxsim_partition_interleave_bytes",
+         std::to_string(m.partitionInterleaveBytes) +
+             " is not a power of two at least the L2 line size");
+  if (m.topology != "crossbar" && m.topology != "mesh")
+    fail("-network_mode", "unknown topology '" + m.topology + "'");
+  if (std::find(std::begin(kDramTypes), std::end(kDramTypes), d.type) == std::end(kDramTypes))
+    fail("-ptxsim_dram_type", "unknown DRAM type '" + d.type + "'");
+  if (d.scheduler != "fcfs" && d.scheduler != "frfcfs")
+    fail("-gpgpu_dram_scheduler", "unknown DRAM scheduler '" + d.scheduler + "'");
+  if (!isPow2(d.banks))
+    fail("-gpgpu_dram_timing_opt",
+         "nbk (banks) " + std::to_string(d.banks) + " is not a power of two");
+  if (!isPow2(d.rowBytes))
+    fail("-ptxsim_dram_row_bytes", std::to_string(d.rowBytes) + " is not a power of two");
+  if (d.tRC < d.tRAS)
+    fail("-gpgpu_dram_timing_opt",
+         "RC (" + std::to_string(d.tRC) + ") is shorter than RAS (" + std::to_string(d.tRAS) + ")");
+  if (d.tCL == 0 || d.tRCD == 0 || d.tRP == 0 || d.tRAS == 0 || d.tCCD == 0 || d.tBurst == 0)
+    fail("-gpgpu_dram_timing_opt", "CL, RCD, RP, RAS, CCD and BURST must be at least 1");
+  if (d.tREFI && d.tRFC >= d.tREFI)
+    fail("-gpgpu_dram_timing_opt", "RFC must be shorter than REFI");
+  for (auto [opt, v] : {std::pair<const char *, double>{"-gpgpu_clock_domains", c.clockMHz},
+                        {"-gpgpu_clock_domains", m.icntClockMHz},
+                        {"-gpgpu_clock_domains", m.l2ClockMHz},
+                        {"-gpgpu_clock_domains", d.clockMHz},
+                        {"-ptxsim_pcie_gbps", cfg.pcieGBps}})
+    if (!(v > 0))
+      fail(opt, "must be positive");
+  if (!(cfg.pcieLatencyUs >= 0))
+    fail("-ptxsim_pcie_latency_us", "must not be negative");
+  return diags.errorCount() == before;
+}
+
+std::string timingConfigJson(const TimingConfig &cfg) {
+  const CoreConfig &c = cfg.core;
+  const MemoryConfig &m = cfg.mem;
+  const DramConfig &d = cfg.dram;
+  JsonWriter j;
+  j.open(nullptr);
+  j.str("name", cfg.name);
+  j.num("numSms", cfg.numSms());
+  j.open("core");
+  j.num("numClusters", c.numClusters);
+  j.num("smsPerCluster", c.smsPerCluster);
+  j.num("warpSize", c.warpSize);
+  j.num("maxThreadsPerSm", c.maxThreadsPerSm);
+  j.num("maxCtasPerSm", c.maxCtasPerSm);
+  j.num("registersPerSm", c.registersPerSm);
+  j.num("sharedBytesPerSm", c.sharedBytesPerSm);
+  j.boolean("oneCtaPerSm", c.oneCtaPerSm);
+  j.num("schedulersPerSm", c.schedulersPerSm);
+  j.str("scheduler", c.scheduler);
+  j.num("issueWidth", c.issueWidth);
+  j.num("ibufferEntries", c.ibufferEntries);
+  j.num("fetchLatency", c.fetchLatency);
+  j.num("spUnits", c.spUnits);
+  j.num("spLatency", c.spLatency);
+  j.num("spInterval", c.spInterval);
+  j.num("intLatency", c.intLatency);
+  j.num("dpUnits", c.dpUnits);
+  j.num("dpLatency", c.dpLatency);
+  j.num("dpInterval", c.dpInterval);
+  j.num("sfuUnits", c.sfuUnits);
+  j.num("sfuLatency", c.sfuLatency);
+  j.num("sfuInterval", c.sfuInterval);
+  j.num("tensorUnits", c.tensorUnits);
+  j.num("tensorLatency", c.tensorLatency);
+  j.num("tensorInterval", c.tensorInterval);
+  j.num("ldstUnits", c.ldstUnits);
+  j.num("ldstInterval", c.ldstInterval);
+  j.num("mulLatency", c.mulLatency);
+  j.num("branchLatency", c.branchLatency);
+  j.num("regBanks", c.regBanks);
+  j.num("operandCollectors", c.operandCollectors);
+  j.num("sharedBanks", c.sharedBanks);
+  j.num("sharedLatency", c.sharedLatency);
+  j.num("twoLevelActiveWarps", c.twoLevelActiveWarps);
+  j.num("ccwsBaseScore", c.ccwsBaseScore);
+  j.num("ccwsKThrottle", c.ccwsKThrottle);
+  j.num("ccwsVtaEntries", c.ccwsVtaEntries);
+  j.dbl("clockMHz", c.clockMHz);
+  j.close();
+  j.open("mem");
+  cacheJson(j, "l1d", m.l1d);
+  cacheJson(j, "l1i", m.l1i);
+  cacheJson(j, "constCache", m.constCache);
+  cacheJson(j, "l2", m.l2);
+  j.num("l2TotalBytes", m.l2.enabled ? m.l2.capacity() * m.numPartitions : 0);
+  j.num("l1Latency", m.l1Latency);
+  j.num("l2Latency", m.l2Latency);
+  j.num("numPartitions", m.numPartitions);
+  j.num("partitionInterleaveBytes", m.partitionInterleaveBytes);
+  j.str("topology", m.topology);
+  j.num("icntLatency", m.icntLatency);
+  j.num("icntFlitBytes", m.icntFlitBytes);
+  j.dbl("icntClockMHz", m.icntClockMHz);
+  j.dbl("l2ClockMHz", m.l2ClockMHz);
+  j.close();
+  j.open("dram");
+  j.str("type", d.type);
+  j.num("channelsPerPartition", d.channelsPerPartition);
+  j.num("banks", d.banks);
+  j.num("rowBytes", d.rowBytes);
+  j.num("busWidthBytes", d.busWidthBytes);
+  j.num("burstLength", d.burstLength);
+  j.num("queueEntries", d.queueEntries);
+  j.str("scheduler", d.scheduler);
+  j.num("tCL", d.tCL);
+  j.num("tRCD", d.tRCD);
+  j.num("tRP", d.tRP);
+  j.num("tRAS", d.tRAS);
+  j.num("tRC", d.tRC);
+  j.num("tCCD", d.tCCD);
+  j.num("tWR", d.tWR);
+  j.num("tRRD", d.tRRD);
+  j.num("tWTR", d.tWTR);
+  j.num("tRTW", d.tRTW);
+  j.num("tBurst", d.tBurst);
+  j.num("tREFI", d.tREFI);
+  j.num("tRFC", d.tRFC);
+  j.dbl("clockMHz", d.clockMHz);
+  j.num("dataRate", d.dataRate);
+  // peak bandwidth of all channels, GB/s
+  j.dbl("peakGBps", double(d.busWidthBytes) * d.dataRate * d.clockMHz * 1e6 *
+                        d.channelsPerPartition * m.numPartitions / 1e9);
+  j.close();
+  j.dbl("pcieGBps", cfg.pcieGBps);
+  j.dbl("pcieLatencyUs", cfg.pcieLatencyUs);
+  std::string sources = "[";
+  for (size_t i = 0; i < cfg.sources.size(); ++i)
+    sources += (i ? ", " : "") + jsonQuote(cfg.sources[i]);
+  j.raw("sources", sources + "]");
+  j.close();
+  return j.take();
+}
+
 } // namespace ptxsim::timing
