@@ -36,7 +36,7 @@ struct MemorySystem::Partition {
   std::vector<Cycle> chanNext; ///< DRAM cycle at which each busy channel next needs a tick
   Ring<Timed> in;              ///< requests, with the L2 cycle they may be served
   Ring<Timed> out;             ///< responses, with the icnt cycle they may leave
-  std::vector<Ring<MemRequest>> toDram; ///< per channel, waiting for the channel queue
+  std::vector<Ring<Timed>> toDram; ///< per channel, with the first DRAM cycle it may be pushed
   uint32_t toDramCount = 0;
   uint32_t incoming = 0; ///< packets in flight to this partition plus `in`
   std::vector<MemRequest> pool; ///< requests waiting in L2 MSHRs (token = slot)
@@ -95,7 +95,7 @@ Cycle MemorySystem::convert(Cycle c, const Domain &from, const Domain &to) {
   return Cycle((num + from.khz - 1) / from.khz);
 }
 
-void MemorySystem::push(uint32_t sm, const MemRequest &r, Cycle) {
+void MemorySystem::push(uint32_t sm, const MemRequest &r, Cycle coreNow) {
   MemRequest q = r;
   q.sm = sm;
   q.isResponse = false;
@@ -106,7 +106,9 @@ void MemorySystem::push(uint32_t sm, const MemRequest &r, Cycle) {
     for (uint64_t s = off / 32; s <= last / 32; ++s)
       q.sectorMask |= 1u << s;
   }
-  smIn_[sm].push(q);
+  // Injection no earlier than the first icnt cycle of this core cycle (domains that were skipped
+  // over may be behind).
+  smIn_[sm].push({q, convert(coreNow, core_, icntD_)});
   ++smInPending_;
 }
 
@@ -123,7 +125,7 @@ uint32_t MemorySystem::toL2Mask(const MemRequest &r, uint64_t local) const {
 }
 
 void MemorySystem::sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask, bool write,
-                              Cycle) {
+                              Cycle l2Now) {
   if (!l2Mask)
     return;
   uint32_t sb = cfg_.mem.l2.sectorBytes;
@@ -137,7 +139,7 @@ void MemorySystem::sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask,
   d.sectorMask = l2Mask;
   d.write = write;
   d.partition = p.id;
-  p.toDram[ch].push(d);
+  p.toDram[ch].push({d, convert(l2Now, l2D_, dramD_)});
   ++p.toDramCount;
   if (write)
     ++p.stats.dramWrites;
@@ -147,14 +149,17 @@ void MemorySystem::sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask,
 
 void MemorySystem::icntCycle(Cycle c) {
   if (smInPending_) {
-    for (uint32_t s = 0; s < numSms_; ++s) {
-      Ring<MemRequest> &q = smIn_[s];
-      if (q.empty() || !icnt_.canSend(icnt_.smNode(s), c))
+    // Round-robin priority among SMs for partition input credits.
+    uint32_t start = rrSm_;
+    rrSm_ = rrSm_ + 1 == numSms_ ? 0 : rrSm_ + 1;
+    for (uint32_t i = 0, s = start; i < numSms_; ++i, s = s + 1 == numSms_ ? 0 : s + 1) {
+      Ring<Timed> &q = smIn_[s];
+      if (q.empty() || q.front().second > c || !icnt_.canSend(icnt_.smNode(s), c))
         continue;
-      Partition &p = *parts_[q.front().partition];
+      Partition &p = *parts_[q.front().first.partition];
       if (p.incoming >= kPartitionInputEntries)
         continue;
-      icnt_.send(icnt_.smNode(s), icnt_.partitionNode(p.id), q.front(), c);
+      icnt_.send(icnt_.smNode(s), icnt_.partitionNode(p.id), q.front().first, c);
       q.pop();
       --smInPending_;
       ++p.incoming;
@@ -251,8 +256,8 @@ void MemorySystem::dramCycle(Partition &p, Cycle d) {
   for (uint32_t ch = 0; ch < channels_; ++ch) {
     DramChannel &dc = *p.chans[ch];
     bool pushed = false;
-    if (!p.toDram[ch].empty() && dc.canAccept()) {
-      dc.push(p.toDram[ch].pop(), d);
+    if (!p.toDram[ch].empty() && p.toDram[ch].front().second <= d && dc.canAccept()) {
+      dc.push(p.toDram[ch].pop().first, d);
       --p.toDramCount;
       pushed = true;
     }

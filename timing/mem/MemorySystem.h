@@ -27,9 +27,12 @@
 // chosen so an L2 hit seen by the LDST unit takes l2Latency cycles (TimingConfig says l2Latency
 // is the whole round trip). The final +1 is the core cycle boundary: responses delivered during
 // mem.tick(c) are popped in cycle c + 1. A response of n flits adds n - 1 cycles of reply
-// serialisation. An L2 miss replaces l2.hitLatency with: DRAM request push at the miss (next
-// DRAM cycle), DRAM service (tRCD + tCL + bursts on an idle closed bank), the fill seen by the L2
-// in its next cycle, + 1 L2 cycle to send the response.
+// serialisation. An L2 miss replaces l2.hitLatency with: the DRAM request pushed at the first
+// DRAM cycle not before the L2 miss, the DRAM service (tRCD + tCL + bursts on an idle closed
+// bank), the fill taken by the L2 in the core cycle after the DRAM cycle that completed it, and
+// one L2 cycle before the response leaves (defaults: 140 core cycles for a 128-byte fill;
+// MemSystemTest spells out the arithmetic). Cross-domain hand-offs carry the receiving domain's
+// cycle, so idle skipping gives the same cycle counts as ticking every cycle.
 // Simplified: no reply-path backpressure (SMs always take responses); an atomic is one L2
 // read-modify-write per request regardless of lanes; writes allocate in L2 without fetching
 // (write-validate per 32-byte sector).
@@ -112,8 +115,10 @@ private:
   uint32_t numSms_, numPartitions_, interleave_, channels_, rop_ = 0;
   Domain core_, icntD_, l2D_, dramD_;
   Interconnect icnt_;
-  std::vector<Ring<MemRequest>> smIn_, smOut_;
+  std::vector<Ring<std::pair<MemRequest, Cycle>>> smIn_; ///< with their first icnt cycle
+  std::vector<Ring<MemRequest>> smOut_;
   uint32_t smInPending_ = 0;
+  uint32_t rrSm_ = 0; ///< SM with injection priority this icnt cycle
   std::vector<std::unique_ptr<Partition>> parts_;
   std::vector<uint64_t> released_;
 };

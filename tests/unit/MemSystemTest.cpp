@@ -1,0 +1,343 @@
+// The LDST unit and the memory system below it (timing/mem/LdstUnit.h, MemorySystem.h,
+// timing/icnt/Interconnect.h): coalescing, shared-memory bank conflicts, unloaded latencies of
+// an L1 hit, an L2 hit and a DRAM access, streaming bandwidth against the DRAM peak, idle
+// skipping and determinism.
+
+#include "timing/mem/LdstUnit.h"
+#include "timing/mem/MemorySystem.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+namespace ptxsim::timing {
+namespace {
+
+// SMs' LDST units over one memory system, ticked like the GPU top level: every LDST unit, then
+// the memory system, once per core cycle.
+struct Rig {
+  explicit Rig(const TimingConfig &c) : cfg(c), mem(c) {
+    for (uint32_t s = 0; s < c.numSms(); ++s)
+      ldst.push_back(std::make_unique<LdstUnit>(c, s));
+  }
+  void step() {
+    for (auto &u : ldst) {
+      u->tick(now, mem);
+      while (u->hasCompletion())
+        done.push_back({u->popCompletion().second, now});
+    }
+    mem.tick(now);
+    ++now;
+  }
+  // Issues `a` on SM `sm` (waiting for the unit to accept) and runs until it completes;
+  // returns its latency in cycles.
+  Cycle run(uint32_t sm, const WarpMemAccess &a, uint64_t tag = 1) {
+    while (!ldst[sm]->canIssue(now))
+      step();
+    Cycle t0 = now;
+    ldst[sm]->issue(a, 0, tag, now);
+    size_t before = done.size();
+    for (int i = 0; i < 100000 && done.size() == before; ++i)
+      step();
+    EXPECT_EQ(done.size(), before + 1);
+    return done.back().second - t0;
+  }
+  bool idle() const {
+    for (auto &u : ldst)
+      if (!u->idle())
+        return false;
+    return mem.idle();
+  }
+  TimingConfig cfg;
+  MemorySystem mem;
+  std::vector<std::unique_ptr<LdstUnit>> ldst;
+  std::vector<std::pair<uint64_t, Cycle>> done; ///< (tag, completion cycle)
+  Cycle now = 0;
+};
+
+TimingConfig smallGpu() {
+  TimingConfig c;
+  c.core.numClusters = 4;
+  return c;
+}
+
+WarpMemAccess strided(MemSpaceKind space, uint64_t base, uint64_t stride, uint32_t bytes = 4) {
+  WarpMemAccess a;
+  a.space = space;
+  a.bytesPerLane = bytes;
+  a.mask = 0xffffffffu;
+  for (uint32_t l = 0; l < 32; ++l)
+    a.addr[l] = base + l * stride;
+  return a;
+}
+
+uint64_t stat(const std::vector<std::pair<std::string, uint64_t>> &v, const std::string &n) {
+  for (auto &p : v)
+    if (p.first == n)
+      return p.second;
+  ADD_FAILURE() << "no statistic " << n;
+  return 0;
+}
+
+TEST(LdstCoalesce, ConsecutiveWordsAreOneLineOfFourSectors) {
+  Rig r(smallGpu());
+  r.run(0, strided(MemSpaceKind::Global, 0x10000, 4));
+  auto s = r.ldst[0]->statPairs();
+  EXPECT_EQ(stat(s, "ldst.coalesced_transactions"), 1u);
+  EXPECT_EQ(stat(s, "ldst.sectors_touched"), 4u);
+  EXPECT_EQ(stat(s, "l1d.misses"), 1u);
+}
+
+TEST(LdstCoalesce, Stride128IsThirtyTwoLines) {
+  Rig r(smallGpu());
+  r.run(0, strided(MemSpaceKind::Global, 0x10000, 128));
+  auto s = r.ldst[0]->statPairs();
+  EXPECT_EQ(stat(s, "ldst.coalesced_transactions"), 32u);
+  EXPECT_EQ(stat(s, "ldst.sectors_touched"), 32u);
+  EXPECT_EQ(stat(s, "l1d.misses"), 32u);
+  EXPECT_EQ(stat(s, "ldst.requests_sent"), 32u);
+}
+
+TEST(LdstCoalesce, MisalignedAndLocalAccesses) {
+  Rig r(smallGpu());
+  // 8-byte elements starting 16 bytes into a line: 256 bytes over 3 lines
+  r.run(0, strided(MemSpaceKind::Global, 0x20010, 8, 8));
+  EXPECT_EQ(r.ldst[0]->stats().coalescedTransactions, 3u);
+  // every lane at the same local offset: one line (lane-interleaved words)
+  r.run(0, strided(MemSpaceKind::Local, 0x40, 0));
+  EXPECT_EQ(r.ldst[0]->stats().coalescedTransactions, 4u);
+  EXPECT_EQ(LdstUnit::localAddress(0, 0, 1, 0x40) - LdstUnit::localAddress(0, 0, 0, 0x40), 4u);
+  EXPECT_EQ(LdstUnit::localAddress(0, 0, 0, 0x44) - LdstUnit::localAddress(0, 0, 0, 0x40), 128u);
+}
+
+TEST(LdstShared, BankConflictDegrees) {
+  TimingConfig c = smallGpu();
+  Rig r(c);
+  uint32_t base = c.core.sharedLatency;
+  EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 0, 4)), base);       // stride 1 word
+  EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 0, 8)), base + 1);   // stride 2: 2-way
+  EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 0, 128)), base + 31); // stride 32: 32-way
+  EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 64, 0)), base);      // broadcast
+  EXPECT_EQ(r.ldst[0]->stats().sharedBankConflictCycles, 1u + 31u);
+  // a store is accepted once its wavefronts are through the banks
+  WarpMemAccess st = strided(MemSpaceKind::Shared, 0, 8);
+  st.write = true;
+  EXPECT_EQ(r.run(0, st), 1u);
+}
+
+TEST(LdstConst, BroadcastAndDistinctAddresses) {
+  Rig r(smallGpu());
+  WarpMemAccess a = strided(MemSpaceKind::Const, 0x9000, 0);
+  Cycle miss = r.run(0, a);
+  EXPECT_GT(miss, Cycle(r.cfg.mem.l2Latency));
+  EXPECT_EQ(r.run(0, a), r.cfg.mem.l1Latency); // broadcast hit: one access
+  // 4 distinct addresses in the same (now cached) line: one access per cycle
+  a = strided(MemSpaceKind::Const, 0x9000, 0);
+  for (uint32_t l = 0; l < 32; ++l)
+    a.addr[l] = 0x9000 + (l % 4) * 4;
+  EXPECT_EQ(r.run(0, a), r.cfg.mem.l1Latency + 3);
+  EXPECT_EQ(r.ldst[0]->stats().constAccesses, 1u + 1u + 4u);
+}
+
+// The unloaded latencies documented in MemorySystem.h.
+TEST(LdstLatency, L1HitL2HitAndDram) {
+  TimingConfig c = smallGpu();
+  Rig r(c);
+  WarpMemAccess a = strided(MemSpaceKind::Global, 0x100000, 0); // one word, all lanes
+  Cycle dram = r.run(0, a);
+  Cycle l1 = r.run(0, a);
+  Cycle l2 = r.run(1, a); // another SM: misses its L1, hits the L2
+  EXPECT_EQ(l1, c.mem.l1Latency);
+  // the default L1D is unsectored: the fill is a 128-byte response, 4 flits of 32 bytes
+  EXPECT_EQ(l2, c.mem.l2Latency + 3);
+  EXPECT_EQ(r.mem.ropCycles(), c.mem.l2Latency - 2 * c.mem.icntLatency - c.mem.l2.hitLatency - 1);
+  // DRAM (MemorySystem.h): icnt 8 + ROP 93 -> L2 miss at core/L2 cycle 101; DRAM push at DRAM
+  // cycle ceil(101 * 924 / 700) = 134, ACT, RD at +tRCD 12, data done at +tCL 12 + 2 bursts of
+  // 4 cycles (128 bytes) = DRAM cycle 166, which runs in core cycle 126; the L2 takes the fill in
+  // cycle 127, the response leaves at 128, icnt 8 + 3 flits of serialisation, popped at 140.
+  EXPECT_EQ(dram, 140u);
+  EXPECT_TRUE(r.idle());
+}
+
+TEST(LdstLatency, SectoredL1FetchesOneSector) {
+  TimingConfig c = smallGpu();
+  c.mem.l1d.sectorBytes = 32;
+  Rig r(c);
+  WarpMemAccess a = strided(MemSpaceKind::Global, 0x100000, 0);
+  r.run(0, a);
+  EXPECT_EQ(r.run(1, a), c.mem.l2Latency); // one-flit response: exactly l2Latency
+  WarpMemAccess b = strided(MemSpaceKind::Global, 0x100020, 0); // another sector: sector miss
+  r.run(1, b);
+  EXPECT_EQ(r.ldst[1]->l1d().stats().sectorMisses, 1u);
+}
+
+TEST(LdstStore, WriteThroughCompletesWhenAcceptedAndReachesL2) {
+  Rig r(smallGpu());
+  WarpMemAccess a = strided(MemSpaceKind::Global, 0x200000, 4);
+  a.write = true;
+  EXPECT_EQ(r.run(0, a), 0u); // accepted into the miss queue in its issue cycle
+  for (int i = 0; i < 400; ++i)
+    r.step();
+  auto s = r.mem.stats();
+  EXPECT_EQ(stat(s, "l2.writes"), 1u);
+  EXPECT_EQ(stat(r.ldst[0]->statPairs(), "l1d.hits"), 0u); // no allocation on a write miss
+  // the L2 holds the written sectors: a load of them is an L2 hit
+  a.write = false;
+  EXPECT_EQ(r.run(1, a), r.cfg.mem.l2Latency + 3);
+  EXPECT_TRUE(r.idle());
+}
+
+TEST(LdstAtomic, BypassesL1AndCompletesOnL2Response) {
+  Rig r(smallGpu());
+  WarpMemAccess a = strided(MemSpaceKind::Global, 0x300000, 0);
+  a.atomic = true;
+  Cycle first = r.run(0, a);
+  Cycle second = r.run(0, a);
+  EXPECT_GT(first, second);
+  EXPECT_EQ(second, r.cfg.mem.l2Latency); // one-sector atomic response: one flit
+  EXPECT_EQ(r.ldst[0]->l1d().stats().accesses, 0u);
+}
+
+TEST(LdstBackpressure, MshrFullStallsAndCounts) {
+  TimingConfig c = smallGpu();
+  c.mem.l1d.mshrEntries = 4;
+  Rig r(c);
+  r.run(0, strided(MemSpaceKind::Global, 0x400000, 128));
+  EXPECT_GT(r.ldst[0]->stats().stallCycles, 0u);
+  EXPECT_GT(r.ldst[0]->l1d().stats().reservationFails, 0u);
+  EXPECT_EQ(r.ldst[0]->l1d().stats().misses, 32u);
+}
+
+TEST(LdstCcws, MissAndEvictionHooksReportOwner) {
+  TimingConfig c = smallGpu();
+  c.mem.l1d.sets = 1;
+  c.mem.l1d.ways = 1;
+  Rig r(c);
+  std::vector<std::pair<uint32_t, uint64_t>> misses, evicts;
+  r.ldst[0]->onL1Miss = [&](uint32_t w, uint64_t l, Cycle) { misses.push_back({w, l}); };
+  r.ldst[0]->onL1Evict = [&](uint32_t w, uint64_t l, Cycle) { evicts.push_back({w, l}); };
+  WarpMemAccess a = strided(MemSpaceKind::Global, 0x500000, 0);
+  while (!r.ldst[0]->canIssue(r.now))
+    r.step();
+  r.ldst[0]->issue(a, 5, 1, r.now);
+  for (int i = 0; i < 1000; ++i)
+    r.step();
+  a = strided(MemSpaceKind::Global, 0x500080, 0);
+  r.ldst[0]->issue(a, 6, 2, r.now);
+  for (int i = 0; i < 1000; ++i)
+    r.step();
+  ASSERT_EQ(misses.size(), 2u);
+  EXPECT_EQ(misses[1], (std::pair<uint32_t, uint64_t>{6, 0x500080}));
+  ASSERT_EQ(evicts.size(), 1u);
+  EXPECT_EQ(evicts[0], (std::pair<uint32_t, uint64_t>{5, 0x500000}));
+}
+
+// Streams distinct lines from every SM straight into the memory system and compares the data
+// returned per core cycle with the DRAM peak.
+double streamFraction(const TimingConfig &c, Cycle cycles, Cycle *usedCycles = nullptr) {
+  MemorySystem mem(c);
+  uint64_t next = 0, bytes = 0;
+  for (Cycle now = 0; now < cycles; ++now) {
+    for (uint32_t s = 0; s < c.numSms(); ++s) {
+      while (mem.hasResponse(s))
+        bytes += mem.popResponse(s).bytes;
+      if (mem.canAccept(s)) {
+        MemRequest q;
+        q.id = next;
+        q.addr = next * 128;
+        q.bytes = 128;
+        q.sectorMask = 0xf;
+        mem.push(s, q, now);
+        ++next;
+      }
+    }
+    mem.tick(now);
+  }
+  if (usedCycles)
+    *usedCycles = cycles;
+  DramChannel probe(c.dram, 0);
+  double peakPerCore = probe.peakBytesPerCycle() * c.dram.clockMHz / c.core.clockMHz *
+                       c.mem.numPartitions * c.dram.channelsPerPartition;
+  return double(bytes) / double(cycles) / peakPerCore;
+}
+
+TEST(MemSystemBandwidth, StreamingApproachesDramPeak) {
+  TimingConfig c; // 15 SMs, 6 partitions
+  double f = streamFraction(c, 20000);
+  EXPECT_GT(f, 0.85) << "fraction of DRAM peak " << f;
+  EXPECT_LE(f, 1.0);
+}
+
+TEST(MemSystemIcnt, MeshLatencyGrowsWithDistance) {
+  MemoryConfig m;
+  m.topology = "mesh";
+  Interconnect net(m, 4, 5); // 9 nodes on a 3x3 grid
+  EXPECT_EQ(net.latency(0, 1), m.icntLatency);
+  EXPECT_EQ(net.latency(0, 8), 4 * m.icntLatency);
+  MemoryConfig x;
+  Interconnect xbar(x, 4, 5);
+  MemRequest w;
+  w.write = true;
+  w.bytes = 128;
+  EXPECT_EQ(xbar.flitsFor(w), 4u);
+  xbar.send(0, 5, w, 0);
+  xbar.send(1, 5, w, 0); // same destination port: serialised behind the first packet
+  EXPECT_FALSE(xbar.hasArrival(5, x.icntLatency + 2));
+  EXPECT_TRUE(xbar.hasArrival(5, x.icntLatency + 3));
+  xbar.pop(5);
+  EXPECT_FALSE(xbar.hasArrival(5, x.icntLatency + 6));
+  EXPECT_TRUE(xbar.hasArrival(5, x.icntLatency + 7));
+}
+
+// A mixed workload, run with every cycle ticked and with idle skipping: same completion cycles
+// and statistics. Run twice: identical.
+std::vector<std::pair<uint64_t, Cycle>> mixed(bool skip, std::vector<std::pair<std::string, uint64_t>> *st) {
+  TimingConfig c = smallGpu();
+  Rig r(c);
+  uint64_t tag = 0;
+  for (int round = 0; round < 6; ++round) {
+    for (uint32_t s = 0; s < c.numSms(); ++s) {
+      WarpMemAccess a = strided(round % 3 == 2 ? MemSpaceKind::Shared : MemSpaceKind::Global,
+                                0x1000000 + round * 4096 + s * 256, round % 2 ? 132 : 4);
+      a.write = round == 3;
+      while (!r.ldst[s]->canIssue(r.now))
+        r.step();
+      r.ldst[s]->issue(a, round, ++tag, r.now);
+    }
+    for (int i = 0; i < 50; ++i)
+      r.step();
+  }
+  while (!r.idle()) {
+    if (skip) {
+      Cycle next = r.mem.nextEventCycle(r.now - 1);
+      for (auto &u : r.ldst)
+        next = std::min(next, u->nextEventCycle(r.now - 1));
+      if (next != kNever && next > r.now)
+        r.now = next;
+    }
+    r.step();
+  }
+  if (st) {
+    *st = r.mem.stats();
+    for (auto &u : r.ldst)
+      for (auto &p : u->statPairs())
+        st->push_back(p);
+  }
+  return r.done;
+}
+
+TEST(MemSystemDeterminism, RepeatableAndIdleSkippingIsExact) {
+  std::vector<std::pair<std::string, uint64_t>> s1, s2, s3;
+  auto a = mixed(false, &s1);
+  auto b = mixed(false, &s2);
+  auto c = mixed(true, &s3);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(s1, s2);
+  EXPECT_EQ(a, c);
+  EXPECT_EQ(s1, s3);
+  EXPECT_EQ(a.size(), 6u * 4u);
+}
+
+} // namespace
+} // namespace ptxsim::timing
