@@ -161,17 +161,37 @@ void DramChannel::issue(size_t i, Cmd c, Cycle now) {
 }
 
 void DramChannel::scheduleRequests(Cycle now) {
+  Cycle soonest = kNever;
   if (policy_ == DramSchedulerKind::FrFcfs) {
-    for (size_t i = 0; i < queue_.size(); ++i)
-      if (nextCmd(queue_[i]) == Cmd::Col && earliest(queue_[i], Cmd::Col) <= now)
-        return issue(i, Cmd::Col, now);
+    // banks whose open row some queued request hits: they are not precharged
+    uint64_t pendingHit[4] = {0, 0, 0, 0};
+    bool wide = banks_.size() > 256;
+    for (size_t i = 0; i < queue_.size(); ++i) {
+      const Entry &e = queue_[i];
+      Cmd c = nextCmd(e);
+      if (c == Cmd::Col) {
+        Cycle t = earliest(e, Cmd::Col);
+        if (t <= now)
+          return issue(i, Cmd::Col, now);
+        soonest = std::min(soonest, t);
+        if (!wide)
+          pendingHit[e.da.bank / 64] |= 1ull << (e.da.bank % 64);
+      }
+    }
     for (size_t i = 0; i < queue_.size(); ++i) {
       Cmd c = nextCmd(queue_[i]);
-      if (c == Cmd::Col || (c == Cmd::Pre && rowHasPendingHit(queue_[i].da.bank)))
+      if (c == Cmd::Col)
         continue;
-      if (earliest(queue_[i], c) <= now)
+      uint32_t bank = queue_[i].da.bank;
+      bool hit = wide ? rowHasPendingHit(bank) : (pendingHit[bank / 64] >> (bank % 64)) & 1;
+      if (c == Cmd::Pre && hit)
+        continue;
+      Cycle t = earliest(queue_[i], c);
+      if (t <= now)
         return issue(i, c, now);
+      soonest = std::min(soonest, t);
     }
+    (void)soonest;
     return;
   }
   std::vector<bool> seen(banks_.size(), false);
@@ -181,9 +201,12 @@ void DramChannel::scheduleRequests(Cycle now) {
       continue;
     seen[bank] = true;
     Cmd c = nextCmd(queue_[i]);
-    if (earliest(queue_[i], c) <= now)
+    Cycle t = earliest(queue_[i], c);
+    if (t <= now)
       return issue(i, c, now);
+    soonest = std::min(soonest, t);
   }
+  (void)soonest;
 }
 
 bool DramChannel::refreshStep(Cycle now) {

@@ -178,6 +178,7 @@ private:
   Cycle refreshDue_ = 0;
   bool refreshPending_ = false;
 
+
   Stats stats_;
 };
 

@@ -122,6 +122,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
       continue;
     s.w = &grid_->warp(cta, k);
     s.active = true;
+    s.wakeAt = 0;
     s.cta = ctaIndex;
     s.age = age * 64 + k;
     std::fill(s.regReady.begin(), s.regReady.end(), 0);
@@ -281,6 +282,7 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
       for (unsigned k = 0; k < s.pending[i].n; ++k)
         s.ready(s.pending[i].rd[k]) = now;
       s.pending.erase(s.pending.begin() + (long)i);
+      s.wakeAt = 0;
       break;
     }
   }
@@ -299,6 +301,13 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
       Slot &s = slots_[slot];
       if (!s.active)
         continue;
+      if (now < s.wakeAt) { // still blocked on its operands
+        anyLive = true;
+        ++stats_.warpCyclesResident;
+        if (s.blockedBy == StallReason::Memory || worst == StallReason::None)
+          worst = s.blockedBy;
+        continue;
+      }
       const Inst *in = ptx::exec::peekWarp(*s.w);
       if (!in) {
         if (s.w->state == ptx::exec::WarpState::AtBarrier) {
@@ -313,6 +322,14 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
       if (!operandsReady(s, *in, now, why)) {
         if (why == StallReason::Memory || worst == StallReason::None)
           worst = why;
+        // sleep until the operands can be ready: a finite scoreboard time, or a load's return
+        Cycle wake = 0;
+        for (unsigned i = 0; i < in->nrs; ++i)
+          wake = std::max(wake, s.readyAt(in->rs[i]));
+        for (unsigned i = 0; i < in->nrd; ++i)
+          wake = std::max(wake, s.readyAt(in->rd[i]));
+        s.wakeAt = wake;
+        s.blockedBy = why;
         continue;
       }
       PipeId p = pipeFor(*in);

@@ -86,6 +86,10 @@ private:
       uint8_t n;
     };
     std::vector<Pending> pending; ///< loads and atomics whose results are not back yet
+    /// The warp cannot issue before this cycle (kNever: until one of its loads returns); saves
+    /// re-checking blocked warps every cycle.
+    Cycle wakeAt = 0;
+    StallReason blockedBy = StallReason::None;
     Cycle &ready(uint16_t r);
     Cycle readyAt(uint16_t r) const;
   };
