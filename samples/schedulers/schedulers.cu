@@ -30,7 +30,7 @@ __global__ void computeBound(int *out, int iters) {
 }
 
 int main() {
-  const int blocks = 30, threads = 256, linesPerWarp = 8, passes = 8;
+  const int blocks = 30, threads = 256, linesPerWarp = 24, passes = 4;
   const int warps = blocks * threads / 32, n = warps * linesPerWarp * 32;
   std::vector<int> h(n);
   Rng rng(7);

@@ -38,9 +38,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     return err;
   uint32_t threads = (uint32_t)p.block.count();
   uint32_t shared = p.kernel->staticShared + p.dynamicShared;
+  // Scheduler counters are cumulative: the kernel's share is the difference.
+  std::vector<std::pair<std::string, double>> before;
   for (auto &sm : sms_) {
     sm->resetStats();
-    sm->beginKernel(grid.get(), p.kernel, threads, shared);
+    sm->appendStats(before);
+    sm->beginKernel(grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
   }
   mem_->resetStats();
   const Cycle start = now_;
@@ -166,6 +169,8 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   std::vector<std::pair<std::string, double>> smVals;
   for (auto &sm : sms_)
     sm->appendStats(smVals);
+  for (auto &b : before)
+    smVals.push_back({b.first, -b.second});
   std::vector<std::pair<std::string, double>> merged;
   for (auto &kv : smVals) {
     auto it = std::find_if(merged.begin(), merged.end(), [&](auto &m) { return m.first == kv.first; });

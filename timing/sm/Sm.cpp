@@ -78,8 +78,9 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
 Sm::~Sm() = default;
 
 void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kernel,
-                     uint32_t threadsPerCta, uint32_t sharedPerCta) {
+                     uint32_t threadsPerCta, uint32_t sharedPerCta, uint64_t arenaBase) {
   grid_ = grid;
+  arenaBase_ = arenaBase;
   kernel_ = kernel;
   threadsPerCta_ = threadsPerCta;
   sharedPerCta_ = sharedPerCta;
@@ -239,6 +240,9 @@ void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
     a.mask = rec_.execMask;
     std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
+    if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)
+      for (unsigned l = 0; l < 32; ++l)
+        a.addr[l] = a.addr[l] - arenaBase_ + kDeviceBase;
     uint64_t tag = nextTag_++;
     ldst_->issue(a, slotIndex, tag, now);
     longLatency = a.space == MemSpaceKind::Global || a.space == MemSpaceKind::Local;
@@ -419,7 +423,10 @@ void Sm::skipCycles(uint64_t n) {
       stats_.stall[size_t(r)] += n;
 }
 
-void Sm::resetStats() { stats_ = SmStats{}; }
+void Sm::resetStats() {
+  stats_ = SmStats{};
+  ldst_->resetStats();
+}
 
 void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
   for (auto &kv : ldst_->statPairs())

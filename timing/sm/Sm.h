@@ -49,8 +49,12 @@ public:
 
   uint32_t id() const { return id_; }
   /// Begins a kernel: the grid whose CTAs this SM will run.
+  /// `arenaBase` is the host address of device memory's first byte: the model sees device
+  /// addresses relative to it (plus kDeviceBase), so cycle counts do not depend on where the
+  /// host's address-space randomisation put the arena.
   void beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kernel, uint32_t threadsPerCta,
-                   uint32_t sharedPerCta);
+                   uint32_t sharedPerCta, uint64_t arenaBase);
+  static constexpr uint64_t kDeviceBase = uint64_t(1) << 36;
   /// True when one more CTA of the current kernel fits (threads, CTA slots, registers, shared).
   bool canTakeCta() const;
   void addCta(ptx::exec::Cta *cta, uint64_t age);
@@ -120,6 +124,7 @@ private:
   ptx::exec::SteppedGrid *grid_ = nullptr;
   const ptx::exec::Kernel *kernel_ = nullptr;
   uint32_t threadsPerCta_ = 0, sharedPerCta_ = 0, regsPerCta_ = 0;
+  uint64_t arenaBase_ = 0;
   uint32_t usedThreads_ = 0, usedShared_ = 0, usedRegs_ = 0;
   uint64_t nextTag_ = 1;
   std::vector<StallReason> lastStall_; ///< per scheduler, from the last tick
