@@ -47,9 +47,9 @@ struct CoreConfig {
   // functional units: number of pipelines, latency, initiation interval (cycles between issues)
   uint32_t spUnits = 2, spLatency = 4, spInterval = 1;
   uint32_t intLatency = 4;           ///< integer ALU ops run on the SP pipes with this latency
-  uint32_t dpUnits = 1, dpLatency = 8, dpInterval = 8;
+  uint32_t dpUnits = 1, dpLatency = 8, dpInterval = 8; ///< dpUnits 0: FP64 runs on the SFUs (Fermi)
   uint32_t sfuUnits = 1, sfuLatency = 20, sfuInterval = 8;
-  uint32_t tensorUnits = 1, tensorLatency = 32, tensorInterval = 16;
+  uint32_t tensorUnits = 1, tensorLatency = 32, tensorInterval = 16; ///< 0 units: no tensor pipe (MMA runs on SP)
   uint32_t ldstUnits = 1, ldstInterval = 1;
   uint32_t mulLatency = 8;           ///< integer multiply / mad
   uint32_t branchLatency = 4;
@@ -117,6 +117,13 @@ struct TimingConfig {
 /// warnings instead of errors. Returns false with diagnostics (file:line) on errors.
 bool loadTimingConfig(const std::vector<std::string> &files, bool lenient, TimingConfig &out,
                       DiagEngine &diags);
+/// Like the above, then `args` (command-line style `-name value` pairs) over the files.
+bool loadTimingConfig(const std::vector<std::string> &files, const std::vector<std::string> &args,
+                      bool lenient, TimingConfig &out, DiagEngine &diags);
+/// The effective configuration as an option file that loads back to the same values.
+std::string timingConfigText(const TimingConfig &cfg);
+/// The option reference (every option, its default and meaning) as a markdown table.
+std::string timingConfigMarkdown();
 /// Checks consistency (powers of two where needed, non-zero sizes); errors name the option.
 bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags);
 /// The effective configuration as JSON (dumped at start-up and into the stats file).

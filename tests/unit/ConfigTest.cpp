@@ -9,14 +9,6 @@
 #include <fstream>
 #include <sstream>
 
-namespace ptxsim::timing {
-// Defined in TimingConfig.cpp, not yet declared in TimingConfig.h.
-bool loadTimingConfig(const std::vector<std::string> &files, const std::vector<std::string> &args,
-                      bool lenient, TimingConfig &out, DiagEngine &diags);
-std::string timingConfigText(const TimingConfig &cfg);
-std::string timingConfigMarkdown();
-} // namespace ptxsim::timing
-
 namespace ptxsim {
 namespace {
 

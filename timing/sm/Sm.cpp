@@ -165,7 +165,7 @@ Sm::PipeId Sm::pipeFor(const Inst &in) const {
   case OpClass::Fp32:
   case OpClass::Half:
   case OpClass::Warp: return kSp;
-  case OpClass::Fp64: return kDp;
+  case OpClass::Fp64: return cfg_.core.dpUnits ? kDp : kSfu; // Fermi: FP64 on the SFUs
   case OpClass::Sfu: return kSfu;
   case OpClass::Mem:
   case OpClass::Atomic: return kLdst;
