@@ -450,10 +450,8 @@ bool lowerMma(LowerCtx &c) {
   uint32_t idx = table().add(op);
   if (idx == WmmaTable::kFull)
     return c.unsupported("more wmma instructions than the simulator's table holds");
-  ir::OpClass cls = op.ta == Elem::F64 ? ir::OpClass::Fp64
-                  : in8                ? ir::OpClass::Alu
-                  : op.ta == Elem::TF32 ? ir::OpClass::Fp32
-                                        : ir::OpClass::Half;
+  (void)in8;
+  ir::OpClass cls = ir::OpClass::Tensor; // every matrix multiply-accumulate runs on the tensor pipe
   ir::Inst &in = c.emit(wmmaMmaFn, cls);
   in.aux = idx;
   return true;

@@ -61,7 +61,7 @@ enum class Ctl : uint8_t {
 };
 
 /// Coarse class for timing models and statistics.
-enum class OpClass : uint8_t { Alu, Mul, Fp32, Fp64, Half, Sfu, Mem, Atomic, Control, Sync, Warp, Misc };
+enum class OpClass : uint8_t { Alu, Mul, Fp32, Fp64, Half, Sfu, Mem, Atomic, Control, Sync, Warp, Misc, Tensor };
 
 struct Inst {
   ExecFn fn = nullptr;

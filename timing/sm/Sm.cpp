@@ -172,6 +172,7 @@ Sm::PipeId Sm::pipeFor(const Inst &in) const {
   case OpClass::Control: return kBranch;
   case OpClass::Sync: return kSync;
   case OpClass::Misc: return kMisc;
+  case OpClass::Tensor: return cfg_.core.tensorUnits ? kTensor : kSp;
   }
   return kMisc;
 }
