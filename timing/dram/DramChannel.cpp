@@ -1,4 +1,5 @@
 #include "timing/dram/DramChannel.h"
+#include <cstdlib>
 
 #include <algorithm>
 #include <cassert>
@@ -64,6 +65,7 @@ DramAddress DramChannel::decode(uint64_t addr) const {
 bool DramChannel::canAccept() const { return queue_.size() < cfg_.queueEntries; }
 
 void DramChannel::push(const MemRequest &r, Cycle now) {
+  sleepUntil_ = 0;
   assert(canAccept() && "DramChannel::push without canAccept()");
   catchUpIdle(now);
   Entry e;
@@ -113,6 +115,7 @@ bool DramChannel::rowHasPendingHit(uint32_t bank) const {
 }
 
 void DramChannel::issue(size_t i, Cmd c, Cycle now) {
+  sleepUntil_ = 0;
   Entry &e = queue_[i];
   Bank &b = banks_[e.da.bank];
   switch (c) {
@@ -161,6 +164,10 @@ void DramChannel::issue(size_t i, Cmd c, Cycle now) {
 }
 
 void DramChannel::scheduleRequests(Cycle now) {
+  // Bank and bus state change only when a command issues (a refresh only delays), so after a
+  // scan that found nothing, nothing can issue before the earliest time that scan computed.
+  if (now < sleepUntil_)
+    return;
   Cycle soonest = kNever;
   if (policy_ == DramSchedulerKind::FrFcfs) {
     // banks whose open row some queued request hits: they are not precharged
@@ -191,7 +198,7 @@ void DramChannel::scheduleRequests(Cycle now) {
         return issue(i, c, now);
       soonest = std::min(soonest, t);
     }
-    (void)soonest;
+    sleepUntil_ = soonest;
     return;
   }
   std::vector<bool> seen(banks_.size(), false);
@@ -206,7 +213,7 @@ void DramChannel::scheduleRequests(Cycle now) {
       return issue(i, c, now);
     soonest = std::min(soonest, t);
   }
-  (void)soonest;
+  sleepUntil_ = soonest;
 }
 
 bool DramChannel::refreshStep(Cycle now) {
@@ -226,6 +233,7 @@ bool DramChannel::refreshStep(Cycle now) {
     if (b.preReady <= now) {
       b.open = false;
       b.actReady = std::max(b.actReady, now + cfg_.tRP);
+      sleepUntil_ = 0; // bank state changed outside issue()
       ++stats_.precharges;
       return true;
     }
@@ -238,6 +246,7 @@ bool DramChannel::refreshStep(Cycle now) {
   if (allReady <= now) {
     for (Bank &b : banks_)
       b.actReady = now + cfg_.tRFC;
+    sleepUntil_ = 0;
     ++stats_.refreshes;
     refreshPending_ = false;
   }

@@ -177,7 +177,8 @@ private:
   Cycle nextTick_ = 0;  ///< first cycle not yet ticked
   Cycle refreshDue_ = 0;
   bool refreshPending_ = false;
-
+  /// scheduleRequests() found nothing to issue before this cycle (reset by push and issue).
+  Cycle sleepUntil_ = 0;
 
   Stats stats_;
 };
