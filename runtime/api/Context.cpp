@@ -82,6 +82,17 @@ Context &Context::get() {
   return *ctx;
 }
 
+namespace {
+/// Ends the program after a user input error (bad configuration). exit() would run the
+/// application's atexit handlers, which call back into the runtime while this thread holds
+/// the context lock; so flush and leave directly.
+[[noreturn]] void stopForUserError() {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(2);
+}
+} // namespace
+
 void Context::loadTimingConfigOnce() {
   if (timingCfgLoaded_)
     return;
@@ -91,7 +102,7 @@ void Context::loadTimingConfigOnce() {
     return;
   if (std::strcmp(mode, "timing") != 0) {
     std::fprintf(stderr, "ptxsim: PTXSIM_MODE must be 'functional' or 'timing', not '%s'\n", mode);
-    std::exit(2);
+    stopForUserError();
   }
   timingMode_ = true;
   std::vector<std::string> files;
@@ -119,7 +130,7 @@ void Context::loadTimingConfigOnce() {
   }
   if (!ok) {
     std::fprintf(stderr, "ptxsim: cannot use the timing configuration; stopping\n");
-    std::exit(2);
+    stopForUserError();
   }
 }
 

@@ -18,9 +18,17 @@ struct TimedRun {
   ptx::exec::LaunchResult result;
 };
 
+/// The defaults without instruction-fetch modelling, so latency microbenchmarks measure only
+/// the unit under test (straight-line test kernels would otherwise miss in the I-cache).
+timing::TimingConfig noFetch() {
+  timing::TimingConfig c;
+  c.mem.l1i.enabled = false;
+  return c;
+}
+
 class TimingHarness {
 public:
-  explicit TimingHarness(timing::TimingConfig cfg = {}) : cfg(cfg) {}
+  explicit TimingHarness(timing::TimingConfig cfg = noFetch()) : cfg(cfg) {}
   bool load(const std::string &ptx) { return h.load(ptx); }
   TimedRun run(const std::string &kernel, ptx::exec::Dim3 grid, ptx::exec::Dim3 block,
                std::vector<uint64_t> params) {
@@ -94,7 +102,7 @@ Cycle chaseCycles(timing::TimingConfig cfg, int n, uint64_t stride, uint64_t cou
 }
 
 TEST(Timing, PointerChaseSeesL1HitLatency) {
-  timing::TimingConfig cfg;
+  timing::TimingConfig cfg = noFetch();
   Cycle a = chaseCycles(cfg, 40, 8, 1), b = chaseCycles(cfg, 80, 8, 1);
   // L1 hit: data at issue + 1 (first coalescer piece) + l1Latency; the dependent load issues
   // in the cycle the data arrives
@@ -103,7 +111,7 @@ TEST(Timing, PointerChaseSeesL1HitLatency) {
 }
 
 TEST(Timing, PointerChaseOverL2AndDramIsSlowerInThatOrder) {
-  timing::TimingConfig cfg;
+  timing::TimingConfig cfg = noFetch();
   // 64 lines 128 bytes apart: 8 KiB fits L2 but thrashes a 1-way, 2-set L1
   timing::TimingConfig small = cfg;
   small.mem.l1d.sets = 2;
@@ -197,6 +205,29 @@ TEST(Timing, SharedBankConflictsCostTheirDegree) {
   EXPECT_EQ(perLoadConflict - perLoadNoConflict, 31u) << perLoadNoConflict << " " << perLoadConflict;
   EXPECT_GE(perLoadNoConflict, 1u);
   (void)cfg;
+}
+
+// Straight-line code misses in the L1 instruction cache once per line; run again, the
+// instructions are still cached.
+TEST(Timing, InstructionCacheMissesCostAnL2AccessPerLine) {
+  timing::TimingConfig cfg; // fetch modelled
+  TimingHarness t(cfg);
+  ASSERT_TRUE(t.load(aluChain(160))) << t.h.errors;
+  uint64_t out = t.h.alloc(4);
+  auto cold = t.run("k", {1}, {1}, {out});
+  auto warm = t.run("k", {1}, {1}, {out});
+  ASSERT_TRUE(cold.result.ok() && warm.result.ok());
+  double misses = cold.stats.get("l1i.misses");
+  // 166 instructions of 8 bytes: 11 lines of 128 bytes (a few more when not line-aligned)
+  EXPECT_GE(misses, 11);
+  EXPECT_LE(misses, 12);
+  double warmMisses = warm.stats.get("l1i.misses");
+  EXPECT_LE(warmMisses, 1); // at most the line shared with the kernel's last instructions
+  // each miss the warm run avoids saves about an L2 access (a miss can overlap the previous
+  // instruction's latency by a few cycles)
+  double saved = double(cold.stats.cycles - warm.stats.cycles);
+  EXPECT_GE(saved, (misses - warmMisses) * (cfg.mem.l2Latency - cfg.core.intLatency));
+  EXPECT_LE(saved, (misses - warmMisses) * cfg.mem.l2Latency);
 }
 
 TEST(Timing, RepeatedRunsGiveIdenticalCycles) {

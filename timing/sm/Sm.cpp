@@ -3,6 +3,7 @@
 #include "timing/mem/MemorySystem.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace ptxsim::timing {
 
@@ -65,6 +66,10 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   pipe(kSync, 1, 1, 1);
   pipe(kMisc, 1, 1, 1);
   ldst_ = std::make_unique<LdstUnit>(cfg_, id_);
+  if (cfg_.mem.l1i.enabled) {
+    l1iTag_.assign(size_t(cfg_.mem.l1i.sets) * cfg_.mem.l1i.ways, ~0ull);
+    l1iUsed_.assign(l1iTag_.size(), 0);
+  }
   ldst_->onL1Miss = [this](uint32_t slot, uint64_t line, Cycle now) {
     if (slot < slots_.size())
       scheds_[slots_[slot].sched]->l1Miss(slot, line, now);
@@ -124,6 +129,8 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.w = &grid_->warp(cta, k);
     s.active = true;
     s.wakeAt = 0;
+    s.fetchLine = ~0ull;
+    s.fetchReadyAt = 0;
     s.cta = ctaIndex;
     s.age = age * 64 + k;
     std::fill(s.regReady.begin(), s.regReady.end(), 0);
@@ -184,6 +191,38 @@ uint32_t Sm::latencyFor(const Inst &in, PipeId p) const {
   case OpClass::Mul: return c.mulLatency;
   default: return pipes_[p].latency;
   }
+}
+
+bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
+  if (l1iTag_.empty())
+    return true;
+  const ptx::ir::Function &fn = *s.w->fn;
+  // instructions are 8 bytes; each function gets its own code region (from its name, so the
+  // layout is the same in every run)
+  uint64_t base = (std::hash<std::string>{}(fn.name) & 0xfffff) << 24;
+  uint64_t pc = uint64_t(&in - fn.code.data());
+  uint64_t line = (base + pc * 8) / cfg_.mem.l1i.lineBytes;
+  if (line == s.fetchLine)
+    return now >= s.fetchReadyAt;
+  const CacheConfig &c = cfg_.mem.l1i;
+  size_t set = size_t(line % c.sets) * c.ways;
+  s.fetchLine = line;
+  for (uint32_t w = 0; w < c.ways; ++w)
+    if (l1iTag_[set + w] == line) {
+      l1iUsed_[set + w] = now;
+      ++stats_.l1iHits;
+      s.fetchReadyAt = now + cfg_.core.fetchLatency - 1; // pipelined: a hit does not stall
+      return now >= s.fetchReadyAt;
+    }
+  ++stats_.l1iMisses;
+  size_t victim = set;
+  for (uint32_t w = 1; w < c.ways; ++w)
+    if (l1iUsed_[set + w] < l1iUsed_[victim])
+      victim = set + w;
+  l1iTag_[victim] = line;
+  l1iUsed_[victim] = now;
+  s.fetchReadyAt = now + cfg_.mem.l2Latency;
+  return false;
 }
 
 bool Sm::operandsReady(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
@@ -323,6 +362,13 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
       }
       anyLive = true;
       ++stats_.warpCyclesResident;
+      if (!fetched(s, *in, now)) {
+        s.wakeAt = s.fetchReadyAt;
+        s.blockedBy = StallReason::Fetch;
+        if (worst == StallReason::None)
+          worst = StallReason::Fetch;
+        continue;
+      }
       StallReason why = StallReason::None;
       if (!operandsReady(s, *in, now, why)) {
         if (why == StallReason::Memory || worst == StallReason::None)
@@ -430,6 +476,8 @@ void Sm::resetStats() {
 }
 
 void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
+  out.push_back({"l1i.hits", (double)stats_.l1iHits});
+  out.push_back({"l1i.misses", (double)stats_.l1iMisses});
   for (auto &kv : ldst_->statPairs())
     out.push_back({kv.first, (double)kv.second});
   for (auto &sched : scheds_) {

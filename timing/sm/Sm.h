@@ -40,6 +40,7 @@ struct SmStats {
   uint64_t ctasRun = 0;
   uint64_t warpCyclesResident = 0; ///< sum over cycles of resident warps (for occupancy)
   uint64_t fuIssued[8] = {};       ///< by pipeline: sp, dp, sfu, tensor, ldst, branch, sync, misc
+  uint64_t l1iHits = 0, l1iMisses = 0;
 };
 
 class Sm {
@@ -94,6 +95,8 @@ private:
     /// re-checking blocked warps every cycle.
     Cycle wakeAt = 0;
     StallReason blockedBy = StallReason::None;
+    uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
+    Cycle fetchReadyAt = 0;     ///< the next instruction is in the buffer from this cycle
     Cycle &ready(uint16_t r);
     Cycle readyAt(uint16_t r) const;
   };
@@ -108,6 +111,9 @@ private:
   enum PipeId : uint8_t { kSp, kDp, kSfu, kTensor, kLdst, kBranch, kSync, kMisc, kNumPipes };
 
   PipeId pipeFor(const ptx::ir::Inst &in) const;
+  /// Instruction fetch: true when the instruction is in the warp's buffer at `now`; otherwise
+  /// the fetch (an L1I hit, or a miss served at L2 latency) is started or still in flight.
+  bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now);
   uint32_t latencyFor(const ptx::ir::Inst &in, PipeId p) const;
   bool operandsReady(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
   void issue(Slot &s, uint32_t slotIndex, Cycle now);
@@ -121,6 +127,9 @@ private:
   std::vector<CtaState> ctas_;
   std::array<Pipe, kNumPipes> pipes_;
   std::unique_ptr<LdstUnit> ldst_;
+  /// L1 instruction cache tags: sets x ways, LRU by last-use cycle.
+  std::vector<uint64_t> l1iTag_;
+  std::vector<Cycle> l1iUsed_;
   ptx::exec::SteppedGrid *grid_ = nullptr;
   const ptx::exec::Kernel *kernel_ = nullptr;
   uint32_t threadsPerCta_ = 0, sharedPerCta_ = 0, regsPerCta_ = 0;
