@@ -183,6 +183,18 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
   p.unifiedFunctionPointers = 0;
   p.deviceNumaId = -1;
   p.hostNumaId = -1;
+  if (ctx.timingMode()) {
+    // the configured GPU
+    const ptxsim::timing::TimingConfig &t = ctx.timingGpu().config();
+    std::snprintf(p.name, sizeof p.name, "ptxsim %s (timing model)", t.name.c_str());
+    p.multiProcessorCount = int(t.numSms());
+    p.maxThreadsPerMultiProcessor = int(t.core.maxThreadsPerSm);
+    p.maxBlocksPerMultiProcessor = int(t.core.maxCtasPerSm);
+    p.regsPerMultiprocessor = int(t.core.registersPerSm);
+    p.sharedMemPerMultiprocessor = t.core.sharedBytesPerSm;
+    p.l2CacheSize = int(uint64_t(t.mem.l2.capacity()) * t.mem.numPartitions);
+    p.warpSize = int(t.core.warpSize);
+  }
 }
 
 int attribute(Context &ctx, cudaDeviceAttr attr) {
