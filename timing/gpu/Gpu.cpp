@@ -51,6 +51,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   uint64_t nextCta = 0;
   size_t rr = 0;
   Cycle lastProgress = now_;
+  Cycle lastSample = now_;
   uint64_t lastInsts = 0;
   bool deadlock = false;
   for (;;) {
@@ -73,6 +74,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     if (grid->faulted())
       break;
+    if (sampleEvery_ && now_ - lastSample >= sampleEvery_) {
+      KernelTimingStats snap;
+      collect(snap, p.kernel->name, start, before);
+      sampler_(snap);
+      lastSample = now_;
+    }
     bool allIdle = nextCta == total && mem_->idle();
     for (auto &sm : sms_)
       allIdle = allIdle && sm->idle();
@@ -116,9 +123,14 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
                 "': timing model made no progress for 50 million cycles (deadlock in the model)";
   }
 
-  // Statistics
+  collect(st, p.kernel->name, start, before);
+  return r;
+}
+
+void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
+                  const std::vector<std::pair<std::string, double>> &before) const {
   st = KernelTimingStats{};
-  st.kernel = p.kernel->name;
+  st.kernel = kernel;
   st.cycles = now_ - start;
   st.seconds = double(st.cycles) / (cfg_.core.clockMHz * 1e6);
   SmStats sum;
@@ -191,7 +203,6 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   v.push_back({"gpu_tot_sim_insn", (double)sum.threadInsts});
   v.push_back({"NUM_STALL_CYCLES", (double)stalls});
   v.push_back({"MISSES_PER_1000_INSTR", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0});
-  return r;
 }
 
 std::string formatKernelStats(const KernelTimingStats &s) {

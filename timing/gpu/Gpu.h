@@ -13,6 +13,7 @@
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -43,6 +44,12 @@ public:
   const TimingConfig &config() const { return cfg_; }
   /// Runs one launch to completion in timing mode. `stats` receives the kernel's statistics.
   ptx::exec::LaunchResult runKernel(const ptx::exec::LaunchParams &p, KernelTimingStats &stats);
+  /// Calls `fn` with the kernel's statistics so far (cumulative since the kernel started)
+  /// about every `everyCycles` core cycles during runKernel (0: never). Power traces use it.
+  void setSampler(uint64_t everyCycles, std::function<void(const KernelTimingStats &)> fn) {
+    sampleEvery_ = everyCycles;
+    sampler_ = std::move(fn);
+  }
   /// Simulated seconds for a host<->device copy of `bytes` (PCIe-style bandwidth + latency).
   double copySeconds(uint64_t bytes) const;
 
@@ -51,7 +58,12 @@ private:
   ptx::exec::Engine &engine_;
   std::unique_ptr<MemorySystem> mem_;
   std::vector<std::unique_ptr<Sm>> sms_;
+  void collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
+               const std::vector<std::pair<std::string, double>> &before) const;
+
   Cycle now_ = 0; ///< core cycles since the GPU was created (kernels run back to back)
+  uint64_t sampleEvery_ = 0;
+  std::function<void(const KernelTimingStats &)> sampler_;
   uint64_t nextRequestId_ = 1;
 };
 

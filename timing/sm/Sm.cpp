@@ -130,6 +130,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.active = true;
     s.wakeAt = 0;
     s.fetchLine = ~0ull;
+    s.fetchFn = nullptr;
     s.fetchReadyAt = 0;
     s.cta = ctaIndex;
     s.age = age * 64 + k;
@@ -199,7 +200,11 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   const ptx::ir::Function &fn = *s.w->fn;
   // instructions are 8 bytes; each function gets its own code region (from its name, so the
   // layout is the same in every run)
-  uint64_t base = (std::hash<std::string>{}(fn.name) & 0xfffff) << 24;
+  if (s.fetchFn != &fn) {
+    s.fetchFn = &fn;
+    s.fetchBase = (std::hash<std::string>{}(fn.name) & 0xfffff) << 24;
+  }
+  uint64_t base = s.fetchBase;
   uint64_t pc = uint64_t(&in - fn.code.data());
   uint64_t line = (base + pc * 8) / cfg_.mem.l1i.lineBytes;
   if (line == s.fetchLine)
@@ -263,6 +268,11 @@ void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     return;
   ++stats_.warpInsts;
   stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
+  stats_.activeLaneInsts += (uint64_t)__builtin_popcount(rec_.execMask);
+  for (unsigned i = 0; i < in->nrs; ++i)
+    stats_.regReads += !(in->rs[i] & Inst::kPredBit);
+  for (unsigned i = 0; i < in->nrd; ++i)
+    stats_.regWrites += !(in->rd[i] & Inst::kPredBit);
   ++stats_.fuIssued[p];
   // a free unit of the pipeline takes the instruction
   Pipe &pipe = pipes_[p];
@@ -476,6 +486,9 @@ void Sm::resetStats() {
 }
 
 void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
+  out.push_back({"sm.regfile_reads", (double)stats_.regReads});
+  out.push_back({"sm.regfile_writes", (double)stats_.regWrites});
+  out.push_back({"sm.active_lane_insts", (double)stats_.activeLaneInsts});
   out.push_back({"l1i.hits", (double)stats_.l1iHits});
   out.push_back({"l1i.misses", (double)stats_.l1iMisses});
   for (auto &kv : ldst_->statPairs())

@@ -41,6 +41,8 @@ struct SmStats {
   uint64_t warpCyclesResident = 0; ///< sum over cycles of resident warps (for occupancy)
   uint64_t fuIssued[8] = {};       ///< by pipeline: sp, dp, sfu, tensor, ldst, branch, sync, misc
   uint64_t l1iHits = 0, l1iMisses = 0;
+  uint64_t regReads = 0, regWrites = 0; ///< warp-wide register file accesses (operands x lanes / 32)
+  uint64_t activeLaneInsts = 0;         ///< lanes that executed (guard true), summed
 };
 
 class Sm {
@@ -96,6 +98,8 @@ private:
     Cycle wakeAt = 0;
     StallReason blockedBy = StallReason::None;
     uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
+    const ptx::ir::Function *fetchFn = nullptr; ///< function whose code region fetchBase is
+    uint64_t fetchBase = 0;
     Cycle fetchReadyAt = 0;     ///< the next instruction is in the buffer from this cycle
     Cycle &ready(uint16_t r);
     Cycle readyAt(uint16_t r) const;
