@@ -473,13 +473,13 @@ ir::Inst &LowerCtx::emit(ir::ExecFn fn, ir::OpClass cls) {
     fl_.pendR.push_back(ir::Inst::kPredBit | in.guard);
   }
   for (uint16_t r : fl_.pendW)
-    if (in.nrd < 4)
+    if (in.nrd < sizeof in.rd / sizeof in.rd[0])
       in.rd[in.nrd++] = r;
   for (uint16_t r : fl_.pendR) {
     bool dup = false;
     for (unsigned i = 0; i < in.nrs; ++i)
       dup |= in.rs[i] == r;
-    if (!dup && in.nrs < 6)
+    if (!dup && in.nrs < sizeof in.rs / sizeof in.rs[0])
       in.rs[in.nrs++] = r;
   }
   fl_.pendR.clear();

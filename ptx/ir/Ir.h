@@ -86,8 +86,9 @@ struct Inst {
   /// Registers written and read, for dependency tracking in timing models: data register
   /// indices, or kPredBit | predicate index (the guard is among the reads).
   static constexpr uint16_t kPredBit = 0x8000;
-  uint16_t rd[4] = {0, 0, 0, 0};
-  uint16_t rs[6] = {0, 0, 0, 0, 0, 0};
+  /// Sized for wmma fragments: 8 destination and 16 source registers.
+  uint16_t rd[8] = {};
+  uint16_t rs[16] = {};
   uint8_t nrd = 0, nrs = 0;
   uint32_t line = 0, col = 0; ///< PTX source position of the opcode
   int32_t debugLoc = -1;      ///< index into the AST function's debugLocs

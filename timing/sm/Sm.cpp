@@ -297,7 +297,7 @@ void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     ldst_->issue(a, slotIndex, tag, now);
     longLatency = a.space == MemSpaceKind::Global || a.space == MemSpaceKind::Local;
     if (in->nrd) {
-      Slot::Pending pd{tag, {0, 0, 0, 0}, in->nrd};
+      Slot::Pending pd{tag, {}, in->nrd};
       for (unsigned i = 0; i < in->nrd; ++i) {
         pd.rd[i] = in->rd[i];
         s.ready(in->rd[i]) = kNever;

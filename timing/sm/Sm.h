@@ -89,7 +89,7 @@ private:
     std::vector<Cycle> predReady; ///< by predicate index
     struct Pending {
       uint64_t tag;
-      uint16_t rd[4];
+      uint16_t rd[8];
       uint8_t n;
     };
     std::vector<Pending> pending; ///< loads and atomics whose results are not back yet
