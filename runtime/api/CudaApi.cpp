@@ -183,6 +183,35 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
   p.unifiedFunctionPointers = 0;
   p.deviceNumaId = -1;
   p.hostNumaId = -1;
+  // Texture and surface limits of a current NVIDIA GPU (reported for queries; texture and
+  // surface objects themselves are not supported yet and say so when created).
+  p.maxTexture1D = 131072;
+  p.maxTexture1DMipmap = 32768;
+  p.maxTexture2D[0] = 131072; p.maxTexture2D[1] = 65536;
+  p.maxTexture2DMipmap[0] = 32768; p.maxTexture2DMipmap[1] = 32768;
+  p.maxTexture2DLinear[0] = 131072; p.maxTexture2DLinear[1] = 65000; p.maxTexture2DLinear[2] = 2097120;
+  p.maxTexture2DGather[0] = 32768; p.maxTexture2DGather[1] = 32768;
+  p.maxTexture3D[0] = 16384; p.maxTexture3D[1] = 16384; p.maxTexture3D[2] = 16384;
+  p.maxTexture3DAlt[0] = 8192; p.maxTexture3DAlt[1] = 8192; p.maxTexture3DAlt[2] = 32768;
+  p.maxTextureCubemap = 32768;
+  p.maxTexture1DLayered[0] = 32768; p.maxTexture1DLayered[1] = 2048;
+  p.maxTexture2DLayered[0] = 32768; p.maxTexture2DLayered[1] = 32768; p.maxTexture2DLayered[2] = 2048;
+  p.maxTextureCubemapLayered[0] = 32768; p.maxTextureCubemapLayered[1] = 2046;
+  p.maxSurface1D = 32768;
+  p.maxSurface2D[0] = 131072; p.maxSurface2D[1] = 65536;
+  p.maxSurface3D[0] = 16384; p.maxSurface3D[1] = 16384; p.maxSurface3D[2] = 16384;
+  p.maxSurface1DLayered[0] = 32768; p.maxSurface1DLayered[1] = 2048;
+  p.maxSurface2DLayered[0] = 32768; p.maxSurface2DLayered[1] = 32768; p.maxSurface2DLayered[2] = 2048;
+  p.maxSurfaceCubemap = 32768;
+  p.maxSurfaceCubemapLayered[0] = 32768; p.maxSurfaceCubemapLayered[1] = 2046;
+  p.pciBusID = 1;
+  p.pciDeviceID = 0;
+  p.pciDomainID = 0;
+  p.hostRegisterSupported = 1;
+  p.accessPolicyMaxWindowSize = 0;
+  p.persistingL2CacheMaxSize = 0;
+  p.memoryPoolsSupported = 0; // cudaMallocAsync works; the cudaMemPool* family does not yet
+  p.clusterLaunch = 0;
   if (ctx.timingMode()) {
     // the configured GPU
     const ptxsim::timing::TimingConfig &t = ctx.timingGpu().config();
@@ -249,6 +278,70 @@ int attribute(Context &ctx, cudaDeviceAttr attr) {
   case cudaDevAttrDirectManagedMemAccessFromHost: return 1;
   case cudaDevAttrMaxBlocksPerMultiprocessor: return p.maxBlocksPerMultiProcessor;
   case cudaDevAttrReservedSharedMemoryPerBlock: return int(p.reservedSharedMemPerBlock);
+  case cudaDevAttrMaxTexture1DWidth: return p.maxTexture1D;
+  case cudaDevAttrMaxTexture1DMipmappedWidth: return p.maxTexture1DMipmap;
+  case cudaDevAttrMaxTexture1DLinearWidth: return 1 << 27;
+  case cudaDevAttrMaxTexture2DWidth: return p.maxTexture2D[0];
+  case cudaDevAttrMaxTexture2DHeight: return p.maxTexture2D[1];
+  case cudaDevAttrMaxTexture2DMipmappedWidth: return p.maxTexture2DMipmap[0];
+  case cudaDevAttrMaxTexture2DMipmappedHeight: return p.maxTexture2DMipmap[1];
+  case cudaDevAttrMaxTexture2DLinearWidth: return p.maxTexture2DLinear[0];
+  case cudaDevAttrMaxTexture2DLinearHeight: return p.maxTexture2DLinear[1];
+  case cudaDevAttrMaxTexture2DLinearPitch: return p.maxTexture2DLinear[2];
+  case cudaDevAttrMaxTexture2DGatherWidth: return p.maxTexture2DGather[0];
+  case cudaDevAttrMaxTexture2DGatherHeight: return p.maxTexture2DGather[1];
+  case cudaDevAttrMaxTexture3DWidth: return p.maxTexture3D[0];
+  case cudaDevAttrMaxTexture3DHeight: return p.maxTexture3D[1];
+  case cudaDevAttrMaxTexture3DDepth: return p.maxTexture3D[2];
+  case cudaDevAttrMaxTexture3DWidthAlt: return p.maxTexture3DAlt[0];
+  case cudaDevAttrMaxTexture3DHeightAlt: return p.maxTexture3DAlt[1];
+  case cudaDevAttrMaxTexture3DDepthAlt: return p.maxTexture3DAlt[2];
+  case cudaDevAttrMaxTextureCubemapWidth: return p.maxTextureCubemap;
+  case cudaDevAttrMaxTexture1DLayeredWidth: return p.maxTexture1DLayered[0];
+  case cudaDevAttrMaxTexture1DLayeredLayers: return p.maxTexture1DLayered[1];
+  case cudaDevAttrMaxTexture2DLayeredWidth: return p.maxTexture2DLayered[0];
+  case cudaDevAttrMaxTexture2DLayeredHeight: return p.maxTexture2DLayered[1];
+  case cudaDevAttrMaxTexture2DLayeredLayers: return p.maxTexture2DLayered[2];
+  case cudaDevAttrMaxTextureCubemapLayeredWidth: return p.maxTextureCubemapLayered[0];
+  case cudaDevAttrMaxTextureCubemapLayeredLayers: return p.maxTextureCubemapLayered[1];
+  case cudaDevAttrMaxSurface1DWidth: return p.maxSurface1D;
+  case cudaDevAttrMaxSurface2DWidth: return p.maxSurface2D[0];
+  case cudaDevAttrMaxSurface2DHeight: return p.maxSurface2D[1];
+  case cudaDevAttrMaxSurface3DWidth: return p.maxSurface3D[0];
+  case cudaDevAttrMaxSurface3DHeight: return p.maxSurface3D[1];
+  case cudaDevAttrMaxSurface3DDepth: return p.maxSurface3D[2];
+  case cudaDevAttrMaxSurface1DLayeredWidth: return p.maxSurface1DLayered[0];
+  case cudaDevAttrMaxSurface1DLayeredLayers: return p.maxSurface1DLayered[1];
+  case cudaDevAttrMaxSurface2DLayeredWidth: return p.maxSurface2DLayered[0];
+  case cudaDevAttrMaxSurface2DLayeredHeight: return p.maxSurface2DLayered[1];
+  case cudaDevAttrMaxSurface2DLayeredLayers: return p.maxSurface2DLayered[2];
+  case cudaDevAttrMaxSurfaceCubemapWidth: return p.maxSurfaceCubemap;
+  case cudaDevAttrMaxSurfaceCubemapLayeredWidth: return p.maxSurfaceCubemapLayered[0];
+  case cudaDevAttrMaxSurfaceCubemapLayeredLayers: return p.maxSurfaceCubemapLayered[1];
+  case cudaDevAttrSurfaceAlignment: return int(p.surfaceAlignment);
+  case cudaDevAttrTexturePitchAlignment: return int(p.texturePitchAlignment);
+  case cudaDevAttrPciBusId: return p.pciBusID;
+  case cudaDevAttrPciDeviceId: return p.pciDeviceID;
+  case cudaDevAttrPciDomainId: return p.pciDomainID;
+  case cudaDevAttrTccDriver: return p.tccDriver;
+  case cudaDevAttrMultiGpuBoardGroupID: return p.multiGpuBoardGroupID;
+  case cudaDevAttrPageableMemoryAccessUsesHostPageTables: return p.pageableMemoryAccessUsesHostPageTables;
+  case cudaDevAttrMaxAccessPolicyWindowSize: return p.accessPolicyMaxWindowSize;
+  case cudaDevAttrMaxPersistingL2CacheSize: return p.persistingL2CacheMaxSize;
+  case cudaDevAttrHostRegisterSupported: return p.hostRegisterSupported;
+  case cudaDevAttrHostRegisterReadOnlySupported: return p.hostRegisterReadOnlySupported;
+  case cudaDevAttrSparseCudaArraySupported: return p.sparseCudaArraySupported;
+  case cudaDevAttrTimelineSemaphoreInteropSupported: return p.timelineSemaphoreInteropSupported;
+  case cudaDevAttrMemoryPoolsSupported: return p.memoryPoolsSupported;
+  case cudaDevAttrGPUDirectRDMASupported: return p.gpuDirectRDMASupported;
+  case cudaDevAttrGPUDirectRDMAFlushWritesOptions: return int(p.gpuDirectRDMAFlushWritesOptions);
+  case cudaDevAttrGPUDirectRDMAWritesOrdering: return p.gpuDirectRDMAWritesOrdering;
+  case cudaDevAttrMemoryPoolSupportedHandleTypes: return int(p.memoryPoolSupportedHandleTypes);
+  case cudaDevAttrDeferredMappingCudaArraySupported: return p.deferredMappingCudaArraySupported;
+  case cudaDevAttrIpcEventSupport: return p.ipcEventSupported;
+  case cudaDevAttrClusterLaunch: return p.clusterLaunch;
+  case cudaDevAttrOnlyPartialHostNativeAtomicSupported: return 0;
+  // no IPC, NUMA, MPS, multi-node or graphics interop on the simulated device
   default: return 0;
   }
 }
