@@ -32,6 +32,7 @@ void registerBuiltins() {
     registerControlOps();
     registerMiscOps();
     registerMatrixOps();
+    registerMmaOps();
   });
 }
 } // namespace

@@ -97,5 +97,6 @@ void registerWarpOps();
 void registerControlOps();
 void registerMiscOps();
 void registerMatrixOps();
+void registerMmaOps();
 
 } // namespace ptxsim::ptx::exec
