@@ -32,6 +32,8 @@ void registerBuiltins() {
     registerControlOps();
     registerMiscOps();
     registerMatrixOps();
+    registerVideoOps();
+    registerMbarrierOps();
     registerMmaOps();
   });
 }

@@ -97,6 +97,8 @@ void registerWarpOps();
 void registerControlOps();
 void registerMiscOps();
 void registerMatrixOps();
+void registerVideoOps();
+void registerMbarrierOps();
 void registerMmaOps();
 
 } // namespace ptxsim::ptx::exec
