@@ -1,0 +1,118 @@
+#pragma once
+// The McPAT/GPUWattch-style power model: activity counts from the timing model's named statistics
+// times per-event energies, plus leakage, reported per kernel.
+//
+// Contract: PowerModel reads only timing::KernelTimingStats values (by name) and the structure
+// sizes in timing::TimingConfig; it never sees timing internals. load() derives every per-event
+// energy from the XML's technology (node, Vdd) and the structure sizes with the formulas in
+// power/Technology.h; `<energy>` and `<leakage>` elements override single values. kernel() is a
+// pure function of the statistics: dynamic energy is linear in the counters (a component with no
+// activity has zero dynamic energy), static energy is leakage power times the kernel's simulated
+// seconds. Components appear in a fixed order: the built-ins (docs/power.md), then those added
+// with addComponent() in the order added, then `uncore` (leakage of the die area no component
+// claims, plus the board-level constant power).
+
+#include "base/Diagnostics.h"
+#include "power/IPowerComponent.h"
+#include "power/Technology.h"
+#include "timing/TimingConfig.h"
+#include "timing/gpu/Gpu.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::power {
+
+struct ComponentEnergy {
+  std::string name;
+  double dynamicJ = 0, staticJ = 0;
+};
+
+struct KernelPower {
+  std::string kernel;
+  double seconds = 0;
+  double energyJ = 0;
+  double avgW = 0, peakW = 0;
+  std::vector<ComponentEnergy> components; ///< fixed order, every component listed (zero when idle)
+  std::vector<std::pair<double, double>> trace; ///< (simulated time s, average W in that interval)
+};
+
+/// One per-event energy after derivation and overrides ("regfile.read" -> joules).
+struct EventEnergy {
+  std::string key;
+  double joules = 0;
+  std::string help;
+};
+
+class PowerModel {
+public:
+  /// Reads the XML power configuration (technology node nm, Vdd, leakage density, die area,
+  /// constant power; DRAM device parameters; optional per-event overrides). Structure sizes
+  /// come from `cfg`. Errors name the XML element and its file:line:col.
+  static bool load(const std::string &xmlPath, const timing::TimingConfig &cfg, PowerModel &out,
+                   DiagEngine &diags);
+  /// Like load() with the XML text given (`file` names it in diagnostics).
+  static bool loadText(const std::string &file, const std::string &xml,
+                       const timing::TimingConfig &cfg, PowerModel &out, DiagEngine &diags);
+
+  /// Energy and power of one kernel from its final statistics and the cumulative snapshots taken
+  /// during it (may be empty: then the trace has one point).
+  KernelPower kernel(const timing::KernelTimingStats &s,
+                     const std::vector<timing::KernelTimingStats> &samples) const;
+  void addComponent(std::shared_ptr<IPowerComponent> c);
+  /// Core cycles between trace samples (XML `<trace interval_cycles>`, default 10000).
+  uint64_t traceInterval() const { return traceInterval_; }
+
+  /// Every derived per-event energy (after overrides), in component order.
+  const std::vector<EventEnergy> &events() const { return events_; }
+  /// Per-event energy by key ("regfile.read"); 0 when unknown.
+  double eventJ(const std::string &key) const;
+  /// Leakage power of a component by name (W); 0 when unknown.
+  double leakageW(const std::string &component) const;
+  /// Total leakage + constant power (W): the floor under every kernel.
+  double staticW() const;
+  const std::string &name() const { return name_; }
+  /// Human-readable dump: technology, every per-event energy and every leakage.
+  std::string describe() const;
+
+private:
+  using CountFn = std::function<double(const timing::KernelTimingStats &)>;
+  struct Term {
+    std::string event;
+    CountFn count;
+  };
+  struct Builtin {
+    std::string name;
+    std::vector<Term> terms;
+    double areaMm2 = 0;
+    double leakW = 0;
+  };
+  std::string name_;
+  Technology tech_;
+  DramTechnology dram_;
+  double dieAreaMm2_ = 0, constantW_ = 0;
+  uint64_t traceInterval_ = 10000;
+  std::vector<EventEnergy> events_;
+  std::vector<Builtin> builtins_;
+  std::vector<std::shared_ptr<IPowerComponent>> extensions_;
+  double uncoreLeakW_ = 0;
+
+  double builtinDynamicJ(const Builtin &b, const timing::KernelTimingStats &s) const;
+  /// Dynamic energy of every component (builtins, extensions, uncore) for cumulative stats `s`.
+  std::vector<double> dynamicJ(const timing::KernelTimingStats &s) const;
+  std::vector<double> leakagesW() const;
+  std::vector<std::string> componentNames() const;
+  friend class PowerModelBuilder;
+};
+
+/// Text report: totals and a per-component table (dynamic, static, total, share).
+std::string formatKernelPower(const KernelPower &p);
+/// The same as a JSON object: {"kernel", "seconds", "energy_j", "avg_w", "peak_w",
+/// "components": [{"name", "dynamic_j", "static_j"}...], "trace": [[t, w]...]}.
+std::string kernelPowerJson(const KernelPower &p);
+
+} // namespace ptxsim::power
