@@ -132,6 +132,32 @@ void Context::loadTimingConfigOnce() {
     std::fprintf(stderr, "ptxsim: cannot use the timing configuration; stopping\n");
     stopForUserError();
   }
+  // Power: PTXSIM_POWER=1, with the XML from PTXSIM_POWER_CONFIG or beside the last timing
+  // configuration file (configs/gtx480.config -> configs/gtx480.power.xml).
+  if (const char *pw = std::getenv("PTXSIM_POWER"); pw && *pw && std::strcmp(pw, "0") != 0) {
+    std::string xml;
+    if (const char *px = std::getenv("PTXSIM_POWER_CONFIG"); px && *px) {
+      xml = px;
+    } else if (!files.empty()) {
+      std::string f = files.back();
+      if (f.size() > 7 && f.compare(f.size() - 7, 7, ".config") == 0)
+        xml = f.substr(0, f.size() - 7) + ".power.xml";
+    }
+    if (xml.empty()) {
+      std::fprintf(stderr, "ptxsim: PTXSIM_POWER needs a power configuration: set PTXSIM_POWER_CONFIG "
+                           "or use a timing configuration that has a .power.xml beside it\n");
+      stopForUserError();
+    }
+    DiagEngine pd;
+    if (!power::PowerModel::load(xml, timingCfg_, powerModel_, pd)) {
+      std::ostringstream os;
+      pd.print(os);
+      std::fprintf(stderr, "%sptxsim: cannot use the power configuration '%s'; stopping\n",
+                   os.str().c_str(), xml.c_str());
+      stopForUserError();
+    }
+    powerOn_ = true;
+  }
 }
 
 timing::Gpu &Context::timingGpu() {
@@ -514,7 +540,15 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   ptx::exec::LaunchResult r;
   timing::KernelTimingStats ts;
   if (timingMode_) {
+    std::vector<timing::KernelTimingStats> samples;
+    if (powerOn_)
+      timingGpu().setSampler(powerModel_.traceInterval(),
+                             [&samples](const timing::KernelTimingStats &s) { samples.push_back(s); });
     r = timingGpu().runKernel(lp, ts);
+    if (powerOn_) {
+      timingGpu().setSampler(0, {});
+      powerStats_.push_back(powerModel_.kernel(ts, samples));
+    }
     simSeconds_ += ts.seconds;
   } else {
     r = engine().launch(lp);
@@ -632,6 +666,34 @@ void Context::reportAtExit() {
           if (t.values[i].first == ks.values[i].first)
             t.values[i].second += ks.values[i].second;
       }
+      if (powerOn_) {
+        double e = 0, t = 0, peak = 0;
+        for (const auto &kp : powerStats_) {
+          e += kp.energyJ;
+          t += kp.seconds;
+          peak = std::max(peak, kp.peakW);
+        }
+        std::fprintf(stderr, "  power (%s): %.6f J over %.6f s of kernels, average %.1f W, peak %.1f W\n",
+                     powerModel_.name().c_str(), e, t, t > 0 ? e / t : 0.0, peak);
+        // the biggest components over all kernels
+        std::vector<std::pair<double, std::string>> comps;
+        for (const auto &kp : powerStats_)
+          for (size_t i = 0; i < kp.components.size(); ++i) {
+            const auto &c = kp.components[i];
+            if (i >= comps.size())
+              comps.push_back({0, c.name});
+            comps[i].first += c.dynamicJ + c.staticJ;
+          }
+        std::sort(comps.begin(), comps.end(), [](auto &a, auto &b) { return a.first > b.first; });
+        std::string top;
+        for (size_t i = 0; i < comps.size() && i < 5; ++i) {
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "%s%s %.0f%%", i ? ", " : "", comps[i].second.c_str(),
+                        e > 0 ? 100 * comps[i].first / e : 0.0);
+          top += buf;
+        }
+        std::fprintf(stderr, "  energy by component: %s\n", top.c_str());
+      }
       std::fprintf(stderr, "  %-40s %12s %7s %12s %10s %10s %10s %10s\n", "kernel (all launches)", "cycles",
                    "IPC", "stall cyc", "mem stall", "l1d miss", "l2 miss", "dram rd");
       for (const std::string &k : order) {
@@ -673,6 +735,15 @@ void Context::reportAtExit() {
         f = false;
       }
       os << "\n  ]";
+      if (powerOn_) {
+        os << ",\n  \"power\": [";
+        bool pf = true;
+        for (const auto &kp : powerStats_) {
+          os << (pf ? "\n    " : ",\n    ") << power::kernelPowerJson(kp);
+          pf = false;
+        }
+        os << "\n  ]";
+      }
     }
     os << "\n}\n";
   }

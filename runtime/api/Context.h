@@ -14,6 +14,7 @@
 // later context call returns until cudaDeviceReset.
 
 #include "ptx/exec/Engine.h"
+#include "power/PowerModel.h"
 #include "timing/gpu/Gpu.h"
 
 #include <cuda_runtime_api.h>
@@ -168,6 +169,9 @@ private:
   double simSeconds_ = 0, copySeconds_ = 0;
   uint64_t copies_ = 0, copyBytes_ = 0;
   std::vector<timing::KernelTimingStats> launchStats_; ///< per launch, timing mode
+  bool powerOn_ = false;               ///< PTXSIM_POWER=1 (timing mode)
+  power::PowerModel powerModel_;
+  std::vector<power::KernelPower> powerStats_; ///< per launch
   void loadTimingConfigOnce();
 };
 

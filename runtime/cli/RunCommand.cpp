@@ -23,7 +23,9 @@ void runUsage(std::ostream &os) {
         "  --mode functional|timing  execution mode (default functional; --config implies timing)\n"
         "  --config FILE          timing configuration (GPGPU-Sim option syntax; repeatable,\n"
         "                         later files override earlier ones), e.g. configs/gtx480.config\n"
-        "  --lenient              unknown configuration options are warnings, not errors\n";
+        "  --lenient              unknown configuration options are warnings, not errors\n"
+        "  --power                per-kernel power and energy (timing mode; the power XML is\n"
+        "                         the config's .power.xml or PTXSIM_POWER_CONFIG)\n";
 }
 
 bool fileExists(const std::string &p) {
@@ -118,8 +120,9 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
     } else if (a == "--lenient") {
       setenv("PTXSIM_CONFIG_LENIENT", "1", 1);
     } else if (a == "--power") {
-      err << "ptxsim run: --power needs the power model, which this build does not have yet\n";
-      return 2;
+      setenv("PTXSIM_POWER", "1", 1);
+      if (!std::getenv("PTXSIM_MODE"))
+        setenv("PTXSIM_MODE", "timing", 1);
     } else if (!a.empty() && a[0] == '-') {
       err << "ptxsim run: unknown option '" << a << "'\n";
       runUsage(err);
