@@ -694,17 +694,29 @@ void Context::reportAtExit() {
         }
         std::fprintf(stderr, "  energy by component: %s\n", top.c_str());
       }
-      std::fprintf(stderr, "  %-40s %12s %7s %12s %10s %10s %10s %10s\n", "kernel (all launches)", "cycles",
-                   "IPC", "stall cyc", "mem stall", "l1d miss", "l2 miss", "dram rd");
+      std::fprintf(stderr, "  %-40s %12s %7s %12s %10s %10s %10s %10s%s\n", "kernel (all launches)", "cycles",
+                   "IPC", "stall cyc", "mem stall", "l1d miss", "l2 miss", "dram rd",
+                   powerOn_ ? "   energy J    avg W" : "");
+      // energy and time per kernel name, over its launches
+      std::unordered_map<std::string, std::pair<double, double>> kEnergy;
+      for (const auto &kp : powerStats_) {
+        kEnergy[kp.kernel].first += kp.energyJ;
+        kEnergy[kp.kernel].second += kp.seconds;
+      }
       for (const std::string &k : order) {
         const timing::KernelTimingStats &t = sums[k];
         std::string n = demangle(k);
         if (n.size() > 40)
           n = n.substr(0, 37) + "...";
-        std::fprintf(stderr, "  %-40s %12llu %7.2f %12.0f %10.0f %10.0f %10.0f %10.0f\n", n.c_str(),
+        char pw[64] = "";
+        if (powerOn_) {
+          auto &ke = kEnergy[k];
+          std::snprintf(pw, sizeof pw, " %11.6f %8.1f", ke.first, ke.second > 0 ? ke.first / ke.second : 0.0);
+        }
+        std::fprintf(stderr, "  %-40s %12llu %7.2f %12.0f %10.0f %10.0f %10.0f %10.0f%s\n", n.c_str(),
                      (unsigned long long)t.cycles, t.cycles ? t.get("gpu.warp_insts") / t.cycles : 0.0,
                      t.get("sm.stall_cycles"), t.get("sm.stall.memory"), t.get("l1d.misses"),
-                     t.get("l2.misses"), t.get("dram.reads"));
+                     t.get("l2.misses"), t.get("dram.reads"), pw);
       }
     }
   }
