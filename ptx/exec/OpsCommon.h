@@ -72,6 +72,8 @@ enum class FArith : uint8_t {
 };
 /// Lowers a floating-point form (f32, f64, f16, f16x2, bf16, bf16x2) of `op`.
 bool lowerFloatArith(LowerCtx &ctx, FArith op);
+/// cp.async.mbarrier.arrive (OpsMbarrier.cpp): the mbarrier side of cp.async's completion.
+bool lowerCpAsyncMbarrierArrive(LowerCtx &ctx);
 /// setp/set with a float type; `cmp` is the comparison modifier.
 bool lowerFloatCompare(LowerCtx &ctx, bool isSet);
 

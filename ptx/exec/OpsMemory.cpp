@@ -289,6 +289,8 @@ void registerMemoryOps() {
   registerLowering("prefetchu", [](LowerCtx &c) { c.emit(nopFn); return true; });
   registerLowering("cp", [](LowerCtx &c) {
     // cp.async and its group operations
+    if (c.has(Mod::mbarrier))
+      return lowerCpAsyncMbarrierArrive(c);
     if (c.has(Mod::commit_group) || c.has(Mod::wait_group) || c.has(Mod::wait_all)) {
       c.emit(nopFn, ir::OpClass::Sync);
       return true;

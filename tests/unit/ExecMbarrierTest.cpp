@@ -259,3 +259,39 @@ TEST(ExecMbarrier, UnexpectedArrivalFaults) {
 }
 
 } // namespace
+
+namespace {
+
+// cp.async.mbarrier.arrive: with .noinc it is one arrival (copies complete at issue in the
+// functional model); without .noinc it has no net effect on the pending count.
+TEST(ExecMbarrier, CpAsyncArriveCountsAsAnArrivalWithNoinc) {
+  ptxsim::test::ExecHarness h;
+  ASSERT_TRUE(h.load(ptxsim::test::ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<6>; .reg .b64 %rd<6>; .reg .pred %p<3>;
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [out];
+  mbarrier.init.shared.b64 [bar], 2;
+  cp.async.mbarrier.arrive.shared.b64 [bar];
+  ld.shared.b64 %rd2, [bar];
+  mbarrier.pending_count.b64 %r1, %rd2;
+  cp.async.mbarrier.arrive.noinc.shared.b64 [bar];
+  ld.shared.b64 %rd3, [bar];
+  mbarrier.pending_count.b64 %r2, %rd3;
+  mbarrier.arrive.shared.b64 %rd4, [bar];
+  mbarrier.test_wait.parity.shared.b64 %p1, [bar], 0;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r3};
+  ret;
+}
+)")) << h.errors;
+  uint64_t d = h.alloc(16);
+  auto r = h.launch("k", {1}, {1}, {d});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto v = h.read<uint32_t>(d, 3);
+  EXPECT_EQ(v[0], 2u); // no net change
+  EXPECT_EQ(v[1], 1u); // one arrival
+  EXPECT_EQ(v[2], 1u); // the last arrival completed phase 0
+}
+
+} // namespace
