@@ -4,7 +4,7 @@
 #include "runtime/api/Unsupported.h"
 
 #define PTXSIM_STUB(name) \
-  extern "C" __attribute__((visibility("default"))) int name() { \
+  extern "C" __attribute__((visibility("default"), weak)) int name() { \
     return ptxsim::runtime::unsupportedCall(#name); \
   }
 
@@ -308,19 +308,19 @@ PTXSIM_STUB(cudaWaitExternalSemaphoresAsync_ptsz)
 // Per-thread default stream variants: ptxsim runs every stream in order, so they are the
 // plain calls. A jump keeps every argument register and the stack as the caller left them.
 asm(".text\n"
-    ".globl cudaEventRecordWithFlags_ptsz\n.type cudaEventRecordWithFlags_ptsz,@function\ncudaEventRecordWithFlags_ptsz:\n  jmp cudaEventRecordWithFlags@PLT\n"
-    ".globl cudaFreeAsync_ptsz\n.type cudaFreeAsync_ptsz,@function\ncudaFreeAsync_ptsz:\n  jmp cudaFreeAsync@PLT\n"
-    ".globl cudaLaunchHostFunc_ptsz\n.type cudaLaunchHostFunc_ptsz,@function\ncudaLaunchHostFunc_ptsz:\n  jmp cudaLaunchHostFunc@PLT\n"
-    ".globl cudaMallocAsync_ptsz\n.type cudaMallocAsync_ptsz,@function\ncudaMallocAsync_ptsz:\n  jmp cudaMallocAsync@PLT\n"
-    ".globl cudaMemPrefetchAsync_ptsz\n.type cudaMemPrefetchAsync_ptsz,@function\ncudaMemPrefetchAsync_ptsz:\n  jmp cudaMemPrefetchAsync@PLT\n"
-    ".globl cudaMemcpy2DAsync_ptsz\n.type cudaMemcpy2DAsync_ptsz,@function\ncudaMemcpy2DAsync_ptsz:\n  jmp cudaMemcpy2DAsync@PLT\n"
-    ".globl cudaMemcpy2D_ptds\n.type cudaMemcpy2D_ptds,@function\ncudaMemcpy2D_ptds:\n  jmp cudaMemcpy2D@PLT\n"
-    ".globl cudaMemcpyFromSymbolAsync_ptsz\n.type cudaMemcpyFromSymbolAsync_ptsz,@function\ncudaMemcpyFromSymbolAsync_ptsz:\n  jmp cudaMemcpyFromSymbolAsync@PLT\n"
-    ".globl cudaMemcpyToSymbolAsync_ptsz\n.type cudaMemcpyToSymbolAsync_ptsz,@function\ncudaMemcpyToSymbolAsync_ptsz:\n  jmp cudaMemcpyToSymbolAsync@PLT\n"
-    ".globl cudaMemset2DAsync_ptsz\n.type cudaMemset2DAsync_ptsz,@function\ncudaMemset2DAsync_ptsz:\n  jmp cudaMemset2DAsync@PLT\n"
-    ".globl cudaMemset2D_ptds\n.type cudaMemset2D_ptds,@function\ncudaMemset2D_ptds:\n  jmp cudaMemset2D@PLT\n"
-    ".globl cudaStreamAddCallback_ptsz\n.type cudaStreamAddCallback_ptsz,@function\ncudaStreamAddCallback_ptsz:\n  jmp cudaStreamAddCallback@PLT\n"
-    ".globl cudaStreamAttachMemAsync_ptsz\n.type cudaStreamAttachMemAsync_ptsz,@function\ncudaStreamAttachMemAsync_ptsz:\n  jmp cudaStreamAttachMemAsync@PLT\n"
-    ".globl cudaStreamGetFlags_ptsz\n.type cudaStreamGetFlags_ptsz,@function\ncudaStreamGetFlags_ptsz:\n  jmp cudaStreamGetFlags@PLT\n"
-    ".globl cudaStreamGetPriority_ptsz\n.type cudaStreamGetPriority_ptsz,@function\ncudaStreamGetPriority_ptsz:\n  jmp cudaStreamGetPriority@PLT\n"
+    ".weak cudaEventRecordWithFlags_ptsz\n.type cudaEventRecordWithFlags_ptsz,@function\ncudaEventRecordWithFlags_ptsz:\n  jmp cudaEventRecordWithFlags@PLT\n"
+    ".weak cudaFreeAsync_ptsz\n.type cudaFreeAsync_ptsz,@function\ncudaFreeAsync_ptsz:\n  jmp cudaFreeAsync@PLT\n"
+    ".weak cudaLaunchHostFunc_ptsz\n.type cudaLaunchHostFunc_ptsz,@function\ncudaLaunchHostFunc_ptsz:\n  jmp cudaLaunchHostFunc@PLT\n"
+    ".weak cudaMallocAsync_ptsz\n.type cudaMallocAsync_ptsz,@function\ncudaMallocAsync_ptsz:\n  jmp cudaMallocAsync@PLT\n"
+    ".weak cudaMemPrefetchAsync_ptsz\n.type cudaMemPrefetchAsync_ptsz,@function\ncudaMemPrefetchAsync_ptsz:\n  jmp cudaMemPrefetchAsync@PLT\n"
+    ".weak cudaMemcpy2DAsync_ptsz\n.type cudaMemcpy2DAsync_ptsz,@function\ncudaMemcpy2DAsync_ptsz:\n  jmp cudaMemcpy2DAsync@PLT\n"
+    ".weak cudaMemcpy2D_ptds\n.type cudaMemcpy2D_ptds,@function\ncudaMemcpy2D_ptds:\n  jmp cudaMemcpy2D@PLT\n"
+    ".weak cudaMemcpyFromSymbolAsync_ptsz\n.type cudaMemcpyFromSymbolAsync_ptsz,@function\ncudaMemcpyFromSymbolAsync_ptsz:\n  jmp cudaMemcpyFromSymbolAsync@PLT\n"
+    ".weak cudaMemcpyToSymbolAsync_ptsz\n.type cudaMemcpyToSymbolAsync_ptsz,@function\ncudaMemcpyToSymbolAsync_ptsz:\n  jmp cudaMemcpyToSymbolAsync@PLT\n"
+    ".weak cudaMemset2DAsync_ptsz\n.type cudaMemset2DAsync_ptsz,@function\ncudaMemset2DAsync_ptsz:\n  jmp cudaMemset2DAsync@PLT\n"
+    ".weak cudaMemset2D_ptds\n.type cudaMemset2D_ptds,@function\ncudaMemset2D_ptds:\n  jmp cudaMemset2D@PLT\n"
+    ".weak cudaStreamAddCallback_ptsz\n.type cudaStreamAddCallback_ptsz,@function\ncudaStreamAddCallback_ptsz:\n  jmp cudaStreamAddCallback@PLT\n"
+    ".weak cudaStreamAttachMemAsync_ptsz\n.type cudaStreamAttachMemAsync_ptsz,@function\ncudaStreamAttachMemAsync_ptsz:\n  jmp cudaStreamAttachMemAsync@PLT\n"
+    ".weak cudaStreamGetFlags_ptsz\n.type cudaStreamGetFlags_ptsz,@function\ncudaStreamGetFlags_ptsz:\n  jmp cudaStreamGetFlags@PLT\n"
+    ".weak cudaStreamGetPriority_ptsz\n.type cudaStreamGetPriority_ptsz,@function\ncudaStreamGetPriority_ptsz:\n  jmp cudaStreamGetPriority@PLT\n"
 );

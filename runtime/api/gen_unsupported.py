@@ -2,7 +2,8 @@
 """Writes runtime/api/Unsupported.cpp: every symbol NVIDIA's libcudart.so.13 exports that ptxsim's
 runtime does not implement. `_ptds`/`_ptsz` variants of calls we implement jump to them; the
 rest print one line naming the call and return cudaErrorNotSupported, so no call silently
-reaches NVIDIA's library or crashes.
+reaches NVIDIA's library or crashes. Every stub is a weak symbol: implementing a call anywhere in
+the library replaces its stub without editing this file (regenerate it now and then to drop them).
 
 usage: gen_unsupported.py REAL_LIBCUDART OUR_LIBCUDART > runtime/api/Unsupported.cpp
 Run it with the stubs file emptied first (so OUR_LIBCUDART lists only real implementations)."""
@@ -30,7 +31,7 @@ print()
 print('#include "runtime/api/Unsupported.h"')
 print()
 print('#define PTXSIM_STUB(name) \\')
-print('  extern "C" __attribute__((visibility("default"))) int name() { \\')
+print('  extern "C" __attribute__((visibility("default"), weak)) int name() { \\')
 print('    return ptxsim::runtime::unsupportedCall(#name); \\')
 print('  }')
 print()
@@ -47,5 +48,5 @@ print("// Per-thread default stream variants: ptxsim runs every stream in order,
 print("// plain calls. A jump keeps every argument register and the stack as the caller left them.")
 print('asm(".text\\n"')
 for n, base in forwards:
-    print(f'    ".globl {n}\\n.type {n},@function\\n{n}:\\n  jmp {base}@PLT\\n"')
+    print(f'    ".weak {n}\\n.type {n},@function\\n{n}:\\n  jmp {base}@PLT\\n"')
 print(");")
