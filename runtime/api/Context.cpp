@@ -1,4 +1,5 @@
 #include "runtime/api/Context.h"
+#include "runtime/api/Graphs.h"
 
 #include "runtime/fatbin/Fatbin.h"
 
@@ -529,6 +530,9 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
       return cudaErrorInvalidValue;
     std::memcpy(buf.data() + kern.paramOffsets[i], args[i], kern.paramSizes[i]);
   }
+  // Stream capture (Graphs.cpp): a capturing stream records the launch as a graph node.
+  if (auto captured = captureKernel(stream, k, grid, block, args, shmem, cooperative))
+    return *captured;
   ptx::exec::LaunchParams lp;
   lp.kernel = &kern;
   lp.grid = {grid.x, grid.y, grid.z};

@@ -14,6 +14,7 @@
 #include <cuda_profiler_api.h>
 
 #include "runtime/api/Unsupported.h"
+#include "runtime/api/Graphs.h"
 
 using namespace ptxsim::runtime;
 using ptxsim::ptx::exec::AllocKind;
@@ -178,7 +179,7 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
   p.directManagedMemAccessFromHost = 1;
   p.maxBlocksPerMultiProcessor = 32;
   p.reservedSharedMemPerBlock = 1024;
-  p.memoryPoolsSupported = 0;
+  p.memoryPoolsSupported = 1;
   p.clusterLaunch = 0;
   p.unifiedFunctionPointers = 0;
   p.deviceNumaId = -1;
@@ -210,7 +211,7 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
   p.hostRegisterSupported = 1;
   p.accessPolicyMaxWindowSize = 0;
   p.persistingL2CacheMaxSize = 0;
-  p.memoryPoolsSupported = 0; // cudaMallocAsync works; the cudaMemPool* family does not yet
+  p.memoryPoolsSupported = 1; // cudaMallocAsync and the cudaMemPool* family (Graphs.cpp)
   p.clusterLaunch = 0;
   if (ctx.timingMode()) {
     // the configured GPU
@@ -560,6 +561,8 @@ PTXSIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
   PTXSIM_LOCK_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
+  if (auto captured = captureMemcpy(s, dst, src, count, kind)) // stream capture (Graphs.cpp)
+    return ret(*captured);
   return ret(doCopy(ctx, dst, src, count, kind));
 }
 
@@ -586,6 +589,8 @@ PTXSIM_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cu
   PTXSIM_LOCK_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
+  if (auto captured = captureMemset(s, devPtr, value, count)) // stream capture (Graphs.cpp)
+    return ret(*captured);
   return ret(doMemset(ctx, devPtr, value, count));
 }
 
@@ -813,11 +818,15 @@ PTXSIM_API cudaError_t cudaStreamDestroy(cudaStream_t s) {
 
 PTXSIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   PTXSIM_LOCK_CHECKED;
+  if (auto captured = captureSyncCall(s)) // a capturing stream cannot synchronize (Graphs.cpp)
+    return ret(*captured);
   return ctx.validStream(s) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
 }
 
 PTXSIM_API cudaError_t cudaStreamQuery(cudaStream_t s) {
   PTXSIM_LOCK_CHECKED;
+  if (auto captured = captureSyncCall(s)) // a capturing stream cannot synchronize (Graphs.cpp)
+    return ret(*captured);
   return ctx.validStream(s) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
 }
 
@@ -861,6 +870,8 @@ PTXSIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void 
     PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s) || !fn)
       return ret(cudaErrorInvalidValue);
+    if (auto captured = captureHostFunc(s, fn, userData)) // stream capture (Graphs.cpp)
+      return ret(*captured);
   }
   fn(userData); // outside the lock: the callback may not call CUDA, but may take its own locks
   return cudaSuccess;

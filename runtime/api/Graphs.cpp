@@ -1,0 +1,1204 @@
+// CUDA graphs (explicit construction, instantiation, launch, update), stream capture and memory
+// pools. Every stream runs its work at the call, so a graph launch runs its nodes at once, one
+// at a time, in a deterministic topological order (Kahn's algorithm, ties broken by node
+// creation order). While a stream captures, the launch and async-copy entry points record their
+// work into the capture graph through the hooks in Graphs.h instead of running it.
+
+#include "runtime/api/Graphs.h"
+#include "runtime/api/Api.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+using namespace ptxsim::runtime;
+
+namespace {
+
+enum class NodeKind { Kernel, Memcpy, Memset, Host, Empty, Child };
+
+struct GraphObj;
+
+struct NodeObj {
+  GraphObj *graph = nullptr;
+  NodeKind kind = NodeKind::Empty;
+  std::vector<NodeObj *> deps;
+  // kernel: the node owns a packed copy of the arguments; argPtrs point into it
+  const void *func = nullptr;
+  KernelEntry *k = nullptr;
+  dim3 grid, block;
+  unsigned shmem = 0;
+  bool cooperative = false;
+  std::vector<uint8_t> params;
+  std::vector<void *> argPtrs;
+  // memcpy: `depth` slices of `height` rows of `width` bytes
+  char *dst = nullptr;
+  const char *src = nullptr;
+  size_t dpitch = 0, spitch = 0, width = 0, height = 1, depth = 1, dslice = 0, sslice = 0;
+  cudaMemcpyKind copyKind = cudaMemcpyDefault;
+  // memset
+  cudaMemsetParams memset{};
+  // host
+  cudaHostNodeParams host{};
+  // child graph (owned copy)
+  std::unique_ptr<GraphObj> child;
+};
+
+struct GraphObj {
+  std::vector<std::unique_ptr<NodeObj>> nodes; ///< in creation order
+};
+
+struct ExecObj {
+  std::unique_ptr<GraphObj> g;
+  std::unordered_map<const NodeObj *, NodeObj *> fromOrig; ///< source-graph node -> exec node
+};
+
+struct Capture {
+  GraphObj *graph = nullptr;
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
+  unsigned long long id = 0;
+  std::vector<NodeObj *> tail; ///< the dependencies of the next captured node
+  std::vector<cudaGraphNode_t> tailHandles;
+  bool invalidated = false;
+};
+
+struct PoolObj {
+  cudaMemPoolProps props{};
+  bool isDefault = false;
+  uint64_t releaseThreshold = 0;
+  int reuseFollow = 1, reuseOpportunistic = 1, reuseInternal = 1;
+  uint64_t usedHigh = 0, reservedHigh = 0;
+  std::unordered_map<void *, size_t> live; ///< allocations made from the pool
+};
+
+// All state below is guarded by the context mutex.
+std::unordered_set<GraphObj *> g_graphs;
+std::unordered_set<NodeObj *> g_nodes;
+std::unordered_set<ExecObj *> g_execs;
+std::unordered_map<cudaStream_t, Capture> g_captures;
+unsigned long long g_nextCaptureId = 1;
+std::unordered_set<PoolObj *> g_pools;
+PoolObj *g_defaultPool = nullptr;
+PoolObj *g_currentPool = nullptr;
+thread_local cudaStreamCaptureMode t_captureMode = cudaStreamCaptureModeGlobal;
+
+GraphObj *graphOf(cudaGraph_t g) { return reinterpret_cast<GraphObj *>(g); }
+NodeObj *nodeOf(cudaGraphNode_t n) { return reinterpret_cast<NodeObj *>(n); }
+ExecObj *execOf(cudaGraphExec_t e) { return reinterpret_cast<ExecObj *>(e); }
+PoolObj *poolOf(cudaMemPool_t p) { return reinterpret_cast<PoolObj *>(p); }
+cudaGraphNode_t handle(NodeObj *n) { return reinterpret_cast<cudaGraphNode_t>(n); }
+
+bool validGraph(cudaGraph_t g) { return g && g_graphs.count(graphOf(g)); }
+bool validNode(cudaGraphNode_t n) { return n && g_nodes.count(nodeOf(n)); }
+
+void forgetNodes(GraphObj &g) {
+  for (auto &n : g.nodes) {
+    g_nodes.erase(n.get());
+    if (n->child)
+      forgetNodes(*n->child);
+  }
+}
+
+/// Points argPtrs at each parameter's slot in the packed buffer.
+void bindArgs(NodeObj &n) {
+  n.argPtrs.clear();
+  if (!n.k || !n.k->kernel)
+    return;
+  const auto &kern = *n.k->kernel;
+  for (size_t i = 0; i < kern.paramOffsets.size(); ++i)
+    n.argPtrs.push_back(n.params.data() + kern.paramOffsets[i]);
+}
+
+std::unique_ptr<GraphObj> cloneGraph(const GraphObj &src,
+                                     std::unordered_map<const NodeObj *, NodeObj *> *map);
+
+/// Copies a node's parameters (not its graph or dependencies).
+void copyParams(NodeObj &to, const NodeObj &from) {
+  to.kind = from.kind;
+  to.func = from.func;
+  to.k = from.k;
+  to.grid = from.grid;
+  to.block = from.block;
+  to.shmem = from.shmem;
+  to.cooperative = from.cooperative;
+  to.params = from.params;
+  bindArgs(to);
+  to.dst = from.dst;
+  to.src = from.src;
+  to.dpitch = from.dpitch;
+  to.spitch = from.spitch;
+  to.width = from.width;
+  to.height = from.height;
+  to.depth = from.depth;
+  to.dslice = from.dslice;
+  to.sslice = from.sslice;
+  to.copyKind = from.copyKind;
+  to.memset = from.memset;
+  to.host = from.host;
+  to.child.reset();
+  if (from.child) {
+    to.child = cloneGraph(*from.child, nullptr);
+  }
+}
+
+/// Deep copy; registers the copy's nodes as live handles (child graph nodes are not handed out,
+/// but registering them is harmless).
+std::unique_ptr<GraphObj> cloneGraph(const GraphObj &src,
+                                     std::unordered_map<const NodeObj *, NodeObj *> *map) {
+  auto g = std::make_unique<GraphObj>();
+  std::unordered_map<const NodeObj *, NodeObj *> local;
+  for (const auto &n : src.nodes) {
+    auto c = std::make_unique<NodeObj>();
+    c->graph = g.get();
+    copyParams(*c, *n);
+    local[n.get()] = c.get();
+    g_nodes.insert(c.get());
+    g->nodes.push_back(std::move(c));
+  }
+  for (size_t i = 0; i < src.nodes.size(); ++i)
+    for (NodeObj *d : src.nodes[i]->deps)
+      g->nodes[i]->deps.push_back(local.at(d));
+  if (map)
+    for (auto &kv : local)
+      (*map)[kv.first] = kv.second;
+  return g;
+}
+
+/// Topological order by Kahn's algorithm, ready nodes taken in creation order. False on a cycle.
+bool topoOrder(const GraphObj &g, std::vector<NodeObj *> &out) {
+  size_t n = g.nodes.size();
+  std::unordered_map<const NodeObj *, size_t> index;
+  for (size_t i = 0; i < n; ++i)
+    index[g.nodes[i].get()] = i;
+  std::vector<size_t> indeg(n, 0);
+  std::vector<std::vector<size_t>> dependents(n);
+  for (size_t i = 0; i < n; ++i)
+    for (NodeObj *d : g.nodes[i]->deps) {
+      ++indeg[i];
+      dependents[index.at(d)].push_back(i);
+    }
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (!indeg[i])
+      ready.push(i);
+  out.clear();
+  while (!ready.empty()) {
+    size_t i = ready.top();
+    ready.pop();
+    out.push_back(g.nodes[i].get());
+    for (size_t j : dependents[i])
+      if (--indeg[j] == 0)
+        ready.push(j);
+  }
+  return out.size() == n;
+}
+
+bool acyclic(const GraphObj &g) {
+  std::vector<NodeObj *> order;
+  if (!topoOrder(g, order))
+    return false;
+  for (const auto &n : g.nodes)
+    if (n->child && !acyclic(*n->child))
+      return false;
+  return true;
+}
+
+/// Validates a dependency list for a node of `g`.
+cudaError_t checkDeps(GraphObj *g, const cudaGraphNode_t *deps, size_t num) {
+  if (num && !deps)
+    return cudaErrorInvalidValue;
+  std::unordered_set<NodeObj *> seen;
+  for (size_t i = 0; i < num; ++i) {
+    if (!validNode(deps[i]) || nodeOf(deps[i])->graph != g || !seen.insert(nodeOf(deps[i])).second)
+      return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+NodeObj *addNode(GraphObj *g, std::unique_ptr<NodeObj> n, const cudaGraphNode_t *deps, size_t num) {
+  n->graph = g;
+  for (size_t i = 0; i < num; ++i)
+    n->deps.push_back(nodeOf(deps[i]));
+  NodeObj *raw = n.get();
+  g_nodes.insert(raw);
+  g->nodes.push_back(std::move(n));
+  return raw;
+}
+
+/// Common front of the cudaGraphAdd*Node calls (under the lock).
+cudaError_t addFront(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                     size_t num) {
+  if (!out || !validGraph(graph))
+    return cudaErrorInvalidValue;
+  return checkDeps(graphOf(graph), deps, num);
+}
+
+/// Fills a kernel node from launch parameters: resolves the kernel and packs the arguments.
+cudaError_t setKernel(Context &ctx, NodeObj &n, const cudaKernelNodeParams &p, KernelEntry *known) {
+  KernelEntry *k = known ? known : ctx.findKernel(p.func);
+  if (!k)
+    return cudaErrorInvalidDeviceFunction;
+  if (!k->kernel) {
+    cudaError_t e = ctx.ensureLoaded();
+    if (!k->kernel)
+      return e ? e : cudaErrorInvalidDeviceFunction;
+  }
+  if (p.extra) {
+    std::fprintf(stderr, "ptxsim: kernel node parameters in the 'extra' form are not supported\n");
+    return cudaErrorNotSupported;
+  }
+  const auto &kern = *k->kernel;
+  size_t np = kern.paramOffsets.size();
+  if (np && !p.kernelParams)
+    return cudaErrorInvalidValue;
+  std::vector<uint8_t> buf(kern.paramBytes);
+  for (size_t i = 0; i < np; ++i) {
+    if (!p.kernelParams[i])
+      return cudaErrorInvalidValue;
+    std::memcpy(buf.data() + kern.paramOffsets[i], p.kernelParams[i], kern.paramSizes[i]);
+  }
+  n.kind = NodeKind::Kernel;
+  n.func = p.func;
+  n.k = k;
+  n.grid = p.gridDim;
+  n.block = p.blockDim;
+  n.shmem = p.sharedMemBytes;
+  n.params = std::move(buf);
+  bindArgs(n);
+  return cudaSuccess;
+}
+
+void set1D(NodeObj &n, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  n.kind = NodeKind::Memcpy;
+  n.dst = static_cast<char *>(dst);
+  n.src = static_cast<const char *>(src);
+  n.width = n.dpitch = n.spitch = count;
+  n.height = n.depth = 1;
+  n.dslice = n.sslice = 0;
+  n.copyKind = kind;
+}
+
+cudaError_t checkMemset(const cudaMemsetParams &p) {
+  if (!p.dst || (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4))
+    return cudaErrorInvalidValue;
+  if (p.height > 1 && p.width * p.elementSize > p.pitch)
+    return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+// --- execution (the lock is taken per node: host nodes run without it) -----------------------
+
+cudaError_t runGraph(const GraphObj &g, cudaStream_t s);
+
+cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
+  switch (n.kind) {
+  case NodeKind::Empty:
+    return cudaSuccess;
+  case NodeKind::Host:
+    n.host.fn(n.host.userData);
+    return cudaSuccess;
+  case NodeKind::Child:
+    return runGraph(*n.child, s);
+  case NodeKind::Kernel: {
+    PTXSIM_LOCK;
+    void **args = const_cast<void **>(n.argPtrs.data());
+    return ctx.launch(n.k, n.grid, n.block, args, n.shmem, s, n.cooperative);
+  }
+  case NodeKind::Memcpy: {
+    if (n.height == 1 && n.depth == 1)
+      return cudaMemcpyAsync(n.dst, n.src, n.width, n.copyKind, s);
+    for (size_t z = 0; z < n.depth; ++z) {
+      cudaError_t e = cudaMemcpy2DAsync(n.dst + z * n.dslice, n.dpitch, n.src + z * n.sslice,
+                                        n.spitch, n.width, n.height, n.copyKind, s);
+      if (e)
+        return e;
+    }
+    return cudaSuccess;
+  }
+  case NodeKind::Memset: {
+    const cudaMemsetParams &p = n.memset;
+    size_t rows = p.height ? p.height : 1;
+    size_t rowBytes = p.width * p.elementSize;
+    if (p.elementSize == 1) {
+      for (size_t r = 0; r < rows; ++r) {
+        cudaError_t e =
+            cudaMemsetAsync(static_cast<char *>(p.dst) + r * p.pitch, int(p.value), rowBytes, s);
+        if (e)
+          return e;
+      }
+      return cudaSuccess;
+    }
+    PTXSIM_LOCK_CHECKED;
+    if (!ctx.validStream(s))
+      return cudaErrorInvalidResourceHandle;
+    auto &mem = ctx.engine().memory();
+    for (size_t r = 0; r < rows; ++r) {
+      char *row = static_cast<char *>(p.dst) + r * p.pitch;
+      if (rowBytes && !mem.valid(reinterpret_cast<uint64_t>(row), rowBytes))
+        return cudaErrorInvalidValue;
+      for (size_t i = 0; i < p.width; ++i) {
+        if (p.elementSize == 2) {
+          uint16_t v = uint16_t(p.value);
+          std::memcpy(row + i * 2, &v, 2);
+        } else {
+          uint32_t v = p.value;
+          std::memcpy(row + i * 4, &v, 4);
+        }
+      }
+    }
+    return cudaSuccess;
+  }
+  }
+  return cudaSuccess;
+}
+
+cudaError_t runGraph(const GraphObj &g, cudaStream_t s) {
+  std::vector<NodeObj *> order;
+  {
+    PTXSIM_LOCK;
+    if (!topoOrder(g, order))
+      return cudaErrorInvalidValue;
+  }
+  for (NodeObj *n : order) {
+    cudaError_t e = runNode(*n, s);
+    if (e)
+      return e;
+  }
+  return cudaSuccess;
+}
+
+// --- capture ----------------------------------------------------------------------------------
+
+Capture *capturing(cudaStream_t s) {
+  auto it = g_captures.find(s);
+  return it == g_captures.end() ? nullptr : &it->second;
+}
+
+/// Appends a captured node after the stream's current tail.
+void appendCaptured(Capture &c, std::unique_ptr<NodeObj> n) {
+  n->graph = c.graph;
+  n->deps = c.tail;
+  NodeObj *raw = n.get();
+  g_nodes.insert(raw);
+  c.graph->nodes.push_back(std::move(n));
+  c.tail = {raw};
+}
+
+/// The result of an operation on a capturing stream, or nullopt when the stream does not capture.
+template <class Fill> std::optional<cudaError_t> captureWith(cudaStream_t s, Fill fill) {
+  Capture *c = capturing(s);
+  if (!c)
+    return std::nullopt;
+  if (c->invalidated)
+    return cudaErrorStreamCaptureInvalidated;
+  auto n = std::make_unique<NodeObj>();
+  cudaError_t e = fill(*n);
+  if (e)
+    return e;
+  appendCaptured(*c, std::move(n));
+  return cudaSuccess;
+}
+
+void pruneLive(Context &ctx, PoolObj &p) {
+  auto &mem = ctx.engine().memory();
+  for (auto it = p.live.begin(); it != p.live.end();) {
+    const auto *a = mem.find(reinterpret_cast<uint64_t>(it->first));
+    if (!a || a->base != reinterpret_cast<uint64_t>(it->first))
+      it = p.live.erase(it);
+    else
+      ++it;
+  }
+}
+
+uint64_t usedBytes(const PoolObj &p) {
+  uint64_t sum = 0;
+  for (auto &kv : p.live)
+    sum += kv.second;
+  return sum;
+}
+
+PoolObj *defaultPool() {
+  if (!g_defaultPool) {
+    g_defaultPool = new PoolObj;
+    g_defaultPool->isDefault = true;
+    g_defaultPool->props.allocType = cudaMemAllocationTypePinned;
+    g_defaultPool->props.location.type = cudaMemLocationTypeDevice;
+    g_defaultPool->props.location.id = 0;
+    g_pools.insert(g_defaultPool);
+    g_currentPool = g_defaultPool;
+  }
+  return g_defaultPool;
+}
+
+} // namespace
+
+// --- hooks (Graphs.h) -------------------------------------------------------------------------
+
+namespace ptxsim::runtime {
+
+std::optional<cudaError_t> captureKernel(cudaStream_t s, KernelEntry *k, dim3 grid, dim3 block,
+                                         void **args, size_t shmem, bool cooperative) {
+  return captureWith(s, [&](NodeObj &n) {
+    cudaKernelNodeParams p{};
+    p.func = k; // captured nodes name the kernel by its entry (the host stub is not at hand)
+    p.gridDim = grid;
+    p.blockDim = block;
+    p.sharedMemBytes = unsigned(shmem);
+    p.kernelParams = args;
+    cudaError_t e = setKernel(Context::get(), n, p, k);
+    n.cooperative = cooperative;
+    return e;
+  });
+}
+
+std::optional<cudaError_t> captureMemcpy(cudaStream_t s, void *dst, const void *src, size_t n,
+                                         cudaMemcpyKind kind) {
+  return captureWith(s, [&](NodeObj &node) {
+    set1D(node, dst, src, n, kind);
+    return cudaSuccess;
+  });
+}
+
+std::optional<cudaError_t> captureMemset(cudaStream_t s, void *p, int value, size_t n) {
+  return captureWith(s, [&](NodeObj &node) {
+    node.kind = NodeKind::Memset;
+    node.memset.dst = p;
+    node.memset.value = unsigned(value) & 0xff;
+    node.memset.elementSize = 1;
+    node.memset.width = n;
+    node.memset.height = 1;
+    node.memset.pitch = n;
+    return cudaSuccess;
+  });
+}
+
+std::optional<cudaError_t> captureHostFunc(cudaStream_t s, cudaHostFn_t fn, void *userData) {
+  return captureWith(s, [&](NodeObj &node) {
+    node.kind = NodeKind::Host;
+    node.host.fn = fn;
+    node.host.userData = userData;
+    return cudaSuccess;
+  });
+}
+
+std::optional<cudaError_t> captureSyncCall(cudaStream_t s) {
+  Capture *c = capturing(s);
+  if (!c)
+    return std::nullopt;
+  c->invalidated = true;
+  return cudaErrorStreamCaptureUnsupported;
+}
+
+} // namespace ptxsim::runtime
+
+// --- graphs -----------------------------------------------------------------------------------
+
+extern "C" {
+
+PTXSIM_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) {
+  if (!pGraph || flags)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  auto *g = new GraphObj;
+  g_graphs.insert(g);
+  *pGraph = reinterpret_cast<cudaGraph_t>(g);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  PTXSIM_LOCK;
+  if (!validGraph(graph))
+    return ret(cudaErrorInvalidValue);
+  for (auto &kv : g_captures)
+    if (kv.second.graph == graphOf(graph))
+      return ret(cudaErrorIllegalState); // still being captured into
+  forgetNodes(*graphOf(graph));
+  g_graphs.erase(graphOf(graph));
+  delete graphOf(graph);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                              const cudaGraphNode_t *pDependencies,
+                                              size_t numDependencies,
+                                              const cudaKernelNodeParams *pNodeParams) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (!e && !pNodeParams)
+    e = cudaErrorInvalidValue;
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  if ((e = setKernel(ctx, *n, *pNodeParams, nullptr)))
+    return ret(e);
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+                                                    cudaKernelNodeParams *pNodeParams) {
+  PTXSIM_LOCK;
+  if (!pNodeParams || !validNode(node) || nodeOf(node)->kind != NodeKind::Kernel)
+    return ret(cudaErrorInvalidValue);
+  NodeObj &n = *nodeOf(node);
+  pNodeParams->func = const_cast<void *>(n.func);
+  pNodeParams->gridDim = n.grid;
+  pNodeParams->blockDim = n.block;
+  pNodeParams->sharedMemBytes = n.shmem;
+  pNodeParams->kernelParams = n.argPtrs.empty() ? nullptr : n.argPtrs.data();
+  pNodeParams->extra = nullptr;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                                    const cudaKernelNodeParams *pNodeParams) {
+  PTXSIM_LOCK;
+  if (!pNodeParams || !validNode(node) || nodeOf(node)->kind != NodeKind::Kernel)
+    return ret(cudaErrorInvalidValue);
+  NodeObj &n = *nodeOf(node);
+  NodeObj tmp;
+  cudaError_t e = setKernel(ctx, tmp, *pNodeParams, pNodeParams->func == n.func ? n.k : nullptr);
+  if (e)
+    return ret(e);
+  tmp.cooperative = n.cooperative;
+  copyParams(n, tmp);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t *pDependencies,
+                                                size_t numDependencies, void *dst,
+                                                const void *src, size_t count,
+                                                cudaMemcpyKind kind) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (!e && (!dst || !src || count == 0 || unsigned(kind) > cudaMemcpyDefault))
+    e = cudaErrorInvalidValue;
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  set1D(*n, dst, src, count, kind);
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                              const cudaGraphNode_t *pDependencies,
+                                              size_t numDependencies,
+                                              const cudaMemcpy3DParms *p) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (!e && !p)
+    e = cudaErrorInvalidValue;
+  if (e)
+    return ret(e);
+  if (p->srcArray || p->dstArray) {
+    std::fprintf(stderr, "ptxsim: graph memcpy nodes with CUDA arrays are not supported\n");
+    return ret(cudaErrorNotSupported);
+  }
+  const cudaExtent &x = p->extent;
+  if (!p->dstPtr.ptr || !p->srcPtr.ptr || !x.width || !x.height || !x.depth ||
+      unsigned(p->kind) > cudaMemcpyDefault)
+    return ret(cudaErrorInvalidValue);
+  size_t dpitch = p->dstPtr.pitch ? p->dstPtr.pitch : x.width;
+  size_t spitch = p->srcPtr.pitch ? p->srcPtr.pitch : x.width;
+  if (x.width + p->dstPos.x > dpitch || x.width + p->srcPos.x > spitch)
+    return ret(cudaErrorInvalidPitchValue);
+  size_t dys = p->dstPtr.ysize ? p->dstPtr.ysize : x.height;
+  size_t sys = p->srcPtr.ysize ? p->srcPtr.ysize : x.height;
+  auto n = std::make_unique<NodeObj>();
+  n->kind = NodeKind::Memcpy;
+  n->dst = static_cast<char *>(p->dstPtr.ptr) + (p->dstPos.z * dys + p->dstPos.y) * dpitch +
+           p->dstPos.x;
+  n->src = static_cast<const char *>(p->srcPtr.ptr) +
+           (p->srcPos.z * sys + p->srcPos.y) * spitch + p->srcPos.x;
+  n->dpitch = dpitch;
+  n->spitch = spitch;
+  n->width = x.width;
+  n->height = x.height;
+  n->depth = x.depth;
+  n->dslice = dys * dpitch;
+  n->sslice = sys * spitch;
+  n->copyKind = p->kind;
+  if (n->height == 1 && n->depth == 1)
+    n->dpitch = n->spitch = n->width;
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                              const cudaGraphNode_t *pDependencies,
+                                              size_t numDependencies,
+                                              const cudaMemsetParams *pMemsetParams) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (!e)
+    e = pMemsetParams ? checkMemset(*pMemsetParams) : cudaErrorInvalidValue;
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  n->kind = NodeKind::Memset;
+  n->memset = *pMemsetParams;
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                            const cudaGraphNode_t *pDependencies,
+                                            size_t numDependencies,
+                                            const cudaHostNodeParams *pNodeParams) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (!e && (!pNodeParams || !pNodeParams->fn))
+    e = cudaErrorInvalidValue;
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  n->kind = NodeKind::Host;
+  n->host = *pNodeParams;
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                             const cudaGraphNode_t *pDependencies,
+                                             size_t numDependencies) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  n->kind = NodeKind::Empty;
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *pDependencies,
+                                                  size_t numDependencies, cudaGraph_t childGraph) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (!e && (!validGraph(childGraph) || childGraph == graph))
+    e = cudaErrorInvalidValue;
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  n->kind = NodeKind::Child;
+  n->child = cloneGraph(*graphOf(childGraph), nullptr); // the node owns a copy, as in CUDA
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph) {
+  PTXSIM_LOCK;
+  if (!pGraph || !validNode(node) || nodeOf(node)->kind != NodeKind::Child)
+    return ret(cudaErrorInvalidValue);
+  *pGraph = reinterpret_cast<cudaGraph_t>(nodeOf(node)->child.get());
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                                const cudaGraphNode_t *to,
+                                                const cudaGraphEdgeData *edgeData,
+                                                size_t numDependencies) {
+  PTXSIM_LOCK;
+  if (!validGraph(graph) || (numDependencies && (!from || !to)))
+    return ret(cudaErrorInvalidValue);
+  GraphObj *g = graphOf(graph);
+  for (size_t i = 0; i < numDependencies; ++i) {
+    if (!validNode(from[i]) || !validNode(to[i]) || nodeOf(from[i])->graph != g ||
+        nodeOf(to[i])->graph != g || from[i] == to[i])
+      return ret(cudaErrorInvalidValue);
+    auto &d = nodeOf(to[i])->deps;
+    for (NodeObj *x : d)
+      if (x == nodeOf(from[i]))
+        return ret(cudaErrorInvalidValue); // already present
+    if (edgeData && (edgeData[i].type != cudaGraphDependencyTypeDefault || edgeData[i].from_port))
+      return ret(cudaErrorInvalidValue);
+  }
+  for (size_t i = 0; i < numDependencies; ++i)
+    nodeOf(to[i])->deps.push_back(nodeOf(from[i]));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *pType) {
+  PTXSIM_LOCK;
+  if (!pType || !validNode(node))
+    return ret(cudaErrorInvalidValue);
+  switch (nodeOf(node)->kind) {
+  case NodeKind::Kernel: *pType = cudaGraphNodeTypeKernel; break;
+  case NodeKind::Memcpy: *pType = cudaGraphNodeTypeMemcpy; break;
+  case NodeKind::Memset: *pType = cudaGraphNodeTypeMemset; break;
+  case NodeKind::Host: *pType = cudaGraphNodeTypeHost; break;
+  case NodeKind::Child: *pType = cudaGraphNodeTypeGraph; break;
+  case NodeKind::Empty: *pType = cudaGraphNodeTypeEmpty; break;
+  }
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+                                         size_t *numNodes) {
+  PTXSIM_LOCK;
+  if (!numNodes || !validGraph(graph))
+    return ret(cudaErrorInvalidValue);
+  GraphObj *g = graphOf(graph);
+  if (nodes) {
+    size_t n = std::min(*numNodes, g->nodes.size());
+    for (size_t i = 0; i < n; ++i)
+      nodes[i] = handle(g->nodes[i].get());
+    for (size_t i = n; i < *numNodes; ++i)
+      nodes[i] = nullptr;
+    *numNodes = n;
+  } else {
+    *numNodes = g->nodes.size();
+  }
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
+                                                     cudaGraph_t graph, unsigned long long flags) {
+  constexpr unsigned long long known =
+      cudaGraphInstantiateFlagAutoFreeOnLaunch | cudaGraphInstantiateFlagUpload |
+      cudaGraphInstantiateFlagDeviceLaunch | cudaGraphInstantiateFlagUseNodePriority;
+  if (!pGraphExec || (flags & ~known))
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  if (!validGraph(graph))
+    return ret(cudaErrorInvalidValue);
+  if (!acyclic(*graphOf(graph)))
+    return ret(cudaErrorInvalidValue);
+  auto *x = new ExecObj;
+  x->g = cloneGraph(*graphOf(graph), &x->fromOrig);
+  g_execs.insert(x);
+  *pGraphExec = reinterpret_cast<cudaGraphExec_t>(x);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                            unsigned long long flags) {
+  return cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+}
+
+PTXSIM_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  PTXSIM_LOCK;
+  if (!graphExec || !g_execs.erase(execOf(graphExec)))
+    return ret(cudaErrorInvalidValue);
+  forgetNodes(*execOf(graphExec)->g);
+  delete execOf(graphExec);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  const GraphObj *g = nullptr;
+  {
+    PTXSIM_LOCK_CHECKED;
+    if (!graphExec || !g_execs.count(execOf(graphExec)))
+      return ret(cudaErrorInvalidValue);
+    if (!ctx.validStream(stream))
+      return ret(cudaErrorInvalidResourceHandle);
+    ExecObj *x = execOf(graphExec);
+    // launching into a capturing stream records the graph as a child graph node
+    if (auto r = captureWith(stream, [&](NodeObj &n) {
+          n.kind = NodeKind::Child;
+          n.child = cloneGraph(*x->g, nullptr);
+          return cudaSuccess;
+        }))
+      return ret(*r);
+    g = x->g.get();
+  }
+  return ret(runGraph(*g, stream));
+}
+
+PTXSIM_API cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  return cudaGraphLaunch(graphExec, stream);
+}
+
+PTXSIM_API cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  PTXSIM_LOCK_CHECKED;
+  if (!graphExec || !g_execs.count(execOf(graphExec)))
+    return ret(cudaErrorInvalidValue);
+  return ctx.validStream(stream) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
+}
+
+PTXSIM_API cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                        cudaGraphNode_t node,
+                                                        const cudaKernelNodeParams *pNodeParams) {
+  PTXSIM_LOCK;
+  if (!pNodeParams || !hGraphExec || !g_execs.count(execOf(hGraphExec)) || !validNode(node))
+    return ret(cudaErrorInvalidValue);
+  ExecObj *x = execOf(hGraphExec);
+  auto it = x->fromOrig.find(nodeOf(node));
+  if (it == x->fromOrig.end() || it->second->kind != NodeKind::Kernel ||
+      nodeOf(node)->kind != NodeKind::Kernel)
+    return ret(cudaErrorInvalidValue);
+  NodeObj &n = *it->second;
+  NodeObj tmp;
+  cudaError_t e = setKernel(ctx, tmp, *pNodeParams, pNodeParams->func == n.func ? n.k : nullptr);
+  if (e)
+    return ret(e);
+  tmp.cooperative = n.cooperative;
+  copyParams(n, tmp);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                           cudaGraphExecUpdateResultInfo *resultInfo) {
+  PTXSIM_LOCK;
+  if (!hGraphExec || !g_execs.count(execOf(hGraphExec)) || !validGraph(hGraph))
+    return ret(cudaErrorInvalidValue);
+  ExecObj *x = execOf(hGraphExec);
+  GraphObj &src = *graphOf(hGraph);
+  GraphObj &dst = *x->g;
+  auto fail = [&](cudaGraphExecUpdateResult why, NodeObj *node) {
+    if (resultInfo) {
+      resultInfo->result = why;
+      resultInfo->errorNode = handle(node);
+      resultInfo->errorFromNode = nullptr;
+    }
+    return ret(cudaErrorGraphExecUpdateFailure);
+  };
+  if (src.nodes.size() != dst.nodes.size())
+    return fail(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
+  // same topology: node i of each graph has the same kind and the same dependencies (by index)
+  std::unordered_map<const NodeObj *, size_t> si, di;
+  for (size_t i = 0; i < src.nodes.size(); ++i) {
+    si[src.nodes[i].get()] = i;
+    di[dst.nodes[i].get()] = i;
+  }
+  for (size_t i = 0; i < src.nodes.size(); ++i) {
+    NodeObj &a = *src.nodes[i], &b = *dst.nodes[i];
+    if (a.kind != b.kind)
+      return fail(cudaGraphExecUpdateErrorNodeTypeChanged, &a);
+    if (a.deps.size() != b.deps.size())
+      return fail(cudaGraphExecUpdateErrorTopologyChanged, &a);
+    for (size_t j = 0; j < a.deps.size(); ++j)
+      if (si.at(a.deps[j]) != di.at(b.deps[j]))
+        return fail(cudaGraphExecUpdateErrorTopologyChanged, &a);
+    if (a.kind == NodeKind::Child) {
+      if (a.child->nodes.size() != b.child->nodes.size())
+        return fail(cudaGraphExecUpdateErrorTopologyChanged, &a);
+    }
+  }
+  for (size_t i = 0; i < src.nodes.size(); ++i) {
+    NodeObj &b = *dst.nodes[i];
+    if (b.child)
+      forgetNodes(*b.child);
+    copyParams(b, *src.nodes[i]);
+    x->fromOrig[src.nodes[i].get()] = &b;
+  }
+  if (resultInfo) {
+    resultInfo->result = cudaGraphExecUpdateSuccess;
+    resultInfo->errorNode = nullptr;
+    resultInfo->errorFromNode = nullptr;
+  }
+  return cudaSuccess;
+}
+
+// --- stream capture ---------------------------------------------------------------------------
+
+PTXSIM_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
+      mode != cudaStreamCaptureModeRelaxed)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(stream))
+    return ret(cudaErrorInvalidResourceHandle);
+  if (stream == nullptr || stream == cudaStreamLegacy)
+    return ret(cudaErrorStreamCaptureUnsupported); // the legacy default stream cannot capture
+  if (capturing(stream))
+    return ret(cudaErrorIllegalState);
+  auto *g = new GraphObj;
+  g_graphs.insert(g);
+  Capture c;
+  c.graph = g;
+  c.mode = mode;
+  c.id = g_nextCaptureId++;
+  g_captures[stream] = std::move(c);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
+                                                   cudaStreamCaptureMode mode) {
+  return cudaStreamBeginCapture(stream, mode);
+}
+
+PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
+  if (!pGraph)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  if (!ctx.validStream(stream))
+    return ret(cudaErrorInvalidResourceHandle);
+  Capture *c = capturing(stream);
+  if (!c)
+    return ret(cudaErrorIllegalState);
+  GraphObj *g = c->graph;
+  bool invalid = c->invalidated;
+  g_captures.erase(stream);
+  if (invalid) {
+    forgetNodes(*g);
+    g_graphs.erase(g);
+    delete g;
+    *pGraph = nullptr;
+    return ret(cudaErrorStreamCaptureInvalidated);
+  }
+  *pGraph = reinterpret_cast<cudaGraph_t>(g);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph) {
+  return cudaStreamEndCapture(stream, pGraph);
+}
+
+PTXSIM_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+                                             cudaStreamCaptureStatus *pCaptureStatus) {
+  if (!pCaptureStatus)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  if (!ctx.validStream(stream))
+    return ret(cudaErrorInvalidResourceHandle);
+  Capture *c = capturing(stream);
+  *pCaptureStatus = !c ? cudaStreamCaptureStatusNone
+                       : c->invalidated ? cudaStreamCaptureStatusInvalidated
+                                        : cudaStreamCaptureStatusActive;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+                                                  cudaStreamCaptureStatus *pCaptureStatus) {
+  return cudaStreamIsCapturing(stream, pCaptureStatus);
+}
+
+PTXSIM_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
+                                                cudaStreamCaptureStatus *captureStatus_out,
+                                                unsigned long long *id_out, cudaGraph_t *graph_out,
+                                                const cudaGraphNode_t **dependencies_out,
+                                                const cudaGraphEdgeData **edgeData_out,
+                                                size_t *numDependencies_out) {
+  if (!captureStatus_out || (edgeData_out && !dependencies_out))
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  if (!ctx.validStream(stream))
+    return ret(cudaErrorInvalidResourceHandle);
+  Capture *c = capturing(stream);
+  if (!c) {
+    *captureStatus_out = cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+  }
+  *captureStatus_out =
+      c->invalidated ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
+  if (id_out)
+    *id_out = c->id;
+  if (graph_out)
+    *graph_out = reinterpret_cast<cudaGraph_t>(c->graph);
+  c->tailHandles.clear();
+  for (NodeObj *n : c->tail)
+    c->tailHandles.push_back(handle(n));
+  if (dependencies_out)
+    *dependencies_out = c->tailHandles.empty() ? nullptr : c->tailHandles.data();
+  if (edgeData_out)
+    *edgeData_out = nullptr; // every edge is a default edge
+  if (numDependencies_out)
+    *numDependencies_out = c->tailHandles.size();
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamGetCaptureInfo_ptsz(
+    cudaStream_t stream, cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out,
+    cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
+    const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
+  return cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+                                  edgeData_out, numDependencies_out);
+}
+
+PTXSIM_API cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode) {
+  if (!mode || (*mode != cudaStreamCaptureModeGlobal && *mode != cudaStreamCaptureModeThreadLocal &&
+                *mode != cudaStreamCaptureModeRelaxed))
+    return ret(cudaErrorInvalidValue);
+  std::swap(*mode, t_captureMode);
+  return cudaSuccess;
+}
+
+// --- memory pools -----------------------------------------------------------------------------
+
+PTXSIM_API cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device) {
+  if (!memPool)
+    return ret(cudaErrorInvalidValue);
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  PTXSIM_LOCK;
+  *memPool = reinterpret_cast<cudaMemPool_t>(defaultPool());
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device) {
+  if (!memPool)
+    return ret(cudaErrorInvalidValue);
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  PTXSIM_LOCK;
+  defaultPool();
+  *memPool = reinterpret_cast<cudaMemPool_t>(g_currentPool);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  PTXSIM_LOCK;
+  defaultPool();
+  if (!memPool || !g_pools.count(poolOf(memPool)))
+    return ret(cudaErrorInvalidValue);
+  g_currentPool = poolOf(memPool);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const cudaMemPoolProps *props) {
+  if (!memPool || !props || props->allocType != cudaMemAllocationTypePinned)
+    return ret(cudaErrorInvalidValue);
+  if (props->location.type != cudaMemLocationTypeDevice)
+    return ret(cudaErrorInvalidValue);
+  if (props->location.id != 0)
+    return ret(cudaErrorInvalidDevice);
+  PTXSIM_LOCK;
+  defaultPool();
+  auto *p = new PoolObj;
+  p->props = *props;
+  g_pools.insert(p);
+  *memPool = reinterpret_cast<cudaMemPool_t>(p);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) {
+  PTXSIM_LOCK;
+  if (!memPool || !g_pools.count(poolOf(memPool)) || poolOf(memPool)->isDefault)
+    return ret(cudaErrorInvalidValue);
+  if (g_currentPool == poolOf(memPool))
+    g_currentPool = g_defaultPool;
+  g_pools.erase(poolOf(memPool));
+  delete poolOf(memPool); // its live allocations stay valid until freed, as in CUDA
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
+                                               cudaStream_t stream) {
+  if (!ptr)
+    return ret(cudaErrorInvalidValue);
+  {
+    PTXSIM_LOCK_CHECKED;
+    if (!memPool || !g_pools.count(poolOf(memPool)))
+      return ret(cudaErrorInvalidValue);
+    if (!ctx.validStream(stream))
+      return ret(cudaErrorInvalidResourceHandle);
+    if (capturing(stream)) {
+      std::fprintf(stderr, "ptxsim: stream-ordered allocation during stream capture (memory "
+                           "allocation nodes) is not supported\n");
+      return ret(cudaErrorNotSupported);
+    }
+  }
+  cudaError_t e = cudaMalloc(ptr, size);
+  if (e)
+    return e;
+  PTXSIM_LOCK;
+  if (g_pools.count(poolOf(memPool)) && *ptr) {
+    PoolObj &p = *poolOf(memPool);
+    pruneLive(ctx, p);
+    p.live[*ptr] = size;
+    uint64_t used = usedBytes(p);
+    p.usedHigh = std::max(p.usedHigh, used);
+    p.reservedHigh = std::max(p.reservedHigh, used);
+  }
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t memPool,
+                                                    cudaStream_t stream) {
+  return cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+}
+
+PTXSIM_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t) {
+  PTXSIM_LOCK;
+  if (!memPool || !g_pools.count(poolOf(memPool)))
+    return ret(cudaErrorInvalidValue);
+  return cudaSuccess; // freed memory goes back to the device at once: nothing to trim
+}
+
+PTXSIM_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr,
+                                               void *value) {
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  if (!memPool || !g_pools.count(poolOf(memPool)))
+    return ret(cudaErrorInvalidValue);
+  PoolObj &p = *poolOf(memPool);
+  switch (attr) {
+  case cudaMemPoolReuseFollowEventDependencies:
+    p.reuseFollow = *static_cast<int *>(value);
+    return cudaSuccess;
+  case cudaMemPoolReuseAllowOpportunistic:
+    p.reuseOpportunistic = *static_cast<int *>(value);
+    return cudaSuccess;
+  case cudaMemPoolReuseAllowInternalDependencies:
+    p.reuseInternal = *static_cast<int *>(value);
+    return cudaSuccess;
+  case cudaMemPoolAttrReleaseThreshold:
+    p.releaseThreshold = *static_cast<uint64_t *>(value);
+    return cudaSuccess;
+  case cudaMemPoolAttrReservedMemHigh:
+  case cudaMemPoolAttrUsedMemHigh: {
+    // may only be reset to zero: the high-water mark restarts from the current value
+    if (*static_cast<uint64_t *>(value) != 0)
+      return ret(cudaErrorInvalidValue);
+    pruneLive(ctx, p);
+    uint64_t used = usedBytes(p);
+    (attr == cudaMemPoolAttrUsedMemHigh ? p.usedHigh : p.reservedHigh) = used;
+    return cudaSuccess;
+  }
+  default:
+    return ret(cudaErrorInvalidValue); // read-only or unknown
+  }
+}
+
+PTXSIM_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr,
+                                               void *value) {
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  if (!memPool || !g_pools.count(poolOf(memPool)))
+    return ret(cudaErrorInvalidValue);
+  PoolObj &p = *poolOf(memPool);
+  pruneLive(ctx, p);
+  uint64_t used = usedBytes(p);
+  switch (attr) {
+  case cudaMemPoolReuseFollowEventDependencies:
+    *static_cast<int *>(value) = p.reuseFollow;
+    return cudaSuccess;
+  case cudaMemPoolReuseAllowOpportunistic:
+    *static_cast<int *>(value) = p.reuseOpportunistic;
+    return cudaSuccess;
+  case cudaMemPoolReuseAllowInternalDependencies:
+    *static_cast<int *>(value) = p.reuseInternal;
+    return cudaSuccess;
+  case cudaMemPoolAttrReleaseThreshold:
+    *static_cast<uint64_t *>(value) = p.releaseThreshold;
+    return cudaSuccess;
+  case cudaMemPoolAttrReservedMemCurrent:
+  case cudaMemPoolAttrUsedMemCurrent:
+    *static_cast<uint64_t *>(value) = used;
+    return cudaSuccess;
+  case cudaMemPoolAttrReservedMemHigh:
+    *static_cast<uint64_t *>(value) = p.reservedHigh;
+    return cudaSuccess;
+  case cudaMemPoolAttrUsedMemHigh:
+    *static_cast<uint64_t *>(value) = p.usedHigh;
+    return cudaSuccess;
+  default:
+    return ret(cudaErrorInvalidValue);
+  }
+}
+
+} // extern "C"

@@ -1,0 +1,25 @@
+#pragma once
+// CUDA graphs, stream capture and memory pools (Graphs.cpp).
+//
+// Stream capture hooks: the launch and async-copy entry points call these under the context
+// mutex. Each returns std::nullopt when `s` is not capturing (the caller then runs the work as
+// usual); otherwise the work was recorded into the capture graph (or refused) and the returned
+// error is the call's result.
+
+#include "runtime/api/Context.h"
+
+#include <optional>
+
+namespace ptxsim::runtime {
+
+std::optional<cudaError_t> captureKernel(cudaStream_t s, KernelEntry *k, dim3 grid, dim3 block,
+                                         void **args, size_t shmem, bool cooperative);
+std::optional<cudaError_t> captureMemcpy(cudaStream_t s, void *dst, const void *src, size_t n,
+                                         cudaMemcpyKind kind);
+std::optional<cudaError_t> captureMemset(cudaStream_t s, void *p, int value, size_t n);
+std::optional<cudaError_t> captureHostFunc(cudaStream_t s, cudaHostFn_t fn, void *userData);
+/// A synchronizing call on `s` (cudaStreamSynchronize, cudaStreamQuery): while `s` captures
+/// this is cudaErrorStreamCaptureUnsupported and invalidates the capture, as in CUDA.
+std::optional<cudaError_t> captureSyncCall(cudaStream_t s);
+
+} // namespace ptxsim::runtime
