@@ -1,0 +1,145 @@
+// ptxsim e2e: stream capture: a multi-kernel sequence with async copies, memsets and a host
+// function is recorded (not run) while the stream captures, then replayed as a graph; capture
+// status queries and misuse errors.
+static const char *kName = "api_stream_capture";
+#include <vector>
+#include "../kernels/test_common.h"
+
+__global__ void scale(float *x, float f, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] *= f;
+}
+
+__global__ void addVec(float *y, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] += x[i];
+}
+
+static int g_hostCalls = 0;
+static void CUDART_CB onHost(void *p) { g_hostCalls += *(int *)p; }
+
+int main() {
+  const int n = 1000;
+  float *x, *y;
+  CK(cudaMalloc(&x, n * sizeof(float)));
+  CK(cudaMalloc(&y, n * sizeof(float)));
+  CK(cudaMemset(y, 0, n * sizeof(float)));
+  std::vector<float> hx(n), hy(n, -1.0f);
+  for (int i = 0; i < n; ++i)
+    hx[i] = float(i);
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+  cudaStreamCaptureStatus st;
+  CK(cudaStreamIsCapturing(s, &st));
+  EXPECT(st == cudaStreamCaptureStatusNone, "status before capture %d", (int)st);
+
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CK(cudaStreamIsCapturing(s, &st));
+  EXPECT(st == cudaStreamCaptureStatusActive, "status during capture %d", (int)st);
+  int one = 1;
+  CK(cudaMemcpyAsync(x, hx.data(), n * sizeof(float), cudaMemcpyHostToDevice, s));
+  scale<<<(n + 255) / 256, 256, 0, s>>>(x, 2.0f, n);
+  CK(cudaGetLastError());
+  addVec<<<(n + 255) / 256, 256, 0, s>>>(y, x, n);
+  CK(cudaGetLastError());
+  scale<<<(n + 255) / 256, 256, 0, s>>>(x, 0.5f, n);
+  CK(cudaMemsetAsync(x, 0, 16 * sizeof(float), s));
+  CK(cudaLaunchHostFunc(s, onHost, &one));
+  CK(cudaMemcpyAsync(hy.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+
+  cudaStreamCaptureStatus st2;
+  unsigned long long id = 0;
+  cudaGraph_t during = nullptr;
+  const cudaGraphNode_t *deps = nullptr;
+  size_t ndeps = 0;
+  CK(cudaStreamGetCaptureInfo(s, &st2, &id, &during, &deps, nullptr, &ndeps));
+  EXPECT(st2 == cudaStreamCaptureStatusActive && id != 0 && during && ndeps == 1 && deps,
+         "capture info: status %d id %llu deps %zu", (int)st2, id, ndeps);
+
+  // nothing ran yet
+  EXPECT(g_hostCalls == 0, "host function ran during capture");
+  EXPECT(hy[0] == -1.0f && hy[n - 1] == -1.0f, "copy ran during capture");
+
+  cudaGraph_t g = nullptr;
+  CK(cudaStreamEndCapture(s, &g));
+  EXPECT(g == during, "captured graph handle");
+  size_t count = 0;
+  CK(cudaGraphGetNodes(g, nullptr, &count));
+  EXPECT(count == 7, "captured %zu nodes", count);
+  CK(cudaStreamIsCapturing(s, &st));
+  EXPECT(st == cudaStreamCaptureStatusNone, "status after capture %d", (int)st);
+  std::vector<float> dy(n);
+  CK(cudaMemcpy(dy.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT(dy[5] == 0.0f, "kernel ran during capture: y[5] = %f", dy[5]);
+
+  cudaGraphExec_t ge;
+  CK(cudaGraphInstantiate(&ge, g, 0));
+  for (int r = 1; r <= 10; ++r) {
+    CK(cudaGraphLaunch(ge, s));
+    CK(cudaStreamSynchronize(s));
+    for (int i = 0; i < n; ++i)
+      EXPECT(hy[i] == float(2 * i * r), "replay %d: y[%d] = %f", r, i, hy[i]);
+  }
+  EXPECT(g_hostCalls == 10, "host function ran %d times", g_hostCalls);
+  std::vector<float> back(n);
+  CK(cudaMemcpy(back.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i)
+    EXPECT(back[i] == (i < 16 ? 0.0f : float(i)), "x[%d] = %f", i, back[i]);
+
+  // capturing a graph launch records it as a child graph
+  cudaGraph_t g2;
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  CK(cudaGraphLaunch(ge, s));
+  CK(cudaGraphLaunch(ge, s));
+  CK(cudaStreamEndCapture(s, &g2));
+  CK(cudaGraphGetNodes(g2, nullptr, &count));
+  EXPECT(count == 2, "graph-launch capture: %zu nodes", count);
+  EXPECT(g_hostCalls == 10, "graph launch ran during capture");
+  cudaGraphExec_t ge2;
+  CK(cudaGraphInstantiate(&ge2, g2, 0));
+  CK(cudaGraphLaunch(ge2, s));
+  CK(cudaStreamSynchronize(s));
+  EXPECT(g_hostCalls == 12, "nested graph host calls %d", g_hostCalls);
+  EXPECT(hy[7] == float(2 * 7 * 12), "nested replay y[7] = %f", hy[7]);
+
+  // misuse
+  cudaGraph_t none = nullptr;
+  EXPECT(cudaStreamEndCapture(s, &none) == cudaErrorIllegalState, "end without begin");
+  EXPECT(cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal) ==
+             cudaErrorStreamCaptureUnsupported,
+         "capture of the legacy stream");
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  EXPECT(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaErrorIllegalState,
+         "begin twice");
+  EXPECT(cudaStreamSynchronize(s) == cudaErrorStreamCaptureUnsupported, "sync while capturing");
+  CK(cudaStreamIsCapturing(s, &st));
+  EXPECT(st == cudaStreamCaptureStatusInvalidated, "status after sync %d", (int)st);
+  EXPECT(cudaMemsetAsync(x, 0, 4, s) == cudaErrorStreamCaptureInvalidated,
+         "work after invalidation");
+  cudaGraph_t inval = (cudaGraph_t)1;
+  EXPECT(cudaStreamEndCapture(s, &inval) == cudaErrorStreamCaptureInvalidated && !inval,
+         "end of an invalidated capture");
+  CK(cudaStreamIsCapturing(s, &st));
+  EXPECT(st == cudaStreamCaptureStatusNone, "status after invalidated end %d", (int)st);
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  EXPECT(cudaStreamQuery(s) == cudaErrorStreamCaptureUnsupported, "query while capturing");
+  EXPECT(cudaStreamEndCapture(s, &inval) == cudaErrorStreamCaptureInvalidated, "query invalidates");
+  EXPECT(cudaStreamBeginCapture(s, (cudaStreamCaptureMode)7) == cudaErrorInvalidValue, "bad mode");
+  EXPECT(cudaStreamIsCapturing(s, nullptr) == cudaErrorInvalidValue, "null status");
+  cudaGetLastError();
+  // the stream works normally again
+  CK(cudaMemsetAsync(x, 0, n * sizeof(float), s));
+  CK(cudaStreamSynchronize(s));
+
+  CK(cudaGraphExecDestroy(ge));
+  CK(cudaGraphExecDestroy(ge2));
+  CK(cudaGraphDestroy(g));
+  CK(cudaGraphDestroy(g2));
+  CK(cudaStreamDestroy(s));
+  CK(cudaFree(x));
+  CK(cudaFree(y));
+  return finish();
+}
