@@ -812,6 +812,7 @@ PTXSIM_API cudaError_t cudaStreamDestroy(cudaStream_t s) {
   PTXSIM_LOCK_CHECKED;
   if (!ctx.streams.erase(stream(s)))
     return ret(cudaErrorInvalidResourceHandle);
+  captureStreamDestroyed(s); // stream capture (Graphs.cpp)
   delete stream(s);
   return cudaSuccess;
 }
@@ -834,6 +835,8 @@ PTXSIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsign
   PTXSIM_LOCK_CHECKED;
   if (!ctx.validStream(s) || !ctx.events.count(event(e)))
     return ret(cudaErrorInvalidResourceHandle);
+  if (auto captured = captureStreamWaitEvent(s, e)) // stream capture fork/join (Graphs.cpp)
+    return ret(*captured);
   return cudaSuccess;
 }
 
@@ -898,6 +901,8 @@ PTXSIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   PTXSIM_LOCK_CHECKED;
   if (!ctx.events.count(event(e)) || !ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
+  if (auto captured = captureEventRecord(e, s)) // stream capture (Graphs.cpp)
+    return ret(*captured);
   event(e)->recorded = true;
   event(e)->when = std::chrono::steady_clock::now();
   event(e)->simSeconds = ctx.simSeconds();
@@ -939,6 +944,7 @@ PTXSIM_API cudaError_t cudaEventDestroy(cudaEvent_t e) {
   PTXSIM_LOCK_CHECKED;
   if (!ctx.events.erase(event(e)))
     return ret(cudaErrorInvalidResourceHandle);
+  captureEventDestroyed(e); // stream capture (Graphs.cpp)
   delete event(e);
   return cudaSuccess;
 }

@@ -58,13 +58,27 @@ struct ExecObj {
   std::unordered_map<const NodeObj *, NodeObj *> fromOrig; ///< source-graph node -> exec node
 };
 
-struct Capture {
+/// One capture sequence: begun on `origin`, joined by other streams through events.
+struct Session {
   GraphObj *graph = nullptr;
   cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
   unsigned long long id = 0;
+  cudaStream_t origin = nullptr;
+  bool invalidated = false;
+  bool ended = false;
+};
+
+/// A stream taking part in a capture sequence.
+struct Capture {
+  std::shared_ptr<Session> sess;
   std::vector<NodeObj *> tail; ///< the dependencies of the next captured node
   std::vector<cudaGraphNode_t> tailHandles;
-  bool invalidated = false;
+};
+
+/// An event recorded on a capturing stream: the capture point a waiting stream joins.
+struct CapturedEvent {
+  std::shared_ptr<Session> sess;
+  std::vector<NodeObj *> tail;
 };
 
 struct PoolObj {
@@ -81,6 +95,7 @@ std::unordered_set<GraphObj *> g_graphs;
 std::unordered_set<NodeObj *> g_nodes;
 std::unordered_set<ExecObj *> g_execs;
 std::unordered_map<cudaStream_t, Capture> g_captures;
+std::unordered_map<cudaEvent_t, CapturedEvent> g_capturedEvents;
 unsigned long long g_nextCaptureId = 1;
 std::unordered_set<PoolObj *> g_pools;
 PoolObj *g_defaultPool = nullptr;
@@ -381,11 +396,11 @@ Capture *capturing(cudaStream_t s) {
 
 /// Appends a captured node after the stream's current tail.
 void appendCaptured(Capture &c, std::unique_ptr<NodeObj> n) {
-  n->graph = c.graph;
+  n->graph = c.sess->graph;
   n->deps = c.tail;
   NodeObj *raw = n.get();
   g_nodes.insert(raw);
-  c.graph->nodes.push_back(std::move(n));
+  c.sess->graph->nodes.push_back(std::move(n));
   c.tail = {raw};
 }
 
@@ -394,7 +409,7 @@ template <class Fill> std::optional<cudaError_t> captureWith(cudaStream_t s, Fil
   Capture *c = capturing(s);
   if (!c)
     return std::nullopt;
-  if (c->invalidated)
+  if (c->sess->invalidated)
     return cudaErrorStreamCaptureInvalidated;
   auto n = std::make_unique<NodeObj>();
   cudaError_t e = fill(*n);
@@ -490,8 +505,65 @@ std::optional<cudaError_t> captureSyncCall(cudaStream_t s) {
   Capture *c = capturing(s);
   if (!c)
     return std::nullopt;
-  c->invalidated = true;
+  c->sess->invalidated = true;
   return cudaErrorStreamCaptureUnsupported;
+}
+
+std::optional<cudaError_t> captureEventRecord(cudaEvent_t e, cudaStream_t s) {
+  Capture *c = capturing(s);
+  if (!c) {
+    g_capturedEvents.erase(e); // an ordinary record replaces a captured one
+    return std::nullopt;
+  }
+  if (c->sess->invalidated)
+    return cudaErrorStreamCaptureInvalidated;
+  g_capturedEvents[e] = CapturedEvent{c->sess, c->tail};
+  return cudaSuccess;
+}
+
+std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e) {
+  auto it = g_capturedEvents.find(e);
+  if (it == g_capturedEvents.end() || it->second.sess->ended)
+    return std::nullopt; // an event outside capture: streams run at the call, nothing to wait on
+  CapturedEvent &ev = it->second;
+  Capture *c = capturing(s);
+  if (!c) {
+    // fork: the stream joins the capture sequence after the event's capture point
+    Capture joined;
+    joined.sess = ev.sess;
+    joined.tail = ev.tail;
+    g_captures[s] = std::move(joined);
+    return cudaSuccess;
+  }
+  if (c->sess != ev.sess)
+    return cudaErrorStreamCaptureIsolation;
+  if (c->sess->invalidated)
+    return cudaErrorStreamCaptureInvalidated;
+  for (NodeObj *n : ev.tail) // join: the next node also depends on the event's capture point
+    if (std::find(c->tail.begin(), c->tail.end(), n) == c->tail.end())
+      c->tail.push_back(n);
+  return cudaSuccess;
+}
+
+void captureEventDestroyed(cudaEvent_t e) { g_capturedEvents.erase(e); }
+
+void captureStreamDestroyed(cudaStream_t s) {
+  Capture *c = capturing(s);
+  if (!c)
+    return;
+  c->sess->invalidated = true;
+  if (c->sess->origin == s) {
+    // the sequence can no longer be ended: drop it and its graph
+    std::shared_ptr<Session> sess = c->sess;
+    for (auto it = g_captures.begin(); it != g_captures.end();)
+      it = it->second.sess == sess ? g_captures.erase(it) : std::next(it);
+    sess->ended = true;
+    forgetNodes(*sess->graph);
+    g_graphs.erase(sess->graph);
+    delete sess->graph;
+    return;
+  }
+  g_captures.erase(s);
 }
 
 } // namespace ptxsim::runtime
@@ -515,7 +587,7 @@ PTXSIM_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   if (!validGraph(graph))
     return ret(cudaErrorInvalidValue);
   for (auto &kv : g_captures)
-    if (kv.second.graph == graphOf(graph))
+    if (kv.second.sess->graph == graphOf(graph))
       return ret(cudaErrorIllegalState); // still being captured into
   forgetNodes(*graphOf(graph));
   g_graphs.erase(graphOf(graph));
@@ -726,6 +798,50 @@ PTXSIM_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGra
   return cudaSuccess;
 }
 
+/// Writes up to *num of `list` (all when out is null: only the count) and the edge data.
+static cudaError_t listNodes(const std::vector<NodeObj *> &list, cudaGraphNode_t *out,
+                             cudaGraphEdgeData *edgeData, size_t *num) {
+  if (!num)
+    return cudaErrorInvalidValue;
+  if (!out) {
+    *num = list.size();
+    return cudaSuccess;
+  }
+  size_t n = std::min(*num, list.size());
+  for (size_t i = 0; i < *num; ++i) {
+    out[i] = i < n ? handle(list[i]) : nullptr;
+    if (edgeData)
+      edgeData[i] = cudaGraphEdgeData{};
+  }
+  *num = n;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node,
+                                                    cudaGraphNode_t *pDependencies,
+                                                    cudaGraphEdgeData *edgeData,
+                                                    size_t *pNumDependencies) {
+  PTXSIM_LOCK;
+  if (!validNode(node))
+    return ret(cudaErrorInvalidValue);
+  return ret(listNodes(nodeOf(node)->deps, pDependencies, edgeData, pNumDependencies));
+}
+
+PTXSIM_API cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node,
+                                                      cudaGraphNode_t *pDependentNodes,
+                                                      cudaGraphEdgeData *edgeData,
+                                                      size_t *pNumDependentNodes) {
+  PTXSIM_LOCK;
+  if (!validNode(node))
+    return ret(cudaErrorInvalidValue);
+  std::vector<NodeObj *> dependents;
+  for (auto &n : nodeOf(node)->graph->nodes)
+    for (NodeObj *d : n->deps)
+      if (d == nodeOf(node))
+        dependents.push_back(n.get());
+  return ret(listNodes(dependents, pDependentNodes, edgeData, pNumDependentNodes));
+}
+
 PTXSIM_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *pType) {
   PTXSIM_LOCK;
   if (!pType || !validNode(node))
@@ -915,9 +1031,11 @@ PTXSIM_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCap
   auto *g = new GraphObj;
   g_graphs.insert(g);
   Capture c;
-  c.graph = g;
-  c.mode = mode;
-  c.id = g_nextCaptureId++;
+  c.sess = std::make_shared<Session>();
+  c.sess->graph = g;
+  c.sess->mode = mode;
+  c.sess->id = g_nextCaptureId++;
+  c.sess->origin = stream;
   g_captures[stream] = std::move(c);
   return cudaSuccess;
 }
@@ -936,15 +1054,36 @@ PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pG
   Capture *c = capturing(stream);
   if (!c)
     return ret(cudaErrorIllegalState);
-  GraphObj *g = c->graph;
-  bool invalid = c->invalidated;
-  g_captures.erase(stream);
+  std::shared_ptr<Session> sess = c->sess;
+  if (sess->origin != stream)
+    return ret(cudaErrorStreamCaptureUnmatched); // ended on a stream that joined, not the origin
+  // every stream that joined must have been joined back into the origin stream's work
+  std::unordered_set<NodeObj *> reach;
+  std::vector<NodeObj *> stack = c->tail;
+  while (!stack.empty()) {
+    NodeObj *n = stack.back();
+    stack.pop_back();
+    if (reach.insert(n).second)
+      for (NodeObj *d : n->deps)
+        stack.push_back(d);
+  }
+  bool unjoined = false;
+  for (auto &kv : g_captures)
+    if (kv.second.sess == sess)
+      for (NodeObj *n : kv.second.tail)
+        unjoined |= !reach.count(n);
+  for (auto it = g_captures.begin(); it != g_captures.end();)
+    it = it->second.sess == sess ? g_captures.erase(it) : std::next(it);
+  sess->ended = true;
+  GraphObj *g = sess->graph;
+  bool invalid = sess->invalidated || unjoined;
   if (invalid) {
     forgetNodes(*g);
     g_graphs.erase(g);
     delete g;
     *pGraph = nullptr;
-    return ret(cudaErrorStreamCaptureInvalidated);
+    return ret(unjoined && !sess->invalidated ? cudaErrorStreamCaptureUnjoined
+                                              : cudaErrorStreamCaptureInvalidated);
   }
   *pGraph = reinterpret_cast<cudaGraph_t>(g);
   return cudaSuccess;
@@ -963,7 +1102,7 @@ PTXSIM_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
     return ret(cudaErrorInvalidResourceHandle);
   Capture *c = capturing(stream);
   *pCaptureStatus = !c ? cudaStreamCaptureStatusNone
-                       : c->invalidated ? cudaStreamCaptureStatusInvalidated
+                       : c->sess->invalidated ? cudaStreamCaptureStatusInvalidated
                                         : cudaStreamCaptureStatusActive;
   return cudaSuccess;
 }
@@ -990,11 +1129,11 @@ PTXSIM_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
     return cudaSuccess;
   }
   *captureStatus_out =
-      c->invalidated ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
+      c->sess->invalidated ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
   if (id_out)
-    *id_out = c->id;
+    *id_out = c->sess->id;
   if (graph_out)
-    *graph_out = reinterpret_cast<cudaGraph_t>(c->graph);
+    *graph_out = reinterpret_cast<cudaGraph_t>(c->sess->graph);
   c->tailHandles.clear();
   for (NodeObj *n : c->tail)
     c->tailHandles.push_back(handle(n));

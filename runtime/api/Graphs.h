@@ -21,5 +21,14 @@ std::optional<cudaError_t> captureHostFunc(cudaStream_t s, cudaHostFn_t fn, void
 /// A synchronizing call on `s` (cudaStreamSynchronize, cudaStreamQuery): while `s` captures
 /// this is cudaErrorStreamCaptureUnsupported and invalidates the capture, as in CUDA.
 std::optional<cudaError_t> captureSyncCall(cudaStream_t s);
+/// cudaEventRecord on a capturing stream marks a capture point instead of recording a time.
+std::optional<cudaError_t> captureEventRecord(cudaEvent_t e, cudaStream_t s);
+/// cudaStreamWaitEvent on an event recorded during capture: the stream joins that capture
+/// (fork), or a capturing stream gains the event's capture point as a dependency (join).
+std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e);
+/// cudaStreamDestroy: a capturing stream leaves its capture (which is invalidated).
+void captureStreamDestroyed(cudaStream_t s);
+/// cudaEventDestroy: forgets the event's capture point.
+void captureEventDestroyed(cudaEvent_t e);
 
 } // namespace ptxsim::runtime

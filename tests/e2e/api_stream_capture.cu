@@ -105,6 +105,72 @@ int main() {
   EXPECT(g_hostCalls == 12, "nested graph host calls %d", g_hostCalls);
   EXPECT(hy[7] == float(2 * 7 * 12), "nested replay y[7] = %f", hy[7]);
 
+  // fork/join across streams through events: s forks s2, both add work, s joins s2 back
+  cudaStream_t s2;
+  CK(cudaStreamCreate(&s2));
+  cudaEvent_t fork, join;
+  CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  CK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  float *z;
+  CK(cudaMalloc(&z, n * sizeof(float)));
+  CK(cudaMemset(y, 0, n * sizeof(float)));
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CK(cudaMemcpyAsync(x, hx.data(), n * sizeof(float), cudaMemcpyHostToDevice, s));
+  CK(cudaEventRecord(fork, s));
+  CK(cudaStreamWaitEvent(s2, fork, 0));
+  CK(cudaStreamIsCapturing(s2, &st));
+  EXPECT(st == cudaStreamCaptureStatusActive, "forked stream status %d", (int)st);
+  addVec<<<(n + 255) / 256, 256, 0, s2>>>(y, x, n); // y += x on s2
+  CK(cudaEventRecord(join, s2));
+  // meanwhile on s: z = 3x (independent of s2's branch, which only reads x)
+  CK(cudaMemcpyAsync(z, x, n * sizeof(float), cudaMemcpyDeviceToDevice, s));
+  scale<<<(n + 255) / 256, 256, 0, s>>>(z, 3.0f, n);
+  CK(cudaStreamWaitEvent(s, join, 0));
+  addVec<<<(n + 255) / 256, 256, 0, s>>>(y, z, n); // y += z after both branches
+  CK(cudaMemcpyAsync(hy.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+  // nothing ran on s2 either
+  CK(cudaMemcpy(dy.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT(dy[9] == 0.0f, "forked stream work ran during capture: %f", dy[9]);
+  cudaGraph_t fj;
+  EXPECT(cudaStreamEndCapture(s2, &fj) == cudaErrorStreamCaptureUnmatched, "end on a forked stream");
+  CK(cudaStreamEndCapture(s, &fj));
+  CK(cudaStreamIsCapturing(s2, &st));
+  EXPECT(st == cudaStreamCaptureStatusNone, "forked stream after end %d", (int)st);
+  CK(cudaGraphGetNodes(fj, nullptr, &count));
+  EXPECT(count == 6, "fork/join graph has %zu nodes", count);
+  // the join node depends on both branches
+  std::vector<cudaGraphNode_t> nodes(count);
+  CK(cudaGraphGetNodes(fj, nodes.data(), &count));
+  size_t nd = 0;
+  CK(cudaGraphNodeGetDependencies(nodes[4], nullptr, nullptr, &nd));
+  EXPECT(nd == 2, "join node has %zu dependencies", nd);
+  cudaGraphNode_t dd[2];
+  CK(cudaGraphNodeGetDependencies(nodes[4], dd, nullptr, &nd));
+  EXPECT(nd == 2 && dd[0] == nodes[3] && dd[1] == nodes[1], "join node dependencies");
+  CK(cudaGraphNodeGetDependentNodes(nodes[0], nullptr, nullptr, &nd));
+  EXPECT(nd == 2, "fork node has %zu dependents", nd);
+  cudaGraphExec_t fjx;
+  CK(cudaGraphInstantiate(&fjx, fj, 0));
+  CK(cudaGraphLaunch(fjx, s));
+  CK(cudaStreamSynchronize(s));
+  // y = x + 3x
+  for (int i = 0; i < n; ++i)
+    EXPECT(hy[i] == 4.0f * i, "fork/join y[%d] = %f", i, hy[i]);
+  // a forked stream that is not joined back: cudaErrorStreamCaptureUnjoined
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CK(cudaEventRecord(fork, s));
+  CK(cudaStreamWaitEvent(s2, fork, 0));
+  CK(cudaMemsetAsync(x, 0, 4, s2));
+  EXPECT(cudaStreamEndCapture(s, &fj) == cudaErrorStreamCaptureUnjoined, "unjoined fork");
+  CK(cudaStreamIsCapturing(s2, &st));
+  EXPECT(st == cudaStreamCaptureStatusNone, "unjoined stream after end %d", (int)st);
+  cudaGetLastError();
+  CK(cudaGraphExecDestroy(fjx));
+  CK(cudaEventDestroy(fork));
+  CK(cudaEventDestroy(join));
+  CK(cudaStreamDestroy(s2));
+  CK(cudaFree(z));
+
   // misuse
   cudaGraph_t none = nullptr;
   EXPECT(cudaStreamEndCapture(s, &none) == cudaErrorIllegalState, "end without begin");
