@@ -668,12 +668,17 @@ PTXSIM_API cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_
 PTXSIM_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                                size_t offset, cudaMemcpyKind kind,
                                                cudaStream_t s) {
+  if (auto captured = captureSymbolCopy(s, symbol, const_cast<void *>(src), count, offset, kind,
+                                        true)) // stream capture (Graphs.cpp)
+    return ret(*captured);
   return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 
 PTXSIM_API cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
                                                  size_t offset, cudaMemcpyKind kind,
                                                  cudaStream_t s) {
+  if (auto captured = captureSymbolCopy(s, symbol, dst, count, offset, kind, false))
+    return ret(*captured); // stream capture (Graphs.cpp)
   return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
 
@@ -1049,6 +1054,8 @@ PTXSIM_API cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, 
     PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
+    if (auto captured = captureMemset2D(s, devPtr, pitch, value, width, height)) // Graphs.cpp
+      return ret(*captured);
   }
   return cudaMemset2D(devPtr, pitch, value, width, height);
 }
@@ -1060,6 +1067,8 @@ PTXSIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *s
     PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
+    if (auto captured = captureMemcpy2D(s, dst, dpitch, src, spitch, width, height, kind))
+      return ret(*captured); // stream capture (Graphs.cpp)
   }
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
@@ -1070,6 +1079,8 @@ PTXSIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t 
     PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
+    if (auto captured = captureUnsupported(s, "cudaMallocAsync")) // Graphs.cpp
+      return ret(*captured);
   }
   return cudaMalloc(devPtr, size);
 }
@@ -1079,6 +1090,8 @@ PTXSIM_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t s) {
     PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
+    if (auto captured = captureUnsupported(s, "cudaFreeAsync")) // Graphs.cpp
+      return ret(*captured);
   }
   return cudaFree(devPtr);
 }
@@ -1136,6 +1149,8 @@ PTXSIM_API cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_
     PTXSIM_LOCK;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
+    if (auto captured = captureSyncCall(s)) // not capturable, as in CUDA (Graphs.cpp)
+      return ret(*captured);
     status = ctx.sticky();
   }
   cb(s, status, userData);

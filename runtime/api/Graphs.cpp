@@ -509,6 +509,68 @@ std::optional<cudaError_t> captureSyncCall(cudaStream_t s) {
   return cudaErrorStreamCaptureUnsupported;
 }
 
+std::optional<cudaError_t> captureMemcpy2D(cudaStream_t s, void *dst, size_t dpitch,
+                                           const void *src, size_t spitch, size_t width,
+                                           size_t height, cudaMemcpyKind kind) {
+  return captureWith(s, [&](NodeObj &node) {
+    if (width > dpitch || width > spitch)
+      return cudaErrorInvalidPitchValue;
+    set1D(node, dst, src, width, kind);
+    node.dpitch = dpitch;
+    node.spitch = spitch;
+    node.height = height;
+    if (height == 1)
+      node.dpitch = node.spitch = width;
+    return cudaSuccess;
+  });
+}
+
+std::optional<cudaError_t> captureMemset2D(cudaStream_t s, void *p, size_t pitch, int value,
+                                           size_t width, size_t height) {
+  return captureWith(s, [&](NodeObj &node) {
+    if (width > pitch)
+      return cudaErrorInvalidPitchValue;
+    node.kind = NodeKind::Memset;
+    node.memset.dst = p;
+    node.memset.value = unsigned(value) & 0xff;
+    node.memset.elementSize = 1;
+    node.memset.width = width;
+    node.memset.height = height;
+    node.memset.pitch = pitch;
+    return cudaSuccess;
+  });
+}
+
+std::optional<cudaError_t> captureSymbolCopy(cudaStream_t s, const void *symbol, void *host,
+                                             size_t count, size_t offset, cudaMemcpyKind kind,
+                                             bool toSymbol) {
+  PTXSIM_LOCK;
+  if (!capturing(s))
+    return std::nullopt;
+  return captureWith(s, [&](NodeObj &node) {
+    VarEntry *v = symbol ? ctx.findVar(symbol) : nullptr;
+    if (!v || !v->symbol)
+      return cudaErrorInvalidSymbol;
+    if (offset > v->symbol->size || count > v->symbol->size - offset)
+      return cudaErrorInvalidValue;
+    char *where = static_cast<char *>(ptxsim::ptx::exec::DeviceMemory::host(v->symbol->addr)) +
+                  offset;
+    if (toSymbol)
+      set1D(node, where, host, count, kind);
+    else
+      set1D(node, host, where, count, kind);
+    return cudaSuccess;
+  });
+}
+
+std::optional<cudaError_t> captureUnsupported(cudaStream_t s, const char *what) {
+  Capture *c = capturing(s);
+  if (!c)
+    return std::nullopt;
+  std::fprintf(stderr, "ptxsim: %s during stream capture is not supported\n", what);
+  return cudaErrorNotSupported;
+}
+
 std::optional<cudaError_t> captureEventRecord(cudaEvent_t e, cudaStream_t s) {
   Capture *c = capturing(s);
   if (!c) {

@@ -18,6 +18,18 @@ std::optional<cudaError_t> captureMemcpy(cudaStream_t s, void *dst, const void *
                                          cudaMemcpyKind kind);
 std::optional<cudaError_t> captureMemset(cudaStream_t s, void *p, int value, size_t n);
 std::optional<cudaError_t> captureHostFunc(cudaStream_t s, cudaHostFn_t fn, void *userData);
+std::optional<cudaError_t> captureMemcpy2D(cudaStream_t s, void *dst, size_t dpitch,
+                                           const void *src, size_t spitch, size_t width,
+                                           size_t height, cudaMemcpyKind kind);
+std::optional<cudaError_t> captureMemset2D(cudaStream_t s, void *p, size_t pitch, int value,
+                                           size_t width, size_t height);
+/// cudaMemcpy{To,From}SymbolAsync: takes the context mutex itself (the callers do not hold it).
+std::optional<cudaError_t> captureSymbolCopy(cudaStream_t s, const void *symbol, void *host,
+                                             size_t count, size_t offset, cudaMemcpyKind kind,
+                                             bool toSymbol);
+/// Stream work ptxsim cannot record (stream-ordered allocation): cudaErrorNotSupported, said
+/// on stderr, while `s` captures.
+std::optional<cudaError_t> captureUnsupported(cudaStream_t s, const char *what);
 /// A synchronizing call on `s` (cudaStreamSynchronize, cudaStreamQuery): while `s` captures
 /// this is cudaErrorStreamCaptureUnsupported and invalidates the capture, as in CUDA.
 std::optional<cudaError_t> captureSyncCall(cudaStream_t s);

@@ -17,6 +17,12 @@ __global__ void addVec(float *y, const float *x, int n) {
     y[i] += x[i];
 }
 
+__device__ int d_sym[8];
+
+__global__ void symAdd(int v) { d_sym[threadIdx.x] += v; }
+
+static void CUDART_CB onCallback(cudaStream_t, cudaError_t, void *) {}
+
 static int g_hostCalls = 0;
 static void CUDART_CB onHost(void *p) { g_hostCalls += *(int *)p; }
 
@@ -170,6 +176,53 @@ int main() {
   CK(cudaEventDestroy(join));
   CK(cudaStreamDestroy(s2));
   CK(cudaFree(z));
+
+  // 2D copies and memsets, symbol copies
+  {
+    const int w = 5, hgt = 4;
+    size_t pitch;
+    float *m;
+    CK(cudaMallocPitch((void **)&m, &pitch, w * sizeof(float), hgt));
+    std::vector<float> src(w * hgt), dst(w * hgt, -1.0f);
+    for (int i = 0; i < w * hgt; ++i)
+      src[i] = float(i + 1);
+    int hs[8] = {1, 2, 3, 4, 5, 6, 7, 8}, hb[8] = {0};
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CK(cudaMemset2DAsync(m, pitch, 0, w * sizeof(float), hgt, s));
+    CK(cudaMemcpy2DAsync(m, pitch, src.data(), w * sizeof(float), 3 * sizeof(float), hgt,
+                         cudaMemcpyHostToDevice, s));
+    CK(cudaMemcpy2DAsync(dst.data(), w * sizeof(float), m, pitch, w * sizeof(float), hgt,
+                         cudaMemcpyDeviceToHost, s));
+    CK(cudaMemcpyToSymbolAsync(d_sym, hs, sizeof hs, 0, cudaMemcpyHostToDevice, s));
+    symAdd<<<1, 8, 0, s>>>(10);
+    CK(cudaMemcpyFromSymbolAsync(hb, d_sym, 4 * sizeof(int), 4 * sizeof(int),
+                                 cudaMemcpyDeviceToHost, s));
+    void *p = nullptr;
+    EXPECT(cudaMallocAsync(&p, 64, s) == cudaErrorNotSupported, "cudaMallocAsync in capture");
+    cudaGetLastError();
+    cudaGraph_t g3;
+    CK(cudaStreamEndCapture(s, &g3));
+    EXPECT(dst[0] == -1.0f && hb[0] == 0, "2D/symbol work ran during capture");
+    cudaGraphExec_t g3x;
+    CK(cudaGraphInstantiate(&g3x, g3, 0));
+    CK(cudaGraphLaunch(g3x, s));
+    CK(cudaStreamSynchronize(s));
+    for (int r = 0; r < hgt; ++r)
+      for (int c = 0; c < w; ++c)
+        EXPECT(dst[r * w + c] == (c < 3 ? float(r * w + c + 1) : 0.0f), "2D [%d][%d] = %f", r, c,
+               dst[r * w + c]);
+    for (int i = 0; i < 4; ++i)
+      EXPECT(hb[i] == 15 + i, "symbol copy %d = %d", i, hb[i]);
+    CK(cudaGraphExecDestroy(g3x));
+    CK(cudaGraphDestroy(g3));
+    CK(cudaFree(m));
+    // stream callbacks cannot be captured
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    EXPECT(cudaStreamAddCallback(s, onCallback, nullptr, 0) == cudaErrorStreamCaptureUnsupported,
+           "callback in capture");
+    EXPECT(cudaStreamEndCapture(s, &g3) == cudaErrorStreamCaptureInvalidated, "callback invalidates");
+    cudaGetLastError();
+  }
 
   // misuse
   cudaGraph_t none = nullptr;
