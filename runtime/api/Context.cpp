@@ -766,6 +766,7 @@ void Context::reportAtExit() {
 }
 
 void Context::reset() {
+  captureReset(); // stream captures end with their streams (Graphs.cpp)
   for (StreamObj *s : streams)
     delete s;
   streams.clear();

@@ -609,6 +609,21 @@ std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e)
 
 void captureEventDestroyed(cudaEvent_t e) { g_capturedEvents.erase(e); }
 
+void captureReset() {
+  std::unordered_set<Session *> seen;
+  for (auto &kv : g_captures) {
+    Session &sess = *kv.second.sess;
+    if (!seen.insert(&sess).second)
+      continue;
+    sess.ended = true;
+    forgetNodes(*sess.graph);
+    g_graphs.erase(sess.graph);
+    delete sess.graph;
+  }
+  g_captures.clear();
+  g_capturedEvents.clear();
+}
+
 void captureStreamDestroyed(cudaStream_t s) {
   Capture *c = capturing(s);
   if (!c)
@@ -904,6 +919,99 @@ PTXSIM_API cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node,
   return ret(listNodes(dependents, pDependentNodes, edgeData, pNumDependentNodes));
 }
 
+PTXSIM_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes,
+                                             size_t *pNumRootNodes) {
+  PTXSIM_LOCK;
+  if (!validGraph(graph))
+    return ret(cudaErrorInvalidValue);
+  std::vector<NodeObj *> roots;
+  for (auto &n : graphOf(graph)->nodes)
+    if (n->deps.empty())
+      roots.push_back(n.get());
+  return ret(listNodes(roots, pRootNodes, nullptr, pNumRootNodes));
+}
+
+PTXSIM_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph) {
+  PTXSIM_LOCK;
+  if (!pGraphClone || !validGraph(originalGraph))
+    return ret(cudaErrorInvalidValue);
+  GraphObj *g = cloneGraph(*graphOf(originalGraph), nullptr).release();
+  g_graphs.insert(g);
+  *pGraphClone = reinterpret_cast<cudaGraph_t>(g);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
+  PTXSIM_LOCK;
+  if (!validNode(node) || !g_graphs.count(nodeOf(node)->graph))
+    return ret(cudaErrorInvalidValue); // not a node of a user graph
+  NodeObj *n = nodeOf(node);
+  GraphObj *g = n->graph;
+  for (auto &other : g->nodes)
+    other->deps.erase(std::remove(other->deps.begin(), other->deps.end(), n), other->deps.end());
+  for (ExecObj *x : g_execs)
+    x->fromOrig.erase(n);
+  if (n->child)
+    forgetNodes(*n->child);
+  g_nodes.erase(n);
+  for (auto it = g->nodes.begin(); it != g->nodes.end(); ++it)
+    if (it->get() == n) {
+      g->nodes.erase(it);
+      break;
+    }
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node,
+                                                  cudaHostNodeParams *pNodeParams) {
+  PTXSIM_LOCK;
+  if (!pNodeParams || !validNode(node) || nodeOf(node)->kind != NodeKind::Host)
+    return ret(cudaErrorInvalidValue);
+  *pNodeParams = nodeOf(node)->host;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
+                                                  const cudaHostNodeParams *pNodeParams) {
+  PTXSIM_LOCK;
+  if (!pNodeParams || !pNodeParams->fn || !validNode(node) ||
+      nodeOf(node)->kind != NodeKind::Host)
+    return ret(cudaErrorInvalidValue);
+  nodeOf(node)->host = *pNodeParams;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node,
+                                                    cudaMemsetParams *pNodeParams) {
+  PTXSIM_LOCK;
+  if (!pNodeParams || !validNode(node) || nodeOf(node)->kind != NodeKind::Memset)
+    return ret(cudaErrorInvalidValue);
+  *pNodeParams = nodeOf(node)->memset;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
+                                                    const cudaMemsetParams *pNodeParams) {
+  PTXSIM_LOCK;
+  if (!pNodeParams || !validNode(node) || nodeOf(node)->kind != NodeKind::Memset)
+    return ret(cudaErrorInvalidValue);
+  if (cudaError_t e = checkMemset(*pNodeParams))
+    return ret(e);
+  nodeOf(node)->memset = *pNodeParams;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst,
+                                                      const void *src, size_t count,
+                                                      cudaMemcpyKind kind) {
+  PTXSIM_LOCK;
+  if (!validNode(node) || nodeOf(node)->kind != NodeKind::Memcpy || !dst || !src || !count ||
+      unsigned(kind) > cudaMemcpyDefault)
+    return ret(cudaErrorInvalidValue);
+  set1D(*nodeOf(node), dst, src, count, kind);
+  return cudaSuccess;
+}
+
 PTXSIM_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *pType) {
   PTXSIM_LOCK;
   if (!pType || !validNode(node))
@@ -1021,6 +1129,51 @@ PTXSIM_API cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphEx
     return ret(e);
   tmp.cooperative = n.cooperative;
   copyParams(n, tmp);
+  return cudaSuccess;
+}
+
+/// The exec graph's copy of `node` when it has kind `kind`, else null (under the lock).
+static NodeObj *execNode(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, NodeKind kind) {
+  if (!hGraphExec || !g_execs.count(execOf(hGraphExec)) || !validNode(node))
+    return nullptr;
+  auto &m = execOf(hGraphExec)->fromOrig;
+  auto it = m.find(nodeOf(node));
+  return it == m.end() || it->second->kind != kind ? nullptr : it->second;
+}
+
+PTXSIM_API cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                      cudaGraphNode_t node,
+                                                      const cudaHostNodeParams *pNodeParams) {
+  PTXSIM_LOCK;
+  NodeObj *n = execNode(hGraphExec, node, NodeKind::Host);
+  if (!n || !pNodeParams || !pNodeParams->fn)
+    return ret(cudaErrorInvalidValue);
+  n->host = *pNodeParams;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                        cudaGraphNode_t node,
+                                                        const cudaMemsetParams *pNodeParams) {
+  PTXSIM_LOCK;
+  NodeObj *n = execNode(hGraphExec, node, NodeKind::Memset);
+  if (!n || !pNodeParams)
+    return ret(cudaErrorInvalidValue);
+  if (cudaError_t e = checkMemset(*pNodeParams))
+    return ret(e);
+  n->memset = *pNodeParams;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec,
+                                                          cudaGraphNode_t node, void *dst,
+                                                          const void *src, size_t count,
+                                                          cudaMemcpyKind kind) {
+  PTXSIM_LOCK;
+  NodeObj *n = execNode(hGraphExec, node, NodeKind::Memcpy);
+  if (!n || !dst || !src || !count || unsigned(kind) > cudaMemcpyDefault)
+    return ret(cudaErrorInvalidValue);
+  set1D(*n, dst, src, count, kind);
   return cudaSuccess;
 }
 

@@ -42,5 +42,7 @@ std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e)
 void captureStreamDestroyed(cudaStream_t s);
 /// cudaEventDestroy: forgets the event's capture point.
 void captureEventDestroyed(cudaEvent_t e);
+/// Context::reset (cudaDeviceReset): every capture ends, its graph discarded.
+void captureReset();
 
 } // namespace ptxsim::runtime

@@ -153,6 +153,109 @@ int main() {
     EXPECT(back[i] == want, "child graph acc[%d] = %d, want %d", i, back[i], want);
   }
 
+  // node parameter get/set, clone, root nodes, node removal, exec-graph parameter updates
+  {
+    int *m;
+    CK(cudaMalloc(&m, 64 * sizeof(int)));
+    cudaGraph_t q;
+    CK(cudaGraphCreate(&q, 0));
+    cudaGraphNode_t set, copy, hostN;
+    cudaMemsetParams sp = {};
+    sp.dst = m;
+    sp.value = 0x11;
+    sp.elementSize = 1;
+    sp.width = 64 * sizeof(int);
+    sp.height = 1;
+    CK(cudaGraphAddMemsetNode(&set, q, nullptr, 0, &sp));
+    std::vector<int> out(64, 0), out2(64, 0);
+    CK(cudaGraphAddMemcpyNode1D(&copy, q, &set, 1, out.data(), m, 64 * sizeof(int),
+                                cudaMemcpyDeviceToHost));
+    static int tag = 100;
+    cudaHostNodeParams hp = {record, &tag};
+    CK(cudaGraphAddHostNode(&hostN, q, &copy, 1, &hp));
+    cudaGraphNode_t extra;
+    CK(cudaGraphAddEmptyNode(&extra, q, nullptr, 0));
+    size_t roots = 0;
+    CK(cudaGraphGetRootNodes(q, nullptr, &roots));
+    EXPECT(roots == 2, "root nodes %zu", roots);
+    CK(cudaGraphDestroyNode(extra));
+    CK(cudaGraphGetRootNodes(q, nullptr, &roots));
+    EXPECT(roots == 1, "root nodes after destroy %zu", roots);
+    cudaMemsetParams sg = {};
+    CK(cudaGraphMemsetNodeGetParams(set, &sg));
+    EXPECT(sg.value == 0x11 && sg.width == 64 * sizeof(int), "memset get params");
+    sp.value = 4;
+    sp.elementSize = 4;
+    sp.width = 64;
+    CK(cudaGraphMemsetNodeSetParams(set, &sp));
+    cudaHostNodeParams hg = {};
+    CK(cudaGraphHostNodeGetParams(hostN, &hg));
+    EXPECT(hg.fn == record && hg.userData == &tag, "host get params");
+    cudaGraph_t qc;
+    CK(cudaGraphClone(&qc, q));
+    size_t cn = 0;
+    CK(cudaGraphGetNodes(qc, nullptr, &cn));
+    EXPECT(cn == 3, "clone has %zu nodes", cn);
+    cudaGraphExec_t qx;
+    CK(cudaGraphInstantiate(&qx, q, 0));
+    g_order.clear();
+    CK(cudaGraphLaunch(qx, s));
+    EXPECT(out[0] == 4 && out[63] == 4 && g_order.size() == 1 && g_order[0] == 100,
+           "memset/copy/host graph: %d %zu", out[0], g_order.size());
+    // exec-only updates: another value, destination and host argument
+    static int tag2 = 200;
+    cudaHostNodeParams hp2 = {record, &tag2};
+    CK(cudaGraphExecHostNodeSetParams(qx, hostN, &hp2));
+    sp.value = 9;
+    CK(cudaGraphExecMemsetNodeSetParams(qx, set, &sp));
+    CK(cudaGraphExecMemcpyNodeSetParams1D(qx, copy, out2.data(), m, 64 * sizeof(int),
+                                          cudaMemcpyDeviceToHost));
+    CK(cudaGraphLaunch(qx, s));
+    EXPECT(out2[5] == 9 && out[5] == 4 && g_order.size() == 2 && g_order[1] == 200,
+           "exec param updates: %d %d", out2[5], out[5]);
+    // the clone still has the original parameters
+    cudaGraphExec_t qcx;
+    CK(cudaGraphInstantiate(&qcx, qc, 0));
+    CK(cudaGraphLaunch(qcx, s));
+    EXPECT(out[7] == 4 && g_order.size() == 3 && g_order[2] == 100, "clone replay");
+    EXPECT(cudaGraphExecHostNodeSetParams(qx, set, &hp2) == cudaErrorInvalidValue,
+           "host params on a memset node");
+    // a pitched 2D copy through cudaMemcpy3DParms
+    int hsrc[4][8], hdst[4][8] = {};
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 8; ++c)
+        hsrc[r][c] = r * 8 + c;
+    cudaGraph_t p3;
+    CK(cudaGraphCreate(&p3, 0));
+    cudaMemcpy3DParms cp3 = {};
+    cp3.srcPtr = make_cudaPitchedPtr(hsrc, 8 * sizeof(int), 8, 4);
+    cp3.dstPtr = make_cudaPitchedPtr(m, 16 * sizeof(int), 16, 4);
+    cp3.extent = make_cudaExtent(5 * sizeof(int), 3, 1);
+    cp3.kind = cudaMemcpyHostToDevice;
+    cudaGraphNode_t c3, back3;
+    CK(cudaGraphAddMemcpyNode(&c3, p3, nullptr, 0, &cp3));
+    cudaMemcpy3DParms bk = {};
+    bk.srcPtr = make_cudaPitchedPtr(m, 16 * sizeof(int), 16, 4);
+    bk.dstPtr = make_cudaPitchedPtr(hdst, 8 * sizeof(int), 8, 4);
+    bk.extent = make_cudaExtent(5 * sizeof(int), 3, 1);
+    bk.kind = cudaMemcpyDeviceToHost;
+    CK(cudaGraphAddMemcpyNode(&back3, p3, &c3, 1, &bk));
+    cudaGraphExec_t p3x;
+    CK(cudaGraphInstantiate(&p3x, p3, 0));
+    CK(cudaGraphLaunch(p3x, s));
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 8; ++c)
+        EXPECT(hdst[r][c] == (r < 3 && c < 5 ? r * 8 + c : 0), "3D-params copy [%d][%d] = %d", r,
+               c, hdst[r][c]);
+    CK(cudaGraphExecDestroy(p3x));
+    CK(cudaGraphDestroy(p3));
+    CK(cudaGraphExecDestroy(qx));
+    CK(cudaGraphExecDestroy(qcx));
+    CK(cudaGraphDestroy(q));
+    CK(cudaGraphDestroy(qc));
+    CK(cudaFree(m));
+  }
+
   // misuse
   cudaGraphNode_t bad;
   EXPECT(cudaGraphAddEmptyNode(&bad, g, &hn[0], 1) == cudaErrorInvalidValue,

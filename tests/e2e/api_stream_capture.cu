@@ -260,5 +260,14 @@ int main() {
   CK(cudaStreamDestroy(s));
   CK(cudaFree(x));
   CK(cudaFree(y));
+  // cudaDeviceReset ends a capture with its stream
+  cudaStream_t r1, r2;
+  CK(cudaStreamCreate(&r1));
+  CK(cudaStreamBeginCapture(r1, cudaStreamCaptureModeGlobal));
+  CK(cudaDeviceReset());
+  CK(cudaStreamCreate(&r2));
+  CK(cudaStreamIsCapturing(r2, &st));
+  EXPECT(st == cudaStreamCaptureStatusNone, "capture survived a device reset: %d", (int)st);
+  CK(cudaStreamDestroy(r2));
   return finish();
 }
