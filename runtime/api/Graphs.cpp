@@ -389,8 +389,13 @@ cudaError_t runGraph(const GraphObj &g, cudaStream_t s) {
 
 // --- capture ----------------------------------------------------------------------------------
 
+/// Capture key of a stream. The legacy stream never captures, so a null stream reaching a hook
+/// is a `--default-stream per-thread` program's per-thread stream (its _ptsz entry points pass
+/// 0 through); a per-thread capture must see that work.
+cudaStream_t captureKey(cudaStream_t s) { return s ? s : cudaStreamPerThread; }
+
 Capture *capturing(cudaStream_t s) {
-  auto it = g_captures.find(s);
+  auto it = g_captures.find(captureKey(s));
   return it == g_captures.end() ? nullptr : &it->second;
 }
 
@@ -594,7 +599,7 @@ std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e)
     Capture joined;
     joined.sess = ev.sess;
     joined.tail = ev.tail;
-    g_captures[s] = std::move(joined);
+    g_captures[captureKey(s)] = std::move(joined);
     return cudaSuccess;
   }
   if (c->sess != ev.sess)
@@ -640,7 +645,7 @@ void captureStreamDestroyed(cudaStream_t s) {
     delete sess->graph;
     return;
   }
-  g_captures.erase(s);
+  g_captures.erase(captureKey(s));
 }
 
 } // namespace ptxsim::runtime
@@ -1101,7 +1106,7 @@ PTXSIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t s
 }
 
 PTXSIM_API cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  return cudaGraphLaunch(graphExec, stream);
+  return cudaGraphLaunch(graphExec, captureKey(stream));
 }
 
 PTXSIM_API cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
@@ -1257,7 +1262,7 @@ PTXSIM_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCap
 
 PTXSIM_API cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
                                                    cudaStreamCaptureMode mode) {
-  return cudaStreamBeginCapture(stream, mode);
+  return cudaStreamBeginCapture(captureKey(stream), mode); // 0: the per-thread stream
 }
 
 PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
@@ -1305,7 +1310,7 @@ PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pG
 }
 
 PTXSIM_API cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph) {
-  return cudaStreamEndCapture(stream, pGraph);
+  return cudaStreamEndCapture(captureKey(stream), pGraph);
 }
 
 PTXSIM_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
@@ -1324,7 +1329,7 @@ PTXSIM_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
 
 PTXSIM_API cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
                                                   cudaStreamCaptureStatus *pCaptureStatus) {
-  return cudaStreamIsCapturing(stream, pCaptureStatus);
+  return cudaStreamIsCapturing(captureKey(stream), pCaptureStatus);
 }
 
 PTXSIM_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
@@ -1365,7 +1370,7 @@ PTXSIM_API cudaError_t cudaStreamGetCaptureInfo_ptsz(
     cudaStream_t stream, cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out,
     cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
     const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
-  return cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+  return cudaStreamGetCaptureInfo(captureKey(stream), captureStatus_out, id_out, graph_out, dependencies_out,
                                   edgeData_out, numDependencies_out);
 }
 
