@@ -35,6 +35,7 @@ void registerBuiltins() {
     registerVideoOps();
     registerMbarrierOps();
     registerMmaOps();
+    registerTextureOps();
   });
 }
 } // namespace

@@ -100,5 +100,6 @@ void registerMatrixOps();
 void registerVideoOps();
 void registerMbarrierOps();
 void registerMmaOps();
+void registerTextureOps();
 
 } // namespace ptxsim::ptx::exec

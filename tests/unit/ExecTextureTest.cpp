@@ -1,0 +1,406 @@
+// Executor texture fetches (tex on TexDesc texture objects): point and linear filtering with
+// every address mode, normalized and unnormalized coordinates, element and normalized-float
+// read modes, integer results, 1D linear-memory fetches (zero outside), 3D, and faults for
+// handles that are not texture descriptors. Descriptors are built on the host; expected values
+// come from a CPU model of the texture unit (linear weights in 1/256 steps).
+
+#include "ExecHarness.h"
+#include "ptx/exec/TextureDesc.h"
+
+#include <cmath>
+
+using namespace ptxsim;
+using namespace ptxsim::test;
+using ptx::exec::AllocKind;
+using ptx::exec::TexAddress;
+using ptx::exec::TexDesc;
+using ptx::exec::TexFilter;
+using ptx::exec::TexFormat;
+using ptx::exec::TexResource;
+
+namespace {
+
+const char *kKernels = R"(
+.visible .entry t2d(.param .u64 out, .param .u64 tex, .param .u64 xs, .param .u64 ys) {
+  .reg .b32 %r<4>; .reg .b64 %rd<12>; .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex]; ld.param.u64 %rd3, [xs]; ld.param.u64 %rd4, [ys];
+  mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4; mul.wide.u32 %rd6, %r1, 16;
+  add.s64 %rd7, %rd3, %rd5; add.s64 %rd8, %rd4, %rd5; add.s64 %rd9, %rd1, %rd6;
+  ld.global.f32 %f1, [%rd7]; ld.global.f32 %f2, [%rd8];
+  tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd2, {%f1, %f2}];
+  st.global.v4.f32 [%rd9], {%f3, %f4, %f5, %f6};
+  ret;
+}
+.visible .entry t2di(.param .u64 out, .param .u64 tex, .param .u64 xs, .param .u64 ys) {
+  .reg .b32 %r<8>; .reg .b64 %rd<12>; .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex]; ld.param.u64 %rd3, [xs]; ld.param.u64 %rd4, [ys];
+  mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4; mul.wide.u32 %rd6, %r1, 16;
+  add.s64 %rd7, %rd3, %rd5; add.s64 %rd8, %rd4, %rd5; add.s64 %rd9, %rd1, %rd6;
+  ld.global.f32 %f1, [%rd7]; ld.global.f32 %f2, [%rd8];
+  tex.2d.v4.s32.f32 {%r2, %r3, %r4, %r5}, [%rd2, {%f1, %f2}];
+  st.global.v4.u32 [%rd9], {%r2, %r3, %r4, %r5};
+  ret;
+}
+.visible .entry t1d(.param .u64 out, .param .u64 tex, .param .u32 lo) {
+  .reg .b32 %r<8>; .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex]; ld.param.u32 %r6, [lo];
+  mov.u32 %r1, %tid.x; add.s32 %r7, %r1, %r6; mul.wide.u32 %rd6, %r1, 16; add.s64 %rd7, %rd1, %rd6;
+  tex.1d.v4.u32.s32 {%r2, %r3, %r4, %r5}, [%rd2, {%r7}];
+  st.global.v4.u32 [%rd7], {%r2, %r3, %r4, %r5};
+  ret;
+}
+.visible .entry t3d(.param .u64 out, .param .u64 tex, .param .u64 xs, .param .u64 ys) {
+  .reg .b32 %r<4>; .reg .b64 %rd<12>; .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex]; ld.param.u64 %rd3, [xs]; ld.param.u64 %rd4, [ys];
+  mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4; mul.wide.u32 %rd6, %r1, 16;
+  add.s64 %rd7, %rd3, %rd5; add.s64 %rd8, %rd4, %rd5; add.s64 %rd9, %rd1, %rd6;
+  ld.global.f32 %f1, [%rd7]; ld.global.f32 %f2, [%rd8];
+  tex.3d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd2, {%f1, %f2, %f1, %f1}];
+  st.global.v4.f32 [%rd9], {%f3, %f4, %f5, %f6};
+  ret;
+}
+)";
+
+/// CPU model: texel value(s) of channel c at integer indices, then filtering.
+struct Model {
+  TexDesc d;
+  std::vector<float> v; ///< channels floats per texel, already converted by the read mode
+
+  bool index(int k, long long &i) const {
+    long long n = k == 0 ? d.width : k == 1 ? d.height : d.depth;
+    TexAddress m = d.address[k];
+    if (!d.normalizedCoords && (m == TexAddress::Wrap || m == TexAddress::Mirror))
+      m = TexAddress::Clamp;
+    if (m == TexAddress::Border)
+      return i >= 0 && i < n;
+    if (m == TexAddress::Clamp)
+      i = std::max(0LL, std::min(n - 1, i));
+    else if (m == TexAddress::Wrap)
+      i = ((i % n) + n) % n;
+    else {
+      long long j = ((i % (2 * n)) + 2 * n) % (2 * n);
+      i = j < n ? j : 2 * n - 1 - j;
+    }
+    return true;
+  }
+  float texel(const long long *idx, unsigned c) const {
+    long long p[3] = {0, 0, 0};
+    for (int k = 0; k < d.dims; ++k) {
+      p[k] = idx[k];
+      if (!index(k, p[k]))
+        return d.border[c];
+    }
+    if (c >= d.channels)
+      return c == 3 ? 1.0f : 0.0f;
+    return v[((p[2] * d.height + p[1]) * d.width + p[0]) * d.channels + c];
+  }
+  float sample(const float *xyz, unsigned c) const {
+    float x[3];
+    long long size[3] = {d.width, d.height, d.depth};
+    for (int k = 0; k < d.dims; ++k)
+      x[k] = d.normalizedCoords ? xyz[k] * (float)size[k] : xyz[k];
+    if (d.filter == TexFilter::Point) {
+      long long idx[3];
+      for (int k = 0; k < d.dims; ++k)
+        idx[k] = (long long)std::floor(x[k]);
+      return texel(idx, c);
+    }
+    long long i0[3];
+    float a[3];
+    for (int k = 0; k < d.dims; ++k) {
+      float t = x[k] - 0.5f;
+      i0[k] = (long long)std::floor(t);
+      a[k] = std::round((t - std::floor(t)) * 256.0f) / 256.0f;
+    }
+    float sum = 0;
+    for (int corner = 0; corner < (1 << d.dims); ++corner) {
+      long long idx[3];
+      float w = 1;
+      for (int k = 0; k < d.dims; ++k) {
+        bool hi = corner >> k & 1;
+        idx[k] = i0[k] + hi;
+        w *= hi ? a[k] : 1 - a[k];
+      }
+      sum += w * texel(idx, c);
+    }
+    return sum;
+  }
+};
+
+uint64_t makeTex(ExecHarness &h, const TexDesc &d) {
+  uint64_t a = h.engine->memory().allocate(sizeof(TexDesc), AllocKind::Const);
+  std::memcpy(reinterpret_cast<void *>(a), &d, sizeof d);
+  return a;
+}
+
+/// Coordinates for 32 lanes spanning [lo, hi) texels, offset from texel boundaries.
+std::vector<float> coords(float lo, float hi, float scale, unsigned rot) {
+  std::vector<float> c(32);
+  for (unsigned i = 0; i < 32; ++i)
+    c[i] = (lo + (hi - lo) * (float)((i * 7 + rot) % 32) / 32.0f + 1.0f / 128) / scale;
+  return c;
+}
+
+TexDesc floatTex2D(ExecHarness &h, unsigned w, unsigned hgt, std::vector<float> &vals) {
+  vals.resize(w * hgt);
+  for (unsigned i = 0; i < w * hgt; ++i)
+    vals[i] = (float)((i * 37) % 101) / 10.0f - 3.0f;
+  TexDesc d;
+  d.resource = TexResource::Array;
+  d.data = h.upload(vals);
+  d.width = w;
+  d.height = hgt;
+  d.pitch = w * 4;
+  d.slicePitch = d.pitch * hgt;
+  d.channels = 1;
+  d.bits = 32;
+  d.format = TexFormat::Float;
+  d.dims = 2;
+  d.border[0] = 42.5f;
+  return d;
+}
+
+TEST(ExecTexture, Float2DEveryFilterAndAddressMode) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
+  const unsigned W = 7, H = 5;
+  std::vector<float> vals;
+  TexDesc base = floatTex2D(h, W, H, vals);
+  uint64_t out = h.alloc(32 * 16);
+  for (int norm = 0; norm < 2; ++norm)
+    for (int filt = 0; filt < 2; ++filt)
+      for (int mode = 0; mode < 4; ++mode) {
+        TexDesc d = base;
+        d.filter = (TexFilter)filt;
+        d.address[0] = d.address[1] = (TexAddress)mode;
+        d.normalizedCoords = (uint8_t)norm;
+        uint64_t t = makeTex(h, d);
+        auto xs = coords(-9, 16, norm ? W : 1, 0), ys = coords(-6, 11, norm ? H : 1, 3);
+        auto r = h.launch("t2d", {1}, {32}, {out, t, h.upload(xs), h.upload(ys)});
+        ASSERT_TRUE(r.ok()) << r.message;
+        auto got = h.read<float>(out, 128);
+        Model m{d, vals};
+        for (unsigned l = 0; l < 32; ++l) {
+          float c[2] = {xs[l], ys[l]};
+          for (unsigned ch = 0; ch < 4; ++ch)
+            EXPECT_NEAR(got[l * 4 + ch], ch == 0 ? m.sample(c, 0) : m.sample(c, ch), 1e-5)
+                << "norm " << norm << " filter " << filt << " mode " << mode << " lane " << l
+                << " ch " << ch << " at " << c[0] << "," << c[1];
+        }
+      }
+}
+
+TEST(ExecTexture, LinearWeightsAreQuantisedTo256ths) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
+  std::vector<float> vals = {0.0f, 1.0f};
+  TexDesc d;
+  d.resource = TexResource::Array;
+  d.data = h.upload(vals);
+  d.width = 2;
+  d.height = 1;
+  d.pitch = 8;
+  d.slicePitch = 8;
+  d.dims = 2;
+  d.filter = TexFilter::Linear;
+  uint64_t t = makeTex(h, d);
+  std::vector<float> xs(32), ys(32, 0.5f);
+  for (unsigned l = 0; l < 32; ++l)
+    xs[l] = 0.5f + 0.3f * l / 31.0f + 0.001f; // between texel centres 0 and 1
+  uint64_t out = h.alloc(32 * 16);
+  auto r = h.launch("t2d", {1}, {32}, {out, t, h.upload(xs), h.upload(ys)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto got = h.read<float>(out, 128);
+  for (unsigned l = 0; l < 32; ++l) {
+    float q = got[l * 4] * 256.0f;
+    EXPECT_EQ(q, std::round(q)) << "lane " << l;
+    EXPECT_NEAR(got[l * 4], xs[l] - 0.5f, 1.0f / 512 + 1e-6);
+  }
+}
+
+TEST(ExecTexture, NormalizedFloatReadsOfBytesAndShorts) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
+  const unsigned W = 6, H = 4;
+  // uchar4, linear, wrap, normalized coordinates
+  std::vector<uint8_t> px(W * H * 4);
+  for (unsigned i = 0; i < px.size(); ++i)
+    px[i] = (uint8_t)(i * 53 + 7);
+  TexDesc d;
+  d.resource = TexResource::Pitch2D;
+  d.data = h.upload(px);
+  d.width = W;
+  d.height = H;
+  d.pitch = W * 4;
+  d.slicePitch = d.pitch * H;
+  d.channels = 4;
+  d.bits = 8;
+  d.format = TexFormat::Unsigned;
+  d.readNormalizedFloat = 1;
+  d.filter = TexFilter::Linear;
+  d.normalizedCoords = 1;
+  d.address[0] = d.address[1] = TexAddress::Wrap;
+  d.dims = 2;
+  Model m{d, {}};
+  for (uint8_t b : px)
+    m.v.push_back(b / 255.0f);
+  uint64_t out = h.alloc(32 * 16);
+  auto xs = coords(-5, 12, W, 1), ys = coords(-3, 9, H, 5);
+  auto r = h.launch("t2d", {1}, {32}, {out, makeTex(h, d), h.upload(xs), h.upload(ys)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto got = h.read<float>(out, 128);
+  for (unsigned l = 0; l < 32; ++l) {
+    float c[2] = {xs[l], ys[l]};
+    for (unsigned ch = 0; ch < 4; ++ch)
+      EXPECT_NEAR(got[l * 4 + ch], m.sample(c, ch), 1e-5) << "lane " << l << " ch " << ch;
+  }
+  // signed shorts, point: v / 32767 clamped to -1
+  std::vector<int16_t> sv = {-32768, -32767, -1, 0, 1, 16384, 32767, 100};
+  TexDesc s;
+  s.resource = TexResource::Array;
+  s.data = h.upload(sv);
+  s.width = 8;
+  s.height = 1;
+  s.pitch = 16;
+  s.slicePitch = 16;
+  s.channels = 1;
+  s.bits = 16;
+  s.format = TexFormat::Signed;
+  s.readNormalizedFloat = 1;
+  s.dims = 2;
+  std::vector<float> xs2(32), ys2(32, 0.5f);
+  for (unsigned l = 0; l < 32; ++l)
+    xs2[l] = (float)(l % 8) + 0.5f;
+  r = h.launch("t2d", {1}, {32}, {out, makeTex(h, s), h.upload(xs2), h.upload(ys2)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  got = h.read<float>(out, 128);
+  for (unsigned l = 0; l < 32; ++l) {
+    float want = std::max(-1.0f, sv[l % 8] / 32767.0f);
+    EXPECT_FLOAT_EQ(got[l * 4], want) << l;
+    EXPECT_EQ(got[l * 4 + 1], 0.0f);
+    EXPECT_EQ(got[l * 4 + 3], 1.0f);
+  }
+}
+
+TEST(ExecTexture, ElementReadsOfIntegersIgnoreLinearFiltering) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
+  std::vector<int32_t> vals = {-5, 6, -7, 8, 100, -200, 300, -400};
+  TexDesc d;
+  d.resource = TexResource::Array;
+  d.data = h.upload(vals);
+  d.width = 2;
+  d.height = 2;
+  d.pitch = 16;
+  d.slicePitch = 32;
+  d.channels = 2;
+  d.bits = 32;
+  d.format = TexFormat::Signed;
+  d.filter = TexFilter::Linear; // integer results: point sampling
+  d.dims = 2;
+  std::vector<float> xs(32), ys(32);
+  for (unsigned l = 0; l < 32; ++l) {
+    xs[l] = -1.25f + 0.25f * (l % 16);
+    ys[l] = l < 16 ? 0.75f : 1.5f;
+  }
+  uint64_t out = h.alloc(32 * 16);
+  auto r = h.launch("t2di", {1}, {32}, {out, makeTex(h, d), h.upload(xs), h.upload(ys)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto got = h.read<int32_t>(out, 128);
+  for (unsigned l = 0; l < 32; ++l) {
+    int x = std::max(0, std::min(1, (int)std::floor(xs[l])));
+    int y = std::max(0, std::min(1, (int)std::floor(ys[l])));
+    EXPECT_EQ(got[l * 4], vals[(y * 2 + x) * 2]) << l;
+    EXPECT_EQ(got[l * 4 + 1], vals[(y * 2 + x) * 2 + 1]) << l;
+    EXPECT_EQ(got[l * 4 + 2], 0) << l;
+  }
+}
+
+TEST(ExecTexture, Fetch1DLinearMemoryZeroOutside) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
+  std::vector<uint32_t> vals(20);
+  for (unsigned i = 0; i < 20; ++i)
+    vals[i] = 1000 + i * 3;
+  TexDesc d;
+  d.resource = TexResource::Linear;
+  d.data = h.upload(vals);
+  d.width = 20;
+  d.pitch = 80;
+  d.slicePitch = 80;
+  d.bits = 32;
+  d.format = TexFormat::Unsigned;
+  d.address[0] = TexAddress::Wrap; // ignored for linear memory
+  uint64_t out = h.alloc(32 * 16);
+  auto r = h.launch("t1d", {1}, {32}, {out, makeTex(h, d), (uint64_t)(uint32_t)-6});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto got = h.read<uint32_t>(out, 128);
+  for (unsigned l = 0; l < 32; ++l) {
+    int k = (int)l - 6;
+    EXPECT_EQ(got[l * 4], k >= 0 && k < 20 ? vals[k] : 0u) << l;
+  }
+}
+
+TEST(ExecTexture, Trilinear3D) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
+  const unsigned n = 4;
+  std::vector<float> vals(n * n * n);
+  for (unsigned i = 0; i < vals.size(); ++i)
+    vals[i] = (float)((i * 29) % 61);
+  TexDesc d;
+  d.resource = TexResource::Array;
+  d.data = h.upload(vals);
+  d.width = d.height = d.depth = n;
+  d.pitch = n * 4;
+  d.slicePitch = n * n * 4;
+  d.filter = TexFilter::Linear;
+  d.dims = 3;
+  d.address[0] = TexAddress::Clamp;
+  d.address[1] = TexAddress::Border;
+  d.address[2] = TexAddress::Clamp;
+  d.border[0] = -1.0f;
+  auto xs = coords(-2, 6, 1, 0), ys = coords(-1, 5, 1, 9);
+  uint64_t out = h.alloc(32 * 16);
+  auto r = h.launch("t3d", {1}, {32}, {out, makeTex(h, d), h.upload(xs), h.upload(ys)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto got = h.read<float>(out, 128);
+  Model m{d, vals};
+  for (unsigned l = 0; l < 32; ++l) {
+    float c[3] = {xs[l], ys[l], xs[l]};
+    EXPECT_NEAR(got[l * 4], m.sample(c, 0), 1e-4) << l;
+  }
+}
+
+TEST(ExecTexture, BadHandlesFault) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
+  uint64_t out = h.alloc(32 * 16);
+  uint64_t xs = h.upload(std::vector<float>(32, 0.5f));
+  // not an allocation
+  auto r = h.launch("t2d", {1}, {32}, {out, 0x1234, xs, xs});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.message.find("not a texture object"), std::string::npos) << r.message;
+  // a device buffer holding a valid-looking descriptor is still not a texture object
+  std::vector<float> vals;
+  TexDesc d = floatTex2D(h, 2, 2, vals);
+  uint64_t fake = h.alloc(sizeof(TexDesc));
+  std::memcpy(reinterpret_cast<void *>(fake), &d, sizeof d);
+  r = h.launch("t2d", {1}, {32}, {out, fake, xs, xs});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.message.find("not a texture object"), std::string::npos) << r.message;
+  // a Const allocation with the wrong magic
+  TexDesc bad = d;
+  bad.magic = 0;
+  r = h.launch("t2d", {1}, {32}, {out, makeTex(h, bad), xs, xs});
+  EXPECT_FALSE(r.ok());
+  // the real one works; after its data is freed it faults
+  uint64_t good = makeTex(h, d);
+  r = h.launch("t2d", {1}, {32}, {out, good, xs, xs});
+  EXPECT_TRUE(r.ok()) << r.message;
+  h.engine->memory().release(d.data);
+  r = h.launch("t2d", {1}, {32}, {out, good, xs, xs});
+  EXPECT_FALSE(r.ok());
+}
+
+} // namespace
