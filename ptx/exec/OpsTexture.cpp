@@ -1,4 +1,5 @@
-// Texture fetches: tex.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} on texture objects (TexDesc).
+// Texture fetches: tex.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d (gather) and
+// txq (size, normalization, filter and address-mode queries) on texture objects (TexDesc).
 //
 // Sampling follows the CUDA texture-fetching model: normalized coordinates scale by the size;
 // point filtering takes texel floor(x); linear filtering takes the texels around x - 0.5 with
@@ -342,8 +343,168 @@ bool lowerTex(LowerCtx &c) {
   return true;
 }
 
+/// tld4 (tex2Dgather): component in.aux2 of the four texels bilinear filtering at (x, y) would
+/// blend, in the order (i0,j1), (i1,j1), (i1,j0), (i0,j0). in.width: 0 f32, 1 s32, 2 u32.
+void tld4Fn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  const uint64_t *h = w.src(in.src[0]);
+  const uint64_t *xs = w.src(in.src[1]);
+  const uint64_t *ys = w.src(in.src[2]);
+  unsigned comp = in.aux2;
+  uint64_t res[4][kWarpSize];
+  bool bad = false;
+  forLanes(m, [&](unsigned l) {
+    if (bad)
+      return;
+    const TexDesc *d = descriptor(ctx, w, in, l, h[l]);
+    if (!d) {
+      bad = true;
+      return;
+    }
+    float c[2] = {fromBits<float>(xs[l]), fromBits<float>(ys[l])};
+    int64_t base[2] = {0, 0};
+    const int64_t size[2] = {d->width, d->height};
+    for (unsigned k = 0; k < 2; ++k) {
+      float x = d->normalizedCoords ? c[k] * (float)size[k] : c[k];
+      float f = std::floor(x - 0.5f);
+      if (std::isnan(f))
+        f = 0;
+      f = f < -1e9f ? -1e9f : f > 1e9f ? 1e9f : f;
+      base[k] = (int64_t)f;
+    }
+    static const int kOff[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+    bool fl = floatResult(*d);
+    for (unsigned q = 0; q < 4; ++q) {
+      int64_t idx[3] = {base[0] + kOff[q][0], base[1] + kOff[q][1], 0};
+      Texel t;
+      if (d->resource == TexResource::Linear || d->dims != 2) {
+        std::memset(&t, 0, sizeof t);
+      } else {
+        fetchAt(*d, idx, t);
+      }
+      uint32_t bits;
+      if (fl && in.width == 0)
+        std::memcpy(&bits, &t.f[comp], 4);
+      else if (fl)
+        bits = in.width == 1 ? (uint32_t)(int32_t)t.f[comp] : (uint32_t)t.f[comp];
+      else if (d->format != TexFormat::Float && in.width == 0) {
+        float f = d->format == TexFormat::Signed ? (float)(int32_t)t.i[comp] : (float)t.i[comp];
+        std::memcpy(&bits, &f, 4);
+      } else
+        bits = t.i[comp];
+      res[q][l] = in.width == 1 ? (uint64_t)(int64_t)(int32_t)bits : (uint64_t)bits;
+    }
+  });
+  if (bad)
+    return;
+  for (unsigned q = 0; q < 4; ++q) {
+    uint64_t *dst = w.reg(in.dst[q]);
+    forLanes(m, [&](unsigned l) { dst[l] = res[q][l]; });
+  }
+}
+
+bool lowerTld4(LowerCtx &c) {
+  if (!c.has(Mod::_2d))
+    return c.unsupported("geometry (only .2d)");
+  Mod cm = c.first({Mod::r, Mod::g, Mod::b, Mod::a});
+  unsigned comp = cm == Mod::r ? 0 : cm == Mod::g ? 1 : cm == Mod::b ? 2 : 3;
+  ScalarType dt = c.type(0);
+  unsigned dkind = dt == ScalarType::f32 ? 0 : dt == ScalarType::s32 ? 1 : 2;
+  if (c.numOps() > 2)
+    return c.unsupported("offset or depth-compare operand");
+  const Operand &a = c.op(1);
+  if (a.kind != Operand::Kind::Address || a.elems.size() != 2 ||
+      a.elems[1].kind != Operand::Kind::Vector || a.elems[1].elems.size() < 2)
+    return c.unsupported("texture operand (separate samplers are not supported)");
+  const Operand &dop = c.op(0);
+  if (dop.kind != Operand::Kind::Vector || dop.elems.size() != 4)
+    return c.unsupported("destination");
+  ir::Opnd hs = c.src(a.elems[0], ScalarType::u64);
+  ir::Opnd xs = c.src(a.elems[1].elems[0], ScalarType::f32);
+  ir::Opnd ys = c.src(a.elems[1].elems[1], ScalarType::f32);
+  uint32_t d[4];
+  for (unsigned i = 0; i < 4; ++i)
+    d[i] = c.dst(dop.elems[i]);
+  ir::Inst &in = c.emit(tld4Fn, ir::OpClass::Misc);
+  in.src[0] = hs;
+  in.src[1] = xs;
+  in.src[2] = ys;
+  in.nsrc = 3;
+  in.aux2 = comp;
+  in.width = (uint8_t)dkind;
+  in.ndst = 4;
+  for (unsigned i = 0; i < 4; ++i)
+    in.dst[i] = d[i];
+  return true;
+}
+
+/// txq: in.aux = query (0 width, 1 height, 2 depth, 3 normalized_coords, 4 filter_mode,
+/// 5..7 addr_mode_0..2, 8 num_mipmap_levels).
+void txqFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  const uint64_t *h = w.src(in.src[0]);
+  uint64_t res[kWarpSize];
+  bool bad = false;
+  forLanes(m, [&](unsigned l) {
+    if (bad)
+      return;
+    const TexDesc *d = descriptor(ctx, w, in, l, h[l]);
+    if (!d) {
+      bad = true;
+      return;
+    }
+    uint32_t v = 0;
+    switch (in.aux) {
+    case 0: v = d->width; break;
+    case 1: v = d->height; break;
+    case 2: v = d->depth; break;
+    case 3: v = d->normalizedCoords; break;
+    case 4: v = d->filter == TexFilter::Linear ? 1 : 0; break;
+    case 8: v = 1; break;
+    default: {
+      // PTX enum: wrap, mirror, clamp_ogl, clamp_to_edge, clamp_to_border
+      TexAddress am = d->address[in.aux - 5];
+      v = am == TexAddress::Wrap ? 0 : am == TexAddress::Mirror ? 1 : am == TexAddress::Clamp ? 3 : 4;
+      break;
+    }
+    }
+    res[l] = v;
+  });
+  if (bad)
+    return;
+  uint64_t *dst = w.reg(in.dst[0]);
+  forLanes(m, [&](unsigned l) { dst[l] = res[l]; });
+}
+
+bool lowerTxq(LowerCtx &c) {
+  if (c.has(Mod::level))
+    return c.unsupported(".level");
+  static const Mod kQ[] = {Mod::width, Mod::height, Mod::depth, Mod::normalized_coords,
+                           Mod::filter_mode, Mod::addr_mode_0, Mod::addr_mode_1,
+                           Mod::addr_mode_2, Mod::num_mipmap_levels};
+  unsigned q = 0;
+  while (q < 9 && !c.has(kQ[q]))
+    ++q;
+  if (q == 9)
+    return c.unsupported("query");
+  const Operand &a = c.op(1);
+  if (a.kind != Operand::Kind::Address || a.elems.empty())
+    return c.unsupported("texture operand");
+  ir::Opnd hs = c.src(a.elems[0], ScalarType::u64);
+  uint32_t d = c.dst(c.op(0));
+  ir::Inst &in = c.emit(txqFn, ir::OpClass::Misc);
+  in.src[0] = hs;
+  in.nsrc = 1;
+  in.aux = q;
+  in.dst[0] = d;
+  in.ndst = 1;
+  return true;
+}
+
 } // namespace
 
-void registerTextureOps() { registerLowering("tex", lowerTex); }
+void registerTextureOps() {
+  registerLowering("tex", lowerTex);
+  registerLowering("tld4", lowerTld4);
+  registerLowering("txq", lowerTxq);
+}
 
 } // namespace ptxsim::ptx::exec

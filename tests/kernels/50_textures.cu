@@ -38,6 +38,21 @@ __global__ void sample2D1(cudaTextureObject_t t, float* out, int nx, int ny, flo
     out[j * nx + i] = tex2D<float>(t, x, y);
 }
 
+__global__ void gather2D(cudaTextureObject_t t, float4* out, int nx, int ny, float x0, float y0,
+                         float dx, float dy) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = blockIdx.y;
+    if (i >= nx || j >= ny) return;
+    out[j * nx + i] = tex2Dgather<float4>(t, x0 + i * dx, y0 + j * dy, 0);
+}
+
+__global__ void sizes(cudaTextureObject_t t, int* out) {
+    int w, h;
+    asm("txq.width.b32 %0, [%2];\n\ttxq.height.b32 %1, [%2];" : "=r"(w), "=r"(h) : "l"(t));
+    out[0] = w;
+    out[1] = h;
+}
+
 __global__ void sample3D(cudaTextureObject_t t, float* out, int n, float x0, float d) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n * n * n) return;
@@ -196,6 +211,36 @@ int main() {
                 EXPECT(close(out[j * NX + i], e[0]), "2D filter %d addr %d norm %d at (%d,%d): got %g want %g",
                        (int)c.f, (int)c.a, (int)c.norm, i, j, out[j * NX + i], e[0]);
             }
+        CK(cudaDestroyTextureObject(t));
+    }
+
+    // ---- tex2Dgather (tld4) and txq on the float array ----
+    {
+        cudaTextureObject_t t = makeTex(rd, cudaFilterModePoint, cudaAddressModeClamp, false,
+                                        cudaReadModeElementType);
+        gather2D<<<dim3((NX + 31) / 32, NY), 32>>>(t, (float4*)dOut, NX, NY, x0, y0, dx, dy);
+        CK(cudaGetLastError());
+        std::vector<float4> g(NX * NY);
+        CK(cudaMemcpy(g.data(), dOut, NX * NY * sizeof(float4), cudaMemcpyDeviceToHost));
+        auto at = [&](long long x, long long y) {
+            x = x < 0 ? 0 : x >= W ? W - 1 : x;
+            y = y < 0 ? 0 : y >= H ? H - 1 : y;
+            return img[y * W + x];
+        };
+        for (int j = 0; j < NY; ++j)
+            for (int i = 0; i < NX; ++i) {
+                long long i0 = (long long)std::floor(x0 + i * dx - 0.5f), j0 = (long long)std::floor(y0 + j * dy - 0.5f);
+                float4 v = g[j * NX + i];
+                EXPECT(v.x == at(i0, j0 + 1) && v.y == at(i0 + 1, j0 + 1) && v.z == at(i0 + 1, j0) &&
+                       v.w == at(i0, j0), "gather (%d,%d): got %g %g %g %g", i, j, v.x, v.y, v.z, v.w);
+            }
+        int* dsz;
+        int hsz[2] = {0, 0};
+        CK(cudaMalloc(&dsz, 2 * sizeof(int)));
+        sizes<<<1, 1>>>(t, dsz);
+        CK(cudaMemcpy(hsz, dsz, sizeof hsz, cudaMemcpyDeviceToHost));
+        EXPECT(hsz[0] == W && hsz[1] == H, "txq: %d x %d", hsz[0], hsz[1]);
+        CK(cudaFree(dsz));
         CK(cudaDestroyTextureObject(t));
     }
 

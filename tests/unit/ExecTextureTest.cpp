@@ -59,6 +59,26 @@ const char *kKernels = R"(
   st.global.v4.f32 [%rd9], {%f3, %f4, %f5, %f6};
   ret;
 }
+.visible .entry g4(.param .u64 out, .param .u64 tex, .param .u64 xs, .param .u64 ys) {
+  .reg .b32 %r<4>; .reg .b64 %rd<12>; .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex]; ld.param.u64 %rd3, [xs]; ld.param.u64 %rd4, [ys];
+  mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4; mul.wide.u32 %rd6, %r1, 16;
+  add.s64 %rd7, %rd3, %rd5; add.s64 %rd8, %rd4, %rd5; add.s64 %rd9, %rd1, %rd6;
+  ld.global.f32 %f1, [%rd7]; ld.global.f32 %f2, [%rd8];
+  tld4.g.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd2, {%f1, %f2}];
+  st.global.v4.f32 [%rd9], {%f3, %f4, %f5, %f6};
+  ret;
+}
+.visible .entry q(.param .u64 out, .param .u64 tex) {
+  .reg .b32 %r<10>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex];
+  txq.width.b32 %r1, [%rd2]; txq.height.b32 %r2, [%rd2]; txq.depth.b32 %r3, [%rd2];
+  txq.normalized_coords.b32 %r4, [%rd2]; txq.filter_mode.b32 %r5, [%rd2];
+  txq.addr_mode_0.b32 %r6, [%rd2]; txq.addr_mode_1.b32 %r7, [%rd2]; txq.addr_mode_2.b32 %r8, [%rd2];
+  st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};
+  st.global.v4.u32 [%rd1+16], {%r5, %r6, %r7, %r8};
+  ret;
+}
 )";
 
 /// CPU model: texel value(s) of channel c at integer indices, then filtering.
@@ -400,6 +420,60 @@ TEST(ExecTexture, BadHandlesFault) {
   EXPECT_TRUE(r.ok()) << r.message;
   h.engine->memory().release(d.data);
   r = h.launch("t2d", {1}, {32}, {out, good, xs, xs});
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(ExecTexture, Tld4GathersOneComponentOfTheFourBilinearTexels) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
+  const unsigned W = 5, H = 4;
+  std::vector<float> vals(W * H * 2);
+  for (unsigned i = 0; i < vals.size(); ++i)
+    vals[i] = (float)i;
+  TexDesc d;
+  d.resource = TexResource::Array;
+  d.data = h.upload(vals);
+  d.width = W;
+  d.height = H;
+  d.pitch = W * 8;
+  d.slicePitch = d.pitch * H;
+  d.channels = 2;
+  d.dims = 2;
+  d.address[0] = d.address[1] = TexAddress::Clamp;
+  auto xs = coords(-2, 7, 1, 0), ys = coords(-2, 6, 1, 4);
+  uint64_t out = h.alloc(32 * 16);
+  auto r = h.launch("g4", {1}, {32}, {out, makeTex(h, d), h.upload(xs), h.upload(ys)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto got = h.read<float>(out, 128);
+  auto at = [&](long long x, long long y) {
+    x = std::max(0LL, std::min<long long>(W - 1, x));
+    y = std::max(0LL, std::min<long long>(H - 1, y));
+    return vals[(y * W + x) * 2 + 1];
+  };
+  for (unsigned l = 0; l < 32; ++l) {
+    long long i0 = (long long)std::floor(xs[l] - 0.5f), j0 = (long long)std::floor(ys[l] - 0.5f);
+    EXPECT_EQ(got[l * 4 + 0], at(i0, j0 + 1)) << l;
+    EXPECT_EQ(got[l * 4 + 1], at(i0 + 1, j0 + 1)) << l;
+    EXPECT_EQ(got[l * 4 + 2], at(i0 + 1, j0)) << l;
+    EXPECT_EQ(got[l * 4 + 3], at(i0, j0)) << l;
+  }
+}
+
+TEST(ExecTexture, TxqReportsTheDescriptor) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
+  std::vector<float> vals;
+  TexDesc d = floatTex2D(h, 6, 3, vals);
+  d.normalizedCoords = 1;
+  d.filter = TexFilter::Linear;
+  d.address[0] = TexAddress::Wrap;
+  d.address[1] = TexAddress::Mirror;
+  d.address[2] = TexAddress::Border;
+  uint64_t out = h.alloc(32);
+  auto r = h.launch("q", {1}, {1}, {out, makeTex(h, d)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(h.read<uint32_t>(out, 8), (std::vector<uint32_t>{6, 3, 1, 1, 1, 0, 1, 4}));
+  r = h.launch("q", {1}, {1}, {out, out});
   EXPECT_FALSE(r.ok());
 }
 
