@@ -189,6 +189,43 @@ PTXSIM_API cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray
   return cudaMemcpy2D(dst, dpitch, p, src->pitch, width, height, kind);
 }
 
+PTXSIM_API cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                const void *src, size_t spitch, size_t width,
+                                                size_t height, cudaMemcpyKind kind,
+                                                cudaStream_t stream) {
+  char *p;
+  cudaError_t e = arrayRegion(dst, wOffset, hOffset, width, height, &p);
+  if (e)
+    return ret(e);
+  return cudaMemcpy2DAsync(p, dst->pitch, src, spitch, width, height, kind, stream);
+}
+
+PTXSIM_API cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                  size_t wOffset, size_t hOffset, size_t width,
+                                                  size_t height, cudaMemcpyKind kind,
+                                                  cudaStream_t stream) {
+  char *p;
+  cudaError_t e = arrayRegion(src, wOffset, hOffset, width, height, &p);
+  if (e)
+    return ret(e);
+  return cudaMemcpy2DAsync(dst, dpitch, p, src->pitch, width, height, kind, stream);
+}
+
+PTXSIM_API cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst,
+                                                size_t hOffsetDst, cudaArray_const_t src,
+                                                size_t wOffsetSrc, size_t hOffsetSrc,
+                                                size_t width, size_t height, cudaMemcpyKind kind) {
+  char *pd, *ps;
+  cudaError_t e = arrayRegion(dst, wOffsetDst, hOffsetDst, width, height, &pd);
+  if (!e)
+    e = arrayRegion(src, wOffsetSrc, hOffsetSrc, width, height, &ps);
+  if (e)
+    return ret(e);
+  if (kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+    return ret(cudaErrorInvalidMemcpyDirection);
+  return cudaMemcpy2D(pd, dst->pitch, ps, src->pitch, width, height, kind);
+}
+
 PTXSIM_API cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
                                          const void *src, size_t count, cudaMemcpyKind kind) {
   char *p;

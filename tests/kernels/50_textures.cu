@@ -196,6 +196,13 @@ int main() {
             cudaResourceDesc got;
             CK(cudaGetTextureObjectResourceDesc(&got, t));
             EXPECT(got.resType == cudaResourceTypeArray && got.res.array.array == arr, "resource desc");
+            cudaTextureDesc gt;
+            CK(cudaGetTextureObjectTextureDesc(&gt, t));
+            EXPECT(gt.filterMode == c.f && gt.addressMode[1] == c.a && gt.borderColor[2] == border[2],
+                   "texture desc");
+            cudaChannelFormatDesc cf;
+            CK(cudaGetChannelDesc(&cf, arr));
+            EXPECT(cf.x == 32 && cf.y == 0 && cf.f == cudaChannelFormatKindFloat, "channel desc");
         }
         sample2D1<<<dim3((NX + 31) / 32, NY), 32>>>(t, dOut, NX, NY, x0, y0, dx, dy, c.norm, W, H);
         CK(cudaGetLastError());
@@ -258,7 +265,11 @@ int main() {
         cudaChannelFormatDesc cd = cudaCreateChannelDesc<uchar4>();
         cudaArray_t a4;
         CK(cudaMallocArray(&a4, &cd, w, h));
-        CK(cudaMemcpy2DToArray(a4, 0, 0, px.data(), w * 4, w * 4, h, cudaMemcpyHostToDevice));
+        // two halves: rows 0..2 synchronously, the rest on the default stream
+        CK(cudaMemcpy2DToArray(a4, 0, 0, px.data(), w * 4, w * 4, 3, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy2DToArrayAsync(a4, 0, 3, px.data() + 3 * w, w * 4, w * 4, h - 3,
+                                    cudaMemcpyHostToDevice, 0));
+        CK(cudaStreamSynchronize(0));
         cudaResourceDesc r4;
         memset(&r4, 0, sizeof r4);
         r4.resType = cudaResourceTypeArray;
