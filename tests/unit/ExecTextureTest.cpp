@@ -477,4 +477,35 @@ TEST(ExecTexture, TxqReportsTheDescriptor) {
   EXPECT_FALSE(r.ok());
 }
 
+TEST(ExecTexture, LevelIsIgnoredAndUnsupportedFormsFault) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + R"(
+.visible .entry lv(.param .u64 out, .param .u64 tex) {
+  .reg .b64 %rd<4>; .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex];
+  mov.f32 %f1, 1.5; mov.f32 %f2, 0.5; mov.f32 %f7, 3.0;
+  tex.level.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd2, {%f1, %f2}], %f7;
+  st.global.v4.f32 [%rd1], {%f3, %f4, %f5, %f6};
+  ret;
+}
+.visible .entry arr(.param .u64 out, .param .u64 tex) {
+  .reg .b32 %r<2>; .reg .b64 %rd<4>; .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex];
+  mov.f32 %f1, 1.5; mov.f32 %f2, 0.5; mov.u32 %r1, 0;
+  tex.a2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd2, {%r1, %f1, %f2, %f2}];
+  st.global.v4.f32 [%rd1], {%f3, %f4, %f5, %f6};
+  ret;
+}
+)")) << h.errors;
+  std::vector<float> vals;
+  TexDesc d = floatTex2D(h, 4, 2, vals);
+  uint64_t t = makeTex(h, d), out = h.alloc(16);
+  auto r = h.launch("lv", {1}, {1}, {out, t});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(h.read<float>(out, 1)[0], vals[1]);
+  r = h.launch("arr", {1}, {1}, {out, t});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.message.find("unsupported PTX instruction 'tex.a2d"), std::string::npos) << r.message;
+}
+
 } // namespace
