@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -21,8 +24,19 @@ std::string readFile(const std::string &path) {
   return ss.str();
 }
 
+// A directory of this test process's own: ctest runs the tests as parallel processes, which
+// must not overwrite each other's files.
+const std::string &tempDir() {
+  static const std::string dir = [] {
+    std::string d = ::testing::TempDir() + "ptxsim_config_test_" + std::to_string(getpid()) + "/";
+    mkdir(d.c_str(), 0700);
+    return d;
+  }();
+  return dir;
+}
+
 std::string writeTemp(const std::string &name, const std::string &text) {
-  std::string path = ::testing::TempDir() + name;
+  std::string path = tempDir() + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
@@ -30,7 +44,7 @@ std::string writeTemp(const std::string &name, const std::string &text) {
 // Diagnostics of one severity as text, temporary files named without their directory.
 std::vector<std::string> messages(const DiagEngine &d, Severity sev) {
   std::vector<std::string> v;
-  const std::string tmp = ::testing::TempDir();
+  const std::string tmp = tempDir();
   for (const Diagnostic &x : d.diagnostics())
     if (x.severity == sev) {
       std::string s = x.str();
