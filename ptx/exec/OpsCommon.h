@@ -6,6 +6,7 @@
 #include "ptx/exec/Lower.h"
 
 #include <cstdint>
+#include <mutex>
 #include <type_traits>
 
 namespace ptxsim::ptx::exec {
@@ -64,6 +65,34 @@ template <template <class> class H, unsigned kSet = kW16to64> ir::ExecFn byIntTy
   default: return nullptr;
   }
 }
+
+/// Side storage for instructions whose operands do not fit in an ir::Inst (fragment register
+/// lists of wmma/mma): an append-only table in fixed chunks, so that appending (at lowering,
+/// under a lock) never moves an entry an executing warp reads (without a lock). Entries live as
+/// long as the process, like the IR that indexes them.
+template <class T> class AppendOnlyTable {
+public:
+  static constexpr uint32_t kFull = 0xffffffffu;
+  /// Index of a copy of `v`, or kFull when the table is full.
+  uint32_t add(const T &v) {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint32_t i = size_;
+    if ((i >> kShift) >= kMaxChunks)
+      return kFull;
+    if (!chunks_[i >> kShift])
+      chunks_[i >> kShift] = new T[kChunk];
+    chunks_[i >> kShift][i & (kChunk - 1)] = v;
+    ++size_;
+    return i;
+  }
+  const T &at(uint32_t i) const { return chunks_[i >> kShift][i & (kChunk - 1)]; }
+
+private:
+  static constexpr unsigned kShift = 10, kChunk = 1u << kShift, kMaxChunks = 4096;
+  std::mutex mu_;
+  T *chunks_[kMaxChunks] = {};
+  uint32_t size_ = 0;
+};
 
 /// Float families (OpsFloat.cpp): lowering for opcodes that also have integer forms.
 enum class FArith : uint8_t {

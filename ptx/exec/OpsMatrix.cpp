@@ -82,31 +82,7 @@ struct WmmaOp {
   Frag a, b, c, d;
 };
 
-/// Append-only table of WmmaOps in fixed chunks, so that appending never moves an entry or
-/// touches memory a reader of an older entry looks at.
-class WmmaTable {
-public:
-  /// Index of a copy of `op`, or kFull when the table is full.
-  uint32_t add(const WmmaOp &op) {
-    std::lock_guard<std::mutex> lock(mu_);
-    uint32_t i = size_;
-    if ((i >> kShift) >= kMaxChunks)
-      return kFull;
-    if (!chunks_[i >> kShift])
-      chunks_[i >> kShift] = new WmmaOp[kChunk];
-    chunks_[i >> kShift][i & (kChunk - 1)] = op;
-    ++size_;
-    return i;
-  }
-  const WmmaOp &at(uint32_t i) const { return chunks_[i >> kShift][i & (kChunk - 1)]; }
-  static constexpr uint32_t kFull = 0xffffffffu;
-
-private:
-  static constexpr unsigned kShift = 10, kChunk = 1u << kShift, kMaxChunks = 4096;
-  std::mutex mu_;
-  WmmaOp *chunks_[kMaxChunks] = {};
-  uint32_t size_ = 0;
-};
+using WmmaTable = AppendOnlyTable<WmmaOp>;
 
 WmmaTable &table() {
   static WmmaTable *t = new WmmaTable; // lives as long as the process: IR points into it

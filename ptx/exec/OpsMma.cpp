@@ -92,29 +92,7 @@ struct MmaOp {
   Frag a, b, c, d;
 };
 
-/// Append-only table in fixed chunks: appending never moves an entry a reader may look at.
-class MmaTable {
-public:
-  uint32_t add(const MmaOp &op) {
-    std::lock_guard<std::mutex> lock(mu_);
-    uint32_t i = size_;
-    if ((i >> kShift) >= kMaxChunks)
-      return kFull;
-    if (!chunks_[i >> kShift])
-      chunks_[i >> kShift] = new MmaOp[kChunk];
-    chunks_[i >> kShift][i & (kChunk - 1)] = op;
-    ++size_;
-    return i;
-  }
-  const MmaOp &at(uint32_t i) const { return chunks_[i >> kShift][i & (kChunk - 1)]; }
-  static constexpr uint32_t kFull = 0xffffffffu;
-
-private:
-  static constexpr unsigned kShift = 10, kChunk = 1u << kShift, kMaxChunks = 4096;
-  std::mutex mu_;
-  MmaOp *chunks_[kMaxChunks] = {};
-  uint32_t size_ = 0;
-};
+using MmaTable = AppendOnlyTable<MmaOp>;
 
 MmaTable &table() {
   static MmaTable *t = new MmaTable; // lives as long as the process: IR points into it
