@@ -16,44 +16,10 @@ using namespace ptxsim::test;
 
 namespace {
 
-const char *sizeOfPtxType(const std::string &t) {
-  if (t == "f64" || t == "b64" || t == "u64" || t == "s64")
-    return "8";
-  if (t == "b16" || t == "u16" || t == "s16" || t == "f16" || t == "bf16")
-    return "2";
-  return "4";
-}
-
-/// Runs `body` once per element in one block: %a, %b, %c (type st) are loaded from the inputs,
-/// %d (type dt) is stored; predicates %p, %q, %t and a u32 %i (= %tid.x) are available.
 template <class D, class S>
 std::vector<D> runOp(const std::string &st, const std::string &dt, const std::string &body, std::vector<S> a,
                      std::vector<S> b = {}, std::vector<S> c = {}) {
-  if (b.empty())
-    b = a;
-  if (c.empty())
-    c = a;
-  std::string ptx = ptxHeader() + ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd) {\n"
-                                  "  .reg .b64 %x<8>; .reg .u32 %i;\n"
-                                  "  .reg ." + st + " %a, %b, %c; .reg ." + dt + " %d; .reg .pred %p, %q, %t;\n"
-                                  "  ld.param.u64 %x0, [pa]; ld.param.u64 %x1, [pb]; ld.param.u64 %x2, [pc]; ld.param.u64 %x3, [pd];\n"
-                                  "  mov.u32 %i, %tid.x;\n"
-                                  "  mul.wide.u32 %x4, %i, " + sizeOfPtxType(st) + ";\n"
-                                  "  add.s64 %x0, %x0, %x4; add.s64 %x1, %x1, %x4; add.s64 %x2, %x2, %x4;\n"
-                                  "  ld.global." + st + " %a, [%x0]; ld.global." + st + " %b, [%x1]; ld.global." + st + " %c, [%x2];\n"
-                                  "  " + body + "\n"
-                                  "  mul.wide.u32 %x5, %i, " + sizeOfPtxType(dt) + ";\n"
-                                  "  add.s64 %x3, %x3, %x5;\n"
-                                  "  st.global." + dt + " [%x3], %d;\n"
-                                  "  ret;\n}\n";
-  ExecHarness h;
-  EXPECT_TRUE(h.load(ptx)) << h.errors << "\n" << ptx;
-  if (h.module < 0)
-    return {};
-  uint64_t da = h.upload(a), db = h.upload(b), dc = h.upload(c), dd = h.alloc(a.size() * sizeof(D));
-  auto r = h.launch("k", {1}, {(unsigned)a.size()}, {da, db, dc, dd});
-  EXPECT_TRUE(r.ok()) << r.message << "\n" << body;
-  return h.read<D>(dd, a.size());
+  return runElementwise<D, S>(st, dt, body, std::move(a), std::move(b), std::move(c));
 }
 
 uint32_t bits(float f) {
