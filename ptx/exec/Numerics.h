@@ -444,23 +444,23 @@ static inline double copysignF64(double a, double b) {
 // PTX: one NaN input gives the other input; two NaNs give the canonical NaN; -0.0 < +0.0.
 // The .NaN variants return the canonical NaN when either input is NaN.
 
-static inline float minF32(float a, float b) {
+namespace numerics_detail {
+template <class T> inline T minMax(T a, T b, T canonicalNaN, bool isMax) {
   if (a != a)
-    return b != b ? f32OfBits(kCanonicalNaNF32) : b;
+    return b != b ? canonicalNaN : b;
   if (b != b)
     return a;
-  if (a == b)
-    return std::signbit(a) ? a : b;
-  return a < b ? a : b;
+  if (a == b) // only +0 and -0 differ here: -0 is the smaller
+    return (std::signbit(a) != isMax) ? a : b;
+  return (a < b) != isMax ? a : b;
+}
+} // namespace numerics_detail
+
+static inline float minF32(float a, float b) {
+  return numerics_detail::minMax(a, b, f32OfBits(kCanonicalNaNF32), false);
 }
 static inline float maxF32(float a, float b) {
-  if (a != a)
-    return b != b ? f32OfBits(kCanonicalNaNF32) : b;
-  if (b != b)
-    return a;
-  if (a == b)
-    return std::signbit(a) ? b : a;
-  return a > b ? a : b;
+  return numerics_detail::minMax(a, b, f32OfBits(kCanonicalNaNF32), true);
 }
 static inline float minNaNF32(float a, float b) {
   return (a != a || b != b) ? f32OfBits(kCanonicalNaNF32) : minF32(a, b);
@@ -469,22 +469,10 @@ static inline float maxNaNF32(float a, float b) {
   return (a != a || b != b) ? f32OfBits(kCanonicalNaNF32) : maxF32(a, b);
 }
 static inline double minF64(double a, double b) {
-  if (a != a)
-    return b != b ? f64OfBits(kCanonicalNaNF64) : b;
-  if (b != b)
-    return a;
-  if (a == b)
-    return std::signbit(a) ? a : b;
-  return a < b ? a : b;
+  return numerics_detail::minMax(a, b, f64OfBits(kCanonicalNaNF64), false);
 }
 static inline double maxF64(double a, double b) {
-  if (a != a)
-    return b != b ? f64OfBits(kCanonicalNaNF64) : b;
-  if (b != b)
-    return a;
-  if (a == b)
-    return std::signbit(a) ? b : a;
-  return a > b ? a : b;
+  return numerics_detail::minMax(a, b, f64OfBits(kCanonicalNaNF64), true);
 }
 static inline double minNaNF64(double a, double b) {
   return (a != a || b != b) ? f64OfBits(kCanonicalNaNF64) : minF64(a, b);
