@@ -586,6 +586,29 @@ static inline uint16_t reluBF16(uint16_t h) {
     return kCanonicalNaNBF16;
   return (h & 0x8000) ? 0 : h;
 }
+/// cvt.{rna,rn,rz}{.satfinite}{.relu}.tf32.f32: x rounded to tf32 (f32 with 10 fraction bits),
+/// as .b32 with the low 13 bits zero. `tiesAway` is .rna, otherwise `r` (RN, RZ) rounds. NaN
+/// gives the canonical NaN; .satfinite turns +-inf and overflow into +-MAX_NORM; .relu turns
+/// negative results (and -0) into +0.
+static inline uint32_t f32ToTF32(float x, bool tiesAway, Rnd r, bool satfinite, bool relu) {
+  if (x != x)
+    return kCanonicalNaNF32;
+  uint32_t b = bitsOfF32(x), sign = b & 0x80000000u, mag = b & 0x7fffffffu;
+  if (mag != 0x7f800000u) {
+    uint32_t low = mag & 0x1fffu;
+    mag -= low;
+    bool up = tiesAway          ? low >= 0x1000u
+              : r == Rnd::RN    ? low > 0x1000u || (low == 0x1000u && (mag & 0x2000u))
+              : r == Rnd::RP    ? low && !sign
+              : r == Rnd::RM    ? low && sign
+                                : false;
+    if (up)
+      mag += 0x2000u; // a carry into the exponent is the right result, up to infinity
+  }
+  if (satfinite && mag >= 0x7f800000u)
+    mag = 0x7f7fe000u;
+  return relu && sign ? 0 : sign | mag;
+}
 
 //===----------------------------------------------------------------------===//
 // .f16 / .bf16 arithmetic: exact in f64 (or exact f64 pair), then one rounding

@@ -4,7 +4,8 @@
 // One handler per (destination, source) type pair; rounding modes and modifiers are read once
 // per warp from the instruction. Every float source is widened exactly to double and rounded
 // once to the destination, so each conversion is a single correctly rounded step (Numerics.h).
-// fp8/fp6/fp4, tf32, ue8m0 and .rs forms fault at run time as unsupported.
+// tf32 results are f32 bits rounded to 10 fraction bits. fp8/fp6/fp4, ue8m0 and .rs forms fault
+// at run time as unsupported.
 
 #include "ptx/exec/Numerics.h"
 #include "ptx/exec/OpsCommon.h"
@@ -18,7 +19,7 @@ using ir::Inst;
 using ir::OpClass;
 
 // Inst::flags bits.
-enum : uint8_t { kFtz = 1, kSat = 2, kRelu = 4, kSatFinite = 8 };
+enum : uint8_t { kFtz = 1, kSat = 2, kRelu = 4, kSatFinite = 8, kRna = 16 };
 // Inst::aux = Rnd, Inst::aux2 = IRnd.
 
 inline uint16_t flush16(uint16_t h, uint16_t expMask) {
@@ -171,6 +172,15 @@ template <bool BF> void cvtX2Fn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) 
     float x = fromBits<float>(a[l]), y = fromBits<float>(b[l]);
     d[l] = BF ? cvtBF16x2F32(x, y, r, sf, relu) : cvtF16x2F32(x, y, r, sf, relu);
   });
+}
+
+/// cvt.{rna,rn,rz}{.satfinite}{.relu}.tf32.f32 d, a. in.aux = Rnd, flags kRna for .rna.
+void cvtTF32Fn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]);
+  const Rnd r = (Rnd)in.aux;
+  const bool rna = in.flags & kRna, sf = in.flags & kSatFinite, relu = in.flags & kRelu;
+  forLanes(m, [&](unsigned l) { d[l] = f32ToTF32(fromBits<float>(a[l]), rna, r, sf, relu); });
 }
 
 /// cvt.pack.sat.{u16,s16,u8,s8,u4,s4}.s32 d, a, b{, c}: clamped a above clamped b, then (for
@@ -338,12 +348,24 @@ bool lowerCvt(LowerCtx &c) {
   if (c.has(Mod::pack))
     return lowerCvtPack(c);
   const ScalarType dt = c.type(0), st = c.type(1);
-  if (c.has(Mod::rs) || c.has(Mod::rna))
-    return c.unsupported("cvt rounding mode");
   uint8_t flags = (c.has(Mod::ftz) ? kFtz : 0) | (c.has(Mod::sat) ? kSat : 0) |
                   (c.has(Mod::relu) ? kRelu : 0) | (c.has(Mod::satfinite) ? kSatFinite : 0);
   const Rnd r = rndOf(c);
   const IRnd ir = irndOf(c);
+
+  if (dt == ScalarType::tf32 && st == ScalarType::f32 && !c.has(Mod::rs)) {
+    ir::Opnd a = c.src(c.op(1), ScalarType::f32);
+    uint32_t d = c.dst(c.op(0));
+    ir::Inst &in = c.emit(cvtTF32Fn, OpClass::Fp32);
+    in.dst[0] = d;
+    in.src[0] = a;
+    in.nsrc = 1;
+    in.aux = (uint32_t)r;
+    in.flags = flags | (c.has(Mod::rna) ? kRna : 0);
+    return true;
+  }
+  if (c.has(Mod::rs) || c.has(Mod::rna))
+    return c.unsupported("cvt rounding mode");
 
   if ((dt == ScalarType::f16x2 || dt == ScalarType::bf16x2) && st == ScalarType::f32 && c.numOps() == 3) {
     ir::Opnd a = c.src(c.op(1), ScalarType::f32), b = c.src(c.op(2), ScalarType::f32);

@@ -4,17 +4,19 @@
 // unspecified (a program may only apply the same operation to every element), so ptxsim uses
 // the simplest one. Let the fragment's matrix be A: M x K, B: K x N or C/D: M x N, with E
 // elements, and let `per` be the elements one lane holds: the registers in the brace list times
-// the elements per register (two f16/bf16 or four s8/u8 in a .b32; one f32, s32, tf32 or f64).
+// the elements per register (two f16/bf16, four s8/u8, eight s4/u4 or 32 b1 in a .b32; one f32,
+// s32, tf32 or f64).
 // Slot s of lane l holds element (l * per + s) mod E of the matrix in row-major order, so when
 // 32 * per > E (f16 A/B fragments of m16n16k16 hold every element twice) the matrix repeats:
 // loads fill every copy, mma and store read the first. Slot s lives in register s / pack, bits
-// [(s % pack) * w, (s % pack + 1) * w) for elements of w bits.
+// [(s % pack) * w, (s % pack + 1) * w) for elements of w bits. In memory, sub-byte elements
+// (s4/u4, b1) pack from the low bits of each byte; strides count elements.
 //
 // Numerics. D = A x B + C is computed per element in f32 as the products arrive in k order
 // (products of f16, bf16 and tf32 values are exact in f32), then rounded to nearest even to the
 // D type; tf32 inputs drop their low 13 bits; f64 uses one fused multiply-add per k in the
 // instruction's rounding mode; integers sum exactly and wrap to 32 bits, or clamp with
-// .satfinite.
+// .satfinite; b1 adds, for each k, the bit a(i,k) xor (or and) b(k,j) (.popc).
 //
 // An ir::Inst has too few operand slots for eight-register fragments, so each wmma instruction's
 // register lists live in a process-wide table indexed by Inst::aux. Lowering appends under a
@@ -32,7 +34,7 @@ namespace {
 
 using ir::Inst;
 
-enum class Elem : uint8_t { None, F16, BF16, TF32, F32, F64, S8, U8, S32 };
+enum class Elem : uint8_t { None, F16, BF16, TF32, F32, F64, S8, U8, S32, S4, U4, B1 };
 
 Elem elemOf(ScalarType t) {
   switch (t) {
@@ -44,23 +46,28 @@ Elem elemOf(ScalarType t) {
   case ScalarType::s8: return Elem::S8;
   case ScalarType::u8: return Elem::U8;
   case ScalarType::s32: return Elem::S32;
+  case ScalarType::s4: return Elem::S4;
+  case ScalarType::u4: return Elem::U4;
+  case ScalarType::b1: return Elem::B1;
   default: return Elem::None;
   }
 }
 
-unsigned elemBytes(Elem e) {
+unsigned elemBits(Elem e) {
   switch (e) {
-  case Elem::F16: case Elem::BF16: return 2;
-  case Elem::S8: case Elem::U8: return 1;
-  case Elem::F64: return 8;
-  default: return 4;
+  case Elem::F16: case Elem::BF16: return 16;
+  case Elem::S8: case Elem::U8: return 8;
+  case Elem::S4: case Elem::U4: return 4;
+  case Elem::B1: return 1;
+  case Elem::F64: return 64;
+  default: return 32;
   }
 }
 
 /// One fragment's registers: destinations (load, mma D) or sources (store, mma A/B/C).
 struct Frag {
   uint8_t n = 0;     ///< registers in the brace list
-  uint8_t bytes = 0; ///< element size
+  uint8_t bits = 0;  ///< element size
   uint8_t pack = 1;  ///< elements per register
   uint16_t per = 0;  ///< elements per lane
   uint32_t dst[8] = {};
@@ -78,6 +85,7 @@ struct WmmaOp {
   uint16_t m = 0, n = 0, k = 0;
   Elem ta = Elem::None, tb = Elem::None, tc = Elem::None, td = Elem::None;
   bool satfinite = false;
+  bool bitAnd = false; ///< b1: .and.popc (otherwise .xor.popc)
   Rnd rnd = Rnd::RN;
   Frag a, b, c, d;
 };
@@ -153,13 +161,16 @@ inline uint64_t leadingDim(const WmmaOp &op, const uint64_t *stride, unsigned l)
   return stride ? (uint32_t)stride[l] : op.colMajor ? op.rows : op.cols;
 }
 
-inline uint64_t elemMask(unsigned bytes) { return bytes >= 8 ? ~0ull : (1ull << (bytes * 8)) - 1; }
+inline uint64_t elemMask(unsigned bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
 
 /// Bits of slot `s` of lane `l` of a source fragment.
 inline uint64_t readSlot(const Warp &w, const Frag &f, unsigned l, unsigned s) {
   uint64_t r = w.src(f.src[s / f.pack])[l];
-  return (r >> ((s % f.pack) * f.bytes * 8)) & elemMask(f.bytes);
+  return (r >> ((s % f.pack) * f.bits)) & elemMask(f.bits);
 }
+
+/// Bytes one memory access of an element covers (one byte holds several sub-byte elements).
+inline unsigned accessBytes(const Frag &f) { return f.bits < 8 ? 1 : f.bits / 8; }
 
 /// Reads the first copy of every element of a fragment holding `count` elements.
 void gather(const Warp &w, const Frag &f, unsigned count, uint64_t *out) {
@@ -172,7 +183,7 @@ void scatter(Warp &w, const Frag &f, unsigned count, const uint64_t *elems) {
   uint64_t regs[8][kWarpSize] = {};
   for (unsigned l = 0; l < kWarpSize; ++l)
     for (unsigned s = 0; s < f.per; ++s)
-      regs[s / f.pack][l] |= elems[(l * f.per + s) % count] << ((s % f.pack) * f.bytes * 8);
+      regs[s / f.pack][l] |= elems[(l * f.per + s) % count] << ((s % f.pack) * f.bits);
   for (unsigned j = 0; j < f.n; ++j) {
     uint64_t *d = w.reg(f.dst[j]);
     for (unsigned l = 0; l < kWarpSize; ++l)
@@ -195,13 +206,15 @@ void wmmaLoadFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
     for (unsigned s = 0; s < f.per; ++s) {
       unsigned e = (l * f.per + s) % count;
       unsigned row = e / op.cols, col = e % op.cols;
-      uint64_t a = w.addr[l] + elemIndex(op, ld, row, col) * f.bytes;
-      const uint8_t *p = elemPtr(ctx, w, in, op, l, a, f.bytes, false, row, col);
+      uint64_t bit = elemIndex(op, ld, row, col) * f.bits;
+      const uint8_t *p = elemPtr(ctx, w, in, op, l, w.addr[l] + bit / 8, accessBytes(f), false, row, col);
       if (!p)
         return;
       uint64_t v = 0;
-      std::memcpy(&v, p, f.bytes);
-      regs[s / f.pack][l] |= v << ((s % f.pack) * f.bytes * 8);
+      std::memcpy(&v, p, accessBytes(f));
+      if (f.bits < 8)
+        v = (v >> (bit % 8)) & elemMask(f.bits);
+      regs[s / f.pack][l] |= v << ((s % f.pack) * f.bits);
     }
   }
   for (unsigned j = 0; j < f.n; ++j) {
@@ -222,12 +235,12 @@ void wmmaStoreFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   // each element is written by the lane holding its first copy, at that lane's address
   for (unsigned e = 0; e < count; ++e) {
     unsigned l = e / f.per, row = e / op.cols, col = e % op.cols;
-    uint64_t a = w.addr[l] + elemIndex(op, leadingDim(op, stride, l), row, col) * f.bytes;
-    uint8_t *p = elemPtr(ctx, w, in, op, l, a, f.bytes, true, row, col);
+    uint64_t a = w.addr[l] + elemIndex(op, leadingDim(op, stride, l), row, col) * (f.bits / 8);
+    uint8_t *p = elemPtr(ctx, w, in, op, l, a, f.bits / 8, true, row, col); // D: 16 bits or more
     if (!p)
       return;
     uint64_t v = readSlot(w, f, l, e % f.per);
-    std::memcpy(p, &v, f.bytes);
+    std::memcpy(p, &v, f.bits / 8);
   }
 }
 
@@ -244,11 +257,13 @@ inline int64_t toInt(Elem t, uint64_t bits) {
   switch (t) {
   case Elem::S8: return (int8_t)bits;
   case Elem::U8: return (uint8_t)bits;
+  case Elem::S4: return (int64_t)((bits & 15) ^ 8) - 8;
+  case Elem::U4: return bits & 15;
   default: return (int32_t)bits;
   }
 }
 
-constexpr unsigned kMaxElems = 512; // 32 x 16
+constexpr unsigned kMaxElems = 1024; // 8 x 128 (b1)
 
 void wmmaMmaFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   if (!requireFullWarp(ctx, w, in, m, "wmma.mma"))
@@ -267,7 +282,15 @@ void wmmaMmaFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
           acc = fmaF64(f64OfBits(a[i * K + kk]), f64OfBits(b[kk * N + j]), acc, op.rnd);
         d[i * N + j] = bitsOfF64(acc);
       }
-  } else if (op.ta == Elem::S8 || op.ta == Elem::U8) {
+  } else if (op.ta == Elem::B1) {
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        uint32_t acc = (uint32_t)c[i * N + j];
+        for (unsigned kk = 0; kk < K; ++kk)
+          acc += op.bitAnd ? (a[i * K + kk] & b[kk * N + j]) : (a[i * K + kk] ^ b[kk * N + j]);
+        d[i * N + j] = acc;
+      }
+  } else if (op.ta == Elem::S8 || op.ta == Elem::U8 || op.ta == Elem::S4 || op.ta == Elem::U4) {
     for (unsigned i = 0; i < M; ++i)
       for (unsigned j = 0; j < N; ++j) {
         int64_t acc = toInt(op.tc, c[i * N + j]);
@@ -297,12 +320,15 @@ void wmmaMmaFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
 // --- lowering --------------------------------------------------------------------------------
 
 bool shapeOf(LowerCtx &c, uint16_t &m, uint16_t &n, uint16_t &k) {
-  switch (c.first({Mod::m16n16k16, Mod::m32n8k16, Mod::m8n32k16, Mod::m16n16k8, Mod::m8n8k4})) {
+  switch (c.first({Mod::m16n16k16, Mod::m32n8k16, Mod::m8n32k16, Mod::m16n16k8, Mod::m8n8k4,
+                   Mod::m8n8k32, Mod::m8n8k128})) {
   case Mod::m16n16k16: m = 16, n = 16, k = 16; return true;
   case Mod::m32n8k16: m = 32, n = 8, k = 16; return true;
   case Mod::m8n32k16: m = 8, n = 32, k = 16; return true;
   case Mod::m16n16k8: m = 16, n = 16, k = 8; return true;
   case Mod::m8n8k4: m = 8, n = 8, k = 4; return true;
+  case Mod::m8n8k32: m = 8, n = 8, k = 32; return true;
+  case Mod::m8n8k128: m = 8, n = 8, k = 128; return true;
   default: return false;
   }
 }
@@ -313,8 +339,8 @@ bool fragOf(LowerCtx &c, const Operand &o, Elem t, unsigned count, bool isDst, F
   if (o.kind != Operand::Kind::Vector || o.elems.empty() || o.elems.size() > 8)
     return c.unsupported("fragment of " + std::to_string(o.elems.size()) + " registers");
   f.n = (uint8_t)o.elems.size();
-  f.bytes = (uint8_t)elemBytes(t);
-  f.pack = (uint8_t)std::max(1u, 4u / f.bytes);
+  f.bits = (uint8_t)elemBits(t);
+  f.pack = (uint8_t)std::max(1u, 32u / f.bits);
   f.per = (uint16_t)(f.n * f.pack);
   if (kWarpSize * f.per < count)
     return c.unsupported("fragment of " + std::to_string(f.n) + " registers for " +
@@ -351,7 +377,8 @@ bool lowerLoadStore(LowerCtx &c, bool store) {
   Elem t = elemOf(c.type());
   bool isAB = op.which == 'a' || op.which == 'b';
   bool ok = isAB ? (t == Elem::F16 || t == Elem::BF16 || t == Elem::S8 || t == Elem::U8 ||
-                    t == Elem::TF32 || t == Elem::F64)
+                    t == Elem::TF32 || t == Elem::F64 || t == Elem::S4 || t == Elem::U4 ||
+                    t == Elem::B1)
                  : (t == Elem::F16 || t == Elem::F32 || t == Elem::S32 || t == Elem::F64);
   if (!ok)
     return c.unsupported("element type");
@@ -379,7 +406,7 @@ bool lowerLoadStore(LowerCtx &c, bool store) {
   in.src[0] = tmp.src[0];
   in.src[1] = stride;
   in.nsrc = op.hasStride ? 2 : 1;
-  in.width = op.frag.bytes;
+  in.width = accessBytes(op.frag);
   in.vec = 1;
   in.aux = idx;
   return true;
@@ -390,8 +417,7 @@ bool lowerMma(LowerCtx &c) {
   WmmaOp op;
   if (!shapeOf(c, op.m, op.n, op.k))
     return c.unsupported("shape");
-  if (c.has(Mod::xor_) || c.has(Mod::and_) || c.has(Mod::popc))
-    return c.unsupported("single-bit form");
+  op.bitAnd = c.has(Mod::and_);
   if (c.ai().numTypes == 2) { // .dtype .ctype with f16 inputs
     op.td = elemOf(c.type(0));
     op.tc = elemOf(c.type(1));
@@ -404,12 +430,16 @@ bool lowerMma(LowerCtx &c) {
   }
   bool fl = op.ta == Elem::F16 || op.ta == Elem::BF16 || op.ta == Elem::TF32;
   bool in8 = op.ta == Elem::S8 || op.ta == Elem::U8;
+  bool in4 = op.ta == Elem::S4 || op.ta == Elem::U4;
+  bool i32 = op.td == Elem::S32 && op.tc == Elem::S32;
+  bool bitOp = c.has(Mod::xor_) || c.has(Mod::and_);
   bool ok = (fl && (op.td == Elem::F16 || op.td == Elem::F32) &&
              (op.tc == Elem::F16 || op.tc == Elem::F32)) ||
-            (in8 && (op.tb == Elem::S8 || op.tb == Elem::U8) && op.td == Elem::S32 &&
-             op.tc == Elem::S32) ||
+            (in8 && (op.tb == Elem::S8 || op.tb == Elem::U8) && i32) ||
+            (in4 && (op.tb == Elem::S4 || op.tb == Elem::U4) && i32) ||
+            (op.ta == Elem::B1 && op.tb == Elem::B1 && i32 && bitOp && c.has(Mod::popc)) ||
             (op.ta == Elem::F64 && op.tb == Elem::F64 && op.td == Elem::F64 && op.tc == Elem::F64);
-  if (!ok || (fl && op.tb != op.ta))
+  if (!ok || (fl && op.tb != op.ta) || (bitOp && op.ta != Elem::B1))
     return c.unsupported("type combination");
   op.satfinite = c.has(Mod::satfinite);
   switch (c.first({Mod::rn, Mod::rz, Mod::rm, Mod::rp})) {
@@ -426,7 +456,6 @@ bool lowerMma(LowerCtx &c) {
   uint32_t idx = table().add(op);
   if (idx == WmmaTable::kFull)
     return c.unsupported("more wmma instructions than the simulator's table holds");
-  (void)in8;
   ir::OpClass cls = ir::OpClass::Tensor; // every matrix multiply-accumulate runs on the tensor pipe
   ir::Inst &in = c.emit(wmmaMmaFn, cls);
   in.aux = idx;

@@ -251,9 +251,33 @@ TEST(ExecConvert, PackSat) {
   EXPECT_EQ(s8[0], 0x00007f80u);
 }
 
+TEST(ExecConvert, Tf32RoundingSatfiniteRelu) {
+  auto f = [](uint32_t u) {
+    float x;
+    std::memcpy(&x, &u, 4);
+    return x;
+  };
+  // 1 + 2^-11 (a tie), 1 + 3 * 2^-11 (a tie, odd), 1 + 2^-11 + 2^-23 (above), 1 + 2^-12 (below),
+  // -(1 + 2^-11), FLT_MAX (rounds up to inf), -inf, NaN, the smallest subnormal
+  std::vector<float> a = {f(0x3f801000u), f(0x3f803000u), f(0x3f801001u), f(0x3f800800u), f(0xbf801000u),
+                          f(0x7f7fffffu), -INFINITY, NAN, f(0x00000001u)};
+  auto rna = runCvt<uint32_t, float>("f32", "b32", "cvt.rna.tf32.f32 %d, %a;", a);
+  auto rnaSat = runCvt<uint32_t, float>("f32", "b32", "cvt.rna.satfinite.tf32.f32 %d, %a;", a);
+  auto rn = runCvt<uint32_t, float>("f32", "b32", "cvt.rn.tf32.f32 %d, %a;", a);
+  auto rzRelu = runCvt<uint32_t, float>("f32", "b32", "cvt.rz.relu.tf32.f32 %d, %a;", a);
+  EXPECT_EQ(rna, (std::vector<uint32_t>{0x3f802000u, 0x3f804000u, 0x3f802000u, 0x3f800000u, 0xbf802000u,
+                                        0x7f800000u, 0xff800000u, 0x7fffffffu, 0u}));
+  EXPECT_EQ(rnaSat, (std::vector<uint32_t>{0x3f802000u, 0x3f804000u, 0x3f802000u, 0x3f800000u, 0xbf802000u,
+                                           0x7f7fe000u, 0xff7fe000u, 0x7fffffffu, 0u}));
+  EXPECT_EQ(rn, (std::vector<uint32_t>{0x3f800000u, 0x3f804000u, 0x3f802000u, 0x3f800000u, 0xbf800000u,
+                                       0x7f800000u, 0xff800000u, 0x7fffffffu, 0u}));
+  EXPECT_EQ(rzRelu, (std::vector<uint32_t>{0x3f800000u, 0x3f802000u, 0x3f800000u, 0x3f800000u, 0u,
+                                           0x7f7fe000u, 0u, 0x7fffffffu, 0u}));
+}
+
 TEST(ExecConvert, UnsupportedFormsFaultAtRunTime) {
   std::string failure;
-  runCvt<uint32_t, float>("f32", "b32", "cvt.rna.tf32.f32 %d, %a;", {1.0f}, {}, {}, &failure);
+  runCvt<uint16_t, float>("f32", "b16", "cvt.rn.satfinite.e4m3x2.f32 %d, %a, %b;", {1.0f}, {2.0f}, {}, &failure);
   EXPECT_NE(failure, "");
   EXPECT_NE(failure.find("cvt"), std::string::npos) << failure;
 }

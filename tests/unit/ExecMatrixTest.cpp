@@ -406,19 +406,75 @@ TEST(ExecMatrix, OutOfBoundsLoadFaults) {
   EXPECT_NE(r.message.find("wmma.load.a element (6,4)"), std::string::npos) << r.message;
 }
 
-TEST(ExecMatrix, UnsupportedFormFaultsWhenReached) {
+/// Sub-byte wmma: m8n8k32 s4/u4 and m8n8k128 b1 (xor/and .popc). A is 8 x K row-major, B is
+/// K x 8 column-major, both packed from the low bits of each byte with a padded stride (in
+/// elements); C and D are 8 x 8 s32.
+std::vector<int32_t> runSubByte(const std::string &type, const std::string &mmaMods, unsigned k, unsigned ld,
+                                const std::vector<uint8_t> &a, const std::vector<uint8_t> &b,
+                                const std::vector<int32_t> &c) {
+  std::string shape = k == 32 ? ".m8n8k32" : ".m8n8k128";
+  std::string ptx = ptxHeader() + ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc) {\n"
+                    "  .reg .b32 %a<2>; .reg .b32 %b<2>; .reg .s32 %c<2>; .reg .s32 %d<2>; .reg .b64 %rd<4>;\n"
+                    "  ld.param.u64 %rd1, [pa]; ld.param.u64 %rd2, [pb]; ld.param.u64 %rd3, [pc];\n"
+                    "  wmma.load.a.sync.aligned.row" + shape + ".global." + type + " {%a0}, [%rd1], " +
+                    std::to_string(ld) + ";\n"
+                    "  wmma.load.b.sync.aligned.col" + shape + "." + type + " {%b0}, [%rd2], " + std::to_string(ld) + ";\n"
+                    "  wmma.load.c.sync.aligned.row" + shape + ".s32 {%c0, %c1}, [%rd3];\n"
+                    "  wmma.mma" + mmaMods + ".sync.aligned.row.col" + shape + ".s32." + type + "." + type +
+                    ".s32 {%d0, %d1}, {%a0}, {%b0}, {%c0, %c1};\n"
+                    "  wmma.store.d.sync.aligned.col" + shape + ".global.s32 [%rd3], {%d0, %d1};\n"
+                    "  ret;\n}\n";
   ExecHarness h;
-  ASSERT_TRUE(h.load(ptxHeader() + R"(
-.visible .entry k(.param .u64 pa) {
-  .reg .b32 %a<2>; .reg .b64 %rd<2>;
-  ld.param.u64 %rd1, [pa];
-  wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {%a0}, [%rd1];
-  ret;
+  EXPECT_TRUE(h.load(ptx)) << h.errors;
+  uint64_t da = h.upload(a), db = h.upload(b), dc = h.upload(c);
+  auto r = h.launch("k", {1}, {32}, {da, db, dc});
+  EXPECT_TRUE(r.ok()) << r.message;
+  return h.read<int32_t>(dc, 64);
 }
-)")) << h.errors;
-  auto r = h.launch("k", {1}, {32}, {h.alloc(256)});
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.message.find("unsupported"), std::string::npos) << r.message;
+
+TEST(ExecMatrix, SubByteS4U4AndB1) {
+  std::mt19937 rng(5);
+  const unsigned ld4 = 64, ld1 = 256; // elements: one padding group per row / column
+  std::vector<int32_t> c(64);
+  for (auto &v : c)
+    v = (int32_t)(rng() % 2001) - 1000;
+  for (bool sgn : {false, true}) {
+    std::vector<uint8_t> a(8 * ld4 / 2), b(8 * ld4 / 2);
+    for (auto &x : a)
+      x = (uint8_t)rng();
+    for (auto &x : b)
+      x = (uint8_t)rng();
+    auto nib = [&](const std::vector<uint8_t> &m, unsigned e) {
+      int v = (m[e / 2] >> (4 * (e % 2))) & 15;
+      return sgn && v >= 8 ? v - 16 : v;
+    };
+    auto d = runSubByte(sgn ? "s4" : "u4", "", 32, ld4, a, b, c);
+    for (unsigned i = 0; i < 8; ++i)
+      for (unsigned j = 0; j < 8; ++j) {
+        int32_t want = c[i * 8 + j];
+        for (unsigned kk = 0; kk < 32; ++kk)
+          want += nib(a, i * ld4 + kk) * nib(b, j * ld4 + kk);
+        EXPECT_EQ(d[j * 8 + i], want) << (sgn ? "s4 " : "u4 ") << i << "," << j; // D stored col-major
+      }
+  }
+  for (bool useAnd : {false, true}) {
+    std::vector<uint8_t> a(8 * ld1 / 8), b(8 * ld1 / 8);
+    for (auto &x : a)
+      x = (uint8_t)rng();
+    for (auto &x : b)
+      x = (uint8_t)rng();
+    auto bit = [](const std::vector<uint8_t> &m, unsigned e) { return (m[e / 8] >> (e % 8)) & 1; };
+    auto d = runSubByte("b1", useAnd ? ".and.popc" : ".xor.popc", 128, ld1, a, b, c);
+    for (unsigned i = 0; i < 8; ++i)
+      for (unsigned j = 0; j < 8; ++j) {
+        int32_t want = c[i * 8 + j];
+        for (unsigned kk = 0; kk < 128; ++kk) {
+          int x = bit(a, i * ld1 + kk), y = bit(b, j * ld1 + kk);
+          want += useAnd ? (x & y) : (x ^ y);
+        }
+        EXPECT_EQ(d[j * 8 + i], want) << (useAnd ? "and " : "xor ") << i << "," << j;
+      }
+  }
 }
 
 } // namespace
