@@ -57,6 +57,23 @@ const GlobalSymbol *Engine::findGlobal(std::string_view name, int module) const 
       continue;
     auto it = mods[i]->globals.find(std::string(name));
     if (it != mods[i]->globals.end())
+std::vector<std::string> Engine::kernelNames(int module) const {
+  std::vector<std::string> names;
+  const auto &mods = prog_->modules();
+  if (module >= 0 && (size_t)module < mods.size())
+    for (const auto &[name, k] : mods[module]->kernels)
+      names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void Engine::setHardwareRegisters(std::string_view name, int module, uint32_t regs) {
+  if (auto *k = const_cast<Kernel *>(findKernel(name, module))) {
+    k->hwRegs = regs;
+    k->hwRegsFromSass = true;
+  }
+}
+
       return &it->second;
   }
   return nullptr;

@@ -59,7 +59,13 @@ struct Kernel {
   uint32_t paramBytes = 0;
   uint32_t staticShared = 0;
   uint32_t localBytes = 0; ///< per-thread frame of the kernel itself
-  uint32_t numRegs = 0;
+  uint32_t numRegs = 0;     ///< PTX virtual registers (the executor's register frame)
+  /// 32-bit registers per thread the hardware would allocate: ptxas's count from the program's
+  /// SASS when the runtime has it (Engine::setHardwareRegisters), else a liveness estimate from
+  /// the PTX (ir::estimateRegisters of the kernel plus its deepest call chain). Occupancy,
+  /// cudaFuncGetAttributes and the timing model use it.
+  uint32_t hwRegs = 0;
+  bool hwRegsFromSass = false;
   uint32_t maxThreads = 0; ///< .maxntid/.reqntid product, 0 if none
 };
 
@@ -167,6 +173,10 @@ private:
   std::function<void(const std::string &)> printfSink_;
   ProgressFn progress_;
   uint64_t heapAddr_ = 0;
+  /// Names of the kernels of `module`, sorted.
+  std::vector<std::string> kernelNames(int module) const;
+  /// Records ptxas's register count for kernel `name` of `module` (from the program's SASS).
+  void setHardwareRegisters(std::string_view name, int module, uint32_t regs);
 };
 
 } // namespace ptxsim::ptx::exec

@@ -3,6 +3,7 @@
 #include "ptx/exec/Exec.h"
 #include "ptx/ir/Cfg.h"
 #include "ptx/parser/Parser.h"
+#include "ptx/ir/RegPressure.h"
 #include "ptx/sema/Checker.h"
 #include "ptx/sema/OpcodeTable.h"
 
@@ -118,7 +119,10 @@ public:
   // services for LowerCtx
   SymbolRef lookup(std::string_view name) const;
   ir::Opnd constant(uint64_t bits);
-  uint32_t newReg() { return out_.numRegs++; }
+  uint32_t newReg() {
+    out_.regBytes.push_back(4);
+    return out_.numRegs++;
+  }
   ir::Inst &emit();
   const Instruction *cur_ = nullptr;
   std::vector<uint32_t> labelFixups; ///< pcs whose `target` holds a label index
@@ -241,6 +245,7 @@ void FunctionLowering::declare(const VarDecl &v) {
       s.index = out_.numRegs;
       out_.numRegs += (uint32_t)count;
     }
+      out_.regBytes.resize(out_.numRegs, (uint8_t)std::min<uint32_t>(s.bits / 8, 255));
     if (v.isRange)
       sc.ranges[v.name] = {s, count};
     else
@@ -816,6 +821,39 @@ Builtin builtinFor(std::string_view name) {
 int Program::load(std::string_view text, const std::string &fileName, DiagEngine &diags,
                   const EngineConfig &cfg) {
   registerBuiltins();
+namespace {
+/// Registers of function `idx` and the functions it calls directly: the largest estimate along
+/// any call chain (a callee's registers come from the same per-thread file, and what the caller
+/// keeps live across a call is saved by the ABI). Recursion stops at a function on the chain.
+constexpr uint32_t kMinRegsWithCalls = 24;
+
+uint32_t hardwareRegisterEstimate(const std::vector<std::unique_ptr<ir::Function>> &fns,
+                                  uint32_t idx) {
+  std::unordered_map<uint32_t, uint32_t> memo;
+  std::unordered_set<uint32_t> onChain;
+  auto rec = [&](auto &self, uint32_t i) -> uint32_t {
+    if (i >= fns.size() || !fns[i]->hasBody || onChain.count(i))
+      return 0;
+    if (auto it = memo.find(i); it != memo.end())
+      return it->second;
+    onChain.insert(i);
+    uint32_t r = ir::estimateRegisters(*fns[i]);
+    for (const ir::Inst &in : fns[i]->code) {
+      if (in.ctl != ir::Ctl::Call && in.ctl != ir::Ctl::CallIndirect)
+        continue;
+      // The calling convention passes arguments in R4 up and keeps values live across the
+      // call in callee-saved registers (R16 up): ptxas gives a caller at least 24.
+      r = std::max(r, kMinRegsWithCalls);
+      if (in.ctl == ir::Ctl::Call && !fns[i]->calls[in.target].builtin)
+        r = std::max(r, self(self, fns[i]->calls[in.target].callee));
+    }
+    onChain.erase(i);
+    return memo[i] = r;
+  };
+  return rec(rec, idx);
+}
+} // namespace
+
   auto lm = std::make_unique<LoadedModule>();
   lm->fileName = fileName;
   lm->ast = parsePtx(std::string(text), fileName, diags);
@@ -1041,6 +1079,7 @@ int Program::load(std::string_view text, const std::string &fileName, DiagEngine
   }
   modules_.push_back(std::move(lm));
   return id;
+    k.hwRegs = hardwareRegisterEstimate(functions_, idx);
 }
 
 uint32_t Program::functionIndex(const ir::Function *f) const {

@@ -120,6 +120,7 @@ struct Function {
   uint32_t builtin = 0; ///< for bodiless externals: exec::Builtin
   std::vector<Inst> code;
   uint32_t numRegs = 0;  ///< data registers (each 32 lanes x 8 bytes)
+  std::vector<uint8_t> regBytes; ///< declared bytes of each data register (for estimates)
   uint32_t numPreds = 2; ///< predicate registers incl. the two constants
   /// Byte size of the function's call frame in local memory: `.local` variables, `.param`
   /// buffers of calls it makes, then its own parameters and return values.

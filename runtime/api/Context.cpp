@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 namespace ptxsim::runtime {
@@ -210,8 +211,10 @@ ptx::exec::Engine &Context::engine() {
 
 namespace {
 /// Picks the newest PTX entry of the fat binary at `data`. Returns false with `err` set when
-/// there is none (naming the SASS architecture it does carry, if any).
-bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string &err) {
+/// there is none (naming the SASS architecture it does carry, if any). Fills `sassRegs` with
+/// the register counts of the newest SASS entry's kernels, when there is one.
+bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string &err,
+             std::map<std::string, uint32_t> &sassRegs) {
   uint32_t magic;
   uint16_t headerSize;
   uint64_t bodySize;
@@ -228,7 +231,7 @@ bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string 
     err = "cannot read the embedded fat binary: " + perr;
     return false;
   }
-  const fatbin::Entry *best = nullptr;
+  const fatbin::Entry *best = nullptr, *sass = nullptr;
   uint32_t sassArch = 0;
   for (const fatbin::Entry &e : entries) {
     if (e.kind != fatbin::EntryKind::Ptx) {
@@ -244,6 +247,8 @@ bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string 
   if (!best) {
     std::ostringstream os;
     os << "the program carries no PTX";
+      if (e.kind == fatbin::EntryKind::Elf && (!sass || e.arch > sass->arch))
+        sass = &e;
     if (sassArch)
       os << " (only SASS for sm_" << sassArch << "); rebuild it with PTX, e.g. nvcc -gencode "
          << "arch=compute_" << sassArch << ",code=compute_" << sassArch;
@@ -252,6 +257,11 @@ bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string 
   }
   ptx = best->data;
   arch = best->arch;
+  if (sass) {
+    std::map<std::string, uint32_t> regs;
+    if (fatbin::cubinRegisterCounts(sass->data, regs).empty())
+      sassRegs.insert(regs.begin(), regs.end());
+  }
   return true;
 }
 } // namespace
@@ -278,7 +288,7 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
     auto *units = static_cast<const uint8_t *const *>(w->filenameOrFatbins);
     for (size_t i = 0; units[i]; ++i) {
       std::string ptx, uerr;
-      if (!pickPtx(units[i], ptx, arch, uerr)) {
+      if (!pickPtx(units[i], ptx, arch, uerr, result->sassRegs)) {
         err = uerr;
         continue;
       }
@@ -292,11 +302,18 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
     }
   }
   std::string ptx;
-  if (!pickPtx(static_cast<const uint8_t *>(w->data), ptx, arch, err)) {
+  if (!pickPtx(static_cast<const uint8_t *>(w->data), ptx, arch, err, result->sassRegs)) {
     result->loadError = err;
     return result;
   }
   result->ptx = std::move(ptx);
+      // The wrapper's own fat binary is the device-linked SASS: its counts win.
+      std::string ignored, none;
+      uint32_t a;
+      std::map<std::string, uint32_t> linked;
+      pickPtx(static_cast<const uint8_t *>(w->data), ignored, a, none, linked);
+      for (auto &[k, v] : linked)
+        result->sassRegs[k] = v;
   result->name = base + ".sm_" + std::to_string(arch) + ".ptx";
   result->units.push_back({result->name, result->ptx});
   return result;
@@ -357,6 +374,9 @@ const std::vector<int> &Context::overrideModules() {
   if (!path || !*path)
     return overrideIds_;
   std::vector<std::string> files;
+  for (int id : fb.modules)
+    for (auto &[name, regs] : fb.sassRegs)
+      engine().setHardwareRegisters(name, id, regs);
   if (DIR *d = opendir(path)) {
     while (dirent *e = readdir(d)) {
       std::string n = e->d_name;
@@ -475,7 +495,8 @@ bool Context::validStream(cudaStream_t s) const {
 }
 
 int Context::maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShared) {
-  // A Hopper-like SM: 2048 threads, 32 CTAs, 228 KiB shared (1 KiB reserved per CTA).
+  // A Hopper-like SM: 2048 threads, 32 CTAs, 64K registers allocated per warp in units of 256,
+  // 228 KiB shared (1 KiB reserved per CTA).
   if (blockSize <= 0)
     return 0;
   int warps = (blockSize + 31) / 32;
@@ -491,6 +512,10 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   if (sticky_)
     return sticky_;
   if (!k)
+  if (k.kernel && k.kernel->hwRegs) {
+    int perWarp = (int(k.kernel->hwRegs) * 32 + 255) / 256 * 256;
+    blocks = std::min(blocks, 65536 / (perWarp * warps));
+  }
     return cudaErrorInvalidDeviceFunction;
   if (!k->kernel) {
     cudaError_t e = ensureLoaded();

@@ -17,6 +17,7 @@
 #include "power/PowerModel.h"
 #include "timing/gpu/Gpu.h"
 
+#include <map>
 #include <cuda_runtime_api.h>
 
 #include <chrono>
@@ -39,6 +40,8 @@ struct FatbinModule {
   std::vector<std::pair<std::string, std::string>> units;
   int module = -1;       ///< engine module id of the first unit once loaded
   std::vector<int> modules; ///< engine module ids of every unit
+  /// ptxas's registers per thread of each kernel, from the binary's newest SASS (if any).
+  std::map<std::string, uint32_t> sassRegs;
   bool loadTried = false;
   bool unregistered = false;
 };

@@ -741,7 +741,7 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
   attr->sharedSizeBytes = kern.staticShared;
   attr->localSizeBytes = kern.localBytes;
   attr->maxThreadsPerBlock = int(kern.maxThreads ? kern.maxThreads : cfg.maxThreadsPerBlock);
-  attr->numRegs = int(std::min<uint32_t>(kern.numRegs, 255)); // PTX counts virtual registers
+  attr->numRegs = int(kern.hwRegs); // ptxas's count from the SASS, else a PTX estimate
   attr->ptxVersion = kComputeMajor * 10 + kComputeMinor;
   attr->binaryVersion = attr->ptxVersion;
   attr->maxDynamicSharedSizeBytes =

@@ -7,7 +7,11 @@
 
 #include "runtime/fatbin/Fatbin.h"
 
+#include "ptx/exec/Engine.h"
+
 #include <filesystem>
+#include <map>
+#include <sstream>
 #include <fstream>
 #include <ostream>
 #include <set>
@@ -137,6 +141,94 @@ int ptxExtract(const std::vector<std::string> &args, std::ostream &out, std::ost
     out << path << ": PTX " << en.versionMajor << "." << en.versionMinor << " for compute_"
         << en.arch << ", " << en.data.size() << " bytes (" << en.compression << ")\n";
   }
+  return 0;
+}
+
+int ptxResources(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+  std::vector<std::string> inputs;
+  for (const std::string &a : args) {
+    if (a == "-h" || a == "--help") {
+      out << "usage: ptxsim ptx resources BINARY|FILE.ptx...\n"
+             "  Per kernel: registers per thread (ptxas's count from the binary's SASS, and\n"
+             "  ptxsim's estimate from the PTX that it uses when there is no SASS), PTX virtual\n"
+             "  registers, static shared and local bytes, and the .maxntid limit.\n";
+      return 0;
+    }
+    if (!a.empty() && a[0] == '-') {
+      err << "ptxsim ptx resources: unknown option '" << a << "'\n";
+      return 2;
+    }
+    inputs.push_back(a);
+  }
+  if (inputs.empty()) {
+    err << "ptxsim ptx resources: no input (usage: ptxsim ptx resources BINARY|FILE.ptx...)\n";
+    return 2;
+  }
+  // (diagnostic name, PTX text) of what to load, and ptxas's counts when a binary has SASS.
+  std::vector<std::pair<std::string, std::string>> units;
+  std::map<std::string, uint32_t> sassRegs;
+  uint32_t sassArch = 0;
+  for (const std::string &in : inputs) {
+    std::ifstream f(in, std::ios::binary);
+    if (!f) {
+      err << "ptxsim ptx resources: cannot open '" << in << "'\n";
+      return 1;
+    }
+    char magic[4] = {};
+    f.read(magic, 4);
+    if (std::string(magic, 4) != "\x7f" "ELF") {
+      std::stringstream ss;
+      f.seekg(0);
+      ss << f.rdbuf();
+      units.push_back({in, ss.str()});
+      continue;
+    }
+    std::vector<fatbin::Entry> entries;
+    std::string e = fatbin::readElfFatbins(in, entries);
+    if (!e.empty()) {
+      err << "ptxsim ptx resources: " << e << "\n";
+      return 1;
+    }
+    // The newest PTX (one entry per translation unit with -rdc=true) and the newest SASS.
+    uint32_t ptxArch = 0;
+    for (const fatbin::Entry &en : entries)
+      if (en.kind == fatbin::EntryKind::Ptx)
+        ptxArch = std::max(ptxArch, en.arch);
+      else if (en.kind == fatbin::EntryKind::Elf)
+        sassArch = std::max(sassArch, en.arch);
+    int n = 0;
+    for (const fatbin::Entry &en : entries) {
+      if (en.kind == fatbin::EntryKind::Ptx && en.arch == ptxArch)
+        units.push_back({in + ".unit" + std::to_string(n++) + ".ptx", en.data});
+      if (en.kind == fatbin::EntryKind::Elf && en.arch == sassArch)
+        fatbin::cubinRegisterCounts(en.data, sassRegs);
+    }
+    if (n == 0) {
+      err << "ptxsim ptx resources: '" << in << "' carries no PTX\n";
+      return 1;
+    }
+  }
+  ptx::exec::Engine engine;
+  std::vector<int> ids;
+  for (auto &[name, text] : units) {
+    DiagEngine diags;
+    int id = engine.loadModule(text, name, diags);
+    if (id < 0) {
+      diags.print(err);
+      return 1;
+    }
+    ids.push_back(id);
+  }
+  out << "kernel  regs(sass" << (sassArch ? "_sm" + std::to_string(sassArch) : "") << ")  "
+      << "regs(estimate)  ptx_vregs  shared  local  maxntid\n";
+  for (int id : ids)
+    for (const std::string &name : engine.kernelNames(id)) {
+      const ptx::exec::Kernel *k = engine.findKernel(name, id);
+      auto it = sassRegs.find(name);
+      out << name << "  " << (it != sassRegs.end() ? std::to_string(it->second) : "-") << "  "
+          << k->hwRegs << "  " << k->numRegs << "  " << k->staticShared << "  " << k->localBytes
+          << "  " << (k->maxThreads ? std::to_string(k->maxThreads) : "-") << "\n";
+    }
   return 0;
 }
 

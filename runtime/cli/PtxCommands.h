@@ -17,4 +17,8 @@ int ptxCheck(const std::vector<std::string> &args, std::ostream &out, std::ostre
 /// Returns 0 on success, 1 when the binary has no PTX or cannot be read, 2 on a usage error.
 int ptxExtract(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 
+/// `ptxsim ptx resources BINARY|FILE.ptx...`: per-kernel registers (SASS and estimate),
+/// shared, local and thread limits, like `cuobjdump -res-usage`.
+int ptxResources(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+
 } // namespace ptxsim::cli

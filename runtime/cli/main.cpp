@@ -14,6 +14,7 @@ void usage(std::ostream &os) {
         "commands:\n"
         "  ptx check [--summary] [--json] FILE.ptx...   parse and check PTX files\n"
         "  ptx extract BINARY [-o DIR]                  write the PTX embedded in an nvcc binary\n"
+        "  ptx resources BINARY|FILE.ptx...             registers, shared and local use per kernel\n"
         "  run [options] -- PROGRAM [ARGS]               run a CUDA program under the simulator\n"
         "  help                                         this text\n";
 }
@@ -32,6 +33,8 @@ int main(int argc, char **argv) {
     return ptxsim::cli::ptxCheck({args.begin() + 2, args.end()}, std::cout, std::cerr);
   if (args[0] == "ptx" && args.size() >= 2 && args[1] == "extract")
     return ptxsim::cli::ptxExtract({args.begin() + 2, args.end()}, std::cout, std::cerr);
+  if (args[0] == "ptx" && args.size() >= 2 && args[1] == "resources")
+    return ptxsim::cli::ptxResources({args.begin() + 2, args.end()}, std::cout, std::cerr);
   std::cerr << "ptxsim: unknown command '" << args[0] << (args.size() > 1 ? " " + args[1] : "")
             << "'\n";
   usage(std::cerr);

@@ -109,42 +109,65 @@ std::string parseFatbin(const uint8_t *data, size_t size, std::vector<Entry> &ou
   return "";
 }
 
+namespace {
+/// Calls fn(name, header) for each section of the ELF64 little-endian image `d` of `size`
+/// bytes. Returns an empty string, or what is malformed (`what` names the image).
+template <class Fn>
+std::string forEachSection(const uint8_t *d, size_t size, const std::string &what, Fn fn) {
+  if (size < sizeof(Elf64_Ehdr) || std::memcmp(d, ELFMAG, SELFMAG) != 0)
+    return what + " is not an ELF file";
+  Elf64_Ehdr eh = load<Elf64_Ehdr>(d);
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+    return what + " is not a little-endian 64-bit ELF file";
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
+      static_cast<uint64_t>(eh.e_shnum) * sizeof(Elf64_Shdr) > size - eh.e_shoff ||
+      eh.e_shstrndx >= eh.e_shnum)
+    return what + " has a malformed section header table";
+  auto section = [&](unsigned i) { return load<Elf64_Shdr>(d + eh.e_shoff + i * sizeof(Elf64_Shdr)); };
+  Elf64_Shdr names = section(eh.e_shstrndx);
+  if (names.sh_offset > size || names.sh_size > size - names.sh_offset)
+    return what + " has a malformed section name table";
+  for (unsigned i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh = section(i);
+    if (sh.sh_name >= names.sh_size)
+      continue;
+    const char *nm = reinterpret_cast<const char *>(d + names.sh_offset + sh.sh_name);
+    std::string name(nm, strnlen(nm, names.sh_size - sh.sh_name));
+    std::string err = fn(name, sh);
+    if (!err.empty())
+      return err;
+  }
+  return "";
+}
+} // namespace
+
 std::string readElfFatbins(const std::string &path, std::vector<Entry> &out) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return "cannot open '" + path + "'";
   std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto *d = reinterpret_cast<const uint8_t *>(file.data());
-  if (file.size() < sizeof(Elf64_Ehdr) || std::memcmp(d, ELFMAG, SELFMAG) != 0)
-    return "'" + path + "' is not an ELF file";
-  Elf64_Ehdr eh = load<Elf64_Ehdr>(d);
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
-    return "'" + path + "' is not a little-endian 64-bit ELF file";
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > file.size() ||
-      static_cast<uint64_t>(eh.e_shnum) * sizeof(Elf64_Shdr) > file.size() - eh.e_shoff ||
-      eh.e_shstrndx >= eh.e_shnum)
-    return "'" + path + "' has a malformed section header table";
-  auto section = [&](unsigned i) { return load<Elf64_Shdr>(d + eh.e_shoff + i * sizeof(Elf64_Shdr)); };
-  Elf64_Shdr names = section(eh.e_shstrndx);
-  if (names.sh_offset > file.size() || names.sh_size > file.size() - names.sh_offset)
-    return "'" + path + "' has a malformed section name table";
-  for (unsigned i = 0; i < eh.e_shnum; ++i) {
-    Elf64_Shdr sh = section(i);
-    if (sh.sh_name >= names.sh_size)
-      continue;
-    const char *nm = reinterpret_cast<const char *>(d + names.sh_offset + sh.sh_name);
-    size_t maxLen = names.sh_size - sh.sh_name;
-    std::string name(nm, strnlen(nm, maxLen));
+  return forEachSection(d, file.size(), "'" + path + "'",
+                        [&](const std::string &name, const Elf64_Shdr &sh) -> std::string {
     if (name != ".nv_fatbin" && name != "__nv_relfatbin")
-      continue;
+      return "";
     if (sh.sh_type == SHT_NOBITS || sh.sh_offset > file.size() ||
         sh.sh_size > file.size() - sh.sh_offset)
       return "section " + name + " of '" + path + "' lies outside the file";
     std::string err = parseFatbin(d + sh.sh_offset, sh.sh_size, out);
-    if (!err.empty())
-      return path + ": section " + name + ": " + err;
-  }
-  return "";
+    return err.empty() ? "" : path + ": section " + name + ": " + err;
+  });
+}
+
+std::string cubinRegisterCounts(const std::string &cubin, std::map<std::string, uint32_t> &out) {
+  // ptxas records the registers of each function in the top byte of sh_info of its code
+  // section `.text.<name>` (what `cuobjdump -res-usage` reports).
+  return forEachSection(reinterpret_cast<const uint8_t *>(cubin.data()), cubin.size(), "the cubin",
+                        [&](const std::string &name, const Elf64_Shdr &sh) -> std::string {
+    if (name.compare(0, 6, ".text.") == 0 && sh.sh_type == SHT_PROGBITS)
+      out[name.substr(6)] = uint32_t(sh.sh_info >> 24);
+    return "";
+  });
 }
 
 } // namespace ptxsim::fatbin

@@ -10,6 +10,7 @@
 // never a crash. readElfFatbins() finds the fatbin sections of an ELF64 executable or library.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,9 @@ std::string parseFatbin(const uint8_t *data, size_t size, std::vector<Entry> &ou
 /// Reads the `.nv_fatbin` and `__nv_relfatbin` sections of an ELF64 file and parses them.
 /// Returns an empty string on success (possibly with no entries), else an error message.
 std::string readElfFatbins(const std::string &path, std::vector<Entry> &out);
+
+/// Registers per thread of each function of a cubin (an Elf entry's payload), by name.
+/// Returns an empty string on success, else what is malformed.
+std::string cubinRegisterCounts(const std::string &cubin, std::map<std::string, uint32_t> &out);
 
 } // namespace ptxsim::fatbin

@@ -89,9 +89,9 @@ void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kern
   kernel_ = kernel;
   threadsPerCta_ = threadsPerCta;
   sharedPerCta_ = sharedPerCta;
-  // PTX virtual registers stand in for the allocated ones (ptxas would use fewer; capped at
-  // the architectural 255 per thread).
-  uint32_t regsPerThread = std::min<uint32_t>(std::max<uint32_t>(kernel->numRegs, 16), 255);
+  // ptxas's register count when the program carries SASS, else the PTX liveness estimate
+  // (Kernel::hwRegs); the hardware allocates at least 16 and at most 255 per thread.
+  uint32_t regsPerThread = std::min<uint32_t>(std::max<uint32_t>(kernel->hwRegs, 16), 255);
   uint32_t warps = (threadsPerCta + cfg_.core.warpSize - 1) / cfg_.core.warpSize;
   regsPerCta_ = regsPerThread * warps * cfg_.core.warpSize;
 }
