@@ -1,5 +1,5 @@
-// Texture fetches: tex.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d (gather) and
-// txq (size, normalization, filter and address-mode queries) on texture objects (TexDesc).
+// Texture fetches on texture objects (TexDesc): tex.{1d,2d,3d,a1d,a2d,cube,acube} with optional
+// .level / .grad, tld4.{r,g,b,a}.{2d,a2d,cube,acube} (gather) and txq.
 //
 // Sampling follows the CUDA texture-fetching model: normalized coordinates scale by the size;
 // point filtering takes texel floor(x); linear filtering takes the texels around x - 0.5 with
@@ -7,16 +7,59 @@
 // apply to texel indices; wrap and mirror need normalized coordinates and act as clamp
 // otherwise. Linear resources (tex1Dfetch) read element x, zero outside the buffer. Linear
 // filtering applies only to float results (float formats or normalized-float reads).
+//
+// Layered textures take the layer (the first coordinate, an integer) clamped to the layers.
+// Cubemaps: the major axis of the direction (x, y, z) selects the face (CUDA programming guide's
+// table) and the face is sampled at ((s/m + 1) / 2, (t/m + 1) / 2) with clamp-to-edge addressing
+// (filtering does not cross faces). Mipmaps: the level of detail is the .level operand, the log2
+// of the longer gradient in texels (.grad), or 0; plus the bias, clamped to [minLod, maxLod] and
+// the levels. Point mip filtering takes the nearest level, linear blends two levels with a
+// weight in 1/256 steps. Textures without mipmaps ignore the level of detail.
+
+#include "ptx/exec/OpsTexture.h"
 
 #include "ptx/exec/OpsCommon.h"
-#include "ptx/exec/TextureDesc.h"
 
 #include <cmath>
 
 namespace ptxsim::ptx::exec {
+
+const TexDesc *checkedDescriptor(ExecCtx &ctx, const Warp &w, const ir::Inst &in, unsigned lane,
+                                 uint64_t h, bool surface) {
+  const Allocation *a = ctx.mem->find(h);
+  const TexDesc *d = reinterpret_cast<const TexDesc *>(h);
+  const char *what = surface ? "surface" : "texture";
+  if (!a || a->base != h || a->kind != AllocKind::Const || a->size != sizeof(TexDesc) ||
+      d->magic != (surface ? kSurfMagic : kTexMagic) || d->dims < 1 || d->dims > 3 ||
+      d->width == 0 || d->height == 0 || d->depth == 0 || d->layers == 0 ||
+      d->levels > kMaxMipLevels || (d->cubemap && d->layers % 6 != 0) ||
+      (d->channels != 1 && d->channels != 2 && d->channels != 4) ||
+      (d->bits != 8 && d->bits != 16 && d->bits != 32)) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s: 0x%llx is not a %s object", surface ? "surface" : "tex",
+                  (unsigned long long)h, what);
+    ctx.fault(FaultKind::Invalid, w, in, lane, buf);
+    return nullptr;
+  }
+  if (!ctx.mem->valid(d->data, texExtent(*d))) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%s: %s object 0x%llx refers to freed or invalid memory",
+                  surface ? "surface" : "tex", what, (unsigned long long)h);
+    ctx.fault(FaultKind::OutOfBounds, w, in, lane, buf);
+    return nullptr;
+  }
+  return d;
+}
+
 namespace {
 
 using ir::Inst;
+
+/// Texture geometries (the instruction's, in.aux2 of tex).
+enum Geom : uint8_t { G1d, G2d, G3d, GA1d, GA2d, GCube, GACube };
+
+bool layeredGeom(unsigned g) { return g == GA1d || g == GA2d || g == GACube; }
+bool cubeGeom(unsigned g) { return g == GCube || g == GACube; }
 
 float halfToFloat(uint16_t h) {
   uint32_t s = (h >> 15) & 1, e = (h >> 10) & 31, m = h & 1023;
@@ -39,12 +82,9 @@ bool floatResult(const TexDesc &d) {
   return d.format == TexFormat::Float || (d.readNormalizedFloat && d.bits < 32);
 }
 
-/// Reads texel (x, y, z) (already in range) as floats (float results) or raw integers.
-void readTexel(const TexDesc &d, int64_t x, int64_t y, int64_t z, Texel &t) {
+/// Reads the texel at `p` as floats (float results) or raw integers.
+void readTexel(const TexDesc &d, const uint8_t *p, Texel &t) {
   unsigned cb = d.bits / 8;
-  const uint8_t *p = reinterpret_cast<const uint8_t *>(d.data + (uint64_t)z * d.slicePitch +
-                                                       (uint64_t)y * d.pitch +
-                                                       (uint64_t)x * d.channels * cb);
   bool fl = floatResult(d);
   for (unsigned c = 0; c < 4; ++c) {
     if (c >= d.channels) {
@@ -111,47 +151,50 @@ bool addressIndex(TexAddress mode, bool normalized, int64_t n, int64_t &i) {
   }
 }
 
-void fetchAt(const TexDesc &d, const int64_t *idx, Texel &t) {
+/// One layer of one mip level.
+struct View {
+  const uint8_t *base;
+  uint64_t pitch, slice;
+  int64_t size[3];
+};
+
+View viewOf(const TexDesc &d, unsigned level, uint32_t layer) {
+  TexLevel l = texLevel(d, level);
+  return {reinterpret_cast<const uint8_t *>(d.data + l.offset + (uint64_t)layer * l.layerPitch),
+          l.pitch,
+          l.slicePitch,
+          {l.width, l.height, l.depth}};
+}
+
+/// The texel at indices `idx` after the address modes (clamp-to-edge when `edge`).
+void fetchAt(const TexDesc &d, const View &v, const int64_t *idx, bool edge, Texel &t) {
   int64_t xyz[3] = {0, 0, 0};
-  const int64_t size[3] = {d.width, d.height, d.depth};
   for (unsigned k = 0; k < d.dims; ++k) {
     int64_t i = idx[k];
-    if (!addressIndex(d.address[k], d.normalizedCoords, size[k], i)) {
+    if (!addressIndex(edge ? TexAddress::Clamp : d.address[k], d.normalizedCoords, v.size[k], i)) {
       borderTexel(d, t);
       return;
     }
     xyz[k] = i;
   }
-  readTexel(d, xyz[0], xyz[1], xyz[2], t);
+  readTexel(d, v.base + xyz[2] * v.slice + xyz[1] * v.pitch + xyz[0] * d.elemBytes(), t);
 }
 
-/// Samples descriptor `d` at coordinates `c` (floats, or integers when `intCoords`).
-void sample(const TexDesc &d, const float *c, const int32_t *ic, bool intCoords, Texel &out) {
-  if (d.resource == TexResource::Linear) {
-    int64_t x = intCoords ? ic[0] : (int64_t)std::floor(c[0]);
-    if (x < 0 || x >= (int64_t)d.width) {
-      std::memset(&out, 0, sizeof out);
-      return;
-    }
-    readTexel(d, x, 0, 0, out);
-    return;
-  }
-  const int64_t size[3] = {d.width, d.height, d.depth};
-  if (intCoords) {
-    int64_t idx[3] = {ic[0], ic[1], ic[2]};
-    fetchAt(d, idx, out);
-    return;
-  }
-  float x[3];
-  for (unsigned k = 0; k < d.dims; ++k)
-    x[k] = d.normalizedCoords ? c[k] * (float)size[k] : c[k];
+/// floor(x) as an index (NaN: 0; saturated far outside any texture).
+float floorSat(float x) {
+  float f = std::floor(x);
+  if (std::isnan(f))
+    return 0;
+  return f < -1e9f ? -1e9f : f > 1e9f ? 1e9f : f;
+}
+
+/// Point or linear filtering of `v` at texel-space coordinates `x`.
+void filterAt(const TexDesc &d, const View &v, const float *x, bool edge, Texel &out) {
   if (d.filter == TexFilter::Point || !floatResult(d)) {
     int64_t idx[3];
-    for (unsigned k = 0; k < d.dims; ++k) {
-      float f = std::floor(x[k]);
-      idx[k] = std::isnan(f) ? 0 : f < -1e9f ? -1000000000 : f > 1e9f ? 1000000000 : (int64_t)f;
-    }
-    fetchAt(d, idx, out);
+    for (unsigned k = 0; k < d.dims; ++k)
+      idx[k] = (int64_t)floorSat(x[k]);
+    fetchAt(d, v, idx, edge, out);
     return;
   }
   // linear: base index and 9-bit fixed-point fraction per dimension
@@ -159,12 +202,11 @@ void sample(const TexDesc &d, const float *c, const int32_t *ic, bool intCoords,
   float w[3] = {0, 0, 0};
   for (unsigned k = 0; k < d.dims; ++k) {
     float xb = x[k] - 0.5f;
-    float f = std::floor(xb);
-    if (std::isnan(f))
-      f = 0;
-    f = f < -1e9f ? -1e9f : f > 1e9f ? 1e9f : f;
+    float f = floorSat(xb);
     base[k] = (int64_t)f;
     float frac = xb - f;
+    if (!(frac >= 0.0f && frac < 1.0f))
+      frac = 0;
     w[k] = std::nearbyint(frac * 256.0f) / 256.0f;
   }
   float acc[4] = {0, 0, 0, 0};
@@ -180,7 +222,7 @@ void sample(const TexDesc &d, const float *c, const int32_t *ic, bool intCoords,
     if (weight == 0.0f)
       continue;
     Texel t;
-    fetchAt(d, idx, t);
+    fetchAt(d, v, idx, edge, t);
     for (unsigned ch = 0; ch < 4; ++ch)
       acc[ch] += weight * t.f[ch];
   }
@@ -190,43 +232,228 @@ void sample(const TexDesc &d, const float *c, const int32_t *ic, bool intCoords,
   }
 }
 
-/// Reads and checks the descriptor a handle points at; null after reporting a fault.
-const TexDesc *descriptor(ExecCtx &ctx, Warp &w, const Inst &in, unsigned lane, uint64_t h) {
-  const Allocation *a = ctx.mem->find(h);
-  const TexDesc *d = reinterpret_cast<const TexDesc *>(h);
-  if (!a || a->base != h || a->kind != AllocKind::Const || a->size != sizeof(TexDesc) ||
-      d->magic != kTexMagic || d->dims < 1 || d->dims > 3 || d->width == 0 || d->height == 0 ||
-      d->depth == 0 || (d->channels != 1 && d->channels != 2 && d->channels != 4) ||
-      (d->bits != 8 && d->bits != 16 && d->bits != 32)) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "tex: 0x%llx is not a texture object", (unsigned long long)h);
-    ctx.fault(FaultKind::Invalid, w, in, lane, buf);
-    return nullptr;
+/// Cube face (0..5) of direction (x, y, z) and the face coordinates in [0, 1]; `major` gets
+/// the major axis' magnitude.
+unsigned cubeFace(float x, float y, float z, float &u, float &v, float &major) {
+  float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  float m, s, t;
+  unsigned f;
+  if (ax >= ay && ax >= az) {
+    m = ax;
+    f = x >= 0 ? 0 : 1;
+    s = x >= 0 ? -z : z;
+    t = -y;
+  } else if (ay >= az) {
+    m = ay;
+    f = y >= 0 ? 2 : 3;
+    s = x;
+    t = y >= 0 ? z : -z;
+  } else {
+    m = az;
+    f = z >= 0 ? 4 : 5;
+    s = z >= 0 ? x : -x;
+    t = -y;
   }
-  uint64_t extent = d->resource == TexResource::Linear
-                        ? (uint64_t)d->width * d->channels * (d->bits / 8)
-                        : (uint64_t)(d->depth - 1) * d->slicePitch +
-                              (uint64_t)(d->height - 1) * d->pitch +
-                              (uint64_t)d->width * d->channels * (d->bits / 8);
-  if (!ctx.mem->valid(d->data, extent)) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "tex: texture object 0x%llx refers to freed or invalid memory",
-                  (unsigned long long)h);
-    ctx.fault(FaultKind::OutOfBounds, w, in, lane, buf);
-    return nullptr;
-  }
-  return d;
+  major = m;
+  u = (s / m + 1.0f) * 0.5f;
+  v = (t / m + 1.0f) * 0.5f;
+  return f;
 }
 
-/// in.src[0]: handle; in.src[1..ncoords]: coordinates; in.aux: coordinates; in.flags bit0:
-/// integer coordinates; in.width: 0 f32, 1 s32, 2 u32 destinations; in.dst[0..3].
+/// Mip levels to sample and the weight of the second.
+struct MipPick {
+  unsigned lv[2] = {0, 0};
+  unsigned n = 1;
+  float w = 0;
+};
+
+MipPick pickLevels(const TexDesc &d, float lod) {
+  MipPick p;
+  if (!d.levels)
+    return p;
+  float l = lod + d.lodBias;
+  l = l < d.minLod ? d.minLod : l;
+  l = l > d.maxLod ? d.maxLod : l;
+  float top = (float)(d.levels - 1);
+  l = std::isnan(l) || l < 0 ? 0 : l > top ? top : l;
+  if (d.mipFilter == TexFilter::Point || !floatResult(d)) {
+    p.lv[0] = l <= 0.5f ? 0 : (unsigned)std::ceil(l + 0.5f) - 1;
+    if (p.lv[0] > d.levels - 1u)
+      p.lv[0] = d.levels - 1u;
+    return p;
+  }
+  unsigned l0 = (unsigned)l;
+  float w = std::nearbyint((l - (float)l0) * 256.0f) / 256.0f;
+  if (w >= 1.0f) {
+    ++l0;
+    w = 0;
+  }
+  p.lv[0] = l0;
+  if (w > 0 && l0 + 1 < d.levels) {
+    p.lv[1] = l0 + 1;
+    p.n = 2;
+    p.w = w;
+  }
+  return p;
+}
+
+/// Samples `d` with geometry `g` at coordinates `c` (floats) or `ic` (integers when
+/// `intCoords`), layer `layerIn` (layered geometries) and level of detail `lod`.
+void sample(const TexDesc &d, unsigned g, const float *c, const int32_t *ic, bool intCoords,
+            uint32_t layerIn, float lod, Texel &out) {
+  if (d.resource == TexResource::Linear) {
+    int64_t x = intCoords ? ic[0] : (int64_t)floorSat(c[0]);
+    if (x < 0 || x >= (int64_t)d.width) {
+      std::memset(&out, 0, sizeof out);
+      return;
+    }
+    readTexel(d, reinterpret_cast<const uint8_t *>(d.data) + x * d.elemBytes(), out);
+    return;
+  }
+  uint32_t layer = 0;
+  bool edge = false, norm = d.normalizedCoords;
+  float cc[3] = {c[0], c[1], c[2]};
+  if (cubeGeom(g)) {
+    float major;
+    unsigned face = cubeFace(c[0], c[1], c[2], cc[0], cc[1], major);
+    uint32_t cube = g == GACube ? layerIn : 0, cubes = d.layers / 6;
+    layer = (cube < cubes ? cube : cubes - 1) * 6 + face;
+    edge = norm = true;
+  } else if (layeredGeom(g)) {
+    layer = layerIn < d.layers ? layerIn : d.layers - 1;
+  }
+  MipPick mp = pickLevels(d, lod);
+  if (intCoords) {
+    View v = viewOf(d, mp.lv[0], layer);
+    int64_t idx[3] = {ic[0], ic[1], ic[2]};
+    fetchAt(d, v, idx, false, out);
+    return;
+  }
+  float acc[4] = {0, 0, 0, 0};
+  for (unsigned i = 0; i < mp.n; ++i) {
+    View v = viewOf(d, mp.lv[i], layer);
+    float x[3];
+    for (unsigned k = 0; k < d.dims; ++k)
+      x[k] = norm ? cc[k] * (float)v.size[k] : cc[k];
+    if (mp.n == 1) {
+      filterAt(d, v, x, edge, out);
+      return;
+    }
+    Texel t;
+    filterAt(d, v, x, edge, t);
+    float wt = i ? mp.w : 1.0f - mp.w;
+    for (unsigned ch = 0; ch < 4; ++ch)
+      acc[ch] += wt * t.f[ch];
+  }
+  for (unsigned ch = 0; ch < 4; ++ch) {
+    out.f[ch] = acc[ch];
+    out.i[ch] = 0;
+  }
+}
+
+/// Level of detail of tex.grad: log2 of the longer of the two gradients, in texels of level 0.
+float gradLod(const TexDesc &d, unsigned g, const float *c, const float *dx, const float *dy) {
+  double lx = 0, ly = 0;
+  if (cubeGeom(g)) {
+    float u, v, major;
+    cubeFace(c[0], c[1], c[2], u, v, major);
+    for (unsigned k = 0; k < 3; ++k) {
+      lx += (double)dx[k] * dx[k];
+      ly += (double)dy[k] * dy[k];
+    }
+    double s = major > 0 ? d.width * 0.5 / major : 0;
+    lx *= s * s;
+    ly *= s * s;
+  } else {
+    const double size[3] = {(double)d.width, (double)d.height, (double)d.depth};
+    for (unsigned k = 0; k < d.dims; ++k) {
+      double sc = d.normalizedCoords ? size[k] : 1.0;
+      lx += dx[k] * sc * dx[k] * sc;
+      ly += dy[k] * sc * dy[k] * sc;
+    }
+  }
+  double rho2 = lx > ly ? lx : ly;
+  return rho2 > 0 ? (float)(0.5 * std::log2(rho2)) : -1e30f;
+}
+
+/// Destination kinds of tex/tld4 (in.width).
+enum : uint8_t { kOutF32, kOutS32, kOutU32, kOutF16, kOutF16x2 };
+
+/// Channel `ch` of `t` as the 32-bit value of an f32/s32/u32 destination.
+uint32_t outBits(const TexDesc &d, const Texel &t, unsigned ch, unsigned kind) {
+  uint32_t bits;
+  if (floatResult(d)) {
+    if (kind == kOutF32)
+      std::memcpy(&bits, &t.f[ch], 4);
+    else
+      bits = kind == kOutS32 ? (uint32_t)(int32_t)t.f[ch] : (uint32_t)t.f[ch];
+  } else if (d.format == TexFormat::Float) {
+    bits = t.i[ch];
+  } else if (kind == kOutF32) {
+    float f = d.format == TexFormat::Signed ? (float)(int32_t)t.i[ch] : (float)t.i[ch];
+    std::memcpy(&bits, &f, 4);
+  } else {
+    bits = t.i[ch];
+  }
+  return bits;
+}
+
+/// Writes the four channels of `t` into res[.][l] for destination kind `kind`.
+void storeTexel(const TexDesc &d, const Texel &t, unsigned kind, unsigned l,
+                uint64_t (*res)[kWarpSize]) {
+  if (kind == kOutF16 || kind == kOutF16x2) {
+    uint16_t hb[4];
+    for (unsigned ch = 0; ch < 4; ++ch)
+      hb[ch] = f64ToF16Bits(fromBits<float>(outBits(d, t, ch, kOutF32)));
+    if (kind == kOutF16) {
+      for (unsigned ch = 0; ch < 4; ++ch)
+        res[ch][l] = hb[ch];
+    } else {
+      res[0][l] = hb[0] | (uint32_t)hb[1] << 16;
+      res[1][l] = hb[2] | (uint32_t)hb[3] << 16;
+    }
+    return;
+  }
+  for (unsigned ch = 0; ch < 4; ++ch) {
+    uint32_t bits = outBits(d, t, ch, kind);
+    res[ch][l] = kind == kOutS32 ? (uint64_t)(int64_t)(int32_t)bits : (uint64_t)bits;
+  }
+}
+
+/// Operands of tex.level / tex.grad that do not fit in an ir::Inst.
+struct TexExtra {
+  ir::Opnd lod;
+  ir::Opnd dx[3], dy[3];
+};
+
+AppendOnlyTable<TexExtra> &texExtras() {
+  static auto *t = new AppendOnlyTable<TexExtra>; // lives as long as the IR that indexes it
+  return *t;
+}
+
+enum : uint8_t { kIntCoords = 1, kLevel = 2, kGrad = 4, kIntLod = 8 };
+
+/// in.src[0]: handle; in.src[1..aux]: coordinates; in.src[4]: layer (layered geometries);
+/// in.aux2: Geom; in.flags: kIntCoords/kLevel/kGrad/kIntLod; in.target: TexExtra index;
+/// in.width: destination kind; in.dst[0..ndst).
 void texFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   const uint64_t *h = w.src(in.src[0]);
-  unsigned nc = in.aux;
+  unsigned nc = in.aux, g = in.aux2;
   const uint64_t *cs[3] = {nullptr, nullptr, nullptr};
   for (unsigned k = 0; k < nc; ++k)
     cs[k] = w.src(in.src[1 + k]);
-  bool intCoords = in.flags & 1;
+  const uint64_t *ls = layeredGeom(g) ? w.src(in.src[4]) : nullptr;
+  const uint64_t *lods = nullptr, *dxs[3] = {}, *dys[3] = {};
+  if (in.flags & kLevel)
+    lods = w.src(texExtras().at(in.target).lod);
+  if (in.flags & kGrad) {
+    const TexExtra &ex = texExtras().at(in.target);
+    for (unsigned k = 0; k < 3; ++k) {
+      dxs[k] = w.src(ex.dx[k]);
+      dys[k] = w.src(ex.dy[k]);
+    }
+  }
+  bool intCoords = in.flags & kIntCoords;
   uint64_t res[4][kWarpSize];
   uint64_t lastH = 0;
   const TexDesc *d = nullptr;
@@ -235,8 +462,13 @@ void texFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
     if (bad)
       return;
     if (!d || h[l] != lastH) {
-      d = descriptor(ctx, w, in, l, h[l]);
+      d = checkedDescriptor(ctx, w, in, l, h[l], false);
       lastH = h[l];
+      if (d && cubeGeom(g) && !d->cubemap) {
+        ctx.fault(FaultKind::Invalid, w, in, l,
+                  "tex: a cubemap fetch from a texture object that is not a cubemap");
+        d = nullptr;
+      }
       if (!d) {
         bad = true;
         return;
@@ -248,188 +480,248 @@ void texFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
       c[k] = fromBits<float>(cs[k][l]);
       ic[k] = (int32_t)cs[k][l];
     }
-    Texel t;
-    sample(*d, c, ic, intCoords, t);
-    bool fl = floatResult(*d);
-    for (unsigned ch = 0; ch < 4; ++ch) {
-      uint32_t bits;
-      if (fl) {
-        if (in.width == 0)
-          std::memcpy(&bits, &t.f[ch], 4);
-        else
-          bits = in.width == 1 ? (uint32_t)(int32_t)t.f[ch] : (uint32_t)t.f[ch];
-      } else if (d->format == TexFormat::Float) {
-        bits = t.i[ch];
-      } else if (in.width == 0) {
-        float f = d->format == TexFormat::Signed ? (float)(int32_t)t.i[ch] : (float)t.i[ch];
-        std::memcpy(&bits, &f, 4);
-      } else {
-        bits = t.i[ch];
+    float lod = 0;
+    if (d->levels) {
+      if (lods)
+        lod = in.flags & kIntLod ? (float)(int32_t)lods[l] : fromBits<float>(lods[l]);
+      else if (dxs[0]) {
+        float dx[3], dy[3];
+        for (unsigned k = 0; k < 3; ++k) {
+          dx[k] = fromBits<float>(dxs[k][l]);
+          dy[k] = fromBits<float>(dys[k][l]);
+        }
+        lod = gradLod(*d, g, c, dx, dy);
       }
-      res[ch][l] = in.width == 1 ? (uint64_t)(int64_t)(int32_t)bits : (uint64_t)bits;
     }
+    Texel t;
+    sample(*d, g, c, ic, intCoords, ls ? (uint32_t)ls[l] : 0, lod, t);
+    storeTexel(*d, t, in.width, l, res);
   });
   if (bad)
     return;
-  for (unsigned ch = 0; ch < 4; ++ch) {
+  for (unsigned ch = 0; ch < in.ndst; ++ch) {
     uint64_t *dst = w.reg(in.dst[ch]);
     forLanes(m, [&](unsigned l) { dst[l] = res[ch][l]; });
   }
 }
 
-bool lowerTex(LowerCtx &c) {
-  unsigned nc;
-  Mod g = c.first({Mod::_1d, Mod::_2d, Mod::_3d});
-  if (g == Mod::_1d)
-    nc = 1;
-  else if (g == Mod::_2d)
-    nc = 2;
-  else if (g == Mod::_3d)
-    nc = 3;
+/// The geometry modifier of a tex/tld4 instruction; false when it has none we implement.
+bool geometry(LowerCtx &c, Geom &g, unsigned &ncoords) {
+  static const Mod kMods[] = {Mod::_1d, Mod::_2d, Mod::_3d, Mod::a1d, Mod::a2d, Mod::cube,
+                              Mod::acube};
+  static const unsigned kCoords[] = {1, 2, 3, 1, 2, 3, 3};
+  Mod m = c.first({Mod::_1d, Mod::_2d, Mod::_3d, Mod::a1d, Mod::a2d, Mod::cube, Mod::acube});
+  for (unsigned i = 0; i < 7; ++i)
+    if (m == kMods[i]) {
+      g = (Geom)i;
+      ncoords = kCoords[i];
+      return true;
+    }
+  return false;
+}
+
+/// Coordinates of a texture operand `[h, {...}]`: the layer (layered geometries) and `n`
+/// coordinates; false when the operand has another shape.
+bool coordOperands(const Operand &a, unsigned g, unsigned n, const Operand *&layer,
+                   const Operand **coords) {
+  if (a.kind != Operand::Kind::Address || a.elems.size() != 2)
+    return false;
+  const Operand &co = a.elems[1];
+  std::vector<const Operand *> v;
+  if (co.kind == Operand::Kind::Vector)
+    for (const Operand &e : co.elems)
+      v.push_back(&e);
   else
-    return c.unsupported("geometry (only .1d, .2d, .3d)");
-  if (c.has(Mod::grad))
-    return c.unsupported(".grad");
+    v.push_back(&co);
+  unsigned first = layeredGeom(g) ? 1 : 0;
+  if (v.size() < first + n)
+    return false;
+  layer = first ? v[0] : nullptr;
+  for (unsigned k = 0; k < n; ++k)
+    coords[k] = v[first + k];
+  return true;
+}
+
+bool lowerTex(LowerCtx &c) {
+  Geom g;
+  unsigned nc;
+  if (!geometry(c, g, nc))
+    return c.unsupported("geometry");
   ScalarType dt = c.type(0), ct = c.type(1);
-  unsigned dkind;
+  unsigned dkind, nd = 4;
   if (dt == ScalarType::f32)
-    dkind = 0;
+    dkind = kOutF32;
   else if (dt == ScalarType::s32)
-    dkind = 1;
+    dkind = kOutS32;
   else if (dt == ScalarType::u32)
-    dkind = 2;
+    dkind = kOutU32;
+  else if (dt == ScalarType::f16)
+    dkind = kOutF16;
+  else if (dt == ScalarType::f16x2)
+    dkind = kOutF16x2, nd = 2;
   else
     return c.unsupported("destination type");
   if (ct != ScalarType::f32 && ct != ScalarType::s32)
     return c.unsupported("coordinate type");
-  if (c.vecWidth() != 4)
+  if (c.vecWidth() != nd)
     return c.unsupported("vector width");
-  unsigned extra = c.has(Mod::level) ? 1 : 0; // no mipmaps: the level of detail is ignored
+  bool level = c.has(Mod::level), grad = c.has(Mod::grad);
+  if ((cubeGeom(g) || grad) && ct != ScalarType::f32)
+    return c.unsupported("integer coordinates");
+  unsigned extra = level ? 1 : grad ? 2 : 0;
   if (c.numOps() > 2 + extra)
     return c.unsupported("offset or depth-compare operand");
-  const Operand &a = c.op(1);
-  if (a.kind != Operand::Kind::Address || a.elems.size() != 2)
+  const Operand *layer = nullptr, *coords[3];
+  if (!coordOperands(c.op(1), g, nc, layer, coords))
     return c.unsupported("texture operand (separate samplers are not supported)");
-  const Operand &co = a.elems[1];
-  std::vector<const Operand *> coords;
-  if (co.kind == Operand::Kind::Vector)
-    for (const Operand &e : co.elems)
-      coords.push_back(&e);
-  else
-    coords.push_back(&co);
-  if (coords.size() < nc)
-    return c.unsupported("coordinate count");
   const Operand &dop = c.op(0);
-  if (dop.kind != Operand::Kind::Vector || dop.elems.size() != 4)
+  if (dop.kind != Operand::Kind::Vector || dop.elems.size() != nd)
     return c.unsupported("destination");
-  ir::Opnd hs = c.src(a.elems[0], ScalarType::u64);
-  ir::Opnd cs[3];
+  TexExtra ex;
+  if (level) {
+    ex.lod = c.src(c.op(2), ct);
+  } else if (grad) {
+    unsigned ng = g == G1d || g == GA1d ? 1 : g == G2d || g == GA2d ? 2 : 3;
+    for (unsigned j = 0; j < 2; ++j) {
+      const Operand &gv = c.op(2 + j);
+      if (gv.kind != Operand::Kind::Vector || gv.elems.size() < ng)
+        return c.unsupported("gradient operand");
+      ir::Opnd *dst = j ? ex.dy : ex.dx;
+      for (unsigned k = 0; k < 3; ++k)
+        dst[k] = k < ng ? c.src(gv.elems[k], ScalarType::f32) : c.constant(0);
+    }
+  }
+  uint32_t extraIdx = 0;
+  if (level || grad) {
+    extraIdx = texExtras().add(ex);
+    if (extraIdx == AppendOnlyTable<TexExtra>::kFull)
+      return c.unsupported("too many tex.level/tex.grad instructions");
+  }
+  ir::Opnd hs = c.src(c.op(1).elems[0], ScalarType::u64);
+  ir::Opnd cs[3], ls;
   for (unsigned k = 0; k < nc; ++k)
     cs[k] = c.src(*coords[k], ct);
+  if (layer)
+    ls = c.src(*layer, ScalarType::u32);
   uint32_t d[4];
-  for (unsigned i = 0; i < 4; ++i)
+  for (unsigned i = 0; i < nd; ++i)
     d[i] = c.dst(dop.elems[i]);
   ir::Inst &in = c.emit(texFn, ir::OpClass::Misc); // no per-lane addresses for timing
   in.src[0] = hs;
   for (unsigned k = 0; k < nc; ++k)
     in.src[1 + k] = cs[k];
-  in.nsrc = (uint8_t)(1 + nc);
+  in.src[4] = ls;
+  in.nsrc = 5;
   in.aux = nc;
-  in.flags = ct == ScalarType::s32 ? 1 : 0;
+  in.aux2 = g;
+  in.flags = (ct == ScalarType::s32 ? kIntCoords : 0) | (level ? kLevel : 0) |
+             (grad ? kGrad : 0) | (level && ct == ScalarType::s32 ? kIntLod : 0);
+  in.target = extraIdx;
   in.width = (uint8_t)dkind;
-  in.ndst = 4;
-  for (unsigned i = 0; i < 4; ++i)
+  in.ndst = (uint8_t)nd;
+  for (unsigned i = 0; i < nd; ++i)
     in.dst[i] = d[i];
   return true;
 }
 
-/// tld4 (tex2Dgather): component in.aux2 of the four texels bilinear filtering at (x, y) would
-/// blend, in the order (i0,j1), (i1,j1), (i1,j0), (i0,j0). in.width: 0 f32, 1 s32, 2 u32.
+/// tld4 (tex2Dgather): component in.off of the four texels bilinear filtering at (x, y) would
+/// blend, in the order (i0,j1), (i1,j1), (i1,j0), (i0,j0). in.aux2: Geom; in.src as tex;
+/// in.width: destination kind.
 void tld4Fn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  unsigned g = in.aux2, comp = (unsigned)in.off;
   const uint64_t *h = w.src(in.src[0]);
-  const uint64_t *xs = w.src(in.src[1]);
-  const uint64_t *ys = w.src(in.src[2]);
-  unsigned comp = in.aux2;
+  const uint64_t *cs[3] = {w.src(in.src[1]), w.src(in.src[2]), w.src(in.src[3])};
+  const uint64_t *ls = layeredGeom(g) ? w.src(in.src[4]) : nullptr;
   uint64_t res[4][kWarpSize];
   bool bad = false;
   forLanes(m, [&](unsigned l) {
     if (bad)
       return;
-    const TexDesc *d = descriptor(ctx, w, in, l, h[l]);
+    const TexDesc *d = checkedDescriptor(ctx, w, in, l, h[l], false);
+    if (d && cubeGeom(g) && !d->cubemap) {
+      ctx.fault(FaultKind::Invalid, w, in, l,
+                "tld4: a cubemap gather from a texture object that is not a cubemap");
+      d = nullptr;
+    }
     if (!d) {
       bad = true;
       return;
     }
-    float c[2] = {fromBits<float>(xs[l]), fromBits<float>(ys[l])};
-    int64_t base[2] = {0, 0};
-    const int64_t size[2] = {d->width, d->height};
-    for (unsigned k = 0; k < 2; ++k) {
-      float x = d->normalizedCoords ? c[k] * (float)size[k] : c[k];
-      float f = std::floor(x - 0.5f);
-      if (std::isnan(f))
-        f = 0;
-      f = f < -1e9f ? -1e9f : f > 1e9f ? 1e9f : f;
-      base[k] = (int64_t)f;
+    float c[3] = {fromBits<float>(cs[0][l]), fromBits<float>(cs[1][l]),
+                  fromBits<float>(cs[2][l])};
+    uint32_t layer = 0;
+    bool norm = d->normalizedCoords, edge = false;
+    if (cubeGeom(g)) {
+      float major;
+      unsigned face = cubeFace(c[0], c[1], c[2], c[0], c[1], major);
+      uint32_t cube = ls ? (uint32_t)ls[l] : 0, cubes = d->layers / 6;
+      layer = (cube < cubes ? cube : cubes - 1) * 6 + face;
+      norm = edge = true;
+    } else if (ls) {
+      layer = (uint32_t)ls[l] < d->layers ? (uint32_t)ls[l] : d->layers - 1;
     }
+    View v = viewOf(*d, 0, layer);
+    int64_t base[2];
+    for (unsigned k = 0; k < 2; ++k)
+      base[k] = (int64_t)floorSat((norm ? c[k] * (float)v.size[k] : c[k]) - 0.5f);
     static const int kOff[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
-    bool fl = floatResult(*d);
-    for (unsigned q = 0; q < 4; ++q) {
-      int64_t idx[3] = {base[0] + kOff[q][0], base[1] + kOff[q][1], 0};
-      Texel t;
-      if (d->resource == TexResource::Linear || d->dims != 2) {
-        std::memset(&t, 0, sizeof t);
-      } else {
-        fetchAt(*d, idx, t);
-      }
-      uint32_t bits;
-      if (fl && in.width == 0)
-        std::memcpy(&bits, &t.f[comp], 4);
-      else if (fl)
-        bits = in.width == 1 ? (uint32_t)(int32_t)t.f[comp] : (uint32_t)t.f[comp];
-      else if (d->format != TexFormat::Float && in.width == 0) {
-        float f = d->format == TexFormat::Signed ? (float)(int32_t)t.i[comp] : (float)t.i[comp];
-        std::memcpy(&bits, &f, 4);
-      } else
-        bits = t.i[comp];
-      res[q][l] = in.width == 1 ? (uint64_t)(int64_t)(int32_t)bits : (uint64_t)bits;
+    Texel q[4];
+    for (unsigned i = 0; i < 4; ++i) {
+      int64_t idx[3] = {base[0] + kOff[i][0], base[1] + kOff[i][1], 0};
+      if (d->resource == TexResource::Linear || d->dims != 2)
+        std::memset(&q[i], 0, sizeof q[i]);
+      else
+        fetchAt(*d, v, idx, edge, q[i]);
     }
+    Texel t; // the gathered component of the four texels as the four channels
+    for (unsigned i = 0; i < 4; ++i) {
+      t.f[i] = q[i].f[comp];
+      t.i[i] = q[i].i[comp];
+    }
+    storeTexel(*d, t, in.width, l, res);
   });
   if (bad)
     return;
-  for (unsigned q = 0; q < 4; ++q) {
-    uint64_t *dst = w.reg(in.dst[q]);
-    forLanes(m, [&](unsigned l) { dst[l] = res[q][l]; });
+  for (unsigned i = 0; i < 4; ++i) {
+    uint64_t *dst = w.reg(in.dst[i]);
+    forLanes(m, [&](unsigned l) { dst[l] = res[i][l]; });
   }
 }
 
 bool lowerTld4(LowerCtx &c) {
-  if (!c.has(Mod::_2d))
-    return c.unsupported("geometry (only .2d)");
+  Geom g;
+  unsigned nc;
+  if (!geometry(c, g, nc) || (g != G2d && g != GA2d && g != GCube && g != GACube))
+    return c.unsupported("geometry");
   Mod cm = c.first({Mod::r, Mod::g, Mod::b, Mod::a});
   unsigned comp = cm == Mod::r ? 0 : cm == Mod::g ? 1 : cm == Mod::b ? 2 : 3;
   ScalarType dt = c.type(0);
-  unsigned dkind = dt == ScalarType::f32 ? 0 : dt == ScalarType::s32 ? 1 : 2;
+  unsigned dkind = dt == ScalarType::f32 ? kOutF32 : dt == ScalarType::s32 ? kOutS32 : kOutU32;
   if (c.numOps() > 2)
     return c.unsupported("offset or depth-compare operand");
-  const Operand &a = c.op(1);
-  if (a.kind != Operand::Kind::Address || a.elems.size() != 2 ||
-      a.elems[1].kind != Operand::Kind::Vector || a.elems[1].elems.size() < 2)
+  const Operand *layer = nullptr, *coords[3];
+  if (!coordOperands(c.op(1), g, nc, layer, coords))
     return c.unsupported("texture operand (separate samplers are not supported)");
   const Operand &dop = c.op(0);
   if (dop.kind != Operand::Kind::Vector || dop.elems.size() != 4)
     return c.unsupported("destination");
-  ir::Opnd hs = c.src(a.elems[0], ScalarType::u64);
-  ir::Opnd xs = c.src(a.elems[1].elems[0], ScalarType::f32);
-  ir::Opnd ys = c.src(a.elems[1].elems[1], ScalarType::f32);
+  ir::Opnd hs = c.src(c.op(1).elems[0], ScalarType::u64);
+  ir::Opnd cs[3], ls;
+  for (unsigned k = 0; k < 3; ++k)
+    cs[k] = k < nc ? c.src(*coords[k], ScalarType::f32) : c.constant(0);
+  if (layer)
+    ls = c.src(*layer, ScalarType::u32);
   uint32_t d[4];
   for (unsigned i = 0; i < 4; ++i)
     d[i] = c.dst(dop.elems[i]);
   ir::Inst &in = c.emit(tld4Fn, ir::OpClass::Misc);
   in.src[0] = hs;
-  in.src[1] = xs;
-  in.src[2] = ys;
-  in.nsrc = 3;
-  in.aux2 = comp;
+  for (unsigned k = 0; k < 3; ++k)
+    in.src[1 + k] = cs[k];
+  in.src[4] = ls;
+  in.nsrc = 5;
+  in.aux2 = g;
+  in.off = comp;
   in.width = (uint8_t)dkind;
   in.ndst = 4;
   for (unsigned i = 0; i < 4; ++i)
@@ -437,31 +729,45 @@ bool lowerTld4(LowerCtx &c) {
   return true;
 }
 
-/// txq: in.aux = query (0 width, 1 height, 2 depth, 3 normalized_coords, 4 filter_mode,
-/// 5..7 addr_mode_0..2, 8 num_mipmap_levels).
+/// txq queries (in.aux).
+enum : uint8_t {
+  kQWidth, kQHeight, kQDepth, kQNormalized, kQFilter, kQAddr0, kQAddr1, kQAddr2, kQLevels,
+  kQArraySize, kQCount
+};
+
+/// txq: in.aux = query; in.flags bit 0: txq.level with the level in in.src[1].
 void txqFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   const uint64_t *h = w.src(in.src[0]);
+  const uint64_t *lv = in.flags & 1 ? w.src(in.src[1]) : nullptr;
   uint64_t res[kWarpSize];
   bool bad = false;
   forLanes(m, [&](unsigned l) {
     if (bad)
       return;
-    const TexDesc *d = descriptor(ctx, w, in, l, h[l]);
+    const TexDesc *d = checkedDescriptor(ctx, w, in, l, h[l], false);
     if (!d) {
       bad = true;
       return;
     }
     uint32_t v = 0;
     switch (in.aux) {
-    case 0: v = d->width; break;
-    case 1: v = d->height; break;
-    case 2: v = d->depth; break;
-    case 3: v = d->normalizedCoords; break;
-    case 4: v = d->filter == TexFilter::Linear ? 1 : 0; break;
-    case 8: v = 1; break;
+    case kQWidth:
+    case kQHeight:
+    case kQDepth: {
+      uint32_t level = lv ? (uint32_t)lv[l] : 0;
+      if (level >= (d->levels ? d->levels : 1u))
+        break; // no such level: 0
+      TexLevel tl = texLevel(*d, level);
+      v = in.aux == kQWidth ? tl.width : in.aux == kQHeight ? tl.height : tl.depth;
+      break;
+    }
+    case kQNormalized: v = d->normalizedCoords; break;
+    case kQFilter: v = d->filter == TexFilter::Linear ? 1 : 0; break;
+    case kQLevels: v = d->levels; break;
+    case kQArraySize: v = d->layered ? (d->cubemap ? d->layers / 6 : d->layers) : 0; break;
     default: {
       // PTX enum: wrap, mirror, clamp_ogl, clamp_to_edge, clamp_to_border
-      TexAddress am = d->address[in.aux - 5];
+      TexAddress am = d->address[in.aux - kQAddr0];
       v = am == TexAddress::Wrap ? 0 : am == TexAddress::Mirror ? 1 : am == TexAddress::Clamp ? 3 : 4;
       break;
     }
@@ -475,25 +781,27 @@ void txqFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
 }
 
 bool lowerTxq(LowerCtx &c) {
-  if (c.has(Mod::level))
-    return c.unsupported(".level");
   static const Mod kQ[] = {Mod::width, Mod::height, Mod::depth, Mod::normalized_coords,
                            Mod::filter_mode, Mod::addr_mode_0, Mod::addr_mode_1,
-                           Mod::addr_mode_2, Mod::num_mipmap_levels};
+                           Mod::addr_mode_2, Mod::num_mipmap_levels, Mod::array_size};
   unsigned q = 0;
-  while (q < 9 && !c.has(kQ[q]))
+  while (q < kQCount && !c.has(kQ[q]))
     ++q;
-  if (q == 9)
+  if (q == kQCount)
     return c.unsupported("query");
   const Operand &a = c.op(1);
   if (a.kind != Operand::Kind::Address || a.elems.empty())
     return c.unsupported("texture operand");
+  bool level = c.has(Mod::level);
   ir::Opnd hs = c.src(a.elems[0], ScalarType::u64);
+  ir::Opnd ls = level ? c.src(c.op(2), ScalarType::u32) : ir::Opnd{};
   uint32_t d = c.dst(c.op(0));
   ir::Inst &in = c.emit(txqFn, ir::OpClass::Misc);
   in.src[0] = hs;
-  in.nsrc = 1;
+  in.src[1] = ls;
+  in.nsrc = level ? 2 : 1;
   in.aux = q;
+  in.flags = level ? 1 : 0;
   in.dst[0] = d;
   in.ndst = 1;
   return true;
@@ -505,6 +813,7 @@ void registerTextureOps() {
   registerLowering("tex", lowerTex);
   registerLowering("tld4", lowerTld4);
   registerLowering("txq", lowerTxq);
+  registerSurfaceOps();
 }
 
 } // namespace ptxsim::ptx::exec

@@ -16,6 +16,7 @@ using ptx::exec::TexAddress;
 using ptx::exec::TexDesc;
 using ptx::exec::TexFilter;
 using ptx::exec::TexFormat;
+using ptx::exec::TexLevel;
 using ptx::exec::TexResource;
 
 namespace {
@@ -477,7 +478,7 @@ TEST(ExecTexture, TxqReportsTheDescriptor) {
   EXPECT_FALSE(r.ok());
 }
 
-TEST(ExecTexture, LevelIsIgnoredAndUnsupportedFormsFault) {
+TEST(ExecTexture, LevelIsIgnoredWithoutMipmapsAndUnsupportedFormsFault) {
   ExecHarness h;
   ASSERT_TRUE(h.load(ptxHeader("sm_80") + R"(
 .visible .entry lv(.param .u64 out, .param .u64 tex) {
@@ -488,11 +489,19 @@ TEST(ExecTexture, LevelIsIgnoredAndUnsupportedFormsFault) {
   st.global.v4.f32 [%rd1], {%f3, %f4, %f5, %f6};
   ret;
 }
-.visible .entry arr(.param .u64 out, .param .u64 tex) {
+.visible .entry ms(.param .u64 out, .param .u64 tex) {
   .reg .b32 %r<2>; .reg .b64 %rd<4>; .reg .f32 %f<8>;
   ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex];
-  mov.f32 %f1, 1.5; mov.f32 %f2, 0.5; mov.u32 %r1, 0;
-  tex.a2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd2, {%r1, %f1, %f2, %f2}];
+  mov.u32 %r1, 0;
+  tex.2dms.v4.f32.s32 {%f3, %f4, %f5, %f6}, [%rd2, {%r1, %r1, %r1, %r1}];
+  st.global.v4.f32 [%rd1], {%f3, %f4, %f5, %f6};
+  ret;
+}
+.visible .entry cube(.param .u64 out, .param .u64 tex) {
+  .reg .b64 %rd<4>; .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex];
+  mov.f32 %f1, 1.0;
+  tex.cube.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd2, {%f1, %f1, %f1, %f1}];
   st.global.v4.f32 [%rd1], {%f3, %f4, %f5, %f6};
   ret;
 }
@@ -503,9 +512,355 @@ TEST(ExecTexture, LevelIsIgnoredAndUnsupportedFormsFault) {
   auto r = h.launch("lv", {1}, {1}, {out, t});
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(h.read<float>(out, 1)[0], vals[1]);
-  r = h.launch("arr", {1}, {1}, {out, t});
+  r = h.launch("ms", {1}, {1}, {out, t});
   EXPECT_FALSE(r.ok());
-  EXPECT_NE(r.message.find("unsupported PTX instruction 'tex.a2d"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("unsupported PTX instruction 'tex.2dms"), std::string::npos) << r.message;
+  r = h.launch("cube", {1}, {1}, {out, t});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.message.find("not a cubemap"), std::string::npos) << r.message;
+}
+
+// --- layered, cubemap and mipmapped textures -----------------------------------------------
+
+/// A kernel around `body`: each lane loads %f1, %f2, %f3 from buffers a, b, c and an integer %r4
+/// (the layer) from buffer l; `body` fills %f4..%f7, which go to out (16 bytes per lane).
+std::string texKernel(const std::string &name, const std::string &body) {
+  return ".visible .entry " + name +
+         "(.param .u64 out, .param .u64 tex, .param .u64 a, .param .u64 b, .param .u64 c,"
+         " .param .u64 l) {\n"
+         "  .reg .b32 %r<8>; .reg .b64 %rd<16>; .reg .f32 %f<12>;\n"
+         "  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex]; ld.param.u64 %rd3, [a];\n"
+         "  ld.param.u64 %rd4, [b]; ld.param.u64 %rd5, [c]; ld.param.u64 %rd6, [l];\n"
+         "  mov.u32 %r1, %tid.x; mul.wide.u32 %rd7, %r1, 4; mul.wide.u32 %rd8, %r1, 16;\n"
+         "  add.s64 %rd3, %rd3, %rd7; add.s64 %rd4, %rd4, %rd7; add.s64 %rd5, %rd5, %rd7;\n"
+         "  add.s64 %rd6, %rd6, %rd7; add.s64 %rd1, %rd1, %rd8;\n"
+         "  ld.global.f32 %f1, [%rd3]; ld.global.f32 %f2, [%rd4]; ld.global.f32 %f3, [%rd5];\n"
+         "  ld.global.u32 %r4, [%rd6]; mov.f32 %f8, 0f00000000;\n  " +
+         body + "\n  st.global.v4.f32 [%rd1], {%f4, %f5, %f6, %f7};\n  ret;\n}\n";
+}
+
+/// Single-channel float texture with layers and mip levels, and its CPU model.
+struct LayeredModel {
+  TexDesc d;
+  std::vector<std::vector<float>> level; ///< per level: layers x depth x height x width
+  TexLevel geom(unsigned m) const { return ptx::exec::texLevel(d, m); }
+
+  float texel(unsigned m, unsigned layer, long long x, long long y, bool edge) const {
+    TexLevel g = geom(m);
+    long long idx[2] = {x, y}, n[2] = {g.width, g.height};
+    for (int k = 0; k < d.dims; ++k) {
+      TexAddress am = edge ? TexAddress::Clamp : d.address[k];
+      if (!d.normalizedCoords && am != TexAddress::Border)
+        am = TexAddress::Clamp;
+      if (am == TexAddress::Border && (idx[k] < 0 || idx[k] >= n[k]))
+        return d.border[0];
+      if (am == TexAddress::Clamp)
+        idx[k] = std::max(0LL, std::min(n[k] - 1, idx[k]));
+      if (am == TexAddress::Wrap)
+        idx[k] = ((idx[k] % n[k]) + n[k]) % n[k];
+    }
+    return level[m][(layer * g.height + idx[1]) * g.width + idx[0]];
+  }
+  /// Filters level m of `layer` at normalized-or-not coordinates (u, v).
+  float filter(unsigned m, unsigned layer, float u, float v, bool norm, bool edge) const {
+    TexLevel g = geom(m);
+    float x = norm ? u * g.width : u, y = norm ? v * g.height : v;
+    if (d.filter == TexFilter::Point)
+      return texel(m, layer, (long long)std::floor(x), (long long)std::floor(y), edge);
+    float xb = x - 0.5f, yb = y - 0.5f;
+    long long i = (long long)std::floor(xb), j = (long long)std::floor(yb);
+    float a = std::round((xb - std::floor(xb)) * 256) / 256, b = std::round((yb - std::floor(yb)) * 256) / 256;
+    if (d.dims == 1)
+      return (1 - a) * texel(m, layer, i, 0, edge) + a * texel(m, layer, i + 1, 0, edge);
+    return (1 - a) * (1 - b) * texel(m, layer, i, j, edge) + a * (1 - b) * texel(m, layer, i + 1, j, edge) +
+           (1 - a) * b * texel(m, layer, i, j + 1, edge) + a * b * texel(m, layer, i + 1, j + 1, edge);
+  }
+};
+
+/// Builds a float texture of w x h texels, `layers` layers and `levels` mip levels (0: none),
+/// packed as TextureDesc.h lays mipmapped resources out.
+LayeredModel layeredTex(ExecHarness &h, unsigned w, unsigned hgt, unsigned dims, unsigned layers,
+                        unsigned levels) {
+  LayeredModel m;
+  TexDesc &d = m.d;
+  d.resource = TexResource::Array;
+  d.width = w;
+  d.height = hgt;
+  d.dims = (uint8_t)dims;
+  d.layers = layers;
+  d.layered = 1;
+  d.levels = (uint8_t)levels;
+  d.pitch = w * 4;
+  d.slicePitch = d.pitch * hgt;
+  d.layerPitch = d.slicePitch;
+  std::vector<float> all;
+  for (unsigned lv = 0; lv < std::max(1u, levels); ++lv) {
+    d.levelOffset[lv] = all.size() * 4;
+    TexLevel g = ptx::exec::texLevel(d, lv);
+    std::vector<float> v(g.width * g.height * layers);
+    for (unsigned i = 0; i < v.size(); ++i)
+      v[i] = (float)((i * 53 + lv * 17) % 97) - 40.0f;
+    all.insert(all.end(), v.begin(), v.end());
+    m.level.push_back(v);
+  }
+  d.data = h.upload(all);
+  return m;
+}
+
+TEST(ExecTexture, LayeredFetchesPickTheLayerAndClampIt) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") +
+                     texKernel("a2d", "tex.a2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd2, {%r4, %f1, %f2, %f2}];") +
+                     texKernel("a1d", "tex.a1d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd2, {%r4, %f1}];") +
+                     texKernel("a2di", "cvt.rzi.s32.f32 %r5, %f1; cvt.rzi.s32.f32 %r6, %f2;"
+                                       " tex.a2d.v4.s32.s32 {%r0, %r1, %r2, %r3}, [%rd2, {%r4, %r5, %r6, %r6}];"
+                                       " mov.b32 %f4, %r0; mov.b32 %f5, %r1; mov.b32 %f6, %r2; mov.b32 %f7, %r3;")))
+      << h.errors;
+  LayeredModel m = layeredTex(h, 5, 4, 2, 3, 0);
+  uint64_t out = h.alloc(32 * 16);
+  std::vector<float> xs(32), ys(32), zs(32, 0);
+  std::vector<uint32_t> ls(32);
+  for (unsigned l = 0; l < 32; ++l) {
+    xs[l] = -1.0f + 0.23f * l + 1.0f / 128;
+    ys[l] = 4.5f - 0.17f * l + 1.0f / 128;
+    ls[l] = l % 5; // layers 3 and 4 clamp to 2
+  }
+  for (int filt = 0; filt < 2; ++filt)
+    for (int norm = 0; norm < 2; ++norm) {
+      TexDesc d = m.d;
+      d.filter = (TexFilter)filt;
+      d.normalizedCoords = (uint8_t)norm;
+      d.address[0] = d.address[1] = norm ? TexAddress::Wrap : TexAddress::Border;
+      d.border[0] = 9.5f;
+      d.border[3] = 1.0f; // a missing channel reads as alpha 1, the border too
+      LayeredModel mm = m;
+      mm.d = d;
+      std::vector<float> u = xs, v = ys;
+      if (norm)
+        for (unsigned l = 0; l < 32; ++l)
+          u[l] /= 5, v[l] /= 4;
+      auto r = h.launch("a2d", {1}, {32}, {out, makeTex(h, d), h.upload(u), h.upload(v), h.upload(zs), h.upload(ls)});
+      ASSERT_TRUE(r.ok()) << r.message;
+      auto got = h.read<float>(out, 128);
+      for (unsigned l = 0; l < 32; ++l) {
+        EXPECT_NEAR(got[l * 4], mm.filter(0, std::min(2u, ls[l]), u[l], v[l], norm, false), 1e-4)
+            << "filter " << filt << " norm " << norm << " lane " << l;
+        EXPECT_EQ(got[l * 4 + 3], 1.0f);
+      }
+    }
+  // integer coordinates
+  auto r = h.launch("a2di", {1}, {32}, {out, makeTex(h, m.d), h.upload(xs), h.upload(ys), h.upload(zs), h.upload(ls)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto gi = h.read<float>(out, 128);
+  for (unsigned l = 0; l < 32; ++l) {
+    float want = m.texel(0, std::min(2u, ls[l]), (long long)xs[l], (long long)ys[l], true);
+    int32_t bits;
+    std::memcpy(&bits, &gi[l * 4], 4);
+    EXPECT_EQ(bits, (int32_t)want) << l;
+  }
+  // 1D layered: 7 texels, 4 layers
+  LayeredModel m1 = layeredTex(h, 7, 1, 1, 4, 0);
+  m1.d.filter = TexFilter::Linear;
+  r = h.launch("a1d", {1}, {32}, {out, makeTex(h, m1.d), h.upload(xs), h.upload(ys), h.upload(zs), h.upload(ls)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto g1 = h.read<float>(out, 128);
+  for (unsigned l = 0; l < 32; ++l)
+    EXPECT_NEAR(g1[l * 4], m1.filter(0, std::min(3u, ls[l]), xs[l], 0, false, false), 1e-4) << l;
+}
+
+/// Cube face and face coordinates of a direction, straight from the CUDA programming guide's
+/// table (the tests avoid ties between axes).
+unsigned guideFace(float x, float y, float z, float &u, float &v) {
+  float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z), s, t, m;
+  unsigned f;
+  if (ax > ay && ax > az)
+    f = x >= 0 ? 0 : 1, m = ax, s = x >= 0 ? -z : z, t = -y;
+  else if (ay > ax && ay > az)
+    f = y >= 0 ? 2 : 3, m = ay, s = x, t = y >= 0 ? z : -z;
+  else
+    f = z >= 0 ? 4 : 5, m = az, s = z >= 0 ? x : -x, t = -y;
+  u = (s / m + 1) / 2;
+  v = (t / m + 1) / 2;
+  return f;
+}
+
+TEST(ExecTexture, CubemapsSelectTheFaceByTheMajorAxis) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") +
+                     texKernel("cube", "tex.cube.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd2, {%f1, %f2, %f3, %f3}];") +
+                     texKernel("acube", "tex.acube.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd2, {%r4, %f1, %f2, %f3}];") +
+                     texKernel("g4", "tld4.r.cube.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd2, {%f1, %f2, %f3, %f3}];")))
+      << h.errors;
+  const unsigned W = 4;
+  LayeredModel m = layeredTex(h, W, W, 2, 12, 0); // two cubes
+  m.d.cubemap = 1;
+  std::vector<float> xs, ys, zs;
+  std::vector<uint32_t> ls;
+  // six directions per face, away from ties and face edges' exact texel boundaries
+  const float dirs[6][3] = {{1, 0.3f, -0.55f}, {-1, -0.62f, 0.21f}, {0.41f, 1, -0.77f},
+                            {-0.33f, -1, 0.58f}, {0.71f, -0.13f, 1}, {-0.27f, 0.49f, -1}};
+  for (unsigned l = 0; l < 32; ++l) {
+    const float *dv = dirs[l % 6];
+    float k = 0.5f + 0.37f * (l / 6); // the length of the direction does not matter
+    xs.push_back(dv[0] * k);
+    ys.push_back(dv[1] * k);
+    zs.push_back(dv[2] * k);
+    ls.push_back(l % 3); // cube 2 clamps to cube 1
+  }
+  uint64_t out = h.alloc(32 * 16);
+  for (int filt = 0; filt < 2; ++filt) {
+    TexDesc d = m.d;
+    d.filter = (TexFilter)filt;
+    LayeredModel mm = m;
+    mm.d = d;
+    uint64_t t = makeTex(h, d);
+    for (int layered = 0; layered < 2; ++layered) {
+      auto r = h.launch(layered ? "acube" : "cube", {1}, {32},
+                        {out, t, h.upload(xs), h.upload(ys), h.upload(zs), h.upload(ls)});
+      ASSERT_TRUE(r.ok()) << r.message;
+      auto got = h.read<float>(out, 128);
+      for (unsigned l = 0; l < 32; ++l) {
+        float u, v;
+        unsigned face = guideFace(xs[l], ys[l], zs[l], u, v);
+        EXPECT_EQ(face, l % 6);
+        unsigned layer = (layered ? std::min(1u, ls[l]) : 0) * 6 + face;
+        EXPECT_NEAR(got[l * 4], mm.filter(0, layer, u, v, true, true), 1e-4)
+            << "filter " << filt << " layered " << layered << " lane " << l;
+      }
+    }
+  }
+  // gather on a cube face: the four texels around the face coordinates, clamped to the face
+  auto r = h.launch("g4", {1}, {32}, {out, makeTex(h, m.d), h.upload(xs), h.upload(ys), h.upload(zs), h.upload(ls)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto got = h.read<float>(out, 128);
+  for (unsigned l = 0; l < 32; ++l) {
+    float u, v;
+    unsigned face = guideFace(xs[l], ys[l], zs[l], u, v);
+    long long i = (long long)std::floor(u * W - 0.5f), j = (long long)std::floor(v * W - 0.5f);
+    EXPECT_EQ(got[l * 4 + 0], m.texel(0, face, i, j + 1, true)) << l;
+    EXPECT_EQ(got[l * 4 + 1], m.texel(0, face, i + 1, j + 1, true)) << l;
+    EXPECT_EQ(got[l * 4 + 2], m.texel(0, face, i + 1, j, true)) << l;
+    EXPECT_EQ(got[l * 4 + 3], m.texel(0, face, i, j, true)) << l;
+  }
+}
+
+TEST(ExecTexture, MipmapsSelectAndBlendLevels) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") +
+                     texKernel("lvl", "tex.level.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd2, {%f1, %f2}], %f3;") +
+                     texKernel("grad", "tex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd2, {%f1, %f2}], {%f3, %f8}, {%f8, %f3};") +
+                     texKernel("plain", "tex.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd2, {%f1, %f2}];") +
+                     texKernel("q", "txq.num_mipmap_levels.b32 %r0, [%rd2]; txq.level.width.b32 %r1, [%rd2], %r4;"
+                                    " txq.level.height.b32 %r2, [%rd2], %r4; txq.array_size.b32 %r3, [%rd2];"
+                                    " mov.b32 %f4, %r0; mov.b32 %f5, %r1; mov.b32 %f6, %r2; mov.b32 %f7, %r3;")))
+      << h.errors;
+  LayeredModel m = layeredTex(h, 16, 8, 2, 1, 5); // 16x8, 8x4, 4x2, 2x1, 1x1
+  m.d.layered = 0;
+  m.d.normalizedCoords = 1;
+  m.d.address[0] = m.d.address[1] = TexAddress::Wrap;
+  m.d.maxLod = 100;
+  std::vector<float> us(32), vs(32), lods(32);
+  std::vector<uint32_t> ls(32);
+  for (unsigned l = 0; l < 32; ++l) {
+    us[l] = 0.031f * l + 0.0041f;
+    vs[l] = 0.9f - 0.027f * l;
+    lods[l] = -1.2f + 0.19f * l; // -1.2 .. 4.69: below the first and past the last level
+    ls[l] = l % 6;
+  }
+  uint64_t out = h.alloc(32 * 16);
+  auto expectLevels = [&](const LayeredModel &mm, const std::vector<float> &lod, const char *what) {
+    auto got = h.read<float>(out, 128);
+    for (unsigned l = 0; l < 32; ++l) {
+      float x = std::max(mm.d.minLod, std::min(mm.d.maxLod, lod[l] + mm.d.lodBias));
+      x = std::max(0.0f, std::min(4.0f, x));
+      float want;
+      if (mm.d.mipFilter == TexFilter::Point) {
+        unsigned lv = x <= 0.5f ? 0 : (unsigned)std::ceil(x + 0.5f) - 1;
+        want = mm.filter(lv, 0, us[l], vs[l], true, false);
+      } else {
+        unsigned l0 = (unsigned)std::floor(x);
+        float w = std::round((x - l0) * 256) / 256;
+        want = mm.filter(l0, 0, us[l], vs[l], true, false);
+        if (w > 0 && l0 < 4)
+          want = (1 - w) * want + w * mm.filter(l0 + 1, 0, us[l], vs[l], true, false);
+      }
+      EXPECT_NEAR(got[l * 4], want, 1e-4) << what << " lane " << l << " lod " << lod[l];
+    }
+  };
+  for (int mf = 0; mf < 2; ++mf)
+    for (int filt = 0; filt < 2; ++filt) {
+      LayeredModel mm = m;
+      mm.d.mipFilter = (TexFilter)mf;
+      mm.d.filter = (TexFilter)filt;
+      mm.d.lodBias = mf ? 0.25f : 0;
+      uint64_t t = makeTex(h, mm.d);
+      auto r = h.launch("lvl", {1}, {32}, {out, t, h.upload(us), h.upload(vs), h.upload(lods), h.upload(ls)});
+      ASSERT_TRUE(r.ok()) << r.message;
+      expectLevels(mm, lods, "tex.level");
+      // tex.grad: a gradient of g texels-per-pixel in normalized units is g / width
+      std::vector<float> gs(32), glod(32);
+      for (unsigned l = 0; l < 32; ++l) {
+        float texels = std::exp2(lods[l]);
+        gs[l] = texels / 16.0f;
+        glod[l] = std::log2(gs[l] * 16.0f);
+      }
+      r = h.launch("grad", {1}, {32}, {out, t, h.upload(us), h.upload(vs), h.upload(gs), h.upload(ls)});
+      ASSERT_TRUE(r.ok()) << r.message;
+      expectLevels(mm, glod, "tex.grad");
+      // a plain fetch samples level of detail 0 (plus the bias)
+      r = h.launch("plain", {1}, {32}, {out, t, h.upload(us), h.upload(vs), h.upload(lods), h.upload(ls)});
+      ASSERT_TRUE(r.ok()) << r.message;
+      expectLevels(mm, std::vector<float>(32, 0.0f), "tex");
+    }
+  // the level clamps of the descriptor
+  LayeredModel mc = m;
+  mc.d.minLod = 1.0f;
+  mc.d.maxLod = 2.0f;
+  auto r = h.launch("lvl", {1}, {32}, {out, makeTex(h, mc.d), h.upload(us), h.upload(vs), h.upload(lods), h.upload(ls)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  expectLevels(mc, lods, "clamped");
+  r = h.launch("q", {1}, {6}, {out, makeTex(h, m.d), h.upload(us), h.upload(vs), h.upload(lods), h.upload(ls)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto q = h.read<uint32_t>(out, 24);
+  const uint32_t ws[6] = {16, 8, 4, 2, 1, 0}, hs[6] = {8, 4, 2, 1, 1, 0};
+  for (unsigned l = 0; l < 6; ++l) {
+    EXPECT_EQ(q[l * 4], 5u);
+    EXPECT_EQ(q[l * 4 + 1], ws[l]) << l;
+    EXPECT_EQ(q[l * 4 + 2], hs[l]) << l;
+    EXPECT_EQ(q[l * 4 + 3], 0u);
+  }
+  // array_size of a layered texture; no mip levels
+  LayeredModel la = layeredTex(h, 4, 4, 2, 7, 0);
+  r = h.launch("q", {1}, {1}, {out, makeTex(h, la.d), h.upload(us), h.upload(vs), h.upload(lods), h.upload(ls)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  q = h.read<uint32_t>(out, 4);
+  EXPECT_EQ(q, (std::vector<uint32_t>{0, 4, 4, 7}));
+}
+
+TEST(ExecTexture, Tld4OnLayers) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") +
+                     texKernel("g", "tld4.r.a2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd2, {%r4, %f1, %f2, %f2}];")))
+      << h.errors;
+  LayeredModel m = layeredTex(h, 6, 5, 2, 3, 0);
+  std::vector<float> xs(32), ys(32), zs(32);
+  std::vector<uint32_t> ls(32);
+  for (unsigned l = 0; l < 32; ++l) {
+    xs[l] = -0.7f + 0.23f * l;
+    ys[l] = 5.6f - 0.19f * l;
+    ls[l] = l % 3;
+  }
+  uint64_t out = h.alloc(32 * 16);
+  auto r = h.launch("g", {1}, {32}, {out, makeTex(h, m.d), h.upload(xs), h.upload(ys), h.upload(zs), h.upload(ls)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto got = h.read<float>(out, 128);
+  for (unsigned l = 0; l < 32; ++l) {
+    long long i = (long long)std::floor(xs[l] - 0.5f), j = (long long)std::floor(ys[l] - 0.5f);
+    EXPECT_EQ(got[l * 4 + 0], m.texel(0, ls[l], i, j + 1, true)) << l;
+    EXPECT_EQ(got[l * 4 + 1], m.texel(0, ls[l], i + 1, j + 1, true)) << l;
+    EXPECT_EQ(got[l * 4 + 2], m.texel(0, ls[l], i + 1, j, true)) << l;
+    EXPECT_EQ(got[l * 4 + 3], m.texel(0, ls[l], i, j, true)) << l;
+  }
 }
 
 } // namespace
