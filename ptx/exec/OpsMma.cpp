@@ -3,7 +3,8 @@
 //
 // Fragment layouts. Unlike wmma, the PTX ISA manual fixes which lane holds which element
 // (sections "Matrix Fragments for mma.mMnNkK"). With groupID = lane >> 2, tig = lane % 4 and
-// p = elements per 32-bit register (2 for f16/bf16, 4 for 8-bit types, 1 for tf32 and f64), the
+// p = elements per 32-bit register (2 for f16/bf16, 4 for 8-bit types, 8 for s4/u4, 32 for b1,
+// 1 for tf32 and f64), the
 // per-shape formulas of every shape implemented here collapse to
 //   A (M x K):   element i at row groupID + 8 * ((i / p) % 2),
 //                               col tig * p + i % p + 4p * (i / 2p)
@@ -19,8 +20,9 @@
 // addition rounded to nearest even in f32, then rounded once to nearest even to the D type (f16
 // D) or kept (f32 D). tf32 inputs drop their low 13 bits. Hardware adds groups of products with
 // wider internal precision, so sums that round differ in the last bits; exact sums agree. f64
-// uses one fused multiply-add per k (round to nearest even). s8/u8 sum exactly and wrap to 32
-// bits, or clamp to the s32 range with .satfinite.
+// uses one fused multiply-add per k (round to nearest even). s8/u8/s4/u4 sum exactly and wrap to
+// 32 bits, or clamp to the s32 range with .satfinite. b1 adds, for each k, the bit a(i,k) and (or
+// xor) b(k,j) (.popc).
 //
 // ldmatrix/stmatrix: lanes 0-7 give the row addresses of matrix 0, 8-15 of matrix 1 (.x2, .x4)
 // and so on; each row is 16 bytes (eight b16 elements) of shared memory, 16-byte aligned. Lane l
@@ -49,7 +51,7 @@ namespace {
 
 using ir::Inst;
 
-enum class Elem : uint8_t { None, F16, BF16, TF32, F32, F64, S8, U8, S32, E4M3, E5M2 };
+enum class Elem : uint8_t { None, F16, BF16, TF32, F32, F64, S8, U8, S32, E4M3, E5M2, S4, U4, B1 };
 
 Elem elemOf(ScalarType t) {
   switch (t) {
@@ -63,6 +65,9 @@ Elem elemOf(ScalarType t) {
   case ScalarType::s32: return Elem::S32;
   case ScalarType::e4m3: return Elem::E4M3;
   case ScalarType::e5m2: return Elem::E5M2;
+  case ScalarType::s4: return Elem::S4;
+  case ScalarType::u4: return Elem::U4;
+  case ScalarType::b1: return Elem::B1;
   default: return Elem::None;
   }
 }
@@ -71,6 +76,8 @@ unsigned elemBits(Elem e) {
   switch (e) {
   case Elem::F16: case Elem::BF16: return 16;
   case Elem::S8: case Elem::U8: case Elem::E4M3: case Elem::E5M2: return 8;
+  case Elem::S4: case Elem::U4: return 4;
+  case Elem::B1: return 1;
   case Elem::F64: return 64;
   default: return 32;
   }
@@ -89,6 +96,7 @@ struct MmaOp {
   uint16_t m = 0, n = 0, k = 0;
   Elem ta = Elem::None, tb = Elem::None, tc = Elem::None, td = Elem::None;
   bool satfinite = false;
+  bool bitAnd = false; ///< b1: .and.popc (otherwise .xor.popc)
   Frag a, b, c, d;
 };
 
@@ -178,11 +186,13 @@ inline int64_t toInt(Elem t, uint64_t bits) {
   switch (t) {
   case Elem::S8: return (int8_t)bits;
   case Elem::U8: return (uint8_t)bits;
+  case Elem::S4: return (int64_t)((bits & 15) ^ 8) - 8;
+  case Elem::U4: return bits & 15;
   default: return (int32_t)bits;
   }
 }
 
-constexpr unsigned kMaxA = 16 * 32, kMaxB = 32 * 8, kMaxC = 16 * 8;
+constexpr unsigned kMaxA = 16 * 256, kMaxB = 256 * 8, kMaxC = 16 * 8; // m16n8k256 (b1)
 
 void mmaFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   if (!requireFullWarp(ctx, w, in, m, "mma"))
@@ -213,7 +223,15 @@ void mmaFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
           acc = fmaF64(f64OfBits(a[i * K + kk]), f64OfBits(b[kk * N + j]), acc);
         d[i * N + j] = bitsOfF64(acc);
       }
-  } else if (op.ta == Elem::S8 || op.ta == Elem::U8) {
+  } else if (op.ta == Elem::B1) {
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        uint32_t acc = (uint32_t)c[i * N + j];
+        for (unsigned kk = 0; kk < K; ++kk)
+          acc += op.bitAnd ? (a[i * K + kk] & b[kk * N + j]) : (a[i * K + kk] ^ b[kk * N + j]);
+        d[i * N + j] = acc;
+      }
+  } else if (op.ta == Elem::S8 || op.ta == Elem::U8 || op.ta == Elem::S4 || op.ta == Elem::U4) {
     for (unsigned i = 0; i < M; ++i)
       for (unsigned j = 0; j < N; ++j) {
         int64_t acc = toInt(op.tc, c[i * N + j]);
@@ -381,16 +399,22 @@ bool lowerMma(LowerCtx &c) {
   MmaOp op;
   if (c.has(Mod::sp) || c.has(Mod::sp_ordered_metadata))
     return c.unsupported("sparse mma");
-  if (c.has(Mod::kind_f8f6f4) || c.has(Mod::xor_) || c.has(Mod::and_) || c.has(Mod::popc))
+  if (c.has(Mod::kind_f8f6f4))
     return c.unsupported("form");
   switch (c.first({Mod::m8n8k4, Mod::m8n8k16, Mod::m16n8k4, Mod::m16n8k8, Mod::m16n8k16,
-                   Mod::m16n8k32})) {
+                   Mod::m16n8k32, Mod::m8n8k32, Mod::m16n8k64, Mod::m8n8k128, Mod::m16n8k128,
+                   Mod::m16n8k256})) {
   case Mod::m8n8k4: op.m = 8, op.n = 8, op.k = 4; break;
   case Mod::m8n8k16: op.m = 8, op.n = 8, op.k = 16; break;
   case Mod::m16n8k4: op.m = 16, op.n = 8, op.k = 4; break;
   case Mod::m16n8k8: op.m = 16, op.n = 8, op.k = 8; break;
   case Mod::m16n8k16: op.m = 16, op.n = 8, op.k = 16; break;
   case Mod::m16n8k32: op.m = 16, op.n = 8, op.k = 32; break;
+  case Mod::m8n8k32: op.m = 8, op.n = 8, op.k = 32; break;
+  case Mod::m16n8k64: op.m = 16, op.n = 8, op.k = 64; break;
+  case Mod::m8n8k128: op.m = 8, op.n = 8, op.k = 128; break;
+  case Mod::m16n8k128: op.m = 16, op.n = 8, op.k = 128; break;
+  case Mod::m16n8k256: op.m = 16, op.n = 8, op.k = 256; break;
   default: return c.unsupported("shape");
   }
   if (c.ai().numTypes != 4)
@@ -403,6 +427,8 @@ bool lowerMma(LowerCtx &c) {
   bool half = op.ta == Elem::F16 || op.ta == Elem::BF16;
   bool f8 = op.ta == Elem::E4M3 || op.ta == Elem::E5M2;
   bool i8 = op.ta == Elem::S8 || op.ta == Elem::U8;
+  bool i4 = op.ta == Elem::S4 || op.ta == Elem::U4;
+  bool bitOp = c.has(Mod::xor_) || c.has(Mod::and_);
   bool fAcc = (op.td == Elem::F16 || op.td == Elem::F32) && (op.tc == Elem::F16 || op.tc == Elem::F32);
   bool ok = false;
   if (half)
@@ -417,10 +443,19 @@ bool lowerMma(LowerCtx &c) {
   else if (i8)
     ok = ((M == 8 && K == 16) || (M == 16 && (K == 16 || K == 32))) &&
          (op.tb == Elem::S8 || op.tb == Elem::U8) && op.td == Elem::S32 && op.tc == Elem::S32;
+  else if (i4)
+    ok = ((M == 8 && K == 32) || (M == 16 && (K == 32 || K == 64))) &&
+         (op.tb == Elem::S4 || op.tb == Elem::U4) && op.td == Elem::S32 && op.tc == Elem::S32;
+  else if (op.ta == Elem::B1)
+    ok = ((M == 8 && K == 128) || (M == 16 && (K == 128 || K == 256))) && op.tb == Elem::B1 &&
+         op.td == Elem::S32 && op.tc == Elem::S32 && bitOp && c.has(Mod::popc);
+  if (bitOp != (op.ta == Elem::B1))
+    ok = false;
   // m8n8k4 with f16 inputs (the sm_70 quad-pair form) has a layout of its own: not here
   if (!ok)
     return c.unsupported("type combination");
   op.satfinite = c.has(Mod::satfinite);
+  op.bitAnd = c.has(Mod::and_);
   if (!fragOf(c, c.op(0), op.td, M * N, true, op.d) ||
       !fragOf(c, c.op(1), op.ta, M * K, false, op.a) ||
       !fragOf(c, c.op(2), op.tb, K * N, false, op.b) ||

@@ -43,6 +43,10 @@ unsigned bitsOf(const std::string &t) {
     return 16;
   if (t == "s8" || t == "u8" || t == "e4m3" || t == "e5m2")
     return 8;
+  if (t == "s4" || t == "u4")
+    return 4;
+  if (t == "b1")
+    return 1;
   if (t == "f64")
     return 64;
   return 32;
@@ -63,6 +67,22 @@ RC layout(unsigned m, unsigned k, Opd o, const std::string &t, unsigned lane, un
         return {i < 2 ? groupID : groupID + 8, tig * 2 + (i & 1)};
       bool low = i < 2 || (4 <= i && i < 6);
       return {low ? groupID : groupID + 8, tig * 2 + (i & 1) + (i >= 4 ? 8 : 0)};
+    }
+    if (w == 4) {
+      if (m == 8)
+        return {groupID, tig * 8 + i};
+      if (k == 32)
+        return {i < 8 ? groupID : groupID + 8, tig * 8 + (i & 7)};
+      bool low = i < 8 || (16 <= i && i < 24);
+      return {low ? groupID : groupID + 8, tig * 8 + (i & 7) + (i >= 16 ? 32 : 0)};
+    }
+    if (w == 1) {
+      if (m == 8)
+        return {groupID, tig * 32 + i};
+      if (k == 128)
+        return {i < 32 ? groupID : groupID + 8, tig * 32 + (i & 31)};
+      bool low = i < 32 || (64 <= i && i < 96);
+      return {low ? groupID : groupID + 8, tig * 32 + (i & 31) + (i >= 64 ? 128 : 0)};
     }
     if (w == 8) {
       if (m == 8)
@@ -92,6 +112,16 @@ RC layout(unsigned m, unsigned k, Opd o, const std::string &t, unsigned lane, un
       return {tig * 4 + (i & 3) + (i >= 4 ? 16 : 0), groupID};
     return {tig * 4 + i, groupID};
   }
+  if (w == 4) {
+    if (k == 64)
+      return {tig * 8 + (i & 7) + (i >= 8 ? 32 : 0), groupID};
+    return {tig * 8 + i, groupID};
+  }
+  if (w == 1) {
+    if (k == 256)
+      return {tig * 32 + (i & 31) + (i >= 32 ? 128 : 0), groupID};
+    return {tig * 32 + i, groupID};
+  }
   if (m == 8)
     return {lane % 4, lane >> 2};
   if (k == 4)
@@ -108,6 +138,7 @@ struct Case {
   std::string dt, at, bt, ct;
   bool satfinite = false;
   bool bigInts = false; ///< s8/u8 extremes and C near the s32 limits (overflow)
+  std::string bitOp;    ///< b1: ".xor" or ".and"
 };
 
 std::string shapeName(const Case &c) {
@@ -159,7 +190,8 @@ std::string mmaKernel(const Case &c) {
       s += "  ld.global." + regType(types[o]) + " " + regs[o] + std::to_string(r) + ", [%rd" +
            std::to_string(o) + "+" + std::to_string(r * bytes[o]) + "];\n";
   s += "  mma.sync.aligned." + shapeName(c) + ".row.col" + (c.satfinite ? ".satfinite" : "") +
-       "." + c.dt + "." + c.at + "." + c.bt + "." + c.ct + " " + list("%d", nd) + ", " +
+       "." + c.dt + "." + c.at + "." + c.bt + "." + c.ct + (c.bitOp.empty() ? "" : c.bitOp + ".popc") +
+       " " + list("%d", nd) + ", " +
        list("%a", na) + ", " + list("%b", nb) + ", " + list("%c", nc) + ";\n";
   for (unsigned r = 0; r < nd; ++r)
     s += "  st.global." + regType(c.dt) + " [%rd3+" + std::to_string(r * bytes[3]) + "], %d" +
@@ -203,6 +235,10 @@ uint64_t randomElem(const std::string &t, std::mt19937 &rng, bool big) {
     return big ? (uint8_t)(rng() % 2 ? 0x80 : 0x7f) : (uint8_t)(int8_t)(rng() % 256 - 128);
   if (t == "u8")
     return big ? 0xff : (uint8_t)(rng() % 256);
+  if (t == "s4" || t == "u4")
+    return big ? (t == "s4" ? 8 : 15) : rng() % 16;
+  if (t == "b1")
+    return rng() % 2;
   // s32
   if (big)
     return (uint32_t)(rng() % 2 ? INT32_MAX - (int32_t)(rng() % 1000) : INT32_MIN + (int32_t)(rng() % 1000));
@@ -226,6 +262,10 @@ int64_t asInt(const std::string &t, uint64_t b) {
     return (int8_t)b;
   if (t == "u8")
     return (uint8_t)b;
+  if (t == "s4")
+    return (int64_t)((b & 15) ^ 8) - 8;
+  if (t == "u4")
+    return b & 15;
   return (int32_t)b;
 }
 
@@ -271,7 +311,12 @@ void runMma(const Case &c, unsigned seed = 1) {
         for (unsigned kk = 0; kk < c.k; ++kk)
           acc = std::fma(f64OfBits(A[i * c.k + kk]), f64OfBits(B[kk * c.n + j]), acc);
         out = bitsOfF64(acc);
-      } else if (c.at == "s8" || c.at == "u8") {
+      } else if (c.at == "b1") {
+        uint32_t acc = (uint32_t)C[i * c.n + j];
+        for (unsigned kk = 0; kk < c.k; ++kk)
+          acc += c.bitOp == ".and" ? (A[i * c.k + kk] & B[kk * c.n + j]) : (A[i * c.k + kk] ^ B[kk * c.n + j]);
+        out = acc;
+      } else if (c.at == "s8" || c.at == "u8" || c.at == "s4" || c.at == "u4") {
         int64_t acc = asInt(c.ct, C[i * c.n + j]);
         for (unsigned kk = 0; kk < c.k; ++kk)
           acc += asInt(c.at, A[i * c.k + kk]) * asInt(c.bt, B[kk * c.n + j]);
@@ -350,6 +395,27 @@ TEST(ExecMma, Int8OverflowWrapsOrSaturates) {
   s.bigInts = true;
   s.satfinite = true;
   runMma(s, 21);
+}
+TEST(ExecMma, Int4) {
+  runMma({8, 8, 32, "s32", "s4", "s4", "s32"}, 24);
+  runMma({8, 8, 32, "s32", "u4", "s4", "s32"}, 25);
+  runMma({16, 8, 32, "s32", "u4", "u4", "s32"}, 26);
+  runMma({16, 8, 64, "s32", "s4", "u4", "s32"}, 27);
+  Case c{16, 8, 64, "s32", "u4", "u4", "s32"};
+  c.bigInts = true;
+  c.satfinite = true;
+  runMma(c, 28);
+}
+TEST(ExecMma, B1XorAndPopc) {
+  for (const char *op : {".xor", ".and"})
+    for (unsigned k : {128u, 256u}) {
+      Case c{16, 8, k, "s32", "b1", "b1", "s32"};
+      c.bitOp = op;
+      runMma(c, 29 + k);
+    }
+  Case c{8, 8, 128, "s32", "b1", "b1", "s32"};
+  c.bitOp = ".and";
+  runMma(c, 31);
 }
 TEST(ExecMma, Fp8) {
   runMma({16, 8, 32, "f32", "e4m3", "e5m2", "f32"}, 22);
