@@ -837,6 +837,38 @@ TEST(ExecTexture, MipmapsSelectAndBlendLevels) {
   EXPECT_EQ(q, (std::vector<uint32_t>{0, 4, 4, 7}));
 }
 
+TEST(ExecTexture, HalfResultsRoundToNearest) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + R"(
+.visible .entry hv(.param .u64 out, .param .u64 tex) {
+  .reg .b64 %rd<4>; .reg .f32 %f<4>; .reg .b16 %h<4>; .reg .b32 %r<4>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [tex];
+  mov.f32 %f1, 1.5; mov.f32 %f2, 0.5;
+  tex.2d.v4.f16.f32 {%h0, %h1, %h2, %h3}, [%rd2, {%f1, %f2}];
+  st.global.v4.b16 [%rd1], {%h0, %h1, %h2, %h3};
+  tex.2d.v2.f16x2.f32 {%r0, %r1}, [%rd2, {%f1, %f2}];
+  st.global.v2.b32 [%rd1+8], {%r0, %r1};
+  ret;
+}
+)")) << h.errors;
+  std::vector<float> vals = {0.0f, 1.0f / 3.0f, 2.0f, -65520.0f};
+  TexDesc d;
+  d.resource = TexResource::Array;
+  d.data = h.upload(vals);
+  d.width = 2;
+  d.height = 1;
+  d.pitch = 8;
+  d.slicePitch = 8;
+  d.channels = 2;
+  d.dims = 2;
+  uint64_t out = h.alloc(16);
+  auto r = h.launch("hv", {1}, {1}, {out, makeTex(h, d)});
+  ASSERT_TRUE(r.ok()) << r.message;
+  // texel 1 = (2, -65520): -65520 rounds to -inf in half; missing channels read (0, 1)
+  EXPECT_EQ(h.read<uint16_t>(out, 8),
+            (std::vector<uint16_t>{0x4000, 0xfc00, 0x0000, 0x3c00, 0x4000, 0xfc00, 0x0000, 0x3c00}));
+}
+
 TEST(ExecTexture, Tld4OnLayers) {
   ExecHarness h;
   ASSERT_TRUE(h.load(ptxHeader("sm_80") +
