@@ -50,13 +50,6 @@ const Kernel *Engine::findKernel(std::string_view name, int module) const {
   return nullptr;
 }
 
-const GlobalSymbol *Engine::findGlobal(std::string_view name, int module) const {
-  const auto &mods = prog_->modules();
-  for (size_t i = mods.size(); i-- > 0;) {
-    if (module >= 0 && (size_t)module != i)
-      continue;
-    auto it = mods[i]->globals.find(std::string(name));
-    if (it != mods[i]->globals.end())
 std::vector<std::string> Engine::kernelNames(int module) const {
   std::vector<std::string> names;
   const auto &mods = prog_->modules();
@@ -74,6 +67,13 @@ void Engine::setHardwareRegisters(std::string_view name, int module, uint32_t re
   }
 }
 
+const GlobalSymbol *Engine::findGlobal(std::string_view name, int module) const {
+  const auto &mods = prog_->modules();
+  for (size_t i = mods.size(); i-- > 0;) {
+    if (module >= 0 && (size_t)module != i)
+      continue;
+    auto it = mods[i]->globals.find(std::string(name));
+    if (it != mods[i]->globals.end())
       return &it->second;
   }
   return nullptr;

@@ -144,6 +144,10 @@ public:
   /// Kernel by (mangled) name: in `module` when >= 0, else in any module (last loaded wins).
   const Kernel *findKernel(std::string_view name, int module = -1) const;
   const GlobalSymbol *findGlobal(std::string_view name, int module = -1) const;
+  /// Names of the kernels of `module`, sorted.
+  std::vector<std::string> kernelNames(int module) const;
+  /// Records ptxas's register count for kernel `name` of `module` (from the program's SASS).
+  void setHardwareRegisters(std::string_view name, int module, uint32_t regs);
   /// Device address of a function (for function pointers read by the host), or 0.
   uint64_t functionAddress(std::string_view name) const;
 
@@ -173,10 +177,6 @@ private:
   std::function<void(const std::string &)> printfSink_;
   ProgressFn progress_;
   uint64_t heapAddr_ = 0;
-  /// Names of the kernels of `module`, sorted.
-  std::vector<std::string> kernelNames(int module) const;
-  /// Records ptxas's register count for kernel `name` of `module` (from the program's SASS).
-  void setHardwareRegisters(std::string_view name, int module, uint32_t regs);
 };
 
 } // namespace ptxsim::ptx::exec

@@ -2,8 +2,8 @@
 
 #include "ptx/exec/Exec.h"
 #include "ptx/ir/Cfg.h"
-#include "ptx/parser/Parser.h"
 #include "ptx/ir/RegPressure.h"
+#include "ptx/parser/Parser.h"
 #include "ptx/sema/Checker.h"
 #include "ptx/sema/OpcodeTable.h"
 
@@ -244,8 +244,8 @@ void FunctionLowering::declare(const VarDecl &v) {
     } else {
       s.index = out_.numRegs;
       out_.numRegs += (uint32_t)count;
-    }
       out_.regBytes.resize(out_.numRegs, (uint8_t)std::min<uint32_t>(s.bits / 8, 255));
+    }
     if (v.isRange)
       sc.ranges[v.name] = {s, count};
     else
@@ -818,9 +818,6 @@ Builtin builtinFor(std::string_view name) {
 }
 } // namespace
 
-int Program::load(std::string_view text, const std::string &fileName, DiagEngine &diags,
-                  const EngineConfig &cfg) {
-  registerBuiltins();
 namespace {
 /// Registers of function `idx` and the functions it calls directly: the largest estimate along
 /// any call chain (a callee's registers come from the same per-thread file, and what the caller
@@ -854,6 +851,9 @@ uint32_t hardwareRegisterEstimate(const std::vector<std::unique_ptr<ir::Function
 }
 } // namespace
 
+int Program::load(std::string_view text, const std::string &fileName, DiagEngine &diags,
+                  const EngineConfig &cfg) {
+  registerBuiltins();
   auto lm = std::make_unique<LoadedModule>();
   lm->fileName = fileName;
   lm->ast = parsePtx(std::string(text), fileName, diags);
@@ -1074,12 +1074,12 @@ uint32_t hardwareRegisterEstimate(const std::vector<std::unique_ptr<ir::Function
     k.staticShared = f.staticShared;
     k.localBytes = f.frameSize;
     k.numRegs = f.numRegs;
+    k.hwRegs = hardwareRegisterEstimate(functions_, idx);
     k.maxThreads = f.maxThreads;
     lm->kernels[k.name] = k;
   }
   modules_.push_back(std::move(lm));
   return id;
-    k.hwRegs = hardwareRegisterEstimate(functions_, idx);
 }
 
 uint32_t Program::functionIndex(const ir::Function *f) const {

@@ -236,6 +236,8 @@ bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string 
   for (const fatbin::Entry &e : entries) {
     if (e.kind != fatbin::EntryKind::Ptx) {
       sassArch = std::max(sassArch, e.arch);
+      if (e.kind == fatbin::EntryKind::Elf && (!sass || e.arch > sass->arch))
+        sass = &e;
       continue;
     }
     auto key = [](const fatbin::Entry &x) {
@@ -244,11 +246,14 @@ bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string 
     if (!best || key(e) > key(*best))
       best = &e;
   }
+  if (sass) {
+    std::map<std::string, uint32_t> regs;
+    if (fatbin::cubinRegisterCounts(sass->data, regs).empty())
+      sassRegs.insert(regs.begin(), regs.end());
+  }
   if (!best) {
     std::ostringstream os;
     os << "the program carries no PTX";
-      if (e.kind == fatbin::EntryKind::Elf && (!sass || e.arch > sass->arch))
-        sass = &e;
     if (sassArch)
       os << " (only SASS for sm_" << sassArch << "); rebuild it with PTX, e.g. nvcc -gencode "
          << "arch=compute_" << sassArch << ",code=compute_" << sassArch;
@@ -257,11 +262,6 @@ bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string 
   }
   ptx = best->data;
   arch = best->arch;
-  if (sass) {
-    std::map<std::string, uint32_t> regs;
-    if (fatbin::cubinRegisterCounts(sass->data, regs).empty())
-      sassRegs.insert(regs.begin(), regs.end());
-  }
   return true;
 }
 } // namespace
@@ -296,6 +296,13 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
                                std::move(ptx)});
     }
     if (!result->units.empty()) {
+      // The wrapper's own fat binary is the device-linked SASS: its counts win.
+      std::string ignored, none;
+      uint32_t a;
+      std::map<std::string, uint32_t> linked;
+      pickPtx(static_cast<const uint8_t *>(w->data), ignored, a, none, linked);
+      for (auto &[k, v] : linked)
+        result->sassRegs[k] = v;
       result->ptx = result->units[0].second;
       result->name = result->units[0].first;
       return result;
@@ -307,13 +314,6 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
     return result;
   }
   result->ptx = std::move(ptx);
-      // The wrapper's own fat binary is the device-linked SASS: its counts win.
-      std::string ignored, none;
-      uint32_t a;
-      std::map<std::string, uint32_t> linked;
-      pickPtx(static_cast<const uint8_t *>(w->data), ignored, a, none, linked);
-      for (auto &[k, v] : linked)
-        result->sassRegs[k] = v;
   result->name = base + ".sm_" + std::to_string(arch) + ".ptx";
   result->units.push_back({result->name, result->ptx});
   return result;
@@ -363,6 +363,9 @@ void Context::loadModule(FatbinModule &fb) {
     fb.modules.push_back(id);
   }
   fb.module = fb.modules.empty() ? -1 : fb.modules[0];
+  for (int id : fb.modules)
+    for (auto &[name, regs] : fb.sassRegs)
+      engine().setHardwareRegisters(name, id, regs);
   bindSymbols(fb);
 }
 
@@ -374,9 +377,6 @@ const std::vector<int> &Context::overrideModules() {
   if (!path || !*path)
     return overrideIds_;
   std::vector<std::string> files;
-  for (int id : fb.modules)
-    for (auto &[name, regs] : fb.sassRegs)
-      engine().setHardwareRegisters(name, id, regs);
   if (DIR *d = opendir(path)) {
     while (dirent *e = readdir(d)) {
       std::string n = e->d_name;
@@ -501,6 +501,10 @@ int Context::maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShare
     return 0;
   int warps = (blockSize + 31) / 32;
   int blocks = std::min(32, 64 / warps);
+  if (k.kernel && k.kernel->hwRegs) {
+    int perWarp = (int(k.kernel->hwRegs) * 32 + 255) / 256 * 256;
+    blocks = std::min(blocks, 65536 / (perWarp * warps));
+  }
   size_t shared = (k.kernel ? k.kernel->staticShared : 0) + dynShared;
   if (shared)
     blocks = std::min<int>(blocks, int((228 * 1024) / (shared + 1024)));
@@ -512,10 +516,6 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   if (sticky_)
     return sticky_;
   if (!k)
-  if (k.kernel && k.kernel->hwRegs) {
-    int perWarp = (int(k.kernel->hwRegs) * 32 + 255) / 256 * 256;
-    blocks = std::min(blocks, 65536 / (perWarp * warps));
-  }
     return cudaErrorInvalidDeviceFunction;
   if (!k->kernel) {
     cudaError_t e = ensureLoaded();
