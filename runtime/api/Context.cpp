@@ -497,17 +497,28 @@ bool Context::validStream(cudaStream_t s) const {
 int Context::maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShared) {
   // A Hopper-like SM: 2048 threads, 32 CTAs, 64K registers allocated per warp in units of 256,
   // 228 KiB shared (1 KiB reserved per CTA).
+  // In timing mode, the configured GPU's limits instead.
   if (blockSize <= 0)
     return 0;
+  int maxWarps = 64, maxCtas = 32, regsPerSm = 65536, sharedPerSm = 228 * 1024, reserved = 1024;
+  if (timingMode_) {
+    loadTimingConfigOnce();
+    const timing::CoreConfig &c = timingCfg_.core;
+    maxWarps = int(c.maxThreadsPerSm / 32);
+    maxCtas = int(c.maxCtasPerSm);
+    regsPerSm = int(c.registersPerSm);
+    sharedPerSm = int(c.sharedBytesPerSm);
+    reserved = 0;
+  }
   int warps = (blockSize + 31) / 32;
-  int blocks = std::min(32, 64 / warps);
+  int blocks = std::min(maxCtas, maxWarps / warps);
   if (k.kernel && k.kernel->hwRegs) {
-    int perWarp = (int(k.kernel->hwRegs) * 32 + 255) / 256 * 256;
-    blocks = std::min(blocks, 65536 / (perWarp * warps));
+    int perWarp = (int(std::max<uint32_t>(k.kernel->hwRegs, 16)) * 32 + 255) / 256 * 256;
+    blocks = std::min(blocks, regsPerSm / (perWarp * warps));
   }
   size_t shared = (k.kernel ? k.kernel->staticShared : 0) + dynShared;
   if (shared)
-    blocks = std::min<int>(blocks, int((228 * 1024) / (shared + 1024)));
+    blocks = std::min<int>(blocks, int(sharedPerSm / (shared + reserved)));
   return std::max(blocks, 0);
 }
 

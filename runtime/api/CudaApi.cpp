@@ -224,6 +224,9 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
     p.sharedMemPerMultiprocessor = t.core.sharedBytesPerSm;
     p.l2CacheSize = int(uint64_t(t.mem.l2.capacity()) * t.mem.numPartitions);
     p.warpSize = int(t.core.warpSize);
+    p.regsPerBlock = std::min<int>(65536, int(t.core.registersPerSm));
+    // channels x bytes per transfer x 8 bits
+    p.memoryBusWidth = int(t.mem.numPartitions * t.dram.channelsPerPartition * t.dram.busWidthBytes * 8);
   }
 }
 
@@ -243,7 +246,8 @@ int attribute(Context &ctx, cudaDeviceAttr attr) {
   case cudaDevAttrWarpSize: return p.warpSize;
   case cudaDevAttrMaxPitch: return int(p.memPitch);
   case cudaDevAttrMaxRegistersPerBlock: return p.regsPerBlock;
-  case cudaDevAttrClockRate: return kClockKhz;
+  case cudaDevAttrClockRate:
+    return ctx.timingMode() ? int(ctx.timingGpu().config().core.clockMHz * 1000) : kClockKhz;
   case cudaDevAttrTextureAlignment: return int(p.textureAlignment);
   case cudaDevAttrGpuOverlap: return 1;
   case cudaDevAttrMultiProcessorCount: return p.multiProcessorCount;
@@ -253,7 +257,8 @@ int attribute(Context &ctx, cudaDeviceAttr attr) {
   case cudaDevAttrComputeMode: return cudaComputeModeDefault;
   case cudaDevAttrConcurrentKernels: return 1;
   case cudaDevAttrEccEnabled: return 0;
-  case cudaDevAttrMemoryClockRate: return kMemClockKhz;
+  case cudaDevAttrMemoryClockRate:
+    return ctx.timingMode() ? int(ctx.timingGpu().config().dram.clockMHz * 1000) : kMemClockKhz;
   case cudaDevAttrGlobalMemoryBusWidth: return p.memoryBusWidth;
   case cudaDevAttrL2CacheSize: return p.l2CacheSize;
   case cudaDevAttrMaxThreadsPerMultiProcessor: return p.maxThreadsPerMultiProcessor;
