@@ -1,11 +1,13 @@
 #include "ptx/exec/Engine.h"
 
+#include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Exec.h"
 #include "ptx/exec/Program.h"
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -15,6 +17,7 @@ namespace ptxsim::ptx::exec {
 Engine::Engine(EngineConfig cfg) : cfg_(cfg) {
   mem_ = std::make_unique<DeviceMemory>(cfg_.arenaBytes);
   prog_ = std::make_unique<Program>(*mem_);
+  devrt_ = std::make_unique<DeviceRuntime>(*mem_, *prog_, cfg_);
   setHeapBytes(cfg_.heapBytes);
   printfSink_ = [](const std::string &s) {
     std::fwrite(s.data(), 1, s.size(), stdout);
@@ -23,6 +26,10 @@ Engine::Engine(EngineConfig cfg) : cfg_(cfg) {
 }
 
 Engine::~Engine() = default;
+
+void Engine::setPendingLaunchLimit(uint64_t n) { devrt_->pendingLimit = n; }
+uint64_t Engine::pendingLaunchLimit() const { return devrt_->pendingLimit; }
+void Engine::setDeviceRuntimeHooks(DeviceRuntimeHooks h) { devrt_->hooks = std::move(h); }
 
 void Engine::setHostThreads(unsigned n) { cfg_.hostThreads = n; }
 
@@ -120,6 +127,7 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
   for (auto &b : cta.bars)
     b = BarrierState{};
   cta.printf.clear();
+  cta.devrt.reset();
   for (uint32_t wi = 0; wi < g.warpsPerCta; ++wi) {
     Warp &w = cta.warps[wi];
     w.cta = &cta;
@@ -243,7 +251,7 @@ LaunchResult validate(const LaunchParams &p, const EngineConfig &cfg_) {
 
 /// Fills `g` for launch `p`; allocates the parameter buffer. Returns the local bytes per thread.
 uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Program *prog,
-                   DeviceMemory *mem) {
+                   DeviceMemory *mem, DeviceRuntime *devrt) {
   const Kernel &k = *p.kernel;
   uint64_t threads = p.block.count();
   g.prog = prog;
@@ -263,6 +271,9 @@ uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Pro
   g.stackBytes = cfg_.stackBytes;
   static std::atomic<uint64_t> gridIds{1};
   g.gridId = gridIds++;
+  g.depth = p.depth;
+  g.devrt = devrt;
+  devrt->prepareGrid();
   uint32_t wsOff = (k.paramBytes + 15) & ~15u;
   g.paramAddr = mem->allocate(wsOff + 16, AllocKind::Param);
   if (k.paramBytes && p.params)
@@ -286,12 +297,69 @@ LaunchStatus statusOf(FaultKind k) {
 } // namespace
 
 LaunchResult Engine::launch(const LaunchParams &p) {
+  return launchTree(p, [this](const LaunchParams &q) { return launchGrid(q); });
+}
+
+LaunchResult Engine::launchTree(const LaunchParams &p, const GridRunner &runGrid) {
+  devrt_->pending = 0;
+  LaunchResult total = runGrid(p);
+  std::vector<DeviceWork> stack; // depth first: the next to run is at the back
+  auto push = [&](std::vector<DeviceWork> &work) {
+    for (auto it = work.rbegin(); it != work.rend(); ++it)
+      stack.push_back(std::move(*it));
+    work.clear();
+  };
+  if (total.ok())
+    push(total.deviceWork);
+  total.deviceWork.clear();
+  while (!stack.empty()) {
+    DeviceWork w = std::move(stack.back());
+    stack.pop_back();
+    if (w.kind != DeviceWork::Kind::Kernel) {
+      bool copy = w.kind == DeviceWork::Kind::Memcpy;
+      if (!mem_->valid(w.dst, w.bytes) || (copy && !mem_->valid(w.src, w.bytes))) {
+        total.status = LaunchStatus::IllegalAddress;
+        total.message = std::string("device-side ") + (copy ? "cudaMemcpyAsync" : "cudaMemsetAsync") +
+                        " queued by kernel '" + w.launcher + "' reaches freed memory";
+        break;
+      }
+      if (copy)
+        std::memmove(DeviceMemory::host(w.dst), DeviceMemory::host(w.src), w.bytes);
+      else
+        std::memset(DeviceMemory::host(w.dst), int(w.src), w.bytes);
+      continue;
+    }
+    LaunchParams q;
+    q.kernel = w.kernel;
+    q.grid = w.grid;
+    q.block = w.block;
+    q.dynamicShared = w.dynamicShared;
+    q.params = w.params.data();
+    q.depth = w.depth;
+    devrt_->pending = stack.size();
+    LaunchResult r = runGrid(q);
+    total.threadInsts += r.threadInsts;
+    total.warpInsts += r.warpInsts;
+    total.seconds += r.seconds;
+    if (!r.ok()) {
+      total.status = r.status;
+      total.message = r.message + " (a grid launched from the device by kernel '" + w.launcher +
+                      "', nesting depth " + std::to_string(w.depth) + ")";
+      break;
+    }
+    push(r.deviceWork);
+  }
+  devrt_->pending = 0;
+  return total;
+}
+
+LaunchResult Engine::launchGrid(const LaunchParams &p) {
   LaunchResult res = validate(p, cfg_);
   if (!res.ok())
     return res;
   auto t0 = std::chrono::steady_clock::now();
   Grid g;
-  uint32_t localPerThread = setupGrid(g, p, cfg_, prog_.get(), mem_.get());
+  uint32_t localPerThread = setupGrid(g, p, cfg_, prog_.get(), mem_.get(), devrt_.get());
   const Kernel &k = *p.kernel;
   (void)k;
 
@@ -302,6 +370,7 @@ LaunchResult Engine::launch(const LaunchParams &p) {
   std::atomic<uint64_t> ctasDone{0};
   std::mutex mu;
   std::map<uint64_t, std::string> printfOut;
+  std::vector<std::pair<uint64_t, CtaDeviceWork>> deviceWork;
   uint64_t faultCta = ~0ull;
   std::string faultMsg;
   FaultKind faultKind = FaultKind::None;
@@ -313,10 +382,13 @@ LaunchResult Engine::launch(const LaunchParams &p) {
     ctx.mem = mem_.get();
     ctx.grid = &g;
     auto record = [&](Cta &c) {
-      if (!c.printf.empty()) {
+      if (!c.printf.empty() || c.devrt) {
         std::lock_guard<std::mutex> lock(mu);
-        printfOut[c.linearId] = std::move(c.printf);
+        if (!c.printf.empty())
+          printfOut[c.linearId] = std::move(c.printf);
         c.printf.clear();
+        if (c.devrt)
+          deviceWork.emplace_back(c.linearId, takeCtaDeviceWork(c));
       }
     };
     auto onFault = [&](uint64_t cta) {
@@ -406,6 +478,8 @@ LaunchResult Engine::launch(const LaunchParams &p) {
   if (faultKind != FaultKind::None) {
     res.message = faultMsg;
     res.status = statusOf(faultKind);
+  } else if (!deviceWork.empty()) {
+    res.deviceWork = mergeDeviceWork(deviceWork);
   }
   return res;
 }
@@ -418,6 +492,7 @@ struct SteppedGrid::State {
   uint32_t localPerThread = 0;
   std::map<uint64_t, std::unique_ptr<Cta>> ctas;
   std::map<uint64_t, std::string> printfOut;
+  std::vector<std::pair<uint64_t, CtaDeviceWork>> deviceWork;
   std::function<void(const std::string &)> sink;
   bool finished = false;
 };
@@ -450,6 +525,8 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec) {
 void SteppedGrid::retireCta(Cta *cta) {
   if (!cta->printf.empty())
     s_->printfOut[cta->linearId] = std::move(cta->printf);
+  if (cta->devrt)
+    s_->deviceWork.emplace_back(cta->linearId, takeCtaDeviceWork(*cta));
   s_->ctas.erase(cta->linearId);
 }
 LaunchResult SteppedGrid::finish() {
@@ -457,9 +534,12 @@ LaunchResult SteppedGrid::finish() {
   if (s_->finished)
     return r;
   s_->finished = true;
-  for (auto &kv : s_->ctas)
+  for (auto &kv : s_->ctas) {
     if (!kv.second->printf.empty())
       s_->printfOut[kv.first] = std::move(kv.second->printf);
+    if (kv.second->devrt)
+      s_->deviceWork.emplace_back(kv.first, takeCtaDeviceWork(*kv.second));
+  }
   std::string out;
   for (auto &kv : s_->printfOut)
     out += kv.second;
@@ -471,6 +551,8 @@ LaunchResult SteppedGrid::finish() {
   if (s_->ctx.faulted()) {
     r.status = statusOf(s_->ctx.faultKind);
     r.message = s_->ctx.faultMsg;
+  } else if (!s_->deviceWork.empty()) {
+    r.deviceWork = mergeDeviceWork(s_->deviceWork);
   }
   return r;
 }
@@ -482,7 +564,7 @@ std::unique_ptr<SteppedGrid> Engine::beginGrid(const LaunchParams &p, LaunchResu
   std::unique_ptr<SteppedGrid> sg(new SteppedGrid());
   sg->s_ = std::make_unique<SteppedGrid::State>();
   auto &st = *sg->s_;
-  st.localPerThread = setupGrid(st.g, p, cfg_, prog_.get(), mem_.get());
+  st.localPerThread = setupGrid(st.g, p, cfg_, prog_.get(), mem_.get(), devrt_.get());
   st.ctx.prog = prog_.get();
   st.ctx.mem = mem_.get();
   st.ctx.grid = &st.g;

@@ -9,7 +9,9 @@
 // itself races). A fault (bad address, misaligned access, trap, unsupported instruction) stops
 // the kernel and comes back as a LaunchResult with a message naming the kernel, CTA, thread,
 // PC and source line; the engine stays usable. For cycle-level models, beginGrid()/stepWarp()
-// expose the same executor one warp instruction at a time.
+// expose the same executor one warp instruction at a time. Grids a kernel launches from the
+// device (dynamic parallelism, ptx/exec/DeviceRuntime.h) run after it, inside launch() or
+// launchTree(), before either returns.
 
 #include "base/Diagnostics.h"
 #include "ptx/exec/Memory.h"
@@ -75,6 +77,29 @@ struct LaunchParams {
   uint32_t dynamicShared = 0;
   const void *params = nullptr; ///< packed parameter buffer, `kernel->paramBytes` bytes
   bool cooperative = false;     ///< all CTAs resident at once (grid.sync)
+  uint32_t depth = 0;           ///< nesting depth: 0 from the host, parent's + 1 from the device
+};
+
+/// Work a grid queued from the device (CUDA dynamic parallelism, ptx/exec/DeviceRuntime.h): a
+/// child kernel launch, or an asynchronous device-side copy or memset. It runs after the grid.
+struct DeviceWork {
+  enum class Kind : uint8_t { Kernel, Memcpy, Memset };
+  Kind kind = Kind::Kernel;
+  const Kernel *kernel = nullptr;
+  Dim3 grid, block;
+  uint32_t dynamicShared = 0;
+  std::vector<uint8_t> params;  ///< the packed parameter buffer
+  uint32_t depth = 0;           ///< the child grid's nesting depth
+  uint64_t dst = 0, src = 0, bytes = 0; ///< copies; a memset's byte value is `src`
+  std::string launcher;         ///< kernel that queued it (for messages)
+};
+
+/// What the device runtime asks its embedder (the CUDA runtime answers with its own tables).
+struct DeviceRuntimeHooks {
+  /// cudaGetErrorString (name: cudaGetErrorName) of `code`.
+  std::function<const char *(int32_t code, bool name)> errorText;
+  /// cudaDeviceGetAttribute: false for an unknown attribute.
+  std::function<bool(int32_t attr, int32_t &value)> attribute;
 };
 
 enum class LaunchStatus : uint8_t {
@@ -87,10 +112,14 @@ struct LaunchResult {
   uint64_t threadInsts = 0;   ///< thread instructions executed (active lanes per warp instruction)
   uint64_t warpInsts = 0;
   double seconds = 0;         ///< host wall time of the launch
+  /// launchGrid() and SteppedGrid::finish(): what the grid launched from the device, in the
+  /// order it runs (launchTree() runs it).
+  std::vector<DeviceWork> deviceWork;
   bool ok() const { return status == LaunchStatus::Ok; }
 };
 
 class Program;
+class DeviceRuntime;
 struct Grid;
 struct Cta;
 struct Warp;
@@ -153,8 +182,19 @@ public:
 
   DeviceMemory &memory() { return *mem_; }
 
-  /// Runs a kernel to completion.
+  /// Runs a kernel to completion, with every grid it launches from the device.
   LaunchResult launch(const LaunchParams &p);
+  /// Runs one grid; what it launched from the device comes back in `deviceWork`.
+  LaunchResult launchGrid(const LaunchParams &p);
+  /// Runs `p` through `runGrid` (launchGrid, or a timing model's run), then what it launched
+  /// from the device, depth first, each grid through `runGrid` and each copy here. Stops at the
+  /// first failure. The result sums the instruction counts and times of every grid.
+  using GridRunner = std::function<LaunchResult(const LaunchParams &)>;
+  LaunchResult launchTree(const LaunchParams &p, const GridRunner &runGrid);
+  /// cudaLimitDevRuntimePendingLaunchCount.
+  void setPendingLaunchLimit(uint64_t n);
+  uint64_t pendingLaunchLimit() const;
+  void setDeviceRuntimeHooks(DeviceRuntimeHooks h);
   /// Starts a launch driven one warp instruction at a time; null with `err` set when the
   /// configuration is invalid.
   std::unique_ptr<SteppedGrid> beginGrid(const LaunchParams &p, LaunchResult &err);
@@ -174,6 +214,7 @@ private:
   EngineConfig cfg_;
   std::unique_ptr<DeviceMemory> mem_;
   std::unique_ptr<Program> prog_;
+  std::unique_ptr<DeviceRuntime> devrt_;
   std::function<void(const std::string &)> printfSink_;
   ProgressFn progress_;
   uint64_t heapAddr_ = 0;

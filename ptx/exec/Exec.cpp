@@ -1,6 +1,7 @@
 #include "ptx/exec/Exec.h"
 
 #include "ptx/exec/DevicePrintf.h"
+#include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Program.h"
 #include "ptx/sema/OpcodeTable.h"
 
@@ -955,11 +956,28 @@ bool builtinCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, const ir::Function &
     return false;
   }
   default:
+    if (callee.builtin >= (uint32_t)Builtin::DeviceRuntimeFirst)
+      return deviceRuntimeCall(ctx, w, in, callee.builtin, site, m);
     ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(m),
               "call to undefined external function '" + callee.name + "'");
     return false;
   }
 }
 } // namespace
+
+uint64_t builtinArg(Warp &w, const ir::ArgCopy &a, unsigned lane) { return argValue(w, a, lane); }
+
+void builtinArgBytes(Warp &w, const ir::ArgCopy &a, unsigned lane, void *out, size_t n) {
+  if (a.cst || a.fromReg) {
+    uint64_t v = argValue(w, a, lane);
+    std::memcpy(out, &v, std::min<size_t>(n, 8));
+    return;
+  }
+  std::memcpy(out, localLane(w, lane, w.frameBase + a.callerOff), std::min<size_t>(n, a.size));
+}
+
+void builtinReturn(Warp &w, const ir::CallSite &site, unsigned lane, uint64_t v) {
+  setRet(w, site, lane, v);
+}
 
 } // namespace ptxsim::ptx::exec

@@ -1,5 +1,6 @@
 #include "ptx/exec/Lower.h"
 
+#include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Exec.h"
 #include "ptx/ir/Cfg.h"
 #include "ptx/ir/RegPressure.h"
@@ -814,6 +815,8 @@ Builtin builtinFor(std::string_view name) {
     return Builtin::Free;
   if (name == "__assertfail" || name == "__assert_fail")
     return Builtin::AssertFail;
+  if (uint32_t id = deviceRuntimeBuiltin(name))
+    return Builtin(id);
   return Builtin::Unresolved;
 }
 } // namespace
@@ -905,6 +908,8 @@ int Program::load(std::string_view text, const std::string &fileName, DiagEngine
         fn.name = std::string(f.name);
         fn.hasBody = false;
         fn.builtin = (uint32_t)builtinFor(f.name);
+        if (fn.builtin >= (uint32_t)Builtin::DeviceRuntimeFirst)
+          usesDeviceRuntime = true;
         // a later module may define it (separate compilation, -rdc=true)
         if (fn.builtin == (uint32_t)Builtin::Unresolved)
           pendingFunctions_[fn.name] = s.index;

@@ -27,8 +27,11 @@ namespace ptxsim::ptx::exec {
 
 constexpr uint64_t kCodeBase = 0x00c0de0000000000ull;
 
-/// Runtime services a call to an undefined external function may bind to.
-enum class Builtin : uint32_t { None, Vprintf, Malloc, Free, AssertFail, Unresolved };
+/// Runtime services a call to an undefined external function may bind to. Ids from
+/// DeviceRuntimeFirst on are device-runtime functions (ptx/exec/DeviceRuntime.h).
+enum class Builtin : uint32_t {
+  None, Vprintf, Malloc, Free, AssertFail, Unresolved, DeviceRuntimeFirst = 64
+};
 
 struct LoadedModule {
   std::unique_ptr<ptx::Module> ast;
@@ -69,6 +72,8 @@ public:
   /// `.extern` names no module has defined yet: a later module's definition takes them over.
   std::unordered_map<std::string, uint32_t> pendingFunctions_;
   std::unordered_map<std::string, GlobalSymbol> pendingGlobals_;
+  /// Some module calls the device runtime (dynamic parallelism).
+  bool usesDeviceRuntime = false;
 
 private:
   DeviceMemory &mem_;

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@
 namespace ptxsim::ptx::exec {
 
 class Program;
+class DeviceRuntime;
+struct DeviceRuntimeCta;
+struct DeviceRuntimeCtaDeleter {
+  void operator()(DeviceRuntimeCta *p) const; ///< DeviceRuntime.cpp
+};
 struct Grid;
 struct Cta;
 
@@ -84,6 +90,8 @@ struct Cta {
   uint32_t liveThreads = 0;
   BarrierState bars[16];
   std::string printf;            ///< device printf output of this CTA, in execution order
+  /// Device-runtime state (dynamic parallelism), created by the CTA's first call.
+  std::unique_ptr<DeviceRuntimeCta, DeviceRuntimeCtaDeleter> devrt;
 };
 
 struct Grid {
@@ -101,6 +109,8 @@ struct Grid {
   uint32_t numSms = 1;
   uint64_t stackBytes = 1024;
   uint64_t gridId = 1;
+  uint32_t depth = 0;            ///< nesting depth of device launches (0: from the host)
+  DeviceRuntime *devrt = nullptr;
   std::atomic<bool> stop{false}; ///< set by the first fault; other CTAs stop early
 };
 
