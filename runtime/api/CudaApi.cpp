@@ -845,6 +845,11 @@ PTXSIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsign
   PTXSIM_LOCK_CHECKED;
   if (!ctx.validStream(s) || !ctx.events.count(event(e)))
     return ret(cudaErrorInvalidResourceHandle);
+  if (flags & ~unsigned(cudaEventWaitExternal))
+    return ret(cudaErrorInvalidValue);
+  if (flags & cudaEventWaitExternal)
+    if (auto captured = captureEventNode(s, e, false)) // an event wait node (Graphs.cpp)
+      return ret(*captured);
   if (auto captured = captureStreamWaitEvent(s, e)) // stream capture fork/join (Graphs.cpp)
     return ret(*captured);
   return cudaSuccess;
@@ -919,7 +924,16 @@ PTXSIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   return cudaSuccess;
 }
 
-PTXSIM_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int) {
+PTXSIM_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int flags) {
+  if (flags & ~unsigned(cudaEventRecordExternal))
+    return ret(cudaErrorInvalidValue);
+  if (flags & cudaEventRecordExternal) {
+    PTXSIM_LOCK_CHECKED;
+    if (!ctx.events.count(event(e)) || !ctx.validStream(s))
+      return ret(cudaErrorInvalidResourceHandle);
+    if (auto captured = captureEventNode(s, e, true)) // an event record node (Graphs.cpp)
+      return ret(*captured);
+  }
   return cudaEventRecord(e, s);
 }
 

@@ -20,7 +20,7 @@ using namespace ptxsim::runtime;
 
 namespace {
 
-enum class NodeKind { Kernel, Memcpy, Memset, Host, Empty, Child };
+enum class NodeKind { Kernel, Memcpy, Memset, Host, Empty, Child, EventRecord, EventWait };
 
 struct GraphObj;
 
@@ -47,6 +47,12 @@ struct NodeObj {
   cudaHostNodeParams host{};
   // child graph (owned copy)
   std::unique_ptr<GraphObj> child;
+  // event record / wait
+  cudaEvent_t event = nullptr;
+  // exec graphs only: cudaGraphNodeSetEnabled (kernel, memcpy and memset nodes)
+  bool enabled = true;
+  // cudaGraphClone copies: the node this one was cloned from (cudaGraphNodeFindInClone)
+  const NodeObj *clonedFrom = nullptr;
 };
 
 struct GraphObj {
@@ -55,6 +61,7 @@ struct GraphObj {
 
 struct ExecObj {
   std::unique_ptr<GraphObj> g;
+  unsigned long long flags = 0; ///< cudaGraphInstantiateWithFlags
   std::unordered_map<const NodeObj *, NodeObj *> fromOrig; ///< source-graph node -> exec node
 };
 
@@ -155,6 +162,7 @@ void copyParams(NodeObj &to, const NodeObj &from) {
   to.copyKind = from.copyKind;
   to.memset = from.memset;
   to.host = from.host;
+  to.event = from.event;
   to.child.reset();
   if (from.child) {
     to.child = cloneGraph(*from.child, nullptr);
@@ -171,6 +179,7 @@ std::unique_ptr<GraphObj> cloneGraph(const GraphObj &src,
     auto c = std::make_unique<NodeObj>();
     c->graph = g.get();
     copyParams(*c, *n);
+    c->clonedFrom = n.get();
     local[n.get()] = c.get();
     g_nodes.insert(c.get());
     g->nodes.push_back(std::move(c));
@@ -298,6 +307,42 @@ void set1D(NodeObj &n, void *dst, const void *src, size_t count, cudaMemcpyKind 
   n.copyKind = kind;
 }
 
+/// Memcpy node parameters from a cudaMemcpy3DParms (pointers only, no CUDA arrays).
+cudaError_t setMemcpy3D(NodeObj &n, const cudaMemcpy3DParms *p) {
+  if (!p)
+    return cudaErrorInvalidValue;
+  if (p->srcArray || p->dstArray) {
+    std::fprintf(stderr, "ptxsim: graph memcpy nodes with CUDA arrays are not supported\n");
+    return cudaErrorNotSupported;
+  }
+  const cudaExtent &x = p->extent;
+  if (!p->dstPtr.ptr || !p->srcPtr.ptr || !x.width || !x.height || !x.depth ||
+      unsigned(p->kind) > cudaMemcpyDefault)
+    return cudaErrorInvalidValue;
+  size_t dpitch = p->dstPtr.pitch ? p->dstPtr.pitch : x.width;
+  size_t spitch = p->srcPtr.pitch ? p->srcPtr.pitch : x.width;
+  if (x.width + p->dstPos.x > dpitch || x.width + p->srcPos.x > spitch)
+    return cudaErrorInvalidPitchValue;
+  size_t dys = p->dstPtr.ysize ? p->dstPtr.ysize : x.height;
+  size_t sys = p->srcPtr.ysize ? p->srcPtr.ysize : x.height;
+  n.kind = NodeKind::Memcpy;
+  n.dst = static_cast<char *>(p->dstPtr.ptr) + (p->dstPos.z * dys + p->dstPos.y) * dpitch +
+          p->dstPos.x;
+  n.src = static_cast<const char *>(p->srcPtr.ptr) + (p->srcPos.z * sys + p->srcPos.y) * spitch +
+          p->srcPos.x;
+  n.dpitch = dpitch;
+  n.spitch = spitch;
+  n.width = x.width;
+  n.height = x.height;
+  n.depth = x.depth;
+  n.dslice = dys * dpitch;
+  n.sslice = sys * spitch;
+  n.copyKind = p->kind;
+  if (n.height == 1 && n.depth == 1)
+    n.dpitch = n.spitch = n.width;
+  return cudaSuccess;
+}
+
 cudaError_t checkMemset(const cudaMemsetParams &p) {
   if (!p.dst || (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4))
     return cudaErrorInvalidValue;
@@ -311,9 +356,15 @@ cudaError_t checkMemset(const cudaMemsetParams &p) {
 cudaError_t runGraph(const GraphObj &g, cudaStream_t s);
 
 cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
+  if (!n.enabled)
+    return cudaSuccess; // a disabled node acts as an empty node
   switch (n.kind) {
   case NodeKind::Empty:
     return cudaSuccess;
+  case NodeKind::EventRecord:
+    return cudaEventRecord(n.event, s);
+  case NodeKind::EventWait:
+    return cudaStreamWaitEvent(s, n.event, 0);
   case NodeKind::Host:
     n.host.fn(n.host.userData);
     return cudaSuccess;
@@ -612,6 +663,14 @@ std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e)
   return cudaSuccess;
 }
 
+std::optional<cudaError_t> captureEventNode(cudaStream_t s, cudaEvent_t e, bool record) {
+  return captureWith(s, [&](NodeObj &node) {
+    node.kind = record ? NodeKind::EventRecord : NodeKind::EventWait;
+    node.event = e;
+    return cudaSuccess;
+  });
+}
+
 void captureEventDestroyed(cudaEvent_t e) { g_capturedEvents.erase(e); }
 
 void captureReset() {
@@ -747,40 +806,11 @@ PTXSIM_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaG
                                               const cudaMemcpy3DParms *p) {
   PTXSIM_LOCK;
   cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
-  if (!e && !p)
-    e = cudaErrorInvalidValue;
   if (e)
     return ret(e);
-  if (p->srcArray || p->dstArray) {
-    std::fprintf(stderr, "ptxsim: graph memcpy nodes with CUDA arrays are not supported\n");
-    return ret(cudaErrorNotSupported);
-  }
-  const cudaExtent &x = p->extent;
-  if (!p->dstPtr.ptr || !p->srcPtr.ptr || !x.width || !x.height || !x.depth ||
-      unsigned(p->kind) > cudaMemcpyDefault)
-    return ret(cudaErrorInvalidValue);
-  size_t dpitch = p->dstPtr.pitch ? p->dstPtr.pitch : x.width;
-  size_t spitch = p->srcPtr.pitch ? p->srcPtr.pitch : x.width;
-  if (x.width + p->dstPos.x > dpitch || x.width + p->srcPos.x > spitch)
-    return ret(cudaErrorInvalidPitchValue);
-  size_t dys = p->dstPtr.ysize ? p->dstPtr.ysize : x.height;
-  size_t sys = p->srcPtr.ysize ? p->srcPtr.ysize : x.height;
   auto n = std::make_unique<NodeObj>();
-  n->kind = NodeKind::Memcpy;
-  n->dst = static_cast<char *>(p->dstPtr.ptr) + (p->dstPos.z * dys + p->dstPos.y) * dpitch +
-           p->dstPos.x;
-  n->src = static_cast<const char *>(p->srcPtr.ptr) +
-           (p->srcPos.z * sys + p->srcPos.y) * spitch + p->srcPos.x;
-  n->dpitch = dpitch;
-  n->spitch = spitch;
-  n->width = x.width;
-  n->height = x.height;
-  n->depth = x.depth;
-  n->dslice = dys * dpitch;
-  n->sslice = sys * spitch;
-  n->copyKind = p->kind;
-  if (n->height == 1 && n->depth == 1)
-    n->dpitch = n->spitch = n->width;
+  if ((e = setMemcpy3D(*n, p)))
+    return ret(e);
   *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
   return cudaSuccess;
 }
@@ -1028,6 +1058,8 @@ PTXSIM_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeT
   case NodeKind::Host: *pType = cudaGraphNodeTypeHost; break;
   case NodeKind::Child: *pType = cudaGraphNodeTypeGraph; break;
   case NodeKind::Empty: *pType = cudaGraphNodeTypeEmpty; break;
+  case NodeKind::EventRecord: *pType = cudaGraphNodeTypeEventRecord; break;
+  case NodeKind::EventWait: *pType = cudaGraphNodeTypeWaitEvent; break;
   }
   return cudaSuccess;
 }
@@ -1065,6 +1097,7 @@ PTXSIM_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec
     return ret(cudaErrorInvalidValue);
   auto *x = new ExecObj;
   x->g = cloneGraph(*graphOf(graph), &x->fromOrig);
+  x->flags = flags;
   g_execs.insert(x);
   *pGraphExec = reinterpret_cast<cudaGraphExec_t>(x);
   return cudaSuccess;
@@ -1182,25 +1215,14 @@ PTXSIM_API cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraph
   return cudaSuccess;
 }
 
-PTXSIM_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
-                                           cudaGraphExecUpdateResultInfo *resultInfo) {
-  PTXSIM_LOCK;
-  if (!hGraphExec || !g_execs.count(execOf(hGraphExec)) || !validGraph(hGraph))
-    return ret(cudaErrorInvalidValue);
-  ExecObj *x = execOf(hGraphExec);
-  GraphObj &src = *graphOf(hGraph);
-  GraphObj &dst = *x->g;
-  auto fail = [&](cudaGraphExecUpdateResult why, NodeObj *node) {
-    if (resultInfo) {
-      resultInfo->result = why;
-      resultInfo->errorNode = handle(node);
-      resultInfo->errorFromNode = nullptr;
-    }
-    return ret(cudaErrorGraphExecUpdateFailure);
-  };
+/// Whether `src` has the topology of `dst` (node i of each: same kind, same dependencies by
+/// index, child graphs of the same size); on a mismatch, why and the offending node of `src`.
+static bool sameTopology(const GraphObj &src, const GraphObj &dst, cudaGraphExecUpdateResult &why,
+                         NodeObj *&bad) {
+  bad = nullptr;
+  why = cudaGraphExecUpdateErrorTopologyChanged;
   if (src.nodes.size() != dst.nodes.size())
-    return fail(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
-  // same topology: node i of each graph has the same kind and the same dependencies (by index)
+    return false;
   std::unordered_map<const NodeObj *, size_t> si, di;
   for (size_t i = 0; i < src.nodes.size(); ++i) {
     si[src.nodes[i].get()] = i;
@@ -1208,31 +1230,305 @@ PTXSIM_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph
   }
   for (size_t i = 0; i < src.nodes.size(); ++i) {
     NodeObj &a = *src.nodes[i], &b = *dst.nodes[i];
-    if (a.kind != b.kind)
-      return fail(cudaGraphExecUpdateErrorNodeTypeChanged, &a);
+    bad = &a;
+    if (a.kind != b.kind) {
+      why = cudaGraphExecUpdateErrorNodeTypeChanged;
+      return false;
+    }
     if (a.deps.size() != b.deps.size())
-      return fail(cudaGraphExecUpdateErrorTopologyChanged, &a);
+      return false;
     for (size_t j = 0; j < a.deps.size(); ++j)
       if (si.at(a.deps[j]) != di.at(b.deps[j]))
-        return fail(cudaGraphExecUpdateErrorTopologyChanged, &a);
+        return false;
     if (a.kind == NodeKind::Child) {
-      if (a.child->nodes.size() != b.child->nodes.size())
-        return fail(cudaGraphExecUpdateErrorTopologyChanged, &a);
+      NodeObj *inner;
+      if (!sameTopology(*a.child, *b.child, why, inner))
+        return false;
     }
   }
+  bad = nullptr;
+  return true;
+}
+
+/// Copies the parameters of every node of `src` into the same-topology exec graph `dst`,
+/// keeping each exec node's enabled state.
+static void updateParams(GraphObj &dst, const GraphObj &src,
+                         std::unordered_map<const NodeObj *, NodeObj *> *fromOrig) {
   for (size_t i = 0; i < src.nodes.size(); ++i) {
     NodeObj &b = *dst.nodes[i];
     if (b.child)
       forgetNodes(*b.child);
     copyParams(b, *src.nodes[i]);
-    x->fromOrig[src.nodes[i].get()] = &b;
+    if (fromOrig)
+      (*fromOrig)[src.nodes[i].get()] = &b;
   }
+}
+
+PTXSIM_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                           cudaGraphExecUpdateResultInfo *resultInfo) {
+  PTXSIM_LOCK;
+  if (!hGraphExec || !g_execs.count(execOf(hGraphExec)) || !validGraph(hGraph))
+    return ret(cudaErrorInvalidValue);
+  ExecObj *x = execOf(hGraphExec);
+  cudaGraphExecUpdateResult why;
+  NodeObj *bad;
+  if (!sameTopology(*graphOf(hGraph), *x->g, why, bad)) {
+    if (resultInfo) {
+      resultInfo->result = why;
+      resultInfo->errorNode = bad ? handle(bad) : nullptr;
+      resultInfo->errorFromNode = nullptr;
+    }
+    return ret(cudaErrorGraphExecUpdateFailure);
+  }
+  updateParams(*x->g, *graphOf(hGraph), &x->fromOrig);
   if (resultInfo) {
     resultInfo->result = cudaGraphExecUpdateSuccess;
     resultInfo->errorNode = nullptr;
     resultInfo->errorFromNode = nullptr;
   }
   return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                            cudaGraphNode_t node,
+                                                            cudaGraph_t childGraph) {
+  PTXSIM_LOCK;
+  NodeObj *n = execNode(hGraphExec, node, NodeKind::Child);
+  if (!n || !validGraph(childGraph))
+    return ret(cudaErrorInvalidValue);
+  cudaGraphExecUpdateResult why;
+  NodeObj *bad;
+  if (!sameTopology(*graphOf(childGraph), *n->child, why, bad))
+    return ret(cudaErrorInvalidValue); // the topology of a child node cannot change
+  updateParams(*n->child, *graphOf(childGraph), nullptr);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags) {
+  PTXSIM_LOCK;
+  if (!flags || !graphExec || !g_execs.count(execOf(graphExec)))
+    return ret(cudaErrorInvalidValue);
+  *flags = execOf(graphExec)->flags;
+  return cudaSuccess;
+}
+
+/// The exec copy of `node` (any kind), or null (under the lock).
+static NodeObj *execNodeAny(cudaGraphExec_t hGraphExec, cudaGraphNode_t node) {
+  if (!hGraphExec || !g_execs.count(execOf(hGraphExec)) || !validNode(node))
+    return nullptr;
+  auto &m = execOf(hGraphExec)->fromOrig;
+  auto it = m.find(nodeOf(node));
+  return it == m.end() ? nullptr : it->second;
+}
+
+PTXSIM_API cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                               unsigned int isEnabled) {
+  PTXSIM_LOCK;
+  NodeObj *n = execNodeAny(hGraphExec, hNode);
+  if (!n || (n->kind != NodeKind::Kernel && n->kind != NodeKind::Memcpy &&
+             n->kind != NodeKind::Memset))
+    return ret(cudaErrorInvalidValue);
+  n->enabled = isEnabled != 0;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                               unsigned int *isEnabled) {
+  PTXSIM_LOCK;
+  NodeObj *n = execNodeAny(hGraphExec, hNode);
+  if (!n || !isEnabled || (n->kind != NodeKind::Kernel && n->kind != NodeKind::Memcpy &&
+                           n->kind != NodeKind::Memset))
+    return ret(cudaErrorInvalidValue);
+  *isEnabled = n->enabled ? 1 : 0;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node,
+                                                    cudaMemcpy3DParms *pNodeParams) {
+  PTXSIM_LOCK;
+  if (!pNodeParams || !validNode(node) || nodeOf(node)->kind != NodeKind::Memcpy)
+    return ret(cudaErrorInvalidValue);
+  const NodeObj &n = *nodeOf(node);
+  cudaMemcpy3DParms p{};
+  p.dstPtr = {n.dst, n.dpitch, n.width, n.dslice && n.dpitch ? n.dslice / n.dpitch : n.height};
+  p.srcPtr = {const_cast<char *>(n.src), n.spitch, n.width,
+              n.sslice && n.spitch ? n.sslice / n.spitch : n.height};
+  p.extent = {n.width, n.height, n.depth};
+  p.kind = n.copyKind;
+  *pNodeParams = p;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
+                                                    const cudaMemcpy3DParms *pNodeParams) {
+  PTXSIM_LOCK;
+  if (!validNode(node) || nodeOf(node)->kind != NodeKind::Memcpy)
+    return ret(cudaErrorInvalidValue);
+  NodeObj tmp;
+  if (cudaError_t e = setMemcpy3D(tmp, pNodeParams))
+    return ret(e);
+  copyParams(*nodeOf(node), tmp);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                        cudaGraphNode_t node,
+                                                        const cudaMemcpy3DParms *pNodeParams) {
+  PTXSIM_LOCK;
+  NodeObj *n = execNode(hGraphExec, node, NodeKind::Memcpy);
+  if (!n)
+    return ret(cudaErrorInvalidValue);
+  NodeObj tmp;
+  if (cudaError_t e = setMemcpy3D(tmp, pNodeParams))
+    return ret(e);
+  copyParams(*n, tmp);
+  return cudaSuccess;
+}
+
+// --- event record / wait nodes ----------------------------------------------------------------
+
+static cudaError_t addEventNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                const cudaGraphNode_t *deps, size_t num, cudaEvent_t event,
+                                NodeKind kind) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, deps, num);
+  if (!e && !event)
+    e = cudaErrorInvalidValue;
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  n->kind = kind;
+  n->event = event;
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), deps, num));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                   const cudaGraphNode_t *pDependencies,
+                                                   size_t numDependencies, cudaEvent_t event) {
+  return addEventNode(pGraphNode, graph, pDependencies, numDependencies, event,
+                      NodeKind::EventRecord);
+}
+
+PTXSIM_API cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *pDependencies,
+                                                 size_t numDependencies, cudaEvent_t event) {
+  return addEventNode(pGraphNode, graph, pDependencies, numDependencies, event,
+                      NodeKind::EventWait);
+}
+
+static cudaError_t getEvent(cudaGraphNode_t node, cudaEvent_t *out, NodeKind kind) {
+  PTXSIM_LOCK;
+  if (!out || !validNode(node) || nodeOf(node)->kind != kind)
+    return ret(cudaErrorInvalidValue);
+  *out = nodeOf(node)->event;
+  return cudaSuccess;
+}
+
+static cudaError_t setEvent(cudaGraphNode_t node, cudaEvent_t event, NodeKind kind) {
+  PTXSIM_LOCK;
+  if (!event || !validNode(node) || nodeOf(node)->kind != kind)
+    return ret(cudaErrorInvalidValue);
+  nodeOf(node)->event = event;
+  return cudaSuccess;
+}
+
+static cudaError_t setExecEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                cudaEvent_t event, NodeKind kind) {
+  PTXSIM_LOCK;
+  NodeObj *n = execNode(hGraphExec, node, kind);
+  if (!n || !event)
+    return ret(cudaErrorInvalidValue);
+  n->event = event;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *out) {
+  return getEvent(node, out, NodeKind::EventRecord);
+}
+PTXSIM_API cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  return setEvent(node, event, NodeKind::EventRecord);
+}
+PTXSIM_API cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *out) {
+  return getEvent(node, out, NodeKind::EventWait);
+}
+PTXSIM_API cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+  return setEvent(node, event, NodeKind::EventWait);
+}
+PTXSIM_API cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec,
+                                                            cudaGraphNode_t hNode,
+                                                            cudaEvent_t event) {
+  return setExecEvent(hGraphExec, hNode, event, NodeKind::EventRecord);
+}
+PTXSIM_API cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec,
+                                                          cudaGraphNode_t hNode,
+                                                          cudaEvent_t event) {
+  return setExecEvent(hGraphExec, hNode, event, NodeKind::EventWait);
+}
+
+// --- edges and clones --------------------------------------------------------------------------
+
+PTXSIM_API cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from,
+                                         cudaGraphNode_t *to, cudaGraphEdgeData *edgeData,
+                                         size_t *numEdges) {
+  PTXSIM_LOCK;
+  if (!numEdges || !validGraph(graph) || (!from != !to) || (edgeData && !from))
+    return ret(cudaErrorInvalidValue);
+  std::vector<std::pair<NodeObj *, NodeObj *>> edges; // by dependent node, then dependency order
+  for (auto &n : graphOf(graph)->nodes)
+    for (NodeObj *d : n->deps)
+      edges.emplace_back(d, n.get());
+  if (!from) {
+    *numEdges = edges.size();
+    return cudaSuccess;
+  }
+  size_t k = std::min(*numEdges, edges.size());
+  for (size_t i = 0; i < *numEdges; ++i) {
+    from[i] = i < k ? handle(edges[i].first) : nullptr;
+    to[i] = i < k ? handle(edges[i].second) : nullptr;
+    if (edgeData)
+      edgeData[i] = cudaGraphEdgeData{};
+  }
+  *numEdges = k;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                                   const cudaGraphNode_t *to,
+                                                   const cudaGraphEdgeData *edgeData,
+                                                   size_t numDependencies) {
+  PTXSIM_LOCK;
+  if (!validGraph(graph) || (numDependencies && (!from || !to)))
+    return ret(cudaErrorInvalidValue);
+  GraphObj *g = graphOf(graph);
+  for (size_t i = 0; i < numDependencies; ++i) {
+    if (!validNode(from[i]) || !validNode(to[i]) || nodeOf(from[i])->graph != g ||
+        nodeOf(to[i])->graph != g)
+      return ret(cudaErrorInvalidValue);
+    auto &d = nodeOf(to[i])->deps;
+    if (std::find(d.begin(), d.end(), nodeOf(from[i])) == d.end())
+      return ret(cudaErrorInvalidValue); // no such edge
+    if (edgeData && (edgeData[i].type != cudaGraphDependencyTypeDefault || edgeData[i].from_port))
+      return ret(cudaErrorInvalidValue);
+  }
+  for (size_t i = 0; i < numDependencies; ++i) {
+    auto &d = nodeOf(to[i])->deps;
+    d.erase(std::find(d.begin(), d.end(), nodeOf(from[i])));
+  }
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode,
+                                                cudaGraph_t clonedGraph) {
+  PTXSIM_LOCK;
+  if (!pNode || !validNode(originalNode) || !validGraph(clonedGraph))
+    return ret(cudaErrorInvalidValue);
+  for (auto &n : graphOf(clonedGraph)->nodes)
+    if (n->clonedFrom == nodeOf(originalNode)) {
+      *pNode = handle(n.get());
+      return cudaSuccess;
+    }
+  return ret(cudaErrorInvalidValue);
 }
 
 // --- stream capture ---------------------------------------------------------------------------

@@ -38,6 +38,9 @@ std::optional<cudaError_t> captureEventRecord(cudaEvent_t e, cudaStream_t s);
 /// cudaStreamWaitEvent on an event recorded during capture: the stream joins that capture
 /// (fork), or a capturing stream gains the event's capture point as a dependency (join).
 std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e);
+/// cudaEventRecordWithFlags(cudaEventRecordExternal) / cudaStreamWaitEvent(cudaEventWaitExternal)
+/// on a capturing stream: an event record (`record`) or event wait node.
+std::optional<cudaError_t> captureEventNode(cudaStream_t s, cudaEvent_t e, bool record);
 /// cudaStreamDestroy: a capturing stream leaves its capture (which is invalidated).
 void captureStreamDestroyed(cudaStream_t s);
 /// cudaEventDestroy: forgets the event's capture point.
