@@ -82,8 +82,13 @@ bool floatResult(const TexDesc &d) {
   return d.format == TexFormat::Float || (d.readNormalizedFloat && d.bits < 32);
 }
 
+/// Address of the texel the current lane read last: tex and tld4 report it to timing models
+/// as the lane's memory address (one texel of the filter footprint stands for it).
+thread_local uint64_t tlLastTexel = 0;
+
 /// Reads the texel at `p` as floats (float results) or raw integers.
 void readTexel(const TexDesc &d, const uint8_t *p, Texel &t) {
+  tlLastTexel = reinterpret_cast<uint64_t>(p);
   unsigned cb = d.bits / 8;
   bool fl = floatResult(d);
   for (unsigned c = 0; c < 4; ++c) {
@@ -376,7 +381,7 @@ float gradLod(const TexDesc &d, unsigned g, const float *c, const float *dx, con
   return rho2 > 0 ? (float)(0.5 * std::log2(rho2)) : -1e30f;
 }
 
-/// Destination kinds of tex/tld4 (in.width).
+/// Destination kinds of tex (in.off) and tld4 (in.aux).
 enum : uint8_t { kOutF32, kOutS32, kOutU32, kOutF16, kOutF16x2 };
 
 /// Channel `ch` of `t` as the 32-bit value of an f32/s32/u32 destination.
@@ -435,7 +440,7 @@ enum : uint8_t { kIntCoords = 1, kLevel = 2, kGrad = 4, kIntLod = 8 };
 
 /// in.src[0]: handle; in.src[1..aux]: coordinates; in.src[4]: layer (layered geometries);
 /// in.aux2: Geom; in.flags: kIntCoords/kLevel/kGrad/kIntLod; in.target: TexExtra index;
-/// in.width: destination kind; in.dst[0..ndst).
+/// in.off: destination kind; in.dst[0..ndst). Per-lane texel addresses go to w.addr.
 void texFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   const uint64_t *h = w.src(in.src[0]);
   unsigned nc = in.aux, g = in.aux2;
@@ -494,8 +499,10 @@ void texFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
       }
     }
     Texel t;
+    tlLastTexel = d->data;
     sample(*d, g, c, ic, intCoords, ls ? (uint32_t)ls[l] : 0, lod, t);
-    storeTexel(*d, t, in.width, l, res);
+    w.addr[l] = tlLastTexel;
+    storeTexel(*d, t, (unsigned)in.off, l, res);
   });
   if (bad)
     return;
@@ -606,7 +613,10 @@ bool lowerTex(LowerCtx &c) {
   uint32_t d[4];
   for (unsigned i = 0; i < nd; ++i)
     d[i] = c.dst(dop.elems[i]);
-  ir::Inst &in = c.emit(texFn, ir::OpClass::Misc); // no per-lane addresses for timing
+  // A memory instruction for timing models: one 4-byte global access per lane (the texel
+  // address texFn records); ptxsim has no separate texture cache, so it goes through L1.
+  ir::Inst &in = c.emit(texFn, ir::OpClass::Mem);
+  in.space = ir::MemSpace::Global;
   in.src[0] = hs;
   for (unsigned k = 0; k < nc; ++k)
     in.src[1 + k] = cs[k];
@@ -617,7 +627,9 @@ bool lowerTex(LowerCtx &c) {
   in.flags = (ct == ScalarType::s32 ? kIntCoords : 0) | (level ? kLevel : 0) |
              (grad ? kGrad : 0) | (level && ct == ScalarType::s32 ? kIntLod : 0);
   in.target = extraIdx;
-  in.width = (uint8_t)dkind;
+  in.off = dkind;
+  in.width = 4;
+  in.vec = 1;
   in.ndst = (uint8_t)nd;
   for (unsigned i = 0; i < nd; ++i)
     in.dst[i] = d[i];
@@ -626,7 +638,7 @@ bool lowerTex(LowerCtx &c) {
 
 /// tld4 (tex2Dgather): component in.off of the four texels bilinear filtering at (x, y) would
 /// blend, in the order (i0,j1), (i1,j1), (i1,j0), (i0,j0). in.aux2: Geom; in.src as tex;
-/// in.width: destination kind.
+/// in.aux: destination kind. Per-lane texel addresses go to w.addr.
 void tld4Fn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   unsigned g = in.aux2, comp = (unsigned)in.off;
   const uint64_t *h = w.src(in.src[0]);
@@ -665,6 +677,7 @@ void tld4Fn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
     for (unsigned k = 0; k < 2; ++k)
       base[k] = (int64_t)floorSat((norm ? c[k] * (float)v.size[k] : c[k]) - 0.5f);
     static const int kOff[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+    tlLastTexel = d->data;
     Texel q[4];
     for (unsigned i = 0; i < 4; ++i) {
       int64_t idx[3] = {base[0] + kOff[i][0], base[1] + kOff[i][1], 0};
@@ -678,7 +691,8 @@ void tld4Fn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
       t.f[i] = q[i].f[comp];
       t.i[i] = q[i].i[comp];
     }
-    storeTexel(*d, t, in.width, l, res);
+    w.addr[l] = tlLastTexel;
+    storeTexel(*d, t, in.aux, l, res);
   });
   if (bad)
     return;
@@ -714,7 +728,7 @@ bool lowerTld4(LowerCtx &c) {
   uint32_t d[4];
   for (unsigned i = 0; i < 4; ++i)
     d[i] = c.dst(dop.elems[i]);
-  ir::Inst &in = c.emit(tld4Fn, ir::OpClass::Misc);
+  ir::Inst &in = c.emit(tld4Fn, ir::OpClass::Mem); // like tex, for timing models
   in.src[0] = hs;
   for (unsigned k = 0; k < 3; ++k)
     in.src[1 + k] = cs[k];
@@ -722,7 +736,10 @@ bool lowerTld4(LowerCtx &c) {
   in.nsrc = 5;
   in.aux2 = g;
   in.off = comp;
-  in.width = (uint8_t)dkind;
+  in.aux = dkind;
+  in.width = 4;
+  in.vec = 1;
+  in.space = ir::MemSpace::Global;
   in.ndst = 4;
   for (unsigned i = 0; i < 4; ++i)
     in.dst[i] = d[i];

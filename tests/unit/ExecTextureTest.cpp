@@ -895,4 +895,46 @@ TEST(ExecTexture, Tld4OnLayers) {
   }
 }
 
+// For timing models a tex is a global memory access: each lane reports the address of a texel
+// it read (point filtering: exactly the texel the coordinates select).
+TEST(ExecTexture, SteppingReportsTexelAddresses) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
+  const unsigned W = 16, H = 8;
+  std::vector<float> vals;
+  TexDesc d = floatTex2D(h, W, H, vals);
+  uint64_t t = makeTex(h, d);
+  std::vector<float> xs(32), ys(32);
+  for (unsigned l = 0; l < 32; ++l) {
+    xs[l] = (float)(l % W) + 0.5f;
+    ys[l] = (float)((l * 3) % H) + 0.25f;
+  }
+  uint64_t out = h.alloc(32 * 16);
+  uint64_t params[4] = {out, t, h.upload(xs), h.upload(ys)};
+  ptx::exec::LaunchParams p;
+  p.kernel = h.engine->findKernel("t2d");
+  ASSERT_NE(p.kernel, nullptr);
+  p.grid = {1};
+  p.block = {32};
+  p.params = params;
+  ptx::exec::LaunchResult err;
+  auto g = h.engine->beginGrid(p, err);
+  ASSERT_TRUE(g) << err.message;
+  ptx::exec::Cta *cta = g->startCta(0);
+  ptx::exec::WarpInstRecord rec;
+  int texes = 0;
+  for (int steps = 0; !g->ctaDone(cta) && steps < 100; ++steps) {
+    ptx::exec::Warp &wp = g->warp(cta, 0);
+    ASSERT_TRUE(g->step(wp, rec));
+    if (rec.inst->cls != ptx::ir::OpClass::Mem || rec.accessBytes != 4 || rec.inst->vec != 1 ||
+        !rec.isMemory || rec.addr[0] < d.data || rec.addr[0] >= d.data + W * H * 4)
+      continue;
+    ++texes;
+    for (unsigned l = 0; l < 32; ++l)
+      EXPECT_EQ(rec.addr[l], d.data + ((l * 3) % H) * d.pitch + (l % W) * 4) << l;
+  }
+  EXPECT_EQ(texes, 1);
+  ASSERT_TRUE(g->finish().ok());
+}
+
 } // namespace
