@@ -68,6 +68,7 @@ struct VarEntry {
 struct StreamObj {
   unsigned flags = 0;
   int priority = 0;
+  unsigned long long id = 0; ///< cudaStreamGetId: unique over the process's lifetime
 };
 
 struct EventObj {

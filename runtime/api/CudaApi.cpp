@@ -4,6 +4,7 @@
 #include "runtime/api/Api.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -799,12 +800,20 @@ PTXSIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlo
 
 // --- streams ----------------------------------------------------------------------------------
 
+// Stream priorities: 0 is the least urgent, kGreatestPriority the most (as on NVIDIA GPUs).
+constexpr int kLeastPriority = 0, kGreatestPriority = -5;
+// Stream ids: the legacy stream is 1, the per-thread stream 2, created streams count from 3.
+constexpr unsigned long long kLegacyStreamId = 1, kPerThreadStreamId = 2;
+static std::atomic<unsigned long long> g_nextStreamId{3};
+
 PTXSIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags,
                                                     int priority) {
   if (!s || (flags & ~cudaStreamNonBlocking))
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_CHECKED;
-  auto *obj = new StreamObj{flags, priority};
+  // out-of-range priorities are clamped to the nearest valid one, as in CUDA
+  priority = std::min(kLeastPriority, std::max(kGreatestPriority, priority));
+  auto *obj = new StreamObj{flags, priority, g_nextStreamId++};
   ctx.streams.insert(obj);
   *s = reinterpret_cast<cudaStream_t>(obj);
   return cudaSuccess;
@@ -877,10 +886,40 @@ PTXSIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority) {
 
 PTXSIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
   if (least)
-    *least = 0;
+    *least = kLeastPriority;
   if (greatest)
-    *greatest = -5;
+    *greatest = kGreatestPriority;
   return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamGetId(cudaStream_t s, unsigned long long *streamId) {
+  if (!streamId)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  *streamId = s == nullptr || s == cudaStreamLegacy ? kLegacyStreamId
+              : s == cudaStreamPerThread           ? kPerThreadStreamId
+                                                   : stream(s)->id;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamGetId_ptsz(cudaStream_t s, unsigned long long *streamId) {
+  return cudaStreamGetId(s ? s : cudaStreamPerThread, streamId);
+}
+
+PTXSIM_API cudaError_t cudaStreamGetDevice(cudaStream_t s, int *device) {
+  if (!device)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  *device = 0; // the one simulated device
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t s, int *device) {
+  return cudaStreamGetDevice(s, device);
 }
 
 PTXSIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *userData) {
