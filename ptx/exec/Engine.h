@@ -69,6 +69,7 @@ struct Kernel {
   uint32_t hwRegs = 0;
   bool hwRegsFromSass = false;
   uint32_t maxThreads = 0; ///< .maxntid/.reqntid product, 0 if none
+  uint64_t constBytes = 0; ///< user constant memory of its module (`.const` variables)
 };
 
 struct LaunchParams {

@@ -1081,6 +1081,9 @@ int Program::load(std::string_view text, const std::string &fileName, DiagEngine
     k.numRegs = f.numRegs;
     k.hwRegs = hardwareRegisterEstimate(functions_, idx);
     k.maxThreads = f.maxThreads;
+    for (const auto &[gname, g] : lm->globals)
+      if (g.isConst)
+        k.constBytes += g.size;
     lm->kernels[k.name] = k;
   }
   modules_.push_back(std::move(lm));

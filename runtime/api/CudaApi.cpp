@@ -746,6 +746,7 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
   std::memset(attr, 0, sizeof *attr);
   attr->sharedSizeBytes = kern.staticShared;
   attr->localSizeBytes = kern.localBytes;
+  attr->constSizeBytes = kern.constBytes;
   attr->maxThreadsPerBlock = int(kern.maxThreads ? kern.maxThreads : cfg.maxThreadsPerBlock);
   attr->numRegs = int(kern.hwRegs); // ptxas's count from the SASS, else a PTX estimate
   attr->ptxVersion = kComputeMajor * 10 + kComputeMinor;
