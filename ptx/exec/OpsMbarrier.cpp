@@ -54,7 +54,7 @@ enum class MbarOp : uint8_t {
 };
 
 /// Inst::aux: the operation; flags bit 0: arrive also expects a transaction count (src[1]),
-/// bit 1: cp.async.mbarrier.arrive.noinc. dst[0]: state register (arrive) or predicate
+/// bit 1: cp.async.mbarrier.arrive.noinc, bit 2: arrive.noComplete (must not end the phase). dst[0]: state register (arrive) or predicate
 /// (waits); src[0]: address register; src[1]: count, transaction count, token or parity.
 void mbarrierFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   MbarOp op = (MbarOp)in.aux;
@@ -90,6 +90,12 @@ void mbarrierFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
         ctx.fault(FaultKind::Invalid, w, in, l,
                   "mbarrier arrive of " + std::to_string(count) + " with only " +
                       std::to_string(s.pending) + " arrivals pending in the phase");
+        return false;
+      }
+      if ((in.flags & 4) && count == s.pending) {
+        ctx.fault(FaultKind::Invalid, w, in, l,
+                  "mbarrier arrive.noComplete of " + std::to_string(count) +
+                      " would complete the phase (its last pending arrivals)");
         return false;
       }
       s.pending -= count;
@@ -189,7 +195,7 @@ bool lowerMbarrier(LowerCtx &c) {
                         c.op(1), v, ir::OpClass::Atomic);
     in.dst[0] = d;
     in.ndst = 1;
-    in.flags = tx ? 1 : 0;
+    in.flags = (tx ? 1 : 0) | (c.has(Mod::noComplete) ? 4 : 0);
     return true;
   }
   if (c.has(Mod::test_wait) || c.has(Mod::try_wait)) {

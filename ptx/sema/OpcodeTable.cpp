@@ -682,6 +682,8 @@ constexpr Row kRows[] = {
     {"mbarrier", ".inval [$ss] .b64", "a", "sm_80"},
     {"mbarrier", ".arrive|.arrive_drop [.release|.relaxed] [.cta|.cluster] [$ss] .b64",
      "d0 a s:u32?", "sm_80"},
+    {"mbarrier", ".arrive|.arrive_drop .noComplete [.release|.relaxed] [.cta] [$ss] .b64",
+     "d0 a s:u32", "sm_80"},
     {"mbarrier", ".arrive|.arrive_drop [.release|.relaxed] [.cta|.cluster] .shared::cluster .b64",
      "d0 a s:u32?", "sm_90"},
     {"mbarrier", ".arrive|.arrive_drop .expect_tx [.release|.relaxed] [.cta|.cluster] "

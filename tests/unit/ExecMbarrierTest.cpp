@@ -258,6 +258,43 @@ TEST(ExecMbarrier, UnexpectedArrivalFaults) {
       << r.message;
 }
 
+// arrive.noComplete counts arrivals without ending the phase; one that would end it faults.
+TEST(ExecMbarrier, ArriveNoCompleteNeverEndsThePhase) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_80") + R"(
+.visible .entry mb_nc(.param .u64 out, .param .u32 second) {
+  .reg .b64 %rd<6>; .reg .b32 %r<4>; .reg .pred %p<3>;
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd4, [out]; ld.param.u32 %r1, [second];
+  mbarrier.init.shared.b64 [bar], 4;
+  mbarrier.arrive.noComplete.shared.b64 %rd1, [bar], 3;
+  mbarrier.test_wait.shared.b64 %p1, [bar], %rd1;
+  selp.u32 %r2, 1, 0, %p1;
+  st.global.u32 [%rd4], %r2;
+  mbarrier.pending_count.b64 %r3, %rd1;
+  st.global.u32 [%rd4+4], %r3;
+  mbarrier.arrive.noComplete.shared.b64 %rd2, [bar], %r1;
+  mbarrier.arrive.shared.b64 %rd3, [bar];
+  mbarrier.test_wait.shared.b64 %p2, [bar], %rd1;
+  selp.u32 %r2, 1, 0, %p2;
+  st.global.u32 [%rd4+8], %r2;
+  ret;
+})")) << h.errors;
+  uint64_t out = h.alloc(16);
+  // second = 0: the plain arrive then ends the phase
+  auto r = h.launch("mb_nc", {1}, {1}, {out, 0});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto v = h.read<uint32_t>(out, 3);
+  EXPECT_EQ(v[0], 0u); // 3 of 4 arrivals: still in phase 0
+  EXPECT_EQ(v[1], 4u); // the state returned by the first arrive still has 4 pending
+  EXPECT_EQ(v[2], 1u);
+  // second = 1: the last pending arrival through noComplete is an error
+  r = h.launch("mb_nc", {1}, {1}, {out, 1});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.message.find("arrive.noComplete of 1 would complete the phase"), std::string::npos)
+      << r.message;
+}
+
 } // namespace
 
 namespace {
