@@ -897,8 +897,9 @@ int Program::load(std::string_view text, const std::string &fileName, DiagEngine
     } else {
       if (existing != ml.symbols.end())
         continue;
+      // The device runtime is ptxsim's own even when a module (NVIDIA's cudadevrt) defines it.
       auto vis = visibleFunctions_.find(std::string(f.name));
-      if (vis != visibleFunctions_.end()) {
+      if (vis != visibleFunctions_.end() && !deviceRuntimeBuiltin(f.name)) {
         s.index = vis->second;
       } else {
         // external function without a body: a runtime builtin, or unresolved until called

@@ -205,6 +205,17 @@ ptx::exec::Engine &Context::engine() {
       std::fwrite(s.data(), 1, s.size(), stdout);
       std::fflush(stdout);
     });
+    // Device-side cudaGetErrorString and cudaDeviceGetAttribute (dynamic parallelism) answer
+    // like the host's.
+    ptx::exec::DeviceRuntimeHooks hooks;
+    hooks.errorText = [](int32_t code, bool name) {
+      return name ? cudaGetErrorName(cudaError_t(code)) : cudaGetErrorString(cudaError_t(code));
+    };
+    hooks.attribute = [this](int32_t attr, int32_t &value) {
+      value = deviceAttribute(*this, attr);
+      return true;
+    };
+    engine_->setDeviceRuntimeHooks(std::move(hooks));
   }
   return *engine_;
 }
@@ -292,6 +303,11 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
         err = uerr;
         continue;
       }
+      // NVIDIA's device runtime (-lcudadevrt: ~800 KB of PTX over hardware syscalls); the
+      // engine implements its functions itself (ptx/exec/DeviceRuntime.h).
+      if (ptx.find(".visible .func (.param .b32 func_retval0) __cudaCDP2LaunchDeviceV2(") !=
+          std::string::npos)
+        continue;
       result->units.push_back({base + ".unit" + std::to_string(i) + ".sm_" + std::to_string(arch) + ".ptx",
                                std::move(ptx)});
     }
@@ -577,32 +593,33 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   lp.params = buf.data();
   lp.cooperative = cooperative;
   std::fflush(stdout);
-  ptx::exec::LaunchResult r;
-  timing::KernelTimingStats ts;
-  if (timingMode_) {
-    std::vector<timing::KernelTimingStats> samples;
-    if (powerOn_)
-      timingGpu().setSampler(powerModel_.traceInterval(),
-                             [&samples](const timing::KernelTimingStats &s) { samples.push_back(s); });
-    r = timingGpu().runKernel(lp, ts);
-    if (powerOn_) {
-      timingGpu().setSampler(0, {});
-      powerStats_.push_back(powerModel_.kernel(ts, samples));
+  // Runs one grid (the host's, or one launched from the device) and records its statistics.
+  auto runGrid = [this](const ptx::exec::LaunchParams &q) {
+    ptx::exec::LaunchResult r;
+    timing::KernelTimingStats ts;
+    if (timingMode_) {
+      std::vector<timing::KernelTimingStats> samples;
+      if (powerOn_)
+        timingGpu().setSampler(powerModel_.traceInterval(),
+                               [&samples](const timing::KernelTimingStats &s) { samples.push_back(s); });
+      r = timingGpu().runKernel(q, ts);
+      if (powerOn_) {
+        timingGpu().setSampler(0, {});
+        powerStats_.push_back(powerModel_.kernel(ts, samples));
+      }
+      simSeconds_ += ts.seconds;
+    } else {
+      r = engine().launchGrid(q);
     }
-    simSeconds_ += ts.seconds;
-  } else {
-    r = engine().launch(lp);
-  }
-  std::fflush(stdout);
-  {
-    auto it = statsIndex_.find(kern.name);
+    const std::string &name = q.kernel->name;
+    auto it = statsIndex_.find(name);
     if (it == statsIndex_.end()) {
-      it = statsIndex_.emplace(kern.name, stats_.size()).first;
-      stats_.push_back({kern.name, KernelStats{}});
+      it = statsIndex_.emplace(name, stats_.size()).first;
+      stats_.push_back({name, KernelStats{}});
     }
     KernelStats &st = stats_[it->second].second;
     ++st.launches;
-    st.ctas += uint64_t(grid.x) * grid.y * grid.z;
+    st.ctas += q.grid.count();
     st.threadInsts += r.threadInsts;
     st.warpInsts += r.warpInsts;
     st.seconds += r.seconds;
@@ -612,10 +629,14 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
       launchStats_.push_back(std::move(ts));
     }
     char cfgText[96];
-    std::snprintf(cfgText, sizeof cfgText, "(%u,%u,%u)x(%u,%u,%u)", grid.x, grid.y, grid.z,
-                  block.x, block.y, block.z);
+    std::snprintf(cfgText, sizeof cfgText, "(%u,%u,%u)x(%u,%u,%u)", q.grid.x, q.grid.y, q.grid.z,
+                  q.block.x, q.block.y, q.block.z);
     st.lastConfig = cfgText;
-  }
+    return r;
+  };
+  // Grids the kernel launches from the device (dynamic parallelism) run before this returns.
+  ptx::exec::LaunchResult r = engine().launchTree(lp, runGrid);
+  std::fflush(stdout);
   cudaError_t e = launchError(r);
   if (e == cudaSuccess)
     return cudaSuccess;

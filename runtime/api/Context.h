@@ -84,6 +84,10 @@ struct LaunchConfig {
   cudaStream_t stream = nullptr;
 };
 
+class Context;
+/// cudaDeviceGetAttribute's value (CudaApi.cpp); the device runtime asks it too.
+int deviceAttribute(Context &ctx, int attr);
+
 class Context {
 public:
   static Context &get();

@@ -355,6 +355,10 @@ int attribute(Context &ctx, cudaDeviceAttr attr) {
 
 } // namespace
 
+int ptxsim::runtime::deviceAttribute(Context &ctx, int attr) {
+  return attribute(ctx, cudaDeviceAttr(attr));
+}
+
 // --- device -----------------------------------------------------------------------------------
 
 PTXSIM_API cudaError_t cudaGetDeviceCount(int *count) {
@@ -446,8 +450,10 @@ PTXSIM_API cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   case cudaLimitPrintfFifoSize:
     ctx.printfFifoBytes = value;
     return cudaSuccess;
-  case cudaLimitDevRuntimeSyncDepth:
   case cudaLimitDevRuntimePendingLaunchCount:
+    ctx.engine().setPendingLaunchLimit(value);
+    return cudaSuccess;
+  case cudaLimitDevRuntimeSyncDepth:
   case cudaLimitMaxL2FetchGranularity:
   case cudaLimitPersistingL2CacheSize:
     return cudaSuccess;
@@ -466,7 +472,9 @@ PTXSIM_API cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
   case cudaLimitMallocHeapSize: *value = cfg.heapBytes; return cudaSuccess;
   case cudaLimitPrintfFifoSize: *value = ctx.printfFifoBytes; return cudaSuccess;
   case cudaLimitDevRuntimeSyncDepth: *value = 2; return cudaSuccess;
-  case cudaLimitDevRuntimePendingLaunchCount: *value = 2048; return cudaSuccess;
+  case cudaLimitDevRuntimePendingLaunchCount:
+    *value = ctx.engine().pendingLaunchLimit();
+    return cudaSuccess;
   case cudaLimitMaxL2FetchGranularity: *value = 64; return cudaSuccess;
   case cudaLimitPersistingL2CacheSize: *value = 0; return cudaSuccess;
   default: return ret(cudaErrorUnsupportedLimit);

@@ -293,6 +293,32 @@ TEST(ExecDeviceLaunch, ChildrenRunThroughTheTimingModel) {
   EXPECT_EQ(h.read<uint32_t>(seq, 4), (std::vector<uint32_t>{0, 1, 2, 3}));
 }
 
+TEST(ExecDeviceLaunch, DeviceRuntimeNamesBindToTheBuiltinsEvenWhenAModuleDefinesThem) {
+  ExecHarness h;
+  // a stand-in for NVIDIA's cudadevrt, loaded first
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .func (.param .b32 func_retval0) __cudaCDP2GetLastError() {
+  st.param.b32 [func_retval0], 77;
+  ret;
+}
+)", "cudadevrt.ptx")) << h.errors;
+  ASSERT_TRUE(h.load(ptxHeader() + kDecls + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+)" + lastError("%r1") + R"(
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)")) << h.errors;
+  uint64_t out = h.alloc(4);
+  std::vector<uint32_t> init{5};
+  std::memcpy(reinterpret_cast<void *>(out), init.data(), 4);
+  auto r = h.launch("k", {1}, {1}, {out});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(h.read<uint32_t>(out, 1)[0], 0u);
+}
+
 TEST(ExecDeviceLaunch, ProgramsWithoutDeviceLaunchesReserveNothing) {
   ExecHarness h;
   ASSERT_TRUE(h.load(ptxHeader() + ".visible .entry k() { ret; }\n")) << h.errors;
