@@ -293,6 +293,49 @@ TEST(ExecDeviceLaunch, ChildrenRunThroughTheTimingModel) {
   EXPECT_EQ(h.read<uint32_t>(seq, 4), (std::vector<uint32_t>{0, 1, 2, 3}));
 }
 
+TEST(ExecDeviceLaunch, PtxIsaLaunchApi) {
+  // cudaGetParameterBuffer(alignment, size) + cudaLaunchDevice(func, buffer, grid, block,
+  // shared, stream), as the PTX ISA documents them for hand-written PTX
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + kChild + R"(
+.extern .func (.param .b64 func_retval0) cudaGetParameterBuffer(.param .b64 a, .param .b64 s);
+.extern .func (.param .b32 func_retval0) cudaLaunchDevice(.param .b64 f, .param .b64 buf,
+  .param .align 4 .b8 g[12], .param .align 4 .b8 b[12], .param .b32 sh, .param .b64 st);
+.visible .entry parent(.param .u64 seq, .param .u64 counter, .param .u64 errs) {
+  .reg .b32 %r<12>; .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [seq]; ld.param.u64 %rd2, [counter]; ld.param.u64 %rd3, [errs];
+  mov.u32 %r9, 2;
+  {
+  .param .b64 p0; st.param.b64 [p0], 8;
+  .param .b64 p1; st.param.b64 [p1], 24;
+  .param .b64 rv;
+  call.uni (rv), cudaGetParameterBuffer, (p0, p1);
+  ld.param.b64 %rd9, [rv];
+  }
+)" + std::string(kFillChildParams) + R"(
+  mov.u64 %rd8, child;
+  {
+  .param .b64 p0; st.param.b64 [p0], %rd8;
+  .param .b64 p1; st.param.b64 [p1], %rd9;
+  .param .align 4 .b8 p2[12]; st.param.b32 [p2], 1; st.param.b32 [p2+4], 1; st.param.b32 [p2+8], 1;
+  .param .align 4 .b8 p3[12]; st.param.b32 [p3], 5; st.param.b32 [p3+4], 1; st.param.b32 [p3+8], 1;
+  .param .b32 p4; st.param.b32 [p4], 0;
+  .param .b64 p5; st.param.b64 [p5], 0;
+  .param .b32 rv;
+  call.uni (rv), cudaLaunchDevice, (p0, p1, p2, p3, p4, p5);
+  ld.param.b32 %r10, [rv];
+  }
+  st.global.u32 [%rd3], %r10;
+  ret;
+}
+)")) << h.errors;
+  uint64_t seq = h.alloc(512 * 4), counter = h.alloc(4), errs = h.alloc(4);
+  auto r = h.launch("parent", {1}, {1}, {seq, counter, errs});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(h.read<uint32_t>(errs, 1)[0], 0u);
+  EXPECT_EQ(h.read<uint32_t>(seq + 4 * 66, 1)[0], 5u); // the child's 5 threads ran in slot 2
+}
+
 TEST(ExecDeviceLaunch, DeviceRuntimeNamesBindToTheBuiltinsEvenWhenAModuleDefinesThem) {
   ExecHarness h;
   // a stand-in for NVIDIA's cudadevrt, loaded first
