@@ -250,6 +250,18 @@ LaunchResult validate(const LaunchParams &p, const EngineConfig &cfg_) {
 }
 
 /// Fills `g` for launch `p`; allocates the parameter buffer. Returns the local bytes per thread.
+/// %globaltimer in functional mode (ns): each launch starts at this base and its warps add their
+/// own time (Exec.cpp); a finished launch moves the base past every value it could have read,
+/// so the timer never goes back from one launch to the next.
+std::atomic<uint64_t> &globalTimer() {
+  static std::atomic<uint64_t> t{0};
+  return t;
+}
+void advanceGlobalTimer(const Grid &g, uint64_t warpInsts) {
+  // a warp reads base + (instCount * 4 + ctaIndex * 16) / 2 (Exec.cpp movSpecial)
+  globalTimer().fetch_add(2 * warpInsts + 8 * g.numCtas + 1);
+}
+
 uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Program *prog,
                    DeviceMemory *mem, DeviceRuntime *devrt) {
   const Kernel &k = *p.kernel;
@@ -271,6 +283,7 @@ uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Pro
   g.stackBytes = cfg_.stackBytes;
   static std::atomic<uint64_t> gridIds{1};
   g.gridId = gridIds++;
+  g.timerBase = globalTimer().load();
   g.depth = p.depth;
   g.devrt = devrt;
   devrt->prepareGrid();
@@ -474,6 +487,7 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
     printfSink_(out);
   res.threadInsts = totalThreadInsts;
   res.warpInsts = totalWarpInsts;
+  advanceGlobalTimer(g, res.warpInsts);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (faultKind != FaultKind::None) {
     res.message = faultMsg;
@@ -548,6 +562,7 @@ LaunchResult SteppedGrid::finish() {
   s_->g.mem->release(s_->g.paramAddr);
   r.threadInsts = s_->ctx.threadInsts;
   r.warpInsts = s_->ctx.warpInsts;
+  advanceGlobalTimer(s_->g, r.warpInsts);
   if (s_->ctx.faulted()) {
     r.status = statusOf(s_->ctx.faultKind);
     r.message = s_->ctx.faultMsg;

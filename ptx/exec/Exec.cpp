@@ -331,9 +331,9 @@ void movSpecial(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   case kClock: v = (uint32_t)clk; break;
   case kClockHi: v = (uint32_t)(clk >> 32); break;
   case kClock64: v = clk; break;
-  case kGtimer: v = clk / 2 * 1; break; // nanoseconds at a nominal 2 GHz
-  case kGtimerLo: v = (uint32_t)(clk / 2); break;
-  case kGtimerHi: v = (uint32_t)((clk / 2) >> 32); break;
+  case kGtimer: v = g.timerBase + clk / 2; break; // nanoseconds at a nominal 2 GHz
+  case kGtimerLo: v = (uint32_t)(g.timerBase + clk / 2); break;
+  case kGtimerHi: v = (uint32_t)((g.timerBase + clk / 2) >> 32); break;
   case kDynSmem: v = g.dynShared; break;
   case kTotalSmem: case kAggrSmem: v = c.shared.size(); break;
   case kOne: v = 1; break;

@@ -103,6 +103,9 @@ enum class FArith : uint8_t {
 bool lowerFloatArith(LowerCtx &ctx, FArith op);
 /// cp.async.mbarrier.arrive (OpsMbarrier.cpp): the mbarrier side of cp.async's completion.
 bool lowerCpAsyncMbarrierArrive(LowerCtx &ctx);
+/// The mbarrier::complete_tx::bytes of cp.async.bulk (OpsMbarrier.cpp): `bytes` transactions
+/// complete on the mbarrier at shared-space address operand `mbar`.
+void emitBulkCompleteTx(LowerCtx &ctx, const Operand &mbar, ir::Opnd bytes);
 /// setp/set with a float type; `cmp` is the comparison modifier.
 bool lowerFloatCompare(LowerCtx &ctx, bool isSet);
 

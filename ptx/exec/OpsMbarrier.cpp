@@ -152,10 +152,12 @@ Space mbarSpace(LowerCtx &c) {
   return c.has(Mod::shared) || c.has(Mod::shared_cta) ? Space::Shared : Space::None;
 }
 
-/// Emits the mbarrier handler for address operand `addrOp` with value operand `val`.
-Inst &emitMbar(LowerCtx &c, MbarOp op, const Operand &addrOp, ir::Opnd val, ir::OpClass cls) {
+/// Emits the mbarrier handler for address operand `addrOp` (in `space`, by default the one the
+/// instruction names) with value operand `val`.
+Inst &emitMbar(LowerCtx &c, MbarOp op, const Operand &addrOp, ir::Opnd val, ir::OpClass cls,
+               Space space) {
   Inst tmp;
-  c.address(addrOp, mbarSpace(c), tmp);
+  c.address(addrOp, space, tmp);
   Inst &in = c.emit(mbarrierFn, cls);
   in.space = tmp.space;
   in.abase = tmp.abase;
@@ -166,6 +168,9 @@ Inst &emitMbar(LowerCtx &c, MbarOp op, const Operand &addrOp, ir::Opnd val, ir::
   in.width = 8;
   in.aux = (uint32_t)op;
   return in;
+}
+Inst &emitMbar(LowerCtx &c, MbarOp op, const Operand &addrOp, ir::Opnd val, ir::OpClass cls) {
+  return emitMbar(c, op, addrOp, val, cls, mbarSpace(c));
 }
 
 bool lowerMbarrier(LowerCtx &c) {
@@ -220,6 +225,12 @@ bool lowerCpAsyncMbarrierArrive(LowerCtx &c) {
   Inst &in = emitMbar(c, MbarOp::CpAsyncArrive, c.op(0), c.constant(0), ir::OpClass::Atomic);
   in.flags = c.has(Mod::noinc) ? 2 : 0;
   return true;
+}
+
+/// The mbarrier::complete_tx::bytes of a bulk copy: `bytes` transactions complete on the
+/// mbarrier at shared address operand `mbar` (a cluster of one CTA: its own shared memory).
+void emitBulkCompleteTx(LowerCtx &c, const Operand &mbar, ir::Opnd bytes) {
+  emitMbar(c, MbarOp::CompleteTx, mbar, bytes, ir::OpClass::Atomic, Space::Shared);
 }
 
 void registerMbarrierOps() { registerLowering("mbarrier", lowerMbarrier); }

@@ -203,24 +203,70 @@ bool lowerIsspacep(LowerCtx &c) {
   return true;
 }
 
-/// cp.async.ca/cg.shared.global [dst], [src], size[, srcsize]: a global load then a shared
-/// store (functional semantics: the copy completes at issue, so commit/wait are no-ops).
+/// The load half of cp.async with a src-size operand (in.src[1]) or an ignore-src predicate
+/// (psrc[0]): each lane reads the first min(src-size, cp-size) bytes of its source, nothing when
+/// ignore-src is true, and the rest of the cp-size bytes read as zero.
+void cpAsyncZfillLoadFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  const unsigned size = in.width * in.vec;
+  const uint64_t *ss = w.src(in.src[1]);
+  const uint32_t ignore = w.pred(in.psrc[0], in.psrcXor[0]) & m;
+  uint32_t full = 0, part = 0;
+  forLanes(m & ~ignore, [&](unsigned l) {
+    uint32_t n = (uint32_t)ss[l];
+    if (n >= size)
+      full |= 1u << l;
+    else if (n)
+      part |= 1u << l;
+  });
+  if (full) {
+    ldFn<uint32_t>(ctx, w, in, full);
+    if (ctx.faultKind != FaultKind::None)
+      return;
+  }
+  for (unsigned i = 0; i < in.vec; ++i) {
+    uint64_t *d = w.reg(in.dst[i]);
+    forLanes(m & ~full, [&](unsigned l) { d[l] = 0; });
+  }
+  for (uint32_t rest = part; rest; rest &= rest - 1) {
+    unsigned l = (unsigned)__builtin_ctz(rest);
+    uint32_t n = (uint32_t)ss[l];
+    uint8_t *p[kWarpSize];
+    if (!resolveAddresses(ctx, w, in, 1u << l, n, 1, false, p))
+      return;
+    uint8_t bytes[16] = {};
+    std::memcpy(bytes, p[l], n);
+    for (unsigned i = 0; i < in.vec; ++i) {
+      uint32_t v;
+      std::memcpy(&v, bytes + 4 * i, 4);
+      w.reg(in.dst[i])[l] = v;
+    }
+  }
+}
+
+/// cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size | ignore-src}{, policy}: a
+/// global load then a shared store (functional semantics: the copy completes at issue, so
+/// commit/wait are no-ops). Source bytes at or past src-size, or all of them when ignore-src is
+/// true, read as zero.
 bool lowerCpAsync(LowerCtx &c) {
   const Instruction &ai = c.ai();
-  if (ai.operands.size() < 3 || c.has(Mod::bulk))
+  if (ai.operands.size() < 3)
     return c.unsupported("form");
   uint64_t size = (uint64_t)c.op(2).ival;
   if (size != 4 && size != 8 && size != 16)
     return c.unsupported("size");
+  // operand 3 is src-size or ignore-src unless it is the cache policy (the last operand of an
+  // .L2::cache_hint form)
+  unsigned extra = (unsigned)ai.operands.size() - (c.has(Mod::L2_cache_hint) ? 4 : 3);
   bool zfill = false;
-  ir::Opnd srcSize;
-  if (ai.operands.size() >= 4 && !c.isPredOperand(c.op(3))) {
-    if (c.op(3).kind == Operand::Kind::Imm && (uint64_t)c.op(3).ival == size)
-      ;
-    else {
-      zfill = true;
+  ir::Opnd srcSize = c.constant(size);
+  uint16_t ignore = ir::kPredFalse;
+  uint32_t ignoreXor = 0;
+  if (extra >= 1) {
+    zfill = true;
+    if (c.isPredOperand(c.op(3)))
+      c.predSrc(c.op(3), ignore, ignoreXor);
+    else
       srcSize = c.src(c.op(3), ScalarType::u32);
-    }
   }
   unsigned n = size == 16 ? 4 : size == 8 ? 2 : 1;
   uint32_t t[4];
@@ -230,7 +276,7 @@ bool lowerCpAsync(LowerCtx &c) {
   c.address(c.op(1), Space::Global, ta);
   c.address(c.op(0), Space::Shared, tb);
   {
-    ir::Inst &in = c.emit(ldFn<uint32_t>, ir::OpClass::Mem);
+    ir::Inst &in = c.emit(zfill ? cpAsyncZfillLoadFn : ldFn<uint32_t>, ir::OpClass::Mem);
     in.space = ta.space;
     in.abase = ta.abase;
     in.off = ta.off;
@@ -241,26 +287,9 @@ bool lowerCpAsync(LowerCtx &c) {
     in.ndst = (uint8_t)n;
     for (unsigned i = 0; i < n; ++i)
       in.dst[i] = t[i];
-    if (zfill) {
-      // source bytes beyond srcsize read as zero: only 0 (all zero) or full size supported
-      in.fn = [](ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
-        const uint64_t *ss = w.src(in.src[1]);
-        uint32_t full = 0, zero = 0;
-        forLanes(m, [&](unsigned l) {
-          if ((uint32_t)ss[l] >= in.width * in.vec)
-            full |= 1u << l;
-          else
-            zero |= 1u << l;
-        });
-        if (full)
-          ldFn<uint32_t>(ctx, w, in, full);
-        for (unsigned i = 0; i < in.vec; ++i) {
-          uint64_t *d = w.reg(in.dst[i]);
-          forLanes(zero, [&](unsigned l) { d[l] = 0; });
-        }
-      };
-      in.src[1] = srcSize;
-    }
+    in.src[1] = srcSize;
+    in.psrc[0] = ignore;
+    in.psrcXor[0] = ignoreXor;
   }
   ir::Inst &st = c.emit(stFn<uint32_t>, ir::OpClass::Mem);
   st.space = tb.space;
@@ -272,6 +301,102 @@ bool lowerCpAsync(LowerCtx &c) {
   st.vec = (uint8_t)n;
   for (unsigned i = 0; i < n; ++i)
     st.src[1 + i].reg = t[i];
+  return true;
+}
+
+/// Writes each lane's effective address of the instruction's address operand to dst[0] (the
+/// source address of a bulk copy, whose own address fields hold the destination).
+void effectiveAddressFn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
+  computeAddresses(w, in, m);
+  uint64_t *d = w.reg(in.dst[0]);
+  forLanes(m, [&](unsigned l) { d[l] = w.addr[l]; });
+}
+
+/// cp.async.bulk: each lane in `m` copies src[1] bytes (a multiple of 16, both addresses
+/// 16-byte aligned) from the address in register src[2] (space aux2) to the instruction's
+/// address. The copy completes at issue. flags bit 0: .cp_mask, src[3] the byte mask applied
+/// to every 16-byte chunk.
+void bulkCopyFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  const uint64_t *sz = w.src(in.src[1]);
+  const uint64_t *mask = (in.flags & 1) ? w.src(in.src[3]) : nullptr;
+  for (uint32_t rest = m; rest; rest &= rest - 1) {
+    unsigned l = (unsigned)__builtin_ctz(rest);
+    uint32_t n = (uint32_t)sz[l];
+    if (n % 16) {
+      ctx.fault(FaultKind::Invalid, w, in, l,
+                "cp.async.bulk of " + std::to_string(n) + " bytes: the size must be a multiple of 16");
+      return;
+    }
+    Inst from = in;
+    from.space = (ir::MemSpace)in.aux2;
+    from.abase = ir::AddrBase::Reg;
+    from.off = 0;
+    from.addr32 = false;
+    from.src[0] = in.src[2];
+    uint8_t *dp[kWarpSize], *sp[kWarpSize];
+    if (!resolveAddresses(ctx, w, from, 1u << l, n, 16, false, sp) ||
+        !resolveAddresses(ctx, w, in, 1u << l, n, 16, true, dp))
+      return;
+    if (!mask) {
+      std::memmove(dp[l], sp[l], n);
+      continue;
+    }
+    for (uint32_t i = 0; i < n; ++i)
+      if ((mask[l] >> (i % 16)) & 1)
+        dp[l][i] = sp[l][i];
+  }
+}
+
+/// cp.async.bulk (non-tensor): global -> shared (completing transactions on an mbarrier),
+/// shared::cta -> shared::cluster (a cluster of one CTA: the same shared memory), shared ->
+/// global (.bulk_group); the prefetch form does nothing. Copies complete at issue, so
+/// cp.async.bulk.commit_group/wait_group are no-ops.
+bool lowerCpAsyncBulk(LowerCtx &c) {
+  if (c.has(Mod::tensor))
+    return c.unsupported("tensor form (tensor maps)");
+  if (c.has(Mod::prefetch)) {
+    c.emit(nopFn, ir::OpClass::Mem);
+    return true;
+  }
+  bool toGlobal = c.has(Mod::bulk_group);
+  bool fromShared = toGlobal || !c.has(Mod::global);
+  Space srcSpace = fromShared ? Space::Shared : Space::Global;
+  Space dstSpace = toGlobal ? Space::Global : Space::Shared;
+  // the source address into a register
+  uint32_t srcReg = c.temp();
+  {
+    ir::Inst ts;
+    c.address(c.op(1), srcSpace, ts);
+    ir::Inst &a = c.emit(effectiveAddressFn, ir::OpClass::Alu);
+    a.space = ts.space;
+    a.abase = ts.abase;
+    a.off = ts.off;
+    a.addr32 = ts.addr32;
+    a.src[0] = ts.src[0];
+    a.dst[0] = srcReg;
+  }
+  ir::Opnd size = c.src(c.op(2), ScalarType::u32);
+  ir::Opnd byteMask;
+  bool cpMask = toGlobal && c.has(Mod::cp_mask);
+  if (cpMask)
+    byteMask = c.src(c.op(c.numOps() - 1), ScalarType::b16);
+  ir::Inst td;
+  c.address(c.op(0), dstSpace, td);
+  ir::Inst &in = c.emit(bulkCopyFn, ir::OpClass::Mem);
+  in.space = td.space;
+  in.abase = td.abase;
+  in.off = td.off;
+  in.addr32 = td.addr32;
+  in.src[0] = td.src[0];
+  in.src[1] = size;
+  in.src[2].reg = srcReg;
+  in.src[3] = byteMask;
+  in.nsrc = cpMask ? 4 : 3;
+  in.flags = cpMask ? 1 : 0;
+  in.aux2 = (uint32_t)(srcSpace == Space::Shared ? ir::MemSpace::Shared : ir::MemSpace::Global);
+  in.width = 16;
+  if (!toGlobal)
+    emitBulkCompleteTx(c, c.op(3), size);
   return true;
 }
 
@@ -295,6 +420,8 @@ void registerMemoryOps() {
       c.emit(nopFn, ir::OpClass::Sync);
       return true;
     }
+    if (c.has(Mod::bulk))
+      return lowerCpAsyncBulk(c);
     return lowerCpAsync(c);
   });
 }

@@ -109,6 +109,7 @@ struct Grid {
   uint32_t numSms = 1;
   uint64_t stackBytes = 1024;
   uint64_t gridId = 1;
+  uint64_t timerBase = 0;        ///< %globaltimer (ns) when the launch began
   uint32_t depth = 0;            ///< nesting depth of device launches (0: from the host)
   DeviceRuntime *devrt = nullptr;
   std::atomic<bool> stop{false}; ///< set by the first fault; other CTAs stop early

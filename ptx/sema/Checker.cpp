@@ -140,7 +140,7 @@ private:
   void checkCall(int scope, const Instruction &in);
   void checkArch(const Instruction &in, const OpcodeVariant &v);
   void resolveTarget(int scope, Instruction &in, const OpcodeVariant &v);
-  Space instrSpace(const Instruction &in) const;
+  Space instrSpace(const Instruction &in, unsigned addrIndex = 0) const;
 
   ModuleChecker &mc_;
   Function &f_;
@@ -550,24 +550,31 @@ void FunctionChecker::run() {
   }
 }
 
-Space FunctionChecker::instrSpace(const Instruction &in) const {
+/// The state space address operand `addrIndex` accesses. Copies name one space per address
+/// in operand order (`cp.async.bulk.global.shared::cta [dst], [src]`); further addresses (the
+/// mbarrier of a bulk copy) and every address of a one-space instruction use the first.
+Space FunctionChecker::instrSpace(const Instruction &in, unsigned addrIndex) const {
+  Space spaces[4];
+  unsigned n = 0;
   for (const ModRef &m : in.mods) {
-    if (modIsType(m.id))
+    if (modIsType(m.id) || n == 4)
       continue;
     switch (static_cast<Mod>(m.id - kNumTypes)) {
-    case Mod::global: return Space::Global;
+    case Mod::global: spaces[n++] = Space::Global; break;
     case Mod::shared:
     case Mod::shared_cta:
-    case Mod::shared_cluster: return Space::Shared;
-    case Mod::local: return Space::Local;
-    case Mod::const_: return Space::Const;
+    case Mod::shared_cluster: spaces[n++] = Space::Shared; break;
+    case Mod::local: spaces[n++] = Space::Local; break;
+    case Mod::const_: spaces[n++] = Space::Const; break;
     case Mod::param:
     case Mod::param_entry:
-    case Mod::param_func: return Space::Param;
+    case Mod::param_func: spaces[n++] = Space::Param; break;
     default: break;
     }
   }
-  return Space::None;
+  if (n == 0)
+    return Space::None;
+  return addrIndex < n ? spaces[addrIndex] : spaces[0];
 }
 
 /// testp classes, tensormap field names, `.acc::f32/f16` and the ldmatrix element formats: ptxas
@@ -939,7 +946,13 @@ bool FunctionChecker::checkOperand(int scope, const Instruction &in, const Opcod
       return true;
     }
     if (s->kind == SymKind::Var || s->kind == SymKind::Global) {
-      Space want = instrSpace(in);
+      unsigned addrIndex = 0;
+      for (const Operand &prev : in.operands) {
+        if (&prev == &op)
+          break;
+        addrIndex += prev.kind == Operand::Kind::Address;
+      }
+      Space want = instrSpace(in, addrIndex);
       Space have = s->decl->space;
       if (want == Space::None && (have == Space::Const || have == Space::Param)) {
         *err = "bad state space: " + q(base.name) + " is in '." + std::string(spaceName(have)) +

@@ -389,6 +389,9 @@ constexpr Row kRows[] = {
     // ---- asynchronous copies (functional semantics only)
     {"cp", ".async .ca|.cg .shared|.shared::cta .global [.L2::cache_hint] [$l2pf]",
      "a a s:u32 s:u32? s:u64?", "sm_80"},
+    // the ignore-src predicate form: true reads nothing and zero-fills
+    {"cp", ".async .ca|.cg .shared|.shared::cta .global [.L2::cache_hint] [$l2pf]",
+     "a a s:u32 q s:u64?", "sm_80"},
     {"cp", ".async .commit_group", "", "sm_80"},
     {"cp", ".async .wait_group", "s:u32", "sm_80"},
     {"cp", ".async .wait_all", "", "sm_80"},

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_set>
+#include <vector>
 #include <cuda_profiler_api.h>
 
 #include "runtime/api/Unsupported.h"
@@ -731,6 +732,69 @@ PTXSIM_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, 
                                                    cudaStream_t s) {
   PTXSIM_LOCK;
   return ret(ctx.launch(ctx.findKernel(func), grid, block, args, sharedMem, s, true));
+}
+
+PTXSIM_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                           void **args) {
+  if (!config || (config->numAttrs && !config->attrs))
+    return ret(cudaErrorInvalidValue);
+  bool cooperative = false;
+  std::vector<cudaEvent_t> recordAfter; // programmatic and completion events
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const cudaLaunchAttribute &a = config->attrs[i];
+    switch (a.id) {
+    case cudaLaunchAttributeIgnore:
+    case cudaLaunchAttributeAccessPolicyWindow:
+    case cudaLaunchAttributeSynchronizationPolicy:
+    case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+    case cudaLaunchAttributePriority:
+    case cudaLaunchAttributeMemSyncDomainMap:
+    case cudaLaunchAttributeMemSyncDomain:
+    case cudaLaunchAttributePreferredClusterDimension:
+    // a kernel runs to completion before the next stream work starts, which satisfies a
+    // programmatic dependency (griddepcontrol.wait returns at once)
+    case cudaLaunchAttributeProgrammaticStreamSerialization:
+      break;
+    case cudaLaunchAttributeCooperative:
+      cooperative = a.val.cooperative != 0;
+      break;
+    case cudaLaunchAttributeClusterDimension:
+      if (a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z != 1) {
+        std::fprintf(stderr, "ptxsim: thread block clusters of more than one block are not "
+                             "supported (cudaLaunchAttributeClusterDimension)\n");
+        return ret(cudaErrorNotSupported);
+      }
+      break;
+    case cudaLaunchAttributeProgrammaticEvent:
+      recordAfter.push_back(a.val.programmaticEvent.event);
+      break;
+    case cudaLaunchAttributeLaunchCompletionEvent:
+      recordAfter.push_back(a.val.launchCompletionEvent.event);
+      break;
+    default:
+      return ret(cudaErrorInvalidValue);
+    }
+  }
+  {
+    PTXSIM_LOCK;
+    if (cudaError_t e = ctx.launch(ctx.findKernel(func), config->gridDim, config->blockDim, args,
+                                   config->dynamicSmemBytes, config->stream, cooperative))
+      return ret(e);
+  }
+  for (cudaEvent_t e : recordAfter)
+    if (cudaError_t r = cudaEventRecord(e, config->stream))
+      return r;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+                                                void **args) {
+  if (!config)
+    return ret(cudaErrorInvalidValue);
+  cudaLaunchConfig_t c = *config;
+  if (!c.stream)
+    c.stream = cudaStreamPerThread;
+  return cudaLaunchKernelExC(&c, func, args);
 }
 
 PTXSIM_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *func) {

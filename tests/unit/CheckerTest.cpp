@@ -58,6 +58,22 @@ TEST(Checker, StateSpaceOfSymbols) {
                "10:20: bad state space: 'sv' is in '.shared' but 'ld.global.u32' accesses '.global'"}));
 }
 
+// Copies name one space per address in operand order; an address past them (a bulk copy's
+// mbarrier) uses the first.
+TEST(Checker, StateSpacePerAddressOfCopies) {
+  std::string decls = ".global .align 16 .b8 gv[64];\n.shared .align 16 .b8 sv[64];\n"
+                      ".shared .align 8 .b64 bar;";
+  EXPECT_EQ(checkText(".version 8.8\n.target sm_90\n.address_size 64\n" + decls +
+                      "\n.visible .entry k()\n{\n"
+                      "cp.async.bulk.global.shared::cta.bulk_group [gv], [sv], 64;\n"
+                      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [sv], [gv], 64, [bar];\n"
+                      "cp.async.ca.shared.global [sv], [gv], 16;\n"
+                      "cp.async.ca.shared.global [gv], [sv], 16;\n"
+                      "ret;\n}\n")
+                .errors,
+            (V{"12:28: bad state space: 'gv' is in '.global' but 'cp.async.ca.shared.global' accesses '.shared'"}));
+}
+
 TEST(Checker, VectorWidthMustMatch) {
   EXPECT_EQ(errs(".reg .f32 %f<5>;\n.reg .b64 %rd;\nld.global.v4.f32 {%f1,%f2,%f3,%f4}, [%rd];\n"
                  "st.global.v2.f32 [%rd], {%f1,%f2,%f3};\nst.global.f32 [%rd], {%f1};\n"),
