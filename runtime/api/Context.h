@@ -52,6 +52,7 @@ struct KernelEntry {
   std::string deviceName;
   const ptx::exec::Kernel *kernel = nullptr; ///< resolved when the module loads
   int maxDynamicShared = -1;                  ///< cudaFuncAttributeMaxDynamicSharedMemorySize
+  int carveout = -1; ///< cudaFuncAttributePreferredSharedMemoryCarveout (-1: no preference)
   bool overrideError = false; ///< PTXSIM_PTX_OVERRIDE has this kernel with other parameters
 };
 
@@ -127,6 +128,7 @@ public:
   std::vector<LaunchConfig> callConfigs; ///< __cudaPushCallConfiguration stack
 
   size_t printfFifoBytes = 1 << 20;
+  unsigned deviceFlags = 0; ///< cudaSetDeviceFlags (cudaGetDeviceFlags adds cudaDeviceMapHost)
 
   /// Per-kernel totals for the end-of-run summary and PTXSIM_STATS_JSON.
   struct KernelStats {

@@ -384,12 +384,24 @@ PTXSIM_API cudaError_t cudaInitDevice(int device, unsigned int, unsigned int) {
   return device == 0 ? cudaSuccess : ret(cudaErrorInvalidDevice);
 }
 
-PTXSIM_API cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
+PTXSIM_API cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  constexpr unsigned known = cudaDeviceScheduleMask | cudaDeviceMapHost |
+                             cudaDeviceLmemResizeToMax | cudaDeviceSyncMemops;
+  unsigned sched = flags & cudaDeviceScheduleMask;
+  if ((flags & ~known) || (sched != cudaDeviceScheduleAuto && sched != cudaDeviceScheduleSpin &&
+                           sched != cudaDeviceScheduleYield &&
+                           sched != cudaDeviceScheduleBlockingSync))
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  ctx.deviceFlags = flags; // recorded only: every stream runs its work at the call
+  return cudaSuccess;
+}
 
 PTXSIM_API cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
   if (!flags)
     return ret(cudaErrorInvalidValue);
-  *flags = cudaDeviceMapHost;
+  PTXSIM_LOCK_CHECKED;
+  *flags = ctx.deviceFlags | cudaDeviceMapHost; // host memory is always mappable
   return cudaSuccess;
 }
 
@@ -828,7 +840,7 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
                                : int(cfg.maxSharedPerBlock - std::min<uint64_t>(
                                                                  kern.staticShared,
                                                                  cfg.maxSharedPerBlock));
-  attr->preferredShmemCarveout = -1;
+  attr->preferredShmemCarveout = k->carveout;
   return cudaSuccess;
 }
 
@@ -837,13 +849,29 @@ PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute 
   KernelEntry *k = ctx.findKernel(func);
   if (!k || !k->kernel)
     return ret(cudaErrorInvalidDeviceFunction);
-  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+  switch (attr) {
+  case cudaFuncAttributeMaxDynamicSharedMemorySize: {
     const auto &cfg = ctx.engine().config();
     if (value < 0 || uint64_t(value) + k->kernel->staticShared > cfg.maxSharedPerBlockOptin)
       return ret(cudaErrorInvalidValue);
     k->maxDynamicShared = value;
+    return cudaSuccess;
   }
-  return cudaSuccess;
+  case cudaFuncAttributePreferredSharedMemoryCarveout:
+    if (value < -1 || value > 100)
+      return ret(cudaErrorInvalidValue);
+    k->carveout = value; // a hint: recorded and reported back
+    return cudaSuccess;
+  case cudaFuncAttributeClusterDimMustBeSet:
+  case cudaFuncAttributeRequiredClusterWidth:
+  case cudaFuncAttributeRequiredClusterHeight:
+  case cudaFuncAttributeRequiredClusterDepth:
+  case cudaFuncAttributeNonPortableClusterSizeAllowed:
+  case cudaFuncAttributeClusterSchedulingPolicyPreference:
+    return cudaSuccess;
+  default:
+    return ret(cudaErrorInvalidValue);
+  }
 }
 
 PTXSIM_API cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache) {
@@ -1232,6 +1260,68 @@ PTXSIM_API cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src,
   if (dstDevice != 0 || srcDevice != 0)
     return ret(cudaErrorInvalidDevice);
   return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
+}
+
+PTXSIM_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
+                                           int srcDevice, size_t count, cudaStream_t stream) {
+  if (dstDevice != 0 || srcDevice != 0)
+    return ret(cudaErrorInvalidDevice);
+  return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream);
+}
+
+// Peer access needs a second device; the one simulated device is not its own peer.
+PTXSIM_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+  if (flags)
+    return ret(cudaErrorInvalidValue);
+  (void)peerDevice;
+  return ret(cudaErrorInvalidDevice);
+}
+
+PTXSIM_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
+  (void)peerDevice;
+  return ret(cudaErrorInvalidDevice);
+}
+
+PTXSIM_API cudaError_t cudaDeviceGetP2PAttribute(int *value, cudaDeviceP2PAttr attr, int srcDevice,
+                                                 int dstDevice) {
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  (void)attr, (void)srcDevice, (void)dstDevice;
+  return ret(cudaErrorInvalidDevice);
+}
+
+// PCI location "dddd:bb:dd.f" (hex) from the device's PCI attributes.
+PTXSIM_API cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device) {
+  if (!pciBusId || len <= 0)
+    return ret(cudaErrorInvalidValue);
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  PTXSIM_LOCK_CHECKED;
+  std::snprintf(pciBusId, size_t(len), "%04x:%02x:%02x.0",
+                unsigned(deviceAttribute(ctx, cudaDevAttrPciDomainId)),
+                unsigned(deviceAttribute(ctx, cudaDevAttrPciBusId)),
+                unsigned(deviceAttribute(ctx, cudaDevAttrPciDeviceId)));
+  return cudaSuccess;
+}
+
+// Accepts "domain:bus:device.function" and "bus:device.function" (hex).
+PTXSIM_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId) {
+  if (!device || !pciBusId)
+    return ret(cudaErrorInvalidValue);
+  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+  char tail = 0;
+  if (std::sscanf(pciBusId, "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &tail) != 4) {
+    domain = 0;
+    if (std::sscanf(pciBusId, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
+      return ret(cudaErrorInvalidValue);
+  }
+  PTXSIM_LOCK_CHECKED;
+  if (domain != unsigned(deviceAttribute(ctx, cudaDevAttrPciDomainId)) ||
+      bus != unsigned(deviceAttribute(ctx, cudaDevAttrPciBusId)) ||
+      dev != unsigned(deviceAttribute(ctx, cudaDevAttrPciDeviceId)) || fn != 0)
+    return ret(cudaErrorInvalidDevice);
+  *device = 0;
+  return cudaSuccess;
 }
 
 PTXSIM_API cudaError_t cudaDeviceCanAccessPeer(int *canAccess, int device, int peerDevice) {
