@@ -404,13 +404,13 @@ int32_t queueRows(const Call &c, DeviceWork::Kind kind, uint64_t dst, uint64_t d
   return kSuccess;
 }
 
-void reportNotSupported(const std::string &name) {
+void reportNotSupported(std::string_view name) {
   static std::mutex mu;
-  static std::set<std::string> said;
+  static std::set<std::string, std::less<>> said;
   std::lock_guard<std::mutex> lock(mu);
-  if (said.insert(name).second)
-    std::fprintf(stderr, "ptxsim: device-side %s is not supported; it returns cudaErrorNotSupported\n",
-                 name.c_str());
+  if (said.insert(std::string(name)).second)
+    std::fprintf(stderr, "ptxsim: device-side cuda%.*s is not supported; it returns cudaErrorNotSupported\n",
+                 int(name.size()), name.data());
 }
 
 /// Argument count each function needs (a declaration with fewer cannot be called safely).
@@ -445,7 +445,7 @@ size_t argCount(Fn f) {
   return 0;
 }
 
-void callOne(Call &c, Fn fn, const std::string &name) {
+void callOne(Call &c, Fn fn, std::string_view name) {
   DeviceRuntimeCta &st = c.st;
   switch (fn) {
   case Fn::GetParameterBufferV2: {
@@ -642,17 +642,17 @@ bool deviceRuntimeCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t id,
                        const ir::CallSite &site, uint32_t mask) {
   uint32_t idx = id - uint32_t(Builtin::DeviceRuntimeFirst);
   Fn fn = kFunctions[idx].fn;
-  std::string name = "cuda" + std::string(kFunctions[idx].name);
+  std::string_view name = kFunctions[idx].name;
   if (site.args.size() < argCount(fn)) {
     ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(mask),
-              "call to device runtime function " + name + " with " +
+              "call to device runtime function cuda" + std::string(name) + " with " +
                   std::to_string(site.args.size()) + " arguments; it takes " +
                   std::to_string(argCount(fn)));
     return false;
   }
   if (!ctx.grid->devrt) {
     ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(mask),
-              "device runtime call " + name + " outside a launch");
+              "device runtime call cuda" + std::string(name) + " outside a launch");
     return false;
   }
   Call c{ctx, w, in, site, *ctx.grid->devrt, ctaState(*w.cta)};
