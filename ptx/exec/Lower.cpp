@@ -177,7 +177,7 @@ SymbolRef FunctionLowering::lookup(std::string_view name) const {
         auto r = it->ranges.find(prefix);
         if (r != it->ranges.end() && n < r->second.second) {
           SymbolRef s = r->second.first;
-          s.index += (uint32_t)n;
+          s.index += (uint32_t)n * s.slots;
           return s;
         }
       }
@@ -238,14 +238,15 @@ void FunctionLowering::declare(const VarDecl &v) {
     bool pred = v.type == ScalarType::pred;
     s.kind = pred ? SymbolRef::Kind::Pred : SymbolRef::Kind::Reg;
     s.bits = typeBits(v.type) * v.vecWidth;
+    s.slots = v.type == ScalarType::b128 && v.vecWidth == 1 ? 2 : 1;
     uint64_t count = v.isRange ? v.rangeCount : 1;
     if (pred) {
       s.index = out_.numPreds;
       out_.numPreds += (uint32_t)count;
     } else {
       s.index = out_.numRegs;
-      out_.numRegs += (uint32_t)count;
-      out_.regBytes.resize(out_.numRegs, (uint8_t)std::min<uint32_t>(s.bits / 8, 255));
+      out_.numRegs += (uint32_t)(count * s.slots);
+      out_.regBytes.resize(out_.numRegs, (uint8_t)std::min<uint32_t>(s.bits / 8 / s.slots, 255));
     }
     if (v.isRange)
       sc.ranges[v.name] = {s, count};

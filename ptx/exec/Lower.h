@@ -27,6 +27,7 @@ struct SymbolRef {
   uint64_t addr = 0;  ///< absolute address (Global), shared offset, frame offset, kparam offset
   uint64_t size = 0;  ///< variable size in bytes
   unsigned bits = 0;  ///< register width
+  uint8_t slots = 1;  ///< 64-bit register slots: 2 for .b128 (low half first)
   Space space = Space::None;
 };
 

@@ -4,7 +4,11 @@
 // Global memory is shared by all host threads, and a generic address may name either global or
 // shared memory, so all spaces use the same host atomics (uncontended on shared memory). The
 // memory-order and scope modifiers need no handling: every operation here is sequentially
-// consistent, which is at least as strong as any .sem/.scope PTX allows.
+// consistent, which is at least as strong as any .sem/.scope PTX allows. 128-bit cas/exch take
+// one process-wide lock instead (portable host 16-byte atomics need libatomic): they are atomic
+// with respect to each other, which is how programs use them.
+
+#include <mutex>
 
 #include "ptx/exec/Numerics.h"
 #include "ptx/exec/OpsCommon.h"
@@ -90,6 +94,79 @@ template <class U, class Op> void atomFn(ExecCtx &ctx, Warp &w, const Inst &in, 
     for (unsigned i = 0; i < in.ndst; ++i)
       w.reg(in.dst[i])[l] = toBits(old[i]);
   });
+}
+
+std::mutex &wideAtomicLock() {
+  static std::mutex *m = new std::mutex; // lives as long as the process, like the engine's threads
+  return *m;
+}
+
+/// atom.cas.b128 / atom.exch.b128: .b128 registers are two 64-bit slots (low half first);
+/// src[1], src[2] are b's halves, src[3], src[4] c's (cas, flags bit 0), dst[0], dst[1] the
+/// old value's halves.
+void atom128Fn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  uint8_t *p[kWarpSize];
+  if (!resolveAddresses(ctx, w, in, m, 16, 16, true, p))
+    return;
+  const bool cas = in.flags & 1;
+  const uint64_t *bl = w.src(in.src[1]), *bh = w.src(in.src[2]);
+  const uint64_t *cl = cas ? w.src(in.src[3]) : nullptr, *ch = cas ? w.src(in.src[4]) : nullptr;
+  uint64_t *dl = in.ndst ? w.reg(in.dst[0]) : nullptr, *dh = in.ndst ? w.reg(in.dst[1]) : nullptr;
+  std::lock_guard<std::mutex> lock(wideAtomicLock());
+  forLanes(m, [&](unsigned l) {
+    uint64_t old[2], nv[2];
+    std::memcpy(old, p[l], 16);
+    bool write = true;
+    if (cas) {
+      write = old[0] == bl[l] && old[1] == bh[l];
+      nv[0] = cl[l], nv[1] = ch[l];
+    } else {
+      nv[0] = bl[l], nv[1] = bh[l];
+    }
+    if (write)
+      std::memcpy(p[l], nv, 16);
+    if (dl)
+      dl[l] = old[0], dh[l] = old[1];
+  });
+}
+
+/// atom{.sem}{.scope}{.space}.cas|.exch.b128 d, [a], b{, c}.
+bool lowerAtom128(LowerCtx &c, Mod op, bool isRed, Space space) {
+  if ((op != Mod::cas && op != Mod::exch) || isRed || c.vecWidth() != 1)
+    return c.unsupported("128-bit form");
+  auto half = [&](const Operand &o, ir::Opnd &lo, ir::Opnd &hi) {
+    if (o.kind != Operand::Kind::Reg || c.regBits(o) != 128)
+      return false;
+    lo = c.src(o, ScalarType::b128);
+    hi.reg = lo.reg + ir::kWarpSize;
+    return true;
+  };
+  ir::Opnd bl, bh, cl, ch;
+  if (!half(c.op(2), bl, bh) || (op == Mod::cas && !half(c.op(3), cl, ch)))
+    return c.unsupported(".b128 operand");
+  const Operand &dop = c.op(0);
+  if (dop.kind != Operand::Kind::Reg || c.regBits(dop) != 128)
+    return c.unsupported(".b128 destination");
+  uint32_t d = c.dst(dop);
+  ir::Inst tmp;
+  c.address(c.op(1), space, tmp);
+  ir::Inst &in = c.emit(atom128Fn, ir::OpClass::Atomic);
+  in.space = tmp.space;
+  in.abase = tmp.abase;
+  in.off = tmp.off;
+  in.addr32 = tmp.addr32;
+  in.src[0] = tmp.src[0];
+  in.src[1] = bl;
+  in.src[2] = bh;
+  in.src[3] = cl;
+  in.src[4] = ch;
+  in.nsrc = op == Mod::cas ? 5 : 3;
+  in.flags = op == Mod::cas ? 1 : 0;
+  in.dst[0] = d;
+  in.dst[1] = d + ir::kWarpSize;
+  in.ndst = 2;
+  in.width = 16;
+  return true;
 }
 
 template <class Op> ir::ExecFn bySize(unsigned bytes) {
@@ -182,6 +259,8 @@ bool lowerAtom(LowerCtx &c, bool isRed) {
   if (op == Mod::Count)
     return c.unsupported("operation");
   ScalarType t = c.type();
+  if (t == ScalarType::b128)
+    return lowerAtom128(c, op, isRed, atomSpace(c));
   ir::ExecFn fn = pickAtom(op, t);
   if (!fn)
     return c.unsupported("type");

@@ -348,6 +348,16 @@ void unpackFn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
   }
 }
 
+/// mov.b128 between .b128 registers (two 64-bit slots each, low half first) and from/to two
+/// .b64 halves: src[0], src[1] are the low and high sources, dst[0], dst[1] the destinations.
+void mov128Fn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
+  const uint64_t *lo = w.src(in.src[0]), *hi = w.src(in.src[1]);
+  uint64_t tl[kWarpSize], th[kWarpSize];
+  forLanes(m, [&](unsigned l) { tl[l] = lo[l], th[l] = hi[l]; });
+  uint64_t *dl = w.reg(in.dst[0]), *dh = w.reg(in.dst[1]);
+  forLanes(m, [&](unsigned l) { dl[l] = tl[l], dh[l] = th[l]; });
+}
+
 // --- lowering ---------------------------------------------------------------------------------------
 
 bool isFloatForm(ScalarType t) {
@@ -584,6 +594,39 @@ bool lowerMov(LowerCtx &c) {
     in.psrc[0] = a;
     in.psrcXor[0] = xa;
     in.aux = 4;
+    return true;
+  }
+  if (t == ScalarType::b128) {
+    // .b128 registers are two 64-bit slots; `{a, b}` names the low and high .b64 halves
+    ir::Opnd lo, hi;
+    if (s.kind == Operand::Kind::Vector) {
+      if (s.elems.size() != 2)
+        return c.unsupported("b128 vector");
+      lo = c.src(s.elems[0], ScalarType::b64);
+      hi = c.src(s.elems[1], ScalarType::b64);
+    } else if (s.kind == Operand::Kind::Reg && c.regBits(s) == 128) {
+      lo = c.src(s, t);
+      hi.reg = lo.reg + ir::kWarpSize;
+    } else {
+      return c.unsupported("b128 source");
+    }
+    uint32_t dl, dh;
+    if (d.kind == Operand::Kind::Vector) {
+      if (d.elems.size() != 2)
+        return c.unsupported("b128 vector");
+      dl = c.dst(d.elems[0]);
+      dh = c.dst(d.elems[1]);
+    } else {
+      dl = c.dst(d);
+      dh = dl + ir::kWarpSize;
+    }
+    ir::Inst &in = c.emit(mov128Fn);
+    in.src[0] = lo;
+    in.src[1] = hi;
+    in.nsrc = 2;
+    in.dst[0] = dl;
+    in.dst[1] = dh;
+    in.ndst = 2;
     return true;
   }
   if (s.kind == Operand::Kind::Vector) { // pack

@@ -74,8 +74,41 @@ Space spaceOf(LowerCtx &c) {
   }
 }
 
+/// ld.b128 / st.b128 of one .b128 register: two 64-bit halves of a 16-byte aligned access into
+/// (from) the register's two slots.
+bool lowerLdSt128(LowerCtx &c, bool store) {
+  if (c.vecWidth() != 1)
+    return c.unsupported("vector of .b128");
+  const Operand &r = c.op(store ? 1 : 0);
+  if (r.kind != Operand::Kind::Reg || c.regBits(r) != 128)
+    return c.unsupported(".b128 operand");
+  uint32_t reg = store ? c.src(r, ScalarType::b128).reg : c.dst(r);
+  ir::Inst tmp;
+  c.address(c.op(store ? 0 : 1), spaceOf(c), tmp);
+  ir::Inst &in = c.emit(store ? stFn<uint64_t> : ldFn<uint64_t>, ir::OpClass::Mem);
+  in.space = tmp.space;
+  in.abase = tmp.abase;
+  in.off = tmp.off;
+  in.addr32 = tmp.addr32;
+  in.src[0] = tmp.src[0];
+  in.width = 8;
+  in.vec = 2;
+  if (store) {
+    in.src[1].reg = reg;
+    in.src[2].reg = reg + ir::kWarpSize;
+    in.nsrc = 3;
+  } else {
+    in.dst[0] = reg;
+    in.dst[1] = reg + ir::kWarpSize;
+    in.ndst = 2;
+  }
+  return true;
+}
+
 bool lowerLd(LowerCtx &c) {
   ScalarType t = c.type();
+  if (t == ScalarType::b128)
+    return lowerLdSt128(c, false);
   if (t == ScalarType::pred || typeBits(t) > 64)
     return c.unsupported("type");
   ScalarType mt = memType(t);
@@ -110,6 +143,8 @@ bool lowerLd(LowerCtx &c) {
 
 bool lowerSt(LowerCtx &c) {
   ScalarType t = c.type();
+  if (t == ScalarType::b128)
+    return lowerLdSt128(c, true);
   if (t == ScalarType::pred || typeBits(t) > 64)
     return c.unsupported("type");
   ScalarType mt = memType(t);

@@ -320,4 +320,45 @@ TEST(ExecAtomic, MisalignedAtomicFaults) {
   EXPECT_NE(r.message.find("misaligned"), std::string::npos) << r.message;
 }
 
+// .b128 registers (two 64-bit slots): mov pack/unpack, ld/st.b128, and atom.cas/exch.b128 under
+// contention. Every thread runs a 128-bit CAS loop adding (1, tid) to the pair at ctr, then
+// exchanges (tid, ~tid) into ctr+16; old values it gets back must be whole pairs.
+TEST(ExecAtomic, Wide128BitCasAndExchange) {
+  ExecHarness h(4);
+  ASSERT_TRUE(h.load(ptxHeader() + kernel("k", 8, R"(
+  .reg .b128 %q<4>;
+  ld.global.b128 %q0, [%rd1];
+LOOP:
+  mov.b128 {%rd10, %rd11}, %q0;
+  add.s64 %rd12, %rd10, 1;
+  add.s64 %rd13, %rd11, %rd9;
+  mov.b128 %q1, {%rd12, %rd13};
+  atom.global.cas.b128 %q2, [%rd1], %q0, %q1;
+  mov.b128 {%rd14, %rd15}, %q2;
+  setp.ne.s64 %p1, %rd14, %rd10;
+  setp.ne.or.s64 %p1, %rd15, %rd11, %p1;
+  mov.b128 %q0, %q2;
+  @%p1 bra LOOP;
+  not.b64 %rd12, %rd9;
+  mov.b128 %q3, {%rd9, %rd12};
+  atom.global.exch.b128 %q2, [%rd1+16], %q3;
+  mov.b128 {%rd10, %rd11}, %q2;
+  xor.b64 %rd12, %rd10, %rd11;
+  st.global.u64 [%rd4], %rd12;
+  st.global.b128 [%rd1+32], %q3;)"))) << h.errors;
+  uint64_t ctr = h.upload(std::vector<uint64_t>{0, 0, 5, ~5ull, 0, 0});
+  uint64_t out = h.alloc(kN * 8);
+  auto r = h.launch("k", {kCtas}, {kThreads}, {ctr, out, 0});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto c = h.read<uint64_t>(ctr, 6);
+  EXPECT_EQ(c[0], (uint64_t)kN);
+  EXPECT_EQ(c[1], (uint64_t)kN * (kN - 1) / 2);
+  EXPECT_EQ(c[3], ~c[2]); // the last exchange left a whole pair
+  EXPECT_LT(c[2], (uint64_t)kN);
+  EXPECT_EQ(c[5], ~c[4]); // st.b128 stored both halves
+  auto o = h.read<uint64_t>(out, kN);
+  for (unsigned i = 0; i < kN; ++i)
+    ASSERT_EQ(o[i], ~0ull) << "thread " << i << " got a torn pair"; // lo ^ hi of (x, ~x)
+}
+
 } // namespace
