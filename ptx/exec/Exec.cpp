@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <unordered_map>
@@ -56,6 +57,35 @@ void ExecCtx::fault(FaultKind k, const Warp &w, const ir::Inst &in, unsigned lan
       msg += " (" + (file.empty() ? std::string("?") : file) + ":" + std::to_string(d.line) + ")";
   }
   faultMsg = msg;
+}
+
+/// A warp took the backward branch at `pc` with all its active lanes while other lanes wait
+/// to reconverge. After 2^24 times in a row on one branch, say once per process that this may
+/// be a spin lock on another lane of the same warp: it needs independent thread scheduling
+/// (Volta and later), which the IPDOM stack does not model, and then never ends.
+[[gnu::cold, gnu::noinline]] void noteDivergentLoop(ExecCtx &ctx, Warp &w, const ir::Inst &in,
+                                                    uint32_t pc) {
+  constexpr uint64_t kWarnAfter = uint64_t(1) << 24;
+  if (w.spinPc != pc) {
+    w.spinPc = pc;
+    w.spinCount = 0;
+  }
+  if (++w.spinCount != kWarnAfter)
+    return;
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true))
+    return;
+  const Cta &c = *w.cta;
+  const ir::Function &f = *w.fn;
+  std::string kname = ctx.grid && ctx.grid->kernel ? ctx.grid->kernel->name : f.name;
+  std::fprintf(stderr,
+               "ptxsim: warning: kernel '%s', block (%u,%u,%u), warp %u has taken the loop branch "
+               "at %s:%u %llu times in a row while other lanes of the warp wait to reconverge. If "
+               "the loop waits for one of those lanes (a lock taken inside divergent code), it "
+               "never ends: ptxsim reconverges at immediate post-dominators and does not model "
+               "independent thread scheduling (docs/executor.md).\n",
+               kname.c_str(), c.ctaid[0], c.ctaid[1], c.ctaid[2], w.id, f.fileName.c_str(), in.line,
+               (unsigned long long)kWarnAfter);
 }
 
 // --- addresses ------------------------------------------------------------------------------------
@@ -663,6 +693,8 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
     case ir::Ctl::Bra: {
       uint32_t notTaken = active & ~m;
       if (!notTaken) {
+        if (__builtin_expect(in.target <= pc && top.mask != w.validMask, 0))
+          noteDivergentLoop(ctx, w, in, pc);
         top.pc = in.target;
       } else if (!m) {
         top.pc = pc + 1;

@@ -60,6 +60,10 @@ struct Warp {
   std::vector<CallFrame> calls;
   WarpState state = WarpState::Ready;
   uint64_t instCount = 0;
+  /// Livelock hint: the backward branch this warp keeps taking while some of its lanes wait
+  /// to reconverge, and how many times in a row (see noteDivergentLoop in Exec.cpp).
+  uint32_t spinPc = ir::kNoPc;
+  uint64_t spinCount = 0;
   uint32_t tid[3][ir::kWarpSize]; ///< threadIdx per lane
   uint64_t addr[ir::kWarpSize];   ///< effective addresses of the last memory instruction
 

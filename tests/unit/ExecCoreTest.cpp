@@ -421,3 +421,41 @@ TEST(ExecCore, ExternsResolveAgainstModulesLoadedLater) {
 }
 
 } // namespace
+
+namespace {
+
+// A loop that one lane runs 2^24 times while the rest of its warp waits to reconverge gets a
+// one-time warning naming the kernel, block, warp and PTX line (the shape of a spin lock that
+// needs independent thread scheduling); the loop itself still runs to completion.
+TEST(ExecCore, LongDivergentLoopWarnsAboutSpinLocks) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry spin(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<2>; .reg .pred %p<3>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  mov.u32 %r2, 0;
+  @%p1 bra DONE;
+LOOP:
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p2, %r2, 16777300;
+  @%p2 bra LOOP;
+  st.global.u32 [%rd1], %r2;
+DONE:
+  ret;
+})", "spin.ptx")) << h.errors;
+  uint64_t out = h.alloc(4);
+  testing::internal::CaptureStderr();
+  auto r = h.launch("spin", {1}, {32}, {out});
+  std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(h.read<uint32_t>(out, 1)[0], 16777300u);
+  EXPECT_NE(err.find("kernel 'spin', block (0,0,0), warp 0 has taken the loop branch at spin.ptx:15 "
+                     "16777216 times"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("independent thread scheduling"), std::string::npos) << err;
+}
+
+} // namespace
