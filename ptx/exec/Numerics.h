@@ -27,6 +27,7 @@
 #ifndef PTXSIM_PTX_EXEC_NUMERICS_H
 #define PTXSIM_PTX_EXEC_NUMERICS_H
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -586,6 +587,61 @@ static inline uint16_t reluBF16(uint16_t h) {
     return kCanonicalNaNBF16;
   return (h & 0x8000) ? 0 : h;
 }
+/// An .e4m3 (.e5m2) byte as a double (exact). e4m3 has no infinities: S.1111.111 is its NaN.
+static inline double fp8ToF64(uint8_t b, bool e5m2) {
+  const bool neg = b & 0x80;
+  const int man = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  const unsigned e = (b & 0x7f) >> man, m = b & ((1u << man) - 1), emax = e5m2 ? 31 : 15;
+  double v;
+  if (e5m2 && e == emax)
+    v = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (!e5m2 && e == emax && m == (1u << man) - 1)
+    v = std::numeric_limits<double>::quiet_NaN();
+  else if (e == 0)
+    v = std::ldexp((double)m, 1 - bias - man);
+  else
+    v = std::ldexp(1.0 + (double)m / (1 << man), (int)e - bias);
+  return neg ? -v : v;
+}
+
+/// cvt.rn{.satfinite}{.relu} to .e4m3 (.e5m2): x rounded to nearest even. Overflow and +-inf
+/// give +-MAX (448, 57344) with .satfinite, else NaN (e4m3) or +-inf (e5m2); NaN gives the
+/// canonical 0x7f; .relu turns negative values and -0 into +0.
+static inline uint8_t f64ToFp8(double x, bool e5m2, bool satfinite, bool relu) {
+  if (x != x)
+    return 0x7f;
+  const bool neg = std::signbit(x);
+  if (relu && neg)
+    return 0;
+  const uint8_t sign = neg ? 0x80 : 0;
+  const int man = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  const double maxv = e5m2 ? 57344.0 : 448.0;
+  const uint8_t maxCode = e5m2 ? 0x7b : 0x7e, overflow = e5m2 ? 0x7c : 0x7f;
+  double a = std::fabs(x);
+  if (std::isinf(a))
+    return sign | (satfinite ? maxCode : overflow);
+  if (a == 0)
+    return sign;
+  int e;
+  std::frexp(a, &e); // a in [2^(e-1), 2^e)
+  const int expo = std::max(e - 1, 1 - bias); // subnormals share the smallest exponent
+  double r = std::ldexp(a, man - expo);       // a in units of the last place (exact)
+  double fl = std::floor(r), diff = r - fl;
+  if (diff > 0.5 || (diff == 0.5 && std::fmod(fl, 2.0) != 0))
+    fl += 1;
+  double q = std::ldexp(fl, expo - man);
+  if (q > maxv)
+    return sign | (satfinite ? maxCode : overflow);
+  if (q == 0)
+    return sign;
+  std::frexp(q, &e);
+  if (e - 1 < 1 - bias) // subnormal
+    return sign | (uint8_t)std::ldexp(q, bias - 1 + man);
+  int field = e - 1 + bias;
+  int m = (int)std::ldexp(q, man - (e - 1)) - (1 << man);
+  return sign | (uint8_t)(field << man | m);
+}
+
 /// cvt.{rna,rn,rz}{.satfinite}{.relu}.tf32.f32: x rounded to tf32 (f32 with 10 fraction bits),
 /// as .b32 with the low 13 bits zero. `tiesAway` is .rna, otherwise `r` (RN, RZ) rounds. NaN
 /// gives the canonical NaN; .satfinite turns +-inf and overflow into +-MAX_NORM; .relu turns

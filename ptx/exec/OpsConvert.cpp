@@ -4,8 +4,9 @@
 // One handler per (destination, source) type pair; rounding modes and modifiers are read once
 // per warp from the instruction. Every float source is widened exactly to double and rounded
 // once to the destination, so each conversion is a single correctly rounded step (Numerics.h).
-// tf32 results are f32 bits rounded to 10 fraction bits. fp8/fp6/fp4, ue8m0 and .rs forms fault
-// at run time as unsupported.
+// tf32 results are f32 bits rounded to 10 fraction bits; e4m3/e5m2 pairs convert to and from
+// f32 and f16x2 (Numerics.h f64ToFp8). fp6/fp4, ue8m0 and .rs forms fault at run time as
+// unsupported.
 
 #include "ptx/exec/Numerics.h"
 #include "ptx/exec/OpsCommon.h"
@@ -181,6 +182,43 @@ void cvtTF32Fn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
   const Rnd r = (Rnd)in.aux;
   const bool rna = in.flags & kRna, sf = in.flags & kSatFinite, relu = in.flags & kRelu;
   forLanes(m, [&](unsigned l) { d[l] = f32ToTF32(fromBits<float>(a[l]), rna, r, sf, relu); });
+}
+
+/// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b (flags bit 6: a and b in src[0], src[1],
+/// a to the upper byte) and .f16x2 d, a (the upper half to the upper byte). aux: 1 for e5m2.
+void cvtToFp8x2Fn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]);
+  const uint64_t *b = in.nsrc > 1 ? w.src(in.src[1]) : nullptr;
+  const bool e5 = in.aux, sf = in.flags & kSatFinite, relu = in.flags & kRelu;
+  forLanes(m, [&](unsigned l) {
+    double hi, lo;
+    if (b) {
+      hi = fromBits<float>(a[l]);
+      lo = fromBits<float>(b[l]);
+    } else {
+      hi = f16ToF32(uint16_t(a[l] >> 16));
+      lo = f16ToF32(uint16_t(a[l]));
+    }
+    d[l] = uint32_t(f64ToFp8(hi, e5, sf, relu)) << 8 | f64ToFp8(lo, e5, sf, relu);
+  });
+}
+
+/// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a: each byte of a (the upper to the upper half),
+/// exactly. aux: 1 for e5m2.
+void cvtFromFp8x2Fn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]);
+  const bool e5 = in.aux, relu = in.flags & kRelu;
+  forLanes(m, [&](unsigned l) {
+    uint16_t h[2];
+    for (unsigned i = 0; i < 2; ++i) {
+      h[i] = f64ToF16(fp8ToF64(uint8_t(a[l] >> (8 * i)), e5));
+      if (relu)
+        h[i] = reluF16(h[i]);
+    }
+    d[l] = uint32_t(h[1]) << 16 | h[0];
+  });
 }
 
 /// cvt.pack.sat.{u16,s16,u8,s8,u4,s4}.s32 d, a, b{, c}: clamped a above clamped b, then (for
@@ -362,6 +400,25 @@ bool lowerCvt(LowerCtx &c) {
     in.nsrc = 1;
     in.aux = (uint32_t)r;
     in.flags = flags | (c.has(Mod::rna) ? kRna : 0);
+    return true;
+  }
+  const bool toFp8 = dt == ScalarType::e4m3x2 || dt == ScalarType::e5m2x2;
+  const bool fromFp8 = st == ScalarType::e4m3x2 || st == ScalarType::e5m2x2;
+  if (!c.has(Mod::rs) && ((toFp8 && (st == ScalarType::f32 || st == ScalarType::f16x2)) ||
+                          (fromFp8 && dt == ScalarType::f16x2))) {
+    bool pair = toFp8 && st == ScalarType::f32;
+    ir::Opnd a = c.src(c.op(1), pair ? ScalarType::f32 : ScalarType::b32);
+    ir::Opnd b;
+    if (pair)
+      b = c.src(c.op(2), ScalarType::f32);
+    uint32_t d = c.dst(c.op(0));
+    ir::Inst &in = c.emit(toFp8 ? cvtToFp8x2Fn : cvtFromFp8x2Fn, OpClass::Half);
+    in.dst[0] = d;
+    in.src[0] = a;
+    in.src[1] = b;
+    in.nsrc = pair ? 2 : 1;
+    in.aux = (toFp8 ? dt : st) == ScalarType::e5m2x2 ? 1 : 0;
+    in.flags = flags;
     return true;
   }
   if (c.has(Mod::rs) || c.has(Mod::rna))

@@ -152,24 +152,7 @@ inline uint64_t readElem(const Warp &w, const Frag &f, unsigned l, unsigned i) {
   return (r >> ((i % f.pack) * f.bits)) & elemMask(f.bits);
 }
 
-float fp8ToF32(uint8_t b, bool e5m2) {
-  bool neg = b & 0x80;
-  float v;
-  if (e5m2) {
-    unsigned e = (b >> 2) & 0x1f, m = b & 3;
-    if (e == 31)
-      v = m ? NAN : INFINITY;
-    else
-      v = e ? std::ldexp(1.0f + m / 4.0f, (int)e - 15) : std::ldexp((float)m, -16);
-  } else {
-    unsigned e = (b >> 3) & 0xf, m = b & 7;
-    if (e == 15 && m == 7)
-      v = NAN;
-    else
-      v = e ? std::ldexp(1.0f + m / 8.0f, (int)e - 7) : std::ldexp((float)m, -9);
-  }
-  return neg ? -v : v;
-}
+float fp8ToF32(uint8_t b, bool e5m2) { return (float)fp8ToF64(b, e5m2); }
 
 inline float toF32(Elem t, uint64_t bits) {
   switch (t) {

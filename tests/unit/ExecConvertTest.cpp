@@ -275,11 +275,45 @@ TEST(ExecConvert, Tf32RoundingSatfiniteRelu) {
                                            0x7f7fe000u, 0u, 0x7fffffffu, 0u}));
 }
 
+TEST(ExecConvert, Fp8PairsFromAndToF32AndF16x2) {
+  const float inf = INFINITY, nan = NAN;
+  // e4m3: 1 -> 0x38, -1.5 -> 0xbc, 448 (max) -> 0x7e, 500 and inf saturate, NaN -> 0x7f, 2^-9 is
+  // the smallest subnormal, 2^-10 ties to 0, 464 ties to 448 (even), 465 rounds up and saturates
+  std::vector<float> a = {1.0f, 448.0f, inf, 0x1p-9f, 464.0f, -0.0f};
+  std::vector<float> b = {-1.5f, 500.0f, nan, 0x1p-10f, 465.0f, 0.1f};
+  auto e4 = runCvt<uint16_t, float>("f32", "b16", "cvt.rn.satfinite.e4m3x2.f32 %d, %a, %b;", a, b);
+  EXPECT_EQ(e4, (std::vector<uint16_t>{0x38bc, 0x7e7e, 0x7e7f, 0x0100, 0x7e7e, 0x801d}));
+  auto e4relu = runCvt<uint16_t, float>("f32", "b16", "cvt.rn.satfinite.relu.e4m3x2.f32 %d, %a, %b;", a, b);
+  EXPECT_EQ(e4relu, (std::vector<uint16_t>{0x3800, 0x7e7e, 0x7e7f, 0x0100, 0x7e7e, 0x001d}));
+  // e5m2: 1 -> 0x3c, 1.25 -> 0x3d, 57344 (max) -> 0x7b, 61440 ties up past the max and
+  // saturates, 2^-16 is the smallest subnormal
+  auto e5 = runCvt<uint16_t, float>("f32", "b16", "cvt.rn.satfinite.e5m2x2.f32 %d, %a, %b;",
+                                    {1.0f, 57344.0f, -inf, 0x1p-16f}, {1.25f, 61440.0f, 3.0f, -0x1p-18f});
+  EXPECT_EQ(e5, (std::vector<uint16_t>{0x3c3d, 0x7b7b, 0xfb42, 0x0180}));
+  // f16x2 -> e4m3x2: the upper half to the upper byte (1.0 and -1.5 in f16: 0x3c00, 0xbe00)
+  auto h = runCvt<uint16_t, uint32_t>("b32", "b16", "cvt.rn.satfinite.e4m3x2.f16x2 %d, %a;", {0x3c00be00u});
+  EXPECT_EQ(h[0], 0x38bc);
+  // back to f16x2, exactly
+  auto back = runCvt<uint32_t, uint16_t>("b16", "b32", "cvt.rn.f16x2.e4m3x2 %d, %a;", {0x38bc, 0x7e01, 0x7f00});
+  EXPECT_EQ(back, (std::vector<uint32_t>{0x3c00be00u, 0x5f001800u, 0x7fff0000u})); // 448, 2^-9; NaN
+  auto back5 = runCvt<uint32_t, uint16_t>("b16", "b32", "cvt.rn.relu.f16x2.e5m2x2 %d, %a;", {0x7cbc});
+  EXPECT_EQ(back5[0], 0x7c000000u); // +inf kept, -1.0 -> +0 with .relu
+}
+
 TEST(ExecConvert, UnsupportedFormsFaultAtRunTime) {
-  std::string failure;
-  runCvt<uint16_t, float>("f32", "b16", "cvt.rn.satfinite.e4m3x2.f32 %d, %a, %b;", {1.0f}, {2.0f}, {}, &failure);
-  EXPECT_NE(failure, "");
-  EXPECT_NE(failure.find("cvt"), std::string::npos) << failure;
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_100a") + R"(
+.visible .entry k(.param .u64 p) {
+  .reg .b16 %h; .reg .f32 %f<2>; .reg .b64 %rd;
+  ld.param.u64 %rd, [p];
+  mov.f32 %f0, 1.0; mov.f32 %f1, 2.0;
+  cvt.rn.satfinite.e2m1x2.f32 %h, %f0, %f1;
+  st.global.b16 [%rd], %h;
+  ret;
+})")) << h.errors;
+  auto r = h.launch("k", {1}, {1}, {h.alloc(2)});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.message.find("cvt"), std::string::npos) << r.message;
 }
 
 } // namespace
