@@ -151,6 +151,10 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     w.stack.clear();
     w.stack.push_back(SimtEntry{0, ir::kNoPc, w.validMask});
     w.calls.clear();
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      w.stackTop[l] = localPerThread;
+    w.stackLow = localPerThread;
+    w.stackSaves.clear();
     w.state = WarpState::Ready;
     w.instCount = 0;
   }
@@ -293,7 +297,8 @@ uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Pro
     std::memcpy(reinterpret_cast<void *>(g.paramAddr), p.params, k.paramBytes);
   g.gridWorkspace = g.paramAddr + wsOff;
   std::memset(reinterpret_cast<void *>(g.gridWorkspace), 0, 16);
-  return (uint32_t)((k.fn->frameSize + (hasCalls(*k.fn) ? cfg_.stackBytes : 0) + 15) & ~15ull);
+  bool stack = hasCalls(*k.fn) || k.fn->dynamicStack; // calls and alloca use the stack
+  return (uint32_t)((k.fn->frameSize + (stack ? cfg_.stackBytes : 0) + 15) & ~15ull);
 }
 
 LaunchStatus statusOf(FaultKind k) {

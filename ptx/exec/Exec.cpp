@@ -476,6 +476,11 @@ void finishCall(Warp &w, bool copyBack) {
   w.calls.pop_back();
   const ir::Function *callee = w.fn;
   uint32_t calleeFrame = w.frameBase;
+  if (callee->dynamicStack && !w.stackSaves.empty()) { // free the callee's allocas
+    std::memcpy(w.stackTop, w.stackSaves.back().data(), sizeof w.stackTop);
+    w.stackSaves.pop_back();
+    w.stackLow = *std::min_element(w.stackTop, w.stackTop + kWarpSize);
+  }
   uint32_t calleeRegBase = w.regBase;
   w.regBase = cf.regBase;
   w.predBase = cf.predBase;
@@ -515,7 +520,8 @@ bool enterCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, const ir::Function &ca
     return builtinCall(ctx, w, in, callee, site, m);
   const ir::Function &caller = *w.fn;
   uint32_t newFrame = w.frameBase + caller.frameSize;
-  if ((uint64_t)newFrame + callee.frameSize > w.cta->localPerThread) {
+  if ((uint64_t)newFrame + callee.frameSize > w.stackLow) { // below the alloca region
+
     ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(m),
               "call stack overflow calling '" + callee.name + "' (" +
                   std::to_string(w.cta->localPerThread) +
@@ -561,6 +567,10 @@ bool enterCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, const ir::Function &ca
   }
   w.calls.push_back(CallFrame{w.fn, &site, (uint32_t)w.stack.size(), w.regBase, w.predBase,
                               w.frameBase, m});
+  if (callee.dynamicStack) { // its allocas are freed when it returns
+    w.stackSaves.emplace_back();
+    std::memcpy(w.stackSaves.back().data(), w.stackTop, sizeof w.stackTop);
+  }
   w.regBase = newRegBase;
   w.predBase = newPredBase;
   w.frameBase = newFrame;

@@ -1,6 +1,8 @@
-// Loads, stores, address conversion and asynchronous copies.
+// Loads, stores, address conversion, asynchronous copies and stack allocation (alloca).
 
 #include "ptx/exec/OpsCommon.h"
+
+#include <algorithm>
 
 namespace ptxsim::ptx::exec {
 namespace {
@@ -435,6 +437,88 @@ bool lowerCpAsyncBulk(LowerCtx &c) {
   return true;
 }
 
+// --- stack allocation -------------------------------------------------------------------------
+
+void updateStackLow(Warp &w) { w.stackLow = *std::min_element(w.stackTop, w.stackTop + kWarpSize); }
+
+/// alloca{.local}.u32|.u64 d, size{, align}: each lane takes `size` bytes below its stack top,
+/// aligned down to in.aux; d is the block's local-space address. Allocations grow down from
+/// the end of the thread's local memory (cudaLimitStackSize) towards the call frames.
+void allocaFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *sz = w.src(in.src[0]);
+  const uint64_t align = in.aux, frameEnd = w.frameBase + w.fn->frameSize;
+  for (uint32_t rest = m; rest; rest &= rest - 1) {
+    unsigned l = (unsigned)__builtin_ctz(rest);
+    uint64_t size = in.width == 4 ? (uint32_t)sz[l] : sz[l], top = w.stackTop[l];
+    uint64_t nt = size > top ? 0 : (top - size) & ~(align - 1);
+    if (size > top || nt < frameEnd) {
+      ctx.fault(FaultKind::Invalid, w, in, l,
+                "alloca of " + std::to_string(size) + " bytes overflows the stack (" +
+                    std::to_string(w.cta->localPerThread) +
+                    " bytes of local memory per thread; raise cudaLimitStackSize)");
+      return;
+    }
+    w.stackTop[l] = (uint32_t)nt;
+    d[l] = nt;
+  }
+  updateStackLow(w);
+}
+
+/// stacksave.u32|.u64 d: the lane's stack top.
+void stackSaveFn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
+  uint64_t *d = w.reg(in.dst[0]);
+  forLanes(m, [&](unsigned l) { d[l] = w.stackTop[l]; });
+}
+
+/// stackrestore.u32|.u64 a: frees what was allocated since stacksave gave a.
+void stackRestoreFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  const uint64_t *a = w.src(in.src[0]);
+  const uint64_t frameEnd = w.frameBase + w.fn->frameSize;
+  for (uint32_t rest = m; rest; rest &= rest - 1) {
+    unsigned l = (unsigned)__builtin_ctz(rest);
+    if (a[l] < frameEnd || a[l] > w.cta->localPerThread) {
+      ctx.fault(FaultKind::Invalid, w, in, l,
+                "stackrestore to " + std::to_string(a[l]) + ", which stacksave did not return");
+      return;
+    }
+    w.stackTop[l] = (uint32_t)a[l];
+  }
+  updateStackLow(w);
+}
+
+bool lowerAlloca(LowerCtx &c) {
+  ScalarType t = c.type();
+  uint64_t align = c.numOps() > 2 ? (uint64_t)c.op(2).ival : 8;
+  if (align == 0 || (align & (align - 1)))
+    return c.unsupported("alignment");
+  ir::Opnd size = c.src(c.op(1), t);
+  uint32_t d = c.dst(c.op(0));
+  c.fn().dynamicStack = true;
+  ir::Inst &in = c.emit(allocaFn, ir::OpClass::Misc);
+  in.dst[0] = d;
+  in.src[0] = size;
+  in.nsrc = 1;
+  in.width = (uint8_t)(typeBits(t) / 8);
+  in.aux = (uint32_t)align;
+  return true;
+}
+
+bool lowerStackSave(LowerCtx &c, bool restore) {
+  c.fn().dynamicStack = true;
+  if (restore) {
+    ir::Opnd a = c.src(c.op(0), c.type());
+    ir::Inst &in = c.emit(stackRestoreFn, ir::OpClass::Misc);
+    in.src[0] = a;
+    in.nsrc = 1;
+  } else {
+    uint32_t d = c.dst(c.op(0));
+    ir::Inst &in = c.emit(stackSaveFn, ir::OpClass::Misc);
+    in.dst[0] = d;
+  }
+  return true;
+}
+
 } // namespace
 
 ir::ExecFn nopHandler() { return nopFn; }
@@ -445,6 +529,9 @@ void registerMemoryOps() {
   registerLowering("st", lowerSt);
   registerLowering("cvta", lowerCvta);
   registerLowering("isspacep", lowerIsspacep);
+  registerLowering("alloca", lowerAlloca);
+  registerLowering("stacksave", [](LowerCtx &c) { return lowerStackSave(c, false); });
+  registerLowering("stackrestore", [](LowerCtx &c) { return lowerStackSave(c, true); });
   registerLowering("prefetch", [](LowerCtx &c) { c.emit(nopFn); return true; });
   registerLowering("prefetchu", [](LowerCtx &c) { c.emit(nopFn); return true; });
   registerLowering("cp", [](LowerCtx &c) {

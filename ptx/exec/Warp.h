@@ -11,6 +11,7 @@
 #include "ptx/exec/Memory.h"
 #include "ptx/ir/Ir.h"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -58,6 +59,12 @@ struct Warp {
   std::vector<uint32_t> predStore;
   std::vector<SimtEntry> stack;
   std::vector<CallFrame> calls;
+  /// alloca: each lane's stack top in its local memory; allocations grow down from the end
+  /// while call frames grow up from 0. stackLow is the lowest of them (the limit for frames).
+  uint32_t stackTop[ir::kWarpSize];
+  uint32_t stackLow = 0;
+  /// stackTop at each call into a function that allocates, restored at its return.
+  std::vector<std::array<uint32_t, ir::kWarpSize>> stackSaves;
   WarpState state = WarpState::Ready;
   uint64_t instCount = 0;
   /// Livelock hint: the backward branch this warp keeps taking while some of its lanes wait

@@ -125,6 +125,8 @@ struct Function {
   /// Byte size of the function's call frame in local memory: `.local` variables, `.param`
   /// buffers of calls it makes, then its own parameters and return values.
   uint32_t frameSize = 0;
+  /// The function allocates on the stack at run time (alloca, stacksave/stackrestore).
+  bool dynamicStack = false;
   /// Offsets in the frame of the formal parameters and return values.
   std::vector<uint32_t> paramOffsets, retOffsets;
   std::vector<uint32_t> paramSizes, retSizes;

@@ -7,6 +7,8 @@
 //     red with .relaxed/.acquire/.release/.acq_rel and scopes, fence.sc/.acq_rel, a message
 //     passed between warps through a release store and an acquire load
 //   - cp.async.ca/.cg with src-size zero fill (every partial size) and ignore-src (sm_80+)
+//   - alloca (dynamic stack allocation, stacksave/stackrestore): per-thread sizes in a kernel,
+//     in a device function called 200 times (freed at each return) and in a loop
 //   - elect.sync, griddepcontrol.wait/launch_dependents with programmatic dependent launch
 //     (cudaLaunchKernelEx), cp.async.bulk global->shared with mbarrier complete_tx and
 //     shared->global with bulk groups, fence.proxy.async (sm_90+)
@@ -275,15 +277,19 @@ __global__ void memoryOrders(int *payload, int *flag, int *sums, unsigned *count
         asm volatile("ld.acquire.sys.global.s32 %0, [%1];" : "=r"(sysv) : "l"(payload + lane) : "memory");
         sums[lane] = v + sv + sysv;
     }
-    unsigned old;
+    unsigned old, oldSum = 0;
     asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counters + 0) : "memory");
+    oldSum += old;
     asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], 2;" : "=r"(old) : "l"(counters + 1) : "memory");
+    oldSum += old;
     asm volatile("atom.acquire.cta.global.max.u32 %0, [%1], %2;" : "=r"(old) : "l"(counters + 2), "r"((unsigned)t) : "memory");
+    oldSum += old;
     asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(counters + 3), "r"((unsigned)t) : "memory");
     asm volatile("red.relaxed.sys.global.or.b32 [%0], %1;" :: "l"(counters + 4), "r"(1u << (t % 32)) : "memory");
     asm volatile("red.relaxed.cta.global.xor.b32 [%0], %1;" :: "l"(counters + 5), "r"((unsigned)t * 2654435761u) : "memory");
     unsigned long long o64;
     asm volatile("atom.acq_rel.sys.global.add.u64 %0, [%1], %2;" : "=l"(o64) : "l"(c64), "l"((unsigned long long)t << 32) : "memory");
+    if (oldSum == 0xffffffffu && o64 == 1) sums[0] = -1;  // never: keeps the old values used
     // a CAS loop at .gpu scope: counters[6] becomes the number of successful increments
     unsigned cur, seen;
     asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(cur) : "l"(counters + 6) : "memory");
@@ -401,10 +407,51 @@ static void checkCpAsync() {
     CK(cudaFree(dOut));
 }
 
+// ---- alloca ----------------------------------------------------------------------------------------
+__device__ __noinline__ int sumOfSquares(int n) {
+    int *p = (int *)alloca(n * sizeof(int));
+    for (int i = 0; i < n; ++i) p[i] = i * i;
+    int s = 0;
+    for (int i = 0; i < n; ++i) s += p[n - 1 - i];
+    return s;
+}
+
+__global__ void allocaKernel(int *out) {
+    int t = threadIdx.x, n = 1 + t % 13;
+    char *buf = (char *)alloca(n * 3 + 1);  // a different size in every lane
+    for (int i = 0; i < n * 3 + 1; ++i) buf[i] = (char)(i + t);
+    int acc = 0;
+    for (int r = 0; r < 200; ++r) acc += sumOfSquares(n + r % 5);
+    for (int r = 0; r < 50; ++r) {  // a block per iteration: stacksave/stackrestore
+        volatile short *v = (volatile short *)alloca((r % 7 + 1) * sizeof(short));
+        v[r % 7] = (short)r;
+        acc += v[r % 7];
+    }
+    for (int i = 0; i < n * 3 + 1; ++i) acc += buf[i];
+    out[blockIdx.x * blockDim.x + t] = acc;
+}
+
+static void checkAlloca() {
+    int *out;
+    CK(cudaMallocManaged(&out, 64 * sizeof(int)));
+    allocaKernel<<<2, 32>>>(out);
+    CK(cudaDeviceSynchronize());
+    for (int t = 0; t < 32; ++t) {
+        int n = 1 + t % 13, acc = 0;
+        for (int r = 0; r < 200; ++r)
+            for (int i = 0; i < n + r % 5; ++i) acc += i * i;
+        for (int r = 0; r < 50; ++r) acc += r;
+        for (int i = 0; i < n * 3 + 1; ++i) acc += (char)(i + t);
+        EXPECT(out[t] == acc && out[32 + t] == acc, "alloca thread %d: %d, expected %d", t, out[t], acc);
+    }
+    CK(cudaFree(out));
+}
+
 // ---- sm_90: elect.sync, programmatic dependent launch, bulk copies ------------------------------
 __global__ void electKernel(int *leaders, int *electedCount) {
-    int t = threadIdx.x, lane = t & 31;
+    int t = threadIdx.x;
 #if __CUDA_ARCH__ >= 900
+    int lane = t & 31;
     unsigned leader;
     int isLeader;
     unsigned member = 0xffffffffu;
@@ -421,7 +468,7 @@ __global__ void electKernel(int *leaders, int *electedCount) {
     if (isLeader) atomicAdd(electedCount + t / 32, 1);
 #else
     if (t == 0) g_skipped = 1;
-    (void)leaders; (void)electedCount; (void)lane;
+    (void)leaders; (void)electedCount;
 #endif
 }
 
@@ -532,6 +579,7 @@ int main() {
     checkSpecialRegs();
     checkMemoryOrders();
     checkCpAsync();
+    checkAlloca();
     checkSm90();
     return finish();
 }
