@@ -1304,16 +1304,20 @@ PTXSIM_API cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device
   return cudaSuccess;
 }
 
-// Accepts "domain:bus:device.function" and "bus:device.function" (hex).
+// Accepts "domain:bus:device.function", "domain:bus:device" and "bus:device.function" (hex).
 PTXSIM_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId) {
   if (!device || !pciBusId)
     return ret(cudaErrorInvalidValue);
   unsigned domain = 0, bus = 0, dev = 0, fn = 0;
   char tail = 0;
   if (std::sscanf(pciBusId, "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &tail) != 4) {
-    domain = 0;
-    if (std::sscanf(pciBusId, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
-      return ret(cudaErrorInvalidValue);
+    fn = 0;
+    if (std::strchr(pciBusId, '.') ||
+        std::sscanf(pciBusId, "%x:%x:%x%c", &domain, &bus, &dev, &tail) != 3) {
+      domain = 0;
+      if (std::sscanf(pciBusId, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
+        return ret(cudaErrorInvalidValue);
+    }
   }
   PTXSIM_LOCK_CHECKED;
   if (domain != unsigned(deviceAttribute(ctx, cudaDevAttrPciDomainId)) ||
