@@ -535,10 +535,23 @@ static void checkSm90() {
     if (skipped) {
         printf("  elect/griddepcontrol/bulk copies: skipped (needs sm_90)\n");
     } else {
-        for (int t = 0; t < 64; ++t) {
-            int lane = t & 31, want = lane % 4 == 1 ? 1 : lane >= 4 ? 4 : 99;
-            EXPECT(leaders[t] == want, "elect.sync: lane %d leader %d, expected %d", lane, leaders[t], want);
-        }
+        // PTX does not say which thread is elected: every member agrees on one leader, which is
+        // a member of its own group (ptxsim elects the lowest lane)
+        for (int w = 0; w < 2; ++w)
+            for (int grp = 0; grp < 2; ++grp) {
+                int first = -1;
+                for (int lane = 0; lane < 32; ++lane) {
+                    bool member = grp == 0 ? lane % 4 == 1 : (lane % 4 != 1 && lane >= 4);
+                    if (!member) continue;
+                    int leader = leaders[w * 32 + lane];
+                    if (first < 0) first = leader;
+                    bool leaderIsMember = grp == 0 ? leader % 4 == 1 : (leader % 4 != 1 && leader >= 4);
+                    EXPECT(leader == first && leader >= 0 && leader < 32 && leaderIsMember,
+                           "elect.sync warp %d lane %d: leader %d (group leader %d)", w, lane, leader, first);
+                }
+            }
+        for (int lane = 0; lane < 4; ++lane)
+            if (lane != 1) EXPECT(leaders[lane] == 99, "lane %d sat out but got %d", lane, leaders[lane]);
         EXPECT(count[0] == 2 && count[1] == 2, "elect.sync elected %d and %d leaders, expected 2 per warp", count[0], count[1]);
     }
     // programmatic dependent launch through cudaLaunchKernelEx
