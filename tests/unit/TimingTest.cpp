@@ -244,4 +244,48 @@ TEST(Timing, RepeatedRunsGiveIdenticalCycles) {
   EXPECT_EQ(cycles[0], cycles[1]);
 }
 
+// A two-level scheduler with fewer active places than warps must not stall for good: warps that
+// exit early leave the active set at once (not when their CTA ends), and warps waiting at a
+// barrier leave it so that the pending warps they wait for can run.
+TEST(Timing, TwoLevelSchedulerSurvivesEarlyExitsAndBarriers) {
+  const char *kKernel = R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<6>; .reg .b64 %rd<4>; .reg .pred %p<3>;
+  .shared .align 4 .b32 buf[256];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, buf;
+  add.u32 %r3, %r3, %r2;
+  st.shared.u32 [%r3], %r1;
+  bar.sync 0;
+  xor.b32 %r4, %r2, 4;
+  mov.u32 %r5, buf;
+  add.u32 %r5, %r5, %r4;
+  ld.shared.u32 %r4, [%r5];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r4;
+  and.b32 %r2, %r1, 64;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 exit;
+  ld.global.u32 %r4, [%rd3];
+  add.u32 %r4, %r4, 1000;
+  st.global.u32 [%rd3], %r4;
+  ret;
+})";
+  timing::TimingConfig cfg = noFetch();
+  cfg.core.scheduler = "two_level";
+  cfg.core.twoLevelActiveWarps = 2;
+  cfg.core.numClusters = 1;
+  TimingHarness t(cfg);
+  ASSERT_TRUE(t.load(ptxHeader() + kKernel)) << t.h.errors;
+  uint64_t out = t.h.alloc(4 * 256 * 4);
+  auto r = t.run("k", {4}, {256}, {out});
+  ASSERT_TRUE(r.result.ok()) << r.result.message;
+  auto v = t.h.read<uint32_t>(out, 256);
+  for (uint32_t i = 0; i < 256; ++i)
+    EXPECT_EQ(v[i], (i ^ 1) + ((i & 64) ? 0 : 1000)) << i;
+}
+
 } // namespace

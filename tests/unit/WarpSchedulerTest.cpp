@@ -160,6 +160,20 @@ TEST(WarpSchedulerTwoLevel, DemotionAndRefill) {
   EXPECT_EQ(cycle(*s, all, 13), 4);
 }
 
+// An active set whose warps cannot issue (say, at a barrier waiting for pending warps) gives way
+// after 32 cycles: the oldest ready pending warp takes a stalled warp's place.
+TEST(WarpSchedulerTwoLevel, StalledActiveSetGivesWayToReadyWarps) {
+  auto s = make("two_level", params(/*activeWarps=*/2));
+  for (uint32_t w = 0; w < 4; ++w)
+    s->addWarp(w, w); // active {0,1}, pending [2,3]
+  for (int c = 0; c < 32; ++c)
+    ASSERT_EQ(s->pick({2, 3}, c), -1) << c;
+  EXPECT_EQ(s->pick({2, 3}, 32), 2); // 0 out, 2 in: active {1,2}, pending [0,3]
+  EXPECT_EQ(s->pick({2, 3}, 33), 2);
+  EXPECT_EQ(s->pick({0, 1, 3}, 34), 1);
+  EXPECT_EQ(stat(*s, "stall_swaps"), 1u);
+}
+
 TEST(WarpSchedulerTwoLevel, RefillFollowsAgeNotSlot) {
   auto s = make("two_level", params(/*activeWarps=*/1));
   s->addWarp(0, 30);

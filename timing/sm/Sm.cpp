@@ -128,6 +128,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
       continue;
     s.w = &grid_->warp(cta, k);
     s.active = true;
+    s.retired = false;
     s.wakeAt = 0;
     s.fetchLine = ~0ull;
     s.fetchFn = nullptr;
@@ -150,7 +151,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
 void Sm::finishCta(size_t index) {
   CtaState &st = ctas_[index];
   for (uint32_t s : st.slots) {
-    if (slots_[s].active)
+    if (slots_[s].active && !slots_[s].retired)
       scheds_[slots_[s].sched]->removeWarp(s);
     slots_[s].active = false;
     slots_[s].w = nullptr;
@@ -319,6 +320,10 @@ void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     for (unsigned i = 0; i < in->nrd; ++i)
       s.ready(in->rd[i]) = now + lat;
   }
+  // A warp left waiting at a barrier will wait long too: a two-level scheduler must move it out
+  // of its active set, or active warps that all wait for pending ones would never issue again.
+  if (s.w->state == ptx::exec::WarpState::AtBarrier)
+    longLatency = true;
   scheds_[s.sched]->issued(slotIndex, longLatency, now);
 }
 
@@ -367,6 +372,11 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
         if (s.w->state == ptx::exec::WarpState::AtBarrier) {
           anyLive = true;
           anyBarrier = true;
+        } else if (!s.retired && s.w->state == ptx::exec::WarpState::Done) {
+          // An exited warp leaves its scheduler at once: a two-level scheduler's active set
+          // must not keep it while the CTA's other warps wait in the pending set.
+          s.retired = true;
+          sched.removeWarp(slot);
         }
         continue;
       }

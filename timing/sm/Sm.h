@@ -82,6 +82,7 @@ private:
   struct Slot {
     ptx::exec::Warp *w = nullptr;
     bool active = false;
+    bool retired = false; ///< the warp has exited and left its scheduler (its CTA still runs)
     uint32_t sched = 0;
     uint32_t cta = 0; ///< index in ctas_
     uint64_t age = 0;

@@ -2,7 +2,11 @@
 // are scheduled loose round robin (slot order, wrapping); the others wait in the pending set.
 // A warp that issues a long-latency operation leaves the active set for the pending set, and
 // the active set is refilled from the pending set, oldest first. The active set is always as
-// full as it can be, so with N or fewer warps this is plain LRR.
+// full as it can be, so with N or fewer warps this is plain LRR. Warps that wait at a barrier
+// count as long-latency (the SM says so), and exited warps leave at once. The refill can still
+// promote warps that cannot issue (at a barrier, waiting for a load) while ready ones pend: after
+// kSwapAfter cycles in a row in which only pending warps could issue, the oldest ready pending
+// warp takes the place of a stalled active one, so the active set never blocks for good.
 
 #include "timing/sm/scheduler/IWarpScheduler.h"
 
@@ -50,8 +54,12 @@ public:
       }
     }
     int chosen = after >= 0 ? after : first;
-    if (chosen >= 0)
+    if (chosen < 0 && !ready.empty() && ++stalledPicks_ > kSwapAfter)
+      chosen = swapInReady(ready);
+    if (chosen >= 0) {
       last_ = chosen;
+      stalledPicks_ = 0;
+    }
     return chosen;
   }
 
@@ -70,6 +78,7 @@ public:
 
   void stats(std::vector<std::pair<std::string, uint64_t>> &out) const override {
     out.emplace_back("demotions", demotions_);
+    out.emplace_back("stall_swaps", swaps_);
   }
 
 private:
@@ -79,6 +88,30 @@ private:
       return age_[a] != age_[b] ? age_[a] < age_[b] : a < b;
     };
     pending_.insert(std::upper_bound(pending_.begin(), pending_.end(), slot, older), slot);
+  }
+
+  /// Demotes a stalled active warp (the first in slot order) and promotes the oldest ready
+  /// pending warp in its place; returns that warp.
+  int swapInReady(const std::vector<uint32_t> &ready) {
+    for (uint32_t p : pending_) {
+      if (std::find(ready.begin(), ready.end(), p) == ready.end())
+        continue;
+      pending_.erase(std::find(pending_.begin(), pending_.end(), p));
+      if (numActive_ >= capacity_)
+        for (uint32_t s = 0; s < active_.size(); ++s)
+          if (active_[s]) {
+            active_[s] = false;
+            --numActive_;
+            ++demotions_;
+            insertPending(s);
+            break;
+          }
+      active_[p] = true;
+      ++numActive_;
+      ++swaps_;
+      return int(p);
+    }
+    return -1;
   }
 
   void refill() {
@@ -96,6 +129,9 @@ private:
   std::vector<uint32_t> pending_;
   int last_ = -1;
   uint64_t demotions_ = 0;
+  uint64_t swaps_ = 0;         ///< stalled active sets unblocked by swapInReady
+  uint32_t stalledPicks_ = 0;  ///< consecutive picks with only pending warps ready
+  static constexpr uint32_t kSwapAfter = 32;
 };
 
 } // namespace
