@@ -12,6 +12,17 @@
 namespace ptxsim::ptx::exec {
 
 /// Writes predicate `idx` for the lanes in `mask` from the bits of `value`.
+/// The elements of a `{a, b, ...}` vector operand, or the operand itself.
+inline std::vector<const Operand *> vectorElements(const Operand &o) {
+  std::vector<const Operand *> v;
+  if (o.kind == Operand::Kind::Vector)
+    for (const Operand &e : o.elems)
+      v.push_back(&e);
+  else
+    v.push_back(&o);
+  return v;
+}
+
 inline void writePred(Warp &w, uint16_t idx, uint32_t mask, uint32_t value) {
   w.preds[idx] = (w.preds[idx] & ~mask) | (value & mask);
 }

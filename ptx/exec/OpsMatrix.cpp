@@ -22,6 +22,7 @@
 // register lists live in a process-wide table indexed by Inst::aux. Lowering appends under a
 // lock; execution reads only entries that were complete before their module finished loading.
 
+#include "ptx/exec/MatrixMath.h"
 #include "ptx/exec/Numerics.h"
 #include "ptx/exec/OpsCommon.h"
 
@@ -34,35 +35,9 @@ namespace {
 
 using ir::Inst;
 
-enum class Elem : uint8_t { None, F16, BF16, TF32, F32, F64, S8, U8, S32, S4, U4, B1 };
-
-Elem elemOf(ScalarType t) {
-  switch (t) {
-  case ScalarType::f16: return Elem::F16;
-  case ScalarType::bf16: return Elem::BF16;
-  case ScalarType::tf32: return Elem::TF32;
-  case ScalarType::f32: return Elem::F32;
-  case ScalarType::f64: return Elem::F64;
-  case ScalarType::s8: return Elem::S8;
-  case ScalarType::u8: return Elem::U8;
-  case ScalarType::s32: return Elem::S32;
-  case ScalarType::s4: return Elem::S4;
-  case ScalarType::u4: return Elem::U4;
-  case ScalarType::b1: return Elem::B1;
-  default: return Elem::None;
-  }
-}
-
-unsigned elemBits(Elem e) {
-  switch (e) {
-  case Elem::F16: case Elem::BF16: return 16;
-  case Elem::S8: case Elem::U8: return 8;
-  case Elem::S4: case Elem::U4: return 4;
-  case Elem::B1: return 1;
-  case Elem::F64: return 64;
-  default: return 32;
-  }
-}
+using matrix::Elem;
+using matrix::elemBits;
+using matrix::elemOf;
 
 /// One fragment's registers: destinations (load, mma D) or sources (store, mma A/B/C).
 struct Frag {
@@ -244,76 +219,17 @@ void wmmaStoreFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   }
 }
 
-inline float toF32(Elem t, uint64_t bits) {
-  switch (t) {
-  case Elem::F16: return f16ToF32((uint16_t)bits);
-  case Elem::BF16: return bf16ToF32((uint16_t)bits);
-  case Elem::TF32: return f32OfBits((uint32_t)bits & 0xffffe000u);
-  default: return f32OfBits((uint32_t)bits);
-  }
-}
-
-inline int64_t toInt(Elem t, uint64_t bits) {
-  switch (t) {
-  case Elem::S8: return (int8_t)bits;
-  case Elem::U8: return (uint8_t)bits;
-  case Elem::S4: return (int64_t)((bits & 15) ^ 8) - 8;
-  case Elem::U4: return bits & 15;
-  default: return (int32_t)bits;
-  }
-}
-
-constexpr unsigned kMaxElems = 1024; // 8 x 128 (b1)
-
 void wmmaMmaFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   if (!requireFullWarp(ctx, w, in, m, "wmma.mma"))
     return;
   const WmmaOp &op = table().at(in.aux);
   const unsigned M = op.m, N = op.n, K = op.k;
-  uint64_t a[kMaxElems], b[kMaxElems], c[kMaxElems], d[kMaxElems];
+  uint64_t a[matrix::kMaxA], b[matrix::kMaxB], c[matrix::kMaxC], d[matrix::kMaxC];
   gather(w, op.a, M * K, a);
   gather(w, op.b, K * N, b);
   gather(w, op.c, M * N, c);
-  if (op.ta == Elem::F64) {
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < N; ++j) {
-        double acc = f64OfBits(c[i * N + j]);
-        for (unsigned kk = 0; kk < K; ++kk)
-          acc = fmaF64(f64OfBits(a[i * K + kk]), f64OfBits(b[kk * N + j]), acc, op.rnd);
-        d[i * N + j] = bitsOfF64(acc);
-      }
-  } else if (op.ta == Elem::B1) {
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < N; ++j) {
-        uint32_t acc = (uint32_t)c[i * N + j];
-        for (unsigned kk = 0; kk < K; ++kk)
-          acc += op.bitAnd ? (a[i * K + kk] & b[kk * N + j]) : (a[i * K + kk] ^ b[kk * N + j]);
-        d[i * N + j] = acc;
-      }
-  } else if (op.ta == Elem::S8 || op.ta == Elem::U8 || op.ta == Elem::S4 || op.ta == Elem::U4) {
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < N; ++j) {
-        int64_t acc = toInt(op.tc, c[i * N + j]);
-        for (unsigned kk = 0; kk < K; ++kk)
-          acc += toInt(op.ta, a[i * K + kk]) * toInt(op.tb, b[kk * N + j]);
-        if (op.satfinite)
-          acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
-        d[i * N + j] = (uint32_t)acc;
-      }
-  } else {
-    float fa[kMaxElems], fb[kMaxElems];
-    for (unsigned e = 0; e < M * K; ++e)
-      fa[e] = toF32(op.ta, a[e]);
-    for (unsigned e = 0; e < K * N; ++e)
-      fb[e] = toF32(op.tb, b[e]);
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < N; ++j) {
-        float acc = toF32(op.tc, c[i * N + j]);
-        for (unsigned kk = 0; kk < K; ++kk)
-          acc = addF32(acc, fa[i * K + kk] * fb[kk * N + j]); // the product is exact
-        d[i * N + j] = op.td == Elem::F16 ? f32ToF16(acc) : bitsOfF32(acc);
-      }
-  }
+  matrix::mulAdd({op.m, op.n, op.k, op.ta, op.tb, op.tc, op.td, op.satfinite, op.bitAnd, op.rnd},
+                 a, b, c, d);
   scatter(w, op.d, M * N, d);
 }
 

@@ -37,6 +37,7 @@
 // An ir::Inst has too few operand slots for mma's A, B and C fragments, so mma register lists
 // live in a process-wide append-only table indexed by Inst::aux (as wmma's do).
 
+#include "ptx/exec/MatrixMath.h"
 #include "ptx/exec/Numerics.h"
 #include "ptx/exec/OpsCommon.h"
 
@@ -51,37 +52,9 @@ namespace {
 
 using ir::Inst;
 
-enum class Elem : uint8_t { None, F16, BF16, TF32, F32, F64, S8, U8, S32, E4M3, E5M2, S4, U4, B1 };
-
-Elem elemOf(ScalarType t) {
-  switch (t) {
-  case ScalarType::f16: return Elem::F16;
-  case ScalarType::bf16: return Elem::BF16;
-  case ScalarType::tf32: return Elem::TF32;
-  case ScalarType::f32: return Elem::F32;
-  case ScalarType::f64: return Elem::F64;
-  case ScalarType::s8: return Elem::S8;
-  case ScalarType::u8: return Elem::U8;
-  case ScalarType::s32: return Elem::S32;
-  case ScalarType::e4m3: return Elem::E4M3;
-  case ScalarType::e5m2: return Elem::E5M2;
-  case ScalarType::s4: return Elem::S4;
-  case ScalarType::u4: return Elem::U4;
-  case ScalarType::b1: return Elem::B1;
-  default: return Elem::None;
-  }
-}
-
-unsigned elemBits(Elem e) {
-  switch (e) {
-  case Elem::F16: case Elem::BF16: return 16;
-  case Elem::S8: case Elem::U8: case Elem::E4M3: case Elem::E5M2: return 8;
-  case Elem::S4: case Elem::U4: return 4;
-  case Elem::B1: return 1;
-  case Elem::F64: return 64;
-  default: return 32;
-  }
-}
+using matrix::Elem;
+using matrix::elemBits;
+using matrix::elemOf;
 
 /// One fragment: its registers and how elements pack into them.
 struct Frag {
@@ -152,38 +125,13 @@ inline uint64_t readElem(const Warp &w, const Frag &f, unsigned l, unsigned i) {
   return (r >> ((i % f.pack) * f.bits)) & elemMask(f.bits);
 }
 
-float fp8ToF32(uint8_t b, bool e5m2) { return (float)fp8ToF64(b, e5m2); }
-
-inline float toF32(Elem t, uint64_t bits) {
-  switch (t) {
-  case Elem::F16: return f16ToF32((uint16_t)bits);
-  case Elem::BF16: return bf16ToF32((uint16_t)bits);
-  case Elem::TF32: return f32OfBits((uint32_t)bits & 0xffffe000u);
-  case Elem::E4M3: return fp8ToF32((uint8_t)bits, false);
-  case Elem::E5M2: return fp8ToF32((uint8_t)bits, true);
-  default: return f32OfBits((uint32_t)bits);
-  }
-}
-
-inline int64_t toInt(Elem t, uint64_t bits) {
-  switch (t) {
-  case Elem::S8: return (int8_t)bits;
-  case Elem::U8: return (uint8_t)bits;
-  case Elem::S4: return (int64_t)((bits & 15) ^ 8) - 8;
-  case Elem::U4: return bits & 15;
-  default: return (int32_t)bits;
-  }
-}
-
-constexpr unsigned kMaxA = 16 * 256, kMaxB = 256 * 8, kMaxC = 16 * 8; // m16n8k256 (b1)
-
 void mmaFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   if (!requireFullWarp(ctx, w, in, m, "mma"))
     return;
   const MmaOp &op = table().at(in.aux);
-  const unsigned M = op.m, N = op.n, K = op.k;
+  const unsigned N = op.n, K = op.k;
   const unsigned perA = op.a.n * op.a.pack, perB = op.b.n * op.b.pack, perC = op.c.n * op.c.pack;
-  uint64_t a[kMaxA], b[kMaxB], c[kMaxC], d[kMaxC];
+  uint64_t a[matrix::kMaxA], b[matrix::kMaxB], c[matrix::kMaxC], d[matrix::kMaxC];
   for (unsigned l = 0; l < kWarpSize; ++l) {
     for (unsigned i = 0; i < perA; ++i) {
       Pos p = posA(l, i, op.a.pack);
@@ -198,46 +146,9 @@ void mmaFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
       c[p.row * N + p.col] = readElem(w, op.c, l, i);
     }
   }
-  if (op.ta == Elem::F64) {
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < N; ++j) {
-        double acc = f64OfBits(c[i * N + j]);
-        for (unsigned kk = 0; kk < K; ++kk)
-          acc = fmaF64(f64OfBits(a[i * K + kk]), f64OfBits(b[kk * N + j]), acc);
-        d[i * N + j] = bitsOfF64(acc);
-      }
-  } else if (op.ta == Elem::B1) {
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < N; ++j) {
-        uint32_t acc = (uint32_t)c[i * N + j];
-        for (unsigned kk = 0; kk < K; ++kk)
-          acc += op.bitAnd ? (a[i * K + kk] & b[kk * N + j]) : (a[i * K + kk] ^ b[kk * N + j]);
-        d[i * N + j] = acc;
-      }
-  } else if (op.ta == Elem::S8 || op.ta == Elem::U8 || op.ta == Elem::S4 || op.ta == Elem::U4) {
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < N; ++j) {
-        int64_t acc = toInt(op.tc, c[i * N + j]);
-        for (unsigned kk = 0; kk < K; ++kk)
-          acc += toInt(op.ta, a[i * K + kk]) * toInt(op.tb, b[kk * N + j]);
-        if (op.satfinite)
-          acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
-        d[i * N + j] = (uint32_t)acc;
-      }
-  } else {
-    float fa[kMaxA], fb[kMaxB];
-    for (unsigned e = 0; e < M * K; ++e)
-      fa[e] = toF32(op.ta, a[e]);
-    for (unsigned e = 0; e < K * N; ++e)
-      fb[e] = toF32(op.tb, b[e]);
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < N; ++j) {
-        float acc = toF32(op.tc, c[i * N + j]);
-        for (unsigned kk = 0; kk < K; ++kk)
-          acc = addF32(acc, fa[i * K + kk] * fb[kk * N + j]); // the product is exact
-        d[i * N + j] = op.td == Elem::F16 ? f32ToF16(acc) : bitsOfF32(acc);
-      }
-  }
+  matrix::mulAdd({op.m, op.n, op.k, op.ta, op.tb, op.tc, op.td, op.satfinite, op.bitAnd,
+                  Rnd::RN},
+                 a, b, c, d);
   const Frag &f = op.d;
   for (unsigned r = 0; r < f.n; ++r) {
     uint64_t *dst = w.reg(f.dst[r]);
@@ -465,23 +376,12 @@ unsigned matrixCount(LowerCtx &c) {
   }
 }
 
-/// Registers of a `{r0, ...}` operand (or a single register).
-std::vector<const Operand *> regList(const Operand &o) {
-  std::vector<const Operand *> v;
-  if (o.kind == Operand::Kind::Vector)
-    for (const Operand &e : o.elems)
-      v.push_back(&e);
-  else
-    v.push_back(&o);
-  return v;
-}
-
 /// ldmatrix d, [a] and stmatrix [a], s (m8n8 .b16 only).
 bool lowerLdSt(LowerCtx &c, bool store) {
   if (!c.has(Mod::m8n8) || c.type() != ScalarType::b16)
     return c.unsupported("shape or type");
   unsigned nmat = matrixCount(c);
-  auto regs = regList(c.op(store ? 1 : 0));
+  auto regs = vectorElements(c.op(store ? 1 : 0));
   if (!nmat || regs.size() != nmat)
     return c.unsupported("register count");
   ir::Inst tmp;

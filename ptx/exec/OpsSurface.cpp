@@ -280,17 +280,6 @@ unsigned dataBytes(ScalarType t) {
   }
 }
 
-/// The elements of a scalar-or-vector operand.
-std::vector<const Operand *> elements(const Operand &o) {
-  std::vector<const Operand *> v;
-  if (o.kind == Operand::Kind::Vector)
-    for (const Operand &e : o.elems)
-      v.push_back(&e);
-  else
-    v.push_back(&o);
-  return v;
-}
-
 bool lowerSuld(LowerCtx &c) {
   if (!c.has(Mod::b))
     return c.unsupported("formatted load");
@@ -299,7 +288,7 @@ bool lowerSuld(LowerCtx &c) {
   if (!surfOperands(c, c.op(1), g, ops))
     return c.unsupported("surface operand");
   unsigned n = c.vecWidth();
-  auto dsts = elements(c.op(0));
+  auto dsts = vectorElements(c.op(0));
   if (dsts.size() != n)
     return c.unsupported("destination");
   uint32_t d[4];
@@ -327,7 +316,7 @@ bool lowerSust(LowerCtx &c) {
   if (!surfOperands(c, c.op(0), g, ops))
     return c.unsupported("surface operand");
   unsigned n = c.vecWidth();
-  auto vals = elements(c.op(1));
+  auto vals = vectorElements(c.op(1));
   if (vals.size() != n)
     return c.unsupported("source");
   ScalarType t = c.type(0);
