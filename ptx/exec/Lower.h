@@ -67,6 +67,22 @@ public:
   /// Resolves an address operand for an access in state space `sp` (Space::None: generic) into
   /// in.space/abase/off and the address register in `in.src[slot]`.
   void address(const Operand &o, Space sp, ir::Inst &in, unsigned slot = 0);
+  /// Copies the address fields that address() set in `from` (slot 0) into `to`.
+  static void copyAddress(ir::Inst &to, const ir::Inst &from) {
+    to.space = from.space;
+    to.abase = from.abase;
+    to.off = from.off;
+    to.addr32 = from.addr32;
+    to.src[0] = from.src[0];
+  }
+  /// address() of `o` in space `sp`, then emit(fn, cls) with that address (register in src[0]).
+  ir::Inst &emitAddressed(ir::ExecFn fn, ir::OpClass cls, const Operand &o, Space sp) {
+    ir::Inst tmp;
+    address(o, sp, tmp);
+    ir::Inst &in = emit(fn, cls);
+    copyAddress(in, tmp);
+    return in;
+  }
 
   /// Appends an IR instruction carrying the current guard and source position. The reference
   /// is valid until the next emit: resolve operands (src, predSrc may emit) before calling it.

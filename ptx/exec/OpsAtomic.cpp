@@ -148,14 +148,7 @@ bool lowerAtom128(LowerCtx &c, Mod op, bool isRed, Space space) {
   if (dop.kind != Operand::Kind::Reg || c.regBits(dop) != 128)
     return c.unsupported(".b128 destination");
   uint32_t d = c.dst(dop);
-  ir::Inst tmp;
-  c.address(c.op(1), space, tmp);
-  ir::Inst &in = c.emit(atom128Fn, ir::OpClass::Atomic);
-  in.space = tmp.space;
-  in.abase = tmp.abase;
-  in.off = tmp.off;
-  in.addr32 = tmp.addr32;
-  in.src[0] = tmp.src[0];
+  ir::Inst &in = c.emitAddressed(atom128Fn, ir::OpClass::Atomic, c.op(1), space);
   in.src[1] = bl;
   in.src[2] = bh;
   in.src[3] = cl;
@@ -291,14 +284,7 @@ bool lowerAtom(LowerCtx &c, bool isRed) {
     else
       return c.unsupported("vector destination");
   }
-  ir::Inst tmp;
-  c.address(c.op(ai), atomSpace(c), tmp);
-  ir::Inst &in = c.emit(fn, ir::OpClass::Atomic);
-  in.space = tmp.space;
-  in.abase = tmp.abase;
-  in.off = tmp.off;
-  in.addr32 = tmp.addr32;
-  in.src[0] = tmp.src[0];
+  ir::Inst &in = c.emitAddressed(fn, ir::OpClass::Atomic, c.op(ai), atomSpace(c));
   in.width = (uint8_t)(typeBits(t) / 8);
   in.vec = (uint8_t)n;
   in.ndst = isRed ? 0 : (uint8_t)n;

@@ -315,11 +315,7 @@ bool lowerLoadStore(LowerCtx &c, bool store) {
   if (idx == WmmaTable::kFull)
     return c.unsupported("more wmma instructions than the simulator's table holds");
   ir::Inst &in = c.emit(store ? wmmaStoreFn : wmmaLoadFn, ir::OpClass::Mem);
-  in.space = tmp.space;
-  in.abase = tmp.abase;
-  in.off = tmp.off;
-  in.addr32 = tmp.addr32;
-  in.src[0] = tmp.src[0];
+  LowerCtx::copyAddress(in, tmp);
   in.src[1] = stride;
   in.nsrc = op.hasStride ? 2 : 1;
   in.width = accessBytes(op.frag);

@@ -156,14 +156,7 @@ Space mbarSpace(LowerCtx &c) {
 /// instruction names) with value operand `val`.
 Inst &emitMbar(LowerCtx &c, MbarOp op, const Operand &addrOp, ir::Opnd val, ir::OpClass cls,
                Space space) {
-  Inst tmp;
-  c.address(addrOp, space, tmp);
-  Inst &in = c.emit(mbarrierFn, cls);
-  in.space = tmp.space;
-  in.abase = tmp.abase;
-  in.off = tmp.off;
-  in.addr32 = tmp.addr32;
-  in.src[0] = tmp.src[0];
+  Inst &in = c.emitAddressed(mbarrierFn, cls, addrOp, space);
   in.src[1] = val;
   in.width = 8;
   in.aux = (uint32_t)op;

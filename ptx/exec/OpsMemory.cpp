@@ -85,14 +85,7 @@ bool lowerLdSt128(LowerCtx &c, bool store) {
   if (r.kind != Operand::Kind::Reg || c.regBits(r) != 128)
     return c.unsupported(".b128 operand");
   uint32_t reg = store ? c.src(r, ScalarType::b128).reg : c.dst(r);
-  ir::Inst tmp;
-  c.address(c.op(store ? 0 : 1), spaceOf(c), tmp);
-  ir::Inst &in = c.emit(store ? stFn<uint64_t> : ldFn<uint64_t>, ir::OpClass::Mem);
-  in.space = tmp.space;
-  in.abase = tmp.abase;
-  in.off = tmp.off;
-  in.addr32 = tmp.addr32;
-  in.src[0] = tmp.src[0];
+  ir::Inst &in = c.emitAddressed(store ? stFn<uint64_t> : ldFn<uint64_t>, ir::OpClass::Mem, c.op(store ? 0 : 1), spaceOf(c));
   in.width = 8;
   in.vec = 2;
   if (store) {
@@ -127,14 +120,7 @@ bool lowerLd(LowerCtx &c) {
   else
     for (unsigned i = 0; i < n; ++i)
       d[i] = c.dst(dop.elems[i]);
-  ir::Inst tmp;
-  c.address(c.op(1), spaceOf(c), tmp);
-  ir::Inst &in = c.emit(fn, ir::OpClass::Mem);
-  in.space = tmp.space;
-  in.abase = tmp.abase;
-  in.off = tmp.off;
-  in.addr32 = tmp.addr32;
-  in.src[0] = tmp.src[0];
+  ir::Inst &in = c.emitAddressed(fn, ir::OpClass::Mem, c.op(1), spaceOf(c));
   in.width = (uint8_t)(typeBits(t) / 8);
   in.vec = (uint8_t)n;
   in.ndst = (uint8_t)n;
@@ -163,14 +149,7 @@ bool lowerSt(LowerCtx &c) {
   else
     for (unsigned i = 0; i < n; ++i)
       s[i] = c.src(sop.elems[i], t);
-  ir::Inst tmp;
-  c.address(c.op(0), spaceOf(c), tmp);
-  ir::Inst &in = c.emit(fn, ir::OpClass::Mem);
-  in.space = tmp.space;
-  in.abase = tmp.abase;
-  in.off = tmp.off;
-  in.addr32 = tmp.addr32;
-  in.src[0] = tmp.src[0];
+  ir::Inst &in = c.emitAddressed(fn, ir::OpClass::Mem, c.op(0), spaceOf(c));
   in.width = (uint8_t)(typeBits(t) / 8);
   in.vec = (uint8_t)n;
   in.nsrc = (uint8_t)(n + 1);
@@ -314,11 +293,7 @@ bool lowerCpAsync(LowerCtx &c) {
   c.address(c.op(0), Space::Shared, tb);
   {
     ir::Inst &in = c.emit(zfill ? cpAsyncZfillLoadFn : ldFn<uint32_t>, ir::OpClass::Mem);
-    in.space = ta.space;
-    in.abase = ta.abase;
-    in.off = ta.off;
-    in.addr32 = ta.addr32;
-    in.src[0] = ta.src[0];
+    LowerCtx::copyAddress(in, ta);
     in.width = 4;
     in.vec = (uint8_t)n;
     in.ndst = (uint8_t)n;
@@ -329,11 +304,7 @@ bool lowerCpAsync(LowerCtx &c) {
     in.psrcXor[0] = ignoreXor;
   }
   ir::Inst &st = c.emit(stFn<uint32_t>, ir::OpClass::Mem);
-  st.space = tb.space;
-  st.abase = tb.abase;
-  st.off = tb.off;
-  st.addr32 = tb.addr32;
-  st.src[0] = tb.src[0];
+  LowerCtx::copyAddress(st, tb);
   st.width = 4;
   st.vec = (uint8_t)n;
   for (unsigned i = 0; i < n; ++i)
@@ -402,14 +373,7 @@ bool lowerCpAsyncBulk(LowerCtx &c) {
   // the source address into a register
   uint32_t srcReg = c.temp();
   {
-    ir::Inst ts;
-    c.address(c.op(1), srcSpace, ts);
-    ir::Inst &a = c.emit(effectiveAddressFn, ir::OpClass::Alu);
-    a.space = ts.space;
-    a.abase = ts.abase;
-    a.off = ts.off;
-    a.addr32 = ts.addr32;
-    a.src[0] = ts.src[0];
+    ir::Inst &a = c.emitAddressed(effectiveAddressFn, ir::OpClass::Alu, c.op(1), srcSpace);
     a.dst[0] = srcReg;
   }
   ir::Opnd size = c.src(c.op(2), ScalarType::u32);
@@ -417,14 +381,7 @@ bool lowerCpAsyncBulk(LowerCtx &c) {
   bool cpMask = toGlobal && c.has(Mod::cp_mask);
   if (cpMask)
     byteMask = c.src(c.op(c.numOps() - 1), ScalarType::b16);
-  ir::Inst td;
-  c.address(c.op(0), dstSpace, td);
-  ir::Inst &in = c.emit(bulkCopyFn, ir::OpClass::Mem);
-  in.space = td.space;
-  in.abase = td.abase;
-  in.off = td.off;
-  in.addr32 = td.addr32;
-  in.src[0] = td.src[0];
+  ir::Inst &in = c.emitAddressed(bulkCopyFn, ir::OpClass::Mem, c.op(0), dstSpace);
   in.src[1] = size;
   in.src[2].reg = srcReg;
   in.src[3] = byteMask;

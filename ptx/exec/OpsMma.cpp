@@ -395,11 +395,7 @@ bool lowerLdSt(LowerCtx &c, bool store) {
       dst[j] = c.dst(*regs[j]);
   }
   ir::Inst &in = c.emit(store ? stmatrixFn : ldmatrixFn, ir::OpClass::Mem);
-  in.space = tmp.space;
-  in.abase = tmp.abase;
-  in.off = tmp.off;
-  in.addr32 = tmp.addr32;
-  in.src[0] = tmp.src[0];
+  LowerCtx::copyAddress(in, tmp);
   for (unsigned j = 0; j < nmat; ++j) {
     if (store)
       in.src[1 + j] = src[j];
