@@ -886,25 +886,35 @@ PTXSIM_API cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cud
   return cudaSuccess;
 }
 
+/// Checks edges from[i] -> to[i] of `graph` for cudaGraphAdd/RemoveDependencies: both nodes in
+/// the graph, default edge data, and the edge absent (adding) or present (removing).
+static cudaError_t checkEdges(cudaGraph_t graph, const cudaGraphNode_t *from,
+                              const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData,
+                              size_t n, bool adding) {
+  if (!validGraph(graph) || (n && (!from || !to)))
+    return cudaErrorInvalidValue;
+  GraphObj *g = graphOf(graph);
+  for (size_t i = 0; i < n; ++i) {
+    if (!validNode(from[i]) || !validNode(to[i]) || nodeOf(from[i])->graph != g ||
+        nodeOf(to[i])->graph != g || (adding && from[i] == to[i]))
+      return cudaErrorInvalidValue;
+    const auto &d = nodeOf(to[i])->deps;
+    bool present = std::find(d.begin(), d.end(), nodeOf(from[i])) != d.end();
+    if (present == adding)
+      return cudaErrorInvalidValue; // already there / no such edge
+    if (edgeData && (edgeData[i].type != cudaGraphDependencyTypeDefault || edgeData[i].from_port))
+      return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
 PTXSIM_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
                                                 const cudaGraphNode_t *to,
                                                 const cudaGraphEdgeData *edgeData,
                                                 size_t numDependencies) {
   PTXSIM_LOCK;
-  if (!validGraph(graph) || (numDependencies && (!from || !to)))
-    return ret(cudaErrorInvalidValue);
-  GraphObj *g = graphOf(graph);
-  for (size_t i = 0; i < numDependencies; ++i) {
-    if (!validNode(from[i]) || !validNode(to[i]) || nodeOf(from[i])->graph != g ||
-        nodeOf(to[i])->graph != g || from[i] == to[i])
-      return ret(cudaErrorInvalidValue);
-    auto &d = nodeOf(to[i])->deps;
-    for (NodeObj *x : d)
-      if (x == nodeOf(from[i]))
-        return ret(cudaErrorInvalidValue); // already present
-    if (edgeData && (edgeData[i].type != cudaGraphDependencyTypeDefault || edgeData[i].from_port))
-      return ret(cudaErrorInvalidValue);
-  }
+  if (cudaError_t e = checkEdges(graph, from, to, edgeData, numDependencies, true))
+    return ret(e);
   for (size_t i = 0; i < numDependencies; ++i)
     nodeOf(to[i])->deps.push_back(nodeOf(from[i]));
   return cudaSuccess;
@@ -1498,19 +1508,8 @@ PTXSIM_API cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cuda
                                                    const cudaGraphEdgeData *edgeData,
                                                    size_t numDependencies) {
   PTXSIM_LOCK;
-  if (!validGraph(graph) || (numDependencies && (!from || !to)))
-    return ret(cudaErrorInvalidValue);
-  GraphObj *g = graphOf(graph);
-  for (size_t i = 0; i < numDependencies; ++i) {
-    if (!validNode(from[i]) || !validNode(to[i]) || nodeOf(from[i])->graph != g ||
-        nodeOf(to[i])->graph != g)
-      return ret(cudaErrorInvalidValue);
-    auto &d = nodeOf(to[i])->deps;
-    if (std::find(d.begin(), d.end(), nodeOf(from[i])) == d.end())
-      return ret(cudaErrorInvalidValue); // no such edge
-    if (edgeData && (edgeData[i].type != cudaGraphDependencyTypeDefault || edgeData[i].from_port))
-      return ret(cudaErrorInvalidValue);
-  }
+  if (cudaError_t e = checkEdges(graph, from, to, edgeData, numDependencies, false))
+    return ret(e);
   for (size_t i = 0; i < numDependencies; ++i) {
     auto &d = nodeOf(to[i])->deps;
     d.erase(std::find(d.begin(), d.end(), nodeOf(from[i])));
