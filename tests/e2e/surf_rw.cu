@@ -139,21 +139,6 @@ static cudaSurfaceObject_t makeSurf(cudaArray_t a) {
     return s;
 }
 
-static cudaTextureObject_t makeTex(cudaArray_t a, cudaTextureFilterMode f, bool norm) {
-    cudaResourceDesc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = cudaResourceTypeArray;
-    rd.res.array.array = a;
-    cudaTextureDesc td;
-    memset(&td, 0, sizeof td);
-    td.filterMode = f;
-    td.normalizedCoords = norm;
-    td.readMode = cudaReadModeElementType;
-    cudaTextureObject_t t = 0;
-    CK(cudaCreateTextureObject(&t, &rd, &td, nullptr));
-    return t;
-}
-
 // Writes a w x h x d pattern with surfaces, checks it through cudaMemcpy3D (array -> host) and
 // through surface reads into linear memory.
 template <class T> static void roundTrip(const char *what, int w, int h, int d, int salt) {
@@ -232,7 +217,7 @@ static void layeredTest() {
     CK(cudaMalloc3DArray(&a1, &c1, make_cudaExtent(W, 0, L), cudaArrayLayered | cudaArraySurfaceLoadStore));
     CK(cudaMalloc3DArray(&a2, &c2, make_cudaExtent(W, H, L), cudaArrayLayered | cudaArraySurfaceLoadStore));
     cudaSurfaceObject_t s1 = makeSurf(a1), s2 = makeSurf(a2);
-    cudaTextureObject_t t1 = makeTex(a1, cudaFilterModePoint, false);
+    cudaTextureObject_t t1 = makeArrayTexture(a1, false, false, cudaAddressModeWrap);
     // uchar4 read as normalized floats
     cudaResourceDesc rd;
     memset(&rd, 0, sizeof rd);
@@ -312,7 +297,7 @@ static void cubeTest() {
     CK(cudaMalloc3DArray(&a, &cd, make_cudaExtent(W, W, 6), cudaArrayCubemap | cudaArraySurfaceLoadStore));
     cudaSurfaceObject_t s = makeSurf(a);
     writeCube<<<6, dim3(W, W)>>>(s, W);
-    cudaTextureObject_t t = makeTex(a, cudaFilterModePoint, true);
+    cudaTextureObject_t t = makeArrayTexture(a, false, true, cudaAddressModeWrap);
     std::vector<float3> dirs;
     for (int f = 0; f < 6; ++f)
         for (int y = 0; y < W; ++y)

@@ -77,24 +77,6 @@ static float model(const Vol &t, float x, float y, float z) {
     return sum;
 }
 
-static cudaTextureObject_t makeTex(cudaArray_t a, bool linear, bool norm, cudaTextureAddressMode m,
-                                   float border, cudaTextureReadMode rm = cudaReadModeElementType) {
-    cudaResourceDesc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = cudaResourceTypeArray;
-    rd.res.array.array = a;
-    cudaTextureDesc td;
-    memset(&td, 0, sizeof td);
-    td.addressMode[0] = td.addressMode[1] = td.addressMode[2] = m;
-    td.filterMode = linear ? cudaFilterModeLinear : cudaFilterModePoint;
-    td.readMode = rm;
-    td.normalizedCoords = norm;
-    td.borderColor[0] = border;
-    cudaTextureObject_t t;
-    CK(cudaCreateTextureObject(&t, &rd, &td, nullptr));
-    return t;
-}
-
 static void sampleAndCheck(cudaArray_t a, Vol &m, const char *what, cudaTextureReadMode rm) {
     const int n = 512;
     std::vector<float4> c(n);
@@ -120,7 +102,7 @@ static void sampleAndCheck(cudaArray_t a, Vol &m, const char *what, cudaTextureR
                 if (norm)
                     for (auto &p : cc) { p.x /= m.W; p.y /= m.H; p.z /= m.D; }
                 CK(cudaMemcpy(dc, cc.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
-                cudaTextureObject_t t = makeTex(a, lin, norm, m.mode, m.border, rm);
+                cudaTextureObject_t t = makeArrayTexture(a, lin, norm, m.mode, m.border, rm);
                 sample3D<<<(n + 127) / 128, 128>>>(t, out, dc, n);
                 std::vector<float> got(n);
                 CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));

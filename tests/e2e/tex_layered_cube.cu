@@ -80,24 +80,6 @@ static int face(float x, float y, float z, float &u, float &v) {
 
 static bool close(float a, float b) { return std::fabs(a - b) <= 1e-4f * (1 + std::fabs(b)); }
 
-static cudaTextureObject_t makeTex(cudaArray_t a, bool linear, bool norm, cudaTextureAddressMode m,
-                                   float border) {
-    cudaResourceDesc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = cudaResourceTypeArray;
-    rd.res.array.array = a;
-    cudaTextureDesc td;
-    memset(&td, 0, sizeof td);
-    td.addressMode[0] = td.addressMode[1] = td.addressMode[2] = m;
-    td.filterMode = linear ? cudaFilterModeLinear : cudaFilterModePoint;
-    td.readMode = cudaReadModeElementType;
-    td.normalizedCoords = norm;
-    td.borderColor[0] = td.borderColor[1] = border;
-    cudaTextureObject_t t;
-    CK(cudaCreateTextureObject(&t, &rd, &td, nullptr));
-    return t;
-}
-
 template <class T> static T *upload(const std::vector<T> &v) {
     T *p;
     CK(cudaMalloc(&p, v.size() * sizeof(T)));
@@ -149,7 +131,7 @@ static void layered1D() {
         std::vector<float> x = xs;
         if (t.norm) for (float &v : x) v /= t.W;
         float *dxn = upload(x);
-        cudaTextureObject_t to = makeTex(a, t.linear, t.norm, t.mode, t.border);
+        cudaTextureObject_t to = makeArrayTexture(a, t.linear, t.norm, t.mode, t.border);
         sample1DLayered<<<(n + 63) / 64, 64>>>(to, out, dxn, dl, n);
         std::vector<float> got(n);
         CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
@@ -195,7 +177,7 @@ static void layered2D() {
                 std::vector<float> x = xs, y = ys;
                 if (norm) for (int i = 0; i < n; ++i) { x[i] /= t.W; y[i] /= t.H; }
                 float *dx = upload(x), *dy = upload(y);
-                cudaTextureObject_t to = makeTex(a, lin, norm, t.mode, t.border);
+                cudaTextureObject_t to = makeArrayTexture(a, lin, norm, t.mode, t.border);
                 sample2DLayered<<<(n + 63) / 64, 64>>>(to, out, dx, dy, dl, n);
                 std::vector<float2> got(n);
                 CK(cudaMemcpy(got.data(), out, n * 8, cudaMemcpyDeviceToHost));
@@ -248,7 +230,7 @@ static void cubemaps(bool layeredCubes) {
     CK(cudaMalloc(&out, n * 4));
     for (int lin = 0; lin < 2; ++lin) {
         t.linear = lin;
-        cudaTextureObject_t to = makeTex(a, lin, true, cudaAddressModeClamp, 0);
+        cudaTextureObject_t to = makeArrayTexture(a, lin, true, cudaAddressModeClamp, 0);
         sampleCube<<<(n + 63) / 64, 64>>>(to, out, dd, dl, n, layeredCubes);
         std::vector<float> got(n);
         CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));

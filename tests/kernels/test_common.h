@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 
 // Runs a CUDA API call; on error prints it and FAIL, and exits.
@@ -18,4 +19,25 @@ static int g_bad = 0;
 static int finish() {
     if (g_bad) { printf("FAIL %s (%d mismatches)\n", kName, g_bad); return 1; }
     printf("PASS %s\n", kName); return 0;
+}
+
+// A texture object over CUDA array `a`: point or linear filtering, normalized coordinates or not,
+// one address mode for every dimension and a border value for every channel.
+static inline cudaTextureObject_t makeArrayTexture(cudaArray_t a, bool linear, bool norm,
+        cudaTextureAddressMode mode = cudaAddressModeClamp, float border = 0,
+        cudaTextureReadMode readMode = cudaReadModeElementType) {
+    cudaResourceDesc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaTextureDesc td;
+    memset(&td, 0, sizeof td);
+    td.addressMode[0] = td.addressMode[1] = td.addressMode[2] = mode;
+    td.filterMode = linear ? cudaFilterModeLinear : cudaFilterModePoint;
+    td.readMode = readMode;
+    td.normalizedCoords = norm;
+    for (float &b : td.borderColor) b = border;
+    cudaTextureObject_t t = 0;
+    CK(cudaCreateTextureObject(&t, &rd, &td, nullptr));
+    return t;
 }
