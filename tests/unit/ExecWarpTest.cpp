@@ -343,4 +343,31 @@ TEST(ExecWarp, LegacyFormsWithoutMembermask) {
   }
 }
 
+// setmaxnreg (sm_90a) and griddepcontrol have no functional effect: they run as no-ops and the
+// code around them is unaffected.
+TEST(ExecWarp, SetmaxnregAndGriddepcontrolAreNoOps) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader("sm_90a") + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<3>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  griddepcontrol.wait;
+  setmaxnreg.inc.sync.aligned.u32 240;
+  mov.u32 %r1, %tid.x;
+  mul.lo.u32 %r2, %r1, 3;
+  setmaxnreg.dec.sync.aligned.u32 40;
+  griddepcontrol.launch_dependents;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+})")) << h.errors;
+  uint64_t out = h.alloc(32 * 4);
+  auto r = h.launch("k", {1}, {32}, {out});
+  ASSERT_TRUE(r.ok()) << r.message;
+  auto v = h.read<uint32_t>(out, 32);
+  for (uint32_t i = 0; i < 32; ++i)
+    EXPECT_EQ(v[i], 3 * i) << i;
+}
+
 } // namespace
