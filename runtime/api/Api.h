@@ -10,10 +10,18 @@
 
 namespace ptxsim::runtime {
 
-/// Records a failed call as the thread's last error and returns it.
-inline cudaError_t ret(cudaError_t e) {
-  if (e != cudaSuccess)
+/// Prints "ptxsim: <call> returned <error>" on stderr (PTXSIM_API_ERRORS=1).
+void traceApiError(const char *call, cudaError_t e);
+bool apiErrorTraceOn();
+
+/// Records a failed call as the thread's last error and returns it. With PTXSIM_API_ERRORS=1
+/// the failure is also printed with the name of the API function returning it.
+inline cudaError_t ret(cudaError_t e, const char *call = __builtin_FUNCTION()) {
+  if (e != cudaSuccess) {
     lastError() = e;
+    if (apiErrorTraceOn())
+      traceApiError(call, e);
+  }
   return e;
 }
 

@@ -72,6 +72,18 @@ bool isStickyLaunchError(cudaError_t e) {
 
 } // namespace
 
+bool apiErrorTraceOn() {
+  static const bool on = [] {
+    const char *v = std::getenv("PTXSIM_API_ERRORS");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+void traceApiError(const char *call, cudaError_t e) {
+  std::fprintf(stderr, "ptxsim: %s returned %s\n", call, cudaGetErrorName(e));
+}
+
 cudaError_t &lastError() {
   static thread_local cudaError_t err = cudaSuccess;
   return err;
@@ -310,6 +322,8 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
         continue;
       result->units.push_back({base + ".unit" + std::to_string(i) + ".sm_" + std::to_string(arch) + ".ptx",
                                std::move(ptx)});
+      if (!result->ptxArch)
+        result->ptxArch = arch;
     }
     if (!result->units.empty()) {
       // The wrapper's own fat binary is the device-linked SASS: its counts win.
@@ -330,6 +344,7 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
     return result;
   }
   result->ptx = std::move(ptx);
+  result->ptxArch = arch;
   result->name = base + ".sm_" + std::to_string(arch) + ".ptx";
   result->units.push_back({result->name, result->ptx});
   return result;

@@ -34,6 +34,7 @@ namespace ptxsim::runtime {
 /// One registered fat binary: the PTX we chose from it and, once loaded, its engine module id.
 struct FatbinModule {
   std::string ptx;       ///< newest PTX entry; empty when the binary has none
+  uint32_t ptxArch = 0;  ///< its virtual architecture (80 for compute_80)
   std::string name;      ///< file name used in diagnostics, e.g. "app.sm_75.ptx"
   std::string loadError; ///< why it has no PTX or failed to load
   /// Translation units: (diagnostic name, PTX). One, or several for `-rdc=true` programs.

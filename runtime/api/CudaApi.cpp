@@ -833,8 +833,11 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
   attr->constSizeBytes = kern.constBytes;
   attr->maxThreadsPerBlock = int(kern.maxThreads ? kern.maxThreads : cfg.maxThreadsPerBlock);
   attr->numRegs = int(kern.hwRegs); // ptxas's count from the SASS, else a PTX estimate
-  attr->ptxVersion = kComputeMajor * 10 + kComputeMinor;
-  attr->binaryVersion = attr->ptxVersion;
+  // Like a GPU JIT-compiling the program's PTX: the PTX's virtual architecture (CUB picks its
+  // tuning policy by it and refuses architectures the program was not compiled for), and the
+  // device's own architecture for the binary it runs.
+  attr->binaryVersion = kComputeMajor * 10 + kComputeMinor;
+  attr->ptxVersion = k->fatbin && k->fatbin->ptxArch ? int(k->fatbin->ptxArch) : attr->binaryVersion;
   attr->maxDynamicSharedSizeBytes =
       k->maxDynamicShared >= 0 ? k->maxDynamicShared
                                : int(cfg.maxSharedPerBlock - std::min<uint64_t>(

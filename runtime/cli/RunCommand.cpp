@@ -20,6 +20,7 @@ void runUsage(std::ostream &os) {
         "                         the program's own PTX (same-named kernels, same parameters)\n"
         "  --stats-json FILE      write per-kernel statistics as JSON at exit\n"
         "  --no-summary           do not print the end-of-run summary on stderr\n"
+        "  --api-errors           print each CUDA call that returns an error, by name\n"
         "  --mode functional|timing  execution mode (default functional; --config implies timing)\n"
         "  --config FILE          timing configuration (GPGPU-Sim option syntax; repeatable,\n"
         "                         later files override earlier ones), e.g. configs/gtx480.config\n"
@@ -94,6 +95,8 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
       setenv("PTXSIM_STATS_JSON", v->c_str(), 1);
     } else if (a == "--no-summary") {
       setenv("PTXSIM_SUMMARY", "0", 1);
+    } else if (a == "--api-errors") {
+      setenv("PTXSIM_API_ERRORS", "1", 1);
     } else if (a == "--mode") {
       const std::string *v = need(a);
       if (!v)

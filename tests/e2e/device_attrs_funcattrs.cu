@@ -68,6 +68,15 @@ int main() {
     EXPECT(a.maxThreadsPerBlock == 256, "launch bounds: maxThreadsPerBlock %d", a.maxThreadsPerBlock);
     EXPECT(a.numRegs > 0 && a.numRegs <= 255, "numRegs %d", a.numRegs);
     EXPECT(a.ptxVersion >= 75 && a.binaryVersion >= 75, "ptx %d binary %d", a.ptxVersion, a.binaryVersion);
+    // The PTX version is the virtual architecture the program carries (what a GPU JIT-compiles
+    // for a newer device), never newer than the device the binary runs on.
+    EXPECT(a.ptxVersion <= a.binaryVersion, "ptx %d binary %d", a.ptxVersion, a.binaryVersion);
+#if defined(__CUDA_ARCH_LIST__)
+    int newest = 0;
+    for (int arch : {__CUDA_ARCH_LIST__})
+        newest = arch > newest ? arch : newest;
+    EXPECT(a.ptxVersion * 10 <= newest, "ptx %d, newest compiled arch %d", a.ptxVersion, newest);
+#endif
     EXPECT(a.maxDynamicSharedSizeBytes == 48 * 1024 - 4000, "default max dynamic shared %d", a.maxDynamicSharedSizeBytes);
     cudaFuncAttributes p;
     CK(cudaFuncGetAttributes(&p, plain));
