@@ -53,6 +53,15 @@ public:
     return v;
   }
 
+  /// Runs `kernel(.param .u64 out)` as one warp and returns the 32 words it stores to out[lane]
+  /// (empty, with a test failure, when the launch fails).
+  std::vector<uint32_t> runOneWarp(const std::string &kernel) {
+    uint64_t out = alloc(32 * 4);
+    auto r = launch(kernel, {1}, {32}, {out});
+    EXPECT_TRUE(r.ok()) << r.message;
+    return r.ok() ? read<uint32_t>(out, 32) : std::vector<uint32_t>();
+  }
+
   /// Launches `kernel` with parameters given as 64-bit values, each stored with the size of
   /// the kernel's parameter (so 32-bit parameters take the low bytes).
   ptx::exec::LaunchResult launch(const std::string &kernel, ptx::exec::Dim3 grid,

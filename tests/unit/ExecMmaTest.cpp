@@ -639,10 +639,8 @@ TEST(ExecMmaMovmatrix, Transposes) {
   ret;
 }
 )")) << h.errors;
-  uint64_t out = h.alloc(128);
-  auto r = h.launch("k", {1}, {32}, {out});
-  ASSERT_TRUE(r.ok()) << r.message;
-  auto got = h.read<uint32_t>(out, 32);
+  auto got = h.runOneWarp("k");
+  ASSERT_EQ(got.size(), 32u);
   for (unsigned l = 0; l < 32; ++l) {
     unsigned row = l / 4, col = 2 * (l % 4);
     // result element (row, col) is source element (col, row)

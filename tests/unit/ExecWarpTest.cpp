@@ -362,10 +362,8 @@ TEST(ExecWarp, SetmaxnregAndGriddepcontrolAreNoOps) {
   st.global.u32 [%rd3], %r2;
   ret;
 })")) << h.errors;
-  uint64_t out = h.alloc(32 * 4);
-  auto r = h.launch("k", {1}, {32}, {out});
-  ASSERT_TRUE(r.ok()) << r.message;
-  auto v = h.read<uint32_t>(out, 32);
+  auto v = h.runOneWarp("k");
+  ASSERT_EQ(v.size(), 32u);
   for (uint32_t i = 0; i < 32; ++i)
     EXPECT_EQ(v[i], 3 * i) << i;
 }
