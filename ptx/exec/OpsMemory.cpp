@@ -11,6 +11,24 @@ using ir::Inst;
 
 /// ld: in.width bytes per element, in.vec elements, in.ndst destinations (sinks skipped via
 /// a scratch register). T is the element type (signed types sign-extend into the register).
+/// Copies `bytes` (4, 8, 16 or 32) for each lane in `m` between the pointers `ends(l)` returns
+/// (destination, source), with a copy of constant size: one 8-byte or 16-byte move per lane, so a
+/// concurrent reader or writer on another host thread never sees half a vector.
+template <class Ends> inline void copyVectors(uint32_t m, unsigned bytes, Ends ends) {
+  auto run = [&](auto size) {
+    forLanes(m, [&](unsigned l) {
+      auto [dst, src] = ends(l);
+      std::memcpy(dst, src, decltype(size)::value);
+    });
+  };
+  switch (bytes) {
+  case 4: run(std::integral_constant<unsigned, 4>{}); break;
+  case 8: run(std::integral_constant<unsigned, 8>{}); break;
+  case 16: run(std::integral_constant<unsigned, 16>{}); break;
+  default: run(std::integral_constant<unsigned, 32>{}); break;
+  }
+}
+
 template <class T> void ldFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   uint8_t *p[kWarpSize];
   unsigned n = in.vec;
@@ -25,14 +43,20 @@ template <class T> void ldFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) 
     });
     return;
   }
-  // read all elements before writing, in case a destination is also the address register
-  T vals[4][kWarpSize];
-  forLanes(m, [&](unsigned l) { std::memcpy(vals[0] + 0, p[l], 0); });
-  for (unsigned i = 0; i < n && i < 4; ++i)
-    forLanes(m, [&](unsigned l) { std::memcpy(&vals[i][l], p[l] + i * sizeof(T), sizeof(T)); });
+  // Each lane reads its whole vector in one access, as the hardware does: another thread's
+  // vector store is seen entirely or not at all (CUB's decoupled look-back reads a tile's status
+  // and value with one ld.v2 while other CTAs, on other host threads, store them with one
+  // st.v2). All lanes are read before any destination is written, in case a destination is
+  // also the address register.
+  alignas(16) uint8_t buf[kWarpSize][32];
+  copyVectors(m, n * sizeof(T), [&](unsigned l) { return std::pair{(uint8_t *)buf[l], (const uint8_t *)p[l]}; });
   for (unsigned i = 0; i < n && i < 4; ++i) {
     uint64_t *d = w.reg(in.dst[i]);
-    forLanes(m, [&](unsigned l) { d[l] = toBits(vals[i][l]); });
+    forLanes(m, [&](unsigned l) {
+      T v;
+      std::memcpy(&v, buf[l] + i * sizeof(T), sizeof(T));
+      d[l] = toBits(v);
+    });
   }
 }
 
@@ -41,13 +65,24 @@ template <class T> void stFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) 
   unsigned n = in.vec;
   if (!resolveAddresses(ctx, w, in, m, sizeof(T) * n, sizeof(T) * n, true, p))
     return;
+  if (n == 1) {
+    const uint64_t *s = w.src(in.src[1]);
+    forLanes(m, [&](unsigned l) {
+      T v = (T)s[l];
+      std::memcpy(p[l], &v, sizeof(T));
+    });
+    return;
+  }
+  // Each lane writes its whole vector in one access (see ldFn).
+  alignas(16) uint8_t buf[kWarpSize][32];
   for (unsigned i = 0; i < n && i < 4; ++i) {
     const uint64_t *s = w.src(in.src[1 + i]);
     forLanes(m, [&](unsigned l) {
       T v = (T)s[l];
-      std::memcpy(p[l] + i * sizeof(T), &v, sizeof(T));
+      std::memcpy(buf[l] + i * sizeof(T), &v, sizeof(T));
     });
   }
+  copyVectors(m, n * sizeof(T), [&](unsigned l) { return std::pair{p[l], (const uint8_t *)buf[l]}; });
 }
 
 template <class T> struct LdH { static constexpr ir::ExecFn fn = ldFn<T>; };

@@ -459,3 +459,46 @@ DONE:
 }
 
 } // namespace
+
+namespace {
+
+// A vector load sees another thread's vector store whole or not at all, as on the hardware
+// (CUB's decoupled look-back depends on it: a tile's status and value travel in one st.v2 and
+// are read with one ld.v2). One CTA stores {i, i} with st.v2 from all 32 lanes while another,
+// on a second host thread, reads the pair with ld.v2 and counts pairs whose halves differ.
+TEST(ExecCore, VectorAccessesAreNotTornAcrossHostThreads) {
+  ExecHarness h(2);
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry tear(.param .u64 pair, .param .u64 torn) {
+  .reg .b32 %r<8>; .reg .b64 %rd<3>; .reg .pred %p<4>;
+  ld.param.u64 %rd1, [pair]; ld.param.u64 %rd2, [torn];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, 0;
+  mov.u32 %r5, 0;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra READ;
+WRITE:
+  add.u32 %r2, %r2, 1;
+  st.volatile.global.v2.u32 [%rd1], {%r2, %r2};
+  setp.lt.u32 %p2, %r2, 300000;
+  @%p2 bra WRITE;
+  bra DONE;
+READ:
+  ld.volatile.global.v2.u32 {%r3, %r4}, [%rd1];
+  setp.ne.u32 %p3, %r3, %r4;
+  selp.u32 %r6, 1, 0, %p3;
+  add.u32 %r5, %r5, %r6;
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p2, %r2, 300000;
+  @%p2 bra READ;
+  atom.global.add.u32 %r7, [%rd2], %r5;
+DONE:
+  ret;
+})")) << h.errors;
+  uint64_t pair = h.alloc(8), torn = h.alloc(4);
+  auto r = h.launch("tear", {2}, {32}, {pair, torn});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(h.read<uint32_t>(torn, 1)[0], 0u);
+}
+
+} // namespace
