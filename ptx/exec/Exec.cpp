@@ -17,13 +17,18 @@ namespace ptxsim::ptx::exec {
 
 // --- faults -------------------------------------------------------------------------------------
 
-namespace {
 std::string hex(uint64_t v) {
   char b[32];
   std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
   return b;
 }
-} // namespace
+
+void reportPartialWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, const char *what) {
+  ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(m),
+            std::string(what) + " executed by " + std::to_string(__builtin_popcount(m)) +
+                " of 32 lanes of the warp (active mask " + hex(m) +
+                "); .sync.aligned requires every lane to execute it together");
+}
 
 void ExecCtx::fault(FaultKind k, const Warp &w, const ir::Inst &in, unsigned lane,
                     const std::string &what) {

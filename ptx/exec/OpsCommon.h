@@ -12,6 +12,20 @@
 namespace ptxsim::ptx::exec {
 
 /// Writes predicate `idx` for the lanes in `mask` from the bits of `value`.
+/// `v` as 0x... (fault messages).
+std::string hex(uint64_t v);
+/// Faults a .sync.aligned instruction (`what`) that only the lanes in `m` executed.
+[[gnu::cold]] void reportPartialWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m,
+                                     const char *what);
+/// True when every lane of the warp executes the .sync.aligned instruction; else faults.
+inline bool requireFullWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m,
+                            const char *what) {
+  if (m == ir::kFullMask)
+    return true;
+  reportPartialWarp(ctx, w, in, m, what);
+  return false;
+}
+
 /// The elements of a `{a, b, ...}` vector operand, or the operand itself.
 inline std::vector<const Operand *> vectorElements(const Operand &o) {
   std::vector<const Operand *> v;

@@ -74,23 +74,6 @@ WmmaTable &table() {
 
 // --- execution -------------------------------------------------------------------------------
 
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-  return b;
-}
-
-/// wmma is .sync.aligned: every lane of the warp executes it together.
-bool requireFullWarp(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m, const char *what) {
-  if (m == kFullMask)
-    return true;
-  ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(m),
-            std::string(what) + " executed by " + std::to_string(__builtin_popcount(m)) +
-                " of 32 lanes of the warp (active mask " + hex(m) +
-                "); .sync.aligned requires every lane to execute it together");
-  return false;
-}
-
 /// Host pointer for one element access of lane `l` at `a` (in.space's own address), or null
 /// after reporting a fault.
 uint8_t *elemPtr(ExecCtx &ctx, Warp &w, const Inst &in, const WmmaOp &op, unsigned l, uint64_t a,

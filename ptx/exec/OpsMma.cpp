@@ -101,22 +101,6 @@ inline Pos posC(unsigned lane, unsigned i) {
 
 // --- execution -------------------------------------------------------------------------------
 
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-  return b;
-}
-
-bool requireFullWarp(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m, const char *what) {
-  if (m == kFullMask)
-    return true;
-  ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(m),
-            std::string(what) + " executed by " + std::to_string(__builtin_popcount(m)) +
-                " of 32 lanes of the warp (active mask " + hex(m) +
-                "); .sync.aligned requires every lane to execute it together");
-  return false;
-}
-
 inline uint64_t elemMask(unsigned bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
 
 /// Element i of lane l of a source fragment.

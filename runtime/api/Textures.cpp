@@ -66,6 +66,23 @@ std::map<uint64_t, ObjRecord> &textures() {
   static std::map<uint64_t, ObjRecord> m;
   return m;
 }
+/// Destroys texture or surface object `obj` of `records` (its descriptor's device memory too).
+cudaError_t destroyObject(Context &ctx, std::map<uint64_t, ObjRecord> &records, uint64_t obj) {
+  auto it = records.find(obj);
+  if (it == records.end())
+    return cudaErrorInvalidValue;
+  std::memset(reinterpret_cast<void *>(obj), 0, sizeof(TexDesc));
+  ctx.engine().memory().release(obj);
+  records.erase(it);
+  return cudaSuccess;
+}
+
+/// The record of object `obj`, or null.
+const ObjRecord *findObject(const std::map<uint64_t, ObjRecord> &records, uint64_t obj) {
+  auto it = records.find(obj);
+  return it == records.end() ? nullptr : &it->second;
+}
+
 std::map<uint64_t, ObjRecord> &surfaces() {
   static std::map<uint64_t, ObjRecord> m;
   return m;
@@ -841,13 +858,7 @@ PTXSIM_API cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
   if (!texObject)
     return cudaSuccess;
   PTXSIM_LOCK_CHECKED;
-  auto it = textures().find(texObject);
-  if (it == textures().end())
-    return ret(cudaErrorInvalidValue);
-  std::memset(reinterpret_cast<void *>(texObject), 0, sizeof(TexDesc));
-  ctx.engine().memory().release(texObject);
-  textures().erase(it);
-  return cudaSuccess;
+  return ret(destroyObject(ctx, textures(), texObject));
 }
 
 PTXSIM_API cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc *pResDesc,
@@ -855,10 +866,10 @@ PTXSIM_API cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc *pResDe
   if (!pResDesc)
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_CHECKED;
-  auto it = textures().find(texObject);
-  if (it == textures().end())
+  const ObjRecord *r = findObject(textures(), texObject);
+  if (!r)
     return ret(cudaErrorInvalidValue);
-  *pResDesc = it->second.res;
+  *pResDesc = r->res;
   return cudaSuccess;
 }
 
@@ -867,10 +878,10 @@ PTXSIM_API cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *pTexDesc
   if (!pTexDesc)
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_CHECKED;
-  auto it = textures().find(texObject);
-  if (it == textures().end())
+  const ObjRecord *r = findObject(textures(), texObject);
+  if (!r)
     return ret(cudaErrorInvalidValue);
-  *pTexDesc = it->second.tex;
+  *pTexDesc = r->tex;
   return cudaSuccess;
 }
 
@@ -903,13 +914,7 @@ PTXSIM_API cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) 
   if (!surfObject)
     return cudaSuccess;
   PTXSIM_LOCK_CHECKED;
-  auto it = surfaces().find(surfObject);
-  if (it == surfaces().end())
-    return ret(cudaErrorInvalidValue);
-  std::memset(reinterpret_cast<void *>(surfObject), 0, sizeof(TexDesc));
-  ctx.engine().memory().release(surfObject);
-  surfaces().erase(it);
-  return cudaSuccess;
+  return ret(destroyObject(ctx, surfaces(), surfObject));
 }
 
 PTXSIM_API cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc *pResDesc,
@@ -917,9 +922,9 @@ PTXSIM_API cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc *pResDe
   if (!pResDesc)
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_CHECKED;
-  auto it = surfaces().find(surfObject);
-  if (it == surfaces().end())
+  const ObjRecord *r = findObject(surfaces(), surfObject);
+  if (!r)
     return ret(cudaErrorInvalidValue);
-  *pResDesc = it->second.res;
+  *pResDesc = r->res;
   return cudaSuccess;
 }
