@@ -167,6 +167,15 @@ void LdstUnit::maybeComplete(uint32_t slot) {
 }
 
 // Runs the coalescer's next piece; false if it must be retried next cycle.
+MemRequest LdstUnit::newRequest(uint32_t warp, uint64_t addr) const {
+  MemRequest q;
+  q.sm = smId_;
+  q.warp = warp;
+  q.issued = curIssue_;
+  q.addr = addr;
+  return q;
+}
+
 bool LdstUnit::runPiece(Cycle now) {
   Inst &in = insts_[curSlot_];
   const Piece &p = pieces_[curNext_];
@@ -185,16 +194,12 @@ bool LdstUnit::runPiece(Cycle now) {
     if (r.outcome == CacheOutcome::Hit) {
       schedule(now + cfg_.mem.l1Latency, curSlot_);
     } else if (r.outcome == CacheOutcome::Miss) {
-      MemRequest q;
+      MemRequest q = newRequest(in.warp, const_.lineAddr(p.addr));
       uint32_t lb = cfg_.mem.constCache.lineBytes;
-      q.addr = const_.lineAddr(p.addr);
       q.bytes = lb;
       q.sectorMask = (((1u << (lb / 32)) - 1) << ((q.addr & 127) / 32)) & 0xf;
       q.space = MemSpaceKind::Const;
       q.id = makeId(kReqConst, curSlot_);
-      q.warp = in.warp;
-      q.sm = smId_;
-      q.issued = curIssue_;
       missQ_.push(q);
     }
     break;
@@ -202,11 +207,7 @@ bool LdstUnit::runPiece(Cycle now) {
   case PieceKind::Cached: {
     if (missQ_.size() >= kMissQueueEntries)
       return false;
-    MemRequest q;
-    q.sm = smId_;
-    q.warp = in.warp;
-    q.issued = curIssue_;
-    q.addr = p.addr;
+    MemRequest q = newRequest(in.warp, p.addr);
     if (!cfg_.mem.l1d.enabled) {
       q.sectorMask = p.mask32;
       q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
@@ -234,11 +235,7 @@ bool LdstUnit::runPiece(Cycle now) {
   case PieceKind::Write: {
     if (missQ_.size() + 2 > kMissQueueEntries)
       return false;
-    MemRequest q;
-    q.sm = smId_;
-    q.warp = in.warp;
-    q.issued = curIssue_;
-    q.addr = p.addr;
+    MemRequest q = newRequest(in.warp, p.addr);
     q.write = true;
     q.sectorMask = p.mask32;
     q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
@@ -266,11 +263,7 @@ bool LdstUnit::runPiece(Cycle now) {
   case PieceKind::Atomic: {
     if (missQ_.size() >= kMissQueueEntries)
       return false;
-    MemRequest q;
-    q.sm = smId_;
-    q.warp = in.warp;
-    q.issued = curIssue_;
-    q.addr = p.addr;
+    MemRequest q = newRequest(in.warp, p.addr);
     q.atomic = true;
     q.sectorMask = p.mask32;
     q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));

@@ -123,6 +123,8 @@ private:
   };
   using Event = std::pair<Cycle, uint32_t>;
 
+  /// A request from this SM for warp slot `warp` at `addr`, stamped with the current issue cycle.
+  MemRequest newRequest(uint32_t warp, uint64_t addr) const;
   bool runPiece(Cycle now);
   void dataArrived(uint32_t slot);
   void maybeComplete(uint32_t slot);
