@@ -14,7 +14,10 @@ Machine::Machine(const Options &o, uint32_t gridX, uint32_t gridY)
     : opt_(o), passes_(planPasses(o.shape, gridX, gridY, o.oneD)) {
   uint32_t n = numCbs(cbShape(o));
   cbData_.assign((size_t)n * 2 * o.cbBytes, 0);
-  cbWrittenAt_.assign((size_t)n * 2, -1);
+  numHalves_ = (size_t)n * 2;
+  cbWrittenAt_.reset(new std::atomic<int64_t>[numHalves_]);
+  for (size_t i = 0; i < numHalves_; ++i)
+    cbWrittenAt_[i].store(-1, std::memory_order_relaxed);
   stats_.resize(passes_.size());
 }
 
@@ -35,10 +38,12 @@ void Machine::beginPass(uint32_t k) {
     }
   }
   last_ = false;
-  dataStarted_ = wroteThisStep_ = false;
+  dataStarted_ = false;
+  wroteThisStep_.store(false, std::memory_order_relaxed);
   // a new pass sees empty CBs: nothing of the previous pass leaks into it except through VIUs
   std::fill(cbData_.begin(), cbData_.end(), 0);
-  std::fill(cbWrittenAt_.begin(), cbWrittenAt_.end(), -1);
+  for (size_t i = 0; i < numHalves_; ++i)
+    cbWrittenAt_[i].store(-1, std::memory_order_relaxed);
   lastViuBytes_ = 0;
   lastDummy_ = false;
 }
@@ -88,7 +93,7 @@ void Machine::viuWork(bool spillOnly) {
       if (slots.size() <= step_)
         slots.resize(step_ + 1);
       size_t idx = (size_t)c * 2 + half;
-      if (opt_.regstart && cbWrittenAt_[idx] != (int64_t)step_) {
+      if (opt_.regstart && cbWrittenAt_[idx].load(std::memory_order_relaxed) != (int64_t)step_) {
         ++st.skippedSpills; // nothing was written there this step: nothing to save
         slots[step_].clear();
         continue;
@@ -116,8 +121,8 @@ void Machine::viuWork(bool spillOnly) {
       else
         std::memset(dst, 0, cb); // Algorithm 1 restores every step, from memory never spilled
       if (slot) {
-        cbWrittenAt_[idx] = step_;
-        wroteThisStep_ = true;
+        cbWrittenAt_[idx].store(step_, std::memory_order_relaxed);
+        wroteThisStep_.store(true, std::memory_order_relaxed);
       }
       st.restoreBytes += cb;
       lastViuBytes_ += cb;
@@ -131,12 +136,13 @@ void Machine::release() {
   if (viusLive_)
     viuWork(false);
   PassStats &st = stats_[pass_];
-  lastDummy_ = !wroteThisStep_;
+  bool wrote = wroteThisStep_.load(std::memory_order_relaxed);
+  lastDummy_ = !wrote;
   if (lastDummy_)
     ++st.dummySyncs;
-  if (wroteThisStep_)
+  if (wrote)
     dataStarted_ = true;
-  wroteThisStep_ = false;
+  wroteThisStep_.store(false, std::memory_order_relaxed);
   ++st.steps;
   ++step_;
   for (UnitState &s : unitState_)
@@ -170,8 +176,10 @@ uint8_t *Machine::cbWrite(int32_t cb, uint64_t off, uint32_t bytes) {
   if (cb < 0 || off + bytes > opt_.cbBytes)
     return nullptr;
   size_t idx = (size_t)cb * 2 + (step_ & 1);
-  cbWrittenAt_[idx] = step_;
-  wroteThisStep_ = true;
+  if (cbWrittenAt_[idx].load(std::memory_order_relaxed) != (int64_t)step_)
+    cbWrittenAt_[idx].store(step_, std::memory_order_relaxed);
+  if (!wroteThisStep_.load(std::memory_order_relaxed))
+    wroteThisStep_.store(true, std::memory_order_relaxed);
   return cbData_.data() + idx * opt_.cbBytes + off;
 }
 

@@ -22,7 +22,9 @@
 
 #include "isa_ext/spu/Topology.h"
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <map>
 #include <string>
 #include <vector>
@@ -112,9 +114,12 @@ private:
   uint32_t step_ = 0;
   std::vector<UnitState> unitState_;
   uint32_t liveUnits_ = 0, liveSms_ = 0, arrivedUnits_ = 0;
-  bool last_ = false, viusLive_ = false, dataStarted_ = false, wroteThisStep_ = false;
+  bool last_ = false, viusLive_ = false, dataStarted_ = false;
+  /// CB stores of units on several host threads set these (same values): atomics, relaxed.
+  std::atomic<bool> wroteThisStep_{false};
   std::vector<uint8_t> cbData_;            ///< numCbs x 2 halves x cbBytes
-  std::vector<int64_t> cbWrittenAt_;       ///< per CB half: last step it was written
+  size_t numHalves_ = 0;
+  std::unique_ptr<std::atomic<int64_t>[]> cbWrittenAt_; ///< per CB half: last step written
   std::map<SpillKey, std::vector<std::vector<uint8_t>>> spill_;
   std::vector<PassStats> stats_;
   uint64_t lastViuBytes_ = 0;
