@@ -3,7 +3,10 @@
 
 #include "isa_ext/spu/SpuExtension.h"
 
+#include "base/ExtensionOptions.h"
 #include "base/Stats.h"
+#include "power/IPowerComponent.h"
+#include "ptx/exec/Counters.h"
 #include "ptx/ast/Types.h"
 #include "ptx/exec/Exec.h"
 #include "ptx/exec/LaunchPolicy.h"
@@ -32,7 +35,6 @@ using namespace ptx::exec;
 namespace {
 std::mutex gConfigMu;
 Config gConfig;
-bool gConfigFromEnv = false;
 
 bool parseUnsigned(const std::string &s, uint32_t &v) {
   if (s.empty())
@@ -110,28 +112,65 @@ std::string parseOptions(const std::string &text, Config &c) {
   return "";
 }
 
-const Config &config() {
+namespace {
+bool gTestConfig = false;
+
+/// The registered options' values (the timing configuration's, or their defaults).
+Config fromOptions() {
+  Config c;
+  c.enabled = option("-spu_enabled") != 0;
+  c.machine.shape.rows = (uint32_t)option("-spu_rows");
+  c.machine.shape.cols = (uint32_t)option("-spu_cols");
+  c.machine.cbBytes = (uint32_t)option("-spu_cb_bytes");
+  c.machine.regstart = option("-spu_regstart") != 0;
+  c.machine.oneD = option("-spu_1d") != 0;
+  c.machine.skipDummySyncs = option("-spu_skip_dummy_syncs") != 0;
+  c.machine.dmaIus = option("-spu_dma_ius") != 0;
+  c.cbLatency = (uint32_t)option("-spu_cb_latency");
+  c.cbBanks = (uint32_t)option("-spu_cb_banks");
+  c.syncLatency = (uint32_t)option("-spu_sync_latency");
+  c.viuBytesPerCycle = (uint32_t)option("-spu_viu_bytes_per_cycle");
+  c.powerPerUnit = option("-spu_power_per_unit") != 0;
+  return c;
+}
+
+void registerOptions() {
+  registerOption("-spu_enabled", 0, "SPU: the GPU has a Stencil Processing Unit (docs/spu.md)", 0, 1);
+  registerOption("-spu_rows", 4, "SPU: rows of the SM grid", 1, 64);
+  registerOption("-spu_cols", 4, "SPU: columns of the SM grid", 1, 64);
+  registerOption("-spu_cb_bytes", 16384, "SPU: bytes of one half of a communication buffer", 4, 1 << 20);
+  registerOption("-spu_regstart", 1, "SPU: regstart optimization (section 3.3): VIUs skip steps that moved no data", 0, 1);
+  registerOption("-spu_1d", 0, "SPU: 1D grids of blocks chained through every SM (section 5)", 0, 1);
+  registerOption("-spu_skip_dummy_syncs", 0, "SPU: block synchronizations that moved no data cost no barrier-network time (section 5)", 0, 1);
+  registerOption("-spu_dma_ius", 0, "SPU: IUs are DMA engines instead of reduced SMs, for power (section 5)", 0, 1);
+  registerOption("-spu_cb_latency", 24, "SPU: cycles from a CB access to its data", 1, 10000);
+  registerOption("-spu_cb_banks", 32, "SPU: 4-byte banks of a CB", 1, 256);
+  registerOption("-spu_sync_latency", 20, "SPU: cycles the barrier network adds to each block synchronization", 0, 100000);
+  registerOption("-spu_viu_bytes_per_cycle", 32, "SPU: spill/restore bandwidth of one VIU (bytes per cycle)", 1, 65536);
+  registerOption("-spu_power_per_unit", 0, "SPU power: per-unit accounting instead of the report's (SM + IU) x cores", 0, 1);
+}
+} // namespace
+
+Config config() {
   std::lock_guard<std::mutex> lock(gConfigMu);
-  if (!gConfigFromEnv) {
-    gConfigFromEnv = true;
-    if (const char *e = std::getenv("PTXSIM_SPU"); e && *e && std::strcmp(e, "0") != 0) {
-      Config c = gConfig;
-      c.enabled = true;
-      std::string err = parseOptions(e, c);
-      if (!err.empty()) {
-        std::fprintf(stderr, "ptxsim: PTXSIM_SPU: %s\n", err.c_str());
-        std::exit(2);
-      }
-      gConfig = c;
+  if (gTestConfig)
+    return gConfig;
+  Config c = fromOptions();
+  if (const char *e = std::getenv("PTXSIM_SPU"); e && *e && std::strcmp(e, "0") != 0) {
+    c.enabled = true;
+    std::string err = parseOptions(e, c);
+    if (!err.empty()) {
+      std::fprintf(stderr, "ptxsim: PTXSIM_SPU: %s\n", err.c_str());
+      std::exit(2);
     }
   }
-  return gConfig;
+  return c;
 }
 
 void setConfig(const Config &c) {
   std::lock_guard<std::mutex> lock(gConfigMu);
   gConfig = c;
-  gConfigFromEnv = true; // an explicit configuration (tests) is not overridden
+  gTestConfig = true;
 }
 
 // --- one launch -------------------------------------------------------------------------------

@@ -35,8 +35,8 @@ struct Config {
 /// the bad option, or an empty string.
 std::string parseOptions(const std::string &text, Config &c);
 /// The configuration in force (the timing configuration's options, then PTXSIM_SPU).
-const Config &config();
-/// Sets the configuration (tests; the timing configuration loader).
+Config config();
+/// Fixes the configuration, ignoring options and PTXSIM_SPU from then on (tests).
 void setConfig(const Config &c);
 
 void registerSpuExtension();
