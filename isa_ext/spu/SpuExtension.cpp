@@ -177,71 +177,90 @@ void setConfig(const Config &c) {
 
 namespace {
 
+/// Counter ids (ptx/exec/Counters.h): totals per launch, in both modes.
+uint16_t gCbReads, gCbWrites, gCbReadBytes, gCbWriteBytes, gSyncs, gDummySyncs, gSpillBytes,
+    gRestoreBytes;
+
 /// What one unit (a CTA of the current pass) is doing at a block synchronization.
 struct UnitRun {
   uint32_t step = 0;         ///< time step the unit is in
   uint32_t arrivedWarps = 0; ///< warps waiting at spu.sync
   uint32_t passedWarps = 0;  ///< of those, warps that have left it
   bool unitArrived = false;  ///< reported to the machine
-  uint64_t cbReads = 0, cbWrites = 0, readBytes = 0, writeBytes = 0;
 };
 
 /// The launch policy's object: the machine plus what maps CTAs to units.
 class SpuLaunch : public LaunchExtension {
 public:
-  SpuLaunch(const Config &c, uint32_t gx, uint32_t gy) : cfg(c), machine(c.machine, gx, gy) {}
+  SpuLaunch(const Config &c, uint32_t gx, uint32_t gy) : cfg(c), machine(c.machine, gx, gy) {
+    size_t n = machine.passes().size();
+    passCb.reset(new std::atomic<uint64_t>[2 * n]);
+    for (size_t i = 0; i < 2 * n; ++i)
+      passCb[i].store(0, std::memory_order_relaxed);
+  }
 
   std::string beginGroup(size_t g, DeviceMemory &) override {
+    if (!error.empty())
+      return error;
     std::lock_guard<std::mutex> lock(mu);
     machine.beginPass((uint32_t)g);
+    countedSpill = countedRestore = 0;
     runs.assign(machine.pass().units.size(), UnitRun{});
     step.store(0, std::memory_order_release);
     readyCycle = 0;
     return "";
   }
-  std::string endGroup(size_t g, DeviceMemory &) override {
-    std::lock_guard<std::mutex> lock(mu);
-    machine.endPass();
-    (void)g;
-    return "";
-  }
-  void ctaFinished(Cta &c) override {
+  std::string endGroup(size_t, DeviceMemory &) override { return ""; }
+  void ctaFinished(ExecCtx &ctx, Cta &c) override {
     int32_t u = unitOf[c.linearId];
     std::lock_guard<std::mutex> lock(mu);
-    UnitRun &r = runs[u];
-    PassStats &s = const_cast<PassStats &>(machine.stats()[machine.currentPass()]);
-    s.cbReads += r.cbReads;
-    s.cbWrites += r.cbWrites;
-    s.cbReadBytes += r.readBytes;
-    s.cbWriteBytes += r.writeBytes;
-    r.cbReads = r.cbWrites = r.readBytes = r.writeBytes = 0;
     if (machine.exited((uint32_t)u))
-      released(0);
+      released(ctx);
+    if (machine.passDone()) {
+      // the VIUs' last synchronization and spill (Algorithm 1), once the pass is over
+      PassStats before = machine.stats()[machine.currentPass()];
+      machine.endPass();
+      const PassStats &after = machine.stats()[machine.currentPass()];
+      ctx.count(gSyncs, after.steps - before.steps);
+      ctx.count(gSpillBytes, after.spillBytes - before.spillBytes);
+    }
   }
   const char *name() const override { return "SPU"; }
 
-  /// After a synchronization completed (under mu): publish the new step and when, in timing
-  /// mode, the waiting warps may leave: the barrier network's latency, plus the VIUs' transfers.
-  void released(uint64_t cycle) {
+  /// After a synchronization completed (under mu): count it, publish the new step and when, in
+  /// timing mode, the waiting warps may leave: the barrier network's latency (none for a dummy
+  /// synchronization with -spu_skip_dummy_syncs) plus the VIUs' transfers.
+  void released(ExecCtx &ctx) {
+    bool dummy = machine.lastTransitionDummy();
+    uint64_t viu = machine.lastTransitionVIUBytes();
+    const PassStats &ps = machine.stats()[machine.currentPass()];
+    ctx.count(gSyncs, 1);
+    ctx.count(gDummySyncs, dummy);
+    ctx.count(gSpillBytes, ps.spillBytes - countedSpill);
+    ctx.count(gRestoreBytes, ps.restoreBytes - countedRestore);
+    countedSpill = ps.spillBytes;
+    countedRestore = ps.restoreBytes;
     uint64_t cost = 0;
-    if (cycle) {
-      bool dummy = machine.lastTransitionDummy();
+    if (ctx.cycle) {
       if (!(cfg.machine.skipDummySyncs && dummy))
         cost += cfg.syncLatency;
-      uint64_t viu = machine.lastTransitionVIUBytes();
       cost += (viu + cfg.viuBytesPerCycle - 1) / cfg.viuBytesPerCycle;
     }
-    readyCycle = cycle + cost;
+    readyCycle = ctx.cycle + cost;
     step.store(machine.step(), std::memory_order_release);
   }
 
   Config cfg;
   Machine machine;
+  std::string error;           ///< a launch the SPU cannot run: reported by beginGroup
   std::vector<int32_t> unitOf; ///< per CTA linear id: unit index in its pass
   std::vector<UnitRun> runs;   ///< per unit of the current pass
   std::mutex mu;
   std::atomic<uint32_t> step{0};
   uint64_t readyCycle = 0;
+  uint64_t countedSpill = 0, countedRestore = 0; ///< of the current pass, already counted
+  /// Warp-level CB loads and stores per pass (2 per pass), from handlers on any host thread.
+  std::unique_ptr<std::atomic<uint64_t>[]> passCb;
 };
 
 SpuLaunch *launchOf(const ExecCtx &ctx) {
@@ -316,12 +335,10 @@ bool cbPointers(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, uint8_t *
     }
   });
   if (ok) {
-    UnitRun &r = L->runs[u];
     uint64_t total = (uint64_t)bytes * (uint64_t)__builtin_popcount(m);
-    if (write)
-      ++r.cbWrites, r.writeBytes += total;
-    else
-      ++r.cbReads, r.readBytes += total;
+    ctx.count(write ? gCbWrites : gCbReads, 1);
+    ctx.count(write ? gCbWriteBytes : gCbReadBytes, total);
+    L->passCb[2 * L->machine.currentPass() + write].fetch_add(1, std::memory_order_relaxed);
   }
   return ok;
 }
@@ -468,7 +485,7 @@ bool pollSync(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   if (!r.unitArrived && !r.passedWarps && r.arrivedWarps >= w.cta->liveWarps) {
     r.unitArrived = true;
     if (L->machine.arrive((uint32_t)u))
-      L->released(ctx.cycle);
+      L->released(ctx);
   }
   if (L->step.load(std::memory_order_acquire) <= r.step || (ctx.cycle && ctx.cycle < L->readyCycle))
     return notYet();
@@ -548,16 +565,21 @@ std::unique_ptr<LaunchExtension> spuPolicy(const LaunchParams &p, uint32_t numSm
   const Shape &s = c.machine.shape;
   uint64_t numCtas = p.grid.count();
   uint32_t units = s.numSms() + s.numIus();
+  auto fail = [&](std::string msg) {
+    // every CTA in one group whose start reports the error
+    L->error = std::move(msg);
+    L->groups.assign(1, {});
+    for (uint64_t i = 0; i < numCtas; ++i)
+      L->groups[0].push_back(i);
+    return std::unique_ptr<LaunchExtension>(std::move(L));
+  };
   if (numSms < units) {
-    L->error = "the SPU needs " + std::to_string(units) + " cores (" + std::to_string(s.numSms()) +
+    return fail( "the SPU needs " + std::to_string(units) + " cores (" + std::to_string(s.numSms()) +
                " SMs and " + std::to_string(s.numIus()) + " IUs) but the GPU has " +
-               std::to_string(numSms) + " (-gpgpu_n_clusters)";
-    return L;
+               std::to_string(numSms) + " (-gpgpu_n_clusters)");
   }
-  if (p.grid.z != 1 && !c.machine.oneD) {
-    L->error = "an SPU launch needs a 2D grid of blocks (gridDim.z == 1), or -spu_1d 1";
-    return L;
-  }
+  if (p.grid.z != 1 && !c.machine.oneD)
+    return fail("an SPU launch needs a 2D grid of blocks (gridDim.z == 1), or -spu_1d 1");
   // helper CTAs (the IUs of each pass) get ids after the grid's
   uint64_t helpers = 0;
   for (const Pass &pass : L->machine.passes())
@@ -642,22 +664,16 @@ void describeStats() {
   stats::Catalog &c = stats::Catalog::global();
   using stats::Unit;
   c.add("spu.passes", Unit::Count, "SPU passes of the launch (figure 5)");
-  c.add("spu.cb_reads", Unit::Count, "warp-level CB loads (ld.cb)");
-  c.add("spu.cb_writes", Unit::Count, "warp-level CB stores (st.cb)");
-  c.add("spu.cb_read_bytes", Unit::Bytes, "bytes read from CBs");
-  c.add("spu.cb_write_bytes", Unit::Bytes, "bytes written to CBs");
-  c.add("spu.block_syncs", Unit::Count, "SPU-wide block synchronizations completed");
-  c.add("spu.dummy_syncs", Unit::Count, "block synchronizations after a step that moved no CB data");
-  c.add("spu.spill_bytes", Unit::Bytes, "bytes spilled by south/east VIUs to global memory");
-  c.add("spu.restore_bytes", Unit::Bytes, "bytes restored by north/west VIUs from global memory");
   c.add("spu.skipped_spills", Unit::Count, "VIU spills regstart avoided");
   c.add("spu.skipped_restores", Unit::Count, "VIU restores regstart avoided");
   c.add("spu.cb_warp_reads", Unit::Count, "CB loads timed by the CB model");
   c.add("spu.cb_warp_writes", Unit::Count, "CB stores timed by the CB model");
   c.add("spu.cb_bank_conflicts", Unit::Count, "extra CB cycles from bank conflicts");
-  for (const char *n : {"cb_reads", "cb_writes", "block_syncs", "spill_bytes", "restore_bytes"})
-    c.add(std::string("spu.pass[].") + n, std::string(n).find("bytes") != std::string::npos ? Unit::Bytes : Unit::Count,
-          std::string("per pass: ") + n);
+  c.add("spu.pass[].cb_reads", Unit::Count, "per pass: warp-level CB loads");
+  c.add("spu.pass[].cb_writes", Unit::Count, "per pass: warp-level CB stores");
+  c.add("spu.pass[].block_syncs", Unit::Count, "per pass: block synchronizations");
+  c.add("spu.pass[].spill_bytes", Unit::Bytes, "per pass: bytes the VIUs spilled");
+  c.add("spu.pass[].restore_bytes", Unit::Bytes, "per pass: bytes the VIUs restored");
 }
 
 void collectStats(const SteppedGrid &grid, stats::Snapshot &out) {
@@ -667,21 +683,13 @@ void collectStats(const SteppedGrid &grid, stats::Snapshot &out) {
   std::lock_guard<std::mutex> lock(L->mu);
   PassStats t = L->machine.totals();
   out.set("spu.passes", (double)L->machine.passes().size());
-  out.set("spu.cb_reads", (double)t.cbReads);
-  out.set("spu.cb_writes", (double)t.cbWrites);
-  out.set("spu.cb_read_bytes", (double)t.cbReadBytes);
-  out.set("spu.cb_write_bytes", (double)t.cbWriteBytes);
-  out.set("spu.block_syncs", (double)t.steps);
-  out.set("spu.dummy_syncs", (double)t.dummySyncs);
-  out.set("spu.spill_bytes", (double)t.spillBytes);
-  out.set("spu.restore_bytes", (double)t.restoreBytes);
   out.set("spu.skipped_spills", (double)t.skippedSpills);
   out.set("spu.skipped_restores", (double)t.skippedRestores);
   const auto &ps = L->machine.stats();
   for (size_t k = 0; k < ps.size(); ++k) {
     std::string p = "spu.pass[" + std::to_string(k) + "].";
-    out.set(p + "cb_reads", (double)ps[k].cbReads);
-    out.set(p + "cb_writes", (double)ps[k].cbWrites);
+    out.set(p + "cb_reads", (double)L->passCb[2 * k].load());
+    out.set(p + "cb_writes", (double)L->passCb[2 * k + 1].load());
     out.set(p + "block_syncs", (double)ps[k].steps);
     out.set(p + "spill_bytes", (double)ps[k].spillBytes);
     out.set(p + "restore_bytes", (double)ps[k].restoreBytes);
@@ -732,6 +740,15 @@ void registerSpuExtension() {
       registerSpecialRegister(s.name, ScalarType::u32, false);
       registerSpecialRegisterReader(s.name, s.fn);
     }
+    registerOptions();
+    gCbReads = registerExecCounter("spu.cb_reads", stats::Unit::Count, "warp-level CB loads (ld.cb)");
+    gCbWrites = registerExecCounter("spu.cb_writes", stats::Unit::Count, "warp-level CB stores (st.cb)");
+    gCbReadBytes = registerExecCounter("spu.cb_read_bytes", stats::Unit::Bytes, "bytes read from CBs");
+    gCbWriteBytes = registerExecCounter("spu.cb_write_bytes", stats::Unit::Bytes, "bytes written to CBs");
+    gSyncs = registerExecCounter("spu.block_syncs", stats::Unit::Count, "SPU-wide block synchronizations completed (VIUs' last one included)");
+    gDummySyncs = registerExecCounter("spu.dummy_syncs", stats::Unit::Count, "block synchronizations after a step that moved no CB data");
+    gSpillBytes = registerExecCounter("spu.spill_bytes", stats::Unit::Bytes, "bytes the south/east VIUs spilled to global memory");
+    gRestoreBytes = registerExecCounter("spu.restore_bytes", stats::Unit::Bytes, "bytes the north/west VIUs restored from global memory");
     registerLaunchPolicy(spuPolicy);
     timing::registerMemSpaceModel(gCbSpace, makeCbModel);
     timing::registerPipe(gSyncClass, "spu_sync", syncPipe);
