@@ -696,6 +696,57 @@ void collectStats(const SteppedGrid &grid, stats::Snapshot &out) {
   }
 }
 
+// --- power ----------------------------------------------------------------------------------
+
+/// The CBs: SRAM arrays read and written like shared memory, leaking for their whole size.
+class CbPower : public power::IPowerComponent {
+public:
+  CbPower(const Config &c, const power::Technology &t) {
+    uint32_t n = numCbs(c.machine.oneD ? Shape{1, c.machine.shape.numSms()} : c.machine.shape);
+    double bits = 2.0 * c.machine.cbBytes * 8; // both halves of one CB
+    readJPerByte_ = t.sramReadJ(bits, 128 * 8) / 128;  // a 128-byte warp access
+    writeJPerByte_ = t.sramWriteJ(bits, 128 * 8) / 128;
+    leakW_ = t.leakageW(t.logicAreaMm2(bits * n * 1.5)); // ~1.5 gate equivalents per SRAM bit
+  }
+  std::string name() const override { return "spu_cb"; }
+  double dynamicJ(const stats::Snapshot &s) const override {
+    return s.get("spu.cb_read_bytes") * readJPerByte_ + s.get("spu.cb_write_bytes") * writeJPerByte_;
+  }
+  double leakageW() const override { return leakW_; }
+  std::vector<std::string> counters() const override {
+    return {"spu.cb_read_bytes", "spu.cb_write_bytes"};
+  }
+
+private:
+  double readJPerByte_, writeJPerByte_, leakW_;
+};
+
+/// The SPU-wide barrier network (a wire to every unit and an AND tree) and the VIUs' transfers
+/// between CBs and DRAM, which the memory system's DRAM counters do not see.
+class SpuNetworkPower : public power::IPowerComponent {
+public:
+  SpuNetworkPower(const Config &c, const power::Technology &t) {
+    const Shape &s = c.machine.shape;
+    double units = s.numSms() + s.numIus();
+    syncJ_ = t.wireJ(units, 4.0 * (s.rows + s.cols)) + t.logicJ(units * 8);
+    viuJPerByte_ = t.wireJ(8, 10.0) + t.logicJ(40); // CB <-> memory controller, per byte
+    dramJPerByte_ = 8 * 20e-12;                      // ~20 pJ per bit off chip
+    leakW_ = t.leakageW(t.logicAreaMm2(units * 200));
+  }
+  std::string name() const override { return "spu_sync_viu"; }
+  double dynamicJ(const stats::Snapshot &s) const override {
+    double viu = s.get("spu.spill_bytes") + s.get("spu.restore_bytes");
+    return s.get("spu.block_syncs") * syncJ_ + viu * (viuJPerByte_ + dramJPerByte_);
+  }
+  double leakageW() const override { return leakW_; }
+  std::vector<std::string> counters() const override {
+    return {"spu.block_syncs", "spu.spill_bytes", "spu.restore_bytes"};
+  }
+
+private:
+  double syncJ_, viuJPerByte_, dramJPerByte_, leakW_;
+};
+
 timing::PipeSpec syncPipe(const timing::TimingConfig &) { return {1, 1, 1}; }
 
 } // namespace
@@ -753,6 +804,20 @@ void registerSpuExtension() {
     timing::registerMemSpaceModel(gCbSpace, makeCbModel);
     timing::registerPipe(gSyncClass, "spu_sync", syncPipe);
     timing::registerStatsSource(describeStats, collectStats);
+    power::registerPowerComponent([](const timing::TimingConfig &, const power::Technology &t)
+                                      -> std::shared_ptr<power::IPowerComponent> {
+      Config c = config();
+      if (!c.enabled)
+        return nullptr;
+      return std::make_shared<CbPower>(c, t);
+    });
+    power::registerPowerComponent([](const timing::TimingConfig &, const power::Technology &t)
+                                      -> std::shared_ptr<power::IPowerComponent> {
+      Config c = config();
+      if (!c.enabled)
+        return nullptr;
+      return std::make_shared<SpuNetworkPower>(c, t);
+    });
   });
 }
 
