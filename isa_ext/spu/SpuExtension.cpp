@@ -529,7 +529,7 @@ template <Sreg S> void readSreg(ExecCtx &ctx, const Warp &w, uint64_t *out, uint
     case Sreg::Pass: v = L->machine.currentPass(); break;
     case Sreg::I: v = unit.i; break;
     case Sreg::J: v = unit.j; break;
-    case Sreg::Step: v = L->runs[u].step; break;
+    case Sreg::Step: v = L->machine.step(); break; // the unit's warps cannot be behind it
     case Sreg::Last: v = L->machine.last(); break;
     case Sreg::Regstart: v = L->machine.regstartFlag(); break;
     case Sreg::Rows: v = L->cfg.machine.oneD ? 1 : L->cfg.machine.shape.rows; break;
