@@ -1,5 +1,6 @@
 #include "isa_ext/spu/Machine.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ptxsim::spu {
@@ -16,8 +17,11 @@ Machine::Machine(const Options &o, uint32_t gridX, uint32_t gridY)
   cbData_.assign((size_t)n * 2 * o.cbBytes, 0);
   numHalves_ = (size_t)n * 2;
   cbWrittenAt_.reset(new std::atomic<int64_t>[numHalves_]);
-  for (size_t i = 0; i < numHalves_; ++i)
+  cbExtent_.reset(new std::atomic<uint32_t>[numHalves_]);
+  for (size_t i = 0; i < numHalves_; ++i) {
     cbWrittenAt_[i].store(-1, std::memory_order_relaxed);
+    cbExtent_[i].store(0, std::memory_order_relaxed);
+  }
   stats_.resize(passes_.size());
 }
 
@@ -42,9 +46,11 @@ void Machine::beginPass(uint32_t k) {
   wroteThisStep_.store(false, std::memory_order_relaxed);
   // a new pass sees empty CBs: nothing of the previous pass leaks into it except through VIUs
   std::fill(cbData_.begin(), cbData_.end(), 0);
-  for (size_t i = 0; i < numHalves_; ++i)
+  for (size_t i = 0; i < numHalves_; ++i) {
     cbWrittenAt_[i].store(-1, std::memory_order_relaxed);
-  lastViuBytes_ = 0;
+    cbExtent_[i].store(0, std::memory_order_relaxed);
+  }
+  lastViuBytes_ = lastViuMax_ = 0;
   lastDummy_ = false;
 }
 
@@ -98,10 +104,13 @@ void Machine::viuWork(bool spillOnly) {
         slots[step_].clear();
         continue;
       }
+      // with regstart a VIU moves only the part of the CB written this step (its extent from
+      // offset 0); Algorithm 1 as the report states it moves the whole CB
+      uint32_t n = opt_.regstart ? cbExtent_[idx].load(std::memory_order_relaxed) : cb;
       const uint8_t *src = cbData_.data() + idx * cb;
-      slots[step_].assign(src, src + cb);
-      st.spillBytes += cb;
-      lastViuBytes_ += cb;
+      slots[step_].assign(src, src + n);
+      st.spillBytes += n;
+      noteViu(n);
       ++st.spills;
     } else if (!spillOnly) {
       int32_t c = u.dir == Dir::North ? u.cbSouth : u.cbEast;
@@ -117,22 +126,23 @@ void Machine::viuWork(bool spillOnly) {
       }
       uint8_t *dst = cbData_.data() + idx * cb;
       if (slot)
-        std::memcpy(dst, slot->data(), cb);
+        std::memcpy(dst, slot->data(), slot->size());
       else
         std::memset(dst, 0, cb); // Algorithm 1 restores every step, from memory never spilled
       if (slot) {
         cbWrittenAt_[idx].store(step_, std::memory_order_relaxed);
         wroteThisStep_.store(true, std::memory_order_relaxed);
       }
-      st.restoreBytes += cb;
-      lastViuBytes_ += cb;
+      uint32_t n = slot ? (uint32_t)slot->size() : cb;
+      st.restoreBytes += n;
+      noteViu(n);
       ++st.restores;
     }
   }
 }
 
 void Machine::release() {
-  lastViuBytes_ = 0;
+  lastViuBytes_ = lastViuMax_ = 0;
   if (viusLive_)
     viuWork(false);
   PassStats &st = stats_[pass_];
@@ -154,7 +164,7 @@ void Machine::release() {
 }
 
 void Machine::endPass() {
-  lastViuBytes_ = 0;
+  lastViuBytes_ = lastViuMax_ = 0;
   if (viusLive_) {
     // The VIUs' own last synchronization (only they are left) and the spill after it.
     viuWork(true);
@@ -176,11 +186,26 @@ uint8_t *Machine::cbWrite(int32_t cb, uint64_t off, uint32_t bytes) {
   if (cb < 0 || off + bytes > opt_.cbBytes)
     return nullptr;
   size_t idx = (size_t)cb * 2 + (step_ & 1);
-  if (cbWrittenAt_[idx].load(std::memory_order_relaxed) != (int64_t)step_)
+  if (cbWrittenAt_[idx].load(std::memory_order_relaxed) != (int64_t)step_) {
     cbWrittenAt_[idx].store(step_, std::memory_order_relaxed);
+    cbExtent_[idx].store(0, std::memory_order_relaxed);
+  }
+  noteWriteExtent(cb, off + bytes);
   if (!wroteThisStep_.load(std::memory_order_relaxed))
     wroteThisStep_.store(true, std::memory_order_relaxed);
   return cbData_.data() + idx * opt_.cbBytes + off;
+}
+
+void Machine::noteWriteExtent(int32_t cb, uint64_t end) {
+  std::atomic<uint32_t> &e = cbExtent_[(size_t)cb * 2 + (step_ & 1)];
+  uint32_t cur = e.load(std::memory_order_relaxed);
+  while (cur < end && !e.compare_exchange_weak(cur, (uint32_t)end, std::memory_order_relaxed)) {
+  }
+}
+
+void Machine::noteViu(uint64_t bytes) {
+  lastViuBytes_ += bytes;
+  lastViuMax_ = std::max(lastViuMax_, bytes);
 }
 
 PassStats Machine::totals() const {

@@ -95,8 +95,10 @@ public:
   PassStats totals() const;
   /// Spill slots held for a boundary (tests): empty vectors are steps regstart skipped.
   const std::vector<std::vector<uint8_t>> *spillSlots(const SpillKey &k) const;
-  /// Bytes moved by VIUs at the synchronization that just completed (timing charges them).
+  /// Bytes moved by all VIUs, and by the busiest one, at the synchronization that just
+  /// completed (VIUs work in parallel: timing charges the busiest).
   uint64_t lastTransitionVIUBytes() const { return lastViuBytes_; }
+  uint64_t lastTransitionVIUMaxBytes() const { return lastViuMax_; }
   /// Whether the synchronization that just completed moved no data (a dummy one).
   bool lastTransitionDummy() const { return lastDummy_; }
 
@@ -107,6 +109,10 @@ private:
   };
   void release();
   void viuWork(bool spillOnly);
+  void noteViu(uint64_t bytes);
+  /// A store reached offset `end` (exclusive) of CB `cb` in this step: with regstart, VIUs move
+  /// only that extent.
+  void noteWriteExtent(int32_t cb, uint64_t end);
 
   Options opt_;
   std::vector<Pass> passes_;
@@ -122,7 +128,8 @@ private:
   std::unique_ptr<std::atomic<int64_t>[]> cbWrittenAt_; ///< per CB half: last step written
   std::map<SpillKey, std::vector<std::vector<uint8_t>>> spill_;
   std::vector<PassStats> stats_;
-  uint64_t lastViuBytes_ = 0;
+  uint64_t lastViuBytes_ = 0, lastViuMax_ = 0;
+  std::unique_ptr<std::atomic<uint32_t>[]> cbExtent_; ///< per CB half: bytes written from 0
   bool lastDummy_ = false;
 };
 

@@ -17,6 +17,7 @@
 #include "timing/ext/Extension.h"
 #include "timing/mem/LdstUnit.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -232,7 +233,7 @@ public:
   /// synchronization with -spu_skip_dummy_syncs) plus the VIUs' transfers.
   void released(ExecCtx &ctx) {
     bool dummy = machine.lastTransitionDummy();
-    uint64_t viu = machine.lastTransitionVIUBytes();
+    uint64_t viu = machine.lastTransitionVIUMaxBytes(); // the VIUs work in parallel
     const PassStats &ps = machine.stats()[machine.currentPass()];
     ctx.count(gSyncs, 1);
     ctx.count(gDummySyncs, dummy);
