@@ -10,7 +10,7 @@ command -v clang++ >/dev/null 2>&1 || need+=(clang)
 # tests compare JSON statistics and run the scheduler-study script with python3
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # samples/spu/figure8.sh draws its plot with matplotlib
-python3 -c 'import matplotlib' >/dev/null 2>&1 || need+=(python3-matplotlib)
+python3 -c 'import matplotlib' >/dev/null 2>&1 || /usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 || need+=(python3-matplotlib)
 [ -f /usr/include/lz4.h ] || need+=(liblz4-dev)
 [ -f /usr/include/zstd.h ] || need+=(libzstd-dev)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)

@@ -71,6 +71,8 @@ def main():
     n_mm, t_mm = (64, 16) if a.quick else (192, 16)
     n_h2, it_h2 = (32, 16) if a.quick else (64, 64)
     n_h1, it_h1 = (1024, 64) if a.quick else (4096, 256)
+    n_hb, it_hb = (160, 8) if a.quick else (384, 32) # two arrays larger than the 768 KB L2
+    hb = [str(n_hb), str(it_hb)]
     mm = [str(n_mm), str(t_mm)]
     h2 = [str(n_h2), str(it_h2)]
     h1 = [str(n_h1), str(it_h1)]
@@ -89,6 +91,13 @@ def main():
             ("GPU, 1 block/SM", "heat2d_spu", ["--gpu"] + h2, gpu1),
             ("GPU", "heat2d_spu", ["--gpu"] + h2, gpu),
             ("SPU + skip dummy syncs", "heat2d_spu", h2, spu("-spu_skip_dummy_syncs 1")),
+        ]),
+        (f"heat2d {n_hb}x{n_hb}, {it_hb} steps", [
+            ("SPU, no regstart", "heat2d_spu", hb, spu("-spu_regstart 0")),
+            ("SPU, regstart", "heat2d_spu", hb, spu()),
+            ("GPU, 1 block/SM", "heat2d_spu", ["--gpu"] + hb, gpu1),
+            ("GPU", "heat2d_spu", ["--gpu"] + hb, gpu),
+            ("SPU + skip dummy syncs", "heat2d_spu", hb, spu("-spu_skip_dummy_syncs 1")),
         ]),
         (f"heat1d {n_h1} points, {it_h1} steps", [
             ("SPU, no regstart", "heat1d_spu", h1, spu("-spu_regstart 0")),
@@ -126,7 +135,7 @@ def main():
     except ImportError:
         print("figure8: matplotlib missing (scripts/setup.sh installs it): no PNG", file=sys.stderr)
         return
-    fig, axes = plt.subplots(3, len(results), figsize=(5 * len(results), 10))
+    fig, axes = plt.subplots(3, len(results), figsize=(4.5 * len(results), 10))
     for col, (name, rows) in enumerate(results):
         labels = [r["label"].replace(", ", "\n").replace(" + ", "\n+ ") for r in rows]
         colors = ["#c44", "#e84", "#48c", "#26a", "#a6c", "#6a4"][: len(rows)]

@@ -18,4 +18,9 @@ done
 build=${args[0]:-$root/build}
 out=${args[1]:-$build/figure8}
 cmake --build "$build" --target spu_test_programs cudart_ptxsim -j2 >/dev/null
-exec python3 "$here/figure8.py" "$build" --out "$out" "${quick[@]}"
+# the plot needs matplotlib: use a python that has it (scripts/setup.sh installs Debian's)
+py=python3
+for c in python3 /usr/bin/python3; do
+  if "$c" -c 'import matplotlib' >/dev/null 2>&1; then py=$c; break; fi
+done
+exec "$py" "$here/figure8.py" "$build" --out "$out" "${quick[@]}"
