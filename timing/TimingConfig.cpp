@@ -1,6 +1,8 @@
 #include "timing/TimingConfig.h"
 
 #include "base/Config.h"
+#include "base/ExtensionOptions.h"
+#include "timing/sm/scheduler/IWarpScheduler.h"
 
 #include <algorithm>
 #include <cctype>
@@ -518,8 +520,9 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
       "-gpgpu_scheduler", "lrr|gto|two_level_active:N|ccws",
       [&c](const std::string &v, std::string &err) {
         std::vector<std::string> p = split(v, ":");
-        if (v == "lrr" || v == "gto" || v == "ccws") {
-          c.scheduler = v;
+        if (p[0] != "two_level_active" && p[0] != "two_level" &&
+            schedulerRegistry().create(v, SchedulerParams{8, 100, 8, 16})) {
+          c.scheduler = v; // any registered policy (built-in or added by an extension/study)
           return true;
         }
         if (p[0] == "two_level_active" || p[0] == "two_level") {
@@ -541,7 +544,9 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
           c.twoLevelActiveWarps = n;
           return true;
         }
-        err = "expected lrr, gto, two_level_active:<active_warps> or ccws";
+        err = "expected two_level_active:<active_warps> or a registered policy:";
+        for (const std::string &n : schedulerRegistry().names())
+          err += " " + n;
         return false;
       },
       [&c] {
@@ -798,6 +803,8 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
                     "AccelWattch hybrid mode counter");
   for (const auto &al : kAliases)
     opts.addAlias(al[0], al[1]);
+  // options of registered extensions and studies (base/ExtensionOptions.h)
+  bindExtensionOptions(opts);
 }
 
 void TimingOptions::finish() {
@@ -883,6 +890,7 @@ void cacheJson(JsonWriter &j, const char *key, const CacheConfig &c) {
 bool loadInto(const std::vector<std::string> &files, const std::vector<std::string> &args,
               bool lenient, TimingConfig &out, DiagEngine &diags) {
   TimingConfig cfg = out;
+  resetExtensionOptions();
   bool ok = true;
   {
     TimingOptions t(cfg);
@@ -950,8 +958,7 @@ bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
     fail("-gpgpu_num_sched_per_core", std::to_string(c.schedulersPerSm) + " schedulers but only " +
                                           std::to_string(c.maxThreadsPerSm / c.warpSize) +
                                           " warps per SM");
-  if (c.scheduler != "lrr" && c.scheduler != "gto" && c.scheduler != "two_level" &&
-      c.scheduler != "ccws")
+  if (!schedulerRegistry().create(c.scheduler, SchedulerParams{8, 100, 8, 16}))
     fail("-gpgpu_scheduler", "unknown scheduler '" + c.scheduler + "'");
   if (c.scheduler == "two_level" && c.twoLevelActiveWarps == 0)
     fail("-gpgpu_scheduler", "two_level_active needs at least one active warp");

@@ -1,5 +1,7 @@
 #include "timing/mem/Cache.h"
 
+#include "base/Stats.h"
+
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
@@ -256,6 +258,21 @@ bool Cache::markDirty(uint64_t addr, uint32_t sectorMask) {
 void Cache::invalidateAll() {
   for (Line &l : lines_)
     l = Line{};
+}
+
+void describeCacheStats(const std::string &p, const std::string &what) {
+  stats::Catalog &c = stats::Catalog::global();
+  c.add(p + "accesses", stats::Unit::Count, what + ": tag lookups (reads and writes)");
+  c.add(p + "reads", stats::Unit::Count, what + ": read lookups");
+  c.add(p + "writes", stats::Unit::Count, what + ": write lookups");
+  c.add(p + "hits", stats::Unit::Count, what + ": lookups that found their sectors present");
+  c.add(p + "hit_pending", stats::Unit::Count, what + ": lookups merged into a miss in flight (MSHR)");
+  c.add(p + "misses", stats::Unit::Count, what + ": lookups that missed the line");
+  c.add(p + "sector_misses", stats::Unit::Count, what + ": lookups that found the line without the sector");
+  c.add(p + "reservation_fails", stats::Unit::Count, what + ": lookups refused for lack of an MSHR or line");
+  c.add(p + "fills", stats::Unit::Count, what + ": lines (or sectors) filled from below");
+  c.add(p + "evictions", stats::Unit::Count, what + ": valid lines replaced");
+  c.add(p + "writebacks", stats::Unit::Count, what + ": dirty lines written back");
 }
 
 void appendCacheStats(const CacheStats &s, const std::string &p,

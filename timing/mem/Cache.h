@@ -135,6 +135,9 @@ private:
   CacheStats stats_;
 };
 
+/// Registers the counters appendCacheStats reports under `prefix` ("l1d.", "l2[]."); `what`
+/// names the cache in their descriptions.
+void describeCacheStats(const std::string &prefix, const std::string &what);
 /// The (name, value) pairs of `s`, each name prefixed with `prefix` (e.g. "l1d.").
 void appendCacheStats(const CacheStats &s, const std::string &prefix,
                       std::vector<std::pair<std::string, uint64_t>> &out);

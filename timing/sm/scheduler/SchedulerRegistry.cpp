@@ -34,14 +34,16 @@ void registerBuiltinWarpSchedulers(SchedulerRegistry &r) {
   r.add("ccws", createCcwsScheduler);
 }
 
-const SchedulerRegistry &builtinSchedulers() {
-  // A function-local static: built on first use, thread-safe, no static constructor.
-  static const SchedulerRegistry registry = [] {
-    SchedulerRegistry r;
-    registerBuiltinWarpSchedulers(r);
+SchedulerRegistry &schedulerRegistry() {
+  // built on first use and never destroyed (no static destructor runs at exit)
+  static SchedulerRegistry *registry = [] {
+    auto *r = new SchedulerRegistry();
+    registerBuiltinWarpSchedulers(*r);
     return r;
   }();
-  return registry;
+  return *registry;
 }
+
+const SchedulerRegistry &builtinSchedulers() { return schedulerRegistry(); }
 
 } // namespace ptxsim::timing
