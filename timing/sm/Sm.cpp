@@ -559,15 +559,7 @@ void Sm::describeStats() {
   c.add("l1i.hits", stats::Unit::Count, "instruction cache hits");
   c.add("l1i.misses", stats::Unit::Count, "instruction cache misses");
   LdstUnit::describeStats();
-  // every registered policy's counters (sched.<name>), from an instance of each
-  const SchedulerRegistry &reg = schedulerRegistry();
-  for (const std::string &name : reg.names()) {
-    std::unique_ptr<IWarpScheduler> s = reg.create(name, SchedulerParams{8, 100, 8, 16});
-    std::vector<std::pair<std::string, uint64_t>> v;
-    s->stats(v);
-    for (auto &kv : v)
-      c.add("sched." + kv.first, stats::Unit::Count, name + " scheduler: " + kv.first);
-  }
+  schedulerRegistry(); // the built-in policies register their counters as they are added
 }
 
 void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
