@@ -86,7 +86,8 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   ldst_ = std::make_unique<LdstUnit>(cfg_, id_);
   if (cfg_.mem.l1i.enabled) {
     l1iTag_.assign(size_t(cfg_.mem.l1i.sets) * cfg_.mem.l1i.ways, ~0ull);
-    l1iUsed_.assign(l1iTag_.size(), 0);
+    l1iPolicy_ = replacementRegistry().create(cfg_.mem.l1i.replacement, cfg_.mem.l1i.sets,
+                                              cfg_.mem.l1i.ways);
   }
   ldst_->onL1Miss = [this](uint32_t slot, uint64_t line, Cycle now) {
     if (slot < slots_.size())
@@ -231,22 +232,21 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   if (line == s.fetchLine)
     return now >= s.fetchReadyAt;
   const CacheConfig &c = cfg_.mem.l1i;
-  size_t set = size_t(line % c.sets) * c.ways;
+  uint32_t si = uint32_t(line % c.sets);
+  size_t set = size_t(si) * c.ways;
   s.fetchLine = line;
   for (uint32_t w = 0; w < c.ways; ++w)
     if (l1iTag_[set + w] == line) {
-      l1iUsed_[set + w] = now;
+      l1iPolicy_->touch(si, w, now, false);
       ++stats_.l1iHits;
       s.fetchReadyAt = now + cfg_.core.fetchLatency - 1; // pipelined: a hit does not stall
       return now >= s.fetchReadyAt;
     }
   ++stats_.l1iMisses;
-  size_t victim = set;
-  for (uint32_t w = 1; w < c.ways; ++w)
-    if (l1iUsed_[set + w] < l1iUsed_[victim])
-      victim = set + w;
-  l1iTag_[victim] = line;
-  l1iUsed_[victim] = now;
+  // the policy chooses among all ways (never-used ones have the oldest stamps)
+  uint32_t victim = l1iPolicy_->victim(si);
+  l1iTag_[set + victim] = line;
+  l1iPolicy_->touch(si, victim, now, true);
   s.fetchReadyAt = now + cfg_.mem.l2Latency;
   return false;
 }

@@ -16,6 +16,7 @@
 #include "timing/Types.h"
 #include "timing/ext/Extension.h"
 #include "timing/mem/LdstUnit.h"
+#include "timing/mem/replacement/IReplacementPolicy.h"
 #include "timing/sm/scheduler/IWarpScheduler.h"
 
 #include <array>
@@ -149,9 +150,9 @@ private:
   /// Models of extension memory spaces (timing/ext/Extension.h), by ir::MemSpace; null: none.
   std::vector<std::unique_ptr<IMemSpaceModel>> spaceModels_;
   std::unique_ptr<LdstUnit> ldst_;
-  /// L1 instruction cache tags: sets x ways, LRU by last-use cycle.
+  /// L1 instruction cache tags (sets x ways) and its replacement policy (stamps: cycles).
   std::vector<uint64_t> l1iTag_;
-  std::vector<Cycle> l1iUsed_;
+  std::unique_ptr<IReplacementPolicy> l1iPolicy_;
   ptx::exec::SteppedGrid *grid_ = nullptr;
   const ptx::exec::Kernel *kernel_ = nullptr;
   uint32_t threadsPerCta_ = 0, sharedPerCta_ = 0, regsPerCta_ = 0;
