@@ -668,6 +668,7 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       rec->execMask = m;
       rec->cls = in.cls;
       rec->isMemory = false;
+      rec->blocked = false;
     }
     if (in.ctl == ir::Ctl::None) {
       top.pc = pc + 1;
@@ -880,6 +881,29 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
     }
     case ir::Ctl::Yield:
       top.pc = pc + 1;
+      return n;
+    case ir::Ctl::Wait:
+      if (!m) {
+        top.pc = pc + 1;
+        break;
+      }
+      if (in.poll(ctx, w, in, m)) {
+        w.waitStep = 0;
+        w.waitData = 0;
+        top.pc = pc + 1;
+        if (ctx.faulted())
+          return n;
+        break;
+      }
+      // not yet: the instruction did not execute; the warp stays here and gives up its turn
+      ++w.waitStep;
+      --n;
+      --w.instCount;
+      --ctx.warpInsts;
+      ctx.threadInsts -= (uint64_t)__builtin_popcount(active);
+      ctx.waited = true;
+      if constexpr (kStep)
+        rec->blocked = true;
       return n;
     case ir::Ctl::Unsupported:
       ctx.fault(FaultKind::Unsupported, w, in, (unsigned)__builtin_ctz(active ? active : 1),

@@ -107,6 +107,9 @@ struct WarpInstRecord {
   uint32_t execMask = 0;    ///< lanes that executed (guard true)
   ir::OpClass cls = ir::OpClass::Alu;
   bool isMemory = false;
+  /// A blocking instruction (ir::Ctl::Wait) could not complete: nothing executed, the warp is
+  /// still at `pc` (stepWarp returned false).
+  bool blocked = false;
   ir::MemSpace space = ir::MemSpace::Global;
   unsigned accessBytes = 0;
   uint64_t addr[kWarpSize]; ///< per-lane addresses (valid for lanes in execMask) when isMemory
