@@ -24,7 +24,6 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
-#include <unordered_map>
 
 namespace ptxsim::spu {
 
@@ -542,20 +541,13 @@ template <Sreg S> void readSreg(ExecCtx &ctx, const Warp &w, uint64_t *out, uint
 
 // --- launch policy ----------------------------------------------------------------------------
 
-/// Whether `fn` contains an SPU instruction (cached per function).
+/// Whether `fn` contains an SPU instruction. A scan per launch (only when the GPU has an SPU):
+/// no cache keyed by function addresses that a later module could reuse.
 bool usesSpu(const ir::Function *fn) {
-  static std::mutex mu;
-  static std::unordered_map<const ir::Function *, bool> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(fn);
-  if (it != cache.end())
-    return it->second;
-  bool uses = false;
   for (const ir::Inst &in : fn->code)
-    uses |= in.poll == pollSync || (in.cls == ir::OpClass::Mem && in.space == gCbSpace &&
-                                    gCbSpace != ir::MemSpace::Shared);
-  cache[fn] = uses;
-  return uses;
+    if (in.poll == pollSync || (in.cls == ir::OpClass::Mem && in.space == gCbSpace))
+      return true;
+  return false;
 }
 
 std::unique_ptr<LaunchExtension> spuPolicy(const LaunchParams &p, uint32_t numSms) {
