@@ -6,13 +6,11 @@
 namespace ptxsim::spu {
 
 namespace {
-Shape cbShape(const Options &o) {
-  return o.oneD ? Shape{1, o.shape.numSms()} : o.shape;
-}
+Shape cbShape(const Options &o) { return logicalShape(o.shape, o.oneD, o.blocksPerSm); }
 } // namespace
 
 Machine::Machine(const Options &o, uint32_t gridX, uint32_t gridY)
-    : opt_(o), passes_(planPasses(o.shape, gridX, gridY, o.oneD)) {
+    : opt_(o), passes_(planPasses(o.shape, gridX, gridY, o.oneD, o.blocksPerSm)) {
   uint32_t n = numCbs(cbShape(o));
   cbData_.assign((size_t)n * 2 * o.cbBytes, 0);
   numHalves_ = (size_t)n * 2;
@@ -91,7 +89,7 @@ void Machine::viuWork(bool spillOnly) {
   for (const Unit &u : p.units) {
     if (u.role != Role::Viu)
       continue;
-    SpillKey key = spillKey(p, opt_.shape, u, opt_.oneD);
+    SpillKey key = spillKey(p, cbShape(opt_), u, opt_.oneD);
     bool spill = u.dir == Dir::South || u.dir == Dir::East;
     if (spill) {
       int32_t c = u.dir == Dir::South ? u.cbNorth : u.cbWest;

@@ -38,6 +38,7 @@ struct Options {
   bool oneD = false;         ///< section 5: a 1D chain of blocks
   bool skipDummySyncs = false; ///< section 5: syncs that move no data cost no barrier time
   bool dmaIus = false;       ///< section 5: IUs are DMA engines, not reduced SMs (power)
+  uint32_t blocksPerSm = 1;  ///< section 5: blocks per SM, linked by virtual CBs (figure 10)
 };
 
 /// Counters of one pass.

@@ -92,6 +92,8 @@ std::string parseOptions(const std::string &text, Config &c) {
       err = flag(c.machine.oneD);
     else if (name == "-spu_skip_dummy_syncs")
       err = flag(c.machine.skipDummySyncs);
+    else if (name == "-spu_blocks_per_sm")
+      err = positive(c.machine.blocksPerSm, 8);
     else if (name == "-spu_dma_ius")
       err = flag(c.machine.dmaIus);
     else if (name == "-spu_cb_latency")
@@ -126,6 +128,7 @@ Config fromOptions() {
   c.machine.oneD = option("-spu_1d") != 0;
   c.machine.skipDummySyncs = option("-spu_skip_dummy_syncs") != 0;
   c.machine.dmaIus = option("-spu_dma_ius") != 0;
+  c.machine.blocksPerSm = (uint32_t)option("-spu_blocks_per_sm");
   c.cbLatency = (uint32_t)option("-spu_cb_latency");
   c.cbBanks = (uint32_t)option("-spu_cb_banks");
   c.syncLatency = (uint32_t)option("-spu_sync_latency");
@@ -142,6 +145,7 @@ void registerOptions() {
   registerOption("-spu_regstart", 1, "SPU: regstart optimization (section 3.3): VIUs skip steps that moved no data", 0, 1);
   registerOption("-spu_1d", 0, "SPU: 1D grids of blocks chained through every SM (section 5)", 0, 1);
   registerOption("-spu_skip_dummy_syncs", 0, "SPU: block synchronizations that moved no data cost no barrier-network time (section 5)", 0, 1);
+  registerOption("-spu_blocks_per_sm", 1, "SPU: blocks side by side on each SM, linked by virtual CBs (section 5, figure 10)", 1, 8);
   registerOption("-spu_dma_ius", 0, "SPU: IUs are DMA engines instead of reduced SMs, for power (section 5)", 0, 1);
   registerOption("-spu_cb_latency", 24, "SPU: cycles from a CB access to its data", 1, 10000);
   registerOption("-spu_cb_banks", 32, "SPU: 4-byte banks of a CB", 1, 256);
@@ -457,6 +461,8 @@ bool lowerStWithCb(LowerCtx &c) { return c.hasModifier(gModCb) ? lowerCb(c, true
 
 /// A warp that has tried this many times is stuck: some unit never reaches the synchronization.
 constexpr uint32_t kSyncGiveUp = 1u << 22;
+/// The same in timing mode, in core cycles: no block synchronization of ours takes that long.
+constexpr uint64_t kSyncGiveUpCycles = 2'000'000;
 
 bool pollSync(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   int32_t u;
@@ -465,11 +471,15 @@ bool pollSync(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
     return true; // faulted
   UnitRun &r = L->runs[u];
   auto notYet = [&] {
-    if (w.waitStep < kSyncGiveUp)
+    // functional mode counts tries; timing mode counts cycles since the warp arrived
+    bool stuck = ctx.cycle && w.waitData ? ctx.cycle - (w.waitData - 1) > kSyncGiveUpCycles
+                                         : w.waitStep >= kSyncGiveUp;
+    if (!stuck)
       return false;
     ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(mask),
               "deadlock: spu.sync waits for a unit that never reaches it (every thread of every "
-              "running block and IU must call spu.sync the same number of times, or exit)");
+              "running block and IU must call spu.sync the same number of times, or exit; in "
+              "timing mode the units of a pass must also fit on their SMs together)");
     return true;
   };
   std::lock_guard<std::mutex> lock(L->mu);
@@ -479,7 +489,7 @@ bool pollSync(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
     if (r.passedWarps)
       return notYet();
     ++r.arrivedWarps;
-    w.waitData = 1;
+    w.waitData = ctx.cycle + 1; // non-zero: counted; in timing mode also since when
   }
   // the SM-wide barrier: every live warp of the unit is here; then the SPU-wide one
   if (!r.unitArrived && !r.passedWarps && r.arrivedWarps >= w.cta->liveWarps) {
@@ -532,8 +542,8 @@ template <Sreg S> void readSreg(ExecCtx &ctx, const Warp &w, uint64_t *out, uint
     case Sreg::Step: v = L->machine.step(); break; // the unit's warps cannot be behind it
     case Sreg::Last: v = L->machine.last(); break;
     case Sreg::Regstart: v = L->machine.regstartFlag(); break;
-    case Sreg::Rows: v = L->cfg.machine.oneD ? 1 : L->cfg.machine.shape.rows; break;
-    case Sreg::Cols: v = L->cfg.machine.oneD ? L->cfg.machine.shape.numSms() : L->cfg.machine.shape.cols; break;
+    case Sreg::Rows: v = logicalShape(L->cfg.machine.shape, L->cfg.machine.oneD, L->cfg.machine.blocksPerSm).rows; break;
+    case Sreg::Cols: v = logicalShape(L->cfg.machine.shape, L->cfg.machine.oneD, L->cfg.machine.blocksPerSm).cols; break;
     }
   }
   forLanes(mask, [&](unsigned l) { out[l] = v; });
@@ -695,7 +705,7 @@ void collectStats(const SteppedGrid &grid, stats::Snapshot &out) {
 class CbPower : public power::IPowerComponent {
 public:
   CbPower(const Config &c, const power::Technology &t) {
-    uint32_t n = numCbs(c.machine.oneD ? Shape{1, c.machine.shape.numSms()} : c.machine.shape);
+    uint32_t n = numCbs(logicalShape(c.machine.shape, c.machine.oneD, c.machine.blocksPerSm));
     double bits = 2.0 * c.machine.cbBytes * 8; // both halves of one CB
     readJPerByte_ = t.sramReadJ(bits, 128 * 8) / 128;  // a 128-byte warp access
     writeJPerByte_ = t.sramWriteJ(bits, 128 * 8) / 128;

@@ -50,7 +50,10 @@ uint32_t snakeSm(const Shape &phys, uint32_t b) {
   return row * phys.cols + col;
 }
 
-std::vector<Pass> plan2D(const Shape &s, uint32_t gridX, uint32_t gridY) {
+/// `phys` is the SM grid; with m blocks per SM the pass is R x (C*m) blocks, block column c on
+/// SM column c / m (section 5's virtual CBs: neighbours on one SM talk through its memory).
+std::vector<Pass> plan2D(const Shape &phys, uint32_t m, uint32_t gridX, uint32_t gridY) {
+  const Shape s{phys.rows, phys.cols * m};
   uint32_t passRows = (gridY + s.rows - 1) / s.rows, passCols = (gridX + s.cols - 1) / s.cols;
   std::vector<Pass> passes;
   for (uint32_t pc = 0; pc < passCols; ++pc)
@@ -67,7 +70,7 @@ std::vector<Pass> plan2D(const Shape &s, uint32_t gridX, uint32_t gridY) {
           u.role = Role::Sm;
           u.r = (int32_t)r;
           u.c = (int32_t)c;
-          u.hwIndex = r * s.cols + c;
+          u.hwIndex = r * phys.cols + c / m;
           u.i = r;
           u.j = c;
           u.blockX = pc * s.cols + c;
@@ -86,23 +89,23 @@ std::vector<Pass> plan2D(const Shape &s, uint32_t gridX, uint32_t gridY) {
         switch (d) {
         case Dir::North:
           u.r = -1, u.c = (int32_t)idx, u.id = pc * s.cols + idx;
-          u.hwIndex = iuNumber(s, d, idx);
+          u.hwIndex = iuNumber(phys, d, idx / m);
           u.cbSouth = verticalCb(s, -1, u.c);
           break;
         case Dir::West:
           u.r = (int32_t)idx, u.c = -1, u.id = pr * s.rows + idx;
-          u.hwIndex = iuNumber(s, d, idx);
+          u.hwIndex = iuNumber(phys, d, idx);
           u.cbEast = horizontalCb(s, u.r, -1);
           break;
         case Dir::South:
           u.r = (int32_t)p.nr, u.c = (int32_t)idx, u.id = pc * s.cols + idx;
           // a pass shorter than the hardware: the SM below its last row acts as the IU
-          u.hwIndex = p.nr == s.rows ? iuNumber(s, d, idx) : p.nr * s.cols + idx;
+          u.hwIndex = p.nr == s.rows ? iuNumber(phys, d, idx / m) : p.nr * phys.cols + idx / m;
           u.cbNorth = verticalCb(s, (int32_t)p.nr - 1, u.c);
           break;
         case Dir::East:
           u.r = (int32_t)idx, u.c = (int32_t)p.nc, u.id = pr * s.rows + idx;
-          u.hwIndex = p.nc == s.cols ? iuNumber(s, d, idx) : idx * s.cols + p.nc;
+          u.hwIndex = p.nc == s.cols ? iuNumber(phys, d, idx) : idx * phys.cols + p.nc / m;
           u.cbWest = horizontalCb(s, u.r, (int32_t)p.nc - 1);
           break;
         }
@@ -168,12 +171,17 @@ std::vector<Pass> plan1D(const Shape &phys, uint32_t blocks) {
 
 } // namespace
 
-std::vector<Pass> planPasses(const Shape &s, uint32_t gridX, uint32_t gridY, bool oneD) {
-  if (!gridX || !gridY || !s.rows || !s.cols)
+std::vector<Pass> planPasses(const Shape &s, uint32_t gridX, uint32_t gridY, bool oneD,
+                             uint32_t blocksPerSm) {
+  if (!gridX || !gridY || !s.rows || !s.cols || !blocksPerSm)
     return {};
   if (oneD)
     return plan1D(s, gridX * gridY);
-  return plan2D(s, gridX, gridY);
+  return plan2D(s, blocksPerSm, gridX, gridY);
+}
+
+Shape logicalShape(const Shape &s, bool oneD, uint32_t blocksPerSm) {
+  return oneD ? Shape{1, s.numSms()} : Shape{s.rows, s.cols * blocksPerSm};
 }
 
 SpillKey spillKey(const Pass &p, const Shape &s, const Unit &v, bool oneD) {

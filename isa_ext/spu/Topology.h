@@ -80,13 +80,20 @@ struct Pass {
   uint32_t numSms = 0;      ///< units[0 .. numSms) are SMs
 };
 
-/// The pass plan of a 2D grid of gridX x gridY blocks (gridX columns) on shape `s`. With
+/// The pass plan of a 2D grid of gridX x gridY blocks (gridX columns) on the SM grid `s`. With
 /// `oneD` the blocks form a chain (a 1D grid, section 5): block b reads from b-1 through its
 /// west CB and writes to b+1 through its east CB; a pass is R*C consecutive blocks, fed by one
-/// west IU or VIU and drained by one east IU or VIU.
-std::vector<Pass> planPasses(const Shape &s, uint32_t gridX, uint32_t gridY, bool oneD = false);
+/// west IU or VIU and drained by one east IU or VIU. With `blocksPerSm` m > 1 (section 5,
+/// figure 10) a pass is R x (C*m) blocks: each SM runs m side-by-side blocks, and the CBs between
+/// them are virtual ones in that SM's memory; unit positions and CB numbers are then those of
+/// the logical R x (C*m) grid (logicalShape), hwIndex the physical unit.
+std::vector<Pass> planPasses(const Shape &s, uint32_t gridX, uint32_t gridY, bool oneD = false,
+                             uint32_t blocksPerSm = 1);
+/// The grid the pass plan's positions and CB numbers refer to.
+Shape logicalShape(const Shape &s, bool oneD, uint32_t blocksPerSm);
 
-/// The spill store key of a VIU (its CB boundary), for the pass it belongs to.
+/// The spill store key of a VIU (its CB boundary), for the pass it belongs to; `s` is the
+/// logical shape.
 SpillKey spillKey(const Pass &p, const Shape &s, const Unit &viu, bool oneD);
 
 /// Human-readable description, for messages: "SM (1,2) block (2,5,3)", "IU north id 5".

@@ -146,5 +146,33 @@ TEST(SpuTopology, OneDimensionalChain) {
             spillKey(passes[1], s, passes[1].units[4], true));
 }
 
+TEST(SpuTopology, TwoBlocksPerSmShareTheirSmAndIus) {
+  Shape s{2, 2};
+  auto passes = planPasses(s, 8, 2, false, 2); // 2 x 4 blocks per pass on 2 x 2 SMs
+  ASSERT_EQ(passes.size(), 2u);
+  const Pass &p = passes[0];
+  EXPECT_EQ(p.nc, 4u);
+  EXPECT_EQ(p.units[0 * 4 + 3].hwIndex, 1u); // row 0, block column 3: SM column 1
+  EXPECT_EQ(p.units[1 * 4 + 2].hwIndex, 3u);
+  EXPECT_EQ(p.units[0].cbEast, p.units[1].cbWest); // a virtual CB inside SM 0
+  for (const Unit &u : p.units) {
+    if (u.role != Role::Sm && u.dir == Dir::North) {
+      EXPECT_EQ(u.hwIndex, iuNumber(s, Dir::North, (uint32_t)u.c / 2));
+    }
+  }
+  Shape l = logicalShape(s, false, 2);
+  EXPECT_EQ(l.cols, 4u);
+  // the east VIU of pass 0 feeds the west VIU of pass 1
+  const Unit *east = nullptr, *west = nullptr;
+  for (const Unit &u : passes[0].units)
+    if (u.role == Role::Viu && u.dir == Dir::East && u.r == 1)
+      east = &u;
+  for (const Unit &u : passes[1].units)
+    if (u.role == Role::Viu && u.dir == Dir::West && u.r == 1)
+      west = &u;
+  ASSERT_TRUE(east && west);
+  EXPECT_EQ(spillKey(passes[0], l, *east, false), spillKey(passes[1], l, *west, false));
+}
+
 } // namespace
 } // namespace ptxsim::spu
