@@ -84,6 +84,7 @@ def main():
             ("GPU, 1 block/SM", "matmul", mm, gpu1),
             ("GPU", "matmul", mm, gpu),
             ("SPU + skip dummy syncs", "matmul", mm, {**spu("-spu_skip_dummy_syncs 1"), **ov}),
+            ("SPU + 2 blocks/SM", "matmul", mm, {**spu("-spu_blocks_per_sm 2"), **ov}),
         ]),
         (f"heat2d {n_h2}x{n_h2}, {it_h2} steps", [
             ("SPU, no regstart", "heat2d_spu", h2, spu("-spu_regstart 0")),
@@ -91,6 +92,7 @@ def main():
             ("GPU, 1 block/SM", "heat2d_spu", ["--gpu"] + h2, gpu1),
             ("GPU", "heat2d_spu", ["--gpu"] + h2, gpu),
             ("SPU + skip dummy syncs", "heat2d_spu", h2, spu("-spu_skip_dummy_syncs 1")),
+            ("SPU + 2 blocks/SM", "heat2d_spu", h2, spu("-spu_blocks_per_sm 2")),
         ]),
         (f"heat2d {n_hb}x{n_hb}, {it_hb} steps", [
             ("SPU, no regstart", "heat2d_spu", hb, spu("-spu_regstart 0")),
@@ -98,6 +100,7 @@ def main():
             ("GPU, 1 block/SM", "heat2d_spu", ["--gpu"] + hb, gpu1),
             ("GPU", "heat2d_spu", ["--gpu"] + hb, gpu),
             ("SPU + skip dummy syncs", "heat2d_spu", hb, spu("-spu_skip_dummy_syncs 1")),
+            ("SPU + 2 blocks/SM", "heat2d_spu", hb, spu("-spu_blocks_per_sm 2")),
         ]),
         (f"heat1d {n_h1} points, {it_h1} steps", [
             ("SPU, no regstart", "heat1d_spu", h1, spu("-spu_regstart 0")),
@@ -105,6 +108,7 @@ def main():
             ("GPU, 1 block/SM", "heat1d_spu", ["--gpu"] + h1, gpu1),
             ("GPU", "heat1d_spu", ["--gpu"] + h1, gpu),
             ("SPU + skip dummy syncs", "heat1d_spu", h1, spu("-spu_skip_dummy_syncs 1")),
+            ("SPU + 2 blocks/SM", "heat1d_spu", h1, spu("-spu_blocks_per_sm 2")),
             ("SPU + 1D grid", "heat1d_spu", h1, spu("-spu_1d 1")),
         ]),
     ]
@@ -138,7 +142,7 @@ def main():
     fig, axes = plt.subplots(3, len(results), figsize=(4.5 * len(results), 10))
     for col, (name, rows) in enumerate(results):
         labels = [r["label"].replace(", ", "\n").replace(" + ", "\n+ ") for r in rows]
-        colors = ["#c44", "#e84", "#48c", "#26a", "#a6c", "#6a4"][: len(rows)]
+        colors = ["#c44", "#e84", "#48c", "#26a", "#a6c", "#c9a", "#6a4"][: len(rows)]
         for row, (key, title, scale) in enumerate([("cycles", "cycles", 1),
                                                     ("avg_w", "average power (W)", 1),
                                                     ("dram_bytes", "DRAM + VIU traffic (KB, log)", 1 / 1024)]):
