@@ -24,8 +24,8 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,22 +33,22 @@ namespace ptxsim::spu {
 
 struct Options {
   Shape shape;
-  uint32_t cbBytes = 16384;  ///< bytes of one CB half (the double buffer has two)
-  bool regstart = true;      ///< section 3.3: VIUs skip steps that carried no data
-  bool oneD = false;         ///< section 5: a 1D chain of blocks
+  uint32_t cbBytes = 16384;    ///< bytes of one CB half (the double buffer has two)
+  bool regstart = true;        ///< section 3.3: VIUs skip steps that carried no data
+  bool oneD = false;           ///< section 5: a 1D chain of blocks
   bool skipDummySyncs = false; ///< section 5: syncs that move no data cost no barrier time
-  bool dmaIus = false;       ///< section 5: IUs are DMA engines, not reduced SMs (power)
-  uint32_t blocksPerSm = 1;  ///< section 5: blocks per SM, linked by virtual CBs (figure 10)
+  bool dmaIus = false;         ///< section 5: IUs are DMA engines, not reduced SMs (power)
+  uint32_t blocksPerSm = 1;    ///< section 5: blocks per SM, linked by virtual CBs (figure 10)
 };
 
 /// Counters of one pass.
 struct PassStats {
-  uint64_t steps = 0;        ///< block synchronizations completed (time steps - 1)
-  uint64_t dummySyncs = 0;   ///< of which moved no data (no CB written in the step)
-  uint64_t cbReads = 0, cbWrites = 0;       ///< warp-level CB instructions
+  uint64_t steps = 0;                 ///< block synchronizations completed (time steps - 1)
+  uint64_t dummySyncs = 0;            ///< of which moved no data (no CB written in the step)
+  uint64_t cbReads = 0, cbWrites = 0; ///< warp-level CB instructions
   uint64_t cbReadBytes = 0, cbWriteBytes = 0;
   uint64_t spillBytes = 0, restoreBytes = 0;
-  uint64_t spills = 0, restores = 0;        ///< CB halves moved by VIUs
+  uint64_t spills = 0, restores = 0;               ///< CB halves moved by VIUs
   uint64_t skippedSpills = 0, skippedRestores = 0; ///< work regstart saved
 };
 
@@ -124,7 +124,7 @@ private:
   bool last_ = false, viusLive_ = false, dataStarted_ = false;
   /// CB stores of units on several host threads set these (same values): atomics, relaxed.
   std::atomic<bool> wroteThisStep_{false};
-  std::vector<uint8_t> cbData_;            ///< numCbs x 2 halves x cbBytes
+  std::vector<uint8_t> cbData_; ///< numCbs x 2 halves x cbBytes
   size_t numHalves_ = 0;
   std::unique_ptr<std::atomic<int64_t>[]> cbWrittenAt_; ///< per CB half: last step written
   std::map<SpillKey, std::vector<std::vector<uint8_t>>> spill_;

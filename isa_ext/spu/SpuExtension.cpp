@@ -6,8 +6,8 @@
 #include "base/ExtensionOptions.h"
 #include "base/Stats.h"
 #include "power/IPowerComponent.h"
-#include "ptx/exec/Counters.h"
 #include "ptx/ast/Types.h"
+#include "ptx/exec/Counters.h"
 #include "ptx/exec/Exec.h"
 #include "ptx/exec/LaunchPolicy.h"
 #include "ptx/exec/Lower.h"
@@ -138,20 +138,34 @@ Config fromOptions() {
 }
 
 void registerOptions() {
-  registerOption("-spu_enabled", 0, "SPU: the GPU has a Stencil Processing Unit (docs/spu.md)", 0, 1);
+  registerOption("-spu_enabled", 0, "SPU: the GPU has a Stencil Processing Unit (docs/spu.md)", 0,
+                 1);
   registerOption("-spu_rows", 4, "SPU: rows of the SM grid", 1, 64);
   registerOption("-spu_cols", 4, "SPU: columns of the SM grid", 1, 64);
-  registerOption("-spu_cb_bytes", 16384, "SPU: bytes of one half of a communication buffer", 4, 1 << 20);
-  registerOption("-spu_regstart", 1, "SPU: regstart optimization (section 3.3): VIUs skip steps that moved no data", 0, 1);
-  registerOption("-spu_1d", 0, "SPU: 1D grids of blocks chained through every SM (section 5)", 0, 1);
-  registerOption("-spu_skip_dummy_syncs", 0, "SPU: block synchronizations that moved no data cost no barrier-network time (section 5)", 0, 1);
-  registerOption("-spu_blocks_per_sm", 1, "SPU: blocks side by side on each SM, linked by virtual CBs (section 5, figure 10)", 1, 8);
-  registerOption("-spu_dma_ius", 0, "SPU: IUs are DMA engines instead of reduced SMs, for power (section 5)", 0, 1);
+  registerOption("-spu_cb_bytes", 16384, "SPU: bytes of one half of a communication buffer", 4,
+                 1 << 20);
+  registerOption("-spu_regstart", 1,
+                 "SPU: regstart optimization (section 3.3): VIUs skip steps that moved no data", 0,
+                 1);
+  registerOption("-spu_1d", 0, "SPU: 1D grids of blocks chained through every SM (section 5)", 0,
+                 1);
+  registerOption(
+      "-spu_skip_dummy_syncs", 0,
+      "SPU: block synchronizations that moved no data cost no barrier-network time (section 5)", 0,
+      1);
+  registerOption(
+      "-spu_blocks_per_sm", 1,
+      "SPU: blocks side by side on each SM, linked by virtual CBs (section 5, figure 10)", 1, 8);
+  registerOption("-spu_dma_ius", 0,
+                 "SPU: IUs are DMA engines instead of reduced SMs, for power (section 5)", 0, 1);
   registerOption("-spu_cb_latency", 24, "SPU: cycles from a CB access to its data", 1, 10000);
   registerOption("-spu_cb_banks", 32, "SPU: 4-byte banks of a CB", 1, 256);
-  registerOption("-spu_sync_latency", 20, "SPU: cycles the barrier network adds to each block synchronization", 0, 100000);
-  registerOption("-spu_viu_bytes_per_cycle", 32, "SPU: spill/restore bandwidth of one VIU (bytes per cycle)", 1, 65536);
-  registerOption("-spu_power_per_unit", 0, "SPU power: per-unit accounting instead of the report's (SM + IU) x cores", 0, 1);
+  registerOption("-spu_sync_latency", 20,
+                 "SPU: cycles the barrier network adds to each block synchronization", 0, 100000);
+  registerOption("-spu_viu_bytes_per_cycle", 32,
+                 "SPU: spill/restore bandwidth of one VIU (bytes per cycle)", 1, 65536);
+  registerOption("-spu_power_per_unit", 0,
+                 "SPU power: per-unit accounting instead of the report's (SM + IU) x cores", 0, 1);
 }
 } // namespace
 
@@ -297,14 +311,14 @@ const char *cbDirName(uint32_t d) {
 
 /// Checks and translates the lanes' CB offsets (w.addr) to host pointers. `in.aux` is the CB
 /// side; in.width * in.vec the bytes per lane.
-bool cbPointers(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, uint8_t **p,
-                SpuLaunch *&L, int32_t &u) {
+bool cbPointers(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, uint8_t **p, SpuLaunch *&L,
+                int32_t &u) {
   L = unitOf(ctx, w, in, m, u);
   if (!L)
     return false;
   const Unit &unit = L->machine.pass().units[u];
-  int32_t cb = in.aux == kNorth ? unit.cbNorth
-               : in.aux == kWest ? unit.cbWest
+  int32_t cb = in.aux == kNorth   ? unit.cbNorth
+               : in.aux == kWest  ? unit.cbWest
                : in.aux == kSouth ? unit.cbSouth
                                   : unit.cbEast;
   unsigned lane0 = (unsigned)__builtin_ctz(m);
@@ -329,7 +343,8 @@ bool cbPointers(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, uint8_t *
       ok = false;
       return;
     }
-    p[l] = write ? L->machine.cbWrite(cb, a, bytes) : const_cast<uint8_t *>(L->machine.cbRead(cb, a, bytes));
+    p[l] = write ? L->machine.cbWrite(cb, a, bytes)
+                 : const_cast<uint8_t *>(L->machine.cbRead(cb, a, bytes));
     if (!p[l]) {
       ctx.fault(FaultKind::OutOfBounds, w, in, l,
                 "CB access out of bounds: offset " + std::to_string(a) + " + " +
@@ -386,18 +401,26 @@ template <class T> void cbStoreFn(ExecCtx &ctx, Warp &w, const ir::Inst &in, uin
 
 ir::ExecFn loadFor(unsigned bytes, bool isSigned) {
   switch (bytes) {
-  case 1: return isSigned ? cbLoadFn<int8_t> : cbLoadFn<uint8_t>;
-  case 2: return isSigned ? cbLoadFn<int16_t> : cbLoadFn<uint16_t>;
-  case 4: return isSigned ? cbLoadFn<int32_t> : cbLoadFn<uint32_t>;
-  default: return cbLoadFn<uint64_t>;
+  case 1:
+    return isSigned ? cbLoadFn<int8_t> : cbLoadFn<uint8_t>;
+  case 2:
+    return isSigned ? cbLoadFn<int16_t> : cbLoadFn<uint16_t>;
+  case 4:
+    return isSigned ? cbLoadFn<int32_t> : cbLoadFn<uint32_t>;
+  default:
+    return cbLoadFn<uint64_t>;
   }
 }
 ir::ExecFn storeFor(unsigned bytes) {
   switch (bytes) {
-  case 1: return cbStoreFn<uint8_t>;
-  case 2: return cbStoreFn<uint16_t>;
-  case 4: return cbStoreFn<uint32_t>;
-  default: return cbStoreFn<uint64_t>;
+  case 1:
+    return cbStoreFn<uint8_t>;
+  case 2:
+    return cbStoreFn<uint16_t>;
+  case 4:
+    return cbStoreFn<uint32_t>;
+  default:
+    return cbStoreFn<uint64_t>;
   }
 }
 
@@ -407,7 +430,8 @@ ir::MemSpace gCbSpace = ir::MemSpace::Shared;
 ir::OpClass gSyncClass = ir::OpClass::Sync;
 
 bool isSignedType(ScalarType t) {
-  return t == ScalarType::s8 || t == ScalarType::s16 || t == ScalarType::s32 || t == ScalarType::s64;
+  return t == ScalarType::s8 || t == ScalarType::s16 || t == ScalarType::s32 ||
+         t == ScalarType::s64;
 }
 
 bool lowerCb(LowerCtx &c, bool store) {
@@ -454,7 +478,9 @@ bool lowerCb(LowerCtx &c, bool store) {
   return true;
 }
 
-bool lowerLdWithCb(LowerCtx &c) { return c.hasModifier(gModCb) ? lowerCb(c, false) : gBuiltinLd(c); }
+bool lowerLdWithCb(LowerCtx &c) {
+  return c.hasModifier(gModCb) ? lowerCb(c, false) : gBuiltinLd(c);
+}
 bool lowerStWithCb(LowerCtx &c) { return c.hasModifier(gModCb) ? lowerCb(c, true) : gBuiltinSt(c); }
 
 // --- spu.sync ---------------------------------------------------------------------------------
@@ -533,17 +559,39 @@ template <Sreg S> void readSreg(ExecCtx &ctx, const Warp &w, uint64_t *out, uint
     std::lock_guard<std::mutex> lock(L->mu);
     const Unit &unit = L->machine.pass().units[u];
     switch (S) {
-    case Sreg::Role: v = (uint64_t)unit.role; break;
-    case Sreg::Dir: v = (uint64_t)unit.dir; break;
-    case Sreg::Id: v = unit.id; break;
-    case Sreg::Pass: v = L->machine.currentPass(); break;
-    case Sreg::I: v = unit.i; break;
-    case Sreg::J: v = unit.j; break;
-    case Sreg::Step: v = L->machine.step(); break; // the unit's warps cannot be behind it
-    case Sreg::Last: v = L->machine.last(); break;
-    case Sreg::Regstart: v = L->machine.regstartFlag(); break;
-    case Sreg::Rows: v = logicalShape(L->cfg.machine.shape, L->cfg.machine.oneD, L->cfg.machine.blocksPerSm).rows; break;
-    case Sreg::Cols: v = logicalShape(L->cfg.machine.shape, L->cfg.machine.oneD, L->cfg.machine.blocksPerSm).cols; break;
+    case Sreg::Role:
+      v = (uint64_t)unit.role;
+      break;
+    case Sreg::Dir:
+      v = (uint64_t)unit.dir;
+      break;
+    case Sreg::Id:
+      v = unit.id;
+      break;
+    case Sreg::Pass:
+      v = L->machine.currentPass();
+      break;
+    case Sreg::I:
+      v = unit.i;
+      break;
+    case Sreg::J:
+      v = unit.j;
+      break;
+    case Sreg::Step:
+      v = L->machine.step();
+      break; // the unit's warps cannot be behind it
+    case Sreg::Last:
+      v = L->machine.last();
+      break;
+    case Sreg::Regstart:
+      v = L->machine.regstartFlag();
+      break;
+    case Sreg::Rows:
+      v = logicalShape(L->cfg.machine.shape, L->cfg.machine.oneD, L->cfg.machine.blocksPerSm).rows;
+      break;
+    case Sreg::Cols:
+      v = logicalShape(L->cfg.machine.shape, L->cfg.machine.oneD, L->cfg.machine.blocksPerSm).cols;
+      break;
     }
   }
   forLanes(mask, [&](unsigned l) { out[l] = v; });
@@ -577,9 +625,9 @@ std::unique_ptr<LaunchExtension> spuPolicy(const LaunchParams &p, uint32_t numSm
     return std::unique_ptr<LaunchExtension>(std::move(L));
   };
   if (numSms < units) {
-    return fail( "the SPU needs " + std::to_string(units) + " cores (" + std::to_string(s.numSms()) +
-               " SMs and " + std::to_string(s.numIus()) + " IUs) but the GPU has " +
-               std::to_string(numSms) + " (-gpgpu_n_clusters)");
+    return fail("the SPU needs " + std::to_string(units) + " cores (" + std::to_string(s.numSms()) +
+                " SMs and " + std::to_string(s.numIus()) + " IUs) but the GPU has " +
+                std::to_string(numSms) + " (-gpgpu_n_clusters)");
   }
   if (p.grid.z != 1 && !c.machine.oneD)
     return fail("an SPU launch needs a 2D grid of blocks (gridDim.z == 1), or -spu_1d 1");
@@ -706,14 +754,15 @@ class CbPower : public power::IPowerComponent {
 public:
   CbPower(const Config &c, const power::Technology &t) {
     uint32_t n = numCbs(logicalShape(c.machine.shape, c.machine.oneD, c.machine.blocksPerSm));
-    double bits = 2.0 * c.machine.cbBytes * 8; // both halves of one CB
-    readJPerByte_ = t.sramReadJ(bits, 128 * 8) / 128;  // a 128-byte warp access
+    double bits = 2.0 * c.machine.cbBytes * 8;        // both halves of one CB
+    readJPerByte_ = t.sramReadJ(bits, 128 * 8) / 128; // a 128-byte warp access
     writeJPerByte_ = t.sramWriteJ(bits, 128 * 8) / 128;
     leakW_ = t.leakageW(t.logicAreaMm2(bits * n * 1.5)); // ~1.5 gate equivalents per SRAM bit
   }
   std::string name() const override { return "spu_cb"; }
   double dynamicJ(const stats::Snapshot &s) const override {
-    return s.get("spu.cb_read_bytes") * readJPerByte_ + s.get("spu.cb_write_bytes") * writeJPerByte_;
+    return s.get("spu.cb_read_bytes") * readJPerByte_ +
+           s.get("spu.cb_write_bytes") * writeJPerByte_;
   }
   double leakageW() const override { return leakW_; }
   std::vector<std::string> counters() const override {
@@ -733,7 +782,7 @@ public:
     double units = s.numSms() + s.numIus();
     syncJ_ = t.wireJ(units, 4.0 * (s.rows + s.cols)) + t.logicJ(units * 8);
     viuJPerByte_ = t.wireJ(8, 10.0) + t.logicJ(40); // CB <-> memory controller, per byte
-    dramJPerByte_ = 8 * 20e-12;                      // ~20 pJ per bit off chip
+    dramJPerByte_ = 8 * 20e-12;                     // ~20 pJ per bit off chip
     leakW_ = t.leakageW(t.logicAreaMm2(units * 200));
   }
   std::string name() const override { return "spu_sync_viu"; }
@@ -783,11 +832,16 @@ void registerSpuExtension() {
       SpecialRegFn fn;
     };
     const S sregs[] = {
-        {"%spu_role", readSreg<Sreg::Role>},   {"%spu_dir", readSreg<Sreg::Dir>},
-        {"%spu_id", readSreg<Sreg::Id>},       {"%spu_pass", readSreg<Sreg::Pass>},
-        {"%spu_i", readSreg<Sreg::I>},         {"%spu_j", readSreg<Sreg::J>},
-        {"%spu_step", readSreg<Sreg::Step>},   {"%spu_last", readSreg<Sreg::Last>},
-        {"%spu_regstart", readSreg<Sreg::Regstart>}, {"%spu_rows", readSreg<Sreg::Rows>},
+        {"%spu_role", readSreg<Sreg::Role>},
+        {"%spu_dir", readSreg<Sreg::Dir>},
+        {"%spu_id", readSreg<Sreg::Id>},
+        {"%spu_pass", readSreg<Sreg::Pass>},
+        {"%spu_i", readSreg<Sreg::I>},
+        {"%spu_j", readSreg<Sreg::J>},
+        {"%spu_step", readSreg<Sreg::Step>},
+        {"%spu_last", readSreg<Sreg::Last>},
+        {"%spu_regstart", readSreg<Sreg::Regstart>},
+        {"%spu_rows", readSreg<Sreg::Rows>},
         {"%spu_cols", readSreg<Sreg::Cols>},
     };
     for (const S &s : sregs) {
@@ -795,32 +849,43 @@ void registerSpuExtension() {
       registerSpecialRegisterReader(s.name, s.fn);
     }
     registerOptions();
-    gCbReads = registerExecCounter("spu.cb_reads", stats::Unit::Count, "warp-level CB loads (ld.cb)");
-    gCbWrites = registerExecCounter("spu.cb_writes", stats::Unit::Count, "warp-level CB stores (st.cb)");
-    gCbReadBytes = registerExecCounter("spu.cb_read_bytes", stats::Unit::Bytes, "bytes read from CBs");
-    gCbWriteBytes = registerExecCounter("spu.cb_write_bytes", stats::Unit::Bytes, "bytes written to CBs");
-    gSyncs = registerExecCounter("spu.block_syncs", stats::Unit::Count, "SPU-wide block synchronizations completed (VIUs' last one included)");
-    gDummySyncs = registerExecCounter("spu.dummy_syncs", stats::Unit::Count, "block synchronizations after a step that moved no CB data");
-    gSpillBytes = registerExecCounter("spu.spill_bytes", stats::Unit::Bytes, "bytes the south/east VIUs spilled to global memory");
-    gRestoreBytes = registerExecCounter("spu.restore_bytes", stats::Unit::Bytes, "bytes the north/west VIUs restored from global memory");
+    gCbReads =
+        registerExecCounter("spu.cb_reads", stats::Unit::Count, "warp-level CB loads (ld.cb)");
+    gCbWrites =
+        registerExecCounter("spu.cb_writes", stats::Unit::Count, "warp-level CB stores (st.cb)");
+    gCbReadBytes =
+        registerExecCounter("spu.cb_read_bytes", stats::Unit::Bytes, "bytes read from CBs");
+    gCbWriteBytes =
+        registerExecCounter("spu.cb_write_bytes", stats::Unit::Bytes, "bytes written to CBs");
+    gSyncs =
+        registerExecCounter("spu.block_syncs", stats::Unit::Count,
+                            "SPU-wide block synchronizations completed (VIUs' last one included)");
+    gDummySyncs = registerExecCounter("spu.dummy_syncs", stats::Unit::Count,
+                                      "block synchronizations after a step that moved no CB data");
+    gSpillBytes = registerExecCounter("spu.spill_bytes", stats::Unit::Bytes,
+                                      "bytes the south/east VIUs spilled to global memory");
+    gRestoreBytes = registerExecCounter("spu.restore_bytes", stats::Unit::Bytes,
+                                        "bytes the north/west VIUs restored from global memory");
     registerLaunchPolicy(spuPolicy);
     timing::registerMemSpaceModel(gCbSpace, makeCbModel);
     timing::registerPipe(gSyncClass, "spu_sync", syncPipe);
     timing::registerStatsSource(describeStats, collectStats);
-    power::registerPowerComponent([](const timing::TimingConfig &, const power::Technology &t)
-                                      -> std::shared_ptr<power::IPowerComponent> {
-      Config c = config();
-      if (!c.enabled)
-        return nullptr;
-      return std::make_shared<CbPower>(c, t);
-    });
-    power::registerPowerComponent([](const timing::TimingConfig &, const power::Technology &t)
-                                      -> std::shared_ptr<power::IPowerComponent> {
-      Config c = config();
-      if (!c.enabled)
-        return nullptr;
-      return std::make_shared<SpuNetworkPower>(c, t);
-    });
+    power::registerPowerComponent(
+        [](const timing::TimingConfig &,
+           const power::Technology &t) -> std::shared_ptr<power::IPowerComponent> {
+          Config c = config();
+          if (!c.enabled)
+            return nullptr;
+          return std::make_shared<CbPower>(c, t);
+        });
+    power::registerPowerComponent(
+        [](const timing::TimingConfig &,
+           const power::Technology &t) -> std::shared_ptr<power::IPowerComponent> {
+          Config c = config();
+          if (!c.enabled)
+            return nullptr;
+          return std::make_shared<SpuNetworkPower>(c, t);
+        });
   });
 }
 

@@ -24,11 +24,11 @@ namespace ptxsim::spu {
 struct Config {
   bool enabled = false;
   Options machine;
-  uint32_t cbLatency = 24;       ///< cycles from a CB access to its data (shared-memory-like)
-  uint32_t cbBanks = 32;         ///< 4-byte banks of a CB
-  uint32_t syncLatency = 20;     ///< cycles the barrier network adds to a block synchronization
+  uint32_t cbLatency = 24;        ///< cycles from a CB access to its data (shared-memory-like)
+  uint32_t cbBanks = 32;          ///< 4-byte banks of a CB
+  uint32_t syncLatency = 20;      ///< cycles the barrier network adds to a block synchronization
   uint32_t viuBytesPerCycle = 32; ///< spill/restore bandwidth of one VIU
-  bool powerPerUnit = false;     ///< power: per-unit accounting instead of (SM + IU) x cores
+  bool powerPerUnit = false;      ///< power: per-unit accounting instead of (SM + IU) x cores
 };
 
 /// Parses SPU options (`-spu_rows 4 -spu_cols 4 ...`) into `c`; returns an error message naming

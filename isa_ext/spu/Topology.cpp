@@ -6,10 +6,14 @@ namespace ptxsim::spu {
 
 const char *dirName(Dir d) {
   switch (d) {
-  case Dir::North: return "north";
-  case Dir::East: return "east";
-  case Dir::West: return "west";
-  case Dir::South: return "south";
+  case Dir::North:
+    return "north";
+  case Dir::East:
+    return "east";
+  case Dir::West:
+    return "west";
+  case Dir::South:
+    return "south";
   }
   return "?";
 }
@@ -17,10 +21,14 @@ const char *dirName(Dir d) {
 uint32_t iuNumber(const Shape &s, Dir d, uint32_t idx) {
   uint32_t base = s.numSms();
   switch (d) {
-  case Dir::North: return base + idx;
-  case Dir::East: return base + s.cols + idx;
-  case Dir::West: return base + s.cols + s.rows + idx;
-  case Dir::South: return base + s.cols + 2 * s.rows + idx;
+  case Dir::North:
+    return base + idx;
+  case Dir::East:
+    return base + s.cols + idx;
+  case Dir::West:
+    return base + s.cols + s.rows + idx;
+  case Dir::South:
+    return base + s.cols + 2 * s.rows + idx;
   }
   return base;
 }
@@ -195,10 +203,18 @@ SpillKey spillKey(const Pass &p, const Shape &s, const Unit &v, bool oneD) {
   }
   k.id = v.id;
   switch (v.dir) {
-  case Dir::North: k.vertical = true, k.line = p.pr * s.rows; break;
-  case Dir::South: k.vertical = true, k.line = (p.pr + 1) * s.rows; break;
-  case Dir::West: k.vertical = false, k.line = p.pc * s.cols; break;
-  case Dir::East: k.vertical = false, k.line = (p.pc + 1) * s.cols; break;
+  case Dir::North:
+    k.vertical = true, k.line = p.pr * s.rows;
+    break;
+  case Dir::South:
+    k.vertical = true, k.line = (p.pr + 1) * s.rows;
+    break;
+  case Dir::West:
+    k.vertical = false, k.line = p.pc * s.cols;
+    break;
+  case Dir::East:
+    k.vertical = false, k.line = (p.pc + 1) * s.cols;
+    break;
   }
   return k;
 }

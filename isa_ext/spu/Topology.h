@@ -48,10 +48,10 @@ uint32_t numCbs(const Shape &s);
 /// One unit that runs during a pass (a thread block on an SM, an IU or a VIU).
 struct Unit {
   Role role = Role::Sm;
-  Dir dir = Dir::North;  ///< IUs and VIUs
-  uint32_t id = 0;       ///< IUs/VIUs: global column (north/south) or row (east/west) it serves
-  int32_t r = 0, c = 0;  ///< hardware position
-  uint32_t hwIndex = 0;  ///< figure 6 number of the hardware unit it runs on
+  Dir dir = Dir::North; ///< IUs and VIUs
+  uint32_t id = 0;      ///< IUs/VIUs: global column (north/south) or row (east/west) it serves
+  int32_t r = 0, c = 0; ///< hardware position
+  uint32_t hwIndex = 0; ///< figure 6 number of the hardware unit it runs on
   uint32_t blockX = 0, blockY = 0; ///< SMs: the block (ctaid.x = column, ctaid.y = row)
   uint32_t i = 0, j = 0;           ///< SMs: row and column inside the pass (figure 5)
   int32_t cbNorth = kNoCb, cbWest = kNoCb, cbSouth = kNoCb, cbEast = kNoCb;
@@ -65,7 +65,8 @@ struct SpillKey {
   uint32_t id = 0;   ///< global block column (vertical) / row (horizontal)
   bool operator<(const SpillKey &o) const {
     return vertical != o.vertical ? vertical < o.vertical
-                                  : line != o.line ? line < o.line : id < o.id;
+           : line != o.line       ? line < o.line
+                                  : id < o.id;
   }
   bool operator==(const SpillKey &o) const {
     return vertical == o.vertical && line == o.line && id == o.id;
@@ -73,11 +74,11 @@ struct SpillKey {
 };
 
 struct Pass {
-  uint32_t k = 0;           ///< pass number
-  uint32_t pr = 0, pc = 0;  ///< tile row and column of the pass in the block grid
-  uint32_t nr = 0, nc = 0;  ///< blocks in the pass: rows and columns
-  std::vector<Unit> units;  ///< SMs first (row-major), then IUs and VIUs
-  uint32_t numSms = 0;      ///< units[0 .. numSms) are SMs
+  uint32_t k = 0;          ///< pass number
+  uint32_t pr = 0, pc = 0; ///< tile row and column of the pass in the block grid
+  uint32_t nr = 0, nc = 0; ///< blocks in the pass: rows and columns
+  std::vector<Unit> units; ///< SMs first (row-major), then IUs and VIUs
+  uint32_t numSms = 0;     ///< units[0 .. numSms) are SMs
 };
 
 /// The pass plan of a 2D grid of gridX x gridY blocks (gridX columns) on the SM grid `s`. With

@@ -80,7 +80,7 @@ TEST(SpuTopology, NeighboursShareCbs) {
                      : u.dir == Dir::South ? sm(2, u.c).cbSouth
                      : u.dir == Dir::West  ? sm(u.r, 0).cbWest
                                            : sm(u.r, 4).cbEast;
-    int32_t got = u.dir == Dir::North ? u.cbSouth
+    int32_t got = u.dir == Dir::North   ? u.cbSouth
                   : u.dir == Dir::South ? u.cbNorth
                   : u.dir == Dir::West  ? u.cbEast
                                         : u.cbWest;
