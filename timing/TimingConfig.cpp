@@ -572,9 +572,12 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.add("-ptxsim_ccws_vta_entries", &c.ccwsVtaEntries, "CCWS victim tag array entries per warp")
       .min(1);
   opts.add("-gpgpu_max_insn_issue_per_warp", &c.issueWidth,
-           "instructions a scheduler issues per cycle (from one warp)")
+           "instructions a scheduler issues per cycle from one warp: after an issue, the same "
+           "warp's next instruction issues in that cycle too when it is ready")
       .range(1, 8);
-  opts.add("-ptxsim_ibuffer_entries", &c.ibufferEntries, "decoded instructions buffered per warp")
+  opts.add("-ptxsim_ibuffer_entries", &c.ibufferEntries,
+           "decoded instructions buffered per warp: sizes the instruction buffer in the power "
+           "model (area, leakage, energy); fetch timing is per I-cache line")
       .range(1, 64);
   opts.add("-ptxsim_fetch_latency", &c.fetchLatency, "instruction fetch latency in cycles").min(1);
 
@@ -655,7 +658,8 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   // --- register file and shared memory
   opts.add("-gpgpu_num_reg_banks", &c.regBanks, "register file banks per SM").min(1);
   opts.add("-gpgpu_operand_collector_num_units_gen", &c.operandCollectors,
-           "operand collector units per SM")
+           "operand collector units per SM: a non-memory instruction needs a free one at issue "
+           "and holds it one cycle per read of its busiest register bank")
       .min(1);
   opts.add("-gpgpu_shmem_num_banks", &c.sharedBanks, "shared memory banks").min(1);
   opts.add("-gpgpu_smem_latency", &c.sharedLatency, "shared memory access latency in cycles")

@@ -603,7 +603,8 @@ template <Sreg S> void readSreg(ExecCtx &ctx, const Warp &w, uint64_t *out, uint
 /// no cache keyed by function addresses that a later module could reuse.
 bool usesSpu(const ir::Function *fn) {
   for (const ir::Inst &in : fn->code)
-    if (in.poll == pollSync || (in.cls == ir::OpClass::Mem && in.space == gCbSpace))
+    if ((in.ctl == ir::Ctl::Wait && in.poll == pollSync) ||
+        (in.cls == ir::OpClass::Mem && in.space == gCbSpace))
       return true;
   return false;
 }

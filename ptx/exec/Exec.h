@@ -77,8 +77,10 @@ void computeAddresses(const Warp &w, const ir::Inst &in, uint32_t mask);
 bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
                       unsigned align, bool write, uint8_t **ptrs);
 
-/// Host pointer for one generic/global device address range, or null (no fault reported).
-uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t addr, unsigned bytes);
+/// Host pointer for one generic/global device address range, or null (no fault reported);
+/// with `write`, also null for constant memory (read-only in kernels).
+uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t addr, unsigned bytes,
+                          bool write = false);
 
 // Handlers the lowering core emits itself.
 void movSpecial(ExecCtx &, Warp &, const ir::Inst &, uint32_t);

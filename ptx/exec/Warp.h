@@ -143,7 +143,11 @@ struct ExecCtx {
   DeviceMemory *mem = nullptr;
   Grid *grid = nullptr;
   Cta *cta = nullptr;
-  const Allocation *lastAlloc = nullptr; ///< cache for bounds checks
+  /// The allocations this context touched last (copies, so a release on another host thread
+  /// cannot leave them dangling): most kernels hit here and never take the allocator's lock.
+  static constexpr unsigned kAllocCache = 4;
+  Allocation recentAllocs[kAllocCache];
+  unsigned recentNext = 0, recentHit = 0;
   FaultKind faultKind = FaultKind::None;
   std::string faultMsg;
   uint64_t threadInsts = 0;

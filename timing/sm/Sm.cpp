@@ -84,6 +84,7 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
     if (MemSpaceModelFactory f = memSpaceModelFactory(ptx::ir::MemSpace(sp)))
       spaceModels_[sp] = f(cfg_, id_);
   ldst_ = std::make_unique<LdstUnit>(cfg_, id_);
+  collectorFreeAt_.assign(std::max(1u, c.operandCollectors), 0);
   if (cfg_.mem.l1i.enabled) {
     l1iTag_.assign(size_t(cfg_.mem.l1i.sets) * cfg_.mem.l1i.ways, ~0ull);
     l1iPolicy_ = replacementRegistry().create(cfg_.mem.l1i.replacement, cfg_.mem.l1i.sets,
@@ -251,6 +252,31 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   return false;
 }
 
+bool Sm::unitFreeFor(const Inst &in, Cycle now) const {
+  uint8_t p = pipeFor(in);
+  bool unitFree = false;
+  for (Cycle f : pipes_[p].freeAt)
+    unitFree |= f <= now;
+  if (!unitFree || (p == kLdst && !ldst_->canIssue(now)))
+    return false;
+  if (in.cls == OpClass::Mem || in.cls == OpClass::Atomic)
+    return true;
+  for (Cycle f : collectorFreeAt_) // an operand collector unit for the operands
+    if (f <= now)
+      return true;
+  return false;
+}
+
+bool Sm::canIssueAgain(Slot &s, Cycle now) {
+  if (!s.active || s.w->state != ptx::exec::WarpState::Ready)
+    return false;
+  const Inst *in = ptx::exec::peekWarp(*s.w);
+  if (!in || in->ctl == ptx::ir::Ctl::Wait || !fetched(s, *in, now))
+    return false;
+  StallReason why;
+  return operandsReady(s, *in, now, why) && unitFreeFor(*in, now);
+}
+
 bool Sm::operandsReady(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
   // RAW on sources, WAW on destinations
   for (unsigned i = 0; i < in.nrs; ++i) {
@@ -360,6 +386,11 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       lat += worst - 1;
       stats_.regBankConflicts += worst - 1;
     }
+    // a collector unit gathers the operands: busy for one cycle per read of the busiest bank
+    if (worst) {
+      Cycle &u = *std::min_element(collectorFreeAt_.begin(), collectorFreeAt_.end());
+      u = std::max(u, now) + worst;
+    }
     for (unsigned i = 0; i < in->nrd; ++i)
       s.ready(in->rd[i]) = now + lat;
   }
@@ -447,11 +478,7 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
         s.blockedBy = why;
         continue;
       }
-      uint8_t p = pipeFor(*in);
-      bool unitFree = false;
-      for (Cycle f : pipes_[p].freeAt)
-        unitFree |= f <= now;
-      if (!unitFree || (p == kLdst && !ldst_->canIssue(now))) {
+      if (!unitFreeFor(*in, now)) {
         if (worst == StallReason::None)
           worst = StallReason::Pipeline;
         continue;
@@ -463,7 +490,13 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
       int pick = sched.pick(readyScratch_, now);
       if (pick < 0)
         break;
-      if (issue(slots_[(uint32_t)pick], (uint32_t)pick, now)) {
+      Slot &ps = slots_[(uint32_t)pick];
+      if (issue(ps, (uint32_t)pick, now)) {
+        // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
+        // this cycle too when they are ready (blocking instructions issue alone)
+        for (uint32_t k = 1; k < cfg_.core.issueWidth && canIssueAgain(ps, now); ++k)
+          if (!issue(ps, (uint32_t)pick, now))
+            break;
         ++stats_.issueCycles;
         lastStall_[si] = StallReason::None;
         issuedLastTick_ = true;

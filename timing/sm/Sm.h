@@ -134,6 +134,10 @@ private:
   bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now);
   uint32_t latencyFor(const ptx::ir::Inst &in, uint8_t p) const;
   bool operandsReady(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
+  /// A unit of the instruction's pipeline (and, for register operands, a collector) is free.
+  bool unitFreeFor(const ptx::ir::Inst &in, Cycle now) const;
+  /// The warp just issued; can its next instruction issue in the same cycle (dual issue)?
+  bool canIssueAgain(Slot &s, Cycle now);
   /// Issues the slot's next instruction; false when it was a blocking instruction that could
   /// not complete (nothing executed: the warp waits, stall reason ExtWait).
   bool issue(Slot &s, uint32_t slotIndex, Cycle now);
@@ -150,6 +154,8 @@ private:
   /// Models of extension memory spaces (timing/ext/Extension.h), by ir::MemSpace; null: none.
   std::vector<std::unique_ptr<IMemSpaceModel>> spaceModels_;
   std::unique_ptr<LdstUnit> ldst_;
+  /// Operand collector units (-gpgpu_operand_collector_num_units_gen): busy until.
+  std::vector<Cycle> collectorFreeAt_;
   /// L1 instruction cache tags (sets x ways) and its replacement policy (stamps: cycles).
   std::vector<uint64_t> l1iTag_;
   std::unique_ptr<IReplacementPolicy> l1iPolicy_;
