@@ -800,6 +800,18 @@ private:
   double syncJ_, viuJPerByte_, dramJPerByte_, leakW_;
 };
 
+/// The IU cores are reduced SMs (section 5 lists what the report removed): no L1 data cache, so
+/// their global loads and stores go to the L2. (Their shared memory stays: an IU runs the same
+/// kernel as the blocks, whose shared-memory declaration every CTA must fit.)
+void reducedIus(timing::TimingConfig &cfg, uint32_t smId) {
+  Config c = config();
+  if (!c.enabled)
+    return;
+  const Shape &s = c.machine.shape;
+  if (smId >= s.numSms() && smId < s.numSms() + s.numIus())
+    cfg.mem.l1d.enabled = false;
+}
+
 timing::PipeSpec syncPipe(const timing::TimingConfig &) { return {1, 1, 1}; }
 
 } // namespace
@@ -871,6 +883,7 @@ void registerSpuExtension() {
     timing::registerMemSpaceModel(gCbSpace, makeCbModel);
     timing::registerPipe(gSyncClass, "spu_sync", syncPipe);
     timing::registerStatsSource(describeStats, collectStats);
+    timing::registerSmConfig(reducedIus);
     power::registerPowerComponent(
         [](const timing::TimingConfig &,
            const power::Technology &t) -> std::shared_ptr<power::IPowerComponent> {
