@@ -196,10 +196,17 @@ void Context::loadTimingConfigOnce() {
   }
 }
 
+sim::KernelSimulator &Context::simulator() {
+  if (!sim_) {
+    sim_ = std::make_unique<sim::KernelSimulator>(timingCfg_, engine());
+    if (powerOn_)
+      sim_->enablePower(powerModel_);
+  }
+  return *sim_;
+}
+
 timing::Gpu &Context::timingGpu() {
-  if (!gpu_)
-    gpu_ = std::make_unique<timing::Gpu>(timingCfg_, engine());
-  return *gpu_;
+  return simulator().gpu();
 }
 
 void Context::noteCopy(uint64_t bytes) {
@@ -635,15 +642,11 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     ptx::exec::LaunchResult r;
     timing::KernelTimingStats ts;
     if (timingMode_) {
-      std::vector<stats::Snapshot> samples;
-      if (powerOn_)
-        timingGpu().setSampler(powerModel_.traceInterval(),
-                               [&samples](const timing::KernelTimingStats &s) { samples.push_back(s); });
-      r = timingGpu().runKernel(q, ts);
-      if (powerOn_) {
-        timingGpu().setSampler(0, {});
-        powerStats_.push_back(powerModel_.kernel(ts.kernel, ts, samples));
-      }
+      sim::KernelRun run = simulator().run(q);
+      r = std::move(run.launch);
+      ts = std::move(run.stats);
+      if (run.power)
+        powerStats_.push_back(std::move(*run.power));
       simSeconds_ += ts.seconds;
     } else {
       r = engine().launchGrid(q);
@@ -877,7 +880,7 @@ void Context::reset() {
     delete e;
   events.clear();
   callConfigs.clear();
-  gpu_.reset();
+  sim_.reset();
   engine_.reset();
   overrideIds_.clear();
   overridesLoaded_ = false;
