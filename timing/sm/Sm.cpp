@@ -530,12 +530,12 @@ Cycle Sm::nextEventCycle(Cycle now) const {
     if (!s.active)
       continue;
     bool popDue = false;
-    const Inst *next = grid_->next(*s.w, popDue);
+    const Inst *nextIn = grid_->next(*s.w, popDue);
     if (popDue)
       return now + 1; // needs a stack pop: just tick
-    if (!next)
+    if (!nextIn)
       continue;
-    const Inst &in = *next;
+    const Inst &in = *nextIn;
     Cycle t = now + 1;
     bool blocked = false;
     for (unsigned i = 0; i < in.nrs; ++i) {
