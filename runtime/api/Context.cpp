@@ -124,8 +124,12 @@ void Context::loadTimingConfigOnce() {
   bool functional = !mode || !*mode || std::strcmp(mode, "functional") == 0;
   // Functional mode reads a configuration only when one is named (its extension options, such
   // as an SPU's grid, shape the functional run too); it never builds the cycle model.
-  if (functional && !(cfgEnv && *cfgEnv))
+  if (functional && !(cfgEnv && *cfgEnv)) {
+    if (const char *pc = std::getenv("PTXSIM_PRINT_CONFIG"); pc && *pc && std::strcmp(pc, "0") != 0)
+      std::fprintf(stderr, "# ptxsim: functional mode, no GPU configuration (give one with "
+                           "--config to print it)\n");
     return;
+  }
   if (!functional && std::strcmp(mode, "timing") != 0) {
     std::fprintf(stderr, "ptxsim: PTXSIM_MODE must be 'functional' or 'timing', not '%s'\n", mode);
     stopForUserError();
@@ -158,6 +162,8 @@ void Context::loadTimingConfigOnce() {
     std::fprintf(stderr, "ptxsim: cannot use the timing configuration; stopping\n");
     stopForUserError();
   }
+  if (const char *pc = std::getenv("PTXSIM_PRINT_CONFIG"); pc && *pc && std::strcmp(pc, "0") != 0)
+    std::fprintf(stderr, "%s", timing::timingConfigText(timingCfg_).c_str());
   if (!timingMode_)
     return;
   // Power: PTXSIM_POWER=1, with the XML from PTXSIM_POWER_CONFIG or beside the last timing
@@ -702,15 +708,6 @@ std::string demangle(const std::string &name) {
   std::free(d);
   return r;
 }
-std::string jsonEscape(const std::string &s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      r += '\\';
-    r += c;
-  }
-  return r;
-}
 } // namespace
 
 void Context::reportAtExit() {
@@ -833,9 +830,9 @@ void Context::reportAtExit() {
     os << "{\n  \"mode\": \"" << (timingMode_ ? "timing" : "functional") << "\",\n  \"wall_seconds\": " << wall << ",\n  \"kernels\": [";
     bool first = true;
     for (auto &[name, st] : stats_) {
-      os << (first ? "\n" : ",\n") << "    {\"name\": \"" << jsonEscape(name)
-         << "\", \"demangled\": \"" << jsonEscape(demangle(name))
-         << "\", \"launches\": " << st.launches << ", \"ctas\": " << st.ctas
+      os << (first ? "\n" : ",\n") << "    {\"name\": " << jsonQuote(name)
+         << ", \"demangled\": " << jsonQuote(demangle(name))
+         << ", \"launches\": " << st.launches << ", \"ctas\": " << st.ctas
          << ", \"thread_insts\": " << st.threadInsts << ", \"warp_insts\": " << st.warpInsts
          << ", \"seconds\": " << st.seconds;
       // extension counters that saw activity (ptx/exec/Counters.h)
