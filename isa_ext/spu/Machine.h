@@ -37,7 +37,6 @@ struct Options {
   bool regstart = true;        ///< section 3.3: VIUs skip steps that carried no data
   bool oneD = false;           ///< section 5: a 1D chain of blocks
   bool skipDummySyncs = false; ///< section 5: syncs that move no data cost no barrier time
-  bool dmaIus = false;         ///< section 5: IUs are DMA engines, not reduced SMs (power)
   uint32_t blocksPerSm = 1;    ///< section 5: blocks per SM, linked by virtual CBs (figure 10)
 };
 

@@ -94,8 +94,6 @@ std::string parseOptions(const std::string &text, Config &c) {
       err = flag(c.machine.skipDummySyncs);
     else if (name == "-spu_blocks_per_sm")
       err = positive(c.machine.blocksPerSm, 8);
-    else if (name == "-spu_dma_ius")
-      err = flag(c.machine.dmaIus);
     else if (name == "-spu_cb_latency")
       err = positive(c.cbLatency, 10000);
     else if (name == "-spu_cb_banks")
@@ -104,8 +102,6 @@ std::string parseOptions(const std::string &text, Config &c) {
       c.syncLatency = v;
     else if (name == "-spu_viu_bytes_per_cycle")
       err = positive(c.viuBytesPerCycle, 1u << 16);
-    else if (name == "-spu_power_per_unit")
-      err = flag(c.powerPerUnit);
     else
       return "unknown SPU option '" + name + "'";
     if (!err.empty())
@@ -127,13 +123,11 @@ Config fromOptions() {
   c.machine.regstart = option("-spu_regstart") != 0;
   c.machine.oneD = option("-spu_1d") != 0;
   c.machine.skipDummySyncs = option("-spu_skip_dummy_syncs") != 0;
-  c.machine.dmaIus = option("-spu_dma_ius") != 0;
   c.machine.blocksPerSm = (uint32_t)option("-spu_blocks_per_sm");
   c.cbLatency = (uint32_t)option("-spu_cb_latency");
   c.cbBanks = (uint32_t)option("-spu_cb_banks");
   c.syncLatency = (uint32_t)option("-spu_sync_latency");
   c.viuBytesPerCycle = (uint32_t)option("-spu_viu_bytes_per_cycle");
-  c.powerPerUnit = option("-spu_power_per_unit") != 0;
   return c;
 }
 
@@ -156,16 +150,12 @@ void registerOptions() {
   registerOption(
       "-spu_blocks_per_sm", 1,
       "SPU: blocks side by side on each SM, linked by virtual CBs (section 5, figure 10)", 1, 8);
-  registerOption("-spu_dma_ius", 0,
-                 "SPU: IUs are DMA engines instead of reduced SMs, for power (section 5)", 0, 1);
   registerOption("-spu_cb_latency", 24, "SPU: cycles from a CB access to its data", 1, 10000);
   registerOption("-spu_cb_banks", 32, "SPU: 4-byte banks of a CB", 1, 256);
   registerOption("-spu_sync_latency", 20,
                  "SPU: cycles the barrier network adds to each block synchronization", 0, 100000);
   registerOption("-spu_viu_bytes_per_cycle", 32,
                  "SPU: spill/restore bandwidth of one VIU (bytes per cycle)", 1, 65536);
-  registerOption("-spu_power_per_unit", 0,
-                 "SPU power: per-unit accounting instead of the report's (SM + IU) x cores", 0, 1);
 }
 } // namespace
 

@@ -28,7 +28,6 @@ struct Config {
   uint32_t cbBanks = 32;          ///< 4-byte banks of a CB
   uint32_t syncLatency = 20;      ///< cycles the barrier network adds to a block synchronization
   uint32_t viuBytesPerCycle = 32; ///< spill/restore bandwidth of one VIU
-  bool powerPerUnit = false;      ///< power: per-unit accounting instead of (SM + IU) x cores
 };
 
 /// Parses SPU options (`-spu_rows 4 -spu_cols 4 ...`) into `c`; returns an error message naming
