@@ -1,5 +1,6 @@
 // The `ptxsim` command-line tool.
 
+#include "isa_ext/chiplet/launcher/Launcher.h"
 #include "runtime/cli/PtxCommands.h"
 #include "runtime/cli/RunCommand.h"
 
@@ -16,6 +17,7 @@ void usage(std::ostream &os) {
         "  ptx extract BINARY [-o DIR]                  write the PTX embedded in an nvcc binary\n"
         "  ptx resources BINARY|FILE.ptx...             registers, shared and local use per kernel\n"
         "  run [options] -- PROGRAM [ARGS]               run a CUDA program under the simulator\n"
+        "  chiplets --grid WxH [options] -- PROGRAM      one simulator process per chiplet\n"
         "  help                                         this text\n";
 }
 
@@ -29,6 +31,8 @@ int main(int argc, char **argv) {
   }
   if (args[0] == "run")
     return ptxsim::cli::runCommand({args.begin() + 1, args.end()}, std::cerr);
+  if (args[0] == "chiplets")
+    return ptxsim::chiplet::chipletsCommand({args.begin() + 1, args.end()}, std::cout, std::cerr);
   if (args[0] == "ptx" && args.size() >= 2 && args[1] == "check")
     return ptxsim::cli::ptxCheck({args.begin() + 2, args.end()}, std::cout, std::cerr);
   if (args[0] == "ptx" && args.size() >= 2 && args[1] == "extract")
