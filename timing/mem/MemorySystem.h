@@ -92,6 +92,8 @@ public:
 
   /// (name, value) pairs: l2[p].* per partition, l2.* summed, dram.* summed, icnt.*.
   std::vector<std::pair<std::string, uint64_t>> stats() const;
+  /// Registers the names stats() reports (stats::Catalog).
+  static void describeStats();
   void resetStats();
 
 private:
