@@ -8,11 +8,15 @@ namespace ptxsim::ext {
 namespace example {
 void registerExample();
 }
+namespace chiplet {
+void registerChiplet();
+}
 
 void registerExtensions() {
   static std::once_flag once;
   std::call_once(once, [] {
     example::registerExample(); // isa_ext/example: the template to copy
+    chiplet::registerChiplet(); // isa_ext/chiplet: multi-chiplet message passing
   });
 }
 

@@ -2,7 +2,7 @@
 // buffer_<dx>_<dy>_<sx>_<sy> (one decimal word per line, emptied by the reader), traces
 // bench.<x>.<y> (`T sx sy dx dy n`), and the synchronization file (cycle, window, `x, y` lines).
 
-#include "isa_ext/chiplet/Endpoint.h"
+#include "isa_ext/chiplet/tools/runtime/Endpoint.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-#include "isa_ext/chiplet/launcher/Launcher.h"
+#include "isa_ext/chiplet/tools/launcher/Launcher.h"
 
-#include "isa_ext/chiplet/Endpoint.h"
+#include "isa_ext/chiplet/tools/runtime/Endpoint.h"
 #include "isa_ext/chiplet/noc/Network.h"
 #include "isa_ext/chiplet/noc/PathModel.h"
 
@@ -549,6 +549,8 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
   double syncs = 0, maxClock = 0, maxChipletCycles = 0, chipletEnergy = 0, chipletPower = 0;
   for (Chiplet &c : chips) {
     syncs = std::max(syncs, c.barriers);
+    // A GPU chiplet in timing mode runs on after its last message: its own cycle count is later.
+    c.clock = std::max(c.clock, c.timing ? c.gpuCycles : 0.0);
     maxClock = std::max(maxClock, c.clock);
     maxChipletCycles = std::max(maxChipletCycles, c.timing ? c.gpuCycles : c.clock);
     chipletEnergy += c.energyJ;

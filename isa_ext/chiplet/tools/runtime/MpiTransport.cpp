@@ -7,7 +7,7 @@
 // (`bench.<x>.<y>`, the document's format) and statistics at the end, so several hosts need no
 // shared directory.
 
-#include "isa_ext/chiplet/Endpoint.h"
+#include "isa_ext/chiplet/tools/runtime/Endpoint.h"
 
 #include <mpi.h>
 

@@ -1,4 +1,4 @@
-#include "isa_ext/chiplet/Endpoint.h"
+#include "isa_ext/chiplet/tools/runtime/Endpoint.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // The process's endpoint (created from the environment when the library loads, finished when
 // the process exits) and the C host API on top of it.
 
-#include "isa_ext/chiplet/Endpoint.h"
+#include "isa_ext/chiplet/tools/runtime/Endpoint.h"
 #include "isa_ext/chiplet/include/ptxsim_chiplet_host.h"
 
 #include <cstdio>
@@ -198,6 +198,75 @@ __attribute__((visibility("default"))) void ptxsimChipletAdvance(uint64_t cycles
 __attribute__((visibility("default"))) uint64_t ptxsimChipletClock(void) {
   Endpoint *ep = processEndpoint();
   return ep ? ep->clock() : 0;
+}
+
+} // extern "C"
+
+// --- entry points for the simulator's chiplet instructions (isa_ext/chiplet/ChipletIsa.cpp) ---
+// libcudart finds them with dlsym: the launcher preloads this library into every chiplet.
+// Return 0, or 1 with `err` for a bad argument (the instruction faults); synchronization and
+// transport failures end the process (fatalAt), as for the host API.
+
+namespace {
+void copyErr(const std::string &e, char *err, size_t len) {
+  if (err && len) {
+    std::snprintf(err, len, "%s", e.c_str());
+  }
+}
+} // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) int ptxsimChipletDeviceSelf(unsigned *x, unsigned *y) {
+  Endpoint *ep = processEndpoint();
+  if (!ep)
+    return 0;
+  *x = ep->config().x;
+  *y = ep->config().y;
+  return 1;
+}
+
+__attribute__((visibility("default"))) int
+ptxsimChipletDeviceSend(unsigned dx, unsigned dy, const uint32_t *words, size_t n, uint64_t at,
+                        char *err, size_t errLen) {
+  Endpoint *ep = processEndpoint();
+  if (!ep) {
+    copyErr("this process is not a chiplet (run the program with `ptxsim chiplets`)", err, errLen);
+    return 1;
+  }
+  if (dx >= ep->config().width || dy >= ep->config().height) {
+    copyErr("destination chiplet (" + std::to_string(dx) + "," + std::to_string(dy) +
+                ") is outside the " + std::to_string(ep->config().width) + "x" +
+                std::to_string(ep->config().height) + " grid",
+            err, errLen);
+    return 1;
+  }
+  std::string e;
+  if (!ep->send(dx, dy, words, n, at, e))
+    fatalAt(&ep->config(), "chiplet send: " + e);
+  return 0;
+}
+
+__attribute__((visibility("default"))) int
+ptxsimChipletDeviceRecv(unsigned sx, unsigned sy, uint32_t *words, size_t n, uint64_t at,
+                        uint64_t *doneAt, char *err, size_t errLen) {
+  Endpoint *ep = processEndpoint();
+  if (!ep) {
+    copyErr("this process is not a chiplet (run the program with `ptxsim chiplets`)", err, errLen);
+    return 1;
+  }
+  if (sx >= ep->config().width || sy >= ep->config().height) {
+    copyErr("source chiplet (" + std::to_string(sx) + "," + std::to_string(sy) +
+                ") is outside the " + std::to_string(ep->config().width) + "x" +
+                std::to_string(ep->config().height) + " grid",
+            err, errLen);
+    return 1;
+  }
+  std::string e;
+  if (!ep->receive(sx, sy, words, n, at, e))
+    fatalAt(&ep->config(), "chiplet receive: " + e);
+  *doneAt = ep->clock();
+  return 0;
 }
 
 } // extern "C"

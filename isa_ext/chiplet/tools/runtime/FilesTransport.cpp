@@ -12,7 +12,7 @@
 // flock, so a reader never sees half of them; a trace line is one O_APPEND write and readers use
 // complete lines only. Waiting is inotify on the directory, never a spin.
 
-#include "isa_ext/chiplet/Endpoint.h"
+#include "isa_ext/chiplet/tools/runtime/Endpoint.h"
 
 #include <algorithm>
 #include <cerrno>
