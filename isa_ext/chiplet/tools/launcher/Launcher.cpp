@@ -118,6 +118,7 @@ void cleanDir(const std::string &dir) {
   static const char *prefixes[] = {"buffer_", "bench.", "synchronization", "status.", "stats.",
                                    "abort", ".tmp.", ".buffer_", ".synchronization", "chiplet.",
                                    "ptxsim."};
+  std::system(("rm -rf '" + dir + "/.tmp' '" + dir + "/.status' '" + dir + "/.sync'").c_str());
   while (dirent *e = readdir(d)) {
     std::string n = e->d_name;
     for (const char *p : prefixes)
@@ -422,7 +423,10 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
                 firstFailure = m[1].str() + " (reported by chiplet (" + std::to_string(c.x) +
                                "," + std::to_string(c.y) + "), which timed out)";
               // Tell the others (they wait on the directory) instead of letting them time out.
-              std::ofstream(dir + "/abort") << firstFailure << "\n";
+              std::ofstream(dir + "/.abort.tmp") << firstFailure << "\n";
+              rename((dir + "/.abort.tmp").c_str(), (dir + "/abort").c_str());
+              std::ofstream(dir + "/.abort.tmp") << "\n"; // waiters watch .sync/ for renames
+              rename((dir + "/.abort.tmp").c_str(), (dir + "/.sync/abort").c_str());
               deadline = std::chrono::steady_clock::now() +
                          std::chrono::milliseconds((int64_t)(timeout * 1000) + 2000);
             }

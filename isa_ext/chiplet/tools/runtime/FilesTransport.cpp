@@ -5,8 +5,8 @@
 //   synchronization             line 1: the cycle of the barrier being gathered; line 2: the
 //                               window (the least distance to the next barrier); then one
 //                               `x, y` line per chiplet that has arrived
-// and, beyond the document: status.<x>.<y> (state at its last arrival), stats.<x>.<y>.json, and
-// `abort` (written by the launcher or by the chiplet that finds a deadlock).
+// and, beyond the document: .status/<x>.<y> (state at its last arrival), stats.<x>.<y>.json,
+// `abort` (written by the launcher or by the chiplet that finds a deadlock), and .tmp/.
 //
 // Contract: data and synchronization files are replaced by write-to-temporary + rename under
 // flock, so a reader never sees half of them; a trace line is one O_APPEND write and readers use
@@ -62,7 +62,10 @@ bool readWhole(const std::string &path, std::string &out) {
 
 bool writeAtomic(const std::string &dir, const std::string &name, const std::string &content,
                  std::string &err) {
-  std::string tmp = dir + "/.tmp." + name + "." + std::to_string(::getpid());
+  // Temporaries live in a subdirectory nobody watches: only the final rename wakes waiters.
+  std::string flat = name;
+  std::replace(flat.begin(), flat.end(), '/', '_');
+  std::string tmp = dir + "/.tmp/" + flat + "." + std::to_string(::getpid());
   std::string path = dir + "/" + name;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -120,9 +123,13 @@ public:
     offsets_.assign(cfg.count(), 0);
     seqs_.assign(cfg.count(), 0);
     ::mkdir(dir_.c_str(), 0755);
+    ::mkdir((dir_ + "/.tmp").c_str(), 0755);
+    ::mkdir((dir_ + "/.status").c_str(), 0755);
+    ::mkdir((dir_ + "/.sync").c_str(), 0755);
     inotify_ = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-    if (inotify_ < 0 ||
-        ::inotify_add_watch(inotify_, dir_.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) < 0) {
+    // Waiters watch .sync/, where a completed barrier or an abort renames a file after writing
+    // `synchronization` or `abort`: data files and arrivals in the run directory wake nobody.
+    if (inotify_ < 0 || ::inotify_add_watch(inotify_, (dir_ + "/.sync").c_str(), IN_MOVED_TO) < 0) {
       err = "cannot watch " + dir_ + ": " + std::strerror(errno);
       return false;
     }
@@ -184,7 +191,7 @@ public:
 
   bool readStatus(unsigned idx, SyncStatus &st, bool &present) const {
     std::string s;
-    present = readWhole(dir_ + "/status." + std::to_string(idx % cfg_.width) + "." +
+    present = readWhole(dir_ + "/.status/" + std::to_string(idx % cfg_.width) + "." +
                             std::to_string(idx / cfg_.width),
                         s);
     if (!present)
@@ -200,7 +207,7 @@ public:
   bool barrier(uint64_t cycle, const SyncStatus &mine, const DecideFn &decide, uint64_t &next,
                std::string &err) override {
     std::string me = std::to_string(cfg_.x) + "." + std::to_string(cfg_.y);
-    if (!writeAtomic(dir_, "status." + me,
+    if (!writeAtomic(dir_, ".status/" + me,
                      std::to_string((unsigned)mine.state) + " " + std::to_string(mine.clock) + " " +
                          std::to_string(mine.waitFrom) + " " + std::to_string(mine.needEnd) + "\n",
                      err))
@@ -232,10 +239,8 @@ public:
             y < cfg_.height)
           arrived[y * cfg_.width + x] = true;
       }
-      if (mine.state != SyncState::Done && !arrived[cfg_.index()]) {
+      if (mine.state != SyncState::Done)
         arrived[cfg_.index()] = true;
-        s += idLine(cfg_.index()) + "\n";
-      }
       std::vector<SyncStatus> all(cfg_.count());
       unsigned count = 0;
       for (unsigned i = 0; i < cfg_.count(); ++i) {
@@ -255,15 +260,28 @@ public:
           std::string e2;
           writeAtomic(dir_, "abort", "chiplet (" + std::to_string(cfg_.x) + "," +
                                          std::to_string(cfg_.y) + ") found: " + err + "\n", e2);
+          writeAtomic(dir_, ".sync/abort", "\n", e2);
           return false;
         }
         std::string content =
             next == kAllDone ? cycleStr + "\n" + std::to_string(window_) + "\n"
                              : std::to_string(next) + "\n" + std::to_string(window_) + "\n";
-        return writeAtomic(dir_, "synchronization", content, err);
+        return writeAtomic(dir_, "synchronization", content, err) &&
+               writeAtomic(dir_, ".sync/release", content, err);
       }
-      if (!writeAtomic(dir_, "synchronization", s, err))
-        return false;
+      // Arriving appends one `x, y` line under the lock (everyone who reads the lines holds it;
+      // waiters read only line 1, which changes by rename), so an arrival wakes nobody.
+      if (mine.state != SyncState::Done) {
+        std::string line = idLine(cfg_.index()) + "\n";
+        int fd = ::open((dir_ + "/synchronization").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd < 0 || ::write(fd, line.data(), line.size()) != (ssize_t)line.size()) {
+          err = dir_ + "/synchronization: cannot append: " + std::strerror(errno);
+          if (fd >= 0)
+            ::close(fd);
+          return false;
+        }
+        ::close(fd);
+      }
     }
     if (mine.state == SyncState::Done) {
       next = kAllDone;
