@@ -92,7 +92,8 @@ TEST(ChipletFiles, ReceiveNobodySendsIsADeadlockNamingTheChiplets) {
   uint32_t x;
   bool okA = true;
   std::thread t([&] { okA = a.receive(1, 0, &x, 1, 0, errA); });
-  ASSERT_TRUE(b.finish(50, err)) << err;
+  // Whichever of the two completes the barrier finds the deadlock; the other hears of it.
+  b.finish(50, err);
   t.join();
   EXPECT_FALSE(okA);
   EXPECT_NE(errA.find("(0,0) waits for byte 4 from (1,0)"), std::string::npos) << errA;

@@ -3,13 +3,14 @@
 # results: every chiplet's output, clock and counters, byte-identical traces, the same network
 # report and the same cycle totals.
 #   compare_transports.sh PTXSIM GRID WORKDIR -- PROGRAM ARGS...
+# CHIPLET_OPTS adds launcher options (e.g. --config configs/gtx480.config for timing mode).
 set -euo pipefail
 ptxsim=$1 grid=$2 work=$3
 shift 4
 rm -rf "$work" && mkdir -p "$work"
 for t in files mpi; do
   "$ptxsim" chiplets --grid "$grid" --transport $t --timeout 60 --dir "$work/$t" \
-    --stats-json "$work/$t.json" -- "$@" > "$work/$t.out" 2> "$work/$t.err" || {
+    --stats-json "$work/$t.json" ${CHIPLET_OPTS:-} -- "$@" > "$work/$t.out" 2> "$work/$t.err" || {
     echo "transport $t failed:"; cat "$work/$t.err"; exit 1; }
 done
 diff "$work/files.out" "$work/mpi.out"
