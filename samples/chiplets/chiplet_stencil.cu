@@ -1,5 +1,5 @@
-// Halo exchange across a 3x3 grid of GPU chiplets: a 2D Jacobi stencil on a (3*T) x (3*T)
-// domain, one T x T tile per chiplet. Every iteration each chiplet sends its edge rows and
+// Halo exchange across a grid of GPU chiplets (3x3 in the tests; any WxH works): a 2D Jacobi
+// stencil on a (W*T) x (H*T) domain, one T x T tile per chiplet. Every iteration each chiplet sends its edge rows and
 // columns to its four neighbours with chiplet.send (ptxsim_chiplet.cuh) and receives theirs
 // with chiplet.recv, then updates its tile. Chiplet (0,0) gathers the tiles at the end and
 // checks the whole domain against a host reference:
@@ -94,8 +94,8 @@ int main() {
     return 0;
   }
   // chiplet (0,0): gather and check the whole domain
-  const int G = 3 * T;
-  std::vector<float> dom(G * G);
+  const int G = w * T, GH = h * T; // columns, rows
+  std::vector<float> dom(G * GH);
   CHECK(cudaMemcpy(host.data(), a, bytes, cudaMemcpyDeviceToHost));
   float *dtile;
   CHECK(cudaMalloc(&dtile, sizeof(float) * T * T));
@@ -112,27 +112,27 @@ int main() {
       for (int i = 0; i < T * T; ++i)
         dom[(ty * T + i / T) * G + tx * T + i % T] = tile[i];
     }
-  std::vector<float> ref((G + 2) * (G + 2), 0.0f), nxt;
+  std::vector<float> ref((GH + 2) * (G + 2), 0.0f), nxt;
   auto R = [&](int r, int c) -> float & { return ref[r * (G + 2) + c]; };
-  for (int r = 0; r < G; ++r)
+  for (int r = 0; r < GH; ++r)
     for (int c = 0; c < G; ++c)
       R(1 + r, 1 + c) = initial(r, c);
   for (int it = 0; it < kIters; ++it) {
     nxt = ref;
-    for (int r = 1; r <= G; ++r)
+    for (int r = 1; r <= GH; ++r)
       for (int c = 1; c <= G; ++c)
         nxt[r * (G + 2) + c] = 0.2f * (R(r, c) + R(r - 1, c) + R(r + 1, c) + R(r, c - 1) + R(r, c + 1));
     ref.swap(nxt);
   }
   int bad = 0;
   double maxErr = 0;
-  for (int r = 0; r < G; ++r)
+  for (int r = 0; r < GH; ++r)
     for (int c = 0; c < G; ++c) {
       double e = std::fabs(dom[r * G + c] - R(1 + r, 1 + c));
       maxErr = std::max(maxErr, e);
       bad += e > 1e-4;
     }
   std::printf("chiplet stencil %dx%d on %dx%d chiplets, %d iterations: max error %.2g, %d wrong\n%s\n",
-              G, G, w, h, kIters, maxErr, bad, bad ? "FAIL" : "PASS");
+              G, GH, w, h, kIters, maxErr, bad, bad ? "FAIL" : "PASS");
   return bad ? 1 : 0;
 }
