@@ -1,6 +1,6 @@
 // The `ptxsim` command-line tool.
 
-#include "isa_ext/chiplet/launcher/Launcher.h"
+#include "isa_ext/chiplet/tools/launcher/Launcher.h"
 #include "runtime/cli/PtxCommands.h"
 #include "isa_ext/Extensions.h"
 #include "runtime/cli/RunCommand.h"
