@@ -585,6 +585,21 @@ Cta *SteppedGrid::startCta(uint64_t id) {
 }
 Warp &SteppedGrid::warp(Cta *cta, uint32_t w) { return cta->warps[w]; }
 bool SteppedGrid::ready(const Warp &w) const { return w.state == WarpState::Ready; }
+bool SteppedGrid::atBarrier(const Warp &w) const { return w.state == WarpState::AtBarrier; }
+bool SteppedGrid::done(const Warp &w) const { return w.state == WarpState::Done; }
+const ir::Inst *SteppedGrid::peek(Warp &w) { return peekWarp(w); }
+const ir::Inst *SteppedGrid::next(const Warp &w, bool &popDue) const {
+  popDue = false;
+  if (w.state != WarpState::Ready || w.stack.empty())
+    return nullptr;
+  const SimtEntry &top = w.stack.back();
+  if (top.pc == top.rpc || top.mask == 0) {
+    popDue = true;
+    return nullptr;
+  }
+  return &w.fn->code[top.pc];
+}
+const ir::Function *SteppedGrid::function(const Warp &w) const { return w.fn; }
 bool SteppedGrid::ctaDone(const Cta *cta) const { return cta->liveWarps == 0; }
 bool SteppedGrid::faulted() const { return s_->ctx.faulted(); }
 void SteppedGrid::setCycle(uint64_t cycle) { s_->ctx.cycle = cycle; }
