@@ -45,6 +45,8 @@ void usage(std::ostream &os) {
         "  --timeout SEC          a chiplet missing at a barrier this long fails the run (60)\n"
         "  --stats-json FILE      everything (per chiplet, network, totals) as JSON\n"
         "  --hosts H1,H2,...      mpi: hosts for mpirun --host (ranks spread over them)\n"
+        "  --report               print the report of a finished run in --dir (after starting\n"
+        "                         `mpirun -np N ptxsim chiplets --transport mpi ...` yourself)\n"
         "  --legacy-addc          GPU chiplets treat addc.u32/addc.s32 as the document's send/receive\n";
 }
 
@@ -201,7 +203,7 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
   std::string transport = "files", dir = "chiplet_run", net, statsJson, hosts;
   std::vector<std::string> configs;
   double timeout = 60;
-  bool rankMode = false;
+  bool rankMode = false, reportOnly = false;
   size_t i = 0;
   auto need = [&](const std::string &opt) -> const std::string * {
     if (i + 1 >= args.size()) {
@@ -221,6 +223,8 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
       return 0;
     } else if (a == "--rank") {
       rankMode = true;
+    } else if (a == "--report") {
+      reportOnly = true;
     } else if (a == "--legacy-addc") {
       setenv("PTXSIM_CHIPLET_LEGACY_ADDC", "1", 1);
     } else if (a == "--power") {
@@ -301,7 +305,7 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
     execApp(d, x, y, app);
   }
 
-  if (!w || app.empty()) {
+  if (!w || (app.empty() && !reportOnly)) {
     err << "ptxsim chiplets: " << (!w ? "--grid WxH is required" : "no program after --") << "\n";
     usage(err);
     return 2;
@@ -333,9 +337,14 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
     return 2;
   }
   dir = absBuf;
-  cleanDir(dir);
-  uint64_t window = noc::PathModel(ncfg).minDelay();
-  std::ofstream(dir + "/synchronization") << window << "\n" << window << "\n";
+  // Started by the user under mpirun (every rank runs this launcher): each rank becomes its
+  // chiplet below, and `ptxsim chiplets --report` prints the report afterwards.
+  bool underMpi = transport == "mpi" && getenv("OMPI_COMM_WORLD_RANK") && !reportOnly;
+  if (!reportOnly && !underMpi) {
+    cleanDir(dir);
+    uint64_t window = noc::PathModel(ncfg).minDelay();
+    std::ofstream(dir + "/synchronization") << window << "\n" << window << "\n";
+  }
 
   std::string cfgList;
   for (auto &c : configs)
@@ -354,6 +363,19 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
   setenv("PTXSIM_CHIPLET_NET", net.c_str(), 1);
   setenv("PTXSIM_CHIPLET_CPUS", cpuList.c_str(), 1);
   setenv("PTXSIM_SUMMARY", "0", 0);
+  // Shared-memory transfers by process_vm_readv fail in containers without ptrace rights.
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+  if (underMpi) {
+    unsigned r = (unsigned)std::atoi(getenv("OMPI_COMM_WORLD_RANK"));
+    if (r >= w * h) {
+      err << "ptxsim chiplets: rank " << r << " is beyond the " << w << "x" << h << " grid\n";
+      return 2;
+    }
+    unsigned x = r % w, y = r / w;
+    bool cpu = std::find(cpus.begin(), cpus.end(), std::make_pair(x, y)) != cpus.end();
+    setChipletEnv(dir, lib, x, y, cpu);
+    execApp(dir, x, y, app);
+  }
 
   std::vector<Chiplet> chips;
   for (unsigned y = 0; y < h; ++y)
@@ -369,7 +391,10 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
   std::string firstFailure;
   bool mpiFailed = false;
   std::string mpiLog;
-  if (transport == "files") {
+  if (reportOnly) {
+    for (Chiplet &c : chips)
+      c.status = 0; // set from the statistics below
+  } else if (transport == "files") {
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -517,6 +542,13 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
         err << "[" << c.x << "," << c.y << "] " << line << "\n";
     }
     std::string s;
+    if (reportOnly && !readWhole(dir + "/stats." + xyName(c.x, c.y) + ".json", s)) {
+      c.status = -1;
+      c.died = "no statistics";
+      if (firstFailure.empty())
+        firstFailure = "chiplet (" + std::to_string(c.x) + "," + std::to_string(c.y) +
+                       ") left no statistics in " + dir;
+    }
     if (readWhole(dir + "/stats." + xyName(c.x, c.y) + ".json", s)) {
       c.haveStats = true;
       c.clock = jsonNumber(s, "clock");
