@@ -12,12 +12,16 @@ namespace ptxsim::ext {
 namespace example {
 void registerExample();
 }
+namespace chiplet {
+void registerChiplet();
+}
 
 void registerExtensions() {
   static std::once_flag once;
   std::call_once(once, [] {
     example::registerExample(); // isa_ext/example: the template to copy
     spu::registerSpuExtension(); // isa_ext/spu: the Stencil Processing Unit (docs/spu.md)
+    chiplet::registerChiplet(); // isa_ext/chiplet: multi-chiplet message passing
   });
 }
 

@@ -15,6 +15,9 @@ python3 -c 'import matplotlib' >/dev/null 2>&1 || /usr/bin/python3 -c 'import ma
 [ -f /usr/include/zstd.h ] || need+=(libzstd-dev)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 [ -f /usr/include/benchmark/benchmark.h ] || need+=(libbenchmark-dev)
+# the chiplet extension's mpi transport (isa_ext/chiplet) and its tests (mpirun, 9 ranks)
+[ -f /usr/include/x86_64-linux-gnu/mpi/mpi.h ] || [ -f /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || need+=(libopenmpi-dev)
+command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
 # libFuzzer runtime for clang 14 (the fuzz target).
 ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
 if [ ${#need[@]} -gt 0 ]; then
