@@ -40,4 +40,28 @@ using PowerComponentFactory = std::shared_ptr<IPowerComponent> (*)(const timing:
 void registerPowerComponent(PowerComponentFactory f);
 const std::vector<PowerComponentFactory> &powerComponentFactories();
 
+/// Heterogeneous cores: `count` of the GPU's cores (cfg.numSms()) lack the per-SM built-in
+/// components named in `absent` ("shared", "l1d", "sfu", "sp", "dp", "tensor", ...; docs/power.md
+/// lists the per-SM ones). Their area leaves the die, so those components' leakage (and the
+/// die area it is computed from) drops by count/numSms of the per-SM part; dynamic energy still
+/// follows the counters (a core without a unit has no activity on it).
+struct ReducedCores {
+  std::string kind; ///< what the cores are, for describe() and the report ("IU")
+  uint32_t count = 0;
+  std::vector<std::string> absent;
+};
+/// What an extension declares about the cores of a GPU configuration.
+struct CoreAccounting {
+  std::vector<ReducedCores> reduced;
+  /// One line the power report prints (text and JSON "notes") saying how cores were charged;
+  /// empty: nothing to say.
+  std::string note;
+};
+/// Contract: a pure function of the configuration (no timing internals); called by every
+/// PowerModel::load. A count or name the model does not know is a load error naming the kind.
+using CoreAccountingFn = CoreAccounting (*)(const timing::TimingConfig &cfg);
+/// Extension point: call at start-up.
+void registerCoreAccounting(CoreAccountingFn f);
+const std::vector<CoreAccountingFn> &coreAccountingFns();
+
 } // namespace ptxsim::power

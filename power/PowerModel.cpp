@@ -442,6 +442,56 @@ bool PowerModel::loadText(const std::string &file, const std::string &xml,
   addEvent("sm_clock.active_cycle", t.logicJ(lp.clockGates), "one SM clocked for one cycle");
   addBuiltin("sm_clock", {{"sm_clock.active_cycle", counter("sm.active_cycles")}}, 0);
 
+  // --- heterogeneous cores (registerCoreAccounting) ------------------------------------------
+  // The per-SM built-ins (every one sized numSms x one SM's instance above).
+  static const char *const kPerSm[] = {"fetch_decode", "icache", "regfile", "operand_collector",
+                                       "sp", "dp", "sfu", "tensor", "ldst", "shared", "l1d",
+                                       "const_cache", "sm_clock"};
+  for (auto &b : m.builtins_)
+    for (const char *n : kPerSm)
+      if (b.name == n)
+        b.perSmAreaMm2 = numSms > 0 ? b.areaMm2 / numSms : 0;
+  double removedAreaMm2 = 0;
+  uint32_t reducedTotal = 0;
+  for (CoreAccountingFn f : coreAccountingFns()) {
+    CoreAccounting acc = f(cfg);
+    if (!acc.note.empty())
+      m.notes_.push_back(acc.note);
+    for (const ReducedCores &rc : acc.reduced) {
+      reducedTotal += rc.count;
+      if (reducedTotal > cfg.numSms()) {
+        diags.error(file, root.loc,
+                    "power model: " + std::to_string(reducedTotal) +
+                        " reduced cores (kind '" + rc.kind + "') but the GPU has only " +
+                        std::to_string(cfg.numSms()));
+        continue;
+      }
+      std::string lacks;
+      for (const std::string &name : rc.absent) {
+        auto it = std::find_if(m.builtins_.begin(), m.builtins_.end(),
+                               [&](const Builtin &b) { return b.name == name; });
+        bool perSm = std::find_if(std::begin(kPerSm), std::end(kPerSm), [&](const char *n) {
+                       return name == n;
+                     }) != std::end(kPerSm);
+        if (it == m.builtins_.end() || !perSm) {
+          diags.error(file, root.loc,
+                      "power model: reduced cores of kind '" + rc.kind + "' lack '" + name +
+                          "', which is not a per-SM component");
+          continue;
+        }
+        double cut = rc.count * it->perSmAreaMm2;
+        it->areaMm2 = std::max(0.0, it->areaMm2 - cut);
+        it->leakW = t.leakageW(it->areaMm2);
+        removedAreaMm2 += cut;
+        lacks += (lacks.empty() ? "" : ", ") + name;
+      }
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.3f", removedAreaMm2);
+      m.reductionLines_.push_back(std::to_string(rc.count) + " " + rc.kind +
+                                  " cores without " + lacks + " (" + buf + " mm^2 less die)");
+    }
+  }
+
   // --- overrides ---------------------------------------------------------------------------
   for (const XmlElement *e : energyOverrides) {
     ElementReader r(*e, file, diags);
@@ -494,8 +544,9 @@ bool PowerModel::loadText(const std::string &file, const std::string &xml,
   if (diags.errorCount() != errorsBefore)
     return false;
 
-  // uncore: die area no built-in claims leaks at the same density
-  double modeled = 0;
+  // uncore: die area no built-in claims leaks at the same density (the area reduced cores do
+  // not have left the die with them, so it is not handed to the uncore)
+  double modeled = removedAreaMm2;
   for (auto &b : m.builtins_)
     modeled += b.areaMm2;
   m.uncoreLeakW_ = t.leakageW(std::max(0.0, m.dieAreaMm2_ - modeled));
@@ -536,6 +587,16 @@ std::vector<PowerComponentFactory> &factories() {
 
 void registerPowerComponent(PowerComponentFactory f) { factories().push_back(f); }
 const std::vector<PowerComponentFactory> &powerComponentFactories() { return factories(); }
+
+namespace {
+std::vector<CoreAccountingFn> &accountingFns() {
+  static auto *v = new std::vector<CoreAccountingFn>();
+  return *v;
+}
+} // namespace
+
+void registerCoreAccounting(CoreAccountingFn f) { accountingFns().push_back(f); }
+const std::vector<CoreAccountingFn> &coreAccountingFns() { return accountingFns(); }
 
 double PowerModel::builtinDynamicJ(const Builtin &b, const KernelTimingStats &s) const {
   double j = 0;
@@ -629,6 +690,7 @@ KernelPower PowerModel::kernel(const std::string &kernelName, const KernelTiming
   p.peakW = p.avgW;
   for (auto &pt : p.trace)
     p.peakW = std::max(p.peakW, pt.second);
+  p.notes = notes_;
   return p;
 }
 
@@ -647,6 +709,10 @@ std::string PowerModel::describe() const {
                   e.help.c_str());
     os << buf;
   }
+  for (auto &l : reductionLines_)
+    os << "  heterogeneous cores: " << l << "\n";
+  for (auto &n : notes_)
+    os << "  note: " << n << "\n";
   os << "  leakage / static power:\n";
   std::vector<std::string> names = componentNames();
   std::vector<double> leak = leakagesW();

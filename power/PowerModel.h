@@ -41,6 +41,8 @@ struct KernelPower {
   double avgW = 0, peakW = 0;
   std::vector<ComponentEnergy> components; ///< fixed order, every component listed (zero when idle)
   std::vector<std::pair<double, double>> trace; ///< (simulated time s, average W in that interval)
+  /// How the model charged the cores when an extension declared it (CoreAccounting::note).
+  std::vector<std::string> notes;
 };
 
 /// One per-event energy after derivation and overrides ("regfile.read" -> joules).
@@ -96,6 +98,7 @@ private:
     std::vector<Term> terms;
     double areaMm2 = 0;
     double leakW = 0;
+    double perSmAreaMm2 = 0; ///< area of one SM's instance (0: not a per-SM component)
   };
   std::string name_;
   Technology tech_;
@@ -106,6 +109,8 @@ private:
   std::vector<Builtin> builtins_;
   std::vector<std::shared_ptr<IPowerComponent>> extensions_;
   double uncoreLeakW_ = 0;
+  std::vector<std::string> notes_;           ///< CoreAccounting notes, printed with each kernel
+  std::vector<std::string> reductionLines_;  ///< for describe(): what reduced cores lack
   std::vector<std::string> needed_; ///< every statistic the model reads (checked at load)
 
   double builtinDynamicJ(const Builtin &b, const stats::Snapshot &s) const;

@@ -34,6 +34,8 @@ std::string formatKernelPower(const KernelPower &p) {
                   p.energyJ > 0 ? 100.0 * e / p.energyJ : 0.0);
     os << buf;
   }
+  for (auto &n : p.notes)
+    os << "  note: " << n << "\n";
   return os.str();
 }
 
@@ -50,7 +52,14 @@ std::string kernelPowerJson(const KernelPower &p) {
   os << "], \"trace\": [";
   for (size_t i = 0; i < p.trace.size(); ++i)
     os << (i ? ", " : "") << "[" << num(p.trace[i].first) << ", " << num(p.trace[i].second) << "]";
-  os << "]}";
+  os << "]";
+  if (!p.notes.empty()) { // only when an extension declared how cores were charged
+    os << ", \"notes\": [";
+    for (size_t i = 0; i < p.notes.size(); ++i)
+      os << (i ? ", " : "") << jsonString(p.notes[i]);
+    os << "]";
+  }
+  os << "}";
   return os.str();
 }
 

@@ -66,6 +66,13 @@ struct CoreConfig {
   uint32_t ccwsKThrottle = 8;        ///< K_Throttle
   uint32_t ccwsVtaEntries = 16;      ///< victim tag array entries per warp
   double clockMHz = 700.0;
+  // Heterogeneous cores (timing::registerSmConfig): a reduced SM lacks whole units. Never set by
+  // a configuration file; every preset leaves them at "nothing missing".
+  /// Bit (1 << OpClass) set: this SM has no unit for that instruction class; issuing one faults.
+  uint32_t missingOpClasses = 0;
+  /// This SM has no shared memory: a CTA placed on it is not charged its shared-memory
+  /// declaration, and any shared-memory access it issues faults.
+  bool noSharedMemory = false;
 };
 
 struct MemoryConfig {

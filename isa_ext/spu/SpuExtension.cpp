@@ -102,6 +102,8 @@ std::string parseOptions(const std::string &text, Config &c) {
       c.syncLatency = v;
     else if (name == "-spu_viu_bytes_per_cycle")
       err = positive(c.viuBytesPerCycle, 1u << 16);
+    else if (name == "-spu_power_pairs")
+      err = flag(c.powerPairs);
     else
       return "unknown SPU option '" + name + "'";
     if (!err.empty())
@@ -128,6 +130,7 @@ Config fromOptions() {
   c.cbBanks = (uint32_t)option("-spu_cb_banks");
   c.syncLatency = (uint32_t)option("-spu_sync_latency");
   c.viuBytesPerCycle = (uint32_t)option("-spu_viu_bytes_per_cycle");
+  c.powerPairs = option("-spu_power_pairs") != 0;
   return c;
 }
 
@@ -156,6 +159,10 @@ void registerOptions() {
                  "SPU: cycles the barrier network adds to each block synchronization", 0, 100000);
   registerOption("-spu_viu_bytes_per_cycle", 32,
                  "SPU: spill/restore bandwidth of one VIU (bytes per cycle)", 1, 65536);
+  registerOption("-spu_power_pairs", 0,
+                 "SPU: power convention: 0 per-unit accounting, 1 the report's (one SM + IU pair "
+                 "times the number of pairs)",
+                 0, 1);
 }
 } // namespace
 
@@ -790,16 +797,51 @@ private:
   double syncJ_, viuJPerByte_, dramJPerByte_, leakW_;
 };
 
-/// The IU cores are reduced SMs (section 5 lists what the report removed): no L1 data cache, so
-/// their global loads and stores go to the L2. (Their shared memory stays: an IU runs the same
-/// kernel as the blocks, whose shared-memory declaration every CTA must fit.)
+/// The IU cores are reduced SMs (section 5 lists what the report removed): no shared memory, no
+/// L1 data cache (their global loads and stores go to the L2), no SFU and no FPU (no FP32, FP64,
+/// half-precision or tensor unit: the integer ALU that computes addresses stays). An IU CTA is
+/// not charged the kernel's shared-memory declaration; an IU that touches shared memory or
+/// issues a floating-point or SFU instruction faults (docs/spu.md, "Errors").
 void reducedIus(timing::TimingConfig &cfg, uint32_t smId) {
   Config c = config();
   if (!c.enabled)
     return;
   const Shape &s = c.machine.shape;
-  if (smId >= s.numSms() && smId < s.numSms() + s.numIus())
-    cfg.mem.l1d.enabled = false;
+  if (smId < s.numSms() || smId >= s.numSms() + s.numIus())
+    return;
+  cfg.mem.l1d.enabled = false;
+  cfg.core.noSharedMemory = true;
+  using ptx::ir::OpClass;
+  for (OpClass k : {OpClass::Fp32, OpClass::Fp64, OpClass::Half, OpClass::Sfu, OpClass::Tensor})
+    // (div/rem, which the model issues to the SFU pipe, still run: see Sm::lacksUnitFor)
+    cfg.core.missingOpClasses |= 1u << unsigned(k);
+}
+
+/// Power: how the SPU's cores are charged (docs/spu.md, "Power"). Per-unit accounting charges
+/// each IU core for the structures the timing model gives it (reducedIus: no shared memory, L1,
+/// SFU, FP64 or tensor unit; the SP lanes stay because they are also the integer ALU that
+/// computes addresses). The report's convention charges R*C identical SM + IU pairs, the IU as
+/// a full SM (McPAT, which GPUWattch uses, has no heterogeneous cores).
+power::CoreAccounting spuCoreAccounting(const timing::TimingConfig &cfg) {
+  power::CoreAccounting a;
+  Config c = config();
+  if (!c.enabled)
+    return a;
+  const Shape &s = c.machine.shape;
+  uint32_t ius = std::min<uint32_t>(s.numIus(), cfg.numSms() > s.numSms()
+                                                    ? cfg.numSms() - s.numSms()
+                                                    : 0);
+  std::string pairs = std::to_string(s.numSms());
+  if (c.powerPairs) {
+    a.note = "SPU power convention: the report's (energy of one SM + IU pair x " + pairs +
+             " pairs; each IU charged as a full SM)";
+    return a;
+  }
+  a.reduced.push_back({"IU", ius, {"shared", "l1d", "sfu", "dp", "tensor"}});
+  a.note = "SPU power convention: per unit (" + pairs + " SMs as full SMs, " +
+           std::to_string(ius) + " IUs as reduced SMs without shared memory, L1D, SFU, FP64 or "
+           "tensor unit)";
+  return a;
 }
 
 timing::PipeSpec syncPipe(const timing::TimingConfig &) { return {1, 1, 1}; }
@@ -874,6 +916,7 @@ void registerSpuExtension() {
     timing::registerPipe(gSyncClass, "spu_sync", syncPipe);
     timing::registerStatsSource(describeStats, collectStats);
     timing::registerSmConfig(reducedIus);
+    power::registerCoreAccounting(spuCoreAccounting);
     power::registerPowerComponent(
         [](const timing::TimingConfig &,
            const power::Technology &t) -> std::shared_ptr<power::IPowerComponent> {

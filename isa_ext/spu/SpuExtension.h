@@ -28,6 +28,10 @@ struct Config {
   uint32_t cbBanks = 32;          ///< 4-byte banks of a CB
   uint32_t syncLatency = 20;      ///< cycles the barrier network adds to a block synchronization
   uint32_t viuBytesPerCycle = 32; ///< spill/restore bandwidth of one VIU
+  /// Power convention: false = per-unit accounting (every SM and IU charged for the structures
+  /// it has; IUs are reduced SMs), true = the report's (energy of one SM + IU pair times the
+  /// number of pairs, every IU charged as a full SM as McPAT's homogeneous cores do).
+  bool powerPairs = false;
 };
 
 /// Parses SPU options (`-spu_rows 4 -spu_cols 4 ...`) into `c`; returns an error message naming

@@ -605,6 +605,12 @@ const ir::Inst *SteppedGrid::next(const Warp &w, bool &popDue) const {
 const ir::Function *SteppedGrid::function(const Warp &w) const { return w.fn; }
 bool SteppedGrid::ctaDone(const Cta *cta) const { return cta->liveWarps == 0; }
 bool SteppedGrid::faulted() const { return s_->ctx.faulted(); }
+void SteppedGrid::fault(Warp &w, const ir::Inst &in, const std::string &what) {
+  s_->ctx.cta = w.cta;
+  uint32_t mask = w.stack.empty() ? 1u : w.stack.back().mask;
+  unsigned lane = mask ? unsigned(__builtin_ctz(mask)) : 0;
+  s_->ctx.fault(FaultKind::Unsupported, w, in, lane, what);
+}
 void SteppedGrid::setCycle(uint64_t cycle) { s_->ctx.cycle = cycle; }
 bool SteppedGrid::step(Warp &w, WarpInstRecord &rec) {
   if (s_->ctx.faulted())

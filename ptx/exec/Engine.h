@@ -168,6 +168,10 @@ public:
   /// Releases a finished CTA (its printf output is kept for finish()).
   void retireCta(Cta *cta);
   bool faulted() const;
+  /// Faults the launch at `in`, the next instruction of `w` (a cycle model's reason the
+  /// instruction cannot run, e.g. a reduced SM without the unit it needs): the message gets the
+  /// kernel, block, thread (the warp's first active lane), pc and PTX line like any fault.
+  void fault(Warp &w, const ir::Inst &in, const std::string &what);
   /// Ends the launch: flushes printf output in CTA order, frees the parameter buffer.
   LaunchResult finish();
 

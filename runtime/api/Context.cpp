@@ -794,6 +794,10 @@ void Context::reportAtExit() {
           top += buf;
         }
         std::fprintf(stderr, "  energy by component: %s\n", top.c_str());
+        // how an extension's cores were charged (power::CoreAccounting), once
+        if (!powerStats_.empty())
+          for (const std::string &n : powerStats_.back().notes)
+            std::fprintf(stderr, "  power note: %s\n", n.c_str());
       }
       std::fprintf(stderr, "  %-40s %12s %7s %12s %10s %10s %10s %10s%s\n", "kernel (all launches)", "cycles",
                    "IPC", "stall cyc", "mem stall", "l1d miss", "l2 miss", "dram rd",

@@ -5,7 +5,7 @@
 // must round-trip the CBs exactly. The misuse modes must end in the documented faults.
 //
 //   spu_semantics tokens GX GY STEPS THREADS
-//   spu_semantics oob | misaligned | nocb | deadlock | regs
+//   spu_semantics oob | misaligned | nocb | deadlock | regs | iufp | iushared
 
 #include "spu.h"
 #include <cstdio>
@@ -85,6 +85,19 @@ __global__ void misuse(int mode, int *out) {
     if (spu_role() == SPU_SM)
       out[blockIdx.y * gridDim.x + blockIdx.x] = 1000 * spu_pass() + 10 * spu_i() + spu_j();
     break;
+  case 5: // floating point on an IU, a reduced SM without an FPU (a fault in timing mode)
+    if (spu_role() == SPU_IU)
+      out[2] = __float_as_int(__int_as_float(out[3]) * 1.5f + __int_as_float(out[4]));
+    break;
+  case 6: { // shared memory on an IU, a reduced SM without one (a fault in timing mode)
+    __shared__ int scratch[64];
+    if (spu_role() == SPU_IU) {
+      scratch[threadIdx.x] = out[3] + threadIdx.x;
+      __syncthreads();
+      out[2] = scratch[(threadIdx.x + 1) % 64];
+    }
+    break;
+  }
   }
 }
 
@@ -106,7 +119,8 @@ int main(int argc, char **argv) {
     return e == cudaSuccess && h[0] == 0 ? 0 : 1;
   }
   int m = !std::strcmp(mode, "oob") ? 0 : !std::strcmp(mode, "misaligned") ? 1
-          : !std::strcmp(mode, "nocb") ? 2 : !std::strcmp(mode, "deadlock") ? 3 : 4;
+          : !std::strcmp(mode, "nocb") ? 2 : !std::strcmp(mode, "deadlock") ? 3
+          : !std::strcmp(mode, "iufp") ? 5 : !std::strcmp(mode, "iushared") ? 6 : 4;
   dim3 grid = m == 4 ? dim3(6, 5) : dim3(2, 2);
   misuse<<<grid, 64>>>(m, d);
   cudaError_t e = cudaDeviceSynchronize();

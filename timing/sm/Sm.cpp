@@ -2,6 +2,8 @@
 
 #include "timing/mem/MemorySystem.h"
 
+#include "ptx/sema/OpcodeTable.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -45,7 +47,9 @@ constexpr Cycle kWaitRetryCycles = 4;
 } // namespace
 
 Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers)
-    : cfg_(cfg), id_(id) {
+    : cfg_(cfg), id_(id),
+      reduced_(cfg.core.missingOpClasses != 0 || cfg.core.noSharedMemory),
+      divOpcode_(ptx::lookupOpcode("div")), remOpcode_(ptx::lookupOpcode("rem")) {
   const CoreConfig &c = cfg_.core;
   SchedulerParams sp{c.twoLevelActiveWarps, c.ccwsBaseScore, c.ccwsKThrottle, c.ccwsVtaEntries};
   for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
@@ -126,8 +130,8 @@ bool Sm::canTakeCta() const {
     return false;
   if (usedThreads_ + threadsPerCta_ > c.maxThreadsPerSm)
     return false;
-  if (usedShared_ + sharedPerCta_ > c.sharedBytesPerSm)
-    return false;
+  if (!c.noSharedMemory && usedShared_ + sharedPerCta_ > c.sharedBytesPerSm)
+    return false; // a reduced SM without shared memory does not hold the CTA's declaration
   if (!ctas_.empty() && usedRegs_ + regsPerCta_ > c.registersPerSm)
     return false; // a single CTA always fits (the functional model can run it)
   // enough free warp slots?
@@ -206,6 +210,31 @@ uint8_t Sm::pipeFor(const Inst &in) const {
   // an extension's class: its registered pipe (misc when it registered none)
   uint8_t p = extPipeOf_[size_t(in.cls) % ptx::ir::kMaxOpClasses];
   return p ? p : uint8_t(kMisc);
+}
+
+bool Sm::lacksUnitFor(const Inst &in) const {
+  const CoreConfig &c = cfg_.core;
+  if ((c.missingOpClasses >> (unsigned(in.cls) & 31)) & 1) {
+    // div and rem issue to the SFU pipe in this model (integer division is a reciprocal
+    // sequence on the hardware too), but a core without an SFU still divides integers to
+    // compute addresses: it runs them with the SFU pipe's timing (docs/timing.md).
+    if (in.cls == OpClass::Sfu && (in.opcode == divOpcode_ || in.opcode == remOpcode_))
+      return false;
+    return true;
+  }
+  return c.noSharedMemory && (in.cls == OpClass::Mem || in.cls == OpClass::Atomic) &&
+         in.space == ptx::ir::MemSpace::Shared;
+}
+
+void Sm::faultMissingUnit(ptx::exec::Warp &w, const Inst &in) {
+  const CoreConfig &c = cfg_.core;
+  std::string what;
+  if ((c.missingOpClasses >> (unsigned(in.cls) & 31)) & 1)
+    what = "SM " + std::to_string(id_) + " is a reduced core without a unit for '" +
+           std::string(ptx::ir::opClassName(in.cls)) + "' instructions";
+  else
+    what = "SM " + std::to_string(id_) + " is a reduced core without shared memory";
+  grid_->fault(w, in, what);
 }
 
 uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
@@ -311,6 +340,10 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   const Inst *in = grid_->peek(*s.w);
   uint8_t p = pipeFor(*in);
+  if (__builtin_expect(reduced_, false) && lacksUnitFor(*in)) {
+    faultMissingUnit(*s.w, *in);
+    return true;
+  }
   grid_->setCycle(now);
   if (!grid_->step(*s.w, rec_)) {
     if (rec_.blocked && !grid_->faulted()) {

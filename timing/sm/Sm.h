@@ -142,9 +142,15 @@ private:
   /// not complete (nothing executed: the warp waits, stall reason ExtWait).
   bool issue(Slot &s, uint32_t slotIndex, Cycle now);
   void finishCta(size_t ctaIndex);
+  /// A reduced SM (CoreConfig::missingOpClasses / noSharedMemory) cannot run `in`.
+  bool lacksUnitFor(const ptx::ir::Inst &in) const;
+  void faultMissingUnit(ptx::exec::Warp &w, const ptx::ir::Inst &in);
 
   TimingConfig cfg_;
   uint32_t id_;
+  /// Some unit is missing (checked once per issue only on such SMs).
+  bool reduced_ = false;
+  uint16_t divOpcode_ = 0, remOpcode_ = 0; ///< opcode ids of div / rem (lacksUnitFor)
   std::vector<std::unique_ptr<IWarpScheduler>> scheds_;
   std::vector<std::vector<uint32_t>> schedSlots_; ///< warp slots each scheduler owns
   std::vector<Slot> slots_;
