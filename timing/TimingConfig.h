@@ -73,6 +73,12 @@ struct CoreConfig {
   /// This SM has no shared memory: a CTA placed on it is not charged its shared-memory
   /// declaration, and any shared-memory access it issues faults.
   bool noSharedMemory = false;
+  /// This "SM" is a DMA engine, not a core: it walks its CTAs' instruction stream without an
+  /// issue pipeline. Non-memory instructions are its descriptor logic and cost nothing (up to
+  /// kDmaOpsPerCycle per warp and cycle, results ready at once, no fetch, no pipe, no register
+  /// file); memory accesses are timed by the memory system as usual. It has no core clock and
+  /// counts no instructions (sm.* statistics), so power charges it nothing of a core.
+  bool dmaEngine = false;
 };
 
 struct MemoryConfig {

@@ -104,6 +104,8 @@ std::string parseOptions(const std::string &text, Config &c) {
       err = positive(c.viuBytesPerCycle, 1u << 16);
     else if (name == "-spu_power_pairs")
       err = flag(c.powerPairs);
+    else if (name == "-spu_dma_ius")
+      err = flag(c.dmaIus);
     else
       return "unknown SPU option '" + name + "'";
     if (!err.empty())
@@ -131,6 +133,7 @@ Config fromOptions() {
   c.syncLatency = (uint32_t)option("-spu_sync_latency");
   c.viuBytesPerCycle = (uint32_t)option("-spu_viu_bytes_per_cycle");
   c.powerPairs = option("-spu_power_pairs") != 0;
+  c.dmaIus = option("-spu_dma_ius") != 0;
   return c;
 }
 
@@ -163,6 +166,10 @@ void registerOptions() {
                  "SPU: power convention: 0 per-unit accounting, 1 the report's (one SM + IU pair "
                  "times the number of pairs)",
                  0, 1);
+  registerOption("-spu_dma_ius", 0,
+                 "SPU: IUs are DMA engines instead of reduced SMs (section 5): no instruction "
+                 "issue, only their memory transfers take time; a DMA power component",
+                 0, 1);
 }
 } // namespace
 
@@ -194,7 +201,7 @@ namespace {
 
 /// Counter ids (ptx/exec/Counters.h): totals per launch, in both modes.
 uint16_t gCbReads, gCbWrites, gCbReadBytes, gCbWriteBytes, gSyncs, gDummySyncs, gSpillBytes,
-    gRestoreBytes;
+    gRestoreBytes, gIuCbBytes;
 
 /// What one unit (a CTA of the current pass) is doing at a block synchronization.
 struct UnitRun {
@@ -354,6 +361,8 @@ bool cbPointers(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, uint8_t *
     uint64_t total = (uint64_t)bytes * (uint64_t)__builtin_popcount(m);
     ctx.count(write ? gCbWrites : gCbReads, 1);
     ctx.count(write ? gCbWriteBytes : gCbReadBytes, total);
+    if (L->machine.pass().units[u].role == Role::Iu)
+      ctx.count(gIuCbBytes, total);
     L->passCb[2 * L->machine.currentPass() + write].fetch_add(1, std::memory_order_relaxed);
   }
   return ok;
@@ -797,6 +806,29 @@ private:
   double syncJ_, viuJPerByte_, dramJPerByte_, leakW_;
 };
 
+/// Section 5's DMA IUs: an address generator and a small staging buffer per IU, charged per
+/// byte the IUs move through their CBs (their global-memory side is charged by the memory
+/// system's own components, as any access is).
+class DmaPower : public power::IPowerComponent {
+public:
+  DmaPower(const Config &c, const power::Technology &t) {
+    double bufBits = 1024.0 * 8; // a 1 KB staging buffer
+    jPerByte_ = t.sramReadJ(bufBits, 32 * 8) / 32 + t.sramWriteJ(bufBits, 32 * 8) / 32 +
+                t.logicJ(200) / 4; // address generation per 4-byte word
+    leakW_ = c.machine.shape.numIus() *
+             t.leakageW(t.logicAreaMm2(20000) + t.sramAreaMm2(bufBits));
+  }
+  std::string name() const override { return "spu_dma"; }
+  double dynamicJ(const stats::Snapshot &s) const override {
+    return s.get("spu.iu_cb_bytes") * jPerByte_;
+  }
+  double leakageW() const override { return leakW_; }
+  std::vector<std::string> counters() const override { return {"spu.iu_cb_bytes"}; }
+
+private:
+  double jPerByte_, leakW_;
+};
+
 /// The IU cores are reduced SMs (section 5 lists what the report removed): no shared memory, no
 /// L1 data cache (their global loads and stores go to the L2), no SFU and no FPU (no FP32, FP64,
 /// half-precision or tensor unit: the integer ALU that computes addresses stays). An IU CTA is
@@ -811,6 +843,7 @@ void reducedIus(timing::TimingConfig &cfg, uint32_t smId) {
     return;
   cfg.mem.l1d.enabled = false;
   cfg.core.noSharedMemory = true;
+  cfg.core.dmaEngine = c.dmaIus;
   using ptx::ir::OpClass;
   for (OpClass k : {OpClass::Fp32, OpClass::Fp64, OpClass::Half, OpClass::Sfu, OpClass::Tensor})
     // (div/rem, which the model issues to the SFU pipe, still run: see Sm::lacksUnitFor)
@@ -832,6 +865,16 @@ power::CoreAccounting spuCoreAccounting(const timing::TimingConfig &cfg) {
                                                     ? cfg.numSms() - s.numSms()
                                                     : 0);
   std::string pairs = std::to_string(s.numSms());
+  if (c.dmaIus) { // no IU cores at all: every per-SM structure is gone (DmaPower replaces them)
+    a.reduced.push_back({"IU (DMA)", ius,
+                         {"fetch_decode", "icache", "regfile", "operand_collector", "sp", "dp",
+                          "sfu", "tensor", "ldst", "shared", "l1d", "const_cache", "sm_clock"}});
+    a.note = std::string("SPU power convention: ") +
+             (c.powerPairs ? "the report's (one SM + IU pair x " + pairs + " pairs)"
+                           : "per unit (" + pairs + " SMs as full SMs)") +
+             "; the " + std::to_string(ius) + " IUs are DMA engines (component spu_dma), no cores";
+    return a;
+  }
   if (c.powerPairs) {
     a.note = "SPU power convention: the report's (energy of one SM + IU pair x " + pairs +
              " pairs; each IU charged as a full SM)";
@@ -911,6 +954,8 @@ void registerSpuExtension() {
                                       "bytes the south/east VIUs spilled to global memory");
     gRestoreBytes = registerExecCounter("spu.restore_bytes", stats::Unit::Bytes,
                                         "bytes the north/west VIUs restored from global memory");
+    gIuCbBytes = registerExecCounter("spu.iu_cb_bytes", stats::Unit::Bytes,
+                                     "bytes the IUs moved through their CBs");
     registerLaunchPolicy(spuPolicy);
     timing::registerMemSpaceModel(gCbSpace, makeCbModel);
     timing::registerPipe(gSyncClass, "spu_sync", syncPipe);
@@ -932,6 +977,14 @@ void registerSpuExtension() {
           if (!c.enabled)
             return nullptr;
           return std::make_shared<SpuNetworkPower>(c, t);
+        });
+    power::registerPowerComponent(
+        [](const timing::TimingConfig &,
+           const power::Technology &t) -> std::shared_ptr<power::IPowerComponent> {
+          Config c = config();
+          if (!c.enabled || !c.dmaIus)
+            return nullptr;
+          return std::make_shared<DmaPower>(c, t);
         });
   });
 }

@@ -5,7 +5,8 @@ report's section-5 options (docs/spu.md).
 For each workload it runs, in timing mode with power:
   SPU without regstart, SPU with regstart (section 3.3), the GPU limited to one block per SM and
   the unmodified GPU (configs/gtx480.config, as the report used GPGPU-Sim's GTX480), then the
-  SPU with each section-5 option that applies. Every run checks its result against the CPU.
+  SPU with each section-5 option that applies (DMA IUs included: same results, IUs that issue no
+  instructions). Every run checks its result against the CPU.
 It prints a table (cycles, average power, energy, DRAM traffic) and draws figure8.png.
 
 usage: figure8.py BUILD_DIR [--out DIR] [--quick]
@@ -85,6 +86,7 @@ def main():
             ("GPU", "matmul", mm, gpu),
             ("SPU + skip dummy syncs", "matmul", mm, {**spu("-spu_skip_dummy_syncs 1"), **ov}),
             ("SPU + 2 blocks/SM", "matmul", mm, {**spu("-spu_blocks_per_sm 2"), **ov}),
+            ("SPU + DMA IUs", "matmul", mm, {**spu("-spu_dma_ius 1"), **ov}),
         ]),
         (f"heat2d {n_h2}x{n_h2}, {it_h2} steps", [
             ("SPU, no regstart", "heat2d_spu", h2, spu("-spu_regstart 0")),
@@ -93,6 +95,7 @@ def main():
             ("GPU", "heat2d_spu", ["--gpu"] + h2, gpu),
             ("SPU + skip dummy syncs", "heat2d_spu", h2, spu("-spu_skip_dummy_syncs 1")),
             ("SPU + 2 blocks/SM", "heat2d_spu", h2, spu("-spu_blocks_per_sm 2")),
+            ("SPU + DMA IUs", "heat2d_spu", h2, spu("-spu_dma_ius 1")),
         ]),
         (f"heat2d {n_hb}x{n_hb}, {it_hb} steps", [
             ("SPU, no regstart", "heat2d_spu", hb, spu("-spu_regstart 0")),
@@ -101,6 +104,7 @@ def main():
             ("GPU", "heat2d_spu", ["--gpu"] + hb, gpu),
             ("SPU + skip dummy syncs", "heat2d_spu", hb, spu("-spu_skip_dummy_syncs 1")),
             ("SPU + 2 blocks/SM", "heat2d_spu", hb, spu("-spu_blocks_per_sm 2")),
+            ("SPU + DMA IUs", "heat2d_spu", hb, spu("-spu_dma_ius 1")),
         ]),
         (f"heat1d {n_h1} points, {it_h1} steps", [
             ("SPU, no regstart", "heat1d_spu", h1, spu("-spu_regstart 0")),
@@ -110,6 +114,7 @@ def main():
             ("SPU + skip dummy syncs", "heat1d_spu", h1, spu("-spu_skip_dummy_syncs 1")),
             ("SPU + 2 blocks/SM", "heat1d_spu", h1, spu("-spu_blocks_per_sm 2")),
             ("SPU + 1D grid", "heat1d_spu", h1, spu("-spu_1d 1")),
+            ("SPU + DMA IUs", "heat1d_spu", h1, spu("-spu_dma_ius 1")),
         ]),
     ]
     results = []
@@ -142,7 +147,7 @@ def main():
     fig, axes = plt.subplots(3, len(results), figsize=(4.5 * len(results), 10))
     for col, (name, rows) in enumerate(results):
         labels = [r["label"].replace(", ", "\n").replace(" + ", "\n+ ") for r in rows]
-        colors = ["#c44", "#e84", "#48c", "#26a", "#a6c", "#c9a", "#6a4"][: len(rows)]
+        colors = ["#c44", "#e84", "#48c", "#26a", "#a6c", "#c9a", "#6a4", "#888"][: len(rows)]
         for row, (key, title, scale) in enumerate([("cycles", "cycles", 1),
                                                     ("avg_w", "average power (W)", 1),
                                                     ("dram_bytes", "DRAM + VIU traffic (KB, log)", 1 / 1024)]):

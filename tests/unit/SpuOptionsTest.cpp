@@ -21,6 +21,16 @@ TEST(SpuOptions, ParsesValuesAndEnables) {
   EXPECT_EQ(d.machine.shape.rows, 4u);
 }
 
+TEST(SpuOptions, PowerConventionAndDmaIus) {
+  Config c;
+  EXPECT_FALSE(c.powerPairs);
+  EXPECT_FALSE(c.dmaIus);
+  EXPECT_EQ(parseOptions("-spu_power_pairs 1 -spu_dma_ius 1", c), "");
+  EXPECT_TRUE(c.powerPairs);
+  EXPECT_TRUE(c.dmaIus);
+  EXPECT_EQ(parseOptions("-spu_dma_ius 2", c), "option '-spu_dma_ius' is 0 or 1");
+}
+
 TEST(SpuOptions, ErrorsNameTheOption) {
   Config c;
   EXPECT_EQ(parseOptions("-spu_rows 0", c), "option '-spu_rows' must be between 1 and 64");

@@ -171,7 +171,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       break;
     uint64_t insts = 0;
     for (auto &sm : sms_)
-      insts += sm->stats().warpInsts;
+      insts += sm->stats().warpInsts + sm->stats().dmaOps; // (DMA engines progress too)
     if (insts != lastInsts) {
       lastInsts = insts;
       lastProgress = now_;

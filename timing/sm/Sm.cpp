@@ -49,6 +49,7 @@ constexpr Cycle kWaitRetryCycles = 4;
 Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers)
     : cfg_(cfg), id_(id),
       reduced_(cfg.core.missingOpClasses != 0 || cfg.core.noSharedMemory),
+      dma_(cfg.core.dmaEngine),
       divOpcode_(ptx::lookupOpcode("div")), remOpcode_(ptx::lookupOpcode("rem")) {
   const CoreConfig &c = cfg_.core;
   SchedulerParams sp{c.twoLevelActiveWarps, c.ccwsBaseScore, c.ccwsKThrottle, c.ccwsVtaEntries};
@@ -247,7 +248,7 @@ uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
 }
 
 bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
-  if (l1iTag_.empty())
+  if (l1iTag_.empty() || dma_) // (a DMA engine fetches no instructions)
     return true;
   const ptx::ir::Function &fn = *grid_->function(*s.w);
   // instructions are 8 bytes; each function gets its own code region (from its name, so the
@@ -354,21 +355,25 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     }
     return true;
   }
-  ++stats_.warpInsts;
-  stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
-  stats_.activeLaneInsts += (uint64_t)__builtin_popcount(rec_.execMask);
-  for (unsigned i = 0; i < in->nrs; ++i)
-    stats_.regReads += !(in->rs[i] & Inst::kPredBit);
-  for (unsigned i = 0; i < in->nrd; ++i)
-    stats_.regWrites += !(in->rd[i] & Inst::kPredBit);
-  ++stats_.fuIssued[p];
-  // a free unit of the pipeline takes the instruction
-  Pipe &pipe = pipes_[p];
-  for (Cycle &f : pipe.freeAt)
-    if (f <= now) {
-      f = now + pipe.interval;
-      break;
-    }
+  if (__builtin_expect(dma_, false)) {
+    ++stats_.dmaOps; // a DMA engine: no instruction, register file or pipe statistics
+  } else {
+    ++stats_.warpInsts;
+    stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
+    stats_.activeLaneInsts += (uint64_t)__builtin_popcount(rec_.execMask);
+    for (unsigned i = 0; i < in->nrs; ++i)
+      stats_.regReads += !(in->rs[i] & Inst::kPredBit);
+    for (unsigned i = 0; i < in->nrd; ++i)
+      stats_.regWrites += !(in->rd[i] & Inst::kPredBit);
+    ++stats_.fuIssued[p];
+    // a free unit of the pipeline takes the instruction
+    Pipe &pipe = pipes_[p];
+    for (Cycle &f : pipe.freeAt)
+      if (f <= now) {
+        f = now + pipe.interval;
+        break;
+      }
+  }
   bool longLatency = false;
   IMemSpaceModel *model = rec_.isMemory && size_t(rec_.space) < spaceModels_.size()
                               ? spaceModels_[size_t(rec_.space)].get()
@@ -407,6 +412,10 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       }
       s.pending.push_back(pd);
     }
+  } else if (dma_) {
+    for (unsigned i = 0; i < in->nrd; ++i)
+      s.ready(in->rd[i]) = now;
+    runAheadDma(s, now);
   } else {
     uint32_t lat = latencyFor(*in, p);
     // operand collector: source registers in the same bank are read in successive cycles
@@ -435,6 +444,27 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   return true;
 }
 
+void Sm::runAheadDma(Slot &s, Cycle now) {
+  constexpr uint32_t kDmaOpsPerCycle = 64; // bounds the walk (a loop without memory accesses)
+  for (uint32_t k = 0; k < kDmaOpsPerCycle && grid_->ready(*s.w); ++k) {
+    const Inst *in = grid_->peek(*s.w);
+    if (!in || in->ctl == ptx::ir::Ctl::Wait || in->cls == OpClass::Mem ||
+        in->cls == OpClass::Atomic || in->cls == OpClass::Sync)
+      return;
+    StallReason why = StallReason::None;
+    if (!operandsReady(s, *in, now, why) || (reduced_ && lacksUnitFor(*in)))
+      return; // (a missing unit faults when the scheduler issues it)
+    grid_->setCycle(now);
+    if (!grid_->step(*s.w, rec_))
+      return;
+    ++stats_.dmaOps;
+    if (rec_.isMemory) // (an extension's instruction that accessed memory: stop here)
+      return;
+    for (unsigned i = 0; i < in->nrd; ++i)
+      s.ready(in->rd[i]) = now;
+  }
+}
+
 void Sm::tick(Cycle now, MemorySystem &mem) {
   issuedLastTick_ = false;
   ldst_->tick(now, mem);
@@ -457,7 +487,8 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
     std::fill(lastStall_.begin(), lastStall_.end(), StallReason::Idle);
     return;
   }
-  ++stats_.cycles;
+  if (!dma_) // a DMA engine has no core clock
+    ++stats_.cycles;
   for (size_t si = 0; si < scheds_.size(); ++si) {
     IWarpScheduler &sched = *scheds_[si];
     sched.tick(now);

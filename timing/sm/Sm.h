@@ -52,6 +52,7 @@ struct SmStats {
   uint64_t l1iHits = 0, l1iMisses = 0;
   uint64_t regReads = 0, regWrites = 0; ///< warp-wide register file accesses (operands x lanes / 32)
   uint64_t activeLaneInsts = 0;         ///< lanes that executed (guard true), summed
+  uint64_t dmaOps = 0; ///< instructions a DMA engine walked (CoreConfig::dmaEngine; not exported)
 };
 
 class Sm {
@@ -144,12 +145,17 @@ private:
   void finishCta(size_t ctaIndex);
   /// A reduced SM (CoreConfig::missingOpClasses / noSharedMemory) cannot run `in`.
   bool lacksUnitFor(const ptx::ir::Inst &in) const;
+  /// DMA engine (CoreConfig::dmaEngine): after a non-memory instruction, walk the warp's
+  /// following non-memory instructions in the same cycle, up to the next memory access, wait,
+  /// barrier or an operand not yet back.
+  void runAheadDma(Slot &s, Cycle now);
   void faultMissingUnit(ptx::exec::Warp &w, const ptx::ir::Inst &in);
 
   TimingConfig cfg_;
   uint32_t id_;
   /// Some unit is missing (checked once per issue only on such SMs).
   bool reduced_ = false;
+  bool dma_ = false; ///< CoreConfig::dmaEngine
   uint16_t divOpcode_ = 0, remOpcode_ = 0; ///< opcode ids of div / rem (lacksUnitFor)
   std::vector<std::unique_ptr<IWarpScheduler>> scheds_;
   std::vector<std::vector<uint32_t>> schedSlots_; ///< warp slots each scheduler owns
