@@ -53,6 +53,7 @@ struct SmStats {
   uint64_t regReads = 0, regWrites = 0; ///< warp-wide register file accesses (operands x lanes / 32)
   uint64_t activeLaneInsts = 0;         ///< lanes that executed (guard true), summed
   uint64_t dmaOps = 0; ///< instructions a DMA engine walked (CoreConfig::dmaEngine; not exported)
+  stats::Distribution loadLatency;      ///< cycles from issue to result, loads and atomics
 };
 
 class Sm {
@@ -106,6 +107,7 @@ private:
       uint64_t tag;
       uint16_t rd[8];
       uint8_t n;
+      Cycle issued; ///< for the load-latency distribution
     };
     std::vector<Pending> pending; ///< loads and atomics whose results are not back yet
     /// The warp cannot issue before this cycle (kNever: until one of its loads returns); saves
