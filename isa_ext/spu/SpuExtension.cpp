@@ -48,6 +48,14 @@ bool parseUnsigned(const std::string &s, uint32_t &v) {
 }
 } // namespace
 
+uint64_t virtualCbBytesPerSm(const Config &c) {
+  uint32_t m = c.machine.blocksPerSm;
+  if (m <= 1)
+    return 0;
+  uint64_t perSm = c.machine.oneD ? m - 1 : 2ull * (m - 1);
+  return perSm * 2 * c.machine.cbBytes;
+}
+
 std::string parseOptions(const std::string &text, Config &c) {
   std::istringstream in(text);
   std::vector<std::string> words;
@@ -200,6 +208,11 @@ void setConfig(const Config &c) {
 namespace {
 
 /// Counter ids (ptx/exec/Counters.h): totals per launch, in both modes.
+/// Timing mode: shared memory of an SM core before virtual CBs are carved from it (recorded when
+/// the GPU's SMs are built, timing::registerSmConfig); 0 in functional mode, which has no
+/// occupancy limits.
+std::atomic<uint32_t> gSmSharedBytes{0};
+
 uint16_t gCbReads, gCbWrites, gCbReadBytes, gCbWriteBytes, gSyncs, gDummySyncs, gSpillBytes,
     gRestoreBytes, gIuCbBytes;
 
@@ -638,6 +651,19 @@ std::unique_ptr<LaunchExtension> spuPolicy(const LaunchParams &p, uint32_t numSm
   }
   if (p.grid.z != 1 && !c.machine.oneD)
     return fail("an SPU launch needs a 2D grid of blocks (gridDim.z == 1), or -spu_1d 1");
+  // figure 10: m blocks and their virtual CBs share one SM's shared memory (timing mode)
+  if (uint32_t smem = gSmSharedBytes.load(std::memory_order_relaxed);
+      smem && c.machine.blocksPerSm > 1) {
+    uint64_t vcb = virtualCbBytesPerSm(c), m = c.machine.blocksPerSm;
+    uint64_t perCta = (uint64_t)p.kernel->staticShared + p.dynamicShared;
+    if (vcb + m * perCta > smem)
+      return fail("-spu_blocks_per_sm " + std::to_string(m) + " needs " + std::to_string(vcb) +
+                  " bytes of virtual CBs (" + std::to_string(vcb / (2 * c.machine.cbBytes)) +
+                  " CBs of 2 x " + std::to_string(c.machine.cbBytes) + " bytes) plus " +
+                  std::to_string(m) + " x " + std::to_string(perCta) +
+                  " bytes of the blocks' shared memory, but an SM has " + std::to_string(smem) +
+                  " (-gpgpu_shmem_size; lower -spu_cb_bytes)");
+  }
   // helper CTAs (the IUs of each pass) get ids after the grid's
   uint64_t helpers = 0;
   for (const Pass &pass : L->machine.passes())
@@ -760,7 +786,8 @@ void collectStats(const SteppedGrid &grid, stats::Snapshot &out) {
 class CbPower : public power::IPowerComponent {
 public:
   CbPower(const Config &c, const power::Technology &t) {
-    uint32_t n = numCbs(logicalShape(c.machine.shape, c.machine.oneD, c.machine.blocksPerSm));
+    // the physical CBs; virtual CBs (figure 10) are shared memory, which `shared` charges
+    uint32_t n = numCbs(logicalShape(c.machine.shape, c.machine.oneD, 1));
     double bits = 2.0 * c.machine.cbBytes * 8;        // both halves of one CB
     readJPerByte_ = t.sramReadJ(bits, 128 * 8) / 128; // a 128-byte warp access
     writeJPerByte_ = t.sramWriteJ(bits, 128 * 8) / 128;
@@ -839,7 +866,14 @@ void reducedIus(timing::TimingConfig &cfg, uint32_t smId) {
   if (!c.enabled)
     return;
   const Shape &s = c.machine.shape;
-  if (smId < s.numSms() || smId >= s.numSms() + s.numIus())
+  if (smId < s.numSms()) {
+    // figure 10: virtual CBs live in the SM's shared memory, so CTAs get what is left
+    uint64_t vcb = virtualCbBytesPerSm(c);
+    gSmSharedBytes.store(cfg.core.sharedBytesPerSm, std::memory_order_relaxed);
+    cfg.core.sharedBytesPerSm -= (uint32_t)std::min<uint64_t>(vcb, cfg.core.sharedBytesPerSm);
+    return;
+  }
+  if (smId >= s.numSms() + s.numIus())
     return;
   cfg.mem.l1d.enabled = false;
   cfg.core.noSharedMemory = true;

@@ -38,6 +38,11 @@ struct Config {
   bool dmaIus = false;
 };
 
+/// Figure 10: bytes of virtual CBs (both halves) that `-spu_blocks_per_sm` m > 1 carves from each
+/// SM's shared memory: 2(m-1) CBs per SM in 2D (the extra south and east CBs of the m blocks
+/// side by side), m-1 in a 1D chain; 0 for one block per SM.
+uint64_t virtualCbBytesPerSm(const Config &c);
+
 /// Parses SPU options (`-spu_rows 4 -spu_cols 4 ...`) into `c`; returns an error message naming
 /// the bad option, or an empty string.
 std::string parseOptions(const std::string &text, Config &c);

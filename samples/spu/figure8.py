@@ -85,7 +85,7 @@ def main():
             ("GPU, 1 block/SM", "matmul", mm, gpu1),
             ("GPU", "matmul", mm, gpu),
             ("SPU + skip dummy syncs", "matmul", mm, {**spu("-spu_skip_dummy_syncs 1"), **ov}),
-            ("SPU + 2 blocks/SM", "matmul", mm, {**spu("-spu_blocks_per_sm 2"), **ov}),
+            ("SPU + 2 blocks/SM", "matmul", mm, {**spu("-spu_blocks_per_sm 2 -spu_cb_bytes 4096"), **ov}),
             ("SPU + DMA IUs", "matmul", mm, {**spu("-spu_dma_ius 1"), **ov}),
         ]),
         (f"heat2d {n_h2}x{n_h2}, {it_h2} steps", [
@@ -94,7 +94,7 @@ def main():
             ("GPU, 1 block/SM", "heat2d_spu", ["--gpu"] + h2, gpu1),
             ("GPU", "heat2d_spu", ["--gpu"] + h2, gpu),
             ("SPU + skip dummy syncs", "heat2d_spu", h2, spu("-spu_skip_dummy_syncs 1")),
-            ("SPU + 2 blocks/SM", "heat2d_spu", h2, spu("-spu_blocks_per_sm 2")),
+            ("SPU + 2 blocks/SM", "heat2d_spu", h2, spu("-spu_blocks_per_sm 2 -spu_cb_bytes 4096")),
             ("SPU + DMA IUs", "heat2d_spu", h2, spu("-spu_dma_ius 1")),
         ]),
         (f"heat2d {n_hb}x{n_hb}, {it_hb} steps", [
@@ -103,7 +103,7 @@ def main():
             ("GPU, 1 block/SM", "heat2d_spu", ["--gpu"] + hb, gpu1),
             ("GPU", "heat2d_spu", ["--gpu"] + hb, gpu),
             ("SPU + skip dummy syncs", "heat2d_spu", hb, spu("-spu_skip_dummy_syncs 1")),
-            ("SPU + 2 blocks/SM", "heat2d_spu", hb, spu("-spu_blocks_per_sm 2")),
+            ("SPU + 2 blocks/SM", "heat2d_spu", hb, spu("-spu_blocks_per_sm 2 -spu_cb_bytes 4096")),
             ("SPU + DMA IUs", "heat2d_spu", hb, spu("-spu_dma_ius 1")),
         ]),
         (f"heat1d {n_h1} points, {it_h1} steps", [
@@ -112,7 +112,7 @@ def main():
             ("GPU, 1 block/SM", "heat1d_spu", ["--gpu"] + h1, gpu1),
             ("GPU", "heat1d_spu", ["--gpu"] + h1, gpu),
             ("SPU + skip dummy syncs", "heat1d_spu", h1, spu("-spu_skip_dummy_syncs 1")),
-            ("SPU + 2 blocks/SM", "heat1d_spu", h1, spu("-spu_blocks_per_sm 2")),
+            ("SPU + 2 blocks/SM", "heat1d_spu", h1, spu("-spu_blocks_per_sm 2 -spu_cb_bytes 4096")),
             ("SPU + 1D grid", "heat1d_spu", h1, spu("-spu_1d 1")),
             ("SPU + DMA IUs", "heat1d_spu", h1, spu("-spu_dma_ius 1")),
         ]),

@@ -31,6 +31,18 @@ TEST(SpuOptions, PowerConventionAndDmaIus) {
   EXPECT_EQ(parseOptions("-spu_dma_ius 2", c), "option '-spu_dma_ius' is 0 or 1");
 }
 
+TEST(SpuOptions, VirtualCbsCarvedFromSharedMemory) {
+  Config c;
+  EXPECT_EQ(virtualCbBytesPerSm(c), 0u); // one block per SM: no virtual CB
+  c.machine.blocksPerSm = 2;
+  c.machine.cbBytes = 4096;
+  EXPECT_EQ(virtualCbBytesPerSm(c), 2u * 2 * 4096); // the extra south and east CB, both halves
+  c.machine.blocksPerSm = 3;
+  EXPECT_EQ(virtualCbBytesPerSm(c), 4u * 2 * 4096);
+  c.machine.oneD = true; // a chain: only the east CBs between the SM's blocks
+  EXPECT_EQ(virtualCbBytesPerSm(c), 2u * 2 * 4096);
+}
+
 TEST(SpuOptions, ErrorsNameTheOption) {
   Config c;
   EXPECT_EQ(parseOptions("-spu_rows 0", c), "option '-spu_rows' must be between 1 and 64");
