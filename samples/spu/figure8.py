@@ -144,9 +144,9 @@ def main():
     except ImportError:
         print("figure8: matplotlib missing (scripts/setup.sh installs it): no PNG", file=sys.stderr)
         return
-    fig, axes = plt.subplots(3, len(results), figsize=(4.5 * len(results), 10))
+    fig, axes = plt.subplots(3, len(results), figsize=(4.5 * len(results), 12))
     for col, (name, rows) in enumerate(results):
-        labels = [r["label"].replace(", ", "\n").replace(" + ", "\n+ ") for r in rows]
+        labels = [r["label"] for r in rows]
         colors = ["#c44", "#e84", "#48c", "#26a", "#a6c", "#c9a", "#6a4", "#888"][: len(rows)]
         for row, (key, title, scale) in enumerate([("cycles", "cycles", 1),
                                                     ("avg_w", "average power (W)", 1),
@@ -155,7 +155,7 @@ def main():
             vals = [(r[key] + (r["viu_bytes"] if key == "dram_bytes" else 0)) * scale for r in rows]
             ax.bar(range(len(rows)), vals, color=colors)
             ax.set_xticks(range(len(rows)))
-            ax.set_xticklabels(labels, fontsize=7)
+            ax.set_xticklabels(labels, fontsize=7, rotation=40, ha="right")
             ax.set_title(f"{name}: {title}" if row == 0 else title, fontsize=9)
             if key == "dram_bytes":
                 ax.set_yscale("log") # the VIUs' traffic without regstart dwarfs the rest
