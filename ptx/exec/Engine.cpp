@@ -164,8 +164,9 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
 
 /// Bookkeeping when a warp of `c` finishes: a barrier that waits for every live warp may now
 /// be complete.
-void warpFinished(Cta &c) {
-  --c.liveWarps;
+void warpFinished(ExecCtx &ctx, Cta &c) {
+  if (--c.liveWarps == 0 && c.grid->ext)
+    c.grid->ext->ctaFinished(ctx, c);
   for (unsigned b = 0; b < 16; ++b) {
     BarrierState &bs = c.bars[b];
     if (!bs.waiting.empty() && bs.expected == 0 && bs.arrivedThreads >= c.liveWarps) {
@@ -199,7 +200,7 @@ bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
         if (ctx.faulted())
           return false;
         if (w.state == WarpState::Done)
-          warpFinished(*c);
+          warpFinished(ctx, *c);
       }
       if (c->liveWarps)
         ++liveCtas;
@@ -572,7 +573,9 @@ SteppedGrid::~SteppedGrid() {
   if (s_ && !s_->finished)
     finish();
 }
-uint64_t SteppedGrid::numCtas() const { return s_->g.numCtas; }
+uint64_t SteppedGrid::numCtas() const {
+  return s_->g.numCtas + (s_->ext ? s_->ext->helperCtas : 0);
+}
 uint32_t SteppedGrid::warpsPerCta() const { return s_->g.warpsPerCta; }
 LaunchExtension *SteppedGrid::extension() const { return s_->ext.get(); }
 const uint64_t *SteppedGrid::counters() const { return s_->ctx.counters; }
@@ -609,7 +612,7 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec) {
   s_->ctx.cta = w.cta;
   bool ok = stepWarp(s_->ctx, w, rec);
   if (w.state == WarpState::Done && w.cta->liveWarps && ok)
-    warpFinished(*w.cta);
+    warpFinished(s_->ctx, *w.cta);
   return ok && !s_->ctx.faulted();
 }
 void SteppedGrid::retireCta(Cta *cta) {

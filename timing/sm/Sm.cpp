@@ -485,24 +485,31 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
       }
       readyScratch_.push_back(slot);
     }
-    if (!readyScratch_.empty()) {
+    bool issuedNow = false;
+    while (!readyScratch_.empty()) {
       int pick = sched.pick(readyScratch_, now);
-      if (pick >= 0) {
-        Slot &ps = slots_[(uint32_t)pick];
-        if (issue(ps, (uint32_t)pick, now)) {
-          // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
-          // this cycle too when they are ready (blocking instructions issue alone)
-          for (uint32_t k = 1; k < cfg_.core.issueWidth && canIssueAgain(ps, now); ++k)
-            if (!issue(ps, (uint32_t)pick, now))
-              break;
-          ++stats_.issueCycles;
-          lastStall_[si] = StallReason::None;
-          issuedLastTick_ = true;
-          continue;
-        }
-        worst = StallReason::ExtWait;
+      if (pick < 0)
+        break;
+      Slot &ps = slots_[(uint32_t)pick];
+      if (issue(ps, (uint32_t)pick, now)) {
+        // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
+        // this cycle too when they are ready (blocking instructions issue alone)
+        for (uint32_t k = 1; k < cfg_.core.issueWidth && canIssueAgain(ps, now); ++k)
+          if (!issue(ps, (uint32_t)pick, now))
+            break;
+        ++stats_.issueCycles;
+        lastStall_[si] = StallReason::None;
+        issuedLastTick_ = true;
+        issuedNow = true;
+        break;
       }
+      worst = StallReason::ExtWait;
+      // A blocking instruction that said "not yet" used no issue slot: another ready warp may
+      // issue this cycle (otherwise warps that keep retrying a wait starve the others).
+      readyScratch_.erase(std::find(readyScratch_.begin(), readyScratch_.end(), (uint32_t)pick));
     }
+    if (issuedNow)
+      continue;
     StallReason r = !anyLive ? StallReason::Idle
                     : worst != StallReason::None ? worst
                     : anyBarrier ? StallReason::Barrier
