@@ -136,18 +136,7 @@ StreamObj *stream(cudaStream_t s) { return reinterpret_cast<StreamObj *>(s); }
 /// cudaDeviceProp::accessPolicyMaxWindowSize of a device with L2 persistence: 128 MiB - 4 KiB.
 constexpr int kMaxAccessPolicyWindowBytes = (128 << 20) - 4096;
 
-/// The checks the driver makes on an access-policy window (stream and launch attributes): a
-/// size within the device's limit, a hit ratio in [0, 1], known properties, and a miss property
-/// that is not persisting.
-bool validAccessPolicyWindow(const cudaAccessPolicyWindow &w) {
-  auto known = [](cudaAccessProperty a) {
-    return a == cudaAccessPropertyNormal || a == cudaAccessPropertyStreaming ||
-           a == cudaAccessPropertyPersisting;
-  };
-  return w.num_bytes <= size_t(kMaxAccessPolicyWindowBytes) && w.hitRatio >= 0.0f &&
-         w.hitRatio <= 1.0f && known(w.hitProp) && known(w.missProp) &&
-         w.missProp != cudaAccessPropertyPersisting;
-}
+
 EventObj *event(cudaEvent_t e) { return reinterpret_cast<EventObj *>(e); }
 
 void fillProps(Context &ctx, cudaDeviceProp &p) {
@@ -379,6 +368,16 @@ int attribute(Context &ctx, cudaDeviceAttr attr) {
 }
 
 } // namespace
+
+bool ptxsim::runtime::validAccessPolicyWindow(const cudaAccessPolicyWindow &w) {
+  auto known = [](cudaAccessProperty a) {
+    return a == cudaAccessPropertyNormal || a == cudaAccessPropertyStreaming ||
+           a == cudaAccessPropertyPersisting;
+  };
+  return w.num_bytes <= size_t(kMaxAccessPolicyWindowBytes) && w.hitRatio >= 0.0f &&
+         w.hitRatio <= 1.0f && known(w.hitProp) && known(w.missProp) &&
+         w.missProp != cudaAccessPropertyPersisting;
+}
 
 int ptxsim::runtime::deviceAttribute(Context &ctx, int attr) {
   return attribute(ctx, cudaDeviceAttr(attr));

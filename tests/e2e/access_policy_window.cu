@@ -3,7 +3,8 @@
 // cudaDeviceGetAttribute), the persisting-L2 limit round-trips through cudaDeviceSetLimit, stream
 // access-policy windows (and the other stream attributes) round-trip and bad ones are refused
 // with cudaErrorInvalidValue, and kernels launched under a window (stream attribute or
-// cudaLaunchKernelEx launch attribute) compute what they would without one.
+// cudaLaunchKernelEx launch attribute, graph kernel-node attribute) compute what they would
+// without one.
 static const char *kName = "access_policy_window";
 #include "../kernels/test_common.h"
 
@@ -191,6 +192,53 @@ int main() {
     e = cudaLaunchKernelEx(&cfg, lookup, (const int *)dtable, tableSize, (const int *)din, dout, n);
     EXPECT(e == cudaErrorInvalidValue, "launch with a bad window: %s", cudaGetErrorName(e));
     cudaGetLastError();
+
+    // a kernel node's window (cudaGraphKernelNodeSetAttribute), copied to a second node
+    {
+        CK(cudaMemset(dout, 0, n * sizeof(int)));
+        cudaGraph_t g;
+        CK(cudaGraphCreate(&g, 0));
+        int ts = tableSize, nn = n;
+        const int *ctable = dtable, *cin = din;
+        void *args[] = {&ctable, &ts, &cin, &dout, &nn};
+        cudaKernelNodeParams kp;
+        memset(&kp, 0, sizeof kp);
+        kp.func = (void *)lookup;
+        kp.gridDim = dim3(40);
+        kp.blockDim = dim3(128);
+        kp.kernelParams = args;
+        cudaGraphNode_t k1, k2;
+        CK(cudaGraphAddKernelNode(&k1, g, nullptr, 0, &kp));
+        CK(cudaGraphAddKernelNode(&k2, g, &k1, 1, &kp));
+        cudaKernelNodeAttrValue kv;
+        memset(&kv, 0, sizeof kv);
+        kv.accessPolicyWindow.base_ptr = dtable;
+        kv.accessPolicyWindow.num_bytes = tableSize * sizeof(int);
+        kv.accessPolicyWindow.hitRatio = 0.75f;
+        kv.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+        kv.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+        CK(cudaGraphKernelNodeSetAttribute(k1, cudaKernelNodeAttributeAccessPolicyWindow, &kv));
+        cudaKernelNodeAttrValue kg;
+        memset(&kg, 0, sizeof kg);
+        CK(cudaGraphKernelNodeGetAttribute(k2, cudaKernelNodeAttributeAccessPolicyWindow, &kg));
+        EXPECT(kg.accessPolicyWindow.num_bytes == 0, "second node's window before the copy: %zu bytes", kg.accessPolicyWindow.num_bytes);
+        CK(cudaGraphKernelNodeCopyAttributes(k2, k1));
+        CK(cudaGraphKernelNodeGetAttribute(k2, cudaKernelNodeAttributeAccessPolicyWindow, &kg));
+        EXPECT(kg.accessPolicyWindow.base_ptr == dtable && kg.accessPolicyWindow.hitRatio == 0.75f &&
+               kg.accessPolicyWindow.missProp == cudaAccessPropertyStreaming,
+               "node window read back: %p ratio %f", kg.accessPolicyWindow.base_ptr, kg.accessPolicyWindow.hitRatio);
+        kv.accessPolicyWindow.missProp = cudaAccessPropertyPersisting;
+        e = cudaGraphKernelNodeSetAttribute(k1, cudaKernelNodeAttributeAccessPolicyWindow, &kv);
+        EXPECT(e == cudaErrorInvalidValue, "node window with a persisting miss property: %s", cudaGetErrorName(e));
+        cudaGetLastError();
+        cudaGraphExec_t ge;
+        CK(cudaGraphInstantiate(&ge, g, 0));
+        CK(cudaGraphLaunch(ge, s));
+        CK(cudaStreamSynchronize(s));
+        checkResult(table, in, dout, "graph kernel nodes with windows");
+        CK(cudaGraphExecDestroy(ge));
+        CK(cudaGraphDestroy(g));
+    }
 
     // reset: windows off, persisting lines back to normal
     CK(setWindow(s, nullptr, 0, 0.0f, cudaAccessPropertyNormal, cudaAccessPropertyNormal));
