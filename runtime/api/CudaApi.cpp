@@ -950,7 +950,7 @@ PTXSIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned in
   PTXSIM_LOCK_CHECKED;
   // out-of-range priorities are clamped to the nearest valid one, as in CUDA
   priority = std::min(kLeastPriority, std::max(kGreatestPriority, priority));
-  auto *obj = new StreamObj{flags, priority, g_nextStreamId++};
+  auto *obj = new StreamObj{flags, priority, g_nextStreamId++, StreamAttrs()};
   ctx.streams.insert(obj);
   *s = reinterpret_cast<cudaStream_t>(obj);
   return cudaSuccess;
