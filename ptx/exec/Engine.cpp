@@ -541,6 +541,11 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec) {
     warpFinished(*w.cta);
   return ok && !s_->ctx.faulted();
 }
+bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint64_t cycle) {
+  s_->ctx.cycle = cycle;
+  return step(w, rec);
+}
+void SteppedGrid::setTimedClock(double nsPerCycle) { s_->ctx.nsPerCycle = nsPerCycle; }
 void SteppedGrid::retireCta(Cta *cta) {
   if (!cta->printf.empty())
     s_->printfOut[cta->linearId] = std::move(cta->printf);

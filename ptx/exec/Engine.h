@@ -144,6 +144,11 @@ public:
   bool ctaDone(const Cta *cta) const;
   /// Executes one instruction of `w`; false when it cannot issue or the grid faulted.
   bool step(Warp &w, WarpInstRecord &rec);
+  /// The same at simulated cycle `cycle`: %clock/%clock64 read it, %globaltimer reads it
+  /// scaled by setTimedClock's nanoseconds per cycle.
+  bool step(Warp &w, WarpInstRecord &rec, uint64_t cycle);
+  /// Makes the clocks follow the model (step with a cycle): `nsPerCycle` is 1000 / core MHz.
+  void setTimedClock(double nsPerCycle);
   /// Releases a finished CTA (its printf output is kept for finish()).
   void retireCta(Cta *cta);
   bool faulted() const;

@@ -140,6 +140,11 @@ struct ExecCtx {
   std::string faultMsg;
   uint64_t threadInsts = 0;
   uint64_t warpInsts = 0;
+  /// Timing mode (SteppedGrid::setTimedClock): %clock/%clock64 read `cycle`, the SM's simulated
+  /// cycle at issue, and %globaltimer reads cycle * nsPerCycle; otherwise (nsPerCycle == 0) the
+  /// functional-mode stand-ins in movSpecial apply.
+  uint64_t cycle = 0;
+  double nsPerCycle = 0;
 
   bool faulted() const { return faultKind != FaultKind::None; }
   /// Records the first fault of this context: `what` describes it; the context adds the kernel,

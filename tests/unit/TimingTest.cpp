@@ -129,6 +129,58 @@ TEST(Timing, PointerChaseOverL2AndDramIsSlowerInThatOrder) {
   EXPECT_GT(dramPerLoad, l2PerLoad + dramCoreCycles * 0.9) << dramPerLoad << " vs " << l2PerLoad;
 }
 
+// A one-thread pointer chase timed from inside the kernel, as microbenchmarks do: %clock64 and
+// %globaltimer before and after n dependent loads, stored to out[0..3], the chase's end in out[4].
+std::string timedChase(int n) {
+  std::ostringstream os;
+  os << ptxHeader() << ".visible .entry k(.param .u64 p, .param .u64 out) {\n .reg .b64 %rd<9>;\n"
+     << " ld.param.u64 %rd1, [p];\n ld.param.u64 %rd3, [out];\n"
+     << " mov.u64 %rd4, %clock64;\n mov.u64 %rd5, %globaltimer;\n";
+  for (int i = 0; i < n; ++i)
+    os << " ld.global.u64 %rd1, [%rd1];\n";
+  // the clock read after the chain must wait for it, as in C code that uses the value first
+  os << " add.u64 %rd8, %rd1, 0;\n setp.eq.u64 %p1, %rd8, 0;\n @%p1 bra DONE;\n"
+     << "DONE:\n mov.u64 %rd6, %clock64;\n mov.u64 %rd7, %globaltimer;\n"
+     << " st.global.u64 [%rd3], %rd4;\n st.global.u64 [%rd3+8], %rd6;\n"
+     << " st.global.u64 [%rd3+16], %rd5;\n st.global.u64 [%rd3+24], %rd7;\n"
+     << " st.global.u64 [%rd3+32], %rd1;\n ret;\n}\n";
+  std::string s = os.str();
+  s.insert(s.find(".reg .b64"), ".reg .pred %p<2>; ");
+  return s;
+}
+
+TEST(Timing, Clock64InTimingModeIsTheModelsCycle) {
+  timing::TimingConfig cfg = noFetch();
+  const uint64_t stride = 4096, count = 2048; // 8 MiB: beyond the default L2, so DRAM latency
+  Cycle kernelCycles[2];
+  uint64_t clockDelta[2], timerDelta[2];
+  for (int i = 0; i < 2; ++i) {
+    const int n = i ? 256 : 128;
+    TimingHarness t(cfg);
+    ASSERT_TRUE(t.load(timedChase(n))) << t.h.errors;
+    uint64_t buf = t.h.alloc(stride * count + 8), out = t.h.alloc(40);
+    auto *host = reinterpret_cast<uint64_t *>(buf);
+    for (uint64_t j = 0; j < count; ++j)
+      host[j * stride / 8] = buf + ((j * 997 + 1) % count) * stride; // scattered cycle
+    auto r = t.run("k", {1}, {1}, {buf, out});
+    ASSERT_TRUE(r.result.ok()) << r.result.message;
+    auto o = t.h.read<uint64_t>(out, 5);
+    kernelCycles[i] = r.stats.cycles;
+    ASSERT_GT(o[1], o[0]);
+    clockDelta[i] = o[1] - o[0];
+    timerDelta[i] = o[3] - o[2];
+    // the timed region lies inside the kernel, and the timer is the clock in nanoseconds
+    EXPECT_LE(clockDelta[i], kernelCycles[i]);
+    EXPECT_NEAR(double(timerDelta[i]), clockDelta[i] * 1000.0 / cfg.core.clockMHz, 2.0);
+  }
+  // per load, the in-kernel clock agrees with the model's own cycle count exactly: the only
+  // difference between the two runs is 128 more dependent loads
+  double perLoadClock = double(clockDelta[1] - clockDelta[0]) / 128;
+  double perLoadModel = double(kernelCycles[1] - kernelCycles[0]) / 128;
+  EXPECT_DOUBLE_EQ(perLoadClock, perLoadModel);
+  EXPECT_GT(perLoadClock, double(cfg.mem.l2Latency)) << "an 8 MiB chase should miss the L2";
+}
+
 // Each thread copies `perThread` floats with a grid-stride loop.
 const char *kCopy = R"(
 .visible .entry copy(.param .u64 src, .param .u64 dst, .param .u32 n) {

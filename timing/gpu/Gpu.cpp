@@ -36,6 +36,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   std::unique_ptr<ptx::exec::SteppedGrid> grid = engine_.beginGrid(p, err);
   if (!grid)
     return err;
+  grid->setTimedClock(1000.0 / cfg_.core.clockMHz); // %clock64, %globaltimer follow the model
   uint32_t threads = (uint32_t)p.block.count();
   uint32_t shared = p.kernel->staticShared + p.dynamicShared;
   // Scheduler counters are cumulative: the kernel's share is the difference.

@@ -265,7 +265,7 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   const Inst *in = ptx::exec::peekWarp(*s.w);
   PipeId p = pipeFor(*in);
-  if (!grid_->step(*s.w, rec_))
+  if (!grid_->step(*s.w, rec_, now)) // %clock64 reads the cycle of issue
     return;
   ++stats_.warpInsts;
   stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
