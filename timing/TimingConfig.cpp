@@ -344,8 +344,6 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_n_ldst_response_buffer_size", "LD/ST response buffer"},
     {"-gpgpu_num_cta_barriers", "barriers per CTA"},
     {"-gpgpu_local_mem_map", "local memory address mapping"},
-    {"-gpgpu_flush_l1_cache", "flush L1 at kernel end"},
-    {"-gpgpu_flush_l2_cache", "flush L2 at kernel end"},
     {"-gpgpu_perfect_mem", "ideal memory"},
     {"-gpgpu_perfect_inst_const_cache", "ideal instruction/constant caches"},
     {"-l2_ideal", "ideal L2"},
@@ -375,7 +373,6 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_max_completed_cta", "stop after this many completed CTAs"},
     {"-gpgpu_max_concurrent_kernel", "concurrent kernels"},
     {"-gpgpu_concurrent_kernel_sm", "concurrent kernels per SM"},
-    {"-gpgpu_kernel_launch_latency", "kernel launch latency"},
     {"-gpgpu_TB_launch_latency", "CTA launch latency"},
     {"-gpgpu_simt_core_sim_order", "SM simulation order"},
     {"-gpgpu_deadlock_detect", "deadlock detection"},
@@ -791,6 +788,20 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "host<->device copy latency in microseconds")
       .range(0, 1e6);
 
+  // --- kernel launch fixed costs and cache state between kernels
+  LaunchConfig &l = cfg.launch;
+  opts.add("-gpgpu_kernel_launch_latency", &l.kernelLaunchLatency,
+           "core cycles from a kernel's launch to its first CTA dispatch (counted in its cycles)");
+  opts.add("-ptxsim_cta_dispatch_interval", &l.ctaDispatchInterval,
+           "core cycles between two CTA starts on one SM (0 or 1: a CTA per SM per cycle)");
+  opts.add("-ptxsim_kernel_drain_latency", &l.kernelDrainLatency,
+           "core cycles a kernel takes after its last CTA and memory traffic end (completion, "
+           "flush)");
+  opts.add("-gpgpu_flush_l1_cache", &l.flushL1,
+           "invalidate the L1 data, constant and instruction caches before each kernel");
+  opts.add("-gpgpu_flush_l2_cache", &l.flushL2,
+           "invalidate the L2 before each kernel (cold caches, as Nsight Compute measures)");
+
   for (const auto &ig : kIgnored)
     opts.addIgnored(ig[0], ig[1]);
   for (const char *s : kAccelWattchHybrid)
@@ -1155,6 +1166,11 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.close();
   j.dbl("pcieGBps", cfg.pcieGBps);
   j.dbl("pcieLatencyUs", cfg.pcieLatencyUs);
+  j.num("kernelLaunchLatency", cfg.launch.kernelLaunchLatency);
+  j.num("ctaDispatchInterval", cfg.launch.ctaDispatchInterval);
+  j.num("kernelDrainLatency", cfg.launch.kernelDrainLatency);
+  j.num("flushL1", cfg.launch.flushL1 ? 1 : 0);
+  j.num("flushL2", cfg.launch.flushL2 ? 1 : 0);
   std::string sources = "[";
   for (size_t i = 0; i < cfg.sources.size(); ++i)
     sources += (i ? ", " : "") + jsonQuote(cfg.sources[i]);

@@ -100,11 +100,22 @@ struct DramConfig {
   uint32_t dataRate = 2;             ///< transfers per clock (DDR: 2)
 };
 
+/// Fixed costs of a kernel launch and cache state between kernels (GPU front end). Defaults
+/// are 0 / off: presets set them (configs/h100.config calibrates them to a measured H100).
+struct LaunchConfig {
+  uint32_t kernelLaunchLatency = 0; ///< core cycles from the launch to the first CTA dispatch
+  uint32_t ctaDispatchInterval = 0; ///< core cycles between two CTA starts on one SM (0: 1)
+  uint32_t kernelDrainLatency = 0;  ///< core cycles after the last CTA and memory traffic end
+  bool flushL1 = false;             ///< invalidate the L1 data/constant/instruction caches before each kernel
+  bool flushL2 = false;             ///< invalidate the L2 before each kernel (ncu's default)
+};
+
 struct TimingConfig {
   std::string name = "GTX480-like";
   CoreConfig core;
   MemoryConfig mem;
   DramConfig dram;
+  LaunchConfig launch;
   // host <-> device copies (PCIe-style)
   double pcieGBps = 12.0;
   double pcieLatencyUs = 8.0;

@@ -47,10 +47,22 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     sm->beginKernel(grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
   }
   mem_->resetStats();
+  // Cache state between kernels: warm (the default) or flushed, as Nsight Compute measures
+  const LaunchConfig &lc = cfg_.launch;
+  if (lc.flushL1)
+    for (auto &sm : sms_)
+      sm->flushCaches();
+  if (lc.flushL2)
+    mem_->flushL2();
   const Cycle start = now_;
+  // Fixed launch cost: the front end reads the launch and sets up the grid before any CTA starts.
+  now_ += lc.kernelLaunchLatency;
   const uint64_t total = grid->numCtas();
   uint64_t nextCta = 0;
   size_t rr = 0;
+  // CTA dispatch rate: an SM starts at most one CTA every ctaDispatchInterval cycles
+  const Cycle dispatchEvery = std::max<uint32_t>(lc.ctaDispatchInterval, 1);
+  std::vector<Cycle> smDispatchAt(sms_.size(), 0);
   Cycle lastProgress = now_;
   Cycle lastSample = now_;
   uint64_t lastInsts = 0;
@@ -59,9 +71,11 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
     if (nextCta < total) {
       for (size_t k = 0; k < sms_.size() && nextCta < total; ++k) {
-        Sm &sm = *sms_[(rr + k) % sms_.size()];
-        if (sm.canTakeCta()) {
+        size_t i = (rr + k) % sms_.size();
+        Sm &sm = *sms_[i];
+        if (smDispatchAt[i] <= now_ && sm.canTakeCta()) {
           sm.addCta(grid->startCta(nextCta), nextCta);
+          smDispatchAt[i] = now_ + dispatchEvery;
           ++nextCta;
         }
       }
@@ -99,11 +113,16 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     // Skip cycles in which nothing can change.
     if (!issued) {
       bool canDispatch = false;
+      Cycle nextDispatch = kNever; // an SM with room waits for its dispatch interval
       if (nextCta < total)
-        for (auto &sm : sms_)
-          canDispatch = canDispatch || sm->canTakeCta();
+        for (size_t i = 0; i < sms_.size(); ++i)
+          if (sms_[i]->canTakeCta()) {
+            canDispatch = canDispatch || smDispatchAt[i] <= now_ + 1;
+            nextDispatch = std::min(nextDispatch, smDispatchAt[i]);
+          }
       if (!canDispatch) {
         Cycle next = mem_->idle() ? kNever : mem_->nextEventCycle(now_);
+        next = std::min(next, nextDispatch);
         for (auto &sm : sms_)
           next = std::min(next, sm->nextEventCycle(now_));
         if (next != kNever && next > now_ + 1) {
@@ -116,6 +135,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     ++now_;
   }
+  // Fixed end cost: completion, memory flush and the front end's signal back to the host.
+  if (!grid->faulted() && !deadlock)
+    now_ += lc.kernelDrainLatency;
   ptx::exec::LaunchResult r = grid->finish();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
   if (deadlock && r.ok()) {

@@ -106,6 +106,11 @@ public:
   /// (name, value) pairs: ldst.*, l1d.*, const.*.
   std::vector<std::pair<std::string, uint64_t>> statPairs() const;
   void resetStats();
+  /// Invalidates the L1 data and constant caches (between kernels, -gpgpu_flush_l1_cache).
+  void flushL1() {
+    l1d_.invalidateAll();
+    const_.invalidateAll();
+  }
 
 private:
   enum class PieceKind : uint8_t { Cached, Write, Atomic, Const, Shared };

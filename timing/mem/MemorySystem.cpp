@@ -73,6 +73,10 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
 MemorySystem::~MemorySystem() = default;
 
 const Cache &MemorySystem::l2(uint32_t p) const { return parts_[p]->l2; }
+void MemorySystem::flushL2() {
+  for (auto &p : parts_)
+    p->l2.invalidateAll();
+}
 const DramChannel &MemorySystem::dram(uint32_t p, uint32_t ch) const {
   return *parts_[p]->chans[ch];
 }

@@ -117,6 +117,11 @@ bool Sm::canTakeCta() const {
   return free >= need;
 }
 
+void Sm::flushCaches() {
+  ldst_->flushL1();
+  std::fill(l1iTag_.begin(), l1iTag_.end(), ~0ull);
+}
+
 void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
   CtaState st;
   st.cta = cta;

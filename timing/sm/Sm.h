@@ -75,6 +75,8 @@ public:
 
   const SmStats &stats() const { return stats_; }
   void resetStats();
+  /// Invalidates the SM's caches (L1D, constant, instruction); only between kernels.
+  void flushCaches();
   /// Statistics of the LD/ST unit and schedulers, as (name, value).
   void appendStats(std::vector<std::pair<std::string, double>> &out) const;
 
