@@ -353,7 +353,6 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_dram_partition_queues", "partition queue sizes"},
     {"-gpgpu_dram_return_queue_size", "DRAM return queue"},
     {"-gpgpu_simple_dram_model", "fixed-latency DRAM model"},
-    {"-dram_latency", "extra DRAM pipeline latency (no DramConfig field yet)"},
     {"-dram_bnk_indexing_policy", "bank index hashing"},
     {"-dram_bnkgrp_indexing_policy", "bank group index hashing"},
     {"-dram_dual_bus_interface", "HBM dual command bus"},
@@ -788,6 +787,36 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "host<->device copy latency in microseconds")
       .range(0, 1e6);
 
+  opts.add("-ptxsim_sfu_trig_extra_latency", &cfg.core.sfuTrigExtraLatency,
+           "extra latency of sin.approx/cos.approx over -ptxsim_sfu_latency (the range "
+           "reduction multiply ptxas puts before MUFU.SIN/COS)");
+
+  opts.add("-dram_latency", &cfg.dram.extraLatency,
+           "DRAM read latency beyond the bank timing (controller and PHY pipeline, return path), "
+           "in DRAM command cycles");
+
+  opts.add("-ptxsim_l1i_prefetch_lines", &cfg.core.l1iPrefetchLines,
+           "instruction cache lines brought in after a missing one (sequential prefetch)");
+
+  opts.add("-ptxsim_vprintf_cycles", &cfg.core.vprintfCycles,
+           "cycles the calling warp waits for a device printf (vprintf) call");
+  opts.add("-ptxsim_malloc_cycles", &cfg.core.heapCallCycles,
+           "cycles the calling warp waits for a device malloc or free call, plus "
+           "-ptxsim_malloc_lane_cycles per active lane");
+  opts.add("-ptxsim_malloc_lane_cycles", &cfg.core.heapLaneCycles,
+           "cycles per active lane of a device malloc or free call");
+
+  // --- atomics
+  opts.add("-ptxsim_l2_atomic_same_addr_cycles", &cfg.mem.l2AtomicSameAddrCycles,
+           "L2 cycles the atomic unit of a slice spends per lane on the request's busiest address "
+           "(same-address atomics serialize)")
+      .range(0, 1e4);
+  opts.add("-ptxsim_l2_atomic_lane_cycles", &cfg.mem.l2AtomicLaneCycles,
+           "L2 cycles the atomic unit spends per other lane of an atomic request")
+      .range(0, 1e4);
+  opts.add("-ptxsim_shared_atomic_same_addr_cycles", &cfg.mem.sharedAtomicSameAddrCycles,
+           "extra cycles per additional lane of a shared-memory atomic on one address");
+
   // --- kernel launch fixed costs and cache state between kernels
   LaunchConfig &l = cfg.launch;
   opts.add("-gpgpu_kernel_launch_latency", &l.kernelLaunchLatency,
@@ -798,7 +827,7 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "core cycles a kernel takes after its last CTA and memory traffic end (completion, "
            "flush)");
   opts.add("-gpgpu_flush_l1_cache", &l.flushL1,
-           "invalidate the L1 data, constant and instruction caches before each kernel");
+           "invalidate the L1 data and constant caches before each kernel");
   opts.add("-gpgpu_flush_l2_cache", &l.flushL2,
            "invalidate the L2 before each kernel (cold caches, as Nsight Compute measures)");
 
@@ -1166,6 +1195,15 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.close();
   j.dbl("pcieGBps", cfg.pcieGBps);
   j.dbl("pcieLatencyUs", cfg.pcieLatencyUs);
+  j.num("sfuTrigExtraLatency", cfg.core.sfuTrigExtraLatency);
+  j.num("l1iPrefetchLines", cfg.core.l1iPrefetchLines);
+  j.num("vprintfCycles", cfg.core.vprintfCycles);
+  j.num("heapCallCycles", cfg.core.heapCallCycles);
+  j.num("heapLaneCycles", cfg.core.heapLaneCycles);
+  j.num("dramExtraLatency", cfg.dram.extraLatency);
+  j.dbl("l2AtomicSameAddrCycles", cfg.mem.l2AtomicSameAddrCycles);
+  j.dbl("l2AtomicLaneCycles", cfg.mem.l2AtomicLaneCycles);
+  j.num("sharedAtomicSameAddrCycles", cfg.mem.sharedAtomicSameAddrCycles);
   j.num("kernelLaunchLatency", cfg.launch.kernelLaunchLatency);
   j.num("ctaDispatchInterval", cfg.launch.ctaDispatchInterval);
   j.num("kernelDrainLatency", cfg.launch.kernelDrainLatency);

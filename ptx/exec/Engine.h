@@ -147,6 +147,10 @@ public:
   /// The same at simulated cycle `cycle`: %clock/%clock64 read it, %globaltimer reads it
   /// scaled by setTimedClock's nanoseconds per cycle.
   bool step(Warp &w, WarpInstRecord &rec, uint64_t cycle);
+  /// For `in`, the next instruction of `w`: when it is a direct call of a runtime builtin
+  /// (vprintf, malloc, free, ...), that builtin's id (exec::Builtin), else 0. Timing models
+  /// charge those calls their cost.
+  uint32_t builtinCallee(const Warp &w, const ir::Inst &in) const;
   /// Makes the clocks follow the model (step with a cycle): `nsPerCycle` is 1000 / core MHz.
   void setTimedClock(double nsPerCycle);
   /// Releases a finished CTA (its printf output is kept for finish()).

@@ -58,6 +58,7 @@ struct WarpMemAccess {
   bool atomic = false;
   uint32_t bytesPerLane = 4; ///< element size x vector width
   uint32_t mask = 0;         ///< lanes that access memory
+  bool bypassL1 = false;     ///< ld.cg / ld.cv: global loads go to L2, not through the L1
   uint64_t addr[32] = {};    ///< per-lane byte addresses (shared: CTA offsets; local: per-thread offsets)
 };
 
@@ -151,7 +152,9 @@ private:
   uint32_t curSlot_ = 0, curN_ = 0, curNext_ = 0, curWarp_ = 0;
   Cycle curIssue_ = 0, nextIssue_ = 0;
   Piece pieces_[160];
+  uint8_t pieceLanes_[160] = {}, pieceSame_[160] = {}; ///< atomics: lanes, most on one address
   uint32_t sharedDegree_ = 0;
+  bool curBypassL1_ = false;
   bool sharedStore_ = false;
 
   std::vector<Inst> insts_;

@@ -111,6 +111,7 @@ private:
   void l2Cycle(Partition &p, Cycle c);
   void dramCycle(Partition &p, Cycle c);
   bool partitionIdle(const Partition &p) const;
+  Cycle atomicDone(Partition &p, const MemRequest &r, Cycle c) const;
   void sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask, bool write, Cycle l2Now);
   uint32_t toL2Mask(const MemRequest &r, uint64_t local) const;
 

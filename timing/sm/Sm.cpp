@@ -1,5 +1,7 @@
 #include "timing/sm/Sm.h"
 
+#include "ptx/exec/Program.h"
+#include "ptx/sema/OpcodeTable.h"
 #include "timing/mem/MemorySystem.h"
 
 #include <algorithm>
@@ -41,6 +43,8 @@ Cycle Sm::Slot::readyAt(uint16_t r) const {
 Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers)
     : cfg_(cfg), id_(id) {
   const CoreConfig &c = cfg_.core;
+  sinOpcode_ = ptx::lookupOpcode("sin");
+  cosOpcode_ = ptx::lookupOpcode("cos");
   SchedulerParams sp{c.twoLevelActiveWarps, c.ccwsBaseScore, c.ccwsKThrottle, c.ccwsVtaEntries};
   for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
     scheds_.push_back(schedulers.create(c.scheduler, sp));
@@ -118,8 +122,9 @@ bool Sm::canTakeCta() const {
 }
 
 void Sm::flushCaches() {
+  // data caches only: instruction caches stay warm, as under Nsight Compute, whose replays of a
+  // kernel run the same code again
   ldst_->flushL1();
-  std::fill(l1iTag_.begin(), l1iTag_.end(), ~0ull);
 }
 
 void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
@@ -135,6 +140,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.active = true;
     s.retired = false;
     s.wakeAt = 0;
+    s.callDoneAt = 0;
     s.fetchLine = ~0ull;
     s.fetchFn = nullptr;
     s.fetchReadyAt = 0;
@@ -196,6 +202,8 @@ uint32_t Sm::latencyFor(const Inst &in, PipeId p) const {
   switch (in.cls) {
   case OpClass::Alu: return c.intLatency;
   case OpClass::Mul: return c.mulLatency;
+  case OpClass::Sfu:
+    return pipes_[p].latency + (in.opcode == sinOpcode_ || in.opcode == cosOpcode_ ? c.sfuTrigExtraLatency : 0);
   default: return pipes_[p].latency;
   }
 }
@@ -226,12 +234,22 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
       return now >= s.fetchReadyAt;
     }
   ++stats_.l1iMisses;
-  size_t victim = set;
-  for (uint32_t w = 1; w < c.ways; ++w)
-    if (l1iUsed_[set + w] < l1iUsed_[victim])
-      victim = set + w;
-  l1iTag_[victim] = line;
-  l1iUsed_[victim] = now;
+  auto install = [&](uint64_t l) {
+    size_t st = size_t(l % c.sets) * c.ways, victim = st;
+    for (uint32_t w = 0; w < c.ways; ++w) {
+      if (l1iTag_[st + w] == l)
+        return; // already there (a prefetched line)
+      if (l1iUsed_[st + w] < l1iUsed_[victim])
+        victim = st + w;
+    }
+    l1iTag_[victim] = l;
+    l1iUsed_[victim] = now;
+  };
+  install(line);
+  // sequential prefetch: the lines after a miss arrive with it (straight-line code does not
+  // miss on every line, as on hardware with an instruction prefetcher)
+  for (uint32_t k = 1; k <= cfg_.core.l1iPrefetchLines; ++k)
+    install(line + k);
   s.fetchReadyAt = now + cfg_.mem.l2Latency;
   return false;
 }
@@ -270,8 +288,22 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   const Inst *in = ptx::exec::peekWarp(*s.w);
   PipeId p = pipeFor(*in);
+  // device runtime calls (printf, malloc, free) are long: the builtin the call reaches, if any
+  const uint32_t builtin = in->ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, *in) : 0;
   if (!grid_->step(*s.w, rec_, now)) // %clock64 reads the cycle of issue
     return;
+  if (builtin) {
+    const CoreConfig &c = cfg_.core;
+    using B = ptx::exec::Builtin;
+    uint64_t cost = builtin == uint32_t(B::Vprintf) ? c.vprintfCycles
+                    : builtin == uint32_t(B::Malloc) || builtin == uint32_t(B::Free)
+                        ? c.heapCallCycles + uint64_t(c.heapLaneCycles) * __builtin_popcount(rec_.execMask)
+                        : 0;
+    if (cost) {
+      s.wakeAt = s.callDoneAt = now + cost;
+      s.blockedBy = StallReason::Memory;
+    }
+  }
   ++stats_.warpInsts;
   stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
   stats_.activeLaneInsts += (uint64_t)__builtin_popcount(rec_.execMask);
@@ -294,6 +326,7 @@ void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     a.atomic = in->cls == OpClass::Atomic;
     a.write = !a.atomic && in->nrd == 0;
     a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
+    a.bypassL1 = in->hints & Inst::kHintBypassL1;
     a.mask = rec_.execMask;
     std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
     if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)
@@ -346,7 +379,7 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
       for (unsigned k = 0; k < s.pending[i].n; ++k)
         s.ready(s.pending[i].rd[k]) = now;
       s.pending.erase(s.pending.begin() + (long)i);
-      s.wakeAt = 0;
+      s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
       break;
     }
   }
