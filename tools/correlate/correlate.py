@@ -240,7 +240,22 @@ def main():
     ap.add_argument("--max-mape", type=float, help="fail when MAPE is above this (percent)")
     ap.add_argument("--min-log-corr", type=float, help="fail when log-correlation is below this")
     ap.add_argument("--ptxsim-arg", action="append", default=[], help="extra argument to ptxsim run")
+    ap.add_argument("--baseline", help="JSON with the last recorded figures ({\"programs\": regex, "
+                                       "\"mape\": %%, \"log_corr\": r}): runs those programs and "
+                                       "fails when MAPE is worse or log-correlation lower")
+    ap.add_argument("--record", action="store_true", help="with --baseline: write today's figures into it")
     a = ap.parse_args()
+    baseline = None
+    if a.baseline:
+        with open(a.baseline) as f:
+            baseline = json.load(f)
+        if not a.programs:
+            a.programs = baseline.get("programs", "")
+        if not a.record:
+            if a.max_mape is None:
+                a.max_mape = baseline["mape"] + 0.05  # rounding of the recorded figure
+            if a.min_log_corr is None:
+                a.min_log_corr = baseline["log_corr"] - 0.0005
 
     data = read_ncu(a.ncu) if a.ncu else read_compact(a.data)
     if a.extract:
@@ -302,6 +317,14 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"summary": s, "kernels": rows, "failures": failures}, f, indent=1)
+    if baseline is not None and a.record and s["n"]:
+        baseline.update({"mape": round(s["mape"], 2), "log_corr": round(s["log_corr"], 4),
+                         "kernels": s["n"], "mape_big": round(s["mape_big"], 2) if s["n_big"] else None,
+                         "config": os.path.relpath(config, ROOT)})
+        with open(a.baseline, "w") as f:
+            json.dump(baseline, f, indent=1)
+            f.write("\n")
+        print("recorded in %s" % a.baseline)
     rc = 0
     if failures:
         rc = 1
