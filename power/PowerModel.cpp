@@ -11,7 +11,7 @@
 
 namespace ptxsim::power {
 
-using timing::KernelTimingStats;
+using KernelTimingStats = stats::Snapshot;
 
 namespace {
 
@@ -123,6 +123,12 @@ bool PowerModel::load(const std::string &xmlPath, const timing::TimingConfig &cf
 
 bool PowerModel::loadText(const std::string &file, const std::string &xml,
                           const timing::TimingConfig &cfg, PowerModel &out, DiagEngine &diags) {
+  return loadText(file, xml, cfg, out, diags, stats::Catalog::global());
+}
+
+bool PowerModel::loadText(const std::string &file, const std::string &xml,
+                          const timing::TimingConfig &cfg, PowerModel &out, DiagEngine &diags,
+                          const stats::Catalog &catalog) {
   XmlElement root;
   if (!parseXml(file, xml, root, diags))
     return false;
@@ -246,10 +252,13 @@ bool PowerModel::loadText(const std::string &file, const std::string &xml,
   auto addEvent = [&](const std::string &key, double j, const std::string &help) {
     m.events_.push_back({key, j, help});
   };
-  auto counter = [](const std::string &name) -> CountFn {
+  auto counter = [&m](const std::string &name) -> CountFn {
+    m.needed_.push_back(name);
     return [name](const KernelTimingStats &s) { return s.get(name); };
   };
-  auto sum = [](std::vector<std::string> names) -> CountFn {
+  auto sum = [&m](std::vector<std::string> names) -> CountFn {
+    for (auto &n : names)
+      m.needed_.push_back(n);
     return [names](const KernelTimingStats &s) {
       double v = 0;
       for (auto &n : names)
@@ -258,11 +267,13 @@ bool PowerModel::loadText(const std::string &file, const std::string &xml,
     };
   };
   // lane operations of a pipe: warp instructions issued x active lanes per instruction
-  auto laneOps = [warp](const std::string &issued) -> CountFn {
+  m.needed_.push_back("gpu.warp_insts");
+  m.needed_.push_back("sm.active_lane_insts");
+  m.needed_.push_back("gpu.sim_seconds");
+  auto laneOps = [warp, &m](const std::string &issued) -> CountFn {
+    m.needed_.push_back(issued);
     return [issued, warp](const KernelTimingStats &s) {
       double wi = s.get("gpu.warp_insts");
-      if (wi <= 0)
-        wi = double(s.warpInsts);
       double lanes = s.get("sm.active_lane_insts");
       double frac = (wi > 0 && lanes > 0) ? std::min(1.0, lanes / (wi * warp)) : 1.0;
       return s.get(issued) * frac * warp;
@@ -466,6 +477,20 @@ bool PowerModel::loadText(const std::string &file, const std::string &xml,
       it->leakW = w;
     }
   }
+  // extension components (registerPowerComponent) after the built-ins, in registration order
+  for (PowerComponentFactory f : powerComponentFactories())
+    if (std::shared_ptr<IPowerComponent> c = f(cfg, t))
+      m.extensions_.push_back(std::move(c));
+  for (auto &c : m.extensions_)
+    for (const std::string &n : c->counters())
+      m.needed_.push_back(n);
+  // Every counter the model reads must be one a component registers: a renamed counter would
+  // otherwise read as zero and silently drop a component's energy.
+  for (const std::string &n : m.needed_)
+    if (!catalog.find(n))
+      diags.error(file, root.loc,
+                  "power model needs the statistic '" + n +
+                      "', which no timing component or extension registers (was it renamed?)");
   if (diags.errorCount() != errorsBefore)
     return false;
 
@@ -501,6 +526,16 @@ void PowerModel::addComponent(std::shared_ptr<IPowerComponent> c) {
   if (c)
     extensions_.push_back(std::move(c));
 }
+
+namespace {
+std::vector<PowerComponentFactory> &factories() {
+  static auto *v = new std::vector<PowerComponentFactory>();
+  return *v;
+}
+} // namespace
+
+void registerPowerComponent(PowerComponentFactory f) { factories().push_back(f); }
+const std::vector<PowerComponentFactory> &powerComponentFactories() { return factories(); }
 
 double PowerModel::builtinDynamicJ(const Builtin &b, const KernelTimingStats &s) const {
   double j = 0;
@@ -547,11 +582,7 @@ double PowerModel::staticW() const {
 }
 
 namespace {
-double secondsOf(const KernelTimingStats &s) {
-  if (s.seconds > 0)
-    return s.seconds;
-  return s.get("gpu.sim_seconds");
-}
+double secondsOf(const KernelTimingStats &s) { return s.get("gpu.sim_seconds"); }
 double total(const std::vector<double> &v) {
   double t = 0;
   for (double x : v)
@@ -560,10 +591,10 @@ double total(const std::vector<double> &v) {
 }
 } // namespace
 
-KernelPower PowerModel::kernel(const KernelTimingStats &s,
+KernelPower PowerModel::kernel(const std::string &kernelName, const KernelTimingStats &s,
                                const std::vector<KernelTimingStats> &samples) const {
   KernelPower p;
-  p.kernel = s.kernel;
+  p.kernel = kernelName;
   p.seconds = secondsOf(s);
   std::vector<std::string> names = componentNames();
   std::vector<double> dyn = dynamicJ(s), leak = leakagesW();

@@ -2,8 +2,10 @@
 // The McPAT/GPUWattch-style power model: activity counts from the timing model's named statistics
 // times per-event energies, plus leakage, reported per kernel.
 //
-// Contract: PowerModel reads only timing::KernelTimingStats values (by name) and the structure
-// sizes in timing::TimingConfig; it never sees timing internals. load() derives every per-event
+// Contract: PowerModel reads only named statistics (stats::Snapshot, base/Stats.h) and the
+// structure sizes in timing::TimingConfig; it never sees timing internals. load() fails when a
+// statistic it needs is not registered in stats::Catalog::global() (the caller registers the
+// timing model's first: timing::registerTimingStatistics()). load() derives every per-event
 // energy from the XML's technology (node, Vdd) and the structure sizes with the formulas in
 // power/Technology.h; `<energy>` and `<leakage>` elements override single values. kernel() is a
 // pure function of the statistics: dynamic energy is linear in the counters (a component with no
@@ -15,8 +17,8 @@
 #include "base/Diagnostics.h"
 #include "power/IPowerComponent.h"
 #include "power/Technology.h"
+#include "base/Stats.h"
 #include "timing/TimingConfig.h"
-#include "timing/gpu/Gpu.h"
 
 #include <cstdint>
 #include <functional>
@@ -58,11 +60,15 @@ public:
   /// Like load() with the XML text given (`file` names it in diagnostics).
   static bool loadText(const std::string &file, const std::string &xml,
                        const timing::TimingConfig &cfg, PowerModel &out, DiagEngine &diags);
+  /// Like loadText(), checking the counters it needs against `catalog` instead of the global one.
+  static bool loadText(const std::string &file, const std::string &xml,
+                       const timing::TimingConfig &cfg, PowerModel &out, DiagEngine &diags,
+                       const stats::Catalog &catalog);
 
   /// Energy and power of one kernel from its final statistics and the cumulative snapshots taken
   /// during it (may be empty: then the trace has one point).
-  KernelPower kernel(const timing::KernelTimingStats &s,
-                     const std::vector<timing::KernelTimingStats> &samples) const;
+  KernelPower kernel(const std::string &kernelName, const stats::Snapshot &s,
+                     const std::vector<stats::Snapshot> &samples) const;
   void addComponent(std::shared_ptr<IPowerComponent> c);
   /// Core cycles between trace samples (XML `<trace interval_cycles>`, default 10000).
   uint64_t traceInterval() const { return traceInterval_; }
@@ -80,7 +86,7 @@ public:
   std::string describe() const;
 
 private:
-  using CountFn = std::function<double(const timing::KernelTimingStats &)>;
+  using CountFn = std::function<double(const stats::Snapshot &)>;
   struct Term {
     std::string event;
     CountFn count;
@@ -100,10 +106,11 @@ private:
   std::vector<Builtin> builtins_;
   std::vector<std::shared_ptr<IPowerComponent>> extensions_;
   double uncoreLeakW_ = 0;
+  std::vector<std::string> needed_; ///< every statistic the model reads (checked at load)
 
-  double builtinDynamicJ(const Builtin &b, const timing::KernelTimingStats &s) const;
+  double builtinDynamicJ(const Builtin &b, const stats::Snapshot &s) const;
   /// Dynamic energy of every component (builtins, extensions, uncore) for cumulative stats `s`.
-  std::vector<double> dynamicJ(const timing::KernelTimingStats &s) const;
+  std::vector<double> dynamicJ(const stats::Snapshot &s) const;
   std::vector<double> leakagesW() const;
   std::vector<std::string> componentNames() const;
   friend class PowerModelBuilder;

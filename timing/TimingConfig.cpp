@@ -1,6 +1,11 @@
 #include "timing/TimingConfig.h"
 
 #include "base/Config.h"
+#include "base/ExtensionOptions.h"
+#include "timing/dram/scheduler/IDramScheduler.h"
+#include "timing/icnt/topology/ITopology.h"
+#include "timing/mem/replacement/IReplacementPolicy.h"
+#include "timing/sm/scheduler/IWarpScheduler.h"
 
 #include <algorithm>
 #include <cctype>
@@ -71,8 +76,8 @@ bool toDouble(const std::string &s, double &out) {
 //   <mshr_type>:<mshr_entries>:<mshr_max_merge>[,<miss_queue>[:<result_fifo>]][,<data_port_width>]
 // or `none` (cache disabled). Used: N/S (S: 32-byte sectors), sets, line size, assoc, write policy
 // (B: write-back; T, E, R, L: write-through -- L is GPGPU-Sim's local-WB/global-WT L1), write
-// allocation (N: none; W, F, L: allocate), MSHR entries and merge. Checked but unused: replacement
-// (L, F; ptxsim uses LRU), allocation point (m, f, s), set index function, MSHR type (A, S, F, T),
+// allocation (N: none; W, F, L: allocate), MSHR entries and merge, replacement (any registered
+// policy: L = LRU, F = FIFO). Checked but unused: allocation point (m, f, s), set index function, MSHR type (A, S, F, T),
 // miss queue, result FIFO, data port width.
 bool parseCacheSpec(const std::string &value, CacheConfig &c, std::string &err) {
   std::string v = trim(value);
@@ -117,7 +122,15 @@ bool parseCacheSpec(const std::string &value, CacheConfig &c, std::string &err) 
     }
     return true;
   };
-  if (!oneOf(pol[0], "LF", "replacement policy") || !oneOf(pol[1], "RBTEL", "write policy") ||
+  if (!replacementRegistry().create(pol[0], 1, 1)) {
+    err = "replacement policy '" + pol[0] + "' is not registered (known:";
+    for (const std::string &r : replacementRegistry().names())
+      err += " " + r;
+    err += ")";
+    return false;
+  }
+  n.replacement = pol[0];
+  if (!oneOf(pol[1], "RBTEL", "write policy") ||
       !oneOf(pol[2], "mfs", "allocation policy") || !oneOf(pol[3], "NWFL", "write-allocate policy"))
     return false;
   n.writeBack = pol[1] == "B";
@@ -150,7 +163,7 @@ std::string printCacheSpec(const CacheConfig &c) {
   bool sectored = c.sectorBytes < c.lineBytes;
   return std::string(sectored ? "S" : "N") + ":" + std::to_string(c.sets) + ":" +
          std::to_string(c.lineBytes) + ":" + std::to_string(c.ways) +
-         ",L:" + (c.writeBack ? "B" : "T") + ":m:" + (c.writeAllocate ? "W" : "N") + ":L," +
+         "," + c.replacement + ":" + (c.writeBack ? "B" : "T") + ":m:" + (c.writeAllocate ? "W" : "N") + ":L," +
          (sectored ? "S" : "A") + ":" + std::to_string(c.mshrEntries) + ":" +
          std::to_string(c.mshrMaxMerge);
 }
@@ -514,8 +527,9 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
       "-gpgpu_scheduler", "lrr|gto|two_level_active:N|ccws",
       [&c](const std::string &v, std::string &err) {
         std::vector<std::string> p = split(v, ":");
-        if (v == "lrr" || v == "gto" || v == "ccws") {
-          c.scheduler = v;
+        if (p[0] != "two_level_active" && p[0] != "two_level" &&
+            schedulerRegistry().create(v, SchedulerParams{8, 100, 8, 16})) {
+          c.scheduler = v; // any registered policy (built-in or added by an extension/study)
           return true;
         }
         if (p[0] == "two_level_active" || p[0] == "two_level") {
@@ -537,7 +551,9 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
           c.twoLevelActiveWarps = n;
           return true;
         }
-        err = "expected lrr, gto, two_level_active:<active_warps> or ccws";
+        err = "expected two_level_active:<active_warps> or a registered policy:";
+        for (const std::string &n : schedulerRegistry().names())
+          err += " " + n;
         return false;
       },
       [&c] {
@@ -552,9 +568,12 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.add("-ptxsim_ccws_vta_entries", &c.ccwsVtaEntries, "CCWS victim tag array entries per warp")
       .min(1);
   opts.add("-gpgpu_max_insn_issue_per_warp", &c.issueWidth,
-           "instructions a scheduler issues per cycle (from one warp)")
+           "instructions a scheduler issues per cycle from one warp: after an issue, the same "
+           "warp's next instruction issues in that cycle too when it is ready")
       .range(1, 8);
-  opts.add("-ptxsim_ibuffer_entries", &c.ibufferEntries, "decoded instructions buffered per warp")
+  opts.add("-ptxsim_ibuffer_entries", &c.ibufferEntries,
+           "decoded instructions buffered per warp: sizes the instruction buffer in the power "
+           "model (area, leakage, energy); fetch timing is per I-cache line")
       .range(1, 64);
   opts.add("-ptxsim_fetch_latency", &c.fetchLatency, "instruction fetch latency in cycles").min(1);
 
@@ -635,7 +654,8 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   // --- register file and shared memory
   opts.add("-gpgpu_num_reg_banks", &c.regBanks, "register file banks per SM").min(1);
   opts.add("-gpgpu_operand_collector_num_units_gen", &c.operandCollectors,
-           "operand collector units per SM")
+           "operand collector units per SM: a non-memory instruction needs a free one at issue "
+           "and holds it one cycle per read of its busiest register bank")
       .min(1);
   opts.add("-gpgpu_shmem_num_banks", &c.sharedBanks, "shared memory banks").min(1);
   opts.add("-gpgpu_smem_latency", &c.sharedLatency, "shared memory access latency in cycles")
@@ -720,13 +740,15 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.addCustom(
       "-network_mode", "1|2|crossbar|mesh",
       [&m](const std::string &v, std::string &err) {
-        if (v == "1" || v == "2" || v == "crossbar")
-          m.topology = "crossbar";
-        else if (v == "mesh")
-          m.topology = "mesh";
+        if (v == "1" || v == "2")
+          m.topology = "crossbar"; // GPGPU-Sim's intersim and local crossbar
+        else if (topologyRegistry().create(v, 2))
+          m.topology = v; // any registered topology
         else {
           err = "expected 1 or 2 (GPGPU-Sim's intersim and local crossbar, both modelled as a "
-                "crossbar), crossbar or mesh";
+                "crossbar) or a registered topology:";
+          for (const std::string &n : topologyRegistry().names())
+            err += " " + n;
           return false;
         }
         return true;
@@ -761,12 +783,16 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.addCustom(
       "-gpgpu_dram_scheduler", "0|1|fcfs|frfcfs",
       [&d](const std::string &v, std::string &err) {
-        if (v == "0" || v == "fcfs")
-          d.scheduler = "fcfs";
-        else if (v == "1" || v == "frfcfs")
+        if (v == "0")
+          d.scheduler = "fcfs"; // GPGPU-Sim's numbering
+        else if (v == "1")
           d.scheduler = "frfcfs";
+        else if (dramSchedulerRegistry().create(v))
+          d.scheduler = v; // any registered policy
         else {
-          err = "expected 0 (fcfs), 1 (frfcfs), fcfs or frfcfs";
+          err = "expected 0 (fcfs), 1 (frfcfs) or a registered policy:";
+          for (const std::string &n : dramSchedulerRegistry().names())
+            err += " " + n;
           return false;
         }
         return true;
@@ -838,6 +864,8 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
                     "AccelWattch hybrid mode counter");
   for (const auto &al : kAliases)
     opts.addAlias(al[0], al[1]);
+  // options of registered extensions and studies (base/ExtensionOptions.h)
+  bindExtensionOptions(opts);
 }
 
 void TimingOptions::finish() {
@@ -923,6 +951,7 @@ void cacheJson(JsonWriter &j, const char *key, const CacheConfig &c) {
 bool loadInto(const std::vector<std::string> &files, const std::vector<std::string> &args,
               bool lenient, TimingConfig &out, DiagEngine &diags) {
   TimingConfig cfg = out;
+  resetExtensionOptions();
   bool ok = true;
   {
     TimingOptions t(cfg);
@@ -990,8 +1019,7 @@ bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
     fail("-gpgpu_num_sched_per_core", std::to_string(c.schedulersPerSm) + " schedulers but only " +
                                           std::to_string(c.maxThreadsPerSm / c.warpSize) +
                                           " warps per SM");
-  if (c.scheduler != "lrr" && c.scheduler != "gto" && c.scheduler != "two_level" &&
-      c.scheduler != "ccws")
+  if (!schedulerRegistry().create(c.scheduler, SchedulerParams{8, 100, 8, 16}))
     fail("-gpgpu_scheduler", "unknown scheduler '" + c.scheduler + "'");
   if (c.scheduler == "two_level" && c.twoLevelActiveWarps == 0)
     fail("-gpgpu_scheduler", "two_level_active needs at least one active warp");
@@ -1070,11 +1098,11 @@ bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
     fail("-ptxsim_partition_interleave_bytes",
          std::to_string(m.partitionInterleaveBytes) +
              " is not a power of two at least the L2 line size");
-  if (m.topology != "crossbar" && m.topology != "mesh")
+  if (!topologyRegistry().create(m.topology, 2))
     fail("-network_mode", "unknown topology '" + m.topology + "'");
   if (std::find(std::begin(kDramTypes), std::end(kDramTypes), d.type) == std::end(kDramTypes))
     fail("-ptxsim_dram_type", "unknown DRAM type '" + d.type + "'");
-  if (d.scheduler != "fcfs" && d.scheduler != "frfcfs")
+  if (!dramSchedulerRegistry().create(d.scheduler))
     fail("-gpgpu_dram_scheduler", "unknown DRAM scheduler '" + d.scheduler + "'");
   if (!isPow2(d.banks))
     fail("-gpgpu_dram_timing_opt",

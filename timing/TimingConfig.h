@@ -27,6 +27,7 @@ struct CacheConfig {
   bool writeBack = false;      ///< false: write-through
   bool writeAllocate = false;
   bool enabled = true;
+  std::string replacement = "L"; ///< replacement policy (registered name: L = LRU, F = FIFO)
   uint64_t capacity() const { return uint64_t(sets) * ways * lineBytes; }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <string>
 #include <unordered_map>
 
@@ -26,8 +27,8 @@ constexpr std::string_view kModNames[] = {
 #undef MOD
 };
 
-const std::unordered_map<std::string_view, uint16_t> &modifierIndex() {
-  static const auto *index = [] {
+std::unordered_map<std::string_view, uint16_t> &modifierIndex() {
+  static auto *index = [] {
     auto *m = new std::unordered_map<std::string_view, uint16_t>();
     for (unsigned i = 0; i < kNumTypes; ++i)
       m->emplace(kTypeRows[i].name, static_cast<uint16_t>(i));
@@ -36,6 +37,13 @@ const std::unordered_map<std::string_view, uint16_t> &modifierIndex() {
     return m;
   }();
   return *index;
+}
+
+/// Modifiers ISA extensions registered, in order (ids from kNumModifiers on). A deque keeps the
+/// strings (and the index's views of them) stable as it grows.
+std::deque<std::string> &extensionModifiers() {
+  static auto *v = new std::deque<std::string>();
+  return *v;
 }
 
 } // namespace
@@ -70,7 +78,25 @@ std::string_view modifierName(uint16_t id) {
     return kTypeRows[id].name;
   if (id < kNumModifiers)
     return kModNames[id - kNumTypes];
+  const auto &ext = extensionModifiers();
+  if (id != kInvalidModifier && size_t(id - kNumModifiers) < ext.size())
+    return ext[id - kNumModifiers];
   return "<invalid>";
+}
+
+uint16_t registerModifier(std::string_view spelling) {
+  uint16_t id = lookupModifier(spelling);
+  if (id != kInvalidModifier)
+    return id;
+  auto &ext = extensionModifiers();
+  ext.emplace_back(spelling);
+  id = static_cast<uint16_t>(kNumModifiers + ext.size() - 1);
+  modifierIndex().emplace(ext.back(), id);
+  return id;
+}
+
+uint16_t modifierCount() {
+  return static_cast<uint16_t>(kNumModifiers + extensionModifiers().size());
 }
 
 uint16_t lookupModifier(std::string_view spelling) {

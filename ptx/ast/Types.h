@@ -58,5 +58,12 @@ inline ScalarType modType(uint16_t id) {
 std::string_view modifierName(uint16_t id);
 /// Modifier id for a spelling without the leading dot, or kInvalidModifier.
 uint16_t lookupModifier(std::string_view spelling);
+/// Extension point: adds a modifier spelling (without the dot) that opcode specs registered
+/// with registerOpcode() may then use, and returns its id (>= kNumModifiers; the existing id
+/// when the spelling is known already). Call at start-up, before any module is parsed: the
+/// table is not locked against concurrent parsing.
+uint16_t registerModifier(std::string_view spelling);
+/// Number of modifier ids in use (built-in types and modifiers plus registered ones).
+uint16_t modifierCount();
 
 } // namespace ptxsim::ptx

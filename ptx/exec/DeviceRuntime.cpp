@@ -405,10 +405,10 @@ int32_t queueRows(const Call &c, DeviceWork::Kind kind, uint64_t dst, uint64_t d
 }
 
 void reportNotSupported(std::string_view name) {
-  static std::mutex mu;
-  static std::set<std::string, std::less<>> said;
-  std::lock_guard<std::mutex> lock(mu);
-  if (said.insert(std::string(name)).second)
+  static auto *mu = new std::mutex(); // never destroyed (no destructor at exit)
+  static auto *said = new std::set<std::string, std::less<>>();
+  std::lock_guard<std::mutex> lock(*mu);
+  if (said->insert(std::string(name)).second)
     std::fprintf(stderr, "ptxsim: device-side cuda%.*s is not supported; it returns cudaErrorNotSupported\n",
                  int(name.size()), name.data());
 }

@@ -1,5 +1,7 @@
 #include "ptx/exec/Engine.h"
 
+#include "ptx/exec/LaunchPolicy.h"
+
 #include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Exec.h"
 #include "ptx/exec/Program.h"
@@ -114,7 +116,7 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
   cta.ctaid[0] = uint32_t(linear % g.dim[0]);
   cta.ctaid[1] = uint32_t(linear / g.dim[0] % g.dim[1]);
   cta.ctaid[2] = uint32_t(linear / (uint64_t(g.dim[0]) * g.dim[1]));
-  cta.smid = uint32_t(linear % g.numSms);
+  cta.smid = g.ext && !g.ext->smOf.empty() ? g.ext->smOf[linear] : uint32_t(linear % g.numSms);
   const ir::Function &k = *g.kernel;
   uint32_t stat = (k.staticShared + 15) & ~15u;
   cta.dynBase = stat;
@@ -193,8 +195,7 @@ bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
       for (Warp &w : c->warps) {
         if (w.state != WarpState::Ready)
           continue;
-        runWarp(ctx, w, quantum);
-        progress = true;
+        progress |= runWarp(ctx, w, quantum) != 0;
         if (ctx.faulted())
           return false;
         if (w.state == WarpState::Done)
@@ -202,6 +203,14 @@ bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
       }
       if (c->liveWarps)
         ++liveCtas;
+    }
+    if (liveCtas && ctx.waited) {
+      // some warp waits at a blocking instruction (ir::Ctl::Wait) for something another warp,
+      // CTA, host thread or process will do: try again, letting other host threads run
+      ctx.waited = false;
+      if (!progress)
+        std::this_thread::yield();
+      continue;
     }
     if (liveCtas && !progress) {
       // every live warp waits at a barrier that cannot complete
@@ -379,7 +388,17 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
   Grid g;
   uint32_t localPerThread = setupGrid(g, p, cfg_, prog_.get(), mem_.get(), devrt_.get());
   const Kernel &k = *p.kernel;
-  (void)k;
+  std::string policyError;
+  std::unique_ptr<LaunchExtension> ext = applyLaunchPolicies(p, cfg_.numSms, g.numCtas, policyError);
+  if (!policyError.empty()) {
+    mem_->release(g.paramAddr);
+    res.status = LaunchStatus::Fault;
+    res.message = policyError;
+    return res;
+  }
+  g.ext = ext.get();
+  // the CTAs of the current group of an extension's launch (LaunchPolicy.h)
+  const std::vector<uint64_t> *group = nullptr;
 
   unsigned nthreads = cfg_.hostThreads ? cfg_.hostThreads : std::max(1u, std::thread::hardware_concurrency());
   if ((uint64_t)nthreads > g.numCtas)
@@ -418,11 +437,13 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
       }
       g.stop = true;
     };
-    if (p.cooperative) {
-      // every CTA of this worker is resident at once
+    if (p.cooperative || group) {
+      // every CTA of this worker (of the group) is resident at once
       std::vector<std::unique_ptr<Cta>> mine;
       std::vector<Cta *> ptrs;
-      for (uint64_t c = tid; c < g.numCtas; c += nthreads) {
+      uint64_t n = group ? group->size() : g.numCtas;
+      for (uint64_t i = tid; i < n; i += nthreads) {
+        uint64_t c = group ? (*group)[i] : i;
         mine.push_back(std::make_unique<Cta>());
         initCta(*mine.back(), g, c, localPerThread);
         ptrs.push_back(mine.back().get());
@@ -451,6 +472,13 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
     }
     totalThreadInsts += ctx.threadInsts;
     totalWarpInsts += ctx.warpInsts;
+    if (size_t nc = execCounters().size()) {
+      std::lock_guard<std::mutex> lock(mu);
+      res.counters.resize(nc, 0);
+      for (size_t i = 0; i < nc; ++i)
+        res.counters[i] += ctx.counters[i];
+      std::fill(ctx.counters, ctx.counters + nc, 0);
+    }
   };
   // Progress for long launches: a monitor thread reports CTAs done every half second once the
   // launch has run for a second (only when the embedder asked for it, e.g. stderr is a tty).
@@ -472,14 +500,37 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
         progress_(k.name, g.numCtas, g.numCtas, true);
     });
   }
-  if (nthreads <= 1) {
-    worker(0);
+  auto runPool = [&] {
+    if (nthreads <= 1) {
+      worker(0);
+    } else {
+      std::vector<std::thread> pool;
+      for (unsigned t = 0; t < nthreads; ++t)
+        pool.emplace_back(worker, t);
+      for (auto &t : pool)
+        t.join();
+    }
+  };
+  if (!ext) {
+    runPool();
   } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < nthreads; ++t)
-      pool.emplace_back(worker, t);
-    for (auto &t : pool)
-      t.join();
+    // an extension's launch: its groups one after another, each group's CTAs co-resident
+    unsigned all = nthreads;
+    for (size_t gi = 0; gi < ext->groups.size() && !g.stop; ++gi) {
+      std::string err = ext->beginGroup(gi, *mem_);
+      if (err.empty()) {
+        group = &ext->groups[gi];
+        nthreads = (unsigned)std::min<uint64_t>(all, std::max<size_t>(1, group->size()));
+        runPool();
+        if (!g.stop)
+          err = ext->endGroup(gi, *mem_);
+      }
+      if (!err.empty() && faultKind == FaultKind::None) {
+        faultKind = FaultKind::Invalid;
+        faultMsg = "kernel '" + k.name + "': " + ext->name() + ": " + err;
+        break;
+      }
+    }
   }
   finished = true;
   if (monitor.joinable())
@@ -513,6 +564,7 @@ struct SteppedGrid::State {
   std::map<uint64_t, std::string> printfOut;
   std::vector<std::pair<uint64_t, CtaDeviceWork>> deviceWork;
   std::function<void(const std::string &)> sink;
+  std::unique_ptr<LaunchExtension> ext;
   bool finished = false;
 };
 
@@ -522,6 +574,9 @@ SteppedGrid::~SteppedGrid() {
 }
 uint64_t SteppedGrid::numCtas() const { return s_->g.numCtas; }
 uint32_t SteppedGrid::warpsPerCta() const { return s_->g.warpsPerCta; }
+LaunchExtension *SteppedGrid::extension() const { return s_->ext.get(); }
+const uint64_t *SteppedGrid::counters() const { return s_->ctx.counters; }
+DeviceMemory &SteppedGrid::memory() const { return *s_->g.mem; }
 Cta *SteppedGrid::startCta(uint64_t id) {
   auto &slot = s_->ctas[id];
   slot = std::make_unique<Cta>();
@@ -532,6 +587,7 @@ Warp &SteppedGrid::warp(Cta *cta, uint32_t w) { return cta->warps[w]; }
 bool SteppedGrid::ready(const Warp &w) const { return w.state == WarpState::Ready; }
 bool SteppedGrid::ctaDone(const Cta *cta) const { return cta->liveWarps == 0; }
 bool SteppedGrid::faulted() const { return s_->ctx.faulted(); }
+void SteppedGrid::setCycle(uint64_t cycle) { s_->ctx.cycle = cycle; }
 bool SteppedGrid::step(Warp &w, WarpInstRecord &rec) {
   if (s_->ctx.faulted())
     return false;
@@ -540,10 +596,6 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec) {
   if (w.state == WarpState::Done && w.cta->liveWarps && ok)
     warpFinished(*w.cta);
   return ok && !s_->ctx.faulted();
-}
-bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint64_t cycle) {
-  s_->ctx.cycle = cycle;
-  return step(w, rec);
 }
 void SteppedGrid::setTimedClock(double nsPerCycle) { s_->ctx.nsPerCycle = nsPerCycle; }
 uint32_t SteppedGrid::builtinCallee(const Warp &w, const ir::Inst &in) const {
@@ -578,6 +630,7 @@ LaunchResult SteppedGrid::finish() {
   s_->g.mem->release(s_->g.paramAddr);
   r.threadInsts = s_->ctx.threadInsts;
   r.warpInsts = s_->ctx.warpInsts;
+  r.counters.assign(s_->ctx.counters, s_->ctx.counters + execCounters().size());
   advanceGlobalTimer(s_->g, r.warpInsts);
   if (s_->ctx.faulted()) {
     r.status = statusOf(s_->ctx.faultKind);
@@ -588,7 +641,8 @@ LaunchResult SteppedGrid::finish() {
   return r;
 }
 
-std::unique_ptr<SteppedGrid> Engine::beginGrid(const LaunchParams &p, LaunchResult &err) {
+std::unique_ptr<SteppedGrid> Engine::beginGrid(const LaunchParams &p, LaunchResult &err,
+                                               uint32_t numSms) {
   err = validate(p, cfg_);
   if (!err.ok())
     return nullptr;
@@ -596,6 +650,16 @@ std::unique_ptr<SteppedGrid> Engine::beginGrid(const LaunchParams &p, LaunchResu
   sg->s_ = std::make_unique<SteppedGrid::State>();
   auto &st = *sg->s_;
   st.localPerThread = setupGrid(st.g, p, cfg_, prog_.get(), mem_.get(), devrt_.get());
+  std::string policyError;
+  st.ext = applyLaunchPolicies(p, numSms ? numSms : cfg_.numSms, st.g.numCtas, policyError);
+  if (!policyError.empty()) {
+    mem_->release(st.g.paramAddr);
+    st.finished = true;
+    err.status = LaunchStatus::Fault;
+    err.message = policyError;
+    return nullptr;
+  }
+  st.g.ext = st.ext.get();
   st.ctx.prog = prog_.get();
   st.ctx.mem = mem_.get();
   st.ctx.grid = &st.g;

@@ -116,6 +116,8 @@ struct LaunchResult {
   /// launchGrid() and SteppedGrid::finish(): what the grid launched from the device, in the
   /// order it runs (launchTree() runs it).
   std::vector<DeviceWork> deviceWork;
+  /// Totals of the extension counters (Counters.h) by id; empty when none is registered.
+  std::vector<uint64_t> counters;
   bool ok() const { return status == LaunchStatus::Ok; }
 };
 
@@ -126,6 +128,7 @@ struct Cta;
 struct Warp;
 struct ExecCtx;
 struct WarpInstRecord;
+class LaunchExtension;
 
 /// A launch executed one warp instruction at a time, for cycle-level models. The model decides
 /// which CTAs are resident (startCta) and which warp issues next (step); the functional core
@@ -135,6 +138,12 @@ public:
   ~SteppedGrid();
   uint64_t numCtas() const;
   uint32_t warpsPerCta() const;
+  /// The extension that took the launch over (ptx/exec/LaunchPolicy.h), or null: then the
+  /// model dispatches CTAs its own way; otherwise group by group, on the SMs it names.
+  LaunchExtension *extension() const;
+  DeviceMemory &memory() const;
+  /// Extension counters (Counters.h) so far in this launch, by id.
+  const uint64_t *counters() const;
   /// Creates the state of CTA `linearId` (0 <= id < numCtas()).
   Cta *startCta(uint64_t linearId);
   /// Warp `w` of a started CTA.
@@ -142,16 +151,17 @@ public:
   /// True when the warp can issue (not finished, not waiting at a barrier).
   bool ready(const Warp &w) const;
   bool ctaDone(const Cta *cta) const;
-  /// Executes one instruction of `w`; false when it cannot issue or the grid faulted.
+  /// Executes one instruction of `w`; false when it cannot issue, a blocking instruction said
+  /// "not yet" (rec.blocked), or the grid faulted.
   bool step(Warp &w, WarpInstRecord &rec);
-  /// The same at simulated cycle `cycle`: %clock/%clock64 read it, %globaltimer reads it
-  /// scaled by setTimedClock's nanoseconds per cycle.
-  bool step(Warp &w, WarpInstRecord &rec, uint64_t cycle);
+  /// The simulated cycle the next step() issues at (ExecCtx::cycle for handlers).
+  void setCycle(uint64_t cycle);
   /// For `in`, the next instruction of `w`: when it is a direct call of a runtime builtin
   /// (vprintf, malloc, free, ...), that builtin's id (exec::Builtin), else 0. Timing models
   /// charge those calls their cost.
   uint32_t builtinCallee(const Warp &w, const ir::Inst &in) const;
-  /// Makes the clocks follow the model (step with a cycle): `nsPerCycle` is 1000 / core MHz.
+  /// Makes the clocks follow the model: %clock/%clock64 read the cycle setCycle() gave,
+  /// %globaltimer that cycle times `nsPerCycle` (1000 / core MHz).
   void setTimedClock(double nsPerCycle);
   /// Releases a finished CTA (its printf output is kept for finish()).
   void retireCta(Cta *cta);
@@ -207,7 +217,10 @@ public:
   void setDeviceRuntimeHooks(DeviceRuntimeHooks h);
   /// Starts a launch driven one warp instruction at a time; null with `err` set when the
   /// configuration is invalid.
-  std::unique_ptr<SteppedGrid> beginGrid(const LaunchParams &p, LaunchResult &err);
+  /// `numSms`: the cycle model's SM count, which launch policies (LaunchPolicy.h) place CTAs
+  /// on; 0 means the engine's own (EngineConfig::numSms).
+  std::unique_ptr<SteppedGrid> beginGrid(const LaunchParams &p, LaunchResult &err,
+                                         uint32_t numSms = 0);
 
   /// Output of device printf calls, in CTA order; the runtime flushes it after each launch.
   /// By default it goes to stdout.

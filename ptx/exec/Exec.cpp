@@ -135,21 +135,38 @@ const char *spaceWord(ir::MemSpace s) {
   return "?";
 }
 
-bool checkGlobal(ExecCtx &ctx, uint64_t a, unsigned n, bool write, bool constSpace) {
-  const Allocation *al = ctx.lastAlloc;
-  if (!al || a - al->base > al->size || al->size - (a - al->base) < n) {
-    al = ctx.mem->find(a);
-    if (!al || al->size - (a - al->base) < n)
-      return false;
-    ctx.lastAlloc = al;
+/// Why a device-memory access is refused.
+enum class GlobalCheck : uint8_t { Ok, OutOfBounds, ReadOnly };
+
+GlobalCheck checkGlobalWhy(ExecCtx &ctx, uint64_t a, unsigned n, bool write) {
+  const Allocation *al = nullptr;
+  for (const Allocation &r : ctx.recentAllocs)
+    if (a - r.base < r.size && r.size - (a - r.base) >= n) {
+      al = &r;
+      break;
+    }
+  if (!al) {
+    Allocation &slot = ctx.recentAllocs[ctx.recentNext];
+    if (!ctx.mem->lookup(a, slot) || slot.size - (a - slot.base) < n) {
+      slot = Allocation{};
+      return GlobalCheck::OutOfBounds;
+    }
+    ctx.recentNext = (ctx.recentNext + 1) % ExecCtx::kAllocCache;
+    al = &slot;
   }
-  (void)write;
-  (void)constSpace;
-  return true;
+  // `__constant__` variables are read-only in kernels (kernels may only read them)
+  if (write && al->kind == AllocKind::Const)
+    return GlobalCheck::ReadOnly;
+  return GlobalCheck::Ok;
+}
+
+bool checkGlobal(ExecCtx &ctx, uint64_t a, unsigned n, bool write) {
+  return checkGlobalWhy(ctx, a, n, write) == GlobalCheck::Ok;
 }
 } // namespace
 
-uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t a, unsigned n) {
+uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t a, unsigned n,
+                          bool write) {
   DeviceMemory &m = *ctx.mem;
   if (m.inSharedWindow(a)) {
     uint64_t o = a - m.sharedWindow();
@@ -163,7 +180,7 @@ uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t a
       return nullptr;
     return w.cta->local.data() + (uint64_t)w.linearTid(lane) * w.cta->localPerThread + o;
   }
-  if (!checkGlobal(ctx, a, n, false, false))
+  if (!checkGlobal(ctx, a, n, write))
     return nullptr;
   return reinterpret_cast<uint8_t *>(a);
 }
@@ -174,7 +191,7 @@ bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, 
   const uint64_t *a = w.addr;
   Cta &cta = *w.cta;
   unsigned bad = 99;
-  bool misaligned = false;
+  bool misaligned = false, readOnly = false;
   switch (in.space) {
   case ir::MemSpace::Shared: {
     uint64_t size = cta.shared.size();
@@ -210,10 +227,12 @@ bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, 
   }
   case ir::MemSpace::Generic: {
     forLanes(mask, [&](unsigned l) {
-      uint8_t *p = translateGeneric(ctx, w, l, a[l], bytes);
+      uint8_t *p = translateGeneric(ctx, w, l, a[l], bytes, write);
       if (!p) {
-        if (bad == 99)
+        if (bad == 99) {
           bad = l;
+          readOnly = write && checkGlobalWhy(ctx, a[l], bytes, true) == GlobalCheck::ReadOnly;
+        }
       } else if (a[l] & (align - 1)) {
         if (bad == 99)
           bad = l, misaligned = true;
@@ -225,9 +244,10 @@ bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, 
   default: { // global, const, kernel params: device addresses
     forLanes(mask, [&](unsigned l) {
       uint64_t v = a[l];
-      if (!checkGlobal(ctx, v, bytes, write, in.space == ir::MemSpace::Const)) {
+      GlobalCheck why = checkGlobalWhy(ctx, v, bytes, write);
+      if (why != GlobalCheck::Ok) {
         if (bad == 99)
-          bad = l;
+          bad = l, readOnly = why == GlobalCheck::ReadOnly;
       } else if (v & (align - 1)) {
         if (bad == 99)
           bad = l, misaligned = true;
@@ -239,6 +259,13 @@ bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, 
   }
   if (bad == 99)
     return true;
+  if (readOnly) {
+    ctx.fault(FaultKind::Invalid, w, in, bad,
+              std::string(spaceWord(in.space)) + " store of " + std::to_string(bytes) +
+                  " bytes to constant memory at address " + hex(a[bad]) +
+                  " (a __constant__ variable: read-only in kernels)");
+    return false;
+  }
   std::string what = std::string(misaligned ? "misaligned " : "out-of-bounds ") +
                      spaceWord(in.space) + (write ? " write" : " read") + " of " +
                      std::to_string(bytes) + " bytes at address " + hex(a[bad]);
@@ -285,8 +312,8 @@ struct ExtSreg {
   SpecialRegFn fn;
 };
 std::vector<ExtSreg> &extSregs() {
-  static std::vector<ExtSreg> v;
-  return v;
+  static auto *v = new std::vector<ExtSreg>(); // never destroyed
+  return *v;
 }
 } // namespace
 
@@ -671,6 +698,7 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       rec->execMask = m;
       rec->cls = in.cls;
       rec->isMemory = false;
+      rec->blocked = false;
     }
     if (in.ctl == ir::Ctl::None) {
       top.pc = pc + 1;
@@ -883,6 +911,29 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
     }
     case ir::Ctl::Yield:
       top.pc = pc + 1;
+      return n;
+    case ir::Ctl::Wait:
+      if (!m) {
+        top.pc = pc + 1;
+        break;
+      }
+      if (in.poll(ctx, w, in, m)) {
+        w.waitStep = 0;
+        w.waitData = 0;
+        top.pc = pc + 1;
+        if (ctx.faulted())
+          return n;
+        break;
+      }
+      // not yet: the instruction did not execute; the warp stays here and gives up its turn
+      ++w.waitStep;
+      --n;
+      --w.instCount;
+      --ctx.warpInsts;
+      ctx.threadInsts -= (uint64_t)__builtin_popcount(active);
+      ctx.waited = true;
+      if constexpr (kStep)
+        rec->blocked = true;
       return n;
     case ir::Ctl::Unsupported:
       ctx.fault(FaultKind::Unsupported, w, in, (unsigned)__builtin_ctz(active ? active : 1),

@@ -77,8 +77,10 @@ void computeAddresses(const Warp &w, const ir::Inst &in, uint32_t mask);
 bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
                       unsigned align, bool write, uint8_t **ptrs);
 
-/// Host pointer for one generic/global device address range, or null (no fault reported).
-uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t addr, unsigned bytes);
+/// Host pointer for one generic/global device address range, or null (no fault reported);
+/// with `write`, also null for constant memory (read-only in kernels).
+uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t addr, unsigned bytes,
+                          bool write = false);
 
 // Handlers the lowering core emits itself.
 void movSpecial(ExecCtx &, Warp &, const ir::Inst &, uint32_t);
@@ -107,6 +109,9 @@ struct WarpInstRecord {
   uint32_t execMask = 0;    ///< lanes that executed (guard true)
   ir::OpClass cls = ir::OpClass::Alu;
   bool isMemory = false;
+  /// A blocking instruction (ir::Ctl::Wait) could not complete: nothing executed, the warp is
+  /// still at `pc` (stepWarp returned false).
+  bool blocked = false;
   ir::MemSpace space = ir::MemSpace::Global;
   unsigned accessBytes = 0;
   uint64_t addr[kWarpSize]; ///< per-lane addresses (valid for lanes in execMask) when isMemory

@@ -18,12 +18,14 @@ namespace ptxsim::ptx::exec {
 
 namespace {
 std::vector<LowerFn> &loweringTable() {
-  static std::vector<LowerFn> t;
-  return t;
+  static auto *t = new std::vector<LowerFn>();
+  return *t;
 }
 std::once_flag gBuiltinsOnce;
+bool gRegisteringBuiltins = false;
 void registerBuiltins() {
   std::call_once(gBuiltinsOnce, [] {
+    gRegisteringBuiltins = true;
     registerIntOps();
     registerFloatOps();
     registerHalfOps();
@@ -38,11 +40,15 @@ void registerBuiltins() {
     registerMbarrierOps();
     registerMmaOps();
     registerTextureOps();
+    gRegisteringBuiltins = false;
   });
 }
 } // namespace
 
-void registerLowering(std::string_view opcode, LowerFn fn) {
+LowerFn registerLowering(std::string_view opcode, LowerFn fn) {
+  // built-ins first, so that an extension's registration wraps them instead of being replaced
+  if (!gRegisteringBuiltins)
+    registerBuiltins();
   uint16_t id = lookupOpcode(opcode);
   if (id == kInvalidOpcode) {
     std::fprintf(stderr, "ptxsim: internal error: lowering for unknown opcode '%.*s'\n",
@@ -52,7 +58,9 @@ void registerLowering(std::string_view opcode, LowerFn fn) {
   auto &t = loweringTable();
   if (t.size() <= id)
     t.resize(id + 1, nullptr);
+  LowerFn previous = t[id];
   t[id] = fn;
+  return previous;
 }
 
 LowerFn findLowering(uint16_t id) {
@@ -437,8 +445,9 @@ void FunctionLowering::run() {
 
 // --- LowerCtx ---------------------------------------------------------------------------------
 
-bool LowerCtx::has(Mod m) const {
-  uint16_t id = modId(m);
+bool LowerCtx::has(Mod m) const { return hasModifier(modId(m)); }
+
+bool LowerCtx::hasModifier(uint16_t id) const {
   for (const ModRef &r : ai_->mods)
     if (r.id == id)
       return true;
@@ -521,6 +530,12 @@ ir::Inst &LowerCtx::emitHelper(ir::ExecFn fn, uint32_t dstReg, int predRead) {
 ir::Inst &LowerCtx::emitCtl(ir::Ctl ctl, ir::OpClass cls) {
   ir::Inst &in = emit(nullptr, cls);
   in.ctl = ctl;
+  return in;
+}
+
+ir::Inst &LowerCtx::emitWait(ir::PollFn poll, ir::OpClass cls) {
+  ir::Inst &in = emitCtl(ir::Ctl::Wait, cls);
+  in.poll = poll;
   return in;
 }
 

@@ -39,6 +39,8 @@ public:
 
   const Instruction &ai() const { return *ai_; }
   bool has(Mod m) const;
+  /// Whether modifier id `id` is written (an extension's registerModifier id, or modId()).
+  bool hasModifier(uint16_t id) const;
   /// The i-th type modifier as written (ScalarType::None when absent).
   ScalarType type(unsigned i = 0) const { return i < ai_->numTypes ? ai_->types[i] : ScalarType::None; }
   /// The first modifier of `choices` present, or Mod::Count.
@@ -88,6 +90,8 @@ public:
   /// is valid until the next emit: resolve operands (src, predSrc may emit) before calling it.
   ir::Inst &emit(ir::ExecFn fn, ir::OpClass cls = ir::OpClass::Alu);
   ir::Inst &emitCtl(ir::Ctl ctl, ir::OpClass cls = ir::OpClass::Control);
+  /// Emits a blocking instruction (ir::Ctl::Wait) run by `poll`; the caller fills its operands.
+  ir::Inst &emitWait(ir::PollFn poll, ir::OpClass cls = ir::OpClass::Sync);
   /// Emits an unguarded helper that computes an operand into register offset `dstReg` (reading
   /// predicate `predRead` when >= 0); the instruction being lowered then reads that register.
   ir::Inst &emitHelper(ir::ExecFn fn, uint32_t dstReg, int predRead = -1);

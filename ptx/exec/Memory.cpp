@@ -88,7 +88,21 @@ bool DeviceMemory::release(uint64_t addr) {
   return true;
 }
 
+bool DeviceMemory::lookup(uint64_t addr, Allocation &out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.upper_bound(addr);
+  if (it == live_.begin())
+    return false;
+  --it;
+  const Allocation &a = it->second;
+  if (addr - a.base >= (a.size ? a.size : 1))
+    return false;
+  out = a;
+  return true;
+}
+
 const Allocation *DeviceMemory::find(uint64_t addr) const {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = live_.upper_bound(addr);
   if (it == live_.begin())
     return nullptr;
@@ -99,6 +113,7 @@ const Allocation *DeviceMemory::find(uint64_t addr) const {
 }
 
 const Allocation *DeviceMemory::nearestBelow(uint64_t addr) const {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = live_.upper_bound(addr);
   if (it == live_.begin())
     return nullptr;

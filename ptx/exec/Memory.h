@@ -44,8 +44,12 @@ public:
   uint64_t allocate(uint64_t bytes, AllocKind kind);
   /// Frees the allocation starting exactly at `addr`. False if there is none.
   bool release(uint64_t addr);
-  /// The allocation containing `addr`, or null.
+  /// The allocation containing `addr`, or null. The pointer stays valid until that allocation
+  /// is released; the lookup itself is safe while other host threads allocate and free.
   const Allocation *find(uint64_t addr) const;
+  /// Copies the allocation containing `addr` into `out` (false when none): what kernels use, so
+  /// a concurrent release never leaves them a dangling pointer.
+  bool lookup(uint64_t addr, Allocation &out) const;
   /// The live allocation with the highest base <= addr (for messages), or null.
   const Allocation *nearestBelow(uint64_t addr) const;
   /// True when [addr, addr+n) lies inside one live allocation.

@@ -88,7 +88,12 @@ class LowerCtx;
 /// Lowers the current instruction of `ctx` (ctx.ai()) by emitting IR instructions. Returns false
 /// after ctx.unsupported() when it cannot.
 using LowerFn = bool (*)(LowerCtx &ctx);
-void registerLowering(std::string_view opcode, LowerFn fn);
+/// Binds `opcode` (which must be in the opcode table: built-in or added with registerOpcode)
+/// to `fn` and returns the lowering it replaces (null when none). An extension that adds a
+/// form to a built-in opcode (a modifier of its own on `ld`, say) keeps the returned function
+/// and calls it for every instruction that is not its form, so the built-in forms are unchanged.
+/// Call at start-up, before any module is loaded.
+LowerFn registerLowering(std::string_view opcode, LowerFn fn);
 LowerFn findLowering(uint16_t opcodeId);
 
 /// Built-in families (each Ops*.cpp file defines one registration function).

@@ -8,6 +8,7 @@
 // touch control state. One host thread runs one CTA at a time, so shared memory needs no locks;
 // global memory is shared by all host threads and atomics use host atomics.
 
+#include "ptx/exec/Counters.h"
 #include "ptx/exec/Memory.h"
 #include "ptx/ir/Ir.h"
 
@@ -29,6 +30,7 @@ struct DeviceRuntimeCtaDeleter {
 };
 struct Grid;
 struct Cta;
+class LaunchExtension;
 
 struct SimtEntry {
   uint32_t pc;
@@ -66,6 +68,10 @@ struct Warp {
   /// stackTop at each call into a function that allocates, restored at its return.
   std::vector<std::array<uint32_t, ir::kWarpSize>> stackSaves;
   WarpState state = WarpState::Ready;
+  /// Failed polls of the blocking instruction (ir::Ctl::Wait) the warp is at; 0 when it is not
+  /// waiting. A poll may keep a little state of its own in waitData.
+  uint32_t waitStep = 0;
+  uint64_t waitData = 0;
   uint64_t instCount = 0;
   /// Livelock hint: the backward branch this warp keeps taking while some of its lanes wait
   /// to reconverge, and how many times in a row (see noteDivergentLoop in Exec.cpp).
@@ -123,6 +129,8 @@ struct Grid {
   uint64_t timerBase = 0;        ///< %globaltimer (ns) when the launch began
   uint32_t depth = 0;            ///< nesting depth of device launches (0: from the host)
   DeviceRuntime *devrt = nullptr;
+  /// The extension that took this launch over (LaunchPolicy.h), or null.
+  LaunchExtension *ext = nullptr;
   std::atomic<bool> stop{false}; ///< set by the first fault; other CTAs stop early
 };
 
@@ -135,15 +143,28 @@ struct ExecCtx {
   DeviceMemory *mem = nullptr;
   Grid *grid = nullptr;
   Cta *cta = nullptr;
-  const Allocation *lastAlloc = nullptr; ///< cache for bounds checks
+  /// The allocations this context touched last (copies, so a release on another host thread
+  /// cannot leave them dangling): most kernels hit here and never take the allocator's lock.
+  static constexpr unsigned kAllocCache = 4;
+  Allocation recentAllocs[kAllocCache];
+  unsigned recentNext = 0;
   FaultKind faultKind = FaultKind::None;
   std::string faultMsg;
   uint64_t threadInsts = 0;
   uint64_t warpInsts = 0;
+  /// A blocking instruction said "not yet" since the flag was last cleared (runCtas uses it to
+  /// tell waiting from a barrier deadlock).
+  bool waited = false;
+  /// Timing mode: the SM's simulated core cycle at which the current instruction issues (set by
+  /// the cycle model before each step); 0 in functional mode. Handlers of blocking or timed
+  /// extension instructions read it (a message may not be received before it was sent).
+  uint64_t cycle = 0;
+  /// Extension event counters (Counters.h), by id.
+  uint64_t counters[kMaxExecCounters] = {};
+  void count(uint16_t id, uint64_t n) { counters[id] += n; }
   /// Timing mode (SteppedGrid::setTimedClock): %clock/%clock64 read `cycle`, the SM's simulated
   /// cycle at issue, and %globaltimer reads cycle * nsPerCycle; otherwise (nsPerCycle == 0) the
   /// functional-mode stand-ins in movSpecial apply.
-  uint64_t cycle = 0;
   double nsPerCycle = 0;
 
   bool faulted() const { return faultKind != FaultKind::None; }

@@ -16,6 +16,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptxsim::ptx::exec {
@@ -34,6 +35,10 @@ constexpr uint32_t kNoPc = 0xffffffffu;
 struct Inst;
 /// Executes `in` for the lanes in `mask` (non-empty) of warp `w`.
 using ExecFn = void (*)(exec::ExecCtx &ctx, exec::Warp &w, const Inst &in, uint32_t mask);
+/// A blocking instruction's step (Ctl::Wait): tries to complete `in` for the lanes in `mask` and
+/// returns true when it did. False means "not yet": the warp stays at the instruction, which is
+/// tried again later (see Ctl::Wait).
+using PollFn = bool (*)(exec::ExecCtx &ctx, exec::Warp &w, const Inst &in, uint32_t mask);
 
 /// A source value: a register (offset `reg` = index * 32 into the warp's register frame) or a
 /// constant vector of 32 equal lanes owned by the function.
@@ -52,19 +57,49 @@ enum class AddrBase : uint8_t {
   KParam,     ///< the launch's kernel parameter buffer
 };
 
-/// Memory state space of an access, after lowering (param resolves to global or local).
+/// Memory state space of an access, after lowering (param resolves to global or local). Values
+/// from kFirstExtensionSpace on are registered by ISA extensions (registerMemSpace): their
+/// handlers compute the per-lane addresses (Warp::addr, in the space's own offsets) and the
+/// timing model routes the access to the space's registered model (timing/mem/IMemSpaceModel.h).
 enum class MemSpace : uint8_t { Global, Shared, Local, Const, Generic, Param };
+constexpr uint8_t kFirstExtensionSpace = uint8_t(MemSpace::Param) + 1;
+constexpr uint8_t kMaxMemSpaces = 16;
+/// Extension point: a new memory space for timing and statistics. Returns the existing space
+/// for a known name. Call at start-up.
+MemSpace registerMemSpace(std::string_view name);
+std::string_view memSpaceName(MemSpace s);
+uint8_t memSpaceCount();
 
 /// Instructions the interpreter loop runs itself.
 enum class Ctl : uint8_t {
   None, Bra, Brx, Call, CallIndirect, Ret, Exit, Trap, Bar, BarArrive, BarRed, Yield, Unsupported,
+  /// A blocking instruction (an extension's receive, a cross-CTA barrier): the interpreter calls
+  /// Inst::poll; when it returns false the warp does not advance and gives up its turn
+  /// (functional mode runs other warps and CTAs, the timing model stalls it with reason
+  /// `ext_wait` and retries later). Warp::waitStep counts the failed tries of the current wait
+  /// (0 on the first call), so a poll can act once (arrive) and then only check; it is reset when
+  /// the poll succeeds. A poll that can never succeed must fault (with a timeout or a deadlock
+  /// check of its own) rather than return false forever.
+  Wait,
 };
 
-/// Coarse class for timing models and statistics.
+/// Coarse class for timing models and statistics. Values from kFirstExtensionClass on are
+/// registered by ISA extensions (registerOpClass); the timing model maps each to a pipeline.
 enum class OpClass : uint8_t { Alu, Mul, Fp32, Fp64, Half, Sfu, Mem, Atomic, Control, Sync, Warp, Misc, Tensor };
+constexpr uint8_t kNumBuiltinOpClasses = uint8_t(OpClass::Tensor) + 1;
+constexpr uint8_t kMaxOpClasses = 32;
+/// Extension point: a new instruction class named `name` (for statistics and the timing
+/// model's pipe mapping, timing::registerPipe). Returns the existing class for a known name.
+/// Call at start-up.
+OpClass registerOpClass(std::string_view name);
+/// Name of an instruction class ("alu", "tensor", or a registered one).
+std::string_view opClassName(OpClass c);
+/// Number of classes in use (built-in plus registered).
+uint8_t opClassCount();
 
 struct Inst {
   ExecFn fn = nullptr;
+  PollFn poll = nullptr; ///< Ctl::Wait only
   Ctl ctl = Ctl::None;
   OpClass cls = OpClass::Alu;
   MemSpace space = MemSpace::Global;

@@ -769,7 +769,7 @@ std::string addAlternatives(std::string_view alts, std::vector<uint16_t> &out, i
       return "modifier '" + std::string(alt) + "' must start with '.'";
     uint16_t id = lookupModifier(alt.substr(1));
     if (id == kInvalidModifier)
-      return "modifier '" + std::string(alt) + "' is not in Modifiers.def/Types.def";
+      return "modifier '" + std::string(alt) + "' is not in Modifiers.def/Types.def nor registered (registerModifier)";
     out.push_back(id);
   }
   return "";
@@ -804,7 +804,7 @@ std::string parseVariant(std::string_view mods, std::string_view operands, Opcod
   if (freeMods) {
     // A row written `x*` accepts any modifiers: model it as one optional slot per modifier.
     ModSlot any;
-    for (uint16_t id = 0; id < kNumModifiers; ++id)
+    for (uint16_t id = 0; id < modifierCount(); ++id)
       any.allowed.push_back(id);
     for (int i = 0; i < 16; ++i)
       v.slots.push_back(any);

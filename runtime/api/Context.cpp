@@ -1,4 +1,8 @@
 #include "runtime/api/Context.h"
+
+#include "isa_ext/Extensions.h"
+#include "base/Config.h"
+#include "ptx/exec/Counters.h"
 #include "runtime/api/Graphs.h"
 
 #include "runtime/fatbin/Fatbin.h"
@@ -95,7 +99,11 @@ cudaError_t &lastError() {
 Context &Context::get() {
   // Never destroyed: atexit handlers of the application (e.g. __cudaUnregisterFatBinary) may run
   // after our own static destructors would have.
-  static Context *ctx = new Context();
+  static Context *ctx = [] {
+    // extensions register their opcodes, options, units and counters before anything is read
+    ext::registerExtensions();
+    return new Context();
+  }();
   return *ctx;
 }
 
@@ -115,13 +123,17 @@ void Context::loadTimingConfigOnce() {
     return;
   timingCfgLoaded_ = true;
   const char *mode = std::getenv("PTXSIM_MODE");
-  if (!mode || !*mode || std::strcmp(mode, "functional") == 0)
+  const char *cfgEnv = std::getenv("PTXSIM_CONFIG");
+  bool functional = !mode || !*mode || std::strcmp(mode, "functional") == 0;
+  // Functional mode reads a configuration only when one is named (its extension options, such
+  // as an SPU's grid, shape the functional run too); it never builds the cycle model.
+  if (functional && !(cfgEnv && *cfgEnv))
     return;
-  if (std::strcmp(mode, "timing") != 0) {
+  if (!functional && std::strcmp(mode, "timing") != 0) {
     std::fprintf(stderr, "ptxsim: PTXSIM_MODE must be 'functional' or 'timing', not '%s'\n", mode);
     stopForUserError();
   }
-  timingMode_ = true;
+  timingMode_ = !functional;
   std::vector<std::string> files;
   if (const char *c = std::getenv("PTXSIM_CONFIG"); c && *c) {
     std::string all = c;
@@ -149,16 +161,25 @@ void Context::loadTimingConfigOnce() {
     std::fprintf(stderr, "ptxsim: cannot use the timing configuration; stopping\n");
     stopForUserError();
   }
+  if (!timingMode_)
+    return;
   // Power: PTXSIM_POWER=1, with the XML from PTXSIM_POWER_CONFIG or beside the last timing
   // configuration file (configs/gtx480.config -> configs/gtx480.power.xml).
   if (const char *pw = std::getenv("PTXSIM_POWER"); pw && *pw && std::strcmp(pw, "0") != 0) {
     std::string xml;
     if (const char *px = std::getenv("PTXSIM_POWER_CONFIG"); px && *px) {
       xml = px;
-    } else if (!files.empty()) {
-      std::string f = files.back();
-      if (f.size() > 7 && f.compare(f.size() - 7, 7, ".config") == 0)
-        xml = f.substr(0, f.size() - 7) + ".power.xml";
+    } else {
+      // the last configuration file that has a .power.xml beside it (a preset; files that only
+      // add options, such as an extension's, have none)
+      for (size_t i = files.size(); i-- > 0 && xml.empty();) {
+        const std::string &f = files[i];
+        if (f.size() > 7 && f.compare(f.size() - 7, 7, ".config") == 0) {
+          std::string x = f.substr(0, f.size() - 7) + ".power.xml";
+          if (access(x.c_str(), R_OK) == 0 || i == 0)
+            xml = x;
+        }
+      }
     }
     if (xml.empty()) {
       std::fprintf(stderr, "ptxsim: PTXSIM_POWER needs a power configuration: set PTXSIM_POWER_CONFIG "
@@ -166,6 +187,7 @@ void Context::loadTimingConfigOnce() {
       stopForUserError();
     }
     DiagEngine pd;
+    timing::registerTimingStatistics(); // the counters the power model checks it can read
     if (!power::PowerModel::load(xml, timingCfg_, powerModel_, pd)) {
       std::ostringstream os;
       pd.print(os);
@@ -199,7 +221,7 @@ ptx::exec::Engine &Context::engine() {
     loadTimingConfigOnce();
     ptx::exec::EngineConfig cfg;
     cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
-    if (timingMode_) {
+    if (timingMode_ || !timingCfg_.sources.empty()) { // a configured GPU, also in functional mode
       cfg.numSms = timingCfg_.numSms();
       cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
       cfg.maxSharedPerBlockOptin = timingCfg_.core.sharedBytesPerSm;
@@ -616,14 +638,14 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     ptx::exec::LaunchResult r;
     timing::KernelTimingStats ts;
     if (timingMode_) {
-      std::vector<timing::KernelTimingStats> samples;
+      std::vector<stats::Snapshot> samples;
       if (powerOn_)
         timingGpu().setSampler(powerModel_.traceInterval(),
                                [&samples](const timing::KernelTimingStats &s) { samples.push_back(s); });
       r = timingGpu().runKernel(q, ts);
       if (powerOn_) {
         timingGpu().setSampler(0, {});
-        powerStats_.push_back(powerModel_.kernel(ts, samples));
+        powerStats_.push_back(powerModel_.kernel(ts.kernel, ts, samples));
       }
       simSeconds_ += ts.seconds;
     } else {
@@ -641,6 +663,10 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     st.threadInsts += r.threadInsts;
     st.warpInsts += r.warpInsts;
     st.seconds += r.seconds;
+    if (st.counters.size() < r.counters.size())
+      st.counters.resize(r.counters.size(), 0);
+    for (size_t i = 0; i < r.counters.size(); ++i)
+      st.counters[i] += r.counters[i];
     if (timingMode_) {
       st.cycles += ts.cycles;
       st.simSeconds += ts.seconds;
@@ -741,9 +767,8 @@ void Context::reportAtExit() {
         }
         timing::KernelTimingStats &t = it->second;
         t.cycles += ks.cycles;
-        for (size_t i = 0; i < t.values.size() && i < ks.values.size(); ++i)
-          if (t.values[i].first == ks.values[i].first)
-            t.values[i].second += ks.values[i].second;
+        for (const auto &kv : ks.values())
+          t.add(kv.first, kv.second);
       }
       if (powerOn_) {
         double e = 0, t = 0, peak = 0;
@@ -812,7 +837,13 @@ void Context::reportAtExit() {
          << "\", \"demangled\": \"" << jsonEscape(demangle(name))
          << "\", \"launches\": " << st.launches << ", \"ctas\": " << st.ctas
          << ", \"thread_insts\": " << st.threadInsts << ", \"warp_insts\": " << st.warpInsts
-         << ", \"seconds\": " << st.seconds << "}";
+         << ", \"seconds\": " << st.seconds;
+      // extension counters that saw activity (ptx/exec/Counters.h)
+      const auto &names = ptx::exec::execCounters();
+      for (size_t i = 0; i < st.counters.size() && i < names.size(); ++i)
+        if (st.counters[i])
+          os << ", " << jsonQuote(names[i].name) << ": " << st.counters[i];
+      os << "}";
       first = false;
     }
     os << "\n  ]";

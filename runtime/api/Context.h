@@ -138,6 +138,7 @@ public:
     uint64_t cycles = 0; ///< timing mode
     double simSeconds = 0;
     std::string lastConfig; ///< "(gx,gy,gz)x(bx,by,bz)" of the last launch
+    std::vector<uint64_t> counters; ///< extension counters (ptx/exec/Counters.h), by id
   };
   /// Prints the end-of-run summary to stderr and writes the JSON stats file when asked.
   void reportAtExit();

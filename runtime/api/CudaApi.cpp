@@ -1160,11 +1160,11 @@ PTXSIM_API cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s) {
 
 namespace ptxsim::runtime {
 int unsupportedCall(const char *name) {
-  static std::mutex mu;
-  static std::unordered_set<std::string> told;
+  static auto *mu = new std::mutex();                        // never destroyed: calls may
+  static auto *told = new std::unordered_set<std::string>(); // come from atexit handlers
   {
-    std::lock_guard<std::mutex> lock(mu);
-    if (told.insert(name).second)
+    std::lock_guard<std::mutex> lock(*mu);
+    if (told->insert(name).second)
       std::fprintf(stderr, "ptxsim: %s is not supported by ptxsim; it returns cudaErrorNotSupported\n",
                    name);
   }

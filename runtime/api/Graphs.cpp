@@ -98,13 +98,37 @@ struct PoolObj {
 };
 
 // All state below is guarded by the context mutex.
-std::unordered_set<GraphObj *> g_graphs;
-std::unordered_set<NodeObj *> g_nodes;
-std::unordered_set<ExecObj *> g_execs;
-std::unordered_map<cudaStream_t, Capture> g_captures;
-std::unordered_map<cudaEvent_t, CapturedEvent> g_capturedEvents;
+/// Built on first use and never destroyed (no static constructor or destructor).
+std::unordered_set<GraphObj *> &g_graphsFn() {
+  static auto *v = new std::unordered_set<GraphObj *>();
+  return *v;
+}
+/// Built on first use and never destroyed (no static constructor or destructor).
+std::unordered_set<NodeObj *> &g_nodesFn() {
+  static auto *v = new std::unordered_set<NodeObj *>();
+  return *v;
+}
+/// Built on first use and never destroyed (no static constructor or destructor).
+std::unordered_set<ExecObj *> &g_execsFn() {
+  static auto *v = new std::unordered_set<ExecObj *>();
+  return *v;
+}
+/// Built on first use and never destroyed (no static constructor or destructor).
+std::unordered_map<cudaStream_t, Capture> &g_capturesFn() {
+  static auto *v = new std::unordered_map<cudaStream_t, Capture>();
+  return *v;
+}
+/// Built on first use and never destroyed (no static constructor or destructor).
+std::unordered_map<cudaEvent_t, CapturedEvent> &g_capturedEventsFn() {
+  static auto *v = new std::unordered_map<cudaEvent_t, CapturedEvent>();
+  return *v;
+}
 unsigned long long g_nextCaptureId = 1;
-std::unordered_set<PoolObj *> g_pools;
+/// Built on first use and never destroyed (no static constructor or destructor).
+std::unordered_set<PoolObj *> &g_poolsFn() {
+  static auto *v = new std::unordered_set<PoolObj *>();
+  return *v;
+}
 PoolObj *g_defaultPool = nullptr;
 PoolObj *g_currentPool = nullptr;
 thread_local cudaStreamCaptureMode t_captureMode = cudaStreamCaptureModeGlobal;
@@ -115,12 +139,12 @@ ExecObj *execOf(cudaGraphExec_t e) { return reinterpret_cast<ExecObj *>(e); }
 PoolObj *poolOf(cudaMemPool_t p) { return reinterpret_cast<PoolObj *>(p); }
 cudaGraphNode_t handle(NodeObj *n) { return reinterpret_cast<cudaGraphNode_t>(n); }
 
-bool validGraph(cudaGraph_t g) { return g && g_graphs.count(graphOf(g)); }
-bool validNode(cudaGraphNode_t n) { return n && g_nodes.count(nodeOf(n)); }
+bool validGraph(cudaGraph_t g) { return g && g_graphsFn().count(graphOf(g)); }
+bool validNode(cudaGraphNode_t n) { return n && g_nodesFn().count(nodeOf(n)); }
 
 void forgetNodes(GraphObj &g) {
   for (auto &n : g.nodes) {
-    g_nodes.erase(n.get());
+    g_nodesFn().erase(n.get());
     if (n->child)
       forgetNodes(*n->child);
   }
@@ -181,7 +205,7 @@ std::unique_ptr<GraphObj> cloneGraph(const GraphObj &src,
     copyParams(*c, *n);
     c->clonedFrom = n.get();
     local[n.get()] = c.get();
-    g_nodes.insert(c.get());
+    g_nodesFn().insert(c.get());
     g->nodes.push_back(std::move(c));
   }
   for (size_t i = 0; i < src.nodes.size(); ++i)
@@ -249,7 +273,7 @@ NodeObj *addNode(GraphObj *g, std::unique_ptr<NodeObj> n, const cudaGraphNode_t 
   for (size_t i = 0; i < num; ++i)
     n->deps.push_back(nodeOf(deps[i]));
   NodeObj *raw = n.get();
-  g_nodes.insert(raw);
+  g_nodesFn().insert(raw);
   g->nodes.push_back(std::move(n));
   return raw;
 }
@@ -446,8 +470,8 @@ cudaError_t runGraph(const GraphObj &g, cudaStream_t s) {
 cudaStream_t captureKey(cudaStream_t s) { return s ? s : cudaStreamPerThread; }
 
 Capture *capturing(cudaStream_t s) {
-  auto it = g_captures.find(captureKey(s));
-  return it == g_captures.end() ? nullptr : &it->second;
+  auto it = g_capturesFn().find(captureKey(s));
+  return it == g_capturesFn().end() ? nullptr : &it->second;
 }
 
 /// Appends a captured node after the stream's current tail.
@@ -455,7 +479,7 @@ void appendCaptured(Capture &c, std::unique_ptr<NodeObj> n) {
   n->graph = c.sess->graph;
   n->deps = c.tail;
   NodeObj *raw = n.get();
-  g_nodes.insert(raw);
+  g_nodesFn().insert(raw);
   c.sess->graph->nodes.push_back(std::move(n));
   c.tail = {raw};
 }
@@ -500,7 +524,7 @@ PoolObj *defaultPool() {
     g_defaultPool->props.allocType = cudaMemAllocationTypePinned;
     g_defaultPool->props.location.type = cudaMemLocationTypeDevice;
     g_defaultPool->props.location.id = 0;
-    g_pools.insert(g_defaultPool);
+    g_poolsFn().insert(g_defaultPool);
     g_currentPool = g_defaultPool;
   }
   return g_defaultPool;
@@ -630,18 +654,18 @@ std::optional<cudaError_t> captureUnsupported(cudaStream_t s, const char *what) 
 std::optional<cudaError_t> captureEventRecord(cudaEvent_t e, cudaStream_t s) {
   Capture *c = capturing(s);
   if (!c) {
-    g_capturedEvents.erase(e); // an ordinary record replaces a captured one
+    g_capturedEventsFn().erase(e); // an ordinary record replaces a captured one
     return std::nullopt;
   }
   if (c->sess->invalidated)
     return cudaErrorStreamCaptureInvalidated;
-  g_capturedEvents[e] = CapturedEvent{c->sess, c->tail};
+  g_capturedEventsFn()[e] = CapturedEvent{c->sess, c->tail};
   return cudaSuccess;
 }
 
 std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e) {
-  auto it = g_capturedEvents.find(e);
-  if (it == g_capturedEvents.end() || it->second.sess->ended)
+  auto it = g_capturedEventsFn().find(e);
+  if (it == g_capturedEventsFn().end() || it->second.sess->ended)
     return std::nullopt; // an event outside capture: streams run at the call, nothing to wait on
   CapturedEvent &ev = it->second;
   Capture *c = capturing(s);
@@ -650,7 +674,7 @@ std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e)
     Capture joined;
     joined.sess = ev.sess;
     joined.tail = ev.tail;
-    g_captures[captureKey(s)] = std::move(joined);
+    g_capturesFn()[captureKey(s)] = std::move(joined);
     return cudaSuccess;
   }
   if (c->sess != ev.sess)
@@ -671,21 +695,21 @@ std::optional<cudaError_t> captureEventNode(cudaStream_t s, cudaEvent_t e, bool 
   });
 }
 
-void captureEventDestroyed(cudaEvent_t e) { g_capturedEvents.erase(e); }
+void captureEventDestroyed(cudaEvent_t e) { g_capturedEventsFn().erase(e); }
 
 void captureReset() {
   std::unordered_set<Session *> seen;
-  for (auto &kv : g_captures) {
+  for (auto &kv : g_capturesFn()) {
     Session &sess = *kv.second.sess;
     if (!seen.insert(&sess).second)
       continue;
     sess.ended = true;
     forgetNodes(*sess.graph);
-    g_graphs.erase(sess.graph);
+    g_graphsFn().erase(sess.graph);
     delete sess.graph;
   }
-  g_captures.clear();
-  g_capturedEvents.clear();
+  g_capturesFn().clear();
+  g_capturedEventsFn().clear();
 }
 
 void captureStreamDestroyed(cudaStream_t s) {
@@ -696,15 +720,15 @@ void captureStreamDestroyed(cudaStream_t s) {
   if (c->sess->origin == s) {
     // the sequence can no longer be ended: drop it and its graph
     std::shared_ptr<Session> sess = c->sess;
-    for (auto it = g_captures.begin(); it != g_captures.end();)
-      it = it->second.sess == sess ? g_captures.erase(it) : std::next(it);
+    for (auto it = g_capturesFn().begin(); it != g_capturesFn().end();)
+      it = it->second.sess == sess ? g_capturesFn().erase(it) : std::next(it);
     sess->ended = true;
     forgetNodes(*sess->graph);
-    g_graphs.erase(sess->graph);
+    g_graphsFn().erase(sess->graph);
     delete sess->graph;
     return;
   }
-  g_captures.erase(captureKey(s));
+  g_capturesFn().erase(captureKey(s));
 }
 
 } // namespace ptxsim::runtime
@@ -718,7 +742,7 @@ PTXSIM_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) 
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK;
   auto *g = new GraphObj;
-  g_graphs.insert(g);
+  g_graphsFn().insert(g);
   *pGraph = reinterpret_cast<cudaGraph_t>(g);
   return cudaSuccess;
 }
@@ -727,11 +751,11 @@ PTXSIM_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   PTXSIM_LOCK;
   if (!validGraph(graph))
     return ret(cudaErrorInvalidValue);
-  for (auto &kv : g_captures)
+  for (auto &kv : g_capturesFn())
     if (kv.second.sess->graph == graphOf(graph))
       return ret(cudaErrorIllegalState); // still being captured into
   forgetNodes(*graphOf(graph));
-  g_graphs.erase(graphOf(graph));
+  g_graphsFn().erase(graphOf(graph));
   delete graphOf(graph);
   return cudaSuccess;
 }
@@ -981,24 +1005,24 @@ PTXSIM_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t orig
   if (!pGraphClone || !validGraph(originalGraph))
     return ret(cudaErrorInvalidValue);
   GraphObj *g = cloneGraph(*graphOf(originalGraph), nullptr).release();
-  g_graphs.insert(g);
+  g_graphsFn().insert(g);
   *pGraphClone = reinterpret_cast<cudaGraph_t>(g);
   return cudaSuccess;
 }
 
 PTXSIM_API cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
   PTXSIM_LOCK;
-  if (!validNode(node) || !g_graphs.count(nodeOf(node)->graph))
+  if (!validNode(node) || !g_graphsFn().count(nodeOf(node)->graph))
     return ret(cudaErrorInvalidValue); // not a node of a user graph
   NodeObj *n = nodeOf(node);
   GraphObj *g = n->graph;
   for (auto &other : g->nodes)
     other->deps.erase(std::remove(other->deps.begin(), other->deps.end(), n), other->deps.end());
-  for (ExecObj *x : g_execs)
+  for (ExecObj *x : g_execsFn())
     x->fromOrig.erase(n);
   if (n->child)
     forgetNodes(*n->child);
-  g_nodes.erase(n);
+  g_nodesFn().erase(n);
   for (auto it = g->nodes.begin(); it != g->nodes.end(); ++it)
     if (it->get() == n) {
       g->nodes.erase(it);
@@ -1108,7 +1132,7 @@ PTXSIM_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec
   auto *x = new ExecObj;
   x->g = cloneGraph(*graphOf(graph), &x->fromOrig);
   x->flags = flags;
-  g_execs.insert(x);
+  g_execsFn().insert(x);
   *pGraphExec = reinterpret_cast<cudaGraphExec_t>(x);
   return cudaSuccess;
 }
@@ -1120,7 +1144,7 @@ PTXSIM_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGra
 
 PTXSIM_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   PTXSIM_LOCK;
-  if (!graphExec || !g_execs.erase(execOf(graphExec)))
+  if (!graphExec || !g_execsFn().erase(execOf(graphExec)))
     return ret(cudaErrorInvalidValue);
   forgetNodes(*execOf(graphExec)->g);
   delete execOf(graphExec);
@@ -1131,7 +1155,7 @@ PTXSIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t s
   const GraphObj *g = nullptr;
   {
     PTXSIM_LOCK_CHECKED;
-    if (!graphExec || !g_execs.count(execOf(graphExec)))
+    if (!graphExec || !g_execsFn().count(execOf(graphExec)))
       return ret(cudaErrorInvalidValue);
     if (!ctx.validStream(stream))
       return ret(cudaErrorInvalidResourceHandle);
@@ -1154,7 +1178,7 @@ PTXSIM_API cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStrea
 
 PTXSIM_API cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
   PTXSIM_LOCK_CHECKED;
-  if (!graphExec || !g_execs.count(execOf(graphExec)))
+  if (!graphExec || !g_execsFn().count(execOf(graphExec)))
     return ret(cudaErrorInvalidValue);
   return ctx.validStream(stream) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
 }
@@ -1163,7 +1187,7 @@ PTXSIM_API cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphEx
                                                         cudaGraphNode_t node,
                                                         const cudaKernelNodeParams *pNodeParams) {
   PTXSIM_LOCK;
-  if (!pNodeParams || !hGraphExec || !g_execs.count(execOf(hGraphExec)) || !validNode(node))
+  if (!pNodeParams || !hGraphExec || !g_execsFn().count(execOf(hGraphExec)) || !validNode(node))
     return ret(cudaErrorInvalidValue);
   ExecObj *x = execOf(hGraphExec);
   auto it = x->fromOrig.find(nodeOf(node));
@@ -1182,7 +1206,7 @@ PTXSIM_API cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphEx
 
 /// The exec graph's copy of `node` when it has kind `kind`, else null (under the lock).
 static NodeObj *execNode(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, NodeKind kind) {
-  if (!hGraphExec || !g_execs.count(execOf(hGraphExec)) || !validNode(node))
+  if (!hGraphExec || !g_execsFn().count(execOf(hGraphExec)) || !validNode(node))
     return nullptr;
   auto &m = execOf(hGraphExec)->fromOrig;
   auto it = m.find(nodeOf(node));
@@ -1277,7 +1301,7 @@ static void updateParams(GraphObj &dst, const GraphObj &src,
 PTXSIM_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
                                            cudaGraphExecUpdateResultInfo *resultInfo) {
   PTXSIM_LOCK;
-  if (!hGraphExec || !g_execs.count(execOf(hGraphExec)) || !validGraph(hGraph))
+  if (!hGraphExec || !g_execsFn().count(execOf(hGraphExec)) || !validGraph(hGraph))
     return ret(cudaErrorInvalidValue);
   ExecObj *x = execOf(hGraphExec);
   cudaGraphExecUpdateResult why;
@@ -1316,7 +1340,7 @@ PTXSIM_API cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGra
 
 PTXSIM_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags) {
   PTXSIM_LOCK;
-  if (!flags || !graphExec || !g_execs.count(execOf(graphExec)))
+  if (!flags || !graphExec || !g_execsFn().count(execOf(graphExec)))
     return ret(cudaErrorInvalidValue);
   *flags = execOf(graphExec)->flags;
   return cudaSuccess;
@@ -1324,7 +1348,7 @@ PTXSIM_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned
 
 /// The exec copy of `node` (any kind), or null (under the lock).
 static NodeObj *execNodeAny(cudaGraphExec_t hGraphExec, cudaGraphNode_t node) {
-  if (!hGraphExec || !g_execs.count(execOf(hGraphExec)) || !validNode(node))
+  if (!hGraphExec || !g_execsFn().count(execOf(hGraphExec)) || !validNode(node))
     return nullptr;
   auto &m = execOf(hGraphExec)->fromOrig;
   auto it = m.find(nodeOf(node));
@@ -1544,14 +1568,14 @@ PTXSIM_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCap
   if (capturing(stream))
     return ret(cudaErrorIllegalState);
   auto *g = new GraphObj;
-  g_graphs.insert(g);
+  g_graphsFn().insert(g);
   Capture c;
   c.sess = std::make_shared<Session>();
   c.sess->graph = g;
   c.sess->mode = mode;
   c.sess->id = g_nextCaptureId++;
   c.sess->origin = stream;
-  g_captures[stream] = std::move(c);
+  g_capturesFn()[stream] = std::move(c);
   return cudaSuccess;
 }
 
@@ -1583,18 +1607,18 @@ PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pG
         stack.push_back(d);
   }
   bool unjoined = false;
-  for (auto &kv : g_captures)
+  for (auto &kv : g_capturesFn())
     if (kv.second.sess == sess)
       for (NodeObj *n : kv.second.tail)
         unjoined |= !reach.count(n);
-  for (auto it = g_captures.begin(); it != g_captures.end();)
-    it = it->second.sess == sess ? g_captures.erase(it) : std::next(it);
+  for (auto it = g_capturesFn().begin(); it != g_capturesFn().end();)
+    it = it->second.sess == sess ? g_capturesFn().erase(it) : std::next(it);
   sess->ended = true;
   GraphObj *g = sess->graph;
   bool invalid = sess->invalidated || unjoined;
   if (invalid) {
     forgetNodes(*g);
-    g_graphs.erase(g);
+    g_graphsFn().erase(g);
     delete g;
     *pGraph = nullptr;
     return ret(unjoined && !sess->invalidated ? cudaErrorStreamCaptureUnjoined
@@ -1705,7 +1729,7 @@ PTXSIM_API cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
     return ret(cudaErrorInvalidDevice);
   PTXSIM_LOCK;
   defaultPool();
-  if (!memPool || !g_pools.count(poolOf(memPool)))
+  if (!memPool || !g_poolsFn().count(poolOf(memPool)))
     return ret(cudaErrorInvalidValue);
   g_currentPool = poolOf(memPool);
   return cudaSuccess;
@@ -1722,18 +1746,18 @@ PTXSIM_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const cudaMemPo
   defaultPool();
   auto *p = new PoolObj;
   p->props = *props;
-  g_pools.insert(p);
+  g_poolsFn().insert(p);
   *memPool = reinterpret_cast<cudaMemPool_t>(p);
   return cudaSuccess;
 }
 
 PTXSIM_API cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) {
   PTXSIM_LOCK;
-  if (!memPool || !g_pools.count(poolOf(memPool)) || poolOf(memPool)->isDefault)
+  if (!memPool || !g_poolsFn().count(poolOf(memPool)) || poolOf(memPool)->isDefault)
     return ret(cudaErrorInvalidValue);
   if (g_currentPool == poolOf(memPool))
     g_currentPool = g_defaultPool;
-  g_pools.erase(poolOf(memPool));
+  g_poolsFn().erase(poolOf(memPool));
   delete poolOf(memPool); // its live allocations stay valid until freed, as in CUDA
   return cudaSuccess;
 }
@@ -1744,7 +1768,7 @@ PTXSIM_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemP
     return ret(cudaErrorInvalidValue);
   {
     PTXSIM_LOCK_CHECKED;
-    if (!memPool || !g_pools.count(poolOf(memPool)))
+    if (!memPool || !g_poolsFn().count(poolOf(memPool)))
       return ret(cudaErrorInvalidValue);
     if (!ctx.validStream(stream))
       return ret(cudaErrorInvalidResourceHandle);
@@ -1758,7 +1782,7 @@ PTXSIM_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemP
   if (e)
     return e;
   PTXSIM_LOCK;
-  if (g_pools.count(poolOf(memPool)) && *ptr) {
+  if (g_poolsFn().count(poolOf(memPool)) && *ptr) {
     PoolObj &p = *poolOf(memPool);
     pruneLive(ctx, p);
     p.live[*ptr] = size;
@@ -1776,7 +1800,7 @@ PTXSIM_API cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cud
 
 PTXSIM_API cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t) {
   PTXSIM_LOCK;
-  if (!memPool || !g_pools.count(poolOf(memPool)))
+  if (!memPool || !g_poolsFn().count(poolOf(memPool)))
     return ret(cudaErrorInvalidValue);
   return cudaSuccess; // freed memory goes back to the device at once: nothing to trim
 }
@@ -1786,7 +1810,7 @@ PTXSIM_API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, cudaMemPoo
   if (!value)
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK;
-  if (!memPool || !g_pools.count(poolOf(memPool)))
+  if (!memPool || !g_poolsFn().count(poolOf(memPool)))
     return ret(cudaErrorInvalidValue);
   PoolObj &p = *poolOf(memPool);
   switch (attr) {
@@ -1822,7 +1846,7 @@ PTXSIM_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoo
   if (!value)
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK;
-  if (!memPool || !g_pools.count(poolOf(memPool)))
+  if (!memPool || !g_poolsFn().count(poolOf(memPool)))
     return ret(cudaErrorInvalidValue);
   PoolObj &p = *poolOf(memPool);
   pruneLive(ctx, p);

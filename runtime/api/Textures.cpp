@@ -55,16 +55,16 @@ struct ObjRecord {
 };
 
 std::set<cudaArray *> &arrays() {
-  static std::set<cudaArray *> s;
-  return s;
+  static auto *s = new std::set<cudaArray *>(); // never destroyed
+  return *s;
 }
 std::set<cudaMipmappedArray *> &mipArrays() {
-  static std::set<cudaMipmappedArray *> s;
-  return s;
+  static auto *s = new std::set<cudaMipmappedArray *>(); // never destroyed
+  return *s;
 }
 std::map<uint64_t, ObjRecord> &textures() {
-  static std::map<uint64_t, ObjRecord> m;
-  return m;
+  static auto *m = new std::map<uint64_t, ObjRecord>(); // never destroyed
+  return *m;
 }
 /// Destroys texture or surface object `obj` of `records` (its descriptor's device memory too).
 cudaError_t destroyObject(Context &ctx, std::map<uint64_t, ObjRecord> &records, uint64_t obj) {
@@ -84,8 +84,8 @@ const ObjRecord *findObject(const std::map<uint64_t, ObjRecord> &records, uint64
 }
 
 std::map<uint64_t, ObjRecord> &surfaces() {
-  static std::map<uint64_t, ObjRecord> m;
-  return m;
+  static auto *m = new std::map<uint64_t, ObjRecord>(); // never destroyed
+  return *m;
 }
 
 bool validArray(const cudaArray *a) { return a && arrays().count(const_cast<cudaArray *>(a)); }

@@ -1,6 +1,7 @@
 // The `ptxsim` command-line tool.
 
 #include "runtime/cli/PtxCommands.h"
+#include "isa_ext/Extensions.h"
 #include "runtime/cli/RunCommand.h"
 
 #include <iostream>
@@ -22,6 +23,7 @@ void usage(std::ostream &os) {
 } // namespace
 
 int main(int argc, char **argv) {
+  ptxsim::ext::registerExtensions(); // extension opcodes are known to `ptx check` too
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
     usage(args.empty() ? std::cerr : std::cout);

@@ -3,17 +3,27 @@
 #include "power/PowerModel.h"
 
 #include "power/Xml.h"
+#include "timing/gpu/Gpu.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <map>
 
 using namespace ptxsim;
 using namespace ptxsim::power;
-using timing::KernelTimingStats;
+using KernelTimingStats = stats::Snapshot;
 
 namespace {
+
+/// The timing model's statistics are registered before any test loads a power model.
+class StatsEnvironment : public ::testing::Environment {
+  void SetUp() override { timing::registerTimingStatistics(); }
+};
+[[maybe_unused]] ::testing::Environment *const gStatsEnv =
+    ::testing::AddGlobalTestEnvironment(new StatsEnvironment);
 
 std::string repoPath(const std::string &rel) { return std::string(PTXSIM_TEST_DIR) + "/../" + rel; }
 
@@ -25,6 +35,7 @@ timing::TimingConfig presetConfig(const std::string &name) {
 }
 
 PowerModel presetModel(const std::string &name, const timing::TimingConfig &cfg) {
+  timing::registerTimingStatistics();
   PowerModel m;
   DiagEngine d;
   bool ok = PowerModel::load(repoPath("configs/" + name + ".power.xml"), cfg, m, d);
@@ -37,15 +48,13 @@ PowerModel presetModel(const std::string &name, const timing::TimingConfig &cfg)
 
 KernelTimingStats makeStats(const std::map<std::string, double> &v, double cycles,
                             double clockMHz) {
+  timing::registerTimingStatistics();
+  stats::Catalog::global().add("spu.buffer_accesses", stats::Unit::Count, "test extension counter");
   KernelTimingStats s;
-  s.kernel = "k";
-  s.cycles = timing::Cycle(cycles);
-  s.seconds = cycles / (clockMHz * 1e6);
-  s.values.push_back({"gpu.cycles", cycles});
-  s.values.push_back({"gpu.sim_seconds", s.seconds});
+  s.set("gpu.cycles", cycles);
+  s.set("gpu.sim_seconds", cycles / (clockMHz * 1e6));
   for (auto &kv : v)
-    s.values.push_back(kv);
-  s.warpInsts = uint64_t(s.get("gpu.warp_insts"));
+    s.set(kv.first, kv.second);
   return s;
 }
 
@@ -120,12 +129,12 @@ const char *kMinimalXml = R"(<?xml version="1.0"?>
 TEST(PowerModel, ZeroDynamicEnergyWithoutActivity) {
   auto cfg = presetConfig("gtx480");
   PowerModel m = presetModel("gtx480", cfg);
-  KernelPower idle = m.kernel(makeStats({}, 1000, cfg.core.clockMHz), {});
+  KernelPower idle = m.kernel("k", makeStats({}, 1000, cfg.core.clockMHz), {});
   for (auto &c : idle.components)
     EXPECT_EQ(c.dynamicJ, 0) << c.name;
   EXPECT_NEAR(idle.avgW, m.staticW(), 1e-9);
   // matmul uses no FP64, SFU or tensor pipe: those components have no dynamic energy
-  KernelPower mm = m.kernel(makeStats(matmulCounters(), 186680, cfg.core.clockMHz), {});
+  KernelPower mm = m.kernel("k", makeStats(matmulCounters(), 186680, cfg.core.clockMHz), {});
   EXPECT_EQ(dynamicOf(mm, "dp"), 0);
   EXPECT_EQ(dynamicOf(mm, "sfu"), 0);
   EXPECT_EQ(dynamicOf(mm, "tensor"), 0);
@@ -137,7 +146,7 @@ TEST(PowerModel, ZeroDynamicEnergyWithoutActivity) {
 TEST(PowerModel, EveryComponentListedInFixedOrder) {
   auto cfg = presetConfig("gtx480");
   PowerModel m = presetModel("gtx480", cfg);
-  KernelPower p = m.kernel(makeStats({}, 10, cfg.core.clockMHz), {});
+  KernelPower p = m.kernel("k", makeStats({}, 10, cfg.core.clockMHz), {});
   std::vector<std::string> names;
   for (auto &c : p.components)
     names.push_back(c.name);
@@ -155,8 +164,8 @@ TEST(PowerModel, DoublingCountersDoublesDynamicEnergy) {
   auto twice = once;
   for (auto &kv : twice)
     kv.second *= 2;
-  KernelPower a = m.kernel(makeStats(once, 186680, cfg.core.clockMHz), {});
-  KernelPower b = m.kernel(makeStats(twice, 2 * 186680, cfg.core.clockMHz), {});
+  KernelPower a = m.kernel("k", makeStats(once, 186680, cfg.core.clockMHz), {});
+  KernelPower b = m.kernel("k", makeStats(twice, 2 * 186680, cfg.core.clockMHz), {});
   EXPECT_NEAR(totalDynamic(b) / totalDynamic(a), 2.0, 0.02);
   for (size_t i = 0; i < a.components.size(); ++i)
     EXPECT_NEAR(b.components[i].dynamicJ, 2 * a.components[i].dynamicJ,
@@ -169,7 +178,7 @@ TEST(PowerModel, DoublingCountersDoublesDynamicEnergy) {
 TEST(PowerModel, MemoryHeavyKernelIsDominatedByDramAndL2) {
   auto cfg = presetConfig("gtx480");
   PowerModel m = presetModel("gtx480", cfg);
-  KernelPower p = m.kernel(makeStats(memoryHeavyCounters(), 200000, cfg.core.clockMHz), {});
+  KernelPower p = m.kernel("k", makeStats(memoryHeavyCounters(), 200000, cfg.core.clockMHz), {});
   double mem = dynamicOf(p, "dram") + dynamicOf(p, "l2");
   double alu = dynamicOf(p, "sp") + dynamicOf(p, "regfile");
   EXPECT_GT(mem, alu * 3);
@@ -184,7 +193,7 @@ TEST(PowerModel, MemoryHeavyKernelIsDominatedByDramAndL2) {
 TEST(PowerModel, ComputeHeavyKernelIsDominatedByAlusAndRegisterFile) {
   auto cfg = presetConfig("gtx480");
   PowerModel m = presetModel("gtx480", cfg);
-  KernelPower p = m.kernel(makeStats(computeHeavyCounters(), 200000, cfg.core.clockMHz), {});
+  KernelPower p = m.kernel("k", makeStats(computeHeavyCounters(), 200000, cfg.core.clockMHz), {});
   double alu = dynamicOf(p, "sp") + dynamicOf(p, "regfile") + dynamicOf(p, "operand_collector");
   double mem = dynamicOf(p, "dram") + dynamicOf(p, "l2") + dynamicOf(p, "l1d");
   EXPECT_GT(alu, 0.5 * totalDynamic(p)) << formatKernelPower(p);
@@ -195,8 +204,8 @@ TEST(PowerModel, HigherClockGivesHigherPower) {
   auto cfg = presetConfig("gtx480");
   PowerModel m = presetModel("gtx480", cfg);
   auto c = matmulCounters();
-  KernelPower slow = m.kernel(makeStats(c, 186680, 700), {});
-  KernelPower fast = m.kernel(makeStats(c, 186680, 1400), {});
+  KernelPower slow = m.kernel("k", makeStats(c, 186680, 700), {});
+  KernelPower fast = m.kernel("k", makeStats(c, 186680, 1400), {});
   EXPECT_NEAR(fast.seconds, slow.seconds / 2, 1e-12);
   EXPECT_GT(fast.avgW, slow.avgW);
   // same work: the same dynamic energy, half the static energy
@@ -207,14 +216,14 @@ TEST(PowerModel, HigherClockGivesHigherPower) {
 TEST(PowerPresets, Gtx480MatmulLandsInTensToLowHundredsOfWatts) {
   auto cfg = presetConfig("gtx480");
   PowerModel m = presetModel("gtx480", cfg);
-  KernelPower p = m.kernel(makeStats(matmulCounters(), 186680, cfg.core.clockMHz), {});
+  KernelPower p = m.kernel("k", makeStats(matmulCounters(), 186680, cfg.core.clockMHz), {});
   EXPECT_GT(p.avgW, 40) << formatKernelPower(p);
   EXPECT_LT(p.avgW, 250) << formatKernelPower(p);
   // the GTX 480 idles at a few tens of watts: static power alone is below the kernel's
   EXPECT_GT(m.staticW(), 20);
   EXPECT_LT(m.staticW(), p.avgW);
   // a busy compute kernel draws more than the memory-stalled matmul, and stays under ~300 W
-  KernelPower busy = m.kernel(makeStats(computeHeavyCounters(), 200000, cfg.core.clockMHz), {});
+  KernelPower busy = m.kernel("k", makeStats(computeHeavyCounters(), 200000, cfg.core.clockMHz), {});
   EXPECT_GT(busy.avgW, p.avgW);
   EXPECT_LT(busy.avgW, 350) << formatKernelPower(busy);
 }
@@ -274,7 +283,7 @@ TEST(PowerModel, TraceFollowsSnapshots) {
   none["sm.active_cycles"] = 0;
   std::vector<KernelTimingStats> samples = {makeStats(none, 50000, cfg.core.clockMHz),
                                             makeStats(none, 100000, cfg.core.clockMHz)};
-  KernelPower p = m.kernel(fin, samples);
+  KernelPower p = m.kernel("k", fin, samples);
   ASSERT_EQ(p.trace.size(), 3u);
   EXPECT_NEAR(p.trace[0].second, m.staticW(), 1e-6);
   EXPECT_NEAR(p.trace[1].second, m.staticW(), 1e-6);
@@ -288,7 +297,7 @@ TEST(PowerModel, TraceFollowsSnapshots) {
   }
   EXPECT_NEAR(e, p.energyJ, 1e-9 * p.energyJ + 1e-12);
   // no samples: one point, the average
-  KernelPower one = m.kernel(fin, {});
+  KernelPower one = m.kernel("k", fin, {});
   ASSERT_EQ(one.trace.size(), 1u);
   EXPECT_NEAR(one.trace[0].second, one.avgW, 1e-9);
   EXPECT_NEAR(one.peakW, one.avgW, 1e-9);
@@ -394,6 +403,7 @@ class ScratchBuffer : public IPowerComponent {
 public:
   std::string name() const override { return "spu_buffer"; }
   double dynamicJ(const KernelTimingStats &s) const override { return s.get("spu.buffer_accesses") * 5e-12; }
+  std::vector<std::string> counters() const override { return {"spu.buffer_accesses"}; }
   double leakageW() const override { return 0.5; }
 };
 } // namespace
@@ -406,7 +416,7 @@ TEST(PowerExtension, ComponentAppearsInBreakdown) {
   EXPECT_NEAR(m.staticW(), staticBefore + 0.5, 1e-9);
   auto c = matmulCounters();
   c["spu.buffer_accesses"] = 1e6;
-  KernelPower p = m.kernel(makeStats(c, 186680, cfg.core.clockMHz), {});
+  KernelPower p = m.kernel("k", makeStats(c, 186680, cfg.core.clockMHz), {});
   ASSERT_GE(p.components.size(), 2u);
   EXPECT_EQ(p.components[p.components.size() - 2].name, "spu_buffer");
   EXPECT_EQ(p.components.back().name, "uncore");
@@ -419,7 +429,7 @@ TEST(PowerExtension, ComponentAppearsInBreakdown) {
 TEST(PowerReport, TextAndJsonCarryTotalsAndTrace) {
   auto cfg = presetConfig("gtx480");
   PowerModel m = presetModel("gtx480", cfg);
-  KernelPower p = m.kernel(makeStats(matmulCounters(), 186680, cfg.core.clockMHz), {});
+  KernelPower p = m.kernel("k", makeStats(matmulCounters(), 186680, cfg.core.clockMHz), {});
   std::string text = formatKernelPower(p);
   EXPECT_NE(text.find("power k:"), std::string::npos);
   EXPECT_NE(text.find("regfile"), std::string::npos);
@@ -429,4 +439,25 @@ TEST(PowerReport, TextAndJsonCarryTotalsAndTrace) {
   EXPECT_NE(json.find("\"avg_w\": "), std::string::npos);
   EXPECT_NE(json.find("\"trace\": [["), std::string::npos);
   std::cout << m.describe() << text;
+}
+
+// The power model reads counters by name: renaming one in the timing model (here: a catalog in
+// which `dram.read_bytes` became `dram.bytes_read`) must fail the load, naming the counter,
+// instead of silently zeroing the DRAM energy.
+TEST(PowerModel, RenamedCounterFailsTheLoad) {
+  auto cfg = presetConfig("gtx480");
+  std::ifstream in(repoPath("configs/gtx480.power.xml"));
+  std::stringstream xml;
+  xml << in.rdbuf();
+  stats::Catalog renamed;
+  for (const stats::Desc &d : stats::Catalog::global().all())
+    renamed.add(d.name == "dram.read_bytes" ? "dram.bytes_read" : d.name, d.unit, d.help);
+  PowerModel m;
+  DiagEngine d;
+  ASSERT_TRUE(PowerModel::loadText("gtx480.power.xml", xml.str(), cfg, m, d, stats::Catalog::global()));
+  DiagEngine d2;
+  EXPECT_FALSE(PowerModel::loadText("gtx480.power.xml", xml.str(), cfg, m, d2, renamed));
+  std::ostringstream os;
+  d2.print(os);
+  EXPECT_NE(os.str().find("'dram.read_bytes'"), std::string::npos) << os.str();
 }

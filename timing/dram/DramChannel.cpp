@@ -6,14 +6,6 @@
 
 namespace ptxsim::timing {
 
-namespace {
-
-DramSchedulerKind parseScheduler(const std::string &name) {
-  return name == "fcfs" ? DramSchedulerKind::Fcfs : DramSchedulerKind::FrFcfs;
-}
-
-} // namespace
-
 std::string DramChannel::checkConfig(const DramConfig &cfg, DramAddressMapKind mapping) {
   auto zero = [](const char *field) {
     return std::string("dram: DramConfig.") + field + " must be non-zero";
@@ -30,15 +22,15 @@ std::string DramChannel::checkConfig(const DramConfig &cfg, DramAddressMapKind m
     return zero("dataRate");
   if (cfg.queueEntries == 0)
     return zero("queueEntries");
-  if (cfg.scheduler != "frfcfs" && cfg.scheduler != "fcfs")
-    return "dram: unknown DramConfig.scheduler '" + cfg.scheduler + "' (frfcfs | fcfs)";
+  if (!dramSchedulerRegistry().create(cfg.scheduler))
+    return "dram: unknown DramConfig.scheduler '" + cfg.scheduler + "' (not registered)";
   if (mapping == DramAddressMapKind::BankXor && (cfg.banks & (cfg.banks - 1)) != 0)
     return "dram: DramConfig.banks must be a power of two for the XOR bank mapping";
   return {};
 }
 
 DramChannel::DramChannel(const DramConfig &cfg, uint32_t id, DramAddressMapKind mapping)
-    : cfg_(cfg), id_(id), mapping_(mapping), policy_(parseScheduler(cfg.scheduler)) {
+    : cfg_(cfg), id_(id), mapping_(mapping), sched_(dramSchedulerRegistry().create(cfg.scheduler)) {
   assert(checkConfig(cfg, mapping).empty() && "DramChannel built from an unchecked config");
   burstCycles_ = std::max<uint32_t>(1, (cfg.burstLength + cfg.dataRate - 1) / cfg.dataRate);
   colSpacing_ = std::max(cfg.tCCD, burstCycles_);
@@ -108,12 +100,6 @@ Cycle DramChannel::earliest(const Entry &e, Cmd c) const {
   return kNever;
 }
 
-bool DramChannel::rowHasPendingHit(uint32_t bank) const {
-  const Bank &b = banks_[bank];
-  return std::any_of(queue_.begin(), queue_.end(),
-                     [&](const Entry &e) { return e.da.bank == bank && e.da.row == b.row; });
-}
-
 void DramChannel::issue(size_t i, Cmd c, Cycle now) {
   sleepUntil_ = 0;
   Entry &e = queue_[i];
@@ -169,50 +155,21 @@ void DramChannel::scheduleRequests(Cycle now) {
   // scan that found nothing, nothing can issue before the earliest time that scan computed.
   if (now < sleepUntil_)
     return;
-  Cycle soonest = kNever;
-  if (policy_ == DramSchedulerKind::FrFcfs) {
-    // banks whose open row some queued request hits: they are not precharged
-    uint64_t pendingHit[4] = {0, 0, 0, 0};
-    bool wide = banks_.size() > 256;
-    for (size_t i = 0; i < queue_.size(); ++i) {
-      const Entry &e = queue_[i];
-      Cmd c = nextCmd(e);
-      if (c == Cmd::Col) {
-        Cycle t = earliest(e, Cmd::Col);
-        if (t <= now)
-          return issue(i, Cmd::Col, now);
-        soonest = std::min(soonest, t);
-        if (!wide)
-          pendingHit[e.da.bank / 64] |= 1ull << (e.da.bank % 64);
-      }
-    }
-    for (size_t i = 0; i < queue_.size(); ++i) {
-      Cmd c = nextCmd(queue_[i]);
-      if (c == Cmd::Col)
-        continue;
-      uint32_t bank = queue_[i].da.bank;
-      bool hit = wide ? rowHasPendingHit(bank) : (pendingHit[bank / 64] >> (bank % 64)) & 1;
-      if (c == Cmd::Pre && hit)
-        continue;
-      Cycle t = earliest(queue_[i], c);
-      if (t <= now)
-        return issue(i, c, now);
-      soonest = std::min(soonest, t);
-    }
-    sleepUntil_ = soonest;
-    return;
-  }
-  std::vector<bool> seen(banks_.size(), false);
+  candidates_.resize(queue_.size());
   for (size_t i = 0; i < queue_.size(); ++i) {
-    uint32_t bank = queue_[i].da.bank;
-    if (seen[bank])
-      continue;
-    seen[bank] = true;
-    Cmd c = nextCmd(queue_[i]);
-    Cycle t = earliest(queue_[i], c);
-    if (t <= now)
-      return issue(i, c, now);
-    soonest = std::min(soonest, t);
+    const Entry &e = queue_[i];
+    Cmd c = nextCmd(e);
+    DramCandidate &d = candidates_[i];
+    d.bank = e.da.bank;
+    d.cmd = c == Cmd::Col ? DramCmd::Col : c == Cmd::Pre ? DramCmd::Pre : DramCmd::Act;
+    d.earliest = earliest(e, c);
+    d.write = e.req.write;
+  }
+  Cycle soonest = kNever;
+  int pick = sched_->pick(candidates_, uint32_t(banks_.size()), now, soonest);
+  if (pick >= 0) {
+    size_t i = size_t(pick);
+    return issue(i, nextCmd(queue_[i]), now);
   }
   sleepUntil_ = soonest;
 }

@@ -48,6 +48,7 @@
 
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
+#include "timing/dram/scheduler/IDramScheduler.h"
 
 #include <cstdint>
 #include <deque>
@@ -61,7 +62,6 @@ enum class DramAddressMapKind : uint8_t {
   BankXor,       ///< row | bank ^ (row % banks) | column
 };
 
-enum class DramSchedulerKind : uint8_t { FrFcfs, Fcfs };
 
 /// A decoded channel address.
 struct DramAddress {
@@ -150,7 +150,6 @@ private:
 
   Cmd nextCmd(const Entry &e) const;
   Cycle earliest(const Entry &e, Cmd c) const;
-  bool rowHasPendingHit(uint32_t bank) const;
   void issue(size_t entryIndex, Cmd c, Cycle now);
   void scheduleRequests(Cycle now);
   /// One refresh step at cycle `now`; true if the refresh machinery owns this cycle.
@@ -162,7 +161,8 @@ private:
   DramConfig cfg_;
   uint32_t id_;
   DramAddressMapKind mapping_;
-  DramSchedulerKind policy_;
+  std::unique_ptr<IDramScheduler> sched_;
+  std::vector<DramCandidate> candidates_; ///< scratch for the scheduler
   uint32_t burstCycles_, colSpacing_, burstBytes_;
 
   std::vector<Bank> banks_;

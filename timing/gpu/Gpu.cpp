@@ -1,25 +1,60 @@
 #include "timing/gpu/Gpu.h"
 
+#include "base/Config.h"
+
+#include "ptx/exec/Counters.h"
+#include "ptx/exec/LaunchPolicy.h"
 #include "timing/mem/MemorySystem.h"
 #include "timing/sm/Sm.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <sstream>
 
 namespace ptxsim::timing {
 
-double KernelTimingStats::get(const std::string &name) const {
-  for (auto &kv : values)
-    if (kv.first == name)
-      return kv.second;
-  return 0;
+void registerTimingStatistics() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    stats::Catalog &c = stats::Catalog::global();
+    using stats::Unit;
+    c.add("gpu.cycles", Unit::Cycles, "core cycles from the kernel's start to its last CTA's end");
+    c.add("gpu.sim_seconds", Unit::Seconds, "simulated time of the kernel (core clock)");
+    c.add("gpu.warp_insts", Unit::Count, "warp instructions issued");
+    c.add("gpu.thread_insts", Unit::Count, "thread instructions (active lanes of issued warp instructions)");
+    c.add("gpu.ipc", Unit::Ratio, "warp instructions per core cycle (whole GPU)");
+    c.add("gpu.thread_ipc", Unit::Ratio, "thread instructions per core cycle (whole GPU)");
+    c.add("gpu.ctas", Unit::Count, "CTAs run");
+    c.add("sm.stall_cycles", Unit::Cycles, "scheduler-cycles without an issue while warps were resident");
+    for (size_t i = 0; i < size_t(StallReason::Count); ++i)
+      if (StallReason(i) != StallReason::None)
+        c.add(std::string("sm.stall.") + stallReasonName(StallReason(i)), Unit::Cycles,
+              std::string("scheduler-cycles without an issue, reason: ") + stallReasonName(StallReason(i)));
+    c.add("sm.issue_cycles", Unit::Cycles, "scheduler-cycles that issued");
+    c.add("sm.active_cycles", Unit::Cycles, "SM-cycles with at least one resident CTA (sum over SMs)");
+    c.add("sm.reg_bank_conflict_cycles", Unit::Cycles, "extra operand-collector cycles from register bank conflicts");
+    c.add("sm.occupancy", Unit::Ratio, "resident warps / warp slots, averaged over active SM-cycles");
+    for (const std::string &p : Sm::pipeNames())
+      c.add("sm.issued." + p, Unit::Count, "warp instructions issued to the " + p + " pipeline");
+    c.add("sm[].warp_insts", Unit::Count, "warp instructions this SM issued");
+    c.add("sm[].active_cycles", Unit::Cycles, "cycles this SM had a resident CTA");
+    c.add("sm[].ctas", Unit::Count, "CTAs this SM ran");
+    c.add("l1d.misses_per_1000_insts", Unit::PerKiloInst, "L1D misses per 1000 warp instructions");
+    c.add("gpu_tot_sim_cycle", Unit::Cycles, "alias of gpu.cycles (GPGPU-Sim's name)");
+    c.add("gpu_tot_sim_insn", Unit::Count, "alias of gpu.thread_insts (GPGPU-Sim's name)");
+    c.add("NUM_STALL_CYCLES", Unit::Cycles, "alias of sm.stall_cycles (the scheduling study's name)");
+    c.add("MISSES_PER_1000_INSTR", Unit::PerKiloInst, "alias of l1d.misses_per_1000_insts (the scheduling study's name)");
+    Sm::describeStats();
+    MemorySystem::describeStats();
+  });
 }
 
 Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine_(engine) {
   mem_ = std::make_unique<MemorySystem>(cfg_);
-  const SchedulerRegistry &reg = builtinSchedulers();
+  registerTimingStatistics();
+  const SchedulerRegistry &reg = schedulerRegistry();
   for (uint32_t i = 0; i < cfg_.numSms(); ++i)
     sms_.push_back(std::make_unique<Sm>(cfg_, i, reg));
 }
@@ -33,10 +68,21 @@ double Gpu::copySeconds(uint64_t bytes) const {
 ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelTimingStats &st) {
   ptx::exec::LaunchResult err;
   auto hostStart = std::chrono::steady_clock::now();
-  std::unique_ptr<ptx::exec::SteppedGrid> grid = engine_.beginGrid(p, err);
+  std::unique_ptr<ptx::exec::SteppedGrid> grid = engine_.beginGrid(p, err, cfg_.numSms());
   if (!grid)
     return err;
   grid->setTimedClock(1000.0 / cfg_.core.clockMHz); // %clock64, %globaltimer follow the model
+  // An extension's launch (ptx/exec/LaunchPolicy.h): CTAs in groups, each on its named SM.
+  ptx::exec::LaunchExtension *ext = grid->extension();
+  size_t group = 0, groupPos = 0;
+  bool groupStarted = false;
+  auto residentCtas = [this] {
+    uint32_t n = 0;
+    for (auto &sm : sms_)
+      n += sm->residentCtas();
+    return n;
+  };
+  std::string extError;
   uint32_t threads = (uint32_t)p.block.count();
   uint32_t shared = p.kernel->staticShared + p.dynamicShared;
   // Scheduler counters are cumulative: the kernel's share is the difference.
@@ -68,8 +114,41 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   uint64_t lastInsts = 0;
   bool deadlock = false;
   for (;;) {
-    // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
-    if (nextCta < total) {
+    if (ext) {
+      // group by group: the next group starts when every CTA of the previous one has ended
+      if (groupStarted && groupPos == ext->groups[group].size() && residentCtas() == 0) {
+        extError = ext->endGroup(group, grid->memory());
+        groupStarted = false;
+        ++group;
+        groupPos = 0;
+      }
+      if (extError.empty() && !groupStarted && group < ext->groups.size()) {
+        extError = ext->beginGroup(group, grid->memory());
+        groupStarted = true;
+      }
+      if (extError.empty() && groupStarted) {
+        const std::vector<uint64_t> &g = ext->groups[group];
+        // in group order, one CTA per SM per cycle, each on its own SM
+        std::vector<uint8_t> took(sms_.size(), 0);
+        while (groupPos < g.size()) {
+          uint64_t c = g[groupPos];
+          uint32_t smi = ext->smOf.empty() ? uint32_t(c % sms_.size()) : ext->smOf[c] % sms_.size();
+          Sm &sm = *sms_[smi];
+          if (took[smi] || !sm.canTakeCta()) {
+            if (!took[smi] && sm.residentCtas() == 0)
+              extError = "CTA " + std::to_string(c) + " does not fit on SM " + std::to_string(smi);
+            break;
+          }
+          took[smi] = 1;
+          sm.addCta(grid->startCta(c), nextCta);
+          ++nextCta;
+          ++groupPos;
+        }
+      }
+      if (!extError.empty())
+        break;
+    } else if (nextCta < total) {
+      // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
       for (size_t k = 0; k < sms_.size() && nextCta < total; ++k) {
         size_t i = (rr + k) % sms_.size();
         Sm &sm = *sms_[i];
@@ -91,7 +170,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       break;
     if (sampleEvery_ && now_ - lastSample >= sampleEvery_) {
       KernelTimingStats snap;
-      collect(snap, p.kernel->name, start, before);
+      collect(snap, p.kernel->name, start, before, grid.get());
       sampler_(snap);
       lastSample = now_;
     }
@@ -138,7 +217,13 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   // Fixed end cost: completion, memory flush and the front end's signal back to the host.
   if (!grid->faulted() && !deadlock)
     now_ += lc.kernelDrainLatency;
+  if (ext && extError.empty() && groupStarted && !grid->faulted())
+    extError = ext->endGroup(group, grid->memory());
   ptx::exec::LaunchResult r = grid->finish();
+  if (!extError.empty() && r.ok()) {
+    r.status = ptx::exec::LaunchStatus::Fault;
+    r.message = "kernel '" + p.kernel->name + "': " + ext->name() + ": " + extError;
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
   if (deadlock && r.ok()) {
     r.status = ptx::exec::LaunchStatus::Fault;
@@ -146,12 +231,13 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
                 "': timing model made no progress for 50 million cycles (deadlock in the model)";
   }
 
-  collect(st, p.kernel->name, start, before);
+  collect(st, p.kernel->name, start, before, grid.get());
   return r;
 }
 
 void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
-                  const std::vector<std::pair<std::string, double>> &before) const {
+                  const std::vector<std::pair<std::string, double>> &before,
+                  const ptx::exec::SteppedGrid *grid) const {
   st = KernelTimingStats{};
   st.kernel = kernel;
   st.cycles = now_ - start;
@@ -169,89 +255,87 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
     smCycles += s.cycles;
     for (size_t i = 0; i < size_t(StallReason::Count); ++i)
       sum.stall[i] += s.stall[i];
-    for (size_t i = 0; i < 8; ++i)
+    for (size_t i = 0; i < kMaxPipes; ++i)
       sum.fuIssued[i] += s.fuIssued[i];
   }
   st.warpInsts = sum.warpInsts;
   st.threadInsts = sum.threadInsts;
-  auto &v = st.values;
-  v.push_back({"gpu.cycles", (double)st.cycles});
-  v.push_back({"gpu.sim_seconds", st.seconds});
-  v.push_back({"gpu.warp_insts", (double)sum.warpInsts});
-  v.push_back({"gpu.thread_insts", (double)sum.threadInsts});
-  v.push_back({"gpu.ipc", st.cycles ? double(sum.warpInsts) / st.cycles : 0});
-  v.push_back({"gpu.thread_ipc", st.cycles ? double(sum.threadInsts) / st.cycles : 0});
-  v.push_back({"gpu.ctas", (double)sum.ctasRun});
+  stats::Snapshot &v = st;
+  v.set("gpu.cycles", (double)st.cycles);
+  v.set("gpu.sim_seconds", st.seconds);
+  v.set("gpu.warp_insts", (double)sum.warpInsts);
+  v.set("gpu.thread_insts", (double)sum.threadInsts);
+  v.set("gpu.ipc", st.cycles ? double(sum.warpInsts) / st.cycles : 0);
+  v.set("gpu.thread_ipc", st.cycles ? double(sum.threadInsts) / st.cycles : 0);
+  v.set("gpu.ctas", (double)sum.ctasRun);
   uint64_t stalls = 0;
   for (size_t i = 0; i < size_t(StallReason::Count); ++i)
     if (StallReason(i) != StallReason::None && StallReason(i) != StallReason::Idle)
       stalls += sum.stall[i];
-  v.push_back({"sm.stall_cycles", (double)stalls});
+  v.set("sm.stall_cycles", (double)stalls);
   for (size_t i = 0; i < size_t(StallReason::Count); ++i)
     if (StallReason(i) != StallReason::None)
-      v.push_back({std::string("sm.stall.") + stallReasonName(StallReason(i)), (double)sum.stall[i]});
-  v.push_back({"sm.issue_cycles", (double)sum.issueCycles});
-  v.push_back({"sm.active_cycles", (double)smCycles});
-  v.push_back({"sm.reg_bank_conflict_cycles", (double)sum.regBankConflicts});
+      v.set(std::string("sm.stall.") + stallReasonName(StallReason(i)), (double)sum.stall[i]);
+  v.set("sm.issue_cycles", (double)sum.issueCycles);
+  v.set("sm.active_cycles", (double)smCycles);
+  v.set("sm.reg_bank_conflict_cycles", (double)sum.regBankConflicts);
   uint32_t maxWarps = cfg_.core.maxThreadsPerSm / cfg_.core.warpSize;
-  v.push_back({"sm.occupancy", smCycles && maxWarps
-                                   ? double(sum.warpCyclesResident) / (double(smCycles) * maxWarps)
-                                   : 0});
-  static const char *pipes[8] = {"sp", "dp", "sfu", "tensor", "ldst", "branch", "sync", "misc"};
-  for (size_t i = 0; i < 8; ++i)
-    v.push_back({std::string("sm.issued.") + pipes[i], (double)sum.fuIssued[i]});
-  // per-SM LD/ST and scheduler counters, summed by name
+  v.set("sm.occupancy", smCycles && maxWarps
+                            ? double(sum.warpCyclesResident) / (double(smCycles) * maxWarps)
+                            : 0);
+  std::vector<std::string> pipes = Sm::pipeNames();
+  for (size_t i = 0; i < pipes.size(); ++i)
+    v.set("sm.issued." + pipes[i], (double)sum.fuIssued[i]);
+  // per-SM LD/ST, scheduler and extension-unit counters, summed by name
   std::vector<std::pair<std::string, double>> smVals;
   for (auto &sm : sms_)
     sm->appendStats(smVals);
   for (auto &b : before)
     smVals.push_back({b.first, -b.second});
-  std::vector<std::pair<std::string, double>> merged;
-  for (auto &kv : smVals) {
-    auto it = std::find_if(merged.begin(), merged.end(), [&](auto &m) { return m.first == kv.first; });
-    if (it == merged.end())
-      merged.push_back(kv);
-    else
-      it->second += kv.second;
-  }
-  for (auto &kv : merged)
-    v.push_back(kv);
-  for (auto &kv : mem_->stats())
-    if (kv.first.find('[') == std::string::npos) // per-partition detail stays in the JSON? keep totals
-      v.push_back({kv.first, (double)kv.second});
+  for (auto &kv : smVals)
+    v.add(kv.first, kv.second);
+  // the memory system's totals first, then its per-partition detail (`l2[3].misses`)
+  std::vector<std::pair<std::string, uint64_t>> memVals = mem_->stats();
+  for (auto &kv : memVals)
+    if (kv.first.find('[') == std::string::npos)
+      v.set(kv.first, (double)kv.second);
   double l1Misses = st.get("l1d.misses");
-  v.push_back({"l1d.misses_per_1000_insts", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0});
+  v.set("l1d.misses_per_1000_insts", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0);
   // aliases the reference documents use
-  v.push_back({"gpu_tot_sim_cycle", (double)st.cycles});
-  v.push_back({"gpu_tot_sim_insn", (double)sum.threadInsts});
-  v.push_back({"NUM_STALL_CYCLES", (double)stalls});
-  v.push_back({"MISSES_PER_1000_INSTR", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0});
+  v.set("gpu_tot_sim_cycle", (double)st.cycles);
+  v.set("gpu_tot_sim_insn", (double)sum.threadInsts);
+  v.set("NUM_STALL_CYCLES", (double)stalls);
+  v.set("MISSES_PER_1000_INSTR", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0);
+  // extension counters and units
+  if (grid) {
+    const auto &ec = ptx::exec::execCounters();
+    for (size_t i = 0; i < ec.size(); ++i)
+      v.set(ec[i].name, (double)grid->counters()[i]);
+  }
+  if (grid)
+    for (const StatsSource &src : statsSources())
+      if (src.collect)
+        src.collect(*grid, v);
+  // instances: per partition, per SM
+  for (auto &kv : memVals)
+    if (kv.first.find('[') != std::string::npos)
+      v.set(kv.first, (double)kv.second);
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    const SmStats &s = sms_[i]->stats();
+    std::string pre = "sm[" + std::to_string(i) + "].";
+    v.set(pre + "warp_insts", (double)s.warpInsts);
+    v.set(pre + "active_cycles", (double)s.cycles);
+    v.set(pre + "ctas", (double)s.ctasRun);
+  }
 }
 
 std::string formatKernelStats(const KernelTimingStats &s) {
-  std::ostringstream os;
-  os << "kernel " << s.kernel << "\n";
-  for (auto &kv : s.values) {
-    char buf[64];
-    if (kv.second == (double)(uint64_t)kv.second && kv.second < 1e15)
-      std::snprintf(buf, sizeof buf, "%llu", (unsigned long long)kv.second);
-    else
-      std::snprintf(buf, sizeof buf, "%.6g", kv.second);
-    os << "  " << kv.first << " = " << buf << "\n";
-  }
-  return os.str();
+  return "kernel " + s.kernel + "\n" + s.text();
 }
 
 std::string kernelStatsJson(const KernelTimingStats &s) {
-  std::ostringstream os;
-  os << "{\"kernel\": \"" << s.kernel << "\"";
-  for (auto &kv : s.values) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", kv.second);
-    os << ", \"" << kv.first << "\": " << buf;
-  }
-  os << "}";
-  return os.str();
+  std::string members = s.jsonMembers();
+  return "{\"kernel\": " + jsonQuote(s.kernel) + (members.empty() ? "" : ", ") + members + "}";
 }
 
 } // namespace ptxsim::timing

@@ -9,6 +9,7 @@
 // cycle counts, fewer host cycles). The memory system (caches, DRAM rows) persists across
 // kernels, as on hardware. Statistics come back per kernel as named values.
 
+#include "base/Stats.h"
 #include "ptx/exec/Engine.h"
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
@@ -24,15 +25,20 @@ namespace ptxsim::timing {
 class MemorySystem;
 class Sm;
 
-/// Named statistics of one kernel, in a stable order (text and JSON printers walk it).
-struct KernelTimingStats {
+/// Named statistics of one kernel (base/Stats.h: every name is registered in the catalog by the
+/// component that reports it; registerTimingStatistics() registers the timing model's).
+struct KernelTimingStats : stats::Snapshot {
   std::string kernel;
   Cycle cycles = 0;
   double seconds = 0; ///< simulated time from the core clock
   uint64_t warpInsts = 0, threadInsts = 0;
-  std::vector<std::pair<std::string, double>> values; ///< "sm.stall_cycles", "l1d.misses", ...
-  double get(const std::string &name) const;
 };
+
+/// Registers every statistic the timing model reports (gpu.*, sm.*, l1d.*, l2.*, dram.*, ...,
+/// and those of registered schedulers and extension units) in stats::Catalog::global(). Safe to
+/// call more than once; the Gpu calls it, and so should anything that checks counter names
+/// before a Gpu exists (the power model's loader).
+void registerTimingStatistics();
 
 class Gpu {
 public:
@@ -59,7 +65,8 @@ private:
   std::unique_ptr<MemorySystem> mem_;
   std::vector<std::unique_ptr<Sm>> sms_;
   void collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
-               const std::vector<std::pair<std::string, double>> &before) const;
+               const std::vector<std::pair<std::string, double>> &before,
+               const ptx::exec::SteppedGrid *grid) const;
 
   Cycle now_ = 0; ///< core cycles since the GPU was created (kernels run back to back)
   uint64_t sampleEvery_ = 0;

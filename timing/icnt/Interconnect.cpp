@@ -8,18 +8,13 @@ namespace ptxsim::timing {
 
 Interconnect::Interconnect(const MemoryConfig &cfg, uint32_t numSms, uint32_t numPartitions)
     : numSms_(numSms), lat_(cfg.icntLatency), flitBytes_(std::max(1u, cfg.icntFlitBytes)) {
-  if (cfg.topology == "mesh") {
-    topo_ = IcntTopologyKind::Mesh;
-  } else if (cfg.topology == "crossbar") {
-    topo_ = IcntTopologyKind::Crossbar;
-  } else {
+  uint32_t n = numSms + numPartitions;
+  topo_ = topologyRegistry().create(cfg.topology, n);
+  if (!topo_) {
     std::fprintf(stderr, "ptxsim: internal error: interconnect: unknown topology '%s'\n",
                  cfg.topology.c_str());
     std::abort();
   }
-  uint32_t n = numSms + numPartitions;
-  while (side_ * side_ < n)
-    ++side_;
   srcFree_.assign(n, 0);
   dstFree_.assign(n, 0);
   dstQ_.resize(n);
@@ -34,13 +29,10 @@ uint32_t Interconnect::flitsFor(const MemRequest &r) const {
 }
 
 uint32_t Interconnect::latency(uint32_t src, uint32_t dst) const {
-  if (topo_ == IcntTopologyKind::Crossbar)
-    return lat_;
-  // Mesh: nodes placed row-major on a side_ x side_ grid, SMs first, then partitions.
-  int sx = int(src % side_), sy = int(src / side_), dx = int(dst % side_), dy = int(dst / side_);
-  uint32_t hops = uint32_t(std::abs(sx - dx) + std::abs(sy - dy));
-  return std::max(1u, hops) * lat_;
+  return topo_->hops(src, dst) * lat_;
 }
+
+Interconnect::~Interconnect() = default;
 
 void Interconnect::send(uint32_t src, uint32_t dst, const MemRequest &r, Cycle now) {
   uint32_t flits = flitsFor(r);

@@ -1,6 +1,7 @@
 #pragma once
-// The SM <-> memory-partition network: a crossbar (fixed latency per traversal) or a 2D mesh
-// (latency per hop, Manhattan distance), both with per-port flit serialisation.
+// The SM <-> memory-partition network: a registered topology (topology/ITopology.h: a crossbar,
+// one hop between any nodes; a 2D mesh, Manhattan distance; or a study's own) with a latency per
+// hop and per-port flit serialisation.
 //
 // Contract: nodes 0..numSms-1 are SMs, numSms..numSms+numPartitions-1 are memory partitions.
 // send() takes a packet when canSend(src, now) (the source port is free this cycle) and
@@ -17,7 +18,10 @@
 
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
+#include "timing/icnt/topology/ITopology.h"
 #include "timing/mem/Ring.h"
+
+#include <memory>
 
 #include <cstdint>
 #include <string>
@@ -25,8 +29,6 @@
 #include <vector>
 
 namespace ptxsim::timing {
-
-enum class IcntTopologyKind : uint8_t { Crossbar, Mesh };
 
 class Interconnect {
 public:
@@ -36,6 +38,7 @@ public:
   };
 
   Interconnect(const MemoryConfig &cfg, uint32_t numSms, uint32_t numPartitions);
+  ~Interconnect();
 
   uint32_t numNodes() const { return uint32_t(dstQ_.size()); }
   uint32_t smNode(uint32_t sm) const { return sm; }
@@ -62,8 +65,8 @@ public:
   void resetStats() { stats_ = Stats{}; }
 
 private:
-  IcntTopologyKind topo_;
-  uint32_t numSms_, lat_, flitBytes_, side_ = 1;
+  std::unique_ptr<ITopology> topo_; ///< registered topology (topology/ITopology.h)
+  uint32_t numSms_, lat_, flitBytes_;
   std::vector<Cycle> srcFree_, dstFree_;
   std::vector<Ring<std::pair<MemRequest, Cycle>>> dstQ_;
   uint64_t inFlight_ = 0;

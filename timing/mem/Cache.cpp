@@ -1,5 +1,7 @@
 #include "timing/mem/Cache.h"
 
+#include "base/Stats.h"
+
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +45,20 @@ Cache::Cache(const CacheConfig &cfg, std::string name) : cfg_(cfg), name_(std::m
   mshrs_.resize(cfg_.mshrEntries);
   waiters_.resize(size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge);
   freeMshrs_ = cfg_.mshrEntries;
+  policy_ = replacementRegistry().create(cfg_.replacement, cfg_.sets, cfg_.ways);
+  if (!policy_) {
+    std::fprintf(stderr, "ptxsim: internal error: cache '%s': unknown replacement policy '%s'\n",
+                 name_.c_str(), cfg_.replacement.c_str());
+    std::abort();
+  }
+}
+
+Cache::~Cache() = default;
+Cache::Cache(Cache &&) noexcept = default;
+
+void Cache::touch(Line &l, bool fill) {
+  size_t i = size_t(&l - lines_.data());
+  policy_->touch(uint32_t(i / cfg_.ways), uint32_t(i % cfg_.ways), ++useClock_, fill);
 }
 
 uint32_t Cache::sectorsOf(uint64_t offset, uint32_t bytes) const {
@@ -72,16 +88,14 @@ const Cache::Line *Cache::findLine(uint64_t line) const {
 }
 
 Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
-  Line *set = &lines_[size_t(setOf(line)) * cfg_.ways];
-  Line *victim = &set[0];
-  for (uint32_t w = 0; w < cfg_.ways; ++w) {
-    if (!set[w].valid) {
-      victim = &set[w];
-      break;
-    }
-    if (set[w].lastUse < victim->lastUse)
-      victim = &set[w];
-  }
+  uint32_t si = setOf(line);
+  Line *set = &lines_[size_t(si) * cfg_.ways];
+  Line *victim = nullptr;
+  for (uint32_t w = 0; w < cfg_.ways && !victim; ++w)
+    if (!set[w].valid)
+      victim = &set[w]; // an invalid way first
+  if (!victim)
+    victim = &set[policy_->victim(si)];
   if (victim->valid) {
     ev.valid = true;
     ev.lineAddr = victim->tag;
@@ -96,7 +110,7 @@ Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
   victim->valid = 0;
   victim->dirty = 0;
   victim->owner = owner;
-  victim->lastUse = ++useClock_;
+  touch(*victim, true);
   return *victim;
 }
 
@@ -122,7 +136,7 @@ CacheAccessResult Cache::access(uint64_t addr, uint32_t sectorMask, bool write, 
     if (l) {
       ++stats_.hits;
       r.outcome = CacheOutcome::Hit;
-      l->lastUse = ++useClock_;
+      touch(*l, false);
       l->valid |= sectorMask;
       if (cfg_.writeBack)
         l->dirty |= sectorMask;
@@ -146,7 +160,7 @@ CacheAccessResult Cache::access(uint64_t addr, uint32_t sectorMask, bool write, 
   if (!missing) {
     ++stats_.hits;
     r.outcome = CacheOutcome::Hit;
-    l->lastUse = ++useClock_;
+    touch(*l, false);
     return r;
   }
   int mi = findMshr(line);
@@ -209,7 +223,7 @@ CacheFillResult Cache::fill(uint64_t addr, uint32_t sectorMask, Cycle,
   if (!l)
     l = &allocate(line, mi >= 0 ? mshrs_[size_t(mi)].owner : 0, r.evicted);
   l->valid |= sectorMask;
-  l->lastUse = ++useClock_;
+  touch(*l, false);
   if (mi < 0)
     return r;
   Mshr &m = mshrs_[size_t(mi)];
@@ -256,6 +270,21 @@ bool Cache::markDirty(uint64_t addr, uint32_t sectorMask) {
 void Cache::invalidateAll() {
   for (Line &l : lines_)
     l = Line{};
+}
+
+void describeCacheStats(const std::string &p, const std::string &what) {
+  stats::Catalog &c = stats::Catalog::global();
+  c.add(p + "accesses", stats::Unit::Count, what + ": tag lookups (reads and writes)");
+  c.add(p + "reads", stats::Unit::Count, what + ": read lookups");
+  c.add(p + "writes", stats::Unit::Count, what + ": write lookups");
+  c.add(p + "hits", stats::Unit::Count, what + ": lookups that found their sectors present");
+  c.add(p + "hit_pending", stats::Unit::Count, what + ": lookups merged into a miss in flight (MSHR)");
+  c.add(p + "misses", stats::Unit::Count, what + ": lookups that missed the line");
+  c.add(p + "sector_misses", stats::Unit::Count, what + ": lookups that found the line without the sector");
+  c.add(p + "reservation_fails", stats::Unit::Count, what + ": lookups refused for lack of an MSHR or line");
+  c.add(p + "fills", stats::Unit::Count, what + ": lines (or sectors) filled from below");
+  c.add(p + "evictions", stats::Unit::Count, what + ": valid lines replaced");
+  c.add(p + "writebacks", stats::Unit::Count, what + ": dirty lines written back");
 }
 
 void appendCacheStats(const CacheStats &s, const std::string &p,

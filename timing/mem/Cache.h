@@ -1,5 +1,6 @@
 #pragma once
-// A set-associative, optionally sectored cache with LRU replacement and MSHRs: the tag and
+// A set-associative, optionally sectored cache with a pluggable replacement policy
+// (replacement/IReplacementPolicy.h; LRU by default) and MSHRs: the tag and
 // miss-tracking model shared by the L1D, the constant cache and the L2 slices. It moves no data
 // and keeps no time of its own; the owner decides when accesses and fills happen.
 //
@@ -15,7 +16,7 @@
 //    sectors the MSHR has not requested yet. ReservationFail: no free MSHR or the entry's merge
 //    limit is reached; nothing changed, retry later.
 //  - Lines are allocated when the fill arrives (allocate-on-fill), so a fill may evict; the
-//    victim (LRU; invalid ways first) is reported with its dirty state and the `owner` that
+//    victim (invalid ways first, then the replacement policy's choice) is reported with its dirty state and the `owner` that
 //    brought it in (CCWS's lost-locality detector needs it).
 //  - Writes never use MSHRs. Write-back caches mark written sectors dirty; write-through caches
 //    set `sendWrite` (the write must be forwarded below). A write that misses allocates the line
@@ -26,8 +27,10 @@
 
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
+#include "timing/mem/replacement/IReplacementPolicy.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +76,8 @@ public:
   /// `name` is used in assertion messages only. Requires power-of-two lineBytes, sectorBytes
   /// dividing lineBytes, at most 32 sectors per line, and non-zero sets/ways/MSHRs.
   Cache(const CacheConfig &cfg, std::string name);
+  ~Cache();
+  Cache(Cache &&) noexcept;
 
   CacheAccessResult access(uint64_t addr, uint32_t sectorMask, bool write, uint32_t owner,
                            uint64_t token, Cycle now);
@@ -102,7 +107,6 @@ public:
 private:
   struct Line {
     uint64_t tag = 0; ///< line address
-    uint64_t lastUse = 0;
     uint32_t valid = 0, dirty = 0;
     uint32_t owner = 0;
   };
@@ -122,6 +126,8 @@ private:
   Line *findLine(uint64_t line);
   const Line *findLine(uint64_t line) const;
   Line &allocate(uint64_t line, uint32_t owner, CacheEviction &ev);
+  /// Tells the replacement policy that `l` was used (fill: a new line was placed in it).
+  void touch(Line &l, bool fill);
   int findMshr(uint64_t line) const;
 
   CacheConfig cfg_;
@@ -132,9 +138,13 @@ private:
   std::vector<Waiter> waiters_; ///< mshrEntries x mshrMaxMerge
   uint32_t freeMshrs_ = 0;
   uint64_t useClock_ = 0;
+  std::unique_ptr<IReplacementPolicy> policy_;
   CacheStats stats_;
 };
 
+/// Registers the counters appendCacheStats reports under `prefix` ("l1d.", "l2[]."); `what`
+/// names the cache in their descriptions.
+void describeCacheStats(const std::string &prefix, const std::string &what);
 /// The (name, value) pairs of `s`, each name prefixed with `prefix` (e.g. "l1d.").
 void appendCacheStats(const CacheStats &s, const std::string &prefix,
                       std::vector<std::pair<std::string, uint64_t>> &out);

@@ -1,10 +1,31 @@
 #include "timing/mem/LdstUnit.h"
 
+#include "base/Stats.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 namespace ptxsim::timing {
+
+uint32_t bankConflictDegree(const WarpMemAccess &a, uint32_t numBanks) {
+  uint32_t bytes = std::max(1u, a.bytesPerLane);
+  uint64_t words[32 * 5];
+  uint32_t n = 0;
+  for (uint32_t l = 0; l < 32; ++l) {
+    if (!(a.mask & (1u << l)))
+      continue;
+    for (uint64_t w = a.addr[l] / 4; w <= (a.addr[l] + bytes - 1) / 4 && n < 32 * 5; ++w)
+      words[n++] = w;
+  }
+  std::sort(words, words + n);
+  n = uint32_t(std::unique(words, words + n) - words);
+  uint32_t banks = std::min(std::max(1u, numBanks), 64u), degree = 0;
+  uint32_t perBank[64] = {};
+  for (uint32_t i = 0; i < n; ++i)
+    degree = std::max(degree, ++perBank[words[i] % banks]);
+  return degree;
+}
 
 LdstUnit::LdstUnit(const TimingConfig &cfg, uint32_t smId)
     : cfg_(cfg), smId_(smId), l1d_(cfg.mem.l1d, "sm[" + std::to_string(smId) + "].l1d"),
@@ -78,20 +99,7 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
   case MemSpaceKind::Shared: {
     curKind_ = PieceKind::Shared;
     ++stats_.sharedInsts;
-    uint64_t words[32 * 5];
-    uint32_t n = 0;
-    for (uint32_t l = 0; l < 32; ++l) {
-      if (!(a.mask & (1u << l)))
-        continue;
-      for (uint64_t w = a.addr[l] / 4; w <= (a.addr[l] + bytes - 1) / 4 && n < 32 * 5; ++w)
-        words[n++] = w;
-    }
-    std::sort(words, words + n);
-    n = uint32_t(std::unique(words, words + n) - words);
-    uint32_t banks = std::max(1u, cfg_.core.sharedBanks), degree = 0;
-    uint32_t perBank[64] = {};
-    for (uint32_t i = 0; i < n; ++i)
-      degree = std::max(degree, ++perBank[words[i] % std::min(banks, 64u)]);
+    uint32_t degree = bankConflictDegree(a, cfg_.core.sharedBanks);
     if (a.atomic && cfg_.mem.sharedAtomicSameAddrCycles) {
       // lanes updating one word serialize in the atomic unit (a warp on one counter)
       uint32_t same = 0;
@@ -392,6 +400,27 @@ Cycle LdstUnit::nextEventCycle(Cycle now) const {
 bool LdstUnit::idle() const {
   return !curActive_ && missQ_.empty() && events_.empty() && completions_.empty() &&
          freeSlots_.size() == kMaxInflight;
+}
+
+void LdstUnit::describeStats() {
+  stats::Catalog &c = stats::Catalog::global();
+  c.add("ldst.instructions", stats::Unit::Count, "warp memory instructions the LD/ST units took");
+  c.add("ldst.loads", stats::Unit::Count, "warp load instructions");
+  c.add("ldst.stores", stats::Unit::Count, "warp store instructions");
+  c.add("ldst.atomics", stats::Unit::Count, "warp atomic/reduction instructions");
+  c.add("ldst.global_insts", stats::Unit::Count, "warp instructions to global or local memory");
+  c.add("ldst.coalesced_transactions", stats::Unit::Count, "memory transactions after coalescing (one per line touched)");
+  c.add("ldst.sectors_touched", stats::Unit::Count, "32-byte sectors the coalesced transactions cover");
+  c.add("ldst.shared_insts", stats::Unit::Count, "warp shared-memory instructions");
+  c.add("ldst.shared_bank_conflict_cycles", stats::Unit::Cycles, "extra cycles shared-memory bank conflicts cost");
+  c.add("ldst.const_insts", stats::Unit::Count, "warp constant/parameter-space instructions");
+  c.add("ldst.const_accesses", stats::Unit::Count, "distinct constant-cache addresses accessed");
+  c.add("ldst.stall_cycles", stats::Unit::Cycles, "cycles the LD/ST unit could not accept an instruction");
+  c.add("ldst.mem_stall_cycles", stats::Unit::Cycles, "cycles the miss queue to the memory system was full");
+  c.add("ldst.requests_sent", stats::Unit::Count, "requests sent to the memory system");
+  c.add("ldst.responses", stats::Unit::Count, "responses received from the memory system");
+  describeCacheStats("l1d.", "L1 data cache (all SMs)");
+  describeCacheStats("const.", "constant cache (all SMs)");
 }
 
 std::vector<std::pair<std::string, uint64_t>> LdstUnit::statPairs() const {

@@ -62,6 +62,11 @@ struct WarpMemAccess {
   uint64_t addr[32] = {};    ///< per-lane byte addresses (shared: CTA offsets; local: per-thread offsets)
 };
 
+/// Cycles a banked scratchpad (shared memory, or an extension's buffer) needs for access `a`:
+/// the most distinct 4-byte words any one of `numBanks` banks must deliver (0 for no lanes).
+/// Lanes reading the same word are served together (broadcast).
+uint32_t bankConflictDegree(const WarpMemAccess &a, uint32_t numBanks);
+
 class LdstUnit {
 public:
   static constexpr uint32_t kMaxInflight = 256;  ///< warp instructions in flight
@@ -106,6 +111,8 @@ public:
   const Cache &constCache() const { return const_; }
   /// (name, value) pairs: ldst.*, l1d.*, const.*.
   std::vector<std::pair<std::string, uint64_t>> statPairs() const;
+  /// Registers the names statPairs() reports (stats::Catalog).
+  static void describeStats();
   void resetStats();
   /// Invalidates the L1 data and constant caches (between kernels, -gpgpu_flush_l1_cache).
   void flushL1() {

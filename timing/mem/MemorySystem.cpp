@@ -1,5 +1,7 @@
 #include "timing/mem/MemorySystem.h"
 
+#include "base/Stats.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -388,6 +390,37 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
     }
   }
   return best == kNever ? kNever : std::max(best, soon);
+}
+
+void MemorySystem::describeStats() {
+  stats::Catalog &c = stats::Catalog::global();
+  describeCacheStats("l2.", "L2 cache (all slices)");
+  describeCacheStats("l2[].", "L2 slice of this memory partition");
+  c.add("l2.requests", stats::Unit::Count, "requests the L2 slices received");
+  c.add("l2.atomics", stats::Unit::Count, "atomic requests executed at L2");
+  c.add("l2.stall_cycles", stats::Unit::Cycles, "cycles an L2 slice could not take a request (sum over slices)");
+  c.add("l2[].stall_cycles", stats::Unit::Cycles, "cycles this L2 slice could not take a request");
+  c.add("l2.dram_read_requests", stats::Unit::Count, "read requests L2 sent to DRAM");
+  c.add("l2.dram_write_requests", stats::Unit::Count, "write requests L2 sent to DRAM");
+  c.add("dram.reads", stats::Unit::Count, "DRAM read bursts");
+  c.add("dram.writes", stats::Unit::Count, "DRAM write bursts");
+  c.add("dram.read_bytes", stats::Unit::Bytes, "bytes read from DRAM");
+  c.add("dram.write_bytes", stats::Unit::Bytes, "bytes written to DRAM");
+  c.add("dram.row_hits", stats::Unit::Count, "accesses to an open row");
+  c.add("dram.row_misses", stats::Unit::Count, "accesses to a closed bank");
+  c.add("dram.row_conflicts", stats::Unit::Count, "accesses that closed another open row");
+  c.add("dram.activates", stats::Unit::Count, "ACT commands");
+  c.add("dram.precharges", stats::Unit::Count, "PRE commands");
+  c.add("dram.refreshes", stats::Unit::Count, "REF commands");
+  c.add("dram.bus_busy_cycles", stats::Unit::Cycles, "DRAM data-bus busy cycles (DRAM clock, sum over channels)");
+  c.add("dram.queue_full_cycles", stats::Unit::Cycles, "cycles a DRAM request queue was full");
+  c.add("dram.total_latency", stats::Unit::Cycles, "sum of DRAM request latencies (DRAM clock)");
+  c.add("dram.max_latency", stats::Unit::Cycles, "longest DRAM request latency (DRAM clock)");
+  c.add("icnt.packets", stats::Unit::Count, "interconnect packets");
+  c.add("icnt.request_packets", stats::Unit::Count, "SM-to-L2 packets");
+  c.add("icnt.reply_packets", stats::Unit::Count, "L2-to-SM packets");
+  c.add("icnt.flits", stats::Unit::Count, "interconnect flits");
+  c.add("icnt.bytes", stats::Unit::Bytes, "bytes through the interconnect");
 }
 
 std::vector<std::pair<std::string, uint64_t>> MemorySystem::stats() const {

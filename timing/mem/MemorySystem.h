@@ -92,6 +92,8 @@ public:
 
   /// (name, value) pairs: l2[p].* per partition, l2.* summed, dram.* summed, icnt.*.
   std::vector<std::pair<std::string, uint64_t>> stats() const;
+  /// Registers the names stats() reports (stats::Catalog).
+  static void describeStats();
   void resetStats();
   /// Invalidates every L2 slice (between kernels, -gpgpu_flush_l2_cache). Timing state only:
   /// data lives in the functional memory, so dropping dirty lines loses nothing.

@@ -21,6 +21,7 @@ const char *stallReasonName(StallReason r) {
   case StallReason::Scoreboard: return "scoreboard";
   case StallReason::Pipeline: return "pipeline_busy";
   case StallReason::Fetch: return "fetch";
+  case StallReason::ExtWait: return "ext_wait";
   case StallReason::Count: break;
   }
   return "?";
@@ -40,6 +41,11 @@ Cycle Sm::Slot::readyAt(uint16_t r) const {
   return i < v.size() ? v[i] : 0;
 }
 
+namespace {
+/// Cycles between tries of a blocking instruction that said "not yet".
+constexpr Cycle kWaitRetryCycles = 4;
+} // namespace
+
 Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers)
     : cfg_(cfg), id_(id) {
   const CoreConfig &c = cfg_.core;
@@ -56,6 +62,7 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
     slots_[i].sched = i % (uint32_t)scheds_.size();
     schedSlots_[slots_[i].sched].push_back(i);
   }
+  pipes_.resize(kNumBuiltinPipes);
   auto pipe = [&](PipeId p, uint32_t units, uint32_t lat, uint32_t interval) {
     pipes_[p].freeAt.assign(std::max(1u, units), 0);
     pipes_[p].latency = lat;
@@ -69,10 +76,23 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   pipe(kBranch, 1, c.branchLatency, 1);
   pipe(kSync, 1, 1, 1);
   pipe(kMisc, 1, 1, 1);
+  for (const ExtensionPipe &ep : extensionPipes()) {
+    PipeSpec spec = ep.spec(cfg_);
+    uint8_t id = (uint8_t)pipes_.size();
+    pipes_.emplace_back();
+    pipe(PipeId(id), spec.units, spec.latency, spec.interval);
+    extPipeOf_[size_t(ep.cls)] = id;
+  }
+  spaceModels_.resize(ptx::ir::kMaxMemSpaces);
+  for (size_t sp = ptx::ir::kFirstExtensionSpace; sp < ptx::ir::kMaxMemSpaces; ++sp)
+    if (MemSpaceModelFactory f = memSpaceModelFactory(ptx::ir::MemSpace(sp)))
+      spaceModels_[sp] = f(cfg_, id_);
   ldst_ = std::make_unique<LdstUnit>(cfg_, id_);
+  collectorFreeAt_.assign(std::max(1u, c.operandCollectors), 0);
   if (cfg_.mem.l1i.enabled) {
     l1iTag_.assign(size_t(cfg_.mem.l1i.sets) * cfg_.mem.l1i.ways, ~0ull);
-    l1iUsed_.assign(l1iTag_.size(), 0);
+    l1iPolicy_ = replacementRegistry().create(cfg_.mem.l1i.replacement, cfg_.mem.l1i.sets,
+                                              cfg_.mem.l1i.ways);
   }
   ldst_->onL1Miss = [this](uint32_t slot, uint64_t line, Cycle now) {
     if (slot < slots_.size())
@@ -178,7 +198,7 @@ void Sm::finishCta(size_t index) {
       --s.cta;
 }
 
-Sm::PipeId Sm::pipeFor(const Inst &in) const {
+uint8_t Sm::pipeFor(const Inst &in) const {
   switch (in.cls) {
   case OpClass::Alu:
   case OpClass::Mul:
@@ -194,10 +214,12 @@ Sm::PipeId Sm::pipeFor(const Inst &in) const {
   case OpClass::Misc: return kMisc;
   case OpClass::Tensor: return cfg_.core.tensorUnits ? kTensor : kSp;
   }
-  return kMisc;
+  // an extension's class: its registered pipe (misc when it registered none)
+  uint8_t p = extPipeOf_[size_t(in.cls) % ptx::ir::kMaxOpClasses];
+  return p ? p : uint8_t(kMisc);
 }
 
-uint32_t Sm::latencyFor(const Inst &in, PipeId p) const {
+uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
   const CoreConfig &c = cfg_.core;
   switch (in.cls) {
   case OpClass::Alu: return c.intLatency;
@@ -224,34 +246,62 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   if (line == s.fetchLine)
     return now >= s.fetchReadyAt;
   const CacheConfig &c = cfg_.mem.l1i;
-  size_t set = size_t(line % c.sets) * c.ways;
+  uint32_t si = uint32_t(line % c.sets);
+  size_t set = size_t(si) * c.ways;
   s.fetchLine = line;
   for (uint32_t w = 0; w < c.ways; ++w)
     if (l1iTag_[set + w] == line) {
-      l1iUsed_[set + w] = now;
+      l1iPolicy_->touch(si, w, now, false);
       ++stats_.l1iHits;
       s.fetchReadyAt = now + cfg_.core.fetchLatency - 1; // pipelined: a hit does not stall
       return now >= s.fetchReadyAt;
     }
   ++stats_.l1iMisses;
-  auto install = [&](uint64_t l) {
-    size_t st = size_t(l % c.sets) * c.ways, victim = st;
-    for (uint32_t w = 0; w < c.ways; ++w) {
-      if (l1iTag_[st + w] == l)
-        return; // already there (a prefetched line)
-      if (l1iUsed_[st + w] < l1iUsed_[victim])
-        victim = st + w;
-    }
-    l1iTag_[victim] = l;
-    l1iUsed_[victim] = now;
-  };
-  install(line);
+  // the policy chooses among all ways (never-used ones have the oldest stamps)
+  uint32_t victim = l1iPolicy_->victim(si);
+  l1iTag_[set + victim] = line;
+  l1iPolicy_->touch(si, victim, now, true);
   // sequential prefetch: the lines after a miss arrive with it (straight-line code does not
   // miss on every line, as on hardware with an instruction prefetcher)
-  for (uint32_t k = 1; k <= cfg_.core.l1iPrefetchLines; ++k)
-    install(line + k);
+  for (uint32_t k = 1; k <= cfg_.core.l1iPrefetchLines; ++k) {
+    uint64_t pl = line + k;
+    uint32_t ps = uint32_t(pl % c.sets);
+    bool present = false;
+    for (uint32_t w = 0; w < c.ways && !present; ++w)
+      present = l1iTag_[size_t(ps) * c.ways + w] == pl;
+    if (present)
+      continue;
+    uint32_t v = l1iPolicy_->victim(ps);
+    l1iTag_[size_t(ps) * c.ways + v] = pl;
+    l1iPolicy_->touch(ps, v, now, true);
+  }
   s.fetchReadyAt = now + cfg_.mem.l2Latency;
   return false;
+}
+
+bool Sm::unitFreeFor(const Inst &in, Cycle now) const {
+  uint8_t p = pipeFor(in);
+  bool unitFree = false;
+  for (Cycle f : pipes_[p].freeAt)
+    unitFree |= f <= now;
+  if (!unitFree || (p == kLdst && !ldst_->canIssue(now)))
+    return false;
+  if (in.cls == OpClass::Mem || in.cls == OpClass::Atomic)
+    return true;
+  for (Cycle f : collectorFreeAt_) // an operand collector unit for the operands
+    if (f <= now)
+      return true;
+  return false;
+}
+
+bool Sm::canIssueAgain(Slot &s, Cycle now) {
+  if (!s.active || s.w->state != ptx::exec::WarpState::Ready)
+    return false;
+  const Inst *in = ptx::exec::peekWarp(*s.w);
+  if (!in || in->ctl == ptx::ir::Ctl::Wait || !fetched(s, *in, now))
+    return false;
+  StallReason why;
+  return operandsReady(s, *in, now, why) && unitFreeFor(*in, now);
 }
 
 bool Sm::operandsReady(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
@@ -285,13 +335,21 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 }
 } // namespace
 
-void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
+bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   const Inst *in = ptx::exec::peekWarp(*s.w);
-  PipeId p = pipeFor(*in);
   // device runtime calls (printf, malloc, free) are long: the builtin the call reaches, if any
   const uint32_t builtin = in->ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, *in) : 0;
-  if (!grid_->step(*s.w, rec_, now)) // %clock64 reads the cycle of issue
-    return;
+  uint8_t p = pipeFor(*in);
+  grid_->setCycle(now);
+  if (!grid_->step(*s.w, rec_)) {
+    if (rec_.blocked && !grid_->faulted()) {
+      // a blocking instruction said "not yet": try again a few cycles later
+      s.wakeAt = now + kWaitRetryCycles;
+      s.blockedBy = StallReason::ExtWait;
+      return false;
+    }
+    return true;
+  }
   if (builtin) {
     const CoreConfig &c = cfg_.core;
     using B = ptx::exec::Builtin;
@@ -320,7 +378,22 @@ void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       break;
     }
   bool longLatency = false;
-  if (rec_.isMemory && rec_.execMask) {
+  IMemSpaceModel *model = rec_.isMemory && size_t(rec_.space) < spaceModels_.size()
+                              ? spaceModels_[size_t(rec_.space)].get()
+                              : nullptr;
+  if (model && rec_.execMask) {
+    // an extension's memory space: its own model times the access
+    WarpMemAccess a;
+    a.space = MemSpaceKind::Shared;
+    a.atomic = in->cls == OpClass::Atomic;
+    a.write = !a.atomic && in->nrd == 0;
+    a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
+    a.mask = rec_.execMask;
+    std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
+    Cycle done = std::max(now + 1, model->access(a, slotIndex, now));
+    for (unsigned i = 0; i < in->nrd; ++i)
+      s.ready(in->rd[i]) = done;
+  } else if (rec_.isMemory && rec_.execMask) {
     WarpMemAccess a;
     a.space = spaceKind(rec_.space);
     a.atomic = in->cls == OpClass::Atomic;
@@ -355,6 +428,11 @@ void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       lat += worst - 1;
       stats_.regBankConflicts += worst - 1;
     }
+    // a collector unit gathers the operands: busy for one cycle per read of the busiest bank
+    if (worst) {
+      Cycle &u = *std::min_element(collectorFreeAt_.begin(), collectorFreeAt_.end());
+      u = std::max(u, now) + worst;
+    }
     for (unsigned i = 0; i < in->nrd; ++i)
       s.ready(in->rd[i]) = now + lat;
   }
@@ -363,6 +441,7 @@ void Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   if (s.w->state == ptx::exec::WarpState::AtBarrier)
     longLatency = true;
   scheds_[s.sched]->issued(slotIndex, longLatency, now);
+  return true;
 }
 
 void Sm::tick(Cycle now, MemorySystem &mem) {
@@ -441,11 +520,7 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
         s.blockedBy = why;
         continue;
       }
-      PipeId p = pipeFor(*in);
-      bool unitFree = false;
-      for (Cycle f : pipes_[p].freeAt)
-        unitFree |= f <= now;
-      if (!unitFree || (p == kLdst && !ldst_->canIssue(now))) {
+      if (!unitFreeFor(*in, now)) {
         if (worst == StallReason::None)
           worst = StallReason::Pipeline;
         continue;
@@ -455,11 +530,19 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
     if (!readyScratch_.empty()) {
       int pick = sched.pick(readyScratch_, now);
       if (pick >= 0) {
-        issue(slots_[(uint32_t)pick], (uint32_t)pick, now);
-        ++stats_.issueCycles;
-        lastStall_[si] = StallReason::None;
-        issuedLastTick_ = true;
-        continue;
+        Slot &ps = slots_[(uint32_t)pick];
+        if (issue(ps, (uint32_t)pick, now)) {
+          // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
+          // this cycle too when they are ready (blocking instructions issue alone)
+          for (uint32_t k = 1; k < cfg_.core.issueWidth && canIssueAgain(ps, now); ++k)
+            if (!issue(ps, (uint32_t)pick, now))
+              break;
+          ++stats_.issueCycles;
+          lastStall_[si] = StallReason::None;
+          issuedLastTick_ = true;
+          continue;
+        }
+        worst = StallReason::ExtWait;
       }
     }
     StallReason r = !anyLive ? StallReason::Idle
@@ -531,6 +614,27 @@ void Sm::skipCycles(uint64_t n) {
 void Sm::resetStats() {
   stats_ = SmStats{};
   ldst_->resetStats();
+  for (auto &m : spaceModels_)
+    if (m)
+      m->resetStats();
+}
+
+std::vector<std::string> Sm::pipeNames() {
+  std::vector<std::string> v = {"sp", "dp", "sfu", "tensor", "ldst", "branch", "sync", "misc"};
+  for (const ExtensionPipe &ep : extensionPipes())
+    v.push_back(ep.name);
+  return v;
+}
+
+void Sm::describeStats() {
+  stats::Catalog &c = stats::Catalog::global();
+  c.add("sm.regfile_reads", stats::Unit::Count, "warp-wide register file reads (source operands)");
+  c.add("sm.regfile_writes", stats::Unit::Count, "warp-wide register file writes (destinations)");
+  c.add("sm.active_lane_insts", stats::Unit::Count, "thread instructions whose guard was true");
+  c.add("l1i.hits", stats::Unit::Count, "instruction cache hits");
+  c.add("l1i.misses", stats::Unit::Count, "instruction cache misses");
+  LdstUnit::describeStats();
+  schedulerRegistry(); // the built-in policies register their counters as they are added
 }
 
 void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
@@ -547,6 +651,9 @@ void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
     for (auto &kv : v)
       out.push_back({std::string("sched.") + kv.first, (double)kv.second});
   }
+  for (auto &m : spaceModels_)
+    if (m)
+      m->stats(out);
 }
 
 } // namespace ptxsim::timing

@@ -14,7 +14,9 @@
 #include "ptx/exec/Exec.h"
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
+#include "timing/ext/Extension.h"
 #include "timing/mem/LdstUnit.h"
+#include "timing/mem/replacement/IReplacementPolicy.h"
 #include "timing/sm/scheduler/IWarpScheduler.h"
 
 #include <array>
@@ -27,8 +29,13 @@ namespace ptxsim::timing {
 
 class MemorySystem;
 
+/// Built-in pipelines plus those extensions register.
+constexpr size_t kNumBuiltinPipes = 8;
+constexpr size_t kMaxPipes = kNumBuiltinPipes + 24;
+
 /// Why a scheduler did not issue in a cycle.
-enum class StallReason : uint8_t { None, Idle, Barrier, Memory, Scoreboard, Pipeline, Fetch, Count };
+/// ExtWait: the warp is at a blocking instruction (ptx::ir::Ctl::Wait) that said "not yet".
+enum class StallReason : uint8_t { None, Idle, Barrier, Memory, Scoreboard, Pipeline, Fetch, ExtWait, Count };
 const char *stallReasonName(StallReason r);
 
 struct SmStats {
@@ -39,7 +46,9 @@ struct SmStats {
   uint64_t regBankConflicts = 0; ///< extra operand-collector cycles
   uint64_t ctasRun = 0;
   uint64_t warpCyclesResident = 0; ///< sum over cycles of resident warps (for occupancy)
-  uint64_t fuIssued[8] = {};       ///< by pipeline: sp, dp, sfu, tensor, ldst, branch, sync, misc
+  /// By pipeline: sp, dp, sfu, tensor, ldst, branch, sync, misc, then extension pipes in
+  /// registration order (timing/ext/Extension.h).
+  uint64_t fuIssued[kMaxPipes] = {};
   uint64_t l1iHits = 0, l1iMisses = 0;
   uint64_t regReads = 0, regWrites = 0; ///< warp-wide register file accesses (operands x lanes / 32)
   uint64_t activeLaneInsts = 0;         ///< lanes that executed (guard true), summed
@@ -77,8 +86,12 @@ public:
   void resetStats();
   /// Invalidates the SM's data caches (L1D, constant); only between kernels.
   void flushCaches();
-  /// Statistics of the LD/ST unit and schedulers, as (name, value).
+  /// Statistics of the LD/ST unit, schedulers and extension memory models, as (name, value).
   void appendStats(std::vector<std::pair<std::string, double>> &out) const;
+  /// Registers the names appendStats() reports (stats::Catalog).
+  static void describeStats();
+  /// Names of the pipelines (`sp` ... `misc`, then extension pipes), indexed like fuIssued.
+  static std::vector<std::string> pipeNames();
 
 private:
   struct Slot {
@@ -116,15 +129,21 @@ private:
     std::vector<Cycle> freeAt; ///< per unit: cycle it can accept the next instruction
     uint32_t latency = 1, interval = 1;
   };
-  enum PipeId : uint8_t { kSp, kDp, kSfu, kTensor, kLdst, kBranch, kSync, kMisc, kNumPipes };
+  enum PipeId : uint8_t { kSp, kDp, kSfu, kTensor, kLdst, kBranch, kSync, kMisc };
 
-  PipeId pipeFor(const ptx::ir::Inst &in) const;
+  uint8_t pipeFor(const ptx::ir::Inst &in) const;
   /// Instruction fetch: true when the instruction is in the warp's buffer at `now`; otherwise
   /// the fetch (an L1I hit, or a miss served at L2 latency) is started or still in flight.
   bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now);
-  uint32_t latencyFor(const ptx::ir::Inst &in, PipeId p) const;
+  uint32_t latencyFor(const ptx::ir::Inst &in, uint8_t p) const;
   bool operandsReady(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
-  void issue(Slot &s, uint32_t slotIndex, Cycle now);
+  /// A unit of the instruction's pipeline (and, for register operands, a collector) is free.
+  bool unitFreeFor(const ptx::ir::Inst &in, Cycle now) const;
+  /// The warp just issued; can its next instruction issue in the same cycle (dual issue)?
+  bool canIssueAgain(Slot &s, Cycle now);
+  /// Issues the slot's next instruction; false when it was a blocking instruction that could
+  /// not complete (nothing executed: the warp waits, stall reason ExtWait).
+  bool issue(Slot &s, uint32_t slotIndex, Cycle now);
   void finishCta(size_t ctaIndex);
 
   TimingConfig cfg_;
@@ -133,11 +152,16 @@ private:
   std::vector<std::vector<uint32_t>> schedSlots_; ///< warp slots each scheduler owns
   std::vector<Slot> slots_;
   std::vector<CtaState> ctas_;
-  std::array<Pipe, kNumPipes> pipes_;
+  std::vector<Pipe> pipes_;               ///< built-in pipes, then extension pipes
+  uint8_t extPipeOf_[ptx::ir::kMaxOpClasses] = {}; ///< pipe of each extension op class
+  /// Models of extension memory spaces (timing/ext/Extension.h), by ir::MemSpace; null: none.
+  std::vector<std::unique_ptr<IMemSpaceModel>> spaceModels_;
   std::unique_ptr<LdstUnit> ldst_;
-  /// L1 instruction cache tags: sets x ways, LRU by last-use cycle.
+  /// Operand collector units (-gpgpu_operand_collector_num_units_gen): busy until.
+  std::vector<Cycle> collectorFreeAt_;
+  /// L1 instruction cache tags (sets x ways) and its replacement policy (stamps: cycles).
   std::vector<uint64_t> l1iTag_;
-  std::vector<Cycle> l1iUsed_;
+  std::unique_ptr<IReplacementPolicy> l1iPolicy_;
   uint16_t sinOpcode_ = 0, cosOpcode_ = 0; ///< opcode ids with -ptxsim_sfu_trig_extra_latency
   ptx::exec::SteppedGrid *grid_ = nullptr;
   const ptx::exec::Kernel *kernel_ = nullptr;

@@ -69,7 +69,11 @@ std::unique_ptr<IWarpScheduler> createCcwsScheduler(const SchedulerParams &p);
 
 /// Registers lrr, gto, two_level, ccws (one line each).
 void registerBuiltinWarpSchedulers(SchedulerRegistry &r);
-/// The registry with the built-ins, created on first use.
+/// The process-wide registry: the built-ins, then what extensions and studies add at start-up
+/// (`timing::schedulerRegistry().add("mine", createMine);` in isa_ext/Extensions.cpp). The
+/// `-gpgpu_scheduler` option accepts exactly its names.
+SchedulerRegistry &schedulerRegistry();
+/// The same registry, read-only (the name predates extensions).
 const SchedulerRegistry &builtinSchedulers();
 
 } // namespace ptxsim::timing

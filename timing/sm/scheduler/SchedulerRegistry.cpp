@@ -1,8 +1,18 @@
 #include "timing/sm/scheduler/IWarpScheduler.h"
 
+#include "base/Stats.h"
+
 namespace ptxsim::timing {
 
 void SchedulerRegistry::add(std::string name, SchedulerFactory f) {
+  // its counters are statistics (`sched.<counter>`): registered now, from an instance
+  if (std::unique_ptr<IWarpScheduler> s = f(SchedulerParams{8, 100, 8, 16})) {
+    std::vector<std::pair<std::string, uint64_t>> v;
+    s->stats(v);
+    for (auto &kv : v)
+      stats::Catalog::global().add("sched." + kv.first, stats::Unit::Count,
+                                   name + " scheduler: " + kv.first);
+  }
   for (auto &e : entries_) {
     if (e.first == name) {
       e.second = f;
@@ -34,14 +44,16 @@ void registerBuiltinWarpSchedulers(SchedulerRegistry &r) {
   r.add("ccws", createCcwsScheduler);
 }
 
-const SchedulerRegistry &builtinSchedulers() {
-  // A function-local static: built on first use, thread-safe, no static constructor.
-  static const SchedulerRegistry registry = [] {
-    SchedulerRegistry r;
-    registerBuiltinWarpSchedulers(r);
+SchedulerRegistry &schedulerRegistry() {
+  // built on first use and never destroyed (no static destructor runs at exit)
+  static SchedulerRegistry *registry = [] {
+    auto *r = new SchedulerRegistry();
+    registerBuiltinWarpSchedulers(*r);
     return r;
   }();
-  return registry;
+  return *registry;
 }
+
+const SchedulerRegistry &builtinSchedulers() { return schedulerRegistry(); }
 
 } // namespace ptxsim::timing

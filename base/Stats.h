@@ -1,0 +1,77 @@
+#pragma once
+// Statistics: one catalog of every counter a component or extension reports, and the snapshot
+// of values a kernel produces, with one text and one JSON printer.
+//
+// Contract: a component registers each statistic it reports once, at start-up or when it is
+// built (Catalog::add: name, unit, description, and how it aggregates); names are hierarchical
+// and lowercase (`l1d.misses`, `dram.row_hits`); a name with `[]` is a family of instances
+// (`l2[].misses` covers `l2[0].misses`, `l2[1].misses`, ...: per SM, per partition, per chiplet).
+// A Snapshot holds values in the order they were set; reading a name that no component
+// registered is a simulator bug and aborts with the name (a registered name with no value in
+// the snapshot reads as 0: the component had no activity). Consumers (the power model, reports)
+// check up front with Catalog::find() that the counters they need exist, so a renamed counter
+// fails loudly at start-up instead of zeroing an energy.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::stats {
+
+enum class Unit : uint8_t { Count, Cycles, Bytes, Seconds, Joules, Watts, Ratio, PerKiloInst };
+std::string_view unitName(Unit u);
+
+struct Desc {
+  std::string name; ///< `gpu.cycles`, `l2[].misses`
+  Unit unit = Unit::Count;
+  std::string help;
+};
+
+class Catalog {
+public:
+  /// The process-wide catalog (components register into it; never destroyed).
+  static Catalog &global();
+  /// Registers (or re-registers identically) a statistic. Registering one name with another
+  /// unit is a simulator bug (aborts).
+  void add(std::string_view name, Unit unit, std::string_view help);
+  /// The description of `name` (an instance `l2[3].misses` matches the family `l2[].misses`),
+  /// or null when no component registered it.
+  const Desc *find(std::string_view name) const;
+  const std::vector<Desc> &all() const { return descs_; }
+  /// Every statistic as a markdown table (name, unit, description), sorted by name.
+  std::string markdown() const;
+
+private:
+  std::vector<Desc> descs_;
+};
+
+/// Named values of one kernel (or of a moment during it), in a stable order.
+class Snapshot {
+public:
+  /// Sets (or adds to the end) `name`. The name must be registered in the global catalog.
+  void set(std::string_view name, double value);
+  /// Adds `value` to `name` (set when absent).
+  void add(std::string_view name, double value);
+  /// The value of `name`; 0 for a registered name that has none; aborts for an unregistered one.
+  double get(std::string_view name) const;
+  /// The value of `name`, or false when it has none.
+  bool find(std::string_view name, double &value) const;
+  const std::vector<std::pair<std::string, double>> &values() const { return values_; }
+  void clear() { values_.clear(); }
+
+  /// `name = value` lines; instance entries (`l2[3].x`) only when `instances` is set.
+  std::string text(bool instances = false, std::string_view indent = "  ") const;
+  /// The values as JSON members (`"name": value, ...`, no braces), every entry included.
+  std::string jsonMembers() const;
+
+private:
+  std::vector<std::pair<std::string, double>> values_;
+};
+
+/// A number as JSON/text show it: integers exactly, others with 17 significant digits (JSON) or
+/// 6 (text).
+std::string formatValue(double v, bool exact);
+
+} // namespace ptxsim::stats

@@ -1,0 +1,46 @@
+#include "timing/ext/Extension.h"
+
+namespace ptxsim::timing {
+namespace {
+std::vector<ExtensionPipe> &pipes() {
+  static auto *v = new std::vector<ExtensionPipe>();
+  return *v;
+}
+std::vector<MemSpaceModelFactory> &spaceModels() {
+  static auto *v = new std::vector<MemSpaceModelFactory>(ptx::ir::kMaxMemSpaces, nullptr);
+  return *v;
+}
+std::vector<StatsSource> &sources() {
+  static auto *v = new std::vector<StatsSource>();
+  return *v;
+}
+} // namespace
+
+void registerPipe(ptx::ir::OpClass cls, std::string_view name, PipeSpecFn spec) {
+  for (ExtensionPipe &p : pipes())
+    if (p.cls == cls) {
+      p.name = std::string(name);
+      p.spec = spec;
+      return;
+    }
+  pipes().push_back(ExtensionPipe{cls, std::string(name), spec});
+  stats::Catalog::global().add("sm.issued." + std::string(name), stats::Unit::Count,
+                               "warp instructions issued to the " + std::string(name) + " pipeline");
+}
+const std::vector<ExtensionPipe> &extensionPipes() { return pipes(); }
+
+void registerMemSpaceModel(ptx::ir::MemSpace space, MemSpaceModelFactory factory) {
+  spaceModels()[size_t(space)] = factory;
+}
+MemSpaceModelFactory memSpaceModelFactory(ptx::ir::MemSpace space) {
+  return size_t(space) < spaceModels().size() ? spaceModels()[size_t(space)] : nullptr;
+}
+
+void registerStatsSource(StatsDescribeFn describe, StatsCollectFn collect) {
+  sources().push_back(StatsSource{describe, collect});
+  if (describe)
+    describe();
+}
+const std::vector<StatsSource> &statsSources() { return sources(); }
+
+} // namespace ptxsim::timing
