@@ -134,6 +134,7 @@ bool parseCacheSpec(const std::string &value, CacheConfig &c, std::string &err) 
       !oneOf(pol[2], "mfs", "allocation policy") || !oneOf(pol[3], "NWFL", "write-allocate policy"))
     return false;
   n.writeBack = pol[1] == "B";
+  n.localWriteBack = pol[1] == "L";
   n.writeAllocate = pol[3] != "N";
   std::vector<std::string> mshr = split(groups[2], ":");
   if (mshr.size() != 3 || !oneOf(trim(mshr[0]), "ASFT", "MSHR type") ||

@@ -26,6 +26,7 @@ struct CacheConfig {
   uint32_t mshrMaxMerge = 8;   ///< requests merged into one MSHR entry
   bool writeBack = false;      ///< false: write-through
   bool writeAllocate = false;
+  bool localWriteBack = false; ///< write policy L: local memory write-back (allocating), global write-through
   bool enabled = true;
   std::string replacement = "L"; ///< replacement policy (registered name: L = LRU, F = FIFO)
   uint64_t capacity() const { return uint64_t(sets) * ways * lineBytes; }

@@ -85,6 +85,7 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
   curIssue_ = now;
   curN_ = curNext_ = 0;
   curBypassL1_ = a.bypassL1;
+  curLocal_ = a.space == MemSpaceKind::Local;
   nextIssue_ = now + std::max(1u, cfg_.core.ldstInterval);
   ++stats_.instructions;
   if (a.atomic)
@@ -278,7 +279,8 @@ bool LdstUnit::runPiece(Cycle now) {
     q.id = makeId(kReqDirect, curSlot_);
     bool send = true;
     if (cfg_.mem.l1d.enabled) {
-      CacheAccessResult r = l1d_.access(p.addr, l1Mask(p.mask32), true, in.warp, curSlot_, now);
+      CacheAccessResult r =
+          l1d_.access(p.addr, l1Mask(p.mask32), true, in.warp, curSlot_, now, curLocal_);
       send = r.sendWrite;
       if (r.evicted.valid) {
         if (onL1Evict)

@@ -162,6 +162,7 @@ private:
   uint8_t pieceLanes_[160] = {}, pieceSame_[160] = {}; ///< atomics: lanes, most on one address
   uint32_t sharedDegree_ = 0;
   bool curBypassL1_ = false;
+  bool curLocal_ = false; ///< the instruction in the coalescer accesses local memory
   bool sharedStore_ = false;
 
   std::vector<Inst> insts_;
