@@ -296,6 +296,90 @@ TEST(Timing, RepeatedRunsGiveIdenticalCycles) {
   EXPECT_EQ(cycles[0], cycles[1]);
 }
 
+// The fixed costs of a launch are charged exactly once per kernel, and the CTA dispatch interval
+// spaces the CTAs one SM starts.
+TEST(Timing, LaunchAndDrainLatencyAndCtaDispatchInterval) {
+  auto cycles = [](uint32_t launch, uint32_t drain, uint32_t interval, uint32_t ctas) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.core.numClusters = 1; // one SM: every CTA goes through its dispatch
+    cfg.launch.kernelLaunchLatency = launch;
+    cfg.launch.kernelDrainLatency = drain;
+    cfg.launch.ctaDispatchInterval = interval;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(aluChain(4))) << t.h.errors;
+    uint64_t out = t.h.alloc(4);
+    auto r = t.run("k", {ctas}, {32}, {out});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    return r.stats.cycles;
+  };
+  Cycle base = cycles(0, 0, 0, 1);
+  EXPECT_EQ(cycles(1000, 0, 0, 1), base + 1000);
+  EXPECT_EQ(cycles(1000, 500, 0, 1), base + 1500);
+  // 8 CTAs fit at once and overlap; 500 cycles between starts makes the kernel the last CTA's
+  // start (7 x 500) plus one CTA's time (each is far shorter than 500, so they run alone)
+  EXPECT_LT(cycles(0, 0, 1, 8), base + 500);
+  // (the later CTAs find the parameters in the constant cache, so compare two intervals)
+  EXPECT_EQ(cycles(0, 0, 600, 8) - cycles(0, 0, 500, 8), 7u * 100);
+  EXPECT_GT(cycles(0, 0, 500, 8), Cycle(7 * 500));
+}
+
+// Cold caches before each kernel (-gpgpu_flush_l1_cache/-gpgpu_flush_l2_cache): a second run of a
+// kernel that hits in warm caches misses again.
+TEST(Timing, FlushingCachesBeforeEachKernelMakesTheSecondRunCold) {
+  auto twoRuns = [](bool flush) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.launch.flushL1 = cfg.launch.flushL2 = flush;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(chase(64))) << t.h.errors;
+    const uint64_t stride = 128, count = 64;
+    uint64_t buf = t.h.alloc(stride * count + 8), out = t.h.alloc(8);
+    auto *host = reinterpret_cast<uint64_t *>(buf);
+    for (uint64_t i = 0; i < count; ++i)
+      host[i * stride / 8] = buf + ((i + 1) % count) * stride;
+    auto a = t.run("k", {1}, {1}, {buf, out});
+    auto b = t.run("k", {1}, {1}, {buf, out});
+    return std::make_pair(a.stats.cycles, b.stats.cycles);
+  };
+  auto warm = twoRuns(false), cold = twoRuns(true);
+  EXPECT_EQ(warm.first, cold.first);       // the first run is cold either way
+  EXPECT_LT(warm.second * 3, warm.first);  // warm: 64 L1 hits instead of 64 DRAM misses
+  // flushed: as cold as the first run (DRAM rows left open by it may differ a little)
+  EXPECT_NEAR(double(cold.second), double(cold.first), 0.02 * cold.first);
+}
+
+// Same-address atomics serialize in the L2 slice's atomic unit: a warp of 32 lanes on one word
+// costs 31 x the per-lane cycles more than a warp on 32 different words of one line.
+TEST(Timing, SameAddressAtomicsSerializeAtTheL2) {
+  const char *kAtom = R"(
+.visible .entry k(.param .u64 p, .param .u32 spread) {
+  .reg .b32 %r<6>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [spread];
+  mov.u32 %r2, %tid.x; mul.lo.u32 %r3, %r2, %r1;
+  mul.wide.u32 %rd2, %r3, 4; add.s64 %rd3, %rd1, %rd2;
+  atom.global.add.u32 %r4, [%rd3], 1;
+  atom.global.add.u32 %r5, [%rd3], %r4;
+  ret;
+}
+)";
+  auto run = [&](uint32_t spread, double same, double lane) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.mem.l2AtomicSameAddrCycles = same;
+    cfg.mem.l2AtomicLaneCycles = lane;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(ptxHeader() + kAtom)) << t.h.errors;
+    uint64_t buf = t.h.alloc(4096);
+    auto r = t.run("k", {1}, {32}, {buf, spread});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    return r.stats.cycles;
+  };
+  // off: one request either way (the 32-word one carries 4 sectors, so a few flits more)
+  int64_t base = int64_t(run(0, 0, 0)) - int64_t(run(1, 0, 0));
+  int64_t diff = int64_t(run(0, 10, 1)) - int64_t(run(1, 10, 1));
+  // two dependent atomics, each: 32 x 10 on one word against 10 + 31 x 1 on 32 words (L2 cycles
+  // = core cycles in the default config)
+  EXPECT_EQ(diff - base, 2 * (320 - 41));
+}
+
 // A two-level scheduler with fewer active places than warps must not stall for good: warps that
 // exit early leave the active set at once (not when their CTA ends), and warps waiting at a
 // barrier leave it so that the pending warps they wait for can run.
