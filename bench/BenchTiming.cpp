@@ -1,9 +1,11 @@
 // Timing-mode speed: simulated cycles, warp instructions and thread instructions per host
 // second on a compute-bound and a memory-bound kernel (bench/exec_kernels.cu), with a GPU
-// configuration (default: configs/gtx480.config). Usage: bench_timing [config] [kernels.ptx]
+// configuration (default: configs/gtx480.config), with the power model attached when the
+// configuration has a .power.xml beside it (the cost users pay with --power).
+// Usage: bench_timing [config] [kernels.ptx]
 
 #include "ptx/exec/Engine.h"
-#include "timing/gpu/Gpu.h"
+#include "sim/KernelSimulator.h"
 
 #include <chrono>
 #include <cstdio>
@@ -43,7 +45,12 @@ int main(int argc, char **argv) {
       diags.print(std::cerr);
       return 1;
     }
-    timing::Gpu gpu(cfg, e);
+    sim::KernelSimulator sim(cfg, e);
+    std::string xml = cfgPath.substr(0, cfgPath.rfind(".config")) + ".power.xml";
+    if (std::ifstream(xml).good() && !sim.enablePower(xml, diags)) {
+      diags.print(std::cerr);
+      return 1;
+    }
     DeviceMemory &m = e.memory();
     const Kernel *k = e.findKernel(kname);
     std::vector<uint8_t> buf(k->paramBytes + 8);
@@ -69,9 +76,10 @@ int main(int argc, char **argv) {
       p.block = {256};
     }
     p.params = buf.data();
-    timing::KernelTimingStats st;
     auto t0 = std::chrono::steady_clock::now();
-    LaunchResult r = gpu.runKernel(p, st);
+    sim::KernelRun run = sim.run(p);
+    const timing::KernelTimingStats &st = run.stats;
+    const LaunchResult &r = run.launch;
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.ok()) {
       std::fprintf(stderr, "bench_timing: %s\n", r.message.c_str());
@@ -80,6 +88,8 @@ int main(int argc, char **argv) {
     std::printf("%-14s %12llu %14llu %9.3f %12.0f %14.0f %14.0f\n", kname,
                 (unsigned long long)st.cycles, (unsigned long long)st.threadInsts, s, st.cycles / s,
                 st.warpInsts / s, st.threadInsts / s);
+    if (run.power)
+      std::printf("%-14s energy %.6g J, average %.1f W\n", "", run.power->energyJ, run.power->avgW);
   }
   return 0;
 }

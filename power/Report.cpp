@@ -1,28 +1,15 @@
 // Text and JSON printers of a kernel's power (both walk KernelPower::components in order).
 #include "power/PowerModel.h"
 
+#include "base/Config.h"
+
 #include <cstdio>
 #include <sstream>
 
 namespace ptxsim::power {
 
 namespace {
-std::string jsonString(const std::string &s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += c;
-    } else if ((unsigned char)c < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else {
-      o += c;
-    }
-  }
-  return o + "\"";
-}
+std::string jsonString(const std::string &s) { return jsonQuote(s); }
 std::string num(double v) {
   char b[40];
   std::snprintf(b, sizeof b, "%.9g", v);

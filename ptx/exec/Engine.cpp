@@ -164,8 +164,9 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
 
 /// Bookkeeping when a warp of `c` finishes: a barrier that waits for every live warp may now
 /// be complete.
-void warpFinished(Cta &c) {
-  --c.liveWarps;
+void warpFinished(ExecCtx &ctx, Cta &c) {
+  if (--c.liveWarps == 0 && c.grid->ext)
+    c.grid->ext->ctaFinished(ctx, c);
   for (unsigned b = 0; b < 16; ++b) {
     BarrierState &bs = c.bars[b];
     if (!bs.waiting.empty() && bs.expected == 0 && bs.arrivedThreads >= c.liveWarps) {
@@ -199,7 +200,7 @@ bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
         if (ctx.faulted())
           return false;
         if (w.state == WarpState::Done)
-          warpFinished(*c);
+          warpFinished(ctx, *c);
       }
       if (c->liveWarps)
         ++liveCtas;
@@ -572,7 +573,9 @@ SteppedGrid::~SteppedGrid() {
   if (s_ && !s_->finished)
     finish();
 }
-uint64_t SteppedGrid::numCtas() const { return s_->g.numCtas; }
+uint64_t SteppedGrid::numCtas() const {
+  return s_->g.numCtas + (s_->ext ? s_->ext->helperCtas : 0);
+}
 uint32_t SteppedGrid::warpsPerCta() const { return s_->g.warpsPerCta; }
 LaunchExtension *SteppedGrid::extension() const { return s_->ext.get(); }
 const uint64_t *SteppedGrid::counters() const { return s_->ctx.counters; }
@@ -585,6 +588,21 @@ Cta *SteppedGrid::startCta(uint64_t id) {
 }
 Warp &SteppedGrid::warp(Cta *cta, uint32_t w) { return cta->warps[w]; }
 bool SteppedGrid::ready(const Warp &w) const { return w.state == WarpState::Ready; }
+bool SteppedGrid::atBarrier(const Warp &w) const { return w.state == WarpState::AtBarrier; }
+bool SteppedGrid::done(const Warp &w) const { return w.state == WarpState::Done; }
+const ir::Inst *SteppedGrid::peek(Warp &w) { return peekWarp(w); }
+const ir::Inst *SteppedGrid::next(const Warp &w, bool &popDue) const {
+  popDue = false;
+  if (w.state != WarpState::Ready || w.stack.empty())
+    return nullptr;
+  const SimtEntry &top = w.stack.back();
+  if (top.pc == top.rpc || top.mask == 0) {
+    popDue = true;
+    return nullptr;
+  }
+  return &w.fn->code[top.pc];
+}
+const ir::Function *SteppedGrid::function(const Warp &w) const { return w.fn; }
 bool SteppedGrid::ctaDone(const Cta *cta) const { return cta->liveWarps == 0; }
 bool SteppedGrid::faulted() const { return s_->ctx.faulted(); }
 void SteppedGrid::setCycle(uint64_t cycle) { s_->ctx.cycle = cycle; }
@@ -594,7 +612,7 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec) {
   s_->ctx.cta = w.cta;
   bool ok = stepWarp(s_->ctx, w, rec);
   if (w.state == WarpState::Done && w.cta->liveWarps && ok)
-    warpFinished(*w.cta);
+    warpFinished(s_->ctx, *w.cta);
   return ok && !s_->ctx.faulted();
 }
 void SteppedGrid::setTimedClock(double nsPerCycle) { s_->ctx.nsPerCycle = nsPerCycle; }

@@ -150,6 +150,15 @@ public:
   Warp &warp(Cta *cta, uint32_t w);
   /// True when the warp can issue (not finished, not waiting at a barrier).
   bool ready(const Warp &w) const;
+  bool atBarrier(const Warp &w) const;
+  bool done(const Warp &w) const;
+  /// The instruction `w` executes next (reconverged stack entries are popped first), or null
+  /// when it has finished or waits at a barrier. Timing models read its class and registers.
+  const ir::Inst *peek(Warp &w);
+  /// The same without changing the warp: null also when a stack pop is due (`popDue` set).
+  const ir::Inst *next(const Warp &w, bool &popDue) const;
+  /// The function `w` is executing (for instruction-fetch addresses).
+  const ir::Function *function(const Warp &w) const;
   bool ctaDone(const Cta *cta) const;
   /// Executes one instruction of `w`; false when it cannot issue, a blocking instruction said
   /// "not yet" (rec.blocked), or the grid faulted.

@@ -138,26 +138,39 @@ const char *spaceWord(ir::MemSpace s) {
 /// Why a device-memory access is refused.
 enum class GlobalCheck : uint8_t { Ok, OutOfBounds, ReadOnly };
 
-GlobalCheck checkGlobalWhy(ExecCtx &ctx, uint64_t a, unsigned n, bool write) {
+/// checkGlobalWhy's path when the most recently used allocation does not hold the access.
+__attribute__((noinline)) GlobalCheck checkGlobalSlow(ExecCtx &ctx, uint64_t a, unsigned n,
+                                                      bool write) {
   const Allocation *al = nullptr;
-  for (const Allocation &r : ctx.recentAllocs)
+  for (unsigned i = 0; i < ExecCtx::kAllocCache && !al; ++i) {
+    const Allocation &r = ctx.recentAllocs[i];
     if (a - r.base < r.size && r.size - (a - r.base) >= n) {
       al = &r;
-      break;
+      ctx.recentHit = i;
     }
+  }
   if (!al) {
     Allocation &slot = ctx.recentAllocs[ctx.recentNext];
     if (!ctx.mem->lookup(a, slot) || slot.size - (a - slot.base) < n) {
       slot = Allocation{};
       return GlobalCheck::OutOfBounds;
     }
+    ctx.recentHit = ctx.recentNext;
     ctx.recentNext = (ctx.recentNext + 1) % ExecCtx::kAllocCache;
     al = &slot;
   }
   // `__constant__` variables are read-only in kernels (kernels may only read them)
-  if (write && al->kind == AllocKind::Const)
-    return GlobalCheck::ReadOnly;
-  return GlobalCheck::Ok;
+  return write && al->kind == AllocKind::Const ? GlobalCheck::ReadOnly : GlobalCheck::Ok;
+}
+
+/// Whether an access of `n` bytes at device address `a` is allowed: one compare against the
+/// allocation the context used last in the common case.
+inline __attribute__((always_inline)) GlobalCheck checkGlobalWhy(ExecCtx &ctx, uint64_t a,
+                                                                 unsigned n, bool write) {
+  const Allocation &r = ctx.recentAllocs[ctx.recentHit];
+  if (__builtin_expect(a - r.base < r.size && r.size - (a - r.base) >= n, 1))
+    return write && r.kind == AllocKind::Const ? GlobalCheck::ReadOnly : GlobalCheck::Ok;
+  return checkGlobalSlow(ctx, a, n, write);
 }
 
 bool checkGlobal(ExecCtx &ctx, uint64_t a, unsigned n, bool write) {

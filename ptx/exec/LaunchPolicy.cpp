@@ -18,6 +18,7 @@ std::unique_ptr<LaunchExtension> applyLaunchPolicies(const LaunchParams &p, uint
     std::unique_ptr<LaunchExtension> ext = fn(p, numSms);
     if (!ext)
       continue;
+    numCtas += ext->helperCtas;
     std::vector<uint8_t> seen(numCtas, 0);
     uint64_t count = 0;
     for (const auto &g : ext->groups)

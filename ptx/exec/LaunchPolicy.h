@@ -19,6 +19,7 @@
 // `ctx.grid->ext` (or `w.cta->grid->ext`) and downcast it to their own type.
 
 #include "ptx/exec/Engine.h"
+#include "ptx/exec/Warp.h"
 
 #include <memory>
 #include <string>
@@ -33,6 +34,12 @@ public:
   std::vector<std::vector<uint64_t>> groups;
   /// Timing-model SM of each CTA (indexed by linear id); empty: the GPU's own dispatch.
   std::vector<uint32_t> smOf;
+  /// Helper CTAs the extension adds beyond the grid (ids numCtas .. numCtas + helperCtas - 1):
+  /// they run the same kernel with the same block shape, appear in `groups` and `smOf` like the
+  /// grid's CTAs, and are how an extension runs units of its own (an SPU's interface units). Their
+  /// %ctaid lies outside the grid, so the kernel must tell them apart through the extension's
+  /// special registers.
+  uint64_t helperCtas = 0;
   /// Called before the first CTA of group `g` starts and after its last CTA ends. A non-empty
   /// return value is an error that stops the launch (reported as a fault with that text).
   virtual std::string beginGroup(size_t g, DeviceMemory &mem) {
@@ -42,6 +49,12 @@ public:
   virtual std::string endGroup(size_t g, DeviceMemory &mem) {
     (void)g, (void)mem;
     return {};
+  }
+  /// Called when CTA `c` (of the current group) has finished, on the host thread that ran it,
+  /// before the group's next CTA may start on that thread; `ctx` is that thread's context (for
+  /// ExecCtx::count). Several host threads may call it at once.
+  virtual void ctaFinished(ExecCtx &ctx, Cta &c) {
+    (void)ctx, (void)c;
   }
   /// The policy's name, for messages.
   virtual const char *name() const = 0;

@@ -90,19 +90,18 @@ bool DeviceMemory::release(uint64_t addr) {
 
 bool DeviceMemory::lookup(uint64_t addr, Allocation &out) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = live_.upper_bound(addr);
-  if (it == live_.begin())
-    return false;
-  --it;
-  const Allocation &a = it->second;
-  if (addr - a.base >= (a.size ? a.size : 1))
-    return false;
-  out = a;
-  return true;
+  const Allocation *a = findLocked(addr);
+  if (a)
+    out = *a;
+  return a != nullptr;
 }
 
 const Allocation *DeviceMemory::find(uint64_t addr) const {
   std::lock_guard<std::mutex> lock(mu_);
+  return findLocked(addr);
+}
+
+const Allocation *DeviceMemory::findLocked(uint64_t addr) const {
   auto it = live_.upper_bound(addr);
   if (it == live_.begin())
     return nullptr;

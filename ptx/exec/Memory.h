@@ -72,6 +72,7 @@ public:
 
 private:
   void commit(uint64_t upTo);
+  const Allocation *findLocked(uint64_t addr) const; ///< with mu_ held
 
   uint64_t base_ = 0, arenaBegin_ = 0, arenaBytes_ = 0;
   uint64_t bump_ = 0;      ///< next never-used address

@@ -147,7 +147,7 @@ struct ExecCtx {
   /// cannot leave them dangling): most kernels hit here and never take the allocator's lock.
   static constexpr unsigned kAllocCache = 4;
   Allocation recentAllocs[kAllocCache];
-  unsigned recentNext = 0;
+  unsigned recentNext = 0, recentHit = 0;
   FaultKind faultKind = FaultKind::None;
   std::string faultMsg;
   uint64_t threadInsts = 0;

@@ -98,8 +98,10 @@ std::string_view opClassName(OpClass c);
 uint8_t opClassCount();
 
 struct Inst {
-  ExecFn fn = nullptr;
-  PollFn poll = nullptr; ///< Ctl::Wait only
+  union {
+    ExecFn fn = nullptr; ///< Ctl::None
+    PollFn poll;         ///< Ctl::Wait
+  };
   Ctl ctl = Ctl::None;
   OpClass cls = OpClass::Alu;
   MemSpace space = MemSpace::Global;

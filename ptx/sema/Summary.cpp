@@ -1,5 +1,7 @@
 #include "ptx/sema/Summary.h"
 
+#include "base/Config.h"
+
 #include "ptx/sema/OpcodeTable.h"
 
 #include <algorithm>
@@ -60,20 +62,7 @@ std::string paramText(const VarDecl &p) {
   return s;
 }
 
-std::string jsonStr(std::string_view s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      o += '\\', o += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      snprintf(buf, sizeof buf, "\\u%04x", c);
-      o += buf;
-    } else
-      o += c;
-  }
-  return o + "\"";
-}
+std::string jsonStr(std::string_view s) { return jsonQuote(s); }
 
 } // namespace
 

@@ -127,8 +127,12 @@ void Context::loadTimingConfigOnce() {
   bool functional = !mode || !*mode || std::strcmp(mode, "functional") == 0;
   // Functional mode reads a configuration only when one is named (its extension options, such
   // as an SPU's grid, shape the functional run too); it never builds the cycle model.
-  if (functional && !(cfgEnv && *cfgEnv))
+  if (functional && !(cfgEnv && *cfgEnv)) {
+    if (const char *pc = std::getenv("PTXSIM_PRINT_CONFIG"); pc && *pc && std::strcmp(pc, "0") != 0)
+      std::fprintf(stderr, "# ptxsim: functional mode, no GPU configuration (give one with "
+                           "--config to print it)\n");
     return;
+  }
   if (!functional && std::strcmp(mode, "timing") != 0) {
     std::fprintf(stderr, "ptxsim: PTXSIM_MODE must be 'functional' or 'timing', not '%s'\n", mode);
     stopForUserError();
@@ -161,6 +165,8 @@ void Context::loadTimingConfigOnce() {
     std::fprintf(stderr, "ptxsim: cannot use the timing configuration; stopping\n");
     stopForUserError();
   }
+  if (const char *pc = std::getenv("PTXSIM_PRINT_CONFIG"); pc && *pc && std::strcmp(pc, "0") != 0)
+    std::fprintf(stderr, "%s", timing::timingConfigText(timingCfg_).c_str());
   if (!timingMode_)
     return;
   // Power: PTXSIM_POWER=1, with the XML from PTXSIM_POWER_CONFIG or beside the last timing
@@ -199,10 +205,17 @@ void Context::loadTimingConfigOnce() {
   }
 }
 
+sim::KernelSimulator &Context::simulator() {
+  if (!sim_) {
+    sim_ = std::make_unique<sim::KernelSimulator>(timingCfg_, engine());
+    if (powerOn_)
+      sim_->enablePower(powerModel_);
+  }
+  return *sim_;
+}
+
 timing::Gpu &Context::timingGpu() {
-  if (!gpu_)
-    gpu_ = std::make_unique<timing::Gpu>(timingCfg_, engine());
-  return *gpu_;
+  return simulator().gpu();
 }
 
 void Context::noteCopy(uint64_t bytes) {
@@ -638,15 +651,11 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     ptx::exec::LaunchResult r;
     timing::KernelTimingStats ts;
     if (timingMode_) {
-      std::vector<stats::Snapshot> samples;
-      if (powerOn_)
-        timingGpu().setSampler(powerModel_.traceInterval(),
-                               [&samples](const timing::KernelTimingStats &s) { samples.push_back(s); });
-      r = timingGpu().runKernel(q, ts);
-      if (powerOn_) {
-        timingGpu().setSampler(0, {});
-        powerStats_.push_back(powerModel_.kernel(ts.kernel, ts, samples));
-      }
+      sim::KernelRun run = simulator().run(q);
+      r = std::move(run.launch);
+      ts = std::move(run.stats);
+      if (run.power)
+        powerStats_.push_back(std::move(*run.power));
       simSeconds_ += ts.seconds;
     } else {
       r = engine().launchGrid(q);
@@ -700,15 +709,6 @@ std::string demangle(const std::string &name) {
   char *d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
   std::string r = status == 0 && d ? d : name;
   std::free(d);
-  return r;
-}
-std::string jsonEscape(const std::string &s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      r += '\\';
-    r += c;
-  }
   return r;
 }
 } // namespace
@@ -833,9 +833,9 @@ void Context::reportAtExit() {
     os << "{\n  \"mode\": \"" << (timingMode_ ? "timing" : "functional") << "\",\n  \"wall_seconds\": " << wall << ",\n  \"kernels\": [";
     bool first = true;
     for (auto &[name, st] : stats_) {
-      os << (first ? "\n" : ",\n") << "    {\"name\": \"" << jsonEscape(name)
-         << "\", \"demangled\": \"" << jsonEscape(demangle(name))
-         << "\", \"launches\": " << st.launches << ", \"ctas\": " << st.ctas
+      os << (first ? "\n" : ",\n") << "    {\"name\": " << jsonQuote(name)
+         << ", \"demangled\": " << jsonQuote(demangle(name))
+         << ", \"launches\": " << st.launches << ", \"ctas\": " << st.ctas
          << ", \"thread_insts\": " << st.threadInsts << ", \"warp_insts\": " << st.warpInsts
          << ", \"seconds\": " << st.seconds;
       // extension counters that saw activity (ptx/exec/Counters.h)
@@ -880,7 +880,7 @@ void Context::reset() {
     delete e;
   events.clear();
   callConfigs.clear();
-  gpu_.reset();
+  sim_.reset();
   engine_.reset();
   overrideIds_.clear();
   overridesLoaded_ = false;

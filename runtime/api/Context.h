@@ -15,6 +15,7 @@
 
 #include "ptx/exec/Engine.h"
 #include "power/PowerModel.h"
+#include "sim/KernelSimulator.h"
 #include "timing/gpu/Gpu.h"
 
 #include <map>
@@ -148,6 +149,8 @@ public:
   /// The cycle-level GPU, created at first use from PTXSIM_CONFIG (a configuration error ends
   /// the program with the diagnostics: it is the user's input, not the program's).
   timing::Gpu &timingGpu();
+  /// Timing + power for one kernel (sim/KernelSimulator.h), created with timingGpu().
+  sim::KernelSimulator &simulator();
   /// Simulated time so far: kernels plus host-device copies (timing mode).
   double simSeconds() const { return simSeconds_; }
   /// Accounts a host<->device copy of `bytes` (timing mode: PCIe-style time).
@@ -175,7 +178,7 @@ private:
   std::unordered_map<std::string, size_t> statsIndex_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   bool timingMode_ = false;
-  std::unique_ptr<timing::Gpu> gpu_;
+  std::unique_ptr<sim::KernelSimulator> sim_;
   timing::TimingConfig timingCfg_;
   bool timingCfgLoaded_ = false;
   double simSeconds_ = 0, copySeconds_ = 0;

@@ -25,6 +25,8 @@ void runUsage(std::ostream &os) {
         "  --config FILE          timing configuration (GPGPU-Sim option syntax; repeatable,\n"
         "                         later files override earlier ones), e.g. configs/gtx480.config\n"
         "  --lenient              unknown configuration options are warnings, not errors\n"
+        "  --print-config         print the effective configuration (every option, defaults\n"
+        "                         included, extensions' too) on stderr at start-up\n"
         "  --power                per-kernel power and energy (timing mode; the power XML is\n"
         "                         the config's .power.xml or PTXSIM_POWER_CONFIG)\n";
 }
@@ -97,6 +99,8 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
       setenv("PTXSIM_SUMMARY", "0", 1);
     } else if (a == "--api-errors") {
       setenv("PTXSIM_API_ERRORS", "1", 1);
+    } else if (a == "--print-config") {
+      setenv("PTXSIM_PRINT_CONFIG", "1", 1);
     } else if (a == "--mode") {
       const std::string *v = need(a);
       if (!v)

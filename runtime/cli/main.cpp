@@ -1,7 +1,10 @@
 // The `ptxsim` command-line tool.
 
+#include "isa_ext/chiplet/tools/launcher/Launcher.h"
 #include "runtime/cli/PtxCommands.h"
 #include "isa_ext/Extensions.h"
+#include "base/Stats.h"
+#include "timing/gpu/Gpu.h"
 #include "runtime/cli/RunCommand.h"
 
 #include <iostream>
@@ -17,6 +20,9 @@ void usage(std::ostream &os) {
         "  ptx extract BINARY [-o DIR]                  write the PTX embedded in an nvcc binary\n"
         "  ptx resources BINARY|FILE.ptx...             registers, shared and local use per kernel\n"
         "  run [options] -- PROGRAM [ARGS]               run a CUDA program under the simulator\n"
+        "  chiplets --grid WxH [options] -- PROGRAM      one simulator process per chiplet\n"
+        "  stats                                        every statistic the simulator reports\n"
+        "                                               (name, unit, meaning) as markdown\n"
         "  help                                         this text\n";
 }
 
@@ -31,6 +37,13 @@ int main(int argc, char **argv) {
   }
   if (args[0] == "run")
     return ptxsim::cli::runCommand({args.begin() + 1, args.end()}, std::cerr);
+  if (args[0] == "chiplets")
+    return ptxsim::chiplet::chipletsCommand({args.begin() + 1, args.end()}, std::cout, std::cerr);
+  if (args[0] == "stats" && args.size() == 1) {
+    ptxsim::timing::registerTimingStatistics();
+    std::cout << ptxsim::stats::Catalog::global().markdown();
+    return 0;
+  }
   if (args[0] == "ptx" && args.size() >= 2 && args[1] == "check")
     return ptxsim::cli::ptxCheck({args.begin() + 2, args.end()}, std::cout, std::cerr);
   if (args[0] == "ptx" && args.size() >= 2 && args[1] == "extract")

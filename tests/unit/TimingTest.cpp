@@ -3,7 +3,10 @@
 // bandwidth, shared-memory bank conflicts cost their degree; runs are deterministic.
 
 #include "ExecHarness.h"
+#include "sim/KernelSimulator.h"
 #include "timing/gpu/Gpu.h"
+
+#include <optional>
 
 #include <sstream>
 
@@ -16,6 +19,7 @@ namespace {
 struct TimedRun {
   timing::KernelTimingStats stats;
   ptx::exec::LaunchResult result;
+  std::optional<power::KernelPower> power;
 };
 
 /// The defaults without instruction-fetch modelling, so latency microbenchmarks measure only
@@ -32,8 +36,8 @@ public:
   bool load(const std::string &ptx) { return h.load(ptx); }
   TimedRun run(const std::string &kernel, ptx::exec::Dim3 grid, ptx::exec::Dim3 block,
                std::vector<uint64_t> params) {
-    if (!gpu)
-      gpu = std::make_unique<timing::Gpu>(cfg, *h.engine);
+    if (!sim)
+      sim = std::make_unique<sim::KernelSimulator>(cfg, *h.engine);
     const ptx::exec::Kernel *k = h.engine->findKernel(kernel, h.module);
     std::vector<uint8_t> buf(k->paramBytes + 8);
     for (size_t i = 0; i < params.size(); ++i)
@@ -44,12 +48,15 @@ public:
     p.block = block;
     p.params = buf.data();
     TimedRun r;
-    r.result = gpu->runKernel(p, r.stats);
+    sim::KernelRun run = sim->run(p);
+    r.result = std::move(run.launch);
+    r.stats = std::move(run.stats);
+    r.power = std::move(run.power);
     return r;
   }
   timing::TimingConfig cfg;
   ExecHarness h;
-  std::unique_ptr<timing::Gpu> gpu;
+  std::unique_ptr<sim::KernelSimulator> sim;
 };
 
 // n dependent integer adds in one warp.
@@ -425,3 +432,27 @@ TEST(Timing, TwoLevelSchedulerSurvivesEarlyExitsAndBarriers) {
 }
 
 } // namespace
+
+// Timing and power joined by sim::KernelSimulator (what the runtime uses): twice the ALU work
+// costs more dynamic energy in the SP pipelines, never less total than the static floor.
+TEST(TimingPower, SimulatorJoinsTimingAndPower) {
+  double spJ[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    TimingHarness t;
+    DiagEngine d;
+    ASSERT_TRUE(t.load(aluChain(i ? 400 : 200))) << t.h.errors;
+    t.sim = std::make_unique<sim::KernelSimulator>(t.cfg, *t.h.engine);
+    ASSERT_TRUE(t.sim->enablePower(std::string(PTXSIM_TEST_DIR) + "/../configs/gtx480.power.xml", d));
+    uint64_t out = t.h.alloc(4 * 64);
+    auto r = t.run("k", {2}, {64}, {out});
+    ASSERT_TRUE(r.result.ok()) << r.result.message;
+    ASSERT_TRUE(r.power.has_value());
+    for (auto &c : r.power->components)
+      if (c.name == "sp")
+        spJ[i] = c.dynamicJ;
+    EXPECT_GE(r.power->avgW, t.sim->powerModel().staticW() * 0.999);
+    EXPECT_GT(r.power->energyJ, 0);
+  }
+  EXPECT_GT(spJ[0], 0);
+  EXPECT_NEAR(spJ[1] / spJ[0], 2.0, 0.05);
+}

@@ -43,4 +43,13 @@ void registerStatsSource(StatsDescribeFn describe, StatsCollectFn collect) {
 }
 const std::vector<StatsSource> &statsSources() { return sources(); }
 
+namespace {
+std::vector<SmConfigFn> &smConfigs() {
+  static auto *v = new std::vector<SmConfigFn>();
+  return *v;
+}
+} // namespace
+void registerSmConfig(SmConfigFn adjust) { smConfigs().push_back(adjust); }
+const std::vector<SmConfigFn> &smConfigFns() { return smConfigs(); }
+
 } // namespace ptxsim::timing

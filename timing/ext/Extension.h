@@ -77,4 +77,12 @@ struct StatsSource {
 };
 const std::vector<StatsSource> &statsSources();
 
+/// Heterogeneous cores: `adjust` may change the configuration SM `smId` is built with (an
+/// extension's units that are reduced SMs, e.g. without an L1 data cache). Called for every SM
+/// when a Gpu is built, in registration order; a function that changes nothing for a
+/// configuration leaves every SM as configured.
+using SmConfigFn = void (*)(TimingConfig &cfg, uint32_t smId);
+void registerSmConfig(SmConfigFn adjust);
+const std::vector<SmConfigFn> &smConfigFns();
+
 } // namespace ptxsim::timing

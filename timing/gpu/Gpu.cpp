@@ -4,6 +4,7 @@
 
 #include "ptx/exec/Counters.h"
 #include "ptx/exec/LaunchPolicy.h"
+#include "timing/ext/Extension.h"
 #include "timing/mem/MemorySystem.h"
 #include "timing/sm/Sm.h"
 
@@ -55,8 +56,12 @@ Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine
   mem_ = std::make_unique<MemorySystem>(cfg_);
   registerTimingStatistics();
   const SchedulerRegistry &reg = schedulerRegistry();
-  for (uint32_t i = 0; i < cfg_.numSms(); ++i)
-    sms_.push_back(std::make_unique<Sm>(cfg_, i, reg));
+  for (uint32_t i = 0; i < cfg_.numSms(); ++i) {
+    TimingConfig smCfg = cfg_;
+    for (SmConfigFn adjust : smConfigFns()) // heterogeneous cores (timing/ext/Extension.h)
+      adjust(smCfg, i);
+    sms_.push_back(std::make_unique<Sm>(smCfg, i, reg));
+  }
 }
 
 Gpu::~Gpu() = default;

@@ -233,7 +233,7 @@ uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
 bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   if (l1iTag_.empty())
     return true;
-  const ptx::ir::Function &fn = *s.w->fn;
+  const ptx::ir::Function &fn = *grid_->function(*s.w);
   // instructions are 8 bytes; each function gets its own code region (from its name, so the
   // layout is the same in every run)
   if (s.fetchFn != &fn) {
@@ -295,9 +295,9 @@ bool Sm::unitFreeFor(const Inst &in, Cycle now) const {
 }
 
 bool Sm::canIssueAgain(Slot &s, Cycle now) {
-  if (!s.active || s.w->state != ptx::exec::WarpState::Ready)
+  if (!s.active || !grid_->ready(*s.w))
     return false;
-  const Inst *in = ptx::exec::peekWarp(*s.w);
+  const Inst *in = grid_->peek(*s.w);
   if (!in || in->ctl == ptx::ir::Ctl::Wait || !fetched(s, *in, now))
     return false;
   StallReason why;
@@ -336,7 +336,7 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 } // namespace
 
 bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
-  const Inst *in = ptx::exec::peekWarp(*s.w);
+  const Inst *in = grid_->peek(*s.w);
   // device runtime calls (printf, malloc, free) are long: the builtin the call reaches, if any
   const uint32_t builtin = in->ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, *in) : 0;
   uint8_t p = pipeFor(*in);
@@ -438,7 +438,7 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   }
   // A warp left waiting at a barrier will wait long too: a two-level scheduler must move it out
   // of its active set, or active warps that all wait for pending ones would never issue again.
-  if (s.w->state == ptx::exec::WarpState::AtBarrier)
+  if (grid_->atBarrier(*s.w))
     longLatency = true;
   scheds_[s.sched]->issued(slotIndex, longLatency, now);
   return true;
@@ -484,12 +484,12 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
           worst = s.blockedBy;
         continue;
       }
-      const Inst *in = ptx::exec::peekWarp(*s.w);
+      const Inst *in = grid_->peek(*s.w);
       if (!in) {
-        if (s.w->state == ptx::exec::WarpState::AtBarrier) {
+        if (grid_->atBarrier(*s.w)) {
           anyLive = true;
           anyBarrier = true;
-        } else if (!s.retired && s.w->state == ptx::exec::WarpState::Done) {
+        } else if (!s.retired && grid_->done(*s.w)) {
           // An exited warp leaves its scheduler at once: a two-level scheduler's active set
           // must not keep it while the CTA's other warps wait in the pending set.
           s.retired = true;
@@ -527,24 +527,31 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
       }
       readyScratch_.push_back(slot);
     }
-    if (!readyScratch_.empty()) {
+    bool issuedNow = false;
+    while (!readyScratch_.empty()) {
       int pick = sched.pick(readyScratch_, now);
-      if (pick >= 0) {
-        Slot &ps = slots_[(uint32_t)pick];
-        if (issue(ps, (uint32_t)pick, now)) {
-          // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
-          // this cycle too when they are ready (blocking instructions issue alone)
-          for (uint32_t k = 1; k < cfg_.core.issueWidth && canIssueAgain(ps, now); ++k)
-            if (!issue(ps, (uint32_t)pick, now))
-              break;
-          ++stats_.issueCycles;
-          lastStall_[si] = StallReason::None;
-          issuedLastTick_ = true;
-          continue;
-        }
-        worst = StallReason::ExtWait;
+      if (pick < 0)
+        break;
+      Slot &ps = slots_[(uint32_t)pick];
+      if (issue(ps, (uint32_t)pick, now)) {
+        // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
+        // this cycle too when they are ready (blocking instructions issue alone)
+        for (uint32_t k = 1; k < cfg_.core.issueWidth && canIssueAgain(ps, now); ++k)
+          if (!issue(ps, (uint32_t)pick, now))
+            break;
+        ++stats_.issueCycles;
+        lastStall_[si] = StallReason::None;
+        issuedLastTick_ = true;
+        issuedNow = true;
+        break;
       }
+      worst = StallReason::ExtWait;
+      // A blocking instruction that said "not yet" used no issue slot: another ready warp may
+      // issue this cycle (otherwise warps that keep retrying a wait starve the others).
+      readyScratch_.erase(std::find(readyScratch_.begin(), readyScratch_.end(), (uint32_t)pick));
     }
+    if (issuedNow)
+      continue;
     StallReason r = !anyLive ? StallReason::Idle
                     : worst != StallReason::None ? worst
                     : anyBarrier ? StallReason::Barrier
@@ -569,12 +576,15 @@ bool Sm::idle() const { return ctas_.empty() && ldst_->idle(); }
 Cycle Sm::nextEventCycle(Cycle now) const {
   Cycle next = ldst_->idle() ? kNever : ldst_->nextEventCycle(now);
   for (const Slot &s : slots_) {
-    if (!s.active || s.w->state != ptx::exec::WarpState::Ready || s.w->stack.empty())
+    if (!s.active)
       continue;
-    const ptx::exec::SimtEntry &top = s.w->stack.back();
-    if (top.pc == top.rpc || top.mask == 0)
+    bool popDue = false;
+    const Inst *nextIn = grid_->next(*s.w, popDue);
+    if (popDue)
       return now + 1; // needs a stack pop: just tick
-    const Inst &in = s.w->fn->code[top.pc];
+    if (!nextIn)
+      continue;
+    const Inst &in = *nextIn;
     Cycle t = now + 1;
     bool blocked = false;
     for (unsigned i = 0; i < in.nrs; ++i) {

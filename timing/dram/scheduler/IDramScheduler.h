@@ -8,6 +8,7 @@
 // which its choice could change (kNever if none), so the channel can sleep until then. The
 // channel re-asks only after a command issued or a request arrived. Deterministic.
 
+#include "base/NamedRegistry.h"
 #include "timing/Types.h"
 
 #include <cstdint>
@@ -38,14 +39,12 @@ using DramSchedulerFactory = std::unique_ptr<IDramScheduler> (*)();
 
 /// Name -> factory: `frfcfs`, `fcfs` built in; `-gpgpu_dram_scheduler` accepts every registered
 /// name (studies add theirs in isa_ext/Extensions.cpp).
-class DramSchedulerRegistry {
+class DramSchedulerRegistry : public NamedRegistry<DramSchedulerFactory> {
 public:
-  void add(std::string name, DramSchedulerFactory f);
-  std::unique_ptr<IDramScheduler> create(const std::string &name) const;
-  std::vector<std::string> names() const;
-
-private:
-  std::vector<std::pair<std::string, DramSchedulerFactory>> entries_;
+  std::unique_ptr<IDramScheduler> create(const std::string &name) const {
+    DramSchedulerFactory f = find(name);
+    return f ? f() : nullptr;
+  }
 };
 
 DramSchedulerRegistry &dramSchedulerRegistry();

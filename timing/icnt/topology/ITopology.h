@@ -6,6 +6,7 @@
 // hops(src, dst) is at least 1 for any pair (a crossbar is one hop), deterministic and cheap
 // (called once per packet).
 
+#include "base/NamedRegistry.h"
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,14 +25,12 @@ using TopologyFactory = std::unique_ptr<ITopology> (*)(uint32_t numNodes);
 
 /// Name -> factory: `crossbar` and `mesh` built in; `-network_mode` accepts every registered
 /// name (studies add theirs in isa_ext/Extensions.cpp).
-class TopologyRegistry {
+class TopologyRegistry : public NamedRegistry<TopologyFactory> {
 public:
-  void add(std::string name, TopologyFactory f);
-  std::unique_ptr<ITopology> create(const std::string &name, uint32_t numNodes) const;
-  std::vector<std::string> names() const;
-
-private:
-  std::vector<std::pair<std::string, TopologyFactory>> entries_;
+  std::unique_ptr<ITopology> create(const std::string &name, uint32_t numNodes) const {
+    TopologyFactory f = find(name);
+    return f ? f(numNodes) : nullptr;
+  }
 };
 
 TopologyRegistry &topologyRegistry();

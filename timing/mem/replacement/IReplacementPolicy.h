@@ -9,6 +9,7 @@
 // arguments. GPGPU-Sim's cache specs name the policy with one letter (`L` = LRU, `F` = FIFO);
 // any registered name is accepted in that position.
 
+#include "base/NamedRegistry.h"
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -28,16 +29,12 @@ using ReplacementFactory = std::unique_ptr<IReplacementPolicy> (*)(uint32_t sets
 /// Name -> factory. The process-wide registry holds the built-ins (`L`, `F`) and what extensions
 /// and studies add at start-up (`timing::replacementRegistry().add("R", createMine)` in
 /// isa_ext/Extensions.cpp).
-class ReplacementRegistry {
+class ReplacementRegistry : public NamedRegistry<ReplacementFactory> {
 public:
-  void add(std::string name, ReplacementFactory f);
-  /// A policy for a cache of `sets` x `ways`, or null for an unknown name.
-  std::unique_ptr<IReplacementPolicy> create(const std::string &name, uint32_t sets,
-                                             uint32_t ways) const;
-  std::vector<std::string> names() const;
-
-private:
-  std::vector<std::pair<std::string, ReplacementFactory>> entries_;
+  std::unique_ptr<IReplacementPolicy> create(const std::string &name, uint32_t sets, uint32_t ways) const {
+    ReplacementFactory f = find(name);
+    return f ? f(sets, ways) : nullptr;
+  }
 };
 
 ReplacementRegistry &replacementRegistry();

@@ -2,6 +2,7 @@
 // Warp-scheduler policies: the interface the SM model drives, the parameters a policy may read,
 // and the registry that maps a policy name (CoreConfig::scheduler) to a factory.
 
+#include "base/NamedRegistry.h"
 #include "timing/Types.h"
 
 #include <cstdint>
@@ -49,16 +50,16 @@ using SchedulerFactory = std::unique_ptr<IWarpScheduler> (*)(const SchedulerPara
 
 /// Policy name -> factory. Names keep their registration order; a name registered twice keeps
 /// the later factory.
-class SchedulerRegistry {
+class SchedulerRegistry : public NamedRegistry<SchedulerFactory> {
 public:
+  /// Adds (or replaces) a policy and registers its counters as statistics (`sched.<counter>`).
   void add(std::string name, SchedulerFactory f);
   /// A new scheduler, or null when `name` is not registered (the caller reports the error with
   /// the option it came from, see names()).
-  std::unique_ptr<IWarpScheduler> create(const std::string &name, const SchedulerParams &p) const;
-  std::vector<std::string> names() const;
-
-private:
-  std::vector<std::pair<std::string, SchedulerFactory>> entries_;
+  std::unique_ptr<IWarpScheduler> create(const std::string &name, const SchedulerParams &p) const {
+    SchedulerFactory f = find(name);
+    return f ? f(p) : nullptr;
+  }
 };
 
 // Factories of the built-in policies, each defined in the policy's own .cpp.

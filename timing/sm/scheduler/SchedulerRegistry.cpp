@@ -13,28 +13,7 @@ void SchedulerRegistry::add(std::string name, SchedulerFactory f) {
       stats::Catalog::global().add("sched." + kv.first, stats::Unit::Count,
                                    name + " scheduler: " + kv.first);
   }
-  for (auto &e : entries_) {
-    if (e.first == name) {
-      e.second = f;
-      return;
-    }
-  }
-  entries_.emplace_back(std::move(name), f);
-}
-
-std::unique_ptr<IWarpScheduler> SchedulerRegistry::create(const std::string &name,
-                                                          const SchedulerParams &p) const {
-  for (const auto &e : entries_)
-    if (e.first == name)
-      return e.second(p);
-  return nullptr;
-}
-
-std::vector<std::string> SchedulerRegistry::names() const {
-  std::vector<std::string> out;
-  for (const auto &e : entries_)
-    out.push_back(e.first);
-  return out;
+  NamedRegistry<SchedulerFactory>::add(std::move(name), f);
 }
 
 void registerBuiltinWarpSchedulers(SchedulerRegistry &r) {

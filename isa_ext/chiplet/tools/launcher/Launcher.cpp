@@ -1,0 +1,674 @@
+#include "isa_ext/chiplet/tools/launcher/Launcher.h"
+
+#include "isa_ext/chiplet/tools/runtime/Endpoint.h"
+#include "isa_ext/chiplet/noc/Network.h"
+#include "isa_ext/chiplet/noc/PathModel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <regex>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace ptxsim::chiplet {
+namespace {
+
+void usage(std::ostream &os) {
+  os << "usage: ptxsim chiplets --grid WxH [options] -- PROGRAM [ARGS...]\n"
+        "  Runs PROGRAM once per chiplet; {x} and {y} in ARGS become the chiplet's coordinates\n"
+        "  (also in PTXSIM_CHIPLET_X/Y). Prints the network report, totals and a per-chiplet table.\n"
+        "options:\n"
+        "  --grid WxH             chiplets in x and y (required)\n"
+        "  --cpu X,Y              this chiplet is a CPU chiplet (host code only; repeatable)\n"
+        "  --transport files|mpi  how chiplets exchange data (default files)\n"
+        "  --dir DIR              run directory for data, trace and synchronization files\n"
+        "                         (default ./chiplet_run; emptied of a previous run's files)\n"
+        "  --config FILE          timing configuration for the GPU chiplets (repeatable)\n"
+        "  --mode functional|timing, --power   as for `ptxsim run`\n"
+        "  --net 'OPTIONS'        the inter-chiplet network in popnet options (default\n"
+        "                         '-A <max(W,H)> -c 2 -V 3 -B 12 -O 12 -F 4 -L 1000 -r 1 -R 0')\n"
+        "  --timeout SEC          a chiplet missing at a barrier this long fails the run (60)\n"
+        "  --stats-json FILE      everything (per chiplet, network, totals) as JSON\n"
+        "  --hosts H1,H2,...      mpi: hosts for mpirun --host (ranks spread over them)\n"
+        "  --report               print the report of a finished run in --dir (after starting\n"
+        "                         `mpirun -np N ptxsim chiplets --transport mpi ...` yourself)\n"
+        "  --legacy-addc          GPU chiplets treat addc.u32/addc.s32 as the document's send/receive\n";
+}
+
+std::string libraryDir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0)
+    return {};
+  buf[n] = 0;
+  std::string exe(buf);
+  std::string bin = exe.substr(0, exe.find_last_of('/'));
+  return bin.substr(0, bin.find_last_of('/')) + "/lib";
+}
+
+std::string selfExe() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0)
+    return "ptxsim";
+  buf[n] = 0;
+  return buf;
+}
+
+bool readWhole(const std::string &p, std::string &out) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+/// The number after `"key": ` in a flat JSON object, or `dflt`.
+double jsonNumber(const std::string &s, const std::string &key, double dflt = 0) {
+  size_t p = s.find("\"" + key + "\":");
+  if (p == std::string::npos)
+    return dflt;
+  return std::strtod(s.c_str() + p + key.size() + 3, nullptr);
+}
+
+/// Sum of every `"key": number` in `s`.
+double jsonSum(const std::string &s, const std::string &key) {
+  double sum = 0;
+  std::string pat = "\"" + key + "\": ";
+  for (size_t p = s.find(pat); p != std::string::npos; p = s.find(pat, p + 1))
+    sum += std::strtod(s.c_str() + p + pat.size(), nullptr);
+  return sum;
+}
+
+struct Chiplet {
+  unsigned x, y;
+  bool cpu = false;
+  pid_t pid = -1;
+  int status = -1;      ///< exit status, or 128 + signal
+  std::string died;     ///< how it failed, empty when it exited 0
+  // gathered
+  bool haveStats = false;
+  double clock = 0, sends = 0, sentBytes = 0, receives = 0, receivedBytes = 0, barriers = 0,
+         waitCycles = 0;
+  double gpuCycles = 0, energyJ = 0, powerW = 0;
+  bool timing = false;
+};
+
+std::string xyName(unsigned x, unsigned y) { return std::to_string(x) + "." + std::to_string(y); }
+
+void cleanDir(const std::string &dir) {
+  DIR *d = opendir(dir.c_str());
+  if (!d)
+    return;
+  static const char *prefixes[] = {"buffer_", "bench.", "synchronization", "status.", "stats.",
+                                   "abort", ".tmp.", ".buffer_", ".synchronization", "chiplet.",
+                                   "ptxsim."};
+  std::system(("rm -rf '" + dir + "/.tmp' '" + dir + "/.status' '" + dir + "/.sync'").c_str());
+  while (dirent *e = readdir(d)) {
+    std::string n = e->d_name;
+    for (const char *p : prefixes)
+      if (n.rfind(p, 0) == 0) {
+        unlink((dir + "/" + n).c_str());
+        break;
+      }
+  }
+  closedir(d);
+}
+
+std::vector<std::string> substitute(const std::vector<std::string> &args, unsigned x, unsigned y) {
+  std::vector<std::string> out;
+  for (std::string a : args) {
+    for (size_t p; (p = a.find("{x}")) != std::string::npos;)
+      a.replace(p, 3, std::to_string(x));
+    for (size_t p; (p = a.find("{y}")) != std::string::npos;)
+      a.replace(p, 3, std::to_string(y));
+    out.push_back(a);
+  }
+  return out;
+}
+
+/// Environment of one chiplet process (set in the child before exec).
+void setChipletEnv(const std::string &dir, const std::string &lib, unsigned x, unsigned y, bool cpu) {
+  setenv("PTXSIM_CHIPLET_X", std::to_string(x).c_str(), 1);
+  setenv("PTXSIM_CHIPLET_Y", std::to_string(y).c_str(), 1);
+  setenv("PTXSIM_CHIPLET_ROLE", cpu ? "cpu" : "gpu", 1);
+  setenv("PTXSIM_STATS_JSON", (dir + "/ptxsim." + xyName(x, y) + ".json").c_str(), 1);
+  // Functional mode runs chiplet instructions of different CTAs in host-thread order; one host
+  // thread keeps message order (and so results and cycles) reproducible.
+  setenv("PTXSIM_THREADS", "1", 0);
+  std::string pre = lib + "/libptxsim_chiplet.so";
+  if (const char *old = getenv("LD_PRELOAD"); old && *old)
+    pre += std::string(":") + old;
+  setenv("LD_PRELOAD", pre.c_str(), 1);
+  std::string lp = lib;
+  if (const char *old = getenv("LD_LIBRARY_PATH"); old && *old)
+    lp += std::string(":") + old;
+  setenv("LD_LIBRARY_PATH", lp.c_str(), 1);
+  if (cpu) {
+    unsetenv("PTXSIM_CONFIG");
+    unsetenv("PTXSIM_MODE");
+    unsetenv("PTXSIM_POWER");
+  }
+}
+
+[[noreturn]] void execApp(const std::string &dir, unsigned x, unsigned y,
+                          const std::vector<std::string> &app) {
+  std::string out = dir + "/chiplet." + xyName(x, y) + ".out";
+  std::string errf = dir + "/chiplet." + xyName(x, y) + ".err";
+  int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int e = open(errf.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (o >= 0)
+    dup2(o, 1);
+  if (e >= 0)
+    dup2(e, 2);
+  std::vector<std::string> a = substitute(app, x, y);
+  std::vector<char *> argv;
+  for (auto &s : a)
+    argv.push_back(s.data());
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  std::fprintf(stderr, "ptxsim chiplets: cannot run %s: %s\n", argv[0], std::strerror(errno));
+  _exit(127);
+}
+
+std::string describeStatus(int st) {
+  if (WIFSIGNALED(st))
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(st)) + " (" +
+           strsignal(WTERMSIG(st)) + ")";
+  return "exited with status " + std::to_string(WEXITSTATUS(st));
+}
+
+} // namespace
+
+int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+  unsigned w = 0, h = 0;
+  std::vector<std::pair<unsigned, unsigned>> cpus;
+  std::string transport = "files", dir = "chiplet_run", net, statsJson, hosts;
+  std::vector<std::string> configs;
+  double timeout = 60;
+  bool rankMode = false, reportOnly = false;
+  size_t i = 0;
+  auto need = [&](const std::string &opt) -> const std::string * {
+    if (i + 1 >= args.size()) {
+      err << "ptxsim chiplets: option " << opt << " needs a value\n";
+      return nullptr;
+    }
+    return &args[++i];
+  };
+  for (; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    const std::string *v = nullptr;
+    if (a == "--") {
+      ++i;
+      break;
+    } else if (a == "-h" || a == "--help") {
+      usage(out);
+      return 0;
+    } else if (a == "--rank") {
+      rankMode = true;
+    } else if (a == "--report") {
+      reportOnly = true;
+    } else if (a == "--legacy-addc") {
+      setenv("PTXSIM_CHIPLET_LEGACY_ADDC", "1", 1);
+    } else if (a == "--power") {
+      setenv("PTXSIM_POWER", "1", 1);
+      setenv("PTXSIM_MODE", "timing", 0);
+    } else if (!(v = need(a))) {
+      return 2;
+    } else if (a == "--grid") {
+      if (std::sscanf(v->c_str(), "%ux%u", &w, &h) != 2 || !w || !h || w > 64 || h > 64) {
+        err << "ptxsim chiplets: --grid needs WxH (1..64 each), not '" << *v << "'\n";
+        return 2;
+      }
+    } else if (a == "--cpu") {
+      unsigned x, y;
+      if (std::sscanf(v->c_str(), "%u,%u", &x, &y) != 2) {
+        err << "ptxsim chiplets: --cpu needs X,Y, not '" << *v << "'\n";
+        return 2;
+      }
+      cpus.push_back({x, y});
+    } else if (a == "--transport") {
+      if (*v != "files" && *v != "mpi") {
+        err << "ptxsim chiplets: --transport is files or mpi, not '" << *v << "'\n";
+        return 2;
+      }
+      transport = *v;
+    } else if (a == "--dir") {
+      dir = *v;
+    } else if (a == "--config") {
+      struct stat st;
+      if (stat(v->c_str(), &st) != 0) {
+        err << "ptxsim chiplets: --config: no such file '" << *v << "'\n";
+        return 2;
+      }
+      configs.push_back(*v);
+    } else if (a == "--mode") {
+      if (*v != "functional" && *v != "timing") {
+        err << "ptxsim chiplets: --mode is functional or timing, not '" << *v << "'\n";
+        return 2;
+      }
+      setenv("PTXSIM_MODE", v->c_str(), 1);
+    } else if (a == "--net") {
+      net = *v;
+    } else if (a == "--timeout") {
+      timeout = std::atof(v->c_str());
+      if (timeout <= 0) {
+        err << "ptxsim chiplets: --timeout needs seconds > 0\n";
+        return 2;
+      }
+    } else if (a == "--stats-json") {
+      statsJson = *v;
+    } else if (a == "--hosts") {
+      hosts = *v;
+    } else {
+      err << "ptxsim chiplets: unknown option '" << a << "'\n";
+      usage(err);
+      return 2;
+    }
+  }
+  std::vector<std::string> app(args.begin() + (long)std::min(i, args.size()), args.end());
+  std::string lib = libraryDir();
+
+  if (rankMode) {
+    // One rank under mpirun: the rank is the chiplet index; the launcher exported the rest.
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    const char *grid = getenv("PTXSIM_CHIPLET_GRID");
+    if (!rank || !grid || std::sscanf(grid, "%ux%u", &w, &h) != 2 || app.empty()) {
+      err << "ptxsim chiplets --rank: run by `ptxsim chiplets --transport mpi` under mpirun\n";
+      return 2;
+    }
+    unsigned r = (unsigned)std::atoi(rank);
+    unsigned x = r % w, y = r / w;
+    const char *cpuList = getenv("PTXSIM_CHIPLET_CPUS");
+    bool cpu = cpuList && std::string(" ") .append(cpuList).find(" " + std::to_string(x) + "," +
+                                                                std::to_string(y) + " ") !=
+                              std::string::npos;
+    std::string d = getenv("PTXSIM_CHIPLET_DIR") ? getenv("PTXSIM_CHIPLET_DIR") : ".";
+    setChipletEnv(d, lib, x, y, cpu);
+    execApp(d, x, y, app);
+  }
+
+  if (!w || (app.empty() && !reportOnly)) {
+    err << "ptxsim chiplets: " << (!w ? "--grid WxH is required" : "no program after --") << "\n";
+    usage(err);
+    return 2;
+  }
+  for (auto &c : cpus)
+    if (c.first >= w || c.second >= h) {
+      err << "ptxsim chiplets: --cpu " << c.first << "," << c.second << " is outside the grid\n";
+      return 2;
+    }
+  noc::NetworkConfig ncfg;
+  ncfg.radix = std::max(w, h);
+  if (net.empty())
+    net = "-A " + std::to_string(ncfg.radix) + " -c 2 -V 3 -B 12 -O 12 -F 4 -L 1000 -r 1 -R 0";
+  std::string perr;
+  if (!parseNetOptions(net, ncfg, perr) || ncfg.dims != 2 || ncfg.radix < std::max(w, h)) {
+    err << "ptxsim chiplets: --net: "
+        << (perr.empty() ? "needs a 2D network of at least " + std::to_string(std::max(w, h)) +
+                               " nodes per dimension"
+                         : perr)
+        << "\n";
+    return 2;
+  }
+  for (size_t p = 1; p != std::string::npos; p = dir.find('/', p + 1))
+    mkdir(dir.substr(0, p).c_str(), 0755); // the parents
+  mkdir(dir.c_str(), 0755);
+  char absBuf[PATH_MAX];
+  if (!realpath(dir.c_str(), absBuf)) {
+    err << "ptxsim chiplets: cannot create the run directory '" << dir << "'\n";
+    return 2;
+  }
+  dir = absBuf;
+  // Started by the user under mpirun (every rank runs this launcher): each rank becomes its
+  // chiplet below, and `ptxsim chiplets --report` prints the report afterwards.
+  bool underMpi = transport == "mpi" && getenv("OMPI_COMM_WORLD_RANK") && !reportOnly;
+  if (!reportOnly && !underMpi) {
+    cleanDir(dir);
+    uint64_t window = noc::PathModel(ncfg).minDelay();
+    std::ofstream(dir + "/synchronization") << window << "\n" << window << "\n";
+  }
+
+  std::string cfgList;
+  for (auto &c : configs)
+    cfgList += (cfgList.empty() ? "" : ",") + c;
+  if (!cfgList.empty()) {
+    setenv("PTXSIM_CONFIG", cfgList.c_str(), 1);
+    setenv("PTXSIM_MODE", "timing", 0);
+  }
+  std::string cpuList = " ";
+  for (auto &c : cpus)
+    cpuList += std::to_string(c.first) + "," + std::to_string(c.second) + " ";
+  setenv("PTXSIM_CHIPLET_GRID", (std::to_string(w) + "x" + std::to_string(h)).c_str(), 1);
+  setenv("PTXSIM_CHIPLET_DIR", dir.c_str(), 1);
+  setenv("PTXSIM_CHIPLET_TRANSPORT", transport.c_str(), 1);
+  setenv("PTXSIM_CHIPLET_TIMEOUT", std::to_string(timeout).c_str(), 1);
+  setenv("PTXSIM_CHIPLET_NET", net.c_str(), 1);
+  setenv("PTXSIM_CHIPLET_CPUS", cpuList.c_str(), 1);
+  setenv("PTXSIM_SUMMARY", "0", 0);
+  // Shared-memory transfers by process_vm_readv fail in containers without ptrace rights.
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+  if (underMpi) {
+    unsigned r = (unsigned)std::atoi(getenv("OMPI_COMM_WORLD_RANK"));
+    if (r >= w * h) {
+      err << "ptxsim chiplets: rank " << r << " is beyond the " << w << "x" << h << " grid\n";
+      return 2;
+    }
+    unsigned x = r % w, y = r / w;
+    bool cpu = std::find(cpus.begin(), cpus.end(), std::make_pair(x, y)) != cpus.end();
+    setChipletEnv(dir, lib, x, y, cpu);
+    execApp(dir, x, y, app);
+  }
+
+  std::vector<Chiplet> chips;
+  for (unsigned y = 0; y < h; ++y)
+    for (unsigned x = 0; x < w; ++x) {
+      Chiplet c;
+      c.x = x;
+      c.y = y;
+      c.cpu = std::find(cpus.begin(), cpus.end(), std::make_pair(x, y)) != cpus.end();
+      chips.push_back(c);
+    }
+
+  auto t0 = std::chrono::steady_clock::now();
+  std::string firstFailure;
+  bool mpiFailed = false;
+  std::string mpiLog;
+  if (reportOnly) {
+    for (Chiplet &c : chips)
+      c.status = 0; // set from the statistics below
+  } else if (transport == "files") {
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, nullptr); // taken with sigtimedwait below
+    for (Chiplet &c : chips) {
+      c.pid = fork();
+      if (c.pid == 0) {
+        sigprocmask(SIG_UNBLOCK, &chld, nullptr);
+        setChipletEnv(dir, lib, c.x, c.y, c.cpu);
+        execApp(dir, c.x, c.y, app);
+      }
+    }
+    size_t left = chips.size();
+    bool killedRest = false;
+    auto deadline = std::chrono::steady_clock::time_point::max();
+    while (left > 0) {
+      int st;
+      pid_t p = waitpid(-1, &st, WNOHANG);
+      if (p < 0 && errno != EINTR)
+        break;
+      if (p <= 0) {
+        // Nothing exited: sleep until a child does (SIGCHLD) or a second passes.
+        struct timespec ts = {1, 0};
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGCHLD);
+        sigtimedwait(&set, nullptr, &ts);
+        if (!killedRest && std::chrono::steady_clock::now() > deadline) {
+          // The others were told; whoever is still there after the timeout is stuck.
+          for (Chiplet &c : chips)
+            if (c.status < 0)
+              kill(c.pid, SIGKILL);
+          killedRest = true;
+        }
+        continue;
+      }
+      for (Chiplet &c : chips)
+        if (c.pid == p) {
+          c.status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+          --left;
+          if (c.status != 0) {
+            c.died = describeStatus(st);
+            if (firstFailure.empty()) {
+              firstFailure = "chiplet (" + std::to_string(c.x) + "," + std::to_string(c.y) +
+                             ") " + c.died;
+              // A chiplet that timed out at a barrier names the one that never came.
+              std::string e;
+              std::smatch m;
+              if (readWhole(dir + "/chiplet." + xyName(c.x, c.y) + ".err", e) &&
+                  std::regex_search(e, m, std::regex("waiting for (chiplet \\([0-9]+,[0-9]+\\)[^\n]*)")))
+                firstFailure = m[1].str() + " (reported by chiplet (" + std::to_string(c.x) +
+                               "," + std::to_string(c.y) + "), which timed out)";
+              // Tell the others (they wait on the directory) instead of letting them time out.
+              std::ofstream(dir + "/.abort.tmp") << firstFailure << "\n";
+              rename((dir + "/.abort.tmp").c_str(), (dir + "/abort").c_str());
+              std::ofstream(dir + "/.abort.tmp") << "\n"; // waiters watch .sync/ for renames
+              rename((dir + "/.abort.tmp").c_str(), (dir + "/.sync/abort").c_str());
+              deadline = std::chrono::steady_clock::now() +
+                         std::chrono::milliseconds((int64_t)(timeout * 1000) + 2000);
+            }
+          }
+        }
+    }
+  } else {
+    std::vector<std::string> cmd = {"mpirun"};
+    if (geteuid() == 0) {
+      // Open MPI refuses root unless told twice; CI containers run as root.
+      cmd.push_back("--allow-run-as-root");
+      setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+      setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    }
+    cmd.insert(cmd.end(), {"--oversubscribe", "-np", std::to_string(w * h)});
+    if (!hosts.empty())
+      cmd.insert(cmd.end(), {"--host", hosts});
+    for (const char *v : {"PTXSIM_CHIPLET_GRID", "PTXSIM_CHIPLET_DIR", "PTXSIM_CHIPLET_TRANSPORT",
+                          "PTXSIM_CHIPLET_TIMEOUT", "PTXSIM_CHIPLET_NET", "PTXSIM_CHIPLET_CPUS",
+                          "PTXSIM_CHIPLET_LEGACY_ADDC", "PTXSIM_CONFIG", "PTXSIM_MODE",
+                          "PTXSIM_POWER", "PTXSIM_SUMMARY", "PTXSIM_THREADS", "LD_LIBRARY_PATH",
+                          "PATH"})
+      if (getenv(v))
+        cmd.insert(cmd.end(), {"-x", v});
+    cmd.insert(cmd.end(), {selfExe(), "chiplets", "--rank", "--"});
+    cmd.insert(cmd.end(), app.begin(), app.end());
+    std::string logPath = dir + "/chiplet.mpirun.log";
+    pid_t p = fork();
+    if (p == 0) {
+      int fd = open(logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+      }
+      std::vector<char *> argv;
+      for (auto &s : cmd)
+        argv.push_back(s.data());
+      argv.push_back(nullptr);
+      execvp("mpirun", argv.data());
+      std::fprintf(stderr, "cannot run mpirun: %s (apt-get install openmpi-bin)\n",
+                   std::strerror(errno));
+      _exit(127);
+    }
+    int st = 0;
+    while (waitpid(p, &st, 0) < 0 && errno == EINTR) {
+    }
+    readWhole(logPath, mpiLog);
+    if (st != 0) {
+      mpiFailed = true;
+      // mpirun names ranks: "process rank 3 with PID ... exited on signal 9"
+      std::smatch m;
+      std::regex re("rank ([0-9]+)");
+      if (std::regex_search(mpiLog, m, re)) {
+        unsigned r = (unsigned)std::stoul(m[1]);
+        if (r < chips.size()) {
+          std::string how = "failed";
+          std::smatch s2;
+          if (std::regex_search(mpiLog, s2, std::regex("exited on signal ([0-9]+)")))
+            how = "killed by signal " + s2[1].str();
+          firstFailure = "chiplet (" + std::to_string(chips[r].x) + "," +
+                         std::to_string(chips[r].y) + ") [rank " + std::to_string(r) + "] " + how;
+          chips[r].died = how;
+        }
+      }
+      if (firstFailure.empty())
+        firstFailure = "mpirun " + describeStatus(st) + " (see " + logPath + ")";
+    }
+    for (Chiplet &c : chips)
+      c.status = mpiFailed && !c.died.empty() ? 1 : (mpiFailed ? -1 : 0);
+  }
+  double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // --- the chiplets' output, then what they report ---------------------------------------
+  for (Chiplet &c : chips) {
+    std::string o;
+    if (readWhole(dir + "/chiplet." + xyName(c.x, c.y) + ".out", o) && !o.empty()) {
+      std::istringstream in(o);
+      std::string line;
+      while (std::getline(in, line))
+        out << "[" << c.x << "," << c.y << "] " << line << "\n";
+    }
+    std::string e;
+    if (readWhole(dir + "/chiplet." + xyName(c.x, c.y) + ".err", e) && !e.empty()) {
+      std::istringstream in(e);
+      std::string line;
+      while (std::getline(in, line))
+        err << "[" << c.x << "," << c.y << "] " << line << "\n";
+    }
+    std::string s;
+    if (reportOnly && !readWhole(dir + "/stats." + xyName(c.x, c.y) + ".json", s)) {
+      c.status = -1;
+      c.died = "no statistics";
+      if (firstFailure.empty())
+        firstFailure = "chiplet (" + std::to_string(c.x) + "," + std::to_string(c.y) +
+                       ") left no statistics in " + dir;
+    }
+    if (readWhole(dir + "/stats." + xyName(c.x, c.y) + ".json", s)) {
+      c.haveStats = true;
+      c.clock = jsonNumber(s, "clock");
+      c.sends = jsonNumber(s, "sends");
+      c.sentBytes = jsonNumber(s, "sent_bytes");
+      c.receives = jsonNumber(s, "receives");
+      c.receivedBytes = jsonNumber(s, "received_bytes");
+      c.barriers = jsonNumber(s, "barriers");
+      c.waitCycles = jsonNumber(s, "wait_cycles");
+    }
+    std::string p;
+    if (readWhole(dir + "/ptxsim." + xyName(c.x, c.y) + ".json", p)) {
+      c.timing = p.find("\"mode\": \"timing\"") != std::string::npos;
+      c.gpuCycles = jsonSum(p, "gpu.cycles");
+      c.energyJ = jsonSum(p, "energy_j");
+      double secs = jsonNumber(p, "sim_seconds");
+      c.powerW = secs > 0 ? c.energyJ / secs : 0;
+    }
+  }
+  if (!mpiLog.empty() && mpiFailed)
+    err << mpiLog;
+
+  std::vector<noc::Packet> packets;
+  std::string terr;
+  noc::NetworkConfig replay = ncfg;
+  replay.maxCycles = 0; // every packet: the report is about all of them
+  if (!noc::readTraces(replay, dir + "/bench", packets, terr)) {
+    err << "ptxsim chiplets: " << terr << "\n";
+    return 1;
+  }
+  noc::NetworkResult nr = noc::simulate(replay, packets);
+  double netPower = nr.powerW(replay.clockGhz);
+
+  double syncs = 0, maxClock = 0, maxChipletCycles = 0, chipletEnergy = 0, chipletPower = 0;
+  for (Chiplet &c : chips) {
+    syncs = std::max(syncs, c.barriers);
+    // A GPU chiplet in timing mode runs on after its last message: its own cycle count is later.
+    c.clock = std::max(c.clock, c.timing ? c.gpuCycles : 0.0);
+    maxClock = std::max(maxClock, c.clock);
+    maxChipletCycles = std::max(maxChipletCycles, c.timing ? c.gpuCycles : c.clock);
+    chipletEnergy += c.energyJ;
+    chipletPower += c.powerW;
+  }
+  double docTotal = syncs * nr.avgDelay + maxChipletCycles;
+  double docX16 = nr.avgDelay * 16 + maxChipletCycles;
+
+  err << "\n== ptxsim chiplets: " << w << "x" << h << " grid, transport " << transport
+      << ", wall " << wall << " s ==\n";
+  err << "network (popnet " << net << "):\n";
+  {
+    std::istringstream in(noc::formatReport(replay, nr));
+    std::string line;
+    while (std::getline(in, line))
+      err << "  " << line << "\n";
+  }
+  char buf[512];
+  err << "per chiplet:\n";
+  std::snprintf(buf, sizeof buf, "  %-7s %-4s %-22s %12s %7s %7s %10s %9s %10s %12s %9s\n",
+                "chiplet", "role", "status", "clock", "sends", "recvs", "bytes out", "barriers",
+                "wait cyc", "gpu cycles", "power W");
+  err << buf;
+  for (Chiplet &c : chips) {
+    std::string status = c.status == 0 ? "ok" : c.died.empty() ? "stopped" : c.died;
+    if (status.size() > 22)
+      status = status.substr(0, 22);
+    std::snprintf(buf, sizeof buf,
+                  "  (%u,%u)%*s %-4s %-22s %12.0f %7.0f %7.0f %10.0f %9.0f %10.0f %12s %9.3f\n",
+                  c.x, c.y, (int)(5 - std::to_string(c.x).size() - std::to_string(c.y).size()), "",
+                  c.cpu ? "cpu" : "gpu", status.c_str(), c.clock, c.sends, c.receives,
+                  c.sentBytes, c.barriers, c.waitCycles,
+                  c.timing ? std::to_string((unsigned long long)c.gpuCycles).c_str() : "-",
+                  c.powerW);
+    err << buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "totals:\n"
+                "  synchronized simulation (slowest chiplet's clock): %.0f cycles\n"
+                "  document formula (syncs %.0f x avg network delay %.2f + slowest chiplet %.0f): "
+                "%.0f cycles\n"
+                "  document x16 variant (avg network delay %.2f x 16 + slowest chiplet %.0f): %.0f "
+                "cycles\n"
+                "  power: chiplets %.4f W + network %.6f W = %.4f W\n",
+                maxClock, syncs, nr.avgDelay, maxChipletCycles, docTotal, nr.avgDelay,
+                maxChipletCycles, docX16, chipletPower, netPower, chipletPower + netPower);
+  err << buf;
+
+  if (!statsJson.empty()) {
+    std::ofstream js(statsJson);
+    js << "{\n  \"grid\": [" << w << ", " << h << "], \"transport\": \"" << transport
+       << "\", \"wall_seconds\": " << wall << ", \"network_options\": \"" << net << "\",\n"
+       << "  \"ok\": " << (firstFailure.empty() ? "true" : "false") << ",\n"
+       << "  \"network\": {\"injected\": " << nr.injected << ", \"finished\": " << nr.finished
+       << ", \"avg_delay\": " << nr.avgDelay << ", \"max_delay\": " << nr.maxDelay
+       << ", \"cycles\": " << nr.cycles << ", \"energy_pj\": {\"buffer\": " << nr.energy.bufferPj
+       << ", \"crossbar\": " << nr.energy.crossbarPj << ", \"arbiter\": " << nr.energy.arbiterPj
+       << ", \"link\": " << nr.energy.linkPj << ", \"total\": " << nr.energy.totalPj()
+       << "}, \"power_w\": " << netPower << "},\n"
+       << "  \"totals\": {\"synchronized_cycles\": " << maxClock
+       << ", \"document_formula_cycles\": " << docTotal << ", \"document_x16_cycles\": " << docX16
+       << ", \"synchronizations\": " << syncs << ", \"slowest_chiplet_cycles\": "
+       << maxChipletCycles << ", \"chiplet_power_w\": " << chipletPower
+       << ", \"network_power_w\": " << netPower << ", \"total_power_w\": "
+       << chipletPower + netPower << "},\n  \"chiplets\": [";
+    for (size_t k = 0; k < chips.size(); ++k) {
+      const Chiplet &c = chips[k];
+      js << (k ? ",\n" : "\n") << "    {\"x\": " << c.x << ", \"y\": " << c.y << ", \"role\": \""
+         << (c.cpu ? "cpu" : "gpu") << "\", \"status\": " << c.status << ", \"clock\": " << c.clock
+         << ", \"sends\": " << c.sends << ", \"sent_bytes\": " << c.sentBytes
+         << ", \"receives\": " << c.receives << ", \"received_bytes\": " << c.receivedBytes
+         << ", \"barriers\": " << c.barriers << ", \"wait_cycles\": " << c.waitCycles
+         << ", \"timing\": " << (c.timing ? "true" : "false") << ", \"gpu_cycles\": "
+         << c.gpuCycles << ", \"energy_j\": " << c.energyJ << ", \"power_w\": " << c.powerW << "}";
+    }
+    js << "\n  ]\n}\n";
+  }
+  if (!firstFailure.empty()) {
+    err << "ptxsim chiplets: error: " << firstFailure << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace ptxsim::chiplet

@@ -1,0 +1,896 @@
+// The SPU plugged into ptxsim: PTX forms, lowering, handlers, the launch policy (passes), the
+// CB timing model and statistics. The model itself (passes, CBs, VIUs) is Machine/Topology.
+
+#include "isa_ext/spu/SpuExtension.h"
+
+#include "base/ExtensionOptions.h"
+#include "base/Stats.h"
+#include "power/IPowerComponent.h"
+#include "ptx/ast/Types.h"
+#include "ptx/exec/Counters.h"
+#include "ptx/exec/Exec.h"
+#include "ptx/exec/LaunchPolicy.h"
+#include "ptx/exec/Lower.h"
+#include "ptx/exec/Program.h"
+#include "ptx/exec/Warp.h"
+#include "ptx/sema/OpcodeTable.h"
+#include "timing/ext/Extension.h"
+#include "timing/mem/LdstUnit.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+namespace ptxsim::spu {
+
+using namespace ptx;
+using namespace ptx::exec;
+
+// --- options --------------------------------------------------------------------------------
+
+namespace {
+std::mutex gConfigMu;
+Config gConfig;
+
+bool parseUnsigned(const std::string &s, uint32_t &v) {
+  if (s.empty())
+    return false;
+  char *end = nullptr;
+  unsigned long x = std::strtoul(s.c_str(), &end, 0);
+  if (*end || x > 0xffffffffu)
+    return false;
+  v = (uint32_t)x;
+  return true;
+}
+} // namespace
+
+std::string parseOptions(const std::string &text, Config &c) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;)
+    words.push_back(w);
+  if (words.size() == 1 && (words[0] == "1" || words[0] == "on")) {
+    c.enabled = true;
+    return "";
+  }
+  for (size_t i = 0; i < words.size(); i += 2) {
+    const std::string &name = words[i];
+    if (i + 1 >= words.size())
+      return "option '" + name + "' needs a value";
+    uint32_t v = 0;
+    const std::string &val = words[i + 1];
+    if (!parseUnsigned(val, v))
+      return "option '" + name + "' needs an unsigned number, not '" + val + "'";
+    auto flag = [&](bool &b) -> std::string {
+      if (v > 1)
+        return "option '" + name + "' is 0 or 1";
+      b = v != 0;
+      return "";
+    };
+    auto positive = [&](uint32_t &f, uint32_t max) -> std::string {
+      if (!v || v > max)
+        return "option '" + name + "' must be between 1 and " + std::to_string(max);
+      f = v;
+      return "";
+    };
+    std::string err;
+    if (name == "-spu_enabled")
+      err = flag(c.enabled);
+    else if (name == "-spu_rows")
+      err = positive(c.machine.shape.rows, 64), c.enabled = true;
+    else if (name == "-spu_cols")
+      err = positive(c.machine.shape.cols, 64), c.enabled = true;
+    else if (name == "-spu_cb_bytes")
+      err = positive(c.machine.cbBytes, 1u << 20);
+    else if (name == "-spu_regstart")
+      err = flag(c.machine.regstart);
+    else if (name == "-spu_1d")
+      err = flag(c.machine.oneD);
+    else if (name == "-spu_skip_dummy_syncs")
+      err = flag(c.machine.skipDummySyncs);
+    else if (name == "-spu_blocks_per_sm")
+      err = positive(c.machine.blocksPerSm, 8);
+    else if (name == "-spu_cb_latency")
+      err = positive(c.cbLatency, 10000);
+    else if (name == "-spu_cb_banks")
+      err = positive(c.cbBanks, 256);
+    else if (name == "-spu_sync_latency")
+      c.syncLatency = v;
+    else if (name == "-spu_viu_bytes_per_cycle")
+      err = positive(c.viuBytesPerCycle, 1u << 16);
+    else
+      return "unknown SPU option '" + name + "'";
+    if (!err.empty())
+      return err;
+  }
+  return "";
+}
+
+namespace {
+bool gTestConfig = false;
+
+/// The registered options' values (the timing configuration's, or their defaults).
+Config fromOptions() {
+  Config c;
+  c.enabled = option("-spu_enabled") != 0;
+  c.machine.shape.rows = (uint32_t)option("-spu_rows");
+  c.machine.shape.cols = (uint32_t)option("-spu_cols");
+  c.machine.cbBytes = (uint32_t)option("-spu_cb_bytes");
+  c.machine.regstart = option("-spu_regstart") != 0;
+  c.machine.oneD = option("-spu_1d") != 0;
+  c.machine.skipDummySyncs = option("-spu_skip_dummy_syncs") != 0;
+  c.machine.blocksPerSm = (uint32_t)option("-spu_blocks_per_sm");
+  c.cbLatency = (uint32_t)option("-spu_cb_latency");
+  c.cbBanks = (uint32_t)option("-spu_cb_banks");
+  c.syncLatency = (uint32_t)option("-spu_sync_latency");
+  c.viuBytesPerCycle = (uint32_t)option("-spu_viu_bytes_per_cycle");
+  return c;
+}
+
+void registerOptions() {
+  registerOption("-spu_enabled", 0, "SPU: the GPU has a Stencil Processing Unit (docs/spu.md)", 0,
+                 1);
+  registerOption("-spu_rows", 4, "SPU: rows of the SM grid", 1, 64);
+  registerOption("-spu_cols", 4, "SPU: columns of the SM grid", 1, 64);
+  registerOption("-spu_cb_bytes", 16384, "SPU: bytes of one half of a communication buffer", 4,
+                 1 << 20);
+  registerOption("-spu_regstart", 1,
+                 "SPU: regstart optimization (section 3.3): VIUs skip steps that moved no data", 0,
+                 1);
+  registerOption("-spu_1d", 0, "SPU: 1D grids of blocks chained through every SM (section 5)", 0,
+                 1);
+  registerOption(
+      "-spu_skip_dummy_syncs", 0,
+      "SPU: block synchronizations that moved no data cost no barrier-network time (section 5)", 0,
+      1);
+  registerOption(
+      "-spu_blocks_per_sm", 1,
+      "SPU: blocks side by side on each SM, linked by virtual CBs (section 5, figure 10)", 1, 8);
+  registerOption("-spu_cb_latency", 24, "SPU: cycles from a CB access to its data", 1, 10000);
+  registerOption("-spu_cb_banks", 32, "SPU: 4-byte banks of a CB", 1, 256);
+  registerOption("-spu_sync_latency", 20,
+                 "SPU: cycles the barrier network adds to each block synchronization", 0, 100000);
+  registerOption("-spu_viu_bytes_per_cycle", 32,
+                 "SPU: spill/restore bandwidth of one VIU (bytes per cycle)", 1, 65536);
+}
+} // namespace
+
+Config config() {
+  std::lock_guard<std::mutex> lock(gConfigMu);
+  if (gTestConfig)
+    return gConfig;
+  Config c = fromOptions();
+  if (const char *e = std::getenv("PTXSIM_SPU"); e && *e && std::strcmp(e, "0") != 0) {
+    c.enabled = true;
+    std::string err = parseOptions(e, c);
+    if (!err.empty()) {
+      std::fprintf(stderr, "ptxsim: PTXSIM_SPU: %s\n", err.c_str());
+      std::exit(2);
+    }
+  }
+  return c;
+}
+
+void setConfig(const Config &c) {
+  std::lock_guard<std::mutex> lock(gConfigMu);
+  gConfig = c;
+  gTestConfig = true;
+}
+
+// --- one launch -------------------------------------------------------------------------------
+
+namespace {
+
+/// Counter ids (ptx/exec/Counters.h): totals per launch, in both modes.
+uint16_t gCbReads, gCbWrites, gCbReadBytes, gCbWriteBytes, gSyncs, gDummySyncs, gSpillBytes,
+    gRestoreBytes;
+
+/// What one unit (a CTA of the current pass) is doing at a block synchronization.
+struct UnitRun {
+  uint32_t step = 0;         ///< time step the unit is in
+  uint32_t arrivedWarps = 0; ///< warps waiting at spu.sync
+  uint32_t passedWarps = 0;  ///< of those, warps that have left it
+  bool unitArrived = false;  ///< reported to the machine
+};
+
+/// The launch policy's object: the machine plus what maps CTAs to units.
+class SpuLaunch : public LaunchExtension {
+public:
+  SpuLaunch(const Config &c, uint32_t gx, uint32_t gy) : cfg(c), machine(c.machine, gx, gy) {
+    size_t n = machine.passes().size();
+    passCb.reset(new std::atomic<uint64_t>[2 * n]);
+    for (size_t i = 0; i < 2 * n; ++i)
+      passCb[i].store(0, std::memory_order_relaxed);
+  }
+
+  std::string beginGroup(size_t g, DeviceMemory &) override {
+    if (!error.empty())
+      return error;
+    std::lock_guard<std::mutex> lock(mu);
+    machine.beginPass((uint32_t)g);
+    countedSpill = countedRestore = 0;
+    runs.assign(machine.pass().units.size(), UnitRun{});
+    step.store(0, std::memory_order_release);
+    readyCycle = 0;
+    return "";
+  }
+  std::string endGroup(size_t, DeviceMemory &) override { return ""; }
+  void ctaFinished(ExecCtx &ctx, Cta &c) override {
+    int32_t u = unitOf[c.linearId];
+    std::lock_guard<std::mutex> lock(mu);
+    if (machine.exited((uint32_t)u))
+      released(ctx);
+    if (machine.passDone()) {
+      // the VIUs' last synchronization and spill (Algorithm 1), once the pass is over
+      PassStats before = machine.stats()[machine.currentPass()];
+      machine.endPass();
+      const PassStats &after = machine.stats()[machine.currentPass()];
+      ctx.count(gSyncs, after.steps - before.steps);
+      ctx.count(gSpillBytes, after.spillBytes - before.spillBytes);
+    }
+  }
+  const char *name() const override { return "SPU"; }
+
+  /// After a synchronization completed (under mu): count it, publish the new step and when, in
+  /// timing mode, the waiting warps may leave: the barrier network's latency (none for a dummy
+  /// synchronization with -spu_skip_dummy_syncs) plus the VIUs' transfers.
+  void released(ExecCtx &ctx) {
+    bool dummy = machine.lastTransitionDummy();
+    uint64_t viu = machine.lastTransitionVIUMaxBytes(); // the VIUs work in parallel
+    const PassStats &ps = machine.stats()[machine.currentPass()];
+    ctx.count(gSyncs, 1);
+    ctx.count(gDummySyncs, dummy);
+    ctx.count(gSpillBytes, ps.spillBytes - countedSpill);
+    ctx.count(gRestoreBytes, ps.restoreBytes - countedRestore);
+    countedSpill = ps.spillBytes;
+    countedRestore = ps.restoreBytes;
+    uint64_t cost = 0;
+    if (ctx.cycle) {
+      if (!(cfg.machine.skipDummySyncs && dummy))
+        cost += cfg.syncLatency;
+      cost += (viu + cfg.viuBytesPerCycle - 1) / cfg.viuBytesPerCycle;
+    }
+    readyCycle = ctx.cycle + cost;
+    step.store(machine.step(), std::memory_order_release);
+  }
+
+  Config cfg;
+  Machine machine;
+  std::string error;           ///< a launch the SPU cannot run: reported by beginGroup
+  std::vector<int32_t> unitOf; ///< per CTA linear id: unit index in its pass
+  std::vector<UnitRun> runs;   ///< per unit of the current pass
+  std::mutex mu;
+  std::atomic<uint32_t> step{0};
+  uint64_t readyCycle = 0;
+  uint64_t countedSpill = 0, countedRestore = 0; ///< of the current pass, already counted
+  /// Warp-level CB loads and stores per pass (2 per pass), from handlers on any host thread.
+  std::unique_ptr<std::atomic<uint64_t>[]> passCb;
+};
+
+SpuLaunch *launchOf(const ExecCtx &ctx) {
+  return ctx.grid ? dynamic_cast<SpuLaunch *>(ctx.grid->ext) : nullptr;
+}
+
+/// The launch and unit of warp `w`, or null after a fault (no SPU, or not an SPU launch).
+SpuLaunch *unitOf(ExecCtx &ctx, const Warp &w, const ir::Inst &in, uint32_t mask, int32_t &u) {
+  SpuLaunch *L = launchOf(ctx);
+  if (!L) {
+    ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(mask),
+              config().enabled
+                  ? "SPU instruction outside an SPU launch (SPU instructions must be in the kernel "
+                    "itself, not in a function it calls)"
+                  : "SPU instruction on a GPU without an SPU (enable it with PTXSIM_SPU=1 or a "
+                    "configuration with -spu_enabled 1, such as configs/spu-gtx480.config)");
+    return nullptr;
+  }
+  u = L->unitOf[w.cta->linearId];
+  return L;
+}
+
+// --- CB loads and stores -------------------------------------------------------------------
+
+enum CbDir : uint32_t { kNorth, kWest, kSouth, kEast };
+const char *cbDirName(uint32_t d) {
+  static const char *n[] = {"north", "west", "south", "east"};
+  return n[d & 3];
+}
+
+/// Checks and translates the lanes' CB offsets (w.addr) to host pointers. `in.aux` is the CB
+/// side; in.width * in.vec the bytes per lane.
+bool cbPointers(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, uint8_t **p, SpuLaunch *&L,
+                int32_t &u) {
+  L = unitOf(ctx, w, in, m, u);
+  if (!L)
+    return false;
+  const Unit &unit = L->machine.pass().units[u];
+  int32_t cb = in.aux == kNorth   ? unit.cbNorth
+               : in.aux == kWest  ? unit.cbWest
+               : in.aux == kSouth ? unit.cbSouth
+                                  : unit.cbEast;
+  unsigned lane0 = (unsigned)__builtin_ctz(m);
+  if (cb == kNoCb) {
+    ctx.fault(FaultKind::Invalid, w, in, lane0,
+              std::string("CB access: ") + describe(unit, L->machine.currentPass()) + " has no " +
+                  cbDirName(in.aux) + " CB");
+    return false;
+  }
+  computeAddresses(w, in, m);
+  unsigned bytes = in.width * in.vec;
+  bool write = in.aux >= kSouth;
+  bool ok = true;
+  forLanes(m, [&](unsigned l) {
+    if (!ok)
+      return;
+    uint64_t a = w.addr[l];
+    if (a % bytes) {
+      ctx.fault(FaultKind::Misaligned, w, in, l,
+                "misaligned CB access: offset " + std::to_string(a) + " for " +
+                    std::to_string(bytes) + " bytes");
+      ok = false;
+      return;
+    }
+    p[l] = write ? L->machine.cbWrite(cb, a, bytes)
+                 : const_cast<uint8_t *>(L->machine.cbRead(cb, a, bytes));
+    if (!p[l]) {
+      ctx.fault(FaultKind::OutOfBounds, w, in, l,
+                "CB access out of bounds: offset " + std::to_string(a) + " + " +
+                    std::to_string(bytes) + " bytes in a CB of " +
+                    std::to_string(L->cfg.machine.cbBytes) + " bytes");
+      ok = false;
+    }
+  });
+  if (ok) {
+    uint64_t total = (uint64_t)bytes * (uint64_t)__builtin_popcount(m);
+    ctx.count(write ? gCbWrites : gCbReads, 1);
+    ctx.count(write ? gCbWriteBytes : gCbReadBytes, total);
+    L->passCb[2 * L->machine.currentPass() + write].fetch_add(1, std::memory_order_relaxed);
+  }
+  return ok;
+}
+
+template <class T> void cbLoadFn(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m) {
+  uint8_t *p[kWarpSize];
+  SpuLaunch *L;
+  int32_t u;
+  if (!cbPointers(ctx, w, in, m, p, L, u))
+    return;
+  alignas(16) uint8_t buf[kWarpSize][32];
+  unsigned n = in.vec;
+  forLanes(m, [&](unsigned l) { std::memcpy(buf[l], p[l], sizeof(T) * n); });
+  for (unsigned i = 0; i < n; ++i) {
+    uint64_t *d = w.reg(in.dst[i]);
+    forLanes(m, [&](unsigned l) {
+      T v;
+      std::memcpy(&v, buf[l] + i * sizeof(T), sizeof(T));
+      d[l] = toBits(v);
+    });
+  }
+}
+
+template <class T> void cbStoreFn(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m) {
+  alignas(16) uint8_t buf[kWarpSize][32];
+  unsigned n = in.vec;
+  for (unsigned i = 0; i < n; ++i) {
+    const uint64_t *s = w.src(in.src[1 + i]);
+    forLanes(m, [&](unsigned l) {
+      T v = (T)s[l];
+      std::memcpy(buf[l] + i * sizeof(T), &v, sizeof(T));
+    });
+  }
+  uint8_t *p[kWarpSize];
+  SpuLaunch *L;
+  int32_t u;
+  if (!cbPointers(ctx, w, in, m, p, L, u))
+    return;
+  forLanes(m, [&](unsigned l) { std::memcpy(p[l], buf[l], sizeof(T) * n); });
+}
+
+ir::ExecFn loadFor(unsigned bytes, bool isSigned) {
+  switch (bytes) {
+  case 1:
+    return isSigned ? cbLoadFn<int8_t> : cbLoadFn<uint8_t>;
+  case 2:
+    return isSigned ? cbLoadFn<int16_t> : cbLoadFn<uint16_t>;
+  case 4:
+    return isSigned ? cbLoadFn<int32_t> : cbLoadFn<uint32_t>;
+  default:
+    return cbLoadFn<uint64_t>;
+  }
+}
+ir::ExecFn storeFor(unsigned bytes) {
+  switch (bytes) {
+  case 1:
+    return cbStoreFn<uint8_t>;
+  case 2:
+    return cbStoreFn<uint16_t>;
+  case 4:
+    return cbStoreFn<uint32_t>;
+  default:
+    return cbStoreFn<uint64_t>;
+  }
+}
+
+uint16_t gModCb, gModNorth, gModWest, gModSouth, gModEast;
+LowerFn gBuiltinLd, gBuiltinSt;
+ir::MemSpace gCbSpace = ir::MemSpace::Shared;
+ir::OpClass gSyncClass = ir::OpClass::Sync;
+
+bool isSignedType(ScalarType t) {
+  return t == ScalarType::s8 || t == ScalarType::s16 || t == ScalarType::s32 ||
+         t == ScalarType::s64;
+}
+
+bool lowerCb(LowerCtx &c, bool store) {
+  ScalarType t = c.type();
+  unsigned bits = typeBits(t);
+  if (t == ScalarType::pred || bits > 64 || bits < 8)
+    return c.unsupported("CB access type");
+  unsigned n = c.vecWidth();
+  if (n > 4 || (bits / 8) * n > 32)
+    return c.unsupported("CB vector width");
+  uint32_t side = store ? (c.hasModifier(gModSouth) ? kSouth : kEast)
+                        : (c.hasModifier(gModNorth) ? kNorth : kWest);
+  ir::Inst tmp;
+  c.address(c.op(store ? 0 : 1), Space::Shared, tmp); // byte offsets, as for shared memory
+  if (store) {
+    ir::Opnd s[4];
+    const Operand &sop = c.op(1);
+    for (unsigned i = 0; i < n; ++i)
+      s[i] = c.src(n == 1 ? sop : sop.elems[i], t);
+    ir::Inst &in = c.emit(storeFor(bits / 8), ir::OpClass::Mem);
+    LowerCtx::copyAddress(in, tmp);
+    in.nsrc = (uint8_t)(n + 1);
+    for (unsigned i = 0; i < n; ++i)
+      in.src[1 + i] = s[i];
+    in.width = (uint8_t)(bits / 8);
+    in.vec = (uint8_t)n;
+    in.aux = side;
+    in.space = gCbSpace;
+  } else {
+    uint32_t d[4];
+    const Operand &dop = c.op(0);
+    for (unsigned i = 0; i < n; ++i)
+      d[i] = c.dst(n == 1 ? dop : dop.elems[i]);
+    ir::Inst &in = c.emit(loadFor(bits / 8, isSignedType(t)), ir::OpClass::Mem);
+    LowerCtx::copyAddress(in, tmp);
+    in.ndst = (uint8_t)n;
+    for (unsigned i = 0; i < n; ++i)
+      in.dst[i] = d[i];
+    in.width = (uint8_t)(bits / 8);
+    in.vec = (uint8_t)n;
+    in.aux = side;
+    in.space = gCbSpace;
+  }
+  return true;
+}
+
+bool lowerLdWithCb(LowerCtx &c) {
+  return c.hasModifier(gModCb) ? lowerCb(c, false) : gBuiltinLd(c);
+}
+bool lowerStWithCb(LowerCtx &c) { return c.hasModifier(gModCb) ? lowerCb(c, true) : gBuiltinSt(c); }
+
+// --- spu.sync ---------------------------------------------------------------------------------
+
+/// A warp that has tried this many times is stuck: some unit never reaches the synchronization.
+constexpr uint32_t kSyncGiveUp = 1u << 22;
+/// The same in timing mode, in core cycles: no block synchronization of ours takes that long.
+constexpr uint64_t kSyncGiveUpCycles = 2'000'000;
+
+bool pollSync(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
+  int32_t u;
+  SpuLaunch *L = unitOf(ctx, w, in, mask, u);
+  if (!L)
+    return true; // faulted
+  UnitRun &r = L->runs[u];
+  auto notYet = [&] {
+    // functional mode counts tries; timing mode counts cycles since the warp arrived
+    bool stuck = ctx.cycle && w.waitData ? ctx.cycle - (w.waitData - 1) > kSyncGiveUpCycles
+                                         : w.waitStep >= kSyncGiveUp;
+    if (!stuck)
+      return false;
+    ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(mask),
+              "deadlock: spu.sync waits for a unit that never reaches it (every thread of every "
+              "running block and IU must call spu.sync the same number of times, or exit; in "
+              "timing mode the units of a pass must also fit on their SMs together)");
+    return true;
+  };
+  std::lock_guard<std::mutex> lock(L->mu);
+  if (w.waitData == 0) {
+    // A warp that left the previous synchronization early waits here until its unit's other
+    // warps have left it too; only then does it count as arrived (Warp::waitData marks that).
+    if (r.passedWarps)
+      return notYet();
+    ++r.arrivedWarps;
+    w.waitData = ctx.cycle + 1; // non-zero: counted; in timing mode also since when
+  }
+  // the SM-wide barrier: every live warp of the unit is here; then the SPU-wide one
+  if (!r.unitArrived && !r.passedWarps && r.arrivedWarps >= w.cta->liveWarps) {
+    r.unitArrived = true;
+    if (L->machine.arrive((uint32_t)u))
+      L->released(ctx);
+  }
+  if (L->step.load(std::memory_order_acquire) <= r.step || (ctx.cycle && ctx.cycle < L->readyCycle))
+    return notYet();
+  if (++r.passedWarps == r.arrivedWarps) {
+    ++r.step;
+    r.passedWarps = r.arrivedWarps = 0;
+    r.unitArrived = false;
+  }
+  return true;
+}
+
+bool lowerSpu(LowerCtx &c) {
+  ir::Inst &in = c.emitWait(pollSync, gSyncClass);
+  (void)in;
+  return true;
+}
+
+// --- special registers ------------------------------------------------------------------------
+
+enum class Sreg { Role, Dir, Id, Pass, I, J, Step, Last, Regstart, Rows, Cols };
+
+template <Sreg S> void readSreg(ExecCtx &ctx, const Warp &w, uint64_t *out, uint32_t mask) {
+  SpuLaunch *L = launchOf(ctx);
+  uint64_t v = 0;
+  if (!L) {
+    // outside an SPU launch a unit is an SM of pass 0 (so role queries are harmless), but the
+    // topology registers read the configured grid
+    const Config &c = config();
+    if constexpr (S == Sreg::Rows)
+      v = c.machine.shape.rows;
+    if constexpr (S == Sreg::Cols)
+      v = c.machine.shape.cols;
+  } else {
+    int32_t u = L->unitOf[w.cta->linearId];
+    std::lock_guard<std::mutex> lock(L->mu);
+    const Unit &unit = L->machine.pass().units[u];
+    switch (S) {
+    case Sreg::Role:
+      v = (uint64_t)unit.role;
+      break;
+    case Sreg::Dir:
+      v = (uint64_t)unit.dir;
+      break;
+    case Sreg::Id:
+      v = unit.id;
+      break;
+    case Sreg::Pass:
+      v = L->machine.currentPass();
+      break;
+    case Sreg::I:
+      v = unit.i;
+      break;
+    case Sreg::J:
+      v = unit.j;
+      break;
+    case Sreg::Step:
+      v = L->machine.step();
+      break; // the unit's warps cannot be behind it
+    case Sreg::Last:
+      v = L->machine.last();
+      break;
+    case Sreg::Regstart:
+      v = L->machine.regstartFlag();
+      break;
+    case Sreg::Rows:
+      v = logicalShape(L->cfg.machine.shape, L->cfg.machine.oneD, L->cfg.machine.blocksPerSm).rows;
+      break;
+    case Sreg::Cols:
+      v = logicalShape(L->cfg.machine.shape, L->cfg.machine.oneD, L->cfg.machine.blocksPerSm).cols;
+      break;
+    }
+  }
+  forLanes(mask, [&](unsigned l) { out[l] = v; });
+}
+
+// --- launch policy ----------------------------------------------------------------------------
+
+/// Whether `fn` contains an SPU instruction. A scan per launch (only when the GPU has an SPU):
+/// no cache keyed by function addresses that a later module could reuse.
+bool usesSpu(const ir::Function *fn) {
+  for (const ir::Inst &in : fn->code)
+    if ((in.ctl == ir::Ctl::Wait && in.poll == pollSync) ||
+        (in.cls == ir::OpClass::Mem && in.space == gCbSpace))
+      return true;
+  return false;
+}
+
+std::unique_ptr<LaunchExtension> spuPolicy(const LaunchParams &p, uint32_t numSms) {
+  const Config &c = config();
+  if (!c.enabled || !p.kernel || !p.kernel->fn || !usesSpu(p.kernel->fn))
+    return nullptr;
+  auto L = std::make_unique<SpuLaunch>(c, p.grid.x, p.grid.y * p.grid.z);
+  const Shape &s = c.machine.shape;
+  uint64_t numCtas = p.grid.count();
+  uint32_t units = s.numSms() + s.numIus();
+  auto fail = [&](std::string msg) {
+    // every CTA in one group whose start reports the error
+    L->error = std::move(msg);
+    L->groups.assign(1, {});
+    for (uint64_t i = 0; i < numCtas; ++i)
+      L->groups[0].push_back(i);
+    return std::unique_ptr<LaunchExtension>(std::move(L));
+  };
+  if (numSms < units) {
+    return fail("the SPU needs " + std::to_string(units) + " cores (" + std::to_string(s.numSms()) +
+                " SMs and " + std::to_string(s.numIus()) + " IUs) but the GPU has " +
+                std::to_string(numSms) + " (-gpgpu_n_clusters)");
+  }
+  if (p.grid.z != 1 && !c.machine.oneD)
+    return fail("an SPU launch needs a 2D grid of blocks (gridDim.z == 1), or -spu_1d 1");
+  // helper CTAs (the IUs of each pass) get ids after the grid's
+  uint64_t helpers = 0;
+  for (const Pass &pass : L->machine.passes())
+    for (const Unit &u : pass.units)
+      helpers += u.role == Role::Iu;
+  L->helperCtas = helpers;
+  L->unitOf.assign(numCtas + helpers, -1);
+  L->smOf.assign(numCtas + helpers, 0);
+  uint64_t nextHelper = numCtas;
+  for (const Pass &pass : L->machine.passes()) {
+    std::vector<uint64_t> group;
+    for (size_t ui = 0; ui < pass.units.size(); ++ui) {
+      const Unit &u = pass.units[ui];
+      uint64_t id;
+      if (u.role == Role::Sm)
+        id = c.machine.oneD ? u.blockX : (uint64_t)u.blockY * p.grid.x + u.blockX;
+      else if (u.role == Role::Iu)
+        id = nextHelper++;
+      else
+        continue; // VIUs are the machine's
+      L->unitOf[id] = (int32_t)ui;
+      L->smOf[id] = u.hwIndex;
+      group.push_back(id);
+    }
+    L->groups.push_back(std::move(group));
+  }
+  return L;
+}
+
+// --- timing: CB accesses ----------------------------------------------------------------------
+
+/// One SM's CBs: banked like shared memory, one access per `conflict degree` cycles.
+class CbTimingModel : public timing::IMemSpaceModel {
+public:
+  explicit CbTimingModel(const Config &c) : latency_(c.cbLatency), banks_(c.cbBanks) {}
+  timing::Cycle access(const timing::WarpMemAccess &a, uint32_t, timing::Cycle now) override {
+    // distinct 4-byte words per bank: the access is replayed once per extra word in a bank
+    uint64_t words[ir::kWarpSize * 8];
+    unsigned nw = 0;
+    unsigned perLane = std::max(1u, (a.bytesPerLane + 3) / 4);
+    forLanes(a.mask, [&](unsigned l) {
+      for (unsigned k = 0; k < perLane && nw < ir::kWarpSize * 8; ++k)
+        words[nw++] = a.addr[l] / 4 + k;
+    });
+    std::vector<uint16_t> &cnt = scratch_;
+    cnt.assign(banks_, 0);
+    unsigned degree = 1;
+    for (unsigned i = 0; i < nw; ++i) {
+      bool dup = false;
+      for (unsigned j = 0; j < i && !dup; ++j)
+        dup = words[j] == words[i];
+      if (!dup)
+        degree = std::max<unsigned>(degree, ++cnt[words[i] % banks_]);
+    }
+    timing::Cycle start = std::max(now, busyUntil_);
+    busyUntil_ = start + degree;
+    (a.write ? writes_ : reads_)++;
+    conflicts_ += degree - 1;
+    return start + degree - 1 + latency_;
+  }
+  void stats(std::vector<std::pair<std::string, double>> &out) const override {
+    out.push_back({"spu.cb_warp_reads", (double)reads_});
+    out.push_back({"spu.cb_warp_writes", (double)writes_});
+    out.push_back({"spu.cb_bank_conflicts", (double)conflicts_});
+  }
+  void resetStats() override { reads_ = writes_ = conflicts_ = 0; }
+
+private:
+  uint32_t latency_, banks_;
+  timing::Cycle busyUntil_ = 0;
+  uint64_t reads_ = 0, writes_ = 0, conflicts_ = 0;
+  std::vector<uint16_t> scratch_;
+};
+
+std::unique_ptr<timing::IMemSpaceModel> makeCbModel(const timing::TimingConfig &, uint32_t) {
+  return std::make_unique<CbTimingModel>(config());
+}
+
+// --- statistics -----------------------------------------------------------------------------
+
+void describeStats() {
+  stats::Catalog &c = stats::Catalog::global();
+  using stats::Unit;
+  c.add("spu.passes", Unit::Count, "SPU passes of the launch (figure 5)");
+  c.add("spu.skipped_spills", Unit::Count, "VIU spills regstart avoided");
+  c.add("spu.skipped_restores", Unit::Count, "VIU restores regstart avoided");
+  c.add("spu.cb_warp_reads", Unit::Count, "CB loads timed by the CB model");
+  c.add("spu.cb_warp_writes", Unit::Count, "CB stores timed by the CB model");
+  c.add("spu.cb_bank_conflicts", Unit::Count, "extra CB cycles from bank conflicts");
+  c.add("spu.pass[].cb_reads", Unit::Count, "per pass: warp-level CB loads");
+  c.add("spu.pass[].cb_writes", Unit::Count, "per pass: warp-level CB stores");
+  c.add("spu.pass[].block_syncs", Unit::Count, "per pass: block synchronizations");
+  c.add("spu.pass[].spill_bytes", Unit::Bytes, "per pass: bytes the VIUs spilled");
+  c.add("spu.pass[].restore_bytes", Unit::Bytes, "per pass: bytes the VIUs restored");
+}
+
+void collectStats(const SteppedGrid &grid, stats::Snapshot &out) {
+  auto *L = dynamic_cast<SpuLaunch *>(grid.extension());
+  if (!L)
+    return;
+  std::lock_guard<std::mutex> lock(L->mu);
+  PassStats t = L->machine.totals();
+  out.set("spu.passes", (double)L->machine.passes().size());
+  out.set("spu.skipped_spills", (double)t.skippedSpills);
+  out.set("spu.skipped_restores", (double)t.skippedRestores);
+  const auto &ps = L->machine.stats();
+  for (size_t k = 0; k < ps.size(); ++k) {
+    std::string p = "spu.pass[" + std::to_string(k) + "].";
+    out.set(p + "cb_reads", (double)L->passCb[2 * k].load());
+    out.set(p + "cb_writes", (double)L->passCb[2 * k + 1].load());
+    out.set(p + "block_syncs", (double)ps[k].steps);
+    out.set(p + "spill_bytes", (double)ps[k].spillBytes);
+    out.set(p + "restore_bytes", (double)ps[k].restoreBytes);
+  }
+}
+
+// --- power ----------------------------------------------------------------------------------
+
+/// The CBs: SRAM arrays read and written like shared memory, leaking for their whole size.
+class CbPower : public power::IPowerComponent {
+public:
+  CbPower(const Config &c, const power::Technology &t) {
+    uint32_t n = numCbs(logicalShape(c.machine.shape, c.machine.oneD, c.machine.blocksPerSm));
+    double bits = 2.0 * c.machine.cbBytes * 8;        // both halves of one CB
+    readJPerByte_ = t.sramReadJ(bits, 128 * 8) / 128; // a 128-byte warp access
+    writeJPerByte_ = t.sramWriteJ(bits, 128 * 8) / 128;
+    leakW_ = t.leakageW(t.logicAreaMm2(bits * n * 1.5)); // ~1.5 gate equivalents per SRAM bit
+  }
+  std::string name() const override { return "spu_cb"; }
+  double dynamicJ(const stats::Snapshot &s) const override {
+    return s.get("spu.cb_read_bytes") * readJPerByte_ +
+           s.get("spu.cb_write_bytes") * writeJPerByte_;
+  }
+  double leakageW() const override { return leakW_; }
+  std::vector<std::string> counters() const override {
+    return {"spu.cb_read_bytes", "spu.cb_write_bytes"};
+  }
+
+private:
+  double readJPerByte_, writeJPerByte_, leakW_;
+};
+
+/// The SPU-wide barrier network (a wire to every unit and an AND tree) and the VIUs' transfers
+/// between CBs and DRAM, which the memory system's DRAM counters do not see.
+class SpuNetworkPower : public power::IPowerComponent {
+public:
+  SpuNetworkPower(const Config &c, const power::Technology &t) {
+    const Shape &s = c.machine.shape;
+    double units = s.numSms() + s.numIus();
+    syncJ_ = t.wireJ(units, 4.0 * (s.rows + s.cols)) + t.logicJ(units * 8);
+    viuJPerByte_ = t.wireJ(8, 10.0) + t.logicJ(40); // CB <-> memory controller, per byte
+    dramJPerByte_ = 8 * 20e-12;                     // ~20 pJ per bit off chip
+    leakW_ = t.leakageW(t.logicAreaMm2(units * 200));
+  }
+  std::string name() const override { return "spu_sync_viu"; }
+  double dynamicJ(const stats::Snapshot &s) const override {
+    double viu = s.get("spu.spill_bytes") + s.get("spu.restore_bytes");
+    return s.get("spu.block_syncs") * syncJ_ + viu * (viuJPerByte_ + dramJPerByte_);
+  }
+  double leakageW() const override { return leakW_; }
+  std::vector<std::string> counters() const override {
+    return {"spu.block_syncs", "spu.spill_bytes", "spu.restore_bytes"};
+  }
+
+private:
+  double syncJ_, viuJPerByte_, dramJPerByte_, leakW_;
+};
+
+/// The IU cores are reduced SMs (section 5 lists what the report removed): no L1 data cache, so
+/// their global loads and stores go to the L2. (Their shared memory stays: an IU runs the same
+/// kernel as the blocks, whose shared-memory declaration every CTA must fit.)
+void reducedIus(timing::TimingConfig &cfg, uint32_t smId) {
+  Config c = config();
+  if (!c.enabled)
+    return;
+  const Shape &s = c.machine.shape;
+  if (smId >= s.numSms() && smId < s.numSms() + s.numIus())
+    cfg.mem.l1d.enabled = false;
+}
+
+timing::PipeSpec syncPipe(const timing::TimingConfig &) { return {1, 1, 1}; }
+
+} // namespace
+
+void registerSpuExtension() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    gModCb = registerModifier("cb");
+    gModNorth = registerModifier("north");
+    gModWest = registerModifier("west");
+    gModSouth = registerModifier("south");
+    gModEast = registerModifier("east");
+    auto check = [](const std::string &err) {
+      if (!err.empty()) {
+        std::fprintf(stderr, "ptxsim: internal error: SPU opcode table: %s\n", err.c_str());
+        std::abort();
+      }
+    };
+    // loads from the north/west CB, stores to the south/east CB: every scalar and vector width
+    // of ld/st.shared; a load from a south CB is a checker error because no form has it
+    check(registerOpcode("ld", ".cb .north|.west [$vec] $ldt", "d0/wv a"));
+    check(registerOpcode("st", ".cb .south|.east [$vec] $ldt", "a s0/wv"));
+    check(registerOpcode("spu", ".sync", ""));
+    gBuiltinLd = registerLowering("ld", lowerLdWithCb);
+    gBuiltinSt = registerLowering("st", lowerStWithCb);
+    registerLowering("spu", lowerSpu);
+    gCbSpace = ir::registerMemSpace("cb");
+    gSyncClass = ir::registerOpClass("spu_sync");
+    struct S {
+      const char *name;
+      SpecialRegFn fn;
+    };
+    const S sregs[] = {
+        {"%spu_role", readSreg<Sreg::Role>},
+        {"%spu_dir", readSreg<Sreg::Dir>},
+        {"%spu_id", readSreg<Sreg::Id>},
+        {"%spu_pass", readSreg<Sreg::Pass>},
+        {"%spu_i", readSreg<Sreg::I>},
+        {"%spu_j", readSreg<Sreg::J>},
+        {"%spu_step", readSreg<Sreg::Step>},
+        {"%spu_last", readSreg<Sreg::Last>},
+        {"%spu_regstart", readSreg<Sreg::Regstart>},
+        {"%spu_rows", readSreg<Sreg::Rows>},
+        {"%spu_cols", readSreg<Sreg::Cols>},
+    };
+    for (const S &s : sregs) {
+      registerSpecialRegister(s.name, ScalarType::u32, false);
+      registerSpecialRegisterReader(s.name, s.fn);
+    }
+    registerOptions();
+    gCbReads =
+        registerExecCounter("spu.cb_reads", stats::Unit::Count, "warp-level CB loads (ld.cb)");
+    gCbWrites =
+        registerExecCounter("spu.cb_writes", stats::Unit::Count, "warp-level CB stores (st.cb)");
+    gCbReadBytes =
+        registerExecCounter("spu.cb_read_bytes", stats::Unit::Bytes, "bytes read from CBs");
+    gCbWriteBytes =
+        registerExecCounter("spu.cb_write_bytes", stats::Unit::Bytes, "bytes written to CBs");
+    gSyncs =
+        registerExecCounter("spu.block_syncs", stats::Unit::Count,
+                            "SPU-wide block synchronizations completed (VIUs' last one included)");
+    gDummySyncs = registerExecCounter("spu.dummy_syncs", stats::Unit::Count,
+                                      "block synchronizations after a step that moved no CB data");
+    gSpillBytes = registerExecCounter("spu.spill_bytes", stats::Unit::Bytes,
+                                      "bytes the south/east VIUs spilled to global memory");
+    gRestoreBytes = registerExecCounter("spu.restore_bytes", stats::Unit::Bytes,
+                                        "bytes the north/west VIUs restored from global memory");
+    registerLaunchPolicy(spuPolicy);
+    timing::registerMemSpaceModel(gCbSpace, makeCbModel);
+    timing::registerPipe(gSyncClass, "spu_sync", syncPipe);
+    timing::registerStatsSource(describeStats, collectStats);
+    timing::registerSmConfig(reducedIus);
+    power::registerPowerComponent(
+        [](const timing::TimingConfig &,
+           const power::Technology &t) -> std::shared_ptr<power::IPowerComponent> {
+          Config c = config();
+          if (!c.enabled)
+            return nullptr;
+          return std::make_shared<CbPower>(c, t);
+        });
+    power::registerPowerComponent(
+        [](const timing::TimingConfig &,
+           const power::Technology &t) -> std::shared_ptr<power::IPowerComponent> {
+          Config c = config();
+          if (!c.enabled)
+            return nullptr;
+          return std::make_shared<SpuNetworkPower>(c, t);
+        });
+  });
+}
+
+} // namespace ptxsim::spu
