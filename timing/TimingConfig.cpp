@@ -844,6 +844,13 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.add("-ptxsim_shared_atomic_same_addr_cycles", &cfg.mem.sharedAtomicSameAddrCycles,
            "extra cycles per additional lane of a shared-memory atomic on one address");
 
+  opts.add("-ptxsim_shared_float_atomic_cycles", &cfg.mem.sharedFloatAtomicCycles,
+           "extra cycles of a shared-memory f32/f64 atomic add/min/max (a compare-and-swap loop "
+           "in SASS) over an integer one");
+  opts.add("-ptxsim_shared_float_atomic_lane_cycles", &cfg.mem.sharedFloatAtomicLaneCycles,
+           "cycles per additional lane of a shared-memory float atomic on one address (one more "
+           "compare-and-swap round each)");
+
   // --- kernel launch fixed costs and cache state between kernels
   LaunchConfig &l = cfg.launch;
   opts.add("-gpgpu_kernel_launch_latency", &l.kernelLaunchLatency,
@@ -1233,6 +1240,8 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.dbl("l2AtomicSameAddrCycles", cfg.mem.l2AtomicSameAddrCycles);
   j.dbl("l2AtomicLaneCycles", cfg.mem.l2AtomicLaneCycles);
   j.num("sharedAtomicSameAddrCycles", cfg.mem.sharedAtomicSameAddrCycles);
+  j.num("sharedFloatAtomicCycles", cfg.mem.sharedFloatAtomicCycles);
+  j.num("sharedFloatAtomicLaneCycles", cfg.mem.sharedFloatAtomicLaneCycles);
   j.num("kernelLaunchLatency", cfg.launch.kernelLaunchLatency);
   j.num("ctaDispatchInterval", cfg.launch.ctaDispatchInterval);
   j.num("kernelDrainLatency", cfg.launch.kernelDrainLatency);

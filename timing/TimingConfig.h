@@ -87,6 +87,9 @@ struct MemoryConfig {
   double l2AtomicSameAddrCycles = 0, l2AtomicLaneCycles = 0;
   /// Shared-memory atomics: extra cycles per additional lane on one address (serialized).
   uint32_t sharedAtomicSameAddrCycles = 0;
+  /// Shared-memory float atomics (f32/f64 add/min/max) are compare-and-swap loops on the H100:
+  /// extra cycles for one, and per additional lane on the same address (a retry each).
+  uint32_t sharedFloatAtomicCycles = 0, sharedFloatAtomicLaneCycles = 0;
   uint32_t numPartitions = 6;        ///< memory partitions (L2 slice + DRAM channel each)
   uint32_t partitionInterleaveBytes = 256;
   // interconnect

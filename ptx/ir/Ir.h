@@ -134,6 +134,8 @@ struct Inst {
   /// load is cached in L2 only, as __ldcg).
   uint8_t hints = 0;
   static constexpr uint8_t kHintBypassL1 = 1;
+  /// atom/red .add/.min/.max on .f32/.f64: shared-memory forms are compare-and-swap loops in SASS.
+  static constexpr uint8_t kHintFloatAtomic = 2;
 };
 
 /// One argument copy of a call: `size` bytes from the caller's frame (or a register when

@@ -113,6 +113,18 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
       if (same > 1)
         degree = std::max(degree, 1 + (same - 1) * cfg_.mem.sharedAtomicSameAddrCycles);
     }
+    if (a.atomic && a.floatAtomic && cfg_.mem.sharedFloatAtomicCycles) {
+      uint32_t same = 0;
+      for (uint32_t l = 0; l < 32; ++l) {
+        uint32_t c = 0;
+        for (uint32_t k = 0; k < 32 && (a.mask & (1u << l)); ++k)
+          c += (a.mask & (1u << k)) && a.addr[k] / 4 == a.addr[l] / 4;
+        same = std::max(same, c);
+      }
+      if (same)
+        degree = std::max(degree, 1 + cfg_.mem.sharedFloatAtomicCycles +
+                                      (same - 1) * cfg_.mem.sharedFloatAtomicLaneCycles);
+    }
     sharedDegree_ = degree;
     sharedStore_ = a.write && !a.atomic;
     stats_.sharedBankConflictCycles += degree ? degree - 1 : 0;

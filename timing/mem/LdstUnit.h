@@ -59,6 +59,7 @@ struct WarpMemAccess {
   uint32_t bytesPerLane = 4; ///< element size x vector width
   uint32_t mask = 0;         ///< lanes that access memory
   bool bypassL1 = false;     ///< ld.cg / ld.cv: global loads go to L2, not through the L1
+  bool floatAtomic = false;  ///< atom/red on f32/f64 (shared: a compare-and-swap loop)
   uint64_t addr[32] = {};    ///< per-lane byte addresses (shared: CTA offsets; local: per-thread offsets)
 };
 

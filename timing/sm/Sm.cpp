@@ -400,6 +400,7 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     a.write = !a.atomic && in->nrd == 0;
     a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
     a.bypassL1 = in->hints & Inst::kHintBypassL1;
+    a.floatAtomic = in->hints & Inst::kHintFloatAtomic;
     a.mask = rec_.execMask;
     std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
     if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)
