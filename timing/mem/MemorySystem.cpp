@@ -164,7 +164,10 @@ void MemorySystem::icntCycle(Cycle c) {
       if (q.empty() || q.front().second > c || !icnt_.canSend(icnt_.smNode(s), c))
         continue;
       Partition &p = *parts_[q.front().first.partition];
-      if (p.incoming >= kPartitionInputEntries)
+      // The ROP delay is a pipeline taking a request per L2 cycle: its stages add to the input
+      // credits, else a long L2 latency caps each slice at kPartitionInputEntries requests per
+      // latency (on the H100 preset: 32 per 276 cycles, a third of the DRAM bandwidth)
+      if (p.incoming >= kPartitionInputEntries + rop_)
         continue;
       icnt_.send(icnt_.smNode(s), icnt_.partitionNode(p.id), q.front().first, c);
       q.pop();

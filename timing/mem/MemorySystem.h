@@ -55,7 +55,7 @@ namespace ptxsim::timing {
 class MemorySystem {
 public:
   static constexpr uint32_t kSmQueueEntries = 8;        ///< per-SM injection queue
-  static constexpr uint32_t kPartitionInputEntries = 32; ///< packets in flight to / queued at an L2
+  static constexpr uint32_t kPartitionInputEntries = 32; ///< packets in flight to / queued at an L2 (plus the ROP pipeline's stages)
   static constexpr uint32_t kDramPendingEntries = 16;    ///< L2 -> DRAM requests waiting per partition
 
   struct PartitionStats {
