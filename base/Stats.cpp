@@ -59,6 +59,53 @@ void Catalog::add(std::string_view name, Unit unit, std::string_view help) {
   descs_.push_back(Desc{fam, unit, std::string(help)});
 }
 
+void Catalog::addDistribution(std::string_view name, Unit unit, std::string_view help) {
+  std::string n(name), h(help);
+  add(n + ".count", Unit::Count, h + ": samples");
+  add(n + ".mean", unit, h + ": mean");
+  add(n + ".min", unit, h + ": smallest sample");
+  add(n + ".max", unit, h + ": largest sample");
+  add(n + ".p50", unit, h + ": median (upper bound within a factor of two)");
+  add(n + ".p90", unit, h + ": 90th percentile (upper bound within a factor of two)");
+  add(n + ".p99", unit, h + ": 99th percentile (upper bound within a factor of two)");
+}
+
+void Distribution::merge(const Distribution &o) {
+  if (!o.count)
+    return;
+  min = count ? (o.min < min ? o.min : min) : o.min;
+  max = count ? (o.max > max ? o.max : max) : o.max;
+  count += o.count;
+  sum += o.sum;
+  for (unsigned b = 0; b < kBuckets; ++b)
+    buckets[b] += o.buckets[b];
+}
+
+double Distribution::quantile(double q) const {
+  if (!count)
+    return 0;
+  double need = q * double(count), seen = 0;
+  for (unsigned b = 0; b < kBuckets; ++b) {
+    seen += double(buckets[b]);
+    if (seen >= need && buckets[b]) {
+      double upper = b == 0 ? 0 : double(uint64_t(1) << (b < 63 ? b : 63)) - 1;
+      return upper < min ? min : upper > max ? max : upper;
+    }
+  }
+  return max;
+}
+
+void Snapshot::setDistribution(std::string_view name, const Distribution &d) {
+  std::string n(name);
+  set(n + ".count", double(d.count));
+  set(n + ".mean", d.count ? d.sum / double(d.count) : 0);
+  set(n + ".min", d.min);
+  set(n + ".max", d.max);
+  set(n + ".p50", d.quantile(0.5));
+  set(n + ".p90", d.quantile(0.9));
+  set(n + ".p99", d.quantile(0.99));
+}
+
 const Desc *Catalog::find(std::string_view name) const {
   std::string fam = familyOf(name);
   for (const Desc &d : descs_)

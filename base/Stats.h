@@ -29,6 +29,30 @@ struct Desc {
   std::string help;
 };
 
+/// A distribution of samples (latencies, sizes): count, sum, min, max and a histogram with one
+/// bucket per power of two (bucket b holds [2^(b-1), 2^b), bucket 0 holds 0), enough for
+/// percentiles within a factor of two. Cheap to sample; merges by adding.
+struct Distribution {
+  static constexpr unsigned kBuckets = 48;
+  uint64_t count = 0;
+  double sum = 0, min = 0, max = 0;
+  uint64_t buckets[kBuckets] = {};
+
+  void sample(uint64_t v) {
+    double d = double(v);
+    min = count ? (d < min ? d : min) : d;
+    max = count ? (d > max ? d : max) : d;
+    ++count;
+    sum += d;
+    unsigned b = v ? 64u - unsigned(__builtin_clzll(v)) : 0u;
+    ++buckets[b < kBuckets ? b : kBuckets - 1];
+  }
+  void merge(const Distribution &o);
+  /// The smallest bucket bound below which at least fraction `q` of the samples lie (an upper
+  /// bound of the q-quantile within a factor of two), clamped to [min, max]; 0 when empty.
+  double quantile(double q) const;
+};
+
 class Catalog {
 public:
   /// The process-wide catalog (components register into it; never destroyed).
@@ -36,6 +60,9 @@ public:
   /// Registers (or re-registers identically) a statistic. Registering one name with another
   /// unit is a simulator bug (aborts).
   void add(std::string_view name, Unit unit, std::string_view help);
+  /// Registers a distribution `name`: its summary statistics `name.count`, `.mean`, `.min`,
+  /// `.max`, `.p50`, `.p90`, `.p99` (Snapshot::setDistribution writes them).
+  void addDistribution(std::string_view name, Unit unit, std::string_view help);
   /// The description of `name` (an instance `l2[3].misses` matches the family `l2[].misses`),
   /// or null when no component registered it.
   const Desc *find(std::string_view name) const;
@@ -54,6 +81,8 @@ public:
   void set(std::string_view name, double value);
   /// Adds `value` to `name` (set when absent).
   void add(std::string_view name, double value);
+  /// Writes the summary statistics of a distribution registered with addDistribution().
+  void setDistribution(std::string_view name, const Distribution &d);
   /// The value of `name`; 0 for a registered name that has none; aborts for an unregistered one.
   double get(std::string_view name) const;
   /// The value of `name`, or false when it has none.

@@ -456,3 +456,21 @@ TEST(TimingPower, SimulatorJoinsTimingAndPower) {
   EXPECT_GT(spJ[0], 0);
   EXPECT_NEAR(spJ[1] / spJ[0], 2.0, 0.05);
 }
+
+// The load-latency distribution sees every load of a pointer chase at the L1 hit latency, and
+// the first (cold) one at DRAM latency; DRAM reports its own request latencies.
+TEST(TimingStats, LoadAndDramLatencyDistributions) {
+  timing::TimingConfig cfg = noFetch();
+  TimingHarness t(cfg);
+  ASSERT_TRUE(t.load(chase(64))) << t.h.errors;
+  uint64_t buf = t.h.alloc(16), out = t.h.alloc(8);
+  *reinterpret_cast<uint64_t *>(buf) = buf; // one line, pointing at itself
+  auto r = t.run("k", {1}, {1}, {buf, out});
+  ASSERT_TRUE(r.result.ok()) << r.result.message;
+  EXPECT_EQ(r.stats.get("sm.load_latency.count"), 64 + 2); // the chase and two ld.param
+  EXPECT_EQ(r.stats.get("sm.load_latency.min"), cfg.mem.l1Latency + 1);
+  EXPECT_GT(r.stats.get("sm.load_latency.max"), cfg.mem.l2Latency); // the cold miss
+  EXPECT_LE(r.stats.get("sm.load_latency.p50"), 2 * (cfg.mem.l1Latency + 1));
+  EXPECT_GE(r.stats.get("dram.latency.count"), 1);
+  EXPECT_GE(r.stats.get("dram.latency.min"), cfg.dram.tCL);
+}

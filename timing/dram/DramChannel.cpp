@@ -242,6 +242,7 @@ void DramChannel::retire(Cycle now) {
     }
     stats_.totalLatency += latency;
     stats_.maxLatency = std::max(stats_.maxLatency, latency);
+    stats_.latency.sample(latency);
     stats_.avgLatency = double(stats_.totalLatency) / double(stats_.reads + stats_.writes);
     f.req.isResponse = true;
     ready_.push_back(f.req);

@@ -46,6 +46,7 @@
 // as a row hit, miss (it needed an ACT) or conflict (it needed a PRE) when its column command
 // issues; a request whose row another request opened counts as a hit.
 
+#include "base/Stats.h"
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
 #include "timing/dram/scheduler/IDramScheduler.h"
@@ -82,6 +83,7 @@ public:
     uint64_t totalLatency = 0;    ///< sum over completed requests of completion - push cycle
     uint64_t maxLatency = 0;
     double avgLatency = 0.0; ///< totalLatency / (reads + writes)
+    stats::Distribution latency; ///< completion - push cycle of each request
   };
 
   /// `cfg` must pass checkConfig(); `id` names the channel in diagnostics.

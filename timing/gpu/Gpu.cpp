@@ -291,6 +291,11 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   std::vector<std::string> pipes = Sm::pipeNames();
   for (size_t i = 0; i < pipes.size(); ++i)
     v.set("sm.issued." + pipes[i], (double)sum.fuIssued[i]);
+  stats::Distribution loadLatency;
+  for (auto &sm : sms_)
+    loadLatency.merge(sm->stats().loadLatency);
+  v.setDistribution("sm.load_latency", loadLatency);
+  v.setDistribution("dram.latency", mem_->dramLatency());
   // per-SM LD/ST, scheduler and extension-unit counters, summed by name
   std::vector<std::pair<std::string, double>> smVals;
   for (auto &sm : sms_)

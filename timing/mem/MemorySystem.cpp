@@ -399,6 +399,8 @@ void MemorySystem::describeStats() {
   stats::Catalog &c = stats::Catalog::global();
   describeCacheStats("l2.", "L2 cache (all slices)");
   describeCacheStats("l2[].", "L2 slice of this memory partition");
+  c.addDistribution("dram.latency", stats::Unit::Cycles,
+                    "DRAM request latency, queue entry to completion (DRAM clock)");
   c.add("l2.requests", stats::Unit::Count, "requests the L2 slices received");
   c.add("l2.atomics", stats::Unit::Count, "atomic requests executed at L2");
   c.add("l2.stall_cycles", stats::Unit::Cycles, "cycles an L2 slice could not take a request (sum over slices)");
@@ -424,6 +426,14 @@ void MemorySystem::describeStats() {
   c.add("icnt.reply_packets", stats::Unit::Count, "L2-to-SM packets");
   c.add("icnt.flits", stats::Unit::Count, "interconnect flits");
   c.add("icnt.bytes", stats::Unit::Bytes, "bytes through the interconnect");
+}
+
+stats::Distribution MemorySystem::dramLatency() const {
+  stats::Distribution d;
+  for (auto &pp : parts_)
+    for (auto &ch : pp->chans)
+      d.merge(ch->stats().latency);
+  return d;
 }
 
 std::vector<std::pair<std::string, uint64_t>> MemorySystem::stats() const {

@@ -94,6 +94,8 @@ public:
   std::vector<std::pair<std::string, uint64_t>> stats() const;
   /// Registers the names stats() reports (stats::Catalog).
   static void describeStats();
+  /// DRAM request latencies (DRAM cycles) over every channel since the last resetStats().
+  stats::Distribution dramLatency() const;
   void resetStats();
   /// Invalidates every L2 slice (between kernels, -gpgpu_flush_l2_cache). Timing state only:
   /// data lives in the functional memory, so dropping dirty lines loses nothing.

@@ -410,7 +410,7 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     ldst_->issue(a, slotIndex, tag, now);
     longLatency = a.space == MemSpaceKind::Global || a.space == MemSpaceKind::Local;
     if (in->nrd) {
-      Slot::Pending pd{tag, {}, in->nrd};
+      Slot::Pending pd{tag, {}, in->nrd, now};
       for (unsigned i = 0; i < in->nrd; ++i) {
         pd.rd[i] = in->rd[i];
         s.ready(in->rd[i]) = kNever;
@@ -458,6 +458,7 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
         continue;
       for (unsigned k = 0; k < s.pending[i].n; ++k)
         s.ready(s.pending[i].rd[k]) = now;
+      stats_.loadLatency.sample(now - s.pending[i].issued);
       s.pending.erase(s.pending.begin() + (long)i);
       s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
       break;
@@ -644,6 +645,8 @@ void Sm::describeStats() {
   c.add("sm.active_lane_insts", stats::Unit::Count, "thread instructions whose guard was true");
   c.add("l1i.hits", stats::Unit::Count, "instruction cache hits");
   c.add("l1i.misses", stats::Unit::Count, "instruction cache misses");
+  c.addDistribution("sm.load_latency", stats::Unit::Cycles,
+                    "cycles from the issue of a load or atomic to its result (all SMs)");
   LdstUnit::describeStats();
   schedulerRegistry(); // the built-in policies register their counters as they are added
 }

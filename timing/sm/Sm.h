@@ -52,6 +52,7 @@ struct SmStats {
   uint64_t l1iHits = 0, l1iMisses = 0;
   uint64_t regReads = 0, regWrites = 0; ///< warp-wide register file accesses (operands x lanes / 32)
   uint64_t activeLaneInsts = 0;         ///< lanes that executed (guard true), summed
+  stats::Distribution loadLatency;      ///< cycles from issue to result, loads and atomics
 };
 
 class Sm {
@@ -107,6 +108,7 @@ private:
       uint64_t tag;
       uint16_t rd[8];
       uint8_t n;
+      Cycle issued; ///< for the load-latency distribution
     };
     std::vector<Pending> pending; ///< loads and atomics whose results are not back yet
     /// The warp cannot issue before this cycle (kNever: until one of its loads returns); saves

@@ -1,0 +1,68 @@
+// The statistics catalog and snapshots (base/Stats.h): registered names with units, instance
+// families, the abort on an unregistered name, distributions and their printers.
+
+#include "base/Stats.h"
+
+#include <gtest/gtest.h>
+
+using namespace ptxsim;
+
+TEST(Stats, RegisteredNamesAndInstanceFamilies) {
+  stats::Catalog c;
+  c.add("t.hits", stats::Unit::Count, "hits");
+  c.add("t[].misses", stats::Unit::Count, "misses of one instance");
+  ASSERT_NE(c.find("t.hits"), nullptr);
+  EXPECT_EQ(c.find("t.hits")->unit, stats::Unit::Count);
+  ASSERT_NE(c.find("t[7].misses"), nullptr); // an instance matches its family
+  EXPECT_EQ(c.find("t.misses"), nullptr);
+  EXPECT_EQ(c.find("t.nope"), nullptr);
+  EXPECT_NE(c.markdown().find("| `t[].misses` | count | misses of one instance |"), std::string::npos);
+}
+
+TEST(Stats, SnapshotOrderTextAndJson) {
+  stats::Catalog::global().add("stats_test.a", stats::Unit::Count, "a");
+  stats::Catalog::global().add("stats_test.b", stats::Unit::Seconds, "b");
+  stats::Catalog::global().add("stats_test[].c", stats::Unit::Count, "c");
+  stats::Snapshot s;
+  s.set("stats_test.b", 0.5);
+  s.set("stats_test.a", 3);
+  s.add("stats_test.a", 2);
+  s.set("stats_test[1].c", 9);
+  EXPECT_EQ(s.get("stats_test.a"), 5);
+  EXPECT_EQ(s.values()[0].first, "stats_test.b"); // order of first set
+  EXPECT_EQ(s.text(), "  stats_test.b = 0.5\n  stats_test.a = 5\n"); // instances left out
+  EXPECT_EQ(s.jsonMembers(), "\"stats_test.b\": 0.5, \"stats_test.a\": 5, \"stats_test[1].c\": 9");
+  stats::Catalog::global().add("stats_test.quiet", stats::Unit::Count, "registered, no value");
+  EXPECT_EQ(s.get("stats_test.quiet"), 0);
+}
+
+TEST(StatsDeathTest, ReadingAnUnregisteredNameAborts) {
+  stats::Snapshot s;
+  EXPECT_DEATH(s.get("stats_test.never_registered"), "no component registers");
+  EXPECT_DEATH(s.set("stats_test.never_registered", 1), "no component registers");
+}
+
+TEST(Stats, DistributionSummary) {
+  stats::Distribution d;
+  EXPECT_EQ(d.quantile(0.5), 0);
+  for (uint64_t v : {20, 20, 20, 20, 20, 20, 20, 20, 300, 1000})
+    d.sample(v);
+  EXPECT_EQ(d.count, 10u);
+  EXPECT_EQ(d.min, 20);
+  EXPECT_EQ(d.max, 1000);
+  EXPECT_DOUBLE_EQ(d.sum, 1460);
+  EXPECT_EQ(d.quantile(0.5), 31);   // 20 lies in [16, 32)
+  EXPECT_EQ(d.quantile(0.9), 511);  // 300 lies in [256, 512)
+  EXPECT_EQ(d.quantile(1.0), 1000); // clamped to the largest sample
+  stats::Distribution e;
+  e.sample(5);
+  e.merge(d);
+  EXPECT_EQ(e.count, 11u);
+  EXPECT_EQ(e.min, 5);
+  stats::Catalog::global().addDistribution("stats_test.lat", stats::Unit::Cycles, "latency");
+  stats::Snapshot s;
+  s.setDistribution("stats_test.lat", d);
+  EXPECT_EQ(s.get("stats_test.lat.count"), 10);
+  EXPECT_DOUBLE_EQ(s.get("stats_test.lat.mean"), 146);
+  EXPECT_EQ(s.get("stats_test.lat.p99"), 1000);
+}
