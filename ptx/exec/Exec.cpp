@@ -388,8 +388,11 @@ void movSpecial(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   const Grid &g = *c.grid;
   uint64_t v = 0;
   // Functional mode has no clock: time advances with the warp's own instruction count, which
-  // keeps results deterministic. A timing model overrides these through the step interface.
-  uint64_t clk = w.instCount * 4 + c.linearId * 16;
+  // keeps results deterministic. A timing model sets the cycle of issue (ExecCtx::cycle) through
+  // the step interface, and the clocks read it.
+  const bool timed = ctx.nsPerCycle > 0;
+  uint64_t clk = timed ? ctx.cycle : w.instCount * 4 + c.linearId * 16;
+  uint64_t ns = timed ? uint64_t(double(ctx.cycle) * ctx.nsPerCycle) : g.timerBase + clk / 2;
   switch (in.aux) {
   case kTidX: case kTidY: case kTidZ:
     forLanes(mask, [&](unsigned l) { d[l] = w.tid[in.aux - kTidX][l]; });
@@ -413,9 +416,9 @@ void movSpecial(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   case kClock: v = (uint32_t)clk; break;
   case kClockHi: v = (uint32_t)(clk >> 32); break;
   case kClock64: v = clk; break;
-  case kGtimer: v = g.timerBase + clk / 2; break; // nanoseconds at a nominal 2 GHz
-  case kGtimerLo: v = (uint32_t)(g.timerBase + clk / 2); break;
-  case kGtimerHi: v = (uint32_t)((g.timerBase + clk / 2) >> 32); break;
+  case kGtimer: v = ns; break; // functional mode: nanoseconds at a nominal 2 GHz
+  case kGtimerLo: v = (uint32_t)ns; break;
+  case kGtimerHi: v = (uint32_t)(ns >> 32); break;
   case kDynSmem: v = g.dynShared; break;
   case kTotalSmem: case kAggrSmem: case kSmemEnd: v = c.shared.size(); break;
   case kOne: v = 1; break;

@@ -1,5 +1,7 @@
 #include "timing/sm/Sm.h"
 
+#include "ptx/exec/Program.h"
+#include "ptx/sema/OpcodeTable.h"
 #include "timing/mem/MemorySystem.h"
 
 #include <algorithm>
@@ -47,6 +49,8 @@ constexpr Cycle kWaitRetryCycles = 4;
 Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers)
     : cfg_(cfg), id_(id) {
   const CoreConfig &c = cfg_.core;
+  sinOpcode_ = ptx::lookupOpcode("sin");
+  cosOpcode_ = ptx::lookupOpcode("cos");
   SchedulerParams sp{c.twoLevelActiveWarps, c.ccwsBaseScore, c.ccwsKThrottle, c.ccwsVtaEntries};
   for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
     scheds_.push_back(schedulers.create(c.scheduler, sp));
@@ -137,6 +141,12 @@ bool Sm::canTakeCta() const {
   return free >= need;
 }
 
+void Sm::flushCaches() {
+  // data caches only: instruction caches stay warm, as under Nsight Compute, whose replays of a
+  // kernel run the same code again
+  ldst_->flushL1();
+}
+
 void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
   CtaState st;
   st.cta = cta;
@@ -150,6 +160,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.active = true;
     s.retired = false;
     s.wakeAt = 0;
+    s.callDoneAt = 0;
     s.fetchLine = ~0ull;
     s.fetchFn = nullptr;
     s.fetchReadyAt = 0;
@@ -213,6 +224,8 @@ uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
   switch (in.cls) {
   case OpClass::Alu: return c.intLatency;
   case OpClass::Mul: return c.mulLatency;
+  case OpClass::Sfu:
+    return pipes_[p].latency + (in.opcode == sinOpcode_ || in.opcode == cosOpcode_ ? c.sfuTrigExtraLatency : 0);
   default: return pipes_[p].latency;
   }
 }
@@ -248,6 +261,20 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   uint32_t victim = l1iPolicy_->victim(si);
   l1iTag_[set + victim] = line;
   l1iPolicy_->touch(si, victim, now, true);
+  // sequential prefetch: the lines after a miss arrive with it (straight-line code does not
+  // miss on every line, as on hardware with an instruction prefetcher)
+  for (uint32_t k = 1; k <= cfg_.core.l1iPrefetchLines; ++k) {
+    uint64_t pl = line + k;
+    uint32_t ps = uint32_t(pl % c.sets);
+    bool present = false;
+    for (uint32_t w = 0; w < c.ways && !present; ++w)
+      present = l1iTag_[size_t(ps) * c.ways + w] == pl;
+    if (present)
+      continue;
+    uint32_t v = l1iPolicy_->victim(ps);
+    l1iTag_[size_t(ps) * c.ways + v] = pl;
+    l1iPolicy_->touch(ps, v, now, true);
+  }
   s.fetchReadyAt = now + cfg_.mem.l2Latency;
   return false;
 }
@@ -310,6 +337,8 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 
 bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   const Inst *in = grid_->peek(*s.w);
+  // device runtime calls (printf, malloc, free) are long: the builtin the call reaches, if any
+  const uint32_t builtin = in->ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, *in) : 0;
   uint8_t p = pipeFor(*in);
   grid_->setCycle(now);
   if (!grid_->step(*s.w, rec_)) {
@@ -320,6 +349,18 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       return false;
     }
     return true;
+  }
+  if (builtin) {
+    const CoreConfig &c = cfg_.core;
+    using B = ptx::exec::Builtin;
+    uint64_t cost = builtin == uint32_t(B::Vprintf) ? c.vprintfCycles
+                    : builtin == uint32_t(B::Malloc) || builtin == uint32_t(B::Free)
+                        ? c.heapCallCycles + uint64_t(c.heapLaneCycles) * __builtin_popcount(rec_.execMask)
+                        : 0;
+    if (cost) {
+      s.wakeAt = s.callDoneAt = now + cost;
+      s.blockedBy = StallReason::Memory;
+    }
   }
   ++stats_.warpInsts;
   stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
@@ -358,6 +399,8 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     a.atomic = in->cls == OpClass::Atomic;
     a.write = !a.atomic && in->nrd == 0;
     a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
+    a.bypassL1 = in->hints & Inst::kHintBypassL1;
+    a.floatAtomic = in->hints & Inst::kHintFloatAtomic;
     a.mask = rec_.execMask;
     std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
     if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)
@@ -417,7 +460,7 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
         s.ready(s.pending[i].rd[k]) = now;
       stats_.loadLatency.sample(now - s.pending[i].issued);
       s.pending.erase(s.pending.begin() + (long)i);
-      s.wakeAt = 0;
+      s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
       break;
     }
   }
