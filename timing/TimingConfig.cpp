@@ -134,6 +134,7 @@ bool parseCacheSpec(const std::string &value, CacheConfig &c, std::string &err) 
       !oneOf(pol[2], "mfs", "allocation policy") || !oneOf(pol[3], "NWFL", "write-allocate policy"))
     return false;
   n.writeBack = pol[1] == "B";
+  n.localWriteBack = pol[1] == "L";
   n.writeAllocate = pol[3] != "N";
   std::vector<std::string> mshr = split(groups[2], ":");
   if (mshr.size() != 3 || !oneOf(trim(mshr[0]), "ASFT", "MSHR type") ||
@@ -357,8 +358,6 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_n_ldst_response_buffer_size", "LD/ST response buffer"},
     {"-gpgpu_num_cta_barriers", "barriers per CTA"},
     {"-gpgpu_local_mem_map", "local memory address mapping"},
-    {"-gpgpu_flush_l1_cache", "flush L1 at kernel end"},
-    {"-gpgpu_flush_l2_cache", "flush L2 at kernel end"},
     {"-gpgpu_perfect_mem", "ideal memory"},
     {"-gpgpu_perfect_inst_const_cache", "ideal instruction/constant caches"},
     {"-l2_ideal", "ideal L2"},
@@ -368,7 +367,6 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_dram_partition_queues", "partition queue sizes"},
     {"-gpgpu_dram_return_queue_size", "DRAM return queue"},
     {"-gpgpu_simple_dram_model", "fixed-latency DRAM model"},
-    {"-dram_latency", "extra DRAM pipeline latency (no DramConfig field yet)"},
     {"-dram_bnk_indexing_policy", "bank index hashing"},
     {"-dram_bnkgrp_indexing_policy", "bank group index hashing"},
     {"-dram_dual_bus_interface", "HBM dual command bus"},
@@ -388,7 +386,6 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_max_completed_cta", "stop after this many completed CTAs"},
     {"-gpgpu_max_concurrent_kernel", "concurrent kernels"},
     {"-gpgpu_concurrent_kernel_sm", "concurrent kernels per SM"},
-    {"-gpgpu_kernel_launch_latency", "kernel launch latency"},
     {"-gpgpu_TB_launch_latency", "CTA launch latency"},
     {"-gpgpu_simt_core_sim_order", "SM simulation order"},
     {"-gpgpu_deadlock_detect", "deadlock detection"},
@@ -817,6 +814,57 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "host<->device copy latency in microseconds")
       .range(0, 1e6);
 
+  opts.add("-ptxsim_sfu_trig_extra_latency", &cfg.core.sfuTrigExtraLatency,
+           "extra latency of sin.approx/cos.approx over -ptxsim_sfu_latency (the range "
+           "reduction multiply ptxas puts before MUFU.SIN/COS)");
+
+  opts.add("-dram_latency", &cfg.dram.extraLatency,
+           "DRAM read latency beyond the bank timing (controller and PHY pipeline, return path), "
+           "in DRAM command cycles");
+
+  opts.add("-ptxsim_l1i_prefetch_lines", &cfg.core.l1iPrefetchLines,
+           "instruction cache lines brought in after a missing one (sequential prefetch)");
+
+  opts.add("-ptxsim_vprintf_cycles", &cfg.core.vprintfCycles,
+           "cycles the calling warp waits for a device printf (vprintf) call");
+  opts.add("-ptxsim_malloc_cycles", &cfg.core.heapCallCycles,
+           "cycles the calling warp waits for a device malloc or free call, plus "
+           "-ptxsim_malloc_lane_cycles per active lane");
+  opts.add("-ptxsim_malloc_lane_cycles", &cfg.core.heapLaneCycles,
+           "cycles per active lane of a device malloc or free call");
+
+  // --- atomics
+  opts.add("-ptxsim_l2_atomic_same_addr_cycles", &cfg.mem.l2AtomicSameAddrCycles,
+           "L2 cycles the atomic unit of a slice spends per lane on the request's busiest address "
+           "(same-address atomics serialize)")
+      .range(0, 1e4);
+  opts.add("-ptxsim_l2_atomic_lane_cycles", &cfg.mem.l2AtomicLaneCycles,
+           "L2 cycles the atomic unit spends per other lane of an atomic request")
+      .range(0, 1e4);
+  opts.add("-ptxsim_shared_atomic_same_addr_cycles", &cfg.mem.sharedAtomicSameAddrCycles,
+           "extra cycles per additional lane of a shared-memory atomic on one address");
+
+  opts.add("-ptxsim_shared_float_atomic_cycles", &cfg.mem.sharedFloatAtomicCycles,
+           "extra cycles of a shared-memory f32/f64 atomic add/min/max (a compare-and-swap loop "
+           "in SASS) over an integer one");
+  opts.add("-ptxsim_shared_float_atomic_lane_cycles", &cfg.mem.sharedFloatAtomicLaneCycles,
+           "cycles per additional lane of a shared-memory float atomic on one address (one more "
+           "compare-and-swap round each)");
+
+  // --- kernel launch fixed costs and cache state between kernels
+  LaunchConfig &l = cfg.launch;
+  opts.add("-gpgpu_kernel_launch_latency", &l.kernelLaunchLatency,
+           "core cycles from a kernel's launch to its first CTA dispatch (counted in its cycles)");
+  opts.add("-ptxsim_cta_dispatch_interval", &l.ctaDispatchInterval,
+           "core cycles between two CTA starts on one SM (0 or 1: a CTA per SM per cycle)");
+  opts.add("-ptxsim_kernel_drain_latency", &l.kernelDrainLatency,
+           "core cycles a kernel takes after its last CTA and memory traffic end (completion, "
+           "flush)");
+  opts.add("-gpgpu_flush_l1_cache", &l.flushL1,
+           "invalidate the L1 data and constant caches before each kernel");
+  opts.add("-gpgpu_flush_l2_cache", &l.flushL2,
+           "invalidate the L2 before each kernel (cold caches, as Nsight Compute measures)");
+
   for (const auto &ig : kIgnored)
     opts.addIgnored(ig[0], ig[1]);
   for (const char *s : kAccelWattchHybrid)
@@ -1183,6 +1231,22 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.close();
   j.dbl("pcieGBps", cfg.pcieGBps);
   j.dbl("pcieLatencyUs", cfg.pcieLatencyUs);
+  j.num("sfuTrigExtraLatency", cfg.core.sfuTrigExtraLatency);
+  j.num("l1iPrefetchLines", cfg.core.l1iPrefetchLines);
+  j.num("vprintfCycles", cfg.core.vprintfCycles);
+  j.num("heapCallCycles", cfg.core.heapCallCycles);
+  j.num("heapLaneCycles", cfg.core.heapLaneCycles);
+  j.num("dramExtraLatency", cfg.dram.extraLatency);
+  j.dbl("l2AtomicSameAddrCycles", cfg.mem.l2AtomicSameAddrCycles);
+  j.dbl("l2AtomicLaneCycles", cfg.mem.l2AtomicLaneCycles);
+  j.num("sharedAtomicSameAddrCycles", cfg.mem.sharedAtomicSameAddrCycles);
+  j.num("sharedFloatAtomicCycles", cfg.mem.sharedFloatAtomicCycles);
+  j.num("sharedFloatAtomicLaneCycles", cfg.mem.sharedFloatAtomicLaneCycles);
+  j.num("kernelLaunchLatency", cfg.launch.kernelLaunchLatency);
+  j.num("ctaDispatchInterval", cfg.launch.ctaDispatchInterval);
+  j.num("kernelDrainLatency", cfg.launch.kernelDrainLatency);
+  j.num("flushL1", cfg.launch.flushL1 ? 1 : 0);
+  j.num("flushL2", cfg.launch.flushL2 ? 1 : 0);
   std::string sources = "[";
   for (size_t i = 0; i < cfg.sources.size(); ++i)
     sources += (i ? ", " : "") + jsonQuote(cfg.sources[i]);

@@ -26,6 +26,7 @@ struct CacheConfig {
   uint32_t mshrMaxMerge = 8;   ///< requests merged into one MSHR entry
   bool writeBack = false;      ///< false: write-through
   bool writeAllocate = false;
+  bool localWriteBack = false; ///< write policy L: local memory write-back (allocating), global write-through
   bool enabled = true;
   std::string replacement = "L"; ///< replacement policy (registered name: L = LRU, F = FIFO)
   uint64_t capacity() const { return uint64_t(sets) * ways * lineBytes; }
@@ -45,11 +46,17 @@ struct CoreConfig {
   uint32_t issueWidth = 1;           ///< instructions per scheduler per cycle
   uint32_t ibufferEntries = 2;       ///< decoded instructions buffered per warp
   uint32_t fetchLatency = 1;
+  uint32_t l1iPrefetchLines = 0;     ///< instruction lines fetched after a missing one
   // functional units: number of pipelines, latency, initiation interval (cycles between issues)
   uint32_t spUnits = 2, spLatency = 4, spInterval = 1;
   uint32_t intLatency = 4;           ///< integer ALU ops run on the SP pipes with this latency
   uint32_t dpUnits = 1, dpLatency = 8, dpInterval = 8; ///< dpUnits 0: FP64 runs on the SFUs (Fermi)
   uint32_t sfuUnits = 1, sfuLatency = 20, sfuInterval = 8;
+  uint32_t sfuTrigExtraLatency = 0;  ///< sin/cos.approx: extra cycles (ptxas adds an FMUL.RZ)
+  // device runtime calls: the calling warp waits this long (0: like any call)
+  uint32_t vprintfCycles = 0;        ///< per warp-level vprintf call
+  uint32_t heapCallCycles = 0;       ///< per warp-level malloc/free call
+  uint32_t heapLaneCycles = 0;       ///< per active lane of a malloc/free call (the heap lock)
   uint32_t tensorUnits = 1, tensorLatency = 32, tensorInterval = 16; ///< 0 units: no tensor pipe (MMA runs on SP)
   uint32_t ldstUnits = 1, ldstInterval = 1;
   uint32_t mulLatency = 8;           ///< integer multiply / mad
@@ -88,6 +95,14 @@ struct MemoryConfig {
   CacheConfig l2{64, 16, 128, 32, 10, 32, 8, true, true, true};       ///< per partition slice
   uint32_t l1Latency = 20;           ///< L1D hit latency seen by the warp (pipeline + tag + data)
   uint32_t l2Latency = 120;          ///< round trip SM->L2 hit->SM, including the interconnect
+  /// L2 atomic unit occupancy per request, in L2 cycles: sameAddr x (lanes on the busiest address)
+  /// + perLane x (the other lanes). 0 / 0 (the default): an atomic costs what a read does.
+  double l2AtomicSameAddrCycles = 0, l2AtomicLaneCycles = 0;
+  /// Shared-memory atomics: extra cycles per additional lane on one address (serialized).
+  uint32_t sharedAtomicSameAddrCycles = 0;
+  /// Shared-memory float atomics (f32/f64 add/min/max) are compare-and-swap loops on the H100:
+  /// extra cycles for one, and per additional lane on the same address (a retry each).
+  uint32_t sharedFloatAtomicCycles = 0, sharedFloatAtomicLaneCycles = 0;
   uint32_t numPartitions = 6;        ///< memory partitions (L2 slice + DRAM channel each)
   uint32_t partitionInterleaveBytes = 256;
   // interconnect
@@ -112,6 +127,17 @@ struct DramConfig {
            tWTR = 5, tRTW = 2, tBurst = 2, tREFI = 0, tRFC = 0;
   double clockMHz = 924.0;
   uint32_t dataRate = 2;             ///< transfers per clock (DDR: 2)
+  uint32_t extraLatency = 0;         ///< read data return pipeline after CL, in command cycles
+};
+
+/// Fixed costs of a kernel launch and cache state between kernels (GPU front end). Defaults
+/// are 0 / off: presets set them (configs/h100.config calibrates them to a measured H100).
+struct LaunchConfig {
+  uint32_t kernelLaunchLatency = 0; ///< core cycles from the launch to the first CTA dispatch
+  uint32_t ctaDispatchInterval = 0; ///< core cycles between two CTA starts on one SM (0: 1)
+  uint32_t kernelDrainLatency = 0;  ///< core cycles after the last CTA and memory traffic end
+  bool flushL1 = false;             ///< invalidate the L1 data and constant caches before each kernel
+  bool flushL2 = false;             ///< invalidate the L2 before each kernel (ncu's default)
 };
 
 struct TimingConfig {
@@ -119,6 +145,7 @@ struct TimingConfig {
   CoreConfig core;
   MemoryConfig mem;
   DramConfig dram;
+  LaunchConfig launch;
   // host <-> device copies (PCIe-style)
   double pcieGBps = 12.0;
   double pcieLatencyUs = 8.0;

@@ -621,6 +621,13 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec) {
     warpFinished(s_->ctx, *w.cta);
   return ok && !s_->ctx.faulted();
 }
+void SteppedGrid::setTimedClock(double nsPerCycle) { s_->ctx.nsPerCycle = nsPerCycle; }
+uint32_t SteppedGrid::builtinCallee(const Warp &w, const ir::Inst &in) const {
+  if (in.ctl != ir::Ctl::Call || !w.fn || in.target >= w.fn->calls.size())
+    return 0;
+  const ir::Function *f = s_->ctx.prog->function(w.fn->calls[in.target].callee);
+  return f && !f->hasBody ? f->builtin : 0;
+}
 void SteppedGrid::retireCta(Cta *cta) {
   if (!cta->printf.empty())
     s_->printfOut[cta->linearId] = std::move(cta->printf);

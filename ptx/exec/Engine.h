@@ -165,6 +165,13 @@ public:
   bool step(Warp &w, WarpInstRecord &rec);
   /// The simulated cycle the next step() issues at (ExecCtx::cycle for handlers).
   void setCycle(uint64_t cycle);
+  /// For `in`, the next instruction of `w`: when it is a direct call of a runtime builtin
+  /// (vprintf, malloc, free, ...), that builtin's id (exec::Builtin), else 0. Timing models
+  /// charge those calls their cost.
+  uint32_t builtinCallee(const Warp &w, const ir::Inst &in) const;
+  /// Makes the clocks follow the model: %clock/%clock64 read the cycle setCycle() gave,
+  /// %globaltimer that cycle times `nsPerCycle` (1000 / core MHz).
+  void setTimedClock(double nsPerCycle);
   /// Releases a finished CTA (its printf output is kept for finish()).
   void retireCta(Cta *cta);
   bool faulted() const;

@@ -317,7 +317,7 @@ enum SregId : uint32_t {
   kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY,
   kNctaidZ, kLaneid, kWarpid, kNwarpid, kSmid, kNsmid, kGridid, kLmEq, kLmLe, kLmLt, kLmGe,
   kLmGt, kClock, kClockHi, kClock64, kGtimer, kGtimerLo, kGtimerHi, kDynSmem, kTotalSmem,
-  kAggrSmem, kZero, kOne, kEnvreg1, kEnvreg2, kFirstExt
+  kAggrSmem, kSmemEnd, kZero, kOne, kEnvreg1, kEnvreg2, kFirstExt
 };
 
 struct ExtSreg {
@@ -361,6 +361,13 @@ uint32_t specialRegId(std::string_view b, char c) {
   if (b == "%dynamic_smem_size") return kDynSmem;
   if (b == "%total_smem_size") return kTotalSmem;
   if (b == "%aggr_smem_size") return kAggrSmem;
+  // The driver's reserved shared memory region is not carved out of the CTA's window here: the
+  // registers describe an empty region at the end of the CTA's shared memory, so code that
+  // bounds its accesses by them touches nothing.
+  if (b == "%reserved_smem_offset_begin" || b == "%reserved_smem_offset_end" ||
+      b == "%reserved_smem_offset_0" || b == "%reserved_smem_offset_1")
+    return kSmemEnd;
+  if (b == "%reserved_smem_offset_cap") return kZero;
   if (b == "%envreg1") return kEnvreg1;
   if (b == "%envreg2") return kEnvreg2;
   // cluster registers: without clusters every CTA is its own cluster of one
@@ -381,8 +388,11 @@ void movSpecial(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   const Grid &g = *c.grid;
   uint64_t v = 0;
   // Functional mode has no clock: time advances with the warp's own instruction count, which
-  // keeps results deterministic. A timing model overrides these through the step interface.
-  uint64_t clk = w.instCount * 4 + c.linearId * 16;
+  // keeps results deterministic. A timing model sets the cycle of issue (ExecCtx::cycle) through
+  // the step interface, and the clocks read it.
+  const bool timed = ctx.nsPerCycle > 0;
+  uint64_t clk = timed ? ctx.cycle : w.instCount * 4 + c.linearId * 16;
+  uint64_t ns = timed ? uint64_t(double(ctx.cycle) * ctx.nsPerCycle) : g.timerBase + clk / 2;
   switch (in.aux) {
   case kTidX: case kTidY: case kTidZ:
     forLanes(mask, [&](unsigned l) { d[l] = w.tid[in.aux - kTidX][l]; });
@@ -406,11 +416,11 @@ void movSpecial(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   case kClock: v = (uint32_t)clk; break;
   case kClockHi: v = (uint32_t)(clk >> 32); break;
   case kClock64: v = clk; break;
-  case kGtimer: v = g.timerBase + clk / 2; break; // nanoseconds at a nominal 2 GHz
-  case kGtimerLo: v = (uint32_t)(g.timerBase + clk / 2); break;
-  case kGtimerHi: v = (uint32_t)((g.timerBase + clk / 2) >> 32); break;
+  case kGtimer: v = ns; break; // functional mode: nanoseconds at a nominal 2 GHz
+  case kGtimerLo: v = (uint32_t)ns; break;
+  case kGtimerHi: v = (uint32_t)(ns >> 32); break;
   case kDynSmem: v = g.dynShared; break;
-  case kTotalSmem: case kAggrSmem: v = c.shared.size(); break;
+  case kTotalSmem: case kAggrSmem: case kSmemEnd: v = c.shared.size(); break;
   case kOne: v = 1; break;
   case kZero: v = 0; break;
   case kEnvreg1: v = (uint32_t)(g.gridWorkspace >> 32); break;

@@ -840,12 +840,19 @@ static inline uint16_t roundToIntegralBF16(uint16_t h, IRnd r) {
 }
 
 /// cvt.irnd.{s,u}{8,16,32,64}.{f16,bf16,f32,f64}: round with r (PTX requires one of .rni,
-/// .rzi, .rmi, .rpi; None behaves as .rzi, the C conversion), saturate to I's range, NaN -> 0.
+/// .rzi, .rmi, .rpi; None behaves as .rzi, the C conversion), saturate to I's range.
+/// NaN: the PTX ISA says 0, and an H100 gives 0 for 8/16/32-bit destinations, but its 64-bit
+/// converters (F2I.S64/U64, F2I.F64.S64/U64) return 0x8000000000000000 for both .s64 and .u64
+/// (measured: ../shared/hw/h100/native_failures.txt, __float2ll_* and __float2ull_rz of NaN).
+/// Programs compiled for the hardware see the hardware's value, so ptxsim follows it.
 /// Pass f32/f16/bf16 values widened to double (exact); apply ftz32 first for .ftz.
 template <class I> static inline I floatToInt(double x, IRnd r) {
   static_assert(std::is_integral_v<I>, "integer destination");
-  if (x != x)
+  if (x != x) {
+    if constexpr (sizeof(I) == 8)
+      return static_cast<I>(uint64_t(1) << 63);
     return 0;
+  }
   double t = numerics_detail::roundIntegral(x, r == IRnd::None ? IRnd::RZI : r);
   constexpr double lo = static_cast<double>(std::numeric_limits<I>::min()); // 0 or -2^(n-1)
   constexpr double hiExcl = static_cast<double>(uint64_t(1) << (std::numeric_limits<I>::digits - 1)) * 2.0;

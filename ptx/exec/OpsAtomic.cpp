@@ -293,6 +293,8 @@ bool lowerAtom(LowerCtx &c, bool isRed) {
     in.src[1 + i] = b[i];
   }
   in.nsrc = (uint8_t)(1 + n);
+  if ((t == ScalarType::f32 || t == ScalarType::f64) && (op == Mod::add || op == Mod::min || op == Mod::max))
+    in.hints |= ir::Inst::kHintFloatAtomic; // timing: a CAS loop on shared memory
   if (isCas) {
     in.src[2] = cc;
     in.nsrc = 3;

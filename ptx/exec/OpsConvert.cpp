@@ -109,7 +109,7 @@ template <class D, class S> void cvtFF(ExecCtx &, Warp &w, const Inst &in, uint3
   });
 }
 
-/// float -> integer: round with aux2 = IRnd, saturate, NaN -> 0.
+/// float -> integer: round with aux2 = IRnd, saturate, NaN -> 0 (64-bit: 0x8000000000000000, as the hardware).
 template <class I, class S> void cvtFI(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
   uint64_t *d = w.reg(in.dst[0]);
   const uint64_t *a = w.src(in.src[0]);

@@ -159,6 +159,8 @@ bool lowerLd(LowerCtx &c) {
   in.width = (uint8_t)(typeBits(t) / 8);
   in.vec = (uint8_t)n;
   in.ndst = (uint8_t)n;
+  if (c.has(Mod::cg) || c.has(Mod::cv))
+    in.hints |= ir::Inst::kHintBypassL1; // cached at L2 only (timing models)
   for (unsigned i = 0; i < n; ++i)
     in.dst[i] = d[i];
   return true;

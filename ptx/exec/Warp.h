@@ -162,6 +162,10 @@ struct ExecCtx {
   /// Extension event counters (Counters.h), by id.
   uint64_t counters[kMaxExecCounters] = {};
   void count(uint16_t id, uint64_t n) { counters[id] += n; }
+  /// Timing mode (SteppedGrid::setTimedClock): %clock/%clock64 read `cycle`, the SM's simulated
+  /// cycle at issue, and %globaltimer reads cycle * nsPerCycle; otherwise (nsPerCycle == 0) the
+  /// functional-mode stand-ins in movSpecial apply.
+  double nsPerCycle = 0;
 
   bool faulted() const { return faultKind != FaultKind::None; }
   /// Records the first fault of this context: `what` describes it; the context adds the kernel,

@@ -503,6 +503,13 @@ Operand ParseContext::name(const Tok &t) {
     o.kind = Operand::Kind::Sink;
     return o;
   }
+  if (t.text == "WARP_SZ") {
+    // The PTX ISA's one predefined constant (`mov.u32 %r, WARP_SZ;` is what nvcc emits for
+    // warpSize): the warp width, which is 32 on every target, so it folds like a literal.
+    o.kind = Operand::Kind::Imm;
+    o.ival = 32;
+    return o;
+  }
   o.kind = Operand::Kind::Reg;
   o.name = t.text;
   size_t n = t.text.size();

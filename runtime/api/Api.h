@@ -14,6 +14,11 @@ namespace ptxsim::runtime {
 void traceApiError(const char *call, cudaError_t e);
 bool apiErrorTraceOn();
 
+/// The checks CUDA makes on an access-policy window (stream, launch and kernel-node attributes):
+/// a size within cudaDeviceProp::accessPolicyMaxWindowSize, a hit ratio in [0, 1], known
+/// properties, and a miss property that is not persisting (CudaApi.cpp).
+bool validAccessPolicyWindow(const cudaAccessPolicyWindow &w);
+
 /// Records a failed call as the thread's last error and returns it. With PTXSIM_API_ERRORS=1
 /// the failure is also printed with the name of the API function returning it.
 inline cudaError_t ret(cudaError_t e, const char *call = __builtin_FUNCTION()) {

@@ -52,7 +52,10 @@ cudaError_t launchError(const ptx::exec::LaunchResult &r) {
   case LaunchStatus::Ok:
     return cudaSuccess;
   case LaunchStatus::InvalidConfig:
-    return cudaErrorInvalidConfiguration;
+    // CUDA 13's host runtime reports every invalid launch configuration (block too large, a
+    // dimension over its limit or zero, too much dynamic shared memory) as cudaErrorInvalidValue
+    // (measured on an H100, ../shared/hw/h100/README.md); the device runtime keeps its own codes
+    return cudaErrorInvalidValue;
   case LaunchStatus::OutOfResources:
     return cudaErrorLaunchOutOfResources;
   case LaunchStatus::Misaligned:
@@ -608,7 +611,7 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || threads == 0 || block.x > 1024 ||
       block.y > 1024 || block.z > 64 || threads > 1024 || grid.x > 0x7fffffffu ||
       grid.y > 65535 || grid.z > 65535)
-    return cudaErrorInvalidConfiguration;
+    return cudaErrorInvalidValue; // CUDA 13 (measured on an H100), not cudaErrorInvalidConfiguration
   if (kern.maxThreads && threads > kern.maxThreads)
     return cudaErrorLaunchOutOfResources;
   const ptx::exec::EngineConfig &cfg = engine().config();
@@ -896,6 +899,8 @@ void Context::reset() {
     v.symbol = nullptr;
   sticky_ = cudaSuccess;
   printfFifoBytes = 1 << 20;
+  persistingL2Bytes = 0;
+  defaultStreamAttrs = StreamAttrs();
   // The host reads __managed__ variables through pointers set at load time and never asks again
   // (nvcc's __nv_init_managed_rt runs once), so they must point into the new context at once.
   for (auto &[host, v] : vars_)

@@ -68,10 +68,21 @@ struct VarEntry {
   const ptx::exec::GlobalSymbol *symbol = nullptr;
 };
 
+/// What cudaStreamSetAttribute stored (cudaStreamGetAttribute reads it back). Functionally
+/// these change nothing: an access-policy window is a cache hint, the synchronisation policy
+/// how a host thread waits, the memory-sync domain a fence-scope hint.
+struct StreamAttrs {
+  cudaAccessPolicyWindow accessPolicyWindow{};
+  cudaSynchronizationPolicy syncPolicy = cudaSyncPolicyAuto;
+  cudaLaunchMemSyncDomainMap memSyncDomainMap{0, 1};
+  cudaLaunchMemSyncDomain memSyncDomain = cudaLaunchMemSyncDomainDefault;
+};
+
 struct StreamObj {
   unsigned flags = 0;
   int priority = 0;
   unsigned long long id = 0; ///< cudaStreamGetId: unique over the process's lifetime
+  StreamAttrs attrs;
 };
 
 struct EventObj {
@@ -130,6 +141,8 @@ public:
   std::vector<LaunchConfig> callConfigs; ///< __cudaPushCallConfiguration stack
 
   size_t printfFifoBytes = 1 << 20;
+  size_t persistingL2Bytes = 0; ///< cudaLimitPersistingL2CacheSize (a cache hint)
+  StreamAttrs defaultStreamAttrs; ///< the legacy and per-thread default streams' attributes
   unsigned deviceFlags = 0; ///< cudaSetDeviceFlags (cudaGetDeviceFlags adds cudaDeviceMapHost)
 
   /// Per-kernel totals for the end-of-run summary and PTXSIM_STATS_JSON.

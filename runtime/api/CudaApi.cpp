@@ -132,6 +132,11 @@ cudaError_t release(Context &ctx, void *ptr, bool host) {
 }
 
 StreamObj *stream(cudaStream_t s) { return reinterpret_cast<StreamObj *>(s); }
+
+/// cudaDeviceProp::accessPolicyMaxWindowSize of a device with L2 persistence: 128 MiB - 4 KiB.
+constexpr int kMaxAccessPolicyWindowBytes = (128 << 20) - 4096;
+
+
 EventObj *event(cudaEvent_t e) { return reinterpret_cast<EventObj *>(e); }
 
 void fillProps(Context &ctx, cudaDeviceProp &p) {
@@ -211,7 +216,7 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
   p.pciDeviceID = 0;
   p.pciDomainID = 0;
   p.hostRegisterSupported = 1;
-  p.accessPolicyMaxWindowSize = 0;
+  p.accessPolicyMaxWindowSize = 0; // set below from the L2 the device has
   p.persistingL2CacheMaxSize = 0;
   p.memoryPoolsSupported = 1; // cudaMallocAsync and the cudaMemPool* family (Graphs.cpp)
   p.clusterLaunch = 0;
@@ -229,6 +234,13 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
     p.regsPerBlock = std::min<int>(65536, int(t.core.registersPerSm));
     // channels x bytes per transfer x 8 bits
     p.memoryBusWidth = int(t.mem.numPartitions * t.dram.channelsPerPartition * t.dram.busWidthBytes * 8);
+  }
+  // L2 persistence (compute capability 8.0 on): up to three quarters of the L2 may be set aside
+  // for persisting accesses, and an access-policy window spans at most 128 MiB less one 4 KiB
+  // page, as NVIDIA's drivers report for A100 and H100.
+  if (p.major >= 8) {
+    p.persistingL2CacheMaxSize = int(uint64_t(p.l2CacheSize) * 3 / 4);
+    p.accessPolicyMaxWindowSize = kMaxAccessPolicyWindowBytes;
   }
 }
 
@@ -349,12 +361,23 @@ int attribute(Context &ctx, cudaDeviceAttr attr) {
   case cudaDevAttrIpcEventSupport: return p.ipcEventSupported;
   case cudaDevAttrClusterLaunch: return p.clusterLaunch;
   case cudaDevAttrOnlyPartialHostNativeAtomicSupported: return 0;
+  case cudaDevAttrMemSyncDomainCount: return p.major >= 9 ? 4 : 1; // Hopper has four domains
   // no IPC, NUMA, MPS, multi-node or graphics interop on the simulated device
   default: return 0;
   }
 }
 
 } // namespace
+
+bool ptxsim::runtime::validAccessPolicyWindow(const cudaAccessPolicyWindow &w) {
+  auto known = [](cudaAccessProperty a) {
+    return a == cudaAccessPropertyNormal || a == cudaAccessPropertyStreaming ||
+           a == cudaAccessPropertyPersisting;
+  };
+  return w.num_bytes <= size_t(kMaxAccessPolicyWindowBytes) && w.hitRatio >= 0.0f &&
+         w.hitRatio <= 1.0f && known(w.hitProp) && known(w.missProp) &&
+         w.missProp != cudaAccessPropertyPersisting;
+}
 
 int ptxsim::runtime::deviceAttribute(Context &ctx, int attr) {
   return attribute(ctx, cudaDeviceAttr(attr));
@@ -466,9 +489,16 @@ PTXSIM_API cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   case cudaLimitDevRuntimePendingLaunchCount:
     ctx.engine().setPendingLaunchLimit(value);
     return cudaSuccess;
+  case cudaLimitPersistingL2CacheSize: {
+    // The driver clamps the set-aside to what the device allows; it is a cache hint, which the
+    // functional model ignores.
+    cudaDeviceProp p;
+    fillProps(ctx, p);
+    ctx.persistingL2Bytes = std::min<size_t>(value, size_t(p.persistingL2CacheMaxSize));
+    return cudaSuccess;
+  }
   case cudaLimitDevRuntimeSyncDepth:
   case cudaLimitMaxL2FetchGranularity:
-  case cudaLimitPersistingL2CacheSize:
     return cudaSuccess;
   default:
     return ret(cudaErrorUnsupportedLimit);
@@ -489,7 +519,7 @@ PTXSIM_API cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
     *value = ctx.engine().pendingLaunchLimit();
     return cudaSuccess;
   case cudaLimitMaxL2FetchGranularity: *value = 64; return cudaSuccess;
-  case cudaLimitPersistingL2CacheSize: *value = 0; return cudaSuccess;
+  case cudaLimitPersistingL2CacheSize: *value = ctx.persistingL2Bytes; return cudaSuccess;
   default: return ret(cudaErrorUnsupportedLimit);
   }
 }
@@ -755,8 +785,11 @@ PTXSIM_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, con
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute &a = config->attrs[i];
     switch (a.id) {
-    case cudaLaunchAttributeIgnore:
     case cudaLaunchAttributeAccessPolicyWindow:
+      if (!validAccessPolicyWindow(a.val.accessPolicyWindow))
+        return ret(cudaErrorInvalidValue);
+      break;
+    case cudaLaunchAttributeIgnore:
     case cudaLaunchAttributeSynchronizationPolicy:
     case cudaLaunchAttributeClusterSchedulingPolicyPreference:
     case cudaLaunchAttributePriority:
@@ -917,7 +950,7 @@ PTXSIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned in
   PTXSIM_LOCK_CHECKED;
   // out-of-range priorities are clamped to the nearest valid one, as in CUDA
   priority = std::min(kLeastPriority, std::max(kGreatestPriority, priority));
-  auto *obj = new StreamObj{flags, priority, g_nextStreamId++};
+  auto *obj = new StreamObj{flags, priority, g_nextStreamId++, StreamAttrs()};
   ctx.streams.insert(obj);
   *s = reinterpret_cast<cudaStream_t>(obj);
   return cudaSuccess;
@@ -1025,6 +1058,107 @@ PTXSIM_API cudaError_t cudaStreamGetDevice(cudaStream_t s, int *device) {
 PTXSIM_API cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t s, int *device) {
   return cudaStreamGetDevice(s, device);
 }
+
+namespace {
+/// The attributes of `s` (a valid stream); the default streams share one set.
+StreamAttrs &streamAttrs(Context &ctx, cudaStream_t s) {
+  return ctx.streams.count(stream(s)) ? stream(s)->attrs : ctx.defaultStreamAttrs;
+}
+} // namespace
+
+PTXSIM_API cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID attr,
+                                              const cudaStreamAttrValue *value) {
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  StreamAttrs &a = streamAttrs(ctx, s);
+  switch (attr) {
+  case cudaStreamAttributeAccessPolicyWindow:
+    if (!validAccessPolicyWindow(value->accessPolicyWindow))
+      return ret(cudaErrorInvalidValue);
+    a.accessPolicyWindow = value->accessPolicyWindow;
+    return cudaSuccess;
+  case cudaStreamAttributeSynchronizationPolicy:
+    if (value->syncPolicy < cudaSyncPolicyAuto || value->syncPolicy > cudaSyncPolicyBlockingSync)
+      return ret(cudaErrorInvalidValue);
+    a.syncPolicy = value->syncPolicy;
+    return cudaSuccess;
+  case cudaStreamAttributeMemSyncDomainMap: {
+    int domains = attribute(ctx, cudaDevAttrMemSyncDomainCount);
+    if (value->memSyncDomainMap.default_ >= domains || value->memSyncDomainMap.remote >= domains)
+      return ret(cudaErrorInvalidValue);
+    a.memSyncDomainMap = value->memSyncDomainMap;
+    return cudaSuccess;
+  }
+  case cudaStreamAttributeMemSyncDomain:
+    if (value->memSyncDomain != cudaLaunchMemSyncDomainDefault &&
+        value->memSyncDomain != cudaLaunchMemSyncDomainRemote)
+      return ret(cudaErrorInvalidValue);
+    a.memSyncDomain = value->memSyncDomain;
+    return cudaSuccess;
+  case cudaStreamAttributePriority:
+    // as at creation, out-of-range priorities are clamped (the default streams keep 0)
+    if (ctx.streams.count(stream(s)))
+      stream(s)->priority = std::min(kLeastPriority, std::max(kGreatestPriority, value->priority));
+    return cudaSuccess;
+  default:
+    return ret(cudaErrorInvalidValue);
+  }
+}
+
+PTXSIM_API cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID attr,
+                                              cudaStreamAttrValue *value) {
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  const StreamAttrs &a = streamAttrs(ctx, s);
+  switch (attr) {
+  case cudaStreamAttributeAccessPolicyWindow:
+    value->accessPolicyWindow = a.accessPolicyWindow;
+    return cudaSuccess;
+  case cudaStreamAttributeSynchronizationPolicy:
+    value->syncPolicy = a.syncPolicy;
+    return cudaSuccess;
+  case cudaStreamAttributeMemSyncDomainMap:
+    value->memSyncDomainMap = a.memSyncDomainMap;
+    return cudaSuccess;
+  case cudaStreamAttributeMemSyncDomain:
+    value->memSyncDomain = a.memSyncDomain;
+    return cudaSuccess;
+  case cudaStreamAttributePriority:
+    value->priority = ctx.streams.count(stream(s)) ? stream(s)->priority : 0;
+    return cudaSuccess;
+  default:
+    return ret(cudaErrorInvalidValue);
+  }
+}
+
+PTXSIM_API cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(dst) || !ctx.validStream(src))
+    return ret(cudaErrorInvalidResourceHandle);
+  streamAttrs(ctx, dst) = streamAttrs(ctx, src);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
+                                                   const cudaStreamAttrValue *value) {
+  return cudaStreamSetAttribute(s ? s : cudaStreamPerThread, attr, value);
+}
+PTXSIM_API cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
+                                                   cudaStreamAttrValue *value) {
+  return cudaStreamGetAttribute(s ? s : cudaStreamPerThread, attr, value);
+}
+PTXSIM_API cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+  return cudaStreamCopyAttributes(dst ? dst : cudaStreamPerThread, src ? src : cudaStreamPerThread);
+}
+
+/// Persisting lines return to normal: a cache-state reset, nothing to do functionally.
+PTXSIM_API cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
 
 PTXSIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *userData) {
   {

@@ -34,6 +34,11 @@ struct NodeObj {
   dim3 grid, block;
   unsigned shmem = 0;
   bool cooperative = false;
+  // kernel-node attributes (cudaGraphKernelNodeSetAttribute): hints that change no result
+  cudaAccessPolicyWindow accessPolicyWindow{};
+  int priority = 0;
+  cudaLaunchMemSyncDomain memSyncDomain = cudaLaunchMemSyncDomainDefault;
+  cudaLaunchMemSyncDomainMap memSyncDomainMap{0, 1};
   std::vector<uint8_t> params;
   std::vector<void *> argPtrs;
   // memcpy: `depth` slices of `height` rows of `width` bytes
@@ -172,6 +177,10 @@ void copyParams(NodeObj &to, const NodeObj &from) {
   to.block = from.block;
   to.shmem = from.shmem;
   to.cooperative = from.cooperative;
+  to.accessPolicyWindow = from.accessPolicyWindow;
+  to.priority = from.priority;
+  to.memSyncDomain = from.memSyncDomain;
+  to.memSyncDomainMap = from.memSyncDomainMap;
   to.params = from.params;
   bindArgs(to);
   to.dst = from.dst;
@@ -804,6 +813,88 @@ PTXSIM_API cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
     return ret(e);
   tmp.cooperative = n.cooperative;
   copyParams(n, tmp);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+                                                       const cudaKernelNodeAttrValue *value) {
+  PTXSIM_LOCK;
+  if (!value || !validNode(node) || nodeOf(node)->kind != NodeKind::Kernel)
+    return ret(cudaErrorInvalidValue);
+  NodeObj &n = *nodeOf(node);
+  switch (attr) {
+  case cudaKernelNodeAttributeAccessPolicyWindow:
+    if (!validAccessPolicyWindow(value->accessPolicyWindow))
+      return ret(cudaErrorInvalidValue);
+    n.accessPolicyWindow = value->accessPolicyWindow;
+    return cudaSuccess;
+  case cudaKernelNodeAttributeCooperative:
+    n.cooperative = value->cooperative != 0;
+    return cudaSuccess;
+  case cudaKernelNodeAttributePriority:
+    n.priority = value->priority;
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomain:
+    if (value->memSyncDomain != cudaLaunchMemSyncDomainDefault &&
+        value->memSyncDomain != cudaLaunchMemSyncDomainRemote)
+      return ret(cudaErrorInvalidValue);
+    n.memSyncDomain = value->memSyncDomain;
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomainMap:
+    n.memSyncDomainMap = value->memSyncDomainMap;
+    return cudaSuccess;
+  case cudaKernelNodeAttributeClusterDimension: {
+    // clusters of one block only, as for launches (cudaLaunchKernelExC)
+    const auto &c = value->clusterDim;
+    return c.x * c.y * c.z <= 1 ? cudaSuccess : ret(cudaErrorNotSupported);
+  }
+  default:
+    return ret(cudaErrorInvalidValue);
+  }
+}
+
+PTXSIM_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+                                                       cudaKernelNodeAttrValue *value) {
+  PTXSIM_LOCK;
+  if (!value || !validNode(node) || nodeOf(node)->kind != NodeKind::Kernel)
+    return ret(cudaErrorInvalidValue);
+  const NodeObj &n = *nodeOf(node);
+  switch (attr) {
+  case cudaKernelNodeAttributeAccessPolicyWindow:
+    value->accessPolicyWindow = n.accessPolicyWindow;
+    return cudaSuccess;
+  case cudaKernelNodeAttributeCooperative:
+    value->cooperative = n.cooperative ? 1 : 0;
+    return cudaSuccess;
+  case cudaKernelNodeAttributePriority:
+    value->priority = n.priority;
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomain:
+    value->memSyncDomain = n.memSyncDomain;
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomainMap:
+    value->memSyncDomainMap = n.memSyncDomainMap;
+    return cudaSuccess;
+  case cudaKernelNodeAttributeClusterDimension:
+    value->clusterDim.x = value->clusterDim.y = value->clusterDim.z = 1;
+    return cudaSuccess;
+  default:
+    return ret(cudaErrorInvalidValue);
+  }
+}
+
+PTXSIM_API cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cudaGraphNode_t src) {
+  PTXSIM_LOCK;
+  if (!validNode(dst) || !validNode(src) || nodeOf(dst)->kind != NodeKind::Kernel ||
+      nodeOf(src)->kind != NodeKind::Kernel)
+    return ret(cudaErrorInvalidValue);
+  NodeObj &d = *nodeOf(dst);
+  const NodeObj &from = *nodeOf(src);
+  d.accessPolicyWindow = from.accessPolicyWindow;
+  d.cooperative = from.cooperative;
+  d.priority = from.priority;
+  d.memSyncDomain = from.memSyncDomain;
+  d.memSyncDomainMap = from.memSyncDomainMap;
   return cudaSuccess;
 }
 

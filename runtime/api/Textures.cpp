@@ -406,10 +406,14 @@ PTXSIM_API cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetD
 namespace {
 
 /// The linear range of `count` bytes from (wOffset, hOffset) of array `a` (rows continue into
-/// the next row, slice or layer).
+/// the next row). The deprecated 1D/2D array copies refuse arrays with a depth (3D, layered,
+/// cube map) with cudaErrorInvalidValue, as CUDA 13 on an H100 does
+/// (../shared/hw/h100/native_failures.txt: cudaMemcpyToArray into a cudaMalloc3DArray array).
 cudaError_t arrayRange(const cudaArray *a, size_t wOffset, size_t hOffset, size_t count, char **p) {
   cudaError_t e = arrayRegion(a, wOffset, hOffset, 0, 0, p);
-  if (!e && hOffset * a->pitch + wOffset + count > a->slicePitch * std::max<size_t>(1, a->depth))
+  if (!e && a->depth > 0)
+    return cudaErrorInvalidValue;
+  if (!e && hOffset * a->pitch + wOffset + count > a->slicePitch)
     e = cudaErrorInvalidValue;
   return e;
 }

@@ -1,5 +1,7 @@
 #include "runtime/cli/RunCommand.h"
 
+#include "runtime/fatbin/Fatbin.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -46,6 +48,61 @@ std::string libraryDir() {
   std::string exe(buf);
   std::string bin = exe.substr(0, exe.find_last_of('/'));
   return bin.substr(0, bin.find_last_of('/')) + "/lib";
+}
+
+/// The file execvp would run for `prog`: itself when it names a path, else the first
+/// executable of that name on PATH; empty when there is none (execvp then reports it).
+std::string resolveProgram(const std::string &prog) {
+  if (prog.find('/') != std::string::npos)
+    return prog;
+  const char *path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    std::string cand = (dir.empty() ? "." : dir) + "/" + prog;
+    if (access(cand.c_str(), X_OK) == 0 && fileExists(cand))
+      return cand;
+    start = end + 1;
+  }
+  return {};
+}
+
+/// Refuses programs that cannot reach ptxsim's libcudart.so.13: without this they run on
+/// NVIDIA's runtime, find no driver and print only "CUDA driver version is insufficient".
+/// Returns false (after saying why and what to do) for such a program.
+bool runtimeUsable(const std::string &prog, std::ostream &err) {
+  std::string file = resolveProgram(prog);
+  if (file.empty())
+    return true;
+  fatbin::CudaRuntimeInfo info;
+  if (!fatbin::inspectCudaRuntime(file, info).empty())
+    return true; // unreadable here: let exec say what is wrong
+  switch (info.link) {
+  case fatbin::CudaRuntimeLink::Static:
+    err << "ptxsim run: '" << prog << "' is linked with NVIDIA's static CUDA runtime (nvcc's "
+           "default, -cudart static), so it cannot use ptxsim's libcudart.so.13 and would only "
+           "report that no CUDA driver is present.\n"
+           "  Rebuild it with the shared runtime: add '-cudart shared' to the nvcc command that "
+           "links it\n  (CMake: set CUDA_RUNTIME_LIBRARY Shared, or "
+           "CMAKE_CUDA_RUNTIME_LIBRARY=Shared).\n";
+    return false;
+  case fatbin::CudaRuntimeLink::SharedOther:
+    err << "ptxsim run: '" << prog << "' needs " << info.library
+        << ", but ptxsim provides the CUDA 13 runtime (libcudart.so.13).\n"
+           "  Rebuild it with nvcc 13 and '-cudart shared'.\n";
+    return false;
+  case fatbin::CudaRuntimeLink::DriverApi:
+    err << "ptxsim run: '" << prog << "' uses the CUDA driver API (" << info.library
+        << ") without the runtime; ptxsim implements the CUDA runtime API (libcudart.so.13) "
+           "only.\n";
+    return false;
+  default:
+    return true;
+  }
 }
 
 } // namespace
@@ -143,6 +200,8 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
     runUsage(err);
     return 2;
   }
+  if (!runtimeUsable(args[i], err))
+    return 2;
   std::string lib = libraryDir();
   if (lib.empty() || !fileExists(lib + "/libcudart.so.13")) {
     err << "ptxsim run: cannot find libcudart.so.13 next to the ptxsim executable (looked in '"

@@ -1,8 +1,14 @@
 #include "runtime/fatbin/Fatbin.h"
 
+#include <cerrno>
 #include <cstring>
 #include <elf.h>
+#include <fcntl.h>
 #include <fstream>
+#include <string_view>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <iterator>
 #include <lz4.h>
 #include <zstd.h>
@@ -157,6 +163,122 @@ std::string readElfFatbins(const std::string &path, std::vector<Entry> &out) {
     std::string err = parseFatbin(d + sh.sh_offset, sh.sh_size, out);
     return err.empty() ? "" : path + ": section " + name + ": " + err;
   });
+}
+
+namespace {
+/// A read-only mapping of a whole file (unmapped on destruction).
+struct MappedFile {
+  const uint8_t *data = nullptr;
+  size_t size = 0;
+  ~MappedFile() {
+    if (data)
+      munmap(const_cast<uint8_t *>(data), size);
+  }
+  std::string open(const std::string &path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return "cannot open '" + path + "': " + std::strerror(errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return "'" + path + "' is not a regular file";
+    }
+    size = size_t(st.st_size);
+    if (size) {
+      void *m = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (m == MAP_FAILED) {
+        ::close(fd);
+        return "cannot map '" + path + "': " + std::strerror(errno);
+      }
+      data = static_cast<const uint8_t *>(m);
+    }
+    ::close(fd);
+    return "";
+  }
+};
+
+/// The NUL-terminated string at `off` of the string table `strtab` (empty when out of range).
+std::string_view stringAt(const uint8_t *d, size_t size, const Elf64_Shdr &strtab, uint64_t off) {
+  if (strtab.sh_offset > size || strtab.sh_size > size - strtab.sh_offset || off >= strtab.sh_size)
+    return {};
+  const char *p = reinterpret_cast<const char *>(d + strtab.sh_offset + off);
+  return {p, strnlen(p, strtab.sh_size - off)};
+}
+} // namespace
+
+std::string inspectCudaRuntime(const std::string &path, CudaRuntimeInfo &out) {
+  out = CudaRuntimeInfo();
+  MappedFile f;
+  if (std::string err = f.open(path); !err.empty())
+    return err;
+  const uint8_t *d = f.data;
+  size_t size = f.size;
+  if (size < sizeof(Elf64_Ehdr) || std::memcmp(d, ELFMAG, SELFMAG) != 0 ||
+      d[EI_CLASS] != ELFCLASS64 || d[EI_DATA] != ELFDATA2LSB)
+    return ""; // not an ELF64 program (a script, say): nothing to tell
+  Elf64_Ehdr eh = load<Elf64_Ehdr>(d);
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
+      static_cast<uint64_t>(eh.e_shnum) * sizeof(Elf64_Shdr) > size - eh.e_shoff)
+    return "'" + path + "' has a malformed section header table";
+  std::vector<Elf64_Shdr> sh(eh.e_shnum);
+  for (unsigned i = 0; i < eh.e_shnum; ++i)
+    sh[i] = load<Elf64_Shdr>(d + eh.e_shoff + i * sizeof(Elf64_Shdr));
+  auto inFile = [&](const Elf64_Shdr &s) {
+    return s.sh_type != SHT_NOBITS && s.sh_offset <= size && s.sh_size <= size - s.sh_offset;
+  };
+  bool hasFatbin = false, definesRegister = false, needsDriver = false;
+  std::string runtime, driver;
+  for (unsigned i = 0; i < sh.size(); ++i) {
+    const Elf64_Shdr &s = sh[i];
+    if (eh.e_shstrndx < sh.size() &&
+        stringAt(d, size, sh[eh.e_shstrndx], s.sh_name) == ".nv_fatbin")
+      hasFatbin = true;
+    if (!inFile(s) || s.sh_link >= sh.size())
+      continue;
+    const Elf64_Shdr &strtab = sh[s.sh_link];
+    if (s.sh_type == SHT_DYNAMIC) {
+      for (uint64_t o = 0; o + sizeof(Elf64_Dyn) <= s.sh_size; o += sizeof(Elf64_Dyn)) {
+        Elf64_Dyn dyn = load<Elf64_Dyn>(d + s.sh_offset + o);
+        if (dyn.d_tag == DT_NULL)
+          break;
+        if (dyn.d_tag != DT_NEEDED)
+          continue;
+        std::string_view lib = stringAt(d, size, strtab, dyn.d_un.d_val);
+        if (lib.substr(0, 13) == "libcudart.so." && runtime != "libcudart.so.13")
+          runtime = std::string(lib);
+        else if (lib == "libcuda.so.1" || lib == "libcuda.so") {
+          needsDriver = true;
+          driver = std::string(lib);
+        }
+      }
+    } else if (s.sh_type == SHT_SYMTAB || s.sh_type == SHT_DYNSYM) {
+      for (uint64_t o = 0; o + sizeof(Elf64_Sym) <= s.sh_size; o += sizeof(Elf64_Sym)) {
+        Elf64_Sym sym = load<Elf64_Sym>(d + s.sh_offset + o);
+        if (sym.st_shndx != SHN_UNDEF &&
+            stringAt(d, size, strtab, sym.st_name) == "__cudaRegisterFatBinary") {
+          definesRegister = true;
+          break;
+        }
+      }
+    }
+  }
+  if (runtime == "libcudart.so.13") {
+    out.link = CudaRuntimeLink::Shared13;
+    out.library = runtime;
+  } else if (!runtime.empty()) {
+    out.link = CudaRuntimeLink::SharedOther;
+    out.library = runtime;
+  } else if (definesRegister) {
+    out.link = CudaRuntimeLink::Static;
+  } else if (hasFatbin && std::string_view(reinterpret_cast<const char *>(d), size).find(
+                              std::string_view("libcuda.so.1\0", 13)) != std::string_view::npos) {
+    // stripped: the static runtime's dlopen of the driver is the tell
+    out.link = CudaRuntimeLink::Static;
+  } else if (needsDriver) {
+    out.link = CudaRuntimeLink::DriverApi;
+    out.library = driver;
+  }
+  return "";
 }
 
 std::string cubinRegisterCounts(const std::string &cubin, std::map<std::string, uint32_t> &out) {

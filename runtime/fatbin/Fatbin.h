@@ -36,6 +36,26 @@ std::string parseFatbin(const uint8_t *data, size_t size, std::vector<Entry> &ou
 /// Returns an empty string on success (possibly with no entries), else an error message.
 std::string readElfFatbins(const std::string &path, std::vector<Entry> &out);
 
+/// How an executable gets the CUDA runtime, from its ELF dynamic section and symbols.
+enum class CudaRuntimeLink : uint8_t {
+  None,       ///< no sign of CUDA (a script, a plain program): nothing to say
+  Shared13,   ///< needs libcudart.so.13: runs against ptxsim's runtime
+  SharedOther,///< needs another libcudart.so.N (`library` names it)
+  Static,     ///< carries NVIDIA's static runtime (nvcc's default `-cudart static`)
+  DriverApi,  ///< needs libcuda.so.1 and no runtime: the driver API, which ptxsim lacks
+};
+struct CudaRuntimeInfo {
+  CudaRuntimeLink link = CudaRuntimeLink::None;
+  std::string library; ///< the libcudart (or libcuda) DT_NEEDED name, when there is one
+};
+
+/// Classifies the ELF64 file at `path`. The static runtime is recognised by its defined
+/// `__cudaRegisterFatBinary` symbol or, in a stripped binary, by a fatbin section together with
+/// the name of the driver library the static runtime opens ("libcuda.so.1") and no libcudart in
+/// DT_NEEDED. Returns an empty string on success (`None` for a file that is not ELF64), else
+/// why the file could not be read.
+std::string inspectCudaRuntime(const std::string &path, CudaRuntimeInfo &out);
+
 /// Registers per thread of each function of a cubin (an Elf entry's payload), by name.
 /// Returns an empty string on success, else what is malformed.
 std::string cubinRegisterCounts(const std::string &cubin, std::map<std::string, uint32_t> &out);

@@ -1,4 +1,5 @@
-// ptxsim e2e: launch configuration errors are reported like CUDA (non-sticky, via
+// ptxsim e2e: launch configuration errors are reported like CUDA 13 on an H100 (every invalid
+// configuration is cudaErrorInvalidValue, not cudaErrorInvalidConfiguration; non-sticky, via
 // cudaGetLastError after <<<>>>), and a correct launch afterwards still works.
 static const char *kName = "api_launch_errors";
 #include "../kernels/test_common.h"
@@ -18,21 +19,23 @@ int main() {
     EXPECT_ERR(cudaGetLastError(), cudaSuccess);
 
     fill<<<1, 2048>>>(d, n, 1); // more than 1024 threads per block
-    EXPECT_ERR(cudaPeekAtLastError(), cudaErrorInvalidConfiguration);
-    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    EXPECT_ERR(cudaPeekAtLastError(), cudaErrorInvalidValue);
+    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidValue);
     EXPECT_ERR(cudaGetLastError(), cudaSuccess); // cleared by the read
 
     fill<<<1, dim3(1, 1, 65)>>>(d, n, 1); // block z limit is 64
-    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidValue);
     fill<<<dim3(1, 70000), 32>>>(d, n, 1); // grid y limit is 65535
-    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidValue);
     fill<<<0, 32>>>(d, n, 1);
-    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidValue);
+    fill<<<1, 32, 1 << 20>>>(d, n, 1); // 1 MiB of dynamic shared memory
+    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidValue);
 
     void *args[] = {&d, (void *)&n, (void *)&n};
     EXPECT_ERR(cudaLaunchKernel((const void *)fill, dim3(1), dim3(33, 32), args, 0, 0),
-               cudaErrorInvalidConfiguration);
-    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidConfiguration);
+               cudaErrorInvalidValue);
+    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidValue);
     EXPECT_ERR(cudaLaunchKernel((const void *)main, dim3(1), dim3(1), args, 0, 0),
                cudaErrorInvalidDeviceFunction);
     EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidDeviceFunction);

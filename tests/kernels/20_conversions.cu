@@ -13,7 +13,7 @@ static const char* kName = "conversions";
 
 // Conversions between int/unsigned/long long/float/double with every rounding
 // intrinsic (__float2int_rn/rz/ru/rd, __int2float_rz, __double2float_rd,
-// __ll2double_ru, ...), saturation of out-of-range float->int, NaN->0, plain C
+// __ll2double_ru, ...), saturation of out-of-range float->int, NaN->0 (64-bit targets: 0x8000000000000000, as the H100), plain C
 // casts incl. narrow types, and bit reinterpretation intrinsics.
 // Host reference: round an exactly-known value `x` (held in a wider type W) to
 // type T with a directed rounding mode. 0 = rn, 1 = rz, 2 = ru, 3 = rd.
@@ -62,10 +62,12 @@ __global__ void conv(const float* F, const double* D, const int* I, const long l
     c[12] = __hiloint2double(i, (int)(l >> 3)); c[13] = (double)u; c[14] = __ull2double_ru(ul); c[15] = __ull2double_rd(ul);
 }
 
-// PTX float->int semantics: round per mode, saturate to the target range, NaN -> 0
+// float->int as the H100 computes it: round per mode, saturate to the target range, NaN -> 0
+// for 32-bit and narrower targets but 0x8000000000000000 for 64-bit ones (signed and unsigned;
+// the PTX ISA says 0, the hardware's 64-bit converters disagree)
 template <typename T>
 static long long sat(double v) {
-    if (std::isnan(v)) return 0;
+    if (std::isnan(v)) return sizeof(T) == 8 ? (long long)(1ull << 63) : 0;
     double lo = (double)std::numeric_limits<T>::min(), hi = (double)std::numeric_limits<T>::max();
     if (v <= lo) return (long long)std::numeric_limits<T>::min();
     if (v >= hi) return (long long)std::numeric_limits<T>::max();
@@ -106,9 +108,9 @@ int main() {
         for (int m = 0; m < 4; ++m) {
             ea[0 + m] = sat<int>(rmode(f, m)); ea[4 + m] = sat<unsigned>(rmode(f, m)); ea[8 + m] = sat<long long>(rmode(f, m));
         }
-        {   // float -> ull, rz, saturating (NaN -> 0)
+        {   // float -> ull, rz, saturating (NaN -> 0x8000000000000000 on the hardware)
             double v = std::trunc((double)f);
-            unsigned long long r = std::isnan(f) ? 0ull : v <= 0 ? 0ull : v >= 18446744073709551615.0 ? ~0ull : (unsigned long long)v;
+            unsigned long long r = std::isnan(f) ? (1ull << 63) : v <= 0 ? 0ull : v >= 18446744073709551615.0 ? ~0ull : (unsigned long long)v;
             ea[12] = (long long)r;
         }
         ea[13] = sat<int>(rmode(d, 0)); ea[14] = sat<int>(rmode(d, 1)); ea[15] = sat<int>(rmode(d, 2)); ea[16] = sat<int>(rmode(d, 3));

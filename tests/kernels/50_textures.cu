@@ -198,8 +198,13 @@ int main() {
             EXPECT(got.resType == cudaResourceTypeArray && got.res.array.array == arr, "resource desc");
             cudaTextureDesc gt;
             CK(cudaGetTextureObjectTextureDesc(&gt, t));
-            EXPECT(gt.filterMode == c.f && gt.addressMode[1] == c.a && gt.borderColor[2] == border[2],
-                   "texture desc");
+            // the fields the query must give back; not the border color, which the H100's driver
+            // did not return as set under clamp addressing (native_failures.txt), and which only
+            // takes effect with border addressing (sampled and checked below)
+            EXPECT(gt.filterMode == c.f, "texture desc: filter mode %d, want %d", (int)gt.filterMode, (int)c.f);
+            EXPECT(gt.addressMode[0] == c.a && gt.addressMode[1] == c.a, "texture desc: address modes %d %d, want %d",
+                   (int)gt.addressMode[0], (int)gt.addressMode[1], (int)c.a);
+            EXPECT(gt.normalizedCoords == (int)c.norm, "texture desc: normalized %d", gt.normalizedCoords);
             cudaChannelFormatDesc cf;
             CK(cudaGetChannelDesc(&cf, arr));
             EXPECT(cf.x == 32 && cf.y == 0 && cf.f == cudaChannelFormatKindFloat, "channel desc");
@@ -344,11 +349,20 @@ int main() {
         cudaArray_t a3;
         cudaChannelFormatDesc cd = cudaCreateChannelDesc<float>();
         CK(cudaMalloc3DArray(&a3, &cd, make_cudaExtent(n, n, n)));
-        // deprecated but still part of the API: a packed copy covering every slice
+        // the deprecated 1D copy refuses arrays with a depth (CUDA 13 on an H100: invalid argument)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-        CK(cudaMemcpyToArray(a3, 0, 0, vol.data(), vol.size() * sizeof(float), cudaMemcpyHostToDevice));
+        EXPECT(cudaMemcpyToArray(a3, 0, 0, vol.data(), sizeof(float), cudaMemcpyHostToDevice) == cudaErrorInvalidValue,
+               "cudaMemcpyToArray into a 3D array should be refused");
 #pragma GCC diagnostic pop
+        (void)cudaGetLastError();
+        cudaMemcpy3DParms cp;
+        memset(&cp, 0, sizeof cp);
+        cp.srcPtr = make_cudaPitchedPtr(vol.data(), n * sizeof(float), n, n);
+        cp.dstArray = a3;
+        cp.extent = make_cudaExtent(n, n, n);
+        cp.kind = cudaMemcpyHostToDevice;
+        CK(cudaMemcpy3D(&cp));
         cudaResourceDesc r3;
         memset(&r3, 0, sizeof r3);
         r3.resType = cudaResourceTypeArray;

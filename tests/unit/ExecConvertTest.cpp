@@ -89,7 +89,8 @@ TEST(ExecConvert, FloatToIntegerRoundingSaturationNaN) {
       double r = a[i] != a[i] ? NAN : m.f(a[i]);
       EXPECT_EQ(s32[i], (int32_t)clampTo(r, INT32_MIN, INT32_MAX)) << m.mod << " " << a[i];
       EXPECT_EQ(u32[i], (uint32_t)clampTo(r, 0, UINT32_MAX)) << m.mod << " " << a[i];
-      EXPECT_EQ(s64[i], a[i] >= 9.3e18f ? INT64_MAX : a[i] <= -9.3e18f ? INT64_MIN : (int64_t)clampTo(r, -9.3e18, 9.3e18))
+      // NaN -> 0 except for 64-bit targets, where the H100 gives 0x8000000000000000
+      EXPECT_EQ(s64[i], a[i] != a[i] ? INT64_MIN : a[i] >= 9.3e18f ? INT64_MAX : a[i] <= -9.3e18f ? INT64_MIN : (int64_t)clampTo(r, -9.3e18, 9.3e18))
           << m.mod << " " << a[i];
       EXPECT_EQ(u8[i], (uint32_t)clampTo(r, 0, 255)) << m.mod << " " << a[i];
     }

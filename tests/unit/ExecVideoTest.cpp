@@ -83,12 +83,16 @@ TEST(ExecVideo, ScalarSecondaryOperationsAndMerge) {
       // saturation applies before the secondary operation
       {"vadd.s32.s32.s32.sat.add %r4, %r1, %r2, %r3;", 0x7fffffff, 1, 1, 0x80000000},
       {"vmax.u32.s32.u32.sat.add %r4, %r1, %r2, %r3;", 0xffffffff, 0, 5, 5},
-      // merges into the selected byte/halfword of c
-      {"vadd.u32.u32.u32 %r4.b2, %r1, %r2, %r3;", 0x12, 0x01, 0xaabbccdd, 0xaa13ccdd},
+      // merges the selected byte/halfword of the result, in place, into c (what an H100 does:
+      // vmin.u32 d.h1 with min 0x7f and c = 0 gives 0 there); the saturated forms clamp to the
+      // field's range first, as the PTX ISA says, then merge in place the same way
+      {"vadd.u32.u32.u32 %r4.b2, %r1, %r2, %r3;", 0x12, 0x01, 0xaabbccdd, 0xaa00ccdd},
+      {"vadd.u32.u32.u32 %r4.b2, %r1, %r2, %r3;", 0x120000, 0x010000, 0xaabbccdd, 0xaa13ccdd},
       {"vadd.u32.u32.u32 %r4.b0, %r1, %r2, %r3;", 0x12, 0x01, 0xaabbccdd, 0xaabbcc13},
-      {"vadd.u32.u32.u32.sat %r4.b1, %r1, %r2, %r3;", 0xf0, 0x20, 0x11223344, 0x1122ff44},
-      {"vadd.s32.s32.s32.sat %r4.b3, %r1, %r2, %r3;", 0xffffff00, 0, 0x11223344, 0x80223344},
-      {"vsub.s32.s32.s32.sat %r4.h1, %r1, %r2, %r3;", (uint32_t)-40000, 0, 0x11223344, 0x80003344},
+      {"vmin.u32.u32.u32 %r4.h1, %r1.b2, %r2.b3, %r3;", 0x80808080, 0x7f7f7f7f, 0, 0},
+      {"vadd.u32.u32.u32.sat %r4.b1, %r1, %r2, %r3;", 0xf0, 0x20, 0x11223344, 0x11220044},
+      {"vadd.s32.s32.s32.sat %r4.b3, %r1, %r2, %r3;", 0xffffff00, 0, 0x11223344, 0xff223344},
+      {"vsub.s32.s32.s32.sat %r4.h1, %r1, %r2, %r3;", (uint32_t)-40000, 0, 0x11223344, 0xffff3344},
       {"vsub.u32.u32.u32 %r4.h0, %r1, %r2, %r3;", 1, 2, 0x11223344, 0x1122ffff},
   });
 }
@@ -114,7 +118,9 @@ TEST(ExecVideo, ScalarSetAndMad) {
       {"vset.u32.u32.lt %r4, %r1, %r2;", 0xffffffff, 0, 0, 0},
       {"vset.s32.s32.ne.add %r4, %r1.b0, %r2.b1, %r3;", 0x05, 0x0500, 7, 7},
       {"vset.s32.s32.eq.add %r4, %r1.b0, %r2.b1, %r3;", 0x05, 0x0500, 7, 8},
-      {"vset.u32.u32.ge %r4.b3, %r1, %r2, %r3;", 5, 5, 0xffffffff, 0x01ffffff},
+      // the merge keeps the result's own byte 3 (in place, as on an H100): a 0/1 result leaves 0
+      {"vset.u32.u32.ge %r4.b3, %r1, %r2, %r3;", 5, 5, 0xffffffff, 0x00ffffff},
+      {"vset.u32.u32.ge %r4.b0, %r1, %r2, %r3;", 5, 5, 0xffffffff, 0xffffff01},
       {"vset.u32.u32.gt.max %r4, %r1, %r2, %r3;", 5, 4, 0, 1},
       {"vmad.u32.u32.u32 %r4, %r1, %r2, %r3;", 0x10000, 0x10000, 5, 5},
       {"vmad.u32.u32.u32.sat %r4, %r1, %r2, %r3;", 0x10000, 0x10000, 5, 0xffffffff},

@@ -136,6 +136,58 @@ TEST(Timing, PointerChaseOverL2AndDramIsSlowerInThatOrder) {
   EXPECT_GT(dramPerLoad, l2PerLoad + dramCoreCycles * 0.9) << dramPerLoad << " vs " << l2PerLoad;
 }
 
+// A one-thread pointer chase timed from inside the kernel, as microbenchmarks do: %clock64 and
+// %globaltimer before and after n dependent loads, stored to out[0..3], the chase's end in out[4].
+std::string timedChase(int n) {
+  std::ostringstream os;
+  os << ptxHeader() << ".visible .entry k(.param .u64 p, .param .u64 out) {\n .reg .b64 %rd<9>;\n"
+     << " ld.param.u64 %rd1, [p];\n ld.param.u64 %rd3, [out];\n"
+     << " mov.u64 %rd4, %clock64;\n mov.u64 %rd5, %globaltimer;\n";
+  for (int i = 0; i < n; ++i)
+    os << " ld.global.u64 %rd1, [%rd1];\n";
+  // the clock read after the chain must wait for it, as in C code that uses the value first
+  os << " add.u64 %rd8, %rd1, 0;\n setp.eq.u64 %p1, %rd8, 0;\n @%p1 bra DONE;\n"
+     << "DONE:\n mov.u64 %rd6, %clock64;\n mov.u64 %rd7, %globaltimer;\n"
+     << " st.global.u64 [%rd3], %rd4;\n st.global.u64 [%rd3+8], %rd6;\n"
+     << " st.global.u64 [%rd3+16], %rd5;\n st.global.u64 [%rd3+24], %rd7;\n"
+     << " st.global.u64 [%rd3+32], %rd1;\n ret;\n}\n";
+  std::string s = os.str();
+  s.insert(s.find(".reg .b64"), ".reg .pred %p<2>; ");
+  return s;
+}
+
+TEST(Timing, Clock64InTimingModeIsTheModelsCycle) {
+  timing::TimingConfig cfg = noFetch();
+  const uint64_t stride = 4096, count = 2048; // 8 MiB: beyond the default L2, so DRAM latency
+  Cycle kernelCycles[2];
+  uint64_t clockDelta[2], timerDelta[2];
+  for (int i = 0; i < 2; ++i) {
+    const int n = i ? 256 : 128;
+    TimingHarness t(cfg);
+    ASSERT_TRUE(t.load(timedChase(n))) << t.h.errors;
+    uint64_t buf = t.h.alloc(stride * count + 8), out = t.h.alloc(40);
+    auto *host = reinterpret_cast<uint64_t *>(buf);
+    for (uint64_t j = 0; j < count; ++j)
+      host[j * stride / 8] = buf + ((j * 997 + 1) % count) * stride; // scattered cycle
+    auto r = t.run("k", {1}, {1}, {buf, out});
+    ASSERT_TRUE(r.result.ok()) << r.result.message;
+    auto o = t.h.read<uint64_t>(out, 5);
+    kernelCycles[i] = r.stats.cycles;
+    ASSERT_GT(o[1], o[0]);
+    clockDelta[i] = o[1] - o[0];
+    timerDelta[i] = o[3] - o[2];
+    // the timed region lies inside the kernel, and the timer is the clock in nanoseconds
+    EXPECT_LE(clockDelta[i], kernelCycles[i]);
+    EXPECT_NEAR(double(timerDelta[i]), clockDelta[i] * 1000.0 / cfg.core.clockMHz, 2.0);
+  }
+  // per load, the in-kernel clock agrees with the model's own cycle count exactly: the only
+  // difference between the two runs is 128 more dependent loads
+  double perLoadClock = double(clockDelta[1] - clockDelta[0]) / 128;
+  double perLoadModel = double(kernelCycles[1] - kernelCycles[0]) / 128;
+  EXPECT_DOUBLE_EQ(perLoadClock, perLoadModel);
+  EXPECT_GT(perLoadClock, double(cfg.mem.l2Latency)) << "an 8 MiB chase should miss the L2";
+}
+
 // Each thread copies `perThread` floats with a grid-stride loop.
 const char *kCopy = R"(
 .visible .entry copy(.param .u64 src, .param .u64 dst, .param .u32 n) {
@@ -249,6 +301,90 @@ TEST(Timing, RepeatedRunsGiveIdenticalCycles) {
     cycles.push_back(r.stats.cycles);
   }
   EXPECT_EQ(cycles[0], cycles[1]);
+}
+
+// The fixed costs of a launch are charged exactly once per kernel, and the CTA dispatch interval
+// spaces the CTAs one SM starts.
+TEST(Timing, LaunchAndDrainLatencyAndCtaDispatchInterval) {
+  auto cycles = [](uint32_t launch, uint32_t drain, uint32_t interval, uint32_t ctas) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.core.numClusters = 1; // one SM: every CTA goes through its dispatch
+    cfg.launch.kernelLaunchLatency = launch;
+    cfg.launch.kernelDrainLatency = drain;
+    cfg.launch.ctaDispatchInterval = interval;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(aluChain(4))) << t.h.errors;
+    uint64_t out = t.h.alloc(4);
+    auto r = t.run("k", {ctas}, {32}, {out});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    return r.stats.cycles;
+  };
+  Cycle base = cycles(0, 0, 0, 1);
+  EXPECT_EQ(cycles(1000, 0, 0, 1), base + 1000);
+  EXPECT_EQ(cycles(1000, 500, 0, 1), base + 1500);
+  // 8 CTAs fit at once and overlap; 500 cycles between starts makes the kernel the last CTA's
+  // start (7 x 500) plus one CTA's time (each is far shorter than 500, so they run alone)
+  EXPECT_LT(cycles(0, 0, 1, 8), base + 500);
+  // (the later CTAs find the parameters in the constant cache, so compare two intervals)
+  EXPECT_EQ(cycles(0, 0, 600, 8) - cycles(0, 0, 500, 8), 7u * 100);
+  EXPECT_GT(cycles(0, 0, 500, 8), Cycle(7 * 500));
+}
+
+// Cold caches before each kernel (-gpgpu_flush_l1_cache/-gpgpu_flush_l2_cache): a second run of a
+// kernel that hits in warm caches misses again.
+TEST(Timing, FlushingCachesBeforeEachKernelMakesTheSecondRunCold) {
+  auto twoRuns = [](bool flush) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.launch.flushL1 = cfg.launch.flushL2 = flush;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(chase(64))) << t.h.errors;
+    const uint64_t stride = 128, count = 64;
+    uint64_t buf = t.h.alloc(stride * count + 8), out = t.h.alloc(8);
+    auto *host = reinterpret_cast<uint64_t *>(buf);
+    for (uint64_t i = 0; i < count; ++i)
+      host[i * stride / 8] = buf + ((i + 1) % count) * stride;
+    auto a = t.run("k", {1}, {1}, {buf, out});
+    auto b = t.run("k", {1}, {1}, {buf, out});
+    return std::make_pair(a.stats.cycles, b.stats.cycles);
+  };
+  auto warm = twoRuns(false), cold = twoRuns(true);
+  EXPECT_EQ(warm.first, cold.first);       // the first run is cold either way
+  EXPECT_LT(warm.second * 3, warm.first);  // warm: 64 L1 hits instead of 64 DRAM misses
+  // flushed: as cold as the first run (DRAM rows left open by it may differ a little)
+  EXPECT_NEAR(double(cold.second), double(cold.first), 0.02 * cold.first);
+}
+
+// Same-address atomics serialize in the L2 slice's atomic unit: a warp of 32 lanes on one word
+// costs 31 x the per-lane cycles more than a warp on 32 different words of one line.
+TEST(Timing, SameAddressAtomicsSerializeAtTheL2) {
+  const char *kAtom = R"(
+.visible .entry k(.param .u64 p, .param .u32 spread) {
+  .reg .b32 %r<6>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [spread];
+  mov.u32 %r2, %tid.x; mul.lo.u32 %r3, %r2, %r1;
+  mul.wide.u32 %rd2, %r3, 4; add.s64 %rd3, %rd1, %rd2;
+  atom.global.add.u32 %r4, [%rd3], 1;
+  atom.global.add.u32 %r5, [%rd3], %r4;
+  ret;
+}
+)";
+  auto run = [&](uint32_t spread, double same, double lane) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.mem.l2AtomicSameAddrCycles = same;
+    cfg.mem.l2AtomicLaneCycles = lane;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(ptxHeader() + kAtom)) << t.h.errors;
+    uint64_t buf = t.h.alloc(4096);
+    auto r = t.run("k", {1}, {32}, {buf, spread});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    return r.stats.cycles;
+  };
+  // off: one request either way (the 32-word one carries 4 sectors, so a few flits more)
+  int64_t base = int64_t(run(0, 0, 0)) - int64_t(run(1, 0, 0));
+  int64_t diff = int64_t(run(0, 10, 1)) - int64_t(run(1, 10, 1));
+  // two dependent atomics, each: 32 x 10 on one word against 10 + 31 x 1 on 32 words (L2 cycles
+  // = core cycles in the default config)
+  EXPECT_EQ(diff - base, 2 * (320 - 41));
 }
 
 // A two-level scheduler with fewer active places than warps must not stall for good: warps that

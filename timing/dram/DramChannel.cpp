@@ -142,7 +142,8 @@ void DramChannel::issue(size_t i, Cmd c, Cycle now) {
   else
     ++stats_.rowHits;
   stats_.busBusyCycles += uint64_t(n) * burstCycles_;
-  InFlight f{e.req, e.arrival, done};
+  // reads also pay the controller/PHY return pipeline (-dram_latency); banks and bus are free
+  InFlight f{e.req, e.arrival, done + (e.req.write ? 0 : cfg_.extraLatency)};
   auto pos = std::upper_bound(inFlight_.begin(), inFlight_.end(), done,
                               [](Cycle d, const InFlight &x) { return d < x.done; });
   inFlight_.insert(pos, f);

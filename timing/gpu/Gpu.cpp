@@ -76,6 +76,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   std::unique_ptr<ptx::exec::SteppedGrid> grid = engine_.beginGrid(p, err, cfg_.numSms());
   if (!grid)
     return err;
+  grid->setTimedClock(1000.0 / cfg_.core.clockMHz); // %clock64, %globaltimer follow the model
   // An extension's launch (ptx/exec/LaunchPolicy.h): CTAs in groups, each on its named SM.
   ptx::exec::LaunchExtension *ext = grid->extension();
   size_t group = 0, groupPos = 0;
@@ -97,10 +98,22 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     sm->beginKernel(grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
   }
   mem_->resetStats();
+  // Cache state between kernels: warm (the default) or flushed, as Nsight Compute measures
+  const LaunchConfig &lc = cfg_.launch;
+  if (lc.flushL1)
+    for (auto &sm : sms_)
+      sm->flushCaches();
+  if (lc.flushL2)
+    mem_->flushL2();
   const Cycle start = now_;
+  // Fixed launch cost: the front end reads the launch and sets up the grid before any CTA starts.
+  now_ += lc.kernelLaunchLatency;
   const uint64_t total = grid->numCtas();
   uint64_t nextCta = 0;
   size_t rr = 0;
+  // CTA dispatch rate: an SM starts at most one CTA every ctaDispatchInterval cycles
+  const Cycle dispatchEvery = std::max<uint32_t>(lc.ctaDispatchInterval, 1);
+  std::vector<Cycle> smDispatchAt(sms_.size(), 0);
   Cycle lastProgress = now_;
   Cycle lastSample = now_;
   uint64_t lastInsts = 0;
@@ -142,9 +155,11 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     } else if (nextCta < total) {
       // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
       for (size_t k = 0; k < sms_.size() && nextCta < total; ++k) {
-        Sm &sm = *sms_[(rr + k) % sms_.size()];
-        if (sm.canTakeCta()) {
+        size_t i = (rr + k) % sms_.size();
+        Sm &sm = *sms_[i];
+        if (smDispatchAt[i] <= now_ && sm.canTakeCta()) {
           sm.addCta(grid->startCta(nextCta), nextCta);
+          smDispatchAt[i] = now_ + dispatchEvery;
           ++nextCta;
         }
       }
@@ -182,11 +197,16 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     // Skip cycles in which nothing can change.
     if (!issued) {
       bool canDispatch = false;
+      Cycle nextDispatch = kNever; // an SM with room waits for its dispatch interval
       if (nextCta < total)
-        for (auto &sm : sms_)
-          canDispatch = canDispatch || sm->canTakeCta();
+        for (size_t i = 0; i < sms_.size(); ++i)
+          if (sms_[i]->canTakeCta()) {
+            canDispatch = canDispatch || smDispatchAt[i] <= now_ + 1;
+            nextDispatch = std::min(nextDispatch, smDispatchAt[i]);
+          }
       if (!canDispatch) {
         Cycle next = mem_->idle() ? kNever : mem_->nextEventCycle(now_);
+        next = std::min(next, nextDispatch);
         for (auto &sm : sms_)
           next = std::min(next, sm->nextEventCycle(now_));
         if (next != kNever && next > now_ + 1) {
@@ -199,6 +219,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     ++now_;
   }
+  // Fixed end cost: completion, memory flush and the front end's signal back to the host.
+  if (!grid->faulted() && !deadlock)
+    now_ += lc.kernelDrainLatency;
   if (ext && extError.empty() && groupStarted && !grid->faulted())
     extError = ext->endGroup(group, grid->memory());
   ptx::exec::LaunchResult r = grid->finish();

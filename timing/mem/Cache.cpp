@@ -124,7 +124,7 @@ int Cache::findMshr(uint64_t line) const {
 }
 
 CacheAccessResult Cache::access(uint64_t addr, uint32_t sectorMask, bool write, uint32_t owner,
-                                uint64_t token, Cycle) {
+                                uint64_t token, Cycle, bool localWrite) {
   CacheAccessResult r;
   sectorMask &= fullMask_;
   uint64_t line = lineAddr(addr);
@@ -132,22 +132,25 @@ CacheAccessResult Cache::access(uint64_t addr, uint32_t sectorMask, bool write, 
   ++stats_.accesses;
   if (write) {
     ++stats_.writes;
-    r.sendWrite = !cfg_.writeBack;
+    // write policy L (GPGPU-Sim's L1): local memory is write-back and allocating, so spilled
+    // values and stack frames stay in the L1; global stores write through
+    const bool wb = cfg_.writeBack || (localWrite && cfg_.localWriteBack);
+    r.sendWrite = !wb;
     if (l) {
       ++stats_.hits;
       r.outcome = CacheOutcome::Hit;
       touch(*l, false);
       l->valid |= sectorMask;
-      if (cfg_.writeBack)
+      if (wb)
         l->dirty |= sectorMask;
       return r;
     }
     ++stats_.misses;
     r.outcome = CacheOutcome::Miss;
-    if (cfg_.writeAllocate) {
+    if (cfg_.writeAllocate || (localWrite && cfg_.localWriteBack)) {
       Line &n = allocate(line, owner, r.evicted);
       n.valid = sectorMask;
-      if (cfg_.writeBack)
+      if (wb)
         n.dirty = sectorMask;
     } else if (cfg_.writeBack) {
       r.sendWrite = true; // write-back without allocation: the write goes below anyway

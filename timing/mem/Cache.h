@@ -79,8 +79,10 @@ public:
   ~Cache();
   Cache(Cache &&) noexcept;
 
+  /// `localWrite`: a store to local memory, which a write policy L cache (localWriteBack)
+  /// keeps write-back and allocating while global stores write through.
   CacheAccessResult access(uint64_t addr, uint32_t sectorMask, bool write, uint32_t owner,
-                           uint64_t token, Cycle now);
+                           uint64_t token, Cycle now, bool localWrite = false);
   /// Delivers `sectorMask` of the line holding `addr`; tokens released are appended to
   /// `released` (cleared by the caller, whose capacity is reused).
   CacheFillResult fill(uint64_t addr, uint32_t sectorMask, Cycle now,

@@ -84,6 +84,8 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
   curWarp_ = warpSlot;
   curIssue_ = now;
   curN_ = curNext_ = 0;
+  curBypassL1_ = a.bypassL1;
+  curLocal_ = a.space == MemSpaceKind::Local;
   nextIssue_ = now + std::max(1u, cfg_.core.ldstInterval);
   ++stats_.instructions;
   if (a.atomic)
@@ -99,6 +101,30 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
     curKind_ = PieceKind::Shared;
     ++stats_.sharedInsts;
     uint32_t degree = bankConflictDegree(a, cfg_.core.sharedBanks);
+    if (a.atomic && cfg_.mem.sharedAtomicSameAddrCycles) {
+      // lanes updating one word serialize in the atomic unit (a warp on one counter)
+      uint32_t same = 0;
+      for (uint32_t l = 0; l < 32; ++l) {
+        uint32_t c = 0;
+        for (uint32_t k = 0; k < 32 && (a.mask & (1u << l)); ++k)
+          c += (a.mask & (1u << k)) && a.addr[k] / 4 == a.addr[l] / 4;
+        same = std::max(same, c);
+      }
+      if (same > 1)
+        degree = std::max(degree, 1 + (same - 1) * cfg_.mem.sharedAtomicSameAddrCycles);
+    }
+    if (a.atomic && a.floatAtomic && cfg_.mem.sharedFloatAtomicCycles) {
+      uint32_t same = 0;
+      for (uint32_t l = 0; l < 32; ++l) {
+        uint32_t c = 0;
+        for (uint32_t k = 0; k < 32 && (a.mask & (1u << l)); ++k)
+          c += (a.mask & (1u << k)) && a.addr[k] / 4 == a.addr[l] / 4;
+        same = std::max(same, c);
+      }
+      if (same)
+        degree = std::max(degree, 1 + cfg_.mem.sharedFloatAtomicCycles +
+                                      (same - 1) * cfg_.mem.sharedFloatAtomicLaneCycles);
+    }
     sharedDegree_ = degree;
     sharedStore_ = a.write && !a.atomic;
     stats_.sharedBankConflictCycles += degree ? degree - 1 : 0;
@@ -144,6 +170,21 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
         addPiece(line, m);
       }
     }
+    if (a.atomic) // lanes per line and the most on one address: the L2 serializes those
+      for (uint32_t i = 0; i < curN_; ++i) {
+        uint32_t lanes = 0, same = 0;
+        for (uint32_t l = 0; l < 32; ++l) {
+          if (!(a.mask & (1u << l)) || (a.addr[l] & ~uint64_t(127)) != pieces_[i].addr)
+            continue;
+          ++lanes;
+          uint32_t n = 0;
+          for (uint32_t k = 0; k < 32; ++k)
+            n += (a.mask & (1u << k)) && a.addr[k] == a.addr[l];
+          same = std::max(same, n);
+        }
+        pieceLanes_[i] = uint8_t(lanes);
+        pieceSame_[i] = uint8_t(same);
+      }
     stats_.coalescedTransactions += curN_;
     for (uint32_t i = 0; i < curN_; ++i)
       stats_.sectorsTouched += uint32_t(__builtin_popcount(pieces_[i].mask32));
@@ -216,7 +257,7 @@ bool LdstUnit::runPiece(Cycle now) {
     if (missQ_.size() >= kMissQueueEntries)
       return false;
     MemRequest q = newRequest(in.warp, p.addr);
-    if (!cfg_.mem.l1d.enabled) {
+    if (!cfg_.mem.l1d.enabled || curBypassL1_) {
       q.sectorMask = p.mask32;
       q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
       q.id = makeId(kReqDirect, curSlot_);
@@ -250,7 +291,8 @@ bool LdstUnit::runPiece(Cycle now) {
     q.id = makeId(kReqDirect, curSlot_);
     bool send = true;
     if (cfg_.mem.l1d.enabled) {
-      CacheAccessResult r = l1d_.access(p.addr, l1Mask(p.mask32), true, in.warp, curSlot_, now);
+      CacheAccessResult r =
+          l1d_.access(p.addr, l1Mask(p.mask32), true, in.warp, curSlot_, now, curLocal_);
       send = r.sendWrite;
       if (r.evicted.valid) {
         if (onL1Evict)
@@ -273,6 +315,8 @@ bool LdstUnit::runPiece(Cycle now) {
       return false;
     MemRequest q = newRequest(in.warp, p.addr);
     q.atomic = true;
+    q.atomicLanes = pieceLanes_[curNext_];
+    q.atomicSameAddr = pieceSame_[curNext_];
     q.sectorMask = p.mask32;
     q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
     q.id = makeId(kReqDirect, curSlot_);

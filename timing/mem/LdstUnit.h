@@ -58,6 +58,8 @@ struct WarpMemAccess {
   bool atomic = false;
   uint32_t bytesPerLane = 4; ///< element size x vector width
   uint32_t mask = 0;         ///< lanes that access memory
+  bool bypassL1 = false;     ///< ld.cg / ld.cv: global loads go to L2, not through the L1
+  bool floatAtomic = false;  ///< atom/red on f32/f64 (shared: a compare-and-swap loop)
   uint64_t addr[32] = {};    ///< per-lane byte addresses (shared: CTA offsets; local: per-thread offsets)
 };
 
@@ -113,6 +115,11 @@ public:
   /// Registers the names statPairs() reports (stats::Catalog).
   static void describeStats();
   void resetStats();
+  /// Invalidates the L1 data and constant caches (between kernels, -gpgpu_flush_l1_cache).
+  void flushL1() {
+    l1d_.invalidateAll();
+    const_.invalidateAll();
+  }
 
 private:
   enum class PieceKind : uint8_t { Cached, Write, Atomic, Const, Shared };
@@ -153,7 +160,10 @@ private:
   uint32_t curSlot_ = 0, curN_ = 0, curNext_ = 0, curWarp_ = 0;
   Cycle curIssue_ = 0, nextIssue_ = 0;
   Piece pieces_[160];
+  uint8_t pieceLanes_[160] = {}, pieceSame_[160] = {}; ///< atomics: lanes, most on one address
   uint32_t sharedDegree_ = 0;
+  bool curBypassL1_ = false;
+  bool curLocal_ = false; ///< the instruction in the coalescer accesses local memory
   bool sharedStore_ = false;
 
   std::vector<Inst> insts_;

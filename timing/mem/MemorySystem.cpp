@@ -44,6 +44,7 @@ struct MemorySystem::Partition {
   std::vector<MemRequest> pool; ///< requests waiting in L2 MSHRs (token = slot)
   std::vector<uint32_t> freeSlots;
   PartitionStats stats;
+  Cycle atomicFree = 0; ///< L2 cycle the slice's atomic unit is free again
 };
 
 MemorySystem::MemorySystem(const TimingConfig &cfg)
@@ -75,6 +76,10 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
 MemorySystem::~MemorySystem() = default;
 
 const Cache &MemorySystem::l2(uint32_t p) const { return parts_[p]->l2; }
+void MemorySystem::flushL2() {
+  for (auto &p : parts_)
+    p->l2.invalidateAll();
+}
 const DramChannel &MemorySystem::dram(uint32_t p, uint32_t ch) const {
   return *parts_[p]->chans[ch];
 }
@@ -159,7 +164,10 @@ void MemorySystem::icntCycle(Cycle c) {
       if (q.empty() || q.front().second > c || !icnt_.canSend(icnt_.smNode(s), c))
         continue;
       Partition &p = *parts_[q.front().first.partition];
-      if (p.incoming >= kPartitionInputEntries)
+      // The ROP delay is a pipeline taking a request per L2 cycle: its stages add to the input
+      // credits, else a long L2 latency caps each slice at kPartitionInputEntries requests per
+      // latency (on the H100 preset: 32 per 276 cycles, a third of the DRAM bandwidth)
+      if (p.incoming >= kPartitionInputEntries + rop_)
         continue;
       icnt_.send(icnt_.smNode(s), icnt_.partitionNode(p.id), q.front().first, c);
       q.pop();
@@ -184,6 +192,17 @@ void MemorySystem::icntCycle(Cycle c) {
         smOut_[s].push(icnt_.pop(icnt_.smNode(s)));
 }
 
+/// L2 cycle at which atomic `r`, ready at `c`, is done: requests queue for the slice's atomic
+/// unit, which spends the configured cycles per lane (same-address lanes serialize).
+Cycle MemorySystem::atomicDone(Partition &p, const MemRequest &r, Cycle c) const {
+  const MemoryConfig &m = cfg_.mem;
+  double cost = m.l2AtomicSameAddrCycles * r.atomicSameAddr +
+                m.l2AtomicLaneCycles * (r.atomicLanes - std::min(r.atomicLanes, r.atomicSameAddr));
+  Cycle start = std::max(c, p.atomicFree);
+  p.atomicFree = start + Cycle(std::ceil(cost));
+  return p.atomicFree;
+}
+
 void MemorySystem::l2Cycle(Partition &p, Cycle c) {
   const CacheConfig &lc = cfg_.mem.l2;
   for (auto &ch : p.chans) {
@@ -199,10 +218,13 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       for (uint64_t tok : released_) {
         MemRequest r = p.pool[size_t(tok)];
         p.freeSlots.push_back(uint32_t(tok));
-        if (r.atomic)
+        Cycle at = leave;
+        if (r.atomic) {
           p.l2.markDirty(partitionLocal(r.addr), toL2Mask(r, partitionLocal(r.addr)));
+          at = convert(atomicDone(p, r, c) + 1, l2D_, icntD_);
+        }
         r.isResponse = true;
-        p.out.push({r, leave});
+        p.out.push({r, at});
       }
     }
   }
@@ -232,11 +254,14 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       ++p.stats.stallCycles;
       return;
     case CacheOutcome::Hit: {
-      if (r.atomic)
+      Cycle done = c;
+      if (r.atomic) {
         p.l2.markDirty(local, mask);
+        done = atomicDone(p, r, c);
+      }
       MemRequest resp = r;
       resp.isResponse = true;
-      p.out.push({resp, convert(c + lc.hitLatency, l2D_, icntD_)});
+      p.out.push({resp, convert(done + lc.hitLatency, l2D_, icntD_)});
       break;
     }
     case CacheOutcome::Miss:

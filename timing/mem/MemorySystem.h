@@ -55,7 +55,7 @@ namespace ptxsim::timing {
 class MemorySystem {
 public:
   static constexpr uint32_t kSmQueueEntries = 8;        ///< per-SM injection queue
-  static constexpr uint32_t kPartitionInputEntries = 32; ///< packets in flight to / queued at an L2
+  static constexpr uint32_t kPartitionInputEntries = 32; ///< packets in flight to / queued at an L2 (plus the ROP pipeline's stages)
   static constexpr uint32_t kDramPendingEntries = 16;    ///< L2 -> DRAM requests waiting per partition
 
   struct PartitionStats {
@@ -97,6 +97,9 @@ public:
   /// DRAM request latencies (DRAM cycles) over every channel since the last resetStats().
   stats::Distribution dramLatency() const;
   void resetStats();
+  /// Invalidates every L2 slice (between kernels, -gpgpu_flush_l2_cache). Timing state only:
+  /// data lives in the functional memory, so dropping dirty lines loses nothing.
+  void flushL2();
 
 private:
   struct Partition;
@@ -112,6 +115,7 @@ private:
   void l2Cycle(Partition &p, Cycle c);
   void dramCycle(Partition &p, Cycle c);
   bool partitionIdle(const Partition &p) const;
+  Cycle atomicDone(Partition &p, const MemRequest &r, Cycle c) const;
   void sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask, bool write, Cycle l2Now);
   uint32_t toL2Mask(const MemRequest &r, uint64_t local) const;
 

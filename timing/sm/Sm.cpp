@@ -1,5 +1,7 @@
 #include "timing/sm/Sm.h"
 
+#include "ptx/exec/Program.h"
+#include "ptx/sema/OpcodeTable.h"
 #include "timing/mem/MemorySystem.h"
 
 #include "ptx/sema/OpcodeTable.h"
@@ -52,6 +54,8 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
       dma_(cfg.core.dmaEngine),
       divOpcode_(ptx::lookupOpcode("div")), remOpcode_(ptx::lookupOpcode("rem")) {
   const CoreConfig &c = cfg_.core;
+  sinOpcode_ = ptx::lookupOpcode("sin");
+  cosOpcode_ = ptx::lookupOpcode("cos");
   SchedulerParams sp{c.twoLevelActiveWarps, c.ccwsBaseScore, c.ccwsKThrottle, c.ccwsVtaEntries};
   for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
     scheds_.push_back(schedulers.create(c.scheduler, sp));
@@ -142,6 +146,12 @@ bool Sm::canTakeCta() const {
   return free >= need;
 }
 
+void Sm::flushCaches() {
+  // data caches only: instruction caches stay warm, as under Nsight Compute, whose replays of a
+  // kernel run the same code again
+  ldst_->flushL1();
+}
+
 void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
   CtaState st;
   st.cta = cta;
@@ -155,6 +165,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.active = true;
     s.retired = false;
     s.wakeAt = 0;
+    s.callDoneAt = 0;
     s.fetchLine = ~0ull;
     s.fetchFn = nullptr;
     s.fetchReadyAt = 0;
@@ -243,6 +254,8 @@ uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
   switch (in.cls) {
   case OpClass::Alu: return c.intLatency;
   case OpClass::Mul: return c.mulLatency;
+  case OpClass::Sfu:
+    return pipes_[p].latency + (in.opcode == sinOpcode_ || in.opcode == cosOpcode_ ? c.sfuTrigExtraLatency : 0);
   default: return pipes_[p].latency;
   }
 }
@@ -278,6 +291,20 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   uint32_t victim = l1iPolicy_->victim(si);
   l1iTag_[set + victim] = line;
   l1iPolicy_->touch(si, victim, now, true);
+  // sequential prefetch: the lines after a miss arrive with it (straight-line code does not
+  // miss on every line, as on hardware with an instruction prefetcher)
+  for (uint32_t k = 1; k <= cfg_.core.l1iPrefetchLines; ++k) {
+    uint64_t pl = line + k;
+    uint32_t ps = uint32_t(pl % c.sets);
+    bool present = false;
+    for (uint32_t w = 0; w < c.ways && !present; ++w)
+      present = l1iTag_[size_t(ps) * c.ways + w] == pl;
+    if (present)
+      continue;
+    uint32_t v = l1iPolicy_->victim(ps);
+    l1iTag_[size_t(ps) * c.ways + v] = pl;
+    l1iPolicy_->touch(ps, v, now, true);
+  }
   s.fetchReadyAt = now + cfg_.mem.l2Latency;
   return false;
 }
@@ -340,6 +367,8 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 
 bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   const Inst *in = grid_->peek(*s.w);
+  // device runtime calls (printf, malloc, free) are long: the builtin the call reaches, if any
+  const uint32_t builtin = in->ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, *in) : 0;
   uint8_t p = pipeFor(*in);
   if (__builtin_expect(reduced_, false) && lacksUnitFor(*in)) {
     faultMissingUnit(*s.w, *in);
@@ -354,6 +383,18 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       return false;
     }
     return true;
+  }
+  if (builtin) {
+    const CoreConfig &c = cfg_.core;
+    using B = ptx::exec::Builtin;
+    uint64_t cost = builtin == uint32_t(B::Vprintf) ? c.vprintfCycles
+                    : builtin == uint32_t(B::Malloc) || builtin == uint32_t(B::Free)
+                        ? c.heapCallCycles + uint64_t(c.heapLaneCycles) * __builtin_popcount(rec_.execMask)
+                        : 0;
+    if (cost) {
+      s.wakeAt = s.callDoneAt = now + cost;
+      s.blockedBy = StallReason::Memory;
+    }
   }
   if (__builtin_expect(dma_, false)) {
     ++stats_.dmaOps; // a DMA engine: no instruction, register file or pipe statistics
@@ -396,6 +437,8 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     a.atomic = in->cls == OpClass::Atomic;
     a.write = !a.atomic && in->nrd == 0;
     a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
+    a.bypassL1 = in->hints & Inst::kHintBypassL1;
+    a.floatAtomic = in->hints & Inst::kHintFloatAtomic;
     a.mask = rec_.execMask;
     std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
     if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)
@@ -448,7 +491,8 @@ void Sm::runAheadDma(Slot &s, Cycle now) {
   constexpr uint32_t kDmaOpsPerCycle = 64; // bounds the walk (a loop without memory accesses)
   for (uint32_t k = 0; k < kDmaOpsPerCycle && grid_->ready(*s.w); ++k) {
     const Inst *in = grid_->peek(*s.w);
-    if (!in || in->ctl == ptx::ir::Ctl::Wait || in->cls == OpClass::Mem ||
+    if (!in || in->ctl == ptx::ir::Ctl::Wait || in->ctl == ptx::ir::Ctl::Call ||
+        in->cls == OpClass::Mem ||
         in->cls == OpClass::Atomic || in->cls == OpClass::Sync)
       return;
     StallReason why = StallReason::None;
@@ -480,7 +524,7 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
         s.ready(s.pending[i].rd[k]) = now;
       stats_.loadLatency.sample(now - s.pending[i].issued);
       s.pending.erase(s.pending.begin() + (long)i);
-      s.wakeAt = 0;
+      s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
       break;
     }
   }

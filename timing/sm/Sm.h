@@ -86,6 +86,8 @@ public:
 
   const SmStats &stats() const { return stats_; }
   void resetStats();
+  /// Invalidates the SM's data caches (L1D, constant); only between kernels.
+  void flushCaches();
   /// Statistics of the LD/ST unit, schedulers and extension memory models, as (name, value).
   void appendStats(std::vector<std::pair<std::string, double>> &out) const;
   /// Registers the names appendStats() reports (stats::Catalog).
@@ -113,6 +115,7 @@ private:
     /// The warp cannot issue before this cycle (kNever: until one of its loads returns); saves
     /// re-checking blocked warps every cycle.
     Cycle wakeAt = 0;
+    Cycle callDoneAt = 0; ///< a runtime call (printf, malloc) keeps the warp until then
     StallReason blockedBy = StallReason::None;
     uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
     const ptx::ir::Function *fetchFn = nullptr; ///< function whose code region fetchBase is
@@ -173,6 +176,7 @@ private:
   /// L1 instruction cache tags (sets x ways) and its replacement policy (stamps: cycles).
   std::vector<uint64_t> l1iTag_;
   std::unique_ptr<IReplacementPolicy> l1iPolicy_;
+  uint16_t sinOpcode_ = 0, cosOpcode_ = 0; ///< opcode ids with -ptxsim_sfu_trig_extra_latency
   ptx::exec::SteppedGrid *grid_ = nullptr;
   const ptx::exec::Kernel *kernel_ = nullptr;
   uint32_t threadsPerCta_ = 0, sharedPerCta_ = 0, regsPerCta_ = 0;

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Runs tools/correlate/ubench/ubench.cu under ptxsim and prints its figures beside the hardware's.
+
+The hardware figures (tools/correlate/data/h100_ubench.txt) are ubench's output on an H100 SXM at
+full size (argument 1); under the simulator it runs with argument 0 (chases up to 8 MiB, a 32 MiB
+copy), so metrics present in both are compared: latencies in cycles from clock64() differences
+(the simulated cycle in timing mode), bandwidths from CUDA events (simulated time).
+
+  python3 tools/correlate/ubench_compare.py [--config configs/h100.config] [--tolerance 10]
+
+Exit status 0; with --check, 1 when a compared metric is off by more than --tolerance percent.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def metrics(text):
+    out = {}
+    for m in re.finditer(r"^METRIC (\S+) ([-0-9.eE+]+) (.*)$", text, re.M):
+        out[m.group(1)] = (float(m.group(2)), m.group(3).split()[0])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", action="append", help="ptxsim config(s); default configs/h100.config")
+    ap.add_argument("--hw", default=os.path.join(ROOT, "tools", "correlate", "data", "h100_ubench.txt"))
+    ap.add_argument("--ptxsim", default=os.path.join(ROOT, "build", "bin", "ptxsim"))
+    ap.add_argument("--nvcc", default=os.environ.get("NVCC", "nvcc"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "build", "correlate"))
+    ap.add_argument("--tolerance", type=float, default=10.0)
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    configs = a.config or [os.path.join(ROOT, "configs", "h100.config")]
+    src = os.path.join(ROOT, "tools", "correlate", "ubench", "ubench.cu")
+    exe = os.path.join(a.work, "bin", "ubench")
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        subprocess.run([a.nvcc, "-cudart", "shared", "-O2", "-arch=sm_90", "-o", exe, src], check=True)
+    cmd = [a.ptxsim, "run", "--no-summary"]
+    for c in configs:
+        cmd += ["--config", c]
+    p = subprocess.run(cmd + ["--", exe, "0"], capture_output=True, text=True)
+    if p.returncode:
+        print(p.stdout + p.stderr)
+        return 2
+    sim = metrics(p.stdout)
+    with open(a.hw) as f:
+        hw = metrics(f.read())
+    bad = 0
+    print("%-26s %12s %12s %8s  %s" % ("metric", "H100", "ptxsim", "diff%", "unit"))
+    for name, (s, unit) in sim.items():
+        if name not in hw:
+            continue
+        h = hw[name][0]
+        d = 100 * (s - h) / h if h else float("nan")
+        flag = "" if abs(d) <= a.tolerance else "  <-- off by more than %.0f%%" % a.tolerance
+        bad += bool(flag)
+        print("%-26s %12.2f %12.2f %+8.1f  %s%s" % (name, h, s, d, unit, flag))
+    print("%d of %d compared metrics outside +-%.0f%% (configs: %s)" %
+          (bad, sum(1 for n in sim if n in hw), a.tolerance, ", ".join(os.path.relpath(c, ROOT) for c in configs)))
+    return 1 if a.check and bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
