@@ -4,8 +4,6 @@
 #include "ptx/sema/OpcodeTable.h"
 #include "timing/mem/MemorySystem.h"
 
-#include "ptx/sema/OpcodeTable.h"
-
 #include <algorithm>
 #include <functional>
 
