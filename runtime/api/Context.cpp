@@ -883,7 +883,6 @@ void Context::reset() {
   for (EventObj *e : events)
     delete e;
   events.clear();
-  callConfigs.clear();
   sim_.reset();
   engine_.reset();
   overrideIds_.clear();

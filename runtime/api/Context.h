@@ -138,7 +138,6 @@ public:
   bool validStream(cudaStream_t s) const;
   std::unordered_set<StreamObj *> streams;
   std::unordered_set<EventObj *> events;
-  std::vector<LaunchConfig> callConfigs; ///< __cudaPushCallConfiguration stack
 
   size_t printfFifoBytes = 1 << 20;
   size_t persistingL2Bytes = 0; ///< cudaLimitPersistingL2CacheSize (a cache hint)

@@ -62,20 +62,29 @@ PTXSIM_API void __cudaRegisterTexture(void **, const struct textureReference *, 
 PTXSIM_API void __cudaRegisterSurface(void **, const struct surfaceReference *, const void **,
                                       const char *, int, int) {}
 
+namespace {
+/// `<<<...>>>` configurations pushed and not yet popped, per host thread as in CUDA: two threads
+/// launching at once must not pop each other's (one shared stack made a launch of one thread
+/// fail with cudaErrorMissingConfiguration now and then). Nesting is shallow (a launch whose
+/// arguments launch), so a small fixed array does; it needs no destructor.
+constexpr unsigned kMaxPendingConfigs = 32;
+thread_local LaunchConfig tPending[kMaxPendingConfigs];
+thread_local unsigned tPendingCount = 0;
+} // namespace
+
 PTXSIM_API unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
                                                 struct CUstream_st *stream) {
-  PTXSIM_LOCK;
-  ctx.callConfigs.push_back({gridDim, blockDim, sharedMem, stream});
+  if (tPendingCount == kMaxPendingConfigs)
+    return 1; // nvcc's launch stub then skips the launch
+  tPending[tPendingCount++] = LaunchConfig{gridDim, blockDim, sharedMem, stream};
   return 0;
 }
 
 PTXSIM_API cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
                                                   size_t *sharedMem, void *stream) {
-  PTXSIM_LOCK;
-  if (ctx.callConfigs.empty())
+  if (tPendingCount == 0)
     return ret(cudaErrorMissingConfiguration);
-  LaunchConfig c = ctx.callConfigs.back();
-  ctx.callConfigs.pop_back();
+  LaunchConfig c = tPending[--tPendingCount];
   *gridDim = c.grid;
   *blockDim = c.block;
   *sharedMem = c.sharedMem;
