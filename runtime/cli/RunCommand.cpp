@@ -1,5 +1,7 @@
 #include "runtime/cli/RunCommand.h"
 
+#include "base/SelfPath.h"
+
 #include "runtime/fatbin/Fatbin.h"
 
 #include <cerrno>
@@ -38,17 +40,6 @@ bool fileExists(const std::string &p) {
   return stat(p.c_str(), &st) == 0;
 }
 
-/// Directory holding libcudart.so.13: <dir of this executable>/../lib.
-std::string libraryDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0)
-    return {};
-  buf[n] = 0;
-  std::string exe(buf);
-  std::string bin = exe.substr(0, exe.find_last_of('/'));
-  return bin.substr(0, bin.find_last_of('/')) + "/lib";
-}
 
 /// The file execvp would run for `prog`: itself when it names a path, else the first
 /// executable of that name on PATH; empty when there is none (execvp then reports it).
@@ -202,7 +193,7 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
   }
   if (!runtimeUsable(args[i], err))
     return 2;
-  std::string lib = libraryDir();
+  std::string lib = ptxsim::libraryDir();
   if (lib.empty() || !fileExists(lib + "/libcudart.so.13")) {
     err << "ptxsim run: cannot find libcudart.so.13 next to the ptxsim executable (looked in '"
         << lib << "'); build the cudart_ptxsim target\n";

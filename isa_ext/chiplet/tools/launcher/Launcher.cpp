@@ -1,5 +1,7 @@
 #include "isa_ext/chiplet/tools/launcher/Launcher.h"
 
+#include "base/SelfPath.h"
+
 #include "isa_ext/chiplet/tools/runtime/Endpoint.h"
 #include "isa_ext/chiplet/noc/Network.h"
 #include "isa_ext/chiplet/noc/PathModel.h"
@@ -50,24 +52,9 @@ void usage(std::ostream &os) {
         "  --legacy-addc          GPU chiplets treat addc.u32/addc.s32 as the document's send/receive\n";
 }
 
-std::string libraryDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0)
-    return {};
-  buf[n] = 0;
-  std::string exe(buf);
-  std::string bin = exe.substr(0, exe.find_last_of('/'));
-  return bin.substr(0, bin.find_last_of('/')) + "/lib";
-}
-
 std::string selfExe() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0)
-    return "ptxsim";
-  buf[n] = 0;
-  return buf;
+  std::string exe = selfExecutable();
+  return exe.empty() ? "ptxsim" : exe;
 }
 
 bool readWhole(const std::string &p, std::string &out) {
@@ -284,7 +271,7 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
     }
   }
   std::vector<std::string> app(args.begin() + (long)std::min(i, args.size()), args.end());
-  std::string lib = libraryDir();
+  std::string lib = ptxsim::libraryDir();
 
   if (rankMode) {
     // One rank under mpirun: the rank is the chiplet index; the launcher exported the rest.
