@@ -925,6 +925,21 @@ timing::PipeSpec syncPipe(const timing::TimingConfig &) { return {1, 1, 1}; }
 
 } // namespace
 
+namespace {
+bool spuEnabled(const Config &c) { return c.enabled; }
+bool dmaIusEnabled(const Config &c) { return c.enabled && c.dmaIus; }
+/// A power component of type T for the configured SPU, or none when `Enabled` says the
+/// configuration lacks it.
+template <class T, bool (*Enabled)(const Config &)>
+std::shared_ptr<power::IPowerComponent> powerIf(const timing::TimingConfig &,
+                                                 const power::Technology &t) {
+  Config c = config();
+  if (!Enabled(c))
+    return nullptr;
+  return std::make_shared<T>(c, t);
+}
+} // namespace
+
 void registerSpuExtension() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -996,30 +1011,10 @@ void registerSpuExtension() {
     timing::registerStatsSource(describeStats, collectStats);
     timing::registerSmConfig(reducedIus);
     power::registerCoreAccounting(spuCoreAccounting);
-    power::registerPowerComponent(
-        [](const timing::TimingConfig &,
-           const power::Technology &t) -> std::shared_ptr<power::IPowerComponent> {
-          Config c = config();
-          if (!c.enabled)
-            return nullptr;
-          return std::make_shared<CbPower>(c, t);
-        });
-    power::registerPowerComponent(
-        [](const timing::TimingConfig &,
-           const power::Technology &t) -> std::shared_ptr<power::IPowerComponent> {
-          Config c = config();
-          if (!c.enabled)
-            return nullptr;
-          return std::make_shared<SpuNetworkPower>(c, t);
-        });
-    power::registerPowerComponent(
-        [](const timing::TimingConfig &,
-           const power::Technology &t) -> std::shared_ptr<power::IPowerComponent> {
-          Config c = config();
-          if (!c.enabled || !c.dmaIus)
-            return nullptr;
-          return std::make_shared<DmaPower>(c, t);
-        });
+    // each component exists only on a GPU whose configuration has the unit
+    power::registerPowerComponent(powerIf<CbPower, spuEnabled>);
+    power::registerPowerComponent(powerIf<SpuNetworkPower, spuEnabled>);
+    power::registerPowerComponent(powerIf<DmaPower, dmaIusEnabled>);
   });
 }
 

@@ -23,6 +23,7 @@
 #include "isa_ext/chiplet/noc/Network.h"
 #include "isa_ext/chiplet/noc/PathModel.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -70,6 +71,30 @@ struct EndpointConfig {
 /// statuses of all chiplets, after which newRecords() yields every record stamped before `cycle`.
 /// take() returns the next words `src` sent to this chiplet, in order; it is called only for
 /// words whose records barrier() has already made known.
+/// A trace record a transport has learned of, with its sender and the sender's sequence number.
+struct PendingRecord {
+  TraceRecord rec;
+  unsigned src;
+  uint64_t seq;
+};
+
+/// Moves the records sent before cycle `before` from `pending` to `out`, ordered by (time,
+/// sender, sequence): the order in which every chiplet feeds them to its network model.
+inline void releaseRecords(std::vector<PendingRecord> &pending, uint64_t before,
+                           std::vector<TraceRecord> &out) {
+  auto split = std::stable_partition(pending.begin(), pending.end(),
+                                     [&](const PendingRecord &p) { return p.rec.time < before; });
+  std::vector<PendingRecord> ready(pending.begin(), split);
+  pending.erase(pending.begin(), split);
+  std::sort(ready.begin(), ready.end(), [](const PendingRecord &a, const PendingRecord &b) {
+    return a.rec.time != b.rec.time ? a.rec.time < b.rec.time
+           : a.src != b.src         ? a.src < b.src
+                                    : a.seq < b.seq;
+  });
+  for (const PendingRecord &p : ready)
+    out.push_back(p.rec);
+}
+
 class Transport {
 public:
   virtual ~Transport() = default;

@@ -101,12 +101,6 @@ std::vector<std::string> splitLines(const std::string &s) {
   return v;
 }
 
-struct Pending {
-  TraceRecord rec;
-  unsigned src;
-  uint64_t seq;
-};
-
 class FilesTransport : public Transport {
 public:
   ~FilesTransport() override {
@@ -378,17 +372,7 @@ public:
       }
       offsets_[i] += end + 1;
     }
-    auto split = std::stable_partition(pending_.begin(), pending_.end(),
-                                       [&](const Pending &p) { return p.rec.time < before; });
-    std::vector<Pending> ready(pending_.begin(), split);
-    pending_.erase(pending_.begin(), split);
-    std::sort(ready.begin(), ready.end(), [](const Pending &a, const Pending &b) {
-      return a.rec.time != b.rec.time ? a.rec.time < b.rec.time
-             : a.src != b.src         ? a.src < b.src
-                                      : a.seq < b.seq;
-    });
-    for (const Pending &p : ready)
-      out.push_back(p.rec);
+    releaseRecords(pending_, before, out);
     return true;
   }
 
@@ -426,7 +410,7 @@ private:
   int inotify_ = -1;
   int benchFd_ = -1;
   std::vector<uint64_t> offsets_, seqs_;
-  std::vector<Pending> pending_;
+  std::vector<PendingRecord> pending_;
 };
 
 } // namespace

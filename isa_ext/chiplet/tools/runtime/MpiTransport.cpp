@@ -33,12 +33,6 @@ struct WireRecord {
   uint32_t sx, sy, dx, dy, bytes, pad;
 };
 
-struct Pending {
-  TraceRecord rec;
-  unsigned src;
-  uint64_t seq;
-};
-
 class MpiTransport : public Transport {
 public:
   bool start(const EndpointConfig &cfg, uint64_t, std::string &err) override {
@@ -197,17 +191,7 @@ public:
   }
 
   bool newRecords(uint64_t before, std::vector<TraceRecord> &out, std::string &) override {
-    auto split = std::stable_partition(pending_.begin(), pending_.end(),
-                                       [&](const Pending &p) { return p.rec.time < before; });
-    std::vector<Pending> ready(pending_.begin(), split);
-    pending_.erase(pending_.begin(), split);
-    std::sort(ready.begin(), ready.end(), [](const Pending &a, const Pending &b) {
-      return a.rec.time != b.rec.time ? a.rec.time < b.rec.time
-             : a.src != b.src         ? a.src < b.src
-                                      : a.seq < b.seq;
-    });
-    for (const Pending &p : ready)
-      out.push_back(p.rec);
+    releaseRecords(pending_, before, out);
     return true;
   }
 
@@ -259,7 +243,7 @@ private:
   std::vector<TraceRecord> myRecords_;
   std::vector<std::vector<uint32_t>> outWords_;
   std::vector<std::deque<uint32_t>> inbox_;
-  std::vector<Pending> pending_;
+  std::vector<PendingRecord> pending_;
   std::vector<uint64_t> seqs_;
   std::vector<std::string> allLines_;
 };
