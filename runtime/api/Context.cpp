@@ -480,35 +480,41 @@ const std::vector<int> &Context::overrideModules() {
   return overrideIds_;
 }
 
+void Context::bindKernel(KernelEntry &entry) {
+  ptx::exec::Engine &eng = engine();
+  const std::vector<int> &overrides = overrideModules();
+  KernelEntry *k = &entry;
+  FatbinModule &fb = *k->fatbin;
+  k->kernel = nullptr;
+  for (int id : fb.modules)
+    if (!k->kernel)
+      k->kernel = eng.findKernel(k->deviceName, id);
+  // A kernel of the same name in an override file replaces the binary's, if it takes the
+  // same parameters (the host stub packs arguments for the original signature).
+  for (int id : overrides) {
+    const ptx::exec::Kernel *o = eng.findKernel(k->deviceName, id);
+    if (!o || !k->kernel)
+      continue;
+    if (o->paramSizes != k->kernel->paramSizes) {
+      std::fprintf(stderr,
+                   "ptxsim: PTXSIM_PTX_OVERRIDE: kernel '%s' has different parameters:\n"
+                   "  override: %s\n  program:  %s\n",
+                   k->deviceName.c_str(), o->fn->signature.c_str(),
+                   k->kernel->fn->signature.c_str());
+      k->kernel = nullptr;
+      k->overrideError = true;
+      break;
+    }
+    k->kernel = o;
+  }
+}
+
 void Context::bindSymbols(FatbinModule &fb) {
   ptx::exec::Engine &eng = engine();
   const std::vector<int> &overrides = overrideModules();
-  for (auto &[stub, k] : kernels_) {
-    if (k->fatbin != &fb)
-      continue;
-    k->kernel = nullptr;
-    for (int id : fb.modules)
-      if (!k->kernel)
-        k->kernel = eng.findKernel(k->deviceName, id);
-    // A kernel of the same name in an override file replaces the binary's, if it takes the
-    // same parameters (the host stub packs arguments for the original signature).
-    for (int id : overrides) {
-      const ptx::exec::Kernel *o = eng.findKernel(k->deviceName, id);
-      if (!o || !k->kernel)
-        continue;
-      if (o->paramSizes != k->kernel->paramSizes) {
-        std::fprintf(stderr,
-                     "ptxsim: PTXSIM_PTX_OVERRIDE: kernel '%s' has different parameters:\n"
-                     "  override: %s\n  program:  %s\n",
-                     k->deviceName.c_str(), o->fn->signature.c_str(),
-                     k->kernel->fn->signature.c_str());
-        k->kernel = nullptr;
-        k->overrideError = true;
-        break;
-      }
-      k->kernel = o;
-    }
-  }
+  for (auto &[stub, k] : kernels_)
+    if (k->fatbin == &fb)
+      bindKernel(*k);
   for (auto &[host, v] : vars_) {
     if (v.fatbin != &fb)
       continue;
@@ -522,6 +528,84 @@ void Context::bindSymbols(FatbinModule &fb) {
     if (v.symbol && v.managedHostPtr)
       *v.managedHostPtr = ptx::exec::DeviceMemory::host(v.symbol->addr);
   }
+}
+
+FatbinModule *Context::loadImage(const void *image, cudaError_t &err) {
+  err = cudaSuccess;
+  if (!image) {
+    err = cudaErrorInvalidValue;
+    return nullptr;
+  }
+  uint32_t magic;
+  std::memcpy(&magic, image, 4);
+  FatbinModule *fb = nullptr;
+  if (magic == kFatbinWrapperMagic) {
+    fb = registerFatbin(image);
+  } else if (magic == kFatbinMagic) {
+    FatbinWrapper w{int(kFatbinWrapperMagic), 1, image, nullptr};
+    fb = registerFatbin(&w);
+  } else if (std::memcmp(image, "\x7f" "ELF", 4) == 0) {
+    // A cubin holds SASS only (nvcc -cubin); ptxsim executes PTX.
+    std::fprintf(stderr, "ptxsim: the module image is a cubin (SASS only, no PTX): load its PTX "
+                         "text or a fat binary carrying PTX (nvcc -fatbin -gencode "
+                         "arch=compute_XX,code=compute_XX) instead\n");
+    err = cudaErrorNoKernelImageForDevice;
+    return nullptr;
+  } else {
+    auto own = std::make_unique<FatbinModule>();
+    fb = own.get();
+    fatbins_.push_back(std::move(own));
+    fb->ptx = static_cast<const char *>(image);
+    fb->name = std::string(program_invocation_short_name) + ".module" +
+               std::to_string(fatbins_.size()) + ".ptx";
+    fb->units.push_back({fb->name, fb->ptx});
+  }
+  fb->driver = true;
+  loadModule(*fb);
+  if (fb->module < 0) {
+    err = fb->ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
+    fb->unregistered = true;
+    return nullptr;
+  }
+  return fb;
+}
+
+KernelEntry *Context::moduleFunction(FatbinModule *fb, const char *name) {
+  auto it = fb->functions.find(name);
+  if (it != fb->functions.end())
+    return it->second;
+  auto k = std::make_unique<KernelEntry>();
+  k->fatbin = fb;
+  k->deviceName = name;
+  bindKernel(*k);
+  if (!k->kernel && !k->overrideError)
+    return nullptr;
+  KernelEntry *raw = k.get();
+  kernelHandles_.insert(raw);
+  kernels_[raw] = std::move(k); // keyed by itself: a driver kernel has no host stub
+  fb->functions[name] = raw;
+  return raw;
+}
+
+const ptx::exec::GlobalSymbol *Context::moduleGlobal(FatbinModule *fb, const char *name) {
+  const ptx::exec::GlobalSymbol *g = nullptr;
+  for (int id : fb->modules)
+    if (!g)
+      g = engine().findGlobal(name, id);
+  if (g)
+    for (int id : overrideModules())
+      if (const ptx::exec::GlobalSymbol *o = engine().findGlobal(name, id))
+        g = o;
+  return g;
+}
+
+bool Context::validModule(const FatbinModule *fb) const {
+  if (!fb)
+    return false;
+  for (const auto &m : fatbins_)
+    if (m.get() == fb)
+      return !fb->unregistered && fb->module >= 0;
+  return false;
 }
 
 cudaError_t Context::ensureLoaded() {

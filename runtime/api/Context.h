@@ -32,6 +32,8 @@
 
 namespace ptxsim::runtime {
 
+struct KernelEntry;
+
 /// One registered fat binary: the PTX we chose from it and, once loaded, its engine module id.
 struct FatbinModule {
   std::string ptx;       ///< newest PTX entry; empty when the binary has none
@@ -46,6 +48,10 @@ struct FatbinModule {
   std::map<std::string, uint32_t> sassRegs;
   bool loadTried = false;
   bool unregistered = false;
+  /// Loaded through the driver API (cuModuleLoadData, cuLibraryLoadData, NVIDIA's static
+  /// runtime): its kernels are looked up by name, one KernelEntry per name.
+  bool driver = false;
+  std::map<std::string, KernelEntry *> functions;
 };
 
 /// A host stub registered with __cudaRegisterFunction; also the cudaKernel_t handed out.
@@ -124,6 +130,18 @@ public:
   /// Host shadow variable -> entry (loaded); null when unknown.
   VarEntry *findVar(const void *hostVar);
 
+  // --- driver API modules (runtime/driver), called under the mutex ---
+  /// Loads a module image now, as cuModuleLoadData does: a fat binary wrapper, a fat binary, or
+  /// PTX text (NUL-terminated). Returns the module, or null with `err` set (and the reason
+  /// printed: a cubin without PTX, a PTX error with its file:line:column).
+  FatbinModule *loadImage(const void *image, cudaError_t &err);
+  /// The kernel `name` of a driver module (created at the first lookup); null when it has none.
+  KernelEntry *moduleFunction(FatbinModule *fb, const char *name);
+  /// The `.global`/`.const` variable `name` of a module (the override's copy if it has one).
+  const ptx::exec::GlobalSymbol *moduleGlobal(FatbinModule *fb, const char *name);
+  /// True for a live (not unloaded) module this context loaded or registered.
+  bool validModule(const FatbinModule *fb) const;
+
   /// Validates and runs a launch. `args` points to one pointer per kernel parameter.
   cudaError_t launch(KernelEntry *k, dim3 grid, dim3 block, void **args, size_t shmem,
                      cudaStream_t stream, bool cooperative);
@@ -174,6 +192,7 @@ private:
   Context() = default;
   void loadModule(FatbinModule &fb);
   void bindSymbols(FatbinModule &fb);
+  void bindKernel(KernelEntry &k);
   /// Loads the PTXSIM_PTX_OVERRIDE file(s) into the engine once; returns their module ids.
   const std::vector<int> &overrideModules();
 

@@ -1,0 +1,49 @@
+#pragma once
+// Helpers shared by the files that define the exported driver entry points.
+
+#include "runtime/api/Api.h"
+#include "runtime/driver/Driver.h"
+
+#include <cuda.h>
+#include <cstdint>
+#include <cstdio>
+
+/// Marks a definition as part of libcuda.so.1's exported ABI.
+#define DRIVER_API extern "C" __attribute__((visibility("default")))
+
+/// PTXSIM_DRIVER_TRACE=1 prints each driver call by name.
+#define DRIVER_TRACE()                                                                            \
+  do {                                                                                            \
+    if (::ptxsim::driver::traceOn())                                                              \
+      std::fprintf(stderr, "ptxsim-driver: %s\n", __func__);                                      \
+  } while (0)
+
+namespace ptxsim::driver {
+
+/// The driver's code for a runtime error.
+CUresult toCu(cudaError_t e);
+
+/// Runs a runtime call as the driver: its error becomes a CUresult and the runtime's per-thread
+/// last error (cudaGetLastError) is left as it was, since driver calls never set it.
+template <class F> CUresult viaRuntime(F &&f) {
+  cudaError_t saved = ptxsim::runtime::lastError();
+  cudaError_t e = f();
+  ptxsim::runtime::lastError() = saved;
+  return toCu(e);
+}
+
+/// CUDA_SUCCESS once cuInit has run, else CUDA_ERROR_NOT_INITIALIZED.
+CUresult checkInit();
+
+/// Loads a module image (fat binary wrapper, fat binary, PTX text) into the one Context.
+CUresult loadModuleImage(CUmodule *module, const void *image);
+
+/// The keyed hash NVIDIA's runtime checks the driver with (Integrity.cpp).
+CUresult integrityCheck(const void *runtimeTable, const void *integrityTable, const void *function,
+                        uint32_t version, uint64_t unixSeconds, uint64_t result[2]);
+
+/// cuGetErrorName/cuGetErrorString's texts; null for a code CUDA does not define.
+const char *errorName(CUresult e);
+const char *errorString(CUresult e);
+
+} // namespace ptxsim::driver
