@@ -5,6 +5,8 @@
 
 #include "runtime/driver/DriverApi.h"
 
+#include <cudaProfiler.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -948,4 +950,65 @@ const char *ptxsim::driver::errorString(CUresult e) {
   case CUDA_ERROR_DEVICE_UNAVAILABLE: return "CUDA-capable device(s) is/are busy or unavailable";
   default: return cudaGetErrorString(cudaError_t(int(e)));
   }
+}
+
+// --- profiler control: no external profiler attaches to ptxsim, so these do nothing ----------
+
+DRIVER_API CUresult cuProfilerInitialize(const char *, const char *, CUoutput_mode) {
+  DRIVER_TRACE();
+  return CUDA_SUCCESS;
+}
+DRIVER_API CUresult cuProfilerStart() {
+  DRIVER_TRACE();
+  return CUDA_SUCCESS;
+}
+DRIVER_API CUresult cuProfilerStop() {
+  DRIVER_TRACE();
+  return CUDA_SUCCESS;
+}
+
+// --- the runtime's doors into the driver (same library, same Context) ----------------------
+
+DRIVER_API cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr,
+                                                        unsigned int cudaVersion,
+                                                        unsigned long long flags,
+                                                        cudaDriverEntryPointQueryResult *status) {
+  CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  CUresult r = procAddress(symbol, funcPtr, int(cudaVersion), flags, &st);
+  if (status)
+    *status = cudaDriverEntryPointQueryResult(st);
+  if (r == CUDA_ERROR_INVALID_VALUE)
+    return ptxsim::runtime::ret(cudaErrorInvalidValue);
+  return cudaSuccess; // a symbol that is not found is reported in `status`, as CUDA does
+}
+
+DRIVER_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
+                                               unsigned long long flags,
+                                               cudaDriverEntryPointQueryResult *status) {
+  return cudaGetDriverEntryPointByVersion(symbol, funcPtr, CUDART_VERSION, flags, status);
+}
+
+DRIVER_API cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr,
+                                                    unsigned long long flags,
+                                                    cudaDriverEntryPointQueryResult *status) {
+  return cudaGetDriverEntryPointByVersion(symbol, funcPtr, CUDART_VERSION, flags, status);
+}
+
+DRIVER_API cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+    cudaDriverEntryPointQueryResult *status) {
+  return cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, status);
+}
+
+/// The CUfunction of a kernel registered by the program (a runtime KernelEntry: the driver
+/// launches it like any other).
+DRIVER_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr) {
+  if (!functionPtr)
+    return ptxsim::runtime::ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  KernelEntry *k = symbolPtr ? ctx.findKernel(symbolPtr) : nullptr;
+  if (!k)
+    return ptxsim::runtime::ret(cudaErrorInvalidDeviceFunction);
+  *functionPtr = reinterpret_cast<cudaFunction_t>(k);
+  return cudaSuccess;
 }

@@ -1160,6 +1160,9 @@ int cuParamSetv();
 int cuPointerGetAttribute();
 int cuPointerGetAttributes();
 int cuPointerSetAttribute();
+int cuProfilerInitialize();
+int cuProfilerStart();
+int cuProfilerStop();
 int cuSignalExternalSemaphoresAsync();
 int cuSignalExternalSemaphoresAsync_ptsz();
 int cuStreamAddCallback();
@@ -1778,6 +1781,9 @@ const ProcEntry kProcTable[] = {
     {"cuPointerGetAttribute", 4000, reinterpret_cast<void *>(&cuPointerGetAttribute), nullptr},
     {"cuPointerGetAttributes", 7000, reinterpret_cast<void *>(&cuPointerGetAttributes), nullptr},
     {"cuPointerSetAttribute", 6000, reinterpret_cast<void *>(&cuPointerSetAttribute), nullptr},
+    {"cuProfilerInitialize", 4000, reinterpret_cast<void *>(&cuProfilerInitialize), nullptr},
+    {"cuProfilerStart", 4000, reinterpret_cast<void *>(&cuProfilerStart), nullptr},
+    {"cuProfilerStop", 4000, reinterpret_cast<void *>(&cuProfilerStop), nullptr},
     {"cuSignalExternalSemaphoresAsync", 10000, reinterpret_cast<void *>(&cuSignalExternalSemaphoresAsync), reinterpret_cast<void *>(&cuSignalExternalSemaphoresAsync_ptsz)},
     {"cuStreamAddCallback", 5000, reinterpret_cast<void *>(&cuStreamAddCallback), nullptr},
     {"cuStreamAddCallback", 7000, reinterpret_cast<void *>(&cuStreamAddCallback), reinterpret_cast<void *>(&cuStreamAddCallback_ptsz)},

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes runtime/driver/DriverStubs.cpp: every export of NVIDIA's libcuda.so.1 (as listed by the
 toolkit's link stub lib64/stubs/libcuda.so) as a weak stub, and the table cuGetProcAddress answers
-from (which exported symbol serves a name at a given CUDA version, from cudaTypedefs.h).
+from (which exported symbol serves a name at a given CUDA version, from cudaTypedefs.h and
+cudaProfilerTypedefs.h; the graphics-interop typedefs name calls the stub library does not export).
 
 A stub prints one line naming the call and returns CUDA_ERROR_NOT_SUPPORTED; implementing a call
 anywhere in the library (a strong definition) replaces its stub. `_ptds`/`_ptsz` variants jump to
@@ -24,7 +25,8 @@ exports = sorted({p[2] for p in (l.split() for l in out.splitlines())
                   if len(p) == 3 and p[1] in "TtWi" and p[2].startswith("cu")})
 exportSet = set(exports)
 
-typedefs = open(os.path.join(cuda, "include", "cudaTypedefs.h")).read()
+typedefs = "".join(open(os.path.join(cuda, "include", h)).read()
+                   for h in ("cudaTypedefs.h", "cudaProfilerTypedefs.h"))
 versions = {}
 for m in re.finditer(r"\*PFN_(\w+?)_v(\d+)(_ptds|_ptsz)?\)", typedefs):
     versions.setdefault(m.group(1), {}).setdefault(int(m.group(2)), set()).add(m.group(3) or "")
