@@ -124,6 +124,8 @@ public:
   /// Returns cudaSuccess or the error of the failed module (also printed once).
   cudaError_t ensureLoaded();
   ptx::exec::Engine &engine();
+  /// True once the engine exists (some call needed the device).
+  bool started() const { return engine_ != nullptr; }
 
   /// Host stub or cudaKernel_t -> entry; null when unknown.
   KernelEntry *findKernel(const void *func);

@@ -107,7 +107,13 @@ bool gInitDone = false;
 
 thread_local std::vector<CtxObj *> tStack;
 
-CtxObj *current() { return tStack.empty() ? nullptr : tStack.back(); }
+/// The thread's current context: the top of its stack or, on a thread that has none, the
+/// primary context once the runtime (which works in the primary context) or anyone retained it.
+CtxObj *current() {
+  if (!tStack.empty())
+    return tStack.back();
+  return gPrimaryActive || Context::get().started() ? &gPrimary : nullptr;
+}
 CUcontext handle(CtxObj *c) { return reinterpret_cast<CUcontext>(c); }
 CtxObj *object(CUcontext c) { return reinterpret_cast<CtxObj *>(c); }
 bool validCtx(CUcontext c) {
