@@ -45,7 +45,6 @@ CUresult toCu(cudaError_t e) {
     return CUDA_SUCCESS;
   case cudaErrorInvalidValue:
   case cudaErrorInvalidConfiguration:
-  case cudaErrorInvalidPitchValue:
   case cudaErrorInvalidDevicePointer:
   case cudaErrorInvalidMemcpyDirection:
   case cudaErrorInvalidChannelDescriptor:
@@ -59,6 +58,9 @@ CUresult toCu(cudaError_t e) {
   case cudaErrorCudartUnloading:
     return CUDA_ERROR_DEINITIALIZED;
   case cudaErrorInvalidDeviceFunction:
+    return kNotAFunction;
+  case cudaErrorInvalidPitchValue:
+    return kInvalidPitch;
   case cudaErrorInvalidResourceHandle:
   case cudaErrorInvalidTexture:
   case cudaErrorInvalidTextureBinding:
@@ -577,7 +579,7 @@ DRIVER_API CUresult cuCtxGetFlags(unsigned int *flags) {
   CtxObj *c = current();
   if (!c)
     return CUDA_ERROR_INVALID_CONTEXT;
-  *flags = c->flags;
+  *flags = c->flags | CU_CTX_MAP_HOST; // host memory is always mapped (one address space)
   return CUDA_SUCCESS;
 }
 

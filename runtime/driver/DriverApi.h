@@ -20,6 +20,14 @@
 
 namespace ptxsim::driver {
 
+/// What a call given a function handle that is not a kernel returns: the code of
+/// cudaErrorInvalidDeviceFunction, which NVIDIA's runtime passes through unchanged, so a static-
+/// runtime program launching a host function sees what CUDA reports (the driver defines no
+/// name for it; CUDA_ERROR_INVALID_HANDLE would become cudaErrorInvalidResourceHandle).
+constexpr CUresult kNotAFunction = CUresult(98);
+/// Likewise for a 2D copy or set wider than its pitch (cudaErrorInvalidPitchValue).
+constexpr CUresult kInvalidPitch = CUresult(12);
+
 /// The driver's code for a runtime error.
 CUresult toCu(cudaError_t e);
 

@@ -189,7 +189,7 @@ DRIVER_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel kernel) {
     return CUDA_ERROR_INVALID_VALUE;
   PTXSIM_LOCK;
   if (!ctx.findKernel(kernel))
-    return CUDA_ERROR_INVALID_HANDLE;
+    return kNotAFunction;
   *f = reinterpret_cast<CUfunction>(kernel); // one device, one context: the same object
   return CUDA_SUCCESS;
 }
@@ -201,7 +201,7 @@ DRIVER_API CUresult cuKernelGetLibrary(CUlibrary *library, CUkernel kernel) {
   PTXSIM_LOCK;
   KernelEntry *k = ctx.findKernel(kernel);
   if (!k)
-    return CUDA_ERROR_INVALID_HANDLE;
+    return kNotAFunction;
   *library = reinterpret_cast<CUlibrary>(k->fatbin);
   return CUDA_SUCCESS;
 }
@@ -256,7 +256,7 @@ DRIVER_API CUresult cuFuncSetCacheConfig(CUfunction f, CUfunc_cache config) {
 DRIVER_API CUresult cuFuncSetSharedMemConfig(CUfunction f, CUsharedconfig) {
   DRIVER_TRACE();
   PTXSIM_LOCK;
-  return ctx.findKernel(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  return ctx.findKernel(f) ? CUDA_SUCCESS : kNotAFunction;
 }
 
 DRIVER_API CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel,
@@ -289,7 +289,7 @@ CUresult functionName(const char **name, const void *f) {
   PTXSIM_LOCK;
   KernelEntry *k = ctx.findKernel(f);
   if (!k)
-    return CUDA_ERROR_INVALID_HANDLE;
+    return kNotAFunction;
   *name = k->deviceName.c_str();
   return CUDA_SUCCESS;
 }
@@ -298,7 +298,7 @@ CUresult paramInfo(const void *f, size_t index, size_t *offset, size_t *size) {
   PTXSIM_LOCK;
   KernelEntry *k = liveKernel(ctx, f);
   if (!k)
-    return CUDA_ERROR_INVALID_HANDLE;
+    return kNotAFunction;
   if (index >= k->kernel->paramOffsets.size())
     return CUDA_ERROR_INVALID_VALUE;
   if (offset)
@@ -340,7 +340,7 @@ DRIVER_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction f) 
     return CUDA_ERROR_INVALID_VALUE;
   PTXSIM_LOCK;
   if (!ctx.findKernel(f))
-    return CUDA_ERROR_INVALID_HANDLE;
+    return kNotAFunction;
   *state = CU_FUNCTION_LOADING_STATE_LOADED;
   return CUDA_SUCCESS;
 }
@@ -348,7 +348,7 @@ DRIVER_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction f) 
 DRIVER_API CUresult cuFuncLoad(CUfunction f) {
   DRIVER_TRACE();
   PTXSIM_LOCK;
-  return ctx.findKernel(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  return ctx.findKernel(f) ? CUDA_SUCCESS : kNotAFunction;
 }
 
 // --- launches --------------------------------------------------------------------------------
@@ -391,7 +391,7 @@ CUresult launch(CUfunction f, dim3 grid, dim3 block, unsigned shmem, CUstream s,
   PTXSIM_LOCK;
   KernelEntry *k = f ? ctx.findKernel(f) : nullptr;
   if (!k)
-    return CUDA_ERROR_INVALID_HANDLE;
+    return kNotAFunction;
   std::vector<void *> storage;
   void **args;
   if (CUresult r = launchArgs(ctx, k, params, extra, storage, args))
@@ -425,7 +425,7 @@ DRIVER_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
     PTXSIM_LOCK;
     KernelEntry *k = f ? ctx.findKernel(f) : nullptr;
     if (!k)
-      return CUDA_ERROR_INVALID_HANDLE;
+      return kNotAFunction;
     if (CUresult r = launchArgs(ctx, k, params, extra, storage, args))
       return r;
   }
@@ -771,6 +771,8 @@ CUresult fill2D(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t hei
     return toCu(ctx.sticky());
   if (!ctx.validStream(stream(s)))
     return CUDA_ERROR_INVALID_HANDLE;
+  if (width * sizeof(T) > pitch)
+    return kInvalidPitch;
   if (width == 0 || height == 0)
     return CUDA_SUCCESS;
   if (dst % sizeof(T) || pitch % sizeof(T))
