@@ -4,6 +4,7 @@
 
 #include "runtime/fatbin/Fatbin.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -32,7 +33,9 @@ void runUsage(std::ostream &os) {
         "  --print-config         print the effective configuration (every option, defaults\n"
         "                         included, extensions' too) on stderr at start-up\n"
         "  --power                per-kernel power and energy (timing mode; the power XML is\n"
-        "                         the config's .power.xml or PTXSIM_POWER_CONFIG)\n";
+        "                         the config's .power.xml or PTXSIM_POWER_CONFIG)\n"
+        "PROGRAM may use the CUDA 13 runtime linked statically (nvcc's default) or shared\n"
+        "(-cudart shared), or the driver API (libcuda.so.1, NVRTC): ptxsim serves them all.\n";
 }
 
 bool fileExists(const std::string &p) {
@@ -62,9 +65,29 @@ std::string resolveProgram(const std::string &prog) {
   return {};
 }
 
-/// Refuses programs that cannot reach ptxsim's libcudart.so.13: without this they run on
-/// NVIDIA's runtime, find no driver and print only "CUDA driver version is insufficient".
-/// Returns false (after saying why and what to do) for such a program.
+/// Says why a CUDA program cannot be served when its fat binaries carry SASS only (ptxsim runs
+/// PTX), naming the architecture and the nvcc flags that add PTX. True when it has PTX, or when
+/// there is nothing to read (the runtime then reports what it finds).
+bool carriesPtx(const std::string &prog, const std::string &file, std::ostream &err) {
+  std::vector<fatbin::Entry> entries;
+  if (!fatbin::readElfFatbins(file, entries).empty() || entries.empty())
+    return true;
+  uint32_t sass = 0;
+  for (const fatbin::Entry &e : entries) {
+    if (e.kind == fatbin::EntryKind::Ptx)
+      return true;
+    sass = std::max(sass, e.arch);
+  }
+  err << "ptxsim run: '" << prog << "' carries no PTX (only SASS for sm_" << sass
+      << "), and ptxsim executes PTX.\n  Rebuild it with PTX, e.g. add '-gencode arch=compute_"
+      << sass << ",code=compute_" << sass << "' to the nvcc command.\n";
+  return false;
+}
+
+/// Refuses programs ptxsim cannot serve: a CUDA runtime other than 13's (it would find no
+/// driver and print only "CUDA driver version is insufficient") or fat binaries without PTX.
+/// Programs with the shared runtime, NVIDIA's static runtime (which talks to ptxsim's
+/// libcuda.so.1) or only the driver API run. Returns false after saying why and what to do.
 bool runtimeUsable(const std::string &prog, std::ostream &err) {
   std::string file = resolveProgram(prog);
   if (file.empty())
@@ -74,25 +97,15 @@ bool runtimeUsable(const std::string &prog, std::ostream &err) {
     return true; // unreadable here: let exec say what is wrong
   switch (info.link) {
   case fatbin::CudaRuntimeLink::Static:
-    err << "ptxsim run: '" << prog << "' is linked with NVIDIA's static CUDA runtime (nvcc's "
-           "default, -cudart static), so it cannot use ptxsim's libcudart.so.13 and would only "
-           "report that no CUDA driver is present.\n"
-           "  Rebuild it with the shared runtime: add '-cudart shared' to the nvcc command that "
-           "links it\n  (CMake: set CUDA_RUNTIME_LIBRARY Shared, or "
-           "CMAKE_CUDA_RUNTIME_LIBRARY=Shared).\n";
-    return false;
+  case fatbin::CudaRuntimeLink::Shared13:
+    return carriesPtx(prog, file, err);
   case fatbin::CudaRuntimeLink::SharedOther:
     err << "ptxsim run: '" << prog << "' needs " << info.library
         << ", but ptxsim provides the CUDA 13 runtime (libcudart.so.13).\n"
-           "  Rebuild it with nvcc 13 and '-cudart shared'.\n";
-    return false;
-  case fatbin::CudaRuntimeLink::DriverApi:
-    err << "ptxsim run: '" << prog << "' uses the CUDA driver API (" << info.library
-        << ") without the runtime; ptxsim implements the CUDA runtime API (libcudart.so.13) "
-           "only.\n";
+           "  Rebuild it with nvcc 13 (the default static runtime or '-cudart shared').\n";
     return false;
   default:
-    return true;
+    return true; // the driver API (libcuda.so.1) or no CUDA at all
   }
 }
 
@@ -194,8 +207,9 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
   if (!runtimeUsable(args[i], err))
     return 2;
   std::string lib = ptxsim::libraryDir();
-  if (lib.empty() || !fileExists(lib + "/libcudart.so.13")) {
-    err << "ptxsim run: cannot find libcudart.so.13 next to the ptxsim executable (looked in '"
+  if (lib.empty() || !fileExists(lib + "/libcudart.so.13") || !fileExists(lib + "/libcuda.so.1")) {
+    err << "ptxsim run: cannot find libcudart.so.13 and libcuda.so.1 next to the ptxsim "
+           "executable (looked in '"
         << lib << "'); build the cudart_ptxsim target\n";
     return 2;
   }

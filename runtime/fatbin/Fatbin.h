@@ -41,8 +41,9 @@ enum class CudaRuntimeLink : uint8_t {
   None,       ///< no sign of CUDA (a script, a plain program): nothing to say
   Shared13,   ///< needs libcudart.so.13: runs against ptxsim's runtime
   SharedOther,///< needs another libcudart.so.N (`library` names it)
-  Static,     ///< carries NVIDIA's static runtime (nvcc's default `-cudart static`)
-  DriverApi,  ///< needs libcuda.so.1 and no runtime: the driver API, which ptxsim lacks
+  Static,     ///< carries NVIDIA's static runtime (nvcc's default `-cudart static`), which
+              ///< runs on ptxsim's libcuda.so.1
+  DriverApi,  ///< needs libcuda.so.1 and no runtime: the driver API
 };
 struct CudaRuntimeInfo {
   CudaRuntimeLink link = CudaRuntimeLink::None;
