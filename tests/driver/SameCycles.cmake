@@ -1,0 +1,25 @@
+# Runs PROGRAM_A and PROGRAM_B (timing mode comes from the environment ctest gives them), each
+# writing PTXSIM_STATS_JSON, and passes when both print PASS and every launch took the same
+# number of simulated cycles in both.
+set(cycles)
+foreach(which A B)
+  get_filename_component(name ${PROGRAM_${which}} NAME)
+  set(json ${WORK_DIR}/same_cycles_${name}_${which}.json)
+  set(ENV{PTXSIM_STATS_JSON} ${json})
+  set(ENV{PTXSIM_SUMMARY} 0)
+  execute_process(COMMAND ${PROGRAM_${which}} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err TIMEOUT ${TIMEOUT})
+  if(NOT rc STREQUAL "0" OR NOT out MATCHES "(^|\n)PASS ")
+    message(FATAL_ERROR "${PROGRAM_${which}} failed (${rc}):\n${out}\n${err}")
+  endif()
+  file(READ ${json} text)
+  string(REGEX MATCHALL "\"gpu.cycles\": [0-9]+" c "${text}")
+  if(NOT c)
+    message(FATAL_ERROR "${PROGRAM_${which}}: no cycle counts in ${json}")
+  endif()
+  set(cycles_${which} "${c}")
+  message("${PROGRAM_${which}}: ${c}")
+endforeach()
+if(NOT cycles_A STREQUAL cycles_B)
+  message(FATAL_ERROR "cycle counts differ:\n  ${PROGRAM_A}: ${cycles_A}\n  ${PROGRAM_B}: ${cycles_B}")
+endif()
