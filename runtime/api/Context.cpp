@@ -530,7 +530,7 @@ void Context::bindSymbols(FatbinModule &fb) {
   }
 }
 
-FatbinModule *Context::loadImage(const void *image, cudaError_t &err) {
+FatbinModule *Context::loadImage(const void *image, cudaError_t &err, bool lazy) {
   err = cudaSuccess;
   if (!image) {
     err = cudaErrorInvalidValue;
@@ -561,6 +561,8 @@ FatbinModule *Context::loadImage(const void *image, cudaError_t &err) {
     fb->units.push_back({fb->name, fb->ptx});
   }
   fb->driver = true;
+  if (lazy && !fb->ptx.empty())
+    return fb;
   loadModule(*fb);
   if (fb->module < 0) {
     err = fb->ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
@@ -568,6 +570,14 @@ FatbinModule *Context::loadImage(const void *image, cudaError_t &err) {
     return nullptr;
   }
   return fb;
+}
+
+cudaError_t Context::ensureModule(FatbinModule *fb) {
+  if (!fb->loadTried)
+    ensureLoaded();
+  if (fb->module >= 0)
+    return cudaSuccess;
+  return fb->ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
 }
 
 KernelEntry *Context::moduleFunction(FatbinModule *fb, const char *name) {
@@ -604,7 +614,7 @@ bool Context::validModule(const FatbinModule *fb) const {
     return false;
   for (const auto &m : fatbins_)
     if (m.get() == fb)
-      return !fb->unregistered && fb->module >= 0;
+      return !fb->unregistered && (fb->module >= 0 || !fb->loadTried);
   return false;
 }
 

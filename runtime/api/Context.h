@@ -134,9 +134,14 @@ public:
 
   // --- driver API modules (runtime/driver), called under the mutex ---
   /// Loads a module image now, as cuModuleLoadData does: a fat binary wrapper, a fat binary, or
-  /// PTX text (NUL-terminated). Returns the module, or null with `err` set (and the reason
+  /// PTX text (NUL-terminated). With `lazy` (cuLibraryLoadData, CUDA's lazy loading) a fat binary
+  /// is only checked for PTX here and loaded at its first lookup (ensureModule). Returns the module, or null with `err` set (and the reason
   /// printed: a cubin without PTX, a PTX error with its file:line:column).
-  FatbinModule *loadImage(const void *image, cudaError_t &err);
+  FatbinModule *loadImage(const void *image, cudaError_t &err, bool lazy = false);
+  /// Loads a module registered lazily (with every other registered module not loaded yet, as
+  /// the runtime does at its first launch, so device memory is laid out the same whichever
+  /// library loaded it). Returns cudaSuccess or why the module has no code.
+  cudaError_t ensureModule(FatbinModule *fb);
   /// The kernel `name` of a driver module (created at the first lookup); null when it has none.
   KernelEntry *moduleFunction(FatbinModule *fb, const char *name);
   /// The `.global`/`.const` variable `name` of a module (the override's copy if it has one).

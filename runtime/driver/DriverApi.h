@@ -43,8 +43,9 @@ template <class F> CUresult viaRuntime(F &&f) {
 /// CUDA_SUCCESS once cuInit has run, else CUDA_ERROR_NOT_INITIALIZED.
 CUresult checkInit();
 
-/// Loads a module image (fat binary wrapper, fat binary, PTX text) into the one Context.
-CUresult loadModuleImage(CUmodule *module, const void *image);
+/// Loads a module image (fat binary wrapper, fat binary, PTX text) into the one Context; a lazy
+/// load (cuLibraryLoadData) defers the PTX to the first lookup of a kernel or variable.
+CUresult loadModuleImage(CUmodule *module, const void *image, bool lazy = false);
 
 /// The keyed hash NVIDIA's runtime checks the driver with (Integrity.cpp).
 CUresult integrityCheck(const void *runtimeTable, const void *integrityTable, const void *function,

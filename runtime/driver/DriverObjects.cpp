@@ -39,12 +39,12 @@ KernelEntry *liveKernel(Context &ctx, const void *f) {
 }
 } // namespace
 
-CUresult ptxsim::driver::loadModuleImage(CUmodule *module, const void *image) {
+CUresult ptxsim::driver::loadModuleImage(CUmodule *module, const void *image, bool lazy) {
   if (!module || !image)
     return CUDA_ERROR_INVALID_VALUE;
   PTXSIM_LOCK;
   cudaError_t err;
-  FatbinModule *fb = ctx.loadImage(image, err);
+  FatbinModule *fb = ctx.loadImage(image, err, lazy);
   if (!fb)
     return err == cudaErrorInvalidPtx ? CUDA_ERROR_INVALID_PTX : toCu(err);
   *module = reinterpret_cast<CUmodule>(fb);
@@ -102,6 +102,8 @@ DRIVER_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule module, const ch
   PTXSIM_LOCK;
   if (!ctx.validModule(mod(module)))
     return CUDA_ERROR_INVALID_HANDLE;
+  if (cudaError_t e = ctx.ensureModule(mod(module)))
+    return e == cudaErrorInvalidPtx ? CUDA_ERROR_INVALID_PTX : toCu(e);
   KernelEntry *k = ctx.moduleFunction(mod(module), name);
   if (!k)
     return CUDA_ERROR_NOT_FOUND;
@@ -117,6 +119,8 @@ DRIVER_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmod
   PTXSIM_LOCK;
   if (!ctx.validModule(mod(module)))
     return CUDA_ERROR_INVALID_HANDLE;
+  if (cudaError_t e = ctx.ensureModule(mod(module)))
+    return e == cudaErrorInvalidPtx ? CUDA_ERROR_INVALID_PTX : toCu(e);
   const ptxsim::ptx::exec::GlobalSymbol *g = ctx.moduleGlobal(mod(module), name);
   if (!g)
     return CUDA_ERROR_NOT_FOUND;
@@ -139,7 +143,7 @@ DRIVER_API CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUji
                                       void **, unsigned int, CUlibraryOption *, void **,
                                       unsigned int) {
   DRIVER_TRACE();
-  return loadModuleImage(reinterpret_cast<CUmodule *>(library), code);
+  return loadModuleImage(reinterpret_cast<CUmodule *>(library), code, /*lazy=*/true);
 }
 
 DRIVER_API CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
