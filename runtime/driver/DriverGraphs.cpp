@@ -71,6 +71,9 @@ void fromRuntime(const cudaKernelNodeParams &p, CUDA_KERNEL_NODE_PARAMS &out) {
   out.sharedMemBytes = p.sharedMemBytes;
   out.kernelParams = p.kernelParams;
   out.extra = p.extra;
+  // A CUkernel and its CUfunction are one object here; NVIDIA's runtime maps `kern` back.
+  out.kern = reinterpret_cast<CUkernel>(p.func);
+  cuCtxGetCurrent(&out.ctx);
 }
 
 /// One side of a copy as the runtime's pitched pointer; false for CUDA arrays.
@@ -233,6 +236,10 @@ DRIVER_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUg
   DRIVER_TRACE();
   if (!p)
     return CUDA_ERROR_INVALID_VALUE;
+  if (traceOn())
+    std::fprintf(stderr, "ptxsim-driver:   func %p kern %p ctx %p params %p extra %p\n",
+                 (void *)p->func, (void *)p->kern, (void *)p->ctx, (void *)p->kernelParams,
+                 (void *)p->extra);
   cudaKernelNodeParams rp;
   std::vector<void *> storage;
   if (CUresult r = kernelParams(*p, rp, storage))

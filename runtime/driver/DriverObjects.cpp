@@ -3,6 +3,8 @@
 
 #include "runtime/driver/DriverApi.h"
 
+#include "runtime/api/Graphs.h"
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -777,6 +779,14 @@ CUresult fill2D(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t hei
     return CUDA_ERROR_INVALID_HANDLE;
   if (width * sizeof(T) > pitch)
     return kInvalidPitch;
+  // A capturing stream records the set (bytes) as the runtime's cudaMemset2DAsync would.
+  if (sizeof(T) == 1) {
+    if (auto c = captureMemset2D(stream(s), reinterpret_cast<void *>(dst), pitch, int(value),
+                                 width, height))
+      return toCu(*c);
+  } else if (auto c = captureUnsupported(stream(s), "a 16- or 32-bit driver memset")) {
+    return toCu(*c);
+  }
   if (width == 0 || height == 0)
     return CUDA_SUCCESS;
   if (dst % sizeof(T) || pitch % sizeof(T))
