@@ -47,6 +47,10 @@ CUresult checkInit();
 /// load (cuLibraryLoadData) defers the PTX to the first lookup of a kernel or variable.
 CUresult loadModuleImage(CUmodule *module, const void *image, bool lazy = false);
 
+/// A 2D/3D copy where either side is a CUDA array (DriverTextures.cpp); `twoD` for the 2D calls,
+/// which refuse 3D arrays.
+CUresult copyWithArrays(const CUDA_MEMCPY3D &p, CUstream s, bool async, bool twoD);
+
 /// The keyed hash NVIDIA's runtime checks the driver with (Integrity.cpp).
 CUresult integrityCheck(const void *runtimeTable, const void *integrityTable, const void *function,
                         uint32_t version, uint64_t unixSeconds, uint64_t result[2]);

@@ -663,8 +663,8 @@ DRIVER_API CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext, CUdeviceptr sr
 }
 
 namespace {
-/// The address a 2D/3D copy description names on one side; false for CUDA arrays, which the
-/// driver layer does not implement (the runtime's cudaArray_t are not CUarray).
+/// The address a 2D/3D copy description names on one side (copies with arrays go to
+/// copyWithArrays).
 bool side(CUmemorytype type, const void *host, CUdeviceptr dev, size_t x, size_t y, size_t z,
           size_t pitch, size_t height, char *&out, cudaMemcpyKind &kind) {
   switch (type) {
@@ -701,14 +701,16 @@ cudaMemcpyKind combine(cudaMemcpyKind src, cudaMemcpyKind dst) {
   return cudaMemcpyHostToHost;
 }
 
-CUresult copy3D(const CUDA_MEMCPY3D &p, CUstream s, bool async) {
+CUresult copy3D(const CUDA_MEMCPY3D &p, CUstream s, bool async, bool twoD = false) {
+  if (p.srcMemoryType == CU_MEMORYTYPE_ARRAY || p.dstMemoryType == CU_MEMORYTYPE_ARRAY)
+    return copyWithArrays(p, s, async, twoD);
   char *src, *dst;
   cudaMemcpyKind sk, dk;
   if (!side(p.srcMemoryType, p.srcHost, p.srcDevice, p.srcXInBytes, p.srcY, p.srcZ, p.srcPitch,
             p.srcHeight, src, sk) ||
       !side(p.dstMemoryType, p.dstHost, p.dstDevice, p.dstXInBytes, p.dstY, p.dstZ, p.dstPitch,
             p.dstHeight, dst, dk))
-    return CUresult(unsupportedCall("a driver-API copy to or from a CUDA array"));
+    return CUDA_ERROR_INVALID_VALUE;
   cudaMemcpyKind kind = combine(sk, dk);
   for (size_t z = 0; z < std::max<size_t>(p.Depth, 1); ++z) {
     char *d = dst + z * p.dstPitch * p.dstHeight, *sp = src + z * p.srcPitch * p.srcHeight;
@@ -748,15 +750,15 @@ CUDA_MEMCPY3D from2D(const CUDA_MEMCPY2D &p) {
 
 DRIVER_API CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p) {
   DRIVER_TRACE();
-  return p ? copy3D(from2D(*p), nullptr, false) : CUDA_ERROR_INVALID_VALUE;
+  return p ? copy3D(from2D(*p), nullptr, false, true) : CUDA_ERROR_INVALID_VALUE;
 }
 DRIVER_API CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p) {
   DRIVER_TRACE();
-  return p ? copy3D(from2D(*p), nullptr, false) : CUDA_ERROR_INVALID_VALUE;
+  return p ? copy3D(from2D(*p), nullptr, false, true) : CUDA_ERROR_INVALID_VALUE;
 }
 DRIVER_API CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream s) {
   DRIVER_TRACE();
-  return p ? copy3D(from2D(*p), s, true) : CUDA_ERROR_INVALID_VALUE;
+  return p ? copy3D(from2D(*p), s, true, true) : CUDA_ERROR_INVALID_VALUE;
 }
 DRIVER_API CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) {
   DRIVER_TRACE();
@@ -765,6 +767,46 @@ DRIVER_API CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) {
 DRIVER_API CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream s) {
   DRIVER_TRACE();
   return p ? copy3D(*p, s, true) : CUDA_ERROR_INVALID_VALUE;
+}
+
+namespace {
+CUDA_MEMCPY3D fromPeer(const CUDA_MEMCPY3D_PEER &p) {
+  CUDA_MEMCPY3D q{};
+  q.srcXInBytes = p.srcXInBytes;
+  q.srcY = p.srcY;
+  q.srcZ = p.srcZ;
+  q.srcLOD = p.srcLOD;
+  q.srcMemoryType = p.srcMemoryType;
+  q.srcHost = p.srcHost;
+  q.srcDevice = p.srcDevice;
+  q.srcArray = p.srcArray;
+  q.srcPitch = p.srcPitch;
+  q.srcHeight = p.srcHeight;
+  q.dstXInBytes = p.dstXInBytes;
+  q.dstY = p.dstY;
+  q.dstZ = p.dstZ;
+  q.dstLOD = p.dstLOD;
+  q.dstMemoryType = p.dstMemoryType;
+  q.dstHost = p.dstHost;
+  q.dstDevice = p.dstDevice;
+  q.dstArray = p.dstArray;
+  q.dstPitch = p.dstPitch;
+  q.dstHeight = p.dstHeight;
+  q.WidthInBytes = p.WidthInBytes;
+  q.Height = p.Height;
+  q.Depth = p.Depth;
+  return q;
+}
+} // namespace
+
+// One device: a peer copy is a copy (the contexts name the same device).
+DRIVER_API CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *p) {
+  DRIVER_TRACE();
+  return p ? copy3D(fromPeer(*p), nullptr, false) : CUDA_ERROR_INVALID_VALUE;
+}
+DRIVER_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p, CUstream s) {
+  DRIVER_TRACE();
+  return p ? copy3D(fromPeer(*p), s, true) : CUDA_ERROR_INVALID_VALUE;
 }
 
 // Sets. 8-bit sets are the runtime's; 16- and 32-bit patterns are written here after the same
