@@ -11,7 +11,9 @@ one. Versions: cudaTypedefs.h declares PFN_<name>_v<version>[_ptds|_ptsz]; the p
 name, in ascending order, are served by <name>, <name>_v2, <name>_v3...; a version declared only
 with a suffix adds the per-thread variant of the plain symbol before it.
 
-usage: gen_driver_stubs.py CUDA_HOME > runtime/driver/DriverStubs.cpp"""
+usage: gen_driver_stubs.py CUDA_HOME [OUR_LIBCUDART] > runtime/driver/DriverStubs.cpp
+With OUR_LIBCUDART (build/lib/libcudart.so.13), calls it defines strongly get no stub (ctest
+driver_stubs_not_stale fails while a stub remains for an implemented call)."""
 import os
 import re
 import subprocess
@@ -24,6 +26,12 @@ out = subprocess.run(["nm", "-D", "--defined-only", stub], capture_output=True, 
 exports = sorted({p[2] for p in (l.split() for l in out.splitlines())
                   if len(p) == 3 and p[1] in "TtWi" and p[2].startswith("cu")})
 exportSet = set(exports)
+implemented = set()
+if len(sys.argv) > 2:
+    ours = subprocess.run(["nm", "-D", "--defined-only", sys.argv[2]], capture_output=True,
+                          text=True, check=True).stdout
+    implemented = {p[2].split("@")[0] for p in (l.split() for l in ours.splitlines())
+                   if len(p) == 3 and p[1] in "Tt"}
 
 typedefs = "".join(open(os.path.join(cuda, "include", h)).read()
                    for h in ("cudaTypedefs.h", "cudaProfilerTypedefs.h"))
@@ -62,6 +70,8 @@ print("  }")
 print()
 forwards = []
 for n in exports:
+    if n in implemented:
+        continue
     for suffix in ("_ptds", "_ptsz"):
         if n.endswith(suffix) and n[: -len(suffix)] in exportSet:
             forwards.append((n, n[: -len(suffix)]))
