@@ -1,7 +1,7 @@
 // The driver API on its own: a context, modules from PTX text (memory and file) and from a fat
 // binary (module and library APIs), globals, launches (kernel parameters, a parameter buffer,
-// cuLaunchKernelEx, cooperative), memory in every form, streams, events, occupancy, function
-// attributes, errors and cuGetProcAddress.
+// cuLaunchKernelEx, cooperative), memory in every form, a CUDA array, streams, events,
+// occupancy, function attributes, errors and cuGetProcAddress.
 static const char *kName = "drv_api";
 #include "drv_common.h"
 #include <cstring>
@@ -300,12 +300,33 @@ int main() {
   CU(cuEventDestroy(e1));
   CU(cuStreamDestroy(st));
 
-  // A call ptxsim does not implement fails cleanly.
+  // A CUDA array: descriptor round trip, a 2D copy in and a 1D copy out.
   CUarray arr;
   CUDA_ARRAY_DESCRIPTOR ad;
   std::memset(&ad, 0, sizeof ad);
   ad.Width = 4; ad.Height = 4; ad.Format = CU_AD_FORMAT_FLOAT; ad.NumChannels = 1;
-  EXPECT(cuArrayCreate(&arr, &ad) == CUDA_ERROR_NOT_SUPPORTED, "cuArrayCreate");
+  CU(cuArrayCreate(&arr, &ad));
+  CUDA_ARRAY_DESCRIPTOR back;
+  CU(cuArrayGetDescriptor(&back, arr));
+  EXPECT(back.Width == 4 && back.Height == 4 && back.Format == CU_AD_FORMAT_FLOAT &&
+         back.NumChannels == 1, "array descriptor");
+  float tile[4][4], row[4] = {};
+  for (int i = 0; i < 16; ++i) tile[i / 4][i % 4] = float(i);
+  CUDA_MEMCPY2D ca;
+  std::memset(&ca, 0, sizeof ca);
+  ca.srcMemoryType = CU_MEMORYTYPE_HOST; ca.srcHost = tile; ca.srcPitch = sizeof tile[0];
+  ca.dstMemoryType = CU_MEMORYTYPE_ARRAY; ca.dstArray = arr;
+  ca.WidthInBytes = sizeof tile[0]; ca.Height = 4;
+  CU(cuMemcpy2D(&ca));
+  CU(cuMemcpyAtoH(row, arr, 0, sizeof row));
+  EXPECT(row[0] == 0.0f && row[3] == 3.0f, "array row %f %f", row[0], row[3]);
+  CU(cuArrayDestroy(arr));
+
+  // A call ptxsim does not implement fails cleanly.
+  CUmemGenericAllocationHandle vmm;
+  CUmemAllocationProp prop;
+  std::memset(&prop, 0, sizeof prop);
+  EXPECT(cuMemCreate(&vmm, 1 << 21, &prop, 0) == CUDA_ERROR_NOT_SUPPORTED, "cuMemCreate");
 
   CU(cuMemFree(dx));
   CU(cuMemFree(dy));
