@@ -20,9 +20,34 @@ using namespace ptxsim::runtime;
 
 namespace {
 
-enum class NodeKind { Kernel, Memcpy, Memset, Host, Empty, Child, EventRecord, EventWait };
+enum class NodeKind {
+  Kernel, Memcpy, Memset, Host, Empty, Child, EventRecord, EventWait, MemAlloc, MemFree, Conditional
+};
 
 struct GraphObj;
+
+/// A conditional handle (cudaGraphConditionalHandleCreate). The handle's value is the device
+/// address of a 32-bit slot holding the condition, so the device-side cudaGraphSetConditional
+/// is a store to that address (ptx/exec/DeviceRuntime.cpp) and a conditional node reads it.
+struct CondHandle {
+  cudaGraphConditionalHandle handle = 0;
+  unsigned defaultValue = 0;
+  unsigned flags = 0; ///< cudaGraphCondAssignDefault: the default is stored at each execution
+};
+
+/// Memory of a graph allocation node. The address is fixed when the node is created and the
+/// memory stays committed while any node (or an unfreed allocation) refers to it; `live` is
+/// the CUDA lifetime: from the alloc node's execution to its free (free node, cudaFree,
+/// cudaFreeAsync or an auto-free launch).
+struct GraphAlloc {
+  size_t bytes = 0;
+  const GraphObj *owner = nullptr; ///< the user graph holding the alloc node
+  unsigned refs = 0;               ///< alloc nodes (user graphs and their exec copies)
+  unsigned ownerFrees = 0;         ///< free nodes in the owning graph
+  unsigned otherFrees = 0;         ///< free nodes in other user graphs
+  bool live = false;
+  bool mapped = false; ///< counted as reserved (cudaGraphMemAttrReservedMem*) until a trim
+};
 
 struct NodeObj {
   GraphObj *graph = nullptr;
@@ -54,14 +79,31 @@ struct NodeObj {
   std::unique_ptr<GraphObj> child;
   // event record / wait
   cudaEvent_t event = nullptr;
+  // memory alloc (the allocation; props as given) and free (memPtr)
+  void *memPtr = nullptr;
+  cudaMemPoolProps memProps{};
+  bool countedFree = false; ///< a free node of a user graph, counted in its GraphAlloc
+  // conditional: the handle, the kind and the body graphs (bodyHandles is the array that
+  // cudaGraphAddNode returns in phGraph_out; it lives as long as the node)
+  cudaGraphConditionalHandle condHandle = 0;
+  cudaGraphConditionalNodeType condType = cudaGraphCondTypeIf;
+  std::vector<std::unique_ptr<GraphObj>> bodies;
+  std::vector<cudaGraph_t> bodyHandles;
   // exec graphs only: cudaGraphNodeSetEnabled (kernel, memcpy and memset nodes)
   bool enabled = true;
   // cudaGraphClone copies: the node this one was cloned from (cudaGraphNodeFindInClone)
   const NodeObj *clonedFrom = nullptr;
+
+  NodeObj() = default;
+  NodeObj(const NodeObj &) = delete;
+  NodeObj &operator=(const NodeObj &) = delete;
+  ~NodeObj();
 };
 
 struct GraphObj {
   std::vector<std::unique_ptr<NodeObj>> nodes; ///< in creation order
+  std::vector<CondHandle> condHandles;         ///< handles created for this graph
+  bool ownedByNode = false; ///< a conditional node's body: CUDA owns it, the user cannot destroy it
 };
 
 struct ExecObj {
@@ -134,6 +176,32 @@ std::unordered_set<PoolObj *> &g_poolsFn() {
   static auto *v = new std::unordered_set<PoolObj *>();
   return *v;
 }
+/// Graph allocations by address. Built on first use and never destroyed.
+std::unordered_map<void *, GraphAlloc> &g_graphAllocsFn() {
+  static auto *v = new std::unordered_map<void *, GraphAlloc>();
+  return *v;
+}
+/// cudaGraphMemAttr* of the device: bytes of live graph allocations and of reserved ones.
+struct GraphMemStats {
+  uint64_t used = 0, usedHigh = 0, reserved = 0, reservedHigh = 0;
+} g_graphMem;
+/// Device memory for conditional-handle slots, handed out 4 bytes at a time from 4 KiB chunks.
+char *g_condChunk = nullptr;
+size_t g_condChunkUsed = 0;
+constexpr size_t kCondChunkBytes = 4096;
+
+/// Gives the device memory of a graph allocation back when nothing refers to it any more.
+void maybeReleaseGraphAlloc(void *p) {
+  auto &allocs = g_graphAllocsFn();
+  auto it = allocs.find(p);
+  if (it == allocs.end() || it->second.refs || it->second.live)
+    return;
+  if (it->second.mapped)
+    g_graphMem.reserved -= it->second.bytes;
+  allocs.erase(it);
+  Context::get().engine().memory().release(reinterpret_cast<uint64_t>(p));
+}
+
 PoolObj *g_defaultPool = nullptr;
 PoolObj *g_currentPool = nullptr;
 thread_local cudaStreamCaptureMode t_captureMode = cudaStreamCaptureModeGlobal;
@@ -144,6 +212,20 @@ ExecObj *execOf(cudaGraphExec_t e) { return reinterpret_cast<ExecObj *>(e); }
 PoolObj *poolOf(cudaMemPool_t p) { return reinterpret_cast<PoolObj *>(p); }
 cudaGraphNode_t handle(NodeObj *n) { return reinterpret_cast<cudaGraphNode_t>(n); }
 
+NodeObj::~NodeObj() {
+  if (kind == NodeKind::MemAlloc) {
+    auto it = g_graphAllocsFn().find(memPtr);
+    if (it != g_graphAllocsFn().end()) {
+      --it->second.refs;
+      maybeReleaseGraphAlloc(memPtr);
+    }
+  } else if (kind == NodeKind::MemFree && countedFree) {
+    auto it = g_graphAllocsFn().find(memPtr);
+    if (it != g_graphAllocsFn().end())
+      --(it->second.owner == graph ? it->second.ownerFrees : it->second.otherFrees);
+  }
+}
+
 bool validGraph(cudaGraph_t g) { return g && g_graphsFn().count(graphOf(g)); }
 bool validNode(cudaGraphNode_t n) { return n && g_nodesFn().count(nodeOf(n)); }
 
@@ -152,7 +234,23 @@ void forgetNodes(GraphObj &g) {
     g_nodesFn().erase(n.get());
     if (n->child)
       forgetNodes(*n->child);
+    for (auto &b : n->bodies) {
+      forgetNodes(*b);
+      g_graphsFn().erase(b.get());
+    }
   }
+}
+
+/// Whether `g` (or a graph nested in it) has a node of kind `k`.
+bool hasKind(const GraphObj &g, NodeKind k) {
+  for (const auto &n : g.nodes) {
+    if (n->kind == k || (n->child && hasKind(*n->child, k)))
+      return true;
+    for (const auto &b : n->bodies)
+      if (hasKind(*b, k))
+        return true;
+  }
+  return false;
 }
 
 /// Points argPtrs at each parameter's slot in the packed buffer.
@@ -170,6 +268,22 @@ std::unique_ptr<GraphObj> cloneGraph(const GraphObj &src,
 
 /// Copies a node's parameters (not its graph or dependencies).
 void copyParams(NodeObj &to, const NodeObj &from) {
+  if (to.kind == NodeKind::MemAlloc && to.memPtr) {
+    --g_graphAllocsFn()[to.memPtr].refs;
+    maybeReleaseGraphAlloc(to.memPtr);
+  }
+  if (from.kind == NodeKind::MemAlloc)
+    ++g_graphAllocsFn()[from.memPtr].refs;
+  to.memPtr = from.memPtr;
+  to.memProps = from.memProps;
+  to.condHandle = from.condHandle;
+  to.condType = from.condType;
+  to.bodies.clear();
+  to.bodyHandles.clear();
+  for (const auto &b : from.bodies) {
+    to.bodies.push_back(cloneGraph(*b, nullptr));
+    to.bodyHandles.push_back(reinterpret_cast<cudaGraph_t>(to.bodies.back().get()));
+  }
   to.kind = from.kind;
   to.func = from.func;
   to.k = from.k;
@@ -207,6 +321,7 @@ void copyParams(NodeObj &to, const NodeObj &from) {
 std::unique_ptr<GraphObj> cloneGraph(const GraphObj &src,
                                      std::unordered_map<const NodeObj *, NodeObj *> *map) {
   auto g = std::make_unique<GraphObj>();
+  g->condHandles = src.condHandles;
   std::unordered_map<const NodeObj *, NodeObj *> local;
   for (const auto &n : src.nodes) {
     auto c = std::make_unique<NodeObj>();
@@ -259,9 +374,13 @@ bool acyclic(const GraphObj &g) {
   std::vector<NodeObj *> order;
   if (!topoOrder(g, order))
     return false;
-  for (const auto &n : g.nodes)
+  for (const auto &n : g.nodes) {
     if (n->child && !acyclic(*n->child))
       return false;
+    for (const auto &b : n->bodies)
+      if (!acyclic(*b))
+        return false;
+  }
   return true;
 }
 
@@ -384,6 +503,112 @@ cudaError_t checkMemset(const cudaMemsetParams &p) {
   return cudaSuccess;
 }
 
+// --- memory and conditional nodes --------------------------------------------------------------
+
+/// Makes `n` an allocation node of `bytes` for graph `owner`: the memory is committed now and
+/// its address is the node's for good (CUDA fixes it at node creation too).
+cudaError_t makeAllocNode(Context &ctx, NodeObj &n, const GraphObj *owner, size_t bytes,
+                          const cudaMemPoolProps *props) {
+  if (!bytes)
+    return cudaErrorInvalidValue;
+  if (props) {
+    if (props->allocType != cudaMemAllocationTypePinned ||
+        props->location.type != cudaMemLocationTypeDevice ||
+        props->handleTypes != cudaMemHandleTypeNone)
+      return cudaErrorInvalidValue;
+    if (props->location.id != 0)
+      return cudaErrorInvalidDevice;
+  }
+  uint64_t a = ctx.engine().memory().allocate(bytes, ptxsim::ptx::exec::AllocKind::Device);
+  if (!a)
+    return cudaErrorMemoryAllocation;
+  void *p = ptxsim::ptx::exec::DeviceMemory::host(a);
+  GraphAlloc &ga = g_graphAllocsFn()[p];
+  ga = GraphAlloc{};
+  ga.bytes = bytes;
+  ga.owner = owner;
+  ga.refs = 1;
+  n.kind = NodeKind::MemAlloc;
+  n.memPtr = p;
+  if (props) {
+    n.memProps = *props;
+  } else {
+    n.memProps.allocType = cudaMemAllocationTypePinned;
+    n.memProps.location.type = cudaMemLocationTypeDevice;
+  }
+  return cudaSuccess;
+}
+
+/// Makes `n` a node of graph `g` freeing graph allocation `p`, with CUDA's rules: only graph
+/// allocations, once per graph, and never in both the owning graph and another one.
+cudaError_t makeFreeNode(NodeObj &n, const GraphObj *g, void *p) {
+  auto it = g_graphAllocsFn().find(p);
+  if (!p || it == g_graphAllocsFn().end())
+    return cudaErrorInvalidValue;
+  for (const auto &other : g->nodes)
+    if (other->kind == NodeKind::MemFree && other->memPtr == p)
+      return cudaErrorInvalidValue;
+  GraphAlloc &a = it->second;
+  if (a.owner == g ? a.otherFrees != 0 : a.ownerFrees != 0)
+    return cudaErrorInvalidValue;
+  ++(a.owner == g ? a.ownerFrees : a.otherFrees);
+  n.kind = NodeKind::MemFree;
+  n.memPtr = p;
+  n.countedFree = true;
+  return cudaSuccess;
+}
+
+/// Every conditional handle created (their slots are never reused).
+std::unordered_set<cudaGraphConditionalHandle> &g_condHandlesFn() {
+  static auto *v = new std::unordered_set<cudaGraphConditionalHandle>();
+  return *v;
+}
+
+/// Makes `n` a conditional node with fresh, empty body graphs; writes their handles to
+/// p.phGraph_out (an array the node owns).
+cudaError_t makeConditional(NodeObj &n, cudaConditionalNodeParams &p) {
+  if (!g_condHandlesFn().count(p.handle))
+    return cudaErrorInvalidValue;
+  bool sizeOk = p.type == cudaGraphCondTypeIf      ? p.size == 1 || p.size == 2
+                : p.type == cudaGraphCondTypeWhile ? p.size == 1
+                : p.type == cudaGraphCondTypeSwitch ? p.size >= 1
+                                                    : false;
+  if (!sizeOk)
+    return cudaErrorInvalidValue;
+  n.kind = NodeKind::Conditional;
+  n.condHandle = p.handle;
+  n.condType = p.type;
+  for (unsigned i = 0; i < p.size; ++i) {
+    auto b = std::make_unique<GraphObj>();
+    b->ownedByNode = true;
+    g_graphsFn().insert(b.get());
+    n.bodyHandles.push_back(reinterpret_cast<cudaGraph_t>(b.get()));
+    n.bodies.push_back(std::move(b));
+  }
+  p.phGraph_out = n.bodyHandles.data();
+  return cudaSuccess;
+}
+
+/// Graph allocations made by the alloc nodes of `g` and the graphs inside it.
+void allocsOf(const GraphObj &g, std::vector<void *> &out) {
+  for (const auto &n : g.nodes) {
+    if (n->kind == NodeKind::MemAlloc)
+      out.push_back(n->memPtr);
+    if (n->child)
+      allocsOf(*n->child, out);
+    for (const auto &b : n->bodies)
+      allocsOf(*b, out);
+  }
+}
+
+/// Ends the lifetime of live graph allocation `it` (cudaFree, cudaFreeAsync, auto-free).
+void endGraphAlloc(void *p) {
+  GraphAlloc &a = g_graphAllocsFn()[p];
+  a.live = false;
+  g_graphMem.used -= a.bytes;
+  maybeReleaseGraphAlloc(p);
+}
+
 // --- execution (the lock is taken per node: host nodes run without it) -----------------------
 
 cudaError_t runGraph(const GraphObj &g, cudaStream_t s);
@@ -403,6 +628,58 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaSuccess;
   case NodeKind::Child:
     return runGraph(*n.child, s);
+  case NodeKind::MemAlloc: {
+    PTXSIM_LOCK;
+    GraphAlloc &a = g_graphAllocsFn()[n.memPtr];
+    if (a.live)
+      return cudaErrorInvalidValue; // still allocated from an earlier execution
+    a.live = true;
+    g_graphMem.used += a.bytes;
+    g_graphMem.usedHigh = std::max(g_graphMem.usedHigh, g_graphMem.used);
+    if (!a.mapped) {
+      a.mapped = true;
+      g_graphMem.reserved += a.bytes;
+      g_graphMem.reservedHigh = std::max(g_graphMem.reservedHigh, g_graphMem.reserved);
+    }
+    return cudaSuccess;
+  }
+  case NodeKind::MemFree: {
+    PTXSIM_LOCK;
+    auto it = g_graphAllocsFn().find(n.memPtr);
+    if (it == g_graphAllocsFn().end() || !it->second.live)
+      return cudaErrorInvalidValue; // freed twice: CUDA leaves this undefined
+    it->second.live = false;
+    g_graphMem.used -= it->second.bytes;
+    maybeReleaseGraphAlloc(n.memPtr);
+    return cudaSuccess;
+  }
+  case NodeKind::Conditional: {
+    // kernels before this node have finished (streams run their work at the call), so the
+    // slot holds the value they set
+    auto value = [&] {
+      uint32_t v;
+      std::memcpy(&v, reinterpret_cast<const void *>(n.condHandle), sizeof v);
+      return v;
+    };
+    switch (n.condType) {
+    case cudaGraphCondTypeIf: {
+      uint32_t v = value();
+      if (v)
+        return runGraph(*n.bodies[0], s);
+      return n.bodies.size() > 1 ? runGraph(*n.bodies[1], s) : cudaSuccess;
+    }
+    case cudaGraphCondTypeWhile:
+      while (value())
+        if (cudaError_t e = runGraph(*n.bodies[0], s))
+          return e;
+      return cudaSuccess;
+    case cudaGraphCondTypeSwitch: {
+      uint32_t v = value();
+      return v < n.bodies.size() ? runGraph(*n.bodies[v], s) : cudaSuccess;
+    }
+    }
+    return cudaSuccess;
+  }
   case NodeKind::Kernel: {
     PTXSIM_LOCK;
     void **args = const_cast<void **>(n.argPtrs.data());
@@ -462,6 +739,10 @@ cudaError_t runGraph(const GraphObj &g, cudaStream_t s) {
     PTXSIM_LOCK;
     if (!topoOrder(g, order))
       return cudaErrorInvalidValue;
+    // each execution of the graph starts its handles at their defaults when asked to
+    for (const CondHandle &h : g.condHandles)
+      if (h.flags & cudaGraphCondAssignDefault)
+        std::memcpy(reinterpret_cast<void *>(h.handle), &h.defaultValue, sizeof h.defaultValue);
   }
   for (NodeObj *n : order) {
     cudaError_t e = runNode(*n, s);
@@ -652,6 +933,43 @@ std::optional<cudaError_t> captureSymbolCopy(cudaStream_t s, const void *symbol,
   });
 }
 
+std::optional<cudaError_t> captureMalloc(cudaStream_t s, void **ptr, size_t size,
+                                         const cudaMemPoolProps *props) {
+  Capture *c = capturing(s);
+  if (!c)
+    return std::nullopt;
+  if (!ptr)
+    return cudaErrorInvalidValue;
+  return captureWith(s, [&](NodeObj &n) {
+    cudaError_t e = makeAllocNode(Context::get(), n, c->sess->graph, size, props);
+    if (!e)
+      *ptr = n.memPtr;
+    return e;
+  });
+}
+
+std::optional<cudaError_t> captureFree(cudaStream_t s, void *ptr) {
+  Capture *c = capturing(s);
+  if (!c)
+    return std::nullopt;
+  if (!g_graphAllocsFn().count(ptr)) {
+    std::fprintf(stderr, "ptxsim: cudaFreeAsync during stream capture of memory that no graph "
+                         "allocated is not supported\n");
+    return cudaErrorNotSupported;
+  }
+  return captureWith(s, [&](NodeObj &n) { return makeFreeNode(n, c->sess->graph, ptr); });
+}
+
+std::optional<cudaError_t> graphMemRelease(void *ptr) {
+  auto it = g_graphAllocsFn().find(ptr);
+  if (!ptr || it == g_graphAllocsFn().end())
+    return std::nullopt;
+  if (it->second.ownerFrees || !it->second.live)
+    return cudaErrorInvalidValue; // freed by its own graph, or not allocated now
+  endGraphAlloc(ptr);
+  return cudaSuccess;
+}
+
 std::optional<cudaError_t> captureUnsupported(cudaStream_t s, const char *what) {
   Capture *c = capturing(s);
   if (!c)
@@ -758,8 +1076,8 @@ PTXSIM_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) 
 
 PTXSIM_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   PTXSIM_LOCK;
-  if (!validGraph(graph))
-    return ret(cudaErrorInvalidValue);
+  if (!validGraph(graph) || graphOf(graph)->ownedByNode)
+    return ret(cudaErrorInvalidValue); // a conditional node's body lives as long as the node
   for (auto &kv : g_capturesFn())
     if (kv.second.sess->graph == graphOf(graph))
       return ret(cudaErrorIllegalState); // still being captured into
@@ -984,6 +1302,12 @@ PTXSIM_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, c
   cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
   if (!e && (!validGraph(childGraph) || childGraph == graph))
     e = cudaErrorInvalidValue;
+  // graphs with conditional nodes cannot be children; ones with memory nodes only by moving
+  // them (cudaGraphAddNode with cudaGraphChildGraphOwnershipMove)
+  if (!e && (hasKind(*graphOf(childGraph), NodeKind::Conditional) ||
+             hasKind(*graphOf(childGraph), NodeKind::MemAlloc) ||
+             hasKind(*graphOf(childGraph), NodeKind::MemFree)))
+    e = cudaErrorInvalidValue;
   if (e)
     return ret(e);
   auto n = std::make_unique<NodeObj>();
@@ -1095,6 +1419,10 @@ PTXSIM_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t orig
   PTXSIM_LOCK;
   if (!pGraphClone || !validGraph(originalGraph))
     return ret(cudaErrorInvalidValue);
+  const GraphObj &orig = *graphOf(originalGraph);
+  if (hasKind(orig, NodeKind::Conditional) || hasKind(orig, NodeKind::MemAlloc) ||
+      hasKind(orig, NodeKind::MemFree))
+    return ret(cudaErrorNotSupported); // CUDA: such graphs cannot be cloned
   GraphObj *g = cloneGraph(*graphOf(originalGraph), nullptr).release();
   g_graphsFn().insert(g);
   *pGraphClone = reinterpret_cast<cudaGraph_t>(g);
@@ -1107,12 +1435,18 @@ PTXSIM_API cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
     return ret(cudaErrorInvalidValue); // not a node of a user graph
   NodeObj *n = nodeOf(node);
   GraphObj *g = n->graph;
+  if (hasKind(*g, NodeKind::MemAlloc) || hasKind(*g, NodeKind::MemFree))
+    return ret(cudaErrorNotSupported); // CUDA: nodes of such graphs cannot be deleted
   for (auto &other : g->nodes)
     other->deps.erase(std::remove(other->deps.begin(), other->deps.end(), n), other->deps.end());
   for (ExecObj *x : g_execsFn())
     x->fromOrig.erase(n);
   if (n->child)
     forgetNodes(*n->child);
+  for (auto &b : n->bodies) {
+    forgetNodes(*b);
+    g_graphsFn().erase(b.get());
+  }
   g_nodesFn().erase(n);
   for (auto it = g->nodes.begin(); it != g->nodes.end(); ++it)
     if (it->get() == n) {
@@ -1185,6 +1519,9 @@ PTXSIM_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeT
   case NodeKind::Empty: *pType = cudaGraphNodeTypeEmpty; break;
   case NodeKind::EventRecord: *pType = cudaGraphNodeTypeEventRecord; break;
   case NodeKind::EventWait: *pType = cudaGraphNodeTypeWaitEvent; break;
+  case NodeKind::MemAlloc: *pType = cudaGraphNodeTypeMemAlloc; break;
+  case NodeKind::MemFree: *pType = cudaGraphNodeTypeMemFree; break;
+  case NodeKind::Conditional: *pType = cudaGraphNodeTypeConditional; break;
   }
   return cudaSuccess;
 }
@@ -1259,6 +1596,16 @@ PTXSIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t s
         }))
       return ret(*r);
     g = x->g.get();
+    // allocations of an earlier launch that are still live: freed by an auto-free launch,
+    // otherwise the launch fails
+    std::vector<void *> allocs;
+    allocsOf(*g, allocs);
+    for (void *p : allocs)
+      if (g_graphAllocsFn()[p].live) {
+        if (!(x->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch))
+          return ret(cudaErrorInvalidValue);
+        endGraphAlloc(p);
+      }
   }
   return ret(runGraph(*g, stream));
 }
@@ -1370,6 +1717,19 @@ static bool sameTopology(const GraphObj &src, const GraphObj &dst, cudaGraphExec
       if (!sameTopology(*a.child, *b.child, why, inner))
         return false;
     }
+    if (a.kind == NodeKind::Conditional) {
+      if (a.condType != b.condType || a.bodies.size() != b.bodies.size())
+        return false;
+      for (size_t j = 0; j < a.bodies.size(); ++j) {
+        NodeObj *inner;
+        if (!sameTopology(*a.bodies[j], *b.bodies[j], why, inner))
+          return false;
+      }
+    }
+    if ((a.kind == NodeKind::MemAlloc || a.kind == NodeKind::MemFree) && a.memPtr != b.memPtr) {
+      why = cudaGraphExecUpdateErrorNotSupported; // memory nodes cannot be updated
+      return false;
+    }
   }
   bad = nullptr;
   return true;
@@ -1383,6 +1743,8 @@ static void updateParams(GraphObj &dst, const GraphObj &src,
     NodeObj &b = *dst.nodes[i];
     if (b.child)
       forgetNodes(*b.child);
+    for (auto &body : b.bodies)
+      forgetNodes(*body);
     copyParams(b, *src.nodes[i]);
     if (fromOrig)
       (*fromOrig)[src.nodes[i].get()] = &b;
@@ -1863,11 +2225,8 @@ PTXSIM_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemP
       return ret(cudaErrorInvalidValue);
     if (!ctx.validStream(stream))
       return ret(cudaErrorInvalidResourceHandle);
-    if (capturing(stream)) {
-      std::fprintf(stderr, "ptxsim: stream-ordered allocation during stream capture (memory "
-                           "allocation nodes) is not supported\n");
-      return ret(cudaErrorNotSupported);
-    }
+    if (auto captured = captureMalloc(stream, ptr, size, &poolOf(memPool)->props))
+      return ret(*captured);
   }
   cudaError_t e = cudaMalloc(ptr, size);
   if (e)
@@ -1968,6 +2327,408 @@ PTXSIM_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoo
   default:
     return ret(cudaErrorInvalidValue);
   }
+}
+
+// --- memory nodes, conditional nodes, generic node creation -------------------------------------
+
+PTXSIM_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t *pDependencies,
+                                                size_t numDependencies,
+                                                cudaMemAllocNodeParams *nodeParams) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (!e && (!nodeParams || (nodeParams->accessDescCount && !nodeParams->accessDescs)))
+    e = cudaErrorInvalidValue;
+  if (!e && nodeParams->accessDescCount > 1)
+    e = cudaErrorInvalidValue; // at most one descriptor per GPU, and there is one GPU
+  if (!e && nodeParams->accessDescCount &&
+      (nodeParams->accessDescs[0].location.type != cudaMemLocationTypeDevice ||
+       nodeParams->accessDescs[0].location.id != 0))
+    e = cudaErrorInvalidDevice;
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  if ((e = makeAllocNode(ctx, *n, graphOf(graph), nodeParams->bytesize, &nodeParams->poolProps)))
+    return ret(e);
+  nodeParams->dptr = n->memPtr;
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
+                                                      cudaMemAllocNodeParams *params_out) {
+  PTXSIM_LOCK;
+  if (!params_out || !validNode(node) || nodeOf(node)->kind != NodeKind::MemAlloc)
+    return ret(cudaErrorInvalidValue);
+  const NodeObj &n = *nodeOf(node);
+  cudaMemAllocNodeParams p{};
+  p.poolProps = n.memProps;
+  p.bytesize = g_graphAllocsFn()[n.memPtr].bytes;
+  p.dptr = n.memPtr;
+  *params_out = p;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                               const cudaGraphNode_t *pDependencies,
+                                               size_t numDependencies, void *dptr) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  n->graph = graphOf(graph);
+  if ((e = makeFreeNode(*n, graphOf(graph), dptr)))
+    return ret(e);
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out) {
+  PTXSIM_LOCK;
+  if (!dptr_out || !validNode(node) || nodeOf(node)->kind != NodeKind::MemFree)
+    return ret(cudaErrorInvalidValue);
+  *static_cast<void **>(dptr_out) = nodeOf(node)->memPtr;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceGraphMemTrim(int device) {
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  PTXSIM_LOCK;
+  // memory not in use by a live allocation goes back: it no longer counts as reserved (the
+  // address stays the graph's, as in CUDA, and is mapped again by the next launch)
+  for (auto &kv : g_graphAllocsFn())
+    if (!kv.second.live && kv.second.mapped) {
+      kv.second.mapped = false;
+      g_graphMem.reserved -= kv.second.bytes;
+    }
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attr,
+                                                      void *value) {
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  uint64_t v = 0;
+  switch (attr) {
+  case cudaGraphMemAttrUsedMemCurrent: v = g_graphMem.used; break;
+  case cudaGraphMemAttrUsedMemHigh: v = g_graphMem.usedHigh; break;
+  case cudaGraphMemAttrReservedMemCurrent: v = g_graphMem.reserved; break;
+  case cudaGraphMemAttrReservedMemHigh: v = g_graphMem.reservedHigh; break;
+  default: return ret(cudaErrorInvalidValue);
+  }
+  *static_cast<uint64_t *>(value) = v;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr,
+                                                      void *value) {
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  // only the high-water marks can be set, and only to zero: they restart from the current use
+  if (*static_cast<uint64_t *>(value) != 0)
+    return ret(cudaErrorInvalidValue);
+  if (attr == cudaGraphMemAttrUsedMemHigh)
+    g_graphMem.usedHigh = g_graphMem.used;
+  else if (attr == cudaGraphMemAttrReservedMemHigh)
+    g_graphMem.reservedHigh = g_graphMem.reserved;
+  else
+    return ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out,
+                                                        cudaGraph_t graph,
+                                                        unsigned int defaultLaunchValue,
+                                                        unsigned int flags) {
+  if (!pHandle_out || (flags & ~unsigned(cudaGraphCondAssignDefault)))
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!validGraph(graph))
+    return ret(cudaErrorInvalidValue);
+  if (!g_condChunk || g_condChunkUsed + sizeof(uint32_t) > kCondChunkBytes) {
+    uint64_t a = ctx.engine().memory().allocate(kCondChunkBytes,
+                                                ptxsim::ptx::exec::AllocKind::Device);
+    if (!a)
+      return ret(cudaErrorMemoryAllocation);
+    g_condChunk = static_cast<char *>(ptxsim::ptx::exec::DeviceMemory::host(a));
+    g_condChunkUsed = 0;
+  }
+  char *slot = g_condChunk + g_condChunkUsed;
+  g_condChunkUsed += sizeof(uint32_t);
+  std::memcpy(slot, &defaultLaunchValue, sizeof defaultLaunchValue); // the value until set
+  CondHandle h;
+  h.handle = reinterpret_cast<cudaGraphConditionalHandle>(slot);
+  h.defaultValue = defaultLaunchValue;
+  h.flags = flags;
+  graphOf(graph)->condHandles.push_back(h);
+  g_condHandlesFn().insert(h.handle);
+  *pHandle_out = h.handle;
+  return cudaSuccess;
+}
+
+/// Edge data of cudaGraphAddNode: ptxsim has default edges only.
+static cudaError_t checkEdgeData(const cudaGraphEdgeData *edgeData, size_t n) {
+  for (size_t i = 0; edgeData && i < n; ++i)
+    if (edgeData[i].type != cudaGraphDependencyTypeDefault || edgeData[i].from_port ||
+        edgeData[i].to_port)
+      return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+/// True when the `bytes` bytes at `p` are all zero (cudaGraphNodeParams' reserved fields).
+static bool allZero(const void *p, size_t bytes) {
+  const auto *c = static_cast<const unsigned char *>(p);
+  return std::all_of(c, c + bytes, [](unsigned char x) { return x == 0; });
+}
+
+PTXSIM_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                        const cudaGraphNode_t *pDependencies,
+                                        const cudaGraphEdgeData *dependencyData,
+                                        size_t numDependencies, cudaGraphNodeParams *nodeParams) {
+  if (!nodeParams || !allZero(nodeParams->reserved0, sizeof nodeParams->reserved0) ||
+      nodeParams->reserved2)
+    return ret(cudaErrorInvalidValue);
+  if (cudaError_t e = checkEdgeData(dependencyData, numDependencies))
+    return ret(e);
+  cudaGraphNodeParams &p = *nodeParams;
+  const cudaGraphNode_t *deps = pDependencies;
+  size_t num = numDependencies;
+  switch (p.type) {
+  case cudaGraphNodeTypeKernel: {
+    cudaKernelNodeParams k{};
+    k.func = p.kernel.func;
+    k.gridDim = p.kernel.gridDim;
+    k.blockDim = p.kernel.blockDim;
+    k.sharedMemBytes = p.kernel.sharedMemBytes;
+    k.kernelParams = p.kernel.kernelParams;
+    k.extra = p.kernel.extra;
+    return cudaGraphAddKernelNode(pGraphNode, graph, deps, num, &k);
+  }
+  case cudaGraphNodeTypeMemcpy:
+    if (p.memcpy.flags || !allZero(p.memcpy.reserved, sizeof p.memcpy.reserved))
+      return ret(cudaErrorInvalidValue);
+    return cudaGraphAddMemcpyNode(pGraphNode, graph, deps, num, &p.memcpy.copyParams);
+  case cudaGraphNodeTypeMemset: {
+    cudaMemsetParams m{};
+    m.dst = p.memset.dst;
+    m.pitch = p.memset.pitch;
+    m.value = p.memset.value;
+    m.elementSize = p.memset.elementSize;
+    m.width = p.memset.width;
+    m.height = p.memset.height;
+    return cudaGraphAddMemsetNode(pGraphNode, graph, deps, num, &m);
+  }
+  case cudaGraphNodeTypeHost: {
+    cudaHostNodeParams h{};
+    h.fn = p.host.fn;
+    h.userData = p.host.userData;
+    return cudaGraphAddHostNode(pGraphNode, graph, deps, num, &h);
+  }
+  case cudaGraphNodeTypeGraph: {
+    if (p.graph.ownership == cudaGraphChildGraphOwnershipClone)
+      return cudaGraphAddChildGraphNode(pGraphNode, graph, deps, num, p.graph.graph);
+    if (p.graph.ownership != cudaGraphChildGraphOwnershipMove)
+      return ret(cudaErrorInvalidValue);
+    // move: the node takes the graph itself; the handle stays the child's but is no longer a
+    // graph the user can destroy, instantiate or add to another parent
+    PTXSIM_LOCK;
+    cudaError_t e = addFront(pGraphNode, graph, deps, num);
+    if (!e && (!validGraph(p.graph.graph) || p.graph.graph == graph ||
+               graphOf(p.graph.graph)->ownedByNode ||
+               hasKind(*graphOf(p.graph.graph), NodeKind::Conditional)))
+      e = cudaErrorInvalidValue;
+    for (auto &kv : g_capturesFn())
+      if (!e && kv.second.sess->graph == graphOf(p.graph.graph))
+        e = cudaErrorInvalidValue;
+    if (e)
+      return ret(e);
+    auto n = std::make_unique<NodeObj>();
+    n->kind = NodeKind::Child;
+    n->child.reset(graphOf(p.graph.graph));
+    g_graphsFn().erase(n->child.get());
+    *pGraphNode = handle(addNode(graphOf(graph), std::move(n), deps, num));
+    return cudaSuccess;
+  }
+  case cudaGraphNodeTypeEmpty:
+    return cudaGraphAddEmptyNode(pGraphNode, graph, deps, num);
+  case cudaGraphNodeTypeWaitEvent:
+    return cudaGraphAddEventWaitNode(pGraphNode, graph, deps, num, p.eventWait.event);
+  case cudaGraphNodeTypeEventRecord:
+    return cudaGraphAddEventRecordNode(pGraphNode, graph, deps, num, p.eventRecord.event);
+  case cudaGraphNodeTypeMemAlloc: {
+    cudaMemAllocNodeParams a{};
+    a.poolProps = p.alloc.poolProps;
+    a.accessDescs = p.alloc.accessDescs;
+    a.accessDescCount = p.alloc.accessDescCount;
+    a.bytesize = p.alloc.bytesize;
+    cudaError_t e = cudaGraphAddMemAllocNode(pGraphNode, graph, deps, num, &a);
+    if (!e)
+      p.alloc.dptr = a.dptr;
+    return e;
+  }
+  case cudaGraphNodeTypeMemFree:
+    return cudaGraphAddMemFreeNode(pGraphNode, graph, deps, num, p.free.dptr);
+  case cudaGraphNodeTypeConditional: {
+    PTXSIM_LOCK;
+    cudaError_t e = addFront(pGraphNode, graph, deps, num);
+    if (e)
+      return ret(e);
+    auto n = std::make_unique<NodeObj>();
+    if ((e = makeConditional(*n, p.conditional)))
+      return ret(e);
+    *pGraphNode = handle(addNode(graphOf(graph), std::move(n), deps, num));
+    return cudaSuccess;
+  }
+  case cudaGraphNodeTypeExtSemaphoreSignal:
+  case cudaGraphNodeTypeExtSemaphoreWait:
+    std::fprintf(stderr, "ptxsim: external semaphore graph nodes are not supported\n");
+    return ret(cudaErrorNotSupported);
+  default:
+    return ret(cudaErrorInvalidValue);
+  }
+}
+
+/// The kind a cudaGraphNodeParams type makes, and whether `node` (of a user graph) has it.
+static bool nodeHasType(cudaGraphNode_t node, cudaGraphNodeType type, NodeKind &kind) {
+  PTXSIM_LOCK;
+  if (!validNode(node))
+    return false;
+  kind = nodeOf(node)->kind;
+  cudaGraphNodeType t;
+  switch (kind) {
+  case NodeKind::Kernel: t = cudaGraphNodeTypeKernel; break;
+  case NodeKind::Memcpy: t = cudaGraphNodeTypeMemcpy; break;
+  case NodeKind::Memset: t = cudaGraphNodeTypeMemset; break;
+  case NodeKind::Host: t = cudaGraphNodeTypeHost; break;
+  case NodeKind::Child: t = cudaGraphNodeTypeGraph; break;
+  case NodeKind::Empty: t = cudaGraphNodeTypeEmpty; break;
+  case NodeKind::EventRecord: t = cudaGraphNodeTypeEventRecord; break;
+  case NodeKind::EventWait: t = cudaGraphNodeTypeWaitEvent; break;
+  case NodeKind::MemAlloc: t = cudaGraphNodeTypeMemAlloc; break;
+  case NodeKind::MemFree: t = cudaGraphNodeTypeMemFree; break;
+  case NodeKind::Conditional: t = cudaGraphNodeTypeConditional; break;
+  default: return false;
+  }
+  return t == type;
+}
+
+/// cudaGraphNodeSetParams (exec null) and cudaGraphExecNodeSetParams: the typed setter of the
+/// node's kind.
+static cudaError_t setNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                 cudaGraphNodeParams *nodeParams) {
+  if (!nodeParams || !allZero(nodeParams->reserved0, sizeof nodeParams->reserved0) ||
+      nodeParams->reserved2)
+    return ret(cudaErrorInvalidValue);
+  cudaGraphNodeParams &p = *nodeParams;
+  NodeKind kind;
+  if (!nodeHasType(node, p.type, kind))
+    return ret(cudaErrorInvalidValue);
+  switch (p.type) {
+  case cudaGraphNodeTypeKernel: {
+    cudaKernelNodeParams k{};
+    k.func = p.kernel.func;
+    k.gridDim = p.kernel.gridDim;
+    k.blockDim = p.kernel.blockDim;
+    k.sharedMemBytes = p.kernel.sharedMemBytes;
+    k.kernelParams = p.kernel.kernelParams;
+    k.extra = p.kernel.extra;
+    return exec ? cudaGraphExecKernelNodeSetParams(exec, node, &k)
+                : cudaGraphKernelNodeSetParams(node, &k);
+  }
+  case cudaGraphNodeTypeMemcpy:
+    if (p.memcpy.flags || !allZero(p.memcpy.reserved, sizeof p.memcpy.reserved))
+      return ret(cudaErrorInvalidValue);
+    return exec ? cudaGraphExecMemcpyNodeSetParams(exec, node, &p.memcpy.copyParams)
+                : cudaGraphMemcpyNodeSetParams(node, &p.memcpy.copyParams);
+  case cudaGraphNodeTypeMemset: {
+    cudaMemsetParams m{};
+    m.dst = p.memset.dst;
+    m.pitch = p.memset.pitch;
+    m.value = p.memset.value;
+    m.elementSize = p.memset.elementSize;
+    m.width = p.memset.width;
+    m.height = p.memset.height;
+    return exec ? cudaGraphExecMemsetNodeSetParams(exec, node, &m)
+                : cudaGraphMemsetNodeSetParams(node, &m);
+  }
+  case cudaGraphNodeTypeHost: {
+    cudaHostNodeParams h{};
+    h.fn = p.host.fn;
+    h.userData = p.host.userData;
+    return exec ? cudaGraphExecHostNodeSetParams(exec, node, &h)
+                : cudaGraphHostNodeSetParams(node, &h);
+  }
+  case cudaGraphNodeTypeGraph:
+    if (p.graph.ownership != cudaGraphChildGraphOwnershipClone)
+      return ret(cudaErrorInvalidValue);
+    if (exec)
+      return cudaGraphExecChildGraphNodeSetParams(exec, node, p.graph.graph);
+    {
+      PTXSIM_LOCK;
+      if (!validGraph(p.graph.graph) || hasKind(*graphOf(p.graph.graph), NodeKind::Conditional))
+        return ret(cudaErrorInvalidValue);
+      NodeObj &n = *nodeOf(node);
+      forgetNodes(*n.child);
+      n.child = cloneGraph(*graphOf(p.graph.graph), nullptr);
+      return cudaSuccess;
+    }
+  case cudaGraphNodeTypeEmpty:
+    return cudaSuccess;
+  case cudaGraphNodeTypeWaitEvent:
+    return exec ? cudaGraphExecEventWaitNodeSetEvent(exec, node, p.eventWait.event)
+                : cudaGraphEventWaitNodeSetEvent(node, p.eventWait.event);
+  case cudaGraphNodeTypeEventRecord:
+    return exec ? cudaGraphExecEventRecordNodeSetEvent(exec, node, p.eventRecord.event)
+                : cudaGraphEventRecordNodeSetEvent(node, p.eventRecord.event);
+  default:
+    // memory nodes cannot be changed (CUDA says so); nor can a conditional node's handle or
+    // bodies, which ptxsim does not model
+    return ret(cudaErrorNotSupported);
+  }
+}
+
+PTXSIM_API cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node,
+                                              cudaGraphNodeParams *nodeParams) {
+  return setNodeParams(nullptr, node, nodeParams);
+}
+
+PTXSIM_API cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node,
+                                                  cudaGraphNodeParams *nodeParams) {
+  if (!graphExec)
+    return ret(cudaErrorInvalidValue);
+  return setNodeParams(graphExec, node, nodeParams);
+}
+
+PTXSIM_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec,
+                                                      cudaGraph_t graph,
+                                                      cudaGraphInstantiateParams *params) {
+  if (!params)
+    return ret(cudaErrorInvalidValue);
+  cudaError_t e = cudaGraphInstantiateWithFlags(pGraphExec, graph, params->flags);
+  params->errNode_out = nullptr;
+  bool cyclic = false;
+  if (e == cudaErrorInvalidValue && pGraphExec) {
+    PTXSIM_LOCK;
+    cyclic = validGraph(graph); // a valid graph is refused only for its structure
+  }
+  params->result_out = e == cudaSuccess ? cudaGraphInstantiateSuccess
+                       : cyclic         ? cudaGraphInstantiateInvalidStructure
+                                        : cudaGraphInstantiateError;
+  return e;
+}
+
+PTXSIM_API cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *pGraphExec,
+                                                           cudaGraph_t graph,
+                                                           cudaGraphInstantiateParams *params) {
+  return cudaGraphInstantiateWithParams(pGraphExec, graph, params);
 }
 
 } // extern "C"
