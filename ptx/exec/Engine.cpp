@@ -5,6 +5,7 @@
 #include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Exec.h"
 #include "ptx/exec/Program.h"
+#include "ptx/exec/WorkerPool.h"
 
 #include <atomic>
 #include <chrono>
@@ -159,6 +160,10 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     w.stackSaves.clear();
     w.state = WarpState::Ready;
     w.instCount = 0;
+    w.waitStep = 0; // a CTA object is reused; a faulted warp may have been waiting
+    w.waitData = 0;
+    w.spinPc = ir::kNoPc;
+    w.spinCount = 0;
   }
 }
 
@@ -454,7 +459,10 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
       for (auto &c : mine)
         record(*c);
     } else {
-      Cta cta;
+      // each host thread keeps its CTA (and the capacity of its register, shared and local
+      // storage) from launch to launch: a large kernel's registers are megabytes per CTA,
+      // and fresh allocations would fault those pages in again at every launch
+      thread_local Cta cta;
       std::vector<Cta *> one{&cta};
       for (;;) {
         if (g.stop.load(std::memory_order_relaxed))
@@ -501,17 +509,7 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
         progress_(k.name, g.numCtas, g.numCtas, true);
     });
   }
-  auto runPool = [&] {
-    if (nthreads <= 1) {
-      worker(0);
-    } else {
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < nthreads; ++t)
-        pool.emplace_back(worker, t);
-      for (auto &t : pool)
-        t.join();
-    }
-  };
+  auto runPool = [&] { WorkerPool::instance().run(nthreads, worker); };
   if (!ext) {
     runPool();
   } else {
