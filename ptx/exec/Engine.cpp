@@ -138,11 +138,21 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     uint32_t first = wi * kWarpSize;
     uint32_t n = std::min<uint32_t>(kWarpSize, g.threadsPerCta - first);
     w.validMask = n == kWarpSize ? kFullMask : ((1u << n) - 1);
+    // threadIdx of lane l is thread first + l decomposed; counting up from the first lane
+    // avoids three divisions per lane (they were most of a small CTA's set-up time)
+    uint32_t x = first % g.block[0], y = first / g.block[0] % g.block[1];
+    uint32_t z = first / (g.block[0] * g.block[1]);
     for (unsigned l = 0; l < kWarpSize; ++l) {
-      uint32_t t = first + l;
-      w.tid[0][l] = t % g.block[0];
-      w.tid[1][l] = t / g.block[0] % g.block[1];
-      w.tid[2][l] = t / (g.block[0] * g.block[1]);
+      w.tid[0][l] = x;
+      w.tid[1][l] = y;
+      w.tid[2][l] = z;
+      if (++x == g.block[0]) {
+        x = 0;
+        if (++y == g.block[1]) {
+          y = 0;
+          ++z;
+        }
+      }
     }
     w.regStore.assign((size_t)k.numRegs * kWarpSize, 0);
     w.predStore.assign(k.numPreds, 0);
