@@ -120,6 +120,7 @@ struct Session {
   cudaStream_t origin = nullptr;
   bool invalidated = false;
   bool ended = false;
+  bool ownsGraph = true; ///< false for cudaStreamBeginCaptureToGraph: the user's graph
 };
 
 /// A stream taking part in a capture sequence.
@@ -239,6 +240,15 @@ void forgetNodes(GraphObj &g) {
       g_graphsFn().erase(b.get());
     }
   }
+}
+
+/// Drops the graph of a capture sequence that cannot be ended, unless it is the user's.
+void dropSessionGraph(Session &sess) {
+  if (!sess.ownsGraph)
+    return;
+  forgetNodes(*sess.graph);
+  g_graphsFn().erase(sess.graph);
+  delete sess.graph;
 }
 
 /// Whether `g` (or a graph nested in it) has a node of kind `k`.
@@ -1031,9 +1041,7 @@ void captureReset() {
     if (!seen.insert(&sess).second)
       continue;
     sess.ended = true;
-    forgetNodes(*sess.graph);
-    g_graphsFn().erase(sess.graph);
-    delete sess.graph;
+    dropSessionGraph(sess);
   }
   g_capturesFn().clear();
   g_capturedEventsFn().clear();
@@ -1050,9 +1058,7 @@ void captureStreamDestroyed(cudaStream_t s) {
     for (auto it = g_capturesFn().begin(); it != g_capturesFn().end();)
       it = it->second.sess == sess ? g_capturesFn().erase(it) : std::next(it);
     sess->ended = true;
-    forgetNodes(*sess->graph);
-    g_graphsFn().erase(sess->graph);
-    delete sess->graph;
+    dropSessionGraph(*sess);
     return;
   }
   g_capturesFn().erase(captureKey(s));
@@ -2032,6 +2038,91 @@ PTXSIM_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCap
   return cudaSuccess;
 }
 
+PTXSIM_API cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                                     const cudaGraphNode_t *dependencies,
+                                                     const cudaGraphEdgeData *dependencyData,
+                                                     size_t numDependencies,
+                                                     cudaStreamCaptureMode mode) {
+  if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
+      mode != cudaStreamCaptureModeRelaxed)
+    return ret(cudaErrorInvalidValue);
+  for (size_t i = 0; dependencyData && i < numDependencies; ++i)
+    if (dependencyData[i].type != cudaGraphDependencyTypeDefault || dependencyData[i].from_port ||
+        dependencyData[i].to_port)
+      return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(stream))
+    return ret(cudaErrorInvalidResourceHandle);
+  if (stream == nullptr || stream == cudaStreamLegacy)
+    return ret(cudaErrorStreamCaptureUnsupported);
+  if (capturing(stream))
+    return ret(cudaErrorIllegalState);
+  if (!validGraph(graph))
+    return ret(cudaErrorInvalidValue);
+  if (cudaError_t e = checkDeps(graphOf(graph), dependencies, numDependencies))
+    return ret(e);
+  for (auto &kv : g_capturesFn())
+    if (kv.second.sess->graph == graphOf(graph))
+      return ret(cudaErrorIllegalState); // one capture into a graph at a time
+  Capture c;
+  c.sess = std::make_shared<Session>();
+  c.sess->graph = graphOf(graph);
+  c.sess->ownsGraph = false;
+  c.sess->mode = mode;
+  c.sess->id = g_nextCaptureId++;
+  c.sess->origin = stream;
+  for (size_t i = 0; i < numDependencies; ++i)
+    c.tail.push_back(nodeOf(dependencies[i]));
+  g_capturesFn()[stream] = std::move(c);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph,
+                                                          const cudaGraphNode_t *dependencies,
+                                                          const cudaGraphEdgeData *dependencyData,
+                                                          size_t numDependencies,
+                                                          cudaStreamCaptureMode mode) {
+  return cudaStreamBeginCaptureToGraph(captureKey(stream), graph, dependencies, dependencyData,
+                                       numDependencies, mode);
+}
+
+PTXSIM_API cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream,
+                                                           cudaGraphNode_t *dependencies,
+                                                           const cudaGraphEdgeData *dependencyData,
+                                                           size_t numDependencies,
+                                                           unsigned int flags) {
+  if (flags > cudaStreamSetCaptureDependencies || (numDependencies && !dependencies))
+    return ret(cudaErrorInvalidValue);
+  for (size_t i = 0; dependencyData && i < numDependencies; ++i)
+    if (dependencyData[i].type != cudaGraphDependencyTypeDefault || dependencyData[i].from_port ||
+        dependencyData[i].to_port)
+      return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  if (!ctx.validStream(stream))
+    return ret(cudaErrorInvalidResourceHandle);
+  Capture *c = capturing(stream);
+  if (!c)
+    return ret(cudaErrorIllegalState);
+  if (c->sess->invalidated)
+    return ret(cudaErrorStreamCaptureInvalidated);
+  for (size_t i = 0; i < numDependencies; ++i)
+    if (!validNode(dependencies[i]) || nodeOf(dependencies[i])->graph != c->sess->graph)
+      return ret(cudaErrorInvalidValue);
+  if (flags == cudaStreamSetCaptureDependencies)
+    c->tail.clear();
+  for (size_t i = 0; i < numDependencies; ++i)
+    if (std::find(c->tail.begin(), c->tail.end(), nodeOf(dependencies[i])) == c->tail.end())
+      c->tail.push_back(nodeOf(dependencies[i]));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(
+    cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData,
+    size_t numDependencies, unsigned int flags) {
+  return cudaStreamUpdateCaptureDependencies(captureKey(stream), dependencies, dependencyData,
+                                             numDependencies, flags);
+}
+
 PTXSIM_API cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
                                                    cudaStreamCaptureMode mode) {
   return cudaStreamBeginCapture(captureKey(stream), mode); // 0: the per-thread stream
@@ -2070,9 +2161,7 @@ PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pG
   GraphObj *g = sess->graph;
   bool invalid = sess->invalidated || unjoined;
   if (invalid) {
-    forgetNodes(*g);
-    g_graphsFn().erase(g);
-    delete g;
+    dropSessionGraph(*sess);
     *pGraph = nullptr;
     return ret(unjoined && !sess->invalidated ? cudaErrorStreamCaptureUnjoined
                                               : cudaErrorStreamCaptureInvalidated);

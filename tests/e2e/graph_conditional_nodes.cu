@@ -2,9 +2,10 @@
 // device-side cudaGraphSetConditional, whether to run again (a Newton iteration for square
 // roots until every element has converged), an if/else node, a switch node picking one of four
 // bodies, a conditional nested in a while body, handles with and without
-// cudaGraphCondAssignDefault, and nodes made with cudaGraphAddNode. The graphs are launched
-// several times and every result is checked on the host; so are the errors CUDA returns for
-// malformed conditional nodes and handles.
+// cudaGraphCondAssignDefault, nodes made with cudaGraphAddNode, bodies filled by
+// cudaStreamBeginCaptureToGraph and a conditional node added to a capture in progress. The
+// graphs are launched several times and every result is checked on the host; so are the
+// errors CUDA returns for malformed conditional nodes and handles.
 static const char *kName = "graph_conditional_nodes";
 #include "../kernels/test_common.h"
 
@@ -248,6 +249,86 @@ static void testNested() {
     CK(cudaFree(inner));
 }
 
+// Bodies filled by stream capture (cudaStreamBeginCaptureToGraph), and a conditional node added
+// to a stream capture in progress (cudaStreamGetCaptureInfo + cudaStreamUpdateCaptureDependencies),
+// as NVIDIA's documentation builds them.
+static void testCaptured() {
+    int *count, *value, *out;
+    CK(cudaMalloc(&count, sizeof(int)));
+    CK(cudaMalloc(&value, sizeof(int)));
+    CK(cudaMalloc(&out, sizeof(int)));
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+    // a while loop whose body is captured: count to 5
+    cudaGraph_t g;
+    CK(cudaGraphCreate(&g, 0));
+    cudaGraphConditionalHandle h;
+    CK(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault));
+    std::vector<cudaGraph_t> body;
+    addConditional(g, nullptr, 0, h, cudaGraphCondTypeWhile, 1, body);
+    CK(cudaStreamBeginCaptureToGraph(s, body[0], nullptr, nullptr, 0, cudaStreamCaptureModeGlobal));
+    countBody<<<1, 32, 0, s>>>(count, 5, h);
+    cudaGraph_t captured = nullptr;
+    CK(cudaStreamEndCapture(s, &captured));
+    EXPECT(captured == body[0], "capture to a graph returned another graph");
+    cudaGraphExec_t exec;
+    CK(cudaGraphInstantiate(&exec, g, 0));
+    for (int launch = 0; launch < 2; ++launch) {
+        CK(cudaMemsetAsync(count, 0, sizeof(int), s));
+        CK(cudaGraphLaunch(exec, s));
+        int c = 0;
+        CK(cudaMemcpyAsync(&c, count, sizeof(int), cudaMemcpyDeviceToHost, s));
+        CK(cudaStreamSynchronize(s));
+        EXPECT(c == 5, "captured while body counted to %d, want 5", c);
+    }
+    CK(cudaGraphExecDestroy(exec));
+    CK(cudaGraphDestroy(g));
+
+    // capture: set value -> [if value: out += 100] -> out += 1
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    cudaStreamCaptureStatus status;
+    cudaGraph_t capGraph;
+    const cudaGraphNode_t *deps = nullptr;
+    size_t numDeps = 0;
+    CK(cudaStreamGetCaptureInfo(s, &status, nullptr, &capGraph, &deps, nullptr, &numDeps));
+    cudaGraphConditionalHandle hIf;
+    CK(cudaGraphConditionalHandleCreate(&hIf, capGraph, 0, cudaGraphCondAssignDefault));
+    setFromValue<<<1, 32, 0, s>>>(hIf, value);
+    CK(cudaStreamGetCaptureInfo(s, &status, nullptr, &capGraph, &deps, nullptr, &numDeps));
+    EXPECT(status == cudaStreamCaptureStatusActive && numDeps == 1, "capture info: %d, %zu deps",
+           (int)status, numDeps);
+    std::vector<cudaGraph_t> ifBody;
+    cudaGraphNode_t ifNode = addConditional(capGraph, deps, numDeps, hIf, cudaGraphCondTypeIf, 1, ifBody);
+    CK(cudaStreamUpdateCaptureDependencies(s, &ifNode, nullptr, 1, cudaStreamSetCaptureDependencies));
+    int hundred = 100, one = 1;
+    void *a100[] = {&out, &hundred};
+    addKernel(ifBody[0], nullptr, 0, (const void *)addValue, 1, 1, a100);
+    addValue<<<1, 1, 0, s>>>(out, one);
+    EXPECT(cudaStreamUpdateCaptureDependencies(s, &ifNode, nullptr, 1, 7) == cudaErrorInvalidValue,
+           "unknown capture-dependency flag accepted");
+    CK(cudaStreamEndCapture(s, &g));
+    EXPECT(cudaStreamUpdateCaptureDependencies(s, &ifNode, nullptr, 1, 0) == cudaErrorIllegalState,
+           "capture dependencies updated on a stream that does not capture");
+    cudaGetLastError();
+    CK(cudaGraphInstantiate(&exec, g, 0));
+    for (int v = 0; v < 2; ++v) {
+        CK(cudaMemcpyAsync(value, &v, sizeof(int), cudaMemcpyHostToDevice, s));
+        CK(cudaMemsetAsync(out, 0, sizeof(int), s));
+        CK(cudaGraphLaunch(exec, s));
+        int got = 0;
+        CK(cudaMemcpyAsync(&got, out, sizeof(int), cudaMemcpyDeviceToHost, s));
+        CK(cudaStreamSynchronize(s));
+        EXPECT(got == (v ? 101 : 1), "captured if with value %d: %d", v, got);
+    }
+    CK(cudaGraphExecDestroy(exec));
+    CK(cudaGraphDestroy(g));
+    CK(cudaStreamDestroy(s));
+    CK(cudaFree(count));
+    CK(cudaFree(value));
+    CK(cudaFree(out));
+}
+
 static void testErrors() {
     cudaGraph_t g, other;
     CK(cudaGraphCreate(&g, 0));
@@ -302,6 +383,7 @@ int main() {
     testWhileNewton();
     testIfSwitch();
     testNested();
+    testCaptured();
     testErrors();
     return finish();
 }
