@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <queue>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -100,10 +101,32 @@ struct NodeObj {
   ~NodeObj();
 };
 
+/// A user object (cudaUserObjectCreate): a reference count and a destructor.
+struct UserObj {
+  void *ptr = nullptr;
+  cudaHostFn_t destroy = nullptr;
+  unsigned refs = 0;
+};
+
+/// Drops `count` references of `o`; the last one runs its destructor. Contract: `o` has at
+/// least `count` references.
+void releaseUserObj(UserObj *o, unsigned count);
+
 struct GraphObj {
   std::vector<std::unique_ptr<NodeObj>> nodes; ///< in creation order
   std::vector<CondHandle> condHandles;         ///< handles created for this graph
   bool ownedByNode = false; ///< a conditional node's body: CUDA owns it, the user cannot destroy it
+  /// references the graph holds on user objects (cudaGraphRetainUserObject); clones and
+  /// executable graphs hold their own
+  std::vector<std::pair<UserObj *, unsigned>> userRefs;
+
+  GraphObj() = default;
+  GraphObj(const GraphObj &) = delete;
+  GraphObj &operator=(const GraphObj &) = delete;
+  ~GraphObj() {
+    for (auto &r : userRefs)
+      releaseUserObj(r.first, r.second);
+  }
 };
 
 struct ExecObj {
@@ -172,6 +195,23 @@ std::unordered_map<cudaEvent_t, CapturedEvent> &g_capturedEventsFn() {
   return *v;
 }
 unsigned long long g_nextCaptureId = 1;
+/// Live user objects. Built on first use and never destroyed.
+std::unordered_set<UserObj *> &g_userObjsFn() {
+  static auto *v = new std::unordered_set<UserObj *>();
+  return *v;
+}
+
+void releaseUserObj(UserObj *o, unsigned count) {
+  o->refs -= count;
+  if (o->refs)
+    return;
+  g_userObjsFn().erase(o);
+  // CUDA runs destructors on a thread of its own and forbids CUDA calls in them; running it
+  // here (with the context lock held) is within that contract
+  if (o->destroy)
+    o->destroy(o->ptr);
+  delete o;
+}
 /// Built on first use and never destroyed (no static constructor or destructor).
 std::unordered_set<PoolObj *> &g_poolsFn() {
   static auto *v = new std::unordered_set<PoolObj *>();
@@ -332,6 +372,9 @@ std::unique_ptr<GraphObj> cloneGraph(const GraphObj &src,
                                      std::unordered_map<const NodeObj *, NodeObj *> *map) {
   auto g = std::make_unique<GraphObj>();
   g->condHandles = src.condHandles;
+  g->userRefs = src.userRefs;
+  for (auto &r : g->userRefs)
+    r.first->refs += r.second;
   std::unordered_map<const NodeObj *, NodeObj *> local;
   for (const auto &n : src.nodes) {
     auto c = std::make_unique<NodeObj>();
@@ -2818,6 +2861,265 @@ PTXSIM_API cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *pGra
                                                            cudaGraph_t graph,
                                                            cudaGraphInstantiateParams *params) {
   return cudaGraphInstantiateWithParams(pGraphExec, graph, params);
+}
+
+// --- symbol copy nodes, user objects, DOT output --------------------------------------------------
+
+/// Memcpy-node parameters of a copy to (`toSymbol`) or from a `__device__`/`__constant__`
+/// variable, with cudaMemcpyToSymbol's checks.
+static cudaError_t setSymbolCopy(Context &ctx, NodeObj &n, const void *symbol, void *host,
+                                 size_t count, size_t offset, cudaMemcpyKind kind, bool toSymbol) {
+  bool kindOk = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
+                kind == (toSymbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+  if (!kindOk)
+    return cudaErrorInvalidMemcpyDirection;
+  if (!host || !count)
+    return cudaErrorInvalidValue;
+  VarEntry *v = symbol ? ctx.findVar(symbol) : nullptr;
+  if (!v || !v->symbol)
+    return cudaErrorInvalidSymbol;
+  if (offset > v->symbol->size || count > v->symbol->size - offset)
+    return cudaErrorInvalidValue;
+  char *where =
+      static_cast<char *>(ptxsim::ptx::exec::DeviceMemory::host(v->symbol->addr)) + offset;
+  if (toSymbol)
+    set1D(n, where, host, count, cudaMemcpyDefault);
+  else
+    set1D(n, host, where, count, cudaMemcpyDefault);
+  return cudaSuccess;
+}
+
+static cudaError_t addSymbolNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                 const cudaGraphNode_t *deps, size_t num, const void *symbol,
+                                 void *host, size_t count, size_t offset, cudaMemcpyKind kind,
+                                 bool toSymbol) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, deps, num);
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  if ((e = setSymbolCopy(ctx, *n, symbol, host, count, offset, kind, toSymbol)))
+    return ret(e);
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), deps, num));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode,
+                                                      cudaGraph_t graph,
+                                                      const cudaGraphNode_t *pDependencies,
+                                                      size_t numDependencies, const void *symbol,
+                                                      const void *src, size_t count, size_t offset,
+                                                      cudaMemcpyKind kind) {
+  return addSymbolNode(pGraphNode, graph, pDependencies, numDependencies, symbol,
+                       const_cast<void *>(src), count, offset, kind, true);
+}
+
+PTXSIM_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode,
+                                                        cudaGraph_t graph,
+                                                        const cudaGraphNode_t *pDependencies,
+                                                        size_t numDependencies, void *dst,
+                                                        const void *symbol, size_t count,
+                                                        size_t offset, cudaMemcpyKind kind) {
+  return addSymbolNode(pGraphNode, graph, pDependencies, numDependencies, symbol, dst, count,
+                       offset, kind, false);
+}
+
+/// cudaGraph[Exec]MemcpyNodeSetParams{To,From}Symbol: `exec` null for the graph's own node.
+static cudaError_t setSymbolNode(cudaGraphExec_t exec, cudaGraphNode_t node, const void *symbol,
+                                 void *host, size_t count, size_t offset, cudaMemcpyKind kind,
+                                 bool toSymbol) {
+  PTXSIM_LOCK;
+  NodeObj *n = exec ? execNode(exec, node, NodeKind::Memcpy)
+                    : (validNode(node) && nodeOf(node)->kind == NodeKind::Memcpy ? nodeOf(node)
+                                                                                  : nullptr);
+  if (!n)
+    return ret(cudaErrorInvalidValue);
+  NodeObj tmp;
+  if (cudaError_t e = setSymbolCopy(ctx, tmp, symbol, host, count, offset, kind, toSymbol))
+    return ret(e);
+  copyParams(*n, tmp);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node,
+                                                            const void *symbol, const void *src,
+                                                            size_t count, size_t offset,
+                                                            cudaMemcpyKind kind) {
+  return setSymbolNode(nullptr, node, symbol, const_cast<void *>(src), count, offset, kind, true);
+}
+
+PTXSIM_API cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
+                                                              const void *symbol, size_t count,
+                                                              size_t offset, cudaMemcpyKind kind) {
+  return setSymbolNode(nullptr, node, symbol, dst, count, offset, kind, false);
+}
+
+PTXSIM_API cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
+                                                                cudaGraphNode_t node,
+                                                                const void *symbol,
+                                                                const void *src, size_t count,
+                                                                size_t offset,
+                                                                cudaMemcpyKind kind) {
+  if (!hGraphExec)
+    return ret(cudaErrorInvalidValue);
+  return setSymbolNode(hGraphExec, node, symbol, const_cast<void *>(src), count, offset, kind,
+                       true);
+}
+
+PTXSIM_API cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
+                                                                  cudaGraphNode_t node, void *dst,
+                                                                  const void *symbol,
+                                                                  size_t count, size_t offset,
+                                                                  cudaMemcpyKind kind) {
+  if (!hGraphExec)
+    return ret(cudaErrorInvalidValue);
+  return setSymbolNode(hGraphExec, node, symbol, dst, count, offset, kind, false);
+}
+
+static UserObj *userObjOf(cudaUserObject_t o) { return reinterpret_cast<UserObj *>(o); }
+
+PTXSIM_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr,
+                                            cudaHostFn_t destroy, unsigned int initialRefcount,
+                                            unsigned int flags) {
+  // CUDA requires cudaUserObjectNoDestructorSync (destructors run with no CUDA ordering)
+  if (!object_out || !destroy || !initialRefcount || flags != cudaUserObjectNoDestructorSync)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  auto *o = new UserObj;
+  o->ptr = ptr;
+  o->destroy = destroy;
+  o->refs = initialRefcount;
+  g_userObjsFn().insert(o);
+  *object_out = reinterpret_cast<cudaUserObject_t>(o);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+  PTXSIM_LOCK;
+  if (!count || !g_userObjsFn().count(userObjOf(object)))
+    return ret(cudaErrorInvalidValue);
+  userObjOf(object)->refs += count;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+  PTXSIM_LOCK;
+  if (!count || !g_userObjsFn().count(userObjOf(object)) || userObjOf(object)->refs < count)
+    return ret(cudaErrorInvalidValue);
+  releaseUserObj(userObjOf(object), count);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                                 unsigned int count, unsigned int flags) {
+  PTXSIM_LOCK;
+  if (!count || (flags & ~unsigned(cudaGraphUserObjectMove)) || !validGraph(graph) ||
+      !g_userObjsFn().count(userObjOf(object)))
+    return ret(cudaErrorInvalidValue);
+  UserObj *o = userObjOf(object);
+  if (flags & cudaGraphUserObjectMove) {
+    if (o->refs < count)
+      return ret(cudaErrorInvalidValue); // the caller does not hold that many
+  } else {
+    o->refs += count;
+  }
+  auto &refs = graphOf(graph)->userRefs;
+  auto it = std::find_if(refs.begin(), refs.end(), [&](auto &r) { return r.first == o; });
+  if (it == refs.end())
+    refs.emplace_back(o, count);
+  else
+    it->second += count;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                                  unsigned int count) {
+  PTXSIM_LOCK;
+  if (!count || !validGraph(graph) || !g_userObjsFn().count(userObjOf(object)))
+    return ret(cudaErrorInvalidValue);
+  auto &refs = graphOf(graph)->userRefs;
+  auto it = std::find_if(refs.begin(), refs.end(),
+                         [&](auto &r) { return r.first == userObjOf(object); });
+  if (it == refs.end() || it->second < count)
+    return ret(cudaErrorInvalidValue); // the graph does not hold that many
+  it->second -= count;
+  UserObj *o = it->first;
+  if (!it->second)
+    refs.erase(it);
+  releaseUserObj(o, count);
+  return cudaSuccess;
+}
+
+/// Writes `g` as DOT statements: one node per graph node, labelled with its kind (and kernel
+/// name), child graphs and conditional bodies as clusters, and the edges.
+static void dotGraph(std::FILE *f, const GraphObj &g, const std::string &prefix) {
+  std::unordered_map<const NodeObj *, size_t> index;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    index[g.nodes[i].get()] = i;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const NodeObj &n = *g.nodes[i];
+    std::string id = prefix + "n" + std::to_string(i);
+    const char *kind = "empty";
+    std::string detail;
+    switch (n.kind) {
+    case NodeKind::Kernel:
+      kind = "kernel";
+      if (n.k)
+        detail = n.k->deviceName;
+      break;
+    case NodeKind::Memcpy:
+      kind = "memcpy";
+      detail = std::to_string(n.width * n.height * n.depth) + " bytes";
+      break;
+    case NodeKind::Memset: kind = "memset"; break;
+    case NodeKind::Host: kind = "host"; break;
+    case NodeKind::Empty: kind = "empty"; break;
+    case NodeKind::Child: kind = "graph"; break;
+    case NodeKind::EventRecord: kind = "event record"; break;
+    case NodeKind::EventWait: kind = "event wait"; break;
+    case NodeKind::MemAlloc: kind = "mem alloc"; break;
+    case NodeKind::MemFree: kind = "mem free"; break;
+    case NodeKind::Conditional:
+      kind = n.condType == cudaGraphCondTypeWhile ? "while"
+             : n.condType == cudaGraphCondTypeIf  ? "if"
+                                                  : "switch";
+      break;
+    }
+    std::fprintf(f, "  \"%s\" [shape=box, label=\"%s%s%s\"];\n", id.c_str(), kind,
+                 detail.empty() ? "" : "\\n", detail.c_str());
+    std::vector<const GraphObj *> inner;
+    if (n.child)
+      inner.push_back(n.child.get());
+    for (const auto &b : n.bodies)
+      inner.push_back(b.get());
+    for (size_t j = 0; j < inner.size(); ++j) {
+      std::string sub = id + "_" + std::to_string(j) + "_";
+      std::fprintf(f, "  subgraph \"cluster_%s\" {\n  label=\"%s body %zu\";\n", sub.c_str(),
+                   kind, j);
+      dotGraph(f, *inner[j], sub);
+      std::fprintf(f, "  }\n");
+    }
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const NodeObj *d : g.nodes[i]->deps)
+      std::fprintf(f, "  \"%sn%zu\" -> \"%sn%zu\";\n", prefix.c_str(), index.at(d),
+                   prefix.c_str(), i);
+}
+
+PTXSIM_API cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path,
+                                              unsigned int flags) {
+  (void)flags; // every flag adds detail; ptxsim writes the same DOT for all
+  PTXSIM_LOCK;
+  if (!path || !validGraph(graph))
+    return ret(cudaErrorInvalidValue);
+  std::FILE *f = std::fopen(path, "w");
+  if (!f)
+    return ret(cudaErrorOperatingSystem);
+  std::fprintf(f, "digraph ptxsim_graph {\n");
+  dotGraph(f, *graphOf(graph), "");
+  std::fprintf(f, "}\n");
+  bool ok = std::fclose(f) == 0;
+  return ok ? cudaSuccess : ret(cudaErrorOperatingSystem);
 }
 
 } // extern "C"
