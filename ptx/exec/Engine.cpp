@@ -519,6 +519,8 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
         progress_(k.name, g.numCtas, g.numCtas, true);
     });
   }
+  // every worker on a pool thread, also when there is one: CTA storage, printf text and
+  // device-launch queues then stay out of the application's malloc arena (WorkerPool::run)
   auto runPool = [&] { WorkerPool::instance().run(nthreads, worker); };
   if (!ext) {
     runPool();
