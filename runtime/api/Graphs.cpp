@@ -709,6 +709,11 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
   case NodeKind::Conditional: {
     // kernels before this node have finished (streams run their work at the call), so the
     // slot holds the value they set
+    {
+      PTXSIM_LOCK;
+      if (!g_condHandlesFn().count(n.condHandle))
+        return cudaErrorInvalidValue; // its slot went with a cudaDeviceReset
+    }
     auto value = [&] {
       uint32_t v;
       std::memcpy(&v, reinterpret_cast<const void *>(n.condHandle), sizeof v);
@@ -1088,6 +1093,12 @@ void captureReset() {
   }
   g_capturesFn().clear();
   g_capturedEventsFn().clear();
+  // the device memory of graph allocations and conditional handles goes with the context
+  g_graphAllocsFn().clear();
+  g_graphMem = GraphMemStats{};
+  g_condChunk = nullptr;
+  g_condChunkUsed = 0;
+  g_condHandlesFn().clear();
 }
 
 void captureStreamDestroyed(cudaStream_t s) {

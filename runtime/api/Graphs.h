@@ -54,7 +54,8 @@ std::optional<cudaError_t> captureEventNode(cudaStream_t s, cudaEvent_t e, bool 
 void captureStreamDestroyed(cudaStream_t s);
 /// cudaEventDestroy: forgets the event's capture point.
 void captureEventDestroyed(cudaEvent_t e);
-/// Context::reset (cudaDeviceReset): every capture ends, its graph discarded.
+/// Context::reset (cudaDeviceReset): every capture ends, its graph discarded; graph allocations
+/// and conditional-handle slots are forgotten with the device memory they lived in.
 void captureReset();
 
 } // namespace ptxsim::runtime

@@ -379,11 +379,39 @@ static void testErrors() {
     CK(cudaGraphDestroy(other));
 }
 
+// After cudaDeviceReset the handles of the old context are gone; new graphs work as before.
+static void testAfterReset() {
+    CK(cudaDeviceReset());
+    int *count;
+    CK(cudaMalloc(&count, sizeof(int)));
+    CK(cudaMemset(count, 0, sizeof(int)));
+    cudaGraph_t g;
+    CK(cudaGraphCreate(&g, 0));
+    cudaGraphConditionalHandle h;
+    CK(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault));
+    std::vector<cudaGraph_t> body;
+    addConditional(g, nullptr, 0, h, cudaGraphCondTypeWhile, 1, body);
+    int limit = 7;
+    void *args[] = {&count, &limit, &h};
+    addKernel(body[0], nullptr, 0, (const void *)countBody, 1, 32, args);
+    cudaGraphExec_t exec;
+    CK(cudaGraphInstantiate(&exec, g, 0));
+    CK(cudaGraphLaunch(exec, 0));
+    CK(cudaDeviceSynchronize());
+    int c = 0;
+    CK(cudaMemcpy(&c, count, sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT(c == 7, "while loop after a reset counted to %d, want 7", c);
+    CK(cudaGraphExecDestroy(exec));
+    CK(cudaGraphDestroy(g));
+    CK(cudaFree(count));
+}
+
 int main() {
     testWhileNewton();
     testIfSwitch();
     testNested();
     testCaptured();
     testErrors();
+    testAfterReset();
     return finish();
 }
