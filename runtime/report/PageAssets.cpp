@@ -17,6 +17,7 @@ table { border-collapse: collapse; margin: 6px 0 12px; font-variant-numeric: tab
 th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: right; white-space: nowrap; }
 th { background: var(--head); font-weight: 600; position: sticky; top: 0; }
 td.t, th.t { text-align: left; }
+table.summary td.t { white-space: normal; max-width: 420px; overflow-wrap: anywhere; }
 td.name { text-align: left; max-width: 460px; overflow: hidden; text-overflow: ellipsis; }
 th[data-sort] { cursor: pointer; user-select: none; }
 th[data-dir="asc"]::after { content: " \25B2"; font-size: 10px; }
@@ -201,10 +202,11 @@ const char *const kReportJs = R"JS(
     var keep = parts.map(function (x, p) { return p; }).filter(function (p) {
       return values.some(function (v) { return (v[p] || 0) > 0; });
     });
-    if (keep.length && keep.length < parts.length) {
-      parts = keep.map(function (p) { return parts[p]; });
-      values = values.map(function (v) { return keep.map(function (p) { return v[p] || 0; }); });
-    }
+    if (!keep.length) keep = parts.map(function (x, p) { return p; });
+    // colours follow the part's index in the full list, as in the tables' stall bars
+    var colors = keep.map(function (p) { return color(p); });
+    parts = keep.map(function (p) { return parts[p]; });
+    values = values.map(function (v) { return keep.map(function (p) { return v[p] || 0; }); });
     var n = labels.length, xs = [], i, p;
     for (i = 0; i < n; i++) xs.push(i);
     var cum = parts.map(function () { return new Array(n).fill(0); });
@@ -219,7 +221,7 @@ const char *const kReportJs = R"JS(
     for (p = parts.length - 1; p >= 0; p--) {
       (function (p) {
         series.push({
-          label: parts[p], fill: color(p), stroke: color(p), width: 0,
+          label: parts[p], fill: colors[p], stroke: colors[p], width: 0,
           paths: uPlot.paths.bars({ size: [0.7, 90] }), points: { show: false },
           value: function (u, v, si, idx) { return idx == null ? '' : fmtSi(values[idx][p] || 0, unit); }
         });

@@ -264,8 +264,9 @@ std::string summaryTable(const std::vector<RunModel> &runs) {
   row("mode", [](const RunModel &r) { return textCell("mode", r.mode); });
   row("configuration", [](const RunModel &r) {
     std::string s = r.configName;
-    for (const std::string &src : r.configSources)
-      s += (s.empty() ? "" : (&src == &r.configSources[0] ? " from " : ", ")) + src;
+    for (const std::string &src : r.configSources) // file names; the full paths are below
+      s += (s.empty() ? "" : (&src == &r.configSources[0] ? " from " : ", ")) +
+           src.substr(src.find_last_of('/') + 1);
     return textCell("config", s.empty() ? "(none: functional mode)" : s);
   });
   row("wall time", [](const RunModel &r) {
