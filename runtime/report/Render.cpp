@@ -642,7 +642,12 @@ std::string renderReport(const std::vector<RunModel> &runs, const ChartLibrary &
   o += "<script type=\"application/json\" id=\"ptxsim-data\">" + pageData(runs, charts) +
        "</script>\n";
   if (charts.available())
-    o += "<script>" + scriptSafe(charts.js) + "</script>\n";
+    o += "<script>" +
+         (charts.license.empty() || charts.license.find("*/") != std::string::npos
+              ? std::string()
+              : "/* uPlot " + std::string(kUplotVersion) + " (inlined by ptxsim report)\n" +
+                    scriptSafe(charts.license) + "*/\n") +
+         scriptSafe(charts.js) + "</script>\n";
   o += std::string("<script>") + kReportJs + "</script>\n</body></html>\n";
   return o;
 }

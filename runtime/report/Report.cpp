@@ -348,6 +348,7 @@ ChartLibrary findChartLibrary() {
   for (const std::string &d : dirs) {
     if (readFile(d + "/uPlot.iife.min.js", lib2.js) && !lib2.js.empty()) {
       readFile(d + "/uPlot.min.css", lib2.css);
+      readFile(d + "/LICENSE", lib2.license);
       lib2.where = d;
       return lib2;
     }

@@ -99,6 +99,7 @@ bool loadRun(const std::string &path, RunModel &out, std::string &error);
 
 struct ChartLibrary {
   std::string js, css; ///< empty when not found
+  std::string license;  ///< the library's LICENSE text, kept with the inlined copy
   std::string where;   ///< the directory it came from, or why it is missing
   bool available() const { return !js.empty(); }
 };
