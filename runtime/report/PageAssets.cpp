@@ -59,7 +59,7 @@ const char *const kReportJs = R"JS(
   function fmtCount(v) { return v == null ? '' : Math.round(v).toLocaleString('en-US'); }
   function fmtSi(v, unit) {
     if (v == null || isNaN(v)) return '';
-    var a = Math.abs(v), p = ['', 'k', 'M', 'G', 'T'], q = ['m', 'u', 'n', 'p'], s = '';
+    var a = Math.abs(v), p = ['', 'k', 'M', 'G', 'T'], q = ['m', '\u00b5', 'n', 'p'], s = '';
     if (a === 0) return '0' + (unit ? ' ' + unit : '');
     var i = 0;
     if (a >= 1) { while (a >= 1000 && i < 4) { a /= 1000; v /= 1000; i++; } s = p[i]; }
@@ -288,7 +288,7 @@ const char *const kReportJs = R"JS(
       series: series,
       scales: { x: { time: false } },
       axes: [{ values: function (u, sp) { return sp.map(function (v) { return fmtSi(v, 's'); }); }, size: 40 },
-             { size: 60, label: 'W', values: function (u, sp) { return sp.map(function (v) { return v.toFixed(0); }); } }]
+             { size: 60, label: 'W', values: function (u, sp) { return sp.map(function (v) { return String(+v.toPrecision(4)); }); } }]
     }, [xs].concat(cols), el);
   }
 

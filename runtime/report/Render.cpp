@@ -99,11 +99,14 @@ const char *kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
 
 std::string stallBar(const RunModel &run, const KernelRow &k) {
   std::string o = "<td data-k=\"stalls\" class=\"t\"><div class=\"sbar\">";
-  if (k.stallCycles > 0)
+  double all = 0; // the reasons include `idle` (no warp resident), which stall cycles leave out
+  for (double s : k.stalls)
+    all += s;
+  if (all > 0)
     for (size_t s = 0; s < k.stalls.size(); ++s) {
       if (k.stalls[s] <= 0)
         continue;
-      double pct = 100 * k.stalls[s] / k.stallCycles;
+      double pct = 100 * k.stalls[s] / all;
       o += "<span style=\"width:" + printf1("%.2f", pct) + "%;background:" +
            kPalette[s % (sizeof kPalette / sizeof *kPalette)] + "\" title=\"" +
            esc(run.stallReasons[s]) + " " + printf1("%.1f", pct) + "%\"></span>";
@@ -631,7 +634,9 @@ std::string renderReport(const std::vector<RunModel> &runs, const ChartLibrary &
   o += "</section>\n";
   if (timing)
     o += "<section id=\"stalls\"><h2>Stall reasons</h2><div class=\"chart\" "
-         "id=\"chart-stalls\"></div></section>\n";
+         "id=\"chart-stalls\"></div><p class=\"note\">Scheduler cycles without an issue, by "
+         "reason (sm.stall.*); <em>idle</em> counts cycles with no warp resident, which "
+         "<em>stall cycles</em> (sm.stall_cycles) leave out.</p></section>\n";
   if (power)
     o += "<section id=\"power\"><h2>Power</h2><div class=\"chart\" id=\"chart-power\"></div>"
          "<div class=\"chart\" id=\"chart-trace\"></div><p class=\"note\">The trace is the power "

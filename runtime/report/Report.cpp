@@ -221,6 +221,7 @@ bool buildRunModel(const JsonValue &json, RunModel &out, std::string &error) {
   double clock = 0; // kernel time so far, when the file has no start times
   std::vector<std::pair<double, double>> trace;
   double lastEnd = -1;
+  size_t nextPower = 0;
   for (size_t i = 0; i < launches.size(); ++i) {
     const JsonValue &l = launches[i];
     std::string name = l.str("kernel");
@@ -264,9 +265,10 @@ bool buildRunModel(const JsonValue &json, RunModel &out, std::string &error) {
     r.dramWriteBytes += l.num("dram.write_bytes");
     r.simSeconds += secs;
 
-    // the power entry of this launch: power[] has one per launch, in launch order
-    if (i < power.size() && power[i].str("kernel") == name) {
-      const JsonValue &p = power[i];
+    // the power entry of this launch: power[] has one per launch the power model saw, in
+    // launch order (a cursor, so a launch without one does not shift the rest)
+    if (nextPower < power.size() && power[nextPower].str("kernel") == name) {
+      const JsonValue &p = power[nextPower++];
       lr.energyJ = p.num("energy_j");
       lr.avgWatts = p.num("avg_w");
       r.energyJ += lr.energyJ;
