@@ -151,7 +151,8 @@ int runWithReport(std::vector<char *> &argv, const std::string &reportPath, std:
     std::string prog = argv[0];
     size_t slash = prog.find_last_of('/');
     if (report::writeReport({stats}, {slash == std::string::npos ? prog : prog.substr(slash + 1)},
-                            "", reportPath, err))
+                            "", reportPath, err,
+                            {tempStats ? "(not kept; ptxsim run --stats-json FILE keeps it)" : stats}))
       err << "ptxsim run: report written to " << reportPath << "\n";
     else if (rc == 0)
       rc = 1;

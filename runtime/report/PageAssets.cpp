@@ -114,7 +114,7 @@ const char *const kReportJs = R"JS(
     // L = [kernel, gridBlock, start, cycles, ipc, occupancy, warpInsts, stallCycles, l1, l2, dram, energy, avgW]
     var tr = document.createElement('tr');
     tr.className = 'launch';
-    tr.appendChild(td('launch ' + n + (L[2] >= 0 ? ' at ' + fmtSi(L[2], 's') : ''), 'name'));
+    tr.appendChild(td('launch #' + (n + 1) + (L[2] >= 0 ? ' at ' + fmtSi(L[2], 's') : ''), 'name'));
     tr.appendChild(td(''));
     tr.appendChild(td(L[1], 't'));
     tr.appendChild(td(fmtCount(L[3])));

@@ -658,7 +658,8 @@ std::string renderReport(const std::vector<RunModel> &runs, const ChartLibrary &
 }
 
 bool writeReport(const std::vector<std::string> &files, const std::vector<std::string> &labels,
-                 const std::string &title, const std::string &output, std::ostream &err) {
+                 const std::string &title, const std::string &output, std::ostream &err,
+                 const std::vector<std::string> &shownPaths) {
   std::vector<RunModel> runs(files.size());
   for (size_t i = 0; i < files.size(); ++i) {
     if (i < labels.size())
@@ -668,6 +669,8 @@ bool writeReport(const std::vector<std::string> &files, const std::vector<std::s
       err << "ptxsim report: " << e << "\n";
       return false;
     }
+    if (i < shownPaths.size())
+      runs[i].path = shownPaths[i];
   }
   ChartLibrary charts = findChartLibrary();
   if (!charts.available())

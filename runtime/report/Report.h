@@ -117,7 +117,9 @@ int reportCommand(const std::vector<std::string> &args, std::ostream &out, std::
 
 /// Writes the report of the given stats files to `output`; used by `ptxsim run --report`.
 /// Returns false after printing why on `err`.
+/// `shownPaths` replaces the file names the summary shows (e.g. for a temporary file).
 bool writeReport(const std::vector<std::string> &files, const std::vector<std::string> &labels,
-                 const std::string &title, const std::string &output, std::ostream &err);
+                 const std::string &title, const std::string &output, std::ostream &err,
+                 const std::vector<std::string> &shownPaths = {});
 
 } // namespace ptxsim::report

@@ -146,7 +146,7 @@ INTERACT = r"""(() => {
   const a = values();
   out.sortedAsc = a.every((v, i) => i === 0 || a[i - 1] <= v);
   out.sortColumn = th.textContent;
-  table.querySelector('tbody tr.kernel').click(); // for the screenshot
+  best.click(); // expanded in the screenshot
   return out;
 })()"""
 
@@ -178,6 +178,7 @@ def main():
     ap.add_argument("--max-bytes", type=int)
     ap.add_argument("--chromium", default="chromium")
     ap.add_argument("--width", type=int, default=1400)
+    ap.add_argument("--shot-height", type=int, default=8000, help="crop the screenshot (px)")
     a = ap.parse_args()
     binary = shutil.which(a.chromium) or (a.chromium if os.access(a.chromium, os.X_OK) else None)
     if not binary:
@@ -249,7 +250,7 @@ def main():
                 h = b.send("Page.getLayoutMetrics")["cssContentSize"]["height"]
                 shot = b.send("Page.captureScreenshot", {
                     "format": "png", "captureBeyondViewport": True,
-                    "clip": {"x": 0, "y": 0, "width": a.width, "height": min(h, 8000), "scale": 1}})
+                    "clip": {"x": 0, "y": 0, "width": a.width, "height": min(h, a.shot_height), "scale": 1}})
                 png = base64.b64decode(shot["data"])
                 with open(a.screenshot, "wb") as f:
                     f.write(png)
