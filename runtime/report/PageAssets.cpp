@@ -280,7 +280,9 @@ const char *const kReportJs = R"JS(
     });
     var series = [{ label: 'time', value: function (u, v) { return v == null ? '' : fmtSi(v, 's'); } }];
     runs.forEach(function (run, ri) {
+      // a sample is the average power since the previous one: a step that ends at its time
       series.push({ label: run.label, stroke: color(ri), width: 1.5, spanGaps: false,
+                    paths: uPlot.paths.stepped({ align: -1 }),
                     points: { show: false }, value: function (u, v) { return v == null ? '' : v.toFixed(1) + ' W'; } });
     });
     return new uPlot({
