@@ -37,6 +37,7 @@ td.better { color: #13795b; } td.worse { color: #b3261e; }
 table.config tr.diff td { background: #fff6e0; }
 table.config.only-diff tr:not(.diff) { display: none; }
 .chart { margin: 8px 0 18px; min-height: 40px; }
+details > summary { cursor: pointer; color: var(--accent); margin: 4px 0 8px; }
 .charts-missing { border: 1px solid #e0b252; background: #fff8e6; padding: 8px 12px; border-radius: 4px; }
 .legend-note { color: var(--muted); font-size: 12px; }
 .uplot { font-family: inherit; }

@@ -443,7 +443,18 @@ std::string configTable(const std::vector<RunModel> &runs) {
     }
   if (keys.empty())
     return "<p class=\"note\">No timing configuration (functional-mode runs).</p>";
-  std::string o;
+  size_t differ = 0;
+  for (const std::string &k : keys) {
+    std::set<std::string> distinct;
+    for (auto &m : values)
+      distinct.insert(m.count(k) ? m[k] : "\x01");
+    differ += distinct.size() > 1;
+  }
+  // long (every option of every component): folded, the summary says what is inside
+  std::string o = "<details id=\"config-details\"><summary>" + std::to_string(keys.size()) +
+                  " options" +
+                  (runs.size() > 1 ? ", " + std::to_string(differ) + " differ between the runs" : "") +
+                  " (click to show)</summary>";
   if (runs.size() > 1)
     o += "<label><input type=\"checkbox\" id=\"config-only-diff\"> only the options that differ</label>";
   o += "<table class=\"config\" id=\"config-table\"><thead><tr><th class=\"t\">option</th>";
@@ -460,7 +471,7 @@ std::string configTable(const std::vector<RunModel> &runs) {
       o += "<td class=\"t\">" + (m.count(k) ? esc(m[k]) : std::string("&ndash;")) + "</td>";
     o += "</tr>";
   }
-  return o + "</tbody></table>";
+  return o + "</tbody></table></details>";
 }
 
 /// At most this many kernels per run in the bar charts (the largest by cycles); tables list all.
