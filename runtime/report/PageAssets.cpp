@@ -55,7 +55,8 @@ const char *const kReportJs = R"JS(
   var D = JSON.parse(document.getElementById('ptxsim-data').textContent);
   var PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1',
                  '#ff9da7', '#9c755f', '#bab0ac', '#1f77b4', '#8c564b', '#17becf', '#bcbd22',
-                 '#7f7f7f', '#d62728', '#2ca02c', '#9467bd'];
+                 '#7f7f7f', '#d62728', '#2ca02c', '#9467bd', '#0b3d91', '#c7a76c', '#6b8e23',
+                 '#e377c2', '#393b79', '#ad494a'];
   function color(i) { return PALETTE[i % PALETTE.length]; }
   function fmtCount(v) { return v == null ? '' : Math.round(v).toLocaleString('en-US'); }
   function fmtSi(v, unit) {
@@ -308,11 +309,14 @@ const char *const kReportJs = R"JS(
     });
   } else {
     var many = D.runs.length > 1;
-    var labels = [], stalls = [], comps = [], reasons = null, components = null;
+    var labels = [], stalls = [], comps = [], reasons = [], components = [];
+    function union(into, names) { names.forEach(function (n) { if (into.indexOf(n) < 0) into.push(n); }); }
+    D.runs.forEach(function (run) { // runs of other machines may have other parts (the SPU's)
+      if (run.timing) union(reasons, run.stallReasons);
+      if (run.power) union(components, run.components);
+    });
     D.runs.forEach(function (run) {
       if (!run.timing) return;
-      reasons = reasons || run.stallReasons;
-      components = components || run.components;
       run.chartKernels.forEach(function (ki) {
         var k = run.kernels[ki];
         labels.push(many ? run.label + ': ' + k.n : k.n);

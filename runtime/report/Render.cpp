@@ -95,7 +95,9 @@ std::string textCell(const char *key, const std::string &v, const std::string &c
 
 const char *kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
                           "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#8c564b",
-                          "#17becf", "#bcbd22", "#7f7f7f", "#d62728", "#2ca02c", "#9467bd"};
+                          "#17becf", "#bcbd22", "#7f7f7f", "#d62728", "#2ca02c", "#9467bd",
+                          "#0b3d91", "#c7a76c", "#6b8e23", "#e377c2", "#393b79", "#ad494a"};
+// (the same colours, in the same order, as PALETTE in the page's script)
 
 std::string stallBar(const RunModel &run, const KernelRow &k) {
   std::string o = "<td data-k=\"stalls\" class=\"t\"><div class=\"sbar\">";
