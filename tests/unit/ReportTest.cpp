@@ -305,3 +305,40 @@ TEST(ReportPage, FunctionalModeFilesAndEscapedNames) {
   EXPECT_EQ(html.find("k<int>"), std::string::npos); // never raw, not even in the script data
   EXPECT_EQ(html.find("id=\"chart-stalls\""), std::string::npos); // no cycle data, no chart
 }
+
+// Long traces are averaged down; idle time between kernels is a gap, not a line.
+TEST(ReportModel, TraceIsBoundedAndBreaksBetweenKernels) {
+  std::string text = R"({"mode": "timing", "kernels": [{"name": "k", "launches": 3}], "launches": [)";
+  for (int l = 0; l < 3; ++l)
+    text += std::string(l ? "," : "") + "{\"kernel\": \"k\", \"start_seconds\": " +
+            std::to_string(l * 2.0) + ", \"gpu.cycles\": 100, \"gpu.sim_seconds\": 1}";
+  text += "], \"power\": [";
+  for (int l = 0; l < 3; ++l) {
+    text += std::string(l ? "," : "") +
+            "{\"kernel\": \"k\", \"seconds\": 1, \"energy_j\": 50, \"avg_w\": 50, \"trace\": [";
+    for (int i = 1; i <= 3000; ++i)
+      text += std::string(i > 1 ? "," : "") + "[" + std::to_string(i / 3000.0) + ", 50]";
+    text += "]}";
+  }
+  text += "]}";
+  JsonValue v;
+  std::string err;
+  ASSERT_TRUE(parseJson(text, v, err)) << err;
+  RunModel run;
+  ASSERT_TRUE(buildRunModel(v, run, err)) << err;
+  size_t gaps = 0;
+  for (size_t i = 0; i < run.trace.size(); ++i) {
+    if (std::isnan(run.trace[i].second)) {
+      ++gaps;
+    } else {
+      EXPECT_DOUBLE_EQ(run.trace[i].second, 50);
+    }
+    if (i)
+      EXPECT_GE(run.trace[i].first, run.trace[i - 1].first);
+  }
+  EXPECT_EQ(gaps, 2u); // between launches 1-2 and 2-3 (each ends at 1 s of a 2 s period)
+  EXPECT_LE(run.trace.size(), RunModel::kMaxTracePoints + gaps + 3);
+  EXPECT_GT(run.trace.size(), RunModel::kMaxTracePoints / 2);
+  EXPECT_DOUBLE_EQ(run.trace.back().first, 5.0);
+  EXPECT_DOUBLE_EQ(run.energyJ, 150);
+}
