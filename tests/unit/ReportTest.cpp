@@ -171,10 +171,11 @@ TEST(ReportPage, KernelTableMatchesTheStatisticsFile) {
     expectNear(cells, "ipc", warp / cycles);
     expectNear(cells, "occupancy", occW / cycles);
     expectNear(cells, "stall_cycles", stall);
-    if (l1a > 0)
+    if (l1a > 0) {
       expectNear(cells, "l1_hit", l1h / l1a);
-    else
+    } else {
       EXPECT_EQ(cells["l1_hit"], "");
+    }
     expectNear(cells, "l2_hit", l2h / l2a);
     expectNear(cells, "dram_bytes", dram);
     expectNear(cells, "energy_j", energy);
@@ -333,8 +334,9 @@ TEST(ReportModel, TraceIsBoundedAndBreaksBetweenKernels) {
     } else {
       EXPECT_DOUBLE_EQ(run.trace[i].second, 50);
     }
-    if (i)
+    if (i) {
       EXPECT_GE(run.trace[i].first, run.trace[i - 1].first);
+    }
   }
   EXPECT_EQ(gaps, 2u); // between launches 1-2 and 2-3 (each ends at 1 s of a 2 s period)
   EXPECT_LE(run.trace.size(), RunModel::kMaxTracePoints + gaps + 3);
