@@ -344,3 +344,16 @@ TEST(ReportModel, TraceIsBoundedAndBreaksBetweenKernels) {
   EXPECT_DOUBLE_EQ(run.trace.back().first, 5.0);
   EXPECT_DOUBLE_EQ(run.energyJ, 150);
 }
+
+// Files trimmed to launches and kernels (the golden statistics) say no mode: they are timing.
+TEST(ReportModel, GoldenStatisticsWithoutModeAreTiming) {
+  RunModel run;
+  std::string err;
+  ASSERT_TRUE(loadRun(std::string(PTXSIM_TEST_DIR) + "/golden/stats/matmul_gtx480.json", run, err))
+      << err;
+  EXPECT_TRUE(run.timing);
+  EXPECT_FALSE(run.power);
+  ASSERT_EQ(run.kernels.size(), 1u);
+  EXPECT_GT(run.kernels[0].cycles, 0);
+  EXPECT_EQ(run.kernels[0].launches, run.launches.size());
+}
