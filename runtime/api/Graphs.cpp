@@ -1028,14 +1028,6 @@ std::optional<cudaError_t> graphMemRelease(void *ptr) {
   return cudaSuccess;
 }
 
-std::optional<cudaError_t> captureUnsupported(cudaStream_t s, const char *what) {
-  Capture *c = capturing(s);
-  if (!c)
-    return std::nullopt;
-  std::fprintf(stderr, "ptxsim: %s during stream capture is not supported\n", what);
-  return cudaErrorNotSupported;
-}
-
 std::optional<cudaError_t> captureEventRecord(cudaEvent_t e, cudaStream_t s) {
   Capture *c = capturing(s);
   if (!c) {

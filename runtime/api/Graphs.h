@@ -27,8 +27,6 @@ std::optional<cudaError_t> captureMemset2D(cudaStream_t s, void *p, size_t pitch
 std::optional<cudaError_t> captureSymbolCopy(cudaStream_t s, const void *symbol, void *host,
                                              size_t count, size_t offset, cudaMemcpyKind kind,
                                              bool toSymbol);
-/// Stream work ptxsim cannot record: cudaErrorNotSupported, said on stderr, while `s` captures.
-std::optional<cudaError_t> captureUnsupported(cudaStream_t s, const char *what);
 /// cudaMallocAsync / cudaMallocFromPoolAsync (`props`: the pool's, or null) on a capturing
 /// stream: a memory allocation node; *ptr gets its address, fixed for the graph's lifetime.
 std::optional<cudaError_t> captureMalloc(cudaStream_t s, void **ptr, size_t size,
