@@ -1,7 +1,7 @@
 // Global-to-shared copies with cp.async, the way copy benchmarks write them: a multi-stage
 // cuda::pipeline (cuda::memcpy_async of one tile per stage, producer_acquire/commit,
-// consumer_wait/release) streaming a large array through shared memory with a transform, the
-// same with the __pipeline_memcpy_async primitives (cuda_pipeline.h) and with
+// consumer_wait/release) streaming a large array (2M floats) through shared memory with a
+// transform, the same with the __pipeline_memcpy_async primitives (cuda_pipeline.h) and with
 // cooperative_groups::memcpy_async + cg::wait; several block sizes, timed with events, each
 // result checked against the host. COPY_N overrides the element count (the timing-mode tests
 // use fewer elements).
@@ -101,7 +101,7 @@ static size_t envSize(const char *name, size_t def) {
 }
 
 int main() {
-    const size_t n = envSize("COPY_N", size_t(1) << 22);
+    const size_t n = envSize("COPY_N", size_t(1) << 21);
     std::vector<float> h(n);
     for (size_t i = 0; i < n; ++i) h[i] = (float)(int)((i * 2654435761u) % 10007) - 5000.0f;
     float *in, *out;
