@@ -5,7 +5,6 @@
 
 #include "runtime/driver/DriverApi.h"
 
-#include <driver_functions.h>
 
 #include <cstring>
 #include <vector>
@@ -93,7 +92,7 @@ bool pitched(CUmemorytype type, const void *host, CUdeviceptr dev, size_t pitch,
   default:
     return false;
   }
-  out = make_cudaPitchedPtr(p, pitch ? pitch : width, width, height);
+  out = cudaPitchedPtr{p, pitch ? pitch : width, width, height};
   return true;
 }
 
@@ -105,9 +104,9 @@ CUresult copyParams(const CUDA_MEMCPY3D &p, cudaMemcpy3DParms &out) {
       !pitched(p.dstMemoryType, p.dstHost, p.dstDevice, p.dstPitch, p.WidthInBytes,
                p.dstHeight ? p.dstHeight : p.Height, out.dstPtr, dstDev))
     return CUresult(unsupportedCall("a driver-API graph copy node with a CUDA array"));
-  out.srcPos = make_cudaPos(p.srcXInBytes, p.srcY, p.srcZ);
-  out.dstPos = make_cudaPos(p.dstXInBytes, p.dstY, p.dstZ);
-  out.extent = make_cudaExtent(p.WidthInBytes, p.Height, p.Depth ? p.Depth : 1);
+  out.srcPos = cudaPos{p.srcXInBytes, p.srcY, p.srcZ};
+  out.dstPos = cudaPos{p.dstXInBytes, p.dstY, p.dstZ};
+  out.extent = cudaExtent{p.WidthInBytes, p.Height, p.Depth ? p.Depth : 1};
   out.kind = srcDev ? (dstDev ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
                     : (dstDev ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
   return CUDA_SUCCESS;
@@ -123,15 +122,20 @@ void fromRuntime(const cudaMemcpy3DParms &p, CUDA_MEMCPY3D &out) {
   out.srcY = p.srcPos.y;
   out.srcZ = p.srcPos.z;
   out.srcMemoryType = srcDev ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-  (srcDev ? reinterpret_cast<void *&>(out.srcDevice) : const_cast<void *&>(out.srcHost)) =
-      p.srcPtr.ptr;
+  if (srcDev)
+    out.srcDevice = CUdeviceptr(p.srcPtr.ptr);
+  else
+    out.srcHost = p.srcPtr.ptr;
   out.srcPitch = p.srcPtr.pitch;
   out.srcHeight = p.srcPtr.ysize;
   out.dstXInBytes = p.dstPos.x;
   out.dstY = p.dstPos.y;
   out.dstZ = p.dstPos.z;
   out.dstMemoryType = dstDev ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-  (dstDev ? reinterpret_cast<void *&>(out.dstDevice) : out.dstHost) = p.dstPtr.ptr;
+  if (dstDev)
+    out.dstDevice = CUdeviceptr(p.dstPtr.ptr);
+  else
+    out.dstHost = p.dstPtr.ptr;
   out.dstPitch = p.dstPtr.pitch;
   out.dstHeight = p.dstPtr.ysize;
   out.WidthInBytes = p.extent.width;

@@ -814,6 +814,18 @@ DRIVER_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p, CUstream s)
 namespace {
 template <class T>
 CUresult fill2D(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t height, CUstream s) {
+  // A capturing stream records the set as the runtime's byte-wise cudaMemset2DAsync, which can
+  // hold a 16- or 32-bit pattern only when all its bytes are equal (0, ~0, ...).
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  bool byteWise = std::all_of(bytes, bytes + sizeof(T), [&](unsigned char b) { return b == bytes[0]; });
+  if (!byteWise) {
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    viaRuntime([&] { return cudaStreamIsCapturing(stream(s), &cs); });
+    if (cs != cudaStreamCaptureStatusNone)
+      return CUresult(unsupportedCall("a 16- or 32-bit memset of a non-repeating byte pattern "
+                                      "during stream capture"));
+  }
   PTXSIM_LOCK;
   if (ctx.sticky())
     return toCu(ctx.sticky());
@@ -821,14 +833,10 @@ CUresult fill2D(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t hei
     return CUDA_ERROR_INVALID_HANDLE;
   if (width * sizeof(T) > pitch)
     return kInvalidPitch;
-  // A capturing stream records the set (bytes) as the runtime's cudaMemset2DAsync would.
-  if (sizeof(T) == 1) {
-    if (auto c = captureMemset2D(stream(s), reinterpret_cast<void *>(dst), pitch, int(value),
-                                 width, height))
+  if (byteWise)
+    if (auto c = captureMemset2D(stream(s), reinterpret_cast<void *>(dst), pitch, int(bytes[0]),
+                                 width * sizeof(T), height))
       return toCu(*c);
-  } else if (auto c = captureUnsupported(stream(s), "a 16- or 32-bit driver memset")) {
-    return toCu(*c);
-  }
   if (width == 0 || height == 0)
     return CUDA_SUCCESS;
   if (dst % sizeof(T) || pitch % sizeof(T))

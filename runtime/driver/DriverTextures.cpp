@@ -5,7 +5,6 @@
 
 #include "runtime/driver/DriverApi.h"
 
-#include <driver_functions.h>
 
 #include <cstring>
 
@@ -97,7 +96,7 @@ DRIVER_API CUresult cuArray3DCreate_v2(CUarray *a, const CUDA_ARRAY3D_DESCRIPTOR
   // CUDA_ARRAY3D_* flags have the values of the runtime's cudaArray* flags.
   return viaRuntime([&] {
     return cudaMalloc3DArray(reinterpret_cast<cudaArray_t *>(a), &cd,
-                             make_cudaExtent(d->Width, d->Height, d->Depth), d->Flags);
+                             cudaExtent{d->Width, d->Height, d->Depth}, d->Flags);
   });
 }
 
@@ -160,7 +159,7 @@ DRIVER_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *m, const CUDA_ARRAY
     return badFormat();
   return viaRuntime([&] {
     return cudaMallocMipmappedArray(reinterpret_cast<cudaMipmappedArray_t *>(m), &cd,
-                                    make_cudaExtent(d->Width, d->Height, d->Depth), levels,
+                                    cudaExtent{d->Width, d->Height, d->Depth}, levels,
                                     d->Flags);
   });
 }
@@ -196,7 +195,7 @@ CUresult ptxsim::driver::copyWithArrays(const CUDA_MEMCPY3D &p, CUstream s, bool
                    size_t height, cudaPitchedPtr &out, bool &device) {
     device = t != CU_MEMORYTYPE_HOST;
     void *ptr = device ? reinterpret_cast<void *>(dev) : const_cast<void *>(host);
-    out = make_cudaPitchedPtr(ptr, pitch ? pitch : width, width, height);
+    out = cudaPitchedPtr{ptr, pitch ? pitch : width, width, height};
   };
   if (p.srcMemoryType == CU_MEMORYTYPE_ARRAY) {
     q.srcArray = array(p.srcArray);
@@ -221,9 +220,9 @@ CUresult ptxsim::driver::copyWithArrays(const CUDA_MEMCPY3D &p, CUstream s, bool
   if (p.WidthInBytes % elem || (q.srcArray && p.srcXInBytes % elem) ||
       (q.dstArray && p.dstXInBytes % elem))
     return CUDA_ERROR_INVALID_VALUE;
-  q.srcPos = make_cudaPos(q.srcArray ? p.srcXInBytes / elem : p.srcXInBytes, p.srcY, p.srcZ);
-  q.dstPos = make_cudaPos(q.dstArray ? p.dstXInBytes / elem : p.dstXInBytes, p.dstY, p.dstZ);
-  q.extent = make_cudaExtent(p.WidthInBytes / elem, height, p.Depth ? p.Depth : 1);
+  q.srcPos = cudaPos{q.srcArray ? p.srcXInBytes / elem : p.srcXInBytes, p.srcY, p.srcZ};
+  q.dstPos = cudaPos{q.dstArray ? p.dstXInBytes / elem : p.dstXInBytes, p.dstY, p.dstZ};
+  q.extent = cudaExtent{p.WidthInBytes / elem, height, p.Depth ? p.Depth : 1};
   q.kind = srcDev ? (dstDev ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
                   : (dstDev ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
   return viaRuntime(
