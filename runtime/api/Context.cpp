@@ -542,6 +542,15 @@ void Context::bindSymbols(FatbinModule &fb) {
 }
 
 FatbinModule *Context::loadImage(const void *image, cudaError_t &err, bool lazy) {
+  // Parsing and loading allocate a lot: on the service thread, out of the application's malloc
+  // arena (WorkerPool::run says why), as __cudaRegisterFatBinary does.
+  FatbinModule *result = nullptr;
+  ptx::exec::WorkerPool::instance().runOffCaller(
+      [&] { result = loadImageHere(image, err, lazy); });
+  return result;
+}
+
+FatbinModule *Context::loadImageHere(const void *image, cudaError_t &err, bool lazy) {
   err = cudaSuccess;
   if (!image) {
     err = cudaErrorInvalidValue;

@@ -200,6 +200,7 @@ private:
   void loadModule(FatbinModule &fb);
   void bindSymbols(FatbinModule &fb);
   void bindKernel(KernelEntry &k);
+  FatbinModule *loadImageHere(const void *image, cudaError_t &err, bool lazy);
   /// Loads the PTXSIM_PTX_OVERRIDE file(s) into the engine once; returns their module ids.
   const std::vector<int> &overrideModules();
 

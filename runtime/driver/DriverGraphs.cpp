@@ -553,3 +553,24 @@ DRIVER_API CUresult cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus *st
                                            cuuint64_t *id) {
   return cuStreamGetCaptureInfo_v3(s, status, id, nullptr, nullptr, nullptr, nullptr);
 }
+
+// --- graph memory (CUgraphMem_attribute numbers like cudaGraphMemAttributeType) ----------------
+
+DRIVER_API CUresult cuDeviceGetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute attr,
+                                                 void *value) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaDeviceGetGraphMemAttribute(dev, cudaGraphMemAttributeType(attr), value);
+  });
+}
+DRIVER_API CUresult cuDeviceSetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute attr,
+                                                 void *value) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaDeviceSetGraphMemAttribute(dev, cudaGraphMemAttributeType(attr), value);
+  });
+}
+DRIVER_API CUresult cuDeviceGraphMemTrim(CUdevice dev) {
+  DRIVER_TRACE();
+  return viaRuntime([&] { return cudaDeviceGraphMemTrim(dev); });
+}
