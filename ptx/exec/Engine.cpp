@@ -100,6 +100,18 @@ uint64_t Engine::functionAddress(std::string_view name) const {
   return 0;
 }
 
+bool parseSimtMode(std::string_view s, SimtMode &out) {
+  if (s == "its")
+    out = SimtMode::Its;
+  else if (s == "ipdom")
+    out = SimtMode::Ipdom;
+  else if (s == "auto")
+    out = SimtMode::Auto;
+  else
+    return false;
+  return true;
+}
+
 namespace {
 
 bool hasCalls(const ir::Function &f) {
@@ -152,6 +164,14 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     w.fn = &k;
     w.stack.clear();
     w.stack.push_back(SimtEntry{0, ir::kNoPc, w.validMask});
+    w.its = g.its;
+    w.liveMask = w.validMask;
+    w.groups.clear();
+    w.groupSwitches = 0;
+    w.spinPc = ir::kNoPc;
+    w.spinCount = 0;
+    w.waitStep = 0;
+    w.waitData = 0;
     w.calls.clear();
     for (unsigned l = 0; l < kWarpSize; ++l)
       w.stackTop[l] = localPerThread;
@@ -299,6 +319,7 @@ uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Pro
   g.gridId = gridIds++;
   g.timerBase = globalTimer().load();
   g.depth = p.depth;
+  g.its = cfg_.simt == SimtMode::Its || (cfg_.simt == SimtMode::Auto && k.fn->smVersion >= 70);
   g.devrt = devrt;
   devrt->prepareGrid();
   uint32_t wsOff = (k.paramBytes + 15) & ~15u;

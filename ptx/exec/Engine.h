@@ -32,6 +32,15 @@ struct Dim3 {
   uint64_t count() const { return uint64_t(x) * y * z; }
 };
 
+/// How the lanes of a warp are scheduled (docs/executor.md, "Independent thread scheduling").
+enum class SimtMode : uint8_t {
+  Auto,  ///< Its for kernels compiled for sm_70 and newer, Ipdom for older targets
+  Ipdom, ///< pre-Volta: one reconvergence stack per warp, lanes reconverge at post-dominators
+  Its,   ///< Volta and later: groups of lanes progress independently, meet at .sync points
+};
+/// "its", "ipdom" or "auto" -> the mode; false for anything else.
+bool parseSimtMode(std::string_view s, SimtMode &out);
+
 struct EngineConfig {
   unsigned hostThreads = 0;           ///< 0: one per host core
   uint64_t arenaBytes = 64ull << 30;  ///< device address space to reserve
@@ -42,6 +51,7 @@ struct EngineConfig {
   uint32_t maxSharedPerBlock = 48 * 1024;
   uint32_t maxSharedPerBlockOptin = 227 * 1024;
   unsigned warpQuantum = 256; ///< instructions a warp runs before the next warp gets a turn
+  SimtMode simt = SimtMode::Auto; ///< the runtime's PTXSIM_SIMT, `ptxsim run --simt`
 };
 
 /// A `.global` or `.const` variable (or kernel) visible to the host.

@@ -37,6 +37,13 @@ inline std::vector<const Operand *> vectorElements(const Operand &o) {
   return v;
 }
 
+/// Makes `in` a warp-synchronous instruction whose member mask is source operand `src`
+/// (ir::Ctl::WarpSync: under independent thread scheduling it waits for the named lanes).
+inline void markWarpSync(ir::Inst &in, uint8_t src) {
+  in.ctl = ir::Ctl::WarpSync;
+  in.memberSrc = src;
+}
+
 inline void writePred(Warp &w, uint16_t idx, uint32_t mask, uint32_t value) {
   w.preds[idx] = (w.preds[idx] & ~mask) | (value & mask);
 }

@@ -61,7 +61,9 @@ bool lowerShfl(LowerCtx &c) {
   ir::Opnd a = c.src(c.op(1), ScalarType::b32);
   ir::Opnd b = c.src(c.op(2), ScalarType::b32);
   ir::Opnd cc = c.src(c.op(3), ScalarType::b32);
-  // the membermask (operand 4) needs no evaluation: the executing lanes are the participants
+  // shfl.sync's membermask (operand 4): the lanes that must arrive before it executes
+  bool sync = c.has(Mod::sync) && c.numOps() > 4;
+  ir::Opnd mm = sync ? c.src(c.op(4), ScalarType::u32) : ir::Opnd{};
   uint32_t d;
   uint16_t p = 0;
   bool hasP = false;
@@ -78,6 +80,11 @@ bool lowerShfl(LowerCtx &c) {
   in.src[1] = b;
   in.src[2] = cc;
   in.nsrc = 3;
+  if (sync) {
+    in.src[3] = mm;
+    in.nsrc = 4;
+    markWarpSync(in, 3);
+  }
   in.dst[0] = d;
   in.dst[1] = p;
   in.ndst = hasP ? 2 : 1;
@@ -127,6 +134,8 @@ bool lowerVote(LowerCtx &c) {
   in.dst[0] = d;
   in.ndst = 1;
   in.aux = mode == Mod::all ? kAll : mode == Mod::any ? kAny : mode == Mod::uni ? kUni : kBallot;
+  if (c.has(Mod::sync) && c.numOps() > 2)
+    markWarpSync(in, 0);
   return true;
 }
 
@@ -185,6 +194,7 @@ bool lowerMatch(LowerCtx &c) {
   in.ndst = hasP ? 2 : 1;
   in.flags = uint8_t((all ? 1 : 0) | (hasP ? 2 : 0));
   in.width = (uint8_t)(bits / 8);
+  markWarpSync(in, 1);
   return true;
 }
 
@@ -293,6 +303,7 @@ bool lowerRedux(LowerCtx &c) {
   in.ndst = 1;
   in.flags = flags;
   in.width = 4;
+  markWarpSync(in, 1);
   return true;
 }
 
@@ -340,6 +351,7 @@ bool lowerElect(LowerCtx &c) {
   in.dst[0] = d;
   in.dst[1] = p;
   in.ndst = 2;
+  markWarpSync(in, 0);
   return true;
 }
 

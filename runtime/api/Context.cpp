@@ -235,9 +235,15 @@ ptx::exec::Engine &Context::engine() {
     ptx::exec::EngineConfig cfg;
     cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
     if (timingMode_ || !timingCfg_.sources.empty()) { // a configured GPU, also in functional mode
+      ptx::exec::parseSimtMode(timingCfg_.core.simt, cfg.simt);
       cfg.numSms = timingCfg_.numSms();
       cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
       cfg.maxSharedPerBlockOptin = timingCfg_.core.sharedBytesPerSm;
+    }
+    if (const char *simt = std::getenv("PTXSIM_SIMT"); simt && *simt &&
+                                                        !ptx::exec::parseSimtMode(simt, cfg.simt)) {
+      std::fprintf(stderr, "ptxsim: PTXSIM_SIMT must be 'its', 'ipdom' or 'auto', not '%s'\n", simt);
+      stopForUserError();
     }
     engine_ = std::make_unique<ptx::exec::Engine>(cfg);
     if (isatty(2))

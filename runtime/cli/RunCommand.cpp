@@ -20,6 +20,9 @@ void runUsage(std::ostream &os) {
   os << "usage: ptxsim run [options] -- PROGRAM [ARGS...]\n"
         "options:\n"
         "  --threads N            host threads that run CTAs (default: all cores)\n"
+        "  --simt its|ipdom|auto  lane scheduling: independent thread scheduling (Volta and\n"
+        "                         later), the pre-Volta reconvergence stack, or auto (its for\n"
+        "                         code compiled for sm_70 and newer; the default)\n"
         "  --ptx-override PATH    use the kernels of PATH (.ptx file or directory) instead of\n"
         "                         the program's own PTX (same-named kernels, same parameters)\n"
         "  --stats-json FILE      write per-kernel statistics as JSON at exit\n"
@@ -129,6 +132,15 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
         return 2;
       }
       setenv("PTXSIM_THREADS", v->c_str(), 1);
+    } else if (a == "--simt") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      if (*v != "its" && *v != "ipdom" && *v != "auto") {
+        err << "ptxsim run: --simt needs its, ipdom or auto, not '" << *v << "'\n";
+        return 2;
+      }
+      setenv("PTXSIM_SIMT", v->c_str(), 1);
     } else if (a == "--ptx-override") {
       const std::string *v = need(a);
       if (!v)
