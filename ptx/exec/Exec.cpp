@@ -1386,8 +1386,12 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
     }
     case ir::Ctl::Yield:
       top.pc = pc + 1;
-      if (w.its && !w.groups.empty())
-        rotateGroups(w); // nanosleep: the warp's other groups go first
+      if (w.its && top.mask != w.liveMask) { // nanosleep: the warp's other lanes go first
+        if (w.stack[0].mask & ~top.mask)
+          splitOff(w, GroupWait::None);
+        else
+          rotateGroups(w);
+      }
       return n;
     case ir::Ctl::WarpSync: {
       uint32_t co = 0;

@@ -22,6 +22,7 @@ const char *stallReasonName(StallReason r) {
   case StallReason::Pipeline: return "pipeline_busy";
   case StallReason::Fetch: return "fetch";
   case StallReason::ExtWait: return "ext_wait";
+  case StallReason::Divergence: return "divergence";
   case StallReason::Count: break;
   }
   return "?";
@@ -44,6 +45,9 @@ Cycle Sm::Slot::readyAt(uint16_t r) const {
 namespace {
 /// Cycles between tries of a blocking instruction that said "not yet".
 constexpr Cycle kWaitRetryCycles = 4;
+/// Independent thread scheduling: cycles a warp cannot issue after it changed the group of lanes
+/// it runs (like a branch to the other group's pc: the fetch restarts there).
+constexpr Cycle kGroupSwitchCycles = 2;
 } // namespace
 
 Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers)
@@ -381,6 +385,10 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       return false;
     }
     return true;
+  }
+  if (__builtin_expect(rec_.switched, 0)) {
+    s.wakeAt = std::max(s.wakeAt, now + kGroupSwitchCycles);
+    s.blockedBy = StallReason::Divergence;
   }
   if (builtin) {
     const CoreConfig &c = cfg_.core;

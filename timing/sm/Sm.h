@@ -35,7 +35,12 @@ constexpr size_t kMaxPipes = kNumBuiltinPipes + 24;
 
 /// Why a scheduler did not issue in a cycle.
 /// ExtWait: the warp is at a blocking instruction (ptx::ir::Ctl::Wait) that said "not yet".
-enum class StallReason : uint8_t { None, Idle, Barrier, Memory, Scoreboard, Pipeline, Fetch, ExtWait, Count };
+/// Divergence: under independent thread scheduling the warp just changed the group of lanes it
+/// runs (a spinning group yielded, or lanes parked at a convergence point) and restores the
+/// other group's state (kGroupSwitchCycles in Sm.cpp).
+enum class StallReason : uint8_t {
+  None, Idle, Barrier, Memory, Scoreboard, Pipeline, Fetch, ExtWait, Divergence, Count
+};
 const char *stallReasonName(StallReason r);
 
 struct SmStats {
