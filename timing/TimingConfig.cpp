@@ -313,7 +313,7 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_cache:dl1PrefShared", "L1D with cudaFuncCachePreferShared"},
     {"-gpgpu_cache:dl2_texture_only", "L2 for texture accesses only"},
     {"-gpgpu_tex_cache:l1", "texture cache"},
-    {"-gpgpu_simd_model", "SIMD model (1: PDOM reconvergence, what ptxsim does)"},
+    {"-gpgpu_simd_model", "SIMD model (1: PDOM reconvergence; ptxsim: -ptxsim_simt ipdom or its)"},
     {"-gpgpu_pipeline_widths", "pipeline register widths"},
     {"-gpgpu_num_int_units", "INT pipelines (ptxsim runs INT on the SP pipelines)"},
     {"-gpgpu_num_mem_units", "LD/ST units (see -ptxsim_ldst_units)"},

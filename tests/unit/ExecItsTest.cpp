@@ -52,7 +52,7 @@ TEST(ExecIts, SpinLockIsALivelockUnderIpdom) {
                            "pc "),
             std::string::npos)
       << r.message;
-  EXPECT_NE(r.message.find("(lock.ptx:11) bra with their registers unchanged while lanes "
+  EXPECT_NE(r.message.find("(lock.ptx:12) bra with their registers unchanged while lanes "
                            "0x00000001 wait to reconverge at pc "),
             std::string::npos)
       << r.message;
@@ -142,9 +142,9 @@ DONE:
                            "pc "),
             std::string::npos)
       << r.message;
-  EXPECT_NE(r.message.find("(dl.ptx:12) shfl for lanes 0xffff0000"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("(dl.ptx:13) shfl for lanes 0xffff0000"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("lanes 0xffff0000 wait at pc "), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find("(dl.ptx:9) bar (barrier 0) for lanes 0x0000ffff"), std::string::npos)
+  EXPECT_NE(r.message.find("(dl.ptx:10) bar (barrier 0) for lanes 0x0000ffff"), std::string::npos)
       << r.message;
 }
 
