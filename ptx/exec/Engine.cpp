@@ -207,6 +207,10 @@ void warpFinished(ExecCtx &ctx, Cta &c) {
 bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
   size_t liveCtas = ctas.size();
   while (liveCtas) {
+    // another host thread's CTA faulted: stop (a spin on a lock the faulted CTA held would
+    // otherwise never end)
+    if (ctx.grid && ctx.grid->stop.load(std::memory_order_relaxed))
+      return true;
     liveCtas = 0;
     bool progress = false;
     for (Cta *c : ctas) {
@@ -488,6 +492,8 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
           onFault(c);
           break;
         }
+        if (g.stop.load(std::memory_order_relaxed))
+          break; // stopped unfinished by another CTA's fault
         record(cta);
         ctasDone.fetch_add(1, std::memory_order_relaxed);
       }

@@ -691,13 +691,16 @@ bool arrive(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, unsigned &id,
 // convergence point (bar.warp.sync, a .sync warp primitive, bar.sync) whose lanes are not all
 // there waits for them. Groups whose control state becomes identical merge (reconvergence).
 
-/// Registers and predicates of the running group's top-entry lanes (spin detection).
+/// Spin detection: the registers of the lowest lane of the running group's top entry and the
+/// entry's predicate bits (one lane keeps the check cheap; a loop that makes progress changes
+/// its counter or pointer in every lane).
 uint64_t spinState(const Warp &w) {
   uint32_t m = w.stack.back().mask;
+  unsigned l = (unsigned)__builtin_ctz(m);
   uint64_t h = 1469598103934665603ull;
-  const uint64_t *r = w.regs;
+  const uint64_t *r = w.regs + l;
   for (uint32_t i = 0; i < w.fn->numRegs; ++i)
-    forLanes(m, [&](unsigned l) { h = (h ^ r[i * kWarpSize + l]) * 1099511628211ull; });
+    h = (h ^ r[i * kWarpSize]) * 1099511628211ull;
   for (uint32_t i = 0; i < w.fn->numPreds; ++i)
     h = (h ^ (w.preds[i] & m)) * 1099511628211ull;
   return h;
@@ -1082,8 +1085,8 @@ constexpr uint64_t kLivelockSpins = uint64_t(1) << 20;
 /// registers compared every kSpinEvery iterations; unchanged means it spins and yields. Any
 /// loop yields after kLongLoop iterations (forward progress for loops that count while they
 /// wait).
-constexpr uint64_t kSpinFrom = 64;
-constexpr uint64_t kSpinEvery = 16;
+constexpr uint64_t kSpinFrom = 4;
+constexpr uint64_t kSpinEvery = 2;
 constexpr uint64_t kLongLoop = uint64_t(1) << 16;
 
 /// The running group took the backward branch at `pc` with all its top-entry lanes while other

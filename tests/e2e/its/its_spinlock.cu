@@ -52,7 +52,7 @@ __global__ void globalCounter(int *lock, unsigned *counter, unsigned *tickets) {
 }
 
 int main() {
-  const int blocks = 6, threads = 96, n = blocks * threads;
+  const int blocks = 3, threads = 64, n = blocks * threads;
   unsigned *perBlock, *tickets, *counter;
   int *lock;
   CK(cudaMallocManaged(&perBlock, blocks * sizeof(unsigned)));
