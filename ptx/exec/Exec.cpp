@@ -759,7 +759,7 @@ void keepLanes(Warp &w, uint32_t keep) {
 
 /// Moves the lanes of the running group's top entry into a new parked group that waits for
 /// `why`; the running group keeps its other lanes (there must be some).
-void splitOff(Warp &w, GroupWait why, uint32_t barId = 0) {
+[[gnu::cold, gnu::noinline]] void splitOff(Warp &w, GroupWait why, uint32_t barId = 0) {
   uint32_t top = w.stack.back().mask;
   ThreadGroup g;
   g.stack = w.stack;
@@ -850,7 +850,7 @@ void loadGroup(Warp &w, size_t i) {
 
 /// Round robin: parks the running group (runnable) behind the others and runs the first
 /// runnable parked group. False (nothing changed) when there is none.
-bool rotateGroups(Warp &w) {
+[[gnu::cold, gnu::noinline]] bool rotateGroups(Warp &w) {
   for (size_t i = 0; i < w.groups.size(); ++i)
     if (w.groups[i].wait == GroupWait::None) {
       ThreadGroup cur;
@@ -945,7 +945,7 @@ std::string placeText(const ir::Function &f, uint32_t pc) {
 /// The running group has finished or was parked as a whole: runs the next parked group that
 /// can run, or one whose wait can now end (it executes its instruction again). Marks the warp
 /// done when no group is left; faults (returns false) on a deadlock.
-bool resumeNext(ExecCtx &ctx, Warp &w) {
+[[gnu::cold, gnu::noinline]] bool resumeNext(ExecCtx &ctx, Warp &w) {
   if (w.groups.empty()) {
     w.state = WarpState::Done;
     return true;
