@@ -83,6 +83,7 @@ bool lowerBar(LowerCtx &c) {
     in.aux = 1; // bar.warp.sync: lanes at different instructions may meet
     in.ctl = ir::Ctl::WarpSync;
     in.memberSrc = 0;
+    dropMaskDependency(in, 0);
     return true;
   }
   unsigned first = isRed ? 1 : 0;

@@ -84,6 +84,7 @@ bool lowerShfl(LowerCtx &c) {
     in.src[3] = mm;
     in.nsrc = 4;
     markWarpSync(in, 3);
+    dropMaskDependency(in, 3);
   }
   in.dst[0] = d;
   in.dst[1] = p;
