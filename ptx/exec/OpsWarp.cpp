@@ -5,6 +5,10 @@
 // membermask names the lanes that must take part; each lane sees the executing lanes that are
 // also in its membermask. A lane reading a lane that does not execute (shfl) gets that lane's
 // register as it is, which PTX leaves undefined.
+//
+// The `.sync` forms are ir::Ctl::WarpSync instructions: under independent thread scheduling the
+// interpreter first gathers the live lanes their member mask names (Exec.cpp, warpSyncArrive),
+// so the handler's mask then holds all of them.
 
 #include "ptx/exec/Numerics.h"
 #include "ptx/exec/OpsCommon.h"

@@ -3,7 +3,9 @@
 //
 // Contract: a Warp holds its registers as structure-of-arrays (`regs[r*32 + lane]`, 8 bytes per
 // lane whatever the register's type; readers truncate to their type, so upper bits are don't
-// care), predicates as 32-bit lane masks, a SIMT reconvergence stack and a call stack. Handlers
+// care), predicates as 32-bit lane masks, a SIMT reconvergence stack and a call stack (under
+// independent thread scheduling, those of the running group of lanes; parked groups keep theirs
+// in Warp::groups, see ThreadGroup). Handlers
 // (ir::ExecFn) see the warp and an ExecCtx; they report faults through ExecCtx::fault() and never
 // touch control state. One host thread runs one CTA at a time, so shared memory needs no locks;
 // global memory is shared by all host threads and atomics use host atomics.
