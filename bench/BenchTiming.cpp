@@ -2,13 +2,15 @@
 // second on a compute-bound and a memory-bound kernel (bench/exec_kernels.cu), with a GPU
 // configuration (default: configs/gtx480.config), with the power model attached when the
 // configuration has a .power.xml beside it (the cost users pay with --power).
-// Usage: bench_timing [config] [kernels.ptx]
+// Usage: bench_timing [--threads N] [config] [kernels.ptx]   (N: host threads of the timing
+// engine, default 1; cycles and statistics are the same for any N)
 
 #include "ptx/exec/Engine.h"
 #include "sim/KernelSimulator.h"
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -20,8 +22,16 @@ using namespace ptxsim;
 using namespace ptxsim::ptx::exec;
 
 int main(int argc, char **argv) {
-  std::string cfgPath = argc > 1 ? argv[1] : PTXSIM_SOURCE_DIR "/configs/gtx480.config";
-  std::string ptxPath = argc > 2 ? argv[2] : PTXSIM_BENCH_PTX;
+  unsigned threads = 1;
+  std::vector<std::string> pos;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = (unsigned)std::strtoul(argv[++i], nullptr, 10);
+    else
+      pos.push_back(argv[i]);
+  }
+  std::string cfgPath = pos.size() > 0 ? pos[0] : PTXSIM_SOURCE_DIR "/configs/gtx480.config";
+  std::string ptxPath = pos.size() > 1 ? pos[1] : PTXSIM_BENCH_PTX;
   timing::TimingConfig cfg;
   DiagEngine diags;
   if (!timing::loadTimingConfig({cfgPath}, false, cfg, diags) ||
@@ -32,8 +42,8 @@ int main(int argc, char **argv) {
   std::ifstream f(ptxPath);
   std::stringstream ss;
   ss << f.rdbuf();
-  std::printf("config %s (%s, %u SMs), scheduler %s\n", cfgPath.c_str(), cfg.name.c_str(),
-              cfg.numSms(), cfg.core.scheduler.c_str());
+  std::printf("config %s (%s, %u SMs), scheduler %s, %u host thread(s)\n", cfgPath.c_str(),
+              cfg.name.c_str(), cfg.numSms(), cfg.core.scheduler.c_str(), threads);
   std::printf("%-14s %12s %14s %9s %12s %14s %14s\n", "kernel", "sim cycles", "thread-insts",
               "seconds", "cycles/s", "warp-insts/s", "thread-insts/s");
   for (const char *kname : {"alu_bound", "memory_bound"}) {
@@ -46,6 +56,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     sim::KernelSimulator sim(cfg, e);
+    sim.gpu().setHostThreads(threads);
     std::string xml = cfgPath.substr(0, cfgPath.rfind(".config")) + ".power.xml";
     if (std::ifstream(xml).good() && !sim.enablePower(xml, diags)) {
       diags.print(std::cerr);

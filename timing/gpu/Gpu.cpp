@@ -6,6 +6,7 @@
 #include "ptx/exec/LaunchPolicy.h"
 #include "timing/ext/Extension.h"
 #include "timing/mem/MemorySystem.h"
+#include "timing/gpu/WorkerPool.h"
 #include "timing/sm/Sm.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 namespace ptxsim::timing {
 
@@ -61,7 +63,16 @@ Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine
     for (SmConfigFn adjust : smConfigFns()) // heterogeneous cores (timing/ext/Extension.h)
       adjust(smCfg, i);
     sms_.push_back(std::make_unique<Sm>(smCfg, i, reg));
+    // DMA engines and reduced cores step instructions in ways the split tick does not cover
+    parallelOk_ = parallelOk_ && !smCfg.core.dmaEngine && !smCfg.core.missingOpClasses &&
+                  !smCfg.core.noSharedMemory && smCfg.core.issueWidth <= 1;
   }
+  hostThreads_ = engine.config().hostThreads;
+}
+
+unsigned Gpu::hostThreads() const {
+  unsigned n = hostThreads_ ? hostThreads_ : std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1u, std::min<unsigned>(n, (unsigned)sms_.size()));
 }
 
 Gpu::~Gpu() = default;
@@ -77,6 +88,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   if (!grid)
     return err;
   grid->setTimedClock(1000.0 / cfg_.core.clockMHz); // %clock64, %globaltimer follow the model
+  grid->setLanes((uint32_t)sms_.size()); // one execution context per SM, whatever the threads
   // An extension's launch (ptx/exec/LaunchPolicy.h): CTAs in groups, each on its named SM.
   ptx::exec::LaunchExtension *ext = grid->extension();
   size_t group = 0, groupPos = 0;
@@ -105,6 +117,14 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       sm->flushCaches();
   if (lc.flushL2)
     mem_->flushL2();
+  // The parallel engine, unless one thread, a launch extension's placement (its hooks run
+  // between groups and its instructions reach other SMs) or a core that does not split its tick
+  const bool split = parallelOk_ && !ext;
+  const unsigned nThreads = split ? hostThreads() : 1;
+  if (nThreads > 1 && (!pool_ || pool_->threads() != nThreads))
+    pool_ = std::make_unique<WorkerPool>(nThreads);
+  else if (nThreads <= 1)
+    pool_.reset();
   const Cycle start = now_;
   // Fixed launch cost: the front end reads the launch and sets up the grid before any CTA starts.
   now_ += lc.kernelLaunchLatency;
@@ -167,10 +187,35 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     mem_->tick(now_);
     bool issued = false;
-    for (auto &sm : sms_) {
-      sm->tick(now_, *mem_);
-      issued |= sm->issuedLastTick();
+    // Every SM's local part (on the pool's threads when there are enough busy SMs: below two
+    // per thread the fork-join costs more than it saves), then the ordered part in SM order.
+    // One thread runs the same two phases, so the thread count never changes a result.
+    uint32_t busy = 0;
+    if (pool_)
+      for (auto &sm : sms_)
+        busy += sm->residentCtas() != 0;
+    if (pool_ && busy >= 2 * pool_->threads()) {
+      struct Job {
+        std::vector<std::unique_ptr<Sm>> *sms;
+        MemorySystem *mem;
+        Cycle now;
+      } job{&sms_, mem_.get(), now_};
+      pool_->run(sms_.size(), [](void *c, size_t i) {
+        Job &j = *static_cast<Job *>(c);
+        (*j.sms)[i]->tickLocal(j.now, *j.mem, true);
+      }, &job);
+    } else if (split) {
+      for (auto &sm : sms_)
+        sm->tickLocal(now_, *mem_, true);
+    } else {
+      for (auto &sm : sms_)
+        sm->tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
     }
+    if (split)
+      for (auto &sm : sms_)
+        sm->tickShared(now_);
+    for (auto &sm : sms_)
+      issued |= sm->issuedLastTick();
     if (grid->faulted())
       break;
     if (sampleEvery_ && now_ - lastSample >= sampleEvery_) {
@@ -207,8 +252,24 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       if (!canDispatch) {
         Cycle next = mem_->idle() ? kNever : mem_->nextEventCycle(now_);
         next = std::min(next, nextDispatch);
-        for (auto &sm : sms_)
-          next = std::min(next, sm->nextEventCycle(now_));
+        if (pool_ && busy >= 2 * pool_->threads()) {
+          // (read-only per SM: in parallel, then the minimum in SM order)
+          struct Job {
+            std::vector<std::unique_ptr<Sm>> *sms;
+            std::vector<Cycle> *next;
+            Cycle now;
+          } job{&sms_, &smNext_, now_};
+          smNext_.resize(sms_.size());
+          pool_->run(sms_.size(), [](void *c, size_t i) {
+            Job &j = *static_cast<Job *>(c);
+            (*j.next)[i] = (*j.sms)[i]->nextEventCycle(j.now);
+          }, &job);
+          for (Cycle c : smNext_)
+            next = std::min(next, c);
+        } else {
+          for (auto &sm : sms_)
+            next = std::min(next, sm->nextEventCycle(now_));
+        }
         if (next != kNever && next > now_ + 1) {
           uint64_t skip = next - now_ - 1;
           for (auto &sm : sms_)

@@ -8,6 +8,12 @@
 // SM can issue and the memory system is only waiting, the clock jumps to the next event (same
 // cycle counts, fewer host cycles). The memory system (caches, DRAM rows) persists across
 // kernels, as on hardware. Statistics come back per kernel as named values.
+//
+// Parallel engine (setHostThreads): each cycle, every SM's tickLocal() (everything that touches
+// only the SM) runs on a pool of host threads; then, on one thread and in SM order, each SM's
+// tickShared() executes what reaches beyond the SM (global memory, atomics, runtime calls) and
+// retires CTAs. The memory system, CTA dispatch and the clock stay serial. One thread runs the
+// same two phases, so results and every statistic are identical for any thread count.
 
 #include "base/Stats.h"
 #include "ptx/exec/Engine.h"
@@ -24,6 +30,7 @@ namespace ptxsim::timing {
 
 class MemorySystem;
 class Sm;
+class WorkerPool;
 
 /// Named statistics of one kernel (base/Stats.h: every name is registered in the catalog by the
 /// component that reports it; registerTimingStatistics() registers the timing model's).
@@ -56,6 +63,11 @@ public:
     sampleEvery_ = everyCycles;
     sampler_ = std::move(fn);
   }
+  /// Host threads for the SMs' parallel phase (0: one per host core; 1: serial). Results do
+  /// not depend on it. The default is the engine's EngineConfig::hostThreads.
+  void setHostThreads(unsigned n) { hostThreads_ = n; }
+  /// The threads runKernel uses (after 0 is resolved and capped at the SM count).
+  unsigned hostThreads() const;
   /// Simulated seconds for a host<->device copy of `bytes` (PCIe-style bandwidth + latency).
   double copySeconds(uint64_t bytes) const;
 
@@ -72,6 +84,11 @@ private:
   uint64_t sampleEvery_ = 0;
   std::function<void(const KernelTimingStats &)> sampler_;
   uint64_t nextRequestId_ = 1;
+  unsigned hostThreads_ = 0;
+  /// Every SM can run the parallel engine (no DMA engine or reduced core, single issue).
+  bool parallelOk_ = true;
+  std::unique_ptr<WorkerPool> pool_;
+  std::vector<Cycle> smNext_; ///< per SM: nextEventCycle (the parallel engine's scratch)
 };
 
 /// Text report of one kernel's statistics (the names the reference documents use appear as
