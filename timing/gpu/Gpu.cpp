@@ -190,11 +190,14 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     // Every SM's local part (on the pool's threads when there are enough busy SMs: below two
     // per thread the fork-join costs more than it saves), then the ordered part in SM order.
     // One thread runs the same two phases, so the thread count never changes a result.
-    uint32_t busy = 0;
-    if (pool_)
+    bool parallelCycle = false;
+    if (pool_) {
+      uint32_t busy = 0;
       for (auto &sm : sms_)
         busy += sm->residentCtas() != 0;
-    if (pool_ && busy >= 2 * pool_->threads()) {
+      parallelCycle = busy >= (minBusy_ == ~0u ? 2 * pool_->threads() : minBusy_);
+    }
+    if (parallelCycle) {
       struct Job {
         std::vector<std::unique_ptr<Sm>> *sms;
         MemorySystem *mem;
@@ -252,7 +255,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       if (!canDispatch) {
         Cycle next = mem_->idle() ? kNever : mem_->nextEventCycle(now_);
         next = std::min(next, nextDispatch);
-        if (pool_ && busy >= 2 * pool_->threads()) {
+        if (parallelCycle) {
           // (read-only per SM: in parallel, then the minimum in SM order)
           struct Job {
             std::vector<std::unique_ptr<Sm>> *sms;

@@ -68,6 +68,10 @@ public:
   void setHostThreads(unsigned n) { hostThreads_ = n; }
   /// The threads runKernel uses (after 0 is resolved and capped at the SM count).
   unsigned hostThreads() const;
+  /// The SMs' phases run on the threads only in cycles with at least `n` SMs holding CTAs
+  /// (default 2 per thread; fewer cost more in fork-joins than they save). Results do not
+  /// depend on it; 0 makes every cycle use the threads (tests of the parallel engine).
+  void setParallelMinBusySms(uint32_t n) { minBusy_ = n; }
   /// Simulated seconds for a host<->device copy of `bytes` (PCIe-style bandwidth + latency).
   double copySeconds(uint64_t bytes) const;
 
@@ -85,6 +89,7 @@ private:
   std::function<void(const KernelTimingStats &)> sampler_;
   uint64_t nextRequestId_ = 1;
   unsigned hostThreads_ = 0;
+  uint32_t minBusy_ = ~0u; ///< ~0u: 2 per thread
   /// Every SM can run the parallel engine (no DMA engine or reduced core, single issue).
   bool parallelOk_ = true;
   std::unique_ptr<WorkerPool> pool_;
