@@ -77,6 +77,32 @@ unsigned Gpu::hostThreads() const {
 
 Gpu::~Gpu() = default;
 
+bool Gpu::ThreadTuner::useThreads(uint32_t busy) {
+  pending_ = true;
+  busy_ = busy;
+  if (cycles_ == 0) {
+    // a new window: the mode the measurements favour, except every kProbeEvery-th window, which
+    // measures the other one again (the host's load changes); unmeasured modes first
+    ++windows_;
+    bool better = perSmPar_ < 0 ? true : perSmSer_ < 0 ? false : perSmPar_ <= perSmSer_;
+    threads_ = windows_ % kProbeEvery == 0 ? !better : better;
+  }
+  return threads_;
+}
+
+void Gpu::ThreadTuner::record(double seconds) {
+  pending_ = false;
+  seconds_ += seconds;
+  work_ += busy_;
+  if (++cycles_ < kWindow)
+    return;
+  double per = work_ ? seconds_ / double(work_) : 0;
+  (threads_ ? perSmPar_ : perSmSer_) = per;
+  cycles_ = 0;
+  seconds_ = 0;
+  work_ = 0;
+}
+
 double Gpu::copySeconds(uint64_t bytes) const {
   return cfg_.pcieLatencyUs * 1e-6 + double(bytes) / (cfg_.pcieGBps * 1e9);
 }
@@ -196,7 +222,13 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       for (auto &sm : sms_)
         busy += sm->residentCtas() != 0;
       parallelCycle = busy >= (minBusy_ == ~0u ? 2 * pool_->threads() : minBusy_);
+      // on a loaded host the threads can cost more than they save: the tuner measures both ways
+      // (the testing knob minBusy_ == 0 always uses the threads)
+      if (parallelCycle && minBusy_ != 0)
+        parallelCycle = tuner_.useThreads(busy);
     }
+    auto phaseStart = tuner_.active() ? std::chrono::steady_clock::now()
+                                      : std::chrono::steady_clock::time_point();
     if (parallelCycle) {
       struct Job {
         std::vector<std::unique_ptr<Sm>> *sms;
@@ -214,6 +246,8 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       for (auto &sm : sms_)
         sm->tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
     }
+    if (tuner_.active())
+      tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count());
     if (split)
       for (auto &sm : sms_)
         sm->tickShared(now_);
