@@ -580,6 +580,7 @@ struct SteppedGrid::State {
   std::vector<std::pair<uint64_t, CtaDeviceWork>> deviceWork;
   std::function<void(const std::string &)> sink;
   std::unique_ptr<LaunchExtension> ext;
+  unsigned quantum = 1;
   bool finished = false;
 };
 
@@ -602,6 +603,24 @@ const uint64_t *SteppedGrid::counters() const {
     s_->mergedCounters[i] = n;
   }
   return s_->mergedCounters;
+}
+bool SteppedGrid::runFunctionally(uint64_t first, uint64_t end) {
+  for (uint64_t c = first; c < end; ++c) {
+    Cta *cta = startCta(c);
+    std::vector<Cta *> one{cta};
+    if (!runCtas(s_->ctx, one, s_->quantum))
+      return false;
+    retireCta(cta);
+  }
+  return true;
+}
+void SteppedGrid::instsSoFar(uint64_t &warpInsts, uint64_t &threadInsts) const {
+  warpInsts = s_->ctx.warpInsts;
+  threadInsts = s_->ctx.threadInsts;
+  for (const auto &c : s_->more) {
+    warpInsts += c->warpInsts;
+    threadInsts += c->threadInsts;
+  }
 }
 void SteppedGrid::setLanes(uint32_t n) {
   while (s_->more.size() + 1 < n) {
@@ -733,6 +752,7 @@ std::unique_ptr<SteppedGrid> Engine::beginGrid(const LaunchParams &p, LaunchResu
   st.ctx.prog = prog_.get();
   st.ctx.mem = mem_.get();
   st.ctx.grid = &st.g;
+  st.quantum = cfg_.warpQuantum;
   st.sink = printfSink_;
   return sg;
 }

@@ -175,6 +175,12 @@ public:
   void setCycle(uint64_t cycle, uint32_t lane = 0);
   /// True when `lane` has faulted.
   bool laneFaulted(uint32_t lane) const;
+  /// Runs CTAs [first, end) to completion functionally, one after another as functional mode
+  /// does, in lane 0 (a cycle model's sampling: CTAs it does not simulate). False on a fault
+  /// (faulted() has it), including a CTA that waits for one that is not running.
+  bool runFunctionally(uint64_t first, uint64_t end);
+  /// Warp and thread instructions executed so far, all lanes.
+  void instsSoFar(uint64_t &warpInsts, uint64_t &threadInsts) const;
   /// For `in`, the next instruction of `w`: when it is a direct call of a runtime builtin
   /// (vprintf, malloc, free, ...), that builtin's id (exec::Builtin), else 0. Timing models
   /// charge those calls their cost.

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <mutex>
 #include <sstream>
@@ -49,6 +50,9 @@ void registerTimingStatistics() {
     c.add("gpu_tot_sim_insn", Unit::Count, "alias of gpu.thread_insts (GPGPU-Sim's name)");
     c.add("NUM_STALL_CYCLES", Unit::Cycles, "alias of sm.stall_cycles (the scheduling study's name)");
     c.add("MISSES_PER_1000_INSTR", Unit::PerKiloInst, "alias of l1d.misses_per_1000_insts (the scheduling study's name)");
+    c.add("sample.estimated", Unit::Ratio, "1 when sampling estimated the kernel's cycles (--sample), 0 when simulated in full");
+    c.add("sample.error_pct", Unit::Ratio, "sampling's own estimate of its cycle error, percent");
+    c.add("sample.detailed_ctas", Unit::Ratio, "CTAs simulated cycle by cycle (--sample ctas; 0: the launch ran functionally)");
     Sm::describeStats();
     MemorySystem::describeStats();
   });
@@ -103,6 +107,8 @@ void Gpu::ThreadTuner::record(double seconds) {
   work_ = 0;
 }
 
+void Gpu::skipKernel(Cycle cycles) { now_ += cycles; }
+
 double Gpu::copySeconds(uint64_t bytes) const {
   return cfg_.pcieLatencyUs * 1e-6 + double(bytes) / (cfg_.pcieGBps * 1e9);
 }
@@ -156,6 +162,11 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   now_ += lc.kernelLaunchLatency;
   const uint64_t total = grid->numCtas();
   uint64_t nextCta = 0;
+  // CTA sampling (docs/sampling.md): CTAs from `limit` on are not dispatched; they run
+  // functionally after the simulated ones and their cycles are extrapolated at steady IPC.
+  uint64_t limit = total;
+  CtaSampler sampling;
+  sampling.on = ctaSampling_ && !ext && !p.cooperative;
   size_t rr = 0;
   // CTA dispatch rate: an SM starts at most one CTA every ctaDispatchInterval cycles
   const Cycle dispatchEvery = std::max<uint32_t>(lc.ctaDispatchInterval, 1);
@@ -198,9 +209,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       }
       if (!extError.empty())
         break;
-    } else if (nextCta < total) {
+    } else if (nextCta < limit) {
       // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
-      for (size_t k = 0; k < sms_.size() && nextCta < total; ++k) {
+      for (size_t k = 0; k < sms_.size() && nextCta < limit; ++k) {
         size_t i = (rr + k) % sms_.size();
         Sm &sm = *sms_[i];
         if (smDispatchAt[i] <= now_ && sm.canTakeCta()) {
@@ -261,7 +272,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       sampler_(snap);
       lastSample = now_;
     }
-    bool allIdle = nextCta == total && mem_->idle();
+    if (sampling.on && limit == total)
+      sampling.observe(*this, nextCta, total, limit);
+    bool allIdle = nextCta == limit && mem_->idle();
     for (auto &sm : sms_)
       allIdle = allIdle && sm->idle();
     if (allIdle)
@@ -280,7 +293,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     if (!issued) {
       bool canDispatch = false;
       Cycle nextDispatch = kNever; // an SM with room waits for its dispatch interval
-      if (nextCta < total)
+      if (nextCta < limit)
         for (size_t i = 0; i < sms_.size(); ++i)
           if (sms_[i]->canTakeCta()) {
             canDispatch = canDispatch || smDispatchAt[i] <= now_ + 1;
@@ -317,6 +330,18 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     ++now_;
   }
+  // CTA sampling: the CTAs not simulated run functionally; their cycles at the steady IPC
+  uint64_t extraWarp = 0, extraThread = 0;
+  const Cycle simulatedCycles = now_ - start;
+  if (limit < total && !grid->faulted() && !deadlock) {
+    uint64_t w0, t0, w1, t1;
+    grid->instsSoFar(w0, t0);
+    grid->runFunctionally(limit, total);
+    grid->instsSoFar(w1, t1);
+    extraWarp = w1 - w0;
+    extraThread = t1 - t0;
+    now_ += Cycle(std::llround(double(extraWarp) / sampling.steadyIpc));
+  }
   // Fixed end cost: completion, memory flush and the front end's signal back to the host.
   if (!grid->faulted() && !deadlock)
     now_ += lc.kernelDrainLatency;
@@ -335,7 +360,84 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   }
 
   collect(st, p.kernel->name, start, before, grid.get());
+  if (ctaSampling_ && !ext) {
+    bool sampled = limit < total;
+    if (sampled) {
+      // counts scale with the instructions, cycle-valued statistics with the cycles
+      double insts = st.warpInsts ? double(st.warpInsts + extraWarp) / double(st.warpInsts) : 1;
+      double cyc = simulatedCycles ? double(st.cycles) / double(simulatedCycles) : 1;
+      scaleStats(st, insts, cyc);
+      st.warpInsts += extraWarp;
+      st.threadInsts += extraThread;
+      st.set("gpu.cycles", double(st.cycles));
+      st.set("gpu_tot_sim_cycle", double(st.cycles));
+      st.set("gpu.sim_seconds", st.seconds);
+      st.set("gpu.warp_insts", double(st.warpInsts));
+      st.set("gpu.thread_insts", double(st.threadInsts));
+      st.set("gpu_tot_sim_insn", double(st.threadInsts));
+      st.set("gpu.ipc", st.cycles ? double(st.warpInsts) / double(st.cycles) : 0);
+      st.set("gpu.thread_ipc", st.cycles ? double(st.threadInsts) / double(st.cycles) : 0);
+      st.set("gpu.ctas", double(total));
+    }
+    st.set("sample.estimated", sampled ? 1 : 0);
+    // the IPC's change between the last two measured waves, on the extrapolated share
+    double share = st.warpInsts ? double(extraWarp) / double(st.warpInsts) : 0;
+    st.set("sample.error_pct", sampled ? 100.0 * sampling.ipcChange * share : 0);
+    st.set("sample.detailed_ctas", double(limit));
+  }
   return r;
+}
+
+void Gpu::CtaSampler::observe(const Gpu &gpu, uint64_t nextCta, uint64_t total, uint64_t &limit) {
+  uint64_t resident = 0, insts = 0;
+  for (auto &sm : gpu.sms_) {
+    resident += sm->residentCtas();
+    insts += sm->stats().warpInsts;
+  }
+  uint64_t completed = nextCta - resident;
+  if (wave == 0) {
+    if (completed == 0)
+      return;
+    wave = std::max<uint64_t>(1, resident + completed); // CTAs that were resident at once
+    nextMark = wave;
+  }
+  if (completed < nextMark)
+    return;
+  // a wave boundary: the window since the last one gives an IPC
+  nextMark += wave;
+  if (marks++ > 0 && gpu.now_ > lastCycle) {
+    double ipc = double(insts - lastInsts) / double(gpu.now_ - lastCycle);
+    if (lastIpc > 0 && ipc > 0) {
+      double change = std::fabs(ipc - lastIpc) / ipc;
+      // steady, and at least a wave left to extrapolate: dispatch no more
+      if (change <= kSteadyChange && total - nextCta >= wave) {
+        limit = nextCta;
+        steadyIpc = ipc;
+        ipcChange = change;
+      }
+    }
+    lastIpc = ipc;
+  }
+  lastCycle = gpu.now_;
+  lastInsts = insts;
+}
+
+void scaleStats(stats::Snapshot &s, double insts, double cycles) {
+  const stats::Catalog &cat = stats::Catalog::global();
+  std::vector<std::pair<std::string, double>> vals = s.values();
+  for (const auto &[name, v] : vals) {
+    const stats::Desc *d = cat.find(name);
+    if (!d)
+      continue;
+    switch (d->unit) {
+    case stats::Unit::Count:
+    case stats::Unit::Bytes:
+    case stats::Unit::Joules: s.set(name, v * insts); break;
+    case stats::Unit::Cycles:
+    case stats::Unit::Seconds: s.set(name, v * cycles); break;
+    default: break;
+    }
+  }
 }
 
 void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,

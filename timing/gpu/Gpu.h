@@ -72,6 +72,14 @@ public:
   /// (default 2 per thread; fewer cost more in fork-joins than they save). Results do not
   /// depend on it; 0 makes every cycle use the threads (tests of the parallel engine).
   void setParallelMinBusySms(uint32_t n) { minBusy_ = n; }
+  /// CTA sampling (docs/sampling.md): once the IPC of two successive waves of CTAs differs by
+  /// at most kSteadyChange, CTAs are no longer dispatched; those left run functionally after
+  /// the simulated ones, and their cycles are their warp instructions at that IPC. Statistics
+  /// are scaled to the whole kernel; sample.* report what was estimated.
+  void setCtaSampling(bool on) { ctaSampling_ = on; }
+  static constexpr double kSteadyChange = 0.03;
+  /// Advances the clock over a launch that ran functionally (kernel sampling).
+  void skipKernel(Cycle cycles);
   /// Simulated seconds for a host<->device copy of `bytes` (PCIe-style bandwidth + latency).
   double copySeconds(uint64_t bytes) const;
 
@@ -113,7 +121,21 @@ private:
     double perSmPar_ = -1, perSmSer_ = -1; ///< last measured seconds per busy SM-cycle (-1: none)
   } tuner_;
   std::vector<Cycle> smNext_; ///< per SM: nextEventCycle (the parallel engine's scratch)
+  bool ctaSampling_ = false;
+  /// Wave-by-wave IPC of one launch for CTA sampling.
+  struct CtaSampler {
+    bool on = false;
+    uint64_t wave = 0, nextMark = 0, marks = 0, lastInsts = 0;
+    Cycle lastCycle = 0;
+    double lastIpc = 0, steadyIpc = 1, ipcChange = 0;
+    /// After each cycle: sets `limit` (the first CTA not to dispatch) once the IPC is steady.
+    void observe(const Gpu &gpu, uint64_t nextCta, uint64_t total, uint64_t &limit);
+  };
 };
+
+/// Sampling: scales `s` to a whole kernel: counts (bytes, joules) by `insts`, cycle- and
+/// second-valued statistics by `cycles`; ratios stay.
+void scaleStats(stats::Snapshot &s, double insts, double cycles);
 
 /// Text report of one kernel's statistics (the names the reference documents use appear as
 /// aliases: gpu_tot_sim_cycle, gpu_tot_sim_insn, NUM_STALL_CYCLES, MISSES_PER_1000_INSTR).
