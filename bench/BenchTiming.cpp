@@ -3,7 +3,7 @@
 // each filling the GPU (grids scale with the SM count), with a GPU
 // configuration (default: configs/gtx480.config), with the power model attached when the
 // configuration has a .power.xml beside it (the cost users pay with --power).
-// Usage: bench_timing [--threads N] [config] [kernels.ptx]   (N: host threads of the timing
+// Usage: bench_timing [--threads N] [--kernel NAME] [config] [kernels.ptx]   (N: host threads of the timing
 // engine, default 1; cycles and statistics are the same for any N)
 
 #include "ptx/exec/Engine.h"
@@ -24,10 +24,13 @@ using namespace ptxsim::ptx::exec;
 
 int main(int argc, char **argv) {
   unsigned threads = 1;
+  std::string only; // --kernel NAME: just that one
   std::vector<std::string> pos;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
       threads = (unsigned)std::strtoul(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc)
+      only = argv[++i];
     else
       pos.push_back(argv[i]);
   }
@@ -52,6 +55,8 @@ int main(int argc, char **argv) {
   // divergent with warp shuffles.
   const uint32_t sms = cfg.numSms();
   for (const char *kname : {"alu_bound", "memory_bound", "divergent_shuffle"}) {
+    if (!only.empty() && only != kname)
+      continue;
     EngineConfig ecfg;
     ecfg.hostThreads = 1;
     ecfg.arenaBytes = 8ull << 30;
