@@ -153,6 +153,15 @@ KernelRun KernelSimulator::run(const ptx::exec::LaunchParams &p) {
       sig->samples.emplace_back(double(r.stats.cycles), double(r.stats.warpInsts));
       if (sig->samples.size() > kWindow)
         sig->samples.erase(sig->samples.begin());
+      // warm-up (caches filling over the first launches): when the newest kMinSamples agree
+      // and the older ones spoil the estimate, the older ones were not yet steady
+      if (sig->samples.size() > kMinSamples) {
+        double c, e, w = double(r.stats.warpInsts);
+        Signature recent;
+        recent.samples.assign(sig->samples.end() - kMinSamples, sig->samples.end());
+        if (!estimate(*sig, w, c, e) && estimate(recent, w, c, e))
+          sig->samples = std::move(recent.samples);
+      }
     }
     sig->last = r.stats;
   }

@@ -424,17 +424,16 @@ void Gpu::CtaSampler::observe(const Gpu &gpu, uint64_t nextCta, uint64_t total, 
 
 void scaleStats(stats::Snapshot &s, double insts, double cycles) {
   const stats::Catalog &cat = stats::Catalog::global();
-  std::vector<std::pair<std::string, double>> vals = s.values();
-  for (const auto &[name, v] : vals) {
+  for (auto &[name, v] : s.values()) {
     const stats::Desc *d = cat.find(name);
     if (!d)
       continue;
     switch (d->unit) {
     case stats::Unit::Count:
     case stats::Unit::Bytes:
-    case stats::Unit::Joules: s.set(name, v * insts); break;
+    case stats::Unit::Joules: v *= insts; break;
     case stats::Unit::Cycles:
-    case stats::Unit::Seconds: s.set(name, v * cycles); break;
+    case stats::Unit::Seconds: v *= cycles; break;
     default: break;
     }
   }
