@@ -8,8 +8,9 @@ Runs each program (default: the samples) in timing mode on one host thread, in f
 each --sample mode, and prints per program and preset: total simulated cycles in full, each
 mode's cycle error against it, the mode's own error estimate (cycle-weighted sample.error_pct),
 the share of launches (kernels) or CTAs (ctas) it estimated instead of simulating, and the
-speed-up in host CPU seconds (user + system of the whole program, start-up included; CPU time
-rather than wall time because the machine may be shared). Results are for docs/sampling.md.
+speed-up in host CPU seconds (user + system of the whole program, start-up included, measured
+without --stats-json, whose output of every per-instance counter of every launch costs the same
+either way; CPU time rather than wall time because the machine may be shared). Results are for docs/sampling.md.
 """
 import argparse
 import json
@@ -21,15 +22,22 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run(prog, build, preset, mode, out):
-    env = dict(os.environ, PTXSIM_MODE="timing", PTXSIM_CONFIG=f"{ROOT}/configs/{preset}.config",
-               PTXSIM_SAMPLE=mode, PTXSIM_STATS_JSON=out, PTXSIM_SUMMARY="0", PTXSIM_THREADS="1",
-               LD_LIBRARY_PATH=f"{build}/lib")
+def cpu_seconds(prog, env):
     p = subprocess.Popen(prog, env=env, stdout=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     if status != 0:
-        raise SystemExit(f"{prog[0]} ({preset}, {mode}) failed with status {status}")
-    return ru.ru_utime + ru.ru_stime, json.load(open(out))["launches"]
+        raise SystemExit(f"{prog[0]} ({env['PTXSIM_CONFIG']}, {env['PTXSIM_SAMPLE']}) failed with status {status}")
+    return ru.ru_utime + ru.ru_stime
+
+
+def run(prog, build, preset, mode, out):
+    """The launches' statistics (from a run with --stats-json) and the CPU seconds of a run
+    without it (writing thousands of per-instance statistics per launch is no simulation)."""
+    env = dict(os.environ, PTXSIM_MODE="timing", PTXSIM_CONFIG=f"{ROOT}/configs/{preset}.config",
+               PTXSIM_SAMPLE=mode, PTXSIM_SUMMARY="0", PTXSIM_THREADS="1",
+               LD_LIBRARY_PATH=f"{build}/lib")
+    cpu_seconds(prog, dict(env, PTXSIM_STATS_JSON=out))
+    return cpu_seconds(prog, env), json.load(open(out))["launches"]
 
 
 def main():
