@@ -668,6 +668,9 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
       ts = std::move(run.stats);
       if (run.power)
         powerStats_.push_back(std::move(*run.power));
+      launchShapes_.push_back({{q.grid.x, q.grid.y, q.grid.z},
+                               {q.block.x, q.block.y, q.block.z},
+                               simSeconds_});
       simSeconds_ += ts.seconds;
     } else {
       r = engine().launchGrid(q);
@@ -846,7 +849,15 @@ void Context::reportAtExit() {
       std::fprintf(stderr, "ptxsim: cannot write PTXSIM_STATS_JSON file '%s'\n", path);
       return;
     }
-    os << "{\n  \"mode\": \"" << (timingMode_ ? "timing" : "functional") << "\",\n  \"wall_seconds\": " << wall << ",\n  \"kernels\": [";
+    // the program's command line (for reports), from /proc: arguments separated by NULs
+    std::string cmdline;
+    if (std::ifstream cl("/proc/self/cmdline", std::ios::binary); cl) {
+      std::string arg;
+      while (std::getline(cl, arg, '\0'))
+        cmdline += (cmdline.empty() ? "" : " ") + arg;
+    }
+    os << "{\n  \"mode\": \"" << (timingMode_ ? "timing" : "functional") << "\",\n  \"program\": "
+       << jsonQuote(cmdline) << ",\n  \"wall_seconds\": " << wall << ",\n  \"kernels\": [";
     bool first = true;
     for (auto &[name, st] : stats_) {
       os << (first ? "\n" : ",\n") << "    {\"name\": " << jsonQuote(name)
@@ -854,6 +865,8 @@ void Context::reportAtExit() {
          << ", \"launches\": " << st.launches << ", \"ctas\": " << st.ctas
          << ", \"thread_insts\": " << st.threadInsts << ", \"warp_insts\": " << st.warpInsts
          << ", \"seconds\": " << st.seconds;
+      if (!st.lastConfig.empty())
+        os << ", \"last_grid_block\": " << jsonQuote(st.lastConfig);
       // extension counters that saw activity (ptx/exec/Counters.h)
       const auto &names = ptx::exec::execCounters();
       for (size_t i = 0; i < st.counters.size() && i < names.size(); ++i)
@@ -868,9 +881,21 @@ void Context::reportAtExit() {
          << copies_ << ", \"bytes\": " << copyBytes_ << ", \"sim_seconds\": " << copySeconds_
          << "},\n  \"sim_seconds\": " << simSeconds_ << ",\n  \"launches\": [";
       bool f = true;
-      for (const auto &ks : launchStats_) {
-        os << (f ? "\n    " : ",\n    ") << timing::kernelStatsJson(ks);
+      for (size_t li = 0; li < launchStats_.size(); ++li) {
+        const timing::KernelTimingStats &ks = launchStats_[li];
+        os << (f ? "\n    " : ",\n    ");
         f = false;
+        if (li >= launchShapes_.size()) {
+          os << timing::kernelStatsJson(ks);
+          continue;
+        }
+        const LaunchShape &sh = launchShapes_[li];
+        std::string members = ks.jsonMembers();
+        os << "{\"kernel\": " << jsonQuote(ks.kernel) << ", \"grid\": [" << sh.grid[0] << ", "
+           << sh.grid[1] << ", " << sh.grid[2] << "], \"block\": [" << sh.block[0] << ", "
+           << sh.block[1] << ", " << sh.block[2] << "], \"start_seconds\": "
+           << stats::formatValue(sh.startSeconds, true) << (members.empty() ? "" : ", ") << members
+           << "}";
       }
       os << "\n  ]";
       if (powerOn_) {
