@@ -3,7 +3,8 @@
 // each filling the GPU (grids scale with the SM count), with a GPU
 // configuration (default: configs/gtx480.config), with the power model attached when the
 // configuration has a .power.xml beside it (the cost users pay with --power).
-// Usage: bench_timing [--threads N] [--kernel NAME] [config] [kernels.ptx]   (N: host threads of the timing
+// Usage: bench_timing [--threads N] [--kernel NAME] [--ctas-per-sm N] [--sample MODE]
+//                     [config] [kernels.ptx]   (N: host threads of the timing
 // engine, default 1; cycles and statistics are the same for any N)
 
 #include "ptx/exec/Engine.h"
@@ -25,12 +26,22 @@ using namespace ptxsim::ptx::exec;
 int main(int argc, char **argv) {
   unsigned threads = 1;
   std::string only; // --kernel NAME: just that one
+  uint32_t ctasPerSm = 0; // --ctas-per-sm N: grids of N CTAs per SM instead of 4, 8, 4
+  sim::SampleMode sample = sim::SampleMode::Off;
   std::vector<std::string> pos;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
       threads = (unsigned)std::strtoul(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc)
       only = argv[++i];
+    else if (!std::strcmp(argv[i], "--ctas-per-sm") && i + 1 < argc)
+      ctasPerSm = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--sample") && i + 1 < argc) {
+      if (!sim::parseSampleMode(argv[++i], sample)) {
+        std::fprintf(stderr, "bench_timing: --sample kernels|ctas|off\n");
+        return 2;
+      }
+    }
     else
       pos.push_back(argv[i]);
   }
@@ -67,6 +78,7 @@ int main(int argc, char **argv) {
     }
     sim::KernelSimulator sim(cfg, e);
     sim.gpu().setHostThreads(threads);
+    sim.setSampling(sample);
     std::string xml = cfgPath.substr(0, cfgPath.rfind(".config")) + ".power.xml";
     if (std::ifstream(xml).good() && !sim.enablePower(xml, diags)) {
       diags.print(std::cerr);
@@ -80,7 +92,7 @@ int main(int argc, char **argv) {
     p.kernel = k;
     p.block = {256};
     if (!std::strcmp(kname, "alu_bound")) {
-      p.grid = {4 * sms};
+      p.grid = {(ctasPerSm ? ctasPerSm : 4) * sms};
       put(0, m.allocate(uint64_t(p.grid.x) * 256 * 4, AllocKind::Device));
       put(1, 50);
     } else if (!std::strcmp(kname, "memory_bound")) {
@@ -95,9 +107,9 @@ int main(int argc, char **argv) {
       put(1, y);
       put(2, ab);
       put(3, n);
-      p.grid = {8 * sms};
+      p.grid = {(ctasPerSm ? ctasPerSm : 8) * sms};
     } else {
-      p.grid = {4 * sms};
+      p.grid = {(ctasPerSm ? ctasPerSm : 4) * sms};
       uint64_t n = uint64_t(p.grid.x) * 256;
       uint64_t in = m.allocate(n * 4, AllocKind::Device), out = m.allocate(n * 4, AllocKind::Device);
       auto *h = reinterpret_cast<uint32_t *>(in);
@@ -117,9 +129,13 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "bench_timing: %s\n", r.message.c_str());
       return 1;
     }
-    std::printf("%-17s %6u %12llu %14llu %9.3f %12.0f %14.0f %14.0f\n", kname, p.grid.x,
+    std::printf("%-17s %6u %12llu %14llu %9.3f %12.0f %14.0f %14.0f", kname, p.grid.x,
                 (unsigned long long)st.cycles, (unsigned long long)st.threadInsts, s, st.cycles / s,
                 st.warpInsts / s, st.threadInsts / s);
+    if (st.get("sample.estimated") != 0)
+      std::printf("  (sampled: %.0f CTAs simulated, own error estimate %.2f %%)",
+                  st.get("sample.detailed_ctas"), st.get("sample.error_pct"));
+    std::printf("\n");
     if (run.power)
       std::printf("%-17s energy %.6g J, average %.1f W\n", "", run.power->energyJ, run.power->avgW);
   }
