@@ -380,9 +380,17 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       st.set("gpu.ctas", double(total));
     }
     st.set("sample.estimated", sampled ? 1 : 0);
-    // the IPC's change between the last two measured waves, on the extrapolated share
+    // the IPC's change between the last two measured waves, plus how much the extrapolated
+    // CTAs' instruction counts differ from the simulated ones' (CTAs unlike those measured may
+    // not run at their IPC), on the extrapolated share
     double share = st.warpInsts ? double(extraWarp) / double(st.warpInsts) : 0;
-    st.set("sample.error_pct", sampled ? 100.0 * sampling.ipcChange * share : 0);
+    double hetero = 0;
+    if (sampled && limit > 0 && st.warpInsts > extraWarp) {
+      double simPerCta = double(st.warpInsts - extraWarp) / double(limit);
+      double restPerCta = double(extraWarp) / double(total - limit);
+      hetero = simPerCta > 0 ? std::fabs(restPerCta / simPerCta - 1) : 0;
+    }
+    st.set("sample.error_pct", sampled ? 100.0 * (sampling.ipcChange + hetero) * share : 0);
     st.set("sample.detailed_ctas", double(limit));
   }
   return r;
