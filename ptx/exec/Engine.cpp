@@ -564,6 +564,8 @@ struct SteppedGrid::State {
   /// different SMs on different host threads; lane i's fault stops only lane i.
   std::vector<std::unique_ptr<ExecCtx>> more;
   mutable uint64_t mergedCounters[kMaxExecCounters] = {};
+  /// Some lane faulted (set by the lane's own thread; faulted() is checked every cycle).
+  std::atomic<bool> anyFault{false};
   ExecCtx &lane(uint32_t i) { return i == 0 || i > more.size() ? ctx : *more[i - 1]; }
   /// The first fault by lane order (deterministic whatever ran first on the host).
   const ExecCtx *firstFault() const {
@@ -608,8 +610,10 @@ bool SteppedGrid::runFunctionally(uint64_t first, uint64_t end) {
   for (uint64_t c = first; c < end; ++c) {
     Cta *cta = startCta(c);
     std::vector<Cta *> one{cta};
-    if (!runCtas(s_->ctx, one, s_->quantum))
+    if (!runCtas(s_->ctx, one, s_->quantum)) {
+      s_->anyFault.store(true, std::memory_order_relaxed);
       return false;
+    }
     retireCta(cta);
   }
   return true;
@@ -657,7 +661,7 @@ const ir::Inst *SteppedGrid::next(const Warp &w, bool &popDue) const {
 }
 const ir::Function *SteppedGrid::function(const Warp &w) const { return w.fn; }
 bool SteppedGrid::ctaDone(const Cta *cta) const { return cta->liveWarps == 0; }
-bool SteppedGrid::faulted() const { return s_->firstFault() != nullptr; }
+bool SteppedGrid::faulted() const { return s_->anyFault.load(std::memory_order_relaxed); }
 bool SteppedGrid::laneFaulted(uint32_t lane) const { return s_->lane(lane).faulted(); }
 void SteppedGrid::fault(Warp &w, const ir::Inst &in, const std::string &what, uint32_t laneId) {
   ExecCtx &ctx = s_->lane(laneId);
@@ -665,6 +669,7 @@ void SteppedGrid::fault(Warp &w, const ir::Inst &in, const std::string &what, ui
   uint32_t mask = w.stack.empty() ? 1u : w.stack.back().mask;
   unsigned lane = mask ? unsigned(__builtin_ctz(mask)) : 0;
   ctx.fault(FaultKind::Unsupported, w, in, lane, what);
+  s_->anyFault.store(true, std::memory_order_relaxed);
 }
 void SteppedGrid::setCycle(uint64_t cycle, uint32_t lane) { s_->lane(lane).cycle = cycle; }
 bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint32_t lane) {
@@ -675,7 +680,11 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint32_t lane) {
   bool ok = stepWarp(ctx, w, rec);
   if (w.state == WarpState::Done && w.cta->liveWarps && ok)
     warpFinished(ctx, *w.cta);
-  return ok && !ctx.faulted();
+  if (__builtin_expect(ctx.faulted(), false)) {
+    s_->anyFault.store(true, std::memory_order_relaxed);
+    return false;
+  }
+  return ok;
 }
 void SteppedGrid::setTimedClock(double nsPerCycle) {
   s_->ctx.nsPerCycle = nsPerCycle;

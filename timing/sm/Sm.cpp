@@ -668,6 +668,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
         worst = StallReason::Pipeline;
       continue;
     }
+    s.peeked = in;
     readyScratch_.push_back(slot);
   }
   scan.anyLive = anyLive;
@@ -683,7 +684,7 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
     if (pick < 0)
       break;
     Slot &ps = slots_[(uint32_t)pick];
-    if (stopBeforeShared && touchesOutside(*grid_->peek(*ps.w))) {
+    if (stopBeforeShared && touchesOutside(*ps.peeked)) {
       // the rest of this tick runs in the GPU's ordered phase (tickShared), from this pick on
       resume_.sched = si;
       resume_.scan = scan;

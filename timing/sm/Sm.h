@@ -136,6 +136,8 @@ private:
     const ptx::ir::Function *fetchFn = nullptr; ///< function whose code region fetchBase is
     uint64_t fetchBase = 0;
     Cycle fetchReadyAt = 0;     ///< the next instruction is in the buffer from this cycle
+    /// The instruction the last scan found ready (valid while the warp is in readyScratch_)
+    const ptx::ir::Inst *peeked = nullptr;
     Cycle &ready(uint16_t r);
     Cycle readyAt(uint16_t r) const;
   };
