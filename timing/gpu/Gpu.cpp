@@ -75,7 +75,11 @@ Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine
 }
 
 unsigned Gpu::hostThreads() const {
-  unsigned n = hostThreads_ ? hostThreads_ : std::max(1u, std::thread::hardware_concurrency());
+  // by default at most one thread per 4 SMs: a per-cycle fork-join over more threads than that
+  // costs more than the few SMs each would tick
+  unsigned n = hostThreads_ ? hostThreads_
+                            : std::min(std::max(1u, std::thread::hardware_concurrency()),
+                                       std::max(1u, (unsigned)sms_.size() / 4));
   return std::max(1u, std::min<unsigned>(n, (unsigned)sms_.size()));
 }
 

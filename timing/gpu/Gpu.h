@@ -63,8 +63,9 @@ public:
     sampleEvery_ = everyCycles;
     sampler_ = std::move(fn);
   }
-  /// Host threads for the SMs' parallel phase (0: one per host core; 1: serial). Results do
-  /// not depend on it. The default is the engine's EngineConfig::hostThreads.
+  /// Host threads for the SMs' parallel phase (0: one per host core, at most one per 4 SMs;
+  /// 1: serial). Results do not depend on it. The default is the engine's
+  /// EngineConfig::hostThreads (PTXSIM_THREADS).
   void setHostThreads(unsigned n) { hostThreads_ = n; }
   /// The threads runKernel uses (after 0 is resolved and capped at the SM count).
   unsigned hostThreads() const;
