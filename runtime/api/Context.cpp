@@ -1,4 +1,5 @@
 #include "runtime/api/Context.h"
+#include "ptx/exec/WorkerPool.h"
 
 #include "isa_ext/Extensions.h"
 #include "base/Config.h"
@@ -100,9 +101,15 @@ Context &Context::get() {
   // Never destroyed: atexit handlers of the application (e.g. __cudaUnregisterFatBinary) may run
   // after our own static destructors would have.
   static Context *ctx = [] {
-    // extensions register their opcodes, options, units and counters before anything is read
-    ext::registerExtensions();
-    return new Context();
+    Context *c = nullptr;
+    // on the service thread, so that set-up's temporary memory stays out of the application's
+    // malloc arena (WorkerPool::run says why)
+    ptx::exec::WorkerPool::instance().runOffCaller([&] {
+      // extensions register their opcodes, options, units and counters before anything is read
+      ext::registerExtensions();
+      c = new Context();
+    });
+    return c;
   }();
   return *ctx;
 }
@@ -243,41 +250,45 @@ void Context::noteCopy(uint64_t bytes) {
 
 ptx::exec::Engine &Context::engine() {
   if (!engine_) {
-    loadTimingConfigOnce();
-    ptx::exec::EngineConfig cfg;
-    cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
-    if (timingMode_ || !timingCfg_.sources.empty()) { // a configured GPU, also in functional mode
-      cfg.numSms = timingCfg_.numSms();
-      cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
-      cfg.maxSharedPerBlockOptin = timingCfg_.core.sharedBytesPerSm;
-    }
-    engine_ = std::make_unique<ptx::exec::Engine>(cfg);
-    if (isatty(2))
-      engine_->setProgress([](const std::string &k, uint64_t done, uint64_t total, bool last) {
-        std::fprintf(stderr, "\rptxsim: %s: %llu/%llu CTAs%s", k.c_str(), (unsigned long long)done,
-                     (unsigned long long)total, last ? "\n" : "");
+    // set-up (reading the configuration) on the service thread: its temporary memory stays
+    // out of the application's malloc arena (WorkerPool::run says why)
+    ptx::exec::WorkerPool::instance().runOffCaller([&] {
+      loadTimingConfigOnce();
+      ptx::exec::EngineConfig cfg;
+      cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
+      if (timingMode_ || !timingCfg_.sources.empty()) { // a configured GPU, also in functional mode
+        cfg.numSms = timingCfg_.numSms();
+        cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
+        cfg.maxSharedPerBlockOptin = timingCfg_.core.sharedBytesPerSm;
+      }
+      engine_ = std::make_unique<ptx::exec::Engine>(cfg);
+      if (isatty(2))
+        engine_->setProgress([](const std::string &k, uint64_t done, uint64_t total, bool last) {
+          std::fprintf(stderr, "\rptxsim: %s: %llu/%llu CTAs%s", k.c_str(),
+                       (unsigned long long)done, (unsigned long long)total, last ? "\n" : "");
+        });
+      static bool registered = false;
+      if (!registered) {
+        registered = true;
+        std::atexit([] { Context::get().reportAtExit(); });
+      }
+      // Device printf goes to the application's stdout, in order with its own output.
+      engine_->setPrintfSink([](const std::string &s) {
+        std::fwrite(s.data(), 1, s.size(), stdout);
+        std::fflush(stdout);
       });
-    static bool registered = false;
-    if (!registered) {
-      registered = true;
-      std::atexit([] { Context::get().reportAtExit(); });
-    }
-    // Device printf goes to the application's stdout, in order with its own output.
-    engine_->setPrintfSink([](const std::string &s) {
-      std::fwrite(s.data(), 1, s.size(), stdout);
-      std::fflush(stdout);
+      // Device-side cudaGetErrorString and cudaDeviceGetAttribute (dynamic parallelism) answer
+      // like the host's.
+      ptx::exec::DeviceRuntimeHooks hooks;
+      hooks.errorText = [](int32_t code, bool name) {
+        return name ? cudaGetErrorName(cudaError_t(code)) : cudaGetErrorString(cudaError_t(code));
+      };
+      hooks.attribute = [this](int32_t attr, int32_t &value) {
+        value = deviceAttribute(*this, attr);
+        return true;
+      };
+      engine_->setDeviceRuntimeHooks(std::move(hooks));
     });
-    // Device-side cudaGetErrorString and cudaDeviceGetAttribute (dynamic parallelism) answer
-    // like the host's.
-    ptx::exec::DeviceRuntimeHooks hooks;
-    hooks.errorText = [](int32_t code, bool name) {
-      return name ? cudaGetErrorName(cudaError_t(code)) : cudaGetErrorString(cudaError_t(code));
-    };
-    hooks.attribute = [this](int32_t attr, int32_t &value) {
-      value = deviceAttribute(*this, attr);
-      return true;
-    };
-    engine_->setDeviceRuntimeHooks(std::move(hooks));
   }
   return *engine_;
 }
@@ -541,8 +552,8 @@ cudaError_t Context::ensureLoaded() {
   for (auto &fb : fatbins_) {
     if (fb->unregistered)
       continue;
-    if (!fb->loadTried)
-      loadModule(*fb);
+    if (!fb->loadTried) // parsing PTX allocates much: off the application's arena
+      ptx::exec::WorkerPool::instance().runOffCaller([&] { loadModule(*fb); });
     if (fb->module < 0)
       result = fb->ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
   }
@@ -641,7 +652,10 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   size_t nparams = kern.paramOffsets.size();
   if (nparams && !args)
     return cudaErrorInvalidValue;
-  std::vector<uint8_t> buf(kern.paramBytes);
+  // kept from launch to launch: a buffer freed here would be the application's next small
+  // malloc, with our parameters in it where it expects fresh memory
+  thread_local std::vector<uint8_t> buf;
+  buf.assign(kern.paramBytes, 0);
   for (size_t i = 0; i < nparams; ++i) {
     if (!args[i])
       return cudaErrorInvalidValue;
@@ -663,11 +677,15 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     ptx::exec::LaunchResult r;
     timing::KernelTimingStats ts;
     if (timingMode_) {
-      sim::KernelRun run = simulator().run(q);
-      r = std::move(run.launch);
-      ts = std::move(run.stats);
-      if (run.power)
-        powerStats_.push_back(std::move(*run.power));
+      // on the service thread: the model's allocations stay out of the application's malloc
+      // arena (WorkerPool::run says why); a hand-off costs nothing next to a simulation
+      ptx::exec::WorkerPool::instance().runOffCaller([&] {
+        sim::KernelRun run = simulator().run(q);
+        r = std::move(run.launch);
+        ts = std::move(run.stats);
+        if (run.power)
+          powerStats_.push_back(std::move(*run.power));
+      });
       launchShapes_.push_back({{q.grid.x, q.grid.y, q.grid.z},
                                {q.block.x, q.block.y, q.block.z},
                                simSeconds_});
