@@ -35,11 +35,6 @@ Cycle &Sm::Slot::ready(uint16_t r) {
   return v[i];
 }
 
-Cycle Sm::Slot::readyAt(uint16_t r) const {
-  const std::vector<Cycle> &v = (r & Inst::kPredBit) ? predReady : regReady;
-  size_t i = r & ~Inst::kPredBit;
-  return i < v.size() ? v[i] : 0;
-}
 
 namespace {
 /// Cycles between tries of a blocking instruction that said "not yet".

@@ -139,7 +139,12 @@ private:
     /// The instruction the last scan found ready (valid while the warp is in readyScratch_)
     const ptx::ir::Inst *peeked = nullptr;
     Cycle &ready(uint16_t r);
-    Cycle readyAt(uint16_t r) const;
+    /// (inline: the scan and the next-event search call it for every operand of every warp)
+    Cycle readyAt(uint16_t r) const {
+      const std::vector<Cycle> &v = (r & ptx::ir::Inst::kPredBit) ? predReady : regReady;
+      size_t i = r & ~ptx::ir::Inst::kPredBit;
+      return i < v.size() ? v[i] : 0;
+    }
   };
   struct CtaState {
     ptx::exec::Cta *cta = nullptr;
