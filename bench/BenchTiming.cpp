@@ -4,7 +4,7 @@
 // configuration (default: configs/gtx480.config), with the power model attached when the
 // configuration has a .power.xml beside it (the cost users pay with --power).
 // Usage: bench_timing [--threads N] [--kernel NAME] [--ctas-per-sm N] [--sample MODE]
-//                     [config] [kernels.ptx]   (N: host threads of the timing
+//                     [--min-busy-sms N] [config] [kernels.ptx]   (N: host threads of the timing
 // engine, default 1; cycles and statistics are the same for any N)
 
 #include "ptx/exec/Engine.h"
@@ -26,6 +26,7 @@ using namespace ptxsim::ptx::exec;
 int main(int argc, char **argv) {
   unsigned threads = 1;
   std::string only; // --kernel NAME: just that one
+  uint32_t minBusy = ~0u; // --min-busy-sms N: Gpu::setParallelMinBusySms (0: always threads)
   uint32_t ctasPerSm = 0; // --ctas-per-sm N: grids of N CTAs per SM instead of 4, 8, 4
   sim::SampleMode sample = sim::SampleMode::Off;
   std::vector<std::string> pos;
@@ -34,6 +35,8 @@ int main(int argc, char **argv) {
       threads = (unsigned)std::strtoul(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc)
       only = argv[++i];
+    else if (!std::strcmp(argv[i], "--min-busy-sms") && i + 1 < argc)
+      minBusy = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--ctas-per-sm") && i + 1 < argc)
       ctasPerSm = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--sample") && i + 1 < argc) {
@@ -79,6 +82,8 @@ int main(int argc, char **argv) {
     sim::KernelSimulator sim(cfg, e);
     sim.gpu().setHostThreads(threads);
     sim.setSampling(sample);
+    if (minBusy != ~0u)
+      sim.gpu().setParallelMinBusySms(minBusy);
     std::string xml = cfgPath.substr(0, cfgPath.rfind(".config")) + ".power.xml";
     if (std::ifstream(xml).good() && !sim.enablePower(xml, diags)) {
       diags.print(std::cerr);
