@@ -142,6 +142,9 @@ struct Inst {
   static constexpr uint8_t kHintBypassL1 = 1;
   /// atom/red .add/.min/.max on .f32/.f64: shared-memory forms are compare-and-swap loops in SASS.
   static constexpr uint8_t kHintFloatAtomic = 2;
+  /// The instruction also reads or writes a space other than `space` (cp.async.bulk: `space` is
+  /// the destination's); the timing model's parallel engine orders it like a global access.
+  static constexpr uint8_t kHintOtherSpace = 4;
 };
 
 /// One argument copy of a call: `size` bytes from the caller's frame (or a register when

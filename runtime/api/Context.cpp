@@ -215,6 +215,18 @@ void Context::loadTimingConfigOnce() {
 sim::KernelSimulator &Context::simulator() {
   if (!sim_) {
     sim_ = std::make_unique<sim::KernelSimulator>(timingCfg_, engine());
+    // (testing: the parallel timing engine's threads even for few busy SMs; docs/timing.md)
+    if (const char *v = std::getenv("PTXSIM_PARALLEL_MIN_SMS"))
+      sim_->gpu().setParallelMinBusySms((uint32_t)std::strtoul(v, nullptr, 10));
+    // sampled simulation (docs/sampling.md)
+    if (const char *v = std::getenv("PTXSIM_SAMPLE")) {
+      sim::SampleMode m;
+      if (!sim::parseSampleMode(v, m)) {
+        std::fprintf(stderr, "ptxsim: PTXSIM_SAMPLE must be off, kernels or ctas, not '%s'; stopping\n", v);
+        stopForUserError();
+      }
+      sim_->setSampling(m);
+    }
     if (powerOn_)
       sim_->enablePower(powerModel_);
   }

@@ -39,6 +39,9 @@ void runUsage(std::ostream &os) {
         "  --lenient              unknown configuration options are warnings, not errors\n"
         "  --print-config         print the effective configuration (every option, defaults\n"
         "                         included, extensions' too) on stderr at start-up\n"
+        "  --sample kernels|ctas|off  sampled timing simulation (default off): repeated kernels'\n"
+        "                         launches or a kernel's CTAs past a steady IPC are estimated,\n"
+        "                         with their error (docs/sampling.md)\n"
         "  --power                per-kernel power and energy (timing mode; the power XML is\n"
         "                         the config's .power.xml or PTXSIM_POWER_CONFIG)\n";
 }
@@ -214,6 +217,15 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
         return 2;
       }
       setenv("PTXSIM_SIMT", v->c_str(), 1);
+    } else if (a == "--sample") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      if (*v != "kernels" && *v != "ctas" && *v != "off") {
+        err << "ptxsim run: --sample needs kernels, ctas or off, not '" << *v << "'\n";
+        return 2;
+      }
+      setenv("PTXSIM_SAMPLE", v->c_str(), 1);
     } else if (a == "--ptx-override") {
       const std::string *v = need(a);
       if (!v)
