@@ -779,6 +779,8 @@ void Context::reportAtExit() {
         }
         std::fprintf(stderr, "  power (%s): %.6f J over %.6f s of kernels, average %.1f W, peak %.1f W\n",
                      powerModel_.name().c_str(), e, t, t > 0 ? e / t : 0.0, peak);
+        if (powerModel_.hasIdle())
+          std::fprintf(stderr, "  idle power (no kernel running): %.1f W\n", powerModel_.idleW());
         // the biggest components over all kernels
         std::vector<std::pair<double, std::string>> comps;
         for (const auto &kp : powerStats_)
@@ -868,7 +870,7 @@ void Context::reportAtExit() {
           os << (pf ? "\n    " : ",\n    ") << power::kernelPowerJson(kp);
           pf = false;
         }
-        os << "\n  ]";
+        os << "\n  ],\n  \"power_idle_w\": " << powerModel_.idleW();
       }
     }
     os << "\n}\n";
