@@ -20,6 +20,8 @@ python3 -c 'import matplotlib' >/dev/null 2>&1 || /usr/bin/python3 -c 'import ma
 command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
 # libFuzzer runtime for clang 14 (the fuzz target).
 ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+# the headless-browser test of `ptxsim report` pages (tests/report)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   SUDO=""
@@ -29,4 +31,34 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null 2>&1; then
   echo "setup: warning: nvcc not found (expected CUDA 13 at /usr/local/cuda); CUDA tests will be skipped" >&2
+fi
+
+# `ptxsim report` inlines the uPlot chart library (MIT) into its pages: a pinned release from the
+# npm registry, checked against the registry's sha512 integrity, unpacked into the user's cache
+# (never committed). Without it reports still have every table and say that charts are missing.
+UPLOT_VERSION=1.6.32 # keep equal to kUplotVersion in runtime/report/Report.h
+UPLOT_INTEGRITY=sha512-KIMVnG68zvu5XXUbC4LQEPnhwOxBuLyW1AHtpm6IKTXImkbLgkMy+jabjLgSLMasNuGGzQm/ep3tOkyTxpiQIw==
+uplot_dir=${XDG_CACHE_HOME:-$HOME/.cache}/ptxsim/uplot-$UPLOT_VERSION
+if [ ! -s "$uplot_dir/uPlot.iife.min.js" ]; then
+  tmp=$(mktemp -d)
+  tgz=$tmp/uplot-$UPLOT_VERSION.tgz
+  if command -v npm >/dev/null 2>&1; then
+    (cd "$tmp" && npm pack --silent "uplot@$UPLOT_VERSION" >/dev/null 2>&1) || true
+  fi
+  if [ ! -s "$tgz" ] && command -v curl >/dev/null 2>&1; then
+    curl -fsSL "https://registry.npmjs.org/uplot/-/uplot-$UPLOT_VERSION.tgz" -o "$tgz" || true
+  fi
+  got=
+  [ -s "$tgz" ] && got=sha512-$(python3 -c 'import base64,hashlib,sys; print(base64.b64encode(hashlib.sha512(open(sys.argv[1],"rb").read()).digest()).decode())' "$tgz")
+  if [ -n "$got" ] && [ "$got" = "$UPLOT_INTEGRITY" ]; then
+    mkdir -p "$uplot_dir"
+    tar -xzf "$tgz" -C "$tmp" package/dist/uPlot.iife.min.js package/dist/uPlot.min.css package/LICENSE
+    cp "$tmp/package/dist/uPlot.iife.min.js" "$tmp/package/dist/uPlot.min.css" "$tmp/package/LICENSE" "$uplot_dir/"
+    echo "setup: uPlot $UPLOT_VERSION in $uplot_dir"
+  elif [ -n "$got" ]; then
+    echo "setup: warning: uplot-$UPLOT_VERSION.tgz has integrity $got, expected $UPLOT_INTEGRITY: not used" >&2
+  else
+    echo "setup: warning: could not fetch uPlot $UPLOT_VERSION from the npm registry: ptxsim report pages will have no charts" >&2
+  fi
+  rm -rf "$tmp"
 fi

@@ -43,7 +43,7 @@ enum class Fn : uint32_t {
   DeviceGetLimit, DeviceGetCacheConfig, DeviceGetSharedMemConfig, StreamCreateWithFlags,
   StreamDestroy, StreamWaitEvent, EventCreateWithFlags, EventRecord, EventRecordWithFlags,
   EventDestroy, Malloc, Free, MemcpyAsync, Memcpy2DAsync, MemsetAsync, Memset2DAsync,
-  RuntimeGetVersion, NotSupported
+  RuntimeGetVersion, GraphSetConditional, NotSupported
 };
 
 struct NamedFn {
@@ -89,6 +89,7 @@ constexpr NamedFn kFunctions[] = {
     {"Memset2DAsync", Fn::Memset2DAsync},
     {"Memset2DAsync_ptsz", Fn::Memset2DAsync},
     {"RuntimeGetVersion", Fn::RuntimeGetVersion},
+    {"GraphSetConditional", Fn::GraphSetConditional},
     // known, not modelled: return cudaErrorNotSupported (and say so once)
     {"Memcpy3DAsync", Fn::NotSupported},
     {"Memcpy3DAsync_ptsz", Fn::NotSupported},
@@ -440,6 +441,7 @@ size_t argCount(Fn f) {
   case Fn::MemsetAsync: return 4;
   case Fn::Memset2DAsync: return 6;
   case Fn::RuntimeGetVersion: return 1;
+  case Fn::GraphSetConditional: return 2;
   case Fn::NotSupported: return 0;
   }
   return 0;
@@ -629,6 +631,18 @@ void callOne(Call &c, Fn fn, std::string_view name) {
   case Fn::RuntimeGetVersion:
     c.status(c.store<int32_t>(c.arg(0), 13000) ? kSuccess : kInvalidValue);
     return;
+  case Fn::GraphSetConditional: {
+    // the handle is the device address of the condition's 32-bit slot (runtime/api/Graphs.cpp)
+    uint64_t h = c.arg(0);
+    if (!c.store<uint32_t>(h, uint32_t(c.arg(1)))) {
+      char msg[96];
+      std::snprintf(msg, sizeof msg,
+                    "cudaGraphSetConditional: 0x%llx is not a conditional handle",
+                    (unsigned long long)h);
+      c.ctx.fault(FaultKind::Invalid, c.w, c.in, c.lane, msg);
+    }
+    return;
+  }
   case Fn::NotSupported:
     reportNotSupported(name);
     c.status(kNotSupported);

@@ -5,6 +5,7 @@
 #include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Exec.h"
 #include "ptx/exec/Program.h"
+#include "ptx/exec/WorkerPool.h"
 
 #include <atomic>
 #include <chrono>
@@ -137,11 +138,21 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     uint32_t first = wi * kWarpSize;
     uint32_t n = std::min<uint32_t>(kWarpSize, g.threadsPerCta - first);
     w.validMask = n == kWarpSize ? kFullMask : ((1u << n) - 1);
+    // threadIdx of lane l is thread first + l decomposed; counting up from the first lane
+    // avoids three divisions per lane (they were most of a small CTA's set-up time)
+    uint32_t x = first % g.block[0], y = first / g.block[0] % g.block[1];
+    uint32_t z = first / (g.block[0] * g.block[1]);
     for (unsigned l = 0; l < kWarpSize; ++l) {
-      uint32_t t = first + l;
-      w.tid[0][l] = t % g.block[0];
-      w.tid[1][l] = t / g.block[0] % g.block[1];
-      w.tid[2][l] = t / (g.block[0] * g.block[1]);
+      w.tid[0][l] = x;
+      w.tid[1][l] = y;
+      w.tid[2][l] = z;
+      if (++x == g.block[0]) {
+        x = 0;
+        if (++y == g.block[1]) {
+          y = 0;
+          ++z;
+        }
+      }
     }
     w.regStore.assign((size_t)k.numRegs * kWarpSize, 0);
     w.predStore.assign(k.numPreds, 0);
@@ -159,6 +170,10 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     w.stackSaves.clear();
     w.state = WarpState::Ready;
     w.instCount = 0;
+    w.waitStep = 0; // a CTA object is reused; a faulted warp may have been waiting
+    w.waitData = 0;
+    w.spinPc = ir::kNoPc;
+    w.spinCount = 0;
   }
 }
 
@@ -454,7 +469,10 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
       for (auto &c : mine)
         record(*c);
     } else {
-      Cta cta;
+      // each host thread keeps its CTA (and the capacity of its register, shared and local
+      // storage) from launch to launch: a large kernel's registers are megabytes per CTA,
+      // and fresh allocations would fault those pages in again at every launch
+      thread_local Cta cta;
       std::vector<Cta *> one{&cta};
       for (;;) {
         if (g.stop.load(std::memory_order_relaxed))
@@ -501,17 +519,9 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
         progress_(k.name, g.numCtas, g.numCtas, true);
     });
   }
-  auto runPool = [&] {
-    if (nthreads <= 1) {
-      worker(0);
-    } else {
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < nthreads; ++t)
-        pool.emplace_back(worker, t);
-      for (auto &t : pool)
-        t.join();
-    }
-  };
+  // every worker on a pool thread, also when there is one: CTA storage, printf text and
+  // device-launch queues then stay out of the application's malloc arena (WorkerPool::run)
+  auto runPool = [&] { WorkerPool::instance().run(nthreads, worker); };
   if (!ext) {
     runPool();
   } else {

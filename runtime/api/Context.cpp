@@ -1,4 +1,5 @@
 #include "runtime/api/Context.h"
+#include "ptx/exec/WorkerPool.h"
 
 #include "isa_ext/Extensions.h"
 #include "base/Config.h"
@@ -100,9 +101,15 @@ Context &Context::get() {
   // Never destroyed: atexit handlers of the application (e.g. __cudaUnregisterFatBinary) may run
   // after our own static destructors would have.
   static Context *ctx = [] {
-    // extensions register their opcodes, options, units and counters before anything is read
-    ext::registerExtensions();
-    return new Context();
+    Context *c = nullptr;
+    // on the service thread, so that set-up's temporary memory stays out of the application's
+    // malloc arena (WorkerPool::run says why)
+    ptx::exec::WorkerPool::instance().runOffCaller([&] {
+      // extensions register their opcodes, options, units and counters before anything is read
+      ext::registerExtensions();
+      c = new Context();
+    });
+    return c;
   }();
   return *ctx;
 }
@@ -231,41 +238,45 @@ void Context::noteCopy(uint64_t bytes) {
 
 ptx::exec::Engine &Context::engine() {
   if (!engine_) {
-    loadTimingConfigOnce();
-    ptx::exec::EngineConfig cfg;
-    cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
-    if (timingMode_ || !timingCfg_.sources.empty()) { // a configured GPU, also in functional mode
-      cfg.numSms = timingCfg_.numSms();
-      cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
-      cfg.maxSharedPerBlockOptin = timingCfg_.core.sharedBytesPerSm;
-    }
-    engine_ = std::make_unique<ptx::exec::Engine>(cfg);
-    if (isatty(2))
-      engine_->setProgress([](const std::string &k, uint64_t done, uint64_t total, bool last) {
-        std::fprintf(stderr, "\rptxsim: %s: %llu/%llu CTAs%s", k.c_str(), (unsigned long long)done,
-                     (unsigned long long)total, last ? "\n" : "");
+    // set-up (reading the configuration) on the service thread: its temporary memory stays
+    // out of the application's malloc arena (WorkerPool::run says why)
+    ptx::exec::WorkerPool::instance().runOffCaller([&] {
+      loadTimingConfigOnce();
+      ptx::exec::EngineConfig cfg;
+      cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
+      if (timingMode_ || !timingCfg_.sources.empty()) { // a configured GPU, also in functional mode
+        cfg.numSms = timingCfg_.numSms();
+        cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
+        cfg.maxSharedPerBlockOptin = timingCfg_.core.sharedBytesPerSm;
+      }
+      engine_ = std::make_unique<ptx::exec::Engine>(cfg);
+      if (isatty(2))
+        engine_->setProgress([](const std::string &k, uint64_t done, uint64_t total, bool last) {
+          std::fprintf(stderr, "\rptxsim: %s: %llu/%llu CTAs%s", k.c_str(),
+                       (unsigned long long)done, (unsigned long long)total, last ? "\n" : "");
+        });
+      static bool registered = false;
+      if (!registered) {
+        registered = true;
+        std::atexit([] { Context::get().reportAtExit(); });
+      }
+      // Device printf goes to the application's stdout, in order with its own output.
+      engine_->setPrintfSink([](const std::string &s) {
+        std::fwrite(s.data(), 1, s.size(), stdout);
+        std::fflush(stdout);
       });
-    static bool registered = false;
-    if (!registered) {
-      registered = true;
-      std::atexit([] { Context::get().reportAtExit(); });
-    }
-    // Device printf goes to the application's stdout, in order with its own output.
-    engine_->setPrintfSink([](const std::string &s) {
-      std::fwrite(s.data(), 1, s.size(), stdout);
-      std::fflush(stdout);
+      // Device-side cudaGetErrorString and cudaDeviceGetAttribute (dynamic parallelism) answer
+      // like the host's.
+      ptx::exec::DeviceRuntimeHooks hooks;
+      hooks.errorText = [](int32_t code, bool name) {
+        return name ? cudaGetErrorName(cudaError_t(code)) : cudaGetErrorString(cudaError_t(code));
+      };
+      hooks.attribute = [this](int32_t attr, int32_t &value) {
+        value = deviceAttribute(*this, attr);
+        return true;
+      };
+      engine_->setDeviceRuntimeHooks(std::move(hooks));
     });
-    // Device-side cudaGetErrorString and cudaDeviceGetAttribute (dynamic parallelism) answer
-    // like the host's.
-    ptx::exec::DeviceRuntimeHooks hooks;
-    hooks.errorText = [](int32_t code, bool name) {
-      return name ? cudaGetErrorName(cudaError_t(code)) : cudaGetErrorString(cudaError_t(code));
-    };
-    hooks.attribute = [this](int32_t attr, int32_t &value) {
-      value = deviceAttribute(*this, attr);
-      return true;
-    };
-    engine_->setDeviceRuntimeHooks(std::move(hooks));
   }
   return *engine_;
 }
@@ -529,8 +540,8 @@ cudaError_t Context::ensureLoaded() {
   for (auto &fb : fatbins_) {
     if (fb->unregistered)
       continue;
-    if (!fb->loadTried)
-      loadModule(*fb);
+    if (!fb->loadTried) // parsing PTX allocates much: off the application's arena
+      ptx::exec::WorkerPool::instance().runOffCaller([&] { loadModule(*fb); });
     if (fb->module < 0)
       result = fb->ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
   }
@@ -629,7 +640,10 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   size_t nparams = kern.paramOffsets.size();
   if (nparams && !args)
     return cudaErrorInvalidValue;
-  std::vector<uint8_t> buf(kern.paramBytes);
+  // kept from launch to launch: a buffer freed here would be the application's next small
+  // malloc, with our parameters in it where it expects fresh memory
+  thread_local std::vector<uint8_t> buf;
+  buf.assign(kern.paramBytes, 0);
   for (size_t i = 0; i < nparams; ++i) {
     if (!args[i])
       return cudaErrorInvalidValue;
@@ -651,11 +665,18 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     ptx::exec::LaunchResult r;
     timing::KernelTimingStats ts;
     if (timingMode_) {
-      sim::KernelRun run = simulator().run(q);
-      r = std::move(run.launch);
-      ts = std::move(run.stats);
-      if (run.power)
-        powerStats_.push_back(std::move(*run.power));
+      // on the service thread: the model's allocations stay out of the application's malloc
+      // arena (WorkerPool::run says why); a hand-off costs nothing next to a simulation
+      ptx::exec::WorkerPool::instance().runOffCaller([&] {
+        sim::KernelRun run = simulator().run(q);
+        r = std::move(run.launch);
+        ts = std::move(run.stats);
+        if (run.power)
+          powerStats_.push_back(std::move(*run.power));
+      });
+      launchShapes_.push_back({{q.grid.x, q.grid.y, q.grid.z},
+                               {q.block.x, q.block.y, q.block.z},
+                               simSeconds_});
       simSeconds_ += ts.seconds;
     } else {
       r = engine().launchGrid(q);
@@ -836,7 +857,15 @@ void Context::reportAtExit() {
       std::fprintf(stderr, "ptxsim: cannot write PTXSIM_STATS_JSON file '%s'\n", path);
       return;
     }
-    os << "{\n  \"mode\": \"" << (timingMode_ ? "timing" : "functional") << "\",\n  \"wall_seconds\": " << wall << ",\n  \"kernels\": [";
+    // the program's command line (for reports), from /proc: arguments separated by NULs
+    std::string cmdline;
+    if (std::ifstream cl("/proc/self/cmdline", std::ios::binary); cl) {
+      std::string arg;
+      while (std::getline(cl, arg, '\0'))
+        cmdline += (cmdline.empty() ? "" : " ") + arg;
+    }
+    os << "{\n  \"mode\": \"" << (timingMode_ ? "timing" : "functional") << "\",\n  \"program\": "
+       << jsonQuote(cmdline) << ",\n  \"wall_seconds\": " << wall << ",\n  \"kernels\": [";
     bool first = true;
     for (auto &[name, st] : stats_) {
       os << (first ? "\n" : ",\n") << "    {\"name\": " << jsonQuote(name)
@@ -844,6 +873,8 @@ void Context::reportAtExit() {
          << ", \"launches\": " << st.launches << ", \"ctas\": " << st.ctas
          << ", \"thread_insts\": " << st.threadInsts << ", \"warp_insts\": " << st.warpInsts
          << ", \"seconds\": " << st.seconds;
+      if (!st.lastConfig.empty())
+        os << ", \"last_grid_block\": " << jsonQuote(st.lastConfig);
       // extension counters that saw activity (ptx/exec/Counters.h)
       const auto &names = ptx::exec::execCounters();
       for (size_t i = 0; i < st.counters.size() && i < names.size(); ++i)
@@ -858,9 +889,21 @@ void Context::reportAtExit() {
          << copies_ << ", \"bytes\": " << copyBytes_ << ", \"sim_seconds\": " << copySeconds_
          << "},\n  \"sim_seconds\": " << simSeconds_ << ",\n  \"launches\": [";
       bool f = true;
-      for (const auto &ks : launchStats_) {
-        os << (f ? "\n    " : ",\n    ") << timing::kernelStatsJson(ks);
+      for (size_t li = 0; li < launchStats_.size(); ++li) {
+        const timing::KernelTimingStats &ks = launchStats_[li];
+        os << (f ? "\n    " : ",\n    ");
         f = false;
+        if (li >= launchShapes_.size()) {
+          os << timing::kernelStatsJson(ks);
+          continue;
+        }
+        const LaunchShape &sh = launchShapes_[li];
+        std::string members = ks.jsonMembers();
+        os << "{\"kernel\": " << jsonQuote(ks.kernel) << ", \"grid\": [" << sh.grid[0] << ", "
+           << sh.grid[1] << ", " << sh.grid[2] << "], \"block\": [" << sh.block[0] << ", "
+           << sh.block[1] << ", " << sh.block[2] << "], \"start_seconds\": "
+           << stats::formatValue(sh.startSeconds, true) << (members.empty() ? "" : ", ") << members
+           << "}";
       }
       os << "\n  ]";
       if (powerOn_) {

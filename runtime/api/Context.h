@@ -196,6 +196,12 @@ private:
   double simSeconds_ = 0, copySeconds_ = 0;
   uint64_t copies_ = 0, copyBytes_ = 0;
   std::vector<timing::KernelTimingStats> launchStats_; ///< per launch, timing mode
+  /// Grid, block and simulated start time of each launchStats_ entry (for reports' timelines).
+  struct LaunchShape {
+    uint32_t grid[3], block[3];
+    double startSeconds;
+  };
+  std::vector<LaunchShape> launchShapes_;
   bool powerOn_ = false;               ///< PTXSIM_POWER=1 (timing mode)
   power::PowerModel powerModel_;
   std::vector<power::KernelPower> powerStats_; ///< per launch

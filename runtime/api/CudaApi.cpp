@@ -558,6 +558,8 @@ PTXSIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
 
 PTXSIM_API cudaError_t cudaFree(void *devPtr) {
   PTXSIM_LOCK_CHECKED;
+  if (auto r = graphMemRelease(devPtr)) // memory of a graph allocation node (Graphs.cpp)
+    return ret(*r);
   return ret(release(ctx, devPtr, false));
 }
 
@@ -1375,7 +1377,7 @@ PTXSIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t 
     PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = captureUnsupported(s, "cudaMallocAsync")) // Graphs.cpp
+    if (auto captured = captureMalloc(s, devPtr, size, nullptr)) // Graphs.cpp
       return ret(*captured);
   }
   return cudaMalloc(devPtr, size);
@@ -1386,7 +1388,7 @@ PTXSIM_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t s) {
     PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = captureUnsupported(s, "cudaFreeAsync")) // Graphs.cpp
+    if (auto captured = captureFree(s, devPtr)) // Graphs.cpp
       return ret(*captured);
   }
   return cudaFree(devPtr);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <queue>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -20,9 +21,34 @@ using namespace ptxsim::runtime;
 
 namespace {
 
-enum class NodeKind { Kernel, Memcpy, Memset, Host, Empty, Child, EventRecord, EventWait };
+enum class NodeKind {
+  Kernel, Memcpy, Memset, Host, Empty, Child, EventRecord, EventWait, MemAlloc, MemFree, Conditional
+};
 
 struct GraphObj;
+
+/// A conditional handle (cudaGraphConditionalHandleCreate). The handle's value is the device
+/// address of a 32-bit slot holding the condition, so the device-side cudaGraphSetConditional
+/// is a store to that address (ptx/exec/DeviceRuntime.cpp) and a conditional node reads it.
+struct CondHandle {
+  cudaGraphConditionalHandle handle = 0;
+  unsigned defaultValue = 0;
+  unsigned flags = 0; ///< cudaGraphCondAssignDefault: the default is stored at each execution
+};
+
+/// Memory of a graph allocation node. The address is fixed when the node is created and the
+/// memory stays committed while any node (or an unfreed allocation) refers to it; `live` is
+/// the CUDA lifetime: from the alloc node's execution to its free (free node, cudaFree,
+/// cudaFreeAsync or an auto-free launch).
+struct GraphAlloc {
+  size_t bytes = 0;
+  const GraphObj *owner = nullptr; ///< the user graph holding the alloc node
+  unsigned refs = 0;               ///< alloc nodes (user graphs and their exec copies)
+  unsigned ownerFrees = 0;         ///< free nodes in the owning graph
+  unsigned otherFrees = 0;         ///< free nodes in other user graphs
+  bool live = false;
+  bool mapped = false; ///< counted as reserved (cudaGraphMemAttrReservedMem*) until a trim
+};
 
 struct NodeObj {
   GraphObj *graph = nullptr;
@@ -54,14 +80,53 @@ struct NodeObj {
   std::unique_ptr<GraphObj> child;
   // event record / wait
   cudaEvent_t event = nullptr;
+  // memory alloc (the allocation; props as given) and free (memPtr)
+  void *memPtr = nullptr;
+  cudaMemPoolProps memProps{};
+  bool countedFree = false; ///< a free node of a user graph, counted in its GraphAlloc
+  // conditional: the handle, the kind and the body graphs (bodyHandles is the array that
+  // cudaGraphAddNode returns in phGraph_out; it lives as long as the node)
+  cudaGraphConditionalHandle condHandle = 0;
+  cudaGraphConditionalNodeType condType = cudaGraphCondTypeIf;
+  std::vector<std::unique_ptr<GraphObj>> bodies;
+  std::vector<cudaGraph_t> bodyHandles;
   // exec graphs only: cudaGraphNodeSetEnabled (kernel, memcpy and memset nodes)
   bool enabled = true;
   // cudaGraphClone copies: the node this one was cloned from (cudaGraphNodeFindInClone)
   const NodeObj *clonedFrom = nullptr;
+
+  NodeObj() = default;
+  NodeObj(const NodeObj &) = delete;
+  NodeObj &operator=(const NodeObj &) = delete;
+  ~NodeObj();
 };
+
+/// A user object (cudaUserObjectCreate): a reference count and a destructor.
+struct UserObj {
+  void *ptr = nullptr;
+  cudaHostFn_t destroy = nullptr;
+  unsigned refs = 0;
+};
+
+/// Drops `count` references of `o`; the last one runs its destructor. Contract: `o` has at
+/// least `count` references.
+void releaseUserObj(UserObj *o, unsigned count);
 
 struct GraphObj {
   std::vector<std::unique_ptr<NodeObj>> nodes; ///< in creation order
+  std::vector<CondHandle> condHandles;         ///< handles created for this graph
+  bool ownedByNode = false; ///< a conditional node's body: CUDA owns it, the user cannot destroy it
+  /// references the graph holds on user objects (cudaGraphRetainUserObject); clones and
+  /// executable graphs hold their own
+  std::vector<std::pair<UserObj *, unsigned>> userRefs;
+
+  GraphObj() = default;
+  GraphObj(const GraphObj &) = delete;
+  GraphObj &operator=(const GraphObj &) = delete;
+  ~GraphObj() {
+    for (auto &r : userRefs)
+      releaseUserObj(r.first, r.second);
+  }
 };
 
 struct ExecObj {
@@ -78,6 +143,7 @@ struct Session {
   cudaStream_t origin = nullptr;
   bool invalidated = false;
   bool ended = false;
+  bool ownsGraph = true; ///< false for cudaStreamBeginCaptureToGraph: the user's graph
 };
 
 /// A stream taking part in a capture sequence.
@@ -129,11 +195,54 @@ std::unordered_map<cudaEvent_t, CapturedEvent> &g_capturedEventsFn() {
   return *v;
 }
 unsigned long long g_nextCaptureId = 1;
+/// Live user objects. Built on first use and never destroyed.
+std::unordered_set<UserObj *> &g_userObjsFn() {
+  static auto *v = new std::unordered_set<UserObj *>();
+  return *v;
+}
+
+void releaseUserObj(UserObj *o, unsigned count) {
+  o->refs -= count;
+  if (o->refs)
+    return;
+  g_userObjsFn().erase(o);
+  // CUDA runs destructors on a thread of its own and forbids CUDA calls in them; running it
+  // here (with the context lock held) is within that contract
+  if (o->destroy)
+    o->destroy(o->ptr);
+  delete o;
+}
 /// Built on first use and never destroyed (no static constructor or destructor).
 std::unordered_set<PoolObj *> &g_poolsFn() {
   static auto *v = new std::unordered_set<PoolObj *>();
   return *v;
 }
+/// Graph allocations by address. Built on first use and never destroyed.
+std::unordered_map<void *, GraphAlloc> &g_graphAllocsFn() {
+  static auto *v = new std::unordered_map<void *, GraphAlloc>();
+  return *v;
+}
+/// cudaGraphMemAttr* of the device: bytes of live graph allocations and of reserved ones.
+struct GraphMemStats {
+  uint64_t used = 0, usedHigh = 0, reserved = 0, reservedHigh = 0;
+} g_graphMem;
+/// Device memory for conditional-handle slots, handed out 4 bytes at a time from 4 KiB chunks.
+char *g_condChunk = nullptr;
+size_t g_condChunkUsed = 0;
+constexpr size_t kCondChunkBytes = 4096;
+
+/// Gives the device memory of a graph allocation back when nothing refers to it any more.
+void maybeReleaseGraphAlloc(void *p) {
+  auto &allocs = g_graphAllocsFn();
+  auto it = allocs.find(p);
+  if (it == allocs.end() || it->second.refs || it->second.live)
+    return;
+  if (it->second.mapped)
+    g_graphMem.reserved -= it->second.bytes;
+  allocs.erase(it);
+  Context::get().engine().memory().release(reinterpret_cast<uint64_t>(p));
+}
+
 PoolObj *g_defaultPool = nullptr;
 PoolObj *g_currentPool = nullptr;
 thread_local cudaStreamCaptureMode t_captureMode = cudaStreamCaptureModeGlobal;
@@ -144,6 +253,20 @@ ExecObj *execOf(cudaGraphExec_t e) { return reinterpret_cast<ExecObj *>(e); }
 PoolObj *poolOf(cudaMemPool_t p) { return reinterpret_cast<PoolObj *>(p); }
 cudaGraphNode_t handle(NodeObj *n) { return reinterpret_cast<cudaGraphNode_t>(n); }
 
+NodeObj::~NodeObj() {
+  if (kind == NodeKind::MemAlloc) {
+    auto it = g_graphAllocsFn().find(memPtr);
+    if (it != g_graphAllocsFn().end()) {
+      --it->second.refs;
+      maybeReleaseGraphAlloc(memPtr);
+    }
+  } else if (kind == NodeKind::MemFree && countedFree) {
+    auto it = g_graphAllocsFn().find(memPtr);
+    if (it != g_graphAllocsFn().end())
+      --(it->second.owner == graph ? it->second.ownerFrees : it->second.otherFrees);
+  }
+}
+
 bool validGraph(cudaGraph_t g) { return g && g_graphsFn().count(graphOf(g)); }
 bool validNode(cudaGraphNode_t n) { return n && g_nodesFn().count(nodeOf(n)); }
 
@@ -152,7 +275,32 @@ void forgetNodes(GraphObj &g) {
     g_nodesFn().erase(n.get());
     if (n->child)
       forgetNodes(*n->child);
+    for (auto &b : n->bodies) {
+      forgetNodes(*b);
+      g_graphsFn().erase(b.get());
+    }
   }
+}
+
+/// Drops the graph of a capture sequence that cannot be ended, unless it is the user's.
+void dropSessionGraph(Session &sess) {
+  if (!sess.ownsGraph)
+    return;
+  forgetNodes(*sess.graph);
+  g_graphsFn().erase(sess.graph);
+  delete sess.graph;
+}
+
+/// Whether `g` (or a graph nested in it) has a node of kind `k`.
+bool hasKind(const GraphObj &g, NodeKind k) {
+  for (const auto &n : g.nodes) {
+    if (n->kind == k || (n->child && hasKind(*n->child, k)))
+      return true;
+    for (const auto &b : n->bodies)
+      if (hasKind(*b, k))
+        return true;
+  }
+  return false;
 }
 
 /// Points argPtrs at each parameter's slot in the packed buffer.
@@ -170,6 +318,22 @@ std::unique_ptr<GraphObj> cloneGraph(const GraphObj &src,
 
 /// Copies a node's parameters (not its graph or dependencies).
 void copyParams(NodeObj &to, const NodeObj &from) {
+  if (to.kind == NodeKind::MemAlloc && to.memPtr) {
+    --g_graphAllocsFn()[to.memPtr].refs;
+    maybeReleaseGraphAlloc(to.memPtr);
+  }
+  if (from.kind == NodeKind::MemAlloc)
+    ++g_graphAllocsFn()[from.memPtr].refs;
+  to.memPtr = from.memPtr;
+  to.memProps = from.memProps;
+  to.condHandle = from.condHandle;
+  to.condType = from.condType;
+  to.bodies.clear();
+  to.bodyHandles.clear();
+  for (const auto &b : from.bodies) {
+    to.bodies.push_back(cloneGraph(*b, nullptr));
+    to.bodyHandles.push_back(reinterpret_cast<cudaGraph_t>(to.bodies.back().get()));
+  }
   to.kind = from.kind;
   to.func = from.func;
   to.k = from.k;
@@ -207,6 +371,10 @@ void copyParams(NodeObj &to, const NodeObj &from) {
 std::unique_ptr<GraphObj> cloneGraph(const GraphObj &src,
                                      std::unordered_map<const NodeObj *, NodeObj *> *map) {
   auto g = std::make_unique<GraphObj>();
+  g->condHandles = src.condHandles;
+  g->userRefs = src.userRefs;
+  for (auto &r : g->userRefs)
+    r.first->refs += r.second;
   std::unordered_map<const NodeObj *, NodeObj *> local;
   for (const auto &n : src.nodes) {
     auto c = std::make_unique<NodeObj>();
@@ -259,9 +427,13 @@ bool acyclic(const GraphObj &g) {
   std::vector<NodeObj *> order;
   if (!topoOrder(g, order))
     return false;
-  for (const auto &n : g.nodes)
+  for (const auto &n : g.nodes) {
     if (n->child && !acyclic(*n->child))
       return false;
+    for (const auto &b : n->bodies)
+      if (!acyclic(*b))
+        return false;
+  }
   return true;
 }
 
@@ -384,6 +556,112 @@ cudaError_t checkMemset(const cudaMemsetParams &p) {
   return cudaSuccess;
 }
 
+// --- memory and conditional nodes --------------------------------------------------------------
+
+/// Makes `n` an allocation node of `bytes` for graph `owner`: the memory is committed now and
+/// its address is the node's for good (CUDA fixes it at node creation too).
+cudaError_t makeAllocNode(Context &ctx, NodeObj &n, const GraphObj *owner, size_t bytes,
+                          const cudaMemPoolProps *props) {
+  if (!bytes)
+    return cudaErrorInvalidValue;
+  if (props) {
+    if (props->allocType != cudaMemAllocationTypePinned ||
+        props->location.type != cudaMemLocationTypeDevice ||
+        props->handleTypes != cudaMemHandleTypeNone)
+      return cudaErrorInvalidValue;
+    if (props->location.id != 0)
+      return cudaErrorInvalidDevice;
+  }
+  uint64_t a = ctx.engine().memory().allocate(bytes, ptxsim::ptx::exec::AllocKind::Device);
+  if (!a)
+    return cudaErrorMemoryAllocation;
+  void *p = ptxsim::ptx::exec::DeviceMemory::host(a);
+  GraphAlloc &ga = g_graphAllocsFn()[p];
+  ga = GraphAlloc{};
+  ga.bytes = bytes;
+  ga.owner = owner;
+  ga.refs = 1;
+  n.kind = NodeKind::MemAlloc;
+  n.memPtr = p;
+  if (props) {
+    n.memProps = *props;
+  } else {
+    n.memProps.allocType = cudaMemAllocationTypePinned;
+    n.memProps.location.type = cudaMemLocationTypeDevice;
+  }
+  return cudaSuccess;
+}
+
+/// Makes `n` a node of graph `g` freeing graph allocation `p`, with CUDA's rules: only graph
+/// allocations, once per graph, and never in both the owning graph and another one.
+cudaError_t makeFreeNode(NodeObj &n, const GraphObj *g, void *p) {
+  auto it = g_graphAllocsFn().find(p);
+  if (!p || it == g_graphAllocsFn().end())
+    return cudaErrorInvalidValue;
+  for (const auto &other : g->nodes)
+    if (other->kind == NodeKind::MemFree && other->memPtr == p)
+      return cudaErrorInvalidValue;
+  GraphAlloc &a = it->second;
+  if (a.owner == g ? a.otherFrees != 0 : a.ownerFrees != 0)
+    return cudaErrorInvalidValue;
+  ++(a.owner == g ? a.ownerFrees : a.otherFrees);
+  n.kind = NodeKind::MemFree;
+  n.memPtr = p;
+  n.countedFree = true;
+  return cudaSuccess;
+}
+
+/// Every conditional handle created (their slots are never reused).
+std::unordered_set<cudaGraphConditionalHandle> &g_condHandlesFn() {
+  static auto *v = new std::unordered_set<cudaGraphConditionalHandle>();
+  return *v;
+}
+
+/// Makes `n` a conditional node with fresh, empty body graphs; writes their handles to
+/// p.phGraph_out (an array the node owns).
+cudaError_t makeConditional(NodeObj &n, cudaConditionalNodeParams &p) {
+  if (!g_condHandlesFn().count(p.handle))
+    return cudaErrorInvalidValue;
+  bool sizeOk = p.type == cudaGraphCondTypeIf      ? p.size == 1 || p.size == 2
+                : p.type == cudaGraphCondTypeWhile ? p.size == 1
+                : p.type == cudaGraphCondTypeSwitch ? p.size >= 1
+                                                    : false;
+  if (!sizeOk)
+    return cudaErrorInvalidValue;
+  n.kind = NodeKind::Conditional;
+  n.condHandle = p.handle;
+  n.condType = p.type;
+  for (unsigned i = 0; i < p.size; ++i) {
+    auto b = std::make_unique<GraphObj>();
+    b->ownedByNode = true;
+    g_graphsFn().insert(b.get());
+    n.bodyHandles.push_back(reinterpret_cast<cudaGraph_t>(b.get()));
+    n.bodies.push_back(std::move(b));
+  }
+  p.phGraph_out = n.bodyHandles.data();
+  return cudaSuccess;
+}
+
+/// Graph allocations made by the alloc nodes of `g` and the graphs inside it.
+void allocsOf(const GraphObj &g, std::vector<void *> &out) {
+  for (const auto &n : g.nodes) {
+    if (n->kind == NodeKind::MemAlloc)
+      out.push_back(n->memPtr);
+    if (n->child)
+      allocsOf(*n->child, out);
+    for (const auto &b : n->bodies)
+      allocsOf(*b, out);
+  }
+}
+
+/// Ends the lifetime of live graph allocation `it` (cudaFree, cudaFreeAsync, auto-free).
+void endGraphAlloc(void *p) {
+  GraphAlloc &a = g_graphAllocsFn()[p];
+  a.live = false;
+  g_graphMem.used -= a.bytes;
+  maybeReleaseGraphAlloc(p);
+}
+
 // --- execution (the lock is taken per node: host nodes run without it) -----------------------
 
 cudaError_t runGraph(const GraphObj &g, cudaStream_t s);
@@ -403,6 +681,63 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaSuccess;
   case NodeKind::Child:
     return runGraph(*n.child, s);
+  case NodeKind::MemAlloc: {
+    PTXSIM_LOCK;
+    GraphAlloc &a = g_graphAllocsFn()[n.memPtr];
+    if (a.live)
+      return cudaErrorInvalidValue; // still allocated from an earlier execution
+    a.live = true;
+    g_graphMem.used += a.bytes;
+    g_graphMem.usedHigh = std::max(g_graphMem.usedHigh, g_graphMem.used);
+    if (!a.mapped) {
+      a.mapped = true;
+      g_graphMem.reserved += a.bytes;
+      g_graphMem.reservedHigh = std::max(g_graphMem.reservedHigh, g_graphMem.reserved);
+    }
+    return cudaSuccess;
+  }
+  case NodeKind::MemFree: {
+    PTXSIM_LOCK;
+    auto it = g_graphAllocsFn().find(n.memPtr);
+    if (it == g_graphAllocsFn().end() || !it->second.live)
+      return cudaErrorInvalidValue; // freed twice: CUDA leaves this undefined
+    it->second.live = false;
+    g_graphMem.used -= it->second.bytes;
+    maybeReleaseGraphAlloc(n.memPtr);
+    return cudaSuccess;
+  }
+  case NodeKind::Conditional: {
+    // kernels before this node have finished (streams run their work at the call), so the
+    // slot holds the value they set
+    {
+      PTXSIM_LOCK;
+      if (!g_condHandlesFn().count(n.condHandle))
+        return cudaErrorInvalidValue; // its slot went with a cudaDeviceReset
+    }
+    auto value = [&] {
+      uint32_t v;
+      std::memcpy(&v, reinterpret_cast<const void *>(n.condHandle), sizeof v);
+      return v;
+    };
+    switch (n.condType) {
+    case cudaGraphCondTypeIf: {
+      uint32_t v = value();
+      if (v)
+        return runGraph(*n.bodies[0], s);
+      return n.bodies.size() > 1 ? runGraph(*n.bodies[1], s) : cudaSuccess;
+    }
+    case cudaGraphCondTypeWhile:
+      while (value())
+        if (cudaError_t e = runGraph(*n.bodies[0], s))
+          return e;
+      return cudaSuccess;
+    case cudaGraphCondTypeSwitch: {
+      uint32_t v = value();
+      return v < n.bodies.size() ? runGraph(*n.bodies[v], s) : cudaSuccess;
+    }
+    }
+    return cudaSuccess;
+  }
   case NodeKind::Kernel: {
     PTXSIM_LOCK;
     void **args = const_cast<void **>(n.argPtrs.data());
@@ -462,6 +797,10 @@ cudaError_t runGraph(const GraphObj &g, cudaStream_t s) {
     PTXSIM_LOCK;
     if (!topoOrder(g, order))
       return cudaErrorInvalidValue;
+    // each execution of the graph starts its handles at their defaults when asked to
+    for (const CondHandle &h : g.condHandles)
+      if (h.flags & cudaGraphCondAssignDefault)
+        std::memcpy(reinterpret_cast<void *>(h.handle), &h.defaultValue, sizeof h.defaultValue);
   }
   for (NodeObj *n : order) {
     cudaError_t e = runNode(*n, s);
@@ -652,12 +991,41 @@ std::optional<cudaError_t> captureSymbolCopy(cudaStream_t s, const void *symbol,
   });
 }
 
-std::optional<cudaError_t> captureUnsupported(cudaStream_t s, const char *what) {
+std::optional<cudaError_t> captureMalloc(cudaStream_t s, void **ptr, size_t size,
+                                         const cudaMemPoolProps *props) {
   Capture *c = capturing(s);
   if (!c)
     return std::nullopt;
-  std::fprintf(stderr, "ptxsim: %s during stream capture is not supported\n", what);
-  return cudaErrorNotSupported;
+  if (!ptr)
+    return cudaErrorInvalidValue;
+  return captureWith(s, [&](NodeObj &n) {
+    cudaError_t e = makeAllocNode(Context::get(), n, c->sess->graph, size, props);
+    if (!e)
+      *ptr = n.memPtr;
+    return e;
+  });
+}
+
+std::optional<cudaError_t> captureFree(cudaStream_t s, void *ptr) {
+  Capture *c = capturing(s);
+  if (!c)
+    return std::nullopt;
+  if (!g_graphAllocsFn().count(ptr)) {
+    std::fprintf(stderr, "ptxsim: cudaFreeAsync during stream capture of memory that no graph "
+                         "allocated is not supported\n");
+    return cudaErrorNotSupported;
+  }
+  return captureWith(s, [&](NodeObj &n) { return makeFreeNode(n, c->sess->graph, ptr); });
+}
+
+std::optional<cudaError_t> graphMemRelease(void *ptr) {
+  auto it = g_graphAllocsFn().find(ptr);
+  if (!ptr || it == g_graphAllocsFn().end())
+    return std::nullopt;
+  if (it->second.ownerFrees || !it->second.live)
+    return cudaErrorInvalidValue; // freed by its own graph, or not allocated now
+  endGraphAlloc(ptr);
+  return cudaSuccess;
 }
 
 std::optional<cudaError_t> captureEventRecord(cudaEvent_t e, cudaStream_t s) {
@@ -713,12 +1081,16 @@ void captureReset() {
     if (!seen.insert(&sess).second)
       continue;
     sess.ended = true;
-    forgetNodes(*sess.graph);
-    g_graphsFn().erase(sess.graph);
-    delete sess.graph;
+    dropSessionGraph(sess);
   }
   g_capturesFn().clear();
   g_capturedEventsFn().clear();
+  // the device memory of graph allocations and conditional handles goes with the context
+  g_graphAllocsFn().clear();
+  g_graphMem = GraphMemStats{};
+  g_condChunk = nullptr;
+  g_condChunkUsed = 0;
+  g_condHandlesFn().clear();
 }
 
 void captureStreamDestroyed(cudaStream_t s) {
@@ -732,9 +1104,7 @@ void captureStreamDestroyed(cudaStream_t s) {
     for (auto it = g_capturesFn().begin(); it != g_capturesFn().end();)
       it = it->second.sess == sess ? g_capturesFn().erase(it) : std::next(it);
     sess->ended = true;
-    forgetNodes(*sess->graph);
-    g_graphsFn().erase(sess->graph);
-    delete sess->graph;
+    dropSessionGraph(*sess);
     return;
   }
   g_capturesFn().erase(captureKey(s));
@@ -758,8 +1128,8 @@ PTXSIM_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) 
 
 PTXSIM_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   PTXSIM_LOCK;
-  if (!validGraph(graph))
-    return ret(cudaErrorInvalidValue);
+  if (!validGraph(graph) || graphOf(graph)->ownedByNode)
+    return ret(cudaErrorInvalidValue); // a conditional node's body lives as long as the node
   for (auto &kv : g_capturesFn())
     if (kv.second.sess->graph == graphOf(graph))
       return ret(cudaErrorIllegalState); // still being captured into
@@ -984,6 +1354,12 @@ PTXSIM_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, c
   cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
   if (!e && (!validGraph(childGraph) || childGraph == graph))
     e = cudaErrorInvalidValue;
+  // graphs with conditional nodes cannot be children; ones with memory nodes only by moving
+  // them (cudaGraphAddNode with cudaGraphChildGraphOwnershipMove)
+  if (!e && (hasKind(*graphOf(childGraph), NodeKind::Conditional) ||
+             hasKind(*graphOf(childGraph), NodeKind::MemAlloc) ||
+             hasKind(*graphOf(childGraph), NodeKind::MemFree)))
+    e = cudaErrorInvalidValue;
   if (e)
     return ret(e);
   auto n = std::make_unique<NodeObj>();
@@ -1095,6 +1471,10 @@ PTXSIM_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t orig
   PTXSIM_LOCK;
   if (!pGraphClone || !validGraph(originalGraph))
     return ret(cudaErrorInvalidValue);
+  const GraphObj &orig = *graphOf(originalGraph);
+  if (hasKind(orig, NodeKind::Conditional) || hasKind(orig, NodeKind::MemAlloc) ||
+      hasKind(orig, NodeKind::MemFree))
+    return ret(cudaErrorNotSupported); // CUDA: such graphs cannot be cloned
   GraphObj *g = cloneGraph(*graphOf(originalGraph), nullptr).release();
   g_graphsFn().insert(g);
   *pGraphClone = reinterpret_cast<cudaGraph_t>(g);
@@ -1107,12 +1487,18 @@ PTXSIM_API cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
     return ret(cudaErrorInvalidValue); // not a node of a user graph
   NodeObj *n = nodeOf(node);
   GraphObj *g = n->graph;
+  if (hasKind(*g, NodeKind::MemAlloc) || hasKind(*g, NodeKind::MemFree))
+    return ret(cudaErrorNotSupported); // CUDA: nodes of such graphs cannot be deleted
   for (auto &other : g->nodes)
     other->deps.erase(std::remove(other->deps.begin(), other->deps.end(), n), other->deps.end());
   for (ExecObj *x : g_execsFn())
     x->fromOrig.erase(n);
   if (n->child)
     forgetNodes(*n->child);
+  for (auto &b : n->bodies) {
+    forgetNodes(*b);
+    g_graphsFn().erase(b.get());
+  }
   g_nodesFn().erase(n);
   for (auto it = g->nodes.begin(); it != g->nodes.end(); ++it)
     if (it->get() == n) {
@@ -1185,6 +1571,9 @@ PTXSIM_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeT
   case NodeKind::Empty: *pType = cudaGraphNodeTypeEmpty; break;
   case NodeKind::EventRecord: *pType = cudaGraphNodeTypeEventRecord; break;
   case NodeKind::EventWait: *pType = cudaGraphNodeTypeWaitEvent; break;
+  case NodeKind::MemAlloc: *pType = cudaGraphNodeTypeMemAlloc; break;
+  case NodeKind::MemFree: *pType = cudaGraphNodeTypeMemFree; break;
+  case NodeKind::Conditional: *pType = cudaGraphNodeTypeConditional; break;
   }
   return cudaSuccess;
 }
@@ -1259,6 +1648,16 @@ PTXSIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t s
         }))
       return ret(*r);
     g = x->g.get();
+    // allocations of an earlier launch that are still live: freed by an auto-free launch,
+    // otherwise the launch fails
+    std::vector<void *> allocs;
+    allocsOf(*g, allocs);
+    for (void *p : allocs)
+      if (g_graphAllocsFn()[p].live) {
+        if (!(x->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch))
+          return ret(cudaErrorInvalidValue);
+        endGraphAlloc(p);
+      }
   }
   return ret(runGraph(*g, stream));
 }
@@ -1370,6 +1769,19 @@ static bool sameTopology(const GraphObj &src, const GraphObj &dst, cudaGraphExec
       if (!sameTopology(*a.child, *b.child, why, inner))
         return false;
     }
+    if (a.kind == NodeKind::Conditional) {
+      if (a.condType != b.condType || a.bodies.size() != b.bodies.size())
+        return false;
+      for (size_t j = 0; j < a.bodies.size(); ++j) {
+        NodeObj *inner;
+        if (!sameTopology(*a.bodies[j], *b.bodies[j], why, inner))
+          return false;
+      }
+    }
+    if ((a.kind == NodeKind::MemAlloc || a.kind == NodeKind::MemFree) && a.memPtr != b.memPtr) {
+      why = cudaGraphExecUpdateErrorNotSupported; // memory nodes cannot be updated
+      return false;
+    }
   }
   bad = nullptr;
   return true;
@@ -1383,6 +1795,8 @@ static void updateParams(GraphObj &dst, const GraphObj &src,
     NodeObj &b = *dst.nodes[i];
     if (b.child)
       forgetNodes(*b.child);
+    for (auto &body : b.bodies)
+      forgetNodes(*body);
     copyParams(b, *src.nodes[i]);
     if (fromOrig)
       (*fromOrig)[src.nodes[i].get()] = &b;
@@ -1670,6 +2084,91 @@ PTXSIM_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCap
   return cudaSuccess;
 }
 
+PTXSIM_API cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                                     const cudaGraphNode_t *dependencies,
+                                                     const cudaGraphEdgeData *dependencyData,
+                                                     size_t numDependencies,
+                                                     cudaStreamCaptureMode mode) {
+  if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
+      mode != cudaStreamCaptureModeRelaxed)
+    return ret(cudaErrorInvalidValue);
+  for (size_t i = 0; dependencyData && i < numDependencies; ++i)
+    if (dependencyData[i].type != cudaGraphDependencyTypeDefault || dependencyData[i].from_port ||
+        dependencyData[i].to_port)
+      return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!ctx.validStream(stream))
+    return ret(cudaErrorInvalidResourceHandle);
+  if (stream == nullptr || stream == cudaStreamLegacy)
+    return ret(cudaErrorStreamCaptureUnsupported);
+  if (capturing(stream))
+    return ret(cudaErrorIllegalState);
+  if (!validGraph(graph))
+    return ret(cudaErrorInvalidValue);
+  if (cudaError_t e = checkDeps(graphOf(graph), dependencies, numDependencies))
+    return ret(e);
+  for (auto &kv : g_capturesFn())
+    if (kv.second.sess->graph == graphOf(graph))
+      return ret(cudaErrorIllegalState); // one capture into a graph at a time
+  Capture c;
+  c.sess = std::make_shared<Session>();
+  c.sess->graph = graphOf(graph);
+  c.sess->ownsGraph = false;
+  c.sess->mode = mode;
+  c.sess->id = g_nextCaptureId++;
+  c.sess->origin = stream;
+  for (size_t i = 0; i < numDependencies; ++i)
+    c.tail.push_back(nodeOf(dependencies[i]));
+  g_capturesFn()[stream] = std::move(c);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph,
+                                                          const cudaGraphNode_t *dependencies,
+                                                          const cudaGraphEdgeData *dependencyData,
+                                                          size_t numDependencies,
+                                                          cudaStreamCaptureMode mode) {
+  return cudaStreamBeginCaptureToGraph(captureKey(stream), graph, dependencies, dependencyData,
+                                       numDependencies, mode);
+}
+
+PTXSIM_API cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream,
+                                                           cudaGraphNode_t *dependencies,
+                                                           const cudaGraphEdgeData *dependencyData,
+                                                           size_t numDependencies,
+                                                           unsigned int flags) {
+  if (flags > cudaStreamSetCaptureDependencies || (numDependencies && !dependencies))
+    return ret(cudaErrorInvalidValue);
+  for (size_t i = 0; dependencyData && i < numDependencies; ++i)
+    if (dependencyData[i].type != cudaGraphDependencyTypeDefault || dependencyData[i].from_port ||
+        dependencyData[i].to_port)
+      return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  if (!ctx.validStream(stream))
+    return ret(cudaErrorInvalidResourceHandle);
+  Capture *c = capturing(stream);
+  if (!c)
+    return ret(cudaErrorIllegalState);
+  if (c->sess->invalidated)
+    return ret(cudaErrorStreamCaptureInvalidated);
+  for (size_t i = 0; i < numDependencies; ++i)
+    if (!validNode(dependencies[i]) || nodeOf(dependencies[i])->graph != c->sess->graph)
+      return ret(cudaErrorInvalidValue);
+  if (flags == cudaStreamSetCaptureDependencies)
+    c->tail.clear();
+  for (size_t i = 0; i < numDependencies; ++i)
+    if (std::find(c->tail.begin(), c->tail.end(), nodeOf(dependencies[i])) == c->tail.end())
+      c->tail.push_back(nodeOf(dependencies[i]));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(
+    cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData,
+    size_t numDependencies, unsigned int flags) {
+  return cudaStreamUpdateCaptureDependencies(captureKey(stream), dependencies, dependencyData,
+                                             numDependencies, flags);
+}
+
 PTXSIM_API cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
                                                    cudaStreamCaptureMode mode) {
   return cudaStreamBeginCapture(captureKey(stream), mode); // 0: the per-thread stream
@@ -1708,9 +2207,7 @@ PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pG
   GraphObj *g = sess->graph;
   bool invalid = sess->invalidated || unjoined;
   if (invalid) {
-    forgetNodes(*g);
-    g_graphsFn().erase(g);
-    delete g;
+    dropSessionGraph(*sess);
     *pGraph = nullptr;
     return ret(unjoined && !sess->invalidated ? cudaErrorStreamCaptureUnjoined
                                               : cudaErrorStreamCaptureInvalidated);
@@ -1863,11 +2360,8 @@ PTXSIM_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemP
       return ret(cudaErrorInvalidValue);
     if (!ctx.validStream(stream))
       return ret(cudaErrorInvalidResourceHandle);
-    if (capturing(stream)) {
-      std::fprintf(stderr, "ptxsim: stream-ordered allocation during stream capture (memory "
-                           "allocation nodes) is not supported\n");
-      return ret(cudaErrorNotSupported);
-    }
+    if (auto captured = captureMalloc(stream, ptr, size, &poolOf(memPool)->props))
+      return ret(*captured);
   }
   cudaError_t e = cudaMalloc(ptr, size);
   if (e)
@@ -1968,6 +2462,667 @@ PTXSIM_API cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoo
   default:
     return ret(cudaErrorInvalidValue);
   }
+}
+
+// --- memory nodes, conditional nodes, generic node creation -------------------------------------
+
+PTXSIM_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t *pDependencies,
+                                                size_t numDependencies,
+                                                cudaMemAllocNodeParams *nodeParams) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (!e && (!nodeParams || (nodeParams->accessDescCount && !nodeParams->accessDescs)))
+    e = cudaErrorInvalidValue;
+  if (!e && nodeParams->accessDescCount > 1)
+    e = cudaErrorInvalidValue; // at most one descriptor per GPU, and there is one GPU
+  if (!e && nodeParams->accessDescCount &&
+      (nodeParams->accessDescs[0].location.type != cudaMemLocationTypeDevice ||
+       nodeParams->accessDescs[0].location.id != 0))
+    e = cudaErrorInvalidDevice;
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  if ((e = makeAllocNode(ctx, *n, graphOf(graph), nodeParams->bytesize, &nodeParams->poolProps)))
+    return ret(e);
+  nodeParams->dptr = n->memPtr;
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
+                                                      cudaMemAllocNodeParams *params_out) {
+  PTXSIM_LOCK;
+  if (!params_out || !validNode(node) || nodeOf(node)->kind != NodeKind::MemAlloc)
+    return ret(cudaErrorInvalidValue);
+  const NodeObj &n = *nodeOf(node);
+  cudaMemAllocNodeParams p{};
+  p.poolProps = n.memProps;
+  p.bytesize = g_graphAllocsFn()[n.memPtr].bytes;
+  p.dptr = n.memPtr;
+  *params_out = p;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                               const cudaGraphNode_t *pDependencies,
+                                               size_t numDependencies, void *dptr) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  n->graph = graphOf(graph);
+  if ((e = makeFreeNode(*n, graphOf(graph), dptr)))
+    return ret(e);
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out) {
+  PTXSIM_LOCK;
+  if (!dptr_out || !validNode(node) || nodeOf(node)->kind != NodeKind::MemFree)
+    return ret(cudaErrorInvalidValue);
+  *static_cast<void **>(dptr_out) = nodeOf(node)->memPtr;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceGraphMemTrim(int device) {
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  PTXSIM_LOCK;
+  // memory not in use by a live allocation goes back: it no longer counts as reserved (the
+  // address stays the graph's, as in CUDA, and is mapped again by the next launch)
+  for (auto &kv : g_graphAllocsFn())
+    if (!kv.second.live && kv.second.mapped) {
+      kv.second.mapped = false;
+      g_graphMem.reserved -= kv.second.bytes;
+    }
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attr,
+                                                      void *value) {
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  uint64_t v = 0;
+  switch (attr) {
+  case cudaGraphMemAttrUsedMemCurrent: v = g_graphMem.used; break;
+  case cudaGraphMemAttrUsedMemHigh: v = g_graphMem.usedHigh; break;
+  case cudaGraphMemAttrReservedMemCurrent: v = g_graphMem.reserved; break;
+  case cudaGraphMemAttrReservedMemHigh: v = g_graphMem.reservedHigh; break;
+  default: return ret(cudaErrorInvalidValue);
+  }
+  *static_cast<uint64_t *>(value) = v;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr,
+                                                      void *value) {
+  if (device != 0)
+    return ret(cudaErrorInvalidDevice);
+  if (!value)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  // only the high-water marks can be set, and only to zero: they restart from the current use
+  if (*static_cast<uint64_t *>(value) != 0)
+    return ret(cudaErrorInvalidValue);
+  if (attr == cudaGraphMemAttrUsedMemHigh)
+    g_graphMem.usedHigh = g_graphMem.used;
+  else if (attr == cudaGraphMemAttrReservedMemHigh)
+    g_graphMem.reservedHigh = g_graphMem.reserved;
+  else
+    return ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out,
+                                                        cudaGraph_t graph,
+                                                        unsigned int defaultLaunchValue,
+                                                        unsigned int flags) {
+  if (!pHandle_out || (flags & ~unsigned(cudaGraphCondAssignDefault)))
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (!validGraph(graph))
+    return ret(cudaErrorInvalidValue);
+  if (!g_condChunk || g_condChunkUsed + sizeof(uint32_t) > kCondChunkBytes) {
+    uint64_t a = ctx.engine().memory().allocate(kCondChunkBytes,
+                                                ptxsim::ptx::exec::AllocKind::Device);
+    if (!a)
+      return ret(cudaErrorMemoryAllocation);
+    g_condChunk = static_cast<char *>(ptxsim::ptx::exec::DeviceMemory::host(a));
+    g_condChunkUsed = 0;
+  }
+  char *slot = g_condChunk + g_condChunkUsed;
+  g_condChunkUsed += sizeof(uint32_t);
+  std::memcpy(slot, &defaultLaunchValue, sizeof defaultLaunchValue); // the value until set
+  CondHandle h;
+  h.handle = reinterpret_cast<cudaGraphConditionalHandle>(slot);
+  h.defaultValue = defaultLaunchValue;
+  h.flags = flags;
+  graphOf(graph)->condHandles.push_back(h);
+  g_condHandlesFn().insert(h.handle);
+  *pHandle_out = h.handle;
+  return cudaSuccess;
+}
+
+/// Edge data of cudaGraphAddNode: ptxsim has default edges only.
+static cudaError_t checkEdgeData(const cudaGraphEdgeData *edgeData, size_t n) {
+  for (size_t i = 0; edgeData && i < n; ++i)
+    if (edgeData[i].type != cudaGraphDependencyTypeDefault || edgeData[i].from_port ||
+        edgeData[i].to_port)
+      return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+/// True when the `bytes` bytes at `p` are all zero (cudaGraphNodeParams' reserved fields).
+static bool allZero(const void *p, size_t bytes) {
+  const auto *c = static_cast<const unsigned char *>(p);
+  return std::all_of(c, c + bytes, [](unsigned char x) { return x == 0; });
+}
+
+PTXSIM_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                        const cudaGraphNode_t *pDependencies,
+                                        const cudaGraphEdgeData *dependencyData,
+                                        size_t numDependencies, cudaGraphNodeParams *nodeParams) {
+  if (!nodeParams || !allZero(nodeParams->reserved0, sizeof nodeParams->reserved0) ||
+      nodeParams->reserved2)
+    return ret(cudaErrorInvalidValue);
+  if (cudaError_t e = checkEdgeData(dependencyData, numDependencies))
+    return ret(e);
+  cudaGraphNodeParams &p = *nodeParams;
+  const cudaGraphNode_t *deps = pDependencies;
+  size_t num = numDependencies;
+  switch (p.type) {
+  case cudaGraphNodeTypeKernel: {
+    cudaKernelNodeParams k{};
+    k.func = p.kernel.func;
+    k.gridDim = p.kernel.gridDim;
+    k.blockDim = p.kernel.blockDim;
+    k.sharedMemBytes = p.kernel.sharedMemBytes;
+    k.kernelParams = p.kernel.kernelParams;
+    k.extra = p.kernel.extra;
+    return cudaGraphAddKernelNode(pGraphNode, graph, deps, num, &k);
+  }
+  case cudaGraphNodeTypeMemcpy:
+    if (p.memcpy.flags || !allZero(p.memcpy.reserved, sizeof p.memcpy.reserved))
+      return ret(cudaErrorInvalidValue);
+    return cudaGraphAddMemcpyNode(pGraphNode, graph, deps, num, &p.memcpy.copyParams);
+  case cudaGraphNodeTypeMemset: {
+    cudaMemsetParams m{};
+    m.dst = p.memset.dst;
+    m.pitch = p.memset.pitch;
+    m.value = p.memset.value;
+    m.elementSize = p.memset.elementSize;
+    m.width = p.memset.width;
+    m.height = p.memset.height;
+    return cudaGraphAddMemsetNode(pGraphNode, graph, deps, num, &m);
+  }
+  case cudaGraphNodeTypeHost: {
+    cudaHostNodeParams h{};
+    h.fn = p.host.fn;
+    h.userData = p.host.userData;
+    return cudaGraphAddHostNode(pGraphNode, graph, deps, num, &h);
+  }
+  case cudaGraphNodeTypeGraph: {
+    if (p.graph.ownership == cudaGraphChildGraphOwnershipClone)
+      return cudaGraphAddChildGraphNode(pGraphNode, graph, deps, num, p.graph.graph);
+    if (p.graph.ownership != cudaGraphChildGraphOwnershipMove)
+      return ret(cudaErrorInvalidValue);
+    // move: the node takes the graph itself; the handle stays the child's but is no longer a
+    // graph the user can destroy, instantiate or add to another parent
+    PTXSIM_LOCK;
+    cudaError_t e = addFront(pGraphNode, graph, deps, num);
+    if (!e && (!validGraph(p.graph.graph) || p.graph.graph == graph ||
+               graphOf(p.graph.graph)->ownedByNode ||
+               hasKind(*graphOf(p.graph.graph), NodeKind::Conditional)))
+      e = cudaErrorInvalidValue;
+    for (auto &kv : g_capturesFn())
+      if (!e && kv.second.sess->graph == graphOf(p.graph.graph))
+        e = cudaErrorInvalidValue;
+    if (e)
+      return ret(e);
+    auto n = std::make_unique<NodeObj>();
+    n->kind = NodeKind::Child;
+    n->child.reset(graphOf(p.graph.graph));
+    g_graphsFn().erase(n->child.get());
+    *pGraphNode = handle(addNode(graphOf(graph), std::move(n), deps, num));
+    return cudaSuccess;
+  }
+  case cudaGraphNodeTypeEmpty:
+    return cudaGraphAddEmptyNode(pGraphNode, graph, deps, num);
+  case cudaGraphNodeTypeWaitEvent:
+    return cudaGraphAddEventWaitNode(pGraphNode, graph, deps, num, p.eventWait.event);
+  case cudaGraphNodeTypeEventRecord:
+    return cudaGraphAddEventRecordNode(pGraphNode, graph, deps, num, p.eventRecord.event);
+  case cudaGraphNodeTypeMemAlloc: {
+    cudaMemAllocNodeParams a{};
+    a.poolProps = p.alloc.poolProps;
+    a.accessDescs = p.alloc.accessDescs;
+    a.accessDescCount = p.alloc.accessDescCount;
+    a.bytesize = p.alloc.bytesize;
+    cudaError_t e = cudaGraphAddMemAllocNode(pGraphNode, graph, deps, num, &a);
+    if (!e)
+      p.alloc.dptr = a.dptr;
+    return e;
+  }
+  case cudaGraphNodeTypeMemFree:
+    return cudaGraphAddMemFreeNode(pGraphNode, graph, deps, num, p.free.dptr);
+  case cudaGraphNodeTypeConditional: {
+    PTXSIM_LOCK;
+    cudaError_t e = addFront(pGraphNode, graph, deps, num);
+    if (e)
+      return ret(e);
+    auto n = std::make_unique<NodeObj>();
+    if ((e = makeConditional(*n, p.conditional)))
+      return ret(e);
+    *pGraphNode = handle(addNode(graphOf(graph), std::move(n), deps, num));
+    return cudaSuccess;
+  }
+  case cudaGraphNodeTypeExtSemaphoreSignal:
+  case cudaGraphNodeTypeExtSemaphoreWait:
+    std::fprintf(stderr, "ptxsim: external semaphore graph nodes are not supported\n");
+    return ret(cudaErrorNotSupported);
+  default:
+    return ret(cudaErrorInvalidValue);
+  }
+}
+
+/// The kind a cudaGraphNodeParams type makes, and whether `node` (of a user graph) has it.
+static bool nodeHasType(cudaGraphNode_t node, cudaGraphNodeType type, NodeKind &kind) {
+  PTXSIM_LOCK;
+  if (!validNode(node))
+    return false;
+  kind = nodeOf(node)->kind;
+  cudaGraphNodeType t;
+  switch (kind) {
+  case NodeKind::Kernel: t = cudaGraphNodeTypeKernel; break;
+  case NodeKind::Memcpy: t = cudaGraphNodeTypeMemcpy; break;
+  case NodeKind::Memset: t = cudaGraphNodeTypeMemset; break;
+  case NodeKind::Host: t = cudaGraphNodeTypeHost; break;
+  case NodeKind::Child: t = cudaGraphNodeTypeGraph; break;
+  case NodeKind::Empty: t = cudaGraphNodeTypeEmpty; break;
+  case NodeKind::EventRecord: t = cudaGraphNodeTypeEventRecord; break;
+  case NodeKind::EventWait: t = cudaGraphNodeTypeWaitEvent; break;
+  case NodeKind::MemAlloc: t = cudaGraphNodeTypeMemAlloc; break;
+  case NodeKind::MemFree: t = cudaGraphNodeTypeMemFree; break;
+  case NodeKind::Conditional: t = cudaGraphNodeTypeConditional; break;
+  default: return false;
+  }
+  return t == type;
+}
+
+/// cudaGraphNodeSetParams (exec null) and cudaGraphExecNodeSetParams: the typed setter of the
+/// node's kind.
+static cudaError_t setNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                 cudaGraphNodeParams *nodeParams) {
+  if (!nodeParams || !allZero(nodeParams->reserved0, sizeof nodeParams->reserved0) ||
+      nodeParams->reserved2)
+    return ret(cudaErrorInvalidValue);
+  cudaGraphNodeParams &p = *nodeParams;
+  NodeKind kind;
+  if (!nodeHasType(node, p.type, kind))
+    return ret(cudaErrorInvalidValue);
+  switch (p.type) {
+  case cudaGraphNodeTypeKernel: {
+    cudaKernelNodeParams k{};
+    k.func = p.kernel.func;
+    k.gridDim = p.kernel.gridDim;
+    k.blockDim = p.kernel.blockDim;
+    k.sharedMemBytes = p.kernel.sharedMemBytes;
+    k.kernelParams = p.kernel.kernelParams;
+    k.extra = p.kernel.extra;
+    return exec ? cudaGraphExecKernelNodeSetParams(exec, node, &k)
+                : cudaGraphKernelNodeSetParams(node, &k);
+  }
+  case cudaGraphNodeTypeMemcpy:
+    if (p.memcpy.flags || !allZero(p.memcpy.reserved, sizeof p.memcpy.reserved))
+      return ret(cudaErrorInvalidValue);
+    return exec ? cudaGraphExecMemcpyNodeSetParams(exec, node, &p.memcpy.copyParams)
+                : cudaGraphMemcpyNodeSetParams(node, &p.memcpy.copyParams);
+  case cudaGraphNodeTypeMemset: {
+    cudaMemsetParams m{};
+    m.dst = p.memset.dst;
+    m.pitch = p.memset.pitch;
+    m.value = p.memset.value;
+    m.elementSize = p.memset.elementSize;
+    m.width = p.memset.width;
+    m.height = p.memset.height;
+    return exec ? cudaGraphExecMemsetNodeSetParams(exec, node, &m)
+                : cudaGraphMemsetNodeSetParams(node, &m);
+  }
+  case cudaGraphNodeTypeHost: {
+    cudaHostNodeParams h{};
+    h.fn = p.host.fn;
+    h.userData = p.host.userData;
+    return exec ? cudaGraphExecHostNodeSetParams(exec, node, &h)
+                : cudaGraphHostNodeSetParams(node, &h);
+  }
+  case cudaGraphNodeTypeGraph:
+    if (p.graph.ownership != cudaGraphChildGraphOwnershipClone)
+      return ret(cudaErrorInvalidValue);
+    if (exec)
+      return cudaGraphExecChildGraphNodeSetParams(exec, node, p.graph.graph);
+    {
+      PTXSIM_LOCK;
+      if (!validGraph(p.graph.graph) || hasKind(*graphOf(p.graph.graph), NodeKind::Conditional))
+        return ret(cudaErrorInvalidValue);
+      NodeObj &n = *nodeOf(node);
+      forgetNodes(*n.child);
+      n.child = cloneGraph(*graphOf(p.graph.graph), nullptr);
+      return cudaSuccess;
+    }
+  case cudaGraphNodeTypeEmpty:
+    return cudaSuccess;
+  case cudaGraphNodeTypeWaitEvent:
+    return exec ? cudaGraphExecEventWaitNodeSetEvent(exec, node, p.eventWait.event)
+                : cudaGraphEventWaitNodeSetEvent(node, p.eventWait.event);
+  case cudaGraphNodeTypeEventRecord:
+    return exec ? cudaGraphExecEventRecordNodeSetEvent(exec, node, p.eventRecord.event)
+                : cudaGraphEventRecordNodeSetEvent(node, p.eventRecord.event);
+  default:
+    // memory nodes cannot be changed (CUDA says so); nor can a conditional node's handle or
+    // bodies, which ptxsim does not model
+    return ret(cudaErrorNotSupported);
+  }
+}
+
+PTXSIM_API cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node,
+                                              cudaGraphNodeParams *nodeParams) {
+  return setNodeParams(nullptr, node, nodeParams);
+}
+
+PTXSIM_API cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node,
+                                                  cudaGraphNodeParams *nodeParams) {
+  if (!graphExec)
+    return ret(cudaErrorInvalidValue);
+  return setNodeParams(graphExec, node, nodeParams);
+}
+
+PTXSIM_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec,
+                                                      cudaGraph_t graph,
+                                                      cudaGraphInstantiateParams *params) {
+  if (!params)
+    return ret(cudaErrorInvalidValue);
+  cudaError_t e = cudaGraphInstantiateWithFlags(pGraphExec, graph, params->flags);
+  params->errNode_out = nullptr;
+  bool cyclic = false;
+  if (e == cudaErrorInvalidValue && pGraphExec) {
+    PTXSIM_LOCK;
+    cyclic = validGraph(graph); // a valid graph is refused only for its structure
+  }
+  params->result_out = e == cudaSuccess ? cudaGraphInstantiateSuccess
+                       : cyclic         ? cudaGraphInstantiateInvalidStructure
+                                        : cudaGraphInstantiateError;
+  return e;
+}
+
+PTXSIM_API cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *pGraphExec,
+                                                           cudaGraph_t graph,
+                                                           cudaGraphInstantiateParams *params) {
+  return cudaGraphInstantiateWithParams(pGraphExec, graph, params);
+}
+
+// --- symbol copy nodes, user objects, DOT output --------------------------------------------------
+
+/// Memcpy-node parameters of a copy to (`toSymbol`) or from a `__device__`/`__constant__`
+/// variable, with cudaMemcpyToSymbol's checks.
+static cudaError_t setSymbolCopy(Context &ctx, NodeObj &n, const void *symbol, void *host,
+                                 size_t count, size_t offset, cudaMemcpyKind kind, bool toSymbol) {
+  bool kindOk = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
+                kind == (toSymbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+  if (!kindOk)
+    return cudaErrorInvalidMemcpyDirection;
+  if (!host || !count)
+    return cudaErrorInvalidValue;
+  VarEntry *v = symbol ? ctx.findVar(symbol) : nullptr;
+  if (!v || !v->symbol)
+    return cudaErrorInvalidSymbol;
+  if (offset > v->symbol->size || count > v->symbol->size - offset)
+    return cudaErrorInvalidValue;
+  char *where =
+      static_cast<char *>(ptxsim::ptx::exec::DeviceMemory::host(v->symbol->addr)) + offset;
+  if (toSymbol)
+    set1D(n, where, host, count, cudaMemcpyDefault);
+  else
+    set1D(n, host, where, count, cudaMemcpyDefault);
+  return cudaSuccess;
+}
+
+static cudaError_t addSymbolNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                 const cudaGraphNode_t *deps, size_t num, const void *symbol,
+                                 void *host, size_t count, size_t offset, cudaMemcpyKind kind,
+                                 bool toSymbol) {
+  PTXSIM_LOCK;
+  cudaError_t e = addFront(pGraphNode, graph, deps, num);
+  if (e)
+    return ret(e);
+  auto n = std::make_unique<NodeObj>();
+  if ((e = setSymbolCopy(ctx, *n, symbol, host, count, offset, kind, toSymbol)))
+    return ret(e);
+  *pGraphNode = handle(addNode(graphOf(graph), std::move(n), deps, num));
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode,
+                                                      cudaGraph_t graph,
+                                                      const cudaGraphNode_t *pDependencies,
+                                                      size_t numDependencies, const void *symbol,
+                                                      const void *src, size_t count, size_t offset,
+                                                      cudaMemcpyKind kind) {
+  return addSymbolNode(pGraphNode, graph, pDependencies, numDependencies, symbol,
+                       const_cast<void *>(src), count, offset, kind, true);
+}
+
+PTXSIM_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode,
+                                                        cudaGraph_t graph,
+                                                        const cudaGraphNode_t *pDependencies,
+                                                        size_t numDependencies, void *dst,
+                                                        const void *symbol, size_t count,
+                                                        size_t offset, cudaMemcpyKind kind) {
+  return addSymbolNode(pGraphNode, graph, pDependencies, numDependencies, symbol, dst, count,
+                       offset, kind, false);
+}
+
+/// cudaGraph[Exec]MemcpyNodeSetParams{To,From}Symbol: `exec` null for the graph's own node.
+static cudaError_t setSymbolNode(cudaGraphExec_t exec, cudaGraphNode_t node, const void *symbol,
+                                 void *host, size_t count, size_t offset, cudaMemcpyKind kind,
+                                 bool toSymbol) {
+  PTXSIM_LOCK;
+  NodeObj *n = exec ? execNode(exec, node, NodeKind::Memcpy)
+                    : (validNode(node) && nodeOf(node)->kind == NodeKind::Memcpy ? nodeOf(node)
+                                                                                  : nullptr);
+  if (!n)
+    return ret(cudaErrorInvalidValue);
+  NodeObj tmp;
+  if (cudaError_t e = setSymbolCopy(ctx, tmp, symbol, host, count, offset, kind, toSymbol))
+    return ret(e);
+  copyParams(*n, tmp);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node,
+                                                            const void *symbol, const void *src,
+                                                            size_t count, size_t offset,
+                                                            cudaMemcpyKind kind) {
+  return setSymbolNode(nullptr, node, symbol, const_cast<void *>(src), count, offset, kind, true);
+}
+
+PTXSIM_API cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
+                                                              const void *symbol, size_t count,
+                                                              size_t offset, cudaMemcpyKind kind) {
+  return setSymbolNode(nullptr, node, symbol, dst, count, offset, kind, false);
+}
+
+PTXSIM_API cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
+                                                                cudaGraphNode_t node,
+                                                                const void *symbol,
+                                                                const void *src, size_t count,
+                                                                size_t offset,
+                                                                cudaMemcpyKind kind) {
+  if (!hGraphExec)
+    return ret(cudaErrorInvalidValue);
+  return setSymbolNode(hGraphExec, node, symbol, const_cast<void *>(src), count, offset, kind,
+                       true);
+}
+
+PTXSIM_API cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
+                                                                  cudaGraphNode_t node, void *dst,
+                                                                  const void *symbol,
+                                                                  size_t count, size_t offset,
+                                                                  cudaMemcpyKind kind) {
+  if (!hGraphExec)
+    return ret(cudaErrorInvalidValue);
+  return setSymbolNode(hGraphExec, node, symbol, dst, count, offset, kind, false);
+}
+
+static UserObj *userObjOf(cudaUserObject_t o) { return reinterpret_cast<UserObj *>(o); }
+
+PTXSIM_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr,
+                                            cudaHostFn_t destroy, unsigned int initialRefcount,
+                                            unsigned int flags) {
+  // CUDA requires cudaUserObjectNoDestructorSync (destructors run with no CUDA ordering)
+  if (!object_out || !destroy || !initialRefcount || flags != cudaUserObjectNoDestructorSync)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK;
+  auto *o = new UserObj;
+  o->ptr = ptr;
+  o->destroy = destroy;
+  o->refs = initialRefcount;
+  g_userObjsFn().insert(o);
+  *object_out = reinterpret_cast<cudaUserObject_t>(o);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+  PTXSIM_LOCK;
+  if (!count || !g_userObjsFn().count(userObjOf(object)))
+    return ret(cudaErrorInvalidValue);
+  userObjOf(object)->refs += count;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+  PTXSIM_LOCK;
+  if (!count || !g_userObjsFn().count(userObjOf(object)) || userObjOf(object)->refs < count)
+    return ret(cudaErrorInvalidValue);
+  releaseUserObj(userObjOf(object), count);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                                 unsigned int count, unsigned int flags) {
+  PTXSIM_LOCK;
+  if (!count || (flags & ~unsigned(cudaGraphUserObjectMove)) || !validGraph(graph) ||
+      !g_userObjsFn().count(userObjOf(object)))
+    return ret(cudaErrorInvalidValue);
+  UserObj *o = userObjOf(object);
+  if (flags & cudaGraphUserObjectMove) {
+    if (o->refs < count)
+      return ret(cudaErrorInvalidValue); // the caller does not hold that many
+  } else {
+    o->refs += count;
+  }
+  auto &refs = graphOf(graph)->userRefs;
+  auto it = std::find_if(refs.begin(), refs.end(), [&](auto &r) { return r.first == o; });
+  if (it == refs.end())
+    refs.emplace_back(o, count);
+  else
+    it->second += count;
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                                  unsigned int count) {
+  PTXSIM_LOCK;
+  if (!count || !validGraph(graph) || !g_userObjsFn().count(userObjOf(object)))
+    return ret(cudaErrorInvalidValue);
+  auto &refs = graphOf(graph)->userRefs;
+  auto it = std::find_if(refs.begin(), refs.end(),
+                         [&](auto &r) { return r.first == userObjOf(object); });
+  if (it == refs.end() || it->second < count)
+    return ret(cudaErrorInvalidValue); // the graph does not hold that many
+  it->second -= count;
+  UserObj *o = it->first;
+  if (!it->second)
+    refs.erase(it);
+  releaseUserObj(o, count);
+  return cudaSuccess;
+}
+
+/// Writes `g` as DOT statements: one node per graph node, labelled with its kind (and kernel
+/// name), child graphs and conditional bodies as clusters, and the edges.
+static void dotGraph(std::FILE *f, const GraphObj &g, const std::string &prefix) {
+  std::unordered_map<const NodeObj *, size_t> index;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    index[g.nodes[i].get()] = i;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const NodeObj &n = *g.nodes[i];
+    std::string id = prefix + "n" + std::to_string(i);
+    const char *kind = "empty";
+    std::string detail;
+    switch (n.kind) {
+    case NodeKind::Kernel:
+      kind = "kernel";
+      if (n.k)
+        detail = n.k->deviceName;
+      break;
+    case NodeKind::Memcpy:
+      kind = "memcpy";
+      detail = std::to_string(n.width * n.height * n.depth) + " bytes";
+      break;
+    case NodeKind::Memset: kind = "memset"; break;
+    case NodeKind::Host: kind = "host"; break;
+    case NodeKind::Empty: kind = "empty"; break;
+    case NodeKind::Child: kind = "graph"; break;
+    case NodeKind::EventRecord: kind = "event record"; break;
+    case NodeKind::EventWait: kind = "event wait"; break;
+    case NodeKind::MemAlloc: kind = "mem alloc"; break;
+    case NodeKind::MemFree: kind = "mem free"; break;
+    case NodeKind::Conditional:
+      kind = n.condType == cudaGraphCondTypeWhile ? "while"
+             : n.condType == cudaGraphCondTypeIf  ? "if"
+                                                  : "switch";
+      break;
+    }
+    std::fprintf(f, "  \"%s\" [shape=box, label=\"%s%s%s\"];\n", id.c_str(), kind,
+                 detail.empty() ? "" : "\\n", detail.c_str());
+    std::vector<const GraphObj *> inner;
+    if (n.child)
+      inner.push_back(n.child.get());
+    for (const auto &b : n.bodies)
+      inner.push_back(b.get());
+    for (size_t j = 0; j < inner.size(); ++j) {
+      std::string sub = id + "_" + std::to_string(j) + "_";
+      std::fprintf(f, "  subgraph \"cluster_%s\" {\n  label=\"%s body %zu\";\n", sub.c_str(),
+                   kind, j);
+      dotGraph(f, *inner[j], sub);
+      std::fprintf(f, "  }\n");
+    }
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const NodeObj *d : g.nodes[i]->deps)
+      std::fprintf(f, "  \"%sn%zu\" -> \"%sn%zu\";\n", prefix.c_str(), index.at(d),
+                   prefix.c_str(), i);
+}
+
+PTXSIM_API cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path,
+                                              unsigned int flags) {
+  (void)flags; // every flag adds detail; ptxsim writes the same DOT for all
+  PTXSIM_LOCK;
+  if (!path || !validGraph(graph))
+    return ret(cudaErrorInvalidValue);
+  std::FILE *f = std::fopen(path, "w");
+  if (!f)
+    return ret(cudaErrorOperatingSystem);
+  std::fprintf(f, "digraph ptxsim_graph {\n");
+  dotGraph(f, *graphOf(graph), "");
+  std::fprintf(f, "}\n");
+  bool ok = std::fclose(f) == 0;
+  return ok ? cudaSuccess : ret(cudaErrorOperatingSystem);
 }
 
 } // extern "C"

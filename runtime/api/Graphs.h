@@ -27,9 +27,16 @@ std::optional<cudaError_t> captureMemset2D(cudaStream_t s, void *p, size_t pitch
 std::optional<cudaError_t> captureSymbolCopy(cudaStream_t s, const void *symbol, void *host,
                                              size_t count, size_t offset, cudaMemcpyKind kind,
                                              bool toSymbol);
-/// Stream work ptxsim cannot record (stream-ordered allocation): cudaErrorNotSupported, said
-/// on stderr, while `s` captures.
-std::optional<cudaError_t> captureUnsupported(cudaStream_t s, const char *what);
+/// cudaMallocAsync / cudaMallocFromPoolAsync (`props`: the pool's, or null) on a capturing
+/// stream: a memory allocation node; *ptr gets its address, fixed for the graph's lifetime.
+std::optional<cudaError_t> captureMalloc(cudaStream_t s, void **ptr, size_t size,
+                                         const cudaMemPoolProps *props);
+/// cudaFreeAsync on a capturing stream: a memory free node of a graph allocation.
+std::optional<cudaError_t> captureFree(cudaStream_t s, void *ptr);
+/// cudaFree / cudaFreeAsync outside capture. Contract: std::nullopt when `ptr` is not a graph
+/// allocation (the caller frees it as usual); otherwise the allocation's lifetime ends (its
+/// memory stays reserved for the graph's next launch) and the result is the call's.
+std::optional<cudaError_t> graphMemRelease(void *ptr);
 /// A synchronizing call on `s` (cudaStreamSynchronize, cudaStreamQuery): while `s` captures
 /// this is cudaErrorStreamCaptureUnsupported and invalidates the capture, as in CUDA.
 std::optional<cudaError_t> captureSyncCall(cudaStream_t s);
@@ -45,7 +52,8 @@ std::optional<cudaError_t> captureEventNode(cudaStream_t s, cudaEvent_t e, bool 
 void captureStreamDestroyed(cudaStream_t s);
 /// cudaEventDestroy: forgets the event's capture point.
 void captureEventDestroyed(cudaEvent_t e);
-/// Context::reset (cudaDeviceReset): every capture ends, its graph discarded.
+/// Context::reset (cudaDeviceReset): every capture ends, its graph discarded; graph allocations
+/// and conditional-handle slots are forgotten with the device memory they lived in.
 void captureReset();
 
 } // namespace ptxsim::runtime

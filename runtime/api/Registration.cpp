@@ -5,6 +5,7 @@
 // crt/device_functions.h of CUDA 13.
 
 #include "runtime/api/Api.h"
+#include "ptx/exec/WorkerPool.h"
 
 using namespace ptxsim::runtime;
 
@@ -14,7 +15,11 @@ FatbinModule *module(void **handle) { return reinterpret_cast<FatbinModule *>(ha
 
 PTXSIM_API void **__cudaRegisterFatBinary(void *fatCubin) {
   PTXSIM_LOCK;
-  return reinterpret_cast<void **>(ctx.registerFatbin(fatCubin));
+  // on a pool thread: the temporary memory of reading the fat binary stays out of the
+  // application's malloc arena (WorkerPool::run says why)
+  FatbinModule *m = nullptr;
+  ptxsim::ptx::exec::WorkerPool::instance().runOffCaller([&] { m = ctx.registerFatbin(fatCubin); });
+  return reinterpret_cast<void **>(m);
 }
 
 PTXSIM_API void __cudaRegisterFatBinaryEnd(void **fatCubinHandle) {}

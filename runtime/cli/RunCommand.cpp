@@ -3,13 +3,17 @@
 #include "base/SelfPath.h"
 
 #include "runtime/fatbin/Fatbin.h"
+#include "runtime/report/Report.h"
 
 #include <cerrno>
 #include <climits>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ostream>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace ptxsim::cli {
@@ -23,6 +27,7 @@ void runUsage(std::ostream &os) {
         "  --ptx-override PATH    use the kernels of PATH (.ptx file or directory) instead of\n"
         "                         the program's own PTX (same-named kernels, same parameters)\n"
         "  --stats-json FILE      write per-kernel statistics as JSON at exit\n"
+        "  --report FILE.html     write an HTML report of the run at exit (see ptxsim report)\n"
         "  --no-summary           do not print the end-of-run summary on stderr\n"
         "  --api-errors           print each CUDA call that returns an error, by name\n"
         "  --mode functional|timing  execution mode (default functional; --config implies timing)\n"
@@ -96,11 +101,79 @@ bool runtimeUsable(const std::string &prog, std::ostream &err) {
   }
 }
 
+/// Runs the program as a child (the report is written after it exits, from the statistics
+/// file it writes at exit) and returns its exit status (128 + signal when a signal ended it).
+int runWithReport(std::vector<char *> &argv, const std::string &reportPath, std::ostream &err) {
+  std::string stats;
+  bool tempStats = false;
+  if (const char *s = std::getenv("PTXSIM_STATS_JSON"); s && *s) {
+    stats = s;
+  } else {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/ptxsim-stats-XXXXXX";
+    int fd = mkstemp(tmpl.data());
+    if (fd < 0) {
+      err << "ptxsim run: --report: cannot create a temporary statistics file in '"
+          << (tmp && *tmp ? tmp : "/tmp") << "': " << std::strerror(errno) << "\n";
+      return 2;
+    }
+    close(fd);
+    stats = tmpl;
+    tempStats = true;
+    setenv("PTXSIM_STATS_JSON", stats.c_str(), 1);
+  }
+  // like system(): Ctrl-C ends the program, and the report of what it wrote is still written
+  struct sigaction ign = {}, oldInt, oldQuit;
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ign, &oldInt);
+  sigaction(SIGQUIT, &ign, &oldQuit);
+  pid_t pid = fork();
+  if (pid == 0) {
+    sigaction(SIGINT, &oldInt, nullptr);
+    sigaction(SIGQUIT, &oldQuit, nullptr);
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "ptxsim run: cannot run '%s': %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0, rc;
+  if (pid < 0) {
+    err << "ptxsim run: cannot start '" << argv[0] << "': " << std::strerror(errno) << "\n";
+    rc = 2;
+  } else {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  sigaction(SIGINT, &oldInt, nullptr);
+  sigaction(SIGQUIT, &oldQuit, nullptr);
+  struct stat st;
+  if (pid > 0 && rc != 127 && stat(stats.c_str(), &st) == 0 && st.st_size > 0) {
+    std::string prog = argv[0];
+    size_t slash = prog.find_last_of('/');
+    if (report::writeReport({stats}, {slash == std::string::npos ? prog : prog.substr(slash + 1)},
+                            "", reportPath, err,
+                            {tempStats ? "(not kept; ptxsim run --stats-json FILE keeps it)" : stats}))
+      err << "ptxsim run: report written to " << reportPath << "\n";
+    else if (rc == 0)
+      rc = 1;
+  } else if (pid > 0 && rc != 127) {
+    err << "ptxsim run: no report: the program wrote no statistics (it ended "
+        << (WIFSIGNALED(status) ? "by a signal" : "before the simulator's exit handler ran")
+        << ")\n";
+    if (rc == 0)
+      rc = 1;
+  }
+  if (tempStats)
+    unlink(stats.c_str());
+  return rc;
+}
+
 } // namespace
 
 int runCommand(const std::vector<std::string> &args, std::ostream &err) {
   size_t i = 0;
   bool configSeen = false;
+  std::string reportPath;
   auto need = [&](const std::string &opt) -> const std::string * {
     if (i + 1 >= args.size()) {
       err << "ptxsim run: option " << opt << " needs a value\n";
@@ -143,6 +216,11 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
       if (!v)
         return 2;
       setenv("PTXSIM_STATS_JSON", v->c_str(), 1);
+    } else if (a == "--report") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      reportPath = *v;
     } else if (a == "--no-summary") {
       setenv("PTXSIM_SUMMARY", "0", 1);
     } else if (a == "--api-errors") {
@@ -206,6 +284,8 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
   for (size_t k = i; k < args.size(); ++k)
     argv.push_back(const_cast<char *>(args[k].c_str()));
   argv.push_back(nullptr);
+  if (!reportPath.empty())
+    return runWithReport(argv, reportPath, err);
   execvp(argv[0], argv.data());
   err << "ptxsim run: cannot run '" << args[i] << "': " << std::strerror(errno) << "\n";
   return 127;

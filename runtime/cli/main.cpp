@@ -6,6 +6,7 @@
 #include "base/Stats.h"
 #include "timing/gpu/Gpu.h"
 #include "runtime/cli/RunCommand.h"
+#include "runtime/report/Report.h"
 
 #include <iostream>
 #include <string>
@@ -21,6 +22,8 @@ void usage(std::ostream &os) {
         "  ptx resources BINARY|FILE.ptx...             registers, shared and local use per kernel\n"
         "  run [options] -- PROGRAM [ARGS]               run a CUDA program under the simulator\n"
         "  chiplets --grid WxH [options] -- PROGRAM      one simulator process per chiplet\n"
+        "  report STATS.json... [-o FILE]               one self-contained HTML page of a run (or a\n"
+        "                                               comparison of runs)\n"
         "  stats                                        every statistic the simulator reports\n"
         "                                               (name, unit, meaning) as markdown\n"
         "  help                                         this text\n";
@@ -39,6 +42,8 @@ int main(int argc, char **argv) {
     return ptxsim::cli::runCommand({args.begin() + 1, args.end()}, std::cerr);
   if (args[0] == "chiplets")
     return ptxsim::chiplet::chipletsCommand({args.begin() + 1, args.end()}, std::cout, std::cerr);
+  if (args[0] == "report")
+    return ptxsim::report::reportCommand({args.begin() + 1, args.end()}, std::cout, std::cerr);
   if (args[0] == "stats" && args.size() == 1) {
     ptxsim::timing::registerTimingStatistics();
     std::cout << ptxsim::stats::Catalog::global().markdown();

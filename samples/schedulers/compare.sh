@@ -3,19 +3,28 @@
 # a GPU preset and prints, per kernel, cycles, stall cycles (NUM_STALL_CYCLES) and L1D misses
 # per 1000 warp instructions (MISSES_PER_1000_INSTR), the two numbers the OMSCS assignment grades.
 #
-# usage: samples/schedulers/compare.sh [BUILD_DIR] [CONFIG]   (defaults: build, configs/gtx480.config)
+# usage: samples/schedulers/compare.sh [--check] [--report FILE] [BUILD_DIR] [CONFIG]
+#        (defaults: build, configs/gtx480.config, BUILD_DIR/reports/schedulers.html)
 # With --check it also exits non-zero unless the results go the CCWS paper's way on the
 # cache-sensitive kernel: CCWS has fewer misses per 1000 instructions than LRR.
+# It writes an HTML report comparing the four schedulers (ptxsim report, LRR the baseline).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 check=0
 args=()
-for a in "$@"; do
-  if [ "$a" = --check ]; then check=1; else args+=("$a"); fi
+report=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --check) check=1 ;;
+    --report) report=${2:?--report needs a file}; shift ;;
+    *) args+=("$1") ;;
+  esac
+  shift
 done
 build=${args[0]:-$root/build}
 config=${args[1]:-$root/configs/gtx480.config}
+report=${report:-$build/reports/schedulers.html}
 app=$build/samples/schedulers/schedulers
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -24,6 +33,10 @@ for s in lrr gto two_level ccws; do
     --stats-json "$out/$s.json" -- "$app" > "$out/$s.txt"
   grep -q PASS "$out/$s.txt"
 done
+mkdir -p "$(dirname "$report")"
+"$build/bin/ptxsim" report --title "Warp schedulers on $(basename "$config" .config)" \
+  "$out/lrr.json" "$out/gto.json" "$out/two_level.json" "$out/ccws.json" -o "$report" >/dev/null
+echo "report: $report"
 python3 - "$out" "$check" <<'PY'
 import json, sys
 out, check = sys.argv[1], sys.argv[2] == "1"

@@ -21,8 +21,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run(build, program, args, env_extra, label):
-    stats = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
+def run(build, program, args, env_extra, label, stats):
     env = dict(os.environ)
     env.update({"LD_LIBRARY_PATH": os.path.join(build, "lib"), "PTXSIM_MODE": "timing",
                 "PTXSIM_POWER": "1", "PTXSIM_STATS_JSON": stats, "PTXSIM_SUMMARY": "0"})
@@ -34,7 +33,6 @@ def run(build, program, args, env_extra, label):
         sys.exit(f"figure8: {label}: {program} {' '.join(args)} failed:\n{p.stdout}\n{p.stderr}")
     with open(stats) as f:
         d = json.load(f)
-    os.unlink(stats)
     cycles = sum(l["gpu.cycles"] for l in d["launches"])
     dram = sum(l.get("dram.read_bytes", 0) + l.get("dram.write_bytes", 0) for l in d["launches"])
     viu = sum(l.get("spu.spill_bytes", 0) + l.get("spu.restore_bytes", 0) for l in d["launches"])
@@ -118,9 +116,23 @@ def main():
         ]),
     ]
     results = []
-    for name, runs in workloads:
-        rows = [run(build, prog, args, env, label) for label, prog, args, env in runs]
+    os.makedirs(os.path.join(a.out, "stats"), exist_ok=True)
+    reports = []
+    for w, (name, runs) in enumerate(workloads):
+        files = [os.path.join(a.out, "stats", f"w{w}-r{i}.json") for i in range(len(runs))]
+        rows = [run(build, prog, args, env, label, f)
+                for (label, prog, args, env), f in zip(runs, files)]
         results.append((name, rows))
+        # one HTML report per workload: every machine against the first (ptxsim report)
+        html = os.path.join(a.out, f"figure8-{w}.html")
+        cmd = [os.path.join(build, "bin", "ptxsim"), "report", "--title", f"SPU figure 8: {name}",
+               "-o", html]
+        for (label, _, _, _), f in zip(runs, files):
+            cmd += ["--label", label]
+        p = subprocess.run(cmd + files, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"figure8: ptxsim report failed:\n{p.stderr}")
+        reports.append(html)
     os.unlink(one.name)
 
     lines = ["| workload | machine | cycles | avg power (W) | energy (mJ) | DRAM bytes | + VIU bytes | block syncs |",
@@ -137,6 +149,8 @@ def main():
         f.write(table + "\n")
     with open(os.path.join(a.out, "figure8.json"), "w") as f:
         json.dump([{"workload": n, "runs": rows} for n, rows in results], f, indent=1)
+    for html in reports:
+        print(f"figure8: wrote {html}", file=sys.stderr)
     try:
         import matplotlib
         matplotlib.use("Agg")

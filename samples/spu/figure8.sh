@@ -6,7 +6,8 @@
 #   samples/spu/figure8.sh [BUILD_DIR [OUT_DIR]] [--quick]
 #
 # Builds the test programs it needs (target spu_test_programs) and writes OUT_DIR/figure8.md,
-# figure8.json and figure8.png (default OUT_DIR: BUILD_DIR/figure8).
+# figure8.json, figure8.png and one HTML report per workload, figure8-N.html (ptxsim report;
+# the statistics files are kept in OUT_DIR/stats) (default OUT_DIR: BUILD_DIR/figure8).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -17,7 +18,7 @@ for a in "$@"; do
 done
 build=${args[0]:-$root/build}
 out=${args[1]:-$build/figure8}
-cmake --build "$build" --target spu_test_programs cudart_ptxsim -j2 >/dev/null
+cmake --build "$build" --target spu_test_programs cudart_ptxsim ptxsim -j2 >/dev/null
 # the plot needs matplotlib: use a python that has it (scripts/setup.sh installs Debian's)
 py=python3
 for c in python3 /usr/bin/python3; do

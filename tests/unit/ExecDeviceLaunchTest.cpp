@@ -373,3 +373,47 @@ TEST(ExecDeviceLaunch, ProgramsWithoutDeviceLaunchesReserveNothing) {
 }
 
 } // namespace
+
+namespace {
+/// A kernel calling cudaGraphSetConditional(handle, 40 + %tid.x) from thread `who`, in the
+/// form nvcc emits for the device-side call.
+std::string setConditionalKernel(int who) {
+  return ptxHeader() + R"(
+.extern .func cudaGraphSetConditional(.param .b64 h, .param .b32 v);
+.visible .entry k(.param .u64 handle) {
+  .reg .pred %p<2>; .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [handle];
+  mov.u32 %r1, %tid.x;
+  setp.ne.s32 %p1, %r1, )" + std::to_string(who) + R"(;
+  @%p1 bra DONE;
+  add.s32 %r2, %r1, 40;
+  {
+  .param .b64 p0; st.param.b64 [p0], %rd1;
+  .param .b32 p1; st.param.b32 [p1], %r2;
+  call.uni cudaGraphSetConditional, (p0, p1);
+  }
+DONE:
+  ret;
+}
+)";
+}
+} // namespace
+
+TEST(ExecDeviceLaunch, GraphSetConditionalStoresToTheHandlesSlot) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(setConditionalKernel(3))) << h.errors;
+  uint64_t slot = h.alloc(8);
+  std::memset(reinterpret_cast<void *>(slot), 0, 8);
+  auto r = h.launch("k", {1}, {32}, {slot});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(h.read<uint32_t>(slot, 2), (std::vector<uint32_t>{43, 0}));
+}
+
+TEST(ExecDeviceLaunch, GraphSetConditionalWithABadHandleFaults) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(setConditionalKernel(0))) << h.errors;
+  auto r = h.launch("k", {1}, {32}, {uint64_t(12345)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message.find("cudaGraphSetConditional"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("0x3039"), std::string::npos) << r.message;
+}
