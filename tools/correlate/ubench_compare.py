@@ -9,7 +9,7 @@ copy), so metrics present in both are compared: latencies in cycles from clock64
   python3 tools/correlate/ubench_compare.py [--config configs/h100.config] [--tolerance 10]
 
 With --dram it runs tools/correlate/ubench/dram_bw.cu instead (steady-state DRAM copy, read and
-write bandwidth with 48 MiB buffers, --dram-mib) beside bw.cu's figures on the H100
+write bandwidth, each streaming 96 MiB: 2 x --dram-mib) beside bw.cu's figures on the H100
 (tools/correlate/data/h100_bw.txt, 1 GiB buffers). Slow: several minutes of simulation.
 
 Exit status 0; with --check, 1 when a compared metric is off by more than --tolerance percent.
@@ -41,7 +41,7 @@ def main():
     ap.add_argument("--tolerance", type=float, default=10.0)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--dram", action="store_true", help="DRAM bandwidth (dram_bw.cu) instead of ubench.cu")
-    ap.add_argument("--dram-mib", default="48", help="MiB per buffer for --dram (well over the L2)")
+    ap.add_argument("--dram-mib", default="48", help="--dram: the copy moves this many MiB, read and write twice as many (2x must be well over the L2)")
     a = ap.parse_args()
     configs = a.config or [os.path.join(ROOT, "configs", "h100.config")]
     prog, prog_args = ("dram_bw", [a.dram_mib]) if a.dram else ("ubench", ["0"])
