@@ -708,6 +708,9 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     st.lastConfig = cfgText;
     return r;
   };
+  // The GPU's front end spends this long between back-to-back host launches; events see it.
+  if (timingMode_ && timingCfg_.launch.kernelGapCycles)
+    simSeconds_ += timingCfg_.launch.kernelGapCycles / (timingCfg_.core.clockMHz * 1e6);
   // Grids the kernel launches from the device (dynamic parallelism) run before this returns.
   ptx::exec::LaunchResult r = engine().launchTree(lp, runGrid);
   std::fflush(stdout);
