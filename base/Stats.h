@@ -88,6 +88,8 @@ public:
   /// The value of `name`, or false when it has none.
   bool find(std::string_view name, double &value) const;
   const std::vector<std::pair<std::string, double>> &values() const { return values_; }
+  /// The values for edits in place (names must stay registered ones; e.g. scaling every value).
+  std::vector<std::pair<std::string, double>> &values() { return values_; }
   void clear() { values_.clear(); }
 
   /// `name = value` lines; instance entries (`l2[3].x`) only when `instances` is set.

@@ -1,5 +1,7 @@
 // Functional-mode speed: simulated thread-instructions per host second on three kernels, with
 // 1 and 2 host threads (best of 5 launches each). Usage: bench_exec [kernels.ptx]
+// PTXSIM_SIMT=its|ipdom|auto picks the lane scheduling (EngineConfig::simt; the kernels are
+// compiled for sm_75, so auto means its).
 //
 // Prints one line per (kernel, threads): thread instructions, host seconds, rate (millions of
 // thread-instructions per second), and the speed-up of 2 threads over 1.
@@ -8,6 +10,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <fstream>
@@ -60,6 +63,14 @@ int main(int argc, char **argv) {
   }
   std::stringstream ss;
   ss << f.rdbuf();
+  SimtMode simt = SimtMode::Auto;
+  if (const char *v = std::getenv("PTXSIM_SIMT"); v && *v && !parseSimtMode(v, simt)) {
+    std::fprintf(stderr, "bench_exec: PTXSIM_SIMT must be its, ipdom or auto\n");
+    return 1;
+  }
+  std::printf("lane scheduling: %s\n", simt == SimtMode::Its     ? "its"
+                                       : simt == SimtMode::Ipdom ? "ipdom"
+                                                                 : "auto");
   std::printf("%-18s %7s %14s %9s %12s %8s\n", "kernel", "threads", "thread-insts", "seconds",
               "Minsts/s", "speedup");
   for (const char *kname : {"alu_bound", "memory_bound", "divergent_shuffle"}) {
@@ -68,6 +79,7 @@ int main(int argc, char **argv) {
       EngineConfig cfg;
       cfg.hostThreads = threads;
       cfg.arenaBytes = 8ull << 30;
+      cfg.simt = simt;
       Engine e(cfg);
       DiagEngine diags;
       if (e.loadModule(ss.str(), path, diags) < 0) {

@@ -1,14 +1,18 @@
 // Timing-mode speed: simulated cycles, warp instructions and thread instructions per host
-// second on a compute-bound and a memory-bound kernel (bench/exec_kernels.cu), with a GPU
+// second on a compute-bound, a memory-bound and a divergent kernel (bench/exec_kernels.cu),
+// each filling the GPU (grids scale with the SM count), with a GPU
 // configuration (default: configs/gtx480.config), with the power model attached when the
 // configuration has a .power.xml beside it (the cost users pay with --power).
-// Usage: bench_timing [config] [kernels.ptx]
+// Usage: bench_timing [--threads N] [--kernel NAME] [--ctas-per-sm N] [--sample MODE]
+//                     [--min-busy-sms N] [config] [kernels.ptx]   (N: host threads of the timing
+// engine, default 1; cycles and statistics are the same for any N)
 
 #include "ptx/exec/Engine.h"
 #include "sim/KernelSimulator.h"
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -20,8 +24,32 @@ using namespace ptxsim;
 using namespace ptxsim::ptx::exec;
 
 int main(int argc, char **argv) {
-  std::string cfgPath = argc > 1 ? argv[1] : PTXSIM_SOURCE_DIR "/configs/gtx480.config";
-  std::string ptxPath = argc > 2 ? argv[2] : PTXSIM_BENCH_PTX;
+  unsigned threads = 1;
+  std::string only; // --kernel NAME: just that one
+  uint32_t minBusy = ~0u; // --min-busy-sms N: Gpu::setParallelMinBusySms (0: always threads)
+  uint32_t ctasPerSm = 0; // --ctas-per-sm N: grids of N CTAs per SM instead of 4, 8, 4
+  sim::SampleMode sample = sim::SampleMode::Off;
+  std::vector<std::string> pos;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = (unsigned)std::strtoul(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc)
+      only = argv[++i];
+    else if (!std::strcmp(argv[i], "--min-busy-sms") && i + 1 < argc)
+      minBusy = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--ctas-per-sm") && i + 1 < argc)
+      ctasPerSm = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--sample") && i + 1 < argc) {
+      if (!sim::parseSampleMode(argv[++i], sample)) {
+        std::fprintf(stderr, "bench_timing: --sample kernels|ctas|off\n");
+        return 2;
+      }
+    }
+    else
+      pos.push_back(argv[i]);
+  }
+  std::string cfgPath = pos.size() > 0 ? pos[0] : PTXSIM_SOURCE_DIR "/configs/gtx480.config";
+  std::string ptxPath = pos.size() > 1 ? pos[1] : PTXSIM_BENCH_PTX;
   timing::TimingConfig cfg;
   DiagEngine diags;
   if (!timing::loadTimingConfig({cfgPath}, false, cfg, diags) ||
@@ -32,11 +60,17 @@ int main(int argc, char **argv) {
   std::ifstream f(ptxPath);
   std::stringstream ss;
   ss << f.rdbuf();
-  std::printf("config %s (%s, %u SMs), scheduler %s\n", cfgPath.c_str(), cfg.name.c_str(),
-              cfg.numSms(), cfg.core.scheduler.c_str());
-  std::printf("%-14s %12s %14s %9s %12s %14s %14s\n", "kernel", "sim cycles", "thread-insts",
-              "seconds", "cycles/s", "warp-insts/s", "thread-insts/s");
-  for (const char *kname : {"alu_bound", "memory_bound"}) {
+  std::printf("config %s (%s, %u SMs), scheduler %s, %u host thread(s)\n", cfgPath.c_str(),
+              cfg.name.c_str(), cfg.numSms(), cfg.core.scheduler.c_str(), threads);
+  std::printf("%-17s %6s %12s %14s %9s %12s %14s %14s\n", "kernel", "CTAs", "sim cycles",
+              "thread-insts", "seconds", "cycles/s", "warp-insts/s", "thread-insts/s");
+  // Grids scale with the SM count so every preset is filled alike (the GTX480's 15 SMs get the
+  // 60 and 120 CTAs this bench always used): compute-bound, memory-bound (DRAM saturated) and
+  // divergent with warp shuffles.
+  const uint32_t sms = cfg.numSms();
+  for (const char *kname : {"alu_bound", "memory_bound", "divergent_shuffle"}) {
+    if (!only.empty() && only != kname)
+      continue;
     EngineConfig ecfg;
     ecfg.hostThreads = 1;
     ecfg.arenaBytes = 8ull << 30;
@@ -46,6 +80,10 @@ int main(int argc, char **argv) {
       return 1;
     }
     sim::KernelSimulator sim(cfg, e);
+    sim.gpu().setHostThreads(threads);
+    sim.setSampling(sample);
+    if (minBusy != ~0u)
+      sim.gpu().setParallelMinBusySms(minBusy);
     std::string xml = cfgPath.substr(0, cfgPath.rfind(".config")) + ".power.xml";
     if (std::ifstream(xml).good() && !sim.enablePower(xml, diags)) {
       diags.print(std::cerr);
@@ -57,14 +95,16 @@ int main(int argc, char **argv) {
     auto put = [&](size_t i, uint64_t v) { std::memcpy(buf.data() + k->paramOffsets[i], &v, k->paramSizes[i]); };
     LaunchParams p;
     p.kernel = k;
+    p.block = {256};
     if (!std::strcmp(kname, "alu_bound")) {
-      put(0, m.allocate(60 * 256 * 4, AllocKind::Device));
-      put(1, 200);
-      p.grid = {60};
-      p.block = {256};
-    } else {
+      p.grid = {(ctasPerSm ? ctasPerSm : 4) * sms};
+      put(0, m.allocate(uint64_t(p.grid.x) * 256 * 4, AllocKind::Device));
+      put(1, 50);
+    } else if (!std::strcmp(kname, "memory_bound")) {
       const uint64_t n = 1 << 20;
       uint64_t x = m.allocate(n * 4, AllocKind::Device), y = m.allocate(n * 4, AllocKind::Device);
+      std::memset(reinterpret_cast<void *>(x), 0, n * 4);
+      std::memset(reinterpret_cast<void *>(y), 0, n * 4);
       float a = 2.0f;
       uint32_t ab;
       std::memcpy(&ab, &a, 4);
@@ -72,8 +112,17 @@ int main(int argc, char **argv) {
       put(1, y);
       put(2, ab);
       put(3, n);
-      p.grid = {120};
-      p.block = {256};
+      p.grid = {(ctasPerSm ? ctasPerSm : 8) * sms};
+    } else {
+      p.grid = {(ctasPerSm ? ctasPerSm : 4) * sms};
+      uint64_t n = uint64_t(p.grid.x) * 256;
+      uint64_t in = m.allocate(n * 4, AllocKind::Device), out = m.allocate(n * 4, AllocKind::Device);
+      auto *h = reinterpret_cast<uint32_t *>(in);
+      for (uint64_t i = 0; i < n; ++i)
+        h[i] = (uint32_t)(i * 2654435761u >> 7); // trip counts 0..31, different in every lane
+      std::memset(reinterpret_cast<void *>(out), 0, n * 4);
+      put(0, in);
+      put(1, out);
     }
     p.params = buf.data();
     auto t0 = std::chrono::steady_clock::now();
@@ -85,11 +134,15 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "bench_timing: %s\n", r.message.c_str());
       return 1;
     }
-    std::printf("%-14s %12llu %14llu %9.3f %12.0f %14.0f %14.0f\n", kname,
+    std::printf("%-17s %6u %12llu %14llu %9.3f %12.0f %14.0f %14.0f", kname, p.grid.x,
                 (unsigned long long)st.cycles, (unsigned long long)st.threadInsts, s, st.cycles / s,
                 st.warpInsts / s, st.threadInsts / s);
+    if (st.get("sample.estimated") != 0)
+      std::printf("  (sampled: %.0f CTAs simulated, own error estimate %.2f %%)",
+                  st.get("sample.detailed_ctas"), st.get("sample.error_pct"));
+    std::printf("\n");
     if (run.power)
-      std::printf("%-14s energy %.6g J, average %.1f W\n", "", run.power->energyJ, run.power->avgW);
+      std::printf("%-17s energy %.6g J, average %.1f W\n", "", run.power->energyJ, run.power->avgW);
   }
   return 0;
 }

@@ -15,11 +15,22 @@
 #include "timing/TimingConfig.h"
 #include "timing/gpu/Gpu.h"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace ptxsim::sim {
+
+/// Sampled simulation (docs/sampling.md): `Kernels` simulates representative launches of
+/// repeated kernels in detail and runs the others functionally with estimated cycles; `Ctas`
+/// simulates each kernel's CTAs until its IPC is steady and extrapolates the rest. Off by default.
+enum class SampleMode : uint8_t { Off, Kernels, Ctas };
+/// "off", "kernels", "ctas"; false for anything else.
+bool parseSampleMode(const std::string &text, SampleMode &out);
 
 struct KernelRun {
   ptx::exec::LaunchResult launch;
@@ -42,12 +53,45 @@ public:
 
   KernelRun run(const ptx::exec::LaunchParams &p);
 
+  /// Sampling (SampleMode). Contract for `Kernels`: launches of one signature (kernel, grid,
+  /// block, dynamic shared memory) run in detail until kMinSamples of them after the first
+  /// predict the cycles per warp instruction within kMaxErrorPct (95 % confidence of the mean),
+  /// then functionally (Engine::launchGrid: same results for race-free programs), each with
+  /// estimated statistics (sample.estimated = 1, sample.error_pct), except every n-th launch,
+  /// which runs in detail again to check the estimate and follow drift: n starts at
+  /// kResampleEvery and doubles (up to kMaxResampleEvery) each time the check agrees within
+  /// kMaxErrorPct; a check that disagrees sets it back.
+  void setSampling(SampleMode m);
+  SampleMode sampling() const { return sampleMode_; }
+  static constexpr uint32_t kMinSamples = 3;
+  static constexpr double kMaxErrorPct = 2.0;
+  static constexpr uint32_t kResampleEvery = 25;
+  static constexpr uint32_t kMaxResampleEvery = 400;
+
   timing::Gpu &gpu() { return gpu_; }
   const timing::TimingConfig &config() const { return gpu_.config(); }
 
 private:
+  struct Signature {
+    uint32_t seen = 0;        ///< launches so far
+    uint32_t sinceDetail = 0; ///< functional launches since the last detailed one
+    uint32_t interval = kResampleEvery; ///< a detailed launch every `interval` launches
+    /// Detailed launches after the first: (cycles, warp instructions), the last kWindow kept
+    std::vector<std::pair<double, double>> samples;
+    timing::KernelTimingStats last; ///< the last detailed launch's statistics
+  };
+  using SignatureKey = std::tuple<const void *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                                  uint32_t, uint32_t>;
+  /// The kernel-sampling estimate for `warpInsts` warp instructions: cycles and the error
+  /// estimate in percent; false when the samples do not predict well enough yet.
+  bool estimate(const Signature &g, double warpInsts, double &cycles, double &errorPct) const;
+  KernelRun runSkipped(const ptx::exec::LaunchParams &p, Signature &g);
+
   timing::Gpu gpu_;
+  ptx::exec::Engine &engine_;
   std::optional<power::PowerModel> power_;
+  SampleMode sampleMode_ = SampleMode::Off;
+  std::map<SignatureKey, Signature> signatures_;
 };
 
 } // namespace ptxsim::sim

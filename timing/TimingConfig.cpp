@@ -313,7 +313,7 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_cache:dl1PrefShared", "L1D with cudaFuncCachePreferShared"},
     {"-gpgpu_cache:dl2_texture_only", "L2 for texture accesses only"},
     {"-gpgpu_tex_cache:l1", "texture cache"},
-    {"-gpgpu_simd_model", "SIMD model (1: PDOM reconvergence, what ptxsim does)"},
+    {"-gpgpu_simd_model", "SIMD model (1: PDOM reconvergence; ptxsim: -ptxsim_simt ipdom or its)"},
     {"-gpgpu_pipeline_widths", "pipeline register widths"},
     {"-gpgpu_num_int_units", "INT pipelines (ptxsim runs INT on the SP pipelines)"},
     {"-gpgpu_num_mem_units", "LD/ST units (see -ptxsim_ldst_units)"},
@@ -523,6 +523,19 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "at most one CTA per SM whatever the occupancy allows (SPU comparisons)");
 
   // --- warp scheduling and issue
+  opts.addCustom(
+      "-ptxsim_simt", "auto|its|ipdom",
+      [&c](const std::string &v, std::string &err) {
+        if (v != "auto" && v != "its" && v != "ipdom") {
+          err = "must be auto, its or ipdom";
+          return false;
+        }
+        c.simt = v;
+        return true;
+      },
+      [&c] { return c.simt; },
+      "lane scheduling: its (independent thread scheduling, Volta and later), ipdom (pre-Volta "
+      "reconvergence stack) or auto (its for code compiled for sm_70 and newer)");
   opts.add("-gpgpu_num_sched_per_core", &c.schedulersPerSm, "warp schedulers per SM").range(1, 64);
   opts.addCustom(
       "-gpgpu_scheduler", "lrr|gto|two_level_active:N|ccws",

@@ -43,6 +43,9 @@ struct CoreConfig {
   bool oneCtaPerSm = false;          ///< force at most one CTA per SM (SPU comparisons)
   uint32_t schedulersPerSm = 2;
   std::string scheduler = "gto";     ///< lrr | gto | two_level | ccws
+  /// Lane scheduling of the functional executor: auto | its | ipdom (ptx::exec::SimtMode);
+  /// PTXSIM_SIMT overrides it.
+  std::string simt = "auto";
   uint32_t issueWidth = 1;           ///< instructions per scheduler per cycle
   uint32_t ibufferEntries = 2;       ///< decoded instructions buffered per warp
   uint32_t fetchLatency = 1;

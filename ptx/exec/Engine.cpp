@@ -101,6 +101,18 @@ uint64_t Engine::functionAddress(std::string_view name) const {
   return 0;
 }
 
+bool parseSimtMode(std::string_view s, SimtMode &out) {
+  if (s == "its")
+    out = SimtMode::Its;
+  else if (s == "ipdom")
+    out = SimtMode::Ipdom;
+  else if (s == "auto")
+    out = SimtMode::Auto;
+  else
+    return false;
+  return true;
+}
+
 namespace {
 
 bool hasCalls(const ir::Function &f) {
@@ -163,6 +175,14 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     w.fn = &k;
     w.stack.clear();
     w.stack.push_back(SimtEntry{0, ir::kNoPc, w.validMask});
+    w.its = g.its;
+    w.liveMask = w.validMask;
+    w.groups.clear();
+    w.groupSwitches = 0;
+    w.spinPc = ir::kNoPc;
+    w.spinCount = 0;
+    w.waitStep = 0;
+    w.waitData = 0;
     w.calls.clear();
     for (unsigned l = 0; l < kWarpSize; ++l)
       w.stackTop[l] = localPerThread;
@@ -202,6 +222,10 @@ void warpFinished(ExecCtx &ctx, Cta &c) {
 bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
   size_t liveCtas = ctas.size();
   while (liveCtas) {
+    // another host thread's CTA faulted: stop (a spin on a lock the faulted CTA held would
+    // otherwise never end)
+    if (ctx.grid && ctx.grid->stop.load(std::memory_order_relaxed))
+      return true;
     liveCtas = 0;
     bool progress = false;
     for (Cta *c : ctas) {
@@ -314,6 +338,7 @@ uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Pro
   g.gridId = gridIds++;
   g.timerBase = globalTimer().load();
   g.depth = p.depth;
+  g.its = cfg_.simt == SimtMode::Its || (cfg_.simt == SimtMode::Auto && k.fn->smVersion >= 70);
   g.devrt = devrt;
   devrt->prepareGrid();
   uint32_t wsOff = (k.paramBytes + 15) & ~15u;
@@ -485,6 +510,8 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
           onFault(c);
           break;
         }
+        if (g.stop.load(std::memory_order_relaxed))
+          break; // stopped unfinished by another CTA's fault
         record(cta);
         ctasDone.fetch_add(1, std::memory_order_relaxed);
       }
@@ -569,13 +596,30 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
 
 struct SteppedGrid::State {
   Grid g;
-  ExecCtx ctx;
+  ExecCtx ctx; ///< lane 0
+  /// Lanes 1.. (setLanes): each a context of its own, so cycle models can step warps of
+  /// different SMs on different host threads; lane i's fault stops only lane i.
+  std::vector<std::unique_ptr<ExecCtx>> more;
+  mutable uint64_t mergedCounters[kMaxExecCounters] = {};
+  /// Some lane faulted (set by the lane's own thread; faulted() is checked every cycle).
+  std::atomic<bool> anyFault{false};
+  ExecCtx &lane(uint32_t i) { return i == 0 || i > more.size() ? ctx : *more[i - 1]; }
+  /// The first fault by lane order (deterministic whatever ran first on the host).
+  const ExecCtx *firstFault() const {
+    if (ctx.faulted())
+      return &ctx;
+    for (const auto &c : more)
+      if (c->faulted())
+        return c.get();
+    return nullptr;
+  }
   uint32_t localPerThread = 0;
   std::map<uint64_t, std::unique_ptr<Cta>> ctas;
   std::map<uint64_t, std::string> printfOut;
   std::vector<std::pair<uint64_t, CtaDeviceWork>> deviceWork;
   std::function<void(const std::string &)> sink;
   std::unique_ptr<LaunchExtension> ext;
+  unsigned quantum = 1;
   bool finished = false;
 };
 
@@ -588,7 +632,47 @@ uint64_t SteppedGrid::numCtas() const {
 }
 uint32_t SteppedGrid::warpsPerCta() const { return s_->g.warpsPerCta; }
 LaunchExtension *SteppedGrid::extension() const { return s_->ext.get(); }
-const uint64_t *SteppedGrid::counters() const { return s_->ctx.counters; }
+const uint64_t *SteppedGrid::counters() const {
+  if (s_->more.empty())
+    return s_->ctx.counters;
+  for (unsigned i = 0; i < kMaxExecCounters; ++i) {
+    uint64_t n = s_->ctx.counters[i];
+    for (const auto &c : s_->more)
+      n += c->counters[i];
+    s_->mergedCounters[i] = n;
+  }
+  return s_->mergedCounters;
+}
+bool SteppedGrid::runFunctionally(uint64_t first, uint64_t end) {
+  for (uint64_t c = first; c < end; ++c) {
+    Cta *cta = startCta(c);
+    std::vector<Cta *> one{cta};
+    if (!runCtas(s_->ctx, one, s_->quantum)) {
+      s_->anyFault.store(true, std::memory_order_relaxed);
+      return false;
+    }
+    retireCta(cta);
+  }
+  return true;
+}
+void SteppedGrid::instsSoFar(uint64_t &warpInsts, uint64_t &threadInsts) const {
+  warpInsts = s_->ctx.warpInsts;
+  threadInsts = s_->ctx.threadInsts;
+  for (const auto &c : s_->more) {
+    warpInsts += c->warpInsts;
+    threadInsts += c->threadInsts;
+  }
+}
+void SteppedGrid::setLanes(uint32_t n) {
+  while (s_->more.size() + 1 < n) {
+    auto c = std::make_unique<ExecCtx>();
+    c->prog = s_->ctx.prog;
+    c->mem = s_->ctx.mem;
+    c->grid = s_->ctx.grid;
+    c->nsPerCycle = s_->ctx.nsPerCycle;
+    s_->more.push_back(std::move(c));
+  }
+}
 DeviceMemory &SteppedGrid::memory() const { return *s_->g.mem; }
 Cta *SteppedGrid::startCta(uint64_t id) {
   auto &slot = s_->ctas[id];
@@ -614,24 +698,36 @@ const ir::Inst *SteppedGrid::next(const Warp &w, bool &popDue) const {
 }
 const ir::Function *SteppedGrid::function(const Warp &w) const { return w.fn; }
 bool SteppedGrid::ctaDone(const Cta *cta) const { return cta->liveWarps == 0; }
-bool SteppedGrid::faulted() const { return s_->ctx.faulted(); }
-void SteppedGrid::fault(Warp &w, const ir::Inst &in, const std::string &what) {
-  s_->ctx.cta = w.cta;
+bool SteppedGrid::faulted() const { return s_->anyFault.load(std::memory_order_relaxed); }
+bool SteppedGrid::laneFaulted(uint32_t lane) const { return s_->lane(lane).faulted(); }
+void SteppedGrid::fault(Warp &w, const ir::Inst &in, const std::string &what, uint32_t laneId) {
+  ExecCtx &ctx = s_->lane(laneId);
+  ctx.cta = w.cta;
   uint32_t mask = w.stack.empty() ? 1u : w.stack.back().mask;
   unsigned lane = mask ? unsigned(__builtin_ctz(mask)) : 0;
-  s_->ctx.fault(FaultKind::Unsupported, w, in, lane, what);
+  ctx.fault(FaultKind::Unsupported, w, in, lane, what);
+  s_->anyFault.store(true, std::memory_order_relaxed);
 }
-void SteppedGrid::setCycle(uint64_t cycle) { s_->ctx.cycle = cycle; }
-bool SteppedGrid::step(Warp &w, WarpInstRecord &rec) {
-  if (s_->ctx.faulted())
+void SteppedGrid::setCycle(uint64_t cycle, uint32_t lane) { s_->lane(lane).cycle = cycle; }
+bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint32_t lane) {
+  ExecCtx &ctx = s_->lane(lane);
+  if (ctx.faulted())
     return false;
-  s_->ctx.cta = w.cta;
-  bool ok = stepWarp(s_->ctx, w, rec);
+  ctx.cta = w.cta;
+  bool ok = stepWarp(ctx, w, rec);
   if (w.state == WarpState::Done && w.cta->liveWarps && ok)
-    warpFinished(s_->ctx, *w.cta);
-  return ok && !s_->ctx.faulted();
+    warpFinished(ctx, *w.cta);
+  if (__builtin_expect(ctx.faulted(), false)) {
+    s_->anyFault.store(true, std::memory_order_relaxed);
+    return false;
+  }
+  return ok;
 }
-void SteppedGrid::setTimedClock(double nsPerCycle) { s_->ctx.nsPerCycle = nsPerCycle; }
+void SteppedGrid::setTimedClock(double nsPerCycle) {
+  s_->ctx.nsPerCycle = nsPerCycle;
+  for (auto &c : s_->more)
+    c->nsPerCycle = nsPerCycle;
+}
 uint32_t SteppedGrid::builtinCallee(const Warp &w, const ir::Inst &in) const {
   if (in.ctl != ir::Ctl::Call || !w.fn || in.target >= w.fn->calls.size())
     return 0;
@@ -664,11 +760,16 @@ LaunchResult SteppedGrid::finish() {
   s_->g.mem->release(s_->g.paramAddr);
   r.threadInsts = s_->ctx.threadInsts;
   r.warpInsts = s_->ctx.warpInsts;
-  r.counters.assign(s_->ctx.counters, s_->ctx.counters + execCounters().size());
+  for (const auto &c : s_->more) {
+    r.threadInsts += c->threadInsts;
+    r.warpInsts += c->warpInsts;
+  }
+  const uint64_t *counts = counters();
+  r.counters.assign(counts, counts + execCounters().size());
   advanceGlobalTimer(s_->g, r.warpInsts);
-  if (s_->ctx.faulted()) {
-    r.status = statusOf(s_->ctx.faultKind);
-    r.message = s_->ctx.faultMsg;
+  if (const ExecCtx *f = s_->firstFault()) {
+    r.status = statusOf(f->faultKind);
+    r.message = f->faultMsg;
   } else if (!s_->deviceWork.empty()) {
     r.deviceWork = mergeDeviceWork(s_->deviceWork);
   }
@@ -697,6 +798,7 @@ std::unique_ptr<SteppedGrid> Engine::beginGrid(const LaunchParams &p, LaunchResu
   st.ctx.prog = prog_.get();
   st.ctx.mem = mem_.get();
   st.ctx.grid = &st.g;
+  st.quantum = cfg_.warpQuantum;
   st.sink = printfSink_;
   return sg;
 }

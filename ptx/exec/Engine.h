@@ -32,6 +32,15 @@ struct Dim3 {
   uint64_t count() const { return uint64_t(x) * y * z; }
 };
 
+/// How the lanes of a warp are scheduled (docs/executor.md, "Independent thread scheduling").
+enum class SimtMode : uint8_t {
+  Auto,  ///< Its for kernels compiled for sm_70 and newer, Ipdom for older targets
+  Ipdom, ///< pre-Volta: one reconvergence stack per warp, lanes reconverge at post-dominators
+  Its,   ///< Volta and later: groups of lanes progress independently, meet at .sync points
+};
+/// "its", "ipdom" or "auto" -> the mode; false for anything else.
+bool parseSimtMode(std::string_view s, SimtMode &out);
+
 struct EngineConfig {
   unsigned hostThreads = 0;           ///< 0: one per host core
   uint64_t arenaBytes = 64ull << 30;  ///< device address space to reserve
@@ -42,6 +51,7 @@ struct EngineConfig {
   uint32_t maxSharedPerBlock = 48 * 1024;
   uint32_t maxSharedPerBlockOptin = 227 * 1024;
   unsigned warpQuantum = 256; ///< instructions a warp runs before the next warp gets a turn
+  SimtMode simt = SimtMode::Auto; ///< the runtime's PTXSIM_SIMT, `ptxsim run --simt`
 };
 
 /// A `.global` or `.const` variable (or kernel) visible to the host.
@@ -160,11 +170,27 @@ public:
   /// The function `w` is executing (for instruction-fetch addresses).
   const ir::Function *function(const Warp &w) const;
   bool ctaDone(const Cta *cta) const;
-  /// Executes one instruction of `w`; false when it cannot issue, a blocking instruction said
-  /// "not yet" (rec.blocked), or the grid faulted.
-  bool step(Warp &w, WarpInstRecord &rec);
-  /// The simulated cycle the next step() issues at (ExecCtx::cycle for handlers).
-  void setCycle(uint64_t cycle);
+  /// Execution lanes: `n` independent execution contexts (instruction counts, extension
+  /// counters, clock, fault). Contract: step()/setCycle() calls with different lanes may run on
+  /// different host threads at once as long as the warps they step share no state a lane
+  /// does not own (a cycle model gives each SM its lane and steps only instructions that touch
+  /// nothing outside their CTA concurrently). A fault stops only its own lane; faulted() and
+  /// finish() report the fault of the lowest lane, so the outcome does not depend on which
+  /// host thread ran first. Call before the first step; 1 by default.
+  void setLanes(uint32_t n);
+  /// Executes one instruction of `w` in `lane`; false when it cannot issue, a blocking
+  /// instruction said "not yet" (rec.blocked), or the lane faulted.
+  bool step(Warp &w, WarpInstRecord &rec, uint32_t lane = 0);
+  /// The simulated cycle the next step() of `lane` issues at (ExecCtx::cycle for handlers).
+  void setCycle(uint64_t cycle, uint32_t lane = 0);
+  /// True when `lane` has faulted.
+  bool laneFaulted(uint32_t lane) const;
+  /// Runs CTAs [first, end) to completion functionally, one after another as functional mode
+  /// does, in lane 0 (a cycle model's sampling: CTAs it does not simulate). False on a fault
+  /// (faulted() has it), including a CTA that waits for one that is not running.
+  bool runFunctionally(uint64_t first, uint64_t end);
+  /// Warp and thread instructions executed so far, all lanes.
+  void instsSoFar(uint64_t &warpInsts, uint64_t &threadInsts) const;
   /// For `in`, the next instruction of `w`: when it is a direct call of a runtime builtin
   /// (vprintf, malloc, free, ...), that builtin's id (exec::Builtin), else 0. Timing models
   /// charge those calls their cost.
@@ -178,7 +204,7 @@ public:
   /// Faults the launch at `in`, the next instruction of `w` (a cycle model's reason the
   /// instruction cannot run, e.g. a reduced SM without the unit it needs): the message gets the
   /// kernel, block, thread (the warp's first active lane), pc and PTX line like any fault.
-  void fault(Warp &w, const ir::Inst &in, const std::string &what);
+  void fault(Warp &w, const ir::Inst &in, const std::string &what, uint32_t lane = 0);
   /// Ends the launch: flushes printf output in CTA order, frees the parameter buffer.
   LaunchResult finish();
 

@@ -64,19 +64,11 @@ void ExecCtx::fault(FaultKind k, const Warp &w, const ir::Inst &in, unsigned lan
   faultMsg = msg;
 }
 
-/// A warp took the backward branch at `pc` with all its active lanes while other lanes wait
-/// to reconverge. After 2^24 times in a row on one branch, say once per process that this may
-/// be a spin lock on another lane of the same warp: it needs independent thread scheduling
-/// (Volta and later), which the IPDOM stack does not model, and then never ends.
-[[gnu::cold, gnu::noinline]] void noteDivergentLoop(ExecCtx &ctx, Warp &w, const ir::Inst &in,
-                                                    uint32_t pc) {
-  constexpr uint64_t kWarnAfter = uint64_t(1) << 24;
-  if (w.spinPc != pc) {
-    w.spinPc = pc;
-    w.spinCount = 0;
-  }
-  if (++w.spinCount != kWarnAfter)
-    return;
+/// IPDOM mode: a warp took the backward branch at `pc` with all its active lanes while other
+/// lanes wait to reconverge, 2^24 times in a row, with its registers changing (a loop that keeps
+/// them unchanged is reported as a livelock earlier). Say once per process that it may wait for
+/// one of the waiting lanes, which needs independent thread scheduling.
+[[gnu::cold, gnu::noinline]] void warnDivergentLoop(ExecCtx &ctx, Warp &w, const ir::Inst &in) {
   static std::atomic<bool> warned{false};
   if (warned.exchange(true))
     return;
@@ -86,11 +78,11 @@ void ExecCtx::fault(FaultKind k, const Warp &w, const ir::Inst &in, unsigned lan
   std::fprintf(stderr,
                "ptxsim: warning: kernel '%s', block (%u,%u,%u), warp %u has taken the loop branch "
                "at %s:%u %llu times in a row while other lanes of the warp wait to reconverge. If "
-               "the loop waits for one of those lanes (a lock taken inside divergent code), it "
-               "never ends: ptxsim reconverges at immediate post-dominators and does not model "
-               "independent thread scheduling (docs/executor.md).\n",
+               "the loop waits for one of those lanes, it never ends with --simt ipdom (pre-Volta "
+               "reconvergence at immediate post-dominators); --simt its models independent thread "
+               "scheduling (docs/executor.md).\n",
                kname.c_str(), c.ctaid[0], c.ctaid[1], c.ctaid[2], w.id, f.fileName.c_str(), in.line,
-               (unsigned long long)kWarnAfter);
+               (unsigned long long)(uint64_t(1) << 24));
 }
 
 // --- addresses ------------------------------------------------------------------------------------
@@ -532,7 +524,8 @@ void finishCall(Warp &w, bool copyBack) {
   const ir::Function *callee = w.fn;
   uint32_t calleeFrame = w.frameBase;
   if (callee->dynamicStack && !w.stackSaves.empty()) { // free the callee's allocas
-    std::memcpy(w.stackTop, w.stackSaves.back().data(), sizeof w.stackTop);
+    const std::array<uint32_t, kWarpSize> &saved = w.stackSaves.back();
+    forLanes(cf.mask, [&](unsigned l) { w.stackTop[l] = saved[l]; }); // only its lanes called
     w.stackSaves.pop_back();
     w.stackLow = *std::min_element(w.stackTop, w.stackTop + kWarpSize);
   }
@@ -688,6 +681,458 @@ bool arrive(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, unsigned &id,
   return b.arrivedThreads >= need;
 }
 
+// --- independent thread scheduling ----------------------------------------------------------------
+//
+// Under ITS (Warp::its) the lanes of a warp may run apart in groups. The running group's control
+// state is the Warp's own (stack, calls, fn, frame bases), so the interpreter loop is the same
+// in both modes; parked groups wait in Warp::groups in round-robin order. A warp starts as one
+// group and splits only when it must: a group that spins (takes a backward branch with its
+// registers unchanged, or for very long) while other lanes wait lets them run, and a group at a
+// convergence point (bar.warp.sync, a .sync warp primitive, bar.sync) whose lanes are not all
+// there waits for them. Groups whose control state becomes identical merge (reconvergence).
+
+/// Spin detection: the registers of the lowest lane of the running group's top entry and the
+/// entry's predicate bits (one lane keeps the check cheap; a loop that makes progress changes
+/// its counter or pointer in every lane).
+uint64_t spinState(const Warp &w) {
+  uint32_t m = w.stack.back().mask;
+  unsigned l = (unsigned)__builtin_ctz(m);
+  uint64_t h = 1469598103934665603ull;
+  const uint64_t *r = w.regs + l;
+  for (uint32_t i = 0; i < w.fn->numRegs; ++i)
+    h = (h ^ r[i * kWarpSize]) * 1099511628211ull;
+  for (uint32_t i = 0; i < w.fn->numPreds; ++i)
+    h = (h ^ (w.preds[i] & m)) * 1099511628211ull;
+  return h;
+}
+
+/// Exchanges the running group's control state with `g`'s.
+void swapGroup(Warp &w, ThreadGroup &g) {
+  std::swap(w.stack, g.stack);
+  std::swap(w.calls, g.calls);
+  std::swap(w.stackSaves, g.stackSaves);
+  std::swap(w.fn, g.fn);
+  std::swap(w.regBase, g.regBase);
+  std::swap(w.predBase, g.predBase);
+  std::swap(w.frameBase, g.frameBase);
+  std::swap(w.waitStep, g.waitStep);
+  std::swap(w.waitData, g.waitData);
+  std::swap(w.spinPc, g.spinPc);
+  std::swap(w.spinCount, g.spinCount);
+  std::swap(w.spinHash, g.spinHash);
+  if (w.fn)
+    setFunction(w, w.fn);
+}
+
+/// Restricts the running group to the lanes in `keep`: drops stack entries without them and
+/// completes the calls they have all returned from.
+void keepLanes(Warp &w, uint32_t keep) {
+  size_t n = w.stack.size();
+  uint32_t idx[64];
+  std::vector<uint32_t> big;
+  uint32_t *map = idx;
+  if (n > 64) {
+    big.resize(n);
+    map = big.data();
+  }
+  size_t j = 0;
+  for (size_t i = 0; i < n; ++i) {
+    map[i] = (uint32_t)j;
+    if (w.stack[i].mask & keep) {
+      SimtEntry e = w.stack[i];
+      e.mask &= keep;
+      w.stack[j++] = e;
+    } else {
+      map[i] = ir::kNoPc;
+    }
+  }
+  w.stack.resize(j);
+  while (!w.calls.empty() && map[w.calls.back().baseDepth] == ir::kNoPc) {
+    w.calls.back().mask &= keep; // the kept lanes returned: their values go back now
+    finishCall(w, true);
+  }
+  for (CallFrame &cf : w.calls) {
+    cf.baseDepth = map[cf.baseDepth];
+    cf.mask &= keep;
+  }
+}
+
+/// Moves the lanes of the running group's top entry into a new parked group that waits for
+/// `why`; the running group keeps its other lanes (there must be some).
+[[gnu::cold, gnu::noinline]] void splitOff(Warp &w, GroupWait why, uint32_t barId = 0) {
+  uint32_t top = w.stack.back().mask;
+  ThreadGroup g;
+  g.stack = w.stack;
+  g.calls = w.calls;
+  g.stackSaves = w.stackSaves;
+  g.fn = w.fn;
+  g.regBase = w.regBase;
+  g.predBase = w.predBase;
+  g.frameBase = w.frameBase;
+  g.waitStep = w.waitStep;
+  g.waitData = w.waitData;
+  keepLanes(w, ~top); // the running group: the rest
+  swapGroup(w, g);
+  keepLanes(w, top); // the copy: the top entry's lanes
+  swapGroup(w, g);
+  g.wait = why;
+  g.barId = barId;
+  g.spinPc = ir::kNoPc;
+  g.spinCount = 0;
+  w.groups.push_back(std::move(g));
+  ++w.groupSwitches;
+}
+
+/// Parks the running group's top-entry lanes waiting for `why`. When they are the whole group,
+/// the warp is left without a running group (resumeNext must follow).
+void park(Warp &w, GroupWait why, uint32_t barId = 0) {
+  if (w.stack[0].mask & ~w.stack.back().mask) {
+    splitOff(w, why, barId);
+    return;
+  }
+  ThreadGroup g;
+  swapGroup(w, g);
+  g.wait = why;
+  g.barId = barId;
+  w.groups.push_back(std::move(g));
+}
+
+/// Whether parked `g` is at the same place as the running group in every respect but its lanes.
+bool sameControl(const Warp &w, const ThreadGroup &g) {
+  if (g.fn != w.fn || g.regBase != w.regBase || g.predBase != w.predBase ||
+      g.frameBase != w.frameBase || g.stack.size() != w.stack.size() ||
+      g.calls.size() != w.calls.size() || g.stackSaves.size() != w.stackSaves.size())
+    return false;
+  for (size_t i = 0; i < g.stack.size(); ++i)
+    if (g.stack[i].pc != w.stack[i].pc || g.stack[i].rpc != w.stack[i].rpc)
+      return false;
+  for (size_t i = 0; i < g.calls.size(); ++i) {
+    const CallFrame &a = g.calls[i], &b = w.calls[i];
+    if (a.callerFn != b.callerFn || a.site != b.site || a.baseDepth != b.baseDepth ||
+        a.regBase != b.regBase || a.predBase != b.predBase || a.frameBase != b.frameBase)
+      return false;
+  }
+  return true;
+}
+
+/// Adds parked group `g`'s lanes to the running group (sameControl holds).
+void absorb(Warp &w, const ThreadGroup &g) {
+  uint32_t lanes = g.lanes();
+  for (size_t i = 0; i < g.stack.size(); ++i)
+    w.stack[i].mask |= g.stack[i].mask;
+  for (size_t i = 0; i < g.calls.size(); ++i)
+    w.calls[i].mask |= g.calls[i].mask;
+  for (size_t i = 0; i < g.stackSaves.size(); ++i)
+    forLanes(lanes, [&](unsigned l) { w.stackSaves[i][l] = g.stackSaves[i][l]; });
+}
+
+/// Reconvergence: merges every parked group at the running group's place into it.
+void mergeParked(Warp &w) {
+  for (size_t i = 0; i < w.groups.size();) {
+    if (sameControl(w, w.groups[i])) {
+      absorb(w, w.groups[i]);
+      w.groups.erase(w.groups.begin() + (ptrdiff_t)i);
+    } else {
+      ++i;
+    }
+  }
+}
+
+/// Makes parked group `i` the running one; the running state (empty or already parked) is
+/// dropped.
+void loadGroup(Warp &w, size_t i) {
+  ThreadGroup g = std::move(w.groups[i]);
+  w.groups.erase(w.groups.begin() + (ptrdiff_t)i);
+  swapGroup(w, g);
+  ++w.groupSwitches;
+  mergeParked(w);
+}
+
+/// Round robin: parks the running group (runnable) behind the others and runs the first
+/// runnable parked group. False (nothing changed) when there is none.
+[[gnu::cold, gnu::noinline]] bool rotateGroups(Warp &w) {
+  for (size_t i = 0; i < w.groups.size(); ++i)
+    if (w.groups[i].wait == GroupWait::None) {
+      ThreadGroup cur;
+      swapGroup(w, cur);
+      loadGroup(w, i);
+      w.groups.push_back(std::move(cur));
+      return true;
+    }
+  return false;
+}
+
+/// The member mask a Ctl::WarpSync instruction names for `lanes` (the union of their operands)
+/// in the frame whose registers start at `regs`.
+uint32_t memberMask(const uint64_t *regs, const ir::Inst &in, uint32_t lanes) {
+  const ir::Opnd &o = in.src[in.memberSrc];
+  const uint64_t *v = o.cst ? o.cst : regs + o.reg;
+  uint32_t mm = 0;
+  forLanes(lanes, [&](unsigned l) { mm |= (uint32_t)v[l]; });
+  return mm;
+}
+
+/// The barrier id bar.sync `in` names (its first lane's operand).
+uint32_t barrierId(const uint64_t *regs, const ir::Inst &in, uint32_t lanes) {
+  if (in.src[0].cst)
+    return (uint32_t)in.src[0].cst[0];
+  return (uint32_t)regs[in.src[0].reg + __builtin_ctz(lanes ? lanes : 1)];
+}
+
+const ir::Inst &groupInst(const ThreadGroup &g) { return g.fn->code[g.stack.back().pc]; }
+
+/// Whether parked group `i`'s wait can end now: every live lane it waits for is waiting too.
+bool canComplete(const Warp &w, size_t i) {
+  const ThreadGroup &g = w.groups[i];
+  uint32_t arrived = 0;
+  if (g.wait == GroupWait::WarpSync) {
+    for (const ThreadGroup &o : w.groups)
+      if (o.wait == GroupWait::WarpSync)
+        arrived |= o.lanes();
+    uint32_t need = memberMask(w.regStore.data() + g.regBase, groupInst(g), g.lanes());
+    return (need & w.liveMask & ~arrived) == 0;
+  }
+  if (g.wait == GroupWait::CtaBar) {
+    for (const ThreadGroup &o : w.groups)
+      if (o.wait == GroupWait::CtaBar && o.barId == g.barId)
+        arrived |= o.lanes();
+    return (w.liveMask & ~arrived) == 0;
+  }
+  return true;
+}
+
+std::string laneMaskText(uint32_t m) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%08x", m);
+  return b;
+}
+
+/// "pc 12 (file.ptx:40), bar.warp.sync" for messages.
+std::string placeText(const ir::Function &f, uint32_t pc) {
+  std::string s = "pc " + std::to_string(pc);
+  if (pc < f.code.size()) {
+    const ir::Inst &in = f.code[pc];
+    if (in.line)
+      s += " (" + f.fileName + ":" + std::to_string(in.line) + ")";
+    s += " " + std::string(opcodeInfo(in.opcode).name);
+  }
+  if (!f.isEntry)
+    s += " in '" + f.name + "'";
+  return s;
+}
+
+/// No group of the warp can run: reports a deadlock naming every group's lanes and place.
+[[gnu::cold, gnu::noinline]] void reportWarpDeadlock(ExecCtx &ctx, Warp &w) {
+  std::string what = "deadlock: no thread of warp " + std::to_string(w.id) + " can progress:";
+  for (const ThreadGroup &g : w.groups) {
+    uint32_t pc = g.stack.back().pc;
+    what += " lanes " + laneMaskText(g.lanes()) + " wait at " + placeText(*g.fn, pc);
+    if (g.wait == GroupWait::WarpSync)
+      what += " for lanes " +
+              laneMaskText(memberMask(w.regStore.data() + g.regBase, groupInst(g), g.lanes()) &
+                           w.liveMask & ~g.lanes());
+    else if (g.wait == GroupWait::CtaBar)
+      what += " (barrier " + std::to_string(g.barId) + ") for lanes " +
+              laneMaskText(w.liveMask & ~g.lanes());
+    what += ";";
+  }
+  what.pop_back();
+  loadGroup(w, 0); // the fault names its first lane
+  ctx.fault(FaultKind::Invalid, w, w.fn->code[w.stack.back().pc], (unsigned)__builtin_ctz(w.stack[0].mask),
+            what);
+}
+
+/// The running group has finished or was parked as a whole: runs the next parked group that
+/// can run, or one whose wait can now end (it executes its instruction again). Marks the warp
+/// done when no group is left; faults (returns false) on a deadlock.
+[[gnu::cold, gnu::noinline]] bool resumeNext(ExecCtx &ctx, Warp &w) {
+  if (w.groups.empty()) {
+    w.state = WarpState::Done;
+    return true;
+  }
+  for (size_t i = 0; i < w.groups.size(); ++i)
+    if (w.groups[i].wait == GroupWait::None) {
+      loadGroup(w, i);
+      return true;
+    }
+  for (size_t i = 0; i < w.groups.size(); ++i)
+    if (canComplete(w, i)) {
+      loadGroup(w, i);
+      return true;
+    }
+  reportWarpDeadlock(ctx, w);
+  return false;
+}
+
+enum class SyncStep : uint8_t { Go, Parked, Fault };
+
+/// A diverged warp's running group is at warp-synchronous `in` (pc `pc`, guard lanes `m`).
+/// Go: the member lanes are all here or waiting at warp-synchronous instructions; they joined
+/// the running group, or (same instruction and frame, other stack) execute with it: `m` is
+/// updated. Parked: the top-entry lanes wait and another group runs.
+[[gnu::cold, gnu::noinline]] SyncStep warpSyncArrive(ExecCtx &ctx, Warp &w, const ir::Inst &in,
+                                                     uint32_t pc, uint32_t &m, uint32_t &coLanes) {
+  uint32_t top = w.stack.back().mask;
+  uint32_t need = memberMask(w.regs, in, m ? m : top) & w.liveMask;
+  uint32_t missing = need & ~top;
+  coLanes = 0;
+  if (!missing)
+    return SyncStep::Go;
+  uint32_t waiting = 0;
+  for (const ThreadGroup &g : w.groups)
+    if (g.wait == GroupWait::WarpSync)
+      waiting |= g.lanes();
+  if (missing & ~waiting) {
+    park(w, GroupWait::WarpSync);
+    if (w.stack.empty() && !resumeNext(ctx, w))
+      return SyncStep::Fault;
+    return SyncStep::Parked;
+  }
+  bool barWarp = in.cls == ir::OpClass::Sync; // bar.warp.sync: any such instruction will do
+  for (size_t i = 0; i < w.groups.size();) {
+    ThreadGroup &g = w.groups[i];
+    if (g.wait != GroupWait::WarpSync || !(g.lanes() & missing)) {
+      ++i;
+      continue;
+    }
+    if (sameControl(w, g)) {
+      absorb(w, g);
+      w.groups.erase(w.groups.begin() + (ptrdiff_t)i);
+      continue;
+    }
+    const ir::Inst &gi = groupInst(g);
+    if (barWarp && gi.cls == ir::OpClass::Sync) {
+      ++g.stack.back().pc; // its bar.warp.sync completes too
+      g.wait = GroupWait::None;
+    } else if (g.fn == w.fn && g.stack.back().pc == pc && g.regBase == w.regBase &&
+               g.predBase == w.predBase) {
+      coLanes |= g.lanes();
+      ++g.stack.back().pc;
+      g.wait = GroupWait::None;
+    } else {
+      ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(top),
+                "lanes " + laneMaskText(g.lanes() & need) + " named in the member mask " +
+                    laneMaskText(need) + " wait at a different warp-synchronous instruction (" +
+                    placeText(*g.fn, g.stack.back().pc) +
+                    "); the lanes of a .sync warp primitive must execute the same instruction");
+      return SyncStep::Fault;
+    }
+    ++i;
+  }
+  m = ((w.stack.back().mask | coLanes) & (w.preds[in.guard] ^ in.guardXor));
+  return SyncStep::Go;
+}
+
+/// A diverged warp's running group is at bar.sync/bar.red `in` (already advanced past it).
+/// Go: every live lane of the warp is here or parked at the same barrier; they are released
+/// with the warp's arrival. Parked: the top-entry lanes wait at the instruction.
+[[gnu::cold, gnu::noinline]] SyncStep ctaBarArrive(ExecCtx &ctx, Warp &w, const ir::Inst &in,
+                                                   uint32_t pc) {
+  uint32_t top = w.stack.back().mask;
+  uint32_t id = barrierId(w.regs, in, top);
+  uint32_t arrived = top;
+  for (const ThreadGroup &g : w.groups)
+    if (g.wait == GroupWait::CtaBar && g.barId == id)
+      arrived |= g.lanes();
+  if (w.liveMask & ~arrived) {
+    w.stack.back().pc = pc; // executes the barrier again when the others have come
+    park(w, GroupWait::CtaBar, id);
+    if (w.stack.empty() && !resumeNext(ctx, w))
+      return SyncStep::Fault;
+    return SyncStep::Parked;
+  }
+  for (size_t i = 0; i < w.groups.size();) {
+    ThreadGroup &g = w.groups[i];
+    if (g.wait == GroupWait::CtaBar && g.barId == id) {
+      ++g.stack.back().pc;
+      g.wait = GroupWait::None;
+      if (sameControl(w, g)) {
+        absorb(w, g);
+        w.groups.erase(w.groups.begin() + (ptrdiff_t)i);
+        continue;
+      }
+    }
+    ++i;
+  }
+  return SyncStep::Go;
+}
+
+[[gnu::cold, gnu::noinline]] void reportLivelock(ExecCtx &ctx, Warp &w, const ir::Inst &in,
+                                                 uint32_t pc) {
+  uint32_t spin = w.stack.back().mask;
+  std::string where;
+  for (size_t i = w.stack.size() - 1; i-- > 0;)
+    if (w.stack[i].mask & ~spin) {
+      where = " while lanes " + laneMaskText(w.stack[i].mask & ~spin) +
+              " wait to reconverge at " + placeText(*w.fn, w.stack[i].pc);
+      break;
+    }
+  ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(spin),
+            "livelock: lanes " + laneMaskText(spin) + " of warp " + std::to_string(w.id) +
+                " keep taking the loop branch at " + placeText(*w.fn, pc) +
+                " with their registers unchanged" + where +
+                ". Under --simt ipdom (pre-Volta reconvergence) the loop waits forever for lanes "
+                "of its own warp (a lock or flag handed over inside divergent code needs "
+                "independent thread scheduling: --simt its, PTXSIM_SIMT=its)");
+}
+
+/// IPDOM: consecutive spins before the register state is watched, how often it is compared,
+/// and how long it must stay unchanged to be a livelock.
+constexpr uint64_t kLivelockFrom = uint64_t(1) << 16;
+constexpr uint64_t kLivelockEvery = uint64_t(1) << 10;
+constexpr uint64_t kLivelockSpins = uint64_t(1) << 20;
+/// ITS: a diverged group that takes one backward branch kSpinFrom times in a row has its
+/// registers compared every kSpinEvery iterations; unchanged means it spins and yields. Any
+/// loop yields after kLongLoop iterations (forward progress for loops that count while they
+/// wait).
+constexpr uint64_t kSpinFrom = 4;
+constexpr uint64_t kSpinEvery = 2;
+constexpr uint64_t kLongLoop = uint64_t(1) << 16;
+
+/// The running group took the backward branch at `pc` with all its top-entry lanes while other
+/// lanes of the warp are elsewhere. Returns true when the running group changed or a fault was
+/// reported.
+[[gnu::cold, gnu::noinline]] bool divergentLoop(ExecCtx &ctx, Warp &w, const ir::Inst &in,
+                                                uint32_t pc) {
+  if (w.spinPc != pc) {
+    w.spinPc = pc;
+    w.spinCount = 0;
+  }
+  uint64_t c = ++w.spinCount;
+  if (!w.its) {
+    if (c >= kLivelockFrom && c % kLivelockEvery == 0) {
+      uint64_t h = spinState(w);
+      if (c == kLivelockFrom || h != w.spinHash) {
+        w.spinHash = h;
+        w.spinSince = c;
+      } else if (c - w.spinSince >= kLivelockSpins) {
+        reportLivelock(ctx, w, in, pc);
+        return true;
+      }
+    }
+    if (c == (uint64_t(1) << 24))
+      warnDivergentLoop(ctx, w, in);
+    return false;
+  }
+  if (c < kSpinFrom || (c < kLongLoop && c % kSpinEvery != 0))
+    return false;
+  if (c < kLongLoop) {
+    uint64_t h = spinState(w);
+    if (c == kSpinFrom || h != w.spinHash) {
+      w.spinHash = h;
+      return false;
+    }
+  }
+  // it spins (or loops very long): let the warp's other lanes run
+  w.spinPc = ir::kNoPc;
+  w.spinCount = 0;
+  if (w.stack[0].mask & ~w.stack.back().mask) {
+    splitOff(w, GroupWait::None); // the spinners queue up behind the others
+    return true;
+  }
+  return rotateGroups(w);
+}
+
 template <bool kStep>
 uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
   uint64_t n = 0;
@@ -759,9 +1204,11 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
     case ir::Ctl::Bra: {
       uint32_t notTaken = active & ~m;
       if (!notTaken) {
-        if (__builtin_expect(in.target <= pc && top.mask != w.validMask, 0))
-          noteDivergentLoop(ctx, w, in, pc);
         top.pc = in.target;
+        // a loop while other lanes of the warp wait (to reconverge, or in other groups)
+        if (__builtin_expect(in.target <= pc && top.mask != w.liveMask, 0) &&
+            divergentLoop(ctx, w, in, pc) && ctx.faulted())
+          return n;
       } else if (!m) {
         top.pc = pc + 1;
       } else {
@@ -865,8 +1312,9 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       if (w.calls.empty()) { // ret from the kernel: like exit
         top.pc = pc + 1;
         retire(w, m, 0);
-        if (w.stack.empty())
-          w.state = WarpState::Done;
+        w.liveMask &= ~m;
+        if (w.stack.empty() && !resumeNext(ctx, w))
+          return n;
         break;
       }
       top.pc = pc + 1;
@@ -881,10 +1329,11 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       if (!m)
         break;
       retire(w, m, 0);
+      w.liveMask &= ~m;
       while (!w.calls.empty() && w.calls.back().baseDepth >= w.stack.size())
         finishCall(w, false);
-      if (w.stack.empty())
-        w.state = WarpState::Done;
+      if (w.stack.empty() && !resumeNext(ctx, w)) // the warp is done, or another group runs
+        return n;
       break;
     }
     case ir::Ctl::Trap:
@@ -900,6 +1349,15 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       top.pc = pc + 1;
       if (!m)
         break;
+      if (__builtin_expect(w.its && top.mask != w.liveMask, 0) && in.ctl != ir::Ctl::BarArrive) {
+        // a diverged warp arrives when all its live lanes have
+        SyncStep st = ctaBarArrive(ctx, w, in, pc);
+        if (st == SyncStep::Fault)
+          return n;
+        if (st == SyncStep::Parked)
+          break;
+        m = w.stack.back().mask & (w.preds[in.guard] ^ in.guardXor);
+      }
       unsigned id;
       bool wait = in.ctl != ir::Ctl::BarArrive;
       bool done = arrive(ctx, w, in, m, id, wait);
@@ -931,7 +1389,34 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
     }
     case ir::Ctl::Yield:
       top.pc = pc + 1;
+      if (w.its && top.mask != w.liveMask) { // nanosleep: the warp's other lanes go first
+        if (w.stack[0].mask & ~top.mask)
+          splitOff(w, GroupWait::None);
+        else
+          rotateGroups(w);
+      }
       return n;
+    case ir::Ctl::WarpSync: {
+      uint32_t co = 0;
+      if (__builtin_expect(w.its && top.mask != w.liveMask, 0) && m) {
+        SyncStep st = warpSyncArrive(ctx, w, in, pc, m, co);
+        if (st == SyncStep::Fault)
+          return n;
+        if (st == SyncStep::Parked)
+          break;
+        if constexpr (kStep) {
+          rec->activeMask = w.stack.back().mask | co;
+          rec->execMask = m;
+        }
+      }
+      w.stack.back().pc = pc + 1;
+      if (m) {
+        in.fn(ctx, w, in, m);
+        if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
+          return n;
+      }
+      break;
+    }
     case ir::Ctl::Wait:
       if (!m) {
         top.pc = pc + 1;
@@ -988,7 +1473,10 @@ const ir::Inst *peekWarp(Warp &w) {
 bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
   if (w.state != WarpState::Ready)
     return false;
-  return runImpl<true>(ctx, w, 1, &rec) == 1;
+  uint64_t switches = w.groupSwitches;
+  bool ran = runImpl<true>(ctx, w, 1, &rec) == 1;
+  rec.switched = w.groupSwitches != switches;
+  return ran;
 }
 
 // --- builtins (calls to bodiless externals) -------------------------------------------------------

@@ -112,6 +112,9 @@ struct WarpInstRecord {
   /// A blocking instruction (ir::Ctl::Wait) could not complete: nothing executed, the warp is
   /// still at `pc` (stepWarp returned false).
   bool blocked = false;
+  /// Independent thread scheduling: the warp changed the group of lanes it runs during this
+  /// step (a spinning group yielded, or a group parked at a convergence point).
+  bool switched = false;
   ir::MemSpace space = ir::MemSpace::Global;
   unsigned accessBytes = 0;
   uint64_t addr[kWarpSize]; ///< per-lane addresses (valid for lanes in execMask) when isMemory

@@ -301,6 +301,7 @@ void FunctionLowering::run() {
   out_.hasBody = true;
   out_.ast = &af_;
   out_.fileName = ml_.mod.fileName;
+  out_.smVersion = ml_.mod.ast->smVersion();
   sharedCursor_ = af_.isEntry ? ml_.funcSharedBytes : 0;
   scopes_.emplace_back();
   scopes_.back().frameCursor = 0;

@@ -37,6 +37,31 @@ inline std::vector<const Operand *> vectorElements(const Operand &o) {
   return v;
 }
 
+/// Makes `in` a warp-synchronous instruction whose member mask is source operand `src`
+/// (ir::Ctl::WarpSync: under independent thread scheduling it waits for the named lanes).
+inline void markWarpSync(ir::Inst &in, uint8_t src) {
+  in.ctl = ir::Ctl::WarpSync;
+  in.memberSrc = src;
+}
+
+/// Drops source `slot`'s register from the timing dependencies of `in` (unless another source
+/// reads it too): shfl.sync's and bar.warp.sync's member masks are read for convergence only
+/// (SASS puts them in a WARPSYNC, not in the SHFL), as before they were evaluated at all.
+inline void dropMaskDependency(ir::Inst &in, unsigned slot) {
+  const ir::Opnd &o = in.src[slot];
+  if (o.cst)
+    return;
+  for (unsigned i = 0; i < in.nsrc; ++i)
+    if (i != slot && !in.src[i].cst && in.src[i].reg == o.reg)
+      return;
+  uint16_t r = (uint16_t)(o.reg / ir::kWarpSize);
+  unsigned j = 0;
+  for (unsigned i = 0; i < in.nrs; ++i)
+    if (in.rs[i] != r)
+      in.rs[j++] = in.rs[i];
+  in.nrs = (uint8_t)j;
+}
+
 inline void writePred(Warp &w, uint16_t idx, uint32_t mask, uint32_t value) {
   w.preds[idx] = (w.preds[idx] & ~mask) | (value & mask);
 }

@@ -75,8 +75,15 @@ bool lowerBar(LowerCtx &c) {
   const Instruction &ai = c.ai();
   bool isRed = c.has(Mod::red);
   bool isArrive = c.has(Mod::arrive);
-  if (c.has(Mod::warp)) { // bar.warp.sync: lanes are converged in this model
-    c.emit(nopHandler(), ir::OpClass::Sync);
+  if (c.has(Mod::warp)) { // bar.warp.sync membermask: a convergence point (Ctl::WarpSync)
+    ir::Opnd mm = ai.operands.empty() ? c.constant(ir::kFullMask) : c.src(c.op(0), ScalarType::u32);
+    ir::Inst &in = c.emit(nopHandler(), ir::OpClass::Sync);
+    in.src[0] = mm;
+    in.nsrc = 1;
+    in.aux = 1; // bar.warp.sync: lanes at different instructions may meet
+    in.ctl = ir::Ctl::WarpSync;
+    in.memberSrc = 0;
+    dropMaskDependency(in, 0);
     return true;
   }
   unsigned first = isRed ? 1 : 0;

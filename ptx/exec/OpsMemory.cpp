@@ -419,6 +419,7 @@ bool lowerCpAsyncBulk(LowerCtx &c) {
   if (cpMask)
     byteMask = c.src(c.op(c.numOps() - 1), ScalarType::b16);
   ir::Inst &in = c.emitAddressed(bulkCopyFn, ir::OpClass::Mem, c.op(0), dstSpace);
+  in.hints |= ir::Inst::kHintOtherSpace;
   in.src[1] = size;
   in.src[2].reg = srcReg;
   in.src[3] = byteMask;

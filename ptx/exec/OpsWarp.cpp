@@ -5,6 +5,10 @@
 // membermask names the lanes that must take part; each lane sees the executing lanes that are
 // also in its membermask. A lane reading a lane that does not execute (shfl) gets that lane's
 // register as it is, which PTX leaves undefined.
+//
+// The `.sync` forms are ir::Ctl::WarpSync instructions: under independent thread scheduling the
+// interpreter first gathers the live lanes their member mask names (Exec.cpp, warpSyncArrive),
+// so the handler's mask then holds all of them.
 
 #include "ptx/exec/Numerics.h"
 #include "ptx/exec/OpsCommon.h"
@@ -61,7 +65,9 @@ bool lowerShfl(LowerCtx &c) {
   ir::Opnd a = c.src(c.op(1), ScalarType::b32);
   ir::Opnd b = c.src(c.op(2), ScalarType::b32);
   ir::Opnd cc = c.src(c.op(3), ScalarType::b32);
-  // the membermask (operand 4) needs no evaluation: the executing lanes are the participants
+  // shfl.sync's membermask (operand 4): the lanes that must arrive before it executes
+  bool sync = c.has(Mod::sync) && c.numOps() > 4;
+  ir::Opnd mm = sync ? c.src(c.op(4), ScalarType::u32) : ir::Opnd{};
   uint32_t d;
   uint16_t p = 0;
   bool hasP = false;
@@ -78,6 +84,12 @@ bool lowerShfl(LowerCtx &c) {
   in.src[1] = b;
   in.src[2] = cc;
   in.nsrc = 3;
+  if (sync) {
+    in.src[3] = mm;
+    in.nsrc = 4;
+    markWarpSync(in, 3);
+    dropMaskDependency(in, 3);
+  }
   in.dst[0] = d;
   in.dst[1] = p;
   in.ndst = hasP ? 2 : 1;
@@ -127,6 +139,8 @@ bool lowerVote(LowerCtx &c) {
   in.dst[0] = d;
   in.ndst = 1;
   in.aux = mode == Mod::all ? kAll : mode == Mod::any ? kAny : mode == Mod::uni ? kUni : kBallot;
+  if (c.has(Mod::sync) && c.numOps() > 2)
+    markWarpSync(in, 0);
   return true;
 }
 
@@ -185,6 +199,7 @@ bool lowerMatch(LowerCtx &c) {
   in.ndst = hasP ? 2 : 1;
   in.flags = uint8_t((all ? 1 : 0) | (hasP ? 2 : 0));
   in.width = (uint8_t)(bits / 8);
+  markWarpSync(in, 1);
   return true;
 }
 
@@ -293,6 +308,7 @@ bool lowerRedux(LowerCtx &c) {
   in.ndst = 1;
   in.flags = flags;
   in.width = 4;
+  markWarpSync(in, 1);
   return true;
 }
 
@@ -340,6 +356,7 @@ bool lowerElect(LowerCtx &c) {
   in.dst[0] = d;
   in.dst[1] = p;
   in.ndst = 2;
+  markWarpSync(in, 0);
   return true;
 }
 

@@ -3,7 +3,9 @@
 //
 // Contract: a Warp holds its registers as structure-of-arrays (`regs[r*32 + lane]`, 8 bytes per
 // lane whatever the register's type; readers truncate to their type, so upper bits are don't
-// care), predicates as 32-bit lane masks, a SIMT reconvergence stack and a call stack. Handlers
+// care), predicates as 32-bit lane masks, a SIMT reconvergence stack and a call stack (under
+// independent thread scheduling, those of the running group of lanes; parked groups keep theirs
+// in Warp::groups, see ThreadGroup). Handlers
 // (ir::ExecFn) see the warp and an ExecCtx; they report faults through ExecCtx::fault() and never
 // touch control state. One host thread runs one CTA at a time, so shared memory needs no locks;
 // global memory is shared by all host threads and atomics use host atomics.
@@ -48,6 +50,32 @@ struct CallFrame {
 
 enum class WarpState : uint8_t { Ready, AtBarrier, Done };
 
+/// Independent thread scheduling: why a parked thread group does not run.
+enum class GroupWait : uint8_t {
+  None,     ///< runnable
+  WarpSync, ///< at a Ctl::WarpSync instruction (not executed) until its member lanes arrive
+  CtaBar,   ///< at bar.sync/bar.red (not executed) until the warp's other groups arrive
+};
+
+/// Independent thread scheduling: the control state of a group of lanes that runs apart from
+/// the warp's other lanes (its own reconvergence stack, call stack and frame). The running
+/// group lives in the Warp's own fields; the others are parked in Warp::groups. Within a group
+/// lanes diverge and reconverge on the IPDOM stack as in pre-Volta mode.
+struct ThreadGroup {
+  std::vector<SimtEntry> stack;
+  std::vector<CallFrame> calls;
+  std::vector<std::array<uint32_t, ir::kWarpSize>> stackSaves;
+  const ir::Function *fn = nullptr;
+  uint32_t regBase = 0, predBase = 0, frameBase = 0;
+  uint32_t waitStep = 0;
+  uint64_t waitData = 0;
+  uint32_t spinPc = ir::kNoPc;
+  uint64_t spinCount = 0, spinHash = 0;
+  GroupWait wait = GroupWait::None;
+  uint32_t barId = 0; ///< GroupWait::CtaBar: the barrier
+  uint32_t lanes() const { return stack.empty() ? 0 : stack[0].mask; }
+};
+
 struct Warp {
   Cta *cta = nullptr;
   uint32_t id = 0;          ///< warp index in the CTA
@@ -77,6 +105,15 @@ struct Warp {
   /// to reconverge, and how many times in a row (see noteDivergentLoop in Exec.cpp).
   uint32_t spinPc = ir::kNoPc;
   uint64_t spinCount = 0;
+  uint64_t spinHash = 0;  ///< register state at the last spin check (Exec.cpp)
+  uint64_t spinSince = 0; ///< IPDOM: spinCount when that register state was first seen
+  /// Independent thread scheduling (EngineConfig::simt): lanes may run apart in groups.
+  bool its = false;
+  uint32_t liveMask = 0; ///< lanes that have not exited
+  /// ITS: the parked thread groups (the running one is in the fields above), in round-robin
+  /// order; empty while the warp runs as one group.
+  std::vector<ThreadGroup> groups;
+  uint64_t groupSwitches = 0; ///< ITS: times the warp changed its running group
   uint32_t tid[3][ir::kWarpSize]; ///< threadIdx per lane
   uint64_t addr[ir::kWarpSize];   ///< effective addresses of the last memory instruction
 
@@ -131,6 +168,7 @@ struct Grid {
   DeviceRuntime *devrt = nullptr;
   /// The extension that took this launch over (LaunchPolicy.h), or null.
   LaunchExtension *ext = nullptr;
+  bool its = false;              ///< independent thread scheduling (EngineConfig::simt)
   std::atomic<bool> stop{false}; ///< set by the first fault; other CTAs stop early
 };
 

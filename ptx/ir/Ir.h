@@ -81,6 +81,11 @@ enum class Ctl : uint8_t {
   /// the poll succeeds. A poll that can never succeed must fault (with a timeout or a deadlock
   /// check of its own) rather than return false forever.
   Wait,
+  /// A warp-synchronous instruction with a member mask (`bar.warp.sync`, `shfl.sync`,
+  /// `vote.sync`, `match.sync`, `redux.sync`, `elect.sync`): runs Inst::fn like Ctl::None. Under
+  /// independent thread scheduling the interpreter first waits until every live lane the member
+  /// mask (src[Inst::memberSrc]) names has arrived (docs/executor.md).
+  WarpSync,
 };
 
 /// Coarse class for timing models and statistics. Values from kFirstExtensionClass on are
@@ -120,6 +125,7 @@ struct Inst {
   int64_t off = 0;       ///< address displacement, or a handler-specific immediate
   uint32_t target = kNoPc; ///< branch target pc; callee / call-site / table index
   uint32_t aux = 0, aux2 = 0; ///< handler-specific
+  uint8_t memberSrc = 0; ///< Ctl::WarpSync: the source operand holding the member mask
   /// Registers written and read, for dependency tracking in timing models: data register
   /// indices, or kPredBit | predicate index (the guard is among the reads).
   static constexpr uint16_t kPredBit = 0x8000;
@@ -136,6 +142,9 @@ struct Inst {
   static constexpr uint8_t kHintBypassL1 = 1;
   /// atom/red .add/.min/.max on .f32/.f64: shared-memory forms are compare-and-swap loops in SASS.
   static constexpr uint8_t kHintFloatAtomic = 2;
+  /// The instruction also reads or writes a space other than `space` (cp.async.bulk: `space` is
+  /// the destination's); the timing model's parallel engine orders it like a global access.
+  static constexpr uint8_t kHintOtherSpace = 4;
 };
 
 /// One argument copy of a call: `size` bytes from the caller's frame (or a register when
@@ -188,6 +197,9 @@ struct Function {
   uint32_t staticShared = 0;  ///< bytes of static shared memory the kernel uses (entries)
   uint32_t maxThreads = 0;    ///< from .maxntid / .reqntid, 0 if none
   std::string signature;      ///< parameter list as text for messages
+  /// The module's `.target sm_XX` (0 when none): independent thread scheduling is the default
+  /// for sm_70 and newer (EngineConfig::simt).
+  uint32_t smVersion = 0;
 };
 
 } // namespace ptxsim::ptx::ir

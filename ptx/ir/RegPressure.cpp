@@ -72,7 +72,7 @@ uint32_t estimateRegisters(const Function &f) {
   std::vector<uint8_t> leader(n + 1, 0);
   leader[0] = 1;
   for (uint32_t pc = 0; pc < n; ++pc) {
-    if (f.code[pc].ctl == Ctl::None)
+    if (f.code[pc].ctl == Ctl::None || f.code[pc].ctl == Ctl::WarpSync)
       continue;
     leader[pc + 1] = 1;
     for (uint32_t t : succ[pc])

@@ -215,6 +215,18 @@ void Context::loadTimingConfigOnce() {
 sim::KernelSimulator &Context::simulator() {
   if (!sim_) {
     sim_ = std::make_unique<sim::KernelSimulator>(timingCfg_, engine());
+    // (testing: the parallel timing engine's threads even for few busy SMs; docs/timing.md)
+    if (const char *v = std::getenv("PTXSIM_PARALLEL_MIN_SMS"))
+      sim_->gpu().setParallelMinBusySms((uint32_t)std::strtoul(v, nullptr, 10));
+    // sampled simulation (docs/sampling.md)
+    if (const char *v = std::getenv("PTXSIM_SAMPLE")) {
+      sim::SampleMode m;
+      if (!sim::parseSampleMode(v, m)) {
+        std::fprintf(stderr, "ptxsim: PTXSIM_SAMPLE must be off, kernels or ctas, not '%s'; stopping\n", v);
+        stopForUserError();
+      }
+      sim_->setSampling(m);
+    }
     if (powerOn_)
       sim_->enablePower(powerModel_);
   }
@@ -245,9 +257,16 @@ ptx::exec::Engine &Context::engine() {
       ptx::exec::EngineConfig cfg;
       cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
       if (timingMode_ || !timingCfg_.sources.empty()) { // a configured GPU, also in functional mode
+        ptx::exec::parseSimtMode(timingCfg_.core.simt, cfg.simt);
         cfg.numSms = timingCfg_.numSms();
         cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
         cfg.maxSharedPerBlockOptin = timingCfg_.core.sharedBytesPerSm;
+      }
+      if (const char *simt = std::getenv("PTXSIM_SIMT");
+          simt && *simt && !ptx::exec::parseSimtMode(simt, cfg.simt)) {
+        std::fprintf(stderr, "ptxsim: PTXSIM_SIMT must be 'its', 'ipdom' or 'auto', not '%s'\n",
+                     simt);
+        stopForUserError();
       }
       engine_ = std::make_unique<ptx::exec::Engine>(cfg);
       if (isatty(2))

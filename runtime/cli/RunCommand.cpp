@@ -24,6 +24,9 @@ void runUsage(std::ostream &os) {
   os << "usage: ptxsim run [options] -- PROGRAM [ARGS...]\n"
         "options:\n"
         "  --threads N            host threads that run CTAs (default: all cores)\n"
+        "  --simt its|ipdom|auto  lane scheduling: independent thread scheduling (Volta and\n"
+        "                         later), the pre-Volta reconvergence stack, or auto (its for\n"
+        "                         code compiled for sm_70 and newer; the default)\n"
         "  --ptx-override PATH    use the kernels of PATH (.ptx file or directory) instead of\n"
         "                         the program's own PTX (same-named kernels, same parameters)\n"
         "  --stats-json FILE      write per-kernel statistics as JSON at exit\n"
@@ -36,6 +39,9 @@ void runUsage(std::ostream &os) {
         "  --lenient              unknown configuration options are warnings, not errors\n"
         "  --print-config         print the effective configuration (every option, defaults\n"
         "                         included, extensions' too) on stderr at start-up\n"
+        "  --sample kernels|ctas|off  sampled timing simulation (default off): repeated kernels'\n"
+        "                         launches or a kernel's CTAs past a steady IPC are estimated,\n"
+        "                         with their error (docs/sampling.md)\n"
         "  --power                per-kernel power and energy (timing mode; the power XML is\n"
         "                         the config's .power.xml or PTXSIM_POWER_CONFIG)\n";
 }
@@ -202,6 +208,24 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
         return 2;
       }
       setenv("PTXSIM_THREADS", v->c_str(), 1);
+    } else if (a == "--simt") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      if (*v != "its" && *v != "ipdom" && *v != "auto") {
+        err << "ptxsim run: --simt needs its, ipdom or auto, not '" << *v << "'\n";
+        return 2;
+      }
+      setenv("PTXSIM_SIMT", v->c_str(), 1);
+    } else if (a == "--sample") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      if (*v != "kernels" && *v != "ctas" && *v != "off") {
+        err << "ptxsim run: --sample needs kernels, ctas or off, not '" << *v << "'\n";
+        return 2;
+      }
+      setenv("PTXSIM_SAMPLE", v->c_str(), 1);
     } else if (a == "--ptx-override") {
       const std::string *v = need(a);
       if (!v)

@@ -424,11 +424,11 @@ TEST(ExecCore, ExternsResolveAgainstModulesLoadedLater) {
 
 namespace {
 
-// A loop that one lane runs 2^24 times while the rest of its warp waits to reconverge gets a
-// one-time warning naming the kernel, block, warp and PTX line (the shape of a spin lock that
+// Under --simt ipdom, a loop that one lane runs 2^24 times (its registers changing) while the
+// rest of its warp waits to reconverge gets a one-time warning naming the kernel, block, warp and PTX line (the shape of a spin lock that
 // needs independent thread scheduling); the loop itself still runs to completion.
 TEST(ExecCore, LongDivergentLoopWarnsAboutSpinLocks) {
-  ExecHarness h;
+  ExecHarness h(1, ptx::exec::SimtMode::Ipdom);
   ASSERT_TRUE(h.load(ptxHeader() + R"(
 .visible .entry spin(.param .u64 out) {
   .reg .b32 %r<4>; .reg .b64 %rd<2>; .reg .pred %p<3>;

@@ -22,9 +22,11 @@ namespace ptxsim::test {
 
 class ExecHarness {
 public:
-  explicit ExecHarness(unsigned threads = 1) {
+  explicit ExecHarness(unsigned threads = 1,
+                       ptx::exec::SimtMode simt = ptx::exec::SimtMode::Auto) {
     ptx::exec::EngineConfig cfg;
     cfg.hostThreads = threads;
+    cfg.simt = simt;
     cfg.arenaBytes = 4ull << 30;
     engine = std::make_unique<ptx::exec::Engine>(cfg);
     engine->setPrintfSink([this](const std::string &s) { printed += s; });

@@ -6,13 +6,16 @@
 #include "ptx/exec/LaunchPolicy.h"
 #include "timing/ext/Extension.h"
 #include "timing/mem/MemorySystem.h"
+#include "timing/gpu/WorkerPool.h"
 #include "timing/sm/Sm.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 namespace ptxsim::timing {
 
@@ -47,6 +50,9 @@ void registerTimingStatistics() {
     c.add("gpu_tot_sim_insn", Unit::Count, "alias of gpu.thread_insts (GPGPU-Sim's name)");
     c.add("NUM_STALL_CYCLES", Unit::Cycles, "alias of sm.stall_cycles (the scheduling study's name)");
     c.add("MISSES_PER_1000_INSTR", Unit::PerKiloInst, "alias of l1d.misses_per_1000_insts (the scheduling study's name)");
+    c.add("sample.estimated", Unit::Ratio, "1 when sampling estimated the kernel's cycles (--sample), 0 when simulated in full");
+    c.add("sample.error_pct", Unit::Ratio, "sampling's own estimate of its cycle error, percent");
+    c.add("sample.detailed_ctas", Unit::Ratio, "CTAs simulated cycle by cycle (--sample ctas; 0: the launch ran functionally)");
     Sm::describeStats();
     MemorySystem::describeStats();
   });
@@ -61,10 +67,51 @@ Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine
     for (SmConfigFn adjust : smConfigFns()) // heterogeneous cores (timing/ext/Extension.h)
       adjust(smCfg, i);
     sms_.push_back(std::make_unique<Sm>(smCfg, i, reg));
+    // DMA engines and reduced cores step instructions in ways the split tick does not cover
+    parallelOk_ = parallelOk_ && !smCfg.core.dmaEngine && !smCfg.core.missingOpClasses &&
+                  !smCfg.core.noSharedMemory && smCfg.core.issueWidth <= 1;
   }
+  hostThreads_ = engine.config().hostThreads;
+}
+
+unsigned Gpu::hostThreads() const {
+  // by default at most one thread per 4 SMs: a per-cycle fork-join over more threads than that
+  // costs more than the few SMs each would tick
+  unsigned n = hostThreads_ ? hostThreads_
+                            : std::min(std::max(1u, std::thread::hardware_concurrency()),
+                                       std::max(1u, (unsigned)sms_.size() / 4));
+  return std::max(1u, std::min<unsigned>(n, (unsigned)sms_.size()));
 }
 
 Gpu::~Gpu() = default;
+
+bool Gpu::ThreadTuner::useThreads(uint32_t busy) {
+  pending_ = true;
+  busy_ = busy;
+  if (cycles_ == 0) {
+    // a new window: the mode the measurements favour, except every kProbeEvery-th window, which
+    // measures the other one again (the host's load changes); unmeasured modes first
+    ++windows_;
+    bool better = perSmPar_ < 0 ? true : perSmSer_ < 0 ? false : perSmPar_ <= perSmSer_;
+    threads_ = windows_ % kProbeEvery == 0 ? !better : better;
+  }
+  return threads_;
+}
+
+void Gpu::ThreadTuner::record(double seconds) {
+  pending_ = false;
+  seconds_ += seconds;
+  work_ += busy_;
+  if (++cycles_ < kWindow)
+    return;
+  double per = work_ ? seconds_ / double(work_) : 0;
+  (threads_ ? perSmPar_ : perSmSer_) = per;
+  cycles_ = 0;
+  seconds_ = 0;
+  work_ = 0;
+}
+
+void Gpu::skipKernel(Cycle cycles) { now_ += cycles; }
 
 double Gpu::copySeconds(uint64_t bytes) const {
   return cfg_.pcieLatencyUs * 1e-6 + double(bytes) / (cfg_.pcieGBps * 1e9);
@@ -77,6 +124,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   if (!grid)
     return err;
   grid->setTimedClock(1000.0 / cfg_.core.clockMHz); // %clock64, %globaltimer follow the model
+  grid->setLanes((uint32_t)sms_.size()); // one execution context per SM, whatever the threads
   // An extension's launch (ptx/exec/LaunchPolicy.h): CTAs in groups, each on its named SM.
   ptx::exec::LaunchExtension *ext = grid->extension();
   size_t group = 0, groupPos = 0;
@@ -105,11 +153,24 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       sm->flushCaches();
   if (lc.flushL2)
     mem_->flushL2();
+  // The parallel engine, unless one thread, a launch extension's placement (its hooks run
+  // between groups and its instructions reach other SMs) or a core that does not split its tick
+  const bool split = parallelOk_ && !ext;
+  const unsigned nThreads = split ? hostThreads() : 1;
+  if (nThreads > 1 && (!pool_ || pool_->threads() != nThreads))
+    pool_ = std::make_unique<WorkerPool>(nThreads);
+  else if (nThreads <= 1)
+    pool_.reset();
   const Cycle start = now_;
   // Fixed launch cost: the front end reads the launch and sets up the grid before any CTA starts.
   now_ += lc.kernelLaunchLatency;
   const uint64_t total = grid->numCtas();
   uint64_t nextCta = 0;
+  // CTA sampling (docs/sampling.md): CTAs from `limit` on are not dispatched; they run
+  // functionally after the simulated ones and their cycles are extrapolated at steady IPC.
+  uint64_t limit = total;
+  CtaSampler sampling;
+  sampling.on = ctaSampling_ && !ext && !p.cooperative;
   size_t rr = 0;
   // CTA dispatch rate: an SM starts at most one CTA every ctaDispatchInterval cycles
   const Cycle dispatchEvery = std::max<uint32_t>(lc.ctaDispatchInterval, 1);
@@ -152,9 +213,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       }
       if (!extError.empty())
         break;
-    } else if (nextCta < total) {
+    } else if (nextCta < limit) {
       // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
-      for (size_t k = 0; k < sms_.size() && nextCta < total; ++k) {
+      for (size_t k = 0; k < sms_.size() && nextCta < limit; ++k) {
         size_t i = (rr + k) % sms_.size();
         Sm &sm = *sms_[i];
         if (smDispatchAt[i] <= now_ && sm.canTakeCta()) {
@@ -167,10 +228,46 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     mem_->tick(now_);
     bool issued = false;
-    for (auto &sm : sms_) {
-      sm->tick(now_, *mem_);
-      issued |= sm->issuedLastTick();
+    // Every SM's local part (on the pool's threads when there are enough busy SMs: below two
+    // per thread the fork-join costs more than it saves), then the ordered part in SM order.
+    // One thread runs the same two phases, so the thread count never changes a result.
+    bool parallelCycle = false;
+    if (pool_) {
+      uint32_t busy = 0;
+      for (auto &sm : sms_)
+        busy += sm->residentCtas() != 0;
+      parallelCycle = busy >= (minBusy_ == ~0u ? 2 * pool_->threads() : minBusy_);
+      // on a loaded host the threads can cost more than they save: the tuner measures both ways
+      // (the testing knob minBusy_ == 0 always uses the threads)
+      if (parallelCycle && minBusy_ != 0)
+        parallelCycle = tuner_.useThreads(busy);
     }
+    auto phaseStart = tuner_.active() ? std::chrono::steady_clock::now()
+                                      : std::chrono::steady_clock::time_point();
+    if (parallelCycle) {
+      struct Job {
+        std::vector<std::unique_ptr<Sm>> *sms;
+        MemorySystem *mem;
+        Cycle now;
+      } job{&sms_, mem_.get(), now_};
+      pool_->run(sms_.size(), [](void *c, size_t i) {
+        Job &j = *static_cast<Job *>(c);
+        (*j.sms)[i]->tickLocal(j.now, *j.mem, true);
+      }, &job);
+    } else if (split) {
+      for (auto &sm : sms_)
+        sm->tickLocal(now_, *mem_, true);
+    } else {
+      for (auto &sm : sms_)
+        sm->tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
+    }
+    if (tuner_.active())
+      tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count());
+    if (split)
+      for (auto &sm : sms_)
+        sm->tickShared(now_);
+    for (auto &sm : sms_)
+      issued |= sm->issuedLastTick();
     if (grid->faulted())
       break;
     if (sampleEvery_ && now_ - lastSample >= sampleEvery_) {
@@ -179,7 +276,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       sampler_(snap);
       lastSample = now_;
     }
-    bool allIdle = nextCta == total && mem_->idle();
+    if (sampling.on && limit == total)
+      sampling.observe(*this, nextCta, total, limit);
+    bool allIdle = nextCta == limit && mem_->idle();
     for (auto &sm : sms_)
       allIdle = allIdle && sm->idle();
     if (allIdle)
@@ -198,7 +297,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     if (!issued) {
       bool canDispatch = false;
       Cycle nextDispatch = kNever; // an SM with room waits for its dispatch interval
-      if (nextCta < total)
+      if (nextCta < limit)
         for (size_t i = 0; i < sms_.size(); ++i)
           if (sms_[i]->canTakeCta()) {
             canDispatch = canDispatch || smDispatchAt[i] <= now_ + 1;
@@ -207,8 +306,24 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       if (!canDispatch) {
         Cycle next = mem_->idle() ? kNever : mem_->nextEventCycle(now_);
         next = std::min(next, nextDispatch);
-        for (auto &sm : sms_)
-          next = std::min(next, sm->nextEventCycle(now_));
+        if (parallelCycle) {
+          // (read-only per SM: in parallel, then the minimum in SM order)
+          struct Job {
+            std::vector<std::unique_ptr<Sm>> *sms;
+            std::vector<Cycle> *next;
+            Cycle now;
+          } job{&sms_, &smNext_, now_};
+          smNext_.resize(sms_.size());
+          pool_->run(sms_.size(), [](void *c, size_t i) {
+            Job &j = *static_cast<Job *>(c);
+            (*j.next)[i] = (*j.sms)[i]->nextEventCycle(j.now);
+          }, &job);
+          for (Cycle c : smNext_)
+            next = std::min(next, c);
+        } else {
+          for (auto &sm : sms_)
+            next = std::min(next, sm->nextEventCycle(now_));
+        }
         if (next != kNever && next > now_ + 1) {
           uint64_t skip = next - now_ - 1;
           for (auto &sm : sms_)
@@ -218,6 +333,18 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       }
     }
     ++now_;
+  }
+  // CTA sampling: the CTAs not simulated run functionally; their cycles at the steady IPC
+  uint64_t extraWarp = 0, extraThread = 0;
+  const Cycle simulatedCycles = now_ - start;
+  if (limit < total && !grid->faulted() && !deadlock) {
+    uint64_t w0, t0, w1, t1;
+    grid->instsSoFar(w0, t0);
+    grid->runFunctionally(limit, total);
+    grid->instsSoFar(w1, t1);
+    extraWarp = w1 - w0;
+    extraThread = t1 - t0;
+    now_ += Cycle(std::llround(double(extraWarp) / sampling.steadyIpc));
   }
   // Fixed end cost: completion, memory flush and the front end's signal back to the host.
   if (!grid->faulted() && !deadlock)
@@ -237,7 +364,91 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   }
 
   collect(st, p.kernel->name, start, before, grid.get());
+  if (ctaSampling_ && !ext) {
+    bool sampled = limit < total;
+    if (sampled) {
+      // counts scale with the instructions, cycle-valued statistics with the cycles
+      double insts = st.warpInsts ? double(st.warpInsts + extraWarp) / double(st.warpInsts) : 1;
+      double cyc = simulatedCycles ? double(st.cycles) / double(simulatedCycles) : 1;
+      scaleStats(st, insts, cyc);
+      st.warpInsts += extraWarp;
+      st.threadInsts += extraThread;
+      st.set("gpu.cycles", double(st.cycles));
+      st.set("gpu_tot_sim_cycle", double(st.cycles));
+      st.set("gpu.sim_seconds", st.seconds);
+      st.set("gpu.warp_insts", double(st.warpInsts));
+      st.set("gpu.thread_insts", double(st.threadInsts));
+      st.set("gpu_tot_sim_insn", double(st.threadInsts));
+      st.set("gpu.ipc", st.cycles ? double(st.warpInsts) / double(st.cycles) : 0);
+      st.set("gpu.thread_ipc", st.cycles ? double(st.threadInsts) / double(st.cycles) : 0);
+      st.set("gpu.ctas", double(total));
+    }
+    st.set("sample.estimated", sampled ? 1 : 0);
+    // the IPC's change between the last two measured waves, plus how much the extrapolated
+    // CTAs' instruction counts differ from the simulated ones' (CTAs unlike those measured may
+    // not run at their IPC), on the extrapolated share
+    double share = st.warpInsts ? double(extraWarp) / double(st.warpInsts) : 0;
+    double hetero = 0;
+    if (sampled && limit > 0 && st.warpInsts > extraWarp) {
+      double simPerCta = double(st.warpInsts - extraWarp) / double(limit);
+      double restPerCta = double(extraWarp) / double(total - limit);
+      hetero = simPerCta > 0 ? std::fabs(restPerCta / simPerCta - 1) : 0;
+    }
+    st.set("sample.error_pct", sampled ? 100.0 * (sampling.ipcChange + hetero) * share : 0);
+    st.set("sample.detailed_ctas", double(limit));
+  }
   return r;
+}
+
+void Gpu::CtaSampler::observe(const Gpu &gpu, uint64_t nextCta, uint64_t total, uint64_t &limit) {
+  uint64_t resident = 0, insts = 0;
+  for (auto &sm : gpu.sms_) {
+    resident += sm->residentCtas();
+    insts += sm->stats().warpInsts;
+  }
+  uint64_t completed = nextCta - resident;
+  if (wave == 0) {
+    if (completed == 0)
+      return;
+    wave = std::max<uint64_t>(1, resident + completed); // CTAs that were resident at once
+    nextMark = wave;
+  }
+  if (completed < nextMark)
+    return;
+  // a wave boundary: the window since the last one gives an IPC
+  nextMark += wave;
+  if (marks++ > 0 && gpu.now_ > lastCycle) {
+    double ipc = double(insts - lastInsts) / double(gpu.now_ - lastCycle);
+    if (lastIpc > 0 && ipc > 0) {
+      double change = std::fabs(ipc - lastIpc) / ipc;
+      // steady, and at least a wave left to extrapolate: dispatch no more
+      if (change <= kSteadyChange && total - nextCta >= wave) {
+        limit = nextCta;
+        steadyIpc = ipc;
+        ipcChange = change;
+      }
+    }
+    lastIpc = ipc;
+  }
+  lastCycle = gpu.now_;
+  lastInsts = insts;
+}
+
+void scaleStats(stats::Snapshot &s, double insts, double cycles) {
+  const stats::Catalog &cat = stats::Catalog::global();
+  for (auto &[name, v] : s.values()) {
+    const stats::Desc *d = cat.find(name);
+    if (!d)
+      continue;
+    switch (d->unit) {
+    case stats::Unit::Count:
+    case stats::Unit::Bytes:
+    case stats::Unit::Joules: v *= insts; break;
+    case stats::Unit::Cycles:
+    case stats::Unit::Seconds: v *= cycles; break;
+    default: break;
+    }
+  }
 }
 
 void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,

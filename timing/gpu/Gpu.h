@@ -8,6 +8,12 @@
 // SM can issue and the memory system is only waiting, the clock jumps to the next event (same
 // cycle counts, fewer host cycles). The memory system (caches, DRAM rows) persists across
 // kernels, as on hardware. Statistics come back per kernel as named values.
+//
+// Parallel engine (setHostThreads): each cycle, every SM's tickLocal() (everything that touches
+// only the SM) runs on a pool of host threads; then, on one thread and in SM order, each SM's
+// tickShared() executes what reaches beyond the SM (global memory, atomics, runtime calls) and
+// retires CTAs. The memory system, CTA dispatch and the clock stay serial. One thread runs the
+// same two phases, so results and every statistic are identical for any thread count.
 
 #include "base/Stats.h"
 #include "ptx/exec/Engine.h"
@@ -24,6 +30,7 @@ namespace ptxsim::timing {
 
 class MemorySystem;
 class Sm;
+class WorkerPool;
 
 /// Named statistics of one kernel (base/Stats.h: every name is registered in the catalog by the
 /// component that reports it; registerTimingStatistics() registers the timing model's).
@@ -56,6 +63,24 @@ public:
     sampleEvery_ = everyCycles;
     sampler_ = std::move(fn);
   }
+  /// Host threads for the SMs' parallel phase (0: one per host core, at most one per 4 SMs;
+  /// 1: serial). Results do not depend on it. The default is the engine's
+  /// EngineConfig::hostThreads (PTXSIM_THREADS).
+  void setHostThreads(unsigned n) { hostThreads_ = n; }
+  /// The threads runKernel uses (after 0 is resolved and capped at the SM count).
+  unsigned hostThreads() const;
+  /// The SMs' phases run on the threads only in cycles with at least `n` SMs holding CTAs
+  /// (default 2 per thread; fewer cost more in fork-joins than they save). Results do not
+  /// depend on it; 0 makes every cycle use the threads (tests of the parallel engine).
+  void setParallelMinBusySms(uint32_t n) { minBusy_ = n; }
+  /// CTA sampling (docs/sampling.md): once the IPC of two successive waves of CTAs differs by
+  /// at most kSteadyChange, CTAs are no longer dispatched; those left run functionally after
+  /// the simulated ones, and their cycles are their warp instructions at that IPC. Statistics
+  /// are scaled to the whole kernel; sample.* report what was estimated.
+  void setCtaSampling(bool on) { ctaSampling_ = on; }
+  static constexpr double kSteadyChange = 0.03;
+  /// Advances the clock over a launch that ran functionally (kernel sampling).
+  void skipKernel(Cycle cycles);
   /// Simulated seconds for a host<->device copy of `bytes` (PCIe-style bandwidth + latency).
   double copySeconds(uint64_t bytes) const;
 
@@ -72,7 +97,46 @@ private:
   uint64_t sampleEvery_ = 0;
   std::function<void(const KernelTimingStats &)> sampler_;
   uint64_t nextRequestId_ = 1;
+  unsigned hostThreads_ = 0;
+  uint32_t minBusy_ = ~0u; ///< ~0u: 2 per thread
+  /// Every SM can run the parallel engine (no DMA engine or reduced core, single issue).
+  bool parallelOk_ = true;
+  std::unique_ptr<WorkerPool> pool_;
+  /// Chooses, window by window, whether a cycle's SM phases run on the threads or on this one,
+  /// from measured host seconds per busy SM of each way. Results never depend on the choice.
+  class ThreadTuner {
+  public:
+    static constexpr uint32_t kWindow = 256;   ///< eligible cycles per measurement
+    static constexpr uint32_t kProbeEvery = 8; ///< every n-th window measures the other way
+    /// For an eligible cycle with `busy` SMs holding CTAs: use the threads?
+    bool useThreads(uint32_t busy);
+    /// True between useThreads() and record(): the cycle's phase is being timed.
+    bool active() const { return pending_; }
+    void record(double seconds);
+
+  private:
+    bool pending_ = false, threads_ = true;
+    uint32_t busy_ = 0, cycles_ = 0;
+    uint64_t windows_ = 0, work_ = 0;
+    double seconds_ = 0;
+    double perSmPar_ = -1, perSmSer_ = -1; ///< last measured seconds per busy SM-cycle (-1: none)
+  } tuner_;
+  std::vector<Cycle> smNext_; ///< per SM: nextEventCycle (the parallel engine's scratch)
+  bool ctaSampling_ = false;
+  /// Wave-by-wave IPC of one launch for CTA sampling.
+  struct CtaSampler {
+    bool on = false;
+    uint64_t wave = 0, nextMark = 0, marks = 0, lastInsts = 0;
+    Cycle lastCycle = 0;
+    double lastIpc = 0, steadyIpc = 1, ipcChange = 0;
+    /// After each cycle: sets `limit` (the first CTA not to dispatch) once the IPC is steady.
+    void observe(const Gpu &gpu, uint64_t nextCta, uint64_t total, uint64_t &limit);
+  };
 };
+
+/// Sampling: scales `s` to a whole kernel: counts (bytes, joules) by `insts`, cycle- and
+/// second-valued statistics by `cycles`; ratios stay.
+void scaleStats(stats::Snapshot &s, double insts, double cycles);
 
 /// Text report of one kernel's statistics (the names the reference documents use appear as
 /// aliases: gpu_tot_sim_cycle, gpu_tot_sim_insn, NUM_STALL_CYCLES, MISSES_PER_1000_INSTR).

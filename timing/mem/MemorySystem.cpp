@@ -116,7 +116,7 @@ void MemorySystem::push(uint32_t sm, const MemRequest &r, Cycle coreNow) {
   // Injection no earlier than the first icnt cycle of this core cycle (domains that were skipped
   // over may be behind).
   smIn_[sm].push({q, convert(coreNow, core_, icntD_)});
-  ++smInPending_;
+  smInPending_.fetch_add(1, std::memory_order_relaxed);
 }
 
 MemRequest MemorySystem::popResponse(uint32_t sm) { return smOut_[sm].pop(); }

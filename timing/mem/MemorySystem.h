@@ -44,6 +44,7 @@
 #include "timing/mem/Cache.h"
 #include "timing/mem/Ring.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -125,7 +126,9 @@ private:
   Interconnect icnt_;
   std::vector<Ring<std::pair<MemRequest, Cycle>>> smIn_; ///< with their first icnt cycle
   std::vector<Ring<MemRequest>> smOut_;
-  uint32_t smInPending_ = 0;
+  /// Requests in the SMs' injection queues; atomic because SMs push from several host threads
+  /// in the parallel engine's phase (each into its own queue).
+  std::atomic<uint32_t> smInPending_{0};
   uint32_t rrSm_ = 0; ///< SM with injection priority this icnt cycle
   std::vector<std::unique_ptr<Partition>> parts_;
   std::vector<uint64_t> released_;

@@ -22,6 +22,7 @@ const char *stallReasonName(StallReason r) {
   case StallReason::Pipeline: return "pipeline_busy";
   case StallReason::Fetch: return "fetch";
   case StallReason::ExtWait: return "ext_wait";
+  case StallReason::Divergence: return "divergence";
   case StallReason::Count: break;
   }
   return "?";
@@ -35,15 +36,13 @@ Cycle &Sm::Slot::ready(uint16_t r) {
   return v[i];
 }
 
-Cycle Sm::Slot::readyAt(uint16_t r) const {
-  const std::vector<Cycle> &v = (r & Inst::kPredBit) ? predReady : regReady;
-  size_t i = r & ~Inst::kPredBit;
-  return i < v.size() ? v[i] : 0;
-}
 
 namespace {
 /// Cycles between tries of a blocking instruction that said "not yet".
 constexpr Cycle kWaitRetryCycles = 4;
+/// Independent thread scheduling: cycles a warp cannot issue after it changed the group of lanes
+/// it runs (like a branch to the other group's pc: the fetch restarts there).
+constexpr Cycle kGroupSwitchCycles = 2;
 } // namespace
 
 Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers)
@@ -244,7 +243,7 @@ void Sm::faultMissingUnit(ptx::exec::Warp &w, const Inst &in) {
            std::string(ptx::ir::opClassName(in.cls)) + "' instructions";
   else
     what = "SM " + std::to_string(id_) + " is a reduced core without shared memory";
-  grid_->fault(w, in, what);
+  grid_->fault(w, in, what, id_);
 }
 
 uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
@@ -372,15 +371,19 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     faultMissingUnit(*s.w, *in);
     return true;
   }
-  grid_->setCycle(now);
-  if (!grid_->step(*s.w, rec_)) {
-    if (rec_.blocked && !grid_->faulted()) {
+  grid_->setCycle(now, id_);
+  if (!grid_->step(*s.w, rec_, id_)) {
+    if (rec_.blocked && !grid_->laneFaulted(id_)) {
       // a blocking instruction said "not yet": try again a few cycles later
       s.wakeAt = now + kWaitRetryCycles;
       s.blockedBy = StallReason::ExtWait;
       return false;
     }
     return true;
+  }
+  if (__builtin_expect(rec_.switched, 0)) {
+    s.wakeAt = std::max(s.wakeAt, now + kGroupSwitchCycles);
+    s.blockedBy = StallReason::Divergence;
   }
   if (builtin) {
     const CoreConfig &c = cfg_.core;
@@ -496,8 +499,8 @@ void Sm::runAheadDma(Slot &s, Cycle now) {
     StallReason why = StallReason::None;
     if (!operandsReady(s, *in, now, why) || (reduced_ && lacksUnitFor(*in)))
       return; // (a missing unit faults when the scheduler issues it)
-    grid_->setCycle(now);
-    if (!grid_->step(*s.w, rec_))
+    grid_->setCycle(now, id_);
+    if (!grid_->step(*s.w, rec_, id_))
       return;
     ++stats_.dmaOps;
     if (rec_.isMemory) // (an extension's instruction that accessed memory: stop here)
@@ -507,8 +510,51 @@ void Sm::runAheadDma(Slot &s, Cycle now) {
   }
 }
 
+bool Sm::touchesOutside(const Inst &in) {
+  using ptx::ir::Ctl;
+  using ptx::ir::MemSpace;
+  switch (in.ctl) {
+  case Ctl::None: break;
+  case Ctl::Bra:
+  case Ctl::Brx:
+  case Ctl::Ret:
+  case Ctl::Exit: // (a launch extension's ctaFinished hook: such launches run serially)
+  case Ctl::Bar:
+  case Ctl::BarArrive:
+  case Ctl::BarRed:
+  case Ctl::Yield: return false; // the warp, its CTA's barriers
+  default: return true; // calls (printf, malloc, device launches), waits, traps
+  }
+  switch (in.cls) {
+  case OpClass::Alu:
+  case OpClass::Mul:
+  case OpClass::Fp32:
+  case OpClass::Fp64:
+  case OpClass::Half:
+  case OpClass::Sfu:
+  case OpClass::Warp:
+  case OpClass::Control:
+  case OpClass::Tensor: return false; // registers of the warp only
+  case OpClass::Mem:
+  case OpClass::Atomic:
+    // the CTA's shared memory, the thread's local memory, and the read-only parameter and
+    // constant banks; an instruction that also reads or writes another space (a bulk copy)
+    // says so in its hints
+    return (in.space != MemSpace::Shared && in.space != MemSpace::Local &&
+            in.space != MemSpace::Param && in.space != MemSpace::Const) ||
+           (in.hints & Inst::kHintOtherSpace);
+  default: return true; // fences, Misc, extension classes (they may reach shared state)
+  }
+}
+
 void Sm::tick(Cycle now, MemorySystem &mem) {
+  tickLocal(now, mem, false);
+  tickShared(now);
+}
+
+bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
   issuedLastTick_ = false;
+  resume_.sched = (uint32_t)scheds_.size(); // nothing to resume unless we stop below
   ldst_->tick(now, mem);
   while (ldst_->hasCompletion()) {
     auto [slot, tag] = ldst_->popCompletion();
@@ -528,101 +574,32 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
   }
   if (ctas_.empty()) {
     std::fill(lastStall_.begin(), lastStall_.end(), StallReason::Idle);
-    return;
+    return true;
   }
   if (!dma_) // a DMA engine has no core clock
     ++stats_.cycles;
-  for (size_t si = 0; si < scheds_.size(); ++si) {
-    IWarpScheduler &sched = *scheds_[si];
-    sched.tick(now);
-    readyScratch_.clear();
-    bool anyLive = false, anyBarrier = false;
-    StallReason worst = StallReason::None;
-    for (uint32_t slot : schedSlots_[si]) {
-      Slot &s = slots_[slot];
-      if (!s.active)
-        continue;
-      if (now < s.wakeAt) { // still blocked on its operands
-        anyLive = true;
-        ++stats_.warpCyclesResident;
-        if (s.blockedBy == StallReason::Memory || worst == StallReason::None)
-          worst = s.blockedBy;
-        continue;
-      }
-      const Inst *in = grid_->peek(*s.w);
-      if (!in) {
-        if (grid_->atBarrier(*s.w)) {
-          anyLive = true;
-          anyBarrier = true;
-        } else if (!s.retired && grid_->done(*s.w)) {
-          // An exited warp leaves its scheduler at once: a two-level scheduler's active set
-          // must not keep it while the CTA's other warps wait in the pending set.
-          s.retired = true;
-          sched.removeWarp(slot);
-        }
-        continue;
-      }
-      anyLive = true;
-      ++stats_.warpCyclesResident;
-      if (!fetched(s, *in, now)) {
-        s.wakeAt = s.fetchReadyAt;
-        s.blockedBy = StallReason::Fetch;
-        if (worst == StallReason::None)
-          worst = StallReason::Fetch;
-        continue;
-      }
-      StallReason why = StallReason::None;
-      if (!operandsReady(s, *in, now, why)) {
-        if (why == StallReason::Memory || worst == StallReason::None)
-          worst = why;
-        // sleep until the operands can be ready: a finite scoreboard time, or a load's return
-        Cycle wake = 0;
-        for (unsigned i = 0; i < in->nrs; ++i)
-          wake = std::max(wake, s.readyAt(in->rs[i]));
-        for (unsigned i = 0; i < in->nrd; ++i)
-          wake = std::max(wake, s.readyAt(in->rd[i]));
-        s.wakeAt = wake;
-        s.blockedBy = why;
-        continue;
-      }
-      if (!unitFreeFor(*in, now)) {
-        if (worst == StallReason::None)
-          worst = StallReason::Pipeline;
-        continue;
-      }
-      readyScratch_.push_back(slot);
+  for (uint32_t si = 0; si < scheds_.size(); ++si) {
+    SchedScan scan;
+    scanScheduler(si, now, scan);
+    if (!issueScheduler(si, now, scan, -1, stopBeforeShared))
+      return false;
+  }
+  return true;
+}
+
+void Sm::tickShared(Cycle now) {
+  if (ctas_.empty())
+    return;
+  if (resume_.sched < scheds_.size()) {
+    // the scheduler that stopped before an instruction that reaches beyond the SM, then the rest
+    uint32_t si = resume_.sched;
+    resume_.sched = (uint32_t)scheds_.size();
+    issueScheduler(si, now, resume_.scan, resume_.pick, false);
+    for (++si; si < scheds_.size(); ++si) {
+      SchedScan scan;
+      scanScheduler(si, now, scan);
+      issueScheduler(si, now, scan, -1, false);
     }
-    bool issuedNow = false;
-    while (!readyScratch_.empty()) {
-      int pick = sched.pick(readyScratch_, now);
-      if (pick < 0)
-        break;
-      Slot &ps = slots_[(uint32_t)pick];
-      if (issue(ps, (uint32_t)pick, now)) {
-        // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
-        // this cycle too when they are ready (blocking instructions issue alone)
-        for (uint32_t k = 1; k < cfg_.core.issueWidth && canIssueAgain(ps, now); ++k)
-          if (!issue(ps, (uint32_t)pick, now))
-            break;
-        ++stats_.issueCycles;
-        lastStall_[si] = StallReason::None;
-        issuedLastTick_ = true;
-        issuedNow = true;
-        break;
-      }
-      worst = StallReason::ExtWait;
-      // A blocking instruction that said "not yet" used no issue slot: another ready warp may
-      // issue this cycle (otherwise warps that keep retrying a wait starve the others).
-      readyScratch_.erase(std::find(readyScratch_.begin(), readyScratch_.end(), (uint32_t)pick));
-    }
-    if (issuedNow)
-      continue;
-    StallReason r = !anyLive ? StallReason::Idle
-                    : worst != StallReason::None ? worst
-                    : anyBarrier ? StallReason::Barrier
-                                 : StallReason::Pipeline;
-    lastStall_[si] = r;
-    ++stats_.stall[size_t(r)];
   }
   // CTAs whose warps have all finished (and whose loads are back) leave the SM
   for (size_t i = ctas_.size(); i-- > 0;) {
@@ -634,6 +611,113 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
     if (!busy)
       finishCta(i);
   }
+}
+
+void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
+  IWarpScheduler &sched = *scheds_[si];
+  sched.tick(now);
+  readyScratch_.clear();
+  bool anyLive = false, anyBarrier = false;
+  StallReason worst = StallReason::None;
+  for (uint32_t slot : schedSlots_[si]) {
+    Slot &s = slots_[slot];
+    if (!s.active)
+      continue;
+    if (now < s.wakeAt) { // still blocked on its operands
+      anyLive = true;
+      ++stats_.warpCyclesResident;
+      if (s.blockedBy == StallReason::Memory || worst == StallReason::None)
+        worst = s.blockedBy;
+      continue;
+    }
+    const Inst *in = grid_->peek(*s.w);
+    if (!in) {
+      if (grid_->atBarrier(*s.w)) {
+        anyLive = true;
+        anyBarrier = true;
+      } else if (!s.retired && grid_->done(*s.w)) {
+        // An exited warp leaves its scheduler at once: a two-level scheduler's active set
+        // must not keep it while the CTA's other warps wait in the pending set.
+        s.retired = true;
+        sched.removeWarp(slot);
+      }
+      continue;
+    }
+    anyLive = true;
+    ++stats_.warpCyclesResident;
+    if (!fetched(s, *in, now)) {
+      s.wakeAt = s.fetchReadyAt;
+      s.blockedBy = StallReason::Fetch;
+      if (worst == StallReason::None)
+        worst = StallReason::Fetch;
+      continue;
+    }
+    StallReason why = StallReason::None;
+    if (!operandsReady(s, *in, now, why)) {
+      if (why == StallReason::Memory || worst == StallReason::None)
+        worst = why;
+      // sleep until the operands can be ready: a finite scoreboard time, or a load's return
+      Cycle wake = 0;
+      for (unsigned i = 0; i < in->nrs; ++i)
+        wake = std::max(wake, s.readyAt(in->rs[i]));
+      for (unsigned i = 0; i < in->nrd; ++i)
+        wake = std::max(wake, s.readyAt(in->rd[i]));
+      s.wakeAt = wake;
+      s.blockedBy = why;
+      continue;
+    }
+    if (!unitFreeFor(*in, now)) {
+      if (worst == StallReason::None)
+        worst = StallReason::Pipeline;
+      continue;
+    }
+    s.peeked = in;
+    readyScratch_.push_back(slot);
+  }
+  scan.anyLive = anyLive;
+  scan.anyBarrier = anyBarrier;
+  scan.worst = worst;
+}
+
+bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared) {
+  IWarpScheduler &sched = *scheds_[si];
+  while (!readyScratch_.empty()) {
+    if (pick < 0)
+      pick = sched.pick(readyScratch_, now);
+    if (pick < 0)
+      break;
+    Slot &ps = slots_[(uint32_t)pick];
+    if (stopBeforeShared && touchesOutside(*ps.peeked)) {
+      // the rest of this tick runs in the GPU's ordered phase (tickShared), from this pick on
+      resume_.sched = si;
+      resume_.scan = scan;
+      resume_.pick = pick;
+      return false;
+    }
+    if (issue(ps, (uint32_t)pick, now)) {
+      // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
+      // this cycle too when they are ready (blocking instructions issue alone)
+      for (uint32_t k = 1; k < cfg_.core.issueWidth && canIssueAgain(ps, now); ++k)
+        if (!issue(ps, (uint32_t)pick, now))
+          break;
+      ++stats_.issueCycles;
+      lastStall_[si] = StallReason::None;
+      issuedLastTick_ = true;
+      return true;
+    }
+    scan.worst = StallReason::ExtWait;
+    // A blocking instruction that said "not yet" used no issue slot: another ready warp may
+    // issue this cycle (otherwise warps that keep retrying a wait starve the others).
+    readyScratch_.erase(std::find(readyScratch_.begin(), readyScratch_.end(), (uint32_t)pick));
+    pick = -1;
+  }
+  StallReason r = !scan.anyLive ? StallReason::Idle
+                  : scan.worst != StallReason::None ? scan.worst
+                  : scan.anyBarrier ? StallReason::Barrier
+                                    : StallReason::Pipeline;
+  lastStall_[si] = r;
+  ++stats_.stall[size_t(r)];
+  return true;
 }
 
 bool Sm::idle() const { return ctas_.empty() && ldst_->idle(); }

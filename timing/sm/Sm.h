@@ -35,7 +35,12 @@ constexpr size_t kMaxPipes = kNumBuiltinPipes + 24;
 
 /// Why a scheduler did not issue in a cycle.
 /// ExtWait: the warp is at a blocking instruction (ptx::ir::Ctl::Wait) that said "not yet".
-enum class StallReason : uint8_t { None, Idle, Barrier, Memory, Scoreboard, Pipeline, Fetch, ExtWait, Count };
+/// Divergence: under independent thread scheduling the warp just changed the group of lanes it
+/// runs (a spinning group yielded, or lanes parked at a convergence point) and restores the
+/// other group's state (kGroupSwitchCycles in Sm.cpp).
+enum class StallReason : uint8_t {
+  None, Idle, Barrier, Memory, Scoreboard, Pipeline, Fetch, ExtWait, Divergence, Count
+};
 const char *stallReasonName(StallReason r);
 
 struct SmStats {
@@ -73,6 +78,21 @@ public:
   bool canTakeCta() const;
   void addCta(ptx::exec::Cta *cta, uint64_t age);
   void tick(Cycle now, MemorySystem &mem);
+  /// tick() in two parts, for the GPU's parallel engine. tickLocal() does everything that only
+  /// touches this SM (its LD/ST unit's own queues in `mem`, its warps, its CTAs' shared
+  /// memory): with `stopBeforeShared` it stops before the first instruction a scheduler picks
+  /// that reaches beyond the SM (touchesOutside) and returns false. tickShared() finishes the
+  /// tick from there and retires finished CTAs. Contract: tickLocal() of different SMs may run
+  /// on different host threads at once; tickShared() runs on one thread, in SM order, after
+  /// every SM's tickLocal() of the cycle. tick() = tickLocal(.., false) + tickShared(), and the
+  /// split gives the same results, because what tickLocal() does commutes with what other SMs
+  /// do in the same cycle.
+  bool tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared);
+  void tickShared(Cycle now);
+  /// True when executing `in` may read or write state outside the warp's SM and CTA (global or
+  /// generic memory, runtime calls, blocking or extension instructions): the parallel engine
+  /// executes such instructions in SM order.
+  static bool touchesOutside(const ptx::ir::Inst &in);
   /// True when the SM has no resident CTA and no memory traffic of its own in flight.
   bool idle() const;
   uint32_t residentCtas() const { return (uint32_t)ctas_.size(); }
@@ -121,8 +141,15 @@ private:
     const ptx::ir::Function *fetchFn = nullptr; ///< function whose code region fetchBase is
     uint64_t fetchBase = 0;
     Cycle fetchReadyAt = 0;     ///< the next instruction is in the buffer from this cycle
+    /// The instruction the last scan found ready (valid while the warp is in readyScratch_)
+    const ptx::ir::Inst *peeked = nullptr;
     Cycle &ready(uint16_t r);
-    Cycle readyAt(uint16_t r) const;
+    /// (inline: the scan and the next-event search call it for every operand of every warp)
+    Cycle readyAt(uint16_t r) const {
+      const std::vector<Cycle> &v = (r & ptx::ir::Inst::kPredBit) ? predReady : regReady;
+      size_t i = r & ~ptx::ir::Inst::kPredBit;
+      return i < v.size() ? v[i] : 0;
+    }
   };
   struct CtaState {
     ptx::exec::Cta *cta = nullptr;
@@ -148,6 +175,15 @@ private:
   /// not complete (nothing executed: the warp waits, stall reason ExtWait).
   bool issue(Slot &s, uint32_t slotIndex, Cycle now);
   void finishCta(size_t ctaIndex);
+  struct SchedScan {
+    bool anyLive = false, anyBarrier = false;
+    StallReason worst = StallReason::None;
+  };
+  /// A scheduler's part of the tick: scan its warps (readyScratch_ gets the ready ones), then
+  /// pick and issue (`pick` >= 0: resume with that already picked warp). issueScheduler()
+  /// returns false when it stopped before an instruction that touchesOutside().
+  void scanScheduler(uint32_t si, Cycle now, SchedScan &scan);
+  bool issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared);
   /// A reduced SM (CoreConfig::missingOpClasses / noSharedMemory) cannot run `in`.
   bool lacksUnitFor(const ptx::ir::Inst &in) const;
   /// DMA engine (CoreConfig::dmaEngine): after a non-memory instruction, walk the warp's
@@ -186,6 +222,13 @@ private:
   std::vector<StallReason> lastStall_; ///< per scheduler, from the last tick
   std::vector<uint32_t> readyScratch_;
   bool issuedLastTick_ = false;
+  /// Where tickShared() resumes: scheduler `sched` (scheds_.size(): nothing to resume) with its
+  /// scan and its pick.
+  struct {
+    uint32_t sched = ~0u;
+    SchedScan scan;
+    int pick = -1;
+  } resume_;
   SmStats stats_;
   ptx::exec::WarpInstRecord rec_;
 };

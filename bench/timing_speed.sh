@@ -1,0 +1,39 @@
+#!/bin/sh
+# Timing-mode speed per preset and host thread count: simulated cycles/s and thread-instructions/s
+# for a compute-bound, a memory-bound and a divergent kernel that fill the GPU (bench_timing), and
+# for a whole program (samples/stencil: 500 launches of a small Jacobi kernel, run through the
+# CUDA runtime like any application). Results are identical for every thread count; only the
+# host time changes. Run on an idle machine: the figures are wall-clock rates.
+# Usage: bench/timing_speed.sh [BUILD_DIR] [THREADS...]   (default: build, 1 2 and nproc)
+set -e
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+[ $# -gt 0 ] && shift
+threads=${*:-"1 2 $(nproc)"}
+threads=$(printf '%s\n' $threads | awk '!seen[$0]++' | tr '\n' ' ')
+bench=$build/bin/bench_timing
+stencil=$build/samples/stencil/stencil
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for preset in gtx480 v100 h100; do
+  for t in $threads; do
+    echo "== $preset, $t host thread(s)"
+    "$bench" --threads "$t" "$root/configs/$preset.config" | grep -v -e '^config' -e 'energy'
+    if [ -x "$stencil" ]; then
+      start=$(date +%s.%N)
+      PTXSIM_MODE=timing PTXSIM_CONFIG="$root/configs/$preset.config" PTXSIM_THREADS=$t \
+        PTXSIM_STATS_JSON="$tmp/s.json" PTXSIM_SUMMARY=0 LD_LIBRARY_PATH="$build/lib" \
+        "$stencil" > /dev/null
+      end=$(date +%s.%N)
+      python3 - "$tmp/s.json" "$start" "$end" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+s = float(sys.argv[3]) - float(sys.argv[2])
+cyc = sum(l["gpu.cycles"] for l in j["launches"])
+ti = sum(l["gpu.thread_insts"] for l in j["launches"])
+print(f"{'stencil program':<17} {len(j['launches']):>6} {cyc:>12.0f} {ti:>14.0f} {s:>9.3f} {cyc/s:>12.0f} {'':>14} {ti/s:>14.0f}   (launches instead of CTAs)")
+PY
+    fi
+  done
+done
