@@ -184,6 +184,9 @@ bool PowerModel::loadText(const std::string &file, const std::string &xml,
       r.num("ldst_gates_per_lane", lp.ldstGatesPerLane, false, 0, 1e9);
       r.num("coalescer_gates", lp.coalescerGates, false, 0, 1e9);
       r.num("clock_gates", lp.clockGates, false, 0, 1e10);
+    } else if (e.name == "idle") {
+      r.num("vdd", m.idleVdd_, true, 0.1, 2.5);
+      r.num("clock_mhz", m.idleClockMHz_, false, 0, 1e5);
     } else if (e.name == "trace") {
       double iv = double(m.traceInterval_);
       if (r.num("interval_cycles", iv, true, 1, 1e12))
@@ -635,6 +638,13 @@ std::vector<double> PowerModel::leakagesW() const {
   return v;
 }
 
+double PowerModel::idleW() const {
+  if (idleVdd_ <= 0 || tech_.vdd <= 0)
+    return staticW();
+  double scale = idleVdd_ / tech_.vdd, dramW = leakageW("dram");
+  return dramW + (staticW() - dramW) * scale * scale * scale;
+}
+
 double PowerModel::staticW() const {
   double w = 0;
   for (double x : leakagesW())
@@ -720,6 +730,11 @@ std::string PowerModel::describe() const {
     double area = i < builtins_.size() ? builtins_[i].areaMm2 : 0;
     std::snprintf(buf, sizeof buf, "    %-28s %10.4f W   (%.3f mm^2 modelled)\n", names[i].c_str(),
                   leak[i], area);
+    os << buf;
+  }
+  if (hasIdle()) {
+    std::snprintf(buf, sizeof buf, "  idle (no kernel running): %.4g W at %.3g V, %.4g MHz\n",
+                  idleW(), idleVdd_, idleClockMHz_);
     os << buf;
   }
   return os.str();

@@ -83,6 +83,13 @@ public:
   double leakageW(const std::string &component) const;
   /// Total leakage + constant power (W): the floor under every kernel.
   double staticW() const;
+  /// Board power with no kernel running (W), when the XML has `<idle vdd=...>`: the GPU drops
+  /// to its idle voltage, which scales the power on its rail (leakage of every component but the
+  /// DRAM, and the constant power) by (idle vdd / vdd)^3; the DRAM's background power stays (the
+  /// memory clock does not drop at idle). Without `<idle>`: staticW(), the floor at full clock.
+  double idleW() const;
+  /// True when the XML described the idle state (`<idle>`).
+  bool hasIdle() const { return idleVdd_ > 0; }
   const std::string &name() const { return name_; }
   /// Human-readable dump: technology, every per-event energy and every leakage.
   std::string describe() const;
@@ -104,6 +111,7 @@ private:
   Technology tech_;
   DramTechnology dram_;
   double dieAreaMm2_ = 0, constantW_ = 0;
+  double idleVdd_ = 0, idleClockMHz_ = 0; ///< `<idle>`; 0: not given
   uint64_t traceInterval_ = 10000;
   std::vector<EventEnergy> events_;
   std::vector<Builtin> builtins_;

@@ -873,6 +873,9 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.add("-ptxsim_kernel_drain_latency", &l.kernelDrainLatency,
            "core cycles a kernel takes after its last CTA and memory traffic end (completion, "
            "flush)");
+  opts.add("-ptxsim_kernel_gap_cycles", &l.kernelGapCycles,
+           "core cycles between consecutive host-launched kernels (launch processing outside the "
+           "kernel's cycles): added to the simulated time before each launch, seen by CUDA events");
   opts.add("-gpgpu_flush_l1_cache", &l.flushL1,
            "invalidate the L1 data and constant caches before each kernel");
   opts.add("-gpgpu_flush_l2_cache", &l.flushL2,
@@ -1258,6 +1261,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("kernelLaunchLatency", cfg.launch.kernelLaunchLatency);
   j.num("ctaDispatchInterval", cfg.launch.ctaDispatchInterval);
   j.num("kernelDrainLatency", cfg.launch.kernelDrainLatency);
+  j.num("kernelGapCycles", cfg.launch.kernelGapCycles);
   j.num("flushL1", cfg.launch.flushL1 ? 1 : 0);
   j.num("flushL2", cfg.launch.flushL2 ? 1 : 0);
   std::string sources = "[";

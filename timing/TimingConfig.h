@@ -139,6 +139,10 @@ struct LaunchConfig {
   uint32_t kernelLaunchLatency = 0; ///< core cycles from the launch to the first CTA dispatch
   uint32_t ctaDispatchInterval = 0; ///< core cycles between two CTA starts on one SM (0: 1)
   uint32_t kernelDrainLatency = 0;  ///< core cycles after the last CTA and memory traffic end
+  /// Core cycles between one host-launched kernel and the next on the GPU (the front end's
+  /// launch processing that a kernel's own cycles do not count): simulated time, seen by CUDA
+  /// events, not part of any kernel's cycles.
+  uint32_t kernelGapCycles = 0;
   bool flushL1 = false;             ///< invalidate the L1 data and constant caches before each kernel
   bool flushL2 = false;             ///< invalidate the L2 before each kernel (ncu's default)
 };

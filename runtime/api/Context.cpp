@@ -830,6 +830,9 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     st.lastConfig = cfgText;
     return r;
   };
+  // The GPU's front end spends this long between back-to-back host launches; events see it.
+  if (timingMode_ && timingCfg_.launch.kernelGapCycles)
+    simSeconds_ += timingCfg_.launch.kernelGapCycles / (timingCfg_.core.clockMHz * 1e6);
   // Grids the kernel launches from the device (dynamic parallelism) run before this returns.
   ptx::exec::LaunchResult r = engine().launchTree(lp, runGrid);
   std::fflush(stdout);
@@ -922,6 +925,8 @@ void Context::reportAtExit() {
         }
         std::fprintf(stderr, "  power (%s): %.6f J over %.6f s of kernels, average %.1f W, peak %.1f W\n",
                      powerModel_.name().c_str(), e, t, t > 0 ? e / t : 0.0, peak);
+        if (powerModel_.hasIdle())
+          std::fprintf(stderr, "  idle power (no kernel running): %.1f W\n", powerModel_.idleW());
         // the biggest components over all kernels
         std::vector<std::pair<double, std::string>> comps;
         for (const auto &kp : powerStats_)
@@ -1033,7 +1038,7 @@ void Context::reportAtExit() {
           os << (pf ? "\n    " : ",\n    ") << power::kernelPowerJson(kp);
           pf = false;
         }
-        os << "\n  ]";
+        os << "\n  ],\n  \"power_idle_w\": " << powerModel_.idleW();
       }
     }
     os << "\n}\n";

@@ -207,6 +207,48 @@ TEST(DramScheduling, FcfsKeepsArrivalOrderWithinABank) {
   EXPECT_EQ(h.ch.stats().rowConflicts, 2u);
 }
 
+TEST(DramScheduling, WriteDrainServesReadsBeforeOlderWrites) {
+  // Writes and reads to one open row, oldest first W0 R1 W2 R3: frfcfs starts with the oldest
+  // (a write); frfcfs_wd holds the writes (fewer than the high watermark, half the queue) until
+  // no read is left, then drains them.
+  DramConfig c = baseConfig("frfcfs_wd");
+  c.queueEntries = 16;
+  DramConfig plain = c;
+  plain.scheduler = "frfcfs";
+  Harness wd(c), ff(plain);
+  for (Harness *h : {&wd, &ff}) {
+    h->push(req(100, addrOf(c, 1, 3)));
+    h->runUntilIdle();
+    h->runTo(1000);
+    for (uint64_t i = 0; i < 4; ++i)
+      h->push(req(i, addrOf(c, 1, 3, 64 * (1 + i)), 64, i % 2 == 0));
+    h->runUntilIdle();
+  }
+  ASSERT_EQ(wd.order.size(), 5u);
+  EXPECT_EQ((std::vector<uint64_t>(wd.order.begin() + 1, wd.order.end())),
+            (std::vector<uint64_t>{1, 3, 0, 2}));
+  ASSERT_EQ(ff.order.size(), 5u);
+  EXPECT_EQ(ff.order[1], 0u);
+}
+
+TEST(DramScheduling, WriteDrainStartsAtTheHighWatermark) {
+  // With half the queue (4 of 8) holding writes the channel drains them before younger reads.
+  DramConfig c = baseConfig("frfcfs_wd");
+  c.queueEntries = 8;
+  Harness h(c);
+  h.push(req(100, addrOf(c, 1, 3)));
+  h.runUntilIdle();
+  h.runTo(1000);
+  for (uint64_t i = 0; i < 4; ++i)
+    h.push(req(i, addrOf(c, 1, 3, 64 * (1 + i)), 64, true));
+  h.push(req(10, addrOf(c, 1, 3, 512)));
+  h.runUntilIdle();
+  ASSERT_EQ(h.order.size(), 6u);
+  // the drain stops at the low watermark (2 writes left), the read goes, then the rest
+  EXPECT_EQ((std::vector<uint64_t>(h.order.begin() + 1, h.order.end())),
+            (std::vector<uint64_t>{0, 1, 10, 2, 3}));
+}
+
 TEST(DramScheduling, BanksWorkInParallel) {
   for (const char *policy : {"frfcfs", "fcfs"}) {
     DramConfig c = baseConfig(policy);
@@ -326,7 +368,7 @@ std::map<uint64_t, Cycle> runTrace(const DramConfig &c, bool skip,
 }
 
 TEST(DramDeterminism, SameTraceSameCompletionCycles) {
-  for (const char *policy : {"frfcfs", "fcfs"}) {
+  for (const char *policy : {"frfcfs", "fcfs", "frfcfs_wd"}) {
     DramConfig c = baseConfig(policy);
     auto a = runTrace(c, false), b = runTrace(c, false);
     EXPECT_EQ(a.size(), 400u);
@@ -335,7 +377,7 @@ TEST(DramDeterminism, SameTraceSameCompletionCycles) {
 }
 
 TEST(DramDeterminism, SkippingIdleCyclesChangesNothing) {
-  for (const char *policy : {"frfcfs", "fcfs"}) {
+  for (const char *policy : {"frfcfs", "fcfs", "frfcfs_wd"}) {
     for (uint32_t refi : {0u, 300u}) {
       DramConfig c = baseConfig(policy);
       c.tREFI = refi;

@@ -320,6 +320,36 @@ TEST(PowerModel, ExplicitOverridesReplaceDerivedValues) {
   EXPECT_EQ(m.traceInterval(), 500u);
 }
 
+TEST(PowerModel, IdlePowerScalesTheRailWithTheCubeOfTheVoltage) {
+  auto cfg = presetConfig("gtx480");
+  std::string base = R"(<ptxsim_power>
+  <technology node_nm="40" vdd="1.0" leakage_w_per_mm2="0.075"/>
+  <chip die_area_mm2="529" constant_w="28"/>
+  <leakage component="dram" w="10"/>
+)";
+  PowerModel full, idle;
+  DiagEngine d1, d2;
+  ASSERT_TRUE(PowerModel::loadText("a.xml", base + "</ptxsim_power>", cfg, full, d1));
+  ASSERT_TRUE(PowerModel::loadText("b.xml", base + "<idle vdd=\"0.5\" clock_mhz=\"100\"/></ptxsim_power>",
+                                   cfg, idle, d2));
+  EXPECT_FALSE(full.hasIdle());
+  EXPECT_DOUBLE_EQ(full.idleW(), full.staticW()); // no <idle>: the floor at full clock
+  ASSERT_TRUE(idle.hasIdle());
+  EXPECT_NEAR(idle.staticW(), full.staticW(), 1e-9); // kernels see the same floor
+  // DRAM background stays, the rest of the static power scales by 0.5^3
+  EXPECT_NEAR(idle.idleW(), 10 + (full.staticW() - 10) * 0.125, 1e-9);
+  EXPECT_NE(idle.describe().find("idle (no kernel running)"), std::string::npos);
+}
+
+TEST(PowerPresets, H100IdleIsTheMeasuredBoardIdleWithin15Percent) {
+  // ../shared/hw/h100/power_samples.csv: 70 W before the first phase (345 MHz SM clock)
+  auto cfg = presetConfig("h100");
+  PowerModel m = presetModel("h100", cfg);
+  ASSERT_TRUE(m.hasIdle());
+  EXPECT_NEAR(m.idleW(), 70.0, 70.0 * 0.15);
+  EXPECT_LT(m.idleW(), m.staticW());
+}
+
 namespace {
 std::string firstError(const std::string &xml, const timing::TimingConfig &cfg) {
   PowerModel m;

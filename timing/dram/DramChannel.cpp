@@ -32,6 +32,7 @@ std::string DramChannel::checkConfig(const DramConfig &cfg, DramAddressMapKind m
 DramChannel::DramChannel(const DramConfig &cfg, uint32_t id, DramAddressMapKind mapping)
     : cfg_(cfg), id_(id), mapping_(mapping), sched_(dramSchedulerRegistry().create(cfg.scheduler)) {
   assert(checkConfig(cfg, mapping).empty() && "DramChannel built from an unchecked config");
+  sched_->setQueueEntries(cfg.queueEntries);
   burstCycles_ = std::max<uint32_t>(1, (cfg.burstLength + cfg.dataRate - 1) / cfg.dataRate);
   colSpacing_ = std::max(cfg.tCCD, burstCycles_);
   burstBytes_ = cfg.busWidthBytes * cfg.burstLength;

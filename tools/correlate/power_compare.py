@@ -76,16 +76,19 @@ def main():
     for p in js["power"]:
         k = p["kernel"]
         sim["fma" if "fma" in k else "copy" if "copy" in k else "spin1sm"] = p["avg_w"]
-    # with no kernel the model's power is its static part; the board idles at lower clocks
-    static = sum(c["static_j"] for c in js["power"][-1]["components"]) / (
-        js["launches"][-1]["gpu.cycles"] / (js["config"]["core"]["clockMHz"] * 1e6))
+    # with no kernel the model reports its idle power (<idle> in the power XML: idle voltage);
+    # without it, its static power at the boost clock
+    static = js.get("power_idle_w")
+    if static is None:
+        static = sum(c["static_j"] for c in js["power"][-1]["components"]) / (
+            js["launches"][-1]["gpu.cycles"] / (js["config"]["core"]["clockMHz"] * 1e6))
     print("%-9s %10s %10s %8s" % ("phase", "H100 W", "ptxsim W", "diff%"))
     bad = 0
     for name in ("idle", "fma", "copy", "spin1sm"):
         s = static if name == "idle" else sim.get(name, float("nan"))
         d = 100 * (s - hw[name]) / hw[name]
-        note = "  (model: static power at the boost clock; the board idles at 345 MHz)" if name == "idle" else ""
-        if name != "idle" and a.check is not None and abs(d) > a.check:
+        note = "  (model: idle power, <idle> in the power XML)" if name == "idle" else ""
+        if a.check is not None and abs(d) > a.check:
             bad += 1
             note += "  <-- off by more than %.0f%%" % a.check
         print("%-9s %10.1f %10.1f %+8.1f%s" % (name, hw[name], s, d, note))

@@ -8,6 +8,10 @@ copy), so metrics present in both are compared: latencies in cycles from clock64
 
   python3 tools/correlate/ubench_compare.py [--config configs/h100.config] [--tolerance 10]
 
+With --dram it runs tools/correlate/ubench/dram_bw.cu instead (steady-state DRAM copy, read and
+write bandwidth, each streaming 96 MiB: 2 x --dram-mib) beside bw.cu's figures on the H100
+(tools/correlate/data/h100_bw.txt, 1 GiB buffers). Slow: several minutes of simulation.
+
 Exit status 0; with --check, 1 when a compared metric is off by more than --tolerance percent.
 """
 
@@ -36,17 +40,22 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "correlate"))
     ap.add_argument("--tolerance", type=float, default=10.0)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--dram", action="store_true", help="DRAM bandwidth (dram_bw.cu) instead of ubench.cu")
+    ap.add_argument("--dram-mib", default="48", help="--dram: the copy moves this many MiB, read and write twice as many (2x must be well over the L2)")
     a = ap.parse_args()
     configs = a.config or [os.path.join(ROOT, "configs", "h100.config")]
-    src = os.path.join(ROOT, "tools", "correlate", "ubench", "ubench.cu")
-    exe = os.path.join(a.work, "bin", "ubench")
+    prog, prog_args = ("dram_bw", [a.dram_mib]) if a.dram else ("ubench", ["0"])
+    if a.dram and a.hw.endswith("h100_ubench.txt"):
+        a.hw = os.path.join(ROOT, "tools", "correlate", "data", "h100_bw.txt")
+    src = os.path.join(ROOT, "tools", "correlate", "ubench", prog + ".cu")
+    exe = os.path.join(a.work, "bin", prog)
     os.makedirs(os.path.dirname(exe), exist_ok=True)
     if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
         subprocess.run([a.nvcc, "-cudart", "shared", "-O2", "-arch=sm_90", "-o", exe, src], check=True)
     cmd = [a.ptxsim, "run", "--no-summary"]
     for c in configs:
         cmd += ["--config", c]
-    p = subprocess.run(cmd + ["--", exe, "0"], capture_output=True, text=True)
+    p = subprocess.run(cmd + ["--", exe] + prog_args, capture_output=True, text=True)
     if p.returncode:
         print(p.stdout + p.stderr)
         return 2

@@ -7,6 +7,7 @@ DramSchedulerRegistry &dramSchedulerRegistry() {
     auto *reg = new DramSchedulerRegistry();
     reg->add("frfcfs", createFrFcfsDramScheduler);
     reg->add("fcfs", createFcfsDramScheduler);
+    reg->add("frfcfs_wd", createFrFcfsWriteDrainDramScheduler);
     return reg;
   }();
   return *r;

@@ -33,11 +33,13 @@ public:
   virtual ~IDramScheduler() = default;
   virtual int pick(const std::vector<DramCandidate> &queue, uint32_t numBanks, Cycle now,
                    Cycle &soonest) = 0;
+  /// Told once, before the first pick(), how many requests the channel's queue holds.
+  virtual void setQueueEntries(uint32_t entries) { (void)entries; }
 };
 
 using DramSchedulerFactory = std::unique_ptr<IDramScheduler> (*)();
 
-/// Name -> factory: `frfcfs`, `fcfs` built in; `-gpgpu_dram_scheduler` accepts every registered
+/// Name -> factory: `frfcfs`, `fcfs`, `frfcfs_wd` (FR-FCFS with write draining) built in; `-gpgpu_dram_scheduler` accepts every registered
 /// name (studies add theirs in isa_ext/Extensions.cpp).
 class DramSchedulerRegistry : public NamedRegistry<DramSchedulerFactory> {
 public:
@@ -51,5 +53,6 @@ DramSchedulerRegistry &dramSchedulerRegistry();
 
 std::unique_ptr<IDramScheduler> createFcfsDramScheduler();
 std::unique_ptr<IDramScheduler> createFrFcfsDramScheduler();
+std::unique_ptr<IDramScheduler> createFrFcfsWriteDrainDramScheduler();
 
 } // namespace ptxsim::timing
