@@ -30,7 +30,8 @@ bool traceOn() {
 
 int unsupportedCall(const char *name) {
   static std::mutex mu;
-  static std::unordered_set<std::string> said;
+  // never destroyed: NVIDIA's static runtime calls the driver from its exit handlers
+  static auto &said = *new std::unordered_set<std::string>;
   {
     std::lock_guard<std::mutex> lock(mu);
     if (said.insert(name).second)
@@ -99,11 +100,15 @@ struct CtxObj {
   std::vector<Slot> local;
 };
 
+// The contexts and the export tables are never destroyed (built on the heap, never freed):
+// NVIDIA's static runtime uses them from its exit handlers (__cudaUnregisterBinaryUtil), which
+// run after the static destructors of objects constructed later than they were registered; a
+// destroyed table was reused by the runtime's own calloc and the program crashed at exit.
 std::mutex gCtxMu;
-CtxObj gPrimary{0, true, 1, {}};
+CtxObj &gPrimary = *new CtxObj{0, true, 1, {}};
 int gPrimaryRefs = 0;
 bool gPrimaryActive = false;
-std::unordered_set<CtxObj *> gContexts{&gPrimary};
+std::unordered_set<CtxObj *> &gContexts = *new std::unordered_set<CtxObj *>{&gPrimary};
 unsigned long long gNextCtxId = 2;
 bool gInitDone = false;
 
@@ -830,7 +835,7 @@ template <class F> void *fn(F f) { return reinterpret_cast<void *>(f); }
 void *sizeOf(size_t slots) { return reinterpret_cast<void *>(slots * sizeof(void *)); }
 
 std::vector<ExportTable> &tables() {
-  static std::vector<ExportTable> t = [] {
+  static std::vector<ExportTable> &t = *new std::vector<ExportTable>([] {
     std::vector<ExportTable> v(9);
     auto uuid = [](std::initializer_list<int> b) {
       CUuuid u{};
@@ -901,7 +906,7 @@ std::vector<ExportTable> &tables() {
     v[8].slots[0] = sizeOf(3);
     v[8].slots[1] = fn(&integrity);
     return v;
-  }();
+  }());
   return t;
 }
 } // namespace
