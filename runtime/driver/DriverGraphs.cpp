@@ -6,6 +6,8 @@
 #include "runtime/driver/DriverApi.h"
 
 
+#include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -573,4 +575,167 @@ DRIVER_API CUresult cuDeviceSetGraphMemAttribute(CUdevice dev, CUgraphMem_attrib
 DRIVER_API CUresult cuDeviceGraphMemTrim(CUdevice dev) {
   DRIVER_TRACE();
   return viaRuntime([&] { return cudaDeviceGraphMemTrim(dev); });
+}
+
+// --- memory nodes, conditional nodes, generic nodes, user objects ----------------------------
+// The parameter structs of these share the runtime's layout (CUDA declares both from one
+// definition): memory pool properties, access descriptors, conditional parameters.
+static_assert(sizeof(CUDA_MEM_ALLOC_NODE_PARAMS) == sizeof(cudaMemAllocNodeParams),
+              "memory allocation node parameters differ between the driver and the runtime");
+static_assert(sizeof(CUgraphNodeParams) == sizeof(cudaGraphNodeParams),
+              "generic node parameters differ between the driver and the runtime");
+// the driver's conditional parameters add a context after the runtime's four fields
+static_assert(offsetof(CUDA_CONDITIONAL_NODE_PARAMS, phGraph_out) ==
+                  offsetof(cudaConditionalNodeParams, phGraph_out),
+              "conditional node parameters differ between the driver and the runtime");
+
+DRIVER_API CUresult cuGraphAddMemAllocNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                           size_t count, CUDA_MEM_ALLOC_NODE_PARAMS *p) {
+  DRIVER_TRACE();
+  if (!p)
+    return CUDA_ERROR_INVALID_VALUE;
+  return viaRuntime([&] {
+    return cudaGraphAddMemAllocNode(nodes(n), graph(g), nodes(deps), count,
+                                    reinterpret_cast<cudaMemAllocNodeParams *>(p));
+  });
+}
+DRIVER_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode n, CUDA_MEM_ALLOC_NODE_PARAMS *p) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaGraphMemAllocNodeGetParams(node(n), reinterpret_cast<cudaMemAllocNodeParams *>(p));
+  });
+}
+DRIVER_API CUresult cuGraphAddMemFreeNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                          size_t count, CUdeviceptr dptr) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaGraphAddMemFreeNode(nodes(n), graph(g), nodes(deps), count,
+                                   reinterpret_cast<void *>(dptr));
+  });
+}
+DRIVER_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode n, CUdeviceptr *dptr) {
+  DRIVER_TRACE();
+  return viaRuntime([&] { return cudaGraphMemFreeNodeGetParams(node(n), dptr); });
+}
+
+DRIVER_API CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *h, CUgraph g,
+                                                   CUcontext, unsigned int defaultLaunchValue,
+                                                   unsigned int flags) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaGraphConditionalHandleCreate(reinterpret_cast<cudaGraphConditionalHandle *>(h),
+                                            graph(g), defaultLaunchValue, flags);
+  });
+}
+
+/// Generic node creation. Node types whose parameters share the runtime's layout pass through;
+/// kernel and copy nodes (a CUfunction, a CUDA_MEMCPY3D) are converted through the typed calls,
+/// which take no edge data.
+DRIVER_API CUresult cuGraphAddNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                      const CUgraphEdgeData *edgeData, size_t count,
+                                      CUgraphNodeParams *p) {
+  DRIVER_TRACE();
+  if (!p)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (p->type == CU_GRAPH_NODE_TYPE_KERNEL || p->type == CU_GRAPH_NODE_TYPE_MEMCPY) {
+    if (edgeData) {
+      std::fprintf(stderr, "ptxsim: cuGraphAddNode: kernel and copy nodes with edge data are "
+                           "not supported (CUDA_ERROR_NOT_SUPPORTED)\n");
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    if (p->type == CU_GRAPH_NODE_TYPE_MEMCPY)
+      return cuGraphAddMemcpyNode(n, g, deps, count, &p->memcpy.copyParams, p->memcpy.copyCtx);
+    CUDA_KERNEL_NODE_PARAMS k;
+    std::memcpy(&k, &p->kernel, sizeof k);
+    return cuGraphAddKernelNode_v2(n, g, deps, count, &k);
+  }
+  return viaRuntime([&] {
+    return cudaGraphAddNode(nodes(n), graph(g), nodes(deps), edges(edgeData), count,
+                            reinterpret_cast<cudaGraphNodeParams *>(p));
+  });
+}
+DRIVER_API CUresult cuGraphDebugDotPrint(CUgraph g, const char *path, unsigned int flags) {
+  DRIVER_TRACE();
+  return viaRuntime([&] { return cudaGraphDebugDotPrint(graph(g), path, flags); });
+}
+
+DRIVER_API CUresult cuUserObjectCreate(CUuserObject *o, void *ptr, CUhostFn destroy,
+                                       unsigned int initialRefcount, unsigned int flags) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaUserObjectCreate(reinterpret_cast<cudaUserObject_t *>(o), ptr, destroy,
+                                initialRefcount, flags);
+  });
+}
+DRIVER_API CUresult cuUserObjectRetain(CUuserObject o, unsigned int count) {
+  DRIVER_TRACE();
+  return viaRuntime(
+      [&] { return cudaUserObjectRetain(reinterpret_cast<cudaUserObject_t>(o), count); });
+}
+DRIVER_API CUresult cuUserObjectRelease(CUuserObject o, unsigned int count) {
+  DRIVER_TRACE();
+  return viaRuntime(
+      [&] { return cudaUserObjectRelease(reinterpret_cast<cudaUserObject_t>(o), count); });
+}
+DRIVER_API CUresult cuGraphRetainUserObject(CUgraph g, CUuserObject o, unsigned int count,
+                                            unsigned int flags) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaGraphRetainUserObject(graph(g), reinterpret_cast<cudaUserObject_t>(o), count,
+                                     flags);
+  });
+}
+DRIVER_API CUresult cuGraphReleaseUserObject(CUgraph g, CUuserObject o, unsigned int count) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaGraphReleaseUserObject(graph(g), reinterpret_cast<cudaUserObject_t>(o), count);
+  });
+}
+
+/// cuGraphNodeSetParams and cuGraphExecNodeSetParams: kernel and copy nodes are converted
+/// through the typed setters, the other node types pass through (`e` null: the graph's node).
+static CUresult setNodeParams(CUgraphExec e, CUgraphNode n, CUgraphNodeParams *p) {
+  if (!p)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (p->type == CU_GRAPH_NODE_TYPE_KERNEL) {
+    CUDA_KERNEL_NODE_PARAMS k;
+    std::memcpy(&k, &p->kernel, sizeof k);
+    return e ? cuGraphExecKernelNodeSetParams_v2(e, n, &k) : cuGraphKernelNodeSetParams_v2(n, &k);
+  }
+  if (p->type == CU_GRAPH_NODE_TYPE_MEMCPY)
+    return e ? cuGraphExecMemcpyNodeSetParams(e, n, &p->memcpy.copyParams, p->memcpy.copyCtx)
+             : cuGraphMemcpyNodeSetParams(n, &p->memcpy.copyParams);
+  auto *rp = reinterpret_cast<cudaGraphNodeParams *>(p);
+  return viaRuntime([&] {
+    return e ? cudaGraphExecNodeSetParams(exec(e), node(n), rp) : cudaGraphNodeSetParams(node(n), rp);
+  });
+}
+DRIVER_API CUresult cuGraphNodeSetParams(CUgraphNode n, CUgraphNodeParams *p) {
+  DRIVER_TRACE();
+  return setNodeParams(nullptr, n, p);
+}
+DRIVER_API CUresult cuGraphExecNodeSetParams(CUgraphExec e, CUgraphNode n, CUgraphNodeParams *p) {
+  DRIVER_TRACE();
+  if (!e)
+    return CUDA_ERROR_INVALID_VALUE;
+  return setNodeParams(e, n, p);
+}
+
+DRIVER_API CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps,
+                                                const CUgraphEdgeData *edgeData, size_t count,
+                                                CUstreamCaptureMode mode) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaStreamBeginCaptureToGraph(stream(s), graph(g), nodes(deps), edges(edgeData), count,
+                                         cudaStreamCaptureMode(mode));
+  });
+}
+DRIVER_API CUresult cuStreamUpdateCaptureDependencies_v2(CUstream s, CUgraphNode *deps,
+                                                         const CUgraphEdgeData *edgeData,
+                                                         size_t count, unsigned int flags) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaStreamUpdateCaptureDependencies(stream(s), nodes(deps), edges(edgeData), count,
+                                               flags);
+  });
 }
