@@ -135,9 +135,9 @@ int main() {
            "window after refused updates: %p ratio %f", got.accessPolicyWindow.base_ptr, got.accessPolicyWindow.hitRatio);
     cudaStreamAttrValue v;
     memset(&v, 0, sizeof v);
-    cudaError_t e = cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, nullptr);
-    EXPECT(e == cudaErrorInvalidValue, "null value: %s", cudaGetErrorName(e));
-    cudaGetLastError();
+    // (no call with a null value: NVIDIA's runtime reads the value itself and crashes, as its
+    // static build run on ptxsim's libcuda.so.1 shows, so the GPU gives no error code to expect)
+    cudaError_t e;
 
     // the other stream attributes
     v.syncPolicy = cudaSyncPolicyYield;
