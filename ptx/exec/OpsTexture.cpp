@@ -3,7 +3,8 @@
 //
 // Sampling follows the CUDA texture-fetching model: normalized coordinates scale by the size;
 // point filtering takes texel floor(x); linear filtering takes the texels around x - 0.5 with
-// weights quantised to 9-bit fixed point (8 fraction bits, like the hardware). Address modes
+// the fraction rounded to 8 bits and the corner weights whole multiples of 1/256 that sum to 1
+// (linearWeights: the hardware's fixed-point arithmetic, as native H100 runs show). Address modes
 // apply to texel indices; wrap and mirror need normalized coordinates and act as clamp
 // otherwise. Linear resources (tex1Dfetch) read element x, zero outside the buffer. Linear
 // filtering applies only to float results (float formats or normalized-float reads).
@@ -193,6 +194,40 @@ float floorSat(float x) {
   return f < -1e9f ? -1e9f : f > 1e9f ? 1e9f : f;
 }
 
+} // namespace
+
+unsigned linearFraction(float frac) {
+  if (!(frac >= 0.0f && frac < 1.0f))
+    return 0;
+  return (unsigned)std::floor((double)frac * 256.0 + 0.5); // 256 (weight 1) just below 1
+}
+
+unsigned linearWeights(unsigned dims, const unsigned *q, unsigned *w) {
+  // The weight 256 (1.0) is split one dimension at a time: the high part of a weight p along a
+  // dimension with fraction q is p * q / 256 rounded to nearest (halves up), the low part the
+  // rest, so the weights always sum to 256 and each corner weight is a whole 1/256. The H100
+  // splits a 3D weight along x, then z, then y (native runs of tex_3d_memcpy3d; for 2D the
+  // order makes no difference).
+  static const unsigned kOrder[3][3] = {{0, 0, 0}, {0, 1, 0}, {0, 2, 1}};
+  unsigned cnt = 1u << dims;
+  for (unsigned c = 0; c < cnt; ++c)
+    w[c] = c ? 0 : 256;
+  for (unsigned s = 0; s < dims; ++s) {
+    unsigned dim = kOrder[dims - 1][s], bit = 1u << dim;
+    for (unsigned c = 0; c < cnt; ++c) {
+      if (c & bit)
+        continue;
+      unsigned p = w[c]; // the weight of corner c's group, not yet split along `dim`
+      unsigned hi = (p * q[dim] + 128) >> 8;
+      w[c] = p - hi;
+      w[c | bit] = hi;
+    }
+  }
+  return cnt;
+}
+
+namespace {
+
 /// Point or linear filtering of `v` at texel-space coordinates `x`.
 void filterAt(const TexDesc &d, const View &v, const float *x, bool edge, Texel &out) {
   if (d.filter == TexFilter::Point || !floatResult(d)) {
@@ -202,30 +237,23 @@ void filterAt(const TexDesc &d, const View &v, const float *x, bool edge, Texel 
     fetchAt(d, v, idx, edge, out);
     return;
   }
-  // linear: base index and 9-bit fixed-point fraction per dimension
+  // linear: base index and 8-bit fraction per dimension, then the corner weights
   int64_t base[3] = {0, 0, 0};
-  float w[3] = {0, 0, 0};
+  unsigned q[3] = {0, 0, 0};
   for (unsigned k = 0; k < d.dims; ++k) {
     float xb = x[k] - 0.5f;
     float f = floorSat(xb);
     base[k] = (int64_t)f;
-    float frac = xb - f;
-    if (!(frac >= 0.0f && frac < 1.0f))
-      frac = 0;
-    w[k] = std::nearbyint(frac * 256.0f) / 256.0f;
+    q[k] = linearFraction(xb - f);
   }
+  unsigned w[8];
+  unsigned corners = linearWeights(d.dims, q, w);
   float acc[4] = {0, 0, 0, 0};
-  unsigned corners = 1u << d.dims;
   for (unsigned cidx = 0; cidx < corners; ++cidx) {
-    int64_t idx[3] = {base[0], base[1], base[2]};
-    float weight = 1.0f;
-    for (unsigned k = 0; k < d.dims; ++k) {
-      bool hi = (cidx >> k) & 1;
-      idx[k] += hi;
-      weight *= hi ? w[k] : 1.0f - w[k];
-    }
-    if (weight == 0.0f)
+    if (w[cidx] == 0)
       continue;
+    int64_t idx[3] = {base[0] + (cidx & 1), base[1] + ((cidx >> 1) & 1), base[2] + ((cidx >> 2) & 1)};
+    float weight = (float)w[cidx] * (1.0f / 256.0f);
     Texel t;
     fetchAt(d, v, idx, edge, t);
     for (unsigned ch = 0; ch < 4; ++ch)

@@ -13,6 +13,18 @@ namespace ptxsim::ptx::exec {
 const TexDesc *checkedDescriptor(ExecCtx &ctx, const Warp &w, const ir::Inst &in, unsigned lane,
                                  uint64_t handle, bool surface);
 
+/// The 8-bit fraction of linear filtering: `frac` (x - 0.5 - floor(x - 0.5), in [0, 1)) times
+/// 256 rounded to nearest, halves up; 256 (all weight on the upper texel) just below 1. Values
+/// outside [0, 1) (NaN) give 0.
+unsigned linearFraction(float frac);
+
+/// Corner weights of linear filtering in `dims` (1-3) dimensions, in units of 1/256, from the
+/// per-dimension fractions q[0..dims) (linearFraction). Corner c has bit k set when it is the
+/// upper texel along dimension k. Contract: w has room for 1 << dims entries; the weights are
+/// whole numbers that sum to 256, as on the hardware (not the exact products of the fractions).
+/// Returns 1 << dims.
+unsigned linearWeights(unsigned dims, const unsigned *q, unsigned *w);
+
 /// suld, sust, sured, suq (OpsSurface.cpp); registered by registerTextureOps.
 void registerSurfaceOps();
 

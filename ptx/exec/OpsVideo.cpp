@@ -7,6 +7,7 @@
 // saturation), saturation clamps to the destination (sub)word, the secondary operation sees the
 // exact (saturated) value and `c` extended per the destination type, and the low 32 bits are
 // written. vmad with a negated operand (`-a`) is not parsed, so only the positive forms exist.
+// Where the hardware departs from that text it wins (vmad's c is always sign-extended).
 
 #include "ptx/exec/OpsCommon.h"
 
@@ -161,8 +162,11 @@ void vmadFn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
   const uint64_t *a = w.src(in.src[0]), *b = w.src(in.src[1]), *c = w.src(in.src[2]);
   forLanes(m, [&](unsigned l) {
     i128 t = (i128)partSelect((uint32_t)a[l], as, asel) * partSelect((uint32_t)b[l], bs, bsel);
-    uint32_t cw = (uint32_t)c[l];
-    t += (signedFinal ? (i128)(int32_t)cw : (i128)cw) + (po ? 1 : 0);
+    // c is sign-extended even when every type is unsigned: the PTX ISA text zero-extends it
+    // then, but an H100 computes vmad.u32.u32.u32.shr15 of 0 * 40 + 0xffffffff as 0xffffffff
+    // (native run of tests/kernels/49_video_mbarrier: 517 of 1000 random words differ, exactly
+    // those whose c has bit 31 set)
+    t += (i128)(int32_t)(uint32_t)c[l] + (po ? 1 : 0);
     uint64_t r = (uint64_t)(t >> shr);
     if (sat)
       r = signedFinal ? (uint64_t)(int64_t)clamp((int64_t)r, INT32_MIN, INT32_MAX)

@@ -4,8 +4,9 @@
 // cudaMalloc3DArray + cudaMemcpy3D host -> array, array -> host, array -> array (sub-boxes at
 // offsets), array <-> cudaMalloc3D pitched device memory, pitched <-> pitched with byte
 // positions, cudaMemcpy3DAsync on a stream and cudaMemcpy3DPeer; cudaMemset3D; tex3D point and
-// trilinear filtering (weights in 1/256 steps) with clamp, wrap and border addressing against a
-// CPU model, on float and on uchar (normalized float) arrays; and the argument errors of
+// trilinear filtering (corner weights in 1/256 steps as test_common.h's texLinearWeights) with
+// clamp, wrap and border addressing against a CPU model, on float and on uchar (normalized
+// float) arrays; and the argument errors of
 // cudaMemcpy3D (cudaErrorInvalidValue, cudaErrorInvalidPitchValue,
 // cudaErrorInvalidMemcpyDirection, cudaErrorInvalidDevice).
 static const char *kName = "tex_3d_memcpy3d";
@@ -57,23 +58,17 @@ static float at(const Vol &t, long long x, long long y, long long z) {
 static float model(const Vol &t, float x, float y, float z) {
     if (t.norm) { x *= t.W; y *= t.H; z *= t.D; }
     if (!t.linear) return at(t, (long long)std::floor(x), (long long)std::floor(y), (long long)std::floor(z));
-    float c[3] = {x - 0.5f, y - 0.5f, z - 0.5f}, w[3];
+    float c[3] = {x - 0.5f, y - 0.5f, z - 0.5f}, w[8];
     long long b[3];
+    int q[3];
     for (int k = 0; k < 3; ++k) {
         b[k] = (long long)std::floor(c[k]);
-        w[k] = std::nearbyint((c[k] - std::floor(c[k])) * 256.0f) / 256.0f; // 8 fraction bits
+        q[k] = texFrac256(c[k] - std::floor(c[k])); // 8 fraction bits
     }
+    texLinearWeights(3, q, w); // whole 1/256 steps, as the GPU computes them
     float sum = 0;
-    for (int corner = 0; corner < 8; ++corner) {
-        float wt = 1;
-        long long p[3];
-        for (int k = 0; k < 3; ++k) {
-            int hi = (corner >> k) & 1;
-            p[k] = b[k] + hi;
-            wt *= hi ? w[k] : 1 - w[k];
-        }
-        sum += wt * at(t, p[0], p[1], p[2]);
-    }
+    for (int corner = 0; corner < 8; ++corner)
+        sum += w[corner] * at(t, b[0] + (corner & 1), b[1] + ((corner >> 1) & 1), b[2] + ((corner >> 2) & 1));
     return sum;
 }
 

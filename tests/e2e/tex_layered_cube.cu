@@ -4,7 +4,7 @@
 // filled with cudaMemcpy3D, sampled with tex1DLayered, tex2DLayered, texCubemap and
 // texCubemapLayered, point and linear filtering, normalized and unnormalized coordinates,
 // clamp / wrap / border addressing; each result is checked against a CPU model of the texture
-// unit (linear weights in 1/256 steps; cube faces chosen by the major axis per the CUDA
+// unit (linear weights as test_common.h's texLinearWeights; cube faces chosen by the major axis per the CUDA
 // programming guide's table, clamp-to-edge on a face). Coordinates are chosen off texel
 // boundaries so the model does not depend on rounding. Also checks cudaArrayGetInfo and the
 // extent errors of cudaMalloc3DArray for layered and cubemap arrays.
@@ -61,10 +61,12 @@ static float filter(const Tex &t, int layer, float u, float v, int c) {
     if (!t.linear) return texel(t, layer, (long long)std::floor(u), (long long)std::floor(v), c);
     float xb = u - 0.5f, yb = v - 0.5f;
     long long i = (long long)std::floor(xb), j = (long long)std::floor(yb);
-    float a = std::nearbyint((xb - std::floor(xb)) * 256) / 256, b = std::nearbyint((yb - std::floor(yb)) * 256) / 256;
-    if (t.H == 1) return (1 - a) * texel(t, layer, i, 0, c) + a * texel(t, layer, i + 1, 0, c);
-    return (1 - a) * (1 - b) * texel(t, layer, i, j, c) + a * (1 - b) * texel(t, layer, i + 1, j, c) +
-           (1 - a) * b * texel(t, layer, i, j + 1, c) + a * b * texel(t, layer, i + 1, j + 1, c);
+    int q[2] = {texFrac256(xb - std::floor(xb)), texFrac256(yb - std::floor(yb))};
+    float w[4];
+    texLinearWeights(t.H == 1 ? 1 : 2, q, w);
+    if (t.H == 1) return w[0] * texel(t, layer, i, 0, c) + w[1] * texel(t, layer, i + 1, 0, c);
+    return w[0] * texel(t, layer, i, j, c) + w[1] * texel(t, layer, i + 1, j, c) + w[2] * texel(t, layer, i, j + 1, c) +
+           w[3] * texel(t, layer, i + 1, j + 1, c);
 }
 // The CUDA programming guide's cubemap table (directions here never tie between axes).
 static int face(float x, float y, float z, float &u, float &v) {

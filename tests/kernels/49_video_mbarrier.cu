@@ -74,7 +74,8 @@ static unsigned ref(unsigned a, unsigned b, unsigned c, int k) {
     case 11: { unsigned m = byteOf(a, 2) < byteOf(b, 3) ? byteOf(a, 2) : byteOf(b, 3); return (m & 0xffff0000u) | (c & 0xffff); }
     case 12: return (byteOf(a, 1) << (b & 31)) + c;
     case 13: { int s = b > 32 ? 32 : (int)b; return (unsigned)(int)((long long)(int)a >> s); }
-    case 14: return (unsigned)(((unsigned long long)halfOf(a, 0) * halfOf(b, 0) + c) >> 15);
+    // vmad: the H100 sign-extends c even with unsigned types (the PTX ISA text zero-extends it)
+    case 14: return (unsigned)(((long long)halfOf(a, 0) * halfOf(b, 0) + (int)c) >> 15);
     default: return (unsigned)(sbyte(a, 3) > sbyte(b, 0)) + c;
     }
 }

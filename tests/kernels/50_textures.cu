@@ -14,9 +14,10 @@ static const char* kName = "textures";
 // Texture objects on CUDA arrays, pitched memory and linear memory: tex2D / tex3D with point and
 // linear filtering, clamp / wrap / mirror / border addressing, normalized and unnormalized
 // coordinates, element and normalized-float read modes (uchar4, short), tex1Dfetch on float and
-// int buffers (zero outside), checked against a CPU model of the texture unit (linear weights
-// in 9-bit fixed point with 8 fraction bits). Coordinates are multiples of 1/128 texel offset
-// away from texel boundaries, so floor() and the weights do not depend on rounding.
+// int buffers (zero outside), checked against a CPU model of the texture unit (linear filtering
+// as test_common.h's texLinearWeights: 8-bit fractions, corner weights in whole 1/256 steps, as
+// an H100 computes them). Coordinates are multiples of 1/128 texel offset away from texel
+// boundaries, so floor() and the fractions do not depend on rounding.
 
 __global__ void sample2D(cudaTextureObject_t t, float4* out, int nx, int ny, float x0, float y0,
                          float dx, float dy, int normalized, float W, float H) {
@@ -115,25 +116,22 @@ static void sampleModel(const Model& m, int dims, const float* coord, float* out
         return;
     }
     long long base[3];
-    float w[3];
+    int q[3];
+    float w[8];
     for (int k = 0; k < dims; ++k) {
         float xb = x[k] - 0.5f;
         float f = std::floor(xb);
         base[k] = (long long)f;
-        w[k] = std::nearbyint((xb - f) * 256.0f) / 256.0f;
+        q[k] = texFrac256(xb - f);
     }
+    texLinearWeights(dims, q, w);
     for (int c = 0; c < m.ch; ++c) out[c] = 0;
     for (int corner = 0; corner < (1 << dims); ++corner) {
         long long idx[3];
-        float wt = 1;
-        for (int k = 0; k < dims; ++k) {
-            int hi = (corner >> k) & 1;
-            idx[k] = base[k] + hi;
-            wt *= hi ? w[k] : 1 - w[k];
-        }
+        for (int k = 0; k < dims; ++k) idx[k] = base[k] + ((corner >> k) & 1);
         float v[4];
         fetchModel(m, dims, idx, v);
-        for (int c = 0; c < m.ch; ++c) out[c] += wt * v[c];
+        for (int c = 0; c < m.ch; ++c) out[c] += w[corner] * v[c];
     }
 }
 

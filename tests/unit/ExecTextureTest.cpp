@@ -2,9 +2,11 @@
 // every address mode, normalized and unnormalized coordinates, element and normalized-float
 // read modes, integer results, 1D linear-memory fetches (zero outside), 3D, and faults for
 // handles that are not texture descriptors. Descriptors are built on the host; expected values
-// come from a CPU model of the texture unit (linear weights in 1/256 steps).
+// come from a CPU model of the texture unit (linear corner weights from linearWeights, whose own
+// values are checked against numbers an H100 produced).
 
 #include "ExecHarness.h"
+#include "ptx/exec/OpsTexture.h"
 #include "ptx/exec/TextureDesc.h"
 
 #include <cmath>
@@ -127,22 +129,19 @@ struct Model {
       return texel(idx, c);
     }
     long long i0[3];
-    float a[3];
+    unsigned q[3], w[8];
     for (int k = 0; k < d.dims; ++k) {
       float t = x[k] - 0.5f;
       i0[k] = (long long)std::floor(t);
-      a[k] = std::round((t - std::floor(t)) * 256.0f) / 256.0f;
+      q[k] = ptx::exec::linearFraction(t - std::floor(t));
     }
+    ptx::exec::linearWeights(d.dims, q, w);
     float sum = 0;
     for (int corner = 0; corner < (1 << d.dims); ++corner) {
       long long idx[3];
-      float w = 1;
-      for (int k = 0; k < d.dims; ++k) {
-        bool hi = corner >> k & 1;
-        idx[k] = i0[k] + hi;
-        w *= hi ? a[k] : 1 - a[k];
-      }
-      sum += w * texel(idx, c);
+      for (int k = 0; k < d.dims; ++k)
+        idx[k] = i0[k] + (corner >> k & 1);
+      sum += w[corner] / 256.0f * texel(idx, c);
     }
     return sum;
   }
@@ -362,6 +361,59 @@ TEST(ExecTexture, Fetch1DLinearMemoryZeroOutside) {
   }
 }
 
+// Numbers from native H100 runs (tools/hw/data/h100-2026-11-26/failures.txt): the corner weights
+// are whole 1/256 steps summing to 1, not the products of the fractions.
+TEST(ExecTexture, LinearWeightsMatchTheHardware) {
+  using ptx::exec::linearFraction;
+  using ptx::exec::linearWeights;
+  unsigned w[8];
+  // 50_textures at texel (0.6953125, 0.5234375): fractions 50/256 and 6/256; the GPU's
+  // 0.0863672 over texels 0, 0.37, 0.77, 0.13 is weights 201, 49, 5, 1
+  unsigned q2[2] = {50, 6};
+  ASSERT_EQ(linearWeights(2, q2, w), 4u);
+  EXPECT_EQ(w[0], 201u);
+  EXPECT_EQ(w[1], 49u);
+  EXPECT_EQ(w[2], 5u);
+  EXPECT_EQ(w[3], 1u);
+  // tex_layered_cube: fractions 230 and 225 (the GPU's 14.660156 over 6.5, -1, -16.5, 20.5)
+  unsigned q2b[2] = {230, 225};
+  linearWeights(2, q2b, w);
+  EXPECT_EQ(w[0], 3u);
+  EXPECT_EQ(w[1], 28u);
+  EXPECT_EQ(w[2], 23u);
+  EXPECT_EQ(w[3], 202u);
+  // tex_3d_memcpy3d: fractions 168, 52, 106; the GPU's 4.290039 needs the two corners with
+  // y and z high to weigh 21/256 together (the exact product gives 21.53)
+  unsigned q3[3] = {168, 52, 106};
+  ASSERT_EQ(linearWeights(3, q3, w), 8u);
+  EXPECT_EQ(w[6] + w[7], 21u);
+  const float t3[8] = {-10, -3, 3, 10, 19.125f, 26.125f, -28.875f, -21.875f};
+  double v = 0;
+  for (unsigned c = 0; c < 8; ++c)
+    v += w[c] * (double)t3[c] / 256;
+  EXPECT_NEAR(v, 4.290039, 1e-6);
+  // every fraction: whole weights that sum to 256 and keep each dimension's fraction
+  for (unsigned a = 0; a <= 256; a += 3)
+    for (unsigned b = 0; b <= 256; b += 5) {
+      unsigned q[3] = {a, b, (a * 7 + b) % 257};
+      linearWeights(3, q, w);
+      unsigned sum = 0;
+      for (unsigned c = 0; c < 8; ++c)
+        sum += w[c];
+      ASSERT_EQ(sum, 256u) << a << " " << b;
+      linearWeights(2, q, w);
+      ASSERT_EQ(w[0] + w[1] + w[2] + w[3], 256u);
+      ASSERT_EQ(w[1] + w[3], a);
+      ASSERT_LE(std::abs((int)(w[2] + w[3]) - (int)b), 1); // both y splits round a half up
+    }
+  // the fraction: 8 bits, rounded to nearest; 256 just below the next texel
+  EXPECT_EQ(linearFraction(0.0f), 0u);
+  EXPECT_EQ(linearFraction(0.1953125f), 50u);
+  EXPECT_EQ(linearFraction(0.99f), 253u);
+  EXPECT_EQ(linearFraction(0.999f), 256u);
+  EXPECT_EQ(linearFraction(NAN), 0u);
+}
+
 TEST(ExecTexture, Trilinear3D) {
   ExecHarness h;
   ASSERT_TRUE(h.load(ptxHeader("sm_80") + kKernels)) << h.errors;
@@ -569,11 +621,15 @@ struct LayeredModel {
       return texel(m, layer, (long long)std::floor(x), (long long)std::floor(y), edge);
     float xb = x - 0.5f, yb = y - 0.5f;
     long long i = (long long)std::floor(xb), j = (long long)std::floor(yb);
-    float a = std::round((xb - std::floor(xb)) * 256) / 256, b = std::round((yb - std::floor(yb)) * 256) / 256;
+    unsigned q[2] = {ptx::exec::linearFraction(xb - std::floor(xb)),
+                     ptx::exec::linearFraction(yb - std::floor(yb))},
+             w[4];
+    ptx::exec::linearWeights(d.dims == 1 ? 1 : 2, q, w);
     if (d.dims == 1)
-      return (1 - a) * texel(m, layer, i, 0, edge) + a * texel(m, layer, i + 1, 0, edge);
-    return (1 - a) * (1 - b) * texel(m, layer, i, j, edge) + a * (1 - b) * texel(m, layer, i + 1, j, edge) +
-           (1 - a) * b * texel(m, layer, i, j + 1, edge) + a * b * texel(m, layer, i + 1, j + 1, edge);
+      return w[0] / 256.0f * texel(m, layer, i, 0, edge) + w[1] / 256.0f * texel(m, layer, i + 1, 0, edge);
+    return (w[0] * texel(m, layer, i, j, edge) + w[1] * texel(m, layer, i + 1, j, edge) +
+            w[2] * texel(m, layer, i, j + 1, edge) + w[3] * texel(m, layer, i + 1, j + 1, edge)) /
+           256.0f;
   }
 };
 
