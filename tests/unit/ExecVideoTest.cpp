@@ -132,6 +132,10 @@ TEST(ExecVideo, ScalarSetAndMad) {
       // -196608 >> 15 (arithmetic)
       {"vmad.s32.s32.s32.shr15 %r4, %r1, %r2, %r3;", (uint32_t)-3, 0x10000, 0, 0xfffffffa},
       {"vmad.s32.s32.s32.sat %r4, %r1, %r2, %r3;", 0x80000000, 2, 0, 0x80000000},
+      // c is sign-extended with unsigned types too (an H100: 0 * 40 + 0xffffffff, >> 15, is
+      // 0xffffffff, not the PTX ISA text's 0x0001ffff)
+      {"vmad.u32.u32.u32.shr15 %r4, %r1.h0, %r2.h0, %r3;", 0, 40, 0xffffffff, 0xffffffff},
+      {"vmad.u32.u32.u32.shr15 %r4, %r1.h0, %r2.h0, %r3;", 0xffff, 0xffff, 0x80000000, 0xfffc},
   });
 }
 
