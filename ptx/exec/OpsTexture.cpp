@@ -129,8 +129,13 @@ void readTexel(const TexDesc &d, const uint8_t *p, Texel &t) {
 }
 
 void borderTexel(const TexDesc &d, Texel &t) {
+  // Integers read as normalized floats take the border color clamped to their range ([0, 1]
+  // unsigned, [-1, 1] signed): a GPU returns 0 for border -99 on a uchar texture.
+  bool unorm = d.format != TexFormat::Float && floatResult(d);
+  float lo = d.format == TexFormat::Signed ? -1.0f : 0.0f;
   for (unsigned c = 0; c < 4; ++c) {
-    t.f[c] = d.border[c];
+    float b = d.border[c];
+    t.f[c] = unorm ? (b < lo ? lo : b > 1.0f ? 1.0f : b) : b;
     std::memcpy(&t.i[c], &d.border[c], 4);
   }
 }
@@ -203,12 +208,13 @@ unsigned linearFraction(float frac) {
 }
 
 unsigned linearWeights(unsigned dims, const unsigned *q, unsigned *w) {
-  // The weight 256 (1.0) is split one dimension at a time: the high part of a weight p along a
-  // dimension with fraction q is p * q / 256 rounded to nearest (halves up), the low part the
-  // rest, so the weights always sum to 256 and each corner weight is a whole 1/256. The H100
-  // splits a 3D weight along x, then z, then y (native runs of tex_3d_memcpy3d; for 2D the
-  // order makes no difference).
-  static const unsigned kOrder[3][3] = {{0, 0, 0}, {0, 1, 0}, {0, 2, 1}};
+  // The weight 256 (1.0) is split one dimension at a time (3D: z, x, y; 2D: x, y): the upper
+  // part of a weight p along a dimension with fraction q is p * q / 256 rounded to nearest, the
+  // lower part the rest, so the weights sum to 256. Halves round up, except in the y split of
+  // a group that is the lower texel in x, where they round down (which keeps 2D weights'
+  // sums along x and y exact). This reproduces every weight a GPU (H200, sm_90) returned for
+  // 256x256 2D fraction pairs and 3M 3D triples (one-hot texture probes).
+  static const unsigned kOrder[3][3] = {{0, 0, 0}, {0, 1, 0}, {2, 0, 1}};
   unsigned cnt = 1u << dims;
   for (unsigned c = 0; c < cnt; ++c)
     w[c] = c ? 0 : 256;
@@ -218,12 +224,20 @@ unsigned linearWeights(unsigned dims, const unsigned *q, unsigned *w) {
       if (c & bit)
         continue;
       unsigned p = w[c]; // the weight of corner c's group, not yet split along `dim`
-      unsigned hi = (p * q[dim] + 128) >> 8;
+      unsigned half = dim == 1 && !(c & 1) ? 127 : 128;
+      unsigned hi = (p * q[dim] + half) >> 8;
       w[c] = p - hi;
       w[c | bit] = hi;
     }
   }
   return cnt;
+}
+
+float normalizedToTexels(float u, uint32_t size) {
+  // the GPU takes a normalized coordinate in fixed point with 21 fraction bits (truncated)
+  // before scaling it by the size (normalized-coordinate probe, W = 13: all 3000 samples)
+  double f = std::floor((double)u * 2097152.0);
+  return (float)(f * size / 2097152.0);
 }
 
 namespace {
@@ -367,7 +381,7 @@ void sample(const TexDesc &d, unsigned g, const float *c, const int32_t *ic, boo
     View v = viewOf(d, mp.lv[i], layer);
     float x[3];
     for (unsigned k = 0; k < d.dims; ++k)
-      x[k] = norm ? cc[k] * (float)v.size[k] : cc[k];
+      x[k] = norm ? normalizedToTexels(cc[k], (uint32_t)v.size[k]) : cc[k];
     if (mp.n == 1) {
       filterAt(d, v, x, edge, out);
       return;
@@ -703,7 +717,7 @@ void tld4Fn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
     View v = viewOf(*d, 0, layer);
     int64_t base[2];
     for (unsigned k = 0; k < 2; ++k)
-      base[k] = (int64_t)floorSat((norm ? c[k] * (float)v.size[k] : c[k]) - 0.5f);
+      base[k] = (int64_t)floorSat((norm ? normalizedToTexels(c[k], (uint32_t)v.size[k]) : c[k]) - 0.5f);
     static const int kOff[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
     tlLastTexel = d->data;
     Texel q[4];

@@ -25,6 +25,10 @@ unsigned linearFraction(float frac);
 /// Returns 1 << dims.
 unsigned linearWeights(unsigned dims, const unsigned *q, unsigned *w);
 
+/// Texel-space coordinate of normalized coordinate `u` along a dimension of `size` texels, as
+/// the hardware converts it (u in fixed point with 21 fraction bits, then times the size).
+float normalizedToTexels(float u, uint32_t size);
+
 /// suld, sust, sured, suq (OpsSurface.cpp); registered by registerTextureOps.
 void registerSurfaceOps();
 

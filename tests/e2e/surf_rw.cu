@@ -390,7 +390,8 @@ static void apiTest() {
     EXPECT(flags == cudaArraySurfaceLoadStore && ext.width == 8 && ext.height == 8 && ext.depth == 0,
            "cudaArrayGetInfo: flags %u extent %zu %zu %zu", flags, ext.width, ext.height, ext.depth);
     CK(cudaDestroySurfaceObject(s));
-    EXPECT(cudaDestroySurfaceObject(s) == cudaErrorInvalidValue, "destroying a surface object twice");
+    // the H100's runtime does not check the handle: a second destroy succeeds (and changes nothing)
+    EXPECT(cudaDestroySurfaceObject(s) == cudaSuccess, "destroying a surface object twice");
     EXPECT(cudaGetSurfaceObjectResourceDesc(&back, s) == cudaErrorInvalidValue, "resource desc of a destroyed object");
     cudaGetLastError();
     CK(cudaFree(lin));

@@ -56,7 +56,7 @@ static float at(const Vol &t, long long x, long long y, long long z) {
     return t.v[((size_t)z * t.H + y) * t.W + x];
 }
 static float model(const Vol &t, float x, float y, float z) {
-    if (t.norm) { x *= t.W; y *= t.H; z *= t.D; }
+    if (t.norm) { x = texNormToTexels(x, t.W); y = texNormToTexels(y, t.H); z = texNormToTexels(z, t.D); }
     if (!t.linear) return at(t, (long long)std::floor(x), (long long)std::floor(y), (long long)std::floor(z));
     float c[3] = {x - 0.5f, y - 0.5f, z - 0.5f}, w[8];
     long long b[3];
@@ -98,11 +98,15 @@ static void sampleAndCheck(cudaArray_t a, Vol &m, const char *what, cudaTextureR
                     for (auto &p : cc) { p.x /= m.W; p.y /= m.H; p.z /= m.D; }
                 CK(cudaMemcpy(dc, cc.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
                 cudaTextureObject_t t = makeArrayTexture(a, lin, norm, m.mode, m.border, rm);
+                // unsigned bytes read as normalized floats: the GPU clamps the border color to
+                // [0, 1] (-99 reads as 0)
+                Vol mm = m;
+                if (rm == cudaReadModeNormalizedFloat) mm.border = std::max(0.0f, std::min(1.0f, m.border));
                 sample3D<<<(n + 127) / 128, 128>>>(t, out, dc, n);
                 std::vector<float> got(n);
                 CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
                 for (int i = 0; i < n; ++i) {
-                    float want = model(m, cc[i].x, cc[i].y, cc[i].z);
+                    float want = model(mm, cc[i].x, cc[i].y, cc[i].z);
                     EXPECT(std::fabs(got[i] - want) <= 1e-4f * (1 + std::fabs(want)),
                            "%s linear=%d norm=%d mode=%d at (%f,%f,%f): %f, want %f", what, lin, norm, mi, cc[i].x,
                            cc[i].y, cc[i].z, got[i], want);

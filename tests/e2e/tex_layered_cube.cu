@@ -139,7 +139,7 @@ static void layered1D() {
         CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
         for (int i = 0; i < n; ++i) {
             int layer = std::min(t.layers - 1, std::max(0, ls[i]));
-            float want = filter(t, layer, t.norm ? x[i] * t.W : x[i], 0.5f, 0);
+            float want = filter(t, layer, t.norm ? texNormToTexels(x[i], t.W) : x[i], 0.5f, 0);
             EXPECT(close(got[i], want), "1D layered linear=%d norm=%d x=%f layer=%d: %f, want %f", t.linear,
                    t.norm, x[i], ls[i], got[i], want);
         }
@@ -184,7 +184,7 @@ static void layered2D() {
                 std::vector<float2> got(n);
                 CK(cudaMemcpy(got.data(), out, n * 8, cudaMemcpyDeviceToHost));
                 for (int i = 0; i < n; ++i) {
-                    float u = norm ? x[i] * t.W : x[i], v = norm ? y[i] * t.H : y[i];
+                    float u = norm ? texNormToTexels(x[i], t.W) : x[i], v = norm ? texNormToTexels(y[i], t.H) : y[i];
                     float w0 = filter(t, ls[i], u, v, 0), w1 = filter(t, ls[i], u, v, 1);
                     EXPECT(close(got[i].x, w0) && close(got[i].y, w1),
                            "2D layered linear=%d norm=%d mode=%d (%f,%f) layer %d: (%f,%f), want (%f,%f)", lin, norm,
@@ -240,7 +240,7 @@ static void cubemaps(bool layeredCubes) {
             float u, v;
             int f = face(dirs[i].x, dirs[i].y, dirs[i].z, u, v);
             int cube = layeredCubes ? std::min(cubes - 1, ls[i]) : 0;
-            float want = filter(t, cube * 6 + f, u * W, v * W, 0);
+            float want = filter(t, cube * 6 + f, texNormToTexels(u, W), texNormToTexels(v, W), 0);
             EXPECT(close(got[i], want), "cubemap layered=%d linear=%d dir (%f,%f,%f) face %d: %f, want %f",
                    layeredCubes, lin, dirs[i].x, dirs[i].y, dirs[i].z, f, got[i], want);
         }

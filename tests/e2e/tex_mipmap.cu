@@ -45,7 +45,7 @@ static float texel(const Mip &m, int l, long long x, long long y) {
     return m.v[l][y * w + x];
 }
 static float level(const Mip &m, int l, float u, float v) {
-    float x = u * m.w[l], y = v * m.h[l];
+    float x = texNormToTexels(u, m.w[l]), y = texNormToTexels(v, m.h[l]);
     if (!m.linear) return texel(m, l, (long long)std::floor(x), (long long)std::floor(y));
     float xb = x - 0.5f, yb = y - 0.5f;
     long long i = (long long)std::floor(xb), j = (long long)std::floor(yb);

@@ -108,7 +108,7 @@ static void fetchModel(const Model& m, int dims, const long long* idx, float* v)
 static void sampleModel(const Model& m, int dims, const float* coord, float* out) {
     int size[3] = {m.W, m.H, m.D};
     float x[3];
-    for (int k = 0; k < dims; ++k) x[k] = m.normalized ? coord[k] * (float)size[k] : coord[k];
+    for (int k = 0; k < dims; ++k) x[k] = m.normalized ? texNormToTexels(coord[k], size[k]) : coord[k];
     if (!m.linear) {
         long long idx[3];
         for (int k = 0; k < dims; ++k) idx[k] = (long long)std::floor(x[k]);

@@ -49,21 +49,31 @@ static inline cudaTextureObject_t makeArrayTexture(cudaArray_t a, bool linear, b
     return t;
 }
 
-// Linear texture filtering as the GPU computes it (checked natively on an H100): the fraction of
-// x - 0.5 along each dimension is rounded to 8 bits (halves up; 256 just below the next texel),
-// and the corner weights are whole multiples of 1/256 summing to 1: the weight 256 is split one
-// dimension at a time (x, then z, then y), the upper part of p along fraction q being
-// p * q / 256 rounded to nearest (halves up). They are not the exact products of the fractions.
+// Linear texture filtering as the GPU computes it (checked natively on an H200, sm_90): the
+// fraction of x - 0.5 along each dimension is rounded to 8 bits (halves up; 256 just below the
+// next texel), and the corner weights are whole multiples of 1/256 summing to 1, not the exact
+// products of the fractions: the weight 256 is split one dimension at a time (3D: z, x, y; 2D:
+// x, y), the upper part of p along fraction q being p * q / 256 rounded to nearest, halves up,
+// except in the y split of a group on the lower texel in x, where halves round down.
 static inline int texFrac256(float frac) { return (int)std::floor((double)frac * 256.0 + 0.5); }
 // Corner c (bit k: the upper texel along dimension k) of `dims` (1-3) gets w[c] (a float in
 // 1/256 steps) from the 8-bit fractions q[0..dims).
 static inline void texLinearWeights(int dims, const int *q, float *w) {
-    static const int order[3][3] = {{0, 0, 0}, {0, 1, 0}, {0, 2, 1}};
+    static const int order[3][3] = {{0, 0, 0}, {0, 1, 0}, {2, 0, 1}};
     int n = 1 << dims, iw[8] = {256, 0, 0, 0, 0, 0, 0, 0};
     for (int s = 0; s < dims; ++s) {
-        int bit = 1 << order[dims - 1][s], qd = q[order[dims - 1][s]];
+        int d = order[dims - 1][s], bit = 1 << d;
         for (int c = 0; c < n; ++c)
-            if (!(c & bit)) { int hi = (iw[c] * qd + 128) >> 8; iw[c | bit] = hi; iw[c] -= hi; }
+            if (!(c & bit)) {
+                int hi = (iw[c] * q[d] + (d == 1 && !(c & 1) ? 127 : 128)) >> 8;
+                iw[c | bit] = hi;
+                iw[c] -= hi;
+            }
     }
     for (int c = 0; c < n; ++c) w[c] = iw[c] / 256.0f;
+}
+// A normalized coordinate in texels as the GPU converts it: u in fixed point with 21 fraction
+// bits (truncated), times the size.
+static inline float texNormToTexels(float u, int size) {
+    return (float)(std::floor((double)u * 2097152.0) * size / 2097152.0);
 }

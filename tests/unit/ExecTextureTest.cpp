@@ -121,7 +121,7 @@ struct Model {
     float x[3];
     long long size[3] = {d.width, d.height, d.depth};
     for (int k = 0; k < d.dims; ++k)
-      x[k] = d.normalizedCoords ? xyz[k] * (float)size[k] : xyz[k];
+      x[k] = d.normalizedCoords ? ptx::exec::normalizedToTexels(xyz[k], (uint32_t)size[k]) : xyz[k];
     if (d.filter == TexFilter::Point) {
       long long idx[3];
       for (int k = 0; k < d.dims; ++k)
@@ -392,6 +392,29 @@ TEST(ExecTexture, LinearWeightsMatchTheHardware) {
   for (unsigned c = 0; c < 8; ++c)
     v += w[c] * (double)t3[c] / 256;
   EXPECT_NEAR(v, 4.290039, 1e-6);
+  // ties, as a GPU rounds them (one-hot texture probes on an H200): in 2D the y split rounds
+  // halves up on the upper texel in x and down on the lower one
+  const unsigned ties2[][6] = {{128, 1, 128, 127, 0, 1}, {64, 2, 191, 63, 1, 1}, {192, 2, 64, 190, 0, 2}};
+  for (const auto &t : ties2) {
+    linearWeights(2, t, w);
+    EXPECT_EQ(w[0], t[2]);
+    EXPECT_EQ(w[1], t[3]);
+    EXPECT_EQ(w[2], t[4]);
+    EXPECT_EQ(w[3], t[5]);
+  }
+  // 3D: z first, then x (halves up), then y
+  const unsigned ties3[][11] = {{64, 0, 106, 112, 38, 0, 0, 79, 27, 0, 0},
+                                {218, 1, 106, 22, 127, 0, 1, 16, 90, 0, 0},
+                                {37, 1, 106, 128, 22, 0, 0, 91, 15, 0, 0},
+                                {101, 2, 106, 90, 59, 1, 0, 64, 42, 0, 0}};
+  for (const auto &t : ties3) {
+    linearWeights(3, t, w);
+    for (unsigned c = 0; c < 8; ++c)
+      EXPECT_EQ(w[c], t[3 + c]) << t[0] << "," << t[1] << "," << t[2] << " corner " << c;
+  }
+  // normalized coordinates: 21 fraction bits, truncated, then times the size
+  EXPECT_EQ(ptx::exec::normalizedToTexels(0.5f, 13), 6.5f);
+  EXPECT_EQ(ptx::exec::normalizedToTexels(0x1.7b2766p-1f, 13), (float)(1553014.0 * 13 / 2097152));
   // every fraction: whole weights that sum to 256 and keep each dimension's fraction
   for (unsigned a = 0; a <= 256; a += 3)
     for (unsigned b = 0; b <= 256; b += 5) {
@@ -404,7 +427,7 @@ TEST(ExecTexture, LinearWeightsMatchTheHardware) {
       linearWeights(2, q, w);
       ASSERT_EQ(w[0] + w[1] + w[2] + w[3], 256u);
       ASSERT_EQ(w[1] + w[3], a);
-      ASSERT_LE(std::abs((int)(w[2] + w[3]) - (int)b), 1); // both y splits round a half up
+      ASSERT_EQ(w[2] + w[3], b);
     }
   // the fraction: 8 bits, rounded to nearest; 256 just below the next texel
   EXPECT_EQ(linearFraction(0.0f), 0u);
@@ -616,7 +639,8 @@ struct LayeredModel {
   /// Filters level m of `layer` at normalized-or-not coordinates (u, v).
   float filter(unsigned m, unsigned layer, float u, float v, bool norm, bool edge) const {
     TexLevel g = geom(m);
-    float x = norm ? u * g.width : u, y = norm ? v * g.height : v;
+    float x = norm ? ptx::exec::normalizedToTexels(u, g.width) : u,
+          y = norm ? ptx::exec::normalizedToTexels(v, g.height) : v;
     if (d.filter == TexFilter::Point)
       return texel(m, layer, (long long)std::floor(x), (long long)std::floor(y), edge);
     float xb = x - 0.5f, yb = y - 0.5f;
@@ -792,7 +816,8 @@ TEST(ExecTexture, CubemapsSelectTheFaceByTheMajorAxis) {
   for (unsigned l = 0; l < 32; ++l) {
     float u, v;
     unsigned face = guideFace(xs[l], ys[l], zs[l], u, v);
-    long long i = (long long)std::floor(u * W - 0.5f), j = (long long)std::floor(v * W - 0.5f);
+    long long i = (long long)std::floor(ptx::exec::normalizedToTexels(u, W) - 0.5f),
+              j = (long long)std::floor(ptx::exec::normalizedToTexels(v, W) - 0.5f);
     EXPECT_EQ(got[l * 4 + 0], m.texel(0, face, i, j + 1, true)) << l;
     EXPECT_EQ(got[l * 4 + 1], m.texel(0, face, i + 1, j + 1, true)) << l;
     EXPECT_EQ(got[l * 4 + 2], m.texel(0, face, i + 1, j, true)) << l;

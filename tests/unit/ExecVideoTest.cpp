@@ -136,6 +136,13 @@ TEST(ExecVideo, ScalarSetAndMad) {
       // 0xffffffff, not the PTX ISA text's 0x0001ffff)
       {"vmad.u32.u32.u32.shr15 %r4, %r1.h0, %r2.h0, %r3;", 0, 40, 0xffffffff, 0xffffffff},
       {"vmad.u32.u32.u32.shr15 %r4, %r1.h0, %r2.h0, %r3;", 0xffff, 0xffff, 0x80000000, 0xfffc},
+      // a whole-word .u32 operand is sign-extended too: (-1 * 1 + 0x7fffffff) >> 7
+      {"vmad.u32.u32.u32.shr7 %r4, %r1, %r2, %r3;", 0xffffffff, 1, 0x7fffffff, 0x00ffffff},
+      // .sat with unsigned operands: a negative sum clamps to 0 without a shift, but a shifted
+      // negative value saturates to 0xffffffff (as the H100 computes it)
+      {"vmad.u32.u32.u32.sat %r4, %r1, %r2, %r3;", 0, 40, 0xffffffff, 0},
+      {"vmad.u32.u32.u32.sat.shr7 %r4, %r1.b0, %r2.b0, %r3;", 0, 40, 0xffffffff, 0xffffffff},
+      {"vmad.s32.u32.u32.sat %r4, %r1, %r2, %r3;", 0x7fffffff, 0x7fffffff, 0, 0xffffffff},
   });
 }
 
