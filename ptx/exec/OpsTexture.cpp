@@ -14,8 +14,8 @@
 // table) and the face is sampled at ((s/m + 1) / 2, (t/m + 1) / 2) with clamp-to-edge addressing
 // (filtering does not cross faces). Mipmaps: the level of detail is the .level operand, the log2
 // of the longer gradient in texels (.grad), or 0; plus the bias, clamped to [minLod, maxLod] and
-// the levels. Point mip filtering takes the nearest level, linear blends two levels with a
-// weight in 1/256 steps. Textures without mipmaps ignore the level of detail.
+// the levels, all in 1/256 steps (pickLevels). Point mip filtering takes the nearest level,
+// linear blends two levels. Textures without mipmaps ignore the level of detail.
 
 #include "ptx/exec/OpsTexture.h"
 
@@ -207,7 +207,7 @@ unsigned linearFraction(float frac) {
   return (unsigned)std::floor((double)frac * 256.0 + 0.5); // 256 (weight 1) just below 1
 }
 
-unsigned linearWeights(unsigned dims, const unsigned *q, unsigned *w) {
+unsigned linearWeights(unsigned dims, const unsigned *q, unsigned *w, unsigned total) {
   // The weight 256 (1.0) is split one dimension at a time (3D: z, x, y; 2D: x, y): the upper
   // part of a weight p along a dimension with fraction q is p * q / 256 rounded to nearest, the
   // lower part the rest, so the weights sum to 256. Halves round up, except in the y split of
@@ -217,7 +217,7 @@ unsigned linearWeights(unsigned dims, const unsigned *q, unsigned *w) {
   static const unsigned kOrder[3][3] = {{0, 0, 0}, {0, 1, 0}, {2, 0, 1}};
   unsigned cnt = 1u << dims;
   for (unsigned c = 0; c < cnt; ++c)
-    w[c] = c ? 0 : 256;
+    w[c] = c ? 0 : total;
   for (unsigned s = 0; s < dims; ++s) {
     unsigned dim = kOrder[dims - 1][s], bit = 1u << dim;
     for (unsigned c = 0; c < cnt; ++c) {
@@ -242,8 +242,11 @@ float normalizedToTexels(float u, uint32_t size) {
 
 namespace {
 
-/// Point or linear filtering of `v` at texel-space coordinates `x`.
-void filterAt(const TexDesc &d, const View &v, const float *x, bool edge, Texel &out) {
+/// Point or linear filtering of `v` at texel-space coordinates `x`. Linear filtering splits the
+/// weight `total` (in 1/256; 256 unless two mip levels share it) among the texels, so its
+/// result is already scaled by total / 256; point filtering returns the texel unscaled.
+void filterAt(const TexDesc &d, const View &v, const float *x, bool edge, Texel &out,
+              unsigned total = 256) {
   if (d.filter == TexFilter::Point || !floatResult(d)) {
     int64_t idx[3];
     for (unsigned k = 0; k < d.dims; ++k)
@@ -255,13 +258,22 @@ void filterAt(const TexDesc &d, const View &v, const float *x, bool edge, Texel 
   int64_t base[3] = {0, 0, 0};
   unsigned q[3] = {0, 0, 0};
   for (unsigned k = 0; k < d.dims; ++k) {
-    float xb = x[k] - 0.5f;
+    // Clamp addressing clamps the coordinate to the outer texel centres before filtering: the
+    // clamped dimension then weighs 0 and 1, which changes how the other weights round (a GPU's
+    // trilinear results at clamped coordinates, 50_textures)
+    float xk = x[k];
+    TexAddress mode = edge ? TexAddress::Clamp : d.address[k];
+    if (mode == TexAddress::Clamp || (!d.normalizedCoords && mode != TexAddress::Border)) {
+      float hiC = (float)v.size[k] - 0.5f;
+      xk = xk < 0.5f ? 0.5f : xk > hiC ? hiC : xk;
+    }
+    float xb = xk - 0.5f;
     float f = floorSat(xb);
     base[k] = (int64_t)f;
     q[k] = linearFraction(xb - f);
   }
   unsigned w[8];
-  unsigned corners = linearWeights(d.dims, q, w);
+  unsigned corners = linearWeights(d.dims, q, w, total);
   float acc[4] = {0, 0, 0, 0};
   for (unsigned cidx = 0; cidx < corners; ++cidx) {
     if (w[cidx] == 0)
@@ -311,35 +323,44 @@ unsigned cubeFace(float x, float y, float z, float &u, float &v, float &major) {
 struct MipPick {
   unsigned lv[2] = {0, 0};
   unsigned n = 1;
-  float w = 0;
+  unsigned w = 0; ///< weight of the second level, in 1/256
 };
 
+/// `v` in fixed point with 8 fraction bits, truncated toward zero; saturated far outside any
+/// level range.
+int64_t lodFixed(float v) {
+  if (std::isnan(v))
+    return 0;
+  double f = std::trunc((double)v * 256.0);
+  return f < -1e6 ? -1000000 : f > 1e6 ? 1000000 : (int64_t)f;
+}
+
 MipPick pickLevels(const TexDesc &d, float lod) {
+  // The level of detail in 1/256 steps, as a GPU computes it (tex2DLod sweeps on an H200): the
+  // lod and the bias each truncated toward zero, added, clamped to the level clamps and the
+  // levels; point mip filtering takes the nearest level (halves up), linear blends level
+  // floor(l) with the next by the fraction.
   MipPick p;
   if (!d.levels)
     return p;
-  float l = lod + d.lodBias;
-  l = l < d.minLod ? d.minLod : l;
-  l = l > d.maxLod ? d.maxLod : l;
-  float top = (float)(d.levels - 1);
-  l = std::isnan(l) || l < 0 ? 0 : l > top ? top : l;
+  int64_t l = lodFixed(lod) + lodFixed(d.lodBias);
+  int64_t lo = lodFixed(d.minLod), hi = lodFixed(d.maxLod);
+  l = l < lo ? lo : l;
+  l = l > hi ? hi : l;
+  int64_t top = (int64_t)(d.levels - 1) * 256;
+  l = l < 0 ? 0 : l > top ? top : l;
   if (d.mipFilter == TexFilter::Point || !floatResult(d)) {
-    p.lv[0] = l <= 0.5f ? 0 : (unsigned)std::ceil(l + 0.5f) - 1;
+    p.lv[0] = (unsigned)((l + 128) >> 8);
     if (p.lv[0] > d.levels - 1u)
       p.lv[0] = d.levels - 1u;
     return p;
   }
-  unsigned l0 = (unsigned)l;
-  float w = std::nearbyint((l - (float)l0) * 256.0f) / 256.0f;
-  if (w >= 1.0f) {
-    ++l0;
-    w = 0;
-  }
+  unsigned l0 = (unsigned)(l >> 8), frac = (unsigned)(l & 255);
   p.lv[0] = l0;
-  if (w > 0 && l0 + 1 < d.levels) {
+  if (frac && l0 + 1 < d.levels) {
     p.lv[1] = l0 + 1;
     p.n = 2;
-    p.w = w;
+    p.w = frac;
   }
   return p;
 }
@@ -386,9 +407,13 @@ void sample(const TexDesc &d, unsigned g, const float *c, const int32_t *ic, boo
       filterAt(d, v, x, edge, out);
       return;
     }
+    // Two levels: the level weight is split first, then the texel weights within each level
+    // (trilinear weights are whole 1/256 steps too, as a GPU returns them)
     Texel t;
-    filterAt(d, v, x, edge, t);
-    float wt = i ? mp.w : 1.0f - mp.w;
+    unsigned total = i ? mp.w : 256 - mp.w;
+    filterAt(d, v, x, edge, t, total);
+    bool pointTexels = d.filter == TexFilter::Point || !floatResult(d);
+    float wt = pointTexels ? (float)total * (1.0f / 256.0f) : 1.0f;
     for (unsigned ch = 0; ch < 4; ++ch)
       acc[ch] += wt * t.f[ch];
   }

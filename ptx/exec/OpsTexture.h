@@ -22,8 +22,9 @@ unsigned linearFraction(float frac);
 /// per-dimension fractions q[0..dims) (linearFraction). Corner c has bit k set when it is the
 /// upper texel along dimension k. Contract: w has room for 1 << dims entries; the weights are
 /// whole numbers that sum to 256, as on the hardware (not the exact products of the fractions).
-/// Returns 1 << dims.
-unsigned linearWeights(unsigned dims, const unsigned *q, unsigned *w);
+/// Returns 1 << dims. `total` (default 256) is the weight to split: a mip level's share when
+/// two levels are blended (the weights then sum to it).
+unsigned linearWeights(unsigned dims, const unsigned *q, unsigned *w, unsigned total = 256);
 
 /// Texel-space coordinate of normalized coordinate `u` along a dimension of `size` texels, as
 /// the hardware converts it (u in fixed point with 21 fraction bits, then times the size).

@@ -58,6 +58,11 @@ static float at(const Vol &t, long long x, long long y, long long z) {
 static float model(const Vol &t, float x, float y, float z) {
     if (t.norm) { x = texNormToTexels(x, t.W); y = texNormToTexels(y, t.H); z = texNormToTexels(z, t.D); }
     if (!t.linear) return at(t, (long long)std::floor(x), (long long)std::floor(y), (long long)std::floor(z));
+    if (t.mode != cudaAddressModeBorder && !(t.norm && t.mode == cudaAddressModeWrap)) {
+        x = texClampCoord(x, t.W); // clamp addressing clamps the coordinate first
+        y = texClampCoord(y, t.H);
+        z = texClampCoord(z, t.D);
+    }
     float c[3] = {x - 0.5f, y - 0.5f, z - 0.5f}, w[8];
     long long b[3];
     int q[3];

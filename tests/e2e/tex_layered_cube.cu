@@ -59,6 +59,11 @@ static float texel(const Tex &t, int layer, long long x, long long y, int c) {
 // (u, v) in texel units after normalization; 1D textures have H == 1 and v = 0.5.
 static float filter(const Tex &t, int layer, float u, float v, int c) {
     if (!t.linear) return texel(t, layer, (long long)std::floor(u), (long long)std::floor(v), c);
+    cudaTextureAddressMode m = t.edge ? cudaAddressModeClamp : t.mode;
+    if (m == cudaAddressModeClamp || (!t.norm && m != cudaAddressModeBorder)) {
+        u = texClampCoord(u, t.W); // clamp addressing clamps the coordinate first
+        if (t.H > 1) v = texClampCoord(v, t.H);
+    }
     float xb = u - 0.5f, yb = v - 0.5f;
     long long i = (long long)std::floor(xb), j = (long long)std::floor(yb);
     int q[2] = {texFrac256(xb - std::floor(xb)), texFrac256(yb - std::floor(yb))};

@@ -3,9 +3,11 @@
 // cudaMallocMipmappedArray (level count clamped to the full chain), cudaGetMipmappedArrayLevel
 // and the level extents, levels filled with cudaMemcpy2DToArray and one rewritten through a
 // surface object; tex2DLod and tex2DGrad with point and linear mipmap filtering, point and
-// linear texel filtering, a level bias and level clamps, checked against a CPU model (nearest
-// level: ceil(lod + 0.5) - 1, linear: floor(lod) blended with the next level in 1/256 steps;
-// tex2DGrad's level of detail is log2 of the longer gradient in texels); and the API errors.
+// linear texel filtering, a level bias and level clamps, checked against a CPU model of what an
+// H200 computes (level of detail and bias in 1/256 steps, truncated toward zero; nearest level
+// rounding halves up; linear: level floor(lod) blended with the next, the level's share split
+// among its texels in 1/256 steps; tex2DGrad's level of detail is log2 of the longer gradient
+// in texels, within 2/256); freeing a level on its own; and the API errors.
 static const char *kName = "tex_mipmap";
 #include <algorithm>
 #include <cmath>
@@ -44,29 +46,30 @@ static float texel(const Mip &m, int l, long long x, long long y) {
     y = std::max(0LL, std::min((long long)h - 1, y)); // clamp
     return m.v[l][y * w + x];
 }
-static float level(const Mip &m, int l, float u, float v) {
+// Level l's filtered value times total / 256 (total: the level's share of two blended levels,
+// in 1/256; linear texel filtering splits it among the texels, as the GPU does).
+static float level(const Mip &m, int l, float u, float v, int total = 256) {
     float x = texNormToTexels(u, m.w[l]), y = texNormToTexels(v, m.h[l]);
-    if (!m.linear) return texel(m, l, (long long)std::floor(x), (long long)std::floor(y));
+    if (!m.linear) return total / 256.0f * texel(m, l, (long long)std::floor(x), (long long)std::floor(y));
+    y = texClampCoord(y, m.h[l]); // y has clamp addressing
     float xb = x - 0.5f, yb = y - 0.5f;
     long long i = (long long)std::floor(xb), j = (long long)std::floor(yb);
     int q[2] = {texFrac256(xb - std::floor(xb)), texFrac256(yb - std::floor(yb))};
     float w[4];
-    texLinearWeights(2, q, w);
+    texLinearWeights(2, q, w, total);
     return w[0] * texel(m, l, i, j) + w[1] * texel(m, l, i + 1, j) + w[2] * texel(m, l, i, j + 1) +
            w[3] * texel(m, l, i + 1, j + 1);
 }
+// A level-of-detail value in 1/256 steps, truncated toward zero (as the GPU takes lod and bias).
+static int lod256(float v) { return (int)std::max(-1e6, std::min(1e6, std::trunc((double)v * 256))); }
 static float model(const Mip &m, float u, float v, float lod) {
-    float x = std::max(m.minClamp, std::min(m.maxClamp, lod + m.bias));
-    x = std::max(0.0f, std::min((float)(m.levels - 1), x));
-    if (!m.mipLinear) {
-        int l = x <= 0.5f ? 0 : (int)std::ceil(x + 0.5f) - 1;
-        return level(m, std::min(l, m.levels - 1), u, v);
-    }
-    int l0 = (int)std::floor(x);
-    float w = std::nearbyint((x - l0) * 256) / 256;
-    float r = level(m, l0, u, v);
-    if (w > 0 && l0 + 1 < m.levels) r = (1 - w) * r + w * level(m, l0 + 1, u, v);
-    return r;
+    int l = lod256(lod) + lod256(m.bias);
+    l = std::max(lod256(m.minClamp), std::min(lod256(m.maxClamp), l));
+    l = std::max(0, std::min((m.levels - 1) * 256, l));
+    if (!m.mipLinear) return level(m, std::min((l + 128) >> 8, m.levels - 1), u, v);
+    int l0 = l >> 8, f = l & 255;
+    if (f == 0 || l0 + 1 >= m.levels) return level(m, l0, u, v);
+    return level(m, l0, u, v, 256 - f) + level(m, l0 + 1, u, v, f);
 }
 
 int main() {
@@ -174,7 +177,14 @@ int main() {
             for (int i = 0; i < n; ++i) {
                 float lod = grad ? std::log2(c[i].w) : c[i].z;
                 float want = model(m, c[i].x, c[i].y, lod);
-                EXPECT(std::fabs(got[i] - want) <= 1e-3f * (1 + std::fabs(want)),
+                bool ok = std::fabs(got[i] - want) <= 1e-3f * (1 + std::fabs(want));
+                // the GPU's level of detail from gradients approximates log2 (within 1.25/256 of
+                // it on an H200): tex2DGrad passes with the model at a level of detail 2/256 off
+                for (int d = -2; grad && !ok && d <= 2; ++d) {
+                    float wd = model(m, c[i].x, c[i].y, lod + d / 256.0f);
+                    ok = std::fabs(got[i] - wd) <= 1e-3f * (1 + std::fabs(wd));
+                }
+                EXPECT(ok,
                        "%s linear=%d mip=%d bias=%g clamp=[%g,%g] at (%f,%f) lod %f: %f, want %f",
                        grad ? "tex2DGrad" : "tex2DLod", k.linear, k.mipLinear, k.bias, k.minClamp, k.maxClamp,
                        c[i].x, c[i].y, lod, got[i], want);

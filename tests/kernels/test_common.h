@@ -57,10 +57,11 @@ static inline cudaTextureObject_t makeArrayTexture(cudaArray_t a, bool linear, b
 // except in the y split of a group on the lower texel in x, where halves round down.
 static inline int texFrac256(float frac) { return (int)std::floor((double)frac * 256.0 + 0.5); }
 // Corner c (bit k: the upper texel along dimension k) of `dims` (1-3) gets w[c] (a float in
-// 1/256 steps) from the 8-bit fractions q[0..dims).
-static inline void texLinearWeights(int dims, const int *q, float *w) {
+// 1/256 steps) from the 8-bit fractions q[0..dims); `total` (in 1/256) is the weight split,
+// less than 256 for one of two blended mip levels (its share, split first).
+static inline void texLinearWeights(int dims, const int *q, float *w, int total = 256) {
     static const int order[3][3] = {{0, 0, 0}, {0, 1, 0}, {2, 0, 1}};
-    int n = 1 << dims, iw[8] = {256, 0, 0, 0, 0, 0, 0, 0};
+    int n = 1 << dims, iw[8] = {total, 0, 0, 0, 0, 0, 0, 0};
     for (int s = 0; s < dims; ++s) {
         int d = order[dims - 1][s], bit = 1 << d;
         for (int c = 0; c < n; ++c)
@@ -72,6 +73,9 @@ static inline void texLinearWeights(int dims, const int *q, float *w) {
     }
     for (int c = 0; c < n; ++c) w[c] = iw[c] / 256.0f;
 }
+// Linear filtering with clamp addressing first clamps the texel-space coordinate to the outer
+// texel centres (which changes how the other dimensions' weights round).
+static inline float texClampCoord(float x, int n) { return x < 0.5f ? 0.5f : x > n - 0.5f ? n - 0.5f : x; }
 // A normalized coordinate in texels as the GPU converts it: u in fixed point with 21 fraction
 // bits (truncated), times the size.
 static inline float texNormToTexels(float u, int size) {
