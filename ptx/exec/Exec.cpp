@@ -170,6 +170,100 @@ bool checkGlobal(ExecCtx &ctx, uint64_t a, unsigned n, bool write) {
 }
 } // namespace
 
+namespace {
+/// The cached allocation that holds [lo, lo + span) whole, or null (no lookup: the per-lane path
+/// fills the cache).
+inline const Allocation *cachedAllocation(ExecCtx &ctx, uint64_t lo, uint64_t span) {
+  const Allocation &h = ctx.recentAllocs[ctx.recentHit];
+  if (__builtin_expect(lo - h.base < h.size && h.size - (lo - h.base) >= span, 1))
+    return &h;
+  for (unsigned i = 0; i < ExecCtx::kAllocCache; ++i) {
+    const Allocation &r = ctx.recentAllocs[i];
+    if (lo - r.base < r.size && r.size - (lo - r.base) >= span) {
+      ctx.recentHit = i;
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+/// One warp-wide check of w.addr for resolveWarp (see there); w.addr already computed.
+inline bool uniformAccess(ExecCtx &ctx, const Warp &w, const ir::Inst &in, uint32_t mask,
+                          unsigned bytes, unsigned align, bool write, WarpAccess &acc) {
+  const uint64_t *a = w.addr;
+  uint64_t lo, hi, bits;
+  acc.contiguous = false;
+  bool known = false;
+  if (mask == kFullMask) {
+    // coalesced and warp-uniform accesses first: one vectorisable pass, and the range is known
+    uint64_t a0 = a[0], diff = 0, same = 0, next = a0;
+    for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
+      diff |= a[l] ^ next;
+      same |= a[l] ^ a0;
+    }
+    if (diff == 0) {
+      acc.contiguous = known = true;
+      lo = bits = a0;
+      hi = a0 + (uint64_t)(kWarpSize - 1) * bytes;
+      if (hi < lo)
+        return false; // wraps around the address space: the per-lane path reports it
+    } else if (same == 0) {
+      known = true;
+      lo = hi = bits = a0;
+    }
+  }
+  if (!known) {
+    if (!mask)
+      return false;
+    lo = ~0ull, hi = 0, bits = 0;
+    forLanes(mask, [&](unsigned l) {
+      uint64_t v = a[l];
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+      bits |= v;
+    });
+  }
+  if ((bits & (align - 1)) || hi > ~0ull - bytes)
+    return false;
+  const uint64_t span = hi - lo + bytes;
+  const DeviceMemory &m = *ctx.mem;
+  switch (in.space) {
+  case ir::MemSpace::Shared: {
+    uint64_t size = w.cta->shared.size();
+    if (hi > size || size - hi < bytes)
+      return false;
+    acc.bias = reinterpret_cast<uint64_t>(w.cta->shared.data());
+    return true;
+  }
+  case ir::MemSpace::Local: return false; // lane-private memory: per-lane pointers
+  case ir::MemSpace::Generic:
+    if (m.inSharedWindow(lo) && m.inSharedWindow(hi)) {
+      uint64_t size = w.cta->shared.size(), o = hi - m.sharedWindow();
+      if (o > size || size - o < bytes)
+        return false;
+      acc.bias = reinterpret_cast<uint64_t>(w.cta->shared.data()) - m.sharedWindow();
+      return true;
+    }
+    if (!m.inArena(lo) || !m.inArena(hi))
+      return false;
+    [[fallthrough]];
+  default: { // global, const, kernel params, generic in the arena: device addresses
+    const Allocation *al = cachedAllocation(ctx, lo, span);
+    if (!al || (write && al->kind == AllocKind::Const))
+      return false;
+    acc.bias = 0;
+    return true;
+  }
+  }
+}
+} // namespace
+
+bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
+                 unsigned align, bool write, WarpAccess &acc) {
+  computeAddresses(w, in, mask);
+  return uniformAccess(ctx, w, in, mask, bytes, align, write, acc);
+}
+
 uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t a, unsigned n,
                           bool write) {
   DeviceMemory &m = *ctx.mem;
@@ -183,6 +277,7 @@ uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t a
     uint64_t o = a - m.localWindow();
     if (o + n > w.cta->localPerThread)
       return nullptr;
+    w.cta->localTouched = true;
     return w.cta->local.data() + (uint64_t)w.linearTid(lane) * w.cta->localPerThread + o;
   }
   if (!checkGlobal(ctx, a, n, write))
@@ -194,6 +289,10 @@ bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, 
                       unsigned align, bool write, uint8_t **ptrs) {
   computeAddresses(w, in, mask);
   const uint64_t *a = w.addr;
+  if (WarpAccess acc; uniformAccess(ctx, w, in, mask, bytes, align, write, acc)) {
+    forLanes(mask, [&](unsigned l) { ptrs[l] = reinterpret_cast<uint8_t *>(a[l] + acc.bias); });
+    return true;
+  }
   Cta &cta = *w.cta;
   unsigned bad = 99;
   bool misaligned = false, readOnly = false;
@@ -217,6 +316,7 @@ bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, 
   case ir::MemSpace::Local: {
     uint64_t per = cta.localPerThread;
     uint8_t *base = cta.local.data();
+    cta.localTouched = true;
     forLanes(mask, [&](unsigned l) {
       uint64_t o = a[l];
       if (o > per || per - o < bytes) {
@@ -513,6 +613,7 @@ void retire(Warp &w, uint32_t m, size_t from) {
 
 uint8_t *localLane(Warp &w, unsigned lane, uint64_t off) {
   Cta &c = *w.cta;
+  c.localTouched = true;
   return c.local.data() + (uint64_t)w.linearTid(lane) * c.localPerThread + off;
 }
 
@@ -1154,7 +1255,7 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
     ++n;
     ++w.instCount;
     ++ctx.warpInsts;
-    ctx.threadInsts += (uint64_t)__builtin_popcount(active);
+    ctx.threadInsts += laneCount(active);
     if constexpr (kStep) {
       rec->pc = pc;
       rec->inst = &in;
@@ -1435,7 +1536,7 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       --n;
       --w.instCount;
       --ctx.warpInsts;
-      ctx.threadInsts -= (uint64_t)__builtin_popcount(active);
+      ctx.threadInsts -= laneCount(active);
       ctx.waited = true;
       if constexpr (kStep)
         rec->blocked = true;

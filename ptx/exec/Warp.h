@@ -139,6 +139,10 @@ struct Cta {
   uint32_t dynBase = 0;          ///< offset of dynamic shared memory
   std::vector<uint8_t> local;    ///< per-thread local memory, `localPerThread` bytes each
   uint32_t localPerThread = 0;
+  /// Set whenever the executor hands out a pointer into `local`: until then it is still all
+  /// zero, and the next CTA to use this object need not clear it again (a CTA of 1024 threads
+  /// has 1 MiB of local memory, and most kernels never touch it).
+  bool localTouched = false;
   std::vector<Warp> warps;
   uint32_t liveWarps = 0;
   uint32_t liveThreads = 0;
