@@ -187,45 +187,46 @@ inline const Allocation *cachedAllocation(ExecCtx &ctx, uint64_t lo, uint64_t sp
   return nullptr;
 }
 
-/// One warp-wide check of w.addr for resolveWarp (see there); w.addr already computed.
-inline bool uniformAccess(ExecCtx &ctx, const Warp &w, const ir::Inst &in, uint32_t mask,
-                          unsigned bytes, unsigned align, bool write, WarpAccess &acc) {
-  const uint64_t *a = w.addr;
+/// The byte range [lo, hi + bytes) the lanes touch, and the OR of their addresses (alignment).
+struct LaneRange {
   uint64_t lo, hi, bits;
-  acc.contiguous = false;
-  bool known = false;
-  if (mask == kFullMask) {
-    // coalesced and warp-uniform accesses first: one vectorisable pass, and the range is known
-    uint64_t a0 = a[0], diff = 0, same = 0, next = a0;
-    for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
-      diff |= a[l] ^ next;
-      same |= a[l] ^ a0;
-    }
-    if (diff == 0) {
-      acc.contiguous = known = true;
-      lo = bits = a0;
-      hi = a0 + (uint64_t)(kWarpSize - 1) * bytes;
-      if (hi < lo)
-        return false; // wraps around the address space: the per-lane path reports it
-    } else if (same == 0) {
-      known = true;
-      lo = hi = bits = a0;
-    }
+};
+
+/// Sets `r` from a full warp's pass over its addresses: `diff` is the OR of each lane's address
+/// XOR its coalesced position (a[0] + l * bytes), `same` the OR of each XOR a[0]. False when the
+/// lanes are neither coalesced nor all at one address (the caller then takes the min/max pass).
+inline bool fullWarpRange(uint64_t a0, uint64_t diff, uint64_t same, unsigned bytes,
+                          LaneRange &r, WarpAccess &acc) {
+  if (diff == 0) {
+    acc.contiguous = true;
+    r = {a0, a0 + (uint64_t)(kWarpSize - 1) * bytes, a0};
+    return true;
   }
-  if (!known) {
-    if (!mask)
-      return false;
-    lo = ~0ull, hi = 0, bits = 0;
-    forLanes(mask, [&](unsigned l) {
-      uint64_t v = a[l];
-      lo = v < lo ? v : lo;
-      hi = v > hi ? v : hi;
-      bits |= v;
-    });
+  if (same == 0) {
+    r = {a0, a0, a0};
+    return true;
   }
-  if ((bits & (align - 1)) || hi > ~0ull - bytes)
+  return false;
+}
+
+inline LaneRange laneRange(const uint64_t *a, uint32_t mask) {
+  LaneRange r{~0ull, 0, 0};
+  forLanes(mask, [&](unsigned l) {
+    uint64_t v = a[l];
+    r.lo = v < r.lo ? v : r.lo;
+    r.hi = v > r.hi ? v : r.hi;
+    r.bits |= v;
+  });
+  return r;
+}
+
+/// Whether the lanes' range `r` lies in one region (see resolveWarp); sets acc.bias.
+inline bool regionOf(ExecCtx &ctx, const Warp &w, const ir::Inst &in, const LaneRange &r,
+                     unsigned bytes, unsigned align, bool write, WarpAccess &acc) {
+  const uint64_t lo = r.lo, hi = r.hi;
+  // misaligned, wrapping around the address space, or empty (lo > hi): the per-lane path
+  if ((r.bits & (align - 1)) || hi > ~0ull - bytes || lo > hi)
     return false;
-  const uint64_t span = hi - lo + bytes;
   const DeviceMemory &m = *ctx.mem;
   switch (in.space) {
   case ir::MemSpace::Shared: {
@@ -248,7 +249,7 @@ inline bool uniformAccess(ExecCtx &ctx, const Warp &w, const ir::Inst &in, uint3
       return false;
     [[fallthrough]];
   default: { // global, const, kernel params, generic in the arena: device addresses
-    const Allocation *al = cachedAllocation(ctx, lo, span);
+    const Allocation *al = cachedAllocation(ctx, lo, hi - lo + bytes);
     if (!al || (write && al->kind == AllocKind::Const))
       return false;
     acc.bias = 0;
@@ -256,10 +257,63 @@ inline bool uniformAccess(ExecCtx &ctx, const Warp &w, const ir::Inst &in, uint3
   }
   }
 }
+
+/// One warp-wide check of w.addr (already computed) for resolveWarp.
+inline bool uniformAccess(ExecCtx &ctx, const Warp &w, const ir::Inst &in, uint32_t mask,
+                          unsigned bytes, unsigned align, bool write, WarpAccess &acc) {
+  const uint64_t *a = w.addr;
+  acc.contiguous = false;
+  LaneRange r;
+  bool known = false;
+  if (mask == kFullMask) {
+    // coalesced and warp-uniform accesses first: one vectorisable pass, and the range is known
+    uint64_t a0 = a[0], diff = 0, same = 0, next = a0;
+    for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
+      diff |= a[l] ^ next;
+      same |= a[l] ^ a0;
+    }
+    known = fullWarpRange(a0, diff, same, bytes, r, acc);
+  }
+  if (!known)
+    r = laneRange(a, mask);
+  return regionOf(ctx, w, in, r, bytes, align, write, acc);
+}
 } // namespace
 
 bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
                  unsigned align, bool write, WarpAccess &acc) {
+  if (mask == kFullMask && in.abase == ir::AddrBase::Reg) {
+    // the usual case, [reg + off] by a full warp: addresses and range check in one pass
+    const uint64_t *__restrict rg = w.src(in.src[0]); // registers never alias w.addr
+    const uint64_t off = (uint64_t)in.off;
+    uint64_t *__restrict a = w.addr;
+    uint64_t diff = 0, same = 0, a0;
+    if (in.addr32) {
+      a0 = (uint32_t)(rg[0] + off);
+      uint64_t next = a0;
+      for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
+        uint64_t v = (uint32_t)(rg[l] + off);
+        a[l] = v;
+        diff |= v ^ next;
+      }
+    } else {
+      a0 = rg[0] + off;
+      uint64_t next = a0;
+      for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
+        uint64_t v = rg[l] + off;
+        a[l] = v;
+        diff |= v ^ next;
+      }
+    }
+    if (diff) // not coalesced: maybe all lanes at one address (a second, short pass)
+      for (unsigned l = 0; l < kWarpSize; ++l)
+        same |= a[l] ^ a0;
+    acc.contiguous = false;
+    LaneRange r;
+    if (!fullWarpRange(a0, diff, same, bytes, r, acc))
+      r = laneRange(a, mask);
+    return regionOf(ctx, w, in, r, bytes, align, write, acc);
+  }
   computeAddresses(w, in, mask);
   return uniformAccess(ctx, w, in, mask, bytes, align, write, acc);
 }
@@ -1249,6 +1303,38 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       continue;
     }
     const ir::Function &fn = *w.fn;
+    if constexpr (!kStep) {
+      // Straight-line code: handlers of Ctl::None instructions never touch control state, so
+      // `top`, the function and the active mask stay as they are until a control instruction,
+      // the reconvergence point or the end of the budget; only the pc moves.
+      const ir::Inst *code = fn.code.data();
+      const uint32_t active = top.mask, lanes = laneCount(active);
+      const uint32_t rpc = top.rpc;
+      uint64_t done = 0;
+      while (code[pc].ctl == ir::Ctl::None && n + done < budget) {
+        const ir::Inst &in = code[pc];
+        uint32_t m = active & (w.preds[in.guard] ^ in.guardXor);
+        ++done;
+        ++w.instCount;
+        ++pc;
+        if (m) {
+          in.fn(ctx, w, in, m);
+          if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
+            break;
+        }
+        if (pc == rpc)
+          break;
+      }
+      if (done) {
+        top.pc = pc;
+        n += done;
+        ctx.warpInsts += done;
+        ctx.threadInsts += done * lanes;
+        if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
+          break;
+        continue;
+      }
+    }
     const ir::Inst &in = fn.code[pc];
     uint32_t active = top.mask;
     uint32_t m = active & (w.preds[in.guard] ^ in.guardXor);
