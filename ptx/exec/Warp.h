@@ -116,6 +116,9 @@ struct Warp {
   uint64_t groupSwitches = 0; ///< ITS: times the warp changed its running group
   uint32_t tid[3][ir::kWarpSize]; ///< threadIdx per lane
   uint64_t addr[ir::kWarpSize];   ///< effective addresses of the last memory instruction
+  /// Stride prefetch (Exec.cpp, resolveWarp): the first address of the last coalesced global
+  /// load of the instructions that hash to each slot. Only a hint: stale values cost nothing.
+  uint64_t lastLoad[8] = {};
 
   uint64_t *reg(uint32_t off) { return regs + off; }
   const uint64_t *src(const ir::Opnd &o) const { return o.cst ? o.cst : regs + o.reg; }
