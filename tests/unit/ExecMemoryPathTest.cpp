@@ -267,4 +267,20 @@ TEST(ExecMemoryPath, StridedLoopResultsDoNotDependOnThreadsOrPrefetch) {
   }
 }
 
+TEST(ExecMemoryPath, MulWideS32OfAFullWarpMatchesTheHost) {
+  // mul.wide.s32 computes array offsets; a full warp takes a vectorised path of its own
+  // (unsigned product and sign correction): every sign combination and the extremes.
+  std::vector<int32_t> a, b;
+  const int32_t edge[] = {0, 1, -1, 2, -2, 4, -4, 0x7fffffff, -0x7fffffff - 1, 123456789, -987654321,
+                          65536, -65536, 46341, -46341, 0x40000000};
+  for (int32_t x : edge)
+    for (int32_t y : edge)
+      a.push_back(x), b.push_back(y);
+  ASSERT_EQ(a.size() % 32, 0u); // full warps only
+  auto got = runElementwise<int64_t, int32_t>("s32", "s64", "mul.wide.s32 %d, %a, %b;", a, b);
+  ASSERT_EQ(got.size(), a.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(got[i], int64_t(a[i]) * int64_t(b[i])) << a[i] << " * " << b[i];
+}
+
 } // namespace
