@@ -308,6 +308,7 @@ bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsig
     if (in.addr32) {
       a0 = (uint32_t)(rg[0] + off);
       uint64_t next = a0;
+#pragma GCC unroll 4
       for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
         uint64_t v = (uint32_t)(rg[l] + off);
         a[l] = v;
@@ -316,6 +317,7 @@ bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsig
     } else {
       a0 = rg[0] + off;
       uint64_t next = a0;
+#pragma GCC unroll 4
       for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
         uint64_t v = rg[l] + off;
         a[l] = v;
