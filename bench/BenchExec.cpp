@@ -5,13 +5,17 @@
 // compiled for sm_75, so auto means its).
 //
 // Prints one line per (kernel, threads): thread instructions, host seconds, rate (millions of
-// thread-instructions per second), the speed-up of 2 threads over 1, and the slowdown against
-// native code: simulated seconds / seconds of the native loop (best of 5, measured just before).
+// thread-instructions per second), the speed-up of 2 threads over 1, the slowdown against
+// native code (simulated seconds / seconds of the native loop, best of 5 each, the native loop
+// measured just before), and the same in CPU time: cpu-s is the process CPU seconds of the best
+// launch (all host threads), cpu-x that over the native loop's CPU seconds. On a machine shared
+// with other work, wall time counts the time others hold the cores; with 1 thread, cpu-x does not.
 
 #include "ptx/exec/Engine.h"
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,7 +33,16 @@ namespace {
 struct Run {
   uint64_t threadInsts = 0;
   double seconds = 0;
+  double cpu = 0; ///< CPU seconds of the whole process (all host threads)
 };
+
+/// CPU seconds this process has used: on a loaded machine, unlike wall time, it does not count
+/// the time other processes hold the cores.
+double cpuSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
 
 Run launch(Engine &e, const char *name, Dim3 grid, Dim3 block, const std::vector<uint64_t> &args) {
   const Kernel *k = e.findKernel(name);
@@ -45,14 +58,16 @@ Run launch(Engine &e, const char *name, Dim3 grid, Dim3 block, const std::vector
   p.grid = grid;
   p.block = block;
   p.params = buf.data();
+  double c0 = cpuSeconds();
   auto t0 = std::chrono::steady_clock::now();
   LaunchResult r = e.launch(p);
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double c = cpuSeconds() - c0;
   if (!r.ok()) {
     std::fprintf(stderr, "bench_exec: %s failed: %s\n", name, r.message.c_str());
     std::exit(1);
   }
-  return {r.threadInsts, s};
+  return {r.threadInsts, s, c};
 }
 
 double seconds(std::chrono::steady_clock::time_point t0) {
@@ -112,15 +127,26 @@ double nativeDivergent(const uint32_t *in, uint32_t *out, uint64_t threads) {
 
 int main(int argc, char **argv) {
   std::string path = PTXSIM_BENCH_PTX, only;
+  uint64_t nMem = 1 << 24; // elements of the memory-bound kernel's arrays
+  int reps = 5;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc)
       only = argv[++i];
+    else if (!std::strcmp(argv[i], "--elements") && i + 1 < argc)
+      nMem = std::strtoull(argv[++i], nullptr, 0);
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
     else if (argv[i][0] == '-') {
       std::fprintf(stderr, "usage: bench_exec [--kernel alu_bound|memory_bound|divergent_shuffle] "
+                           "[--elements N (memory_bound arrays, default 16M)] [--reps N (default 5)] "
                            "[kernels.ptx]\n");
       return 1;
     } else
       path = argv[i];
+  }
+  if (nMem == 0 || nMem > (1ull << 28)) {
+    std::fprintf(stderr, "bench_exec: --elements must be 1 to 2^28\n");
+    return 1;
   }
   std::ifstream f(path);
   if (!f) {
@@ -137,8 +163,8 @@ int main(int argc, char **argv) {
   std::printf("lane scheduling: %s\n", simt == SimtMode::Its     ? "its"
                                        : simt == SimtMode::Ipdom ? "ipdom"
                                                                  : "auto");
-  std::printf("%-18s %7s %14s %9s %12s %8s %9s %9s\n", "kernel", "threads", "thread-insts",
-              "seconds", "Minsts/s", "speedup", "native-s", "slowdown");
+  std::printf("%-18s %7s %14s %9s %12s %8s %9s %9s %9s %9s\n", "kernel", "threads", "thread-insts",
+              "seconds", "Minsts/s", "speedup", "native-s", "slowdown", "cpu-s", "cpu-x");
   for (const char *kname : {"alu_bound", "memory_bound", "divergent_shuffle"}) {
     if (!only.empty() && only != kname)
       continue;
@@ -157,7 +183,7 @@ int main(int argc, char **argv) {
       DeviceMemory &m = e.memory();
       // Buffers are allocated and touched once, outside the timed launches (first-touch page
       // faults are the host kernel's cost, not the simulator's).
-      const uint64_t nMem = std::getenv("NMEM") ? std::strtoull(std::getenv("NMEM"), nullptr, 0) : 1 << 24, nDiv = 1024 * 1024;
+      const uint64_t nDiv = 1024 * 1024;
       uint64_t aluOut = m.allocate(256 * 256 * 4, AllocKind::Device);
       uint64_t x = m.allocate(nMem * 4, AllocKind::Device), y = m.allocate(nMem * 4, AllocKind::Device);
       uint64_t in = m.allocate(nDiv * 4, AllocKind::Device), out = m.allocate(nDiv * 4, AllocKind::Device);
@@ -180,9 +206,9 @@ int main(int argc, char **argv) {
       uint64_t ny = m.allocate(nMem * 4, AllocKind::Device);
       std::memset(reinterpret_cast<void *>(nOut), 0, std::max<uint64_t>(nMem, nDiv) * 4);
       std::memset(reinterpret_cast<void *>(ny), 0, nMem * 4);
-      double native = 1e30;
-      for (int rep = 0; rep < 5; ++rep) {
-        double s;
+      double native = 1e30, nativeCpu = 1e30;
+      for (int rep = 0; rep < reps; ++rep) {
+        double s, c0 = cpuSeconds();
         if (!std::strcmp(kname, "alu_bound"))
           s = nativeAlu(reinterpret_cast<uint32_t *>(nOut), aluThreads, aluIters);
         else if (!std::strcmp(kname, "memory_bound"))
@@ -190,9 +216,11 @@ int main(int argc, char **argv) {
         else
           s = nativeDivergent(h, reinterpret_cast<uint32_t *>(nOut), nDiv);
         native = std::min(native, s);
+        nativeCpu = std::min(nativeCpu, cpuSeconds() - c0);
       }
       Run best{0, 1e30};
-      for (int rep = 0; rep < 5; ++rep) {
+      double bestCpu = 1e30;
+      for (int rep = 0; rep < reps; ++rep) {
         Run r;
         if (!std::strcmp(kname, "alu_bound"))
           r = launch(e, kname, {256}, {256}, {aluOut, (uint64_t)aluIters});
@@ -202,6 +230,7 @@ int main(int argc, char **argv) {
           r = launch(e, kname, {4096}, {256}, {in, out});
         if (r.seconds < best.seconds)
           best = r;
+        bestCpu = std::min(bestCpu, r.cpu);
       }
       // Both did the same work five times: the results must agree (the ALU kernel's float
       // chain is contracted to fma by nvcc, which plain C++ on x86-64 does not do, so only its
@@ -218,9 +247,9 @@ int main(int argc, char **argv) {
       double rate = best.threadInsts / best.seconds / 1e6;
       if (threads == 1)
         base = rate;
-      std::printf("%-18s %7u %14llu %9.3f %12.1f %8.2f %9.4f %8.2fx\n", kname, threads,
+      std::printf("%-18s %7u %14llu %9.3f %12.1f %8.2f %9.4f %8.2fx %9.3f %8.2fx\n", kname, threads,
                   (unsigned long long)best.threadInsts, best.seconds, rate, rate / base, native,
-                  best.seconds / native);
+                  best.seconds / native, bestCpu, bestCpu / nativeCpu);
     }
   }
   return 0;
