@@ -281,18 +281,18 @@ inline bool uniformAccess(ExecCtx &ctx, const Warp &w, const ir::Inst &in, uint3
 } // namespace
 
 /// A coalesced global load by a full warp at `a0`: if the same instruction's previous load by
-/// this warp was `stride` bytes before, asks the host to prefetch the lines `stride` further on.
-/// Loops, grid-stride loops above all, step by a constant stride, and the interpreter's next
-/// iteration is a few hundred nanoseconds away: without the hint the host's own prefetchers,
-/// which follow sequential streams, see one access per megabyte and every load waits for DRAM.
-/// Prefetches never fault and change no result.
+/// this warp was `stride` bytes before, asks the host to prefetch the lines two strides further
+/// on. Loops, grid-stride loops above all, step by a constant stride, and one iteration of the
+/// interpreter takes about as long as a DRAM access (two give the request time to arrive):
+/// without the hint the host's own prefetchers, which follow sequential streams, see one access
+/// per megabyte and every load waits for DRAM. Prefetches never fault and change no result.
 inline void prefetchNext(Warp &w, const ir::Inst &in, uint64_t a0, unsigned bytes) {
   uint64_t &last = w.lastLoad[(reinterpret_cast<uintptr_t>(&in) / sizeof(ir::Inst)) & 7];
   uint64_t stride = a0 - last;
   last = a0;
   if (stride + (1ull << 26) > (1ull << 27) || stride == 0)
     return; // no stride, or further than 64 MiB either way: not a loop's step
-  uint64_t from = (a0 + stride) & ~63ull, to = a0 + stride + (uint64_t)kWarpSize * bytes;
+  uint64_t from = (a0 + 2 * stride) & ~63ull, to = a0 + 2 * stride + (uint64_t)kWarpSize * bytes;
   for (uint64_t p = from; p < to; p += 64)
     __builtin_prefetch(reinterpret_cast<const void *>(p));
 }
