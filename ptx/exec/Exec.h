@@ -6,7 +6,8 @@
 // describes it in a WarpInstRecord (for cycle-level models). Handlers (ir::ExecFn) operate on
 // all lanes in their mask with forLanes(); memory handlers translate addresses with
 // resolveAddresses(), which checks every lane's access against its state space and reports the
-// first bad lane through ExecCtx::fault().
+// first bad lane through ExecCtx::fault(), or first try resolveWarp(), one check for the whole
+// warp in the common case (coalesced or uniform accesses inside one cached allocation).
 
 #include "ptx/exec/Memory.h"
 #include "ptx/exec/Warp.h"
