@@ -1,0 +1,1416 @@
+// The CUDA runtime calls of the e2e suite's programs, implemented on the driver API only, so that
+// those programs, built with `nvcc -cudart none ... cudart_on_driver.o -lcuda`, are genuine
+// driver-API programs: no libcudart at all, the fat binary nvcc embedded loaded with
+// cuModuleLoadData, every kernel launched with cuLaunchKernel (docs/driver.md, "Three builds").
+//
+// It is a test library, not a runtime: it covers what tests/kernels and the e2e programs it
+// serves call (tests/CMakeLists.txt lists those it cannot serve and why), in the way NVIDIA's
+// runtime maps them onto the driver:
+//   - nvcc's registration entry points record each fat binary, kernel and variable by the host
+//     address nvcc gives it; the fat binary is loaded with cuModuleLoadData on first use (a kernel
+//     looked up, a symbol copied), as CUDA's lazy loading does;
+//   - `<<<...>>>` pushes a configuration per host thread; the kernel's host stub pops it, asks for
+//     the kernel (__cudaGetKernel: cuModuleGetFunction) and launches it (cuLaunchKernel);
+//   - every call works in the device's primary context, made current on each host thread;
+//   - driver result codes are runtime error codes of the same number (CUDA keeps them aligned);
+//     the latest failing call's code is the thread's last error until cudaGetLastError reads it.
+// Objects live on the heap and are never freed: nvcc's exit handler unregisters fat binaries
+// after static destructors of this library may have run.
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#define EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+/// A fat binary nvcc registered: its wrapper (magic, version, the fat binary, ...) and the
+/// module loaded from it on first use.
+struct Image {
+  const void *fatbin = nullptr; ///< the fat binary itself (what cuModuleLoadData takes)
+  CUmodule module = nullptr;
+  bool tried = false;
+  CUresult loadResult = CUDA_SUCCESS;
+};
+
+/// A kernel nvcc registered under its host stub's address.
+struct Function {
+  Image *image;
+  std::string name;
+  CUfunction handle = nullptr;
+};
+
+/// A __device__, __constant__ or __managed__ variable nvcc registered under its host shadow.
+struct Variable {
+  Image *image;
+  std::string name;
+  void **managedHostPtr; ///< __managed__: where the host code reads the variable's address
+};
+
+/// nvcc's fat binary wrapper (section .nvFatBinSegment).
+struct FatbinWrapper {
+  int magic;
+  int version;
+  const void *data;
+  void *filenameOrFatbins;
+};
+
+struct State {
+  std::mutex mu;
+  std::vector<Image *> images;
+  std::unordered_map<const void *, Function *> functions;   ///< by host stub
+  std::unordered_map<const void *, Function *> byHandle;    ///< by CUfunction
+  std::unordered_map<const void *, Variable *> variables;   ///< by host shadow
+  CUcontext primary = nullptr;
+  CUresult initResult = CUDA_SUCCESS;
+};
+
+State &state() {
+  static State *s = new State; // never destroyed (see the file comment)
+  return *s;
+}
+
+thread_local cudaError_t tLastError = cudaSuccess;
+thread_local bool tCurrent = false;
+
+/// Records a failure as the thread's last error (the latest failure, as the runtime does).
+cudaError_t ret(cudaError_t e) {
+  if (e != cudaSuccess)
+    tLastError = e;
+  return e;
+}
+cudaError_t ret(CUresult r) { return ret(static_cast<cudaError_t>(r)); }
+
+/// cuInit, the primary context of device 0, current on this thread.
+CUresult ensureContext() {
+  State &s = state();
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    CUdevice dev;
+    s.initResult = cuInit(0);
+    if (s.initResult == CUDA_SUCCESS)
+      s.initResult = cuDeviceGet(&dev, 0);
+    if (s.initResult == CUDA_SUCCESS)
+      s.initResult = cuDevicePrimaryCtxRetain(&s.primary, dev);
+  });
+  if (s.initResult != CUDA_SUCCESS)
+    return s.initResult;
+  if (!tCurrent) {
+    if (CUresult r = cuCtxSetCurrent(s.primary))
+      return r;
+    tCurrent = true;
+  }
+  return CUDA_SUCCESS;
+}
+
+#define CTX                                                                                        \
+  do {                                                                                             \
+    if (CUresult r_ = ensureContext())                                                             \
+      return ret(r_);                                                                              \
+  } while (0)
+#define CU(call)                                                                                   \
+  do {                                                                                             \
+    if (CUresult r_ = (call))                                                                      \
+      return ret(r_);                                                                              \
+  } while (0)
+
+/// Loads an image's module (once). Caller holds the lock and a current context.
+CUresult load(Image &im) {
+  if (!im.tried) {
+    im.tried = true;
+    im.loadResult = cuModuleLoadData(&im.module, im.fatbin);
+  }
+  return im.loadResult;
+}
+
+/// The driver function of a kernel: by host stub (or by the handle __cudaGetKernel returned).
+CUresult function(const void *hostFun, CUfunction *out) {
+  if (CUresult r = ensureContext())
+    return r;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.functions.find(hostFun);
+  if (it == s.functions.end()) {
+    auto h = s.byHandle.find(hostFun);
+    if (h == s.byHandle.end())
+      return CUresult(cudaErrorInvalidDeviceFunction); // the runtime's code; the driver has none
+    *out = h->second->handle;
+    return CUDA_SUCCESS;
+  }
+  Function &f = *it->second;
+  if (!f.handle) {
+    if (CUresult r = load(*f.image))
+      return r;
+    if (CUresult r = cuModuleGetFunction(&f.handle, f.image->module, f.name.c_str()))
+      return r;
+    s.byHandle[f.handle] = &f;
+  }
+  *out = f.handle;
+  return CUDA_SUCCESS;
+}
+
+/// The device address and size of a registered variable.
+CUresult symbol(const void *hostVar, CUdeviceptr *dptr, size_t *bytes) {
+  if (CUresult r = ensureContext())
+    return r;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.variables.find(hostVar);
+  if (it == s.variables.end())
+    return CUresult(cudaErrorInvalidSymbol);
+  Variable &v = *it->second;
+  if (CUresult r = load(*v.image))
+    return r;
+  return cuModuleGetGlobal(dptr, bytes, v.image->module, v.name.c_str());
+}
+
+/// Loads an image and points its __managed__ variables' host pointers at them.
+CUresult initManaged(Image *im) {
+  if (CUresult r = ensureContext())
+    return r;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (CUresult r = load(*im))
+    return r;
+  for (auto &[host, v] : s.variables) {
+    if (v->image != im || !v->managedHostPtr)
+      continue;
+    CUdeviceptr p;
+    size_t n;
+    if (CUresult r = cuModuleGetGlobal(&p, &n, im->module, v->name.c_str()))
+      return r;
+    *v->managedHostPtr = reinterpret_cast<void *>(p);
+  }
+  return CUDA_SUCCESS;
+}
+
+CUstream cu(cudaStream_t s) { return reinterpret_cast<CUstream>(s); }
+CUevent cu(cudaEvent_t e) { return reinterpret_cast<CUevent>(e); }
+CUdeviceptr dp(const void *p) { return reinterpret_cast<CUdeviceptr>(p); }
+
+/// cudaMemcpy's kinds on the driver's copies (pointers are unified: any kind can be cuMemcpy).
+CUresult copy(void *dst, const void *src, size_t n, cudaMemcpyKind kind, cudaStream_t s,
+              bool async) {
+  switch (kind) {
+  case cudaMemcpyHostToDevice:
+    return async ? cuMemcpyHtoDAsync(dp(dst), src, n, cu(s)) : cuMemcpyHtoD(dp(dst), src, n);
+  case cudaMemcpyDeviceToHost:
+    return async ? cuMemcpyDtoHAsync(dst, dp(src), n, cu(s)) : cuMemcpyDtoH(dst, dp(src), n);
+  case cudaMemcpyDeviceToDevice:
+    return async ? cuMemcpyDtoDAsync(dp(dst), dp(src), n, cu(s)) : cuMemcpyDtoD(dp(dst), dp(src), n);
+  case cudaMemcpyHostToHost:
+  case cudaMemcpyDefault:
+    return async ? cuMemcpyAsync(dp(dst), dp(src), n, cu(s)) : cuMemcpy(dp(dst), dp(src), n);
+  }
+  return CUresult(cudaErrorInvalidMemcpyDirection);
+}
+
+/// `<<<...>>>` configurations pushed and not yet popped, per host thread.
+struct PendingLaunch {
+  dim3 grid, block;
+  size_t shared;
+  cudaStream_t stream;
+};
+constexpr unsigned kMaxPending = 32;
+thread_local PendingLaunch tPending[kMaxPending];
+thread_local unsigned tPendingCount = 0;
+
+} // namespace
+
+// --- nvcc's registration and launch entry points (crt/host_runtime.h) ----------------------------
+
+EXPORT void **__cudaRegisterFatBinary(void *fatCubin) {
+  auto *w = static_cast<const FatbinWrapper *>(fatCubin);
+  auto *im = new Image;
+  im->fatbin = w->data;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.images.push_back(im);
+  return reinterpret_cast<void **>(im);
+}
+
+EXPORT void __cudaRegisterFatBinaryEnd(void **) {}
+
+EXPORT void __cudaUnregisterFatBinary(void **handle) {
+  auto *im = reinterpret_cast<Image *>(handle);
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (im->module)
+    cuModuleUnload(im->module);
+  im->module = nullptr;
+}
+
+EXPORT void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
+                                   const char *deviceName, int, uint3 *, uint3 *, dim3 *, dim3 *,
+                                   int *) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.functions[hostFun] = new Function{reinterpret_cast<Image *>(handle),
+                                      deviceFun ? deviceFun : deviceName};
+}
+
+EXPORT void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
+                              const char *deviceName, int, size_t, int, int) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.variables[hostVar] = new Variable{reinterpret_cast<Image *>(handle),
+                                      deviceAddress ? deviceAddress : deviceName, nullptr};
+}
+
+EXPORT void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, char *deviceAddress,
+                                     const char *deviceName, int, size_t, int, int) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.variables[hostVarPtrAddress] =
+      new Variable{reinterpret_cast<Image *>(handle), deviceAddress ? deviceAddress : deviceName,
+                   hostVarPtrAddress};
+}
+
+// Called before the host first touches a __managed__ variable of the image.
+EXPORT char __cudaInitModule(void **handle) {
+  return initManaged(reinterpret_cast<Image *>(handle)) == CUDA_SUCCESS;
+}
+
+EXPORT unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared,
+                                            struct CUstream_st *stream) {
+  if (tPendingCount == kMaxPending)
+    return 1; // the launch stub then skips the launch
+  tPending[tPendingCount++] = PendingLaunch{grid, block, shared, stream};
+  return 0;
+}
+
+EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shared,
+                                              void *stream) {
+  if (tPendingCount == 0)
+    return ret(cudaErrorMissingConfiguration);
+  const PendingLaunch &p = tPending[--tPendingCount];
+  *grid = p.grid;
+  *block = p.block;
+  *shared = p.shared;
+  *static_cast<cudaStream_t *>(stream) = p.stream;
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun) {
+  CUfunction f = nullptr;
+  CUresult r = function(hostFun, &f);
+  *kernel = reinterpret_cast<cudaKernel_t>(f);
+  return ret(r);
+}
+
+EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+                                      size_t shared, cudaStream_t stream) {
+  CTX;
+  if (!kernel)
+    return ret(cudaErrorInvalidDeviceFunction);
+  return ret(cuLaunchKernel(reinterpret_cast<CUfunction>(kernel), grid.x, grid.y, grid.z, block.x,
+                            block.y, block.z, unsigned(shared), cu(stream), args, nullptr));
+}
+
+EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
+                                           void **args, size_t shared, cudaStream_t stream) {
+  return __cudaLaunchKernel(kernel, grid, block, args, shared, stream);
+}
+
+// --- launches ---------------------------------------------------------------------------------
+
+EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                    size_t shared, cudaStream_t stream) {
+  CUfunction f;
+  CU(function(func, &f));
+  return ret(cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(shared),
+                            cu(stream), args, nullptr));
+}
+
+EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
+                                               void **args, size_t shared, cudaStream_t stream) {
+  CUfunction f;
+  CU(function(func, &f));
+  return ret(cuLaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                       unsigned(shared), cu(stream), args));
+}
+
+// The runtime's launch attributes are the driver's (same ids, same value layout).
+static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute), "launch attribute layout");
+static_assert(int(cudaLaunchAttributeCooperative) == int(CU_LAUNCH_ATTRIBUTE_COOPERATIVE),
+              "launch attribute ids");
+
+EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                       void **args) {
+  if (!config)
+    return ret(cudaErrorInvalidValue);
+  CUfunction f;
+  CU(function(func, &f));
+  CUlaunchConfig c{};
+  c.gridDimX = config->gridDim.x;
+  c.gridDimY = config->gridDim.y;
+  c.gridDimZ = config->gridDim.z;
+  c.blockDimX = config->blockDim.x;
+  c.blockDimY = config->blockDim.y;
+  c.blockDimZ = config->blockDim.z;
+  c.sharedMemBytes = unsigned(config->dynamicSmemBytes);
+  c.hStream = cu(config->stream);
+  c.attrs = reinterpret_cast<CUlaunchAttribute *>(config->attrs);
+  c.numAttrs = config->numAttrs;
+  return ret(cuLaunchKernelEx(&c, f, args, nullptr));
+}
+
+EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+  CTX;
+  return ret(cuLaunchHostFunc(cu(stream), fn, userData));
+}
+
+EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                         void *userData, unsigned int flags) {
+  CTX;
+  // the driver's callback takes a CUstream and a CUresult: the same values
+  return ret(cuStreamAddCallback(cu(stream), reinterpret_cast<CUstreamCallback>(callback),
+                                 userData, flags));
+}
+
+// --- functions and occupancy --------------------------------------------------------------------
+
+EXPORT cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func) {
+  if (!attr)
+    return ret(cudaErrorInvalidValue);
+  CUfunction f;
+  CU(function(func, &f));
+  int v;
+  std::memset(attr, 0, sizeof *attr);
+#define ATTR(field, which)                                                                         \
+  CU(cuFuncGetAttribute(&v, which, f));                                                            \
+  attr->field = decltype(attr->field)(v)
+  ATTR(sharedSizeBytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  ATTR(constSizeBytes, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+  ATTR(localSizeBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+  ATTR(maxThreadsPerBlock, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  ATTR(numRegs, CU_FUNC_ATTRIBUTE_NUM_REGS);
+  ATTR(ptxVersion, CU_FUNC_ATTRIBUTE_PTX_VERSION);
+  ATTR(binaryVersion, CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+  ATTR(cacheModeCA, CU_FUNC_ATTRIBUTE_CACHE_MODE_CA);
+  ATTR(maxDynamicSharedSizeBytes, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+  ATTR(preferredShmemCarveout, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT);
+#undef ATTR
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value) {
+  CUfunction f;
+  CU(function(func, &f));
+  // cudaFuncAttributeMaxDynamicSharedMemorySize = 8 and PreferredSharedMemoryCarveout = 9 are
+  // the driver's attributes of the same numbers
+  return ret(cuFuncSetAttribute(f, CUfunction_attribute(attr), value));
+}
+
+EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                                 int blockSize, size_t dynShared) {
+  CUfunction f;
+  CU(function(func, &f));
+  return ret(cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynShared));
+}
+
+EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
+                                                                          const void *func,
+                                                                          int blockSize,
+                                                                          size_t dynShared,
+                                                                          unsigned int flags) {
+  CUfunction f;
+  CU(function(func, &f));
+  return ret(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize,
+                                                                  dynShared, flags));
+}
+
+// --- device and context ---------------------------------------------------------------------------
+
+EXPORT cudaError_t cudaGetDevice(int *device) {
+  CTX;
+  if (!device)
+    return ret(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaSetDevice(int device) {
+  CTX;
+  int count = 0;
+  CU(cuDeviceGetCount(&count));
+  return device >= 0 && device < count ? cudaSuccess : ret(cudaErrorInvalidDevice);
+}
+
+EXPORT cudaError_t cudaGetDeviceCount(int *count) {
+  CTX;
+  return ret(cuDeviceGetCount(count));
+}
+
+EXPORT cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) {
+  CTX;
+  // the runtime's attribute numbers are the driver's
+  return ret(cuDeviceGetAttribute(value, CUdevice_attribute(attr), CUdevice(device)));
+}
+
+EXPORT cudaError_t cudaDeviceSynchronize() {
+  CTX;
+  return ret(cuCtxSynchronize());
+}
+
+EXPORT cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  CTX;
+  return ret(cuCtxSetLimit(CUlimit(limit), value)); // same numbers
+}
+
+EXPORT cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
+  CTX;
+  return ret(cuCtxGetLimit(value, CUlimit(limit)));
+}
+
+EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
+  CTX;
+  return ret(cuCtxGetStreamPriorityRange(least, greatest));
+}
+
+EXPORT cudaError_t cudaDeviceReset() {
+  CTX;
+  CUdevice dev;
+  CU(cuCtxGetDevice(&dev));
+  State &s = state();
+  {
+    // the primary context starts afresh: modules are loaded again on first use
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (Image *im : s.images) {
+      im->tried = false;
+      im->module = nullptr;
+    }
+    for (auto &[host, f] : s.functions) {
+      s.byHandle.erase(f->handle);
+      f->handle = nullptr;
+    }
+  }
+  CU(cuDevicePrimaryCtxReset(dev));
+  tLastError = cudaSuccess;
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaRuntimeGetVersion(int *version) {
+  if (!version)
+    return ret(cudaErrorInvalidValue);
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaDriverGetVersion(int *version) { return ret(cuDriverGetVersion(version)); }
+
+EXPORT cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
+  CTX;
+  return ret(cuMemGetInfo(free, total));
+}
+
+// --- errors -------------------------------------------------------------------------------------
+
+EXPORT cudaError_t cudaGetLastError() {
+  cudaError_t e = tLastError;
+  tLastError = cudaSuccess;
+  return e;
+}
+
+EXPORT cudaError_t cudaPeekAtLastError() { return tLastError; }
+
+namespace {
+struct ErrorName {
+  cudaError_t code;
+  const char *name;
+};
+// The runtime names of the codes these programs can meet (the driver names them CUDA_ERROR_*).
+const ErrorName kErrorNames[] = {
+    {cudaSuccess, "cudaSuccess"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation"},
+    {cudaErrorInitializationError, "cudaErrorInitializationError"},
+    {cudaErrorCudartUnloading, "cudaErrorCudartUnloading"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration"},
+    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol"},
+    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection"},
+    {cudaErrorMissingConfiguration, "cudaErrorMissingConfiguration"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice"},
+    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction"},
+    {cudaErrorNoKernelImageForDevice, "cudaErrorNoKernelImageForDevice"},
+    {cudaErrorInvalidKernelImage, "cudaErrorInvalidKernelImage"},
+    {cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized"},
+    {cudaErrorInvalidPtx, "cudaErrorInvalidPtx"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle"},
+    {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound"},
+    {cudaErrorNotReady, "cudaErrorNotReady"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress"},
+    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources"},
+    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout"},
+    {cudaErrorAssert, "cudaErrorAssert"},
+    {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered"},
+    {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered"},
+    {cudaErrorHardwareStackError, "cudaErrorHardwareStackError"},
+    {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction"},
+    {cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress"},
+    {cudaErrorInvalidAddressSpace, "cudaErrorInvalidAddressSpace"},
+    {cudaErrorInvalidPc, "cudaErrorInvalidPc"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure"},
+    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported"},
+    {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported"},
+    {cudaErrorUnknown, "cudaErrorUnknown"},
+};
+} // namespace
+
+EXPORT const char *cudaGetErrorName(cudaError_t error) {
+  for (const ErrorName &e : kErrorNames)
+    if (e.code == error)
+      return e.name;
+  return "cudaErrorUnknown";
+}
+
+EXPORT const char *cudaGetErrorString(cudaError_t error) {
+  const char *s = nullptr;
+  if (cuGetErrorString(CUresult(error), &s) == CUDA_SUCCESS && s)
+    return s;
+  return "unrecognized error code";
+}
+
+// --- memory ---------------------------------------------------------------------------------------
+
+EXPORT cudaError_t cudaMalloc(void **p, size_t n) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUdeviceptr d = 0;
+  CUresult r = cuMemAlloc(&d, n);
+  *p = reinterpret_cast<void *>(d);
+  return ret(r);
+}
+
+EXPORT cudaError_t cudaFree(void *p) {
+  CTX;
+  if (!p)
+    return cudaSuccess; // cudaFree(nullptr) is a no-op (and initialises the runtime)
+  return ret(cuMemFree(dp(p)));
+}
+
+EXPORT cudaError_t cudaMallocManaged(void **p, size_t n, unsigned int flags) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUdeviceptr d = 0;
+  CUresult r = cuMemAllocManaged(&d, n, flags); // cudaMemAttachGlobal/Host are the driver's flags
+  *p = reinterpret_cast<void *>(d);
+  return ret(r);
+}
+
+EXPORT cudaError_t cudaMallocHost(void **p, size_t n) {
+  CTX;
+  return ret(cuMemAllocHost(p, n));
+}
+
+EXPORT cudaError_t cudaHostAlloc(void **p, size_t n, unsigned int flags) {
+  CTX;
+  return ret(cuMemHostAlloc(p, n, flags));
+}
+
+EXPORT cudaError_t cudaFreeHost(void *p) {
+  CTX;
+  return ret(cuMemFreeHost(p));
+}
+
+EXPORT cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUdeviceptr d = 0;
+  // 16-byte elements: the pitch alignment the runtime uses for any element size
+  CUresult r = cuMemAllocPitch(&d, pitch, width, height, 16);
+  *p = reinterpret_cast<void *>(d);
+  return ret(r);
+}
+
+EXPORT cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUdeviceptr d = 0;
+  CUresult r = cuMemAllocAsync(&d, n, cu(s));
+  *p = reinterpret_cast<void *>(d);
+  return ret(r);
+}
+
+EXPORT cudaError_t cudaFreeAsync(void *p, cudaStream_t s) {
+  CTX;
+  return ret(cuMemFreeAsync(dp(p), cu(s)));
+}
+
+EXPORT cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, cudaMemLocation location,
+                                        unsigned int flags, cudaStream_t s) {
+  CTX;
+  CUmemLocation l{};
+  l.type = CUmemLocationType(location.type); // same numbers
+  l.id = location.id;
+  return ret(cuMemPrefetchAsync(dp(p), n, l, flags, cu(s)));
+}
+
+EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind) {
+  CTX;
+  return ret(copy(dst, src, n, kind, nullptr, false));
+}
+
+EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind kind,
+                                   cudaStream_t s) {
+  CTX;
+  return ret(copy(dst, src, n, kind, s, true));
+}
+
+namespace {
+/// A 2D copy between linear memory (host or device: unified addresses).
+CUDA_MEMCPY2D linear2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height, cudaMemcpyKind kind) {
+  CUDA_MEMCPY2D c{};
+  bool srcDevice = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  bool dstDevice = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  c.srcMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED
+                    : srcDevice               ? CU_MEMORYTYPE_DEVICE
+                                              : CU_MEMORYTYPE_HOST;
+  c.dstMemoryType = kind == cudaMemcpyDefault ? CU_MEMORYTYPE_UNIFIED
+                    : dstDevice               ? CU_MEMORYTYPE_DEVICE
+                                              : CU_MEMORYTYPE_HOST;
+  c.srcHost = src;
+  c.srcDevice = dp(src);
+  c.srcPitch = spitch;
+  c.dstHost = dst;
+  c.dstDevice = dp(dst);
+  c.dstPitch = dpitch;
+  c.WidthInBytes = width;
+  c.Height = height;
+  return c;
+}
+} // namespace
+
+EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                size_t width, size_t height, cudaMemcpyKind kind) {
+  CTX;
+  CUDA_MEMCPY2D c = linear2D(dst, dpitch, src, spitch, width, height, kind);
+  return ret(cuMemcpy2DUnaligned(&c));
+}
+
+EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                     size_t width, size_t height, cudaMemcpyKind kind,
+                                     cudaStream_t s) {
+  CTX;
+  CUDA_MEMCPY2D c = linear2D(dst, dpitch, src, spitch, width, height, kind);
+  return ret(cuMemcpy2DAsync(&c, cu(s)));
+}
+
+EXPORT cudaError_t cudaMemset(void *p, int value, size_t n) {
+  CTX;
+  return ret(cuMemsetD8(dp(p), (unsigned char)value, n));
+}
+
+EXPORT cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s) {
+  CTX;
+  return ret(cuMemsetD8Async(dp(p), (unsigned char)value, n, cu(s)));
+}
+
+EXPORT cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height) {
+  CTX;
+  return ret(cuMemsetD2D8(dp(p), pitch, (unsigned char)value, width, height));
+}
+
+EXPORT cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width,
+                                     size_t height, cudaStream_t s) {
+  CTX;
+  return ret(cuMemsetD2D8Async(dp(p), pitch, (unsigned char)value, width, height, cu(s)));
+}
+
+EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *p) {
+  CTX;
+  if (!attr)
+    return ret(cudaErrorInvalidValue);
+  CUmemorytype type = CUmemorytype(0);
+  CUdeviceptr dev = 0;
+  void *host = nullptr;
+  int ordinal = 0;
+  unsigned managed = 0;
+  CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                 CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+                                 CU_POINTER_ATTRIBUTE_HOST_POINTER,
+                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                 CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  void *values[] = {&type, &dev, &host, &ordinal, &managed};
+  CU(cuPointerGetAttributes(5, which, values, dp(p)));
+  std::memset(attr, 0, sizeof *attr);
+  attr->type = managed                          ? cudaMemoryTypeManaged
+               : type == CU_MEMORYTYPE_DEVICE ? cudaMemoryTypeDevice
+               : type == CU_MEMORYTYPE_HOST   ? cudaMemoryTypeHost
+                                              : cudaMemoryTypeUnregistered;
+  attr->device = attr->type == cudaMemoryTypeUnregistered ? -2 : ordinal;
+  attr->devicePointer = reinterpret_cast<void *>(dev);
+  attr->hostPointer = host;
+  return cudaSuccess;
+}
+
+// --- symbols --------------------------------------------------------------------------------------
+
+EXPORT cudaError_t cudaGetSymbolAddress(void **p, const void *sym) {
+  CUdeviceptr d;
+  CU(symbol(sym, &d, nullptr));
+  *p = reinterpret_cast<void *>(d);
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGetSymbolSize(size_t *n, const void *sym) {
+  CUdeviceptr d;
+  CU(symbol(sym, &d, n));
+  return cudaSuccess;
+}
+
+namespace {
+cudaError_t symbolCopy(const void *sym, size_t count, size_t offset, CUdeviceptr *at) {
+  size_t size;
+  CU(symbol(sym, at, &size));
+  if (offset > size || count > size - offset)
+    return ret(cudaErrorInvalidValue);
+  *at += offset;
+  return cudaSuccess;
+}
+} // namespace
+
+EXPORT cudaError_t cudaMemcpyToSymbol(const void *sym, const void *src, size_t count,
+                                      size_t offset, cudaMemcpyKind kind) {
+  CUdeviceptr at;
+  if (cudaError_t e = symbolCopy(sym, count, offset, &at))
+    return e;
+  return ret(copy(reinterpret_cast<void *>(at), src, count,
+                  kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyHostToDevice, nullptr,
+                  false));
+}
+
+EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *sym, size_t count, size_t offset,
+                                        cudaMemcpyKind kind) {
+  CUdeviceptr at;
+  if (cudaError_t e = symbolCopy(sym, count, offset, &at))
+    return e;
+  return ret(copy(dst, reinterpret_cast<void *>(at), count,
+                  kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyDeviceToHost, nullptr,
+                  false));
+}
+
+EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *sym, const void *src, size_t count,
+                                           size_t offset, cudaMemcpyKind kind, cudaStream_t s) {
+  CUdeviceptr at;
+  if (cudaError_t e = symbolCopy(sym, count, offset, &at))
+    return e;
+  return ret(copy(reinterpret_cast<void *>(at), src, count,
+                  kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyHostToDevice, s, true));
+}
+
+EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *sym, size_t count,
+                                             size_t offset, cudaMemcpyKind kind, cudaStream_t s) {
+  CUdeviceptr at;
+  if (cudaError_t e = symbolCopy(sym, count, offset, &at))
+    return e;
+  return ret(copy(dst, reinterpret_cast<void *>(at), count,
+                  kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyDeviceToHost, s, true));
+}
+
+// --- streams and events ---------------------------------------------------------------------------
+
+EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s) {
+  CTX;
+  return ret(cuStreamCreate(reinterpret_cast<CUstream *>(s), CU_STREAM_DEFAULT));
+}
+
+EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags) {
+  CTX;
+  return ret(cuStreamCreate(reinterpret_cast<CUstream *>(s), flags)); // same flag values
+}
+
+EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags,
+                                                int priority) {
+  CTX;
+  return ret(cuStreamCreateWithPriority(reinterpret_cast<CUstream *>(s), flags, priority));
+}
+
+EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  CTX;
+  return ret(cuStreamDestroy(cu(s)));
+}
+
+EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  CTX;
+  return ret(cuStreamSynchronize(cu(s)));
+}
+
+EXPORT cudaError_t cudaStreamQuery(cudaStream_t s) {
+  CTX;
+  CUresult r = cuStreamQuery(cu(s));
+  return r == CUDA_ERROR_NOT_READY ? cudaErrorNotReady : ret(r); // not an error to remember
+}
+
+EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags) {
+  CTX;
+  return ret(cuStreamWaitEvent(cu(s), cu(e), flags));
+}
+
+EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags) {
+  CTX;
+  return ret(cuStreamGetFlags(cu(s), flags));
+}
+
+EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority) {
+  CTX;
+  return ret(cuStreamGetPriority(cu(s), priority));
+}
+
+EXPORT cudaError_t cudaStreamGetId(cudaStream_t s, unsigned long long *id) {
+  CTX;
+  return ret(cuStreamGetId(cu(s), id));
+}
+
+EXPORT cudaError_t cudaStreamGetDevice(cudaStream_t s, int *device) {
+  CTX;
+  CUdevice d;
+  CU(cuStreamGetDevice(cu(s), &d));
+  *device = int(d);
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  CTX;
+  return ret(cuEventCreate(reinterpret_cast<CUevent *>(e), CU_EVENT_DEFAULT));
+}
+
+EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags) {
+  CTX;
+  return ret(cuEventCreate(reinterpret_cast<CUevent *>(e), flags)); // same flag values
+}
+
+EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  CTX;
+  return ret(cuEventDestroy(cu(e)));
+}
+
+EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  CTX;
+  return ret(cuEventRecord(cu(e), cu(s)));
+}
+
+EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int flags) {
+  CTX;
+  return ret(cuEventRecordWithFlags(cu(e), cu(s), flags));
+}
+
+EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  CTX;
+  return ret(cuEventSynchronize(cu(e)));
+}
+
+EXPORT cudaError_t cudaEventQuery(cudaEvent_t e) {
+  CTX;
+  CUresult r = cuEventQuery(cu(e));
+  return r == CUDA_ERROR_NOT_READY ? cudaErrorNotReady : ret(r);
+}
+
+EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+  CTX;
+  return ret(cuEventElapsedTime(ms, cu(start), cu(end)));
+}
+
+// --- arrays and texture objects (1D, 2D and 3D arrays, linear and pitched memory) ---------------
+
+EXPORT cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                   cudaChannelFormatKind f) {
+  return cudaChannelFormatDesc{x, y, z, w, f};
+}
+
+namespace {
+cudaArray_t rt(CUarray a) { return reinterpret_cast<cudaArray_t>(a); }
+CUarray cu(cudaArray_const_t a) { return reinterpret_cast<CUarray>(const_cast<cudaArray_t>(a)); }
+
+/// The driver's (format, channel count) of a channel descriptor; false for kinds and sizes the
+/// driver's arrays do not have.
+bool driverFormat(const cudaChannelFormatDesc &d, CUarray_format &format, unsigned &channels) {
+  channels = (d.x > 0) + (d.y > 0) + (d.z > 0) + (d.w > 0);
+  if (channels == 0)
+    return false;
+  switch (d.f) {
+  case cudaChannelFormatKindUnsigned:
+  case cudaChannelFormatKindSigned: {
+    bool u = d.f == cudaChannelFormatKindUnsigned;
+    switch (d.x) {
+    case 8: format = u ? CU_AD_FORMAT_UNSIGNED_INT8 : CU_AD_FORMAT_SIGNED_INT8; return true;
+    case 16: format = u ? CU_AD_FORMAT_UNSIGNED_INT16 : CU_AD_FORMAT_SIGNED_INT16; return true;
+    case 32: format = u ? CU_AD_FORMAT_UNSIGNED_INT32 : CU_AD_FORMAT_SIGNED_INT32; return true;
+    }
+    return false;
+  }
+  case cudaChannelFormatKindFloat:
+    if (d.x == 16 || d.x == 32) {
+      format = d.x == 16 ? CU_AD_FORMAT_HALF : CU_AD_FORMAT_FLOAT;
+      return true;
+    }
+    return false;
+  default:
+    return false;
+  }
+}
+
+/// The channel descriptor of `channels` channels of `format`.
+bool runtimeFormat(CUarray_format format, unsigned channels, cudaChannelFormatDesc &d) {
+  int bits;
+  cudaChannelFormatKind kind;
+  switch (format) {
+  case CU_AD_FORMAT_UNSIGNED_INT8: bits = 8; kind = cudaChannelFormatKindUnsigned; break;
+  case CU_AD_FORMAT_UNSIGNED_INT16: bits = 16; kind = cudaChannelFormatKindUnsigned; break;
+  case CU_AD_FORMAT_UNSIGNED_INT32: bits = 32; kind = cudaChannelFormatKindUnsigned; break;
+  case CU_AD_FORMAT_SIGNED_INT8: bits = 8; kind = cudaChannelFormatKindSigned; break;
+  case CU_AD_FORMAT_SIGNED_INT16: bits = 16; kind = cudaChannelFormatKindSigned; break;
+  case CU_AD_FORMAT_SIGNED_INT32: bits = 32; kind = cudaChannelFormatKindSigned; break;
+  case CU_AD_FORMAT_HALF: bits = 16; kind = cudaChannelFormatKindFloat; break;
+  case CU_AD_FORMAT_FLOAT: bits = 32; kind = cudaChannelFormatKindFloat; break;
+  default: return false;
+  }
+  d = cudaChannelFormatDesc{bits, channels > 1 ? bits : 0, channels > 2 ? bits : 0,
+                            channels > 3 ? bits : 0, kind};
+  return true;
+}
+
+/// An array's descriptor and bytes per element.
+CUresult describe(cudaArray_const_t a, CUDA_ARRAY3D_DESCRIPTOR &d, size_t &elementBytes) {
+  if (CUresult r = cuArray3DGetDescriptor(&d, cu(a)))
+    return r;
+  cudaChannelFormatDesc c;
+  if (!runtimeFormat(d.Format, d.NumChannels, c))
+    return CUDA_ERROR_INVALID_VALUE;
+  elementBytes = size_t(c.x + c.y + c.z + c.w) / 8;
+  return CUDA_SUCCESS;
+}
+
+CUmemorytype memoryType(bool device, cudaMemcpyKind kind) {
+  if (kind == cudaMemcpyDefault)
+    return CU_MEMORYTYPE_UNIFIED;
+  return device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+}
+bool srcIsDevice(cudaMemcpyKind k) {
+  return k == cudaMemcpyDeviceToHost || k == cudaMemcpyDeviceToDevice;
+}
+bool dstIsDevice(cudaMemcpyKind k) {
+  return k == cudaMemcpyHostToDevice || k == cudaMemcpyDeviceToDevice;
+}
+} // namespace
+
+EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t *a, const cudaChannelFormatDesc *desc,
+                                     cudaExtent extent, unsigned int flags) {
+  CTX;
+  if (!a || !desc)
+    return ret(cudaErrorInvalidValue);
+  CUDA_ARRAY3D_DESCRIPTOR d{};
+  if (!driverFormat(*desc, d.Format, d.NumChannels))
+    return ret(cudaErrorInvalidChannelDescriptor);
+  d.Width = extent.width;
+  d.Height = extent.height;
+  d.Depth = extent.depth;
+  d.Flags = flags; // cudaArray* flags are the CUDA_ARRAY3D_* values
+  return ret(cuArray3DCreate(reinterpret_cast<CUarray *>(a), &d));
+}
+
+EXPORT cudaError_t cudaMallocArray(cudaArray_t *a, const cudaChannelFormatDesc *desc, size_t width,
+                                   size_t height, unsigned int flags) {
+  return cudaMalloc3DArray(a, desc, cudaExtent{width, height, 0}, flags);
+}
+
+EXPORT cudaError_t cudaFreeArray(cudaArray_t a) {
+  CTX;
+  if (!a)
+    return cudaSuccess;
+  return ret(cuArrayDestroy(cu(a)));
+}
+
+EXPORT cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc *desc, cudaArray_const_t a) {
+  CTX;
+  CUDA_ARRAY3D_DESCRIPTOR d;
+  CU(cuArray3DGetDescriptor(&d, cu(a)));
+  if (!desc || !runtimeFormat(d.Format, d.NumChannels, *desc))
+    return ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc *desc, cudaExtent *extent,
+                                    unsigned int *flags, cudaArray_t a) {
+  CTX;
+  CUDA_ARRAY3D_DESCRIPTOR d;
+  CU(cuArray3DGetDescriptor(&d, cu(a)));
+  if (desc && !runtimeFormat(d.Format, d.NumChannels, *desc))
+    return ret(cudaErrorInvalidValue);
+  if (extent)
+    *extent = cudaExtent{d.Width, d.Height, d.Depth};
+  if (flags)
+    *flags = d.Flags;
+  return cudaSuccess;
+}
+
+namespace {
+/// A 2D copy between linear memory and an array (`toArray`: into it).
+cudaError_t copy2DArray(cudaArray_const_t a, size_t wOffset, size_t hOffset, void *mem,
+                        size_t pitch, size_t width, size_t height, cudaMemcpyKind kind,
+                        bool toArray, bool async, cudaStream_t s) {
+  CTX;
+  CUDA_MEMCPY2D c{};
+  if (toArray) {
+    c.srcMemoryType = memoryType(srcIsDevice(kind), kind);
+    c.srcHost = mem;
+    c.srcDevice = dp(mem);
+    c.srcPitch = pitch;
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.dstArray = cu(a);
+    c.dstXInBytes = wOffset;
+    c.dstY = hOffset;
+  } else {
+    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.srcArray = cu(a);
+    c.srcXInBytes = wOffset;
+    c.srcY = hOffset;
+    c.dstMemoryType = memoryType(dstIsDevice(kind), kind);
+    c.dstHost = mem;
+    c.dstDevice = dp(mem);
+    c.dstPitch = pitch;
+  }
+  c.WidthInBytes = width;
+  c.Height = height;
+  return ret(async ? cuMemcpy2DAsync(&c, cu(s)) : cuMemcpy2D(&c));
+}
+
+/// The deprecated row-major copies of `count` bytes starting at (wOffset bytes, row hOffset) of a
+/// 1D or 2D array: a first partial row, whole rows, a last partial row.
+cudaError_t copy1DArray(cudaArray_const_t a, size_t wOffset, size_t hOffset, void *mem,
+                        size_t count, cudaMemcpyKind kind, bool toArray, bool async,
+                        cudaStream_t s) {
+  CTX;
+  CUDA_ARRAY3D_DESCRIPTOR d;
+  size_t elem;
+  CU(describe(a, d, elem));
+  size_t row = d.Width * elem, rows = d.Height ? d.Height : 1;
+  if (d.Depth > 0 || wOffset >= row || hOffset >= rows ||
+      hOffset * row + wOffset + count > row * rows)
+    return ret(cudaErrorInvalidValue); // as the runtime: these copies do not reach into 3D arrays
+  char *m = static_cast<char *>(mem);
+  while (count) {
+    size_t n = wOffset == 0 && count >= row ? count / row * row : std::min(count, row - wOffset);
+    size_t h = wOffset == 0 && n >= row ? n / row : 1;
+    size_t w = h > 1 ? row : n;
+    if (cudaError_t e = copy2DArray(a, wOffset, hOffset, m, w, w, h, kind, toArray, async, s))
+      return e;
+    m += n;
+    count -= n;
+    hOffset += h;
+    wOffset = 0;
+  }
+  return cudaSuccess;
+}
+} // namespace
+
+EXPORT cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                       const void *src, size_t spitch, size_t width, size_t height,
+                                       cudaMemcpyKind kind) {
+  return copy2DArray(dst, wOffset, hOffset, const_cast<void *>(src), spitch, width, height, kind,
+                     true, false, nullptr);
+}
+
+EXPORT cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                            const void *src, size_t spitch, size_t width,
+                                            size_t height, cudaMemcpyKind kind, cudaStream_t s) {
+  return copy2DArray(dst, wOffset, hOffset, const_cast<void *>(src), spitch, width, height, kind,
+                     true, true, s);
+}
+
+EXPORT cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
+                                         size_t wOffset, size_t hOffset, size_t width,
+                                         size_t height, cudaMemcpyKind kind) {
+  return copy2DArray(src, wOffset, hOffset, dst, dpitch, width, height, kind, false, false,
+                     nullptr);
+}
+
+EXPORT cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                     const void *src, size_t count, cudaMemcpyKind kind) {
+  return copy1DArray(dst, wOffset, hOffset, const_cast<void *>(src), count, kind, true, false,
+                     nullptr);
+}
+
+EXPORT cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset,
+                                       size_t hOffset, size_t count, cudaMemcpyKind kind) {
+  return copy1DArray(src, wOffset, hOffset, dst, count, kind, false, false, nullptr);
+}
+
+namespace {
+/// cudaMemcpy3DParms as CUDA_MEMCPY3D: positions and widths are in elements where an array is
+/// involved and in bytes otherwise.
+cudaError_t memcpy3D(const cudaMemcpy3DParms *p, bool async, cudaStream_t s) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  size_t elem = 1;
+  CUDA_ARRAY3D_DESCRIPTOR d;
+  if (p->srcArray)
+    CU(describe(p->srcArray, d, elem));
+  else if (p->dstArray)
+    CU(describe(p->dstArray, d, elem));
+  CUDA_MEMCPY3D c{};
+  if (p->srcArray) {
+    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.srcArray = cu(p->srcArray);
+    c.srcXInBytes = p->srcPos.x * elem;
+  } else {
+    c.srcMemoryType = memoryType(srcIsDevice(p->kind), p->kind);
+    c.srcHost = p->srcPtr.ptr;
+    c.srcDevice = dp(p->srcPtr.ptr);
+    c.srcPitch = p->srcPtr.pitch;
+    c.srcHeight = p->srcPtr.ysize;
+    c.srcXInBytes = p->srcPos.x;
+  }
+  c.srcY = p->srcPos.y;
+  c.srcZ = p->srcPos.z;
+  if (p->dstArray) {
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.dstArray = cu(p->dstArray);
+    c.dstXInBytes = p->dstPos.x * elem;
+  } else {
+    c.dstMemoryType = memoryType(dstIsDevice(p->kind), p->kind);
+    c.dstHost = p->dstPtr.ptr;
+    c.dstDevice = dp(p->dstPtr.ptr);
+    c.dstPitch = p->dstPtr.pitch;
+    c.dstHeight = p->dstPtr.ysize;
+    c.dstXInBytes = p->dstPos.x;
+  }
+  c.dstY = p->dstPos.y;
+  c.dstZ = p->dstPos.z;
+  bool anyArray = p->srcArray || p->dstArray;
+  c.WidthInBytes = p->extent.width * (anyArray ? elem : 1);
+  c.Height = p->extent.height;
+  c.Depth = p->extent.depth;
+  return ret(async ? cuMemcpy3DAsync(&c, cu(s)) : cuMemcpy3D(&c));
+}
+} // namespace
+
+EXPORT cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) { return memcpy3D(p, false, nullptr); }
+
+EXPORT cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t s) {
+  return memcpy3D(p, true, s);
+}
+
+namespace {
+CUresult resourceToDriver(const cudaResourceDesc &r, CUDA_RESOURCE_DESC &out) {
+  std::memset(&out, 0, sizeof out);
+  out.resType = CUresourcetype(r.resType); // same numbers
+  switch (r.resType) {
+  case cudaResourceTypeArray:
+    out.res.array.hArray = cu(r.res.array.array);
+    return CUDA_SUCCESS;
+  case cudaResourceTypeMipmappedArray:
+    out.res.mipmap.hMipmappedArray = reinterpret_cast<CUmipmappedArray>(r.res.mipmap.mipmap);
+    return CUDA_SUCCESS;
+  case cudaResourceTypeLinear:
+    out.res.linear.devPtr = dp(r.res.linear.devPtr);
+    out.res.linear.sizeInBytes = r.res.linear.sizeInBytes;
+    return driverFormat(r.res.linear.desc, out.res.linear.format, out.res.linear.numChannels)
+               ? CUDA_SUCCESS
+               : CUresult(cudaErrorInvalidChannelDescriptor);
+  case cudaResourceTypePitch2D:
+    out.res.pitch2D.devPtr = dp(r.res.pitch2D.devPtr);
+    out.res.pitch2D.width = r.res.pitch2D.width;
+    out.res.pitch2D.height = r.res.pitch2D.height;
+    out.res.pitch2D.pitchInBytes = r.res.pitch2D.pitchInBytes;
+    return driverFormat(r.res.pitch2D.desc, out.res.pitch2D.format, out.res.pitch2D.numChannels)
+               ? CUDA_SUCCESS
+               : CUresult(cudaErrorInvalidChannelDescriptor);
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult resourceFromDriver(const CUDA_RESOURCE_DESC &r, cudaResourceDesc &out) {
+  std::memset(&out, 0, sizeof out);
+  out.resType = cudaResourceType(r.resType);
+  switch (r.resType) {
+  case CU_RESOURCE_TYPE_ARRAY:
+    out.res.array.array = rt(r.res.array.hArray);
+    return CUDA_SUCCESS;
+  case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY:
+    out.res.mipmap.mipmap = reinterpret_cast<cudaMipmappedArray_t>(r.res.mipmap.hMipmappedArray);
+    return CUDA_SUCCESS;
+  case CU_RESOURCE_TYPE_LINEAR:
+    out.res.linear.devPtr = reinterpret_cast<void *>(r.res.linear.devPtr);
+    out.res.linear.sizeInBytes = r.res.linear.sizeInBytes;
+    return runtimeFormat(r.res.linear.format, r.res.linear.numChannels, out.res.linear.desc)
+               ? CUDA_SUCCESS
+               : CUDA_ERROR_INVALID_VALUE;
+  case CU_RESOURCE_TYPE_PITCH2D:
+    out.res.pitch2D.devPtr = reinterpret_cast<void *>(r.res.pitch2D.devPtr);
+    out.res.pitch2D.width = r.res.pitch2D.width;
+    out.res.pitch2D.height = r.res.pitch2D.height;
+    out.res.pitch2D.pitchInBytes = r.res.pitch2D.pitchInBytes;
+    return runtimeFormat(r.res.pitch2D.format, r.res.pitch2D.numChannels, out.res.pitch2D.desc)
+               ? CUDA_SUCCESS
+               : CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+} // namespace
+
+EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *tex, const cudaResourceDesc *res,
+                                           const cudaTextureDesc *td,
+                                           const cudaResourceViewDesc *view) {
+  CTX;
+  if (!tex || !res || !td)
+    return ret(cudaErrorInvalidValue);
+  CUDA_RESOURCE_DESC r;
+  CU(resourceToDriver(*res, r));
+  CUDA_TEXTURE_DESC t{};
+  // address and filter modes number alike; the read mode and the booleans become flags
+  for (int k = 0; k < 3; ++k)
+    t.addressMode[k] = CUaddress_mode(td->addressMode[k]);
+  t.filterMode = CUfilter_mode(td->filterMode);
+  t.flags = (td->readMode == cudaReadModeElementType ? CU_TRSF_READ_AS_INTEGER : 0) |
+            (td->normalizedCoords ? CU_TRSF_NORMALIZED_COORDINATES : 0) |
+            (td->sRGB ? CU_TRSF_SRGB : 0) |
+            (td->disableTrilinearOptimization ? CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION : 0) |
+            (td->seamlessCubemap ? CU_TRSF_SEAMLESS_CUBEMAP : 0);
+  t.maxAnisotropy = td->maxAnisotropy;
+  t.mipmapFilterMode = CUfilter_mode(td->mipmapFilterMode);
+  t.mipmapLevelBias = td->mipmapLevelBias;
+  t.minMipmapLevelClamp = td->minMipmapLevelClamp;
+  t.maxMipmapLevelClamp = td->maxMipmapLevelClamp;
+  for (int k = 0; k < 4; ++k)
+    t.borderColor[k] = td->borderColor[k];
+  // cudaResourceViewDesc and CUDA_RESOURCE_VIEW_DESC share layout and format numbering
+  CUtexObject obj = 0;
+  CUresult e = cuTexObjectCreate(&obj, &r, &t, reinterpret_cast<const CUDA_RESOURCE_VIEW_DESC *>(view));
+  *tex = cudaTextureObject_t(obj);
+  return ret(e);
+}
+
+EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObject_t tex) {
+  CTX;
+  return ret(cuTexObjectDestroy(CUtexObject(tex)));
+}
+
+EXPORT cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc *res,
+                                                    cudaTextureObject_t tex) {
+  CTX;
+  if (!res)
+    return ret(cudaErrorInvalidValue);
+  CUDA_RESOURCE_DESC r;
+  CU(cuTexObjectGetResourceDesc(&r, CUtexObject(tex)));
+  return ret(resourceFromDriver(r, *res));
+}
+
+EXPORT cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *td, cudaTextureObject_t tex) {
+  CTX;
+  if (!td)
+    return ret(cudaErrorInvalidValue);
+  CUDA_TEXTURE_DESC t;
+  CU(cuTexObjectGetTextureDesc(&t, CUtexObject(tex)));
+  cudaResourceDesc r;
+  {
+    CUDA_RESOURCE_DESC cr;
+    CU(cuTexObjectGetResourceDesc(&cr, CUtexObject(tex)));
+    CU(resourceFromDriver(cr, r));
+  }
+  // float channels read as themselves: the runtime reports cudaReadModeElementType for them
+  cudaChannelFormatDesc c{};
+  if (r.resType == cudaResourceTypeArray)
+    CU(cudaGetChannelDesc(&c, r.res.array.array) == cudaSuccess ? CUDA_SUCCESS
+                                                                 : CUDA_ERROR_INVALID_VALUE);
+  else if (r.resType == cudaResourceTypeLinear)
+    c = r.res.linear.desc;
+  else if (r.resType == cudaResourceTypePitch2D)
+    c = r.res.pitch2D.desc;
+  std::memset(td, 0, sizeof *td);
+  for (int k = 0; k < 3; ++k)
+    td->addressMode[k] = cudaTextureAddressMode(t.addressMode[k]);
+  td->filterMode = cudaTextureFilterMode(t.filterMode);
+  td->readMode = (t.flags & CU_TRSF_READ_AS_INTEGER) || c.f == cudaChannelFormatKindFloat
+                     ? cudaReadModeElementType
+                     : cudaReadModeNormalizedFloat;
+  td->normalizedCoords = (t.flags & CU_TRSF_NORMALIZED_COORDINATES) ? 1 : 0;
+  td->sRGB = (t.flags & CU_TRSF_SRGB) ? 1 : 0;
+  td->disableTrilinearOptimization = (t.flags & CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION) ? 1 : 0;
+  td->seamlessCubemap = (t.flags & CU_TRSF_SEAMLESS_CUBEMAP) ? 1 : 0;
+  td->maxAnisotropy = t.maxAnisotropy;
+  td->mipmapFilterMode = cudaTextureFilterMode(t.mipmapFilterMode);
+  td->mipmapLevelBias = t.mipmapLevelBias;
+  td->minMipmapLevelClamp = t.minMipmapLevelClamp;
+  td->maxMipmapLevelClamp = t.maxMipmapLevelClamp;
+  for (int k = 0; k < 4; ++k)
+    td->borderColor[k] = t.borderColor[k];
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *surf, const cudaResourceDesc *res) {
+  CTX;
+  if (!surf || !res)
+    return ret(cudaErrorInvalidValue);
+  CUDA_RESOURCE_DESC r;
+  CU(resourceToDriver(*res, r));
+  CUsurfObject obj = 0;
+  CUresult e = cuSurfObjectCreate(&obj, &r);
+  *surf = cudaSurfaceObject_t(obj);
+  return ret(e);
+}
+
+EXPORT cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surf) {
+  CTX;
+  return ret(cuSurfObjectDestroy(CUsurfObject(surf)));
+}
+
+EXPORT cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc *res,
+                                                    cudaSurfaceObject_t surf) {
+  CTX;
+  if (!res)
+    return ret(cudaErrorInvalidValue);
+  CUDA_RESOURCE_DESC r;
+  CU(cuSurfObjectGetResourceDesc(&r, CUsurfObject(surf)));
+  return ret(resourceFromDriver(r, *res));
+}
+
+EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *m,
+                                            const cudaChannelFormatDesc *desc, cudaExtent extent,
+                                            unsigned int levels, unsigned int flags) {
+  CTX;
+  if (!m || !desc)
+    return ret(cudaErrorInvalidValue);
+  CUDA_ARRAY3D_DESCRIPTOR d{};
+  if (!driverFormat(*desc, d.Format, d.NumChannels))
+    return ret(cudaErrorInvalidChannelDescriptor);
+  d.Width = extent.width;
+  d.Height = extent.height;
+  d.Depth = extent.depth;
+  d.Flags = flags;
+  return ret(cuMipmappedArrayCreate(reinterpret_cast<CUmipmappedArray *>(m), &d, levels));
+}
+
+EXPORT cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *level, cudaMipmappedArray_const_t m,
+                                              unsigned int which) {
+  CTX;
+  return ret(cuMipmappedArrayGetLevel(
+      reinterpret_cast<CUarray *>(level),
+      reinterpret_cast<CUmipmappedArray>(const_cast<cudaMipmappedArray_t>(m)), which));
+}
+
+EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t m) {
+  CTX;
+  if (!m)
+    return cudaSuccess;
+  return ret(cuMipmappedArrayDestroy(reinterpret_cast<CUmipmappedArray>(m)));
+}
