@@ -535,18 +535,19 @@ PTXSIM_API cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { retur
 
 // --- errors -----------------------------------------------------------------------------------
 
+// The last error only, as on hardware (tools/hw/data/h100-2026-11-26/sticky_probe.txt): after a
+// kernel fault the calls that fail set it to the sticky error, cudaGetLastError returns it once and
+// clears it, and the context stays faulted (the next failing call sets it again).
 PTXSIM_API cudaError_t cudaGetLastError() {
   PTXSIM_LOCK;
-  cudaError_t sticky = ctx.sticky();
   cudaError_t e = lastError();
   lastError() = cudaSuccess;
-  return sticky != cudaSuccess ? sticky : e;
+  return e;
 }
 
 PTXSIM_API cudaError_t cudaPeekAtLastError() {
   PTXSIM_LOCK;
-  cudaError_t sticky = ctx.sticky();
-  return sticky != cudaSuccess ? sticky : lastError();
+  return lastError();
 }
 
 // --- memory -----------------------------------------------------------------------------------
