@@ -18,6 +18,8 @@
 // after static destructors of this library may have run.
 
 #include <cuda.h>
+#include <cudaProfiler.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -1157,17 +1159,18 @@ EXPORT cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t 
 namespace {
 /// cudaMemcpy3DParms as CUDA_MEMCPY3D: positions and widths are in elements where an array is
 /// involved and in bytes otherwise.
-cudaError_t memcpy3D(const cudaMemcpy3DParms *p, bool async, cudaStream_t s) {
-  CTX;
-  if (!p)
-    return ret(cudaErrorInvalidValue);
+CUresult driver3D(const cudaMemcpy3DParms *p, CUDA_MEMCPY3D &c) {
+  // one source and one destination each, a known direction (the driver's descriptor cannot say)
+  if (!p->srcArray == !p->srcPtr.ptr || !p->dstArray == !p->dstPtr.ptr)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (unsigned(p->kind) > unsigned(cudaMemcpyDefault))
+    return CUresult(cudaErrorInvalidMemcpyDirection);
   size_t elem = 1;
   CUDA_ARRAY3D_DESCRIPTOR d;
-  if (p->srcArray)
-    CU(describe(p->srcArray, d, elem));
-  else if (p->dstArray)
-    CU(describe(p->dstArray, d, elem));
-  CUDA_MEMCPY3D c{};
+  if (p->srcArray || p->dstArray)
+    if (CUresult r = describe(p->srcArray ? p->srcArray : p->dstArray, d, elem))
+      return r;
+  c = CUDA_MEMCPY3D{};
   if (p->srcArray) {
     c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
     c.srcArray = cu(p->srcArray);
@@ -1200,9 +1203,84 @@ cudaError_t memcpy3D(const cudaMemcpy3DParms *p, bool async, cudaStream_t s) {
   c.WidthInBytes = p->extent.width * (anyArray ? elem : 1);
   c.Height = p->extent.height;
   c.Depth = p->extent.depth;
+  return CUDA_SUCCESS;
+}
+
+cudaError_t memcpy3D(const cudaMemcpy3DParms *p, bool async, cudaStream_t s) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUDA_MEMCPY3D c;
+  CU(driver3D(p, c));
   return ret(async ? cuMemcpy3DAsync(&c, cu(s)) : cuMemcpy3D(&c));
 }
 } // namespace
+
+EXPORT cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms *p) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  int count = 0;
+  CU(cuDeviceGetCount(&count));
+  if (p->srcDevice < 0 || p->srcDevice >= count || p->dstDevice < 0 || p->dstDevice >= count)
+    return ret(cudaErrorInvalidDevice);
+  cudaMemcpy3DParms q{};
+  q.srcArray = p->srcArray;
+  q.srcPos = p->srcPos;
+  q.srcPtr = p->srcPtr;
+  q.dstArray = p->dstArray;
+  q.dstPos = p->dstPos;
+  q.dstPtr = p->dstPtr;
+  q.extent = p->extent;
+  q.kind = cudaMemcpyDeviceToDevice; // peer copies are between device memories
+  CUDA_MEMCPY3D c;
+  CU(driver3D(&q, c));
+  // the peer form is the 3D copy with a context on each side (one device: the primary context)
+  CUDA_MEMCPY3D_PEER pc{};
+  pc.srcXInBytes = c.srcXInBytes;
+  pc.srcY = c.srcY;
+  pc.srcZ = c.srcZ;
+  pc.srcMemoryType = c.srcMemoryType;
+  pc.srcDevice = c.srcDevice;
+  pc.srcArray = c.srcArray;
+  pc.srcContext = state().primary;
+  pc.srcPitch = c.srcPitch;
+  pc.srcHeight = c.srcHeight;
+  pc.dstXInBytes = c.dstXInBytes;
+  pc.dstY = c.dstY;
+  pc.dstZ = c.dstZ;
+  pc.dstMemoryType = c.dstMemoryType;
+  pc.dstDevice = c.dstDevice;
+  pc.dstArray = c.dstArray;
+  pc.dstContext = state().primary;
+  pc.dstPitch = c.dstPitch;
+  pc.dstHeight = c.dstHeight;
+  pc.WidthInBytes = c.WidthInBytes;
+  pc.Height = c.Height;
+  pc.Depth = c.Depth;
+  return ret(cuMemcpy3DPeer(&pc));
+}
+
+EXPORT cudaError_t cudaMalloc3D(cudaPitchedPtr *pp, cudaExtent extent) {
+  CTX;
+  if (!pp)
+    return ret(cudaErrorInvalidValue);
+  void *p = nullptr;
+  size_t pitch = 0;
+  if (cudaError_t e = cudaMallocPitch(&p, &pitch, extent.width, extent.height * extent.depth))
+    return e;
+  *pp = cudaPitchedPtr{p, pitch, extent.width, extent.height};
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemset3D(cudaPitchedPtr pp, int value, cudaExtent extent) {
+  CTX;
+  // one 2D set per slice: slices are ysize rows of `pitch` bytes apart
+  for (size_t z = 0; z < extent.depth; ++z)
+    CU(cuMemsetD2D8(dp(pp.ptr) + z * pp.pitch * pp.ysize, pp.pitch, (unsigned char)value,
+                    extent.width, extent.height));
+  return cudaSuccess;
+}
 
 EXPORT cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) { return memcpy3D(p, false, nullptr); }
 
@@ -1413,4 +1491,316 @@ EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t m) {
   if (!m)
     return cudaSuccess;
   return ret(cuMipmappedArrayDestroy(reinterpret_cast<CUmipmappedArray>(m)));
+}
+
+// --- device properties: the name, UUID, memory size and every attribute-backed field ------------
+
+EXPORT cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUdevice dev;
+  CU(cuDeviceGet(&dev, device));
+  std::memset(p, 0, sizeof *p);
+  CU(cuDeviceGetName(p->name, sizeof p->name, dev));
+  CU(cuDeviceGetUuid(reinterpret_cast<CUuuid *>(&p->uuid), dev));
+  CU(cuDeviceTotalMem(&p->totalGlobalMem, dev));
+  int v;
+#define A(field, attr)                                                                             \
+  CU(cuDeviceGetAttribute(&v, attr, dev));                                                         \
+  p->field = decltype(p->field)(v)
+  A(sharedMemPerBlock, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  A(regsPerBlock, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+  A(warpSize, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+  A(memPitch, CU_DEVICE_ATTRIBUTE_MAX_PITCH);
+  A(maxThreadsPerBlock, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  A(maxThreadsDim[0], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+  A(maxThreadsDim[1], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+  A(maxThreadsDim[2], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+  A(maxGridSize[0], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+  A(maxGridSize[1], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+  A(maxGridSize[2], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+  A(totalConstMem, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+  A(major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  A(minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  A(textureAlignment, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT);
+  A(texturePitchAlignment, CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT);
+  A(multiProcessorCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  A(integrated, CU_DEVICE_ATTRIBUTE_INTEGRATED);
+  A(canMapHostMemory, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY);
+  A(maxTexture1D, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH);
+  A(maxTexture1DMipmap, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH);
+  A(maxTexture2D[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH);
+  A(maxTexture2D[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT);
+  A(maxTexture2DMipmap[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH);
+  A(maxTexture2DMipmap[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT);
+  A(maxTexture2DLinear[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH);
+  A(maxTexture2DLinear[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT);
+  A(maxTexture2DLinear[2], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH);
+  A(maxTexture2DGather[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH);
+  A(maxTexture2DGather[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT);
+  A(maxTexture3D[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH);
+  A(maxTexture3D[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT);
+  A(maxTexture3D[2], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH);
+  A(maxTexture3DAlt[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE);
+  A(maxTexture3DAlt[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE);
+  A(maxTexture3DAlt[2], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE);
+  A(maxTextureCubemap, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH);
+  A(maxTexture1DLayered[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH);
+  A(maxTexture1DLayered[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS);
+  A(maxTexture2DLayered[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH);
+  A(maxTexture2DLayered[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT);
+  A(maxTexture2DLayered[2], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS);
+  A(maxTextureCubemapLayered[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH);
+  A(maxTextureCubemapLayered[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS);
+  A(maxSurface1D, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH);
+  A(maxSurface2D[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH);
+  A(maxSurface2D[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT);
+  A(maxSurface3D[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH);
+  A(maxSurface3D[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT);
+  A(maxSurface3D[2], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH);
+  A(maxSurface1DLayered[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH);
+  A(maxSurface1DLayered[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS);
+  A(maxSurface2DLayered[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH);
+  A(maxSurface2DLayered[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT);
+  A(maxSurface2DLayered[2], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS);
+  A(maxSurfaceCubemap, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH);
+  A(maxSurfaceCubemapLayered[0], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH);
+  A(maxSurfaceCubemapLayered[1], CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS);
+  A(surfaceAlignment, CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT);
+  A(concurrentKernels, CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS);
+  A(ECCEnabled, CU_DEVICE_ATTRIBUTE_ECC_ENABLED);
+  A(pciBusID, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+  A(pciDeviceID, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
+  A(pciDomainID, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
+  A(tccDriver, CU_DEVICE_ATTRIBUTE_TCC_DRIVER);
+  A(asyncEngineCount, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT);
+  A(unifiedAddressing, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING);
+  A(memoryBusWidth, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  A(l2CacheSize, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  A(persistingL2CacheMaxSize, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
+  A(maxThreadsPerMultiProcessor, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  A(streamPrioritiesSupported, CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED);
+  A(globalL1CacheSupported, CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED);
+  A(localL1CacheSupported, CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED);
+  A(sharedMemPerMultiprocessor, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  A(regsPerMultiprocessor, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  A(managedMemory, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
+  A(isMultiGpuBoard, CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD);
+  A(multiGpuBoardGroupID, CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID);
+  A(hostNativeAtomicSupported, CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED);
+  A(pageableMemoryAccess, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS);
+  A(concurrentManagedAccess, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS);
+  A(computePreemptionSupported, CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED);
+  A(canUseHostPointerForRegisteredMem, CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM);
+  A(cooperativeLaunch, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
+  A(sharedMemPerBlockOptin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  A(pageableMemoryAccessUsesHostPageTables,
+    CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES);
+  A(directManagedMemAccessFromHost, CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST);
+  A(maxBlocksPerMultiProcessor, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  A(accessPolicyMaxWindowSize, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE);
+  A(reservedSharedMemPerBlock, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+  A(hostRegisterSupported, CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED);
+  A(sparseCudaArraySupported, CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED);
+  A(hostRegisterReadOnlySupported, CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED);
+  A(timelineSemaphoreInteropSupported, CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED);
+  A(memoryPoolsSupported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
+  A(gpuDirectRDMASupported, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED);
+  A(gpuDirectRDMAFlushWritesOptions, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS);
+  A(gpuDirectRDMAWritesOrdering, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING);
+  A(memoryPoolSupportedHandleTypes, CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES);
+  A(deferredMappingCudaArraySupported, CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED);
+  A(ipcEventSupported, CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED);
+  A(clusterLaunch, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
+  A(unifiedFunctionPointers, CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS);
+#undef A
+  return cudaSuccess;
+}
+
+// --- memory pools (cudaMemPool_t is CUmemoryPool; properties and attributes share layout and
+// numbering with the driver's) -------------------------------------------------------------------
+
+static_assert(sizeof(cudaMemPoolProps) == sizeof(CUmemPoolProps), "pool properties layout");
+static_assert(int(cudaMemPoolAttrReleaseThreshold) == int(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD),
+              "pool attribute numbering");
+
+namespace {
+CUmemoryPool cu(cudaMemPool_t p) { return reinterpret_cast<CUmemoryPool>(p); }
+} // namespace
+
+EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
+  CTX;
+  return ret(cuDeviceGetDefaultMemPool(reinterpret_cast<CUmemoryPool *>(pool), CUdevice(device)));
+}
+
+EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device) {
+  CTX;
+  return ret(cuDeviceGetMemPool(reinterpret_cast<CUmemoryPool *>(pool), CUdevice(device)));
+}
+
+EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
+  CTX;
+  return ret(cuDeviceSetMemPool(CUdevice(device), cu(pool)));
+}
+
+EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolProps *props) {
+  CTX;
+  return ret(cuMemPoolCreate(reinterpret_cast<CUmemoryPool *>(pool),
+                             reinterpret_cast<const CUmemPoolProps *>(props)));
+}
+
+EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
+  CTX;
+  return ret(cuMemPoolDestroy(cu(pool)));
+}
+
+EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t minBytesToKeep) {
+  CTX;
+  return ret(cuMemPoolTrimTo(cu(pool), minBytesToKeep));
+}
+
+EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value) {
+  CTX;
+  return ret(cuMemPoolSetAttribute(cu(pool), CUmemPool_attribute(attr), value));
+}
+
+EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value) {
+  CTX;
+  return ret(cuMemPoolGetAttribute(cu(pool), CUmemPool_attribute(attr), value));
+}
+
+EXPORT cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool,
+                                           cudaStream_t s) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUdeviceptr d = 0;
+  CUresult r = cuMemAllocFromPoolAsync(&d, n, cu(pool), cu(s));
+  *p = reinterpret_cast<void *>(d);
+  return ret(r);
+}
+
+// --- device flags, PCI ids, peers, profiler ------------------------------------------------------
+
+namespace {
+/// cudaErrorInvalidDevice unless `device` exists.
+cudaError_t checkDevice(int device) {
+  int count = 0;
+  CU(cuDeviceGetCount(&count));
+  return device >= 0 && device < count ? cudaSuccess : ret(cudaErrorInvalidDevice);
+}
+} // namespace
+
+EXPORT cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
+  CTX;
+  if (!flags)
+    return ret(cudaErrorInvalidValue);
+  unsigned f = 0;
+  int active = 0;
+  CU(cuDevicePrimaryCtxGetState(0, &f, &active));
+  *flags = f | cudaDeviceMapHost; // mapped pinned memory is always on
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  CTX;
+  if (flags & ~unsigned(cudaDeviceMask))
+    return ret(cudaErrorInvalidValue);
+  // the scheduling and local-memory flags are the primary context's
+  return ret(cuDevicePrimaryCtxSetFlags(0, flags & ~unsigned(cudaDeviceMapHost)));
+}
+
+EXPORT cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int device) {
+  CTX;
+  if (cudaError_t e = checkDevice(device))
+    return e;
+  return ret(cuDeviceGetPCIBusId(id, len, CUdevice(device)));
+}
+
+EXPORT cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *id) {
+  CTX;
+  CUdevice d;
+  CU(cuDeviceGetByPCIBusId(&d, id));
+  *device = int(d);
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer) {
+  CTX;
+  return ret(cuDeviceCanAccessPeer(can, CUdevice(device), CUdevice(peer)));
+}
+
+EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
+  CTX;
+  if (cudaError_t e = checkDevice(peer))
+    return e;
+  CUcontext peerCtx;
+  CU(cuDevicePrimaryCtxRetain(&peerCtx, CUdevice(peer)));
+  CUresult r = cuCtxEnablePeerAccess(peerCtx, flags);
+  cuDevicePrimaryCtxRelease(CUdevice(peer));
+  return ret(r);
+}
+
+EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peer) {
+  CTX;
+  if (cudaError_t e = checkDevice(peer))
+    return e;
+  CUcontext peerCtx;
+  CU(cuDevicePrimaryCtxRetain(&peerCtx, CUdevice(peer)));
+  CUresult r = cuCtxDisablePeerAccess(peerCtx);
+  cuDevicePrimaryCtxRelease(CUdevice(peer));
+  return ret(r);
+}
+
+EXPORT cudaError_t cudaDeviceGetP2PAttribute(int *value, cudaDeviceP2PAttr attr, int src, int dst) {
+  CTX;
+  return ret(cuDeviceGetP2PAttribute(value, CUdevice_P2PAttribute(attr), CUdevice(src),
+                                     CUdevice(dst)));
+}
+
+namespace {
+cudaError_t copyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t n,
+                     bool async, cudaStream_t s) {
+  CTX;
+  if (cudaError_t e = checkDevice(dstDevice))
+    return e;
+  if (cudaError_t e = checkDevice(srcDevice))
+    return e;
+  CUcontext c = state().primary; // one device: both sides are its primary context
+  return ret(async ? cuMemcpyPeerAsync(dp(dst), c, dp(src), c, n, cu(s))
+                   : cuMemcpyPeer(dp(dst), c, dp(src), c, n));
+}
+} // namespace
+
+EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
+                                  size_t n) {
+  return copyPeer(dst, dstDevice, src, srcDevice, n, false, nullptr);
+}
+
+EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
+                                       size_t n, cudaStream_t s) {
+  return copyPeer(dst, dstDevice, src, srcDevice, n, true, s);
+}
+
+EXPORT cudaError_t cudaFuncGetName(const char **name, const void *func) {
+  CUfunction f;
+  CU(function(func, &f));
+  return ret(cuFuncGetName(name, f));
+}
+
+EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache config) {
+  CUfunction f;
+  CU(function(func, &f));
+  return ret(cuFuncSetCacheConfig(f, CUfunc_cache(config))); // same numbers
+}
+
+EXPORT cudaError_t cudaProfilerStart() {
+  CTX;
+  return ret(cuProfilerStart());
+}
+
+EXPORT cudaError_t cudaProfilerStop() {
+  CTX;
+  return ret(cuProfilerStop());
 }
