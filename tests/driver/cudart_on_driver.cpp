@@ -1804,3 +1804,111 @@ EXPORT cudaError_t cudaProfilerStop() {
   CTX;
   return ret(cuProfilerStop());
 }
+
+// --- stream capture and the graphs it makes (graph handles, node types, capture modes and
+// statuses are the driver's) ----------------------------------------------------------------------
+
+namespace {
+CUgraph cu(cudaGraph_t g) { return reinterpret_cast<CUgraph>(g); }
+CUgraphExec cu(cudaGraphExec_t g) { return reinterpret_cast<CUgraphExec>(g); }
+CUgraphNode cu(cudaGraphNode_t n) { return reinterpret_cast<CUgraphNode>(n); }
+static_assert(sizeof(cudaGraphEdgeData) == sizeof(CUgraphEdgeData), "edge data layout");
+} // namespace
+
+EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode) {
+  CTX;
+  return ret(cuStreamBeginCapture(cu(s), CUstreamCaptureMode(mode)));
+}
+
+EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph) {
+  CTX;
+  return ret(cuStreamEndCapture(cu(s), reinterpret_cast<CUgraph *>(graph)));
+}
+
+EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus *status) {
+  CTX;
+  return ret(cuStreamIsCapturing(cu(s), reinterpret_cast<CUstreamCaptureStatus *>(status)));
+}
+
+EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, cudaStreamCaptureStatus *status,
+                                            unsigned long long *id, cudaGraph_t *graph,
+                                            const cudaGraphNode_t **deps,
+                                            const cudaGraphEdgeData **edges, size_t *numDeps) {
+  CTX;
+  return ret(cuStreamGetCaptureInfo(cu(s), reinterpret_cast<CUstreamCaptureStatus *>(status),
+                                    reinterpret_cast<cuuint64_t *>(id),
+                                    reinterpret_cast<CUgraph *>(graph),
+                                    reinterpret_cast<const CUgraphNode **>(deps),
+                                    reinterpret_cast<const CUgraphEdgeData **>(edges), numDeps));
+}
+
+EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode) {
+  CTX;
+  return ret(cuThreadExchangeStreamCaptureMode(reinterpret_cast<CUstreamCaptureMode *>(mode)));
+}
+
+EXPORT cudaError_t cudaGraphCreate(cudaGraph_t *graph, unsigned int flags) {
+  CTX;
+  return ret(cuGraphCreate(reinterpret_cast<CUgraph *>(graph), flags));
+}
+
+EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  CTX;
+  return ret(cuGraphDestroy(cu(graph)));
+}
+
+EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                        unsigned long long flags) {
+  CTX;
+  return ret(cuGraphInstantiate(reinterpret_cast<CUgraphExec *>(exec), cu(graph), flags));
+}
+
+EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                                 unsigned long long flags) {
+  return cudaGraphInstantiate(exec, graph, flags);
+}
+
+EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) {
+  CTX;
+  return ret(cuGraphLaunch(cu(exec), cu(s)));
+}
+
+EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  CTX;
+  return ret(cuGraphExecDestroy(cu(exec)));
+}
+
+EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *n) {
+  CTX;
+  return ret(cuGraphGetNodes(cu(graph), reinterpret_cast<CUgraphNode *>(nodes), n));
+}
+
+EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *n) {
+  CTX;
+  return ret(cuGraphGetRootNodes(cu(graph), reinterpret_cast<CUgraphNode *>(nodes), n));
+}
+
+EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type) {
+  CTX;
+  return ret(cuGraphNodeGetType(cu(node), reinterpret_cast<CUgraphNodeType *>(type)));
+}
+
+EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps,
+                                                cudaGraphEdgeData *edges, size_t *n) {
+  CTX;
+  return ret(cuGraphNodeGetDependencies(cu(node), reinterpret_cast<CUgraphNode *>(deps),
+                                        reinterpret_cast<CUgraphEdgeData *>(edges), n));
+}
+
+EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *deps,
+                                                  cudaGraphEdgeData *edges, size_t *n) {
+  CTX;
+  return ret(cuGraphNodeGetDependentNodes(cu(node), reinterpret_cast<CUgraphNode *>(deps),
+                                          reinterpret_cast<CUgraphEdgeData *>(edges), n));
+}
+
+EXPORT cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attr,
+                                                  void *value) {
+  CTX;
+  return ret(cuDeviceGetGraphMemAttribute(CUdevice(device), CUgraphMem_attribute(attr), value));
+}
