@@ -48,6 +48,7 @@ struct Image {
 struct Function {
   Image *image;
   std::string name;
+  const void *hostFun; ///< the host stub (what the runtime's kernel node parameters name)
   CUfunction handle = nullptr;
 };
 
@@ -257,7 +258,7 @@ EXPORT void __cudaRegisterFunction(void **handle, const char *hostFun, char *dev
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.functions[hostFun] = new Function{reinterpret_cast<Image *>(handle),
-                                      deviceFun ? deviceFun : deviceName};
+                                      deviceFun ? deviceFun : deviceName, hostFun};
 }
 
 EXPORT void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
@@ -780,6 +781,16 @@ EXPORT cudaError_t cudaGetSymbolSize(size_t *n, const void *sym) {
 }
 
 namespace {
+/// The direction of a copy to (`to`) or from a symbol: the symbol's side is the device.
+bool symbolKind(cudaMemcpyKind kind, bool to, cudaMemcpyKind &out) {
+  if (kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault) {
+    out = kind;
+    return true;
+  }
+  out = to ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  return kind == out;
+}
+
 cudaError_t symbolCopy(const void *sym, size_t count, size_t offset, CUdeviceptr *at) {
   size_t size;
   CU(symbol(sym, at, &size));
@@ -792,40 +803,52 @@ cudaError_t symbolCopy(const void *sym, size_t count, size_t offset, CUdeviceptr
 
 EXPORT cudaError_t cudaMemcpyToSymbol(const void *sym, const void *src, size_t count,
                                       size_t offset, cudaMemcpyKind kind) {
+  cudaMemcpyKind toKind;
+  if (!symbolKind(kind, true, toKind))
+    return ret(cudaErrorInvalidMemcpyDirection);
   CUdeviceptr at;
   if (cudaError_t e = symbolCopy(sym, count, offset, &at))
     return e;
   return ret(copy(reinterpret_cast<void *>(at), src, count,
-                  kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyHostToDevice, nullptr,
+                  toKind, nullptr,
                   false));
 }
 
 EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *sym, size_t count, size_t offset,
                                         cudaMemcpyKind kind) {
+  cudaMemcpyKind fromKind;
+  if (!symbolKind(kind, false, fromKind))
+    return ret(cudaErrorInvalidMemcpyDirection);
   CUdeviceptr at;
   if (cudaError_t e = symbolCopy(sym, count, offset, &at))
     return e;
   return ret(copy(dst, reinterpret_cast<void *>(at), count,
-                  kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyDeviceToHost, nullptr,
+                  fromKind, nullptr,
                   false));
 }
 
 EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *sym, const void *src, size_t count,
                                            size_t offset, cudaMemcpyKind kind, cudaStream_t s) {
+  cudaMemcpyKind toKind;
+  if (!symbolKind(kind, true, toKind))
+    return ret(cudaErrorInvalidMemcpyDirection);
   CUdeviceptr at;
   if (cudaError_t e = symbolCopy(sym, count, offset, &at))
     return e;
   return ret(copy(reinterpret_cast<void *>(at), src, count,
-                  kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyHostToDevice, s, true));
+                  toKind, s, true));
 }
 
 EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *sym, size_t count,
                                              size_t offset, cudaMemcpyKind kind, cudaStream_t s) {
+  cudaMemcpyKind fromKind;
+  if (!symbolKind(kind, false, fromKind))
+    return ret(cudaErrorInvalidMemcpyDirection);
   CUdeviceptr at;
   if (cudaError_t e = symbolCopy(sym, count, offset, &at))
     return e;
   return ret(copy(dst, reinterpret_cast<void *>(at), count,
-                  kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyDeviceToHost, s, true));
+                  fromKind, s, true));
 }
 
 // --- streams and events ---------------------------------------------------------------------------
@@ -1911,4 +1934,445 @@ EXPORT cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttrib
                                                   void *value) {
   CTX;
   return ret(cuDeviceGetGraphMemAttribute(CUdevice(device), CUgraphMem_attribute(attr), value));
+}
+
+// --- graphs built node by node: the runtime's node parameters as the driver's --------------------
+
+namespace {
+CUresult kernelToDriver(const cudaKernelNodeParams *p, CUDA_KERNEL_NODE_PARAMS &k) {
+  if (!p)
+    return CUDA_ERROR_INVALID_VALUE;
+  k = CUDA_KERNEL_NODE_PARAMS{};
+  if (CUresult r = function(p->func, &k.func)) // the runtime names the kernel by its host stub
+    return r;
+  k.gridDimX = p->gridDim.x;
+  k.gridDimY = p->gridDim.y;
+  k.gridDimZ = p->gridDim.z;
+  k.blockDimX = p->blockDim.x;
+  k.blockDimY = p->blockDim.y;
+  k.blockDimZ = p->blockDim.z;
+  k.sharedMemBytes = p->sharedMemBytes;
+  k.kernelParams = p->kernelParams;
+  k.extra = p->extra;
+  return CUDA_SUCCESS;
+}
+
+CUresult kernelFromDriver(const CUDA_KERNEL_NODE_PARAMS &k, cudaKernelNodeParams *p) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.byHandle.find(k.func);
+  p->func = it == s.byHandle.end() ? reinterpret_cast<void *>(k.func)
+                                   : const_cast<void *>(it->second->hostFun);
+  p->gridDim = dim3(k.gridDimX, k.gridDimY, k.gridDimZ);
+  p->blockDim = dim3(k.blockDimX, k.blockDimY, k.blockDimZ);
+  p->sharedMemBytes = k.sharedMemBytes;
+  p->kernelParams = k.kernelParams;
+  p->extra = k.extra;
+  return CUDA_SUCCESS;
+}
+
+CUDA_MEMSET_NODE_PARAMS memsetToDriver(const cudaMemsetParams &p) {
+  CUDA_MEMSET_NODE_PARAMS m{};
+  m.dst = dp(p.dst);
+  m.pitch = p.pitch;
+  m.value = p.value;
+  m.elementSize = p.elementSize;
+  m.width = p.width;
+  m.height = p.height;
+  return m;
+}
+
+/// A 1D copy as the driver's 3D copy description.
+CUDA_MEMCPY3D copy1D(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  CUDA_MEMCPY3D c{};
+  c.srcMemoryType = memoryType(srcIsDevice(kind), kind);
+  c.srcHost = src;
+  c.srcDevice = dp(src);
+  c.srcPitch = count;
+  c.srcHeight = 1;
+  c.dstMemoryType = memoryType(dstIsDevice(kind), kind);
+  c.dstHost = dst;
+  c.dstDevice = dp(dst);
+  c.dstPitch = count;
+  c.dstHeight = 1;
+  c.WidthInBytes = count;
+  c.Height = 1;
+  c.Depth = 1;
+  return c;
+}
+
+const CUgraphNode *cu(const cudaGraphNode_t *n) { return reinterpret_cast<const CUgraphNode *>(n); }
+CUgraphNode *out(cudaGraphNode_t *n) { return reinterpret_cast<CUgraphNode *>(n); }
+} // namespace
+
+EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                          const cudaGraphNode_t *deps, size_t n,
+                                          const cudaKernelNodeParams *p) {
+  CTX;
+  CUDA_KERNEL_NODE_PARAMS k;
+  CU(kernelToDriver(p, k));
+  return ret(cuGraphAddKernelNode(out(node), cu(graph), cu(deps), n, &k));
+}
+
+EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams *p) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUDA_KERNEL_NODE_PARAMS k;
+  CU(cuGraphKernelNodeGetParams(cu(node), &k));
+  return ret(kernelFromDriver(k, p));
+}
+
+EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                                const cudaKernelNodeParams *p) {
+  CTX;
+  CUDA_KERNEL_NODE_PARAMS k;
+  CU(kernelToDriver(p, k));
+  return ret(cuGraphKernelNodeSetParams(cu(node), &k));
+}
+
+EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                    const cudaKernelNodeParams *p) {
+  CTX;
+  CUDA_KERNEL_NODE_PARAMS k;
+  CU(kernelToDriver(p, k));
+  return ret(cuGraphExecKernelNodeSetParams(cu(exec), cu(node), &k));
+}
+
+EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                          const cudaGraphNode_t *deps, size_t n,
+                                          const cudaMemsetParams *p) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUDA_MEMSET_NODE_PARAMS m = memsetToDriver(*p);
+  return ret(cuGraphAddMemsetNode(out(node), cu(graph), cu(deps), n, &m, state().primary));
+}
+
+EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, cudaMemsetParams *p) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUDA_MEMSET_NODE_PARAMS m;
+  CU(cuGraphMemsetNodeGetParams(cu(node), &m));
+  p->dst = reinterpret_cast<void *>(m.dst);
+  p->pitch = m.pitch;
+  p->value = m.value;
+  p->elementSize = m.elementSize;
+  p->width = m.width;
+  p->height = m.height;
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cudaMemsetParams *p) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUDA_MEMSET_NODE_PARAMS m = memsetToDriver(*p);
+  return ret(cuGraphMemsetNodeSetParams(cu(node), &m));
+}
+
+EXPORT cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                    const cudaMemsetParams *p) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUDA_MEMSET_NODE_PARAMS m = memsetToDriver(*p);
+  return ret(cuGraphExecMemsetNodeSetParams(cu(exec), cu(node), &m, state().primary));
+}
+
+EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                          const cudaGraphNode_t *deps, size_t n,
+                                          const cudaMemcpy3DParms *p) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUDA_MEMCPY3D c;
+  CU(driver3D(p, c));
+  return ret(cuGraphAddMemcpyNode(out(node), cu(graph), cu(deps), n, &c, state().primary));
+}
+
+EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph,
+                                            const cudaGraphNode_t *deps, size_t n, void *dst,
+                                            const void *src, size_t count, cudaMemcpyKind kind) {
+  CTX;
+  CUDA_MEMCPY3D c = copy1D(dst, src, count, kind);
+  return ret(cuGraphAddMemcpyNode(out(node), cu(graph), cu(deps), n, &c, state().primary));
+}
+
+EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                      void *dst, const void *src, size_t count,
+                                                      cudaMemcpyKind kind) {
+  CTX;
+  CUDA_MEMCPY3D c = copy1D(dst, src, count, kind);
+  return ret(cuGraphExecMemcpyNodeSetParams(cu(exec), cu(node), &c, state().primary));
+}
+
+EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, cudaMemcpy3DParms *p) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUDA_MEMCPY3D c;
+  CU(cuGraphMemcpyNodeGetParams(cu(node), &c));
+  // linear memory on both sides (array copies are not translated back)
+  if (c.srcMemoryType == CU_MEMORYTYPE_ARRAY || c.dstMemoryType == CU_MEMORYTYPE_ARRAY)
+    return ret(cudaErrorNotSupported);
+  std::memset(p, 0, sizeof *p);
+  bool srcHost = c.srcMemoryType == CU_MEMORYTYPE_HOST;
+  bool dstHost = c.dstMemoryType == CU_MEMORYTYPE_HOST;
+  void *src = srcHost ? const_cast<void *>(c.srcHost) : reinterpret_cast<void *>(c.srcDevice);
+  void *dst = dstHost ? c.dstHost : reinterpret_cast<void *>(c.dstDevice);
+  p->srcPtr = cudaPitchedPtr{src, c.srcPitch, c.WidthInBytes, c.srcHeight};
+  p->dstPtr = cudaPitchedPtr{dst, c.dstPitch, c.WidthInBytes, c.dstHeight};
+  p->srcPos = cudaPos{c.srcXInBytes, c.srcY, c.srcZ};
+  p->dstPos = cudaPos{c.dstXInBytes, c.dstY, c.dstZ};
+  p->extent = cudaExtent{c.WidthInBytes, c.Height, c.Depth};
+  p->kind = c.srcMemoryType == CU_MEMORYTYPE_UNIFIED || c.dstMemoryType == CU_MEMORYTYPE_UNIFIED
+                ? cudaMemcpyDefault
+            : srcHost ? (dstHost ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice)
+                      : (dstHost ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
+  return cudaSuccess;
+}
+
+// cudaHostNodeParams and CUDA_HOST_NODE_PARAMS are both {function, user data}
+static_assert(sizeof(cudaHostNodeParams) == sizeof(CUDA_HOST_NODE_PARAMS), "host node layout");
+
+EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                        const cudaGraphNode_t *deps, size_t n,
+                                        const cudaHostNodeParams *p) {
+  CTX;
+  return ret(cuGraphAddHostNode(out(node), cu(graph), cu(deps), n,
+                                reinterpret_cast<const CUDA_HOST_NODE_PARAMS *>(p)));
+}
+
+EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams *p) {
+  CTX;
+  return ret(cuGraphHostNodeGetParams(cu(node), reinterpret_cast<CUDA_HOST_NODE_PARAMS *>(p)));
+}
+
+EXPORT cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                  const cudaHostNodeParams *p) {
+  CTX;
+  return ret(cuGraphExecHostNodeSetParams(cu(exec), cu(node),
+                                          reinterpret_cast<const CUDA_HOST_NODE_PARAMS *>(p)));
+}
+
+EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                         const cudaGraphNode_t *deps, size_t n) {
+  CTX;
+  return ret(cuGraphAddEmptyNode(out(node), cu(graph), cu(deps), n));
+}
+
+EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                              const cudaGraphNode_t *deps, size_t n,
+                                              cudaGraph_t child) {
+  CTX;
+  return ret(cuGraphAddChildGraphNode(out(node), cu(graph), cu(deps), n, cu(child)));
+}
+
+EXPORT cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                        cudaGraph_t child) {
+  CTX;
+  return ret(cuGraphExecChildGraphNodeSetParams(cu(exec), cu(node), cu(child)));
+}
+
+EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                               const cudaGraphNode_t *deps, size_t n,
+                                               cudaEvent_t e) {
+  CTX;
+  return ret(cuGraphAddEventRecordNode(out(node), cu(graph), cu(deps), n, cu(e)));
+}
+
+EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                             const cudaGraphNode_t *deps, size_t n,
+                                             cudaEvent_t e) {
+  CTX;
+  return ret(cuGraphAddEventWaitNode(out(node), cu(graph), cu(deps), n, cu(e)));
+}
+
+EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *e) {
+  CTX;
+  return ret(cuGraphEventRecordNodeGetEvent(cu(node), reinterpret_cast<CUevent *>(e)));
+}
+
+EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *e) {
+  CTX;
+  return ret(cuGraphEventWaitNodeGetEvent(cu(node), reinterpret_cast<CUevent *>(e)));
+}
+
+EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                            const cudaGraphNode_t *to,
+                                            const cudaGraphEdgeData *edges, size_t n) {
+  CTX;
+  return ret(cuGraphAddDependencies(cu(graph), cu(from), cu(to),
+                                    reinterpret_cast<const CUgraphEdgeData *>(edges), n));
+}
+
+EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+                                     cudaGraphEdgeData *edges, size_t *n) {
+  CTX;
+  return ret(cuGraphGetEdges(cu(graph), out(from), out(to),
+                             reinterpret_cast<CUgraphEdgeData *>(edges), n));
+}
+
+EXPORT cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
+  CTX;
+  return ret(cuGraphDestroyNode(cu(node)));
+}
+
+EXPORT cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t graph) {
+  CTX;
+  return ret(cuGraphClone(reinterpret_cast<CUgraph *>(clone), cu(graph)));
+}
+
+EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *node, cudaGraphNode_t original,
+                                            cudaGraph_t clone) {
+  CTX;
+  return ret(cuGraphNodeFindInClone(out(node), cu(original), cu(clone)));
+}
+
+EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                           unsigned int *enabled) {
+  CTX;
+  return ret(cuGraphNodeGetEnabled(cu(exec), cu(node), enabled));
+}
+
+EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                           unsigned int enabled) {
+  CTX;
+  return ret(cuGraphNodeSetEnabled(cu(exec), cu(node), enabled));
+}
+
+EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t exec, unsigned long long *flags) {
+  CTX;
+  return ret(cuGraphExecGetFlags(cu(exec), reinterpret_cast<cuuint64_t *>(flags)));
+}
+
+// cudaGraphExecUpdateResultInfo and CUgraphExecUpdateResultInfo are {result, error node, from node}
+static_assert(sizeof(cudaGraphExecUpdateResultInfo) == sizeof(CUgraphExecUpdateResultInfo),
+              "update result layout");
+
+EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                       cudaGraphExecUpdateResultInfo *info) {
+  CTX;
+  return ret(cuGraphExecUpdate(cu(exec), cu(graph),
+                               reinterpret_cast<CUgraphExecUpdateResultInfo *>(info)));
+}
+
+
+// kernel-node and stream attributes are launch attributes: the driver's ids and value layout
+EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cudaGraphNode_t src) {
+  CTX;
+  return ret(cuGraphKernelNodeCopyAttributes(cu(dst), cu(src)));
+}
+
+EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+                                                   cudaKernelNodeAttrValue *value) {
+  CTX;
+  return ret(cuGraphKernelNodeGetAttribute(cu(node), CUkernelNodeAttrID(attr),
+                                           reinterpret_cast<CUkernelNodeAttrValue *>(value)));
+}
+
+EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+                                                   const cudaKernelNodeAttrValue *value) {
+  CTX;
+  return ret(cuGraphKernelNodeSetAttribute(cu(node), CUkernelNodeAttrID(attr),
+                                           reinterpret_cast<const CUkernelNodeAttrValue *>(value)));
+}
+
+EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  CTX;
+  return ret(cuStreamCopyAttributes(cu(dst), cu(src)));
+}
+
+EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID attr,
+                                          cudaStreamAttrValue *value) {
+  CTX;
+  return ret(cuStreamGetAttribute(cu(s), CUstreamAttrID(attr),
+                                  reinterpret_cast<CUstreamAttrValue *>(value)));
+}
+
+EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID attr,
+                                          const cudaStreamAttrValue *value) {
+  CTX;
+  return ret(cuStreamSetAttribute(cu(s), CUstreamAttrID(attr),
+                                  reinterpret_cast<const CUstreamAttrValue *>(value)));
+}
+
+EXPORT cudaError_t cudaCtxResetPersistingL2Cache() {
+  CTX;
+  return ret(cuCtxResetPersistingL2Cache());
+}
+
+// copy nodes with a symbol: the symbol's address, then a 1D copy node
+EXPORT cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *deps, size_t n,
+                                                  const void *sym, const void *src, size_t count,
+                                                  size_t offset, cudaMemcpyKind kind) {
+  cudaMemcpyKind toKind;
+  if (!symbolKind(kind, true, toKind))
+    return ret(cudaErrorInvalidMemcpyDirection);
+  CUdeviceptr at;
+  if (cudaError_t e = symbolCopy(sym, count, offset, &at))
+    return e;
+  return cudaGraphAddMemcpyNode1D(node, graph, deps, n, reinterpret_cast<void *>(at), src, count,
+                                  toKind);
+}
+
+EXPORT cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                    const cudaGraphNode_t *deps, size_t n,
+                                                    void *dst, const void *sym, size_t count,
+                                                    size_t offset, cudaMemcpyKind kind) {
+  cudaMemcpyKind fromKind;
+  if (!symbolKind(kind, false, fromKind))
+    return ret(cudaErrorInvalidMemcpyDirection);
+  CUdeviceptr at;
+  if (cudaError_t e = symbolCopy(sym, count, offset, &at))
+    return e;
+  return cudaGraphAddMemcpyNode1D(node, graph, deps, n, dst, reinterpret_cast<void *>(at), count,
+                                  fromKind);
+}
+
+EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t exec,
+                                                              cudaGraphNode_t node, void *dst,
+                                                              const void *sym, size_t count,
+                                                              size_t offset, cudaMemcpyKind kind) {
+  cudaMemcpyKind fromKind;
+  if (!symbolKind(kind, false, fromKind))
+    return ret(cudaErrorInvalidMemcpyDirection);
+  CUdeviceptr at;
+  if (cudaError_t e = symbolCopy(sym, count, offset, &at))
+    return e;
+  return cudaGraphExecMemcpyNodeSetParams1D(
+      exec, node, dst, reinterpret_cast<void *>(at), count,
+      fromKind);
+}
+
+EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags) {
+  CTX;
+  return ret(cuGraphDebugDotPrint(cu(graph), path, flags)); // same flag values
+}
+
+EXPORT cudaError_t cudaUserObjectCreate(cudaUserObject_t *obj, void *ptr, cudaHostFn_t destroy,
+                                        unsigned int initialRefcount, unsigned int flags) {
+  CTX;
+  return ret(cuUserObjectCreate(reinterpret_cast<CUuserObject *>(obj), ptr, destroy,
+                                initialRefcount, flags));
+}
+
+EXPORT cudaError_t cudaUserObjectRelease(cudaUserObject_t obj, unsigned int count) {
+  CTX;
+  return ret(cuUserObjectRelease(reinterpret_cast<CUuserObject>(obj), count));
+}
+
+EXPORT cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t obj,
+                                             unsigned int count, unsigned int flags) {
+  CTX;
+  return ret(cuGraphRetainUserObject(cu(graph), reinterpret_cast<CUuserObject>(obj), count, flags));
+}
+
+EXPORT cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t obj,
+                                              unsigned int count) {
+  CTX;
+  return ret(cuGraphReleaseUserObject(cu(graph), reinterpret_cast<CUuserObject>(obj), count));
 }
