@@ -2376,3 +2376,167 @@ EXPORT cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_
   CTX;
   return ret(cuGraphReleaseUserObject(cu(graph), reinterpret_cast<CUuserObject>(obj), count));
 }
+
+// --- generic node parameters, conditional and memory nodes ----------------------------------------
+
+static_assert(sizeof(cudaGraphNodeParams) == sizeof(CUgraphNodeParams), "node parameter layout");
+static_assert(sizeof(cudaMemAllocNodeParams) == sizeof(CUDA_MEM_ALLOC_NODE_PARAMS),
+              "allocation node layout");
+
+namespace {
+/// The driver's form of generic node parameters: kernel, copy, set and conditional nodes are
+/// converted (host stubs, the runtime's 3D copy parameters, contexts); the other types share
+/// the runtime's layout.
+CUresult nodeToDriver(const cudaGraphNodeParams *p, CUgraphNodeParams &d) {
+  if (!p)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::memcpy(&d, p, sizeof d);
+  switch (p->type) {
+  case cudaGraphNodeTypeKernel: {
+    std::memset(&d.kernel, 0, sizeof d.kernel);
+    const cudaKernelNodeParamsV2 &k = p->kernel;
+    if (CUresult r = function(k.func, &d.kernel.func))
+      return r;
+    d.kernel.gridDimX = k.gridDim.x;
+    d.kernel.gridDimY = k.gridDim.y;
+    d.kernel.gridDimZ = k.gridDim.z;
+    d.kernel.blockDimX = k.blockDim.x;
+    d.kernel.blockDimY = k.blockDim.y;
+    d.kernel.blockDimZ = k.blockDim.z;
+    d.kernel.sharedMemBytes = k.sharedMemBytes;
+    d.kernel.kernelParams = k.kernelParams;
+    d.kernel.extra = k.extra;
+    return CUDA_SUCCESS;
+  }
+  case cudaGraphNodeTypeMemcpy:
+    std::memset(&d.memcpy, 0, sizeof d.memcpy);
+    d.memcpy.flags = p->memcpy.flags;
+    d.memcpy.copyCtx = state().primary;
+    return driver3D(&p->memcpy.copyParams, d.memcpy.copyParams);
+  case cudaGraphNodeTypeMemset: {
+    const cudaMemsetParamsV2 &m = p->memset;
+    std::memset(&d.memset, 0, sizeof d.memset);
+    d.memset.dst = dp(m.dst);
+    d.memset.pitch = m.pitch;
+    d.memset.value = m.value;
+    d.memset.elementSize = m.elementSize;
+    d.memset.width = m.width;
+    d.memset.height = m.height;
+    d.memset.ctx = state().primary;
+    return CUDA_SUCCESS;
+  }
+  case cudaGraphNodeTypeConditional: {
+    const cudaConditionalNodeParams &c = p->conditional;
+    std::memset(&d.conditional, 0, sizeof d.conditional);
+    d.conditional.handle = c.handle;
+    d.conditional.type = CUgraphConditionalNodeType(c.type);
+    d.conditional.size = c.size;
+    d.conditional.ctx = state().primary;
+    return CUDA_SUCCESS;
+  }
+  default:
+    return CUDA_SUCCESS;
+  }
+}
+
+/// What the driver returns in node parameters: the allocation's address, the conditional's
+/// body graphs.
+void nodeOutputs(const CUgraphNodeParams &d, cudaGraphNodeParams *p) {
+  if (p->type == cudaGraphNodeTypeMemAlloc)
+    p->alloc.dptr = reinterpret_cast<void *>(d.alloc.dptr);
+  else if (p->type == cudaGraphNodeTypeConditional)
+    p->conditional.phGraph_out = reinterpret_cast<cudaGraph_t *>(d.conditional.phGraph_out);
+}
+} // namespace
+
+EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                    const cudaGraphNode_t *deps, const cudaGraphEdgeData *edges,
+                                    size_t n, cudaGraphNodeParams *p) {
+  CTX;
+  CUgraphNodeParams d;
+  CU(nodeToDriver(p, d));
+  CU(cuGraphAddNode(out(node), cu(graph), cu(deps),
+                    reinterpret_cast<const CUgraphEdgeData *>(edges), n, &d));
+  nodeOutputs(d, p);
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams *p) {
+  CTX;
+  CUgraphNodeParams d;
+  CU(nodeToDriver(p, d));
+  return ret(cuGraphNodeSetParams(cu(node), &d));
+}
+
+EXPORT cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                              cudaGraphNodeParams *p) {
+  CTX;
+  CUgraphNodeParams d;
+  CU(nodeToDriver(p, d));
+  return ret(cuGraphExecNodeSetParams(cu(exec), cu(node), &d));
+}
+
+EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *handle,
+                                                    cudaGraph_t graph,
+                                                    unsigned int defaultLaunchValue,
+                                                    unsigned int flags) {
+  CTX;
+  return ret(cuGraphConditionalHandleCreate(reinterpret_cast<CUgraphConditionalHandle *>(handle),
+                                            cu(graph), state().primary, defaultLaunchValue,
+                                            flags));
+}
+
+EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *deps,
+                                                 const cudaGraphEdgeData *edges, size_t n,
+                                                 cudaStreamCaptureMode mode) {
+  CTX;
+  return ret(cuStreamBeginCaptureToGraph(cu(s), cu(graph), cu(deps),
+                                         reinterpret_cast<const CUgraphEdgeData *>(edges), n,
+                                         CUstreamCaptureMode(mode)));
+}
+
+EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t s, cudaGraphNode_t *deps,
+                                                       const cudaGraphEdgeData *edges, size_t n,
+                                                       unsigned int flags) {
+  CTX;
+  return ret(cuStreamUpdateCaptureDependencies(cu(s), out(deps),
+                                               reinterpret_cast<const CUgraphEdgeData *>(edges),
+                                               n, flags));
+}
+
+EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                            const cudaGraphNode_t *deps, size_t n,
+                                            cudaMemAllocNodeParams *p) {
+  CTX;
+  return ret(cuGraphAddMemAllocNode(out(node), cu(graph), cu(deps), n,
+                                    reinterpret_cast<CUDA_MEM_ALLOC_NODE_PARAMS *>(p)));
+}
+
+EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams *p) {
+  CTX;
+  return ret(cuGraphMemAllocNodeGetParams(cu(node),
+                                          reinterpret_cast<CUDA_MEM_ALLOC_NODE_PARAMS *>(p)));
+}
+
+EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                           const cudaGraphNode_t *deps, size_t n, void *dptr) {
+  CTX;
+  return ret(cuGraphAddMemFreeNode(out(node), cu(graph), cu(deps), n, dp(dptr)));
+}
+
+EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr) {
+  CTX;
+  return ret(cuGraphMemFreeNodeGetParams(cu(node), static_cast<CUdeviceptr *>(dptr)));
+}
+
+EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attr,
+                                                  void *value) {
+  CTX;
+  return ret(cuDeviceSetGraphMemAttribute(CUdevice(device), CUgraphMem_attribute(attr), value));
+}
+
+EXPORT cudaError_t cudaDeviceGraphMemTrim(int device) {
+  CTX;
+  return ret(cuDeviceGraphMemTrim(CUdevice(device)));
+}
