@@ -29,6 +29,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #define EXPORT extern "C" __attribute__((visibility("default")))
@@ -72,6 +73,7 @@ struct State {
   std::vector<Image *> images;
   std::unordered_map<const void *, Function *> functions;   ///< by host stub
   std::unordered_map<const void *, Function *> byHandle;    ///< by CUfunction
+  std::unordered_set<const void *> kernels;                 ///< every Function (kernel handles)
   std::unordered_map<const void *, Variable *> variables;   ///< by host shadow
   CUcontext primary = nullptr;
   CUresult initResult = CUDA_SUCCESS;
@@ -136,20 +138,26 @@ CUresult load(Image &im) {
 }
 
 /// The driver function of a kernel: by host stub (or by the handle __cudaGetKernel returned).
-CUresult function(const void *hostFun, CUfunction *out) {
+///
+/// `key` is a host stub, a handle __cudaGetKernel returned (the Function itself: nvcc's launch
+/// stub keeps it for the whole run, so it must outlive a cudaDeviceReset, which unloads the
+/// modules), or a CUfunction this library looked up.
+CUresult function(const void *key, CUfunction *out) {
   if (CUresult r = ensureContext())
     return r;
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.functions.find(hostFun);
-  if (it == s.functions.end()) {
-    auto h = s.byHandle.find(hostFun);
-    if (h == s.byHandle.end())
-      return CUresult(cudaErrorInvalidDeviceFunction); // the runtime's code; the driver has none
-    *out = h->second->handle;
-    return CUDA_SUCCESS;
-  }
-  Function &f = *it->second;
+  Function *fn = nullptr;
+  auto it = s.functions.find(key);
+  if (it != s.functions.end())
+    fn = it->second;
+  else if (s.kernels.count(key))
+    fn = const_cast<Function *>(static_cast<const Function *>(key));
+  else if (auto h = s.byHandle.find(key); h != s.byHandle.end())
+    fn = h->second;
+  if (!fn)
+    return CUresult(cudaErrorInvalidDeviceFunction); // the runtime's code; the driver has none
+  Function &f = *fn;
   if (!f.handle) {
     if (CUresult r = load(*f.image))
       return r;
@@ -257,8 +265,10 @@ EXPORT void __cudaRegisterFunction(void **handle, const char *hostFun, char *dev
                                    int *) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  s.functions[hostFun] = new Function{reinterpret_cast<Image *>(handle),
-                                      deviceFun ? deviceFun : deviceName, hostFun};
+  auto *f = new Function{reinterpret_cast<Image *>(handle), deviceFun ? deviceFun : deviceName,
+                         hostFun};
+  s.functions[hostFun] = f;
+  s.kernels.insert(f);
 }
 
 EXPORT void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
@@ -303,20 +313,24 @@ EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *s
   return cudaSuccess;
 }
 
+// The kernel handle is this library's record of the kernel (see function()); the module is
+// loaded and the CUfunction looked up here, at the first launch, as CUDA's lazy loading does.
 EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun) {
   CUfunction f = nullptr;
   CUresult r = function(hostFun, &f);
-  *kernel = reinterpret_cast<cudaKernel_t>(f);
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.functions.find(hostFun);
+  *kernel = reinterpret_cast<cudaKernel_t>(r == CUDA_SUCCESS ? it->second : nullptr);
   return ret(r);
 }
 
 EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
                                       size_t shared, cudaStream_t stream) {
-  CTX;
-  if (!kernel)
-    return ret(cudaErrorInvalidDeviceFunction);
-  return ret(cuLaunchKernel(reinterpret_cast<CUfunction>(kernel), grid.x, grid.y, grid.z, block.x,
-                            block.y, block.z, unsigned(shared), cu(stream), args, nullptr));
+  CUfunction f;
+  CU(function(kernel, &f));
+  return ret(cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                            unsigned(shared), cu(stream), args, nullptr));
 }
 
 EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
@@ -483,7 +497,7 @@ EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
 EXPORT cudaError_t cudaDeviceReset() {
   CTX;
   CUdevice dev;
-  CU(cuCtxGetDevice(&dev));
+  CU(cuDeviceGet(&dev, 0)); // not the context's device: a faulted context may refuse to say
   State &s = state();
   {
     // the primary context starts afresh: modules are loaded again on first use
@@ -498,6 +512,9 @@ EXPORT cudaError_t cudaDeviceReset() {
     }
   }
   CU(cuDevicePrimaryCtxReset(dev));
+  // a fresh primary context, retained and current as at start-up
+  CU(cuDevicePrimaryCtxRetain(&s.primary, dev));
+  CU(cuCtxSetCurrent(s.primary));
   tLastError = cudaSuccess;
   return cudaSuccess;
 }
@@ -636,7 +653,7 @@ EXPORT cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t
   if (!p)
     return ret(cudaErrorInvalidValue);
   CUdeviceptr d = 0;
-  // 16-byte elements: the pitch alignment the runtime uses for any element size
+  // the widest element size the driver takes (4, 8 or 16 bytes) suits any element type
   CUresult r = cuMemAllocPitch(&d, pitch, width, height, 16);
   *p = reinterpret_cast<void *>(d);
   return ret(r);
