@@ -515,8 +515,7 @@ EXPORT cudaError_t cudaDeviceReset() {
   // a fresh primary context, retained and current as at start-up
   CU(cuDevicePrimaryCtxRetain(&s.primary, dev));
   CU(cuCtxSetCurrent(s.primary));
-  tLastError = cudaSuccess;
-  return cudaSuccess;
+  return cudaSuccess; // the thread's last error stays, as with NVIDIA's runtime
 }
 
 EXPORT cudaError_t cudaRuntimeGetVersion(int *version) {
