@@ -22,9 +22,9 @@
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -71,10 +71,10 @@ struct FatbinWrapper {
 struct State {
   std::mutex mu;
   std::vector<Image *> images;
-  std::unordered_map<const void *, Function *> functions;   ///< by host stub
-  std::unordered_map<const void *, Function *> byHandle;    ///< by CUfunction
-  std::unordered_set<const void *> kernels;                 ///< every Function (kernel handles)
-  std::unordered_map<const void *, Variable *> variables;   ///< by host shadow
+  std::unordered_map<const void *, Function *> functions; ///< by host stub
+  std::unordered_map<const void *, Function *> byHandle;  ///< by CUfunction
+  std::unordered_set<const void *> kernels;               ///< every Function (kernel handles)
+  std::unordered_map<const void *, Variable *> variables; ///< by host shadow
   CUcontext primary = nullptr;
   CUresult initResult = CUDA_SUCCESS;
 };
@@ -217,7 +217,8 @@ CUresult copy(void *dst, const void *src, size_t n, cudaMemcpyKind kind, cudaStr
   case cudaMemcpyDeviceToHost:
     return async ? cuMemcpyDtoHAsync(dst, dp(src), n, cu(s)) : cuMemcpyDtoH(dst, dp(src), n);
   case cudaMemcpyDeviceToDevice:
-    return async ? cuMemcpyDtoDAsync(dp(dst), dp(src), n, cu(s)) : cuMemcpyDtoD(dp(dst), dp(src), n);
+    return async ? cuMemcpyDtoDAsync(dp(dst), dp(src), n, cu(s))
+                 : cuMemcpyDtoD(dp(dst), dp(src), n);
   case cudaMemcpyHostToHost:
   case cudaMemcpyDefault:
     return async ? cuMemcpyAsync(dp(dst), dp(src), n, cu(s)) : cuMemcpy(dp(dst), dp(src), n);
@@ -265,8 +266,8 @@ EXPORT void __cudaRegisterFunction(void **handle, const char *hostFun, char *dev
                                    int *) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  auto *f = new Function{reinterpret_cast<Image *>(handle), deviceFun ? deviceFun : deviceName,
-                         hostFun};
+  auto *f =
+      new Function{reinterpret_cast<Image *>(handle), deviceFun ? deviceFun : deviceName, hostFun};
   s.functions[hostFun] = f;
   s.kernels.insert(f);
 }
@@ -329,12 +330,12 @@ EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block
                                       size_t shared, cudaStream_t stream) {
   CUfunction f;
   CU(function(kernel, &f));
-  return ret(cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                            unsigned(shared), cu(stream), args, nullptr));
+  return ret(cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(shared),
+                            cu(stream), args, nullptr));
 }
 
-EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
-                                           void **args, size_t shared, cudaStream_t stream) {
+EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+                                           size_t shared, cudaStream_t stream) {
   return __cudaLaunchKernel(kernel, grid, block, args, shared, stream);
 }
 
@@ -348,8 +349,8 @@ EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, voi
                             cu(stream), args, nullptr));
 }
 
-EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
-                                               void **args, size_t shared, cudaStream_t stream) {
+EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                               size_t shared, cudaStream_t stream) {
   CUfunction f;
   CU(function(func, &f));
   return ret(cuLaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
@@ -390,8 +391,8 @@ EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback
                                          void *userData, unsigned int flags) {
   CTX;
   // the driver's callback takes a CUstream and a CUresult: the same values
-  return ret(cuStreamAddCallback(cu(stream), reinterpret_cast<CUstreamCallback>(callback),
-                                 userData, flags));
+  return ret(cuStreamAddCallback(cu(stream), reinterpret_cast<CUstreamCallback>(callback), userData,
+                                 flags));
 }
 
 // --- functions and occupancy --------------------------------------------------------------------
@@ -435,18 +436,15 @@ EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
   return ret(cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynShared));
 }
 
-EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
-                                                                          const void *func,
-                                                                          int blockSize,
-                                                                          size_t dynShared,
-                                                                          unsigned int flags) {
+EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynShared, unsigned int flags) {
   CUfunction f;
   CU(function(func, &f));
   return ret(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize,
                                                                   dynShared, flags));
 }
 
-// --- device and context ---------------------------------------------------------------------------
+// --- device and context --------------------------------------------------------------------------
 
 EXPORT cudaError_t cudaGetDevice(int *device) {
   CTX;
@@ -603,7 +601,7 @@ EXPORT const char *cudaGetErrorString(cudaError_t error) {
   return "unrecognized error code";
 }
 
-// --- memory ---------------------------------------------------------------------------------------
+// --- memory --------------------------------------------------------------------------------------
 
 EXPORT cudaError_t cudaMalloc(void **p, size_t n) {
   CTX;
@@ -748,8 +746,8 @@ EXPORT cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, 
   return ret(cuMemsetD2D8(dp(p), pitch, (unsigned char)value, width, height));
 }
 
-EXPORT cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width,
-                                     size_t height, cudaStream_t s) {
+EXPORT cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height,
+                                     cudaStream_t s) {
   CTX;
   return ret(cuMemsetD2D8Async(dp(p), pitch, (unsigned char)value, width, height, cu(s)));
 }
@@ -763,15 +761,14 @@ EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const v
   void *host = nullptr;
   int ordinal = 0;
   unsigned managed = 0;
-  CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                 CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-                                 CU_POINTER_ATTRIBUTE_HOST_POINTER,
-                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                 CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  CUpointer_attribute which[] = {
+      CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+      CU_POINTER_ATTRIBUTE_HOST_POINTER, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+      CU_POINTER_ATTRIBUTE_IS_MANAGED};
   void *values[] = {&type, &dev, &host, &ordinal, &managed};
   CU(cuPointerGetAttributes(5, which, values, dp(p)));
   std::memset(attr, 0, sizeof *attr);
-  attr->type = managed                          ? cudaMemoryTypeManaged
+  attr->type = managed                        ? cudaMemoryTypeManaged
                : type == CU_MEMORYTYPE_DEVICE ? cudaMemoryTypeDevice
                : type == CU_MEMORYTYPE_HOST   ? cudaMemoryTypeHost
                                               : cudaMemoryTypeUnregistered;
@@ -781,7 +778,7 @@ EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const v
   return cudaSuccess;
 }
 
-// --- symbols --------------------------------------------------------------------------------------
+// --- symbols -------------------------------------------------------------------------------------
 
 EXPORT cudaError_t cudaGetSymbolAddress(void **p, const void *sym) {
   CUdeviceptr d;
@@ -817,17 +814,15 @@ cudaError_t symbolCopy(const void *sym, size_t count, size_t offset, CUdeviceptr
 }
 } // namespace
 
-EXPORT cudaError_t cudaMemcpyToSymbol(const void *sym, const void *src, size_t count,
-                                      size_t offset, cudaMemcpyKind kind) {
+EXPORT cudaError_t cudaMemcpyToSymbol(const void *sym, const void *src, size_t count, size_t offset,
+                                      cudaMemcpyKind kind) {
   cudaMemcpyKind toKind;
   if (!symbolKind(kind, true, toKind))
     return ret(cudaErrorInvalidMemcpyDirection);
   CUdeviceptr at;
   if (cudaError_t e = symbolCopy(sym, count, offset, &at))
     return e;
-  return ret(copy(reinterpret_cast<void *>(at), src, count,
-                  toKind, nullptr,
-                  false));
+  return ret(copy(reinterpret_cast<void *>(at), src, count, toKind, nullptr, false));
 }
 
 EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *sym, size_t count, size_t offset,
@@ -838,9 +833,7 @@ EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *sym, size_t count
   CUdeviceptr at;
   if (cudaError_t e = symbolCopy(sym, count, offset, &at))
     return e;
-  return ret(copy(dst, reinterpret_cast<void *>(at), count,
-                  fromKind, nullptr,
-                  false));
+  return ret(copy(dst, reinterpret_cast<void *>(at), count, fromKind, nullptr, false));
 }
 
 EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *sym, const void *src, size_t count,
@@ -851,8 +844,7 @@ EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *sym, const void *src, siz
   CUdeviceptr at;
   if (cudaError_t e = symbolCopy(sym, count, offset, &at))
     return e;
-  return ret(copy(reinterpret_cast<void *>(at), src, count,
-                  toKind, s, true));
+  return ret(copy(reinterpret_cast<void *>(at), src, count, toKind, s, true));
 }
 
 EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *sym, size_t count,
@@ -863,11 +855,10 @@ EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *sym, size_t 
   CUdeviceptr at;
   if (cudaError_t e = symbolCopy(sym, count, offset, &at))
     return e;
-  return ret(copy(dst, reinterpret_cast<void *>(at), count,
-                  fromKind, s, true));
+  return ret(copy(dst, reinterpret_cast<void *>(at), count, fromKind, s, true));
 }
 
-// --- streams and events ---------------------------------------------------------------------------
+// --- streams and events --------------------------------------------------------------------------
 
 EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s) {
   CTX;
@@ -879,8 +870,7 @@ EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags
   return ret(cuStreamCreate(reinterpret_cast<CUstream *>(s), flags)); // same flag values
 }
 
-EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags,
-                                                int priority) {
+EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int priority) {
   CTX;
   return ret(cuStreamCreateWithPriority(reinterpret_cast<CUstream *>(s), flags, priority));
 }
@@ -992,9 +982,15 @@ bool driverFormat(const cudaChannelFormatDesc &d, CUarray_format &format, unsign
   case cudaChannelFormatKindSigned: {
     bool u = d.f == cudaChannelFormatKindUnsigned;
     switch (d.x) {
-    case 8: format = u ? CU_AD_FORMAT_UNSIGNED_INT8 : CU_AD_FORMAT_SIGNED_INT8; return true;
-    case 16: format = u ? CU_AD_FORMAT_UNSIGNED_INT16 : CU_AD_FORMAT_SIGNED_INT16; return true;
-    case 32: format = u ? CU_AD_FORMAT_UNSIGNED_INT32 : CU_AD_FORMAT_SIGNED_INT32; return true;
+    case 8:
+      format = u ? CU_AD_FORMAT_UNSIGNED_INT8 : CU_AD_FORMAT_SIGNED_INT8;
+      return true;
+    case 16:
+      format = u ? CU_AD_FORMAT_UNSIGNED_INT16 : CU_AD_FORMAT_SIGNED_INT16;
+      return true;
+    case 32:
+      format = u ? CU_AD_FORMAT_UNSIGNED_INT32 : CU_AD_FORMAT_SIGNED_INT32;
+      return true;
     }
     return false;
   }
@@ -1014,15 +1010,40 @@ bool runtimeFormat(CUarray_format format, unsigned channels, cudaChannelFormatDe
   int bits;
   cudaChannelFormatKind kind;
   switch (format) {
-  case CU_AD_FORMAT_UNSIGNED_INT8: bits = 8; kind = cudaChannelFormatKindUnsigned; break;
-  case CU_AD_FORMAT_UNSIGNED_INT16: bits = 16; kind = cudaChannelFormatKindUnsigned; break;
-  case CU_AD_FORMAT_UNSIGNED_INT32: bits = 32; kind = cudaChannelFormatKindUnsigned; break;
-  case CU_AD_FORMAT_SIGNED_INT8: bits = 8; kind = cudaChannelFormatKindSigned; break;
-  case CU_AD_FORMAT_SIGNED_INT16: bits = 16; kind = cudaChannelFormatKindSigned; break;
-  case CU_AD_FORMAT_SIGNED_INT32: bits = 32; kind = cudaChannelFormatKindSigned; break;
-  case CU_AD_FORMAT_HALF: bits = 16; kind = cudaChannelFormatKindFloat; break;
-  case CU_AD_FORMAT_FLOAT: bits = 32; kind = cudaChannelFormatKindFloat; break;
-  default: return false;
+  case CU_AD_FORMAT_UNSIGNED_INT8:
+    bits = 8;
+    kind = cudaChannelFormatKindUnsigned;
+    break;
+  case CU_AD_FORMAT_UNSIGNED_INT16:
+    bits = 16;
+    kind = cudaChannelFormatKindUnsigned;
+    break;
+  case CU_AD_FORMAT_UNSIGNED_INT32:
+    bits = 32;
+    kind = cudaChannelFormatKindUnsigned;
+    break;
+  case CU_AD_FORMAT_SIGNED_INT8:
+    bits = 8;
+    kind = cudaChannelFormatKindSigned;
+    break;
+  case CU_AD_FORMAT_SIGNED_INT16:
+    bits = 16;
+    kind = cudaChannelFormatKindSigned;
+    break;
+  case CU_AD_FORMAT_SIGNED_INT32:
+    bits = 32;
+    kind = cudaChannelFormatKindSigned;
+    break;
+  case CU_AD_FORMAT_HALF:
+    bits = 16;
+    kind = cudaChannelFormatKindFloat;
+    break;
+  case CU_AD_FORMAT_FLOAT:
+    bits = 32;
+    kind = cudaChannelFormatKindFloat;
+    break;
+  default:
+    return false;
   }
   d = cudaChannelFormatDesc{bits, channels > 1 ? bits : 0, channels > 2 ? bits : 0,
                             channels > 3 ? bits : 0, kind};
@@ -1412,7 +1433,8 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *tex, const cudaR
     t.borderColor[k] = td->borderColor[k];
   // cudaResourceViewDesc and CUDA_RESOURCE_VIEW_DESC share layout and format numbering
   CUtexObject obj = 0;
-  CUresult e = cuTexObjectCreate(&obj, &r, &t, reinterpret_cast<const CUDA_RESOURCE_VIEW_DESC *>(view));
+  CUresult e =
+      cuTexObjectCreate(&obj, &r, &t, reinterpret_cast<const CUDA_RESOURCE_VIEW_DESC *>(view));
   *tex = cudaTextureObject_t(obj);
   return ret(e);
 }
@@ -1448,7 +1470,7 @@ EXPORT cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *td, cudaText
   cudaChannelFormatDesc c{};
   if (r.resType == cudaResourceTypeArray)
     CU(cudaGetChannelDesc(&c, r.res.array.array) == cudaSuccess ? CUDA_SUCCESS
-                                                                 : CUDA_ERROR_INVALID_VALUE);
+                                                                : CUDA_ERROR_INVALID_VALUE);
   else if (r.resType == cudaResourceTypeLinear)
     c = r.res.linear.desc;
   else if (r.resType == cudaResourceTypePitch2D)
@@ -1709,8 +1731,7 @@ EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr a
   return ret(cuMemPoolGetAttribute(cu(pool), CUmemPool_attribute(attr), value));
 }
 
-EXPORT cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool,
-                                           cudaStream_t s) {
+EXPORT cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool, cudaStream_t s) {
   CTX;
   if (!p)
     return ret(cudaErrorInvalidValue);
@@ -1794,13 +1815,13 @@ EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peer) {
 
 EXPORT cudaError_t cudaDeviceGetP2PAttribute(int *value, cudaDeviceP2PAttr attr, int src, int dst) {
   CTX;
-  return ret(cuDeviceGetP2PAttribute(value, CUdevice_P2PAttribute(attr), CUdevice(src),
-                                     CUdevice(dst)));
+  return ret(
+      cuDeviceGetP2PAttribute(value, CUdevice_P2PAttribute(attr), CUdevice(src), CUdevice(dst)));
 }
 
 namespace {
-cudaError_t copyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t n,
-                     bool async, cudaStream_t s) {
+cudaError_t copyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t n, bool async,
+                     cudaStream_t s) {
   CTX;
   if (cudaError_t e = checkDevice(dstDevice))
     return e;
@@ -1874,11 +1895,10 @@ EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, cudaStreamCaptureSta
                                             const cudaGraphNode_t **deps,
                                             const cudaGraphEdgeData **edges, size_t *numDeps) {
   CTX;
-  return ret(cuStreamGetCaptureInfo(cu(s), reinterpret_cast<CUstreamCaptureStatus *>(status),
-                                    reinterpret_cast<cuuint64_t *>(id),
-                                    reinterpret_cast<CUgraph *>(graph),
-                                    reinterpret_cast<const CUgraphNode **>(deps),
-                                    reinterpret_cast<const CUgraphEdgeData **>(edges), numDeps));
+  return ret(cuStreamGetCaptureInfo(
+      cu(s), reinterpret_cast<CUstreamCaptureStatus *>(status), reinterpret_cast<cuuint64_t *>(id),
+      reinterpret_cast<CUgraph *>(graph), reinterpret_cast<const CUgraphNode **>(deps),
+      reinterpret_cast<const CUgraphEdgeData **>(edges), numDeps));
 }
 
 EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode) {
@@ -2200,8 +2220,7 @@ EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *node, cudaGraph_
 }
 
 EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *node, cudaGraph_t graph,
-                                             const cudaGraphNode_t *deps, size_t n,
-                                             cudaEvent_t e) {
+                                             const cudaGraphNode_t *deps, size_t n, cudaEvent_t e) {
   CTX;
   return ret(cuGraphAddEventWaitNode(out(node), cu(graph), cu(deps), n, cu(e)));
 }
@@ -2274,7 +2293,6 @@ EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
   return ret(cuGraphExecUpdate(cu(exec), cu(graph),
                                reinterpret_cast<CUgraphExecUpdateResultInfo *>(info)));
 }
-
 
 // kernel-node and stream attributes are launch attributes: the driver's ids and value layout
 EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cudaGraphNode_t src) {
@@ -2359,9 +2377,8 @@ EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t ex
   CUdeviceptr at;
   if (cudaError_t e = symbolCopy(sym, count, offset, &at))
     return e;
-  return cudaGraphExecMemcpyNodeSetParams1D(
-      exec, node, dst, reinterpret_cast<void *>(at), count,
-      fromKind);
+  return cudaGraphExecMemcpyNodeSetParams1D(exec, node, dst, reinterpret_cast<void *>(at), count,
+                                            fromKind);
 }
 
 EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags) {
@@ -2393,7 +2410,7 @@ EXPORT cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_
   return ret(cuGraphReleaseUserObject(cu(graph), reinterpret_cast<CUuserObject>(obj), count));
 }
 
-// --- generic node parameters, conditional and memory nodes ----------------------------------------
+// --- generic node parameters, conditional and memory nodes ---------------------------------------
 
 static_assert(sizeof(cudaGraphNodeParams) == sizeof(CUgraphNodeParams), "node parameter layout");
 static_assert(sizeof(cudaMemAllocNodeParams) == sizeof(CUDA_MEM_ALLOC_NODE_PARAMS),
@@ -2498,8 +2515,7 @@ EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *
                                                     unsigned int flags) {
   CTX;
   return ret(cuGraphConditionalHandleCreate(reinterpret_cast<CUgraphConditionalHandle *>(handle),
-                                            cu(graph), state().primary, defaultLaunchValue,
-                                            flags));
+                                            cu(graph), state().primary, defaultLaunchValue, flags));
 }
 
 EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGraph_t graph,
@@ -2516,9 +2532,8 @@ EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t s, cudaGraph
                                                        const cudaGraphEdgeData *edges, size_t n,
                                                        unsigned int flags) {
   CTX;
-  return ret(cuStreamUpdateCaptureDependencies(cu(s), out(deps),
-                                               reinterpret_cast<const CUgraphEdgeData *>(edges),
-                                               n, flags));
+  return ret(cuStreamUpdateCaptureDependencies(
+      cu(s), out(deps), reinterpret_cast<const CUgraphEdgeData *>(edges), n, flags));
 }
 
 EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph,
@@ -2531,8 +2546,8 @@ EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t g
 
 EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams *p) {
   CTX;
-  return ret(cuGraphMemAllocNodeGetParams(cu(node),
-                                          reinterpret_cast<CUDA_MEM_ALLOC_NODE_PARAMS *>(p)));
+  return ret(
+      cuGraphMemAllocNodeGetParams(cu(node), reinterpret_cast<CUDA_MEM_ALLOC_NODE_PARAMS *>(p)));
 }
 
 EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
