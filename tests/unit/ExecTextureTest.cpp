@@ -131,6 +131,9 @@ struct Model {
     long long i0[3];
     unsigned q[3], w[8];
     for (int k = 0; k < d.dims; ++k) {
+      // clamp addressing clamps the coordinate to the outer texel centres first
+      if (d.address[k] == TexAddress::Clamp || (!d.normalizedCoords && d.address[k] != TexAddress::Border))
+        x[k] = std::max(0.5f, std::min((float)size[k] - 0.5f, x[k]));
       float t = x[k] - 0.5f;
       i0[k] = (long long)std::floor(t);
       q[k] = ptx::exec::linearFraction(t - std::floor(t));
@@ -636,19 +639,27 @@ struct LayeredModel {
     }
     return level[m][(layer * g.height + idx[1]) * g.width + idx[0]];
   }
-  /// Filters level m of `layer` at normalized-or-not coordinates (u, v).
-  float filter(unsigned m, unsigned layer, float u, float v, bool norm, bool edge) const {
+  /// Filters level m of `layer` at normalized-or-not coordinates (u, v), times total / 256 (the
+  /// level's share in 1/256 when two levels are blended; linear filtering splits it).
+  float filter(unsigned m, unsigned layer, float u, float v, bool norm, bool edge, unsigned total = 256) const {
     TexLevel g = geom(m);
     float x = norm ? ptx::exec::normalizedToTexels(u, g.width) : u,
           y = norm ? ptx::exec::normalizedToTexels(v, g.height) : v;
     if (d.filter == TexFilter::Point)
-      return texel(m, layer, (long long)std::floor(x), (long long)std::floor(y), edge);
+      return total / 256.0f * texel(m, layer, (long long)std::floor(x), (long long)std::floor(y), edge);
+    float *c[2] = {&x, &y};
+    long long n[2] = {g.width, g.height};
+    for (int k = 0; k < (d.dims == 1 ? 1 : 2); ++k) {
+      TexAddress am = edge ? TexAddress::Clamp : d.address[k];
+      if (am == TexAddress::Clamp || (!norm && am != TexAddress::Border))
+        *c[k] = std::max(0.5f, std::min((float)n[k] - 0.5f, *c[k]));
+    }
     float xb = x - 0.5f, yb = y - 0.5f;
     long long i = (long long)std::floor(xb), j = (long long)std::floor(yb);
     unsigned q[2] = {ptx::exec::linearFraction(xb - std::floor(xb)),
                      ptx::exec::linearFraction(yb - std::floor(yb))},
              w[4];
-    ptx::exec::linearWeights(d.dims == 1 ? 1 : 2, q, w);
+    ptx::exec::linearWeights(d.dims == 1 ? 1 : 2, q, w, total);
     if (d.dims == 1)
       return w[0] / 256.0f * texel(m, layer, i, 0, edge) + w[1] / 256.0f * texel(m, layer, i + 1, 0, edge);
     return (w[0] * texel(m, layer, i, j, edge) + w[1] * texel(m, layer, i + 1, j, edge) +
@@ -852,18 +863,21 @@ TEST(ExecTexture, MipmapsSelectAndBlendLevels) {
   auto expectLevels = [&](const LayeredModel &mm, const std::vector<float> &lod, const char *what) {
     auto got = h.read<float>(out, 128);
     for (unsigned l = 0; l < 32; ++l) {
-      float x = std::max(mm.d.minLod, std::min(mm.d.maxLod, lod[l] + mm.d.lodBias));
-      x = std::max(0.0f, std::min(4.0f, x));
+      // level of detail and bias in 1/256 steps, truncated toward zero (as the GPU)
+      auto fix = [](float f) { return (int)std::max(-1e6, std::min(1e6, std::trunc((double)f * 256))); };
+      int x = fix(lod[l]) + fix(mm.d.lodBias);
+      x = std::max(fix(mm.d.minLod), std::min(fix(mm.d.maxLod), x));
+      x = std::max(0, std::min(4 * 256, x));
       float want;
       if (mm.d.mipFilter == TexFilter::Point) {
-        unsigned lv = x <= 0.5f ? 0 : (unsigned)std::ceil(x + 0.5f) - 1;
-        want = mm.filter(lv, 0, us[l], vs[l], true, false);
+        want = mm.filter(std::min(4, (x + 128) >> 8), 0, us[l], vs[l], true, false);
       } else {
-        unsigned l0 = (unsigned)std::floor(x);
-        float w = std::round((x - l0) * 256) / 256;
-        want = mm.filter(l0, 0, us[l], vs[l], true, false);
-        if (w > 0 && l0 < 4)
-          want = (1 - w) * want + w * mm.filter(l0 + 1, 0, us[l], vs[l], true, false);
+        unsigned l0 = x >> 8, f = x & 255;
+        if (f == 0 || l0 >= 4)
+          want = mm.filter(l0, 0, us[l], vs[l], true, false);
+        else
+          want = mm.filter(l0, 0, us[l], vs[l], true, false, 256 - f) +
+                 mm.filter(l0 + 1, 0, us[l], vs[l], true, false, f);
       }
       EXPECT_NEAR(got[l * 4], want, 1e-4) << what << " lane " << l << " lod " << lod[l];
     }
