@@ -179,6 +179,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   Cycle lastSample = now_;
   uint64_t lastInsts = 0;
   bool deadlock = false;
+  // SMs holding CTAs (kept up to date at dispatch and retirement; it decides whether a cycle
+  // uses the threads), and the per-SM summary of the last tick
+  uint32_t busySms = 0;
+  for (auto &sm : sms_)
+    busySms += sm->residentCtas() != 0;
+  smSum_.assign(sms_.size(), Sm::TickSummary{});
   for (;;) {
     if (ext) {
       // group by group: the next group starts when every CTA of the previous one has ended
@@ -206,6 +212,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
             break;
           }
           took[smi] = 1;
+          busySms += sm.residentCtas() == 0;
           sm.addCta(grid->startCta(c), nextCta);
           ++nextCta;
           ++groupPos;
@@ -219,6 +226,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
         size_t i = (rr + k) % sms_.size();
         Sm &sm = *sms_[i];
         if (smDispatchAt[i] <= now_ && sm.canTakeCta()) {
+          busySms += sm.residentCtas() == 0;
           sm.addCta(grid->startCta(nextCta), nextCta);
           smDispatchAt[i] = now_ + dispatchEvery;
           ++nextCta;
@@ -226,48 +234,78 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       }
       rr = (rr + 1) % sms_.size();
     }
-    mem_->tick(now_);
-    bool issued = false;
-    // Every SM's local part (on the pool's threads when there are enough busy SMs: below two
-    // per thread the fork-join costs more than it saves), then the ordered part in SM order.
-    // One thread runs the same two phases, so the thread count never changes a result.
+    // The interconnect first (one thread: it moves packets between every SM and partition),
+    // then the partitions' L2 slices and DRAM channels and every SM's local part: those share
+    // nothing (an SM's LD/ST unit touches only its own injection and reply queues), so they run
+    // together on the pool's threads when there are enough busy SMs (below two per thread the
+    // fork-join costs more than it saves). Then the ordered part, in SM order, for the SMs that
+    // stopped before an instruction reaching beyond them or have a CTA to retire. One thread
+    // runs the same phases, so the thread count never changes a result.
+    mem_->tickIcnt(now_);
     bool parallelCycle = false;
     if (pool_) {
-      uint32_t busy = 0;
-      for (auto &sm : sms_)
-        busy += sm->residentCtas() != 0;
-      parallelCycle = busy >= (minBusy_ == ~0u ? 2 * pool_->threads() : minBusy_);
+      parallelCycle = busySms >= (minBusy_ == ~0u ? 2 * pool_->threads() : minBusy_);
       // on a loaded host the threads can cost more than they save: the tuner measures both ways
       // (the testing knob minBusy_ == 0 always uses the threads)
       if (parallelCycle && minBusy_ != 0)
-        parallelCycle = tuner_.useThreads(busy);
+        parallelCycle = tuner_.useThreads(busySms);
     }
     auto phaseStart = tuner_.active() ? std::chrono::steady_clock::now()
                                       : std::chrono::steady_clock::time_point();
+    const uint32_t nSms = (uint32_t)sms_.size();
     if (parallelCycle) {
       struct Job {
-        std::vector<std::unique_ptr<Sm>> *sms;
-        MemorySystem *mem;
+        Gpu *gpu;
+        uint32_t nSms;
         Cycle now;
-      } job{&sms_, mem_.get(), now_};
-      pool_->run(sms_.size(), [](void *c, size_t i) {
+      } job{this, nSms, now_};
+      pool_->run(nSms + mem_->numPartitions(), [](void *c, size_t i) {
         Job &j = *static_cast<Job *>(c);
-        (*j.sms)[i]->tickLocal(j.now, *j.mem, true);
+        if (i < j.nSms) {
+          Sm &sm = *j.gpu->sms_[i];
+          sm.tickLocal(j.now, *j.gpu->mem_, true);
+          sm.summarize(j.gpu->smSum_[i]);
+        } else {
+          j.gpu->mem_->tickPartition(uint32_t(i - j.nSms), j.now);
+        }
       }, &job);
-    } else if (split) {
-      for (auto &sm : sms_)
-        sm->tickLocal(now_, *mem_, true);
     } else {
-      for (auto &sm : sms_)
-        sm->tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
+      for (uint32_t pi = 0; pi < mem_->numPartitions(); ++pi)
+        mem_->tickPartition(pi, now_);
+      for (uint32_t i = 0; i < nSms; ++i) {
+        Sm &sm = *sms_[i];
+        if (split)
+          sm.tickLocal(now_, *mem_, true);
+        else
+          sm.tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
+        sm.summarize(smSum_[i]);
+      }
     }
+    mem_->endTick(now_);
     if (tuner_.active())
       tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count());
-    if (split)
+    // The ordered phase and the cycle's bookkeeping read the SMs' summaries (one array) rather
+    // than every SM: no per-SM pass over state other threads just wrote.
+    bool issued = false, smsIdle = true;
+    uint64_t insts = 0;
+    for (uint32_t i = 0; i < nSms; ++i) {
+      Sm::TickSummary &sum = smSum_[i];
+      if (split && sum.needShared) {
+        Sm &sm = *sms_[i];
+        bool wasBusy = sm.residentCtas() != 0;
+        sm.tickShared(now_);
+        sm.summarize(sum);
+        busySms -= wasBusy && sm.residentCtas() == 0;
+      }
+      issued |= sum.issued != 0;
+      smsIdle = smsIdle && sum.idle;
+      insts += sum.insts;
+    }
+    if (!split) {
+      busySms = 0;
       for (auto &sm : sms_)
-        sm->tickShared(now_);
-    for (auto &sm : sms_)
-      issued |= sm->issuedLastTick();
+        busySms += sm->residentCtas() != 0;
+    }
     if (grid->faulted())
       break;
     if (sampleEvery_ && now_ - lastSample >= sampleEvery_) {
@@ -278,14 +316,8 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     if (sampling.on && limit == total)
       sampling.observe(*this, nextCta, total, limit);
-    bool allIdle = nextCta == limit && mem_->idle();
-    for (auto &sm : sms_)
-      allIdle = allIdle && sm->idle();
-    if (allIdle)
+    if (nextCta == limit && smsIdle && mem_->idle())
       break;
-    uint64_t insts = 0;
-    for (auto &sm : sms_)
-      insts += sm->stats().warpInsts + sm->stats().dmaOps; // (DMA engines progress too)
     if (insts != lastInsts) {
       lastInsts = insts;
       lastProgress = now_;

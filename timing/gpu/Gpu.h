@@ -19,6 +19,7 @@
 #include "ptx/exec/Engine.h"
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
+#include "timing/sm/Sm.h"
 
 #include <functional>
 #include <memory>
@@ -29,7 +30,6 @@
 namespace ptxsim::timing {
 
 class MemorySystem;
-class Sm;
 class WorkerPool;
 
 /// Named statistics of one kernel (base/Stats.h: every name is registered in the catalog by the
@@ -122,6 +122,7 @@ private:
     double perSmPar_ = -1, perSmSer_ = -1; ///< last measured seconds per busy SM-cycle (-1: none)
   } tuner_;
   std::vector<Cycle> smNext_; ///< per SM: nextEventCycle (the parallel engine's scratch)
+  std::vector<Sm::TickSummary> smSum_; ///< per SM: its last tick's summary (Sm::summarize)
   bool ctaSampling_ = false;
   /// Wave-by-wave IPC of one launch for CTA sampling.
   struct CtaSampler {

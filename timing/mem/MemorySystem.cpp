@@ -27,6 +27,7 @@ struct MemorySystem::Partition {
     for (uint32_t c = 0; c < channels; ++c)
       chans.push_back(std::make_unique<DramChannel>(cfg.dram, id * channels + c));
     chanNext.assign(channels, 0);
+    released.reserve(cfg.mem.l2.mshrMaxMerge * 2);
     uint32_t slots = cfg.mem.l2.mshrEntries * cfg.mem.l2.mshrMaxMerge;
     pool.resize(slots);
     for (uint32_t s = slots; s-- > 0;)
@@ -45,6 +46,7 @@ struct MemorySystem::Partition {
   std::vector<uint32_t> freeSlots;
   PartitionStats stats;
   Cycle atomicFree = 0; ///< L2 cycle the slice's atomic unit is free again
+  std::vector<uint64_t> released; ///< fill scratch (per partition: partitions tick in parallel)
 };
 
 MemorySystem::MemorySystem(const TimingConfig &cfg)
@@ -70,7 +72,6 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   smOut_.resize(numSms_);
   for (uint32_t p = 0; p < numPartitions_; ++p)
     parts_.push_back(std::make_unique<Partition>(p, cfg_, channels_));
-  released_.reserve(cfg.mem.l2.mshrMaxMerge * 2);
 }
 
 MemorySystem::~MemorySystem() = default;
@@ -210,12 +211,12 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       MemRequest d = ch->popResponse();
       if (d.write)
         continue; // a writeback finished
-      released_.clear();
-      CacheFillResult fr = p.l2.fill(d.id, d.sectorMask, c, released_);
+      p.released.clear();
+      CacheFillResult fr = p.l2.fill(d.id, d.sectorMask, c, p.released);
       if (fr.evicted.valid && fr.evicted.dirty)
         sendToDram(p, fr.evicted.lineAddr, fr.evicted.dirtyMask, true, c);
       Cycle leave = convert(c + 1, l2D_, icntD_);
-      for (uint64_t tok : released_) {
+      for (uint64_t tok : p.released) {
         MemRequest r = p.pool[size_t(tok)];
         p.freeSlots.push_back(uint32_t(tok));
         Cycle at = leave;
@@ -305,7 +306,13 @@ bool MemorySystem::partitionIdle(const Partition &p) const {
 }
 
 void MemorySystem::tick(Cycle coreNow) {
-  // Interconnect domain.
+  tickIcnt(coreNow);
+  for (uint32_t p = 0; p < numPartitions_; ++p)
+    tickPartition(p, coreNow);
+  endTick(coreNow);
+}
+
+void MemorySystem::tickIcnt(Cycle coreNow) {
   Cycle target = domainTarget(icntD_, coreNow);
   for (; icntD_.next < target; ++icntD_.next) {
     bool busy = smInPending_ || !icnt_.idle();
@@ -317,43 +324,37 @@ void MemorySystem::tick(Cycle coreNow) {
     }
     icntCycle(icntD_.next);
   }
-  // L2 domain.
-  target = domainTarget(l2D_, coreNow);
-  for (; l2D_.next < target; ++l2D_.next) {
-    bool busy = false;
-    for (auto &p : parts_) {
-      bool active = !p->in.empty();
-      for (auto &ch : p->chans)
-        active = active || ch->hasResponse();
-      if (active) {
-        l2Cycle(*p, l2D_.next);
-        busy = true;
-      }
-    }
-    if (!busy) {
-      // Nothing arrives at an L2 except from the icnt and DRAM domains, which run separately.
-      l2D_.next = target;
+}
+
+void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
+  Partition &p = *parts_[pi];
+  // L2 domain. Nothing arrives at an L2 slice during its domain's cycles except from the icnt
+  // and DRAM domains, which run separately: once the slice has nothing to do, it stays so until
+  // the end of this tick (the same cycles run as when every slice is stepped cycle by cycle).
+  Cycle target = domainTarget(l2D_, coreNow);
+  for (Cycle c = l2D_.next; c < target; ++c) {
+    bool active = !p.in.empty();
+    for (auto &ch : p.chans)
+      active = active || ch->hasResponse();
+    if (!active)
       break;
-    }
+    l2Cycle(p, c);
   }
-  // DRAM domain.
+  // DRAM domain (requests reach it only from the L2 slice, which ran above).
   target = domainTarget(dramD_, coreNow);
-  for (; dramD_.next < target; ++dramD_.next) {
-    bool busy = false;
-    for (auto &p : parts_) {
-      bool active = p->toDramCount != 0;
-      for (auto &ch : p->chans)
-        active = active || !ch->idle();
-      if (active) {
-        dramCycle(*p, dramD_.next);
-        busy = true;
-      }
-    }
-    if (!busy) {
-      dramD_.next = target;
+  for (Cycle d = dramD_.next; d < target; ++d) {
+    bool active = p.toDramCount != 0;
+    for (auto &ch : p.chans)
+      active = active || !ch->idle();
+    if (!active)
       break;
-    }
+    dramCycle(p, d);
   }
+}
+
+void MemorySystem::endTick(Cycle coreNow) {
+  l2D_.next = std::max(l2D_.next, domainTarget(l2D_, coreNow));
+  dramD_.next = std::max(dramD_.next, domainTarget(dramD_, coreNow));
 }
 
 bool MemorySystem::idle() const {

@@ -71,6 +71,15 @@ public:
   bool canAccept(uint32_t sm) const { return smIn_[sm].size() < kSmQueueEntries; }
   void push(uint32_t sm, const MemRequest &r, Cycle coreNow);
   void tick(Cycle coreNow);
+  /// tick() in three parts, for the GPU's parallel engine: tickIcnt() (the interconnect domain:
+  /// SM queues, packets, partition input and output queues; one thread), then
+  /// tickPartition(p) for every partition (its L2 slice and DRAM channels; partitions share
+  /// nothing, so they may run on different host threads at once, and at the same time as the
+  /// SMs' tickLocal, which touch only their own injection and reply queues), then endTick().
+  /// tick() = tickIcnt + tickPartition(0..P-1) + endTick, so the split changes no result.
+  void tickIcnt(Cycle coreNow);
+  void tickPartition(uint32_t p, Cycle coreNow);
+  void endTick(Cycle coreNow);
   bool hasResponse(uint32_t sm) const { return !smOut_[sm].empty(); }
   MemRequest popResponse(uint32_t sm);
   bool idle() const;
@@ -131,7 +140,6 @@ private:
   std::atomic<uint32_t> smInPending_{0};
   uint32_t rrSm_ = 0; ///< SM with injection priority this icnt cycle
   std::vector<std::unique_ptr<Partition>> parts_;
-  std::vector<uint64_t> released_;
 };
 
 } // namespace ptxsim::timing

@@ -722,10 +722,32 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
 
 bool Sm::idle() const { return ctas_.empty() && ldst_->idle(); }
 
+void Sm::summarize(TickSummary &t) const {
+  t.insts = stats_.warpInsts + stats_.dmaOps;
+  t.issued = issuedLastTick_;
+  t.idle = idle();
+  // tickShared() resumes a stopped scheduler, then retires CTAs whose warps have all finished
+  // and whose loads are back (the same test it makes)
+  bool need = resume_.sched < scheds_.size();
+  for (size_t i = 0; i < ctas_.size() && !need; ++i) {
+    if (!grid_->ctaDone(ctas_[i].cta))
+      continue;
+    bool busy = false;
+    for (uint32_t slot : ctas_[i].slots)
+      busy |= !slots_[slot].pending.empty();
+    need = !busy;
+  }
+  t.needShared = need;
+}
+
 Cycle Sm::nextEventCycle(Cycle now) const {
   Cycle next = ldst_->idle() ? kNever : ldst_->nextEventCycle(now);
   for (const Slot &s : slots_) {
-    if (!s.active)
+    // A warp asleep until a load returns (wakeAt kNever) was peeked when it went to sleep, and
+    // that instruction has an operand still pending: the test below would find it blocked too.
+    // Only the LD/ST unit's completion (covered by its next event) wakes it. Skipping it here
+    // saves reading the warp's SIMT stack, most of this function's time on memory-bound kernels.
+    if (!s.active || s.wakeAt == kNever)
       continue;
     bool popDue = false;
     const Inst *nextIn = grid_->next(*s.w, popDue);

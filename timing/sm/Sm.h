@@ -103,6 +103,17 @@ public:
   void skipCycles(uint64_t n);
   /// True when the last tick issued an instruction.
   bool issuedLastTick() const { return issuedLastTick_; }
+  /// What the GPU's cycle loop needs from an SM after a tick, in one small record: the parallel
+  /// engine fills it in the SM's own phase, so the serial bookkeeping reads one array instead of
+  /// state other threads just wrote.
+  struct TickSummary {
+    uint64_t insts = 0;      ///< warp instructions (plus DMA-engine steps) so far
+    uint8_t needShared = 0;  ///< tickShared() has work: a stopped scheduler or a CTA to retire
+    uint8_t issued = 0;      ///< issuedLastTick()
+    uint8_t idle = 0;        ///< idle()
+  };
+  /// Fills `s` from the SM's state now (after tickLocal, tick or tickShared).
+  void summarize(TickSummary &s) const;
 
   const SmStats &stats() const { return stats_; }
   void resetStats();
