@@ -89,25 +89,35 @@ bool Gpu::ThreadTuner::useThreads(uint32_t busy) {
   pending_ = true;
   busy_ = busy;
   if (cycles_ == 0) {
-    // a new window: the mode the measurements favour, except every kProbeEvery-th window, which
-    // measures the other one again (the host's load changes); unmeasured modes first
+    // A new window: the mode the measurements favour. A window on the threads also estimates
+    // the one-thread cost (the threads' summed time in the calls), so the threads need no
+    // probe of the serial way (a serial window costs a window of n threads' work). On one
+    // thread, every kProbeEvery-th window tries the threads again (the host's load changes).
     ++windows_;
     bool better = perSmPar_ < 0 ? true : perSmSer_ < 0 ? false : perSmPar_ <= perSmSer_;
-    threads_ = windows_ % kProbeEvery == 0 ? !better : better;
+    threads_ = better || windows_ % kProbeEvery == 0;
   }
   return threads_;
 }
 
-void Gpu::ThreadTuner::record(double seconds) {
+void Gpu::ThreadTuner::record(double seconds, double serialEstimate) {
   pending_ = false;
   seconds_ += seconds;
+  estimate_ += serialEstimate;
   work_ += busy_;
   if (++cycles_ < kWindow)
     return;
-  double per = work_ ? seconds_ / double(work_) : 0;
-  (threads_ ? perSmPar_ : perSmSer_) = per;
+  if (work_) {
+    if (threads_) {
+      perSmPar_ = seconds_ / double(work_);
+      perSmSer_ = estimate_ / double(work_);
+    } else {
+      perSmSer_ = seconds_ / double(work_);
+    }
+  }
   cycles_ = 0;
   seconds_ = 0;
+  estimate_ = 0;
   work_ = 0;
 }
 
@@ -185,6 +195,8 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   for (auto &sm : sms_)
     busySms += sm->residentCtas() != 0;
   smSum_.assign(sms_.size(), Sm::TickSummary{});
+  for (size_t i = 0; i < sms_.size(); ++i)
+    sms_[i]->summarize(smSum_[i]);
   for (;;) {
     if (ext) {
       // group by group: the next group starts when every CTA of the previous one has ended
@@ -206,7 +218,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
           uint64_t c = g[groupPos];
           uint32_t smi = ext->smOf.empty() ? uint32_t(c % sms_.size()) : ext->smOf[c] % sms_.size();
           Sm &sm = *sms_[smi];
-          if (took[smi] || !sm.canTakeCta()) {
+          if (took[smi] || !smSum_[smi].canTake) {
             if (!took[smi] && sm.residentCtas() == 0)
               extError = "CTA " + std::to_string(c) + " does not fit on SM " + std::to_string(smi);
             break;
@@ -214,6 +226,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
           took[smi] = 1;
           busySms += sm.residentCtas() == 0;
           sm.addCta(grid->startCta(c), nextCta);
+          smSum_[smi].canTake = sm.canTakeCta();
           ++nextCta;
           ++groupPos;
         }
@@ -224,10 +237,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
       for (size_t k = 0; k < sms_.size() && nextCta < limit; ++k) {
         size_t i = (rr + k) % sms_.size();
-        Sm &sm = *sms_[i];
-        if (smDispatchAt[i] <= now_ && sm.canTakeCta()) {
+        // (the summary's canTake, not the SM: no pass over every SM's state in the cycle)
+        if (smDispatchAt[i] <= now_ && smSum_[i].canTake) {
+          Sm &sm = *sms_[i];
           busySms += sm.residentCtas() == 0;
           sm.addCta(grid->startCta(nextCta), nextCta);
+          smSum_[i].canTake = sm.canTakeCta();
           smDispatchAt[i] = now_ + dispatchEvery;
           ++nextCta;
         }
@@ -253,13 +268,14 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     auto phaseStart = tuner_.active() ? std::chrono::steady_clock::now()
                                       : std::chrono::steady_clock::time_point();
     const uint32_t nSms = (uint32_t)sms_.size();
+    double threadSeconds = 0; // the threads' summed time in the phase (the tuner's estimate)
     if (parallelCycle) {
       struct Job {
         Gpu *gpu;
         uint32_t nSms;
         Cycle now;
       } job{this, nSms, now_};
-      pool_->run(nSms + mem_->numPartitions(), [](void *c, size_t i) {
+      threadSeconds = pool_->run(nSms + mem_->numPartitions(), [](void *c, size_t i) {
         Job &j = *static_cast<Job *>(c);
         if (i < j.nSms) {
           Sm &sm = *j.gpu->sms_[i];
@@ -283,7 +299,8 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     mem_->endTick(now_);
     if (tuner_.active())
-      tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count());
+      tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count(),
+                    threadSeconds);
     // The ordered phase and the cycle's bookkeeping read the SMs' summaries (one array) rather
     // than every SM: no per-SM pass over state other threads just wrote.
     bool issued = false, smsIdle = true;
@@ -331,7 +348,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       Cycle nextDispatch = kNever; // an SM with room waits for its dispatch interval
       if (nextCta < limit)
         for (size_t i = 0; i < sms_.size(); ++i)
-          if (sms_[i]->canTakeCta()) {
+          if (smSum_[i].canTake) {
             canDispatch = canDispatch || smDispatchAt[i] <= now_ + 1;
             nextDispatch = std::min(nextDispatch, smDispatchAt[i]);
           }

@@ -102,23 +102,25 @@ private:
   /// Every SM can run the parallel engine (no DMA engine or reduced core, single issue).
   bool parallelOk_ = true;
   std::unique_ptr<WorkerPool> pool_;
-  /// Chooses, window by window, whether a cycle's SM phases run on the threads or on this one,
+  /// Chooses, window by window, whether a cycle's phase runs on the threads or on this one,
   /// from measured host seconds per busy SM of each way. Results never depend on the choice.
   class ThreadTuner {
   public:
     static constexpr uint32_t kWindow = 256;   ///< eligible cycles per measurement
-    static constexpr uint32_t kProbeEvery = 8; ///< every n-th window measures the other way
+    static constexpr uint32_t kProbeEvery = 8; ///< on one thread, every n-th window tries the threads
     /// For an eligible cycle with `busy` SMs holding CTAs: use the threads?
     bool useThreads(uint32_t busy);
     /// True between useThreads() and record(): the cycle's phase is being timed.
     bool active() const { return pending_; }
-    void record(double seconds);
+    /// The phase's wall time and, on the threads, their summed time in it (what one thread
+    /// would have needed, about).
+    void record(double seconds, double serialEstimate);
 
   private:
     bool pending_ = false, threads_ = true;
     uint32_t busy_ = 0, cycles_ = 0;
     uint64_t windows_ = 0, work_ = 0;
-    double seconds_ = 0;
+    double seconds_ = 0, estimate_ = 0;
     double perSmPar_ = -1, perSmSer_ = -1; ///< last measured seconds per busy SM-cycle (-1: none)
   } tuner_;
   std::vector<Cycle> smNext_; ///< per SM: nextEventCycle (the parallel engine's scratch)

@@ -726,6 +726,7 @@ void Sm::summarize(TickSummary &t) const {
   t.insts = stats_.warpInsts + stats_.dmaOps;
   t.issued = issuedLastTick_;
   t.idle = idle();
+  t.canTake = canTakeCta();
   // tickShared() resumes a stopped scheduler, then retires CTAs whose warps have all finished
   // and whose loads are back (the same test it makes)
   bool need = resume_.sched < scheds_.size();

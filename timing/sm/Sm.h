@@ -111,6 +111,7 @@ public:
     uint8_t needShared = 0;  ///< tickShared() has work: a stopped scheduler or a CTA to retire
     uint8_t issued = 0;      ///< issuedLastTick()
     uint8_t idle = 0;        ///< idle()
+    uint8_t canTake = 0;     ///< canTakeCta() (only dispatch and retirement change it)
   };
   /// Fills `s` from the SM's state now (after tickLocal, tick or tickShared).
   void summarize(TickSummary &s) const;
