@@ -196,7 +196,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     busySms += sm->residentCtas() != 0;
   smSum_.assign(sms_.size(), Sm::TickSummary{});
   for (size_t i = 0; i < sms_.size(); ++i)
-    sms_[i]->summarize(smSum_[i]);
+    sms_[i]->summarize(smSum_[i], true);
   for (;;) {
     if (ext) {
       // group by group: the next group starts when every CTA of the previous one has ended
@@ -257,6 +257,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     // stopped before an instruction reaching beyond them or have a CTA to retire. One thread
     // runs the same phases, so the thread count never changes a result.
     mem_->tickIcnt(now_);
+    // CTAs left to dispatch (by the round robin, or by a launch extension's groups): the
+    // summaries then say which SMs can take one
+    const bool dispatching = ext ? true : nextCta < limit;
     bool parallelCycle = false;
     if (pool_) {
       parallelCycle = busySms >= (minBusy_ == ~0u ? 2 * pool_->threads() : minBusy_);
@@ -274,13 +277,14 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
         Gpu *gpu;
         uint32_t nSms;
         Cycle now;
-      } job{this, nSms, now_};
+        bool dispatching;
+      } job{this, nSms, now_, dispatching};
       threadSeconds = pool_->run(nSms + mem_->numPartitions(), [](void *c, size_t i) {
         Job &j = *static_cast<Job *>(c);
         if (i < j.nSms) {
           Sm &sm = *j.gpu->sms_[i];
           sm.tickLocal(j.now, *j.gpu->mem_, true);
-          sm.summarize(j.gpu->smSum_[i]);
+          sm.summarize(j.gpu->smSum_[i], j.dispatching);
         } else {
           j.gpu->mem_->tickPartition(uint32_t(i - j.nSms), j.now);
         }
@@ -294,7 +298,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
           sm.tickLocal(now_, *mem_, true);
         else
           sm.tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
-        sm.summarize(smSum_[i]);
+        sm.summarize(smSum_[i], dispatching);
       }
     }
     mem_->endTick(now_);
@@ -311,7 +315,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
         Sm &sm = *sms_[i];
         bool wasBusy = sm.residentCtas() != 0;
         sm.tickShared(now_);
-        sm.summarize(sum);
+        sm.summarize(sum, dispatching);
         busySms -= wasBusy && sm.residentCtas() == 0;
       }
       issued |= sum.issued != 0;

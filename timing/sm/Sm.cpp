@@ -510,6 +510,12 @@ void Sm::runAheadDma(Slot &s, Cycle now) {
   }
 }
 
+bool Sm::isGlobalLoad(const Inst &in) {
+  static const uint16_t ld = ptx::lookupOpcode("ld"), ldu = ptx::lookupOpcode("ldu");
+  return in.cls == OpClass::Mem && in.space == ptx::ir::MemSpace::Global &&
+         (in.opcode == ld || in.opcode == ldu) && !(in.hints & Inst::kHintOtherSpace);
+}
+
 bool Sm::touchesOutside(const Inst &in) {
   using ptx::ir::Ctl;
   using ptx::ir::MemSpace;
@@ -540,9 +546,12 @@ bool Sm::touchesOutside(const Inst &in) {
     // the CTA's shared memory, the thread's local memory, and the read-only parameter and
     // constant banks; an instruction that also reads or writes another space (a bulk copy)
     // says so in its hints
-    return (in.space != MemSpace::Shared && in.space != MemSpace::Local &&
-            in.space != MemSpace::Param && in.space != MemSpace::Const) ||
-           (in.hints & Inst::kHintOtherSpace);
+    if (in.hints & Inst::kHintOtherSpace)
+      return true;
+    if (in.space == MemSpace::Global)
+      return !isGlobalLoad(in);
+    return in.space != MemSpace::Shared && in.space != MemSpace::Local &&
+           in.space != MemSpace::Param && in.space != MemSpace::Const;
   default: return true; // fences, Misc, extension classes (they may reach shared state)
   }
 }
@@ -722,11 +731,11 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
 
 bool Sm::idle() const { return ctas_.empty() && ldst_->idle(); }
 
-void Sm::summarize(TickSummary &t) const {
+void Sm::summarize(TickSummary &t, bool dispatching) const {
   t.insts = stats_.warpInsts + stats_.dmaOps;
   t.issued = issuedLastTick_;
   t.idle = idle();
-  t.canTake = canTakeCta();
+  t.canTake = dispatching && canTakeCta(); // (scans the warp slots: only while it matters)
   // tickShared() resumes a stopped scheduler, then retires CTAs whose warps have all finished
   // and whose loads are back (the same test it makes)
   bool need = resume_.sched < scheds_.size();
@@ -743,6 +752,8 @@ void Sm::summarize(TickSummary &t) const {
 
 Cycle Sm::nextEventCycle(Cycle now) const {
   Cycle next = ldst_->idle() ? kNever : ldst_->nextEventCycle(now);
+  if (ctas_.empty())
+    return next; // (every warp slot is free: finishCta frees a CTA's slots)
   for (const Slot &s : slots_) {
     // A warp asleep until a load returns (wakeAt kNever) was peeked when it went to sleep, and
     // that instruction has an operand still pending: the test below would find it blocked too.

@@ -89,10 +89,17 @@ public:
   /// do in the same cycle.
   bool tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared);
   void tickShared(Cycle now);
-  /// True when executing `in` may read or write state outside the warp's SM and CTA (global or
-  /// generic memory, runtime calls, blocking or extension instructions): the parallel engine
-  /// executes such instructions in SM order.
+  /// True when executing `in` may write state outside the warp's SM and CTA, or read state
+  /// that may be written in the same cycle's ordered phase (global stores and atomics, generic
+  /// memory, runtime calls, blocking or extension instructions): the parallel engine executes
+  /// such instructions in SM order. Plain global loads (isGlobalLoad) run in the SM's own
+  /// phase: nothing writes global memory there, and the ordered phase runs after it, so a load
+  /// sees the stores of earlier cycles, never those of its own cycle from another SM (two
+  /// warps' accesses to one address in the same cycle without synchronisation race on hardware
+  /// too). The same order holds for any number of host threads.
   static bool touchesOutside(const ptx::ir::Inst &in);
+  /// ld / ldu in the global space (any cache or ordering qualifier).
+  static bool isGlobalLoad(const ptx::ir::Inst &in);
   /// True when the SM has no resident CTA and no memory traffic of its own in flight.
   bool idle() const;
   uint32_t residentCtas() const { return (uint32_t)ctas_.size(); }
@@ -111,10 +118,11 @@ public:
     uint8_t needShared = 0;  ///< tickShared() has work: a stopped scheduler or a CTA to retire
     uint8_t issued = 0;      ///< issuedLastTick()
     uint8_t idle = 0;        ///< idle()
-    uint8_t canTake = 0;     ///< canTakeCta() (only dispatch and retirement change it)
+    uint8_t canTake = 0;     ///< canTakeCta() while dispatching (only dispatch and retirement change it)
   };
-  /// Fills `s` from the SM's state now (after tickLocal, tick or tickShared).
-  void summarize(TickSummary &s) const;
+  /// Fills `s` from the SM's state now (after tickLocal, tick or tickShared); canTake only
+  /// while `dispatching` (CTAs are left to dispatch), else false.
+  void summarize(TickSummary &s, bool dispatching) const;
 
   const SmStats &stats() const { return stats_; }
   void resetStats();
