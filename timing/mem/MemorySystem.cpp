@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace ptxsim::timing {
 
@@ -68,8 +69,8 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   double rest = double(cfg.mem.l2Latency) - 2.0 * cfg.mem.icntLatency * coreToIcnt - 1.0;
   double restL2 = rest * double(l2D_.khz) / double(core_.khz) - cfg.mem.l2.hitLatency;
   rop_ = restL2 > 0 ? uint32_t(std::llround(restL2)) : 0;
-  smIn_.resize(numSms_);
-  smOut_.resize(numSms_);
+  ports_.resize(numSms_);
+  smInFlag_.assign(numSms_ + 8, 0); // (padded: anySmInput reads 8 bytes at a time)
   for (uint32_t p = 0; p < numPartitions_; ++p)
     parts_.push_back(std::make_unique<Partition>(p, cfg_, channels_));
 }
@@ -116,11 +117,22 @@ void MemorySystem::push(uint32_t sm, const MemRequest &r, Cycle coreNow) {
   }
   // Injection no earlier than the first icnt cycle of this core cycle (domains that were skipped
   // over may be behind).
-  smIn_[sm].push({q, convert(coreNow, core_, icntD_)});
-  smInPending_.fetch_add(1, std::memory_order_relaxed);
+  ports_[sm].in.push({q, convert(coreNow, core_, icntD_)});
+  if (!smInFlag_[sm])
+    smInFlag_[sm] = 1;
 }
 
-MemRequest MemorySystem::popResponse(uint32_t sm) { return smOut_[sm].pop(); }
+MemRequest MemorySystem::popResponse(uint32_t sm) { return ports_[sm].out.pop(); }
+
+bool MemorySystem::anySmInput() const {
+  uint64_t any = 0;
+  for (uint32_t i = 0; i < numSms_; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, &smInFlag_[i], 8);
+    any |= w;
+  }
+  return any != 0;
+}
 
 uint32_t MemorySystem::toL2Mask(const MemRequest &r, uint64_t local) const {
   const Cache &c = parts_[0]->l2;
@@ -156,13 +168,15 @@ void MemorySystem::sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask,
 }
 
 void MemorySystem::icntCycle(Cycle c) {
-  if (smInPending_) {
+  if (anySmInput()) {
     // Round-robin priority among SMs for partition input credits.
     uint32_t start = rrSm_;
     rrSm_ = rrSm_ + 1 == numSms_ ? 0 : rrSm_ + 1;
     for (uint32_t i = 0, s = start; i < numSms_; ++i, s = s + 1 == numSms_ ? 0 : s + 1) {
-      Ring<Timed> &q = smIn_[s];
-      if (q.empty() || q.front().second > c || !icnt_.canSend(icnt_.smNode(s), c))
+      if (!smInFlag_[s])
+        continue;
+      Ring<Timed> &q = ports_[s].in;
+      if (q.front().second > c || !icnt_.canSend(icnt_.smNode(s), c))
         continue;
       Partition &p = *parts_[q.front().first.partition];
       // The ROP delay is a pipeline taking a request per L2 cycle: its stages add to the input
@@ -172,7 +186,8 @@ void MemorySystem::icntCycle(Cycle c) {
         continue;
       icnt_.send(icnt_.smNode(s), icnt_.partitionNode(p.id), q.front().first, c);
       q.pop();
-      --smInPending_;
+      if (q.empty())
+        smInFlag_[s] = 0;
       ++p.incoming;
     }
   }
@@ -190,7 +205,7 @@ void MemorySystem::icntCycle(Cycle c) {
   if (!icnt_.idle())
     for (uint32_t s = 0; s < numSms_; ++s)
       while (icnt_.hasArrival(icnt_.smNode(s), c))
-        smOut_[s].push(icnt_.pop(icnt_.smNode(s)));
+        ports_[s].out.push(icnt_.pop(icnt_.smNode(s)));
 }
 
 /// L2 cycle at which atomic `r`, ready at `c`, is done: requests queue for the slice's atomic
@@ -315,7 +330,7 @@ void MemorySystem::tick(Cycle coreNow) {
 void MemorySystem::tickIcnt(Cycle coreNow) {
   Cycle target = domainTarget(icntD_, coreNow);
   for (; icntD_.next < target; ++icntD_.next) {
-    bool busy = smInPending_ || !icnt_.idle();
+    bool busy = !icnt_.idle() || anySmInput();
     for (auto &p : parts_)
       busy = busy || !p->out.empty();
     if (!busy) {
@@ -358,10 +373,10 @@ void MemorySystem::endTick(Cycle coreNow) {
 }
 
 bool MemorySystem::idle() const {
-  if (smInPending_ || !icnt_.idle())
+  if (!icnt_.idle() || anySmInput())
     return false;
   for (uint32_t s = 0; s < numSms_; ++s)
-    if (!smOut_[s].empty())
+    if (!ports_[s].out.empty())
       return false;
   for (auto &p : parts_)
     if (!partitionIdle(*p))
@@ -371,10 +386,10 @@ bool MemorySystem::idle() const {
 
 Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
   Cycle soon = coreNow + 1;
-  if (smInPending_)
+  if (anySmInput())
     return soon;
   for (uint32_t s = 0; s < numSms_; ++s)
-    if (!smOut_[s].empty())
+    if (!ports_[s].out.empty())
       return soon;
   Cycle best = toCore(icntD_, icnt_.nextArrival());
   for (auto &pp : parts_) {
