@@ -16,6 +16,12 @@ threads=${*:-"1 2 $(nproc)"}
 threads=$(printf '%s\n' $threads | awk '!seen[$0]++' | tr '\n' ' ')
 presets=${PRESETS:-gtx480 v100 h100}
 bench=$build/bin/bench_timing
+# the kernels' PTX (nvcc output at build time; BENCH_PTX=FILE to give one built elsewhere)
+ptx=${BENCH_PTX:-$build/bench/exec_kernels.ptx}
+if ! grep -q '^\.version' "$ptx" 2>/dev/null; then
+  echo "timing_speed.sh: $ptx is not PTX (built without nvcc?): build the bench_exec_ptx target or set BENCH_PTX" >&2
+  exit 1
+fi
 stencil=$build/samples/stencil/stencil
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,7 +29,7 @@ echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for preset in $presets; do
   for t in $threads; do
     echo "== $preset, $t host thread(s)"
-    "$bench" --threads "$t" "$root/configs/$preset.config" | grep -v -e '^config' -e 'energy' |
+    "$bench" --threads "$t" "$root/configs/$preset.config" "$ptx" | grep -v -e '^config' -e 'energy' |
       tee "$tmp/run.$preset.$t"
     if [ -x "$stencil" ]; then
       start=$(date +%s.%N)

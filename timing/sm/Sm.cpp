@@ -150,6 +150,7 @@ void Sm::flushCaches() {
 }
 
 void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
+  retireCheck_ = true;
   CtaState st;
   st.cta = cta;
   uint32_t n = grid_->warpsPerCta();
@@ -372,7 +373,10 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     return true;
   }
   grid_->setCycle(now, id_);
-  if (!grid_->step(*s.w, rec_, id_)) {
+  const bool stepped = grid_->step(*s.w, rec_, id_);
+  if (grid_->done(*s.w))
+    retireCheck_ = true; // the warp finished: its CTA may be done
+  if (!stepped) {
     if (rec_.blocked && !grid_->laneFaulted(id_)) {
       // a blocking instruction said "not yet": try again a few cycles later
       s.wakeAt = now + kWaitRetryCycles;
@@ -500,7 +504,10 @@ void Sm::runAheadDma(Slot &s, Cycle now) {
     if (!operandsReady(s, *in, now, why) || (reduced_ && lacksUnitFor(*in)))
       return; // (a missing unit faults when the scheduler issues it)
     grid_->setCycle(now, id_);
-    if (!grid_->step(*s.w, rec_, id_))
+    const bool stepped = grid_->step(*s.w, rec_, id_);
+    if (grid_->done(*s.w))
+      retireCheck_ = true;
+    if (!stepped)
       return;
     ++stats_.dmaOps;
     if (rec_.isMemory) // (an extension's instruction that accessed memory: stop here)
@@ -578,11 +585,13 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
       stats_.loadLatency.sample(now - s.pending[i].issued);
       s.pending.erase(s.pending.begin() + (long)i);
       s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
+      retireCheck_ = true;     // a finished CTA may have waited for this load
       break;
     }
   }
   if (ctas_.empty()) {
     std::fill(lastStall_.begin(), lastStall_.end(), StallReason::Idle);
+    retireDue_ = false;
     return true;
   }
   if (!dma_) // a DMA engine has no core clock
@@ -593,12 +602,37 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
     if (!issueScheduler(si, now, scan, -1, stopBeforeShared))
       return false;
   }
+  noteRetire();
   return true;
 }
 
-void Sm::tickShared(Cycle now) {
-  if (ctas_.empty())
+void Sm::noteRetire() {
+  retireDue_ = false;
+  if (!retireCheck_)
     return;
+  bool anyDone = false;
+  for (const CtaState &c : ctas_) {
+    if (!grid_->ctaDone(c.cta))
+      continue;
+    anyDone = true;
+    bool busy = false;
+    for (uint32_t slot : c.slots)
+      busy |= !slots_[slot].pending.empty();
+    if (!busy) {
+      retireDue_ = true;
+      return;
+    }
+  }
+  // nothing to retire until a warp finishes or a load returns (both set retireCheck_ again),
+  // unless a finished CTA still waits for its loads
+  retireCheck_ = anyDone;
+}
+
+void Sm::tickShared(Cycle now) {
+  if (ctas_.empty()) {
+    retireDue_ = false;
+    return;
+  }
   if (resume_.sched < scheds_.size()) {
     // the scheduler that stopped before an instruction that reaches beyond the SM, then the rest
     uint32_t si = resume_.sched;
@@ -620,6 +654,7 @@ void Sm::tickShared(Cycle now) {
     if (!busy)
       finishCta(i);
   }
+  noteRetire();
 }
 
 void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
@@ -737,17 +772,8 @@ void Sm::summarize(TickSummary &t, bool dispatching) const {
   t.idle = idle();
   t.canTake = dispatching && canTakeCta(); // (scans the warp slots: only while it matters)
   // tickShared() resumes a stopped scheduler, then retires CTAs whose warps have all finished
-  // and whose loads are back (the same test it makes)
-  bool need = resume_.sched < scheds_.size();
-  for (size_t i = 0; i < ctas_.size() && !need; ++i) {
-    if (!grid_->ctaDone(ctas_[i].cta))
-      continue;
-    bool busy = false;
-    for (uint32_t slot : ctas_[i].slots)
-      busy |= !slots_[slot].pending.empty();
-    need = !busy;
-  }
-  t.needShared = need;
+  // and whose loads are back (noteRetire at the end of the tick made the same test)
+  t.needShared = resume_.sched < scheds_.size() || retireDue_;
 }
 
 Cycle Sm::nextEventCycle(Cycle now) const {

@@ -195,6 +195,9 @@ private:
   /// not complete (nothing executed: the warp waits, stall reason ExtWait).
   bool issue(Slot &s, uint32_t slotIndex, Cycle now);
   void finishCta(size_t ctaIndex);
+  /// Sets retireDue_: some CTA's warps have all finished and its loads are back (what
+  /// tickShared() retires). Looks at the CTAs only when retireCheck_ says something changed.
+  void noteRetire();
   struct SchedScan {
     bool anyLive = false, anyBarrier = false;
     StallReason worst = StallReason::None;
@@ -242,6 +245,8 @@ private:
   std::vector<StallReason> lastStall_; ///< per scheduler, from the last tick
   std::vector<uint32_t> readyScratch_;
   bool issuedLastTick_ = false;
+  bool retireCheck_ = false; ///< a warp finished, a load returned or a CTA arrived since the last look
+  bool retireDue_ = false;   ///< noteRetire(): tickShared() has a CTA to retire
   /// Where tickShared() resumes: scheduler `sched` (scheds_.size(): nothing to resume) with its
   /// scan and its pick.
   struct {
