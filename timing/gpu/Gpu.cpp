@@ -88,15 +88,8 @@ Gpu::~Gpu() = default;
 bool Gpu::ThreadTuner::useThreads(uint32_t busy) {
   pending_ = true;
   busy_ = busy;
-  if (cycles_ == 0) {
-    // A new window: the mode the measurements favour. A window on the threads also estimates
-    // the one-thread cost (the threads' summed time in the calls), so the threads need no
-    // probe of the serial way (a serial window costs a window of n threads' work). On one
-    // thread, every kProbeEvery-th window tries the threads again (the host's load changes).
-    ++windows_;
-    bool better = perSmPar_ < 0 ? true : perSmSer_ < 0 ? false : perSmPar_ <= perSmSer_;
-    threads_ = better || windows_ % kProbeEvery == 0;
-  }
+  if (cycles_ == 0 && !threads_ && --wait_ == 0)
+    threads_ = true; // a window on one thread is over: try the threads again
   return threads_;
 }
 
@@ -104,21 +97,25 @@ void Gpu::ThreadTuner::record(double seconds, double serialEstimate) {
   pending_ = false;
   seconds_ += seconds;
   estimate_ += serialEstimate;
-  work_ += busy_;
   if (++cycles_ < kWindow)
     return;
-  if (work_) {
-    if (threads_) {
-      perSmPar_ = seconds_ / double(work_);
-      perSmSer_ = estimate_ / double(work_);
+  if (threads_) {
+    // The threads' summed time in the calls is what one thread would have needed, about (a bit
+    // more: state moves between cores); they must beat it clearly. Measured in the same
+    // window, so the kernel's phases do not bias the comparison and no serial window is
+    // needed while they pay. When they do not, back off: one thread for `gap_` windows, twice
+    // as long after each failed try.
+    if (seconds_ < kMargin * estimate_) {
+      gap_ = kProbeEvery;
     } else {
-      perSmSer_ = seconds_ / double(work_);
+      threads_ = false;
+      wait_ = gap_;
+      gap_ = std::min<uint32_t>(gap_ * 2, kMaxGap);
     }
   }
   cycles_ = 0;
   seconds_ = 0;
   estimate_ = 0;
-  work_ = 0;
 }
 
 void Gpu::skipKernel(Cycle cycles) { now_ += cycles; }
@@ -262,7 +259,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     const bool dispatching = ext ? true : nextCta < limit;
     bool parallelCycle = false;
     if (pool_) {
-      parallelCycle = busySms >= (minBusy_ == ~0u ? 2 * pool_->threads() : minBusy_);
+      // (memory partitions tick in the same job: a kernel's tail with few busy SMs may still
+      // pay for the threads; the tuner finds out)
+      parallelCycle = busySms >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
       // on a loaded host the threads can cost more than they save: the tuner measures both ways
       // (the testing knob minBusy_ == 0 always uses the threads)
       if (parallelCycle && minBusy_ != 0)
