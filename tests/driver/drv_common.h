@@ -14,8 +14,13 @@
     printf("FAIL %s\n", kName); exit(1); } } while (0)
 
 static int g_bad = 0;
-#define EXPECT(cond, ...) do { if (!(cond) && g_bad++ == 0) { printf("first mismatch (line %d): ", __LINE__); \
-    printf(__VA_ARGS__); printf("\n"); } } while (0)
+static int g_shown = 0;
+// Records a mismatch; the first one of each EXPECT (up to 16 in all) is printed with its line.
+#define EXPECT(cond, ...) do { static bool seen_ = false; if (!(cond)) { \
+    if (!seen_ && g_shown < 16) { seen_ = true; \
+      printf("%s (line %d): ", g_shown++ == 0 ? "first mismatch" : "mismatch", __LINE__); \
+      printf(__VA_ARGS__); printf("\n"); } \
+    ++g_bad; } } while (0)
 
 static int finish() {
   if (g_bad) { printf("FAIL %s (%d mismatches)\n", kName, g_bad); return 1; }

@@ -12,8 +12,14 @@
     printf("FAIL %s\n", kName); exit(1); } } while (0)
 
 static int g_bad = 0;
-// Records a mismatch; the first one is printed.
-#define EXPECT(cond, ...) do { if (!(cond) && g_bad++ == 0) { printf("first mismatch: "); printf(__VA_ARGS__); printf("\n"); } } while (0)
+static int g_shown = 0;
+// Records a mismatch. The first one of each EXPECT (up to 16 in all) is printed with its line, so
+// a run on a real GPU shows every check that disagrees, not only the first.
+#define EXPECT(cond, ...) do { static bool seen_ = false; if (!(cond)) { \
+    if (!seen_ && g_shown < 16) { seen_ = true; \
+      printf("%s (line %d): ", g_shown++ == 0 ? "first mismatch" : "mismatch", __LINE__); \
+      printf(__VA_ARGS__); printf("\n"); } \
+    ++g_bad; } } while (0)
 
 // Prints PASS or FAIL for the program and returns its exit status.
 static int finish() {
