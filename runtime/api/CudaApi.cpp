@@ -455,7 +455,8 @@ PTXSIM_API cudaError_t cudaDeviceSynchronize() {
 
 // The thread's last error survives the reset, as NVIDIA's runtime keeps it (its static build,
 // which runs its own cudaDeviceReset over ptxsim's libcuda.so.1, returns a failure recorded before
-// the reset from the first cudaGetLastError after it).
+// the reset from the first cudaGetLastError after it; so does an H100). After a kernel fault the
+// device stays unusable (Context::reset).
 PTXSIM_API cudaError_t cudaDeviceReset() {
   PTXSIM_LOCK;
   ctx.reset();
