@@ -97,7 +97,11 @@ void Gpu::ThreadTuner::record(double seconds, double serialEstimate) {
   pending_ = false;
   seconds_ += seconds;
   estimate_ += serialEstimate;
-  if (++cycles_ < kWindow)
+  // A cycle on the threads slower than one thread would have been: a thread was descheduled
+  // (a loaded host) or the cycle had too little work. A few in a window end it at once: on a
+  // loaded host each such cycle can cost milliseconds.
+  bool giveUp = threads_ && seconds > serialEstimate && ++strikes_ >= kStrikes;
+  if (++cycles_ < kWindow && !giveUp)
     return;
   if (threads_) {
     // The threads' summed time in the calls is what one thread would have needed, about (a bit
@@ -105,7 +109,7 @@ void Gpu::ThreadTuner::record(double seconds, double serialEstimate) {
     // window, so the kernel's phases do not bias the comparison and no serial window is
     // needed while they pay. When they do not, back off: one thread for `gap_` windows, twice
     // as long after each failed try.
-    if (seconds_ < kMargin * estimate_) {
+    if (!giveUp && seconds_ < kMargin * estimate_) {
       gap_ = kProbeEvery;
     } else {
       threads_ = false;
@@ -114,6 +118,7 @@ void Gpu::ThreadTuner::record(double seconds, double serialEstimate) {
     }
   }
   cycles_ = 0;
+  strikes_ = 0;
   seconds_ = 0;
   estimate_ = 0;
 }
@@ -168,6 +173,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     pool_ = std::make_unique<WorkerPool>(nThreads);
   else if (nThreads <= 1)
     pool_.reset();
+  tuner_.reset();
   const Cycle start = now_;
   // Fixed launch cost: the front end reads the launch and sets up the grid before any CTA starts.
   now_ += lc.kernelLaunchLatency;

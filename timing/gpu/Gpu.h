@@ -108,9 +108,13 @@ private:
   public:
     static constexpr uint32_t kWindow = 256;   ///< eligible cycles per measurement
     static constexpr uint32_t kProbeEvery = 8; ///< windows on one thread before trying the threads again
-    static constexpr uint32_t kMaxGap = 256;   ///< ... doubling after each failed try, up to this
+    static constexpr uint32_t kMaxGap = 32;    ///< ... doubling after each failed try, up to this
     /// The threads must take less than this share of their summed call time.
     static constexpr double kMargin = 0.75;
+    /// Cycles on the threads slower than their summed call time that end a window early.
+    static constexpr uint32_t kStrikes = 4;
+    /// A new kernel: its phases may differ from the last one's, try the threads first.
+    void reset() { *this = ThreadTuner{}; }
     /// For an eligible cycle with `busy` SMs holding CTAs: use the threads?
     bool useThreads(uint32_t busy);
     /// True between useThreads() and record(): the cycle's phase is being timed.
@@ -121,7 +125,7 @@ private:
 
   private:
     bool pending_ = false, threads_ = true;
-    uint32_t busy_ = 0, cycles_ = 0;
+    uint32_t busy_ = 0, cycles_ = 0, strikes_ = 0;
     uint32_t wait_ = 0, gap_ = kProbeEvery; ///< windows left on one thread; the next back-off
     double seconds_ = 0, estimate_ = 0;
   } tuner_;
