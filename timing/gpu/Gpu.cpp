@@ -221,7 +221,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
           uint64_t c = g[groupPos];
           uint32_t smi = ext->smOf.empty() ? uint32_t(c % sms_.size()) : ext->smOf[c] % sms_.size();
           Sm &sm = *sms_[smi];
-          if (took[smi] || !smSum_[smi].canTake) {
+          if (took[smi] || !sm.canTakeCta()) {
             if (!took[smi] && sm.residentCtas() == 0)
               extError = "CTA " + std::to_string(c) + " does not fit on SM " + std::to_string(smi);
             break;
@@ -229,7 +229,6 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
           took[smi] = 1;
           busySms += sm.residentCtas() == 0;
           sm.addCta(grid->startCta(c), nextCta);
-          smSum_[smi].canTake = sm.canTakeCta();
           ++nextCta;
           ++groupPos;
         }
@@ -255,21 +254,21 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     // The interconnect first (one thread: it moves packets between every SM and partition),
     // then the partitions' L2 slices and DRAM channels and every SM's local part: those share
     // nothing (an SM's LD/ST unit touches only its own injection and reply queues), so they run
-    // together on the pool's threads when there are enough busy SMs (below two per thread the
-    // fork-join costs more than it saves). Then the ordered part, in SM order, for the SMs that
-    // stopped before an instruction reaching beyond them or have a CTA to retire. One thread
-    // runs the same phases, so the thread count never changes a result.
+    // together on the pool's threads when enough SMs are busy and the tuner finds that the
+    // threads pay. Then the ordered part, in SM order, for the SMs that stopped before an
+    // instruction reaching beyond them or have a CTA to retire. One thread runs the same
+    // phases, so the thread count never changes a result.
     mem_->tickIcnt(now_);
-    // CTAs left to dispatch (by the round robin, or by a launch extension's groups): the
-    // summaries then say which SMs can take one
-    const bool dispatching = ext ? true : nextCta < limit;
+    // CTAs left to dispatch by the round robin: the summaries then say which SMs can take one
+    // (a launch extension's group dispatch asks the SMs themselves, as it is rare)
+    const bool dispatching = !ext && nextCta < limit;
     bool parallelCycle = false;
     if (pool_) {
       // (memory partitions tick in the same job: a kernel's tail with few busy SMs may still
       // pay for the threads; the tuner finds out)
       parallelCycle = busySms >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
-      // on a loaded host the threads can cost more than they save: the tuner measures both ways
-      // (the testing knob minBusy_ == 0 always uses the threads)
+      // on a loaded host or with little work per cycle the threads can cost more than they
+      // save: the tuner measures (the testing knob minBusy_ == 0 always uses the threads)
       if (parallelCycle && minBusy_ != 0)
         parallelCycle = tuner_.useThreads(busySms);
     }
@@ -357,7 +356,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       Cycle nextDispatch = kNever; // an SM with room waits for its dispatch interval
       if (nextCta < limit)
         for (size_t i = 0; i < sms_.size(); ++i)
-          if (smSum_[i].canTake) {
+          if (ext ? sms_[i]->canTakeCta() : smSum_[i].canTake) {
             canDispatch = canDispatch || smDispatchAt[i] <= now_ + 1;
             nextDispatch = std::min(nextDispatch, smDispatchAt[i]);
           }
