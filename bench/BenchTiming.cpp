@@ -4,11 +4,14 @@
 // configuration (default: configs/gtx480.config), with the power model attached when the
 // configuration has a .power.xml beside it (the cost users pay with --power).
 // Usage: bench_timing [--threads N] [--kernel NAME] [--ctas-per-sm N] [--sample MODE]
-//                     [--min-busy-sms N] [config] [kernels.ptx]   (N: host threads of the timing
-// engine, default 1; cycles and statistics are the same for any N)
+//                     [--min-busy-sms N] [--fork-join] [config] [kernels.ptx]   (N: host threads
+// of the timing engine, default 1; cycles and statistics are the same for any N; --fork-join
+// also times the engine's per-cycle fork-join alone: jobs of one empty call per SM and memory
+// partition)
 
 #include "ptx/exec/Engine.h"
 #include "sim/KernelSimulator.h"
+#include "timing/gpu/WorkerPool.h"
 
 #include <chrono>
 #include <cstdio>
@@ -29,6 +32,7 @@ int main(int argc, char **argv) {
   uint32_t minBusy = ~0u; // --min-busy-sms N: Gpu::setParallelMinBusySms (0: always threads)
   uint32_t ctasPerSm = 0; // --ctas-per-sm N: grids of N CTAs per SM instead of 4, 8, 4
   sim::SampleMode sample = sim::SampleMode::Off;
+  bool forkJoin = false;
   std::vector<std::string> pos;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
@@ -37,6 +41,8 @@ int main(int argc, char **argv) {
       only = argv[++i];
     else if (!std::strcmp(argv[i], "--min-busy-sms") && i + 1 < argc)
       minBusy = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--fork-join"))
+      forkJoin = true;
     else if (!std::strcmp(argv[i], "--ctas-per-sm") && i + 1 < argc)
       ctasPerSm = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--sample") && i + 1 < argc) {
@@ -68,6 +74,19 @@ int main(int argc, char **argv) {
   // 60 and 120 CTAs this bench always used): compute-bound, memory-bound (DRAM saturated) and
   // divergent with warp shuffles.
   const uint32_t sms = cfg.numSms();
+  if (forkJoin && threads > 1) {
+    timing::WorkerPool pool(threads);
+    const size_t items = sms + cfg.mem.numPartitions, jobs = 20000;
+    auto empty = [](void *, size_t) {};
+    for (size_t i = 0; i < 1000; ++i) // warm up: threads started and spinning
+      pool.run(items, empty, nullptr);
+    auto f0 = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < jobs; ++i)
+      pool.run(items, empty, nullptr);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
+    std::printf("fork-join: %.2f us per cycle's job (%zu empty calls, %u threads)\n",
+                s / double(jobs) * 1e6, items, threads);
+  }
   for (const char *kname : {"alu_bound", "memory_bound", "divergent_shuffle"}) {
     if (!only.empty() && only != kname)
       continue;

@@ -105,6 +105,33 @@ TEST(TimingParallel, WorkerPoolRunsEachIndexOnce) {
   }
 }
 
+// Jobs back to back, most with fewer indices than threads (empty shares) and calls of uneven
+// length (stealing): threads that wake up late for a finished job must claim nothing from the
+// next one, and every index must run exactly once. The summed call time covers the calls.
+TEST(TimingParallel, WorkerPoolBackToBackSmallJobs) {
+  timing::WorkerPool pool(5);
+  struct Ctx {
+    std::atomic<int> hits[16];
+    int rep = 0;
+  } ctx;
+  for (int rep = 0; rep < 20000; ++rep) {
+    size_t count = 2 + size_t(rep) % 15;
+    for (auto &h : ctx.hits)
+      h.store(0, std::memory_order_relaxed);
+    ctx.rep = rep;
+    double secs = pool.run(count, [](void *c, size_t i) {
+      Ctx &x = *static_cast<Ctx *>(c);
+      if ((size_t(x.rep) + i) % 7 == 0) // an uneven call
+        for (volatile int k = 0; k < 2000; ++k) {
+        }
+      x.hits[i].fetch_add(1, std::memory_order_relaxed);
+    }, &ctx);
+    ASSERT_GE(secs, 0.0);
+    for (size_t i = 0; i < 16; ++i)
+      ASSERT_EQ(ctx.hits[i].load(), i < count ? 1 : 0) << "run " << rep << " index " << i;
+  }
+}
+
 TEST(TimingParallel, StatisticsAndResultsIdenticalForAnyThreadCount) {
   Result base = runMixed(1);
   ASSERT_GT(base.stats.cycles, 0u);

@@ -88,27 +88,39 @@ Gpu::~Gpu() = default;
 bool Gpu::ThreadTuner::useThreads(uint32_t busy) {
   pending_ = true;
   busy_ = busy;
-  if (cycles_ == 0) {
-    // a new window: the mode the measurements favour, except every kProbeEvery-th window, which
-    // measures the other one again (the host's load changes); unmeasured modes first
-    ++windows_;
-    bool better = perSmPar_ < 0 ? true : perSmSer_ < 0 ? false : perSmPar_ <= perSmSer_;
-    threads_ = windows_ % kProbeEvery == 0 ? !better : better;
-  }
+  if (cycles_ == 0 && !threads_ && --wait_ == 0)
+    threads_ = true; // a window on one thread is over: try the threads again
   return threads_;
 }
 
-void Gpu::ThreadTuner::record(double seconds) {
+void Gpu::ThreadTuner::record(double seconds, double serialEstimate) {
   pending_ = false;
   seconds_ += seconds;
-  work_ += busy_;
-  if (++cycles_ < kWindow)
+  estimate_ += serialEstimate;
+  // A cycle on the threads slower than one thread would have been: a thread was descheduled
+  // (a loaded host) or the cycle had too little work. A few in a window end it at once: on a
+  // loaded host each such cycle can cost milliseconds.
+  bool giveUp = threads_ && seconds > serialEstimate && ++strikes_ >= kStrikes;
+  if (++cycles_ < kWindow && !giveUp)
     return;
-  double per = work_ ? seconds_ / double(work_) : 0;
-  (threads_ ? perSmPar_ : perSmSer_) = per;
+  if (threads_) {
+    // The threads' summed time in the calls is what one thread would have needed, about (a bit
+    // more: state moves between cores); they must beat it clearly. Measured in the same
+    // window, so the kernel's phases do not bias the comparison and no serial window is
+    // needed while they pay. When they do not, back off: one thread for `gap_` windows, twice
+    // as long after each failed try.
+    if (!giveUp && seconds_ < kMargin * estimate_) {
+      gap_ = kProbeEvery;
+    } else {
+      threads_ = false;
+      wait_ = gap_;
+      gap_ = std::min<uint32_t>(gap_ * 2, kMaxGap);
+    }
+  }
   cycles_ = 0;
+  strikes_ = 0;
   seconds_ = 0;
-  work_ = 0;
+  estimate_ = 0;
 }
 
 void Gpu::skipKernel(Cycle cycles) { now_ += cycles; }
@@ -161,6 +173,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     pool_ = std::make_unique<WorkerPool>(nThreads);
   else if (nThreads <= 1)
     pool_.reset();
+  tuner_.reset();
   const Cycle start = now_;
   // Fixed launch cost: the front end reads the launch and sets up the grid before any CTA starts.
   now_ += lc.kernelLaunchLatency;
@@ -179,6 +192,14 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   Cycle lastSample = now_;
   uint64_t lastInsts = 0;
   bool deadlock = false;
+  // SMs holding CTAs (kept up to date at dispatch and retirement; it decides whether a cycle
+  // uses the threads), and the per-SM summary of the last tick
+  uint32_t busySms = 0;
+  for (auto &sm : sms_)
+    busySms += sm->residentCtas() != 0;
+  smSum_.assign(sms_.size(), Sm::TickSummary{});
+  for (size_t i = 0; i < sms_.size(); ++i)
+    sms_[i]->summarize(smSum_[i], true);
   for (;;) {
     if (ext) {
       // group by group: the next group starts when every CTA of the previous one has ended
@@ -206,6 +227,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
             break;
           }
           took[smi] = 1;
+          busySms += sm.residentCtas() == 0;
           sm.addCta(grid->startCta(c), nextCta);
           ++nextCta;
           ++groupPos;
@@ -217,57 +239,98 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
       for (size_t k = 0; k < sms_.size() && nextCta < limit; ++k) {
         size_t i = (rr + k) % sms_.size();
-        Sm &sm = *sms_[i];
-        if (smDispatchAt[i] <= now_ && sm.canTakeCta()) {
+        // (the summary's canTake, not the SM: no pass over every SM's state in the cycle)
+        if (smDispatchAt[i] <= now_ && smSum_[i].canTake) {
+          Sm &sm = *sms_[i];
+          busySms += sm.residentCtas() == 0;
           sm.addCta(grid->startCta(nextCta), nextCta);
+          smSum_[i].canTake = sm.canTakeCta();
           smDispatchAt[i] = now_ + dispatchEvery;
           ++nextCta;
         }
       }
       rr = (rr + 1) % sms_.size();
     }
-    mem_->tick(now_);
-    bool issued = false;
-    // Every SM's local part (on the pool's threads when there are enough busy SMs: below two
-    // per thread the fork-join costs more than it saves), then the ordered part in SM order.
-    // One thread runs the same two phases, so the thread count never changes a result.
+    // The interconnect first (one thread: it moves packets between every SM and partition),
+    // then the partitions' L2 slices and DRAM channels and every SM's local part: those share
+    // nothing (an SM's LD/ST unit touches only its own injection and reply queues), so they run
+    // together on the pool's threads when enough SMs are busy and the tuner finds that the
+    // threads pay. Then the ordered part, in SM order, for the SMs that stopped before an
+    // instruction reaching beyond them or have a CTA to retire. One thread runs the same
+    // phases, so the thread count never changes a result.
+    mem_->tickIcnt(now_);
+    // CTAs left to dispatch by the round robin: the summaries then say which SMs can take one
+    // (a launch extension's group dispatch asks the SMs themselves, as it is rare)
+    const bool dispatching = !ext && nextCta < limit;
     bool parallelCycle = false;
     if (pool_) {
-      uint32_t busy = 0;
-      for (auto &sm : sms_)
-        busy += sm->residentCtas() != 0;
-      parallelCycle = busy >= (minBusy_ == ~0u ? 2 * pool_->threads() : minBusy_);
-      // on a loaded host the threads can cost more than they save: the tuner measures both ways
-      // (the testing knob minBusy_ == 0 always uses the threads)
+      // (memory partitions tick in the same job: a kernel's tail with few busy SMs may still
+      // pay for the threads; the tuner finds out)
+      parallelCycle = busySms >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
+      // on a loaded host or with little work per cycle the threads can cost more than they
+      // save: the tuner measures (the testing knob minBusy_ == 0 always uses the threads)
       if (parallelCycle && minBusy_ != 0)
-        parallelCycle = tuner_.useThreads(busy);
+        parallelCycle = tuner_.useThreads(busySms);
     }
     auto phaseStart = tuner_.active() ? std::chrono::steady_clock::now()
                                       : std::chrono::steady_clock::time_point();
+    const uint32_t nSms = (uint32_t)sms_.size();
+    double threadSeconds = 0; // the threads' summed time in the phase (the tuner's estimate)
     if (parallelCycle) {
       struct Job {
-        std::vector<std::unique_ptr<Sm>> *sms;
-        MemorySystem *mem;
+        Gpu *gpu;
+        uint32_t nSms;
         Cycle now;
-      } job{&sms_, mem_.get(), now_};
-      pool_->run(sms_.size(), [](void *c, size_t i) {
+        bool dispatching;
+      } job{this, nSms, now_, dispatching};
+      threadSeconds = pool_->run(nSms + mem_->numPartitions(), [](void *c, size_t i) {
         Job &j = *static_cast<Job *>(c);
-        (*j.sms)[i]->tickLocal(j.now, *j.mem, true);
+        if (i < j.nSms) {
+          Sm &sm = *j.gpu->sms_[i];
+          sm.tickLocal(j.now, *j.gpu->mem_, true);
+          sm.summarize(j.gpu->smSum_[i], j.dispatching);
+        } else {
+          j.gpu->mem_->tickPartition(uint32_t(i - j.nSms), j.now);
+        }
       }, &job);
-    } else if (split) {
-      for (auto &sm : sms_)
-        sm->tickLocal(now_, *mem_, true);
     } else {
-      for (auto &sm : sms_)
-        sm->tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
+      for (uint32_t pi = 0; pi < mem_->numPartitions(); ++pi)
+        mem_->tickPartition(pi, now_);
+      for (uint32_t i = 0; i < nSms; ++i) {
+        Sm &sm = *sms_[i];
+        if (split)
+          sm.tickLocal(now_, *mem_, true);
+        else
+          sm.tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
+        sm.summarize(smSum_[i], dispatching);
+      }
     }
+    mem_->endTick(now_);
     if (tuner_.active())
-      tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count());
-    if (split)
+      tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count(),
+                    threadSeconds);
+    // The ordered phase and the cycle's bookkeeping read the SMs' summaries (one array) rather
+    // than every SM: no per-SM pass over state other threads just wrote.
+    bool issued = false, smsIdle = true;
+    uint64_t insts = 0;
+    for (uint32_t i = 0; i < nSms; ++i) {
+      Sm::TickSummary &sum = smSum_[i];
+      if (split && sum.needShared) {
+        Sm &sm = *sms_[i];
+        bool wasBusy = sm.residentCtas() != 0;
+        sm.tickShared(now_);
+        sm.summarize(sum, dispatching);
+        busySms -= wasBusy && sm.residentCtas() == 0;
+      }
+      issued |= sum.issued != 0;
+      smsIdle = smsIdle && sum.idle;
+      insts += sum.insts;
+    }
+    if (!split) {
+      busySms = 0;
       for (auto &sm : sms_)
-        sm->tickShared(now_);
-    for (auto &sm : sms_)
-      issued |= sm->issuedLastTick();
+        busySms += sm->residentCtas() != 0;
+    }
     if (grid->faulted())
       break;
     if (sampleEvery_ && now_ - lastSample >= sampleEvery_) {
@@ -278,14 +341,8 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     if (sampling.on && limit == total)
       sampling.observe(*this, nextCta, total, limit);
-    bool allIdle = nextCta == limit && mem_->idle();
-    for (auto &sm : sms_)
-      allIdle = allIdle && sm->idle();
-    if (allIdle)
+    if (nextCta == limit && smsIdle && mem_->idle())
       break;
-    uint64_t insts = 0;
-    for (auto &sm : sms_)
-      insts += sm->stats().warpInsts + sm->stats().dmaOps; // (DMA engines progress too)
     if (insts != lastInsts) {
       lastInsts = insts;
       lastProgress = now_;
@@ -299,7 +356,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       Cycle nextDispatch = kNever; // an SM with room waits for its dispatch interval
       if (nextCta < limit)
         for (size_t i = 0; i < sms_.size(); ++i)
-          if (sms_[i]->canTakeCta()) {
+          if (ext ? sms_[i]->canTakeCta() : smSum_[i].canTake) {
             canDispatch = canDispatch || smDispatchAt[i] <= now_ + 1;
             nextDispatch = std::min(nextDispatch, smDispatchAt[i]);
           }

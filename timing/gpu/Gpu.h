@@ -19,6 +19,7 @@
 #include "ptx/exec/Engine.h"
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
+#include "timing/sm/Sm.h"
 
 #include <functional>
 #include <memory>
@@ -29,7 +30,6 @@
 namespace ptxsim::timing {
 
 class MemorySystem;
-class Sm;
 class WorkerPool;
 
 /// Named statistics of one kernel (base/Stats.h: every name is registered in the catalog by the
@@ -70,8 +70,8 @@ public:
   /// The threads runKernel uses (after 0 is resolved and capped at the SM count).
   unsigned hostThreads() const;
   /// The SMs' phases run on the threads only in cycles with at least `n` SMs holding CTAs
-  /// (default 2 per thread; fewer cost more in fork-joins than they save). Results do not
-  /// depend on it; 0 makes every cycle use the threads (tests of the parallel engine).
+  /// (default: half the threads, at least 2; the tuner then decides whether they pay). Results
+  /// do not depend on it; 0 makes every cycle use the threads (tests of the parallel engine).
   void setParallelMinBusySms(uint32_t n) { minBusy_ = n; }
   /// CTA sampling (docs/sampling.md): once the IPC of two successive waves of CTAs differs by
   /// at most kSteadyChange, CTAs are no longer dispatched; those left run functionally after
@@ -102,26 +102,35 @@ private:
   /// Every SM can run the parallel engine (no DMA engine or reduced core, single issue).
   bool parallelOk_ = true;
   std::unique_ptr<WorkerPool> pool_;
-  /// Chooses, window by window, whether a cycle's SM phases run on the threads or on this one,
-  /// from measured host seconds per busy SM of each way. Results never depend on the choice.
+  /// Chooses, window by window, whether a cycle's phase runs on the threads or on this one.
+  /// Results never depend on the choice.
   class ThreadTuner {
   public:
     static constexpr uint32_t kWindow = 256;   ///< eligible cycles per measurement
-    static constexpr uint32_t kProbeEvery = 8; ///< every n-th window measures the other way
+    static constexpr uint32_t kProbeEvery = 8; ///< windows on one thread before trying the threads again
+    static constexpr uint32_t kMaxGap = 32;    ///< ... doubling after each failed try, up to this
+    /// The threads must take less than this share of their summed call time.
+    static constexpr double kMargin = 0.75;
+    /// Cycles on the threads slower than their summed call time that end a window early.
+    static constexpr uint32_t kStrikes = 4;
+    /// A new kernel: its phases may differ from the last one's, try the threads first.
+    void reset() { *this = ThreadTuner{}; }
     /// For an eligible cycle with `busy` SMs holding CTAs: use the threads?
     bool useThreads(uint32_t busy);
     /// True between useThreads() and record(): the cycle's phase is being timed.
     bool active() const { return pending_; }
-    void record(double seconds);
+    /// The phase's wall time and, on the threads, their summed time in it (what one thread
+    /// would have needed, about).
+    void record(double seconds, double serialEstimate);
 
   private:
     bool pending_ = false, threads_ = true;
-    uint32_t busy_ = 0, cycles_ = 0;
-    uint64_t windows_ = 0, work_ = 0;
-    double seconds_ = 0;
-    double perSmPar_ = -1, perSmSer_ = -1; ///< last measured seconds per busy SM-cycle (-1: none)
+    uint32_t busy_ = 0, cycles_ = 0, strikes_ = 0;
+    uint32_t wait_ = 0, gap_ = kProbeEvery; ///< windows left on one thread; the next back-off
+    double seconds_ = 0, estimate_ = 0;
   } tuner_;
   std::vector<Cycle> smNext_; ///< per SM: nextEventCycle (the parallel engine's scratch)
+  std::vector<Sm::TickSummary> smSum_; ///< per SM: its last tick's summary (Sm::summarize)
   bool ctaSampling_ = false;
   /// Wave-by-wave IPC of one launch for CTA sampling.
   struct CtaSampler {

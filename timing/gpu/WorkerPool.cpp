@@ -1,5 +1,7 @@
 #include "timing/gpu/WorkerPool.h"
 
+#include <chrono>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define PTXSIM_CPU_RELAX() _mm_pause()
@@ -14,11 +16,20 @@ namespace {
 // (a loaded machine runs someone else), then sleep.
 constexpr unsigned kSpins = 2000;
 constexpr unsigned kYields = 2000;
+
+uint64_t nowNs() {
+  return (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 } // namespace
 
 WorkerPool::WorkerPool(unsigned threads) {
+  if (threads < 1)
+    threads = 1;
+  cursors_ = std::make_unique<Cursor[]>(threads);
   for (unsigned i = 1; i < threads; ++i)
-    workers_.emplace_back([this] { workerLoop(); });
+    workers_.emplace_back([this, i] { workerLoop(i); });
 }
 
 WorkerPool::~WorkerPool() {
@@ -32,30 +43,58 @@ WorkerPool::~WorkerPool() {
     t.join();
 }
 
-void WorkerPool::work(uint32_t epoch) {
+void WorkerPool::work(uint32_t epoch, unsigned self) {
+  // the job's description, read under its sequence tag (a torn read means a newer job)
+  if (jobTag_.load(std::memory_order_acquire) != epoch)
+    return;
   Fn fn = fn_.load(std::memory_order_relaxed);
   void *ctx = ctx_.load(std::memory_order_relaxed);
   const size_t count = count_.load(std::memory_order_relaxed);
-  const size_t chunk = chunk_.load(std::memory_order_relaxed);
-  uint64_t t = ticket_.load(std::memory_order_acquire);
-  for (;;) {
-    if (uint32_t(t >> 32) != epoch)
-      return; // a newer job: what was read above may belong to another
-    size_t i = size_t(uint32_t(t));
-    if (i >= count)
-      return;
-    size_t end = i + chunk < count ? i + chunk : count;
-    if (!ticket_.compare_exchange_weak(t, (t & ~uint64_t(0xffffffffu)) | end,
-                                       std::memory_order_acq_rel, std::memory_order_acquire))
-      continue; // t reloaded
-    for (size_t k = i; k < end; ++k)
-      fn(ctx, k);
-    finished_.fetch_add(end - i, std::memory_order_acq_rel);
-    t = ticket_.load(std::memory_order_acquire);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (jobTag_.load(std::memory_order_relaxed) != epoch)
+    return;
+  const unsigned n = threads();
+  const uint64_t tag = uint64_t(epoch) << 32;
+  size_t done = 0;
+  uint64_t start = 0;
+  // own share first, then the others' (stealing)
+  for (unsigned k = 0; k < n; ++k) {
+    const unsigned share = (self + k) % n;
+    const size_t begin = count * share / n, end = count * (share + 1) / n;
+    if (begin == end)
+      continue;
+    std::atomic<uint64_t> &cur = cursors_[share].v;
+    uint64_t v = cur.load(std::memory_order_acquire);
+    for (;;) {
+      size_t i;
+      if (uint32_t(v >> 32) == epoch) {
+        i = size_t(uint32_t(v));
+      } else {
+        // untouched in this job, or already claimed in a newer one (then this thread is late)
+        if (epoch_.load(std::memory_order_acquire) != epoch)
+          return;
+        i = begin;
+      }
+      if (i >= end)
+        break;
+      uint64_t want = tag | uint64_t(i + 1);
+      if (!cur.compare_exchange_weak(v, want, std::memory_order_acq_rel,
+                                     std::memory_order_acquire))
+        continue; // v reloaded
+      if (!done)
+        start = nowNs();
+      fn(ctx, i);
+      ++done;
+      v = want; // a thief may have moved on: the next exchange fails and reloads
+    }
+  }
+  if (done) {
+    workNs_.fetch_add(nowNs() - start, std::memory_order_relaxed);
+    finished_.fetch_add(done, std::memory_order_release);
   }
 }
 
-void WorkerPool::workerLoop() {
+void WorkerPool::workerLoop(unsigned self) {
   uint32_t seen = 0;
   for (;;) {
     unsigned n = 0;
@@ -76,32 +115,34 @@ void WorkerPool::workerLoop() {
     seen = e;
     if (stop_.load())
       return;
-    work(e);
+    work(e, self);
   }
 }
 
-void WorkerPool::run(size_t count, Fn fn, void *ctx) {
+double WorkerPool::run(size_t count, Fn fn, void *ctx) {
   if (workers_.empty() || count < 2) {
+    uint64_t t0 = nowNs();
     for (size_t i = 0; i < count; ++i)
       fn(ctx, i);
-    return;
+    return double(nowNs() - t0) * 1e-9;
   }
-  // small chunks balance the load (SMs differ in work) and bound what a descheduled thread
-  // holds up; a few per thread keep the claims cheap
-  size_t per = count / (threads() * 4);
+  uint32_t e = epoch_.load(std::memory_order_relaxed) + 1;
+  if (e == 0) // (0 tags a description being written)
+    e = 1;
+  jobTag_.store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
   fn_.store(fn, std::memory_order_relaxed);
   ctx_.store(ctx, std::memory_order_relaxed);
   count_.store(count, std::memory_order_relaxed);
-  chunk_.store(per ? per : 1, std::memory_order_relaxed);
   finished_.store(0, std::memory_order_relaxed);
-  uint32_t e = epoch_.load(std::memory_order_relaxed) + 1;
-  ticket_.store(uint64_t(e) << 32, std::memory_order_release);
+  workNs_.store(0, std::memory_order_relaxed);
+  jobTag_.store(e, std::memory_order_release);
   epoch_.store(e); // seq_cst: publishes the job; ordered before the sleepers check
   if (sleeping_.load()) {
     std::lock_guard<std::mutex> lk(m_);
     cv_.notify_all();
   }
-  work(e);
+  work(e, 0);
   unsigned n = 0;
   while (finished_.load(std::memory_order_acquire) != count) {
     if (++n < kSpins)
@@ -109,6 +150,7 @@ void WorkerPool::run(size_t count, Fn fn, void *ctx) {
     else
       std::this_thread::yield();
   }
+  return double(workNs_.load(std::memory_order_relaxed)) * 1e-9;
 }
 
 } // namespace ptxsim::timing

@@ -1,7 +1,8 @@
 #pragma once
 // Host threads for the parallel timing engine: a fork-join over an index range, once or twice
 // per simulated cycle, so it must cost little (no allocation, no system call while the threads
-// are busy) and must not wait for a thread the host has descheduled (a loaded machine).
+// are busy, no cache line every thread fights over) and must not wait for a thread the host has
+// descheduled (a loaded machine).
 //
 // Contract: run(count, fn, ctx) calls fn(ctx, i) exactly once for each i in [0, count), on the
 // calling thread and the pool's threads (which i runs where is not fixed), and returns when
@@ -9,11 +10,19 @@
 // takes indices too, so run() never waits for a thread that has not started on the job; it
 // waits only for calls in progress. Between runs the threads spin briefly, then yield, then
 // sleep on a condition variable (an idle pool costs no CPU after a few milliseconds).
+//
+// How: the range is cut into one contiguous share per thread, each with its own claim cursor
+// on its own cache line. A thread takes its share's indices one by one (its cursor stays in
+// its cache), then takes indices from the other shares' cursors (work stealing), so a slow or
+// descheduled thread delays the job by at most the one call it is in. Each thread reports its
+// finished calls once per job. Cursors and the job's description carry the job's epoch, so a
+// thread that wakes up late for a finished job claims nothing.
 
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -30,23 +39,29 @@ public:
   WorkerPool &operator=(const WorkerPool &) = delete;
 
   unsigned threads() const { return (unsigned)workers_.size() + 1; }
-  void run(size_t count, Fn fn, void *ctx);
+  /// Runs the job; returns the host seconds all threads together spent in its calls (what one
+  /// thread would have needed, about: the engine's tuner compares it with the wall time).
+  double run(size_t count, Fn fn, void *ctx);
 
 private:
-  void workerLoop();
-  /// Takes chunks of job `epoch` until none is left (or a newer job started).
-  void work(uint32_t epoch);
+  void workerLoop(unsigned self);
+  /// Claims and runs indices of job `epoch` as thread `self` until none is left (or a newer
+  /// job started).
+  void work(uint32_t epoch, unsigned self);
 
+  struct alignas(64) Cursor {
+    std::atomic<uint64_t> v{0}; ///< epoch << 32 | next index of the share to hand out
+  };
   std::vector<std::thread> workers_;
-  // the current job (atomics: a late thread may read them while the next job is set up; it
-  // then fails to claim anything, since the ticket's epoch changed)
+  std::unique_ptr<Cursor[]> cursors_; ///< one per thread (share), each on its own line
+  // The current job, written by run() under a sequence tag (jobTag_: 0 while written, then the
+  // job's epoch), so a late thread never acts on a half-written description.
+  alignas(64) std::atomic<uint32_t> jobTag_{0};
   std::atomic<Fn> fn_{nullptr};
   std::atomic<void *> ctx_{nullptr};
   std::atomic<size_t> count_{0};
-  std::atomic<size_t> chunk_{1};
-  /// epoch << 32 | next index to hand out: a claim succeeds only in the current epoch
-  alignas(64) std::atomic<uint64_t> ticket_{0};
-  alignas(64) std::atomic<size_t> finished_{0}; ///< indices of the current job done
+  alignas(64) std::atomic<size_t> finished_{0}; ///< calls of the current job done
+  std::atomic<uint64_t> workNs_{0};             ///< nanoseconds the threads spent in them
   alignas(64) std::atomic<uint32_t> epoch_{0};  ///< bumped per job (and to stop)
   std::atomic<unsigned> sleeping_{0};
   std::atomic<bool> stop_{false};

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace ptxsim::timing {
 
@@ -27,6 +28,7 @@ struct MemorySystem::Partition {
     for (uint32_t c = 0; c < channels; ++c)
       chans.push_back(std::make_unique<DramChannel>(cfg.dram, id * channels + c));
     chanNext.assign(channels, 0);
+    released.reserve(cfg.mem.l2.mshrMaxMerge * 2);
     uint32_t slots = cfg.mem.l2.mshrEntries * cfg.mem.l2.mshrMaxMerge;
     pool.resize(slots);
     for (uint32_t s = slots; s-- > 0;)
@@ -45,6 +47,7 @@ struct MemorySystem::Partition {
   std::vector<uint32_t> freeSlots;
   PartitionStats stats;
   Cycle atomicFree = 0; ///< L2 cycle the slice's atomic unit is free again
+  std::vector<uint64_t> released; ///< fill scratch (per partition: partitions tick in parallel)
 };
 
 MemorySystem::MemorySystem(const TimingConfig &cfg)
@@ -66,11 +69,10 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   double rest = double(cfg.mem.l2Latency) - 2.0 * cfg.mem.icntLatency * coreToIcnt - 1.0;
   double restL2 = rest * double(l2D_.khz) / double(core_.khz) - cfg.mem.l2.hitLatency;
   rop_ = restL2 > 0 ? uint32_t(std::llround(restL2)) : 0;
-  smIn_.resize(numSms_);
-  smOut_.resize(numSms_);
+  ports_.resize(numSms_);
+  smInFlag_.assign(numSms_ + 8, 0); // (padded: anySmInput reads 8 bytes at a time)
   for (uint32_t p = 0; p < numPartitions_; ++p)
     parts_.push_back(std::make_unique<Partition>(p, cfg_, channels_));
-  released_.reserve(cfg.mem.l2.mshrMaxMerge * 2);
 }
 
 MemorySystem::~MemorySystem() = default;
@@ -115,11 +117,22 @@ void MemorySystem::push(uint32_t sm, const MemRequest &r, Cycle coreNow) {
   }
   // Injection no earlier than the first icnt cycle of this core cycle (domains that were skipped
   // over may be behind).
-  smIn_[sm].push({q, convert(coreNow, core_, icntD_)});
-  smInPending_.fetch_add(1, std::memory_order_relaxed);
+  ports_[sm].in.push({q, convert(coreNow, core_, icntD_)});
+  if (!smInFlag_[sm])
+    smInFlag_[sm] = 1;
 }
 
-MemRequest MemorySystem::popResponse(uint32_t sm) { return smOut_[sm].pop(); }
+MemRequest MemorySystem::popResponse(uint32_t sm) { return ports_[sm].out.pop(); }
+
+bool MemorySystem::anySmInput() const {
+  uint64_t any = 0;
+  for (uint32_t i = 0; i < numSms_; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, &smInFlag_[i], 8);
+    any |= w;
+  }
+  return any != 0;
+}
 
 uint32_t MemorySystem::toL2Mask(const MemRequest &r, uint64_t local) const {
   const Cache &c = parts_[0]->l2;
@@ -155,13 +168,15 @@ void MemorySystem::sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask,
 }
 
 void MemorySystem::icntCycle(Cycle c) {
-  if (smInPending_) {
+  if (anySmInput()) {
     // Round-robin priority among SMs for partition input credits.
     uint32_t start = rrSm_;
     rrSm_ = rrSm_ + 1 == numSms_ ? 0 : rrSm_ + 1;
     for (uint32_t i = 0, s = start; i < numSms_; ++i, s = s + 1 == numSms_ ? 0 : s + 1) {
-      Ring<Timed> &q = smIn_[s];
-      if (q.empty() || q.front().second > c || !icnt_.canSend(icnt_.smNode(s), c))
+      if (!smInFlag_[s])
+        continue;
+      Ring<Timed> &q = ports_[s].in;
+      if (q.front().second > c || !icnt_.canSend(icnt_.smNode(s), c))
         continue;
       Partition &p = *parts_[q.front().first.partition];
       // The ROP delay is a pipeline taking a request per L2 cycle: its stages add to the input
@@ -171,7 +186,8 @@ void MemorySystem::icntCycle(Cycle c) {
         continue;
       icnt_.send(icnt_.smNode(s), icnt_.partitionNode(p.id), q.front().first, c);
       q.pop();
-      --smInPending_;
+      if (q.empty())
+        smInFlag_[s] = 0;
       ++p.incoming;
     }
   }
@@ -189,7 +205,7 @@ void MemorySystem::icntCycle(Cycle c) {
   if (!icnt_.idle())
     for (uint32_t s = 0; s < numSms_; ++s)
       while (icnt_.hasArrival(icnt_.smNode(s), c))
-        smOut_[s].push(icnt_.pop(icnt_.smNode(s)));
+        ports_[s].out.push(icnt_.pop(icnt_.smNode(s)));
 }
 
 /// L2 cycle at which atomic `r`, ready at `c`, is done: requests queue for the slice's atomic
@@ -212,12 +228,12 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       MemRequest d = ch->popResponse();
       if (d.write)
         continue; // a writeback finished
-      released_.clear();
-      CacheFillResult fr = p.l2.fill(d.id, d.sectorMask, c, released_);
+      p.released.clear();
+      CacheFillResult fr = p.l2.fill(d.id, d.sectorMask, c, p.released);
       if (fr.evicted.valid && fr.evicted.dirty)
         sendToDram(p, fr.evicted.lineAddr, fr.evicted.dirtyMask, true, c);
       Cycle leave = convert(c + 1, l2D_, icntD_);
-      for (uint64_t tok : released_) {
+      for (uint64_t tok : p.released) {
         MemRequest r = p.pool[size_t(tok)];
         p.freeSlots.push_back(uint32_t(tok));
         Cycle at = leave;
@@ -307,10 +323,16 @@ bool MemorySystem::partitionIdle(const Partition &p) const {
 }
 
 void MemorySystem::tick(Cycle coreNow) {
-  // Interconnect domain.
+  tickIcnt(coreNow);
+  for (uint32_t p = 0; p < numPartitions_; ++p)
+    tickPartition(p, coreNow);
+  endTick(coreNow);
+}
+
+void MemorySystem::tickIcnt(Cycle coreNow) {
   Cycle target = domainTarget(icntD_, coreNow);
   for (; icntD_.next < target; ++icntD_.next) {
-    bool busy = smInPending_ || !icnt_.idle();
+    bool busy = !icnt_.idle() || anySmInput();
     for (auto &p : parts_)
       busy = busy || !p->out.empty();
     if (!busy) {
@@ -319,50 +341,44 @@ void MemorySystem::tick(Cycle coreNow) {
     }
     icntCycle(icntD_.next);
   }
-  // L2 domain.
-  target = domainTarget(l2D_, coreNow);
-  for (; l2D_.next < target; ++l2D_.next) {
-    bool busy = false;
-    for (auto &p : parts_) {
-      bool active = !p->in.empty();
-      for (auto &ch : p->chans)
-        active = active || ch->hasResponse();
-      if (active) {
-        l2Cycle(*p, l2D_.next);
-        busy = true;
-      }
-    }
-    if (!busy) {
-      // Nothing arrives at an L2 except from the icnt and DRAM domains, which run separately.
-      l2D_.next = target;
+}
+
+void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
+  Partition &p = *parts_[pi];
+  // L2 domain. Nothing arrives at an L2 slice during its domain's cycles except from the icnt
+  // and DRAM domains, which run separately: once the slice has nothing to do, it stays so until
+  // the end of this tick (the same cycles run as when every slice is stepped cycle by cycle).
+  Cycle target = domainTarget(l2D_, coreNow);
+  for (Cycle c = l2D_.next; c < target; ++c) {
+    bool active = !p.in.empty();
+    for (auto &ch : p.chans)
+      active = active || ch->hasResponse();
+    if (!active)
       break;
-    }
+    l2Cycle(p, c);
   }
-  // DRAM domain.
+  // DRAM domain (requests reach it only from the L2 slice, which ran above).
   target = domainTarget(dramD_, coreNow);
-  for (; dramD_.next < target; ++dramD_.next) {
-    bool busy = false;
-    for (auto &p : parts_) {
-      bool active = p->toDramCount != 0;
-      for (auto &ch : p->chans)
-        active = active || !ch->idle();
-      if (active) {
-        dramCycle(*p, dramD_.next);
-        busy = true;
-      }
-    }
-    if (!busy) {
-      dramD_.next = target;
+  for (Cycle d = dramD_.next; d < target; ++d) {
+    bool active = p.toDramCount != 0;
+    for (auto &ch : p.chans)
+      active = active || !ch->idle();
+    if (!active)
       break;
-    }
+    dramCycle(p, d);
   }
 }
 
+void MemorySystem::endTick(Cycle coreNow) {
+  l2D_.next = std::max(l2D_.next, domainTarget(l2D_, coreNow));
+  dramD_.next = std::max(dramD_.next, domainTarget(dramD_, coreNow));
+}
+
 bool MemorySystem::idle() const {
-  if (smInPending_ || !icnt_.idle())
+  if (!icnt_.idle() || anySmInput())
     return false;
   for (uint32_t s = 0; s < numSms_; ++s)
-    if (!smOut_[s].empty())
+    if (!ports_[s].out.empty())
       return false;
   for (auto &p : parts_)
     if (!partitionIdle(*p))
@@ -372,10 +388,10 @@ bool MemorySystem::idle() const {
 
 Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
   Cycle soon = coreNow + 1;
-  if (smInPending_)
+  if (anySmInput())
     return soon;
   for (uint32_t s = 0; s < numSms_; ++s)
-    if (!smOut_[s].empty())
+    if (!ports_[s].out.empty())
       return soon;
   Cycle best = toCore(icntD_, icnt_.nextArrival());
   for (auto &pp : parts_) {

@@ -44,7 +44,6 @@
 #include "timing/mem/Cache.h"
 #include "timing/mem/Ring.h"
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -68,10 +67,19 @@ public:
   explicit MemorySystem(const TimingConfig &cfg);
   ~MemorySystem();
 
-  bool canAccept(uint32_t sm) const { return smIn_[sm].size() < kSmQueueEntries; }
+  bool canAccept(uint32_t sm) const { return ports_[sm].in.size() < kSmQueueEntries; }
   void push(uint32_t sm, const MemRequest &r, Cycle coreNow);
   void tick(Cycle coreNow);
-  bool hasResponse(uint32_t sm) const { return !smOut_[sm].empty(); }
+  /// tick() in three parts, for the GPU's parallel engine: tickIcnt() (the interconnect domain:
+  /// SM queues, packets, partition input and output queues; one thread), then
+  /// tickPartition(p) for every partition (its L2 slice and DRAM channels; partitions share
+  /// nothing, so they may run on different host threads at once, and at the same time as the
+  /// SMs' tickLocal, which touch only their own injection and reply queues), then endTick().
+  /// tick() = tickIcnt + tickPartition(0..P-1) + endTick, so the split changes no result.
+  void tickIcnt(Cycle coreNow);
+  void tickPartition(uint32_t p, Cycle coreNow);
+  void endTick(Cycle coreNow);
+  bool hasResponse(uint32_t sm) const { return !ports_[sm].out.empty(); }
   MemRequest popResponse(uint32_t sm);
   bool idle() const;
   /// The earliest core cycle >= coreNow + 1 at which tick() can change anything; kNever if idle.
@@ -124,14 +132,21 @@ private:
   uint32_t numSms_, numPartitions_, interleave_, channels_, rop_ = 0;
   Domain core_, icntD_, l2D_, dramD_;
   Interconnect icnt_;
-  std::vector<Ring<std::pair<MemRequest, Cycle>>> smIn_; ///< with their first icnt cycle
-  std::vector<Ring<MemRequest>> smOut_;
-  /// Requests in the SMs' injection queues; atomic because SMs push from several host threads
-  /// in the parallel engine's phase (each into its own queue).
-  std::atomic<uint32_t> smInPending_{0};
+  /// An SM's injection queue (requests with their first icnt cycle) and reply queue, on cache
+  /// lines of their own: SMs on different host threads push and pop at once.
+  struct alignas(64) SmPort {
+    Ring<std::pair<MemRequest, Cycle>> in;
+    Ring<MemRequest> out;
+  };
+  std::vector<SmPort> ports_;
+  /// Per SM: its injection queue is not empty. SMs set their byte as they push (from several
+  /// host threads in the parallel engine's phase: no shared counter to fight over), the
+  /// interconnect clears it as it empties the queue, and finds the SMs to serve by reading
+  /// these bytes instead of every queue.
+  std::vector<uint8_t> smInFlag_;
+  bool anySmInput() const;
   uint32_t rrSm_ = 0; ///< SM with injection priority this icnt cycle
   std::vector<std::unique_ptr<Partition>> parts_;
-  std::vector<uint64_t> released_;
 };
 
 } // namespace ptxsim::timing

@@ -150,6 +150,7 @@ void Sm::flushCaches() {
 }
 
 void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
+  retireCheck_ = true;
   CtaState st;
   st.cta = cta;
   uint32_t n = grid_->warpsPerCta();
@@ -378,7 +379,10 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     return true;
   }
   grid_->setCycle(now, id_);
-  if (!grid_->step(*s.w, rec_, id_)) {
+  const bool stepped = grid_->step(*s.w, rec_, id_);
+  if (grid_->done(*s.w))
+    retireCheck_ = true; // the warp finished: its CTA may be done
+  if (!stepped) {
     if (rec_.blocked && !grid_->laneFaulted(id_)) {
       // a blocking instruction said "not yet": try again a few cycles later
       s.wakeAt = now + kWaitRetryCycles;
@@ -512,7 +516,10 @@ void Sm::runAheadDma(Slot &s, Cycle now) {
     if (!operandsReady(s, *in, now, why) || (reduced_ && lacksUnitFor(*in)))
       return; // (a missing unit faults when the scheduler issues it)
     grid_->setCycle(now, id_);
-    if (!grid_->step(*s.w, rec_, id_))
+    const bool stepped = grid_->step(*s.w, rec_, id_);
+    if (grid_->done(*s.w))
+      retireCheck_ = true;
+    if (!stepped)
       return;
     ++stats_.dmaOps;
     if (rec_.isMemory) // (an extension's instruction that accessed memory: stop here)
@@ -520,6 +527,12 @@ void Sm::runAheadDma(Slot &s, Cycle now) {
     for (unsigned i = 0; i < in->nrd; ++i)
       s.ready(in->rd[i]) = now;
   }
+}
+
+bool Sm::isGlobalLoad(const Inst &in) {
+  static const uint16_t ld = ptx::lookupOpcode("ld"), ldu = ptx::lookupOpcode("ldu");
+  return in.cls == OpClass::Mem && in.space == ptx::ir::MemSpace::Global &&
+         (in.opcode == ld || in.opcode == ldu) && !(in.hints & Inst::kHintOtherSpace);
 }
 
 bool Sm::touchesOutside(const Inst &in) {
@@ -552,9 +565,12 @@ bool Sm::touchesOutside(const Inst &in) {
     // the CTA's shared memory, the thread's local memory, and the read-only parameter and
     // constant banks; an instruction that also reads or writes another space (a bulk copy)
     // says so in its hints
-    return (in.space != MemSpace::Shared && in.space != MemSpace::Local &&
-            in.space != MemSpace::Param && in.space != MemSpace::Const) ||
-           (in.hints & Inst::kHintOtherSpace);
+    if (in.hints & Inst::kHintOtherSpace)
+      return true;
+    if (in.space == MemSpace::Global)
+      return !isGlobalLoad(in);
+    return in.space != MemSpace::Shared && in.space != MemSpace::Local &&
+           in.space != MemSpace::Param && in.space != MemSpace::Const;
   default: return true; // fences, Misc, extension classes (they may reach shared state)
   }
 }
@@ -581,11 +597,13 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
       stats_.loadLatency.sample(now - s.pending[i].issued);
       s.pending.erase(s.pending.begin() + (long)i);
       s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
+      retireCheck_ = true;     // a finished CTA may have waited for this load
       break;
     }
   }
   if (ctas_.empty()) {
     std::fill(lastStall_.begin(), lastStall_.end(), StallReason::Idle);
+    retireDue_ = false;
     return true;
   }
   if (!dma_) // a DMA engine has no core clock
@@ -596,12 +614,37 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
     if (!issueScheduler(si, now, scan, -1, stopBeforeShared))
       return false;
   }
+  noteRetire();
   return true;
 }
 
-void Sm::tickShared(Cycle now) {
-  if (ctas_.empty())
+void Sm::noteRetire() {
+  retireDue_ = false;
+  if (!retireCheck_)
     return;
+  bool anyDone = false;
+  for (const CtaState &c : ctas_) {
+    if (!grid_->ctaDone(c.cta))
+      continue;
+    anyDone = true;
+    bool busy = false;
+    for (uint32_t slot : c.slots)
+      busy |= !slots_[slot].pending.empty();
+    if (!busy) {
+      retireDue_ = true;
+      return;
+    }
+  }
+  // nothing to retire until a warp finishes or a load returns (both set retireCheck_ again),
+  // unless a finished CTA still waits for its loads
+  retireCheck_ = anyDone;
+}
+
+void Sm::tickShared(Cycle now) {
+  if (ctas_.empty()) {
+    retireDue_ = false;
+    return;
+  }
   if (resume_.sched < scheds_.size()) {
     // the scheduler that stopped before an instruction that reaches beyond the SM, then the rest
     uint32_t si = resume_.sched;
@@ -623,6 +666,7 @@ void Sm::tickShared(Cycle now) {
     if (!busy)
       finishCta(i);
   }
+  noteRetire();
 }
 
 void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
@@ -734,10 +778,26 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
 
 bool Sm::idle() const { return ctas_.empty() && ldst_->idle(); }
 
+void Sm::summarize(TickSummary &t, bool dispatching) const {
+  t.insts = stats_.warpInsts + stats_.dmaOps;
+  t.issued = issuedLastTick_;
+  t.idle = idle();
+  t.canTake = dispatching && canTakeCta(); // (scans the warp slots: only while it matters)
+  // tickShared() resumes a stopped scheduler, then retires CTAs whose warps have all finished
+  // and whose loads are back (noteRetire at the end of the tick made the same test)
+  t.needShared = resume_.sched < scheds_.size() || retireDue_;
+}
+
 Cycle Sm::nextEventCycle(Cycle now) const {
   Cycle next = ldst_->idle() ? kNever : ldst_->nextEventCycle(now);
+  if (ctas_.empty())
+    return next; // (every warp slot is free: finishCta frees a CTA's slots)
   for (const Slot &s : slots_) {
-    if (!s.active)
+    // A warp asleep until a load returns (wakeAt kNever) was peeked when it went to sleep, and
+    // that instruction has an operand still pending: the test below would find it blocked too.
+    // Only the LD/ST unit's completion (covered by its next event) wakes it. Skipping it here
+    // saves reading the warp's SIMT stack, most of this function's time on memory-bound kernels.
+    if (!s.active || s.wakeAt == kNever)
       continue;
     bool popDue = false;
     const Inst *nextIn = grid_->next(*s.w, popDue);

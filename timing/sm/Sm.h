@@ -89,10 +89,17 @@ public:
   /// do in the same cycle.
   bool tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared);
   void tickShared(Cycle now);
-  /// True when executing `in` may read or write state outside the warp's SM and CTA (global or
-  /// generic memory, runtime calls, blocking or extension instructions): the parallel engine
-  /// executes such instructions in SM order.
+  /// True when executing `in` may write state outside the warp's SM and CTA, or read state
+  /// that may be written in the same cycle's ordered phase (global stores and atomics, generic
+  /// memory, runtime calls, blocking or extension instructions): the parallel engine executes
+  /// such instructions in SM order. Plain global loads (isGlobalLoad) run in the SM's own
+  /// phase: nothing writes global memory there, and the ordered phase runs after it, so a load
+  /// sees the stores of earlier cycles, never those of its own cycle from another SM (two
+  /// warps' accesses to one address in the same cycle without synchronisation race on hardware
+  /// too). The same order holds for any number of host threads.
   static bool touchesOutside(const ptx::ir::Inst &in);
+  /// ld / ldu in the global space (any cache or ordering qualifier).
+  static bool isGlobalLoad(const ptx::ir::Inst &in);
   /// True when the SM has no resident CTA and no memory traffic of its own in flight.
   bool idle() const;
   uint32_t residentCtas() const { return (uint32_t)ctas_.size(); }
@@ -103,6 +110,19 @@ public:
   void skipCycles(uint64_t n);
   /// True when the last tick issued an instruction.
   bool issuedLastTick() const { return issuedLastTick_; }
+  /// What the GPU's cycle loop needs from an SM after a tick, in one small record: the parallel
+  /// engine fills it in the SM's own phase, so the serial bookkeeping reads one array instead of
+  /// state other threads just wrote.
+  struct TickSummary {
+    uint64_t insts = 0;      ///< warp instructions (plus DMA-engine steps) so far
+    uint8_t needShared = 0;  ///< tickShared() has work: a stopped scheduler or a CTA to retire
+    uint8_t issued = 0;      ///< issuedLastTick()
+    uint8_t idle = 0;        ///< idle()
+    uint8_t canTake = 0;     ///< canTakeCta() while dispatching (only dispatch and retirement change it)
+  };
+  /// Fills `s` from the SM's state now (after tickLocal, tick or tickShared); canTake only
+  /// while `dispatching` (CTAs are left to dispatch), else false.
+  void summarize(TickSummary &s, bool dispatching) const;
 
   const SmStats &stats() const { return stats_; }
   void resetStats();
@@ -175,6 +195,9 @@ private:
   /// not complete (nothing executed: the warp waits, stall reason ExtWait).
   bool issue(Slot &s, uint32_t slotIndex, Cycle now);
   void finishCta(size_t ctaIndex);
+  /// Sets retireDue_: some CTA's warps have all finished and its loads are back (what
+  /// tickShared() retires). Looks at the CTAs only when retireCheck_ says something changed.
+  void noteRetire();
   struct SchedScan {
     bool anyLive = false, anyBarrier = false;
     StallReason worst = StallReason::None;
@@ -222,6 +245,8 @@ private:
   std::vector<StallReason> lastStall_; ///< per scheduler, from the last tick
   std::vector<uint32_t> readyScratch_;
   bool issuedLastTick_ = false;
+  bool retireCheck_ = false; ///< a warp finished, a load returned or a CTA arrived since the last look
+  bool retireDue_ = false;   ///< noteRetire(): tickShared() has a CTA to retire
   /// Where tickShared() resumes: scheduler `sched` (scheds_.size(): nothing to resume) with its
   /// scan and its pick.
   struct {
