@@ -1068,7 +1068,7 @@ void Context::reset() {
     v.symbol = nullptr;
   sticky_ = cudaSuccess;
   printfFifoBytes = 1 << 20;
-  persistingL2Bytes = 0;
+  persistingL2Bytes = kDefaultPersistingL2;
   defaultStreamAttrs = StreamAttrs();
   // The host reads __managed__ variables through pointers set at load time and never asks again
   // (nvcc's __nv_init_managed_rt runs once), so they must point into the new context at once.

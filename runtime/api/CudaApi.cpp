@@ -235,13 +235,22 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
     // channels x bytes per transfer x 8 bits
     p.memoryBusWidth = int(t.mem.numPartitions * t.dram.channelsPerPartition * t.dram.busWidthBytes * 8);
   }
-  // L2 persistence (compute capability 8.0 on): up to three quarters of the L2 may be set aside
-  // for persisting accesses, and an access-policy window spans at most 128 MiB less one 4 KiB
-  // page, as NVIDIA's drivers report for A100 and H100.
+  // L2 persistence (compute capability 8.0 on): up to five eighths of the L2 may be set aside
+  // for persisting accesses (an H100's 50 MiB L2 reports 32768000 bytes), and an access-policy
+  // window spans at most 128 MiB less one 4 KiB page (tools/hw/data/h100-2026-11-26).
   if (p.major >= 8) {
-    p.persistingL2CacheMaxSize = int(uint64_t(p.l2CacheSize) * 3 / 4);
+    p.persistingL2CacheMaxSize = int(uint64_t(p.l2CacheSize) * 5 / 8);
     p.accessPolicyMaxWindowSize = kMaxAccessPolicyWindowBytes;
   }
+}
+
+/// cudaLimitPersistingL2CacheSize before the program sets it: the driver sets aside three
+/// sixteenths of the L2 from the start (9830400 bytes of an H100's 50 MiB,
+/// tools/hw/data/h100-2026-11-26); none on a device without L2 persistence.
+size_t defaultPersistingL2(Context &ctx) {
+  cudaDeviceProp p;
+  fillProps(ctx, p);
+  return p.persistingL2CacheMaxSize ? size_t(p.l2CacheSize) * 3 / 16 : 0;
 }
 
 int attribute(Context &ctx, cudaDeviceAttr attr) {
@@ -490,11 +499,14 @@ PTXSIM_API cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
     ctx.engine().setPendingLaunchLimit(value);
     return cudaSuccess;
   case cudaLimitPersistingL2CacheSize: {
-    // The driver clamps the set-aside to what the device allows; it is a cache hint, which the
-    // functional model ignores.
+    // A set-aside larger than the device allows is refused (an H100 answers
+    // cudaErrorInvalidValue) and the old one stays; it is a cache hint, which the functional
+    // model ignores.
     cudaDeviceProp p;
     fillProps(ctx, p);
-    ctx.persistingL2Bytes = std::min<size_t>(value, size_t(p.persistingL2CacheMaxSize));
+    if (value > size_t(p.persistingL2CacheMaxSize))
+      return ret(cudaErrorInvalidValue);
+    ctx.persistingL2Bytes = value;
     return cudaSuccess;
   }
   case cudaLimitDevRuntimeSyncDepth:
@@ -519,7 +531,10 @@ PTXSIM_API cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
     *value = ctx.engine().pendingLaunchLimit();
     return cudaSuccess;
   case cudaLimitMaxL2FetchGranularity: *value = 64; return cudaSuccess;
-  case cudaLimitPersistingL2CacheSize: *value = ctx.persistingL2Bytes; return cudaSuccess;
+  case cudaLimitPersistingL2CacheSize:
+    *value = ctx.persistingL2Bytes != Context::kDefaultPersistingL2 ? ctx.persistingL2Bytes
+                                                                     : defaultPersistingL2(ctx);
+    return cudaSuccess;
   default: return ret(cudaErrorUnsupportedLimit);
   }
 }
@@ -768,14 +783,20 @@ PTXSIM_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
 PTXSIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                         size_t sharedMem, cudaStream_t s) {
   PTXSIM_LOCK;
-  return ret(ctx.launch(ctx.findKernel(func), grid, block, args, sharedMem, s, false));
+  KernelEntry *k = ctx.findKernel(func);
+  if (!k && !ctx.sticky())
+    return ret(Context::unknownFunction(func));
+  return ret(ctx.launch(k, grid, block, args, sharedMem, s, false));
 }
 
 PTXSIM_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
                                                    void **args, size_t sharedMem,
                                                    cudaStream_t s) {
   PTXSIM_LOCK;
-  return ret(ctx.launch(ctx.findKernel(func), grid, block, args, sharedMem, s, true));
+  KernelEntry *k = ctx.findKernel(func);
+  if (!k && !ctx.sticky())
+    return ret(Context::unknownFunction(func));
+  return ret(ctx.launch(k, grid, block, args, sharedMem, s, true));
 }
 
 PTXSIM_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
@@ -824,7 +845,10 @@ PTXSIM_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, con
   }
   {
     PTXSIM_LOCK;
-    if (cudaError_t e = ctx.launch(ctx.findKernel(func), config->gridDim, config->blockDim, args,
+    KernelEntry *k = ctx.findKernel(func);
+    if (!k && !ctx.sticky())
+      return ret(Context::unknownFunction(func));
+    if (cudaError_t e = ctx.launch(k, config->gridDim, config->blockDim, args,
                                    config->dynamicSmemBytes, config->stream, cooperative))
       return ret(e);
   }
@@ -858,7 +882,9 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
-  if (!k || !k->kernel)
+  if (!k)
+    return ret(Context::unknownFunction(func));
+  if (!k->kernel)
     return ret(cudaErrorInvalidDeviceFunction);
   const auto &kern = *k->kernel;
   const auto &cfg = ctx.engine().config();
@@ -885,7 +911,9 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
 PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value) {
   PTXSIM_LOCK_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
-  if (!k || !k->kernel)
+  if (!k)
+    return ret(Context::unknownFunction(func));
+  if (!k->kernel)
     return ret(cudaErrorInvalidDeviceFunction);
   switch (attr) {
   case cudaFuncAttributeMaxDynamicSharedMemorySize: {
@@ -914,7 +942,7 @@ PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute 
 
 PTXSIM_API cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache) {
   PTXSIM_LOCK_CHECKED;
-  return ctx.findKernel(func) ? cudaSuccess : ret(cudaErrorInvalidDeviceFunction);
+  return ctx.findKernel(func) ? cudaSuccess : ret(Context::unknownFunction(func));
 }
 
 PTXSIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
@@ -923,7 +951,9 @@ PTXSIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
-  if (!k || !k->kernel)
+  if (!k)
+    return ret(Context::unknownFunction(func));
+  if (!k->kernel)
     return ret(cudaErrorInvalidDeviceFunction);
   *numBlocks = ctx.maxBlocksPerSm(*k, blockSize, dynamicSMemSize);
   return cudaSuccess;
@@ -1527,7 +1557,7 @@ PTXSIM_API cudaError_t cudaFuncGetName(const char **name, const void *func) {
   PTXSIM_LOCK_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
   if (!k)
-    return ret(cudaErrorInvalidDeviceFunction);
+    return ret(Context::unknownFunction(func));
   *name = k->deviceName.c_str();
   return cudaSuccess;
 }

@@ -471,7 +471,7 @@ cudaError_t addFront(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNod
 cudaError_t setKernel(Context &ctx, NodeObj &n, const cudaKernelNodeParams &p, KernelEntry *known) {
   KernelEntry *k = known ? known : ctx.findKernel(p.func);
   if (!k)
-    return cudaErrorInvalidDeviceFunction;
+    return Context::unknownFunction(p.func);
   if (!k->kernel) {
     cudaError_t e = ctx.ensureLoaded();
     if (!k->kernel)

@@ -58,17 +58,25 @@ int main() {
            "persisting L2 %d of an L2 of %d", prop.persistingL2CacheMaxSize, prop.l2CacheSize);
     EXPECT(prop.accessPolicyMaxWindowSize >= (64 << 20), "window size %d", prop.accessPolicyMaxWindowSize);
 
-    // the set-aside round-trips, clamped to the device's limit
+    // the set-aside: some of the L2 from the start (an H100 reports 9830400 bytes, 3/16 of its
+    // 50 MiB), round-trips, and one larger than the device allows is refused, leaving the old one
     size_t limit = 0;
     CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
-    EXPECT(limit == 0, "initial persisting L2 limit %zu", limit);
+    EXPECT(limit <= size_t(prop.persistingL2CacheMaxSize), "initial persisting L2 limit %zu", limit);
+    if (prop.l2CacheSize == 50 << 20) // an H100's L2
+        EXPECT(limit == 9830400, "initial persisting L2 limit %zu, an H100 has 9830400", limit);
     size_t want = size_t(prop.persistingL2CacheMaxSize) / 2;
     CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, want));
     CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
     EXPECT(limit == want, "persisting L2 limit %zu, want %zu", limit, want);
-    CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, size_t(prop.l2CacheSize) * 4));
+    EXPECT(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, size_t(prop.l2CacheSize) * 4) ==
+               cudaErrorInvalidValue, "a set-aside of four times the L2 accepted");
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "last error after a refused set-aside");
     CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
-    EXPECT(limit == size_t(prop.persistingL2CacheMaxSize), "clamped limit %zu", limit);
+    EXPECT(limit == want, "limit after a refused set-aside %zu, want %zu", limit, want);
+    CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, size_t(prop.persistingL2CacheMaxSize)));
+    CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+    EXPECT(limit == size_t(prop.persistingL2CacheMaxSize), "limit at the maximum %zu", limit);
 
     const int n = 1 << 16, tableSize = 4096;
     std::vector<int> table(tableSize), in(n);
