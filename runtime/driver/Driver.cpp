@@ -59,7 +59,7 @@ CUresult toCu(cudaError_t e) {
   case cudaErrorCudartUnloading:
     return CUDA_ERROR_DEINITIALIZED;
   case cudaErrorInvalidDeviceFunction:
-    return kNotAFunction;
+    return CUresult(98); // the runtime's code, passed through unchanged (the driver has none)
   case cudaErrorInvalidPitchValue:
     return kInvalidPitch;
   case cudaErrorInvalidResourceHandle:
