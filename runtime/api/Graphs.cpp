@@ -33,7 +33,7 @@ struct GraphObj;
 struct CondHandle {
   cudaGraphConditionalHandle handle = 0;
   unsigned defaultValue = 0;
-  unsigned flags = 0; ///< cudaGraphCondAssignDefault: the default is stored at each execution
+  unsigned flags = 0; ///< cudaGraphCondAssignDefault: the default is stored at each launch
 };
 
 /// Memory of a graph allocation node. The address is fixed when the node is created and the
@@ -791,16 +791,28 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
   return cudaSuccess;
 }
 
+/// Stores the default of every cudaGraphCondAssignDefault handle of `g` and of the graphs nested
+/// in it. A launch does this once, before any node runs: a handle created in a loop's body graph
+/// is not put back at each iteration of the body (an H100 runs a while loop nested in a while
+/// body only until its handle is first cleared; tools/hw/data/h100-2026-11-26).
+void assignDefaults(const GraphObj &g) {
+  for (const CondHandle &h : g.condHandles)
+    if (h.flags & cudaGraphCondAssignDefault)
+      std::memcpy(reinterpret_cast<void *>(h.handle), &h.defaultValue, sizeof h.defaultValue);
+  for (const auto &n : g.nodes) {
+    if (n->child)
+      assignDefaults(*n->child);
+    for (const auto &b : n->bodies)
+      assignDefaults(*b);
+  }
+}
+
 cudaError_t runGraph(const GraphObj &g, cudaStream_t s) {
   std::vector<NodeObj *> order;
   {
     PTXSIM_LOCK;
     if (!topoOrder(g, order))
       return cudaErrorInvalidValue;
-    // each execution of the graph starts its handles at their defaults when asked to
-    for (const CondHandle &h : g.condHandles)
-      if (h.flags & cudaGraphCondAssignDefault)
-        std::memcpy(reinterpret_cast<void *>(h.handle), &h.defaultValue, sizeof h.defaultValue);
   }
   for (NodeObj *n : order) {
     cudaError_t e = runNode(*n, s);
@@ -1640,12 +1652,10 @@ PTXSIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t s
     if (!ctx.validStream(stream))
       return ret(cudaErrorInvalidResourceHandle);
     ExecObj *x = execOf(graphExec);
-    // launching into a capturing stream records the graph as a child graph node
-    if (auto r = captureWith(stream, [&](NodeObj &n) {
-          n.kind = NodeKind::Child;
-          n.child = cloneGraph(*x->g, nullptr);
-          return cudaSuccess;
-        }))
+    // a capturing stream cannot take a graph launch: CUDA 13 on an H100 refuses it
+    // (cudaErrorStreamCaptureUnsupported) and the capture is invalidated, as by a synchronising
+    // call; a program adds the graph to a capture as a child graph node instead
+    if (auto r = captureSyncCall(stream))
       return ret(*r);
     g = x->g.get();
     // allocations of an earlier launch that are still live: freed by an auto-free launch,
@@ -1658,6 +1668,7 @@ PTXSIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t s
           return ret(cudaErrorInvalidValue);
         endGraphAlloc(p);
       }
+    assignDefaults(*g);
   }
   return ret(runGraph(*g, stream));
 }
