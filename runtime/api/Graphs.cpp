@@ -47,7 +47,6 @@ struct GraphAlloc {
   unsigned ownerFrees = 0;         ///< free nodes in the owning graph
   unsigned otherFrees = 0;         ///< free nodes in other user graphs
   bool live = false;
-  bool mapped = false; ///< counted as reserved (cudaGraphMemAttrReservedMem*) until a trim
 };
 
 struct NodeObj {
@@ -133,6 +132,7 @@ struct ExecObj {
   std::unique_ptr<GraphObj> g;
   unsigned long long flags = 0; ///< cudaGraphInstantiateWithFlags
   std::unordered_map<const NodeObj *, NodeObj *> fromOrig; ///< source-graph node -> exec node
+  const GraphObj *source = nullptr; ///< the graph instantiated (compared only, never followed)
 };
 
 /// One capture sequence: begun on `origin`, joined by other streams through events.
@@ -222,10 +222,23 @@ std::unordered_map<void *, GraphAlloc> &g_graphAllocsFn() {
   static auto *v = new std::unordered_map<void *, GraphAlloc>();
   return *v;
 }
-/// cudaGraphMemAttr* of the device: bytes of live graph allocations and of reserved ones.
+/// cudaGraphMemAttr* of the device. Graph allocations come from a pool of physical memory that
+/// grows in 32 MiB steps to hold the allocations live at once and keeps what it has (whatever
+/// the graphs free, and after their executable graphs are destroyed) until cudaDeviceGraphMemTrim
+/// gives back what live allocations do not need. An H100 and an H200 report that pool as both
+/// the used and the reserved memory (tools/hw/data/h100-2026-11-26: one 400000-byte
+/// alloc/free graph launched leaves 33554432 bytes used and reserved until a trim).
 struct GraphMemStats {
-  uint64_t used = 0, usedHigh = 0, reserved = 0, reservedHigh = 0;
+  uint64_t live = 0; ///< bytes of live graph allocations
+  uint64_t pool = 0; ///< the pool: used and reserved memory, a multiple of kGraphPoolStep
+  uint64_t usedHigh = 0, reservedHigh = 0;
 } g_graphMem;
+constexpr uint64_t kGraphPoolStep = 32ull << 20;
+
+/// The pool size that holds `bytes` of live allocations.
+uint64_t graphPoolFor(uint64_t bytes) {
+  return (bytes + kGraphPoolStep - 1) / kGraphPoolStep * kGraphPoolStep;
+}
 /// Device memory for conditional-handle slots, handed out 4 bytes at a time from 4 KiB chunks.
 char *g_condChunk = nullptr;
 size_t g_condChunkUsed = 0;
@@ -237,8 +250,6 @@ void maybeReleaseGraphAlloc(void *p) {
   auto it = allocs.find(p);
   if (it == allocs.end() || it->second.refs || it->second.live)
     return;
-  if (it->second.mapped)
-    g_graphMem.reserved -= it->second.bytes;
   allocs.erase(it);
   Context::get().engine().memory().release(reinterpret_cast<uint64_t>(p));
 }
@@ -658,7 +669,7 @@ void allocsOf(const GraphObj &g, std::vector<void *> &out) {
 void endGraphAlloc(void *p) {
   GraphAlloc &a = g_graphAllocsFn()[p];
   a.live = false;
-  g_graphMem.used -= a.bytes;
+  g_graphMem.live -= a.bytes;
   maybeReleaseGraphAlloc(p);
 }
 
@@ -687,13 +698,10 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     if (a.live)
       return cudaErrorInvalidValue; // still allocated from an earlier execution
     a.live = true;
-    g_graphMem.used += a.bytes;
-    g_graphMem.usedHigh = std::max(g_graphMem.usedHigh, g_graphMem.used);
-    if (!a.mapped) {
-      a.mapped = true;
-      g_graphMem.reserved += a.bytes;
-      g_graphMem.reservedHigh = std::max(g_graphMem.reservedHigh, g_graphMem.reserved);
-    }
+    g_graphMem.live += a.bytes;
+    g_graphMem.pool = std::max(g_graphMem.pool, graphPoolFor(g_graphMem.live));
+    g_graphMem.usedHigh = std::max(g_graphMem.usedHigh, g_graphMem.pool);
+    g_graphMem.reservedHigh = std::max(g_graphMem.reservedHigh, g_graphMem.pool);
     return cudaSuccess;
   }
   case NodeKind::MemFree: {
@@ -702,7 +710,7 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     if (it == g_graphAllocsFn().end() || !it->second.live)
       return cudaErrorInvalidValue; // freed twice: CUDA leaves this undefined
     it->second.live = false;
-    g_graphMem.used -= it->second.bytes;
+    g_graphMem.live -= it->second.bytes; // the pool keeps the memory
     maybeReleaseGraphAlloc(n.memPtr);
     return cudaSuccess;
   }
@@ -1147,6 +1155,9 @@ PTXSIM_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
       return ret(cudaErrorIllegalState); // still being captured into
   forgetNodes(*graphOf(graph));
   g_graphsFn().erase(graphOf(graph));
+  for (ExecObj *x : g_execsFn())
+    if (x->source == graphOf(graph))
+      x->source = nullptr; // a later graph at this address is another graph
   delete graphOf(graph);
   return cudaSuccess;
 }
@@ -1621,8 +1632,16 @@ PTXSIM_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec
     return ret(cudaErrorInvalidValue);
   if (!acyclic(*graphOf(graph)))
     return ret(cudaErrorInvalidValue);
+  // a graph with memory nodes has one executable graph at a time (CUDA says so; an H200 answers
+  // a second instantiation with cudaErrorNotSupported)
+  const GraphObj &src = *graphOf(graph);
+  if (hasKind(src, NodeKind::MemAlloc) || hasKind(src, NodeKind::MemFree))
+    for (ExecObj *other : g_execsFn())
+      if (other->source == &src)
+        return ret(cudaErrorNotSupported);
   auto *x = new ExecObj;
   x->g = cloneGraph(*graphOf(graph), &x->fromOrig);
+  x->source = &src;
   x->flags = flags;
   g_execsFn().insert(x);
   *pGraphExec = reinterpret_cast<cudaGraphExec_t>(x);
@@ -2542,13 +2561,9 @@ PTXSIM_API cudaError_t cudaDeviceGraphMemTrim(int device) {
   if (device != 0)
     return ret(cudaErrorInvalidDevice);
   PTXSIM_LOCK;
-  // memory not in use by a live allocation goes back: it no longer counts as reserved (the
-  // address stays the graph's, as in CUDA, and is mapped again by the next launch)
-  for (auto &kv : g_graphAllocsFn())
-    if (!kv.second.live && kv.second.mapped) {
-      kv.second.mapped = false;
-      g_graphMem.reserved -= kv.second.bytes;
-    }
+  // the pool gives back what live allocations do not need (an allocation's address stays its
+  // graph's, as in CUDA, and the next launch grows the pool again)
+  g_graphMem.pool = graphPoolFor(g_graphMem.live);
   return cudaSuccess;
 }
 
@@ -2561,9 +2576,9 @@ PTXSIM_API cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAt
   PTXSIM_LOCK;
   uint64_t v = 0;
   switch (attr) {
-  case cudaGraphMemAttrUsedMemCurrent: v = g_graphMem.used; break;
+  case cudaGraphMemAttrUsedMemCurrent: v = g_graphMem.pool; break;
   case cudaGraphMemAttrUsedMemHigh: v = g_graphMem.usedHigh; break;
-  case cudaGraphMemAttrReservedMemCurrent: v = g_graphMem.reserved; break;
+  case cudaGraphMemAttrReservedMemCurrent: v = g_graphMem.pool; break;
   case cudaGraphMemAttrReservedMemHigh: v = g_graphMem.reservedHigh; break;
   default: return ret(cudaErrorInvalidValue);
   }
@@ -2582,9 +2597,9 @@ PTXSIM_API cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAt
   if (*static_cast<uint64_t *>(value) != 0)
     return ret(cudaErrorInvalidValue);
   if (attr == cudaGraphMemAttrUsedMemHigh)
-    g_graphMem.usedHigh = g_graphMem.used;
+    g_graphMem.usedHigh = g_graphMem.pool;
   else if (attr == cudaGraphMemAttrReservedMemHigh)
-    g_graphMem.reservedHigh = g_graphMem.reserved;
+    g_graphMem.reservedHigh = g_graphMem.pool;
   else
     return ret(cudaErrorInvalidValue);
   return cudaSuccess;
