@@ -643,8 +643,10 @@ PTXSIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 PTXSIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                                     size_t width, size_t height, cudaMemcpyKind kind) {
   PTXSIM_LOCK_CHECKED;
+  // a row wider than a pitch: cudaErrorInvalidValue for one row, cudaErrorInvalidPitchValue for
+  // more (as an H200 answers)
   if (width > dpitch || width > spitch)
-    return ret(cudaErrorInvalidPitchValue);
+    return ret(height > 1 ? cudaErrorInvalidPitchValue : cudaErrorInvalidValue);
   for (size_t r = 0; r < height; ++r) {
     cudaError_t e = doCopy(ctx, static_cast<char *>(dst) + r * dpitch,
                            static_cast<const char *>(src) + r * spitch, width, kind);
@@ -1366,8 +1368,10 @@ PTXSIM_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t widt
 }
 
 PTXSIM_API cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (width > pitch)
-    return ret(cudaErrorInvalidPitchValue);
+  // one row may be wider than the pitch (it is all that is set); rows that would overlap are
+  // cudaErrorInvalidValue (as an H200 answers)
+  if (width > pitch && height > 1)
+    return ret(cudaErrorInvalidValue);
   for (size_t r = 0; r < height; ++r) {
     cudaError_t e = cudaMemset(static_cast<char *>(devPtr) + r * pitch, value, width);
     if (e)

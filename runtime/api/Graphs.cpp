@@ -961,8 +961,8 @@ std::optional<cudaError_t> captureMemcpy2D(cudaStream_t s, void *dst, size_t dpi
                                            const void *src, size_t spitch, size_t width,
                                            size_t height, cudaMemcpyKind kind) {
   return captureWith(s, [&](NodeObj &node) {
-    if (width > dpitch || width > spitch)
-      return cudaErrorInvalidPitchValue;
+    if (width > dpitch || width > spitch) // as cudaMemcpy2D
+      return height > 1 ? cudaErrorInvalidPitchValue : cudaErrorInvalidValue;
     set1D(node, dst, src, width, kind);
     node.dpitch = dpitch;
     node.spitch = spitch;
@@ -976,8 +976,8 @@ std::optional<cudaError_t> captureMemcpy2D(cudaStream_t s, void *dst, size_t dpi
 std::optional<cudaError_t> captureMemset2D(cudaStream_t s, void *p, size_t pitch, int value,
                                            size_t width, size_t height) {
   return captureWith(s, [&](NodeObj &node) {
-    if (width > pitch)
-      return cudaErrorInvalidPitchValue;
+    if (width > pitch && height > 1) // as cudaMemset2D
+      return cudaErrorInvalidValue;
     node.kind = NodeKind::Memset;
     node.memset.dst = p;
     node.memset.value = unsigned(value) & 0xff;
