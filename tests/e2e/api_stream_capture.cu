@@ -131,7 +131,9 @@ int main() {
 
   // fork/join across streams through events: s forks s2, both add work, s joins s2 back
   cudaStream_t s2;
-  CK(cudaStreamCreate(&s2));
+  // non-blocking, like s: a legacy-stream copy while a blocking stream captures would join the
+  // capture (an H200 refuses it with cudaErrorStreamCaptureImplicit and invalidates the capture)
+  CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
   cudaEvent_t fork, join;
   CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
   CK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
