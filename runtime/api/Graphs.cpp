@@ -3033,9 +3033,12 @@ PTXSIM_API cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned in
 
 PTXSIM_API cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
   PTXSIM_LOCK;
-  if (!count || !g_userObjsFn().count(userObjOf(object)) || userObjOf(object)->refs < count)
+  if (!count || !g_userObjsFn().count(userObjOf(object)))
     return ret(cudaErrorInvalidValue);
-  releaseUserObj(userObjOf(object), count);
+  // releasing more references than there are is not checked: an H200 returns cudaSuccess and
+  // leaves the object alone (its destructor does not run)
+  if (userObjOf(object)->refs >= count)
+    releaseUserObj(userObjOf(object), count);
   return cudaSuccess;
 }
 
@@ -3067,10 +3070,18 @@ PTXSIM_API cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObj
   if (!count || !validGraph(graph) || !g_userObjsFn().count(userObjOf(object)))
     return ret(cudaErrorInvalidValue);
   auto &refs = graphOf(graph)->userRefs;
-  auto it = std::find_if(refs.begin(), refs.end(),
-                         [&](auto &r) { return r.first == userObjOf(object); });
-  if (it == refs.end() || it->second < count)
-    return ret(cudaErrorInvalidValue); // the graph does not hold that many
+  UserObj *obj = userObjOf(object);
+  auto it = std::find_if(refs.begin(), refs.end(), [&](auto &r) { return r.first == obj; });
+  // Not checked, as on an H200 (cudaSuccess either way): more references than the graph holds
+  // are ignored; from a graph that holds none, the object's own references are dropped (an H200
+  // ran the destructor of an object released once from a graph that never retained it).
+  if (it == refs.end()) {
+    if (obj->refs >= count)
+      releaseUserObj(obj, count);
+    return cudaSuccess;
+  }
+  if (it->second < count)
+    return cudaSuccess;
   it->second -= count;
   UserObj *o = it->first;
   if (!it->second)
