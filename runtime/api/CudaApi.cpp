@@ -383,9 +383,9 @@ bool ptxsim::runtime::validAccessPolicyWindow(const cudaAccessPolicyWindow &w) {
     return a == cudaAccessPropertyNormal || a == cudaAccessPropertyStreaming ||
            a == cudaAccessPropertyPersisting;
   };
+  // the hit property is not checked: an H200 takes an unknown one (7)
   return w.num_bytes <= size_t(kMaxAccessPolicyWindowBytes) && w.hitRatio >= 0.0f &&
-         w.hitRatio <= 1.0f && known(w.hitProp) && known(w.missProp) &&
-         w.missProp != cudaAccessPropertyPersisting;
+         w.hitRatio <= 1.0f && known(w.missProp) && w.missProp != cudaAccessPropertyPersisting;
 }
 
 int ptxsim::runtime::deviceAttribute(Context &ctx, int attr) {
@@ -506,7 +506,11 @@ PTXSIM_API cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
     fillProps(ctx, p);
     if (value > size_t(p.persistingL2CacheMaxSize))
       return ret(cudaErrorInvalidValue);
-    ctx.persistingL2Bytes = value;
+    // the set-aside is whole sixteenths of the L2, rounded up (an H200 reads back 3932160 bytes,
+    // 1/16 of its 60 MiB L2, after a set of 1)
+    size_t step = std::max<size_t>(size_t(p.l2CacheSize) / 16, 1);
+    ctx.persistingL2Bytes = std::min((value + step - 1) / step * step,
+                                     size_t(p.persistingL2CacheMaxSize));
     return cudaSuccess;
   }
   case cudaLimitDevRuntimeSyncDepth:
