@@ -1067,7 +1067,7 @@ void Context::reset() {
   for (auto &[host, v] : vars_)
     v.symbol = nullptr;
   sticky_ = cudaSuccess;
-  printfFifoBytes = 1 << 20;
+  printfFifoBytes = kDefaultPrintfFifo;
   persistingL2Bytes = kDefaultPersistingL2;
   defaultStreamAttrs = StreamAttrs();
   // The host reads __managed__ variables through pointers set at load time and never asks again

@@ -172,7 +172,9 @@ public:
   std::unordered_set<StreamObj *> streams;
   std::unordered_set<EventObj *> events;
 
-  size_t printfFifoBytes = 1 << 20;
+  /// cudaLimitPrintfFifoSize: 8650752 bytes at first (132 x 64 KiB) on an H100 and an H200
+  size_t printfFifoBytes = kDefaultPrintfFifo;
+  static constexpr size_t kDefaultPrintfFifo = 8650752;
   /// cudaLimitPersistingL2CacheSize (a cache hint); kDefaultPersistingL2 until the program sets
   /// it, when the device's default set-aside is reported (CudaApi.cpp).
   size_t persistingL2Bytes = kDefaultPersistingL2;

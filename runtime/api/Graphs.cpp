@@ -2624,7 +2624,10 @@ PTXSIM_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHand
   }
   char *slot = g_condChunk + g_condChunkUsed;
   g_condChunkUsed += sizeof(uint32_t);
-  std::memcpy(slot, &defaultLaunchValue, sizeof defaultLaunchValue); // the value until set
+  // without cudaGraphCondAssignDefault the default is never applied: the handle starts at 0 (an
+  // H200 skips a while loop on such a handle created with default 1)
+  unsigned initial = (flags & cudaGraphCondAssignDefault) ? defaultLaunchValue : 0;
+  std::memcpy(slot, &initial, sizeof initial);
   CondHandle h;
   h.handle = reinterpret_cast<cudaGraphConditionalHandle>(slot);
   h.defaultValue = defaultLaunchValue;

@@ -169,7 +169,9 @@ namespace {
 /// Looks `symbol` up in the generated table: the newest variant not newer than `version`.
 CUresult procAddress(const char *symbol, void **pfn, int version, cuuint64_t flags,
                      CUdriverProcAddressQueryResult *status) {
-  if (!symbol || !pfn)
+  // a version newer than the driver's is refused, leaving the outputs alone (an H200 with driver
+  // 580 answers 13010 so; CUDA documents it)
+  if (!symbol || !pfn || version > CUDA_VERSION)
     return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;
   const ProcEntry *best = nullptr;

@@ -160,7 +160,7 @@ int main() {
         CK(cudaDeviceGetLimit(&v, cudaLimitStackSize));
         EXPECT(v == 1024, "default stack %zu", v);
         CK(cudaDeviceGetLimit(&v, cudaLimitPrintfFifoSize));
-        EXPECT(v == 1 << 20, "default printf FIFO %zu", v);
+        EXPECT(v == 8650752, "default printf FIFO %zu (an H100 and an H200 have 8650752)", v);
         CK(cudaDeviceGetLimit(&v, cudaLimitMallocHeapSize));
         EXPECT(v == 8 << 20, "default heap %zu", v);
         CK(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
@@ -181,7 +181,9 @@ int main() {
         bigMalloc<<<1, 1>>>((size_t)64 << 20, ok);  // more than the heap
         CK(cudaDeviceSynchronize());
         EXPECT(*ok == -1, "a 64 MiB device malloc from a 32 MiB heap returns null (%d)", *ok);
-        EXPECT(cudaDeviceSetLimit((cudaLimit)0x77, 1) == cudaErrorUnsupportedLimit, "unknown limit refused");
+        // (an H200 returns another code, not yet recorded: the message names it)
+        cudaError_t le = cudaDeviceSetLimit((cudaLimit)0x77, 1);
+        EXPECT(le == cudaErrorUnsupportedLimit, "unknown limit refused: %s", cudaGetErrorName(le));
         cudaGetLastError();
         CK(cudaDeviceSetLimit(cudaLimitStackSize, 1024));
         CK(cudaFree(ok));
@@ -251,7 +253,9 @@ int main() {
         EXPECT(can == 0, "a device is not its own peer (%d)", can);
         EXPECT(cudaDeviceCanAccessPeer(&can, 0, 1) == cudaErrorInvalidDevice, "device 1 does not exist");
         cudaGetLastError();
-        EXPECT(cudaDeviceEnablePeerAccess(0, 0) == cudaErrorInvalidDevice, "peer access to itself is refused");
+        // (an H200 returns another code, not yet recorded: the message names it)
+        cudaError_t pe = cudaDeviceEnablePeerAccess(0, 0);
+        EXPECT(pe == cudaErrorInvalidDevice, "peer access to itself is refused: %s", cudaGetErrorName(pe));
         cudaGetLastError();
         EXPECT(cudaDeviceDisablePeerAccess(0) != cudaSuccess, "disabling peer access to itself is refused");
         cudaGetLastError();
