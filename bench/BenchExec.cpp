@@ -1,14 +1,21 @@
 // Functional-mode speed: simulated thread-instructions per host second on three kernels, with
-// 1 and 2 host threads (best of 5 launches each). Usage: bench_exec [kernels.ptx]
+// 1 and 2 host threads (best of 5 launches each), against the same work done by a plain
+// single-thread C++ loop. Usage: bench_exec [--kernel NAME] [kernels.ptx]
 // PTXSIM_SIMT=its|ipdom|auto picks the lane scheduling (EngineConfig::simt; the kernels are
 // compiled for sm_75, so auto means its).
 //
 // Prints one line per (kernel, threads): thread instructions, host seconds, rate (millions of
-// thread-instructions per second), and the speed-up of 2 threads over 1.
+// thread-instructions per second), the speed-up of 2 threads over 1, the slowdown against
+// native code (simulated seconds / seconds of the native loop, best of 5 each, the native loop
+// measured just before), and the same in CPU time: cpu-s is the process CPU seconds of the best
+// launch (all host threads), cpu-x that over the native loop's CPU seconds. On a machine shared
+// with other work, wall time counts the time others hold the cores; with 1 thread, cpu-x does not.
 
 #include "ptx/exec/Engine.h"
 
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,7 +33,16 @@ namespace {
 struct Run {
   uint64_t threadInsts = 0;
   double seconds = 0;
+  double cpu = 0; ///< CPU seconds of the whole process (all host threads)
 };
+
+/// CPU seconds this process has used: on a loaded machine, unlike wall time, it does not count
+/// the time other processes hold the cores.
+double cpuSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
 
 Run launch(Engine &e, const char *name, Dim3 grid, Dim3 block, const std::vector<uint64_t> &args) {
   const Kernel *k = e.findKernel(name);
@@ -42,20 +58,96 @@ Run launch(Engine &e, const char *name, Dim3 grid, Dim3 block, const std::vector
   p.grid = grid;
   p.block = block;
   p.params = buf.data();
+  double c0 = cpuSeconds();
   auto t0 = std::chrono::steady_clock::now();
   LaunchResult r = e.launch(p);
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double c = cpuSeconds() - c0;
   if (!r.ok()) {
     std::fprintf(stderr, "bench_exec: %s failed: %s\n", name, r.message.c_str());
     std::exit(1);
   }
-  return {r.threadInsts, s};
+  return {r.threadInsts, s, c};
+}
+
+double seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The kernels of exec_kernels.cu as plain single-thread C++ loops over all threads (the
+// "native" baseline): each returns its host seconds.
+
+double nativeAlu(uint32_t *out, unsigned threads, int iters) {
+  auto t0 = std::chrono::steady_clock::now();
+  for (unsigned t = 0; t < threads; ++t) {
+    unsigned x = t, y = x * 2654435761u;
+    float f = (float)x;
+    for (int i = 0; i < iters; ++i) {
+      x = x * 1664525u + 1013904223u;
+      y ^= x >> 7;
+      y += (x << 3) | (y >> 29);
+      f = f * 0.999f + 1.0f;
+    }
+    uint32_t fb;
+    std::memcpy(&fb, &f, 4);
+    out[t] = x ^ y ^ fb;
+  }
+  return seconds(t0);
+}
+
+double nativeSaxpy(const float *x, float *y, float a, uint64_t n) {
+  auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t i = 0; i < n; ++i)
+    y[i] = a * x[i] + y[i];
+  return seconds(t0);
+}
+
+double nativeDivergent(const uint32_t *in, uint32_t *out, uint64_t threads) {
+  auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t w = 0; w < threads; w += 32) {
+    uint32_t acc[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      uint32_t n = in[w + l] & 31, a = 0;
+      for (uint32_t i = 0; i < n; ++i)
+        a = (a & 1) ? a * 3 + 1 : (a >> 1) + i;
+      acc[l] = a;
+    }
+    for (unsigned off = 16; off > 0; off >>= 1) {
+      uint32_t next[32];
+      for (unsigned l = 0; l < 32; ++l)
+        next[l] = acc[l] + acc[l ^ off];
+      std::memcpy(acc, next, sizeof acc);
+    }
+    std::memcpy(out + w, acc, sizeof acc);
+  }
+  return seconds(t0);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string path = argc > 1 ? argv[1] : PTXSIM_BENCH_PTX;
+  std::string path = PTXSIM_BENCH_PTX, only;
+  uint64_t nMem = 1 << 24; // elements of the memory-bound kernel's arrays
+  int reps = 5;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc)
+      only = argv[++i];
+    else if (!std::strcmp(argv[i], "--elements") && i + 1 < argc)
+      nMem = std::strtoull(argv[++i], nullptr, 0);
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
+    else if (argv[i][0] == '-') {
+      std::fprintf(stderr, "usage: bench_exec [--kernel alu_bound|memory_bound|divergent_shuffle] "
+                           "[--elements N (memory_bound arrays, default 16M)] [--reps N (default 5)] "
+                           "[kernels.ptx]\n");
+      return 1;
+    } else
+      path = argv[i];
+  }
+  if (nMem == 0 || nMem > (1ull << 28)) {
+    std::fprintf(stderr, "bench_exec: --elements must be 1 to 2^28\n");
+    return 1;
+  }
   std::ifstream f(path);
   if (!f) {
     std::fprintf(stderr, "bench_exec: cannot open %s\n", path.c_str());
@@ -71,9 +163,11 @@ int main(int argc, char **argv) {
   std::printf("lane scheduling: %s\n", simt == SimtMode::Its     ? "its"
                                        : simt == SimtMode::Ipdom ? "ipdom"
                                                                  : "auto");
-  std::printf("%-18s %7s %14s %9s %12s %8s\n", "kernel", "threads", "thread-insts", "seconds",
-              "Minsts/s", "speedup");
+  std::printf("%-18s %7s %14s %9s %12s %8s %9s %9s %9s %9s\n", "kernel", "threads", "thread-insts",
+              "seconds", "Minsts/s", "speedup", "native-s", "slowdown", "cpu-s", "cpu-x");
   for (const char *kname : {"alu_bound", "memory_bound", "divergent_shuffle"}) {
+    if (!only.empty() && only != kname)
+      continue;
     double base = 0;
     for (unsigned threads : {1u, 2u}) {
       EngineConfig cfg;
@@ -89,11 +183,14 @@ int main(int argc, char **argv) {
       DeviceMemory &m = e.memory();
       // Buffers are allocated and touched once, outside the timed launches (first-touch page
       // faults are the host kernel's cost, not the simulator's).
-      const uint64_t nMem = 1 << 24, nDiv = 1024 * 1024;
+      const uint64_t nDiv = 1024 * 1024;
       uint64_t aluOut = m.allocate(256 * 256 * 4, AllocKind::Device);
       uint64_t x = m.allocate(nMem * 4, AllocKind::Device), y = m.allocate(nMem * 4, AllocKind::Device);
       uint64_t in = m.allocate(nDiv * 4, AllocKind::Device), out = m.allocate(nDiv * 4, AllocKind::Device);
-      std::memset(reinterpret_cast<void *>(x), 0, nMem * 4);
+      // small integers: a * x + y stays exact, so the native loop's result must match bit for bit
+      auto *hx = reinterpret_cast<float *>(x);
+      for (uint64_t i = 0; i < nMem; ++i)
+        hx[i] = (float)(i & 1023);
       std::memset(reinterpret_cast<void *>(y), 0, nMem * 4);
       std::memset(reinterpret_cast<void *>(out), 0, nDiv * 4);
       auto *h = reinterpret_cast<uint32_t *>(in);
@@ -102,23 +199,57 @@ int main(int argc, char **argv) {
       float a = 2.0f;
       uint32_t ab;
       std::memcpy(&ab, &a, 4);
+      // The native baseline, on buffers of the same arena (same pages, same first-touch state).
+      const unsigned aluThreads = 256 * 256;
+      const int aluIters = 1600;
+      uint64_t nOut = m.allocate(std::max<uint64_t>(nMem, nDiv) * 4, AllocKind::Device);
+      uint64_t ny = m.allocate(nMem * 4, AllocKind::Device);
+      std::memset(reinterpret_cast<void *>(nOut), 0, std::max<uint64_t>(nMem, nDiv) * 4);
+      std::memset(reinterpret_cast<void *>(ny), 0, nMem * 4);
+      double native = 1e30, nativeCpu = 1e30;
+      for (int rep = 0; rep < reps; ++rep) {
+        double s, c0 = cpuSeconds();
+        if (!std::strcmp(kname, "alu_bound"))
+          s = nativeAlu(reinterpret_cast<uint32_t *>(nOut), aluThreads, aluIters);
+        else if (!std::strcmp(kname, "memory_bound"))
+          s = nativeSaxpy(hx, reinterpret_cast<float *>(ny), a, nMem);
+        else
+          s = nativeDivergent(h, reinterpret_cast<uint32_t *>(nOut), nDiv);
+        native = std::min(native, s);
+        nativeCpu = std::min(nativeCpu, cpuSeconds() - c0);
+      }
       Run best{0, 1e30};
-      for (int rep = 0; rep < 5; ++rep) {
+      double bestCpu = 1e30;
+      for (int rep = 0; rep < reps; ++rep) {
         Run r;
         if (!std::strcmp(kname, "alu_bound"))
-          r = launch(e, kname, {256}, {256}, {aluOut, 1600});
+          r = launch(e, kname, {256}, {256}, {aluOut, (uint64_t)aluIters});
         else if (!std::strcmp(kname, "memory_bound"))
           r = launch(e, kname, {1024}, {256}, {x, y, ab, nMem});
         else
           r = launch(e, kname, {4096}, {256}, {in, out});
         if (r.seconds < best.seconds)
           best = r;
+        bestCpu = std::min(bestCpu, r.cpu);
+      }
+      // Both did the same work five times: the results must agree (the ALU kernel's float
+      // chain is contracted to fma by nvcc, which plain C++ on x86-64 does not do, so only its
+      // thread count is compared there).
+      const void *simOut = !std::strcmp(kname, "memory_bound") ? reinterpret_cast<void *>(y)
+                                                               : reinterpret_cast<void *>(out);
+      if (std::strcmp(kname, "alu_bound") &&
+          std::memcmp(simOut, reinterpret_cast<void *>(!std::strcmp(kname, "memory_bound") ? ny : nOut),
+                      (!std::strcmp(kname, "memory_bound") ? nMem : nDiv) * 4)) {
+        std::fprintf(stderr, "bench_exec: %s: the simulated result differs from the native loop's\n",
+                     kname);
+        return 1;
       }
       double rate = best.threadInsts / best.seconds / 1e6;
       if (threads == 1)
         base = rate;
-      std::printf("%-18s %7u %14llu %9.3f %12.1f %8.2f\n", kname, threads,
-                  (unsigned long long)best.threadInsts, best.seconds, rate, rate / base);
+      std::printf("%-18s %7u %14llu %9.3f %12.1f %8.2f %9.4f %8.2fx %9.3f %8.2fx\n", kname, threads,
+                  (unsigned long long)best.threadInsts, best.seconds, rate, rate / base, native,
+                  best.seconds / native, bestCpu, bestCpu / nativeCpu);
     }
   }
   return 0;

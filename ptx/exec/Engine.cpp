@@ -135,7 +135,11 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
   cta.dynBase = stat;
   cta.shared.assign(stat + g.dynShared, 0);
   cta.localPerThread = localPerThread;
-  cta.local.assign((size_t)localPerThread * g.threadsPerCta, 0);
+  if (cta.localTouched)
+    cta.local.assign((size_t)localPerThread * g.threadsPerCta, 0);
+  else
+    cta.local.resize((size_t)localPerThread * g.threadsPerCta); // all zero already
+  cta.localTouched = false;
   cta.warps.resize(g.warpsPerCta);
   cta.liveWarps = g.warpsPerCta;
   cta.liveThreads = g.threadsPerCta;

@@ -170,6 +170,177 @@ bool checkGlobal(ExecCtx &ctx, uint64_t a, unsigned n, bool write) {
 }
 } // namespace
 
+namespace {
+/// The cached allocation that holds [lo, lo + span) whole, or null (no lookup: the per-lane path
+/// fills the cache).
+inline const Allocation *cachedAllocation(ExecCtx &ctx, uint64_t lo, uint64_t span) {
+  const Allocation &h = ctx.recentAllocs[ctx.recentHit];
+  if (__builtin_expect(lo - h.base < h.size && h.size - (lo - h.base) >= span, 1))
+    return &h;
+  for (unsigned i = 0; i < ExecCtx::kAllocCache; ++i) {
+    const Allocation &r = ctx.recentAllocs[i];
+    if (lo - r.base < r.size && r.size - (lo - r.base) >= span) {
+      ctx.recentHit = i;
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+/// The byte range [lo, hi + bytes) the lanes touch, and the OR of their addresses (alignment).
+struct LaneRange {
+  uint64_t lo, hi, bits;
+};
+
+/// Sets `r` from a full warp's pass over its addresses: `diff` is the OR of each lane's address
+/// XOR its coalesced position (a[0] + l * bytes), `same` the OR of each XOR a[0]. False when the
+/// lanes are neither coalesced nor all at one address (the caller then takes the min/max pass).
+inline bool fullWarpRange(uint64_t a0, uint64_t diff, uint64_t same, unsigned bytes,
+                          LaneRange &r, WarpAccess &acc) {
+  if (diff == 0) {
+    acc.contiguous = true;
+    r = {a0, a0 + (uint64_t)(kWarpSize - 1) * bytes, a0};
+    return true;
+  }
+  if (same == 0) {
+    r = {a0, a0, a0};
+    return true;
+  }
+  return false;
+}
+
+inline LaneRange laneRange(const uint64_t *a, uint32_t mask) {
+  LaneRange r{~0ull, 0, 0};
+  forLanes(mask, [&](unsigned l) {
+    uint64_t v = a[l];
+    r.lo = v < r.lo ? v : r.lo;
+    r.hi = v > r.hi ? v : r.hi;
+    r.bits |= v;
+  });
+  return r;
+}
+
+/// Whether the lanes' range `r` lies in one region (see resolveWarp); sets acc.bias.
+inline bool regionOf(ExecCtx &ctx, const Warp &w, const ir::Inst &in, const LaneRange &r,
+                     unsigned bytes, unsigned align, bool write, WarpAccess &acc) {
+  const uint64_t lo = r.lo, hi = r.hi;
+  // misaligned, wrapping around the address space, or empty (lo > hi): the per-lane path
+  if ((r.bits & (align - 1)) || hi > ~0ull - bytes || lo > hi)
+    return false;
+  const DeviceMemory &m = *ctx.mem;
+  switch (in.space) {
+  case ir::MemSpace::Shared: {
+    uint64_t size = w.cta->shared.size();
+    if (hi > size || size - hi < bytes)
+      return false;
+    acc.bias = reinterpret_cast<uint64_t>(w.cta->shared.data());
+    return true;
+  }
+  case ir::MemSpace::Local: return false; // lane-private memory: per-lane pointers
+  case ir::MemSpace::Generic:
+    if (m.inSharedWindow(lo) && m.inSharedWindow(hi)) {
+      uint64_t size = w.cta->shared.size(), o = hi - m.sharedWindow();
+      if (o > size || size - o < bytes)
+        return false;
+      acc.bias = reinterpret_cast<uint64_t>(w.cta->shared.data()) - m.sharedWindow();
+      return true;
+    }
+    if (!m.inArena(lo) || !m.inArena(hi))
+      return false;
+    [[fallthrough]];
+  default: { // global, const, kernel params, generic in the arena: device addresses
+    const Allocation *al = cachedAllocation(ctx, lo, hi - lo + bytes);
+    if (!al || (write && al->kind == AllocKind::Const))
+      return false;
+    acc.bias = 0;
+    return true;
+  }
+  }
+}
+
+/// One warp-wide check of w.addr (already computed) for resolveWarp.
+inline bool uniformAccess(ExecCtx &ctx, const Warp &w, const ir::Inst &in, uint32_t mask,
+                          unsigned bytes, unsigned align, bool write, WarpAccess &acc) {
+  const uint64_t *a = w.addr;
+  acc.contiguous = false;
+  LaneRange r;
+  bool known = false;
+  if (mask == kFullMask) {
+    // coalesced and warp-uniform accesses first: one vectorisable pass, and the range is known
+    uint64_t a0 = a[0], diff = 0, same = 0, next = a0;
+    for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
+      diff |= a[l] ^ next;
+      same |= a[l] ^ a0;
+    }
+    known = fullWarpRange(a0, diff, same, bytes, r, acc);
+  }
+  if (!known)
+    r = laneRange(a, mask);
+  return regionOf(ctx, w, in, r, bytes, align, write, acc);
+}
+} // namespace
+
+/// A coalesced global load by a full warp at `a0`: if the same instruction's previous load by
+/// this warp was `stride` bytes before, asks the host to prefetch the lines two strides further
+/// on. Loops, grid-stride loops above all, step by a constant stride, and one iteration of the
+/// interpreter takes about as long as a DRAM access (two give the request time to arrive):
+/// without the hint the host's own prefetchers, which follow sequential streams, see one access
+/// per megabyte and every load waits for DRAM. Prefetches never fault and change no result.
+inline void prefetchNext(Warp &w, const ir::Inst &in, uint64_t a0, unsigned bytes) {
+  uint64_t &last = w.lastLoad[(reinterpret_cast<uintptr_t>(&in) / sizeof(ir::Inst)) & 7];
+  uint64_t stride = a0 - last;
+  last = a0;
+  if (stride + (1ull << 26) > (1ull << 27) || stride == 0)
+    return; // no stride, or further than 64 MiB either way: not a loop's step
+  uint64_t from = (a0 + 2 * stride) & ~63ull, to = a0 + 2 * stride + (uint64_t)kWarpSize * bytes;
+  for (uint64_t p = from; p < to; p += 64)
+    __builtin_prefetch(reinterpret_cast<const void *>(p));
+}
+
+bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
+                 unsigned align, bool write, WarpAccess &acc) {
+  if (mask == kFullMask && in.abase == ir::AddrBase::Reg) {
+    // the usual case, [reg + off] by a full warp: addresses and range check in one pass
+    const uint64_t *__restrict rg = w.src(in.src[0]); // registers never alias w.addr
+    const uint64_t off = (uint64_t)in.off;
+    uint64_t *__restrict a = w.addr;
+    uint64_t diff = 0, same = 0, a0;
+    if (in.addr32) {
+      a0 = (uint32_t)(rg[0] + off);
+      uint64_t next = a0;
+#pragma GCC unroll 4
+      for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
+        uint64_t v = (uint32_t)(rg[l] + off);
+        a[l] = v;
+        diff |= v ^ next;
+      }
+    } else {
+      a0 = rg[0] + off;
+      uint64_t next = a0;
+#pragma GCC unroll 4
+      for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
+        uint64_t v = rg[l] + off;
+        a[l] = v;
+        diff |= v ^ next;
+      }
+    }
+    if (diff) // not coalesced: maybe all lanes at one address (a second, short pass)
+      for (unsigned l = 0; l < kWarpSize; ++l)
+        same |= a[l] ^ a0;
+    acc.contiguous = false;
+    LaneRange r;
+    if (!fullWarpRange(a0, diff, same, bytes, r, acc))
+      r = laneRange(a, mask);
+    if (!regionOf(ctx, w, in, r, bytes, align, write, acc))
+      return false;
+    if (acc.contiguous && !write && acc.bias == 0)
+      prefetchNext(w, in, a0, bytes);
+    return true;
+  }
+  computeAddresses(w, in, mask);
+  return uniformAccess(ctx, w, in, mask, bytes, align, write, acc);
+}
+
 uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t a, unsigned n,
                           bool write) {
   DeviceMemory &m = *ctx.mem;
@@ -183,6 +354,7 @@ uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t a
     uint64_t o = a - m.localWindow();
     if (o + n > w.cta->localPerThread)
       return nullptr;
+    w.cta->localTouched = true;
     return w.cta->local.data() + (uint64_t)w.linearTid(lane) * w.cta->localPerThread + o;
   }
   if (!checkGlobal(ctx, a, n, write))
@@ -194,6 +366,10 @@ bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, 
                       unsigned align, bool write, uint8_t **ptrs) {
   computeAddresses(w, in, mask);
   const uint64_t *a = w.addr;
+  if (WarpAccess acc; uniformAccess(ctx, w, in, mask, bytes, align, write, acc)) {
+    forLanes(mask, [&](unsigned l) { ptrs[l] = reinterpret_cast<uint8_t *>(a[l] + acc.bias); });
+    return true;
+  }
   Cta &cta = *w.cta;
   unsigned bad = 99;
   bool misaligned = false, readOnly = false;
@@ -217,6 +393,7 @@ bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, 
   case ir::MemSpace::Local: {
     uint64_t per = cta.localPerThread;
     uint8_t *base = cta.local.data();
+    cta.localTouched = true;
     forLanes(mask, [&](unsigned l) {
       uint64_t o = a[l];
       if (o > per || per - o < bytes) {
@@ -513,6 +690,7 @@ void retire(Warp &w, uint32_t m, size_t from) {
 
 uint8_t *localLane(Warp &w, unsigned lane, uint64_t off) {
   Cta &c = *w.cta;
+  c.localTouched = true;
   return c.local.data() + (uint64_t)w.linearTid(lane) * c.localPerThread + off;
 }
 
@@ -1148,13 +1326,45 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       continue;
     }
     const ir::Function &fn = *w.fn;
+    if constexpr (!kStep) {
+      // Straight-line code: handlers of Ctl::None instructions never touch control state, so
+      // `top`, the function and the active mask stay as they are until a control instruction,
+      // the reconvergence point or the end of the budget; only the pc moves.
+      const ir::Inst *code = fn.code.data();
+      const uint32_t active = top.mask, lanes = laneCount(active);
+      const uint32_t rpc = top.rpc;
+      uint64_t done = 0;
+      while (code[pc].ctl == ir::Ctl::None && n + done < budget) {
+        const ir::Inst &in = code[pc];
+        uint32_t m = active & (w.preds[in.guard] ^ in.guardXor);
+        ++done;
+        ++w.instCount;
+        ++pc;
+        if (m) {
+          in.fn(ctx, w, in, m);
+          if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
+            break;
+        }
+        if (pc == rpc)
+          break;
+      }
+      if (done) {
+        top.pc = pc;
+        n += done;
+        ctx.warpInsts += done;
+        ctx.threadInsts += done * lanes;
+        if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
+          break;
+        continue;
+      }
+    }
     const ir::Inst &in = fn.code[pc];
     uint32_t active = top.mask;
     uint32_t m = active & (w.preds[in.guard] ^ in.guardXor);
     ++n;
     ++w.instCount;
     ++ctx.warpInsts;
-    ctx.threadInsts += (uint64_t)__builtin_popcount(active);
+    ctx.threadInsts += laneCount(active);
     if constexpr (kStep) {
       rec->pc = pc;
       rec->inst = &in;
@@ -1435,7 +1645,7 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       --n;
       --w.instCount;
       --ctx.warpInsts;
-      ctx.threadInsts -= (uint64_t)__builtin_popcount(active);
+      ctx.threadInsts -= laneCount(active);
       ctx.waited = true;
       if constexpr (kStep)
         rec->blocked = true;

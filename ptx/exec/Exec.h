@@ -6,7 +6,8 @@
 // describes it in a WarpInstRecord (for cycle-level models). Handlers (ir::ExecFn) operate on
 // all lanes in their mask with forLanes(); memory handlers translate addresses with
 // resolveAddresses(), which checks every lane's access against its state space and reports the
-// first bad lane through ExecCtx::fault().
+// first bad lane through ExecCtx::fault(), or first try resolveWarp(), one check for the whole
+// warp in the common case (coalesced or uniform accesses inside one cached allocation).
 
 #include "ptx/exec/Memory.h"
 #include "ptx/exec/Warp.h"
@@ -33,6 +34,16 @@ template <class F> inline void forLanes(uint32_t mask, F &&f) {
       f(l);
     }
   }
+}
+
+/// Number of lanes in `mask`. Inline bit arithmetic: without -mpopcnt, __builtin_popcount is a
+/// libgcc call, and the interpreter counts lanes on every warp instruction.
+inline unsigned laneCount(uint32_t mask) {
+  if (mask == kFullMask)
+    return kWarpSize;
+  mask = mask - ((mask >> 1) & 0x55555555u);
+  mask = (mask & 0x33333333u) + ((mask >> 2) & 0x33333333u);
+  return (((mask + (mask >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
 /// Register slot <-> typed value. Writes zero- or sign-extend as the C++ conversion does;
@@ -76,6 +87,25 @@ void computeAddresses(const Warp &w, const ir::Inst &in, uint32_t mask);
 /// writable. Returns false after reporting a fault.
 bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
                       unsigned align, bool write, uint8_t **ptrs);
+
+/// How the lanes of a warp access memory when resolveWarp() accepts the access: lane l's host
+/// pointer is w.addr[l] + bias.
+struct WarpAccess {
+  uint64_t bias = 0;
+  /// Every lane of the warp (full mask) accesses the element after the previous lane's:
+  /// w.addr[l] == w.addr[0] + l * bytes, so the warp touches one contiguous range.
+  bool contiguous = false;
+};
+
+/// The common case of resolveAddresses(), checked once for the whole warp rather than lane by
+/// lane: computes w.addr, and returns true when every lane in `mask` accesses `bytes` aligned to
+/// `align` inside one region (one device allocation already in the context's cache, or the CTA's
+/// shared memory), writable when `write`. Returns false, reporting nothing, when some lane needs
+/// the per-lane path (local memory, lanes in different allocations or spaces, an allocation not
+/// yet cached, or a bad access): the caller then calls resolveAddresses(), which reports faults
+/// exactly as before.
+bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
+                 unsigned align, bool write, WarpAccess &acc);
 
 /// Host pointer for one generic/global device address range, or null (no fault reported);
 /// with `write`, also null for constant memory (read-only in kernels).

@@ -297,6 +297,46 @@ template <template <class, class, Rnd, bool> class H, class Op> ir::ExecFn pickF
   return isF64 ? pickRnd<H, double, Op>(r, mods) : pickRnd<H, float, Op>(r, mods);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/// fma.rn / mad.rn without .ftz/.sat on hosts with FMA instructions. A baseline x86-64 build
+/// turns std::fma into a library call per lane (most of the cost of the instruction); this
+/// handler is compiled for FMA, and is chosen only when the host has it. Same correctly
+/// rounded result, same NaN canonicalisation. (No lambdas: they would not inherit the target.)
+__attribute__((target("fma"))) inline float hostFma(float x, float y, float z) {
+  return __builtin_fmaf(x, y, z);
+}
+__attribute__((target("fma"))) inline double hostFma(double x, double y, double z) {
+  return __builtin_fma(x, y, z);
+}
+template <class T>
+__attribute__((target("fma"))) void fmaRnHost(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]), *b = w.src(in.src[1]), *c = w.src(in.src[2]);
+  if (m == kFullMask) {
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      d[l] = toBits<T>(FT<T>::canon(hostFma(fromBits<T>(a[l]), fromBits<T>(b[l]), fromBits<T>(c[l]))));
+    return;
+  }
+  for (uint32_t rest = m; rest; rest &= rest - 1) {
+    unsigned l = (unsigned)__builtin_ctz(rest);
+    d[l] = toBits<T>(FT<T>::canon(hostFma(fromBits<T>(a[l]), fromBits<T>(b[l]), fromBits<T>(c[l]))));
+  }
+}
+bool hostHasFma() {
+  static const bool v = __builtin_cpu_supports("fma");
+  return v;
+}
+#endif
+
+/// fma/mad handler: the host-FMA one where it applies (see fmaRnHost).
+ir::ExecFn pickFma(bool isF64, Rnd r, bool mods) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (r == Rnd::RN && !mods && hostHasFma())
+    return isF64 ? fmaRnHost<double> : fmaRnHost<float>;
+#endif
+  return pickF<TernH, FmaO>(isF64, r, mods);
+}
+
 // --- .f16 / .bf16 / x2 ------------------------------------------------------------------------
 
 inline uint16_t flush16(uint16_t h, bool bf) {
@@ -647,7 +687,7 @@ bool lowerFloatArith(LowerCtx &c, FArith op) {
   case FArith::Sub: fn = pickF<BinH, SubO>(f64, r, mods); n = 2; break;
   case FArith::Mul: fn = pickF<BinH, MulO>(f64, r, mods); n = 2; break;
   case FArith::Mad:
-  case FArith::Fma: fn = pickF<TernH, FmaO>(f64, r, mods); n = 3; break;
+  case FArith::Fma: fn = pickFma(f64, r, mods); n = 3; break;
   case FArith::Div:
     n = 2;
     if (approx || c.has(Mod::full)) {

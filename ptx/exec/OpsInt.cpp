@@ -254,22 +254,37 @@ void selpFn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
 
 enum CmpKind : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
 
-template <class T> uint32_t compareLanes(const uint64_t *a, const uint64_t *b, uint8_t cmp, uint32_t m) {
+/// The comparison of every lane as a lane mask. All 32 lanes are compared (registers and
+/// constants always hold 32 lanes; the caller masks the result): a branch-free loop the compiler
+/// vectorises, then eight flags at a time gathered into bits with one multiply.
+template <class T, class Cmp> inline uint32_t compareAll(const uint64_t *a, const uint64_t *b) {
+  uint8_t f[kWarpSize];
+  for (unsigned l = 0; l < kWarpSize; ++l)
+    f[l] = Cmp::f(fromBits<T>(a[l]), fromBits<T>(b[l]));
   uint32_t r = 0;
-  forLanes(m, [&](unsigned l) {
-    T x = fromBits<T>(a[l]), y = fromBits<T>(b[l]);
-    bool v;
-    switch (cmp) {
-    case kEq: v = x == y; break;
-    case kNe: v = x != y; break;
-    case kLt: v = x < y; break;
-    case kLe: v = x <= y; break;
-    case kGt: v = x > y; break;
-    default: v = x >= y; break;
-    }
-    r |= uint32_t(v) << l;
-  });
+  for (unsigned g = 0; g < kWarpSize / 8; ++g) {
+    uint64_t v;
+    std::memcpy(&v, f + 8 * g, 8); // little-endian: flag of lane 8g+i in byte i
+    r |= uint32_t((v * 0x0102040810204080ull) >> 56) << (8 * g);
+  }
   return r;
+}
+struct CmpEq { template <class T> static bool f(T x, T y) { return x == y; } };
+struct CmpNe { template <class T> static bool f(T x, T y) { return x != y; } };
+struct CmpLt { template <class T> static bool f(T x, T y) { return x < y; } };
+struct CmpLe { template <class T> static bool f(T x, T y) { return x <= y; } };
+struct CmpGt { template <class T> static bool f(T x, T y) { return x > y; } };
+struct CmpGe { template <class T> static bool f(T x, T y) { return x >= y; } };
+
+template <class T> uint32_t compareLanes(const uint64_t *a, const uint64_t *b, uint8_t cmp, uint32_t m) {
+  switch (cmp) {
+  case kEq: return compareAll<T, CmpEq>(a, b) & m;
+  case kNe: return compareAll<T, CmpNe>(a, b) & m;
+  case kLt: return compareAll<T, CmpLt>(a, b) & m;
+  case kLe: return compareAll<T, CmpLe>(a, b) & m;
+  case kGt: return compareAll<T, CmpGt>(a, b) & m;
+  default: return compareAll<T, CmpGe>(a, b) & m;
+  }
 }
 
 /// setp: in.aux = comparison, in.flags bits 0-1 = boolean op with psrc[0] (0 none, 1 and,

@@ -32,8 +32,31 @@ template <class Ends> inline void copyVectors(uint32_t m, unsigned bytes, Ends e
 template <class T> void ldFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   uint8_t *p[kWarpSize];
   unsigned n = in.vec;
-  if (!resolveAddresses(ctx, w, in, m, sizeof(T) * n, sizeof(T) * n, false, p))
+  if (WarpAccess acc; __builtin_expect(resolveWarp(ctx, w, in, m, sizeof(T) * n, sizeof(T) * n, false, acc), 1)) {
+    // one check for the warp; a coalesced scalar load is one sequential copy
+    const uint64_t *a = w.addr;
+    if (n == 1) {
+      uint64_t *d = w.reg(in.dst[0]);
+      if (acc.contiguous) {
+        const uint8_t *src = reinterpret_cast<const uint8_t *>(a[0] + acc.bias);
+        for (unsigned l = 0; l < kWarpSize; ++l) {
+          T v;
+          std::memcpy(&v, src + l * sizeof(T), sizeof(T));
+          d[l] = toBits(v);
+        }
+      } else {
+        forLanes(m, [&](unsigned l) {
+          T v;
+          std::memcpy(&v, reinterpret_cast<const uint8_t *>(a[l] + acc.bias), sizeof(T));
+          d[l] = toBits(v);
+        });
+      }
+      return;
+    }
+    forLanes(m, [&](unsigned l) { p[l] = reinterpret_cast<uint8_t *>(a[l] + acc.bias); });
+  } else if (!resolveAddresses(ctx, w, in, m, sizeof(T) * n, sizeof(T) * n, false, p)) {
     return;
+  }
   if (n == 1) {
     uint64_t *d = w.reg(in.dst[0]);
     forLanes(m, [&](unsigned l) {
@@ -63,8 +86,28 @@ template <class T> void ldFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) 
 template <class T> void stFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   uint8_t *p[kWarpSize];
   unsigned n = in.vec;
-  if (!resolveAddresses(ctx, w, in, m, sizeof(T) * n, sizeof(T) * n, true, p))
+  if (WarpAccess acc; __builtin_expect(resolveWarp(ctx, w, in, m, sizeof(T) * n, sizeof(T) * n, true, acc), 1)) {
+    const uint64_t *a = w.addr;
+    if (n == 1) {
+      const uint64_t *s = w.src(in.src[1]);
+      if (acc.contiguous) {
+        uint8_t *dst = reinterpret_cast<uint8_t *>(a[0] + acc.bias);
+        for (unsigned l = 0; l < kWarpSize; ++l) {
+          T v = (T)s[l];
+          std::memcpy(dst + l * sizeof(T), &v, sizeof(T));
+        }
+      } else {
+        forLanes(m, [&](unsigned l) {
+          T v = (T)s[l];
+          std::memcpy(reinterpret_cast<uint8_t *>(a[l] + acc.bias), &v, sizeof(T));
+        });
+      }
+      return;
+    }
+    forLanes(m, [&](unsigned l) { p[l] = reinterpret_cast<uint8_t *>(a[l] + acc.bias); });
+  } else if (!resolveAddresses(ctx, w, in, m, sizeof(T) * n, sizeof(T) * n, true, p)) {
     return;
+  }
   if (n == 1) {
     const uint64_t *s = w.src(in.src[1]);
     forLanes(m, [&](unsigned l) {

@@ -116,6 +116,9 @@ struct Warp {
   uint64_t groupSwitches = 0; ///< ITS: times the warp changed its running group
   uint32_t tid[3][ir::kWarpSize]; ///< threadIdx per lane
   uint64_t addr[ir::kWarpSize];   ///< effective addresses of the last memory instruction
+  /// Stride prefetch (Exec.cpp, resolveWarp): the first address of the last coalesced global
+  /// load of the instructions that hash to each slot. Only a hint: stale values cost nothing.
+  uint64_t lastLoad[8] = {};
 
   uint64_t *reg(uint32_t off) { return regs + off; }
   const uint64_t *src(const ir::Opnd &o) const { return o.cst ? o.cst : regs + o.reg; }
@@ -139,6 +142,10 @@ struct Cta {
   uint32_t dynBase = 0;          ///< offset of dynamic shared memory
   std::vector<uint8_t> local;    ///< per-thread local memory, `localPerThread` bytes each
   uint32_t localPerThread = 0;
+  /// Set whenever the executor hands out a pointer into `local`: until then it is still all
+  /// zero, and the next CTA to use this object need not clear it again (a CTA of 1024 threads
+  /// has 1 MiB of local memory, and most kernels never touch it).
+  bool localTouched = false;
   std::vector<Warp> warps;
   uint32_t liveWarps = 0;
   uint32_t liveThreads = 0;

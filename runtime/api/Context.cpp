@@ -1066,7 +1066,11 @@ void Context::reset() {
     k->kernel = nullptr;
   for (auto &[host, v] : vars_)
     v.symbol = nullptr;
-  sticky_ = cudaSuccess;
+  // A kernel fault cannot be reset away: as CUDA documents for cudaErrorIllegalAddress ("the
+  // process must be terminated and relaunched"), and as an H100 and an H200 do
+  // (tools/hw/data/h100-2026-11-26), the calls after cudaDeviceReset of a faulted device return
+  // cudaErrorDevicesUnavailable. A reset of a healthy device gives a fresh context.
+  sticky_ = sticky_ != cudaSuccess ? cudaErrorDevicesUnavailable : cudaSuccess;
   printfFifoBytes = kDefaultPrintfFifo;
   persistingL2Bytes = kDefaultPersistingL2;
   defaultStreamAttrs = StreamAttrs();

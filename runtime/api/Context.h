@@ -11,7 +11,7 @@
 //
 // Errors follow CUDA: a call returns its own error and records it as the thread's last error
 // (cudaGetLastError returns and clears it); a kernel fault becomes a sticky error that every
-// later context call returns until cudaDeviceReset.
+// later context call returns (and so records as the last error) until cudaDeviceReset.
 
 #include "ptx/exec/Engine.h"
 #include "power/PowerModel.h"

@@ -462,10 +462,13 @@ PTXSIM_API cudaError_t cudaDeviceSynchronize() {
   return cudaSuccess;
 }
 
+// The thread's last error survives the reset, as NVIDIA's runtime keeps it (its static build,
+// which runs its own cudaDeviceReset over ptxsim's libcuda.so.1, returns a failure recorded before
+// the reset from the first cudaGetLastError after it; so does an H100). After a kernel fault the
+// device stays unusable (Context::reset).
 PTXSIM_API cudaError_t cudaDeviceReset() {
   PTXSIM_LOCK;
   ctx.reset();
-  lastError() = cudaSuccess;
   return cudaSuccess;
 }
 
@@ -554,19 +557,19 @@ PTXSIM_API cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { retur
 
 // --- errors -----------------------------------------------------------------------------------
 
+// The last error is the thread's record of the last failed call, nothing more: a sticky kernel
+// fault reaches it only through a call that returned the fault, and reading it clears it although
+// the context stays faulted (on an H100, tools/hw/data/h100-2026-11-26/sticky_probe.txt: the first
+// cudaGetLastError after the fault returns it, the second cudaSuccess, the next synchronising call
+// the fault again). Right after the launch of a kernel that faults it is cudaSuccess, as on a GPU,
+// where the fault happens after the launch call returned.
 PTXSIM_API cudaError_t cudaGetLastError() {
-  PTXSIM_LOCK;
-  cudaError_t sticky = ctx.sticky();
   cudaError_t e = lastError();
   lastError() = cudaSuccess;
-  return sticky != cudaSuccess ? sticky : e;
+  return e;
 }
 
-PTXSIM_API cudaError_t cudaPeekAtLastError() {
-  PTXSIM_LOCK;
-  cudaError_t sticky = ctx.sticky();
-  return sticky != cudaSuccess ? sticky : lastError();
-}
+PTXSIM_API cudaError_t cudaPeekAtLastError() { return lastError(); }
 
 // --- memory -----------------------------------------------------------------------------------
 
