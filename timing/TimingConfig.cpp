@@ -845,11 +845,19 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "-ptxsim_malloc_lane_cycles per active lane");
   opts.add("-ptxsim_malloc_lane_cycles", &cfg.core.heapLaneCycles,
            "cycles per active lane of a device malloc or free call");
+  opts.add("-ptxsim_call_frame_cycles", &cfg.core.callFrameCycles,
+           "cycles a warp waits at the return from a device function that itself makes calls "
+           "(not a leaf: the ABI saves its return address and callee-saved registers on the "
+           "stack and loads them back before returning); 0: calls cost their instructions only");
 
   // --- atomics
   opts.add("-ptxsim_l2_atomic_same_addr_cycles", &cfg.mem.l2AtomicSameAddrCycles,
            "L2 cycles the atomic unit of a slice spends per lane on the request's busiest address "
            "(same-address atomics serialize)")
+      .range(0, 1e4);
+  opts.add("-ptxsim_l2_atomic_cas_same_addr_cycles", &cfg.mem.l2AtomicCasSameAddrCycles,
+           "like -ptxsim_l2_atomic_same_addr_cycles for compare-and-swap (atom.cas); 0: the "
+           "same as other atomics")
       .range(0, 1e4);
   opts.add("-ptxsim_l2_atomic_lane_cycles", &cfg.mem.l2AtomicLaneCycles,
            "L2 cycles the atomic unit spends per other lane of an atomic request")
@@ -1252,8 +1260,10 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("vprintfCycles", cfg.core.vprintfCycles);
   j.num("heapCallCycles", cfg.core.heapCallCycles);
   j.num("heapLaneCycles", cfg.core.heapLaneCycles);
+  j.num("callFrameCycles", cfg.core.callFrameCycles);
   j.num("dramExtraLatency", cfg.dram.extraLatency);
   j.dbl("l2AtomicSameAddrCycles", cfg.mem.l2AtomicSameAddrCycles);
+  j.dbl("l2AtomicCasSameAddrCycles", cfg.mem.l2AtomicCasSameAddrCycles);
   j.dbl("l2AtomicLaneCycles", cfg.mem.l2AtomicLaneCycles);
   j.num("sharedAtomicSameAddrCycles", cfg.mem.sharedAtomicSameAddrCycles);
   j.num("sharedFloatAtomicCycles", cfg.mem.sharedFloatAtomicCycles);

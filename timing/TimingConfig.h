@@ -60,6 +60,9 @@ struct CoreConfig {
   uint32_t vprintfCycles = 0;        ///< per warp-level vprintf call
   uint32_t heapCallCycles = 0;       ///< per warp-level malloc/free call
   uint32_t heapLaneCycles = 0;       ///< per active lane of a malloc/free call (the heap lock)
+  /// Returning from a function that makes calls (not a leaf under the ABI): the warp waits this
+  /// long for the epilogue's stack loads of the return address and saved registers (0: free).
+  uint32_t callFrameCycles = 0;
   uint32_t tensorUnits = 1, tensorLatency = 32, tensorInterval = 16; ///< 0 units: no tensor pipe (MMA runs on SP)
   uint32_t ldstUnits = 1, ldstInterval = 1;
   uint32_t mulLatency = 8;           ///< integer multiply / mad
@@ -101,6 +104,8 @@ struct MemoryConfig {
   /// L2 atomic unit occupancy per request, in L2 cycles: sameAddr x (lanes on the busiest address)
   /// + perLane x (the other lanes). 0 / 0 (the default): an atomic costs what a read does.
   double l2AtomicSameAddrCycles = 0, l2AtomicLaneCycles = 0;
+  /// atom.cas lanes on the busiest address, instead of l2AtomicSameAddrCycles (0: the same).
+  double l2AtomicCasSameAddrCycles = 0;
   /// Shared-memory atomics: extra cycles per additional lane on one address (serialized).
   uint32_t sharedAtomicSameAddrCycles = 0;
   /// Shared-memory float atomics (f32/f64 add/min/max) are compare-and-swap loops on the H100:

@@ -28,6 +28,7 @@ struct MemRequest {
   bool isResponse = false;
   uint8_t atomicLanes = 0;    ///< atomics: lanes this request updates
   uint8_t atomicSameAddr = 0; ///< atomics: the most lanes on one address (serialized at the L2)
+  bool atomicCas = false;     ///< atomics: a compare-and-swap
   MemSpaceKind space = MemSpaceKind::Global;
   uint32_t sm = 0;         ///< issuing SM
   uint32_t warp = 0;       ///< issuing warp slot within the SM (for CCWS and statistics)

@@ -225,15 +225,25 @@ void warpFinished(ExecCtx &ctx, Cta &c) {
 /// finish or a fault. Returns false on a fault or deadlock (ctx has the message).
 bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
   size_t liveCtas = ctas.size();
+  unsigned stalledAfterStop = 0;
   while (liveCtas) {
-    // another host thread's CTA faulted: stop (a spin on a lock the faulted CTA held would
-    // otherwise never end)
-    if (ctx.grid && ctx.grid->stop.load(std::memory_order_relaxed))
-      return true;
+    // Another host thread's CTA faulted. The fault reported must be the one a single host
+    // thread would report, the lowest CTA's, so CTAs below the faulted one run on and those
+    // above it stop. A CTA below that makes no progress for a while (a spin on a lock the
+    // faulted CTA held, a wait for its data) stops too.
+    uint64_t stopCta = ~0ull;
+    if (ctx.grid && ctx.grid->stop.load(std::memory_order_relaxed)) {
+      stopCta = ctx.grid->stopCta.load(std::memory_order_relaxed);
+      bool below = false;
+      for (Cta *c : ctas)
+        below |= c->liveWarps && c->linearId < stopCta;
+      if (!below || stalledAfterStop > 4096)
+        return true;
+    }
     liveCtas = 0;
     bool progress = false;
     for (Cta *c : ctas) {
-      if (!c->liveWarps)
+      if (!c->liveWarps || c->linearId > stopCta)
         continue;
       ctx.cta = c;
       for (Warp &w : c->warps) {
@@ -252,15 +262,18 @@ bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
       // some warp waits at a blocking instruction (ir::Ctl::Wait) for something another warp,
       // CTA, host thread or process will do: try again, letting other host threads run
       ctx.waited = false;
-      if (!progress)
+      if (!progress) {
         std::this_thread::yield();
+        if (stopCta != ~0ull)
+          ++stalledAfterStop;
+      }
       continue;
     }
     if (liveCtas && !progress) {
       // every live warp waits at a barrier that cannot complete
       for (Cta *c : ctas)
         for (Warp &w : c->warps)
-          if (w.state == WarpState::AtBarrier) {
+          if (w.state == WarpState::AtBarrier && c->linearId <= stopCta) {
             ctx.cta = c;
             const ir::Inst &in = w.fn->code[w.stack.back().pc - 1];
             ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(w.stack.back().mask),
@@ -479,6 +492,7 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
         faultCta = cta;
         faultMsg = ctx.faultMsg;
         faultKind = ctx.faultKind;
+        g.stopCta = cta;
       }
       g.stop = true;
     };

@@ -439,6 +439,9 @@ void FunctionLowering::run() {
         out_.reconv[pc] = rpc;
     }
   }
+  for (const ir::Inst &in : out_.code)
+    if (in.ctl == ir::Ctl::Call || in.ctl == ir::Ctl::CallIndirect)
+      out_.makesCalls = true;
   out_.frameSize = (uint32_t)alignUp(frameMax_, 16);
   if (af_.isEntry)
     out_.staticShared = (uint32_t)sharedCursor_;

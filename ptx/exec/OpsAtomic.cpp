@@ -296,6 +296,7 @@ bool lowerAtom(LowerCtx &c, bool isRed) {
   if ((t == ScalarType::f32 || t == ScalarType::f64) && (op == Mod::add || op == Mod::min || op == Mod::max))
     in.hints |= ir::Inst::kHintFloatAtomic; // timing: a CAS loop on shared memory
   if (isCas) {
+    in.hints |= ir::Inst::kHintCas;
     in.src[2] = cc;
     in.nsrc = 3;
     in.flags = 1;

@@ -177,6 +177,9 @@ struct Grid {
   LaunchExtension *ext = nullptr;
   bool its = false;              ///< independent thread scheduling (EngineConfig::simt)
   std::atomic<bool> stop{false}; ///< set by the first fault; other CTAs stop early
+  /// The lowest linear id of a CTA that faulted: CTAs below it run on (one of them may fault
+  /// too and be the one reported, as with one host thread), the others stop.
+  std::atomic<uint64_t> stopCta{~0ull};
 };
 
 /// Why a warp instruction faulted.

@@ -145,6 +145,8 @@ struct Inst {
   /// The instruction also reads or writes a space other than `space` (cp.async.bulk: `space` is
   /// the destination's); the timing model's parallel engine orders it like a global access.
   static constexpr uint8_t kHintOtherSpace = 4;
+  /// atom.cas: the timing model may charge a compare-and-swap more than other atomics.
+  static constexpr uint8_t kHintCas = 8;
 };
 
 /// One argument copy of a call: `size` bytes from the caller's frame (or a register when
@@ -187,6 +189,11 @@ struct Function {
   /// Per pc: where lanes that diverge at this (branch) instruction meet again; kNoPc when only
   /// at the function's end.
   std::vector<uint32_t> reconv;
+  /// The function makes calls (call, indirect call, device runtime calls): under the ABI it is
+  /// not a leaf, so the SASS saves its return address and callee-saved registers to the stack
+  /// in its prologue and loads them back before returning (the timing model's
+  /// -ptxsim_call_frame_cycles).
+  bool makesCalls = false;
   std::deque<std::array<uint64_t, kWarpSize>> consts;
   std::vector<std::string> notes; ///< texts of unsupported instructions (Inst::aux indexes)
   const ptx::Function *ast = nullptr; ///< for debug locations

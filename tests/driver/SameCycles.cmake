@@ -1,8 +1,11 @@
-# Runs PROGRAM_A and PROGRAM_B (timing mode comes from the environment ctest gives them), each
-# writing PTXSIM_STATS_JSON, and passes when both print PASS and every launch took the same
-# number of simulated cycles in both.
-set(cycles)
-foreach(which A B)
+# Runs PROGRAM_A, PROGRAM_B and, when given, PROGRAM_C (timing mode comes from the environment
+# ctest gives them), each writing PTXSIM_STATS_JSON, and passes when all print PASS and every
+# launch took the same number of simulated cycles in each.
+set(which_list A B)
+if(PROGRAM_C)
+  list(APPEND which_list C)
+endif()
+foreach(which IN LISTS which_list)
   get_filename_component(name ${PROGRAM_${which}} NAME)
   set(json ${WORK_DIR}/same_cycles_${name}_${which}.json)
   set(ENV{PTXSIM_STATS_JSON} ${json})
@@ -18,8 +21,11 @@ foreach(which A B)
     message(FATAL_ERROR "${PROGRAM_${which}}: no cycle counts in ${json}")
   endif()
   set(cycles_${which} "${c}")
-  message("${PROGRAM_${which}}: ${c}")
+  list(LENGTH c launches)
+  message("${PROGRAM_${which}}: ${launches} launches: ${c}")
 endforeach()
-if(NOT cycles_A STREQUAL cycles_B)
-  message(FATAL_ERROR "cycle counts differ:\n  ${PROGRAM_A}: ${cycles_A}\n  ${PROGRAM_B}: ${cycles_B}")
-endif()
+foreach(which IN LISTS which_list)
+  if(NOT cycles_${which} STREQUAL cycles_A)
+    message(FATAL_ERROR "cycle counts differ:\n  ${PROGRAM_A}: ${cycles_A}\n  ${PROGRAM_${which}}: ${cycles_${which}}")
+  endif()
+endforeach()

@@ -387,6 +387,92 @@ TEST(Timing, SameAddressAtomicsSerializeAtTheL2) {
   EXPECT_EQ(diff - base, 2 * (320 - 41));
 }
 
+// Compare-and-swap lanes on one address cost -ptxsim_l2_atomic_cas_same_addr_cycles each
+// (when set) instead of the other atomics' same-address cost; other atomics are unaffected.
+TEST(Timing, CasOnOneAddressHasItsOwnL2Cost) {
+  const char *kCas = R"(
+.visible .entry k(.param .u64 p, .param .u32 cas) {
+  .reg .b32 %r<6>; .reg .b64 %rd<2>; .reg .pred %p1;
+  ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [cas];
+  setp.ne.u32 %p1, %r1, 0;
+  mov.u32 %r2, %tid.x;
+  @%p1 bra CAS;
+  atom.global.add.u32 %r3, [%rd1], %r2;
+  atom.global.add.u32 %r4, [%rd1], %r3;
+  ret;
+CAS:
+  atom.global.cas.b32 %r3, [%rd1], %r2, 7;
+  atom.global.cas.b32 %r4, [%rd1], %r3, 9;
+  ret;
+}
+)";
+  auto run = [&](uint32_t cas, double casSame) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.mem.l2AtomicSameAddrCycles = 1;
+    cfg.mem.l2AtomicCasSameAddrCycles = casSame;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(ptxHeader() + kCas)) << t.h.errors;
+    uint64_t buf = t.h.alloc(4096);
+    auto r = t.run("k", {1}, {32}, {buf, cas});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    return int64_t(r.stats.cycles);
+  };
+  // two dependent CASes of 32 lanes on one word: 32 x 10 instead of 32 x 1 L2 cycles each
+  EXPECT_EQ(run(1, 10) - run(1, 0), 2 * 32 * (10 - 1));
+  EXPECT_EQ(run(0, 10), run(0, 0)); // atom.add keeps the common cost
+}
+
+// Returning from a device function that makes calls (not a leaf under the ABI, whose epilogue
+// reloads the return address and saved registers from the stack) waits
+// -ptxsim_call_frame_cycles; a leaf function's return does not.
+TEST(Timing, ReturnFromANonLeafFunctionWaitsForItsFrame) {
+  const char *kCalls = R"(
+.func (.param .b32 r) leaf(.param .b32 a) {
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [a]; add.s32 %r2, %r1, 1; st.param.b32 [r], %r2;
+  ret;
+}
+.func (.param .b32 r) outer(.param .b32 a) {
+  .reg .b32 %r<4>;
+  ld.param.b32 %r1, [a];
+  { .param .b32 pa; .param .b32 pr; st.param.b32 [pa], %r1;
+    call.uni (pr), leaf, (pa); ld.param.b32 %r2, [pr]; }
+  add.s32 %r3, %r2, 2; st.param.b32 [r], %r3;
+  ret;
+}
+.visible .entry k(.param .u64 p, .param .u32 nonleaf) {
+  .reg .b32 %r<4>; .reg .b64 %rd<2>; .reg .pred %p1;
+  ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [nonleaf];
+  setp.ne.u32 %p1, %r1, 0;
+  mov.u32 %r2, 0;
+  @%p1 bra OUTER;
+  { .param .b32 pa; .param .b32 pr; st.param.b32 [pa], %r2;
+    call.uni (pr), leaf, (pa); ld.param.b32 %r3, [pr]; }
+  st.global.u32 [%rd1], %r3;
+  ret;
+OUTER:
+  { .param .b32 pa; .param .b32 pr; st.param.b32 [pa], %r2;
+    call.uni (pr), outer, (pa); ld.param.b32 %r3, [pr]; }
+  st.global.u32 [%rd1], %r3;
+  ret;
+}
+)";
+  auto run = [&](uint32_t nonLeaf, uint32_t frameCycles) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.core.callFrameCycles = frameCycles;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(ptxHeader() + kCalls)) << t.h.errors;
+    uint64_t buf = t.h.alloc(4096);
+    auto r = t.run("k", {1}, {32}, {buf, nonLeaf});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    EXPECT_EQ(t.h.read<uint32_t>(buf, 1)[0], nonLeaf ? 3u : 1u);
+    return int64_t(r.stats.cycles);
+  };
+  // one return from `outer`: the next instruction issues 300 cycles after it instead of 1
+  EXPECT_EQ(run(1, 300) - run(1, 0), 300 - 1);
+  EXPECT_EQ(run(0, 300), run(0, 0));       // `leaf` is a leaf
+}
+
 // A two-level scheduler with fewer active places than warps must not stall for good: warps that
 // exit early leave the active set at once (not when their CTA ends), and warps waiting at a
 // barrier leave it so that the pending warps they wait for can run.

@@ -76,6 +76,7 @@ void LdstUnit::addPiece(uint64_t line, uint32_t mask32) {
 }
 
 void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now) {
+  curCas_ = a.casAtomic;
   uint32_t slot = freeSlots_.back();
   freeSlots_.pop_back();
   insts_[slot] = Inst{warpSlot, tag, 0, true, true};
@@ -317,6 +318,7 @@ bool LdstUnit::runPiece(Cycle now) {
     q.atomic = true;
     q.atomicLanes = pieceLanes_[curNext_];
     q.atomicSameAddr = pieceSame_[curNext_];
+    q.atomicCas = curCas_;
     q.sectorMask = p.mask32;
     q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
     q.id = makeId(kReqDirect, curSlot_);

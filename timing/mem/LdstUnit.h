@@ -60,6 +60,7 @@ struct WarpMemAccess {
   uint32_t mask = 0;         ///< lanes that access memory
   bool bypassL1 = false;     ///< ld.cg / ld.cv: global loads go to L2, not through the L1
   bool floatAtomic = false;  ///< atom/red on f32/f64 (shared: a compare-and-swap loop)
+  bool casAtomic = false;    ///< atom.cas
   uint64_t addr[32] = {};    ///< per-lane byte addresses (shared: CTA offsets; local: per-thread offsets)
 };
 
@@ -157,6 +158,7 @@ private:
   // coalescer stage
   bool curActive_ = false;
   PieceKind curKind_ = PieceKind::Cached;
+  bool curCas_ = false; ///< the current instruction is atom.cas
   uint32_t curSlot_ = 0, curN_ = 0, curNext_ = 0, curWarp_ = 0;
   Cycle curIssue_ = 0, nextIssue_ = 0;
   Piece pieces_[160];

@@ -196,7 +196,9 @@ void MemorySystem::icntCycle(Cycle c) {
 /// unit, which spends the configured cycles per lane (same-address lanes serialize).
 Cycle MemorySystem::atomicDone(Partition &p, const MemRequest &r, Cycle c) const {
   const MemoryConfig &m = cfg_.mem;
-  double cost = m.l2AtomicSameAddrCycles * r.atomicSameAddr +
+  double same = r.atomicCas && m.l2AtomicCasSameAddrCycles > 0 ? m.l2AtomicCasSameAddrCycles
+                                                               : m.l2AtomicSameAddrCycles;
+  double cost = same * r.atomicSameAddr +
                 m.l2AtomicLaneCycles * (r.atomicLanes - std::min(r.atomicLanes, r.atomicSameAddr));
   Cycle start = std::max(c, p.atomicFree);
   p.atomicFree = start + Cycle(std::ceil(cost));

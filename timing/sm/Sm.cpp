@@ -366,6 +366,12 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   const Inst *in = grid_->peek(*s.w);
   // device runtime calls (printf, malloc, free) are long: the builtin the call reaches, if any
   const uint32_t builtin = in->ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, *in) : 0;
+  // the return from a function that is not a leaf waits for its epilogue's stack loads
+  bool frameRet = false;
+  if (__builtin_expect(in->ctl == ptx::ir::Ctl::Ret, 0) && cfg_.core.callFrameCycles) {
+    const ptx::ir::Function *fn = grid_->function(*s.w);
+    frameRet = fn->makesCalls && !fn->isEntry;
+  }
   uint8_t p = pipeFor(*in);
   if (__builtin_expect(reduced_, false) && lacksUnitFor(*in)) {
     faultMissingUnit(*s.w, *in);
@@ -384,6 +390,11 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
   if (__builtin_expect(rec_.switched, 0)) {
     s.wakeAt = std::max(s.wakeAt, now + kGroupSwitchCycles);
     s.blockedBy = StallReason::Divergence;
+  }
+  if (frameRet && rec_.execMask) {
+    // (callDoneAt too: a load returning meanwhile must not wake the warp early)
+    s.wakeAt = s.callDoneAt = std::max(s.wakeAt, now + cfg_.core.callFrameCycles);
+    s.blockedBy = StallReason::Memory;
   }
   if (builtin) {
     const CoreConfig &c = cfg_.core;
@@ -440,6 +451,7 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
     a.bypassL1 = in->hints & Inst::kHintBypassL1;
     a.floatAtomic = in->hints & Inst::kHintFloatAtomic;
+    a.casAtomic = in->hints & Inst::kHintCas;
     a.mask = rec_.execMask;
     std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
     if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)
