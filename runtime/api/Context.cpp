@@ -1071,8 +1071,8 @@ void Context::reset() {
   // (tools/hw/data/h100-2026-11-26), the calls after cudaDeviceReset of a faulted device return
   // cudaErrorDevicesUnavailable. A reset of a healthy device gives a fresh context.
   sticky_ = sticky_ != cudaSuccess ? cudaErrorDevicesUnavailable : cudaSuccess;
-  printfFifoBytes = 1 << 20;
-  persistingL2Bytes = 0;
+  printfFifoBytes = kDefaultPrintfFifo;
+  persistingL2Bytes = kDefaultPersistingL2;
   defaultStreamAttrs = StreamAttrs();
   // The host reads __managed__ variables through pointers set at load time and never asks again
   // (nvcc's __nv_init_managed_rt runs once), so they must point into the new context at once.

@@ -129,6 +129,14 @@ public:
 
   /// Host stub or cudaKernel_t -> entry; null when unknown.
   KernelEntry *findKernel(const void *func);
+  /// What a call naming `func`, which findKernel does not know, returns. CUDA 13's runtime takes
+  /// a pointer it has no kernel registered for as a cudaKernel_t handle, which the driver
+  /// refuses: a host function (say `main`) gives cudaErrorInvalidResourceHandle on an H100
+  /// (tools/hw/data/h100-2026-11-26); a null pointer is no handle at all and stays
+  /// cudaErrorInvalidDeviceFunction.
+  static cudaError_t unknownFunction(const void *func) {
+    return func ? cudaErrorInvalidResourceHandle : cudaErrorInvalidDeviceFunction;
+  }
   /// Host shadow variable -> entry (loaded); null when unknown.
   VarEntry *findVar(const void *hostVar);
 
@@ -164,8 +172,13 @@ public:
   std::unordered_set<StreamObj *> streams;
   std::unordered_set<EventObj *> events;
 
-  size_t printfFifoBytes = 1 << 20;
-  size_t persistingL2Bytes = 0; ///< cudaLimitPersistingL2CacheSize (a cache hint)
+  /// cudaLimitPrintfFifoSize: 8650752 bytes at first (132 x 64 KiB) on an H100 and an H200
+  size_t printfFifoBytes = kDefaultPrintfFifo;
+  static constexpr size_t kDefaultPrintfFifo = 8650752;
+  /// cudaLimitPersistingL2CacheSize (a cache hint); kDefaultPersistingL2 until the program sets
+  /// it, when the device's default set-aside is reported (CudaApi.cpp).
+  size_t persistingL2Bytes = kDefaultPersistingL2;
+  static constexpr size_t kDefaultPersistingL2 = ~size_t(0);
   StreamAttrs defaultStreamAttrs; ///< the legacy and per-thread default streams' attributes
   unsigned deviceFlags = 0; ///< cudaSetDeviceFlags (cudaGetDeviceFlags adds cudaDeviceMapHost)
 

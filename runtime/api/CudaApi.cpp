@@ -235,13 +235,22 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
     // channels x bytes per transfer x 8 bits
     p.memoryBusWidth = int(t.mem.numPartitions * t.dram.channelsPerPartition * t.dram.busWidthBytes * 8);
   }
-  // L2 persistence (compute capability 8.0 on): up to three quarters of the L2 may be set aside
-  // for persisting accesses, and an access-policy window spans at most 128 MiB less one 4 KiB
-  // page, as NVIDIA's drivers report for A100 and H100.
+  // L2 persistence (compute capability 8.0 on): up to five eighths of the L2 may be set aside
+  // for persisting accesses (an H100's 50 MiB L2 reports 32768000 bytes), and an access-policy
+  // window spans at most 128 MiB less one 4 KiB page (tools/hw/data/h100-2026-11-26).
   if (p.major >= 8) {
-    p.persistingL2CacheMaxSize = int(uint64_t(p.l2CacheSize) * 3 / 4);
+    p.persistingL2CacheMaxSize = int(uint64_t(p.l2CacheSize) * 5 / 8);
     p.accessPolicyMaxWindowSize = kMaxAccessPolicyWindowBytes;
   }
+}
+
+/// cudaLimitPersistingL2CacheSize before the program sets it: the driver sets aside three
+/// sixteenths of the L2 from the start (9830400 bytes of an H100's 50 MiB,
+/// tools/hw/data/h100-2026-11-26); none on a device without L2 persistence.
+size_t defaultPersistingL2(Context &ctx) {
+  cudaDeviceProp p;
+  fillProps(ctx, p);
+  return p.persistingL2CacheMaxSize ? size_t(p.l2CacheSize) * 3 / 16 : 0;
 }
 
 int attribute(Context &ctx, cudaDeviceAttr attr) {
@@ -374,9 +383,9 @@ bool ptxsim::runtime::validAccessPolicyWindow(const cudaAccessPolicyWindow &w) {
     return a == cudaAccessPropertyNormal || a == cudaAccessPropertyStreaming ||
            a == cudaAccessPropertyPersisting;
   };
+  // the hit property is not checked: an H200 takes an unknown one (7)
   return w.num_bytes <= size_t(kMaxAccessPolicyWindowBytes) && w.hitRatio >= 0.0f &&
-         w.hitRatio <= 1.0f && known(w.hitProp) && known(w.missProp) &&
-         w.missProp != cudaAccessPropertyPersisting;
+         w.hitRatio <= 1.0f && known(w.missProp) && w.missProp != cudaAccessPropertyPersisting;
 }
 
 int ptxsim::runtime::deviceAttribute(Context &ctx, int attr) {
@@ -493,11 +502,18 @@ PTXSIM_API cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
     ctx.engine().setPendingLaunchLimit(value);
     return cudaSuccess;
   case cudaLimitPersistingL2CacheSize: {
-    // The driver clamps the set-aside to what the device allows; it is a cache hint, which the
-    // functional model ignores.
+    // A set-aside larger than the device allows is refused (an H100 answers
+    // cudaErrorInvalidValue) and the old one stays; it is a cache hint, which the functional
+    // model ignores.
     cudaDeviceProp p;
     fillProps(ctx, p);
-    ctx.persistingL2Bytes = std::min<size_t>(value, size_t(p.persistingL2CacheMaxSize));
+    if (value > size_t(p.persistingL2CacheMaxSize))
+      return ret(cudaErrorInvalidValue);
+    // the set-aside is whole sixteenths of the L2, rounded up (an H200 reads back 3932160 bytes,
+    // 1/16 of its 60 MiB L2, after a set of 1)
+    size_t step = std::max<size_t>(size_t(p.l2CacheSize) / 16, 1);
+    ctx.persistingL2Bytes = std::min((value + step - 1) / step * step,
+                                     size_t(p.persistingL2CacheMaxSize));
     return cudaSuccess;
   }
   case cudaLimitDevRuntimeSyncDepth:
@@ -522,7 +538,10 @@ PTXSIM_API cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
     *value = ctx.engine().pendingLaunchLimit();
     return cudaSuccess;
   case cudaLimitMaxL2FetchGranularity: *value = 64; return cudaSuccess;
-  case cudaLimitPersistingL2CacheSize: *value = ctx.persistingL2Bytes; return cudaSuccess;
+  case cudaLimitPersistingL2CacheSize:
+    *value = ctx.persistingL2Bytes != Context::kDefaultPersistingL2 ? ctx.persistingL2Bytes
+                                                                     : defaultPersistingL2(ctx);
+    return cudaSuccess;
   default: return ret(cudaErrorUnsupportedLimit);
   }
 }
@@ -631,8 +650,10 @@ PTXSIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 PTXSIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                                     size_t width, size_t height, cudaMemcpyKind kind) {
   PTXSIM_LOCK_CHECKED;
+  // a row wider than a pitch: cudaErrorInvalidValue for one row, cudaErrorInvalidPitchValue for
+  // more (as an H200 answers)
   if (width > dpitch || width > spitch)
-    return ret(cudaErrorInvalidPitchValue);
+    return ret(height > 1 ? cudaErrorInvalidPitchValue : cudaErrorInvalidValue);
   for (size_t r = 0; r < height; ++r) {
     cudaError_t e = doCopy(ctx, static_cast<char *>(dst) + r * dpitch,
                            static_cast<const char *>(src) + r * spitch, width, kind);
@@ -771,14 +792,20 @@ PTXSIM_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
 PTXSIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                         size_t sharedMem, cudaStream_t s) {
   PTXSIM_LOCK;
-  return ret(ctx.launch(ctx.findKernel(func), grid, block, args, sharedMem, s, false));
+  KernelEntry *k = ctx.findKernel(func);
+  if (!k && !ctx.sticky())
+    return ret(Context::unknownFunction(func));
+  return ret(ctx.launch(k, grid, block, args, sharedMem, s, false));
 }
 
 PTXSIM_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
                                                    void **args, size_t sharedMem,
                                                    cudaStream_t s) {
   PTXSIM_LOCK;
-  return ret(ctx.launch(ctx.findKernel(func), grid, block, args, sharedMem, s, true));
+  KernelEntry *k = ctx.findKernel(func);
+  if (!k && !ctx.sticky())
+    return ret(Context::unknownFunction(func));
+  return ret(ctx.launch(k, grid, block, args, sharedMem, s, true));
 }
 
 PTXSIM_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
@@ -827,7 +854,10 @@ PTXSIM_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, con
   }
   {
     PTXSIM_LOCK;
-    if (cudaError_t e = ctx.launch(ctx.findKernel(func), config->gridDim, config->blockDim, args,
+    KernelEntry *k = ctx.findKernel(func);
+    if (!k && !ctx.sticky())
+      return ret(Context::unknownFunction(func));
+    if (cudaError_t e = ctx.launch(k, config->gridDim, config->blockDim, args,
                                    config->dynamicSmemBytes, config->stream, cooperative))
       return ret(e);
   }
@@ -861,7 +891,9 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
-  if (!k || !k->kernel)
+  if (!k)
+    return ret(Context::unknownFunction(func));
+  if (!k->kernel)
     return ret(cudaErrorInvalidDeviceFunction);
   const auto &kern = *k->kernel;
   const auto &cfg = ctx.engine().config();
@@ -888,7 +920,9 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
 PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value) {
   PTXSIM_LOCK_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
-  if (!k || !k->kernel)
+  if (!k)
+    return ret(Context::unknownFunction(func));
+  if (!k->kernel)
     return ret(cudaErrorInvalidDeviceFunction);
   switch (attr) {
   case cudaFuncAttributeMaxDynamicSharedMemorySize: {
@@ -917,7 +951,7 @@ PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute 
 
 PTXSIM_API cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache) {
   PTXSIM_LOCK_CHECKED;
-  return ctx.findKernel(func) ? cudaSuccess : ret(cudaErrorInvalidDeviceFunction);
+  return ctx.findKernel(func) ? cudaSuccess : ret(Context::unknownFunction(func));
 }
 
 PTXSIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
@@ -926,7 +960,9 @@ PTXSIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
-  if (!k || !k->kernel)
+  if (!k)
+    return ret(Context::unknownFunction(func));
+  if (!k->kernel)
     return ret(cudaErrorInvalidDeviceFunction);
   *numBlocks = ctx.maxBlocksPerSm(*k, blockSize, dynamicSMemSize);
   return cudaSuccess;
@@ -1339,8 +1375,10 @@ PTXSIM_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t widt
 }
 
 PTXSIM_API cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
-  if (width > pitch)
-    return ret(cudaErrorInvalidPitchValue);
+  // one row may be wider than the pitch (it is all that is set); rows that would overlap are
+  // cudaErrorInvalidValue (as an H200 answers)
+  if (width > pitch && height > 1)
+    return ret(cudaErrorInvalidValue);
   for (size_t r = 0; r < height; ++r) {
     cudaError_t e = cudaMemset(static_cast<char *>(devPtr) + r * pitch, value, width);
     if (e)
@@ -1530,7 +1568,7 @@ PTXSIM_API cudaError_t cudaFuncGetName(const char **name, const void *func) {
   PTXSIM_LOCK_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
   if (!k)
-    return ret(cudaErrorInvalidDeviceFunction);
+    return ret(Context::unknownFunction(func));
   *name = k->deviceName.c_str();
   return cudaSuccess;
 }

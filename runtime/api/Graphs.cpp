@@ -33,7 +33,7 @@ struct GraphObj;
 struct CondHandle {
   cudaGraphConditionalHandle handle = 0;
   unsigned defaultValue = 0;
-  unsigned flags = 0; ///< cudaGraphCondAssignDefault: the default is stored at each execution
+  unsigned flags = 0; ///< cudaGraphCondAssignDefault: the default is stored at each launch
 };
 
 /// Memory of a graph allocation node. The address is fixed when the node is created and the
@@ -47,7 +47,6 @@ struct GraphAlloc {
   unsigned ownerFrees = 0;         ///< free nodes in the owning graph
   unsigned otherFrees = 0;         ///< free nodes in other user graphs
   bool live = false;
-  bool mapped = false; ///< counted as reserved (cudaGraphMemAttrReservedMem*) until a trim
 };
 
 struct NodeObj {
@@ -133,6 +132,7 @@ struct ExecObj {
   std::unique_ptr<GraphObj> g;
   unsigned long long flags = 0; ///< cudaGraphInstantiateWithFlags
   std::unordered_map<const NodeObj *, NodeObj *> fromOrig; ///< source-graph node -> exec node
+  const GraphObj *source = nullptr; ///< the graph instantiated (compared only, never followed)
 };
 
 /// One capture sequence: begun on `origin`, joined by other streams through events.
@@ -222,10 +222,23 @@ std::unordered_map<void *, GraphAlloc> &g_graphAllocsFn() {
   static auto *v = new std::unordered_map<void *, GraphAlloc>();
   return *v;
 }
-/// cudaGraphMemAttr* of the device: bytes of live graph allocations and of reserved ones.
+/// cudaGraphMemAttr* of the device. Graph allocations come from a pool of physical memory that
+/// grows in 32 MiB steps to hold the allocations live at once and keeps what it has (whatever
+/// the graphs free, and after their executable graphs are destroyed) until cudaDeviceGraphMemTrim
+/// gives back what live allocations do not need. An H100 and an H200 report that pool as both
+/// the used and the reserved memory (tools/hw/data/h100-2026-11-26: one 400000-byte
+/// alloc/free graph launched leaves 33554432 bytes used and reserved until a trim).
 struct GraphMemStats {
-  uint64_t used = 0, usedHigh = 0, reserved = 0, reservedHigh = 0;
+  uint64_t live = 0; ///< bytes of live graph allocations
+  uint64_t pool = 0; ///< the pool: used and reserved memory, a multiple of kGraphPoolStep
+  uint64_t usedHigh = 0, reservedHigh = 0;
 } g_graphMem;
+constexpr uint64_t kGraphPoolStep = 32ull << 20;
+
+/// The pool size that holds `bytes` of live allocations.
+uint64_t graphPoolFor(uint64_t bytes) {
+  return (bytes + kGraphPoolStep - 1) / kGraphPoolStep * kGraphPoolStep;
+}
 /// Device memory for conditional-handle slots, handed out 4 bytes at a time from 4 KiB chunks.
 char *g_condChunk = nullptr;
 size_t g_condChunkUsed = 0;
@@ -237,8 +250,6 @@ void maybeReleaseGraphAlloc(void *p) {
   auto it = allocs.find(p);
   if (it == allocs.end() || it->second.refs || it->second.live)
     return;
-  if (it->second.mapped)
-    g_graphMem.reserved -= it->second.bytes;
   allocs.erase(it);
   Context::get().engine().memory().release(reinterpret_cast<uint64_t>(p));
 }
@@ -471,7 +482,7 @@ cudaError_t addFront(cudaGraphNode_t *out, cudaGraph_t graph, const cudaGraphNod
 cudaError_t setKernel(Context &ctx, NodeObj &n, const cudaKernelNodeParams &p, KernelEntry *known) {
   KernelEntry *k = known ? known : ctx.findKernel(p.func);
   if (!k)
-    return cudaErrorInvalidDeviceFunction;
+    return Context::unknownFunction(p.func);
   if (!k->kernel) {
     cudaError_t e = ctx.ensureLoaded();
     if (!k->kernel)
@@ -658,7 +669,7 @@ void allocsOf(const GraphObj &g, std::vector<void *> &out) {
 void endGraphAlloc(void *p) {
   GraphAlloc &a = g_graphAllocsFn()[p];
   a.live = false;
-  g_graphMem.used -= a.bytes;
+  g_graphMem.live -= a.bytes;
   maybeReleaseGraphAlloc(p);
 }
 
@@ -687,13 +698,10 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     if (a.live)
       return cudaErrorInvalidValue; // still allocated from an earlier execution
     a.live = true;
-    g_graphMem.used += a.bytes;
-    g_graphMem.usedHigh = std::max(g_graphMem.usedHigh, g_graphMem.used);
-    if (!a.mapped) {
-      a.mapped = true;
-      g_graphMem.reserved += a.bytes;
-      g_graphMem.reservedHigh = std::max(g_graphMem.reservedHigh, g_graphMem.reserved);
-    }
+    g_graphMem.live += a.bytes;
+    g_graphMem.pool = std::max(g_graphMem.pool, graphPoolFor(g_graphMem.live));
+    g_graphMem.usedHigh = std::max(g_graphMem.usedHigh, g_graphMem.pool);
+    g_graphMem.reservedHigh = std::max(g_graphMem.reservedHigh, g_graphMem.pool);
     return cudaSuccess;
   }
   case NodeKind::MemFree: {
@@ -702,7 +710,7 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     if (it == g_graphAllocsFn().end() || !it->second.live)
       return cudaErrorInvalidValue; // freed twice: CUDA leaves this undefined
     it->second.live = false;
-    g_graphMem.used -= it->second.bytes;
+    g_graphMem.live -= it->second.bytes; // the pool keeps the memory
     maybeReleaseGraphAlloc(n.memPtr);
     return cudaSuccess;
   }
@@ -791,16 +799,28 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
   return cudaSuccess;
 }
 
+/// Stores the default of every cudaGraphCondAssignDefault handle of `g` and of the graphs nested
+/// in it. A launch does this once, before any node runs: a handle created in a loop's body graph
+/// is not put back at each iteration of the body (an H100 runs a while loop nested in a while
+/// body only until its handle is first cleared; tools/hw/data/h100-2026-11-26).
+void assignDefaults(const GraphObj &g) {
+  for (const CondHandle &h : g.condHandles)
+    if (h.flags & cudaGraphCondAssignDefault)
+      std::memcpy(reinterpret_cast<void *>(h.handle), &h.defaultValue, sizeof h.defaultValue);
+  for (const auto &n : g.nodes) {
+    if (n->child)
+      assignDefaults(*n->child);
+    for (const auto &b : n->bodies)
+      assignDefaults(*b);
+  }
+}
+
 cudaError_t runGraph(const GraphObj &g, cudaStream_t s) {
   std::vector<NodeObj *> order;
   {
     PTXSIM_LOCK;
     if (!topoOrder(g, order))
       return cudaErrorInvalidValue;
-    // each execution of the graph starts its handles at their defaults when asked to
-    for (const CondHandle &h : g.condHandles)
-      if (h.flags & cudaGraphCondAssignDefault)
-        std::memcpy(reinterpret_cast<void *>(h.handle), &h.defaultValue, sizeof h.defaultValue);
   }
   for (NodeObj *n : order) {
     cudaError_t e = runNode(*n, s);
@@ -941,8 +961,8 @@ std::optional<cudaError_t> captureMemcpy2D(cudaStream_t s, void *dst, size_t dpi
                                            const void *src, size_t spitch, size_t width,
                                            size_t height, cudaMemcpyKind kind) {
   return captureWith(s, [&](NodeObj &node) {
-    if (width > dpitch || width > spitch)
-      return cudaErrorInvalidPitchValue;
+    if (width > dpitch || width > spitch) // as cudaMemcpy2D
+      return height > 1 ? cudaErrorInvalidPitchValue : cudaErrorInvalidValue;
     set1D(node, dst, src, width, kind);
     node.dpitch = dpitch;
     node.spitch = spitch;
@@ -956,8 +976,8 @@ std::optional<cudaError_t> captureMemcpy2D(cudaStream_t s, void *dst, size_t dpi
 std::optional<cudaError_t> captureMemset2D(cudaStream_t s, void *p, size_t pitch, int value,
                                            size_t width, size_t height) {
   return captureWith(s, [&](NodeObj &node) {
-    if (width > pitch)
-      return cudaErrorInvalidPitchValue;
+    if (width > pitch && height > 1) // as cudaMemset2D
+      return cudaErrorInvalidValue;
     node.kind = NodeKind::Memset;
     node.memset.dst = p;
     node.memset.value = unsigned(value) & 0xff;
@@ -1135,6 +1155,9 @@ PTXSIM_API cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
       return ret(cudaErrorIllegalState); // still being captured into
   forgetNodes(*graphOf(graph));
   g_graphsFn().erase(graphOf(graph));
+  for (ExecObj *x : g_execsFn())
+    if (x->source == graphOf(graph))
+      x->source = nullptr; // a later graph at this address is another graph
   delete graphOf(graph);
   return cudaSuccess;
 }
@@ -1609,8 +1632,16 @@ PTXSIM_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec
     return ret(cudaErrorInvalidValue);
   if (!acyclic(*graphOf(graph)))
     return ret(cudaErrorInvalidValue);
+  // a graph with memory nodes has one executable graph at a time (CUDA says so; an H200 answers
+  // a second instantiation with cudaErrorNotSupported)
+  const GraphObj &src = *graphOf(graph);
+  if (hasKind(src, NodeKind::MemAlloc) || hasKind(src, NodeKind::MemFree))
+    for (ExecObj *other : g_execsFn())
+      if (other->source == &src)
+        return ret(cudaErrorNotSupported);
   auto *x = new ExecObj;
   x->g = cloneGraph(*graphOf(graph), &x->fromOrig);
+  x->source = &src;
   x->flags = flags;
   g_execsFn().insert(x);
   *pGraphExec = reinterpret_cast<cudaGraphExec_t>(x);
@@ -1640,12 +1671,10 @@ PTXSIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t s
     if (!ctx.validStream(stream))
       return ret(cudaErrorInvalidResourceHandle);
     ExecObj *x = execOf(graphExec);
-    // launching into a capturing stream records the graph as a child graph node
-    if (auto r = captureWith(stream, [&](NodeObj &n) {
-          n.kind = NodeKind::Child;
-          n.child = cloneGraph(*x->g, nullptr);
-          return cudaSuccess;
-        }))
+    // a capturing stream cannot take a graph launch: CUDA 13 on an H100 refuses it
+    // (cudaErrorStreamCaptureUnsupported) and the capture is invalidated, as by a synchronising
+    // call; a program adds the graph to a capture as a child graph node instead
+    if (auto r = captureSyncCall(stream))
       return ret(*r);
     g = x->g.get();
     // allocations of an earlier launch that are still live: freed by an auto-free launch,
@@ -1658,6 +1687,7 @@ PTXSIM_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t s
           return ret(cudaErrorInvalidValue);
         endGraphAlloc(p);
       }
+    assignDefaults(*g);
   }
   return ret(runGraph(*g, stream));
 }
@@ -2531,13 +2561,9 @@ PTXSIM_API cudaError_t cudaDeviceGraphMemTrim(int device) {
   if (device != 0)
     return ret(cudaErrorInvalidDevice);
   PTXSIM_LOCK;
-  // memory not in use by a live allocation goes back: it no longer counts as reserved (the
-  // address stays the graph's, as in CUDA, and is mapped again by the next launch)
-  for (auto &kv : g_graphAllocsFn())
-    if (!kv.second.live && kv.second.mapped) {
-      kv.second.mapped = false;
-      g_graphMem.reserved -= kv.second.bytes;
-    }
+  // the pool gives back what live allocations do not need (an allocation's address stays its
+  // graph's, as in CUDA, and the next launch grows the pool again)
+  g_graphMem.pool = graphPoolFor(g_graphMem.live);
   return cudaSuccess;
 }
 
@@ -2550,9 +2576,9 @@ PTXSIM_API cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAt
   PTXSIM_LOCK;
   uint64_t v = 0;
   switch (attr) {
-  case cudaGraphMemAttrUsedMemCurrent: v = g_graphMem.used; break;
+  case cudaGraphMemAttrUsedMemCurrent: v = g_graphMem.pool; break;
   case cudaGraphMemAttrUsedMemHigh: v = g_graphMem.usedHigh; break;
-  case cudaGraphMemAttrReservedMemCurrent: v = g_graphMem.reserved; break;
+  case cudaGraphMemAttrReservedMemCurrent: v = g_graphMem.pool; break;
   case cudaGraphMemAttrReservedMemHigh: v = g_graphMem.reservedHigh; break;
   default: return ret(cudaErrorInvalidValue);
   }
@@ -2571,9 +2597,9 @@ PTXSIM_API cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAt
   if (*static_cast<uint64_t *>(value) != 0)
     return ret(cudaErrorInvalidValue);
   if (attr == cudaGraphMemAttrUsedMemHigh)
-    g_graphMem.usedHigh = g_graphMem.used;
+    g_graphMem.usedHigh = g_graphMem.pool;
   else if (attr == cudaGraphMemAttrReservedMemHigh)
-    g_graphMem.reservedHigh = g_graphMem.reserved;
+    g_graphMem.reservedHigh = g_graphMem.pool;
   else
     return ret(cudaErrorInvalidValue);
   return cudaSuccess;
@@ -2598,7 +2624,10 @@ PTXSIM_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHand
   }
   char *slot = g_condChunk + g_condChunkUsed;
   g_condChunkUsed += sizeof(uint32_t);
-  std::memcpy(slot, &defaultLaunchValue, sizeof defaultLaunchValue); // the value until set
+  // without cudaGraphCondAssignDefault the default is never applied: the handle starts at 0 (an
+  // H200 skips a while loop on such a handle created with default 1)
+  unsigned initial = (flags & cudaGraphCondAssignDefault) ? defaultLaunchValue : 0;
+  std::memcpy(slot, &initial, sizeof initial);
   CondHandle h;
   h.handle = reinterpret_cast<cudaGraphConditionalHandle>(slot);
   h.defaultValue = defaultLaunchValue;
@@ -3007,9 +3036,12 @@ PTXSIM_API cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned in
 
 PTXSIM_API cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
   PTXSIM_LOCK;
-  if (!count || !g_userObjsFn().count(userObjOf(object)) || userObjOf(object)->refs < count)
+  if (!count || !g_userObjsFn().count(userObjOf(object)))
     return ret(cudaErrorInvalidValue);
-  releaseUserObj(userObjOf(object), count);
+  // releasing more references than there are is not checked: an H200 returns cudaSuccess and
+  // leaves the object alone (its destructor does not run)
+  if (userObjOf(object)->refs >= count)
+    releaseUserObj(userObjOf(object), count);
   return cudaSuccess;
 }
 
@@ -3041,10 +3073,18 @@ PTXSIM_API cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObj
   if (!count || !validGraph(graph) || !g_userObjsFn().count(userObjOf(object)))
     return ret(cudaErrorInvalidValue);
   auto &refs = graphOf(graph)->userRefs;
-  auto it = std::find_if(refs.begin(), refs.end(),
-                         [&](auto &r) { return r.first == userObjOf(object); });
-  if (it == refs.end() || it->second < count)
-    return ret(cudaErrorInvalidValue); // the graph does not hold that many
+  UserObj *obj = userObjOf(object);
+  auto it = std::find_if(refs.begin(), refs.end(), [&](auto &r) { return r.first == obj; });
+  // Not checked, as on an H200 (cudaSuccess either way): more references than the graph holds
+  // are ignored; from a graph that holds none, the object's own references are dropped (an H200
+  // ran the destructor of an object released once from a graph that never retained it).
+  if (it == refs.end()) {
+    if (obj->refs >= count)
+      releaseUserObj(obj, count);
+    return cudaSuccess;
+  }
+  if (it->second < count)
+    return cudaSuccess;
   it->second -= count;
   UserObj *o = it->first;
   if (!it->second)

@@ -59,7 +59,7 @@ CUresult toCu(cudaError_t e) {
   case cudaErrorCudartUnloading:
     return CUDA_ERROR_DEINITIALIZED;
   case cudaErrorInvalidDeviceFunction:
-    return kNotAFunction;
+    return CUresult(98); // the runtime's code, passed through unchanged (the driver has none)
   case cudaErrorInvalidPitchValue:
     return kInvalidPitch;
   case cudaErrorInvalidResourceHandle:
@@ -169,7 +169,9 @@ namespace {
 /// Looks `symbol` up in the generated table: the newest variant not newer than `version`.
 CUresult procAddress(const char *symbol, void **pfn, int version, cuuint64_t flags,
                      CUdriverProcAddressQueryResult *status) {
-  if (!symbol || !pfn)
+  // a version newer than the driver's is refused, leaving the outputs alone (an H200 with driver
+  // 580 answers 13010 so; CUDA documents it)
+  if (!symbol || !pfn || version > CUDA_VERSION)
     return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;
   const ProcEntry *best = nullptr;
@@ -188,14 +190,15 @@ CUresult procAddress(const char *symbol, void **pfn, int version, cuuint64_t fla
     if (kProcTable[i].version <= version)
       best = &kProcTable[i];
   }
+  // A symbol the driver does not have, or not at that version, is no error: CUDA_SUCCESS with a
+  // null pointer, and the status says why (CUDA's documentation; an H100 with driver 580 answers
+  // so, tools/hw/data/h100-2026-11-26).
   CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SUCCESS;
   CUresult r = CUDA_SUCCESS;
   if (!known) {
     st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    r = CUDA_ERROR_NOT_FOUND;
   } else if (!best) {
     st = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-    r = CUDA_ERROR_NOT_FOUND;
   } else {
     bool perThread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
     *pfn = perThread && best->perThreadFn ? best->perThreadFn : best->fn;
@@ -204,7 +207,7 @@ CUresult procAddress(const char *symbol, void **pfn, int version, cuuint64_t fla
     *status = st;
   if (traceOn())
     std::fprintf(stderr, "ptxsim-driver: cuGetProcAddress(%s, v%d, flags %llu) -> %s\n", symbol,
-                 version, (unsigned long long)flags, r == CUDA_SUCCESS ? "found" : "not found");
+                 version, (unsigned long long)flags, *pfn ? "found" : "not found");
   return r;
 }
 } // namespace

@@ -20,11 +20,11 @@
 
 namespace ptxsim::driver {
 
-/// What a call given a function handle that is not a kernel returns: the code of
-/// cudaErrorInvalidDeviceFunction, which NVIDIA's runtime passes through unchanged, so a static-
-/// runtime program launching a host function sees what CUDA reports (the driver defines no
-/// name for it; CUDA_ERROR_INVALID_HANDLE would become cudaErrorInvalidResourceHandle).
-constexpr CUresult kNotAFunction = CUresult(98);
+/// What a call given a function or kernel handle that is not a kernel returns:
+/// CUDA_ERROR_INVALID_HANDLE, which NVIDIA's runtime turns into cudaErrorInvalidResourceHandle,
+/// as a static-runtime program launching a host function sees on an H100 (CUDA 13 passes an
+/// unregistered pointer to the driver as a CUkernel; tools/hw/data/h100-2026-11-26).
+constexpr CUresult kNotAFunction = CUDA_ERROR_INVALID_HANDLE;
 /// Likewise for a 2D copy or set wider than its pitch (cudaErrorInvalidPitchValue).
 constexpr CUresult kInvalidPitch = CUresult(12);
 

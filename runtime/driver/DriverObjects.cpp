@@ -831,8 +831,8 @@ CUresult fill2D(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t hei
     return toCu(ctx.sticky());
   if (!ctx.validStream(stream(s)))
     return CUDA_ERROR_INVALID_HANDLE;
-  if (width * sizeof(T) > pitch)
-    return kInvalidPitch;
+  if (width * sizeof(T) > pitch && height > 1)
+    return CUDA_ERROR_INVALID_VALUE; // rows would overlap (one row may be wider, as on an H200)
   if (byteWise)
     if (auto c = captureMemset2D(stream(s), reinterpret_cast<void *>(dst), pitch, int(bytes[0]),
                                  width * sizeof(T), height))

@@ -283,13 +283,57 @@ std::string inspectCudaRuntime(const std::string &path, CudaRuntimeInfo &out) {
 
 std::string cubinRegisterCounts(const std::string &cubin, std::map<std::string, uint32_t> &out) {
   // ptxas records the registers of each function in the top byte of sh_info of its code
-  // section `.text.<name>` (what `cuobjdump -res-usage` reports).
-  return forEachSection(reinterpret_cast<const uint8_t *>(cubin.data()), cubin.size(), "the cubin",
-                        [&](const std::string &name, const Elf64_Shdr &sh) -> std::string {
-    if (name.compare(0, 6, ".text.") == 0 && sh.sh_type == SHT_PROGBITS)
+  // section `.text.<name>` (what `cuobjdump -res-usage` reports) for sm_75/sm_80; CUDA 13's
+  // sm_90 cubins leave that byte 0 and keep the count only as an EIATTR_REGCOUNT attribute
+  // (format 4, attribute 0x2f: symbol index, registers) in the `.nv.info` section.
+  const auto *d = reinterpret_cast<const uint8_t *>(cubin.data());
+  const size_t size = cubin.size();
+  Elf64_Shdr symtab{}, info{};
+  std::vector<Elf64_Shdr> all;
+  std::string err = forEachSection(d, size, "the cubin",
+                                   [&](const std::string &name, const Elf64_Shdr &sh) -> std::string {
+    if (name.compare(0, 6, ".text.") == 0 && sh.sh_type == SHT_PROGBITS && (sh.sh_info >> 24))
       out[name.substr(6)] = uint32_t(sh.sh_info >> 24);
+    else if (sh.sh_type == SHT_SYMTAB)
+      symtab = sh;
+    else if (name == ".nv.info")
+      info = sh;
     return "";
   });
+  if (!err.empty() || !symtab.sh_size || !info.sh_size)
+    return err;
+  auto inside = [&](const Elf64_Shdr &s) {
+    return s.sh_offset <= size && s.sh_size <= size - s.sh_offset;
+  };
+  Elf64_Ehdr eh = load<Elf64_Ehdr>(d);
+  if (!inside(symtab) || !inside(info) || symtab.sh_link >= eh.e_shnum)
+    return "the cubin has a malformed symbol table or .nv.info section";
+  Elf64_Shdr strtab = load<Elf64_Shdr>(d + eh.e_shoff + symtab.sh_link * sizeof(Elf64_Shdr));
+  if (!inside(strtab))
+    return "the cubin has a malformed string table";
+  const uint64_t numSyms = symtab.sh_size / sizeof(Elf64_Sym);
+  for (uint64_t o = 0; o + 4 <= info.sh_size;) {
+    const uint8_t *a = d + info.sh_offset + o;
+    uint8_t format = a[0], attr = a[1];
+    uint16_t len = uint16_t(a[2] | a[3] << 8);
+    uint64_t next = o + 4 + (format == 4 ? len : 0); // only format 4 carries a sized value
+    if (next > info.sh_size)
+      break;
+    if (format == 4 && attr == 0x2f && len == 8) {
+      uint32_t sym, regs;
+      std::memcpy(&sym, a + 4, 4);
+      std::memcpy(&regs, a + 8, 4);
+      if (sym < numSyms && regs) {
+        Elf64_Sym s = load<Elf64_Sym>(d + symtab.sh_offset + sym * sizeof(Elf64_Sym));
+        if (s.st_name < strtab.sh_size) {
+          const char *nm = reinterpret_cast<const char *>(d + strtab.sh_offset + s.st_name);
+          out.emplace(std::string(nm, strnlen(nm, strtab.sh_size - s.st_name)), regs);
+        }
+      }
+    }
+    o = next;
+  }
+  return "";
 }
 
 } // namespace ptxsim::fatbin

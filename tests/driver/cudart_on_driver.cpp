@@ -155,8 +155,8 @@ CUresult function(const void *key, CUfunction *out) {
     fn = const_cast<Function *>(static_cast<const Function *>(key));
   else if (auto h = s.byHandle.find(key); h != s.byHandle.end())
     fn = h->second;
-  if (!fn)
-    return CUresult(cudaErrorInvalidDeviceFunction); // the runtime's code; the driver has none
+  if (!fn) // CUDA 13 takes a pointer it has no kernel for as a kernel handle, which is invalid
+    return key ? CUDA_ERROR_INVALID_HANDLE : CUresult(cudaErrorInvalidDeviceFunction);
   Function &f = *fn;
   if (!f.handle) {
     if (CUresult r = load(*f.image))

@@ -58,17 +58,34 @@ int main() {
            "persisting L2 %d of an L2 of %d", prop.persistingL2CacheMaxSize, prop.l2CacheSize);
     EXPECT(prop.accessPolicyMaxWindowSize >= (64 << 20), "window size %d", prop.accessPolicyMaxWindowSize);
 
-    // the set-aside round-trips, clamped to the device's limit
+    // the set-aside: 3/16 of the L2 from the start (9830400 bytes of an H100's 50 MiB, 11796480 of
+    // an H200's 60 MiB), round-trips, and one larger than the device allows is refused, leaving
+    // the old one
     size_t limit = 0;
     CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
-    EXPECT(limit == 0, "initial persisting L2 limit %zu", limit);
+    EXPECT(limit <= size_t(prop.persistingL2CacheMaxSize), "initial persisting L2 limit %zu", limit);
+    EXPECT(limit == size_t(prop.l2CacheSize) / 16 * 3, "initial persisting L2 limit %zu", limit);
     size_t want = size_t(prop.persistingL2CacheMaxSize) / 2;
     CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, want));
     CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
     EXPECT(limit == want, "persisting L2 limit %zu, want %zu", limit, want);
-    CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, size_t(prop.l2CacheSize) * 4));
+    EXPECT(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, size_t(prop.l2CacheSize) * 4) ==
+               cudaErrorInvalidValue, "a set-aside of four times the L2 accepted");
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "last error after a refused set-aside");
     CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
-    EXPECT(limit == size_t(prop.persistingL2CacheMaxSize), "clamped limit %zu", limit);
+    EXPECT(limit == want, "limit after a refused set-aside %zu, want %zu", limit, want);
+    CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, size_t(prop.persistingL2CacheMaxSize)));
+    CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+    EXPECT(limit == size_t(prop.persistingL2CacheMaxSize), "limit at the maximum %zu", limit);
+    // the set-aside is whole sixteenths of the L2, rounded up (H100 and H200)
+    size_t sixteenth = size_t(prop.l2CacheSize) / 16;
+    CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 1));
+    CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+    EXPECT(limit == sixteenth, "a set-aside of 1 byte reads back %zu, want %zu", limit, sixteenth);
+    CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, want + 1));
+    CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+    EXPECT(limit == (want + sixteenth) / sixteenth * sixteenth, "a set-aside of %zu reads back %zu",
+           want + 1, limit);
 
     const int n = 1 << 16, tableSize = 4096;
     std::vector<int> table(tableSize), in(n);
@@ -123,7 +140,6 @@ int main() {
         {4096, 1.5f, cudaAccessPropertyPersisting, cudaAccessPropertyStreaming, "hit ratio above 1"},
         {4096, -0.1f, cudaAccessPropertyPersisting, cudaAccessPropertyStreaming, "negative hit ratio"},
         {4096, 0.5f, cudaAccessPropertyPersisting, cudaAccessPropertyPersisting, "persisting miss property"},
-        {4096, 0.5f, cudaAccessProperty(7), cudaAccessPropertyNormal, "unknown hit property"},
     };
     for (const Bad &b : bad) {
         cudaError_t e = setWindow(s, dtable, b.bytes, b.ratio, b.hit, b.miss);
@@ -133,6 +149,14 @@ int main() {
     CK(cudaStreamGetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &got));
     EXPECT(got.accessPolicyWindow.base_ptr == dtable && got.accessPolicyWindow.hitRatio == 0.6f,
            "window after refused updates: %p ratio %f", got.accessPolicyWindow.base_ptr, got.accessPolicyWindow.hitRatio);
+    // the hit property is not checked (an H200 takes an unknown one); the old window comes back
+    CK(setWindow(s, dtable, 4096, 0.5f, cudaAccessProperty(7), cudaAccessPropertyNormal));
+    CK(cudaStreamGetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &got));
+    EXPECT(got.accessPolicyWindow.num_bytes == 4096 && got.accessPolicyWindow.hitRatio == 0.5f,
+           "window with an unknown hit property: %zu bytes, ratio %f",
+           got.accessPolicyWindow.num_bytes, got.accessPolicyWindow.hitRatio);
+    CK(setWindow(s, dtable, tableSize * sizeof(int), 0.6f, cudaAccessPropertyPersisting,
+                 cudaAccessPropertyStreaming));
     cudaStreamAttrValue v;
     memset(&v, 0, sizeof v);
     // (no call with a null value: NVIDIA's runtime reads the value itself and crashes, as its

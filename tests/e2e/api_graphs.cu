@@ -116,6 +116,7 @@ int main() {
   CK(cudaGraphInstantiate(&hx, h, 0));
   CK(cudaGraphLaunch(hx, s));
   CK(cudaGraphLaunch(hx, s));
+  CK(cudaStreamSynchronize(s)); // a graph launch is asynchronous: its host nodes run later
   EXPECT(g_order.size() == 12, "host nodes ran %zu times", g_order.size());
   for (size_t i = 0; i < g_order.size(); ++i)
     EXPECT(g_order[i] == (i % 6 == 5 ? 42 : int(i % 6)), "order[%zu] = %d", i, g_order[i]);
@@ -200,6 +201,7 @@ int main() {
     CK(cudaGraphInstantiate(&qx, q, 0));
     g_order.clear();
     CK(cudaGraphLaunch(qx, s));
+    CK(cudaStreamSynchronize(s));
     EXPECT(out[0] == 4 && out[63] == 4 && g_order.size() == 1 && g_order[0] == 100,
            "memset/copy/host graph: %d %zu", out[0], g_order.size());
     // exec-only updates: another value, destination and host argument
@@ -211,12 +213,14 @@ int main() {
     CK(cudaGraphExecMemcpyNodeSetParams1D(qx, copy, out2.data(), m, 64 * sizeof(int),
                                           cudaMemcpyDeviceToHost));
     CK(cudaGraphLaunch(qx, s));
+    CK(cudaStreamSynchronize(s));
     EXPECT(out2[5] == 9 && out[5] == 4 && g_order.size() == 2 && g_order[1] == 200,
            "exec param updates: %d %d", out2[5], out[5]);
     // the clone still has the original parameters
     cudaGraphExec_t qcx;
     CK(cudaGraphInstantiate(&qcx, qc, 0));
     CK(cudaGraphLaunch(qcx, s));
+    CK(cudaStreamSynchronize(s));
     EXPECT(out[7] == 4 && g_order.size() == 3 && g_order[2] == 100, "clone replay");
     EXPECT(cudaGraphExecHostNodeSetParams(qx, set, &hp2) == cudaErrorInvalidValue,
            "host params on a memset node");
@@ -243,6 +247,7 @@ int main() {
     cudaGraphExec_t p3x;
     CK(cudaGraphInstantiate(&p3x, p3, 0));
     CK(cudaGraphLaunch(p3x, s));
+    CK(cudaStreamSynchronize(s));
     for (int r = 0; r < 4; ++r)
       for (int c = 0; c < 8; ++c)
         EXPECT(hdst[r][c] == (r < 3 && c < 5 ? r * 8 + c : 0), "3D-params copy [%d][%d] = %d", r,
@@ -264,7 +269,7 @@ int main() {
   cudaGraphNode_t dup[2] = {cp, cp};
   EXPECT(cudaGraphAddEmptyNode(&bad, g, dup, 2) == cudaErrorInvalidValue, "duplicate deps");
   kp.func = (void *)main;
-  EXPECT(cudaGraphAddKernelNode(&bad, g, nullptr, 0, &kp) == cudaErrorInvalidDeviceFunction,
+  EXPECT(cudaGraphAddKernelNode(&bad, g, nullptr, 0, &kp) == cudaErrorInvalidResourceHandle,
          "not a kernel");
   EXPECT(cudaGraphCreate(&h, 1) == cudaErrorInvalidValue, "graph flags");
   mp.elementSize = 3;

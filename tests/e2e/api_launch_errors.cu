@@ -1,6 +1,7 @@
 // ptxsim e2e: launch configuration errors are reported like CUDA 13 on an H100 (every invalid
 // configuration is cudaErrorInvalidValue, not cudaErrorInvalidConfiguration; non-sticky, via
-// cudaGetLastError after <<<>>>), and a correct launch afterwards still works.
+// cudaGetLastError after <<<>>>; a host function is an invalid handle), and a correct launch
+// afterwards still works.
 static const char *kName = "api_launch_errors";
 #include "../kernels/test_common.h"
 
@@ -36,9 +37,11 @@ int main() {
     EXPECT_ERR(cudaLaunchKernel((const void *)fill, dim3(1), dim3(33, 32), args, 0, 0),
                cudaErrorInvalidValue);
     EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidValue);
+    // CUDA 13 takes a pointer that is no registered kernel for a cudaKernel_t handle, which the
+    // driver refuses (an H100 says cudaErrorInvalidResourceHandle)
     EXPECT_ERR(cudaLaunchKernel((const void *)main, dim3(1), dim3(1), args, 0, 0),
-               cudaErrorInvalidDeviceFunction);
-    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidDeviceFunction);
+               cudaErrorInvalidResourceHandle);
+    EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidResourceHandle);
 
     // The errors above are not sticky: the device still works.
     fill<<<(n + 127) / 128, 128>>>(d, n, 7);

@@ -43,7 +43,21 @@ int main() {
     for (int x = 0; x < w; ++x)
       EXPECT(back[y * w + x] == 0.5f + (float)(y * 1000 + x), "m[%d][%d] = %f", y, x, back[y * w + x]);
   EXPECT(g_calls == 11, "host function and callback ran %d", g_calls);
-  EXPECT(cudaMemset2D(d, pitch, 0, pitch + 1, 1) == cudaErrorInvalidPitchValue, "width > pitch");
+  // rows wider than the pitch, as an H200 answers: a single row is set whole, overlapping rows
+  // are cudaErrorInvalidValue; a copy's row wider than a pitch is cudaErrorInvalidValue for one
+  // row and cudaErrorInvalidPitchValue for more
+  CK(cudaMemset(d, 0, 2 * pitch));
+  CK(cudaMemset2D(d, pitch, 0x5a, pitch + 8, 1));
+  std::vector<unsigned char> bytes(2 * pitch);
+  CK(cudaMemcpy(bytes.data(), d, 2 * pitch, cudaMemcpyDeviceToHost));
+  EXPECT(bytes[pitch + 7] == 0x5a && bytes[pitch + 8] == 0 && bytes[0] == 0x5a,
+         "one row wider than the pitch: %d %d %d", bytes[0], bytes[pitch + 7], bytes[pitch + 8]);
+  cudaError_t e = cudaMemset2D(d, pitch, 0, pitch + 1, 2);
+  EXPECT(e == cudaErrorInvalidValue, "overlapping memset rows: %s", cudaGetErrorName(e));
+  e = cudaMemcpy2D(d, pitch, host.data(), pitch, pitch + 1, 1, cudaMemcpyHostToDevice);
+  EXPECT(e == cudaErrorInvalidValue, "one copied row wider than the pitch: %s", cudaGetErrorName(e));
+  e = cudaMemcpy2D(d, pitch, host.data(), pitch, pitch + 1, 2, cudaMemcpyHostToDevice);
+  EXPECT(e == cudaErrorInvalidPitchValue, "copied rows wider than the pitch: %s", cudaGetErrorName(e));
   cudaGetLastError();
 
   int *a = nullptr;

@@ -95,15 +95,33 @@ int main() {
   for (int i = 0; i < n; ++i)
     EXPECT(back[i] == (i < 16 ? 0.0f : float(i)), "x[%d] = %f", i, back[i]);
 
-  // capturing a graph launch records it as a child graph
-  cudaGraph_t g2;
+  // a graph launch cannot be captured (CUDA 13 on an H100: cudaErrorStreamCaptureUnsupported,
+  // and the capture is invalidated, as by a synchronising call)
+  cudaGraph_t g2 = nullptr;
   CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
-  CK(cudaGraphLaunch(ge, s));
-  CK(cudaGraphLaunch(ge, s));
+  EXPECT(cudaGraphLaunch(ge, s) == cudaErrorStreamCaptureUnsupported, "graph launch captured");
+  CK(cudaStreamIsCapturing(s, &st));
+  EXPECT(st == cudaStreamCaptureStatusInvalidated, "status after a graph launch %d", (int)st);
+  EXPECT(cudaStreamEndCapture(s, &g2) == cudaErrorStreamCaptureInvalidated && !g2,
+         "end of a capture with a graph launch");
+  cudaGetLastError();
+  EXPECT(g_hostCalls == 10, "graph launch ran during capture");
+  // a graph joins a capture as a child graph node, added after the capture's current nodes
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  for (int k = 0; k < 2; ++k) {
+    cudaStreamCaptureStatus cs;
+    cudaGraph_t cg = nullptr;
+    const cudaGraphNode_t *cdeps = nullptr;
+    size_t cnd = 0;
+    CK(cudaStreamGetCaptureInfo(s, &cs, nullptr, &cg, &cdeps, nullptr, &cnd));
+    cudaGraphNode_t child;
+    CK(cudaGraphAddChildGraphNode(&child, cg, cdeps, cnd, g));
+    CK(cudaStreamUpdateCaptureDependencies(s, &child, nullptr, 1, cudaStreamSetCaptureDependencies));
+  }
   CK(cudaStreamEndCapture(s, &g2));
   CK(cudaGraphGetNodes(g2, nullptr, &count));
-  EXPECT(count == 2, "graph-launch capture: %zu nodes", count);
-  EXPECT(g_hostCalls == 10, "graph launch ran during capture");
+  EXPECT(count == 2, "child-graph capture: %zu nodes", count);
+  EXPECT(g_hostCalls == 10, "child graph ran during capture");
   cudaGraphExec_t ge2;
   CK(cudaGraphInstantiate(&ge2, g2, 0));
   CK(cudaGraphLaunch(ge2, s));
@@ -113,7 +131,9 @@ int main() {
 
   // fork/join across streams through events: s forks s2, both add work, s joins s2 back
   cudaStream_t s2;
-  CK(cudaStreamCreate(&s2));
+  // non-blocking, like s: a legacy-stream copy while a blocking stream captures would join the
+  // capture (an H200 refuses it with cudaErrorStreamCaptureImplicit and invalidates the capture)
+  CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
   cudaEvent_t fork, join;
   CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
   CK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));

@@ -26,12 +26,14 @@ __constant__ float c_table[300];  // 1200 bytes of user constant memory
 
 __global__ void __launch_bounds__(256) staticUse(const int *idx, float *out) {
     __shared__ float tile[1000];   // 4000 bytes of static shared memory
-    volatile int local[64];        // indexed at run time: stays in local memory
+    // loaded values read back at a run-time index: ptxas keeps the array in local memory (one
+    // it can compute, like i * t, it folds away, and an H100 then reports no local memory)
+    int local[256];
     int t = threadIdx.x;
-    for (int i = 0; i < 64; ++i) local[i] = i * t;
+    for (int i = 0; i < 256; ++i) local[i] = idx[(i * 5 + t) & 255] * t;
     tile[t] = c_table[t % 300];
     __syncthreads();
-    out[blockIdx.x * blockDim.x + t] = tile[(t + 1) % blockDim.x] + local[idx[t] & 63];
+    out[blockIdx.x * blockDim.x + t] = tile[(t + 1) % blockDim.x] + local[idx[t] & 255];
 }
 
 __global__ void dynamicUse(float *out, int n) {
@@ -63,7 +65,7 @@ int main() {
     cudaFuncAttributes a;
     CK(cudaFuncGetAttributes(&a, staticUse));
     EXPECT(a.sharedSizeBytes == 4000, "static shared %zu, expected 4000", a.sharedSizeBytes);
-    EXPECT(a.localSizeBytes >= 256, "local %zu, expected at least 256", a.localSizeBytes);
+    EXPECT(a.localSizeBytes >= 1024, "local %zu, expected at least 1024", a.localSizeBytes);
     EXPECT(a.constSizeBytes >= 1200, "constant %zu, expected at least 1200", a.constSizeBytes);
     EXPECT(a.maxThreadsPerBlock == 256, "launch bounds: maxThreadsPerBlock %d", a.maxThreadsPerBlock);
     EXPECT(a.numRegs > 0 && a.numRegs <= 255, "numRegs %d", a.numRegs);
@@ -85,7 +87,7 @@ int main() {
     const char *name = nullptr;
     CK(cudaFuncGetName(&name, staticUse));
     EXPECT(name && strstr(name, "staticUse"), "cudaFuncGetName: %s", name ? name : "(null)");
-    EXPECT(cudaFuncGetAttributes(&a, (const void *)main) == cudaErrorInvalidDeviceFunction, "attributes of a host function");
+    EXPECT(cudaFuncGetAttributes(&a, (const void *)main) == cudaErrorInvalidResourceHandle, "attributes of a host function"); // as on an H100
     cudaGetLastError();
 
     // the kernels run and agree with the host
@@ -102,7 +104,8 @@ int main() {
         CK(cudaDeviceSynchronize());
         for (int b = 0; b < 2; ++b)
             for (int t = 0; t < 256; ++t) {
-                float want = table[((t + 1) % 256) % 300] + (float)(((t * 7) & 63) * t);
+                int j = (t * 7) & 255; // idx[t] & 255, and idx[k] = 7k
+                float want = table[((t + 1) % 256) % 300] + (float)(((j * 5 + t) & 255) * 7 * t);
                 EXPECT(out[b * 256 + t] == want, "staticUse out[%d] = %g, expected %g", b * 256 + t, out[b * 256 + t], want);
             }
         EXPECT(cudaGetLastError() == cudaSuccess, "no error");
@@ -157,7 +160,7 @@ int main() {
         CK(cudaDeviceGetLimit(&v, cudaLimitStackSize));
         EXPECT(v == 1024, "default stack %zu", v);
         CK(cudaDeviceGetLimit(&v, cudaLimitPrintfFifoSize));
-        EXPECT(v == 1 << 20, "default printf FIFO %zu", v);
+        EXPECT(v == 8650752, "default printf FIFO %zu (an H100 and an H200 have 8650752)", v);
         CK(cudaDeviceGetLimit(&v, cudaLimitMallocHeapSize));
         EXPECT(v == 8 << 20, "default heap %zu", v);
         CK(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
@@ -178,7 +181,9 @@ int main() {
         bigMalloc<<<1, 1>>>((size_t)64 << 20, ok);  // more than the heap
         CK(cudaDeviceSynchronize());
         EXPECT(*ok == -1, "a 64 MiB device malloc from a 32 MiB heap returns null (%d)", *ok);
-        EXPECT(cudaDeviceSetLimit((cudaLimit)0x77, 1) == cudaErrorUnsupportedLimit, "unknown limit refused");
+        // (an H200 returns another code, not yet recorded: the message names it)
+        cudaError_t le = cudaDeviceSetLimit((cudaLimit)0x77, 1);
+        EXPECT(le == cudaErrorUnsupportedLimit, "unknown limit refused: %s", cudaGetErrorName(le));
         cudaGetLastError();
         CK(cudaDeviceSetLimit(cudaLimitStackSize, 1024));
         CK(cudaFree(ok));
@@ -248,7 +253,9 @@ int main() {
         EXPECT(can == 0, "a device is not its own peer (%d)", can);
         EXPECT(cudaDeviceCanAccessPeer(&can, 0, 1) == cudaErrorInvalidDevice, "device 1 does not exist");
         cudaGetLastError();
-        EXPECT(cudaDeviceEnablePeerAccess(0, 0) == cudaErrorInvalidDevice, "peer access to itself is refused");
+        // (an H200 returns another code, not yet recorded: the message names it)
+        cudaError_t pe = cudaDeviceEnablePeerAccess(0, 0);
+        EXPECT(pe == cudaErrorInvalidDevice, "peer access to itself is refused: %s", cudaGetErrorName(pe));
         cudaGetLastError();
         EXPECT(cudaDeviceDisablePeerAccess(0) != cudaSuccess, "disabling peer access to itself is refused");
         cudaGetLastError();

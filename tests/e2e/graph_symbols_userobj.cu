@@ -6,8 +6,11 @@
 static const char *kName = "graph_symbols_userobj";
 #include "../kernels/test_common.h"
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 __constant__ float c_scale[4];
@@ -19,8 +22,15 @@ __global__ void apply(const int *in) {
     if (i < 8) d_result[i] = (int)(in[i] * c_scale[i % 4]);
 }
 
-static int g_destroyed = 0;
+// Destructors run on a thread of CUDA's own, some time after the last reference goes (on an H200
+// not yet when cudaGraphExecDestroy returns): the program waits for them.
+static std::atomic<int> g_destroyed{0};
 static void onDestroy(void *p) { g_destroyed += *(int *)p; }
+static int destroyedAfterWaitingFor(int want) {
+    for (int i = 0; i < 1000 && g_destroyed.load() != want; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return g_destroyed.load();
+}
 
 int main() {
     int *in;
@@ -67,11 +77,13 @@ int main() {
     CK(cudaGraphRetainUserObject(g, a, 1, cudaGraphUserObjectMove)); // the program's reference
     CK(cudaGraphRetainUserObject(g, b, 2, 0));
     CK(cudaUserObjectRelease(b, 2)); // the graph still holds two
-    EXPECT(cudaGraphReleaseUserObject(g, b, 3) == cudaErrorInvalidValue,
-           "graph released more references than it holds");
+    // releasing more than the graph holds is not checked (an H200 returns cudaSuccess) and
+    // changes nothing
+    EXPECT(cudaGraphReleaseUserObject(g, b, 3) == cudaSuccess, "over-release from a graph");
+    EXPECT(cudaGraphReleaseUserObject(g, b, 0) == cudaErrorInvalidValue, "release of 0 references");
     cudaGetLastError();
     CK(cudaGraphReleaseUserObject(g, b, 1));
-    EXPECT(g_destroyed == 0, "destructor ran while references remain (%d)", g_destroyed);
+    EXPECT(g_destroyed == 0, "destructor ran while references remain (%d)", g_destroyed.load());
 
     cudaGraphExec_t exec;
     CK(cudaGraphInstantiate(&exec, g, 0));
@@ -93,9 +105,10 @@ int main() {
     EXPECT(out[0] == 9 && out[7] == 9, "exec symbol update: out = %d .. %d", out[0], out[7]);
     CK(cudaGraphDestroy(g)); // the executable graph keeps its own references
     EXPECT(g_destroyed == 0, "destructor ran while the exec graph holds references (%d)",
-           g_destroyed);
+           g_destroyed.load());
     CK(cudaGraphExecDestroy(exec));
-    EXPECT(g_destroyed == 101, "destructors after the last reference: %d, want 101", g_destroyed);
+    int destroyed = destroyedAfterWaitingFor(101);
+    EXPECT(destroyed == 101, "destructors after the last reference: %d, want 101", destroyed);
 
     // DOT output of a graph with a child graph
     cudaGraph_t outer, inner;

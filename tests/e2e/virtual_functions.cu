@@ -368,6 +368,11 @@ int main() {
     int *ed;
     CK(cudaMallocManaged(&ev, 256 * sizeof(long long)));
     CK(cudaMallocManaged(&ed, 256 * sizeof(int)));
+    // Recursive virtual calls whose depth the compiler cannot bound: the stack must hold the
+    // 768-byte arena and up to 14 nested eval() frames. The default 1 KiB stack overflows on an
+    // H100 (an illegal address; ptxas gives each eval 48 bytes of spills), so the program asks
+    // for a larger one, as CUDA requires of recursion.
+    CK(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
     exprTrees<<<2, 128>>>(256, ev, ed);
     CK(cudaDeviceSynchronize());
     for (int i = 0; i < 256; ++i) {
