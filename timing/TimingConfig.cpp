@@ -361,7 +361,6 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_perfect_mem", "ideal memory"},
     {"-gpgpu_perfect_inst_const_cache", "ideal instruction/constant caches"},
     {"-l2_ideal", "ideal L2"},
-    {"-gpgpu_memory_partition_indexing", "partition index hashing"},
     {"-gpgpu_mem_address_mask", "address mask"},
     {"-gpgpu_mem_addr_test", "address mapping self-test"},
     {"-gpgpu_dram_partition_queues", "partition queue sizes"},
@@ -748,6 +747,9 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
       },
       "GPGPU-Sim address mapping: dramid@N sets -ptxsim_partition_interleave_bytes to 2^N, the "
       "bit pattern after ';' is unused");
+  opts.add("-gpgpu_memory_partition_indexing", &m.partitionIndexing,
+           "partition index: 0 linear, 1 each row of partitions rotated by a hash of the row")
+      .range(0, 1);
   opts.add("-ptxsim_partition_interleave_bytes", &m.partitionInterleaveBytes,
            "consecutive bytes mapped to one memory partition")
       .min(1);
@@ -1219,6 +1221,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("l2Latency", m.l2Latency);
   j.num("numPartitions", m.numPartitions);
   j.num("partitionInterleaveBytes", m.partitionInterleaveBytes);
+  j.num("partitionIndexing", m.partitionIndexing);
   j.str("topology", m.topology);
   j.num("icntLatency", m.icntLatency);
   j.num("icntFlitBytes", m.icntFlitBytes);
