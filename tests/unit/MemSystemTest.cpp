@@ -339,5 +339,39 @@ TEST(MemSystemDeterminism, RepeatableAndIdleSkippingIsExact) {
   EXPECT_EQ(a.size(), 6u * 4u);
 }
 
+// -gpgpu_memory_partition_indexing 1: the mapping stays a bijection (no two addresses share a
+// partition and partition-local address) and a fixed warp offset in a grid-stride loop whose
+// stride is a multiple of 16 chunks reaches every partition, not 2 of each 16 as linear does.
+TEST(MemSystemMapping, HashedPartitionIndexingIsABijectionAndSpreadsStrides) {
+  TimingConfig c;
+  c.mem.numPartitions = 80;
+  c.mem.partitionInterleaveBytes = 256;
+  for (uint32_t hashed = 0; hashed < 2; ++hashed) {
+    c.mem.partitionIndexing = hashed;
+    MemorySystem mem(c);
+    std::vector<std::vector<uint8_t>> seen(80, std::vector<uint8_t>(2048, 0));
+    for (uint64_t chunk = 0; chunk < 80 * 2048; ++chunk) {
+      uint64_t addr = chunk * 256;
+      uint32_t p = mem.partitionOf(addr);
+      uint64_t local = mem.partitionLocal(addr) / 256;
+      ASSERT_LT(p, 80u);
+      ASSERT_LT(local, 2048u);
+      ASSERT_EQ(seen[p][local], 0) << "chunk " << chunk;
+      seen[p][local] = 1;
+    }
+    // warp 0 of every CTA: chunks 16 * i (a 4 KiB CTA footprint and stride)
+    std::vector<uint8_t> reached(80, 0);
+    for (uint64_t i = 0; i < 4096; ++i)
+      reached[mem.partitionOf(16 * i * 256)] = 1;
+    uint32_t n = 0;
+    for (uint8_t r : reached)
+      n += r;
+    if (hashed)
+      EXPECT_EQ(n, 80u);
+    else
+      EXPECT_EQ(n, 5u);
+  }
+}
+
 } // namespace
 } // namespace ptxsim::timing
