@@ -69,10 +69,10 @@ template <class T> __attribute__((target("avx2"))) void mulWideAvx2(ExecCtx &ctx
     d[l] = toBits(mulWide(fromBits<T>(a[l]), fromBits<T>(b[l])));
 }
 template <class T> struct MulWideAvx2H { static constexpr ir::ExecFn fn = mulWideAvx2<T>; };
-/// 64-bit add/sub on AVX2 hosts (the 32-bit ones vectorise well enough with SSE2).
+/// 32- and 64-bit add/sub on AVX2 hosts (16-bit ones keep the baseline handler).
 template <class Op> struct BinAvx2 {
   template <class T> struct H {
-    static constexpr ir::ExecFn fn = sizeof(T) == 8 ? binaryFnAvx2<T, T, Op> : binaryFn<T, T, Op>;
+    static constexpr ir::ExecFn fn = sizeof(T) >= 4 ? binaryFnAvx2<T, T, Op> : binaryFn<T, T, Op>;
   };
 };
 #endif

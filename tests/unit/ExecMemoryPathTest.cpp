@@ -305,8 +305,8 @@ TEST(ExecMemoryPath, MulWideU32AndS32OfFullAndPartialWarpsMatchTheHost) {
     EXPECT_EQ(s[i], int64_t(sa[i]) * int64_t(sb[i])) << sa[i] << " * " << sb[i];
 }
 
-TEST(ExecMemoryPath, Add64WithTheDestinationAsASourceWrapsLikeTheHost) {
-  // 64-bit add/sub also have an AVX2 full-warp handler; the destination is often a source
+TEST(ExecMemoryPath, AddSubWithTheDestinationAsASourceWrapLikeTheHost) {
+  // 32/64-bit add/sub also have an AVX2 full-warp handler; the destination is often a source
   // (add.s64 %rd1, %rd1, %rd2), and sums wrap around 2^64.
   const uint64_t edge[] = {0, 1, ~0ull, 0x8000000000000000ull, 0x7fffffffffffffffull, 0x00000000ffffffffull,
                            0x123456789abcdef0ull, 0xfedcba9876543210ull};
@@ -323,6 +323,17 @@ TEST(ExecMemoryPath, Add64WithTheDestinationAsASourceWrapsLikeTheHost) {
   for (size_t i = 0; i < a.size(); ++i) {
     uint64_t d = b[i] + c[i];         // a + b + c - a
     EXPECT_EQ(got[i], a[i] + d - c[i]) << a[i] << " " << b[i] << " " << c[i];
+  }
+  // 32-bit: the same with wrap-around at 2^32 (and a full warp plus a partial one)
+  std::vector<int32_t> x, y, z;
+  for (size_t i = 0; i < a.size(); ++i)
+    x.push_back(int32_t(a[i] >> 16)), y.push_back(int32_t(b[i])), z.push_back(int32_t(c[i] >> 3));
+  auto got32 = runElementwise<int32_t, int32_t>("s32", "s32", "add.s32 %d, %a, %b; sub.s32 %d, %d, %c; add.u32 %d, %d, %d;",
+                                                x, y, z);
+  ASSERT_EQ(got32.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    uint32_t d = uint32_t(x[i]) + uint32_t(y[i]) - uint32_t(z[i]);
+    EXPECT_EQ(uint32_t(got32[i]), d + d) << x[i] << " " << y[i] << " " << z[i];
   }
 }
 
