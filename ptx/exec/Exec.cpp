@@ -300,8 +300,10 @@ inline void prefetchNext(Warp &w, const ir::Inst &in, uint64_t a0, unsigned byte
 #if defined(__x86_64__) && defined(__GNUC__)
 /// resolveWarp's 64-bit [reg+off] pass compiled for AVX2 (four lanes per instruction instead of
 /// SSE2's two); returns the lanes' difference from a coalesced run, as the baseline loop does.
-static __attribute__((target("avx2"))) uint64_t
-addressPassAvx2(const uint64_t *__restrict rg, uint64_t off, uint64_t *__restrict a, unsigned bytes) {
+static __attribute__((target("avx2"))) uint64_t addressPassAvx2(const uint64_t *__restrict rg,
+                                                                uint64_t off,
+                                                                uint64_t *__restrict a,
+                                                                unsigned bytes) {
   uint64_t diff = 0, next = rg[0] + off;
   for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
     uint64_t v = rg[l] + off;

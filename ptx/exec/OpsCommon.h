@@ -102,7 +102,8 @@ inline bool hostHasAvx2() {
 /// binaryFn compiled for AVX2 (see hostHasAvx2): a full warp in one vectorised loop (plain
 /// loop, no lambda: a lambda would not inherit the target); partial masks take binaryFn.
 template <class T, class R, class Op>
-__attribute__((target("avx2"))) void binaryFnAvx2(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m) {
+__attribute__((target("avx2"))) void binaryFnAvx2(ExecCtx &ctx, Warp &w, const ir::Inst &in,
+                                                  uint32_t m) {
   if (m != kFullMask)
     return binaryFn<T, R, Op>(ctx, w, in, m);
   uint64_t *d = w.reg(in.dst[0]);

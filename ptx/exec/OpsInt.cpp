@@ -60,7 +60,9 @@ template <class T> struct MulWideH { static constexpr ir::ExecFn fn = mulWideFn<
 #if PTXSIM_HOST_AVX2
 /// mul.wide for a full warp compiled for AVX2 (see hostHasAvx2): vpmuldq/vpmuludq, four lanes
 /// at a time, where SSE2 multiplies lane by lane.
-template <class T> __attribute__((target("avx2"))) void mulWideAvx2(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+template <class T>
+__attribute__((target("avx2"))) void mulWideAvx2(ExecCtx &ctx, Warp &w, const Inst &in,
+                                                 uint32_t m) {
   if (m != kFullMask)
     return mulWideFn<T>(ctx, w, in, m);
   uint64_t *d = w.reg(in.dst[0]);
