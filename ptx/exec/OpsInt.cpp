@@ -57,6 +57,27 @@ template <class T> void madWideFn(ExecCtx &, Warp &w, const Inst &in, uint32_t m
   });
 }
 template <class T> struct MulWideH { static constexpr ir::ExecFn fn = mulWideFn<T>; };
+#if PTXSIM_HOST_AVX2
+/// mul.wide for a full warp compiled for AVX2 (see hostHasAvx2): vpmuldq/vpmuludq, four lanes
+/// at a time, where SSE2 multiplies lane by lane.
+template <class T>
+__attribute__((target("avx2"))) void mulWideAvx2(ExecCtx &ctx, Warp &w, const Inst &in,
+                                                 uint32_t m) {
+  if (m != kFullMask)
+    return mulWideFn<T>(ctx, w, in, m);
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]), *b = w.src(in.src[1]);
+  for (unsigned l = 0; l < kWarpSize; ++l)
+    d[l] = toBits(mulWide(fromBits<T>(a[l]), fromBits<T>(b[l])));
+}
+template <class T> struct MulWideAvx2H { static constexpr ir::ExecFn fn = mulWideAvx2<T>; };
+/// 32- and 64-bit add/sub on AVX2 hosts (16-bit ones keep the baseline handler).
+template <class Op> struct BinAvx2 {
+  template <class T> struct H {
+    static constexpr ir::ExecFn fn = sizeof(T) >= 4 ? binaryFnAvx2<T, T, Op> : binaryFn<T, T, Op>;
+  };
+};
+#endif
 template <class T> struct MadWideH { static constexpr ir::ExecFn fn = madWideFn<T>; };
 
 // --- saturating s32 ---------------------------------------------------------------------------
@@ -466,6 +487,10 @@ bool lowerAddSub(LowerCtx &c, bool isSub) {
     in.flags = 0x80 | 2 | (isSub ? 4 : 0);
     return true;
   }
+#if PTXSIM_HOST_AVX2
+  if (hostHasAvx2())
+    return isSub ? lowerBinary<BinAvx2<SubOp>>(c, t) : lowerBinary<BinAvx2<AddOp>>(c, t);
+#endif
   return isSub ? lowerBinary<Bin<SubOp>>(c, t) : lowerBinary<Bin<AddOp>>(c, t);
 }
 
@@ -490,6 +515,10 @@ bool lowerMul(LowerCtx &c) {
     return lowerFloatArith(c, FArith::Mul);
   if (c.has(Mod::wide)) {
     ir::ExecFn fn = byIntType<MulWideH, kW16 | kW32>(t);
+#if PTXSIM_HOST_AVX2
+    if (fn && hostHasAvx2())
+      fn = byIntType<MulWideAvx2H, kW16 | kW32>(t);
+#endif
     if (!fn)
       return c.unsupported("type");
     ir::Opnd a = c.src(c.op(1), t), b = c.src(c.op(2), t);

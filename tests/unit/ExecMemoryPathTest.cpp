@@ -283,4 +283,68 @@ TEST(ExecMemoryPath, MulWideS32OfAFullWarpMatchesTheHost) {
     EXPECT_EQ(got[i], int64_t(a[i]) * int64_t(b[i])) << a[i] << " * " << b[i];
 }
 
+TEST(ExecMemoryPath, MulWideU32AndS32OfFullAndPartialWarpsMatchTheHost) {
+  // On AVX2 hosts mul.wide has a full-warp handler of its own (OpsInt.cpp mulWideAvx2); a
+  // partial last warp (7 lanes) takes the per-lane one. Both must give the host's products.
+  const uint32_t edge[] = {0,           1,           2,           4,
+                           0xffffffffu, 0xfffffffeu, 0x80000000u, 0x7fffffffu,
+                           123456789u,  3987654321u, 65536,       0xffff0000u,
+                           46341,       0x40000000u, 3,           0xc0000000u};
+  std::vector<uint32_t> a, b;
+  for (uint32_t x : edge)
+    for (uint32_t y : edge)
+      a.push_back(x), b.push_back(y);
+  for (unsigned i = 0; i < 7; ++i) // a partial last warp
+    a.push_back(edge[i] ^ 0x5a5a5a5au), b.push_back(edge[15 - i]);
+  auto u = runElementwise<uint64_t, uint32_t>("u32", "u64", "mul.wide.u32 %d, %a, %b;", a, b);
+  ASSERT_EQ(u.size(), a.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(u[i], uint64_t(a[i]) * uint64_t(b[i])) << a[i] << " * " << b[i];
+  std::vector<int32_t> sa(a.begin(), a.end()), sb(b.begin(), b.end());
+  auto s = runElementwise<int64_t, int32_t>("s32", "s64", "mul.wide.s32 %d, %a, %b;", sa, sb);
+  ASSERT_EQ(s.size(), sa.size());
+  for (size_t i = 0; i < sa.size(); ++i)
+    EXPECT_EQ(s[i], int64_t(sa[i]) * int64_t(sb[i])) << sa[i] << " * " << sb[i];
+}
+
+TEST(ExecMemoryPath, AddSubWithTheDestinationAsASourceWrapLikeTheHost) {
+  // 32/64-bit add/sub also have an AVX2 full-warp handler; the destination is often a source
+  // (add.s64 %rd1, %rd1, %rd2), and sums wrap around 2^64.
+  const uint64_t edge[] = {0,
+                           1,
+                           ~0ull,
+                           0x8000000000000000ull,
+                           0x7fffffffffffffffull,
+                           0x00000000ffffffffull,
+                           0x123456789abcdef0ull,
+                           0xfedcba9876543210ull};
+  std::vector<uint64_t> a, b, c;
+  for (uint64_t x : edge)
+    for (uint64_t y : edge)
+      a.push_back(x), b.push_back(y), c.push_back(x * 3 + y);
+  for (unsigned i = 0; i < 5; ++i) // a partial last warp
+    a.push_back(edge[i]), b.push_back(edge[7 - i]), c.push_back(i);
+  auto got = runElementwise<uint64_t, uint64_t>(
+      "u64", "u64",
+      "add.s64 %d, %a, %b; add.s64 %d, %d, %c; sub.s64 %d, %d, %a; add.u64 %a, %a, %d;"
+      " sub.u64 %d, %a, %c;",
+      a, b, c);
+  ASSERT_EQ(got.size(), a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    uint64_t d = b[i] + c[i]; // a + b + c - a
+    EXPECT_EQ(got[i], a[i] + d - c[i]) << a[i] << " " << b[i] << " " << c[i];
+  }
+  // 32-bit: the same with wrap-around at 2^32 (and a full warp plus a partial one)
+  std::vector<int32_t> x, y, z;
+  for (size_t i = 0; i < a.size(); ++i)
+    x.push_back(int32_t(a[i] >> 16)), y.push_back(int32_t(b[i])), z.push_back(int32_t(c[i] >> 3));
+  auto got32 = runElementwise<int32_t, int32_t>(
+      "s32", "s32", "add.s32 %d, %a, %b; sub.s32 %d, %d, %c; add.u32 %d, %d, %d;", x, y, z);
+  ASSERT_EQ(got32.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    uint32_t d = uint32_t(x[i]) + uint32_t(y[i]) - uint32_t(z[i]);
+    EXPECT_EQ(uint32_t(got32[i]), d + d) << x[i] << " " << y[i] << " " << z[i];
+  }
+}
+
 } // namespace
