@@ -93,6 +93,7 @@ int main(int argc, char **argv) {
     EngineConfig ecfg;
     ecfg.hostThreads = 1;
     ecfg.arenaBytes = 8ull << 30;
+    ecfg.scheduleLoads = cfg.core.scheduleLoads;
     Engine e(ecfg);
     if (e.loadModule(ss.str(), ptxPath, diags) < 0) {
       diags.print(std::cerr);

@@ -518,6 +518,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.add("-gpgpu_shader_cta", &c.maxCtasPerSm, "resident CTAs per SM at most").range(1, 1024);
   opts.add("-gpgpu_shader_registers", &c.registersPerSm, "32-bit registers per SM").min(1);
   opts.add("-gpgpu_shmem_size", &c.sharedBytesPerSm, "shared memory per SM in bytes");
+  opts.add("-ptxsim_schedule_loads", &c.scheduleLoads,
+           "run each basic block's loads (and the arithmetic their addresses need) ahead of "
+           "independent arithmetic, as ptxas schedules SASS, instead of in PTX order: the "
+           "in-order timing model then overlaps their latencies as the GPU does (results are "
+           "unchanged)");
   opts.add("-ptxsim_one_cta_per_sm", &c.oneCtaPerSm,
            "at most one CTA per SM whatever the occupancy allows (SPU comparisons)");
 
@@ -1184,6 +1189,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("registersPerSm", c.registersPerSm);
   j.num("sharedBytesPerSm", c.sharedBytesPerSm);
   j.boolean("oneCtaPerSm", c.oneCtaPerSm);
+  j.boolean("scheduleLoads", c.scheduleLoads);
   j.num("schedulersPerSm", c.schedulersPerSm);
   j.str("scheduler", c.scheduler);
   j.num("issueWidth", c.issueWidth);

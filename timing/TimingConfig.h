@@ -41,6 +41,9 @@ struct CoreConfig {
   uint32_t registersPerSm = 32768;
   uint32_t sharedBytesPerSm = 48 * 1024;
   bool oneCtaPerSm = false;          ///< force at most one CTA per SM (SPU comparisons)
+  /// Loads ahead of independent arithmetic in each basic block, as ptxas orders SASS
+  /// (ptx/exec/Schedule.h): the executor runs the kernels in that order.
+  bool scheduleLoads = false;
   uint32_t schedulersPerSm = 2;
   std::string scheduler = "gto";     ///< lrr | gto | two_level | ccws
   /// Lane scheduling of the functional executor: auto | its | ipdom (ptx::exec::SimtMode);

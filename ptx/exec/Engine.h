@@ -52,6 +52,9 @@ struct EngineConfig {
   uint32_t maxSharedPerBlockOptin = 227 * 1024;
   unsigned warpQuantum = 256; ///< instructions a warp runs before the next warp gets a turn
   SimtMode simt = SimtMode::Auto; ///< the runtime's PTXSIM_SIMT, `ptxsim run --simt`
+  /// Order each basic block's loads ahead of independent arithmetic as ptxas does
+  /// (ptx/exec/Schedule.h; the timing configuration's -ptxsim_schedule_loads).
+  bool scheduleLoads = false;
 };
 
 /// A `.global` or `.const` variable (or kernel) visible to the host.

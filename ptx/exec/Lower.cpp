@@ -1,4 +1,5 @@
 #include "ptx/exec/Lower.h"
+#include "ptx/exec/Schedule.h"
 
 #include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Exec.h"
@@ -438,6 +439,8 @@ void FunctionLowering::run() {
       for (uint32_t pc = astToPc[i]; pc < last; ++pc)
         out_.reconv[pc] = rpc;
     }
+    if (ml_.cfg.scheduleLoads)
+      scheduleLoadsEarly(out_, af_, cfg, astToPc);
   }
   for (const ir::Inst &in : out_.code)
     if (in.ctl == ir::Ctl::Call || in.ctl == ir::Ctl::CallIndirect)

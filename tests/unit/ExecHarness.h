@@ -23,10 +23,12 @@ namespace ptxsim::test {
 class ExecHarness {
 public:
   explicit ExecHarness(unsigned threads = 1,
-                       ptx::exec::SimtMode simt = ptx::exec::SimtMode::Auto) {
+                       ptx::exec::SimtMode simt = ptx::exec::SimtMode::Auto,
+                       bool scheduleLoads = false) {
     ptx::exec::EngineConfig cfg;
     cfg.hostThreads = threads;
     cfg.simt = simt;
+    cfg.scheduleLoads = scheduleLoads;
     cfg.arenaBytes = 4ull << 30;
     engine = std::make_unique<ptx::exec::Engine>(cfg);
     engine->setPrintfSink([this](const std::string &s) { printed += s; });
