@@ -198,7 +198,8 @@ public:
   /// Makes the clocks follow the model: %clock/%clock64 read the cycle setCycle() gave,
   /// %globaltimer that cycle times `nsPerCycle` (1000 / core MHz).
   void setTimedClock(double nsPerCycle);
-  /// Releases a finished CTA (its printf output is kept for finish()).
+  /// Releases a finished CTA (its printf output is kept for finish()); a later startCta may
+  /// reuse the object, so the pointer must not be used after this.
   void retireCta(Cta *cta);
   bool faulted() const;
   /// Faults the launch at `in`, the next instruction of `w` (a cycle model's reason the

@@ -143,6 +143,7 @@ double WorkerPool::run(size_t count, Fn fn, void *ctx) {
     cv_.notify_all();
   }
   work(e, 0);
+  const uint64_t waitStart = profiling_ ? nowNs() : 0;
   unsigned n = 0;
   while (finished_.load(std::memory_order_acquire) != count) {
     if (++n < kSpins)
@@ -150,6 +151,8 @@ double WorkerPool::run(size_t count, Fn fn, void *ctx) {
     else
       std::this_thread::yield();
   }
+  if (profiling_)
+    waitNs_ += nowNs() - waitStart;
   return double(workNs_.load(std::memory_order_relaxed)) * 1e-9;
 }
 

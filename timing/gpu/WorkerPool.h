@@ -42,6 +42,15 @@ public:
   /// Runs the job; returns the host seconds all threads together spent in its calls (what one
   /// thread would have needed, about: the engine's tuner compares it with the wall time).
   double run(size_t count, Fn fn, void *ctx);
+  /// Profiling (TimingProfile): with `on`, run() also sums the calling thread's wait for the
+  /// other threads after its own share (two clock reads per job; none when off).
+  void setProfiling(bool on) { profiling_ = on; }
+  /// The waits summed since the last call (seconds), and resets the sum.
+  double takeWaitSeconds() {
+    double s = double(waitNs_) * 1e-9;
+    waitNs_ = 0;
+    return s;
+  }
 
 private:
   void workerLoop(unsigned self);
@@ -67,6 +76,8 @@ private:
   std::atomic<bool> stop_{false};
   std::mutex m_;
   std::condition_variable cv_;
+  bool profiling_ = false; ///< (the calling thread's only)
+  uint64_t waitNs_ = 0;
 };
 
 } // namespace ptxsim::timing
