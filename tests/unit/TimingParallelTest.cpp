@@ -64,14 +64,20 @@ struct Result {
   std::vector<uint32_t> tickets, seen;
 };
 
-Result runMixed(unsigned threads, sim::SampleMode sample = sim::SampleMode::Off,
-                uint32_t ctas = 96, uint32_t iters = 20) {
+/// `launches` launches of the kernel in one simulator (the counter keeps counting); with
+/// `tuner`, the engine's tuner decides cycle by cycle whether the threads run (it switches
+/// between the threads and one thread within and across launches), else the threads run in
+/// every cycle.
+std::vector<Result> runMixedLaunches(unsigned threads, bool tuner, int launches,
+                                     sim::SampleMode sample = sim::SampleMode::Off,
+                                     uint32_t ctas = 96, uint32_t iters = 20) {
   ExecHarness h;
   EXPECT_TRUE(h.load(ptxHeader() + kMixedPtx)) << h.errors;
   timing::TimingConfig cfg; // defaults: GTX480-like, 15 SMs
   sim::KernelSimulator sim(cfg, *h.engine);
   sim.gpu().setHostThreads(threads);
-  sim.gpu().setParallelMinBusySms(0); // use the threads in every cycle
+  if (!tuner)
+    sim.gpu().setParallelMinBusySms(0); // use the threads in every cycle
   sim.setSampling(sample);
   const uint32_t block = 128, n = ctas * block;
   uint64_t tickets = h.alloc(n * 4), counter = h.alloc(4), seen = h.alloc(n * 4);
@@ -85,9 +91,30 @@ Result runMixed(unsigned threads, sim::SampleMode sample = sim::SampleMode::Off,
   p.grid = {ctas};
   p.block = {block};
   p.params = buf.data();
-  sim::KernelRun run = sim.run(p);
-  EXPECT_TRUE(run.launch.ok()) << run.launch.message;
-  return {run.stats, h.read<uint32_t>(tickets, n), h.read<uint32_t>(seen, n)};
+  std::vector<Result> out;
+  for (int l = 0; l < launches; ++l) {
+    sim::KernelRun run = sim.run(p);
+    EXPECT_TRUE(run.launch.ok()) << run.launch.message;
+    out.push_back({run.stats, h.read<uint32_t>(tickets, n), h.read<uint32_t>(seen, n)});
+  }
+  return out;
+}
+
+Result runMixed(unsigned threads, sim::SampleMode sample = sim::SampleMode::Off,
+                uint32_t ctas = 96, uint32_t iters = 20) {
+  return runMixedLaunches(threads, false, 1, sample, ctas, iters)[0];
+}
+
+void expectSame(const Result &r, const Result &base, const std::string &what) {
+  EXPECT_EQ(r.stats.cycles, base.stats.cycles) << what;
+  EXPECT_EQ(r.tickets, base.tickets) << what;
+  EXPECT_EQ(r.seen, base.seen) << what;
+  ASSERT_EQ(r.stats.values().size(), base.stats.values().size()) << what;
+  for (size_t i = 0; i < base.stats.values().size(); ++i) {
+    EXPECT_EQ(r.stats.values()[i].first, base.stats.values()[i].first) << what;
+    EXPECT_EQ(r.stats.values()[i].second, base.stats.values()[i].second)
+        << base.stats.values()[i].first << ", " << what;
+  }
 }
 
 } // namespace
@@ -141,17 +168,21 @@ TEST(TimingParallel, StatisticsAndResultsIdenticalForAnyThreadCount) {
   for (uint32_t v : base.seen)
     differs |= v != last;
   EXPECT_TRUE(differs);
-  for (unsigned t : {2u, 4u, 8u}) {
-    Result r = runMixed(t);
-    EXPECT_EQ(r.stats.cycles, base.stats.cycles) << t << " threads";
-    EXPECT_EQ(r.tickets, base.tickets) << t << " threads";
-    EXPECT_EQ(r.seen, base.seen) << t << " threads";
-    ASSERT_EQ(r.stats.values().size(), base.stats.values().size());
-    for (size_t i = 0; i < base.stats.values().size(); ++i) {
-      EXPECT_EQ(r.stats.values()[i].first, base.stats.values()[i].first);
-      EXPECT_EQ(r.stats.values()[i].second, base.stats.values()[i].second)
-          << base.stats.values()[i].first << ", " << t << " threads";
-    }
+  for (unsigned t : {2u, 4u, 8u})
+    expectSame(runMixed(t), base, std::to_string(t) + " threads");
+}
+
+// The tuner's choice (threads or one thread, probed in sub-windows of a few cycles and kept
+// across launches of the same kernel) switches the engine between both ways within a launch:
+// every launch must still match one thread exactly. Launches after the first continue the
+// first's tuner state and see the counter the earlier launches left.
+TEST(TimingParallel, TunerSwitchingKeepsResultsIdentical) {
+  std::vector<Result> base = runMixedLaunches(1, true, 3);
+  for (unsigned t : {2u, 3u}) {
+    std::vector<Result> r = runMixedLaunches(t, true, 3);
+    ASSERT_EQ(r.size(), base.size());
+    for (size_t l = 0; l < r.size(); ++l)
+      expectSame(r[l], base[l], std::to_string(t) + " threads, launch " + std::to_string(l));
   }
 }
 
