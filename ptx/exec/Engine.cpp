@@ -697,15 +697,27 @@ void SteppedGrid::setLanes(uint32_t n) {
 }
 DeviceMemory &SteppedGrid::memory() const { return *s_->g.mem; }
 Cta *SteppedGrid::startCta(uint64_t id) {
+  Cta *cta = reserveCta(id);
+  initReservedCta(cta);
+  return cta;
+}
+Cta *SteppedGrid::reserveCta(uint64_t id) {
   auto &slot = s_->ctas[id];
   if (!s_->freeCtas.empty()) {
     slot = std::move(s_->freeCtas.back());
     s_->freeCtas.pop_back();
+    // (what finish() reads of a CTA that never got its state: nothing from the last use)
+    slot->printf.clear();
+    slot->devrt.reset();
   } else {
     slot = std::make_unique<Cta>();
   }
-  initCta(*slot, s_->g, id, s_->localPerThread);
+  slot->linearId = id;
+  slot->warps.resize(s_->g.warpsPerCta); // (initCta keeps the size: warp() stays valid)
   return slot.get();
+}
+void SteppedGrid::initReservedCta(Cta *cta) {
+  initCta(*cta, s_->g, cta->linearId, s_->localPerThread);
 }
 Warp &SteppedGrid::warp(Cta *cta, uint32_t w) { return cta->warps[w]; }
 bool SteppedGrid::ready(const Warp &w) const { return w.state == WarpState::Ready; }

@@ -297,7 +297,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
         if (smDispatchAt[i] <= now_ && smSum_[i].canTake) {
           Sm &sm = *sms_[i];
           busySms += sm.residentCtas() == 0;
-          sm.addCta(grid->startCta(nextCta), nextCta);
+          // (with the split tick, the SM fills in the CTA's state in its own phase: on the
+          // threads when they run)
+          if (split)
+            sm.addReservedCta(grid->reserveCta(nextCta), nextCta);
+          else
+            sm.addCta(grid->startCta(nextCta), nextCta);
           smSum_[i].canTake = sm.canTakeCta();
           smDispatchAt[i] = now_ + dispatchEvery;
           ++nextCta;

@@ -111,6 +111,7 @@ Sm::~Sm() = default;
 void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kernel,
                      uint32_t threadsPerCta, uint32_t sharedPerCta, uint64_t arenaBase) {
   grid_ = grid;
+  toInit_.clear(); // (a launch that faulted may have left some)
   arenaBase_ = arenaBase;
   kernel_ = kernel;
   threadsPerCta_ = threadsPerCta;
@@ -582,6 +583,11 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
 
 bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
   issuedLastTick_ = false;
+  if (!toInit_.empty()) { // CTAs dispatched this cycle (addReservedCta)
+    for (ptx::exec::Cta *c : toInit_)
+      grid_->initReservedCta(c);
+    toInit_.clear();
+  }
   resume_.sched = (uint32_t)scheds_.size(); // nothing to resume unless we stop below
   ldst_->tick(now, mem);
   while (ldst_->hasCompletion()) {
