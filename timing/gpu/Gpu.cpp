@@ -441,7 +441,11 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       if (!canDispatch) {
         Cycle next = mem_->idle() ? kNever : mem_->nextEventCycle(now_);
         next = std::min(next, nextDispatch);
-        if (parallelCycle) {
+        // (the SMs' next events can only bring `next` closer: when the memory system or
+        // dispatch acts in the next cycle anyway, nothing is skipped and the SMs need no look;
+        // on memory-bound kernels that is most cycles without an issue)
+        if (next <= now_ + 1) {
+        } else if (parallelCycle) {
           // (read-only per SM: in parallel, then the minimum in SM order)
           struct Job {
             std::vector<std::unique_ptr<Sm>> *sms;
