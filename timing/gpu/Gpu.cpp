@@ -122,6 +122,10 @@ void Gpu::ThreadTuner::record(double seconds) {
       if (pairs_ >= kMaxPairs || ratio < 0.75 * kMargin || ratio > kMargin / 0.75) {
         bool choice = ratio < kMargin;
         gap_ = decided_ && choice == decision_ ? std::min(gap_ * 2, kMaxGap) : kFirstGap;
+        // a clear winner (many threads on a full GPU; a small kernel on one thread): probe
+        // less often, a probe on one thread costs most where the threads pay most
+        if (ratio < kMargin / 2 || ratio > 2 / kMargin)
+          gap_ = std::min(gap_ * 4, kMaxGap);
         decided_ = true;
         decision_ = threads_ = choice;
         serialCycle_ = one;

@@ -115,7 +115,8 @@ private:
     static constexpr uint32_t kMaxPairs = 8;  ///< ... and at most, while the outcome is close
     static constexpr uint32_t kWindow = 256;  ///< eligible cycles per window between probes
     static constexpr uint32_t kFirstGap = 8;  ///< windows between probes after a change of mind
-    static constexpr uint32_t kMaxGap = 64;   ///< ... doubling while the probes agree, up to this
+    static constexpr uint32_t kMaxGap = 64;   ///< ... doubling while the probes agree (four
+                                              ///< times for a clear winner), up to this
     /// The threads must take less than this share of one thread's time per cycle.
     static constexpr double kMargin = 0.8;
     /// Cycles on the threads slower than twice the last probe's one-thread cycle that end a

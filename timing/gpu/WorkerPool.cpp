@@ -50,6 +50,7 @@ void WorkerPool::work(uint32_t epoch, unsigned self) {
   Fn fn = fn_.load(std::memory_order_relaxed);
   void *ctx = ctx_.load(std::memory_order_relaxed);
   const size_t count = count_.load(std::memory_order_relaxed);
+  const bool timed = timed_.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   if (jobTag_.load(std::memory_order_relaxed) != epoch)
     return;
@@ -81,7 +82,7 @@ void WorkerPool::work(uint32_t epoch, unsigned self) {
       if (!cur.compare_exchange_weak(v, want, std::memory_order_acq_rel,
                                      std::memory_order_acquire))
         continue; // v reloaded
-      if (!done)
+      if (!done && timed)
         start = nowNs();
       fn(ctx, i);
       ++done;
@@ -89,7 +90,8 @@ void WorkerPool::work(uint32_t epoch, unsigned self) {
     }
   }
   if (done) {
-    workNs_.fetch_add(nowNs() - start, std::memory_order_relaxed);
+    if (timed)
+      workNs_.fetch_add(nowNs() - start, std::memory_order_relaxed);
     finished_.fetch_add(done, std::memory_order_release);
   }
 }
@@ -121,10 +123,10 @@ void WorkerPool::workerLoop(unsigned self) {
 
 double WorkerPool::run(size_t count, Fn fn, void *ctx) {
   if (workers_.empty() || count < 2) {
-    uint64_t t0 = nowNs();
+    uint64_t t0 = profiling_ ? nowNs() : 0;
     for (size_t i = 0; i < count; ++i)
       fn(ctx, i);
-    return double(nowNs() - t0) * 1e-9;
+    return profiling_ ? double(nowNs() - t0) * 1e-9 : 0.0;
   }
   uint32_t e = epoch_.load(std::memory_order_relaxed) + 1;
   if (e == 0) // (0 tags a description being written)
@@ -134,6 +136,7 @@ double WorkerPool::run(size_t count, Fn fn, void *ctx) {
   fn_.store(fn, std::memory_order_relaxed);
   ctx_.store(ctx, std::memory_order_relaxed);
   count_.store(count, std::memory_order_relaxed);
+  timed_.store(profiling_, std::memory_order_relaxed);
   finished_.store(0, std::memory_order_relaxed);
   workNs_.store(0, std::memory_order_relaxed);
   jobTag_.store(e, std::memory_order_release);
@@ -153,7 +156,7 @@ double WorkerPool::run(size_t count, Fn fn, void *ctx) {
   }
   if (profiling_)
     waitNs_ += nowNs() - waitStart;
-  return double(workNs_.load(std::memory_order_relaxed)) * 1e-9;
+  return profiling_ ? double(workNs_.load(std::memory_order_relaxed)) * 1e-9 : 0.0;
 }
 
 } // namespace ptxsim::timing

@@ -39,11 +39,11 @@ public:
   WorkerPool &operator=(const WorkerPool &) = delete;
 
   unsigned threads() const { return (unsigned)workers_.size() + 1; }
-  /// Runs the job; returns the host seconds all threads together spent in its calls (what one
-  /// thread would have needed, about: the engine's tuner compares it with the wall time).
+  /// Runs the job. While profiling (setProfiling), returns the host seconds all threads
+  /// together spent claiming and running its calls, else 0 (no clock is read).
   double run(size_t count, Fn fn, void *ctx);
-  /// Profiling (TimingProfile): with `on`, run() also sums the calling thread's wait for the
-  /// other threads after its own share (two clock reads per job; none when off).
+  /// Profiling (TimingProfile): with `on`, run() times the threads' calls and sums the calling
+  /// thread's wait for the others after its own share (clock reads; none when off).
   void setProfiling(bool on) { profiling_ = on; }
   /// The waits summed since the last call (seconds), and resets the sum.
   double takeWaitSeconds() {
@@ -69,6 +69,7 @@ private:
   std::atomic<Fn> fn_{nullptr};
   std::atomic<void *> ctx_{nullptr};
   std::atomic<size_t> count_{0};
+  std::atomic<bool> timed_{false}; ///< the job's calls are timed (profiling)
   alignas(64) std::atomic<size_t> finished_{0}; ///< calls of the current job done
   std::atomic<uint64_t> workNs_{0};             ///< nanoseconds the threads spent in them
   alignas(64) std::atomic<uint32_t> epoch_{0};  ///< bumped per job (and to stop)
