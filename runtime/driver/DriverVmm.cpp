@@ -81,6 +81,16 @@ void dropIfUnused(CUmemGenericAllocationHandle h) {
     vmm().handles.erase(h);
 }
 
+/// The mapping that contains `va`, or null.
+const Mapping *mappingAt(uint64_t va) {
+  auto &m = vmm().mappings;
+  auto it = m.upper_bound(va);
+  if (it == m.begin())
+    return nullptr;
+  --it;
+  return va - it->first < it->second.size ? &it->second : nullptr;
+}
+
 /// The reservation that contains [va, va+size), or end().
 std::map<uint64_t, uint64_t>::iterator reservationOf(uint64_t va, uint64_t size) {
   auto &r = vmm().reservations;
@@ -180,15 +190,11 @@ DRIVER_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *ha
   if (!handle)
     return CUDA_ERROR_INVALID_VALUE;
   PTXSIM_LOCK;
-  auto &m = vmm().mappings;
-  auto it = m.upper_bound(uint64_t(addr));
-  if (it == m.begin())
+  const Mapping *m = mappingAt(uint64_t(addr));
+  if (!m)
     return CUDA_ERROR_INVALID_VALUE;
-  --it;
-  if (uint64_t(addr) - it->first >= it->second.size)
-    return CUDA_ERROR_INVALID_VALUE;
-  ++physical(it->second.handle)->refs;
-  *handle = it->second.handle;
+  ++physical(m->handle)->refs;
+  *handle = m->handle;
   return CUDA_SUCCESS;
 }
 
@@ -320,13 +326,9 @@ DRIVER_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocatio
   if (!deviceLocation(*location))
     return CUDA_ERROR_INVALID_DEVICE;
   PTXSIM_LOCK;
-  auto &m = vmm().mappings;
-  auto it = m.upper_bound(uint64_t(ptr));
-  if (it == m.begin())
+  const Mapping *m = mappingAt(uint64_t(ptr));
+  if (!m)
     return CUDA_ERROR_INVALID_VALUE;
-  --it;
-  if (uint64_t(ptr) - it->first >= it->second.size)
-    return CUDA_ERROR_INVALID_VALUE;
-  *flags = it->second.access;
+  *flags = m->access;
   return CUDA_SUCCESS;
 }
