@@ -58,11 +58,26 @@ void WorkerPool::work(uint32_t epoch, unsigned self) {
   const uint64_t tag = uint64_t(epoch) << 32;
   size_t done = 0;
   uint64_t start = 0;
+  // Shares known to be used up in this job (a hint: a thief then skips their cursors, each on
+  // another core's cache line; with many threads, reading them all one after the other was
+  // much of the fork-join's cost). Up to 32 threads; more just read every cursor.
+  const bool hints = n <= 32;
+  auto exhausted = [&](unsigned share) {
+    uint64_t m = exhausted_.load(std::memory_order_relaxed);
+    return uint32_t(m >> 32) == epoch && (m >> share & 1);
+  };
+  auto markExhausted = [&](unsigned share) {
+    uint64_t m = exhausted_.load(std::memory_order_relaxed);
+    while (uint32_t(m >> 32) == epoch && !(m >> share & 1) &&
+           !exhausted_.compare_exchange_weak(m, m | uint64_t(1) << share,
+                                             std::memory_order_relaxed)) {
+    }
+  };
   // own share first, then the others' (stealing)
   for (unsigned k = 0; k < n; ++k) {
     const unsigned share = (self + k) % n;
     const size_t begin = count * share / n, end = count * (share + 1) / n;
-    if (begin == end)
+    if (begin == end || (hints && k > 0 && exhausted(share)))
       continue;
     std::atomic<uint64_t> &cur = cursors_[share].v;
     uint64_t v = cur.load(std::memory_order_acquire);
@@ -76,8 +91,11 @@ void WorkerPool::work(uint32_t epoch, unsigned self) {
           return;
         i = begin;
       }
-      if (i >= end)
+      if (i >= end) {
+        if (hints)
+          markExhausted(share);
         break;
+      }
       uint64_t want = tag | uint64_t(i + 1);
       if (!cur.compare_exchange_weak(v, want, std::memory_order_acq_rel,
                                      std::memory_order_acquire))
@@ -139,6 +157,7 @@ double WorkerPool::run(size_t count, Fn fn, void *ctx) {
   timed_.store(profiling_, std::memory_order_relaxed);
   finished_.store(0, std::memory_order_relaxed);
   workNs_.store(0, std::memory_order_relaxed);
+  exhausted_.store(uint64_t(e) << 32, std::memory_order_relaxed);
   jobTag_.store(e, std::memory_order_release);
   epoch_.store(e); // seq_cst: publishes the job; ordered before the sleepers check
   if (sleeping_.load()) {

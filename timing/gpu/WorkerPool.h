@@ -13,7 +13,8 @@
 //
 // How: the range is cut into one contiguous share per thread, each with its own claim cursor
 // on its own cache line. A thread takes its share's indices one by one (its cursor stays in
-// its cache), then takes indices from the other shares' cursors (work stealing), so a slow or
+// its cache), then takes indices from the other shares' cursors (work stealing; shares marked
+// used up in a per-job bit mask are skipped, so a thief rarely reads every cursor), so a slow or
 // descheduled thread delays the job by at most the one call it is in. Each thread reports its
 // finished calls once per job. Cursors and the job's description carry the job's epoch, so a
 // thread that wakes up late for a finished job claims nothing.
@@ -70,6 +71,9 @@ private:
   std::atomic<void *> ctx_{nullptr};
   std::atomic<size_t> count_{0};
   std::atomic<bool> timed_{false}; ///< the job's calls are timed (profiling)
+  /// epoch << 32 | a bit per share whose indices are all claimed (a hint for thieves; set
+  /// only after a claim found the share's cursor at its end in that epoch)
+  alignas(64) std::atomic<uint64_t> exhausted_{0};
   alignas(64) std::atomic<size_t> finished_{0}; ///< calls of the current job done
   std::atomic<uint64_t> workNs_{0};             ///< nanoseconds the threads spent in them
   alignas(64) std::atomic<uint32_t> epoch_{0};  ///< bumped per job (and to stop)
