@@ -103,20 +103,29 @@ struct ProfileClock {
 
 bool Gpu::ThreadTuner::useThreads() { return threads_; }
 
-void Gpu::ThreadTuner::record(double seconds) {
+void Gpu::ThreadTuner::record(double seconds, bool typical) {
   if (probing_) {
     // Sub-windows of kSub cycles, on the threads, then on one thread, and so on; the first
-    // cycle of each is not counted (the pool's threads may be waking up, caches moving).
+    // cycle of each is not counted (the pool's threads may be waking up, caches moving), nor,
+    // while enough others are, cycles with CTAs dispatched (the SMs fill in the new CTAs'
+    // state in the phase: at a kernel's start that outweighs everything else).
     if (cycles_++ > 0) {
       secs_[threads_] += seconds;
       ++counted_[threads_];
+      if (typical) {
+        typicalSecs_[threads_] += seconds;
+        ++typicalCounted_[threads_];
+      }
     }
     if (cycles_ < kSub)
       return;
     cycles_ = 0;
     threads_ = !threads_;
     if (threads_ && ++pairs_ >= kMinPairs) { // a pair done
-      const double one = secs_[0] / counted_[0], many = secs_[1] / counted_[1];
+      const bool typicalOk = typicalCounted_[0] >= 3 && typicalCounted_[1] >= 3;
+      const double *secs = typicalOk ? typicalSecs_ : secs_;
+      const uint32_t *counted = typicalOk ? typicalCounted_ : counted_;
+      const double one = secs[0] / counted[0], many = secs[1] / counted[1];
       const double ratio = one > 0 ? many / one : 0;
       // clear outcomes end the probe at once, close ones get more pairs (the cycles vary)
       if (pairs_ >= kMaxPairs || ratio < 0.75 * kMargin || ratio > kMargin / 0.75) {
@@ -132,8 +141,8 @@ void Gpu::ThreadTuner::record(double seconds) {
         probing_ = false;
         windowsLeft_ = gap_;
         pairs_ = strikes_ = 0;
-        secs_[0] = secs_[1] = 0;
-        counted_[0] = counted_[1] = 0;
+        secs_[0] = secs_[1] = typicalSecs_[0] = typicalSecs_[1] = 0;
+        counted_[0] = counted_[1] = typicalCounted_[0] = typicalCounted_[1] = 0;
         ++probes_;
       }
     }
@@ -142,7 +151,7 @@ void Gpu::ThreadTuner::record(double seconds) {
   // A cycle on the threads much slower than one thread was in the probe: a thread was
   // descheduled (a loaded host: each such cycle can cost milliseconds) or the kernel's work
   // changed. A few in a window end the run: probe again.
-  bool again = threads_ && seconds > 2 * serialCycle_ && ++strikes_ >= kStrikes;
+  bool again = threads_ && typical && seconds > 2 * serialCycle_ && ++strikes_ >= kStrikes;
   if (++cycles_ < kWindow && !again)
     return;
   cycles_ = 0;
@@ -293,7 +302,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       }
       if (!extError.empty())
         break;
-    } else if (nextCta < limit) {
+    }
+    const uint64_t dispatchedBefore = nextCta; // (the tuner sets cycles with dispatch apart)
+    if (!ext && nextCta < limit) {
       // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
       for (size_t k = 0; k < sms_.size() && nextCta < limit; ++k) {
         size_t i = (rr + k) % sms_.size();
@@ -387,7 +398,8 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     mem_->endTick(now_);
     if (timed)
-      tuner->record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count());
+      tuner->record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count(),
+                    nextCta == dispatchedBefore);
     prof.mark(TimingProfile::EndTick);
     // The ordered phase and the cycle's bookkeeping read the SMs' summaries (one array) rather
     // than every SM: no per-SM pass over state other threads just wrote.

@@ -124,8 +124,9 @@ private:
     static constexpr uint32_t kStrikes = 4;
     /// For an eligible cycle: use the threads? (record() must follow with the phase's time.)
     bool useThreads();
-    /// The wall time of the phase useThreads() chose for.
-    void record(double seconds);
+    /// The wall time of the phase useThreads() chose for; `typical`: no CTA was dispatched in
+    /// the cycle (the phase then also fills in the new CTAs' state).
+    void record(double seconds, bool typical);
     /// What the profile reports: probes run and the current choice.
     uint32_t probes() const { return probes_; }
 
@@ -138,6 +139,8 @@ private:
     uint32_t pairs_ = 0, windowsLeft_ = 0, gap_ = kFirstGap, strikes_ = 0, probes_ = 0;
     double secs_[2] = {0, 0}; ///< probe: [one thread, threads] summed phase seconds
     uint32_t counted_[2] = {0, 0};
+    double typicalSecs_[2] = {0, 0}; ///< ... of the cycles without a CTA dispatched
+    uint32_t typicalCounted_[2] = {0, 0};
     double serialCycle_ = 0; ///< the last probe's one-thread seconds per cycle
   };
   /// Tuners by kernel and grid shape (a launch takes its own by reference).
