@@ -197,11 +197,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   std::string extError;
   uint32_t threads = (uint32_t)p.block.count();
   uint32_t shared = p.kernel->staticShared + p.dynamicShared;
-  // Scheduler counters are cumulative: the kernel's share is the difference.
+  // Scheduler counters are cumulative: the kernel's share is the difference (the SM's other
+  // counters start from zero: resetStats).
   std::vector<std::pair<std::string, double>> before;
   for (auto &sm : sms_) {
     sm->resetStats();
-    sm->appendStats(before);
+    sm->appendSchedulerStats(before);
     sm->beginKernel(grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
   }
   mem_->resetStats();

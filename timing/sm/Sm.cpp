@@ -884,15 +884,19 @@ void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
   out.push_back({"l1i.misses", (double)stats_.l1iMisses});
   for (auto &kv : ldst_->statPairs())
     out.push_back({kv.first, (double)kv.second});
+  appendSchedulerStats(out);
+  for (auto &m : spaceModels_)
+    if (m)
+      m->stats(out);
+}
+
+void Sm::appendSchedulerStats(std::vector<std::pair<std::string, double>> &out) const {
   for (auto &sched : scheds_) {
     std::vector<std::pair<std::string, uint64_t>> v;
     sched->stats(v);
     for (auto &kv : v)
       out.push_back({std::string("sched.") + kv.first, (double)kv.second});
   }
-  for (auto &m : spaceModels_)
-    if (m)
-      m->stats(out);
 }
 
 } // namespace ptxsim::timing

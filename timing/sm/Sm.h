@@ -137,6 +137,9 @@ public:
   void flushCaches();
   /// Statistics of the LD/ST unit, schedulers and extension memory models, as (name, value).
   void appendStats(std::vector<std::pair<std::string, double>> &out) const;
+  /// The part of appendStats() that resetStats() does not reset: the schedulers' counters
+  /// (cumulative over kernels; a kernel's share is the difference).
+  void appendSchedulerStats(std::vector<std::pair<std::string, double>> &out) const;
   /// Registers the names appendStats() reports (stats::Catalog).
   static void describeStats();
   /// Names of the pipelines (`sp` ... `misc`, then extension pipes), indexed like fuIssued.
