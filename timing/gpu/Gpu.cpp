@@ -127,8 +127,10 @@ void Gpu::ThreadTuner::record(double seconds, bool typical) {
       const uint32_t *counted = typicalOk ? typicalCounted_ : counted_;
       const double one = secs[0] / counted[0], many = secs[1] / counted[1];
       const double ratio = one > 0 ? many / one : 0;
-      // clear outcomes end the probe at once, close ones get more pairs (the cycles vary)
-      if (pairs_ >= kMaxPairs || ratio < 0.75 * kMargin || ratio > kMargin / 0.75) {
+      // clear outcomes end the probe at once, close ones (or too few cycles without dispatch)
+      // get more pairs (the cycles vary)
+      const bool clear = typicalOk && (ratio < 0.75 * kMargin || ratio > kMargin / 0.75);
+      if (pairs_ >= kMaxPairs || clear) {
         bool choice = ratio < kMargin;
         gap_ = decided_ && choice == decision_ ? std::min(gap_ * 2, kMaxGap) : kFirstGap;
         // a clear winner (many threads on a full GPU; a small kernel on one thread): probe
