@@ -632,6 +632,8 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
                   const std::vector<std::pair<std::string, double>> &before,
                   const ptx::exec::SteppedGrid *grid) const {
   st = KernelTimingStats{};
+  // (room for the totals: the snapshot's name index is rebuilt whenever its entries move)
+  st.values().reserve(512);
   st.kernel = kernel;
   st.cycles = now_ - start;
   st.seconds = double(st.cycles) / (cfg_.core.clockMHz * 1e6);
@@ -694,6 +696,7 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
     v.add(kv.first, kv.second);
   // the memory system's totals first, then its per-partition detail (`l2[3].misses`)
   std::vector<std::pair<std::string, uint64_t>> memVals = mem_->stats();
+  v.values().reserve(v.values().size() + memVals.size() + 3 * sms_.size() + 256);
   for (auto &kv : memVals)
     if (kv.first.find('[') == std::string::npos)
       v.set(kv.first, (double)kv.second);
