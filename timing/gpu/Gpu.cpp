@@ -359,20 +359,25 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     const uint32_t nSms = (uint32_t)sms_.size();
     double threadSeconds = 0; // the threads' summed time in the phase's calls (the profile's)
     if (parallelCycle) {
+      // SMs and partitions interleaved in proportion (item i is an SM when the SMs' share of
+      // the first i + 1 items grows at i), so each thread's contiguous share of the items has
+      // as many SMs and partitions as any other: the threads rarely need to steal, and an SM
+      // keeps ticking on the same core, its state in that core's cache.
       struct Job {
         Gpu *gpu;
-        uint32_t nSms;
+        uint32_t nSms, count;
         Cycle now;
         bool dispatching;
-      } job{this, nSms, now_, dispatching};
-      threadSeconds = pool_->run(nSms + mem_->numPartitions(), [](void *c, size_t i) {
+      } job{this, nSms, nSms + mem_->numPartitions(), now_, dispatching};
+      threadSeconds = pool_->run(job.count, [](void *c, size_t i) {
         Job &j = *static_cast<Job *>(c);
-        if (i < j.nSms) {
-          Sm &sm = *j.gpu->sms_[i];
+        const uint64_t smsBefore = uint64_t(i) * j.nSms / j.count;
+        if (uint64_t(i + 1) * j.nSms / j.count > smsBefore) {
+          Sm &sm = *j.gpu->sms_[smsBefore];
           sm.tickLocal(j.now, *j.gpu->mem_, true);
-          sm.summarize(j.gpu->smSum_[i], j.dispatching);
+          sm.summarize(j.gpu->smSum_[smsBefore], j.dispatching);
         } else {
-          j.gpu->mem_->tickPartition(uint32_t(i - j.nSms), j.now);
+          j.gpu->mem_->tickPartition(uint32_t(i - smsBefore), j.now);
         }
       }, &job);
     } else {
