@@ -7,10 +7,12 @@
 #include "ExecHarness.h"
 #include "sim/KernelSimulator.h"
 #include "timing/gpu/Gpu.h"
+#include "timing/gpu/TimingProfile.h"
 #include "timing/gpu/WorkerPool.h"
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 
 using namespace ptxsim;
 using namespace ptxsim::test;
@@ -185,6 +187,42 @@ TEST(TimingParallel, TunerSwitchingKeepsResultsIdentical) {
     for (size_t l = 0; l < r.size(); ++l)
       expectSame(r[l], base[l], std::to_string(t) + " threads, launch " + std::to_string(l));
   }
+}
+
+// PTXSIM_TIMING_PROFILE: the profile accounts for every ticked cycle once (on the threads, on
+// one thread by choice, on one thread for too few busy SMs), counts a fork-join per cycle on
+// the threads, and changes no result.
+TEST(TimingParallel, ProfileAccountsEveryCycleAndChangesNothing) {
+  Result plain = runMixed(2);
+  timing::TimingProfile::reset();
+  timing::TimingProfile::setEnabled(true);
+  Result profiled = runMixed(2);
+  timing::TimingProfile p = timing::TimingProfile::total();
+  timing::TimingProfile::setEnabled(false);
+  timing::TimingProfile::reset(); // (nothing printed at exit)
+  expectSame(profiled, plain, "profiled");
+  EXPECT_EQ(p.launches, 1u);
+  EXPECT_EQ(p.threads, 2u);
+  EXPECT_GT(p.ticked, 0u);
+  EXPECT_GE(p.cycles, p.ticked);
+  EXPECT_EQ(p.ticked, p.threadCycles + p.tunerSerialCycles + p.fewSmsCycles);
+  EXPECT_GT(p.threadCycles, 0u); // forced threads: every cycle with a busy SM
+  EXPECT_GE(p.jobs, p.threadCycles);
+  double total = 0;
+  for (double s : p.seconds)
+    total += s;
+  EXPECT_GT(total, 0);
+  EXPECT_GT(p.seconds[timing::TimingProfile::PhaseThreads], 0);
+  EXPECT_GT(p.threadWork, 0);
+  char buf[8192] = {};
+  std::FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+  ASSERT_NE(f, nullptr);
+  p.print(f);
+  std::fclose(f);
+  std::string text(buf);
+  EXPECT_NE(text.find("ptxsim timing profile: 1 launch(es), 2 host thread(s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Amdahl speed-up over one thread"), std::string::npos) << text;
+  EXPECT_NE(text.find("fork-joins:"), std::string::npos) << text;
 }
 
 TEST(TimingSampling, CtaSamplingExtrapolatesAManyWaveKernel) {

@@ -1,6 +1,7 @@
 #include "timing/gpu/TimingProfile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <string_view>
@@ -30,12 +31,30 @@ const char *TimingProfile::stepName(unsigned s) {
   return s < kSteps ? names[s] : "?";
 }
 
+namespace {
+std::atomic<int> gEnabled{-1}; ///< -1: not decided yet (the environment decides)
+} // namespace
+
 bool TimingProfile::enabled() {
-  static const bool on = [] {
+  int on = gEnabled.load(std::memory_order_relaxed);
+  if (on < 0) {
     const char *v = std::getenv("PTXSIM_TIMING_PROFILE");
-    return v && *v && std::string_view(v) != "0";
-  }();
-  return on;
+    on = v && *v && std::string_view(v) != "0";
+    gEnabled.store(on, std::memory_order_relaxed);
+  }
+  return on != 0;
+}
+
+void TimingProfile::setEnabled(bool on) { gEnabled.store(on, std::memory_order_relaxed); }
+
+TimingProfile TimingProfile::total() {
+  std::lock_guard<std::mutex> lk(gMutex);
+  return gTotal;
+}
+
+void TimingProfile::reset() {
+  std::lock_guard<std::mutex> lk(gMutex);
+  gTotal = TimingProfile{};
 }
 
 void TimingProfile::accumulate(const TimingProfile &p) {

@@ -48,10 +48,16 @@ struct TimingProfile {
   double callerWait = 0;         ///< the calling thread's wait for the others after its share
   unsigned threads = 1;          ///< host threads of the pool (the largest seen)
 
-  /// PTXSIM_TIMING_PROFILE set to anything but "" or "0" (read once).
+  /// PTXSIM_TIMING_PROFILE set to anything but "" or "0" (read once), unless setEnabled()
+  /// said otherwise.
   static bool enabled();
+  /// Turns profiling on or off from now on (tests; the environment decides by default).
+  static void setEnabled(bool on);
   /// Adds one launch's profile to the process's; the first call arranges the report at exit.
   static void accumulate(const TimingProfile &p);
+  /// The process's profile so far; reset() empties it (tests).
+  static TimingProfile total();
+  static void reset();
   /// The report (what is printed at exit).
   void print(std::FILE *out) const;
 };
