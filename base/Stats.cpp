@@ -50,8 +50,10 @@ void Catalog::add(std::string_view name, Unit unit, std::string_view help) {
   auto it = byName_.find(fam);
   if (it != byName_.end()) {
     if (descs_[it->second].unit != unit) {
-      std::fprintf(stderr, "ptxsim: internal error: statistic '%s' registered twice with "
-                           "different units\n", fam.c_str());
+      std::fprintf(stderr,
+                   "ptxsim: internal error: statistic '%s' registered twice with "
+                   "different units\n",
+                   fam.c_str());
       std::abort();
     }
     return;

@@ -102,8 +102,8 @@ std::vector<Result> runMixedLaunches(unsigned threads, bool tuner, int launches,
   return out;
 }
 
-Result runMixed(unsigned threads, sim::SampleMode sample = sim::SampleMode::Off,
-                uint32_t ctas = 96, uint32_t iters = 20) {
+Result runMixed(unsigned threads, sim::SampleMode sample = sim::SampleMode::Off, uint32_t ctas = 96,
+                uint32_t iters = 20) {
   return runMixedLaunches(threads, false, 1, sample, ctas, iters)[0];
 }
 
@@ -220,7 +220,8 @@ TEST(TimingParallel, ProfileAccountsEveryCycleAndChangesNothing) {
   p.print(f);
   std::fclose(f);
   std::string text(buf);
-  EXPECT_NE(text.find("ptxsim timing profile: 1 launch(es), 2 host thread(s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("ptxsim timing profile: 1 launch(es), 2 host thread(s)"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("Amdahl speed-up over one thread"), std::string::npos) << text;
   EXPECT_NE(text.find("fork-joins:"), std::string::npos) << text;
 }

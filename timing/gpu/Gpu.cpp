@@ -5,9 +5,9 @@
 #include "ptx/exec/Counters.h"
 #include "ptx/exec/LaunchPolicy.h"
 #include "timing/ext/Extension.h"
-#include "timing/mem/MemorySystem.h"
 #include "timing/gpu/TimingProfile.h"
 #include "timing/gpu/WorkerPool.h"
+#include "timing/mem/MemorySystem.h"
 #include "timing/sm/Sm.h"
 
 #include <algorithm>
@@ -355,7 +355,8 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       eligible = split && busySms >= 2; // (the profile's estimate for more threads)
     }
     const bool timed = eligible && tuner; // the tuner times the phase
-    auto phaseStart = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    auto phaseStart =
+        timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     const uint32_t nSms = (uint32_t)sms_.size();
     double threadSeconds = 0; // the threads' summed time in the phase's calls (the profile's)
     if (parallelCycle) {
@@ -369,17 +370,20 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
         Cycle now;
         bool dispatching;
       } job{this, nSms, nSms + mem_->numPartitions(), now_, dispatching};
-      threadSeconds = pool_->run(job.count, [](void *c, size_t i) {
-        Job &j = *static_cast<Job *>(c);
-        const uint64_t smsBefore = uint64_t(i) * j.nSms / j.count;
-        if (uint64_t(i + 1) * j.nSms / j.count > smsBefore) {
-          Sm &sm = *j.gpu->sms_[smsBefore];
-          sm.tickLocal(j.now, *j.gpu->mem_, true);
-          sm.summarize(j.gpu->smSum_[smsBefore], j.dispatching);
-        } else {
-          j.gpu->mem_->tickPartition(uint32_t(i - smsBefore), j.now);
-        }
-      }, &job);
+      threadSeconds = pool_->run(
+          job.count,
+          [](void *c, size_t i) {
+            Job &j = *static_cast<Job *>(c);
+            const uint64_t smsBefore = uint64_t(i) * j.nSms / j.count;
+            if (uint64_t(i + 1) * j.nSms / j.count > smsBefore) {
+              Sm &sm = *j.gpu->sms_[smsBefore];
+              sm.tickLocal(j.now, *j.gpu->mem_, true);
+              sm.summarize(j.gpu->smSum_[smsBefore], j.dispatching);
+            } else {
+              j.gpu->mem_->tickPartition(uint32_t(i - smsBefore), j.now);
+            }
+          },
+          &job);
     } else {
       for (uint32_t pi = 0; pi < mem_->numPartitions(); ++pi)
         mem_->tickPartition(pi, now_);
@@ -406,8 +410,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     }
     mem_->endTick(now_);
     if (timed)
-      tuner->record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count(),
-                    nextCta == dispatchedBefore);
+      tuner->record(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count(),
+          nextCta == dispatchedBefore);
     prof.mark(TimingProfile::EndTick);
     // The ordered phase and the cycle's bookkeeping read the SMs' summaries (one array) rather
     // than every SM: no per-SM pass over state other threads just wrote.
@@ -477,10 +482,13 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
             Cycle now;
           } job{&sms_, &smNext_, now_};
           smNext_.resize(sms_.size());
-          double work = pool_->run(sms_.size(), [](void *c, size_t i) {
-            Job &j = *static_cast<Job *>(c);
-            (*j.next)[i] = (*j.sms)[i]->nextEventCycle(j.now);
-          }, &job);
+          double work = pool_->run(
+              sms_.size(),
+              [](void *c, size_t i) {
+                Job &j = *static_cast<Job *>(c);
+                (*j.next)[i] = (*j.sms)[i]->nextEventCycle(j.now);
+              },
+              &job);
           if (prof.p) {
             ++profile.jobs;
             profile.threadWork += work;

@@ -110,13 +110,13 @@ private:
   /// Results never depend on the choice.
   class ThreadTuner {
   public:
-    static constexpr uint32_t kSub = 8;       ///< eligible cycles per probe sub-window
-    static constexpr uint32_t kMinPairs = 2;  ///< probe pairs (threads, one thread) at least
-    static constexpr uint32_t kMaxPairs = 8;  ///< ... and at most, while the outcome is close
-    static constexpr uint32_t kWindow = 256;  ///< eligible cycles per window between probes
-    static constexpr uint32_t kFirstGap = 8;  ///< windows between probes after a change of mind
-    static constexpr uint32_t kMaxGap = 64;   ///< ... doubling while the probes agree (four
-                                              ///< times for a clear winner), up to this
+    static constexpr uint32_t kSub = 8;      ///< eligible cycles per probe sub-window
+    static constexpr uint32_t kMinPairs = 2; ///< probe pairs (threads, one thread) at least
+    static constexpr uint32_t kMaxPairs = 8; ///< ... and at most, while the outcome is close
+    static constexpr uint32_t kWindow = 256; ///< eligible cycles per window between probes
+    static constexpr uint32_t kFirstGap = 8; ///< windows between probes after a change of mind
+    static constexpr uint32_t kMaxGap = 64;  ///< ... doubling while the probes agree (four
+                                             ///< times for a clear winner), up to this
     /// The threads must take less than this share of one thread's time per cycle.
     static constexpr double kMargin = 0.8;
     /// Cycles on the threads slower than twice the last probe's one-thread cycle that end a
@@ -135,7 +135,7 @@ private:
     bool threads_ = true;  ///< the current choice (while probing: the current sub-window's)
     bool decided_ = false; ///< a probe has decided (decision_ is valid)
     bool decision_ = true;
-    uint32_t cycles_ = 0;  ///< in the current sub-window or window
+    uint32_t cycles_ = 0; ///< in the current sub-window or window
     uint32_t pairs_ = 0, windowsLeft_ = 0, gap_ = kFirstGap, strikes_ = 0, probes_ = 0;
     double secs_[2] = {0, 0}; ///< probe: [one thread, threads] summed phase seconds
     uint32_t counted_[2] = {0, 0};

@@ -20,14 +20,19 @@ void printAtExit() {
 } // namespace
 
 const char *TimingProfile::stepName(unsigned s) {
-  static const char *const names[kSteps] = {
-      "setup (per launch)",        "CTA dispatch",
-      "interconnect",              "SM+partition phase, threads",
-      "SM+partition phase, 1 thread",  "SM+partition phase, few busy SMs",
-      "memory end of cycle",       "ordered phase + summaries",
-      "bookkeeping",               "idle skip, threads",
-      "idle skip, 1 thread",       "idle skip, few busy SMs",
-      "finish (per launch)"};
+  static const char *const names[kSteps] = {"setup (per launch)",
+                                            "CTA dispatch",
+                                            "interconnect",
+                                            "SM+partition phase, threads",
+                                            "SM+partition phase, 1 thread",
+                                            "SM+partition phase, few busy SMs",
+                                            "memory end of cycle",
+                                            "ordered phase + summaries",
+                                            "bookkeeping",
+                                            "idle skip, threads",
+                                            "idle skip, 1 thread",
+                                            "idle skip, few busy SMs",
+                                            "finish (per launch)"};
   return s < kSteps ? names[s] : "?";
 }
 
@@ -88,17 +93,18 @@ void TimingProfile::print(std::FILE *out) const {
                "ptxsim timing profile: %llu launch(es), %u host thread(s), %.3f host s in the "
                "timing engine\n",
                (unsigned long long)launches, threads, total);
-  std::fprintf(out, "  cycles: %llu simulated, %llu ticked (%llu skipped idle); ticked on the "
-                    "threads %llu, on 1 thread by the tuner's choice (or without threads) %llu, on "
-                    "1 thread for too few busy SMs (< 2, or < half the threads) %llu; tuner "
-                    "probes %llu\n",
+  std::fprintf(out,
+               "  cycles: %llu simulated, %llu ticked (%llu skipped idle); ticked on the "
+               "threads %llu, on 1 thread by the tuner's choice (or without threads) %llu, on "
+               "1 thread for too few busy SMs (< 2, or < half the threads) %llu; tuner "
+               "probes %llu\n",
                (unsigned long long)cycles, (unsigned long long)ticked,
                (unsigned long long)(cycles - ticked), (unsigned long long)threadCycles,
                (unsigned long long)tunerSerialCycles, (unsigned long long)fewSmsCycles,
                (unsigned long long)probes);
   for (unsigned s = 0; s < kSteps; ++s)
-    std::fprintf(out, "  %-38s %9.3f s %5.1f %%  %7.2f us/ticked cycle\n", stepName(s),
-                 seconds[s], total > 0 ? 100.0 * seconds[s] / total : 0.0,
+    std::fprintf(out, "  %-38s %9.3f s %5.1f %%  %7.2f us/ticked cycle\n", stepName(s), seconds[s],
+                 total > 0 ? 100.0 * seconds[s] / total : 0.0,
                  ticked ? 1e6 * seconds[s] / double(ticked) : 0.0);
   const double threadWall = seconds[PhaseThreads] + seconds[NextThreads];
   if (jobs)
@@ -111,8 +117,8 @@ void TimingProfile::print(std::FILE *out) const {
   // Amdahl: what stays on one thread whatever the pool (S), what the threads share (W: the
   // phase's summed call time on the threads, the phase on one thread where the tuner kept it
   // there). Cycles with too few busy SMs stay serial: the engine does not use the threads there.
-  const double par = seconds[PhaseThreads] + seconds[NextThreads] + seconds[PhaseSerial] +
-                     seconds[NextSerial];
+  const double par =
+      seconds[PhaseThreads] + seconds[NextThreads] + seconds[PhaseSerial] + seconds[NextSerial];
   const double serial = total - par;
   const double work = threadWork + seconds[PhaseSerial] + seconds[NextSerial];
   const double one = serial + work; // about what one thread needs
@@ -123,17 +129,16 @@ void TimingProfile::print(std::FILE *out) const {
                "on one thread\n",
                serial, 100.0 * serial / one, work, 100.0 * work / one, one);
   // the fork-join's own cost per job in this run: wall time beyond an even share of the work
-  const double forkJoin = jobs && threads > 1
-                              ? std::max(0.0, (threadWall - threadWork / threads) / double(jobs))
-                              : 0.0;
+  const double forkJoin =
+      jobs && threads > 1 ? std::max(0.0, (threadWall - threadWork / threads) / double(jobs)) : 0.0;
   const double wouldJob = double(jobs + tunerSerialCycles);
   std::fprintf(out, "  Amdahl speed-up over one thread, no fork-join cost:");
   for (unsigned m : {2u, 4u, 8u, 16u})
     std::fprintf(out, " %u thr %.2fx", m, one / (serial + work / m));
   std::fprintf(out, "\n");
   if (forkJoin > 0) {
-    std::fprintf(out, "  ... with this run's fork-join cost (%.2f us per job, %.0f jobs):", 1e6 * forkJoin,
-                 wouldJob);
+    std::fprintf(out, "  ... with this run's fork-join cost (%.2f us per job, %.0f jobs):",
+                 1e6 * forkJoin, wouldJob);
     for (unsigned m : {2u, 4u, 8u, 16u})
       std::fprintf(out, " %u thr %.2fx", m, one / (serial + work / m + wouldJob * forkJoin));
     std::fprintf(out, "\n");

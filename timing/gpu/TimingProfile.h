@@ -18,35 +18,35 @@ namespace ptxsim::timing {
 struct TimingProfile {
   /// Steps of runKernel, in the order a cycle runs them.
   enum Step : unsigned {
-    Setup,          ///< before the first cycle (grid, SMs' kernel state, statistics baseline)
-    Dispatch,       ///< CTA dispatch (one thread)
-    Icnt,           ///< the interconnect's clock domain (one thread)
-    PhaseThreads,   ///< SMs' local phase + partitions, on the threads (wall time)
-    PhaseSerial,    ///< the same phase on one thread (eligible: the tuner chose one thread, or no pool)
-    PhaseFewSms,    ///< the same phase on one thread (too few SMs held CTAs for the threads)
-    EndTick,        ///< the memory system's end of cycle (one thread)
-    Ordered,        ///< ordered phase (tickShared in SM order) and the summaries (one thread)
-    Bookkeeping,    ///< end test, progress, samplers (one thread)
-    NextThreads,    ///< idle skipping: the SMs' next events on the threads (wall time)
-    NextSerial,     ///< idle skipping on one thread, in a cycle the tuner kept there
-    NextFewSms,     ///< idle skipping on one thread, in a cycle with too few busy SMs
-    Finish,         ///< after the last cycle (grid finish, statistics)
+    Setup,        ///< before the first cycle (grid, SMs' kernel state, statistics baseline)
+    Dispatch,     ///< CTA dispatch (one thread)
+    Icnt,         ///< the interconnect's clock domain (one thread)
+    PhaseThreads, ///< SMs' local phase + partitions, on the threads (wall time)
+    PhaseSerial,  ///< the same phase on one thread, eligible (the tuner's choice, or no pool)
+    PhaseFewSms,  ///< the same phase on one thread (too few SMs held CTAs for the threads)
+    EndTick,      ///< the memory system's end of cycle (one thread)
+    Ordered,      ///< ordered phase (tickShared in SM order) and the summaries (one thread)
+    Bookkeeping,  ///< end test, progress, samplers (one thread)
+    NextThreads,  ///< idle skipping: the SMs' next events on the threads (wall time)
+    NextSerial,   ///< idle skipping on one thread, in a cycle the tuner kept there
+    NextFewSms,   ///< idle skipping on one thread, in a cycle with too few busy SMs
+    Finish,       ///< after the last cycle (grid finish, statistics)
     kSteps
   };
   static const char *stepName(unsigned s);
 
   double seconds[kSteps] = {};
   uint64_t launches = 0;
-  uint64_t cycles = 0;           ///< simulated core cycles (ticked + skipped)
-  uint64_t ticked = 0;           ///< cycles the loop ran
-  uint64_t threadCycles = 0;     ///< ... with the phase on the threads
+  uint64_t cycles = 0;            ///< simulated core cycles (ticked + skipped)
+  uint64_t ticked = 0;            ///< cycles the loop ran
+  uint64_t threadCycles = 0;      ///< ... with the phase on the threads
   uint64_t tunerSerialCycles = 0; ///< ... eligible, but the tuner chose one thread (or no pool)
-  uint64_t fewSmsCycles = 0;     ///< ... on one thread: too few SMs held CTAs
-  uint64_t probes = 0;           ///< the tuner's probes (threads against one thread)
-  uint64_t jobs = 0;             ///< fork-joins run (phase and next-event jobs)
-  double threadWork = 0;         ///< the threads' summed time inside the jobs' calls
-  double callerWait = 0;         ///< the calling thread's wait for the others after its share
-  unsigned threads = 1;          ///< host threads of the pool (the largest seen)
+  uint64_t fewSmsCycles = 0;      ///< ... on one thread: too few SMs held CTAs
+  uint64_t probes = 0;            ///< the tuner's probes (threads against one thread)
+  uint64_t jobs = 0;              ///< fork-joins run (phase and next-event jobs)
+  double threadWork = 0;          ///< the threads' summed time inside the jobs' calls
+  double callerWait = 0;          ///< the calling thread's wait for the others after its share
+  unsigned threads = 1;           ///< host threads of the pool (the largest seen)
 
   /// PTXSIM_TIMING_PROFILE set to anything but "" or "0" (read once), unless setEnabled()
   /// said otherwise.

@@ -68,9 +68,9 @@ void WorkerPool::work(uint32_t epoch, unsigned self) {
   };
   auto markExhausted = [&](unsigned share) {
     uint64_t m = exhausted_.load(std::memory_order_relaxed);
-    while (uint32_t(m >> 32) == epoch && !(m >> share & 1) &&
-           !exhausted_.compare_exchange_weak(m, m | uint64_t(1) << share,
-                                             std::memory_order_relaxed)) {
+    while (
+        uint32_t(m >> 32) == epoch && !(m >> share & 1) &&
+        !exhausted_.compare_exchange_weak(m, m | uint64_t(1) << share, std::memory_order_relaxed)) {
     }
   };
   // own share first, then the others' (stealing)

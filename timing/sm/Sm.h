@@ -235,7 +235,7 @@ private:
   std::vector<std::vector<uint32_t>> schedSlots_; ///< warp slots each scheduler owns
   std::vector<Slot> slots_;
   std::vector<CtaState> ctas_;
-  std::vector<ptx::exec::Cta *> toInit_; ///< added by addReservedCta, state not yet filled in
+  std::vector<ptx::exec::Cta *> toInit_;  ///< added by addReservedCta, state not yet filled in
   std::vector<Pipe> pipes_;               ///< built-in pipes, then extension pipes
   uint8_t extPipeOf_[ptx::ir::kMaxOpClasses] = {}; ///< pipe of each extension op class
   /// Models of extension memory spaces (timing/ext/Extension.h), by ir::MemSpace; null: none.
