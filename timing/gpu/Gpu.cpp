@@ -699,13 +699,34 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
     loadLatency.merge(sm->stats().loadLatency);
   v.setDistribution("sm.load_latency", loadLatency);
   v.setDistribution("dram.latency", mem_->dramLatency());
-  // per-SM LD/ST, scheduler and extension-unit counters, summed by name
-  std::vector<std::pair<std::string, double>> smVals;
-  for (auto &sm : sms_)
-    sm->appendStats(smVals);
+  // per-SM LD/ST, scheduler and extension-unit counters, summed by name: SMs that report the
+  // same names in the same order as the first (all, unless cores differ) are summed by
+  // position, the others by name after them (the same first-seen order; the counts are
+  // integers, so the sums are exact in any order)
+  std::vector<std::pair<std::string, double>> smVals, one, others;
+  for (auto &sm : sms_) {
+    if (smVals.empty()) {
+      sm->appendStats(smVals);
+      continue;
+    }
+    one.clear();
+    sm->appendStats(one);
+    bool same = one.size() == smVals.size();
+    for (size_t k = 0; same && k < one.size(); ++k)
+      same = one[k].first == smVals[k].first;
+    if (same) {
+      for (size_t k = 0; k < one.size(); ++k)
+        smVals[k].second += one[k].second;
+    } else {
+      for (auto &kv : one)
+        others.push_back(std::move(kv));
+    }
+  }
   for (auto &b : before)
-    smVals.push_back({b.first, -b.second});
+    others.push_back({b.first, -b.second});
   for (auto &kv : smVals)
+    v.add(kv.first, kv.second);
+  for (auto &kv : others)
     v.add(kv.first, kv.second);
   // the memory system's totals first, then its per-partition detail (`l2[3].misses`)
   std::vector<std::pair<std::string, uint64_t>> memVals = mem_->stats();
