@@ -10,10 +10,12 @@
 // kernels, as on hardware. Statistics come back per kernel as named values.
 //
 // Parallel engine (setHostThreads): each cycle, every SM's tickLocal() (everything that touches
-// only the SM) runs on a pool of host threads; then, on one thread and in SM order, each SM's
-// tickShared() executes what reaches beyond the SM (global memory, atomics, runtime calls) and
-// retires CTAs. The memory system, CTA dispatch and the clock stay serial. One thread runs the
-// same two phases, so results and every statistic are identical for any thread count.
+// only the SM, including filling in the state of the CTAs dispatched to it) and every memory
+// partition's tick run on a pool of host threads; then, on one thread and in SM order, each
+// SM's tickShared() executes what reaches beyond the SM (global memory, atomics, runtime calls)
+// and retires CTAs. The interconnect, CTA dispatch and the clock stay serial. One thread runs
+// the same phases, so results and every statistic are identical for any thread count; a tuner
+// per kernel times the threads against one thread and uses whichever is faster.
 
 #include "base/Stats.h"
 #include "ptx/exec/Engine.h"
