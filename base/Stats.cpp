@@ -47,15 +47,18 @@ Catalog &Catalog::global() {
 
 void Catalog::add(std::string_view name, Unit unit, std::string_view help) {
   std::string fam = familyOf(name);
-  for (Desc &d : descs_)
-    if (d.name == fam) {
-      if (d.unit != unit) {
-        std::fprintf(stderr, "ptxsim: internal error: statistic '%s' registered twice with "
-                             "different units\n", fam.c_str());
-        std::abort();
-      }
-      return;
+  auto it = byName_.find(fam);
+  if (it != byName_.end()) {
+    if (descs_[it->second].unit != unit) {
+      std::fprintf(stderr,
+                   "ptxsim: internal error: statistic '%s' registered twice with "
+                   "different units\n",
+                   fam.c_str());
+      std::abort();
     }
+    return;
+  }
+  byName_.emplace(fam, descs_.size());
   descs_.push_back(Desc{fam, unit, std::string(help)});
 }
 
@@ -107,11 +110,8 @@ void Snapshot::setDistribution(std::string_view name, const Distribution &d) {
 }
 
 const Desc *Catalog::find(std::string_view name) const {
-  std::string fam = familyOf(name);
-  for (const Desc &d : descs_)
-    if (d.name == fam)
-      return &d;
-  return nullptr;
+  auto it = byName_.find(familyOf(name));
+  return it == byName_.end() ? nullptr : &descs_[it->second];
 }
 
 std::string Catalog::markdown() const {
@@ -134,33 +134,66 @@ namespace {
 }
 } // namespace
 
-void Snapshot::set(std::string_view name, double value) {
-  for (auto &kv : values_)
-    if (kv.first == name) {
-      kv.second = value;
-      return;
+size_t Snapshot::positionConst(std::string_view name) const {
+  const size_t n = values_.size();
+  if (n >= kIndexFrom && indexFor_ == values_.data() && index_.size() == n) {
+    auto it = index_.find(name);
+    return it == index_.end() ? n : it->second;
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (values_[i].first == name)
+      return i;
+  return n;
+}
+
+size_t Snapshot::position(std::string_view name) {
+  const size_t n = values_.size();
+  if (n < kIndexFrom)
+    return positionConst(name);
+  // the views point into values_' buffer: a new buffer needs a new index
+  if (indexFor_ != values_.data()) {
+    index_.clear();
+    indexFor_ = values_.data();
+  }
+  if (index_.size() < n) {
+    for (size_t i = index_.size(); i < n; ++i)
+      if (!index_.emplace(values_[i].first, i).second)
+        break; // a name twice (edited through values()): stay linear
+    if (index_.size() < n) {
+      index_.clear();
+      return positionConst(name);
     }
+  }
+  auto it = index_.find(name);
+  return it == index_.end() ? n : it->second;
+}
+
+void Snapshot::set(std::string_view name, double value) {
+  size_t i = position(name);
+  if (i < values_.size()) {
+    values_[i].second = value;
+    return;
+  }
   if (!Catalog::global().find(name))
     unregistered(name, "setting");
   values_.emplace_back(std::string(name), value);
 }
 
 void Snapshot::add(std::string_view name, double value) {
-  for (auto &kv : values_)
-    if (kv.first == name) {
-      kv.second += value;
-      return;
-    }
+  size_t i = position(name);
+  if (i < values_.size()) {
+    values_[i].second += value;
+    return;
+  }
   set(name, value);
 }
 
 bool Snapshot::find(std::string_view name, double &value) const {
-  for (auto &kv : values_)
-    if (kv.first == name) {
-      value = kv.second;
-      return true;
-    }
-  return false;
+  size_t i = positionConst(name);
+  if (i == values_.size())
+    return false;
+  value = values_[i].second;
+  return true;
 }
 
 double Snapshot::get(std::string_view name) const {

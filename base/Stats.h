@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -72,11 +73,29 @@ public:
 
 private:
   std::vector<Desc> descs_;
+  std::unordered_map<std::string, size_t> byName_; ///< family name -> index in descs_
 };
 
 /// Named values of one kernel (or of a moment during it), in a stable order.
 class Snapshot {
 public:
+  Snapshot() = default;
+  // (the name index points into values_: a copy starts without one)
+  Snapshot(const Snapshot &o) : values_(o.values_) {}
+  Snapshot(Snapshot &&o) noexcept : values_(std::move(o.values_)) { o.index_.clear(); }
+  Snapshot &operator=(const Snapshot &o) {
+    if (this != &o) {
+      values_ = o.values_;
+      index_.clear();
+    }
+    return *this;
+  }
+  Snapshot &operator=(Snapshot &&o) noexcept {
+    values_ = std::move(o.values_);
+    index_.clear();
+    o.index_.clear();
+    return *this;
+  }
   /// Sets (or adds to the end) `name`. The name must be registered in the global catalog.
   void set(std::string_view name, double value);
   /// Adds `value` to `name` (set when absent).
@@ -89,8 +108,14 @@ public:
   bool find(std::string_view name, double &value) const;
   const std::vector<std::pair<std::string, double>> &values() const { return values_; }
   /// The values for edits in place (names must stay registered ones; e.g. scaling every value).
-  std::vector<std::pair<std::string, double>> &values() { return values_; }
-  void clear() { values_.clear(); }
+  std::vector<std::pair<std::string, double>> &values() {
+    index_.clear();
+    return values_;
+  }
+  void clear() {
+    values_.clear();
+    index_.clear();
+  }
 
   /// `name = value` lines; instance entries (`l2[3].x`) only when `instances` is set.
   std::string text(bool instances = false, std::string_view indent = "  ") const;
@@ -98,7 +123,17 @@ public:
   std::string jsonMembers() const;
 
 private:
+  /// Position of `name` in values_, or values_.size() when absent. Large snapshots (a kernel's
+  /// statistics have per-SM and per-partition entries: thousands) look names up in index_, so
+  /// building one costs O(n) rather than O(n^2).
+  size_t position(std::string_view name);
+  size_t positionConst(std::string_view name) const;
+  static constexpr size_t kIndexFrom = 32;
   std::vector<std::pair<std::string, double>> values_;
+  /// name (viewing values_[i].first) -> i for every entry while indexFor_ == values_.data();
+  /// extended by the non-const lookups, used by the const ones only when complete.
+  std::unordered_map<std::string_view, size_t> index_;
+  const void *indexFor_ = nullptr;
 };
 
 /// A number as JSON/text show it: integers exactly, others with 17 significant digits (JSON) or

@@ -633,6 +633,10 @@ struct SteppedGrid::State {
   }
   uint32_t localPerThread = 0;
   std::map<uint64_t, std::unique_ptr<Cta>> ctas;
+  /// Retired CTAs, reused by startCta (initCta resets them): a fresh CTA's buffers (registers,
+  /// local memory) would be allocated, page-faulted and zeroed again, on the cycle model's
+  /// serial dispatch path.
+  std::vector<std::unique_ptr<Cta>> freeCtas;
   std::map<uint64_t, std::string> printfOut;
   std::vector<std::pair<uint64_t, CtaDeviceWork>> deviceWork;
   std::function<void(const std::string &)> sink;
@@ -693,10 +697,27 @@ void SteppedGrid::setLanes(uint32_t n) {
 }
 DeviceMemory &SteppedGrid::memory() const { return *s_->g.mem; }
 Cta *SteppedGrid::startCta(uint64_t id) {
+  Cta *cta = reserveCta(id);
+  initReservedCta(cta);
+  return cta;
+}
+Cta *SteppedGrid::reserveCta(uint64_t id) {
   auto &slot = s_->ctas[id];
-  slot = std::make_unique<Cta>();
-  initCta(*slot, s_->g, id, s_->localPerThread);
+  if (!s_->freeCtas.empty()) {
+    slot = std::move(s_->freeCtas.back());
+    s_->freeCtas.pop_back();
+    // (what finish() reads of a CTA that never got its state: nothing from the last use)
+    slot->printf.clear();
+    slot->devrt.reset();
+  } else {
+    slot = std::make_unique<Cta>();
+  }
+  slot->linearId = id;
+  slot->warps.resize(s_->g.warpsPerCta); // (initCta keeps the size: warp() stays valid)
   return slot.get();
+}
+void SteppedGrid::initReservedCta(Cta *cta) {
+  initCta(*cta, s_->g, cta->linearId, s_->localPerThread);
 }
 Warp &SteppedGrid::warp(Cta *cta, uint32_t w) { return cta->warps[w]; }
 bool SteppedGrid::ready(const Warp &w) const { return w.state == WarpState::Ready; }
@@ -757,7 +778,11 @@ void SteppedGrid::retireCta(Cta *cta) {
     s_->printfOut[cta->linearId] = std::move(cta->printf);
   if (cta->devrt)
     s_->deviceWork.emplace_back(cta->linearId, takeCtaDeviceWork(*cta));
-  s_->ctas.erase(cta->linearId);
+  auto it = s_->ctas.find(cta->linearId);
+  if (it != s_->ctas.end()) {
+    s_->freeCtas.push_back(std::move(it->second));
+    s_->ctas.erase(it);
+  }
 }
 LaunchResult SteppedGrid::finish() {
   LaunchResult r;

@@ -159,6 +159,14 @@ public:
   const uint64_t *counters() const;
   /// Creates the state of CTA `linearId` (0 <= id < numCtas()).
   Cta *startCta(uint64_t linearId);
+  /// startCta() in two parts, so a cycle model can fill in CTAs on several host threads:
+  /// reserveCta() (one thread, like every other call here) creates CTA `linearId`'s object
+  /// with its warps (warp() may be called on it), initReservedCta() fills in its state
+  /// (registers, local and shared memory, thread ids). Contract: initReservedCta() calls for
+  /// different CTAs may run on different host threads at once (each touches only its CTA and
+  /// reads the grid); nothing may step, test or retire the CTA before it.
+  Cta *reserveCta(uint64_t linearId);
+  void initReservedCta(Cta *cta);
   /// Warp `w` of a started CTA.
   Warp &warp(Cta *cta, uint32_t w);
   /// True when the warp can issue (not finished, not waiting at a barrier).
@@ -201,7 +209,8 @@ public:
   /// Makes the clocks follow the model: %clock/%clock64 read the cycle setCycle() gave,
   /// %globaltimer that cycle times `nsPerCycle` (1000 / core MHz).
   void setTimedClock(double nsPerCycle);
-  /// Releases a finished CTA (its printf output is kept for finish()).
+  /// Releases a finished CTA (its printf output is kept for finish()); a later startCta may
+  /// reuse the object, so the pointer must not be used after this.
   void retireCta(Cta *cta);
   bool faulted() const;
   /// Faults the launch at `in`, the next instruction of `w` (a cycle model's reason the

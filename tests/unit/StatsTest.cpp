@@ -36,6 +36,46 @@ TEST(Stats, SnapshotOrderTextAndJson) {
   EXPECT_EQ(s.get("stats_test.quiet"), 0);
 }
 
+// A kernel's snapshot has thousands of entries (per SM, per partition): large snapshots look
+// names up in an index. It must agree with the order and values of a plain list through
+// growth (new buffers), copies, moves, edits in place and clear().
+TEST(Stats, LargeSnapshotIndexAgreesWithTheList) {
+  stats::Catalog::global().add("stats_big[].v", stats::Unit::Count, "v");
+  auto name = [](int i) { return "stats_big[" + std::to_string(i) + "].v"; };
+  stats::Snapshot s;
+  const int n = 3000;
+  for (int i = 0; i < n; ++i)
+    s.set(name(i), i);
+  for (int i = 0; i < n; i += 7)
+    s.add(name(i), 0.5); // found, not appended
+  s.add(name(n), 1);     // new: appended
+  ASSERT_EQ(s.values().size(), size_t(n + 1));
+  for (int i = 0; i <= n; ++i) {
+    ASSERT_EQ(s.values()[i].first, name(i));
+    ASSERT_EQ(s.get(name(i)), i == n ? 1 : i + (i % 7 == 0 ? 0.5 : 0)) << i;
+  }
+  double v = 0;
+  EXPECT_FALSE(s.find("stats_big[99999].v", v));
+  stats::Snapshot copy = s; // its own index
+  stats::Snapshot moved = std::move(copy);
+  for (auto &kv : s.values()) // edits in place (sampling scales every value)
+    kv.second *= 2;
+  s.set(name(5), -1);
+  EXPECT_EQ(s.get(name(5)), -1);
+  EXPECT_EQ(s.get(name(6)), 12);
+  EXPECT_EQ(moved.get(name(6)), 6);
+  moved.set(name(6), 60);
+  EXPECT_EQ(moved.get(name(6)), 60);
+  EXPECT_EQ(moved.values().size(), size_t(n + 1));
+  s.clear();
+  EXPECT_FALSE(s.find(name(5), v));
+  for (int i = 0; i < 100; ++i)
+    s.add(name(99 - i), 1);
+  EXPECT_EQ(s.values()[0].first, name(99));
+  EXPECT_EQ(s.get(name(0)), 1);
+  EXPECT_EQ(s.values().size(), 100u);
+}
+
 TEST(StatsDeathTest, ReadingAnUnregisteredNameAborts) {
   stats::Snapshot s;
   EXPECT_DEATH(s.get("stats_test.never_registered"), "no component registers");

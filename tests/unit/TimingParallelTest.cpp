@@ -7,10 +7,12 @@
 #include "ExecHarness.h"
 #include "sim/KernelSimulator.h"
 #include "timing/gpu/Gpu.h"
+#include "timing/gpu/TimingProfile.h"
 #include "timing/gpu/WorkerPool.h"
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 
 using namespace ptxsim;
 using namespace ptxsim::test;
@@ -64,14 +66,20 @@ struct Result {
   std::vector<uint32_t> tickets, seen;
 };
 
-Result runMixed(unsigned threads, sim::SampleMode sample = sim::SampleMode::Off,
-                uint32_t ctas = 96, uint32_t iters = 20) {
+/// `launches` launches of the kernel in one simulator (the counter keeps counting); with
+/// `tuner`, the engine's tuner decides cycle by cycle whether the threads run (it switches
+/// between the threads and one thread within and across launches), else the threads run in
+/// every cycle.
+std::vector<Result> runMixedLaunches(unsigned threads, bool tuner, int launches,
+                                     sim::SampleMode sample = sim::SampleMode::Off,
+                                     uint32_t ctas = 96, uint32_t iters = 20) {
   ExecHarness h;
   EXPECT_TRUE(h.load(ptxHeader() + kMixedPtx)) << h.errors;
   timing::TimingConfig cfg; // defaults: GTX480-like, 15 SMs
   sim::KernelSimulator sim(cfg, *h.engine);
   sim.gpu().setHostThreads(threads);
-  sim.gpu().setParallelMinBusySms(0); // use the threads in every cycle
+  if (!tuner)
+    sim.gpu().setParallelMinBusySms(0); // use the threads in every cycle
   sim.setSampling(sample);
   const uint32_t block = 128, n = ctas * block;
   uint64_t tickets = h.alloc(n * 4), counter = h.alloc(4), seen = h.alloc(n * 4);
@@ -85,9 +93,30 @@ Result runMixed(unsigned threads, sim::SampleMode sample = sim::SampleMode::Off,
   p.grid = {ctas};
   p.block = {block};
   p.params = buf.data();
-  sim::KernelRun run = sim.run(p);
-  EXPECT_TRUE(run.launch.ok()) << run.launch.message;
-  return {run.stats, h.read<uint32_t>(tickets, n), h.read<uint32_t>(seen, n)};
+  std::vector<Result> out;
+  for (int l = 0; l < launches; ++l) {
+    sim::KernelRun run = sim.run(p);
+    EXPECT_TRUE(run.launch.ok()) << run.launch.message;
+    out.push_back({run.stats, h.read<uint32_t>(tickets, n), h.read<uint32_t>(seen, n)});
+  }
+  return out;
+}
+
+Result runMixed(unsigned threads, sim::SampleMode sample = sim::SampleMode::Off, uint32_t ctas = 96,
+                uint32_t iters = 20) {
+  return runMixedLaunches(threads, false, 1, sample, ctas, iters)[0];
+}
+
+void expectSame(const Result &r, const Result &base, const std::string &what) {
+  EXPECT_EQ(r.stats.cycles, base.stats.cycles) << what;
+  EXPECT_EQ(r.tickets, base.tickets) << what;
+  EXPECT_EQ(r.seen, base.seen) << what;
+  ASSERT_EQ(r.stats.values().size(), base.stats.values().size()) << what;
+  for (size_t i = 0; i < base.stats.values().size(); ++i) {
+    EXPECT_EQ(r.stats.values()[i].first, base.stats.values()[i].first) << what;
+    EXPECT_EQ(r.stats.values()[i].second, base.stats.values()[i].second)
+        << base.stats.values()[i].first << ", " << what;
+  }
 }
 
 } // namespace
@@ -107,9 +136,10 @@ TEST(TimingParallel, WorkerPoolRunsEachIndexOnce) {
 
 // Jobs back to back, most with fewer indices than threads (empty shares) and calls of uneven
 // length (stealing): threads that wake up late for a finished job must claim nothing from the
-// next one, and every index must run exactly once. The summed call time covers the calls.
+// next one, and every index must run exactly once. The summed call time (profiling) is a time.
 TEST(TimingParallel, WorkerPoolBackToBackSmallJobs) {
   timing::WorkerPool pool(5);
+  pool.setProfiling(true); // (the calls are timed too)
   struct Ctx {
     std::atomic<int> hits[16];
     int rep = 0;
@@ -141,18 +171,59 @@ TEST(TimingParallel, StatisticsAndResultsIdenticalForAnyThreadCount) {
   for (uint32_t v : base.seen)
     differs |= v != last;
   EXPECT_TRUE(differs);
-  for (unsigned t : {2u, 4u, 8u}) {
-    Result r = runMixed(t);
-    EXPECT_EQ(r.stats.cycles, base.stats.cycles) << t << " threads";
-    EXPECT_EQ(r.tickets, base.tickets) << t << " threads";
-    EXPECT_EQ(r.seen, base.seen) << t << " threads";
-    ASSERT_EQ(r.stats.values().size(), base.stats.values().size());
-    for (size_t i = 0; i < base.stats.values().size(); ++i) {
-      EXPECT_EQ(r.stats.values()[i].first, base.stats.values()[i].first);
-      EXPECT_EQ(r.stats.values()[i].second, base.stats.values()[i].second)
-          << base.stats.values()[i].first << ", " << t << " threads";
-    }
+  for (unsigned t : {2u, 4u, 8u})
+    expectSame(runMixed(t), base, std::to_string(t) + " threads");
+}
+
+// The tuner's choice (threads or one thread, probed in sub-windows of a few cycles and kept
+// across launches of the same kernel) switches the engine between both ways within a launch:
+// every launch must still match one thread exactly. Launches after the first continue the
+// first's tuner state and see the counter the earlier launches left.
+TEST(TimingParallel, TunerSwitchingKeepsResultsIdentical) {
+  std::vector<Result> base = runMixedLaunches(1, true, 3);
+  for (unsigned t : {2u, 3u}) {
+    std::vector<Result> r = runMixedLaunches(t, true, 3);
+    ASSERT_EQ(r.size(), base.size());
+    for (size_t l = 0; l < r.size(); ++l)
+      expectSame(r[l], base[l], std::to_string(t) + " threads, launch " + std::to_string(l));
   }
+}
+
+// PTXSIM_TIMING_PROFILE: the profile accounts for every ticked cycle once (on the threads, on
+// one thread by choice, on one thread for too few busy SMs), counts a fork-join per cycle on
+// the threads, and changes no result.
+TEST(TimingParallel, ProfileAccountsEveryCycleAndChangesNothing) {
+  Result plain = runMixed(2);
+  timing::TimingProfile::reset();
+  timing::TimingProfile::setEnabled(true);
+  Result profiled = runMixed(2);
+  timing::TimingProfile p = timing::TimingProfile::total();
+  timing::TimingProfile::setEnabled(false);
+  timing::TimingProfile::reset(); // (nothing printed at exit)
+  expectSame(profiled, plain, "profiled");
+  EXPECT_EQ(p.launches, 1u);
+  EXPECT_EQ(p.threads, 2u);
+  EXPECT_GT(p.ticked, 0u);
+  EXPECT_GE(p.cycles, p.ticked);
+  EXPECT_EQ(p.ticked, p.threadCycles + p.tunerSerialCycles + p.fewSmsCycles);
+  EXPECT_GT(p.threadCycles, 0u); // forced threads: every cycle with a busy SM
+  EXPECT_GE(p.jobs, p.threadCycles);
+  double total = 0;
+  for (double s : p.seconds)
+    total += s;
+  EXPECT_GT(total, 0);
+  EXPECT_GT(p.seconds[timing::TimingProfile::PhaseThreads], 0);
+  EXPECT_GT(p.threadWork, 0);
+  char buf[8192] = {};
+  std::FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+  ASSERT_NE(f, nullptr);
+  p.print(f);
+  std::fclose(f);
+  std::string text(buf);
+  EXPECT_NE(text.find("ptxsim timing profile: 1 launch(es), 2 host thread(s)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Amdahl speed-up over one thread"), std::string::npos) << text;
+  EXPECT_NE(text.find("fork-joins:"), std::string::npos) << text;
 }
 
 TEST(TimingSampling, CtaSamplingExtrapolatesAManyWaveKernel) {

@@ -5,8 +5,9 @@
 #include "ptx/exec/Counters.h"
 #include "ptx/exec/LaunchPolicy.h"
 #include "timing/ext/Extension.h"
-#include "timing/mem/MemorySystem.h"
+#include "timing/gpu/TimingProfile.h"
 #include "timing/gpu/WorkerPool.h"
+#include "timing/mem/MemorySystem.h"
 #include "timing/sm/Sm.h"
 
 #include <algorithm>
@@ -85,42 +86,84 @@ unsigned Gpu::hostThreads() const {
 
 Gpu::~Gpu() = default;
 
-bool Gpu::ThreadTuner::useThreads(uint32_t busy) {
-  pending_ = true;
-  busy_ = busy;
-  if (cycles_ == 0 && !threads_ && --wait_ == 0)
-    threads_ = true; // a window on one thread is over: try the threads again
-  return threads_;
-}
-
-void Gpu::ThreadTuner::record(double seconds, double serialEstimate) {
-  pending_ = false;
-  seconds_ += seconds;
-  estimate_ += serialEstimate;
-  // A cycle on the threads slower than one thread would have been: a thread was descheduled
-  // (a loaded host) or the cycle had too little work. A few in a window end it at once: on a
-  // loaded host each such cycle can cost milliseconds.
-  bool giveUp = threads_ && seconds > serialEstimate && ++strikes_ >= kStrikes;
-  if (++cycles_ < kWindow && !giveUp)
-    return;
-  if (threads_) {
-    // The threads' summed time in the calls is what one thread would have needed, about (a bit
-    // more: state moves between cores); they must beat it clearly. Measured in the same
-    // window, so the kernel's phases do not bias the comparison and no serial window is
-    // needed while they pay. When they do not, back off: one thread for `gap_` windows, twice
-    // as long after each failed try.
-    if (!giveUp && seconds_ < kMargin * estimate_) {
-      gap_ = kProbeEvery;
-    } else {
-      threads_ = false;
-      wait_ = gap_;
-      gap_ = std::min<uint32_t>(gap_ * 2, kMaxGap);
-    }
+namespace {
+/// Host time per step of the cycle loop for TimingProfile: a no-op (one branch) when off.
+struct ProfileClock {
+  TimingProfile *p = nullptr;
+  std::chrono::steady_clock::time_point last;
+  void mark(unsigned step) {
+    if (!p)
+      return;
+    auto t = std::chrono::steady_clock::now();
+    p->seconds[step] += std::chrono::duration<double>(t - last).count();
+    last = t;
   }
+};
+} // namespace
+
+bool Gpu::ThreadTuner::useThreads() { return threads_; }
+
+void Gpu::ThreadTuner::record(double seconds, bool typical) {
+  if (probing_) {
+    // Sub-windows of kSub cycles, on the threads, then on one thread, and so on; the first
+    // cycle of each is not counted (the pool's threads may be waking up, caches moving), nor,
+    // while enough others are, cycles with CTAs dispatched (the SMs fill in the new CTAs'
+    // state in the phase: at a kernel's start that outweighs everything else).
+    if (cycles_++ > 0) {
+      secs_[threads_] += seconds;
+      ++counted_[threads_];
+      if (typical) {
+        typicalSecs_[threads_] += seconds;
+        ++typicalCounted_[threads_];
+      }
+    }
+    if (cycles_ < kSub)
+      return;
+    cycles_ = 0;
+    threads_ = !threads_;
+    if (threads_ && ++pairs_ >= kMinPairs) { // a pair done
+      const bool typicalOk = typicalCounted_[0] >= 3 && typicalCounted_[1] >= 3;
+      const double *secs = typicalOk ? typicalSecs_ : secs_;
+      const uint32_t *counted = typicalOk ? typicalCounted_ : counted_;
+      const double one = secs[0] / counted[0], many = secs[1] / counted[1];
+      const double ratio = one > 0 ? many / one : 0;
+      // clear outcomes end the probe at once, close ones (or too few cycles without dispatch)
+      // get more pairs (the cycles vary)
+      const bool clear = typicalOk && (ratio < 0.75 * kMargin || ratio > kMargin / 0.75);
+      if (pairs_ >= kMaxPairs || clear) {
+        bool choice = ratio < kMargin;
+        gap_ = decided_ && choice == decision_ ? std::min(gap_ * 2, kMaxGap) : kFirstGap;
+        // a clear winner (many threads on a full GPU; a small kernel on one thread): probe
+        // less often, a probe on one thread costs most where the threads pay most
+        if (ratio < kMargin / 2 || ratio > 2 / kMargin)
+          gap_ = std::min(gap_ * 4, kMaxGap);
+        decided_ = true;
+        decision_ = threads_ = choice;
+        serialCycle_ = one;
+        probing_ = false;
+        windowsLeft_ = gap_;
+        pairs_ = strikes_ = 0;
+        secs_[0] = secs_[1] = typicalSecs_[0] = typicalSecs_[1] = 0;
+        counted_[0] = counted_[1] = typicalCounted_[0] = typicalCounted_[1] = 0;
+        ++probes_;
+      }
+    }
+    return;
+  }
+  // A cycle on the threads much slower than one thread was in the probe: a thread was
+  // descheduled (a loaded host: each such cycle can cost milliseconds) or the kernel's work
+  // changed. A few in a window end the run: probe again.
+  bool again = threads_ && typical && seconds > 2 * serialCycle_ && ++strikes_ >= kStrikes;
+  if (++cycles_ < kWindow && !again)
+    return;
   cycles_ = 0;
   strikes_ = 0;
-  seconds_ = 0;
-  estimate_ = 0;
+  if (again || --windowsLeft_ == 0) {
+    probing_ = true;
+    threads_ = true;
+    if (again)
+      gap_ = kFirstGap;
+  }
 }
 
 void Gpu::skipKernel(Cycle cycles) { now_ += cycles; }
@@ -132,6 +175,12 @@ double Gpu::copySeconds(uint64_t bytes) const {
 ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelTimingStats &st) {
   ptx::exec::LaunchResult err;
   auto hostStart = std::chrono::steady_clock::now();
+  TimingProfile profile;
+  ProfileClock prof;
+  if (TimingProfile::enabled()) {
+    prof.p = &profile;
+    prof.last = hostStart;
+  }
   std::unique_ptr<ptx::exec::SteppedGrid> grid = engine_.beginGrid(p, err, cfg_.numSms());
   if (!grid)
     return err;
@@ -150,11 +199,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   std::string extError;
   uint32_t threads = (uint32_t)p.block.count();
   uint32_t shared = p.kernel->staticShared + p.dynamicShared;
-  // Scheduler counters are cumulative: the kernel's share is the difference.
+  // Scheduler counters are cumulative: the kernel's share is the difference (the SM's other
+  // counters start from zero: resetStats).
   std::vector<std::pair<std::string, double>> before;
   for (auto &sm : sms_) {
     sm->resetStats();
-    sm->appendStats(before);
+    sm->appendSchedulerStats(before);
     sm->beginKernel(grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
   }
   mem_->resetStats();
@@ -173,7 +223,23 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     pool_ = std::make_unique<WorkerPool>(nThreads);
   else if (nThreads <= 1)
     pool_.reset();
-  tuner_.reset();
+  // this kernel's and grid shape's tuner (kept across launches)
+  ThreadTuner *tuner = nullptr;
+  if (pool_ && minBusy_ != 0) {
+    TunerKey key{p.kernel, {p.grid.x, p.grid.y, p.grid.z}, {p.block.x, p.block.y, p.block.z}};
+    for (auto &kv : tuners_)
+      if (kv.first == key)
+        tuner = &kv.second;
+    if (!tuner) {
+      if (tuners_.size() >= 256) // (a program with ever new grid shapes: forget the oldest)
+        tuners_.erase(tuners_.begin());
+      tuners_.emplace_back(key, ThreadTuner{});
+      tuner = &tuners_.back().second;
+    }
+  }
+  if (pool_)
+    pool_->setProfiling(prof.p != nullptr);
+  const uint32_t probesBefore = tuner ? tuner->probes() : 0;
   const Cycle start = now_;
   // Fixed launch cost: the front end reads the launch and sets up the grid before any CTA starts.
   now_ += lc.kernelLaunchLatency;
@@ -200,7 +266,11 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   smSum_.assign(sms_.size(), Sm::TickSummary{});
   for (size_t i = 0; i < sms_.size(); ++i)
     sms_[i]->summarize(smSum_[i], true);
+  prof.mark(TimingProfile::Setup);
+  uint64_t ticked = 0;
+  const Cycle loopStart = now_;
   for (;;) {
+    ++ticked;
     if (ext) {
       // group by group: the next group starts when every CTA of the previous one has ended
       if (groupStarted && groupPos == ext->groups[group].size() && residentCtas() == 0) {
@@ -235,7 +305,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       }
       if (!extError.empty())
         break;
-    } else if (nextCta < limit) {
+    }
+    const uint64_t dispatchedBefore = nextCta; // (the tuner sets cycles with dispatch apart)
+    if (!ext && nextCta < limit) {
       // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
       for (size_t k = 0; k < sms_.size() && nextCta < limit; ++k) {
         size_t i = (rr + k) % sms_.size();
@@ -243,7 +315,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
         if (smDispatchAt[i] <= now_ && smSum_[i].canTake) {
           Sm &sm = *sms_[i];
           busySms += sm.residentCtas() == 0;
-          sm.addCta(grid->startCta(nextCta), nextCta);
+          // (with the split tick, the SM fills in the CTA's state in its own phase: on the
+          // threads when they run)
+          if (split)
+            sm.addReservedCta(grid->reserveCta(nextCta), nextCta);
+          else
+            sm.addCta(grid->startCta(nextCta), nextCta);
           smSum_[i].canTake = sm.canTakeCta();
           smDispatchAt[i] = now_ + dispatchEvery;
           ++nextCta;
@@ -258,41 +335,55 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     // threads pay. Then the ordered part, in SM order, for the SMs that stopped before an
     // instruction reaching beyond them or have a CTA to retire. One thread runs the same
     // phases, so the thread count never changes a result.
+    prof.mark(TimingProfile::Dispatch);
     mem_->tickIcnt(now_);
+    prof.mark(TimingProfile::Icnt);
     // CTAs left to dispatch by the round robin: the summaries then say which SMs can take one
     // (a launch extension's group dispatch asks the SMs themselves, as it is rare)
     const bool dispatching = !ext && nextCta < limit;
-    bool parallelCycle = false;
+    bool parallelCycle = false, eligible = false;
     if (pool_) {
       // (memory partitions tick in the same job: a kernel's tail with few busy SMs may still
       // pay for the threads; the tuner finds out)
       parallelCycle = busySms >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
+      eligible = parallelCycle;
       // on a loaded host or with little work per cycle the threads can cost more than they
       // save: the tuner measures (the testing knob minBusy_ == 0 always uses the threads)
-      if (parallelCycle && minBusy_ != 0)
-        parallelCycle = tuner_.useThreads(busySms);
+      if (parallelCycle && tuner)
+        parallelCycle = tuner->useThreads();
+    } else if (prof.p) {
+      eligible = split && busySms >= 2; // (the profile's estimate for more threads)
     }
-    auto phaseStart = tuner_.active() ? std::chrono::steady_clock::now()
-                                      : std::chrono::steady_clock::time_point();
+    const bool timed = eligible && tuner; // the tuner times the phase
+    auto phaseStart =
+        timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     const uint32_t nSms = (uint32_t)sms_.size();
-    double threadSeconds = 0; // the threads' summed time in the phase (the tuner's estimate)
+    double threadSeconds = 0; // the threads' summed time in the phase's calls (the profile's)
     if (parallelCycle) {
+      // SMs and partitions interleaved in proportion (item i is an SM when the SMs' share of
+      // the first i + 1 items grows at i), so each thread's contiguous share of the items has
+      // as many SMs and partitions as any other: the threads rarely need to steal, and an SM
+      // keeps ticking on the same core, its state in that core's cache.
       struct Job {
         Gpu *gpu;
-        uint32_t nSms;
+        uint32_t nSms, count;
         Cycle now;
         bool dispatching;
-      } job{this, nSms, now_, dispatching};
-      threadSeconds = pool_->run(nSms + mem_->numPartitions(), [](void *c, size_t i) {
-        Job &j = *static_cast<Job *>(c);
-        if (i < j.nSms) {
-          Sm &sm = *j.gpu->sms_[i];
-          sm.tickLocal(j.now, *j.gpu->mem_, true);
-          sm.summarize(j.gpu->smSum_[i], j.dispatching);
-        } else {
-          j.gpu->mem_->tickPartition(uint32_t(i - j.nSms), j.now);
-        }
-      }, &job);
+      } job{this, nSms, nSms + mem_->numPartitions(), now_, dispatching};
+      threadSeconds = pool_->run(
+          job.count,
+          [](void *c, size_t i) {
+            Job &j = *static_cast<Job *>(c);
+            const uint64_t smsBefore = uint64_t(i) * j.nSms / j.count;
+            if (uint64_t(i + 1) * j.nSms / j.count > smsBefore) {
+              Sm &sm = *j.gpu->sms_[smsBefore];
+              sm.tickLocal(j.now, *j.gpu->mem_, true);
+              sm.summarize(j.gpu->smSum_[smsBefore], j.dispatching);
+            } else {
+              j.gpu->mem_->tickPartition(uint32_t(i - smsBefore), j.now);
+            }
+          },
+          &job);
     } else {
       for (uint32_t pi = 0; pi < mem_->numPartitions(); ++pi)
         mem_->tickPartition(pi, now_);
@@ -305,10 +396,24 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
         sm.summarize(smSum_[i], dispatching);
       }
     }
+    if (prof.p) {
+      if (parallelCycle) {
+        ++profile.threadCycles;
+        ++profile.jobs;
+        profile.threadWork += threadSeconds;
+      } else {
+        ++(eligible ? profile.tunerSerialCycles : profile.fewSmsCycles);
+      }
+      prof.mark(parallelCycle ? TimingProfile::PhaseThreads
+                : eligible    ? TimingProfile::PhaseSerial
+                              : TimingProfile::PhaseFewSms);
+    }
     mem_->endTick(now_);
-    if (tuner_.active())
-      tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count(),
-                    threadSeconds);
+    if (timed)
+      tuner->record(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count(),
+          nextCta == dispatchedBefore);
+    prof.mark(TimingProfile::EndTick);
     // The ordered phase and the cycle's bookkeeping read the SMs' summaries (one array) rather
     // than every SM: no per-SM pass over state other threads just wrote.
     bool issued = false, smsIdle = true;
@@ -331,6 +436,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       for (auto &sm : sms_)
         busySms += sm->residentCtas() != 0;
     }
+    prof.mark(TimingProfile::Ordered);
     if (grid->faulted())
       break;
     if (sampleEvery_ && now_ - lastSample >= sampleEvery_) {
@@ -350,6 +456,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       deadlock = true; // nothing issued for 50 M cycles: report instead of hanging
       break;
     }
+    prof.mark(TimingProfile::Bookkeeping);
     // Skip cycles in which nothing can change.
     if (!issued) {
       bool canDispatch = false;
@@ -363,7 +470,11 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       if (!canDispatch) {
         Cycle next = mem_->idle() ? kNever : mem_->nextEventCycle(now_);
         next = std::min(next, nextDispatch);
-        if (parallelCycle) {
+        // (the SMs' next events can only bring `next` closer: when the memory system or
+        // dispatch acts in the next cycle anyway, nothing is skipped and the SMs need no look;
+        // on memory-bound kernels that is most cycles without an issue)
+        if (next <= now_ + 1) {
+        } else if (parallelCycle) {
           // (read-only per SM: in parallel, then the minimum in SM order)
           struct Job {
             std::vector<std::unique_ptr<Sm>> *sms;
@@ -371,10 +482,17 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
             Cycle now;
           } job{&sms_, &smNext_, now_};
           smNext_.resize(sms_.size());
-          pool_->run(sms_.size(), [](void *c, size_t i) {
-            Job &j = *static_cast<Job *>(c);
-            (*j.next)[i] = (*j.sms)[i]->nextEventCycle(j.now);
-          }, &job);
+          double work = pool_->run(
+              sms_.size(),
+              [](void *c, size_t i) {
+                Job &j = *static_cast<Job *>(c);
+                (*j.next)[i] = (*j.sms)[i]->nextEventCycle(j.now);
+              },
+              &job);
+          if (prof.p) {
+            ++profile.jobs;
+            profile.threadWork += work;
+          }
           for (Cycle c : smNext_)
             next = std::min(next, c);
         } else {
@@ -389,8 +507,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
         }
       }
     }
+    prof.mark(parallelCycle ? TimingProfile::NextThreads
+              : eligible    ? TimingProfile::NextSerial
+                            : TimingProfile::NextFewSms);
     ++now_;
   }
+  const Cycle loopEnd = now_;
   // CTA sampling: the CTAs not simulated run functionally; their cycles at the steady IPC
   uint64_t extraWarp = 0, extraThread = 0;
   const Cycle simulatedCycles = now_ - start;
@@ -454,6 +576,17 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     st.set("sample.error_pct", sampled ? 100.0 * (sampling.ipcChange + hetero) * share : 0);
     st.set("sample.detailed_ctas", double(limit));
   }
+  if (prof.p) {
+    prof.mark(TimingProfile::Finish);
+    profile.launches = 1;
+    profile.cycles = loopEnd - loopStart;
+    profile.ticked = ticked;
+    profile.threads = pool_ ? pool_->threads() : 1;
+    profile.probes = tuner ? tuner->probes() - probesBefore : 0;
+    if (pool_)
+      profile.callerWait = pool_->takeWaitSeconds();
+    TimingProfile::accumulate(profile);
+  }
   return r;
 }
 
@@ -512,6 +645,8 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
                   const std::vector<std::pair<std::string, double>> &before,
                   const ptx::exec::SteppedGrid *grid) const {
   st = KernelTimingStats{};
+  // (room for the totals: the snapshot's name index is rebuilt whenever its entries move)
+  st.values().reserve(512);
   st.kernel = kernel;
   st.cycles = now_ - start;
   st.seconds = double(st.cycles) / (cfg_.core.clockMHz * 1e6);
@@ -564,16 +699,38 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
     loadLatency.merge(sm->stats().loadLatency);
   v.setDistribution("sm.load_latency", loadLatency);
   v.setDistribution("dram.latency", mem_->dramLatency());
-  // per-SM LD/ST, scheduler and extension-unit counters, summed by name
-  std::vector<std::pair<std::string, double>> smVals;
-  for (auto &sm : sms_)
-    sm->appendStats(smVals);
+  // per-SM LD/ST, scheduler and extension-unit counters, summed by name: SMs that report the
+  // same names in the same order as the first (all, unless cores differ) are summed by
+  // position, the others by name after them (the same first-seen order; the counts are
+  // integers, so the sums are exact in any order)
+  std::vector<std::pair<std::string, double>> smVals, one, others;
+  for (auto &sm : sms_) {
+    if (smVals.empty()) {
+      sm->appendStats(smVals);
+      continue;
+    }
+    one.clear();
+    sm->appendStats(one);
+    bool same = one.size() == smVals.size();
+    for (size_t k = 0; same && k < one.size(); ++k)
+      same = one[k].first == smVals[k].first;
+    if (same) {
+      for (size_t k = 0; k < one.size(); ++k)
+        smVals[k].second += one[k].second;
+    } else {
+      for (auto &kv : one)
+        others.push_back(std::move(kv));
+    }
+  }
   for (auto &b : before)
-    smVals.push_back({b.first, -b.second});
+    others.push_back({b.first, -b.second});
   for (auto &kv : smVals)
+    v.add(kv.first, kv.second);
+  for (auto &kv : others)
     v.add(kv.first, kv.second);
   // the memory system's totals first, then its per-partition detail (`l2[3].misses`)
   std::vector<std::pair<std::string, uint64_t>> memVals = mem_->stats();
+  v.values().reserve(v.values().size() + memVals.size() + 3 * sms_.size() + 256);
   for (auto &kv : memVals)
     if (kv.first.find('[') == std::string::npos)
       v.set(kv.first, (double)kv.second);

@@ -10,10 +10,12 @@
 // kernels, as on hardware. Statistics come back per kernel as named values.
 //
 // Parallel engine (setHostThreads): each cycle, every SM's tickLocal() (everything that touches
-// only the SM) runs on a pool of host threads; then, on one thread and in SM order, each SM's
-// tickShared() executes what reaches beyond the SM (global memory, atomics, runtime calls) and
-// retires CTAs. The memory system, CTA dispatch and the clock stay serial. One thread runs the
-// same two phases, so results and every statistic are identical for any thread count.
+// only the SM, including filling in the state of the CTAs dispatched to it) and every memory
+// partition's tick run on a pool of host threads; then, on one thread and in SM order, each
+// SM's tickShared() executes what reaches beyond the SM (global memory, atomics, runtime calls)
+// and retires CTAs. The interconnect, CTA dispatch and the clock stay serial. One thread runs
+// the same phases, so results and every statistic are identical for any thread count; a tuner
+// per kernel times the threads against one thread and uses whichever is faster.
 
 #include "base/Stats.h"
 #include "ptx/exec/Engine.h"
@@ -102,33 +104,58 @@ private:
   /// Every SM can run the parallel engine (no DMA engine or reduced core, single issue).
   bool parallelOk_ = true;
   std::unique_ptr<WorkerPool> pool_;
-  /// Chooses, window by window, whether a cycle's phase runs on the threads or on this one.
+  /// Chooses, window by window, whether a cycle's phase runs on the threads or on this one,
+  /// by timing both: a probe alternates short sub-windows on the threads and on one thread and
+  /// compares their wall time per cycle; the faster way then runs for a number of windows
+  /// (longer each time the probe agrees), then the next probe. One tuner per kernel and grid
+  /// shape, kept across launches, so a small kernel launched many times is probed rarely.
   /// Results never depend on the choice.
   class ThreadTuner {
   public:
-    static constexpr uint32_t kWindow = 256;   ///< eligible cycles per measurement
-    static constexpr uint32_t kProbeEvery = 8; ///< windows on one thread before trying the threads again
-    static constexpr uint32_t kMaxGap = 32;    ///< ... doubling after each failed try, up to this
-    /// The threads must take less than this share of their summed call time.
-    static constexpr double kMargin = 0.75;
-    /// Cycles on the threads slower than their summed call time that end a window early.
+    static constexpr uint32_t kSub = 8;      ///< eligible cycles per probe sub-window
+    static constexpr uint32_t kMinPairs = 2; ///< probe pairs (threads, one thread) at least
+    static constexpr uint32_t kMaxPairs = 8; ///< ... and at most, while the outcome is close
+    static constexpr uint32_t kWindow = 256; ///< eligible cycles per window between probes
+    static constexpr uint32_t kFirstGap = 8; ///< windows between probes after a change of mind
+    static constexpr uint32_t kMaxGap = 64;  ///< ... doubling while the probes agree (four
+                                             ///< times for a clear winner), up to this
+    /// The threads must take less than this share of one thread's time per cycle.
+    static constexpr double kMargin = 0.8;
+    /// Cycles on the threads slower than twice the last probe's one-thread cycle that end a
+    /// window and probe again (a thread descheduled on a loaded host, or the kernel changed).
     static constexpr uint32_t kStrikes = 4;
-    /// A new kernel: its phases may differ from the last one's, try the threads first.
-    void reset() { *this = ThreadTuner{}; }
-    /// For an eligible cycle with `busy` SMs holding CTAs: use the threads?
-    bool useThreads(uint32_t busy);
-    /// True between useThreads() and record(): the cycle's phase is being timed.
-    bool active() const { return pending_; }
-    /// The phase's wall time and, on the threads, their summed time in it (what one thread
-    /// would have needed, about).
-    void record(double seconds, double serialEstimate);
+    /// For an eligible cycle: use the threads? (record() must follow with the phase's time.)
+    bool useThreads();
+    /// The wall time of the phase useThreads() chose for; `typical`: no CTA was dispatched in
+    /// the cycle (the phase then also fills in the new CTAs' state).
+    void record(double seconds, bool typical);
+    /// What the profile reports: probes run and the current choice.
+    uint32_t probes() const { return probes_; }
 
   private:
-    bool pending_ = false, threads_ = true;
-    uint32_t busy_ = 0, cycles_ = 0, strikes_ = 0;
-    uint32_t wait_ = 0, gap_ = kProbeEvery; ///< windows left on one thread; the next back-off
-    double seconds_ = 0, estimate_ = 0;
-  } tuner_;
+    bool probing_ = true;
+    bool threads_ = true;  ///< the current choice (while probing: the current sub-window's)
+    bool decided_ = false; ///< a probe has decided (decision_ is valid)
+    bool decision_ = true;
+    uint32_t cycles_ = 0; ///< in the current sub-window or window
+    uint32_t pairs_ = 0, windowsLeft_ = 0, gap_ = kFirstGap, strikes_ = 0, probes_ = 0;
+    double secs_[2] = {0, 0}; ///< probe: [one thread, threads] summed phase seconds
+    uint32_t counted_[2] = {0, 0};
+    double typicalSecs_[2] = {0, 0}; ///< ... of the cycles without a CTA dispatched
+    uint32_t typicalCounted_[2] = {0, 0};
+    double serialCycle_ = 0; ///< the last probe's one-thread seconds per cycle
+  };
+  /// Tuners by kernel and grid shape (a launch takes its own by reference).
+  struct TunerKey {
+    const void *kernel;
+    uint32_t grid[3], block[3];
+    bool operator==(const TunerKey &o) const {
+      return kernel == o.kernel && grid[0] == o.grid[0] && grid[1] == o.grid[1] &&
+             grid[2] == o.grid[2] && block[0] == o.block[0] && block[1] == o.block[1] &&
+             block[2] == o.block[2];
+    }
+  };
+  std::vector<std::pair<TunerKey, ThreadTuner>> tuners_;
   std::vector<Cycle> smNext_; ///< per SM: nextEventCycle (the parallel engine's scratch)
   std::vector<Sm::TickSummary> smSum_; ///< per SM: its last tick's summary (Sm::summarize)
   bool ctaSampling_ = false;

@@ -50,6 +50,7 @@ void WorkerPool::work(uint32_t epoch, unsigned self) {
   Fn fn = fn_.load(std::memory_order_relaxed);
   void *ctx = ctx_.load(std::memory_order_relaxed);
   const size_t count = count_.load(std::memory_order_relaxed);
+  const bool timed = timed_.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   if (jobTag_.load(std::memory_order_relaxed) != epoch)
     return;
@@ -57,11 +58,26 @@ void WorkerPool::work(uint32_t epoch, unsigned self) {
   const uint64_t tag = uint64_t(epoch) << 32;
   size_t done = 0;
   uint64_t start = 0;
+  // Shares known to be used up in this job (a hint: a thief then skips their cursors, each on
+  // another core's cache line; with many threads, reading them all one after the other was
+  // much of the fork-join's cost). Up to 32 threads; more just read every cursor.
+  const bool hints = n <= 32;
+  auto exhausted = [&](unsigned share) {
+    uint64_t m = exhausted_.load(std::memory_order_relaxed);
+    return uint32_t(m >> 32) == epoch && (m >> share & 1);
+  };
+  auto markExhausted = [&](unsigned share) {
+    uint64_t m = exhausted_.load(std::memory_order_relaxed);
+    while (
+        uint32_t(m >> 32) == epoch && !(m >> share & 1) &&
+        !exhausted_.compare_exchange_weak(m, m | uint64_t(1) << share, std::memory_order_relaxed)) {
+    }
+  };
   // own share first, then the others' (stealing)
   for (unsigned k = 0; k < n; ++k) {
     const unsigned share = (self + k) % n;
     const size_t begin = count * share / n, end = count * (share + 1) / n;
-    if (begin == end)
+    if (begin == end || (hints && k > 0 && exhausted(share)))
       continue;
     std::atomic<uint64_t> &cur = cursors_[share].v;
     uint64_t v = cur.load(std::memory_order_acquire);
@@ -75,13 +91,16 @@ void WorkerPool::work(uint32_t epoch, unsigned self) {
           return;
         i = begin;
       }
-      if (i >= end)
+      if (i >= end) {
+        if (hints)
+          markExhausted(share);
         break;
+      }
       uint64_t want = tag | uint64_t(i + 1);
       if (!cur.compare_exchange_weak(v, want, std::memory_order_acq_rel,
                                      std::memory_order_acquire))
         continue; // v reloaded
-      if (!done)
+      if (!done && timed)
         start = nowNs();
       fn(ctx, i);
       ++done;
@@ -89,7 +108,8 @@ void WorkerPool::work(uint32_t epoch, unsigned self) {
     }
   }
   if (done) {
-    workNs_.fetch_add(nowNs() - start, std::memory_order_relaxed);
+    if (timed)
+      workNs_.fetch_add(nowNs() - start, std::memory_order_relaxed);
     finished_.fetch_add(done, std::memory_order_release);
   }
 }
@@ -121,10 +141,10 @@ void WorkerPool::workerLoop(unsigned self) {
 
 double WorkerPool::run(size_t count, Fn fn, void *ctx) {
   if (workers_.empty() || count < 2) {
-    uint64_t t0 = nowNs();
+    uint64_t t0 = profiling_ ? nowNs() : 0;
     for (size_t i = 0; i < count; ++i)
       fn(ctx, i);
-    return double(nowNs() - t0) * 1e-9;
+    return profiling_ ? double(nowNs() - t0) * 1e-9 : 0.0;
   }
   uint32_t e = epoch_.load(std::memory_order_relaxed) + 1;
   if (e == 0) // (0 tags a description being written)
@@ -134,8 +154,10 @@ double WorkerPool::run(size_t count, Fn fn, void *ctx) {
   fn_.store(fn, std::memory_order_relaxed);
   ctx_.store(ctx, std::memory_order_relaxed);
   count_.store(count, std::memory_order_relaxed);
+  timed_.store(profiling_, std::memory_order_relaxed);
   finished_.store(0, std::memory_order_relaxed);
   workNs_.store(0, std::memory_order_relaxed);
+  exhausted_.store(uint64_t(e) << 32, std::memory_order_relaxed);
   jobTag_.store(e, std::memory_order_release);
   epoch_.store(e); // seq_cst: publishes the job; ordered before the sleepers check
   if (sleeping_.load()) {
@@ -143,6 +165,7 @@ double WorkerPool::run(size_t count, Fn fn, void *ctx) {
     cv_.notify_all();
   }
   work(e, 0);
+  const uint64_t waitStart = profiling_ ? nowNs() : 0;
   unsigned n = 0;
   while (finished_.load(std::memory_order_acquire) != count) {
     if (++n < kSpins)
@@ -150,7 +173,9 @@ double WorkerPool::run(size_t count, Fn fn, void *ctx) {
     else
       std::this_thread::yield();
   }
-  return double(workNs_.load(std::memory_order_relaxed)) * 1e-9;
+  if (profiling_)
+    waitNs_ += nowNs() - waitStart;
+  return profiling_ ? double(workNs_.load(std::memory_order_relaxed)) * 1e-9 : 0.0;
 }
 
 } // namespace ptxsim::timing

@@ -13,7 +13,8 @@
 //
 // How: the range is cut into one contiguous share per thread, each with its own claim cursor
 // on its own cache line. A thread takes its share's indices one by one (its cursor stays in
-// its cache), then takes indices from the other shares' cursors (work stealing), so a slow or
+// its cache), then takes indices from the other shares' cursors (work stealing; shares marked
+// used up in a per-job bit mask are skipped, so a thief rarely reads every cursor), so a slow or
 // descheduled thread delays the job by at most the one call it is in. Each thread reports its
 // finished calls once per job. Cursors and the job's description carry the job's epoch, so a
 // thread that wakes up late for a finished job claims nothing.
@@ -39,9 +40,18 @@ public:
   WorkerPool &operator=(const WorkerPool &) = delete;
 
   unsigned threads() const { return (unsigned)workers_.size() + 1; }
-  /// Runs the job; returns the host seconds all threads together spent in its calls (what one
-  /// thread would have needed, about: the engine's tuner compares it with the wall time).
+  /// Runs the job. While profiling (setProfiling), returns the host seconds all threads
+  /// together spent claiming and running its calls, else 0 (no clock is read).
   double run(size_t count, Fn fn, void *ctx);
+  /// Profiling (TimingProfile): with `on`, run() times the threads' calls and sums the calling
+  /// thread's wait for the others after its own share (clock reads; none when off).
+  void setProfiling(bool on) { profiling_ = on; }
+  /// The waits summed since the last call (seconds), and resets the sum.
+  double takeWaitSeconds() {
+    double s = double(waitNs_) * 1e-9;
+    waitNs_ = 0;
+    return s;
+  }
 
 private:
   void workerLoop(unsigned self);
@@ -60,6 +70,10 @@ private:
   std::atomic<Fn> fn_{nullptr};
   std::atomic<void *> ctx_{nullptr};
   std::atomic<size_t> count_{0};
+  std::atomic<bool> timed_{false}; ///< the job's calls are timed (profiling)
+  /// epoch << 32 | a bit per share whose indices are all claimed (a hint for thieves; set
+  /// only after a claim found the share's cursor at its end in that epoch)
+  alignas(64) std::atomic<uint64_t> exhausted_{0};
   alignas(64) std::atomic<size_t> finished_{0}; ///< calls of the current job done
   std::atomic<uint64_t> workNs_{0};             ///< nanoseconds the threads spent in them
   alignas(64) std::atomic<uint32_t> epoch_{0};  ///< bumped per job (and to stop)
@@ -67,6 +81,8 @@ private:
   std::atomic<bool> stop_{false};
   std::mutex m_;
   std::condition_variable cv_;
+  bool profiling_ = false; ///< (the calling thread's only)
+  uint64_t waitNs_ = 0;
 };
 
 } // namespace ptxsim::timing

@@ -111,6 +111,7 @@ Sm::~Sm() = default;
 void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kernel,
                      uint32_t threadsPerCta, uint32_t sharedPerCta, uint64_t arenaBase) {
   grid_ = grid;
+  toInit_.clear(); // (a launch that faulted may have left some)
   arenaBase_ = arenaBase;
   kernel_ = kernel;
   threadsPerCta_ = threadsPerCta;
@@ -584,6 +585,11 @@ void Sm::tick(Cycle now, MemorySystem &mem) {
 
 bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
   issuedLastTick_ = false;
+  if (!toInit_.empty()) { // CTAs dispatched this cycle (addReservedCta)
+    for (ptx::exec::Cta *c : toInit_)
+      grid_->initReservedCta(c);
+    toInit_.clear();
+  }
   resume_.sched = (uint32_t)scheds_.size(); // nothing to resume unless we stop below
   ldst_->tick(now, mem);
   while (ldst_->hasCompletion()) {
@@ -880,15 +886,19 @@ void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
   out.push_back({"l1i.misses", (double)stats_.l1iMisses});
   for (auto &kv : ldst_->statPairs())
     out.push_back({kv.first, (double)kv.second});
+  appendSchedulerStats(out);
+  for (auto &m : spaceModels_)
+    if (m)
+      m->stats(out);
+}
+
+void Sm::appendSchedulerStats(std::vector<std::pair<std::string, double>> &out) const {
   for (auto &sched : scheds_) {
     std::vector<std::pair<std::string, uint64_t>> v;
     sched->stats(v);
     for (auto &kv : v)
       out.push_back({std::string("sched.") + kv.first, (double)kv.second});
   }
-  for (auto &m : spaceModels_)
-    if (m)
-      m->stats(out);
 }
 
 } // namespace ptxsim::timing

@@ -77,6 +77,13 @@ public:
   /// True when one more CTA of the current kernel fits (threads, CTA slots, registers, shared).
   bool canTakeCta() const;
   void addCta(ptx::exec::Cta *cta, uint64_t age);
+  /// addCta() for a CTA from SteppedGrid::reserveCta(): the SM fills in its state
+  /// (initReservedCta) at the start of its next tickLocal(), so the parallel engine's threads
+  /// do that work rather than the serial CTA dispatch. Same results as addCta(startCta()).
+  void addReservedCta(ptx::exec::Cta *cta, uint64_t age) {
+    toInit_.push_back(cta);
+    addCta(cta, age);
+  }
   void tick(Cycle now, MemorySystem &mem);
   /// tick() in two parts, for the GPU's parallel engine. tickLocal() does everything that only
   /// touches this SM (its LD/ST unit's own queues in `mem`, its warps, its CTAs' shared
@@ -130,6 +137,9 @@ public:
   void flushCaches();
   /// Statistics of the LD/ST unit, schedulers and extension memory models, as (name, value).
   void appendStats(std::vector<std::pair<std::string, double>> &out) const;
+  /// The part of appendStats() that resetStats() does not reset: the schedulers' counters
+  /// (cumulative over kernels; a kernel's share is the difference).
+  void appendSchedulerStats(std::vector<std::pair<std::string, double>> &out) const;
   /// Registers the names appendStats() reports (stats::Catalog).
   static void describeStats();
   /// Names of the pipelines (`sp` ... `misc`, then extension pipes), indexed like fuIssued.
@@ -225,6 +235,7 @@ private:
   std::vector<std::vector<uint32_t>> schedSlots_; ///< warp slots each scheduler owns
   std::vector<Slot> slots_;
   std::vector<CtaState> ctas_;
+  std::vector<ptx::exec::Cta *> toInit_;  ///< added by addReservedCta, state not yet filled in
   std::vector<Pipe> pipes_;               ///< built-in pipes, then extension pipes
   uint8_t extPipeOf_[ptx::ir::kMaxOpClasses] = {}; ///< pipe of each extension op class
   /// Models of extension memory spaces (timing/ext/Extension.h), by ir::MemSpace; null: none.

@@ -1,0 +1,148 @@
+#include "timing/gpu/TimingProfile.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+
+namespace ptxsim::timing {
+
+namespace {
+std::mutex gMutex;
+TimingProfile gTotal;
+bool gRegistered = false;
+
+void printAtExit() {
+  std::lock_guard<std::mutex> lk(gMutex);
+  gTotal.print(stderr);
+}
+} // namespace
+
+const char *TimingProfile::stepName(unsigned s) {
+  static const char *const names[kSteps] = {"setup (per launch)",
+                                            "CTA dispatch",
+                                            "interconnect",
+                                            "SM+partition phase, threads",
+                                            "SM+partition phase, 1 thread",
+                                            "SM+partition phase, few busy SMs",
+                                            "memory end of cycle",
+                                            "ordered phase + summaries",
+                                            "bookkeeping",
+                                            "idle skip, threads",
+                                            "idle skip, 1 thread",
+                                            "idle skip, few busy SMs",
+                                            "finish (per launch)"};
+  return s < kSteps ? names[s] : "?";
+}
+
+namespace {
+std::atomic<int> gEnabled{-1}; ///< -1: not decided yet (the environment decides)
+} // namespace
+
+bool TimingProfile::enabled() {
+  int on = gEnabled.load(std::memory_order_relaxed);
+  if (on < 0) {
+    const char *v = std::getenv("PTXSIM_TIMING_PROFILE");
+    on = v && *v && std::string_view(v) != "0";
+    gEnabled.store(on, std::memory_order_relaxed);
+  }
+  return on != 0;
+}
+
+void TimingProfile::setEnabled(bool on) { gEnabled.store(on, std::memory_order_relaxed); }
+
+TimingProfile TimingProfile::total() {
+  std::lock_guard<std::mutex> lk(gMutex);
+  return gTotal;
+}
+
+void TimingProfile::reset() {
+  std::lock_guard<std::mutex> lk(gMutex);
+  gTotal = TimingProfile{};
+}
+
+void TimingProfile::accumulate(const TimingProfile &p) {
+  std::lock_guard<std::mutex> lk(gMutex);
+  for (unsigned s = 0; s < kSteps; ++s)
+    gTotal.seconds[s] += p.seconds[s];
+  gTotal.launches += p.launches;
+  gTotal.cycles += p.cycles;
+  gTotal.ticked += p.ticked;
+  gTotal.threadCycles += p.threadCycles;
+  gTotal.tunerSerialCycles += p.tunerSerialCycles;
+  gTotal.fewSmsCycles += p.fewSmsCycles;
+  gTotal.jobs += p.jobs;
+  gTotal.probes += p.probes;
+  gTotal.threadWork += p.threadWork;
+  gTotal.callerWait += p.callerWait;
+  gTotal.threads = std::max(gTotal.threads, p.threads);
+  if (!gRegistered) {
+    gRegistered = true;
+    std::atexit(printAtExit);
+  }
+}
+
+void TimingProfile::print(std::FILE *out) const {
+  if (!launches)
+    return;
+  double total = 0;
+  for (double s : seconds)
+    total += s;
+  std::fprintf(out,
+               "ptxsim timing profile: %llu launch(es), %u host thread(s), %.3f host s in the "
+               "timing engine\n",
+               (unsigned long long)launches, threads, total);
+  std::fprintf(out,
+               "  cycles: %llu simulated, %llu ticked (%llu skipped idle); ticked on the "
+               "threads %llu, on 1 thread by the tuner's choice (or without threads) %llu, on "
+               "1 thread for too few busy SMs (< 2, or < half the threads) %llu; tuner "
+               "probes %llu\n",
+               (unsigned long long)cycles, (unsigned long long)ticked,
+               (unsigned long long)(cycles - ticked), (unsigned long long)threadCycles,
+               (unsigned long long)tunerSerialCycles, (unsigned long long)fewSmsCycles,
+               (unsigned long long)probes);
+  for (unsigned s = 0; s < kSteps; ++s)
+    std::fprintf(out, "  %-38s %9.3f s %5.1f %%  %7.2f us/ticked cycle\n", stepName(s), seconds[s],
+                 total > 0 ? 100.0 * seconds[s] / total : 0.0,
+                 ticked ? 1e6 * seconds[s] / double(ticked) : 0.0);
+  const double threadWall = seconds[PhaseThreads] + seconds[NextThreads];
+  if (jobs)
+    std::fprintf(out,
+                 "  fork-joins: %llu, %.2f us wall each; the threads' summed time in the calls "
+                 "%.3f s (%.2f us per job), the caller's wait for the others %.3f s (%.2f us "
+                 "per job)\n",
+                 (unsigned long long)jobs, 1e6 * threadWall / double(jobs), threadWork,
+                 1e6 * threadWork / double(jobs), callerWait, 1e6 * callerWait / double(jobs));
+  // Amdahl: what stays on one thread whatever the pool (S), what the threads share (W: the
+  // phase's summed call time on the threads, the phase on one thread where the tuner kept it
+  // there). Cycles with too few busy SMs stay serial: the engine does not use the threads there.
+  const double par =
+      seconds[PhaseThreads] + seconds[NextThreads] + seconds[PhaseSerial] + seconds[NextSerial];
+  const double serial = total - par;
+  const double work = threadWork + seconds[PhaseSerial] + seconds[NextSerial];
+  const double one = serial + work; // about what one thread needs
+  if (one <= 0)
+    return;
+  std::fprintf(out,
+               "  serial part %.3f s (%.1f %%), parallel work %.3f s (%.1f %%) of about %.3f s "
+               "on one thread\n",
+               serial, 100.0 * serial / one, work, 100.0 * work / one, one);
+  // the fork-join's own cost per job in this run: wall time beyond an even share of the work
+  const double forkJoin =
+      jobs && threads > 1 ? std::max(0.0, (threadWall - threadWork / threads) / double(jobs)) : 0.0;
+  const double wouldJob = double(jobs + tunerSerialCycles);
+  std::fprintf(out, "  Amdahl speed-up over one thread, no fork-join cost:");
+  for (unsigned m : {2u, 4u, 8u, 16u})
+    std::fprintf(out, " %u thr %.2fx", m, one / (serial + work / m));
+  std::fprintf(out, "\n");
+  if (forkJoin > 0) {
+    std::fprintf(out, "  ... with this run's fork-join cost (%.2f us per job, %.0f jobs):",
+                 1e6 * forkJoin, wouldJob);
+    for (unsigned m : {2u, 4u, 8u, 16u})
+      std::fprintf(out, " %u thr %.2fx", m, one / (serial + work / m + wouldJob * forkJoin));
+    std::fprintf(out, "\n");
+  }
+}
+
+} // namespace ptxsim::timing

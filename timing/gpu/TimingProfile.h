@@ -1,0 +1,65 @@
+#pragma once
+// Opt-in host-time profile of the timing engine's cycle loop (PTXSIM_TIMING_PROFILE=1): where
+// the host seconds go (the serial steps of a cycle, the SMs' and partitions' phase on the
+// threads or on one thread, the idle-skip search), how many cycles ran on the threads, on one
+// thread by the tuner's choice or on one thread for too few busy SMs, and the fork-join's
+// waits. Printed to stderr at exit, summed over every launch of the process, with an Amdahl
+// estimate of the speed-up on more threads (docs/timing.md, "Profile").
+//
+// Contract: Gpu::runKernel fills one TimingProfile per launch only when enabled() (one branch
+// per step otherwise: no clock is read) and hands it to accumulate(); the report is printed
+// once, at exit, when anything was accumulated. Thread-safe (Gpus on several host threads).
+
+#include <cstdint>
+#include <cstdio>
+
+namespace ptxsim::timing {
+
+struct TimingProfile {
+  /// Steps of runKernel, in the order a cycle runs them.
+  enum Step : unsigned {
+    Setup,        ///< before the first cycle (grid, SMs' kernel state, statistics baseline)
+    Dispatch,     ///< CTA dispatch (one thread)
+    Icnt,         ///< the interconnect's clock domain (one thread)
+    PhaseThreads, ///< SMs' local phase + partitions, on the threads (wall time)
+    PhaseSerial,  ///< the same phase on one thread, eligible (the tuner's choice, or no pool)
+    PhaseFewSms,  ///< the same phase on one thread (too few SMs held CTAs for the threads)
+    EndTick,      ///< the memory system's end of cycle (one thread)
+    Ordered,      ///< ordered phase (tickShared in SM order) and the summaries (one thread)
+    Bookkeeping,  ///< end test, progress, samplers (one thread)
+    NextThreads,  ///< idle skipping: the SMs' next events on the threads (wall time)
+    NextSerial,   ///< idle skipping on one thread, in a cycle the tuner kept there
+    NextFewSms,   ///< idle skipping on one thread, in a cycle with too few busy SMs
+    Finish,       ///< after the last cycle (grid finish, statistics)
+    kSteps
+  };
+  static const char *stepName(unsigned s);
+
+  double seconds[kSteps] = {};
+  uint64_t launches = 0;
+  uint64_t cycles = 0;            ///< simulated core cycles (ticked + skipped)
+  uint64_t ticked = 0;            ///< cycles the loop ran
+  uint64_t threadCycles = 0;      ///< ... with the phase on the threads
+  uint64_t tunerSerialCycles = 0; ///< ... eligible, but the tuner chose one thread (or no pool)
+  uint64_t fewSmsCycles = 0;      ///< ... on one thread: too few SMs held CTAs
+  uint64_t probes = 0;            ///< the tuner's probes (threads against one thread)
+  uint64_t jobs = 0;              ///< fork-joins run (phase and next-event jobs)
+  double threadWork = 0;          ///< the threads' summed time inside the jobs' calls
+  double callerWait = 0;          ///< the calling thread's wait for the others after its share
+  unsigned threads = 1;           ///< host threads of the pool (the largest seen)
+
+  /// PTXSIM_TIMING_PROFILE set to anything but "" or "0" (read once), unless setEnabled()
+  /// said otherwise.
+  static bool enabled();
+  /// Turns profiling on or off from now on (tests; the environment decides by default).
+  static void setEnabled(bool on);
+  /// Adds one launch's profile to the process's; the first call arranges the report at exit.
+  static void accumulate(const TimingProfile &p);
+  /// The process's profile so far; reset() empties it (tests).
+  static TimingProfile total();
+  static void reset();
+  /// The report (what is printed at exit).
+  void print(std::FILE *out) const;
+};
+
+} // namespace ptxsim::timing
