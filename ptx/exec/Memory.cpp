@@ -1,5 +1,6 @@
 #include "ptx/exec/Memory.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,7 @@ std::string_view allocKindName(AllocKind k) {
   case AllocKind::Const: return "__constant__ variable";
   case AllocKind::Param: return "kernel parameters";
   case AllocKind::Heap: return "device malloc heap";
+  case AllocKind::Mapped: return "cuMemMap mapping";
   }
   return "?";
 }
@@ -84,6 +86,72 @@ bool DeviceMemory::release(uint64_t addr) {
     return false;
   inUse_ -= it->second.reserved;
   freeList_.emplace(it->second.reserved, addr);
+  live_.erase(it);
+  return true;
+}
+
+uint64_t DeviceMemory::reserveRange(uint64_t bytes, uint64_t align) {
+  std::lock_guard<std::mutex> lock(mu_);
+  align = std::max(align, kAlign);
+  bytes = roundUp(bytes ? bytes : 1, kAlign);
+  uint64_t addr = roundUp(bump_, align);
+  if (addr < bump_ || addr > arenaEnd() || bytes > arenaEnd() - addr)
+    return 0;
+  if (addr > bump_)
+    freeList_.emplace(addr - bump_, bump_); // the alignment gap serves ordinary allocations
+  bump_ = addr + bytes;
+  commit(bump_);
+  return addr;
+}
+
+void DeviceMemory::releaseRange(uint64_t addr, uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bytes = roundUp(bytes ? bytes : 1, kAlign);
+  // drop the pages (they read as zero again) and let ordinary allocations reuse the addresses
+  uint64_t pageBegin = roundUp(addr, 4096), pageEnd = (addr + bytes) & ~uint64_t(4095);
+  if (pageEnd > pageBegin)
+    madvise(reinterpret_cast<void *>(pageBegin), pageEnd - pageBegin, MADV_DONTNEED);
+  freeList_.emplace(bytes, addr);
+}
+
+bool DeviceMemory::mapRange(uint64_t addr, uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto next = live_.lower_bound(addr);
+  if (next != live_.end() && next->first < addr + bytes)
+    return false;
+  if (next != live_.begin() && std::prev(next)->second.base + std::prev(next)->second.reserved > addr)
+    return false;
+  live_[addr] = Allocation{addr, bytes, bytes, AllocKind::Mapped};
+  inUse_ += bytes;
+  return true;
+}
+
+bool DeviceMemory::validMapped(uint64_t addr, uint64_t n) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t end = addr + n;
+  if (end < addr)
+    return false;
+  auto it = live_.upper_bound(addr);
+  if (it == live_.begin())
+    return false;
+  --it;
+  // walk the chain of mappings, each starting where the previous one ends
+  for (uint64_t at = addr; it != live_.end() && it->second.kind == AllocKind::Mapped &&
+                           it->first <= at && at < it->first + it->second.size;
+       ++it) {
+    at = it->first + it->second.size;
+    if (at >= end)
+      return true;
+  }
+  return false;
+}
+
+bool DeviceMemory::unmapRange(uint64_t addr) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.find(addr);
+  if (it == live_.end())
+    return false;
+  inUse_ -= it->second.reserved;
   live_.erase(it);
   return true;
 }

@@ -19,7 +19,8 @@
 
 namespace ptxsim::ptx::exec {
 
-enum class AllocKind : uint8_t { Device, Host, Managed, Global, Const, Param, Heap };
+/// Mapped: a cuMemMap mapping of a physical allocation (cuMemCreate) into a reserved range.
+enum class AllocKind : uint8_t { Device, Host, Managed, Global, Const, Param, Heap, Mapped };
 std::string_view allocKindName(AllocKind k);
 
 struct Allocation {
@@ -44,6 +45,18 @@ public:
   uint64_t allocate(uint64_t bytes, AllocKind kind);
   /// Frees the allocation starting exactly at `addr`. False if there is none.
   bool release(uint64_t addr);
+
+  /// Virtual memory management (cuMemAddressReserve/cuMemMap): reserves `bytes` of address
+  /// space aligned to `align` (a power of two), committed but not a live allocation, so accesses
+  /// fault until mapRange makes part of it one. Returns 0 when the arena is exhausted.
+  uint64_t reserveRange(uint64_t bytes, uint64_t align);
+  /// Gives a reserveRange range back (its contents are dropped; the addresses may be reused).
+  void releaseRange(uint64_t addr, uint64_t bytes);
+  /// Makes [addr, addr+bytes) of a reserved range a live allocation of kind Mapped (an
+  /// accessible mapping). False if it overlaps a live allocation.
+  bool mapRange(uint64_t addr, uint64_t bytes);
+  /// Ends a mapRange mapping starting exactly at `addr` (the range stays reserved).
+  bool unmapRange(uint64_t addr);
   /// The allocation containing `addr`, or null. The pointer stays valid until that allocation
   /// is released; the lookup itself is safe while other host threads allocate and free.
   const Allocation *find(uint64_t addr) const;
@@ -52,9 +65,12 @@ public:
   bool lookup(uint64_t addr, Allocation &out) const;
   /// The live allocation with the highest base <= addr (for messages), or null.
   const Allocation *nearestBelow(uint64_t addr) const;
-  /// True when [addr, addr+n) lies inside one live allocation.
+  /// True when [addr, addr+n) lies inside one live allocation, or in adjacent cuMemMap
+  /// mappings (a reserved range backed by several physical allocations is one buffer).
   bool valid(uint64_t addr, uint64_t n) const {
     const Allocation *a = find(addr);
+    if (a && a->kind == AllocKind::Mapped && addr + n > a->base + a->size)
+      return validMapped(addr, n);
     return a && addr + n <= a->base + a->size && addr + n >= addr;
   }
   uint64_t bytesInUse() const { return inUse_; }
@@ -71,6 +87,7 @@ public:
   static void *host(uint64_t addr) { return reinterpret_cast<void *>(addr); }
 
 private:
+  bool validMapped(uint64_t addr, uint64_t n) const;
   void commit(uint64_t upTo);
   const Allocation *findLocked(uint64_t addr) const; ///< with mu_ held
 

@@ -520,7 +520,9 @@ PTXSIM_API cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   case cudaLimitMaxL2FetchGranularity:
     return cudaSuccess;
   default:
-    return ret(cudaErrorUnsupportedLimit);
+    // an enumerator the runtime does not know (an H200 with CUDA 13 answers InvalidValue, not
+    // UnsupportedLimit: tools/hw/data/h200-2026-11-26b)
+    return ret(cudaErrorInvalidValue);
   }
 }
 
@@ -542,7 +544,7 @@ PTXSIM_API cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
     *value = ctx.persistingL2Bytes != Context::kDefaultPersistingL2 ? ctx.persistingL2Bytes
                                                                      : defaultPersistingL2(ctx);
     return cudaSuccess;
-  default: return ret(cudaErrorUnsupportedLimit);
+  default: return ret(cudaErrorInvalidValue); // as for an unknown limit in the set
   }
 }
 
@@ -1449,17 +1451,18 @@ PTXSIM_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void 
   return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream);
 }
 
-// Peer access needs a second device; the one simulated device is not its own peer.
+// Peer access needs a second device; the one simulated device is not its own peer (an H200
+// answers PeerAccessUnsupported for the current device itself, InvalidDevice for one that
+// does not exist).
 PTXSIM_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
   if (flags)
     return ret(cudaErrorInvalidValue);
-  (void)peerDevice;
-  return ret(cudaErrorInvalidDevice);
+  return ret(peerDevice == 0 ? cudaErrorPeerAccessUnsupported : cudaErrorInvalidDevice);
 }
 
 PTXSIM_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
-  (void)peerDevice;
-  return ret(cudaErrorInvalidDevice);
+  // never enabled for the device itself (an H200: PeerAccessNotEnabled)
+  return ret(peerDevice == 0 ? cudaErrorPeerAccessNotEnabled : cudaErrorInvalidDevice);
 }
 
 PTXSIM_API cudaError_t cudaDeviceGetP2PAttribute(int *value, cudaDeviceP2PAttr attr, int srcDevice,

@@ -1377,10 +1377,11 @@ PTXSIM_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, c
   cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
   if (!e && (!validGraph(childGraph) || childGraph == graph))
     e = cudaErrorInvalidValue;
-  // graphs with conditional nodes cannot be children; ones with memory nodes only by moving
-  // them (cudaGraphAddNode with cudaGraphChildGraphOwnershipMove)
-  if (!e && (hasKind(*graphOf(childGraph), NodeKind::Conditional) ||
-             hasKind(*graphOf(childGraph), NodeKind::MemAlloc) ||
+  // graphs with conditional nodes cannot be children (an H200 answers NotSupported); ones with
+  // memory nodes only by moving them (cudaGraphAddNode with cudaGraphChildGraphOwnershipMove)
+  if (!e && hasKind(*graphOf(childGraph), NodeKind::Conditional))
+    e = cudaErrorNotSupported;
+  if (!e && (hasKind(*graphOf(childGraph), NodeKind::MemAlloc) ||
              hasKind(*graphOf(childGraph), NodeKind::MemFree)))
     e = cudaErrorInvalidValue;
   if (e)
@@ -2214,8 +2215,11 @@ PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pG
   if (!c)
     return ret(cudaErrorIllegalState);
   std::shared_ptr<Session> sess = c->sess;
-  if (sess->origin != stream)
-    return ret(cudaErrorStreamCaptureUnmatched); // ended on a stream that joined, not the origin
+  if (sess->origin != stream) {
+    // ended on a stream that joined, not the origin: an H200 also invalidates the capture
+    sess->invalidated = true;
+    return ret(cudaErrorStreamCaptureUnmatched);
+  }
   // every stream that joined must have been joined back into the origin stream's work
   std::unordered_set<NodeObj *> reach;
   std::vector<NodeObj *> stack = c->tail;

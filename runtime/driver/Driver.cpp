@@ -672,9 +672,11 @@ DRIVER_API CUresult cuCtxSetSharedMemConfig(CUsharedconfig) {
   return CUDA_SUCCESS;
 }
 
-DRIVER_API CUresult cuCtxEnablePeerAccess(CUcontext, unsigned int) {
+DRIVER_API CUresult cuCtxEnablePeerAccess(CUcontext, unsigned int flags) {
   DRIVER_TRACE();
-  return CUDA_ERROR_INVALID_DEVICE; // one device: there is no peer
+  if (flags)
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED; // one device: the only context is its own
 }
 
 DRIVER_API CUresult cuCtxDisablePeerAccess(CUcontext) {

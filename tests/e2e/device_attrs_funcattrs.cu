@@ -181,9 +181,9 @@ int main() {
         bigMalloc<<<1, 1>>>((size_t)64 << 20, ok);  // more than the heap
         CK(cudaDeviceSynchronize());
         EXPECT(*ok == -1, "a 64 MiB device malloc from a 32 MiB heap returns null (%d)", *ok);
-        // (an H200 returns another code, not yet recorded: the message names it)
+        // (an H200 answers InvalidValue for an enumerator it does not know)
         cudaError_t le = cudaDeviceSetLimit((cudaLimit)0x77, 1);
-        EXPECT(le == cudaErrorUnsupportedLimit, "unknown limit refused: %s", cudaGetErrorName(le));
+        EXPECT(le == cudaErrorInvalidValue, "unknown limit refused: %s", cudaGetErrorName(le));
         cudaGetLastError();
         CK(cudaDeviceSetLimit(cudaLimitStackSize, 1024));
         CK(cudaFree(ok));
@@ -253,11 +253,12 @@ int main() {
         EXPECT(can == 0, "a device is not its own peer (%d)", can);
         EXPECT(cudaDeviceCanAccessPeer(&can, 0, 1) == cudaErrorInvalidDevice, "device 1 does not exist");
         cudaGetLastError();
-        // (an H200 returns another code, not yet recorded: the message names it)
+        // (an H200 answers PeerAccessUnsupported for the device itself)
         cudaError_t pe = cudaDeviceEnablePeerAccess(0, 0);
-        EXPECT(pe == cudaErrorInvalidDevice, "peer access to itself is refused: %s", cudaGetErrorName(pe));
+        EXPECT(pe == cudaErrorPeerAccessUnsupported, "peer access to itself is refused: %s", cudaGetErrorName(pe));
         cudaGetLastError();
-        EXPECT(cudaDeviceDisablePeerAccess(0) != cudaSuccess, "disabling peer access to itself is refused");
+        EXPECT(cudaDeviceDisablePeerAccess(0) == cudaErrorPeerAccessNotEnabled,
+               "disabling peer access to itself is refused");
         cudaGetLastError();
         int v = -1;
         EXPECT(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, 0, 0) == cudaErrorInvalidDevice, "P2P attribute of a device with itself");
