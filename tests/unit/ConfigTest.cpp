@@ -440,6 +440,14 @@ TEST(ConfigTiming, GpgpuSimShapedOptions) {
   EXPECT_EQ(cfg.core.mulLatency, 9u);
   EXPECT_EQ(cfg.core.tensorLatency, 70u);
   EXPECT_EQ(cfg.mem.l1Latency, 28u);
+  // GPGPU-Sim's partition hashing schemes (2 = IPOLY in its Volta and later configs) load and
+  // select the model's hash; past its last scheme (5, custom) is an error
+  TimingConfig hashed;
+  ASSERT_TRUE(loadText("-gpgpu_memory_partition_indexing 2\n", hashed, d));
+  EXPECT_EQ(hashed.mem.partitionIndexing, 2u);
+  TimingConfig bad;
+  DiagEngine d2;
+  EXPECT_FALSE(loadText("-gpgpu_memory_partition_indexing 6\n", bad, d2));
 }
 
 TEST(ConfigTiming, ErrorsCarryFileAndLine) {
