@@ -673,6 +673,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.add("-gpgpu_shmem_num_banks", &c.sharedBanks, "shared memory banks").min(1);
   opts.add("-gpgpu_smem_latency", &c.sharedLatency, "shared memory access latency in cycles")
       .min(1);
+  opts.add("-ptxsim_shared_queue_entries", &c.sharedQueueEntries,
+           "shared-memory instructions queue for the banks in a FIFO of this many entries per SM "
+           "instead of holding the LD/ST unit's issue stage until their wavefronts are through "
+           "(0: one at a time through the coalescer)")
+      .range(0, 256);
 
   // --- clocks
   opts.addCustom(
@@ -1208,6 +1213,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("operandCollectors", c.operandCollectors);
   j.num("sharedBanks", c.sharedBanks);
   j.num("sharedLatency", c.sharedLatency);
+  j.num("sharedQueueEntries", c.sharedQueueEntries);
   j.num("twoLevelActiveWarps", c.twoLevelActiveWarps);
   j.num("ccwsBaseScore", c.ccwsBaseScore);
   j.num("ccwsKThrottle", c.ccwsKThrottle);

@@ -73,6 +73,10 @@ struct CoreConfig {
   // shared memory
   uint32_t sharedBanks = 32;
   uint32_t sharedLatency = 24;
+  /// Shared-memory instructions wait for the banks in a FIFO of this many entries and do not
+  /// hold the LD/ST issue stage while an earlier one is in the banks (0: they go through the
+  /// coalescer like global ones, one instruction at a time).
+  uint32_t sharedQueueEntries = 0;
   // scheduler parameters
   uint32_t twoLevelActiveWarps = 8;
   uint32_t ccwsBaseScore = 100;      ///< Base_Locality_Score

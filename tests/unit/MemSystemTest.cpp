@@ -126,6 +126,41 @@ TEST(LdstShared, BankConflictDegrees) {
   EXPECT_EQ(r.run(0, st), 1u);
 }
 
+// -ptxsim_shared_queue_entries: shared instructions queue for the banks without holding the issue
+// stage; each starts when the previous one's wavefronts are through, in issue order, and the
+// queue refuses more than its entries that have not started.
+TEST(LdstShared, QueuedInstructionsTakeTurnsAtTheBanks) {
+  TimingConfig c = smallGpu();
+  c.core.sharedQueueEntries = 2;
+  Rig r(c);
+  WarpMemAccess conflict = strided(MemSpaceKind::Shared, 0, 128); // 32-way: 32 bank cycles
+  Cycle t0 = r.now;
+  ASSERT_TRUE(r.ldst[0]->canIssueShared(r.now));
+  r.ldst[0]->issue(conflict, 0, 1, r.now);
+  r.step();
+  for (uint64_t tag = 2; tag <= 3; ++tag) { // two more wait in the queue
+    ASSERT_TRUE(r.ldst[0]->canIssueShared(r.now)) << tag;
+    r.ldst[0]->issue(conflict, uint32_t(tag), tag, r.now);
+    r.step();
+  }
+  EXPECT_FALSE(r.ldst[0]->canIssueShared(r.now)) << "a full queue took another instruction";
+  while (r.done.size() < 3 && r.now < t0 + 1000)
+    r.step();
+  ASSERT_EQ(r.done.size(), 3u);
+  for (uint64_t k = 0; k < 3; ++k) { // completions 32 bank cycles apart, in order
+    EXPECT_EQ(r.done[k].first, k + 1);
+    EXPECT_EQ(r.done[k].second, t0 + 32 * k + c.core.sharedLatency + 31);
+  }
+  EXPECT_TRUE(r.ldst[0]->canIssueShared(r.now));
+  EXPECT_EQ(r.ldst[0]->stats().sharedInsts, 3u);
+  // without the queue, the coalescer holds one instruction at a time
+  c.core.sharedQueueEntries = 0;
+  Rig one(c);
+  one.ldst[0]->issue(conflict, 0, 1, one.now);
+  one.step();
+  EXPECT_FALSE(one.ldst[0]->canIssueShared(one.now));
+}
+
 TEST(LdstConst, BroadcastAndDistinctAddresses) {
   Rig r(smallGpu());
   WarpMemAccess a = strided(MemSpaceKind::Const, 0x9000, 0);

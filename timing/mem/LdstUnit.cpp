@@ -50,6 +50,15 @@ bool LdstUnit::canIssue(Cycle now) const {
   return !curActive_ && now >= nextIssue_ && !freeSlots_.empty();
 }
 
+bool LdstUnit::canIssueShared(Cycle now) const {
+  if (!cfg_.core.sharedQueueEntries)
+    return canIssue(now);
+  while (!sharedStarts_.empty() && sharedStarts_.front() <= now)
+    sharedStarts_.pop_front(); // in the banks or done: no longer waiting in the queue
+  return now >= nextIssue_ && !freeSlots_.empty() &&
+         sharedStarts_.size() < cfg_.core.sharedQueueEntries;
+}
+
 uint32_t LdstUnit::l1Mask(uint32_t mask32) const {
   uint32_t m = 0;
   for (uint32_t i = 0; i < 4; ++i)
@@ -75,10 +84,48 @@ void LdstUnit::addPiece(uint64_t line, uint32_t mask32) {
   pieces_[curN_++] = {line, mask32};
 }
 
+/// Bank cycles of a shared-memory instruction: conflicts, and lanes of an atomic on one word.
+uint32_t LdstUnit::sharedDegree(const WarpMemAccess &a) const {
+  uint32_t degree = bankConflictDegree(a, cfg_.core.sharedBanks);
+  if (!a.atomic)
+    return degree;
+  // lanes updating one word serialize in the atomic unit (a warp on one counter)
+  uint32_t same = 0;
+  for (uint32_t l = 0; l < 32; ++l) {
+    uint32_t c = 0;
+    for (uint32_t k = 0; k < 32 && (a.mask & (1u << l)); ++k)
+      c += (a.mask & (1u << k)) && a.addr[k] / 4 == a.addr[l] / 4;
+    same = std::max(same, c);
+  }
+  if (cfg_.mem.sharedAtomicSameAddrCycles && same > 1)
+    degree = std::max(degree, 1 + (same - 1) * cfg_.mem.sharedAtomicSameAddrCycles);
+  if (a.floatAtomic && cfg_.mem.sharedFloatAtomicCycles && same)
+    degree = std::max(degree, 1 + cfg_.mem.sharedFloatAtomicCycles +
+                                  (same - 1) * cfg_.mem.sharedFloatAtomicLaneCycles);
+  return degree;
+}
+
 void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now) {
-  curCas_ = a.casAtomic;
   uint32_t slot = freeSlots_.back();
   freeSlots_.pop_back();
+  if (a.space == MemSpaceKind::Shared && cfg_.core.sharedQueueEntries) {
+    // queued for the banks, the issue stage stays free (see the header)
+    insts_[slot] = Inst{warpSlot, tag, 1, false, true};
+    nextIssue_ = now + std::max(1u, cfg_.core.ldstInterval);
+    ++stats_.instructions;
+    ++(a.atomic ? stats_.atomics : a.write ? stats_.stores : stats_.loads);
+    uint32_t degree = std::max(1u, sharedDegree(a));
+    ++stats_.sharedInsts;
+    stats_.sharedBankConflictCycles += degree - 1;
+    Cycle start = std::max(now, sharedFreeAt_);
+    sharedFreeAt_ = start + degree;
+    if (start > now)
+      sharedStarts_.push_back(start);
+    schedule(a.write && !a.atomic ? start + degree - 1 : start + cfg_.core.sharedLatency + degree - 1,
+             slot);
+    return;
+  }
+  curCas_ = a.casAtomic;
   insts_[slot] = Inst{warpSlot, tag, 0, true, true};
   curActive_ = true;
   curSlot_ = slot;
@@ -101,31 +148,7 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
   case MemSpaceKind::Shared: {
     curKind_ = PieceKind::Shared;
     ++stats_.sharedInsts;
-    uint32_t degree = bankConflictDegree(a, cfg_.core.sharedBanks);
-    if (a.atomic && cfg_.mem.sharedAtomicSameAddrCycles) {
-      // lanes updating one word serialize in the atomic unit (a warp on one counter)
-      uint32_t same = 0;
-      for (uint32_t l = 0; l < 32; ++l) {
-        uint32_t c = 0;
-        for (uint32_t k = 0; k < 32 && (a.mask & (1u << l)); ++k)
-          c += (a.mask & (1u << k)) && a.addr[k] / 4 == a.addr[l] / 4;
-        same = std::max(same, c);
-      }
-      if (same > 1)
-        degree = std::max(degree, 1 + (same - 1) * cfg_.mem.sharedAtomicSameAddrCycles);
-    }
-    if (a.atomic && a.floatAtomic && cfg_.mem.sharedFloatAtomicCycles) {
-      uint32_t same = 0;
-      for (uint32_t l = 0; l < 32; ++l) {
-        uint32_t c = 0;
-        for (uint32_t k = 0; k < 32 && (a.mask & (1u << l)); ++k)
-          c += (a.mask & (1u << k)) && a.addr[k] / 4 == a.addr[l] / 4;
-        same = std::max(same, c);
-      }
-      if (same)
-        degree = std::max(degree, 1 + cfg_.mem.sharedFloatAtomicCycles +
-                                      (same - 1) * cfg_.mem.sharedFloatAtomicLaneCycles);
-    }
+    uint32_t degree = sharedDegree(a);
     sharedDegree_ = degree;
     sharedStore_ = a.write && !a.atomic;
     stats_.sharedBankConflictCycles += degree ? degree - 1 : 0;

@@ -32,7 +32,11 @@
 //  - Shared: 32 banks (core.sharedBanks) of 4-byte words; the conflict degree is the largest
 //    number of distinct words any bank must deliver (lanes reading the same word share it);
 //    the banks take `degree` cycles. Loads and shared atomics complete at
-//    T + core.sharedLatency + degree - 1, stores at T + degree - 1.
+//    T + core.sharedLatency + degree - 1, stores at T + degree - 1. With
+//    core.sharedQueueEntries, shared instructions skip the coalescer: each waits in a FIFO until
+//    the banks are free (T = its start there) and the warp scheduler may issue further LD/ST
+//    instructions meanwhile, as the GPU's MIO queue does: warps contending for one word in a CAS
+//    loop then take turns at the banks instead of the oldest warp issuing all the time.
 // Simplified: atomics are one L2 request per line regardless of lanes; L1 is not invalidated by
 // atomics; constant-cache hits use mem.l1Latency (TimingConfig has no constant-cache latency).
 
@@ -43,6 +47,7 @@
 #include "timing/mem/Ring.h"
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <queue>
 #include <string>
@@ -78,6 +83,9 @@ public:
   LdstUnit(const TimingConfig &cfg, uint32_t smId);
 
   bool canIssue(Cycle now) const;
+  /// For a shared-memory instruction: with core.sharedQueueEntries, whether the shared-memory
+  /// queue has room (it does not wait for the coalescer); otherwise canIssue(now).
+  bool canIssueShared(Cycle now) const;
   void issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now);
   void tick(Cycle now, MemorySystem &mem);
   bool hasCompletion() const { return !completions_.empty(); }
@@ -141,6 +149,7 @@ private:
   /// A request from this SM for warp slot `warp` at `addr`, stamped with the current issue cycle.
   MemRequest newRequest(uint32_t warp, uint64_t addr) const;
   bool runPiece(Cycle now);
+  uint32_t sharedDegree(const WarpMemAccess &a) const;
   void dataArrived(uint32_t slot);
   void maybeComplete(uint32_t slot);
   void takeResponse(const MemRequest &r, Cycle now);
@@ -164,6 +173,8 @@ private:
   Piece pieces_[160];
   uint8_t pieceLanes_[160] = {}, pieceSame_[160] = {}; ///< atomics: lanes, most on one address
   uint32_t sharedDegree_ = 0;
+  Cycle sharedFreeAt_ = 0;            ///< queue mode: the banks finish the queued wavefronts
+  mutable std::deque<Cycle> sharedStarts_; ///< queue mode: bank start cycles of queued instructions
   bool curBypassL1_ = false;
   bool curLocal_ = false; ///< the instruction in the coalescer accesses local memory
   bool sharedStore_ = false;

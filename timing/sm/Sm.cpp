@@ -312,7 +312,9 @@ bool Sm::unitFreeFor(const Inst &in, Cycle now) const {
   bool unitFree = false;
   for (Cycle f : pipes_[p].freeAt)
     unitFree |= f <= now;
-  if (!unitFree || (p == kLdst && !ldst_->canIssue(now)))
+  if (!unitFree || (p == kLdst && !(in.space == ptx::ir::MemSpace::Shared
+                                         ? ldst_->canIssueShared(now)
+                                         : ldst_->canIssue(now))))
     return false;
   if (in.cls == OpClass::Mem || in.cls == OpClass::Atomic)
     return true;
