@@ -757,9 +757,12 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
       },
       "GPGPU-Sim address mapping: dramid@N sets -ptxsim_partition_interleave_bytes to 2^N, the "
       "bit pattern after ';' is unused");
+  // GPGPU-Sim numbers its schemes 0 consecutive, 1 XOR permutation, 2 IPOLY, 3 PAE, 4 random,
+  // 5 custom; its configs set 2-5 too, so they load here and select the one hash the model has
   opts.add("-gpgpu_memory_partition_indexing", &m.partitionIndexing,
-           "partition index: 0 linear, 1 each row of partitions rotated by a hash of the row")
-      .range(0, 1);
+           "partition index: 0 linear; 1-5 (GPGPU-Sim's hashing schemes) each row of partitions "
+           "rotated by a hash of the row")
+      .range(0, 5);
   opts.add("-ptxsim_partition_interleave_bytes", &m.partitionInterleaveBytes,
            "consecutive bytes mapped to one memory partition")
       .min(1);

@@ -120,7 +120,8 @@ struct MemoryConfig {
   uint32_t sharedFloatAtomicCycles = 0, sharedFloatAtomicLaneCycles = 0;
   uint32_t numPartitions = 6;        ///< memory partitions (L2 slice + DRAM channel each)
   uint32_t partitionInterleaveBytes = 256;
-  /// 0: chunk i of partitionInterleaveBytes goes to partition i % numPartitions. 1: each row of
+  /// 0: chunk i of partitionInterleaveBytes goes to partition i % numPartitions. 1-5 (the
+  /// values GPGPU-Sim gives its hashing schemes, all mapped to the same hash here): each row of
   /// numPartitions chunks is rotated by a hash of the row index, as GPUs hash physical addresses
   /// over their L2 slices, so a warp's fixed offset in a grid-stride loop does not pin it to a
   /// few slices (see MemorySystem::partitionOf).

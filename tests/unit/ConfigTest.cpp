@@ -440,6 +440,14 @@ TEST(ConfigTiming, GpgpuSimShapedOptions) {
   EXPECT_EQ(cfg.core.mulLatency, 9u);
   EXPECT_EQ(cfg.core.tensorLatency, 70u);
   EXPECT_EQ(cfg.mem.l1Latency, 28u);
+  // GPGPU-Sim's partition hashing schemes (2 = IPOLY in its Volta and later configs) load and
+  // select the model's hash; past its last scheme (5, custom) is an error
+  TimingConfig hashed;
+  ASSERT_TRUE(loadText("-gpgpu_memory_partition_indexing 2\n", hashed, d));
+  EXPECT_EQ(hashed.mem.partitionIndexing, 2u);
+  TimingConfig bad;
+  DiagEngine d2;
+  EXPECT_FALSE(loadText("-gpgpu_memory_partition_indexing 6\n", bad, d2));
 }
 
 TEST(ConfigTiming, ErrorsCarryFileAndLine) {
@@ -613,6 +621,9 @@ TEST(ConfigPresets, H100) {
   double gbps = double(c.dram.busWidthBytes) * c.dram.dataRate * c.dram.clockMHz * 1e6 *
                 c.mem.numPartitions / 1e9;
   EXPECT_NEAR(gbps, 3350.0, 20.0);
+  // hashed L2 slice selection: with the linear mapping a grid-stride write reaches only 1.43 of
+  // the measured 3.14 TB/s (configs/h100.config, tools/correlate/README.md)
+  EXPECT_EQ(c.mem.partitionIndexing, 1u);
 }
 
 TEST(ConfigPresets, OverridingAPresetFromASecondFile) {

@@ -406,6 +406,13 @@ TEST(MemSystemMapping, HashedPartitionIndexingIsABijectionAndSpreadsStrides) {
     else
       EXPECT_EQ(n, 5u);
   }
+  // GPGPU-Sim's other scheme numbers (2-5) select the same hash
+  c.mem.partitionIndexing = 1;
+  MemorySystem one(c);
+  c.mem.partitionIndexing = 2;
+  MemorySystem two(c);
+  for (uint64_t chunk = 0; chunk < 80 * 64; ++chunk)
+    ASSERT_EQ(one.partitionOf(chunk * 256), two.partitionOf(chunk * 256)) << "chunk " << chunk;
 }
 
 } // namespace

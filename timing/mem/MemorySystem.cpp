@@ -53,7 +53,7 @@ struct MemorySystem::Partition {
 MemorySystem::MemorySystem(const TimingConfig &cfg)
     : cfg_(cfg), numSms_(cfg.numSms()), numPartitions_(cfg.mem.numPartitions),
       interleave_(cfg.mem.partitionInterleaveBytes), channels_(cfg.dram.channelsPerPartition),
-      hashPartitions_(cfg.mem.partitionIndexing == 1),
+      hashPartitions_(cfg.mem.partitionIndexing != 0),
       icnt_(cfg.mem, cfg.numSms(), cfg.mem.numPartitions) {
   if (!numPartitions_ || !channels_ || !numSms_)
     fatalConfig("numPartitions, channelsPerPartition and the SM count must be non-zero");

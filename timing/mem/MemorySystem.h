@@ -139,7 +139,7 @@ private:
 
   TimingConfig cfg_;
   uint32_t numSms_, numPartitions_, interleave_, channels_, rop_ = 0;
-  bool hashPartitions_ = false; ///< MemoryConfig::partitionIndexing == 1
+  bool hashPartitions_ = false; ///< MemoryConfig::partitionIndexing != 0
   Domain core_, icntD_, l2D_, dramD_;
   Interconnect icnt_;
   /// An SM's injection queue (requests with their first icnt cycle) and reply queue, on cache
