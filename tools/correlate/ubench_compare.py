@@ -2,8 +2,10 @@
 """Runs tools/correlate/ubench/ubench.cu under ptxsim and prints its figures beside the hardware's.
 
 The hardware figures (tools/correlate/data/h100_ubench.txt) are ubench's output on an H100 SXM at
-full size (argument 1); under the simulator it runs with argument 0 (chases up to 8 MiB, a 32 MiB
-copy), so metrics present in both are compared: latencies in cycles from clock64() differences
+full size (argument 1); under the simulator it runs with argument 0 (chases up to 8 MiB with the
+same 8,192 hops, the FMA rate from the difference of two short launches so that the launch's fixed
+cost cancels, no DRAM copy: 32 MiB would stay in the L2, --dram measures it), so metrics present
+in both are compared: latencies in cycles from clock64() differences
 (the simulated cycle in timing mode), bandwidths from CUDA events (simulated time).
 
   python3 tools/correlate/ubench_compare.py [--config configs/h100.config] [--tolerance 10]
@@ -78,6 +80,8 @@ def main():
     for name, (s, unit) in sim.items():
         if name not in hw and a.dram:
             print("%-26s %12s %12.2f %8s  %s" % (name, "", s, "", unit))
+    for m in re.finditer(r"^NOTE (\S+) (.*)$", p.stdout, re.M):
+        print("%-26s %12.2f %12s %8s  %s (%s)" % (m.group(1), hw.get(m.group(1), (float("nan"),))[0], "-", "", "not compared", m.group(2)))
     print("%d of %d compared metrics outside +-%.0f%% (configs: %s)" %
           (bad, sum(1 for n in sim if n in hw), a.tolerance, ", ".join(os.path.relpath(c, ROOT) for c in configs)))
     return 1 if a.check and bad else 0
