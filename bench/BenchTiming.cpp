@@ -94,6 +94,7 @@ int main(int argc, char **argv) {
     ecfg.hostThreads = 1;
     ecfg.arenaBytes = 8ull << 30;
     ecfg.scheduleLoads = cfg.core.scheduleLoads;
+    ecfg.fusePairs = cfg.core.fusePairs;
     Engine e(ecfg);
     if (e.loadModule(ss.str(), ptxPath, diags) < 0) {
       diags.print(std::cerr);

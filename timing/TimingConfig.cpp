@@ -523,6 +523,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "independent arithmetic, as ptxas schedules SASS, instead of in PTX order: the "
            "in-order timing model then overlaps their latencies as the GPU does (results are "
            "unchanged)");
+  opts.add("-ptxsim_fuse_pairs", &c.fusePairs,
+           "issue an integer add together with the add, shift or multiply before it whose "
+           "result only it reads, as ptxas merges them into one SASS instruction (IADD3, LEA, "
+           "IMAD, IMAD.WIDE): one issue slot and one latency for the pair (results are "
+           "unchanged)");
   opts.add("-ptxsim_one_cta_per_sm", &c.oneCtaPerSm,
            "at most one CTA per SM whatever the occupancy allows (SPU comparisons)");
 
@@ -1193,6 +1198,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("sharedBytesPerSm", c.sharedBytesPerSm);
   j.boolean("oneCtaPerSm", c.oneCtaPerSm);
   j.boolean("scheduleLoads", c.scheduleLoads);
+  j.boolean("fusePairs", c.fusePairs);
   j.num("schedulersPerSm", c.schedulersPerSm);
   j.str("scheduler", c.scheduler);
   j.num("issueWidth", c.issueWidth);

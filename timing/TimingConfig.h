@@ -44,6 +44,8 @@ struct CoreConfig {
   /// Loads ahead of independent arithmetic in each basic block, as ptxas orders SASS
   /// (ptx/exec/Schedule.h): the executor runs the kernels in that order.
   bool scheduleLoads = false;
+  /// Pairs that ptxas merges into one SASS instruction issue as one (ptx/exec/Schedule.h).
+  bool fusePairs = false;
   uint32_t schedulersPerSm = 2;
   std::string scheduler = "gto";     ///< lrr | gto | two_level | ccws
   /// Lane scheduling of the functional executor: auto | its | ipdom (ptx::exec::SimtMode);

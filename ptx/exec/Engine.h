@@ -55,6 +55,10 @@ struct EngineConfig {
   /// Order each basic block's loads ahead of independent arithmetic as ptxas does
   /// (ptx/exec/Schedule.h; the timing configuration's -ptxsim_schedule_loads).
   bool scheduleLoads = false;
+  /// Mark pairs of PTX instructions that ptxas merges into one SASS instruction (an add into the
+  /// add, shift or multiply before it: IADD3, LEA, IMAD; ptx/exec/Schedule.h, fuseSassPairs) for
+  /// the timing model (-ptxsim_fuse_pairs). Results are unchanged.
+  bool fusePairs = false;
 };
 
 /// A `.global` or `.const` variable (or kernel) visible to the host.

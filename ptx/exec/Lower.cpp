@@ -439,8 +439,12 @@ void FunctionLowering::run() {
       for (uint32_t pc = astToPc[i]; pc < last; ++pc)
         out_.reconv[pc] = rpc;
     }
+    if (ml_.cfg.fusePairs)
+      assignSassRoles(out_, af_, astToPc);
     if (ml_.cfg.scheduleLoads)
       scheduleLoadsEarly(out_, af_, cfg, astToPc);
+    if (ml_.cfg.fusePairs)
+      fuseSassPairs(out_, cfg, astToPc);
   }
   for (const ir::Inst &in : out_.code)
     if (in.ctl == ir::Ctl::Call || in.ctl == ir::Ctl::CallIndirect)

@@ -144,7 +144,79 @@ void scheduleSegment(std::vector<ir::Inst> &code, uint32_t s, uint32_t e,
     code[s + k] = copy[order[k]];
 }
 
+/// The role of one PTX instruction in ptxas's merges (see SassRole).
+SassRole roleOf(const Instruction &ai, const ir::Inst &in) {
+  if (in.ctl != ir::Ctl::None || in.nrd != 1 || (in.rd[0] & ir::Inst::kPredBit))
+    return SassRole::None;
+  std::string_view text = ai.text;
+  size_t dot = text.find('.');
+  std::string_view op = text.substr(0, dot), mods = dot == std::string_view::npos ? "" : text.substr(dot);
+  auto has = [&](std::string_view m) { return mods.find(m) != std::string_view::npos; };
+  const bool i32 = has(".s32") || has(".u32") || has(".b32");
+  const bool i64 = has(".s64") || has(".u64") || has(".b64");
+  if (has(".cc") || has(".sat") || has(".f") || has(".x"))
+    return SassRole::None; // carries, saturation, floating point, packed halves
+  if (op == "add" || op == "sub")
+    return i32 ? SassRole::Add32 : i64 ? SassRole::Add64 : SassRole::None;
+  if ((op == "shl" || op == "shr") && i32 && ai.operands.size() == 3 &&
+      ai.operands[2].kind != Operand::Kind::Reg)
+    return SassRole::Shift32;
+  if (op == "mul" && i32 && (has(".lo") || has(".wide")))
+    return SassRole::MulInt;
+  return SassRole::None;
+}
+
+bool writes(const ir::Inst &in, uint16_t r) {
+  for (unsigned i = 0; i < in.nrd; ++i)
+    if (in.rd[i] == r)
+      return true;
+  return false;
+}
+
 } // namespace
+
+void assignSassRoles(ir::Function &fn, const Function &ast, const std::vector<uint32_t> &astToPc) {
+  for (size_t i = 0; i < ast.instrs.size(); ++i) {
+    uint32_t pc = astToPc[i];
+    if (astToPc[i + 1] == pc + 1 && pc < fn.code.size())
+      fn.code[pc].sassRole = uint8_t(roleOf(ast.instrs[i], fn.code[pc]));
+  }
+}
+
+void fuseSassPairs(ir::Function &fn, const Cfg &cfg, const std::vector<uint32_t> &astToPc) {
+  std::vector<ir::Inst> &code = fn.code;
+  // reads of each data register in the function (a value read once, by the pair's second
+  // instruction, lives only in the merged instruction)
+  std::vector<uint32_t> readCount;
+  for (const ir::Inst &in : code)
+    for (unsigned i = 0; i < in.nrs; ++i)
+      if (!(in.rs[i] & ir::Inst::kPredBit)) {
+        if (in.rs[i] >= readCount.size())
+          readCount.resize(size_t(in.rs[i]) + 1, 0);
+        ++readCount[in.rs[i]];
+      }
+  for (const BasicBlock &b : cfg.blocks) {
+    uint32_t begin = astToPc[b.first], end = astToPc[b.end];
+    for (uint32_t pc = begin; pc + 1 < end; ++pc) {
+      ir::Inst &a = code[pc];
+      const ir::Inst &n = code[pc + 1];
+      SassRole ra = SassRole(a.sassRole), rn = SassRole(n.sassRole);
+      bool kinds = (rn == SassRole::Add32 && (ra == SassRole::Add32 || ra == SassRole::Shift32 ||
+                                              ra == SassRole::MulInt)) ||
+                   (rn == SassRole::Add64 && ra == SassRole::MulInt);
+      if (!kinds || a.guard != ir::kPredTrue || n.guard != ir::kPredTrue)
+        continue;
+      uint16_t r = a.rd[0];
+      uint32_t nReads = 0;
+      for (unsigned i = 0; i < n.nrs; ++i)
+        nReads += n.rs[i] == r;
+      if (!nReads || !(writes(n, r) || (r < readCount.size() && readCount[r] == nReads)))
+        continue;
+      a.hints |= ir::Inst::kHintFusedIntoNext;
+      ++pc; // the second one is complete: it absorbs nothing more and is folded into nothing
+    }
+  }
+}
 
 void scheduleLoadsEarly(ir::Function &fn, const Function &ast, const Cfg &cfg,
                         const std::vector<uint32_t> &astToPc) {

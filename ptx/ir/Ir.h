@@ -147,6 +147,12 @@ struct Inst {
   static constexpr uint8_t kHintOtherSpace = 4;
   /// atom.cas: the timing model may charge a compare-and-swap more than other atomics.
   static constexpr uint8_t kHintCas = 8;
+  /// ptxas merges this instruction with the next one into one SASS instruction (IADD3, LEA,
+  /// IMAD, IMAD.WIDE; ptx/exec/Schedule.h, fuseSassPairs): the timing model issues it with the
+  /// next and charges it no issue slot, pipeline or latency.
+  static constexpr uint8_t kHintFusedIntoNext = 16;
+  /// What the fusion pass may merge (Schedule.h, SassRole), set while lowering.
+  uint8_t sassRole = 0;
 };
 
 /// One argument copy of a call: `size` bytes from the caller's frame (or a register when

@@ -259,6 +259,7 @@ ptx::exec::Engine &Context::engine() {
       if (timingMode_ || !timingCfg_.sources.empty()) { // a configured GPU, also in functional mode
         ptx::exec::parseSimtMode(timingCfg_.core.simt, cfg.simt);
         cfg.scheduleLoads = timingCfg_.core.scheduleLoads;
+        cfg.fusePairs = timingCfg_.core.fusePairs;
         cfg.numSms = timingCfg_.numSms();
         cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
         cfg.maxSharedPerBlockOptin = timingCfg_.core.sharedBytesPerSm;

@@ -110,5 +110,77 @@ TEST(ScheduleLoads, LoadsGoFirstResultsStayTheSame) {
   EXPECT_EQ(pos(sched, 37), pos(plain, 37));
 }
 
+// Pairs ptxas merges into one SASS instruction (fuseSassPairs): the first of each is marked, the
+// results are the same bits. Lines: kFusePtx starts with a newline, `.version` is line 2.
+const char *kFusePtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry fuse(.param .u64 pout, .param .u32 pk)
+{
+  .reg .pred %p<2>;
+  .reg .f32 %f<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pout];
+  ld.param.u32 %r2, [pk];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  add.s32 %r3, %r1, %r2;
+  add.s32 %r3, %r3, 7;
+  shl.b32 %r4, %r1, 2;
+  add.s32 %r5, %r4, %r2;
+  shl.b32 %r6, %r1, 3;
+  add.s32 %r7, %r6, 1;
+  add.s32 %r8, %r6, %r7;
+  shl.b32 %r9, %r1, %r2;
+  add.s32 %r10, %r9, 1;
+  setp.lt.u32 %p1, %r1, 16;
+  add.s32 %r11, %r10, %r8;
+  @%p1 add.s32 %r11, %r11, 1;
+  cvt.rn.f32.u32 %f1, %r1;
+  add.f32 %f2, %f1, 0f3F800000;
+  add.f32 %f3, %f2, 0f3F800000;
+  cvt.rzi.u32.f32 %r12, %f3;
+  add.s32 %r13, %r3, %r5;
+  add.s32 %r14, %r13, %r11;
+  add.s32 %r15, %r14, %r12;
+  st.global.u32 [%rd5], %r15;
+  ret;
+}
+)";
+
+std::pair<std::vector<uint32_t>, std::vector<uint32_t>> runFuse(bool fuse) {
+  ExecHarness h(1, ptx::exec::SimtMode::Auto, false, fuse);
+  EXPECT_TRUE(h.load(kFusePtx)) << h.errors;
+  uint64_t out = h.alloc(32 * 4);
+  auto r = h.launch("fuse", {1}, {32}, {out, 5});
+  EXPECT_TRUE(r.ok()) << r.message;
+  std::vector<uint32_t> fused;
+  for (const auto &in : h.engine->findKernel("fuse", h.module)->fn->code)
+    if (in.hints & ptx::ir::Inst::kHintFusedIntoNext)
+      fused.push_back(in.line);
+  return {h.read<uint32_t>(out, 32), fused};
+}
+
+TEST(FusePairs, MarksWhatPtxasMergesResultsStayTheSame) {
+  auto [plain, none] = runFuse(false);
+  auto [merged, fused] = runFuse(true);
+  EXPECT_EQ(plain, merged);
+  for (uint32_t l = 0; l < 32; ++l) { // the kernel's value, computed here
+    uint32_t r3 = l + 5 + 7, r5 = (l << 2) + 5, r8 = (l << 3) + (l << 3) + 1;
+    uint32_t r11 = ((l << 5) + 1) + r8 + (l < 16), r12 = l + 2;
+    EXPECT_EQ(merged[l], r3 + r5 + r11 + r12) << l;
+  }
+  EXPECT_TRUE(none.empty());
+  // marked (the first of each pair): mul.wide into add.s64 (14), an add into the add that
+  // overwrites its result (16), a shl by a constant into the add that alone reads it (18), an
+  // add whose result only the next add reads (21, 32). Not marked: a shl whose result two
+  // instructions read (20), an add that absorbed one (17, 19, 22, 33), a shift by a register
+  // (23), an add before a setp (24), an add before a guarded add (26), float adds (29-30).
+  EXPECT_EQ(fused, (std::vector<uint32_t>{14, 16, 18, 21, 32}));
+}
+
 } // namespace
 } // namespace ptxsim::test

@@ -55,7 +55,7 @@ public:
     return r;
   }
   timing::TimingConfig cfg;
-  ExecHarness h;
+  ExecHarness h{1, ptx::exec::SimtMode::Auto, cfg.core.scheduleLoads, cfg.core.fusePairs};
   std::unique_ptr<sim::KernelSimulator> sim;
 };
 
@@ -82,6 +82,24 @@ TEST(Timing, DependentAluChainCostsTheConfiguredLatencyPerInstruction) {
     EXPECT_EQ(t.h.read<uint32_t>(out, 1)[0], uint32_t((i ? 200 : 100) * 3));
   }
   EXPECT_EQ(c[1] - c[0], 100u * timing::TimingConfig{}.core.intLatency);
+}
+
+// -ptxsim_fuse_pairs: ptxas merges each two dependent adds into one IADD3, so the chain costs
+// one latency per pair, and the pair takes one issue slot
+TEST(Timing, FusedAddPairsCostOneLatencyPerPair) {
+  Cycle c[2];
+  for (int i = 0; i < 2; ++i) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.core.fusePairs = true;
+    TimingHarness t(cfg);
+    ASSERT_TRUE(t.load(aluChain(i ? 200 : 100))) << t.h.errors;
+    uint64_t out = t.h.alloc(4);
+    auto r = t.run("k", {1}, {1}, {out});
+    ASSERT_TRUE(r.result.ok()) << r.result.message;
+    c[i] = r.stats.cycles;
+    EXPECT_EQ(t.h.read<uint32_t>(out, 1)[0], uint32_t((i ? 200 : 100) * 3));
+  }
+  EXPECT_EQ(c[1] - c[0], 50u * timing::TimingConfig{}.core.intLatency);
 }
 
 // n dependent loads chasing a pointer that points at itself (one miss, then L1 hits), or a

@@ -1,6 +1,7 @@
 #include "timing/sm/Sm.h"
 
 #include "ptx/exec/Program.h"
+#include "ptx/exec/Schedule.h"
 #include "ptx/sema/OpcodeTable.h"
 #include "timing/mem/MemorySystem.h"
 
@@ -367,6 +368,7 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 } // namespace
 
 bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
+  lastIssueFused_ = false;
   const Inst *in = grid_->peek(*s.w);
   // device runtime calls (printf, malloc, free) are long: the builtin the call reaches, if any
   const uint32_t builtin = in->ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, *in) : 0;
@@ -415,8 +417,14 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       s.blockedBy = StallReason::Memory;
     }
   }
+  // an instruction ptxas merges into the next one: no pipe, collector or latency of its own
+  lastIssueFused_ = (in->hints & Inst::kHintFusedIntoNext) && !dma_ && !rec_.isMemory;
   if (__builtin_expect(dma_, false)) {
     ++stats_.dmaOps; // a DMA engine: no instruction, register file or pipe statistics
+  } else if (lastIssueFused_) {
+    ++stats_.warpInsts;
+    stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
+    stats_.activeLaneInsts += (uint64_t)__builtin_popcount(rec_.execMask);
   } else {
     ++stats_.warpInsts;
     stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
@@ -475,12 +483,24 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       }
       s.pending.push_back(pd);
     }
-  } else if (dma_) {
+  } else if (dma_ || lastIssueFused_) {
     for (unsigned i = 0; i < in->nrd; ++i)
       s.ready(in->rd[i]) = now;
-    runAheadDma(s, now);
+    if (dma_)
+      runAheadDma(s, now);
+    else {
+      s.fusedLatency = latencyFor(*in, p);
+      s.fusedWide = in->sassRole == uint8_t(ptx::exec::SassRole::MulInt) && in->nrd &&
+                    grid_->peek(*s.w) && grid_->peek(*s.w)->sassRole == uint8_t(ptx::exec::SassRole::Add64);
+    }
   } else {
-    uint32_t lat = latencyFor(*in, p);
+    // after a merged predecessor: the longer latency of the two; IMAD.WIDE (mul.wide into a
+    // 64-bit add) both together: ubench's index chase (IMAD.WIDE, then the load) reads 39
+    // cycles per hop on the H100 against latency.cu's pointer chase 32.6
+    uint32_t lat = s.fusedWide ? latencyFor(*in, p) + s.fusedLatency
+                               : std::max(latencyFor(*in, p), s.fusedLatency);
+    s.fusedLatency = 0;
+    s.fusedWide = false;
     // operand collector: source registers in the same bank are read in successive cycles
     uint8_t perBank[64] = {};
     uint32_t banks = std::min<uint32_t>(std::max(1u, cfg_.core.regBanks), 64), worst = 0;
@@ -760,10 +780,17 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
     }
     if (issue(ps, (uint32_t)pick, now)) {
       // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
-      // this cycle too when they are ready (blocking instructions issue alone)
-      for (uint32_t k = 1; k < cfg_.core.issueWidth && canIssueAgain(ps, now); ++k)
+      // this cycle too when they are ready (blocking instructions issue alone); an instruction
+      // merged into the next (-ptxsim_fuse_pairs) takes no issue slot of its own. The next is
+      // an add (Schedule.h), never one of the ordered phase's instructions.
+      for (uint32_t used = lastIssueFused_ ? 0 : 1;
+           (used < cfg_.core.issueWidth || lastIssueFused_) && canIssueAgain(ps, now);) {
+        if (lastIssueFused_ && touchesOutside(*grid_->peek(*ps.w)))
+          break;
         if (!issue(ps, (uint32_t)pick, now))
           break;
+        used += !lastIssueFused_;
+      }
       ++stats_.issueCycles;
       lastStall_[si] = StallReason::None;
       issuedLastTick_ = true;

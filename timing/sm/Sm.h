@@ -167,6 +167,10 @@ private:
     Cycle wakeAt = 0;
     Cycle callDoneAt = 0; ///< a runtime call (printf, malloc) keeps the warp until then
     StallReason blockedBy = StallReason::None;
+    /// Latency of the instruction just issued merged into the next (-ptxsim_fuse_pairs): the
+    /// merged SASS instruction takes the longer of the two, IMAD.WIDE both together (fusedWide)
+    uint32_t fusedLatency = 0;
+    bool fusedWide = false;
     uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
     const ptx::ir::Function *fetchFn = nullptr; ///< function whose code region fetchBase is
     uint64_t fetchBase = 0;
@@ -256,6 +260,9 @@ private:
   std::vector<StallReason> lastStall_; ///< per scheduler, from the last tick
   std::vector<uint32_t> readyScratch_;
   bool issuedLastTick_ = false;
+  /// issue() just issued an instruction that ptxas merges into the next (kHintFusedIntoNext):
+  /// the warp's next instruction may issue in the same cycle.
+  bool lastIssueFused_ = false;
   bool retireCheck_ = false; ///< a warp finished, a load returned or a CTA arrived since the last look
   bool retireDue_ = false;   ///< noteRetire(): tickShared() has a CTA to retire
   /// Where tickShared() resumes: scheduler `sched` (scheds_.size(): nothing to resume) with its
