@@ -388,7 +388,6 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_TB_launch_latency", "CTA launch latency"},
     {"-gpgpu_simt_core_sim_order", "SM simulation order"},
     {"-gpgpu_deadlock_detect", "deadlock detection"},
-    {"-gpgpu_perf_sim_memcpy", "memcpy through the L2 timing model"},
     {"-gpgpu_experimental_lib_support", "experimental library support"},
     {"-gpgpu_ignore_resources_limitation", "ignore occupancy limits"},
     {"-gpgpu_memlatency_stat", "memory latency statistics"},
@@ -729,6 +728,14 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.add("-gpgpu_l2_rop_latency", &m.l2Latency,
            "round trip SM -> L2 hit -> SM in core cycles, interconnect included")
       .min(1);
+  opts.add("-ptxsim_l2_far_latency", &m.l2FarLatency,
+           "two L2 partitions, each near half of the SMs (the first half of the memory "
+           "partitions near the first half of the SMs): a read hitting a line homed in the far "
+           "partition, with no copy on the reader's side yet, waits this many core cycles more "
+           "and leaves a copy there; a write keeps only the writer's side (0: one L2)");
+  opts.add("-gpgpu_perf_sim_memcpy", &m.copiesFillL2,
+           "host-to-device copies and memsets leave the data they write in the L2 (their last "
+           "bytes, up to the L2's size; dirty), as the copy engine writes through it");
 
   // --- memory partitions and interconnect
   opts.add("-gpgpu_n_mem", &m.numPartitions,

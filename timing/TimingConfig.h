@@ -110,6 +110,13 @@ struct MemoryConfig {
   CacheConfig l2{64, 16, 128, 32, 10, 32, 8, true, true, true};       ///< per partition slice
   uint32_t l1Latency = 20;           ///< L1D hit latency seen by the warp (pipeline + tag + data)
   uint32_t l2Latency = 120;          ///< round trip SM->L2 hit->SM, including the interconnect
+  /// Two L2 partitions (the GH100's): the first half of the memory partitions is near the first
+  /// half of the SMs. A read that hits a line homed in the far partition, with no copy on the
+  /// requester's side yet, waits this many core cycles more and leaves a copy there (0: one L2).
+  uint32_t l2FarLatency = 0;
+  /// Host-to-device copies and memsets leave the data they write in the L2 (the last bytes, up
+  /// to the L2's size), as the copy engine writes through it (GPGPU-Sim's -gpgpu_perf_sim_memcpy).
+  bool copiesFillL2 = false;
   /// L2 atomic unit occupancy per request, in L2 cycles: sameAddr x (lanes on the busiest address)
   /// + perLane x (the other lanes). 0 / 0 (the default): an atomic costs what a read does.
   double l2AtomicSameAddrCycles = 0, l2AtomicLaneCycles = 0;

@@ -237,10 +237,18 @@ timing::Gpu &Context::timingGpu() {
   return simulator().gpu();
 }
 
-void Context::noteCopy(uint64_t bytes) {
+void Context::noteDeviceFill(const void *p, uint64_t bytes) {
+  loadTimingConfigOnce();
+  if (timingMode_ && bytes)
+    timingGpu().noteDeviceWrite(p, bytes);
+}
+
+void Context::noteCopy(uint64_t bytes, const void *deviceDst) {
   loadTimingConfigOnce();
   if (!timingMode_ || !bytes)
     return;
+  if (deviceDst)
+    timingGpu().noteDeviceWrite(deviceDst, bytes);
   double s = timingGpu().copySeconds(bytes);
   simSeconds_ += s;
   copySeconds_ += s;

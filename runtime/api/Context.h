@@ -204,7 +204,10 @@ public:
   /// Simulated time so far: kernels plus host-device copies (timing mode).
   double simSeconds() const { return simSeconds_; }
   /// Accounts a host<->device copy of `bytes` (timing mode: PCIe-style time).
-  void noteCopy(uint64_t bytes);
+  /// `deviceDst`: the destination of a host-to-device copy (the timing model may cache it).
+  void noteCopy(uint64_t bytes, const void *deviceDst = nullptr);
+  /// A memset wrote `bytes` at `p` in device memory (it goes through the L2 like a copy).
+  void noteDeviceFill(const void *p, uint64_t bytes);
   /// Occupancy: CTAs of `k` with `blockSize` threads that fit on one SM at once.
   int maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShared);
 

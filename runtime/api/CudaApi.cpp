@@ -75,7 +75,7 @@ cudaError_t doCopy(Context &ctx, void *dst, const void *src, size_t count, cudaM
   if (e == cudaSuccess && count) {
     std::memmove(dst, src, count);
     if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost)
-      ctx.noteCopy(count);
+      ctx.noteCopy(count, kind == cudaMemcpyHostToDevice ? dst : nullptr);
   }
   return e;
 }
@@ -86,6 +86,7 @@ cudaError_t doMemset(Context &ctx, void *p, int value, size_t count) {
   if (!deviceRange(ctx, p, count))
     return cudaErrorInvalidValue;
   std::memset(p, value, count);
+  ctx.noteDeviceFill(p, count);
   return cudaSuccess;
 }
 

@@ -195,6 +195,51 @@ TEST(LdstLatency, L1HitL2HitAndDram) {
   EXPECT_TRUE(r.idle());
 }
 
+// -ptxsim_l2_far_latency: the first read of a line from the far half of the GPU pays the
+// crossing once; a write leaves the line on the writer's side only. -gpgpu_perf_sim_memcpy: a
+// host-to-device copy leaves its data in the L2.
+TEST(LdstLatency, FarL2PartitionAndCopiesIntoTheL2) {
+  TimingConfig c = smallGpu();
+  c.mem.l2FarLatency = 100;
+  c.mem.copiesFillL2 = true;
+  c.mem.l2ClockMHz = c.core.clockMHz; // one clock: the extra is exactly 100 cycles
+  Rig r(c);
+  const uint32_t n = c.numSms(), parts = r.mem.numPartitions();
+  ASSERT_GE(n, 2u);
+  ASSERT_GE(parts, 2u);
+  const uint64_t addr = 0x200000;
+  const uint32_t p = r.mem.partitionOf(addr);
+  uint32_t nearSm = n, farSm = n;
+  for (uint32_t s = 0; s < n; ++s)
+    ((uint64_t(s) * 2 / n == uint64_t(p) * 2 / parts) ? nearSm : farSm) = s;
+  ASSERT_LT(nearSm, n);
+  ASSERT_LT(farSm, n);
+  WarpMemAccess rd = strided(MemSpaceKind::Global, addr, 0);
+  rd.bypassL1 = true; // every read reaches the L2
+  Cycle dram = r.run(nearSm, rd);
+  Cycle nearHit = r.run(nearSm, rd);
+  EXPECT_LT(nearHit, dram);
+  EXPECT_EQ(r.run(farSm, rd), nearHit + 100); // the first read from the far side
+  EXPECT_EQ(r.run(farSm, rd), nearHit);       // then a copy is near it
+  EXPECT_EQ(r.run(nearSm, rd), nearHit);
+  WarpMemAccess wr = rd;
+  wr.write = true;
+  r.run(nearSm, wr);                          // the near side writes: the far copy is gone
+  EXPECT_EQ(r.run(farSm, rd), nearHit + 100);
+  // a copy from the host puts the bytes in the L2: the first read of another line hits there
+  const uint64_t other = addr + (1u << 20);
+  const uint32_t po = r.mem.partitionOf(other);
+  uint32_t home = n;
+  for (uint32_t s = 0; s < n && home == n; ++s)
+    if (uint64_t(s) * 2 / n == uint64_t(po) * 2 / parts)
+      home = s;
+  r.mem.hostWrite(other, 4096);
+  WarpMemAccess rd2 = strided(MemSpaceKind::Global, other, 0);
+  rd2.bypassL1 = true;
+  EXPECT_EQ(r.run(home, rd2), nearHit);
+  EXPECT_TRUE(r.idle());
+}
+
 TEST(LdstLatency, SectoredL1FetchesOneSector) {
   TimingConfig c = smallGpu();
   c.mem.l1d.sectorBytes = 32;

@@ -168,6 +168,16 @@ void Gpu::ThreadTuner::record(double seconds, bool typical) {
 
 void Gpu::skipKernel(Cycle cycles) { now_ += cycles; }
 
+void Gpu::noteDeviceWrite(const void *dst, uint64_t bytes) {
+  if (!cfg_.mem.copiesFillL2 || !bytes)
+    return;
+  const ptx::exec::DeviceMemory &m = engine_.memory();
+  uint64_t a = reinterpret_cast<uint64_t>(dst);
+  if (!m.inArena(a)) // (not device memory: nothing to fill)
+    return;
+  mem_->hostWrite(a - m.arenaBegin() + Sm::kDeviceBase, bytes);
+}
+
 double Gpu::copySeconds(uint64_t bytes) const {
   return cfg_.pcieLatencyUs * 1e-6 + double(bytes) / (cfg_.pcieGBps * 1e9);
 }

@@ -85,6 +85,9 @@ public:
   void skipKernel(Cycle cycles);
   /// Simulated seconds for a host<->device copy of `bytes` (PCIe-style bandwidth + latency).
   double copySeconds(uint64_t bytes) const;
+  /// A host-to-device copy or a memset wrote `bytes` at host address `dst` in device memory:
+  /// with -gpgpu_perf_sim_memcpy the written data is left in the L2 (MemorySystem::hostWrite).
+  void noteDeviceWrite(const void *dst, uint64_t bytes);
 
 private:
   TimingConfig cfg_;

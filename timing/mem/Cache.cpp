@@ -110,6 +110,7 @@ Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
   victim->valid = 0;
   victim->dirty = 0;
   victim->owner = owner;
+  victim->farCopy = false;
   touch(*victim, true);
   return *victim;
 }
@@ -268,6 +269,37 @@ bool Cache::markDirty(uint64_t addr, uint32_t sectorMask) {
     return false;
   l->dirty |= sectorMask & l->valid;
   return true;
+}
+
+bool Cache::farCopy(uint64_t addr) {
+  Line *l = findLine(lineAddr(addr));
+  if (!l || l->farCopy)
+    return false;
+  l->farCopy = true;
+  return true;
+}
+
+void Cache::setFarCopy(uint64_t addr, bool v) {
+  if (Line *l = findLine(lineAddr(addr)))
+    l->farCopy = v;
+}
+
+void Cache::install(uint64_t addr, uint32_t sectorMask, bool dirty) {
+  sectorMask &= fullMask_;
+  uint64_t line = lineAddr(addr);
+  Line *l = findLine(line);
+  if (!l) {
+    CacheEviction ev;
+    CacheStats keep = stats_;
+    l = &allocate(line, 0, ev);
+    stats_ = keep;
+  } else {
+    touch(*l, true);
+  }
+  l->valid |= sectorMask;
+  if (dirty)
+    l->dirty |= sectorMask;
+  l->farCopy = false;
 }
 
 void Cache::invalidateAll() {

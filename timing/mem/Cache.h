@@ -92,6 +92,15 @@ public:
   bool probe(uint64_t addr, uint32_t sectorMask) const;
   /// Marks sectors of a present line dirty (atomics in a write-back cache); false if absent.
   bool markDirty(uint64_t addr, uint32_t sectorMask);
+  /// The far-partition copy flag of a present line (MemorySystem, -ptxsim_l2_far_latency):
+  /// farCopy() sets it and returns whether it was clear (false for an absent line);
+  /// setFarCopy() sets or clears it.
+  bool farCopy(uint64_t addr);
+  void setFarCopy(uint64_t addr, bool v);
+  /// Puts sectors of a line in the cache without an access (data written from outside the
+  /// model, e.g. a host-to-device copy): allocated if absent (a dirty victim is dropped), marked
+  /// dirty when `dirty`. No statistics.
+  void install(uint64_t addr, uint32_t sectorMask, bool dirty);
   /// Drops every line (dirty data is discarded; call between kernels for L1s). MSHRs stay.
   void invalidateAll();
   /// True when an MSHR is free (an access that needs a new one would not fail).
@@ -111,6 +120,7 @@ private:
     uint64_t tag = 0; ///< line address
     uint32_t valid = 0, dirty = 0;
     uint32_t owner = 0;
+    bool farCopy = false; ///< MemorySystem's far-partition copy (see farCopy())
   };
   struct Mshr {
     uint64_t line = 0;

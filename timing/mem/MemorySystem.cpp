@@ -70,6 +70,9 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   double rest = double(cfg.mem.l2Latency) - 2.0 * cfg.mem.icntLatency * coreToIcnt - 1.0;
   double restL2 = rest * double(l2D_.khz) / double(core_.khz) - cfg.mem.l2.hitLatency;
   rop_ = restL2 > 0 ? uint32_t(std::llround(restL2)) : 0;
+  farL2_ = uint32_t(std::llround(double(cfg.mem.l2FarLatency) * double(l2D_.khz) / double(core_.khz)));
+  if (cfg.mem.l2FarLatency && !farL2_)
+    farL2_ = 1;
   ports_.resize(numSms_);
   smInFlag_.assign(numSms_ + 8, 0); // (padded: anySmInput reads 8 bytes at a time)
   for (uint32_t p = 0; p < numPartitions_; ++p)
@@ -79,6 +82,19 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
 MemorySystem::~MemorySystem() = default;
 
 const Cache &MemorySystem::l2(uint32_t p) const { return parts_[p]->l2; }
+void MemorySystem::hostWrite(uint64_t addr, uint64_t bytes) {
+  const CacheConfig &lc = cfg_.mem.l2;
+  uint64_t capacity = uint64_t(lc.sets) * lc.ways * lc.lineBytes * numPartitions_;
+  uint64_t end = addr + bytes, from = bytes > capacity ? end - capacity : addr;
+  uint64_t line = lc.lineBytes;
+  for (uint64_t a = from & ~(line - 1); a < end; a += line) {
+    uint64_t lo = std::max(a, from), hi = std::min(a + line, end);
+    Partition &p = *parts_[partitionOf(a)];
+    uint64_t local = partitionLocal(a);
+    p.l2.install(local, p.l2.sectorsOf(lo - a, uint32_t(hi - lo)), true);
+  }
+}
+
 void MemorySystem::flushL2() {
   for (auto &p : parts_)
     p->l2.invalidateAll();
@@ -133,6 +149,10 @@ bool MemorySystem::anySmInput() const {
     any |= w;
   }
   return any != 0;
+}
+
+bool MemorySystem::farSide(const Partition &p, uint32_t sm) const {
+  return (uint64_t(p.id) * 2 / numPartitions_) != (uint64_t(sm) * 2 / numSms_);
 }
 
 uint32_t MemorySystem::toL2Mask(const MemRequest &r, uint64_t local) const {
@@ -237,6 +257,8 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       for (uint64_t tok : p.released) {
         MemRequest r = p.pool[size_t(tok)];
         p.freeSlots.push_back(uint32_t(tok));
+        if (farL2_ && !r.atomic && farSide(p, r.sm)) // the fill also leaves a copy on its side
+          p.l2.setFarCopy(partitionLocal(r.addr), true);
         Cycle at = leave;
         if (r.atomic) {
           p.l2.markDirty(partitionLocal(r.addr), toL2Mask(r, partitionLocal(r.addr)));
@@ -264,6 +286,8 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       sendToDram(p, res.evicted.lineAddr, res.evicted.dirtyMask, true, c);
     if (res.sendWrite)
       sendToDram(p, p.l2.lineAddr(local), mask, true, c);
+    if (farL2_) // a write leaves the line on the writer's side only
+      p.l2.setFarCopy(local, farSide(p, r.sm));
     ++p.stats.writes;
   } else {
     uint32_t tok = p.freeSlots.back();
@@ -277,6 +301,8 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       if (r.atomic) {
         p.l2.markDirty(local, mask);
         done = atomicDone(p, r, c);
+      } else if (farL2_ && farSide(p, r.sm) && p.l2.farCopy(local)) {
+        done += farL2_; // the first read from the far side crosses between the partitions
       }
       MemRequest resp = r;
       resp.isResponse = true;

@@ -118,6 +118,10 @@ public:
   /// Invalidates every L2 slice (between kernels, -gpgpu_flush_l2_cache). Timing state only:
   /// data lives in the functional memory, so dropping dirty lines loses nothing.
   void flushL2();
+  /// A host-to-device copy wrote device bytes [addr, addr + bytes) (device addresses as the SMs
+  /// send them): its last bytes, up to the L2's capacity, are put in the L2 dirty
+  /// (-gpgpu_perf_sim_memcpy).
+  void hostWrite(uint64_t addr, uint64_t bytes);
 
 private:
   struct Partition;
@@ -136,9 +140,12 @@ private:
   Cycle atomicDone(Partition &p, const MemRequest &r, Cycle c) const;
   void sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask, bool write, Cycle l2Now);
   uint32_t toL2Mask(const MemRequest &r, uint64_t local) const;
+  /// Whether SM `sm` sits in the other half of the GPU than partition p's slice.
+  bool farSide(const Partition &p, uint32_t sm) const;
 
   TimingConfig cfg_;
   uint32_t numSms_, numPartitions_, interleave_, channels_, rop_ = 0;
+  uint32_t farL2_ = 0; ///< -ptxsim_l2_far_latency in L2 cycles
   bool hashPartitions_ = false; ///< MemoryConfig::partitionIndexing != 0
   Domain core_, icntD_, l2D_, dramD_;
   Interconnect icnt_;

@@ -3,7 +3,9 @@
 // lines and times the hops with clock64(). Prints METRIC lines like the hardware programs:
 //   lat_l1      ld.global over 64 lines already visited (L1 hits)          H100: 32
 //   lat_l2      ld.global.cg over 64 lines already visited (L2 hits)       H100: 276
-//   lat_cold    ld.global.cg over lines never touched (DRAM, L2 cold)      H100: ~680 (lat_cold_cg)
+//   lat_cold    ld.global.cg over lines no kernel touched, after a 128 MiB memset has pushed the
+//               copied chain out of the L2 (DRAM, L2 cold; micro/chase.cu does the same with 256
+//               MiB)                                                       H100: ~680 (lat_cold_cg)
 // Usage: latency [hops]   (default 256)
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +40,9 @@ int main(int argc, char **argv) {
   build(0, 64, true);             // 64 lines in a cycle: warmed, then L1 / L2 hits
   build(64, n - 64, false);       // a long chain of untouched lines
   cudaMemcpy(d, host.data(), n * stride, cudaMemcpyHostToDevice);
+  void *flush; // the copy leaves the chain in the L2: write over 2.5x the L2 (50 MiB) before the chases
+  cudaMalloc(&flush, 128u << 20);
+  cudaMemset(flush, 0, 128u << 20);
   const char *names[3] = {"lat_l1", "lat_l2", "lat_cold"};
   for (int k = 0; k < 3; ++k) {
     const unsigned long long *s = k < 2 ? d : (const unsigned long long *)((char *)d + 64 * stride);
