@@ -651,6 +651,9 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
       .min(1);
   opts.add("-ptxsim_mul_latency", &c.mulLatency, "integer multiply and mad latency in cycles")
       .min(1);
+  opts.add("-ptxsim_iadd_latency", &c.iaddLatency,
+           "latency of a 32-bit integer add or sub (SASS IADD3) in cycles; 0: the integer ALU "
+           "latency");
   opts.add("-gpgpu_num_dp_units", &c.dpUnits,
            "FP64 pipelines per SM (0: FP64 runs on the SFU pipelines, as in GPGPU-Sim's Fermi "
            "configs)");
@@ -1215,6 +1218,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("spLatency", c.spLatency);
   j.num("spInterval", c.spInterval);
   j.num("intLatency", c.intLatency);
+  j.num("iaddLatency", c.iaddLatency);
   j.num("dpUnits", c.dpUnits);
   j.num("dpLatency", c.dpLatency);
   j.num("dpInterval", c.dpInterval);

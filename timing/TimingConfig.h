@@ -58,6 +58,7 @@ struct CoreConfig {
   // functional units: number of pipelines, latency, initiation interval (cycles between issues)
   uint32_t spUnits = 2, spLatency = 4, spInterval = 1;
   uint32_t intLatency = 4;           ///< integer ALU ops run on the SP pipes with this latency
+  uint32_t iaddLatency = 0;          ///< 32-bit integer add/sub (IADD3); 0: intLatency
   uint32_t dpUnits = 1, dpLatency = 8, dpInterval = 8; ///< dpUnits 0: FP64 runs on the SFUs (Fermi)
   uint32_t sfuUnits = 1, sfuLatency = 20, sfuInterval = 8;
   uint32_t sfuTrigExtraLatency = 0;  ///< sin/cos.approx: extra cycles (ptxas adds an FMUL.RZ)

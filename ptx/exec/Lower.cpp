@@ -439,8 +439,7 @@ void FunctionLowering::run() {
       for (uint32_t pc = astToPc[i]; pc < last; ++pc)
         out_.reconv[pc] = rpc;
     }
-    if (ml_.cfg.fusePairs)
-      assignSassRoles(out_, af_, astToPc);
+    assignSassRoles(out_, af_, astToPc); // (for the timing model's latencies too)
     if (ml_.cfg.scheduleLoads)
       scheduleLoadsEarly(out_, af_, cfg, astToPc);
     if (ml_.cfg.fusePairs)

@@ -74,6 +74,13 @@ cudaError_t doCopy(Context &ctx, void *dst, const void *src, size_t count, cudaM
   cudaError_t e = checkCopy(ctx, dst, src, count, kind);
   if (e == cudaSuccess && count) {
     std::memmove(dst, src, count);
+    if (kind == cudaMemcpyDefault) { // the direction from the pointers (the static runtime's
+      // cudaMemcpyToSymbol reaches here through cuMemcpy, the shared one with HostToDevice)
+      const auto &m = ctx.engine().memory();
+      bool d = m.inArena(uint64_t(dst)), s = m.inArena(uint64_t(src));
+      kind = d == s ? (d ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToHost)
+                    : (d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+    }
     if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost)
       ctx.noteCopy(count, kind == cudaMemcpyHostToDevice ? dst : nullptr);
   }

@@ -847,6 +847,7 @@ CUresult fill2D(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t hei
   for (size_t y = 0; y < height; ++y) {
     T *row = reinterpret_cast<T *>(dst + y * pitch);
     std::fill(row, row + width, value);
+    ctx.noteDeviceFill(row, width * sizeof(T)); // row by row, as the runtime's cudaMemset2D
   }
   return CUDA_SUCCESS;
 }

@@ -70,36 +70,29 @@ std::string aluChain(int n) {
   return os.str();
 }
 
+// Cycles of a one-thread chain of n dependent adds under `cfg` (and its result checked).
+Cycle aluChainCycles(const timing::TimingConfig &cfg, int n) {
+  TimingHarness t(cfg);
+  EXPECT_TRUE(t.load(aluChain(n))) << t.h.errors;
+  uint64_t out = t.h.alloc(4);
+  auto r = t.run("k", {1}, {1}, {out});
+  EXPECT_TRUE(r.result.ok()) << r.result.message;
+  EXPECT_EQ(t.h.read<uint32_t>(out, 1)[0], uint32_t(n * 3));
+  return r.stats.cycles;
+}
+
 TEST(Timing, DependentAluChainCostsTheConfiguredLatencyPerInstruction) {
-  Cycle c[2];
-  for (int i = 0; i < 2; ++i) {
-    TimingHarness t;
-    ASSERT_TRUE(t.load(aluChain(i ? 200 : 100))) << t.h.errors;
-    uint64_t out = t.h.alloc(4);
-    auto r = t.run("k", {1}, {1}, {out});
-    ASSERT_TRUE(r.result.ok()) << r.result.message;
-    c[i] = r.stats.cycles;
-    EXPECT_EQ(t.h.read<uint32_t>(out, 1)[0], uint32_t((i ? 200 : 100) * 3));
-  }
-  EXPECT_EQ(c[1] - c[0], 100u * timing::TimingConfig{}.core.intLatency);
+  EXPECT_EQ(aluChainCycles(noFetch(), 200) - aluChainCycles(noFetch(), 100),
+            100u * timing::TimingConfig{}.core.intLatency);
 }
 
 // -ptxsim_fuse_pairs: ptxas merges each two dependent adds into one IADD3, so the chain costs
 // one latency per pair, and the pair takes one issue slot
 TEST(Timing, FusedAddPairsCostOneLatencyPerPair) {
-  Cycle c[2];
-  for (int i = 0; i < 2; ++i) {
-    timing::TimingConfig cfg = noFetch();
-    cfg.core.fusePairs = true;
-    TimingHarness t(cfg);
-    ASSERT_TRUE(t.load(aluChain(i ? 200 : 100))) << t.h.errors;
-    uint64_t out = t.h.alloc(4);
-    auto r = t.run("k", {1}, {1}, {out});
-    ASSERT_TRUE(r.result.ok()) << r.result.message;
-    c[i] = r.stats.cycles;
-    EXPECT_EQ(t.h.read<uint32_t>(out, 1)[0], uint32_t((i ? 200 : 100) * 3));
-  }
-  EXPECT_EQ(c[1] - c[0], 50u * timing::TimingConfig{}.core.intLatency);
+  timing::TimingConfig cfg = noFetch();
+  cfg.core.fusePairs = true;
+  EXPECT_EQ(aluChainCycles(cfg, 200) - aluChainCycles(cfg, 100),
+            50u * timing::TimingConfig{}.core.intLatency);
 }
 
 // n dependent loads chasing a pointer that points at itself (one miss, then L1 hits), or a

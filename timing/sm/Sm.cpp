@@ -252,7 +252,9 @@ void Sm::faultMissingUnit(ptx::exec::Warp &w, const Inst &in) {
 uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
   const CoreConfig &c = cfg_.core;
   switch (in.cls) {
-  case OpClass::Alu: return c.intLatency;
+  case OpClass::Alu:
+    return c.iaddLatency && in.sassRole == uint8_t(ptx::exec::SassRole::Add32) ? c.iaddLatency
+                                                                               : c.intLatency;
   case OpClass::Mul: return c.mulLatency;
   case OpClass::Sfu:
     return pipes_[p].latency + (in.opcode == sinOpcode_ || in.opcode == cosOpcode_ ? c.sfuTrigExtraLatency : 0);
@@ -488,19 +490,20 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       s.ready(in->rd[i]) = now;
     if (dma_)
       runAheadDma(s, now);
-    else {
-      s.fusedLatency = latencyFor(*in, p);
-      s.fusedWide = in->sassRole == uint8_t(ptx::exec::SassRole::MulInt) && in->nrd &&
-                    grid_->peek(*s.w) && grid_->peek(*s.w)->sassRole == uint8_t(ptx::exec::SassRole::Add64);
-    }
+    else
+      s.fusedRole = in->sassRole;
   } else {
-    // after a merged predecessor: the longer latency of the two; IMAD.WIDE (mul.wide into a
-    // 64-bit add) both together: ubench's index chase (IMAD.WIDE, then the load) reads 39
-    // cycles per hop on the H100 against latency.cu's pointer chase 32.6
-    uint32_t lat = s.fusedWide ? latencyFor(*in, p) + s.fusedLatency
-                               : std::max(latencyFor(*in, p), s.fusedLatency);
-    s.fusedLatency = 0;
-    s.fusedWide = false;
+    // after a merged predecessor, the latency of the SASS instruction the pair became: IADD3
+    // the add's own, LEA the integer latency, IMAD the multiply's, IMAD.WIDE (mul.wide into a
+    // 64-bit add) both together: ubench's index chase (IMAD.WIDE, then the load) reads 39 cycles
+    // per hop on the H100 against latency.cu's pointer chase 32.6
+    using ptx::exec::SassRole;
+    uint32_t lat = latencyFor(*in, p);
+    if (s.fusedRole == uint8_t(SassRole::MulInt))
+      lat = in->sassRole == uint8_t(SassRole::Add64) ? lat + cfg_.core.mulLatency : cfg_.core.mulLatency;
+    else if (s.fusedRole == uint8_t(SassRole::Shift32))
+      lat = cfg_.core.intLatency;
+    s.fusedRole = 0;
     // operand collector: source registers in the same bank are read in successive cycles
     uint8_t perBank[64] = {};
     uint32_t banks = std::min<uint32_t>(std::max(1u, cfg_.core.regBanks), 64), worst = 0;

@@ -167,10 +167,9 @@ private:
     Cycle wakeAt = 0;
     Cycle callDoneAt = 0; ///< a runtime call (printf, malloc) keeps the warp until then
     StallReason blockedBy = StallReason::None;
-    /// Latency of the instruction just issued merged into the next (-ptxsim_fuse_pairs): the
-    /// merged SASS instruction takes the longer of the two, IMAD.WIDE both together (fusedWide)
-    uint32_t fusedLatency = 0;
-    bool fusedWide = false;
+    /// SassRole of the instruction just issued merged into the next (-ptxsim_fuse_pairs): the
+    /// next one's latency is the merged SASS instruction's
+    uint8_t fusedRole = 0;
     uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
     const ptx::ir::Function *fetchFn = nullptr; ///< function whose code region fetchBase is
     uint64_t fetchBase = 0;
