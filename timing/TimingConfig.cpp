@@ -77,7 +77,8 @@ bool toDouble(const std::string &s, double &out) {
 // or `none` (cache disabled). Used: N/S (S: 32-byte sectors), sets, line size, assoc, write policy
 // (B: write-back; T, E, R, L: write-through -- L is GPGPU-Sim's local-WB/global-WT L1), write
 // allocation (N: none; W, F, L: allocate), MSHR entries and merge, replacement (any registered
-// policy: L = LRU, F = FIFO). Checked but unused: allocation point (m, f, s), set index function, MSHR type (A, S, F, T),
+// policy: L = LRU, F = FIFO), set index function (L linear, X XOR-fold, M mixed hash; GPGPU-Sim's
+// H and P are taken as linear). Checked but unused: allocation point (m, f, s), MSHR type (A, S, F, T),
 // miss queue, result FIFO, data port width.
 bool parseCacheSpec(const std::string &value, CacheConfig &c, std::string &err) {
   std::string v = trim(value);
@@ -133,6 +134,12 @@ bool parseCacheSpec(const std::string &value, CacheConfig &c, std::string &err) 
   if (!oneOf(pol[1], "RBTEL", "write policy") ||
       !oneOf(pol[2], "mfs", "allocation policy") || !oneOf(pol[3], "NWFL", "write-allocate policy"))
     return false;
+  n.setIndex = 'L';
+  if (pol.size() == 5) {
+    if (!oneOf(pol[4], "LHPXM", "set index function"))
+      return false;
+    n.setIndex = pol[4] == "X" || pol[4] == "M" ? pol[4][0] : 'L';
+  }
   n.writeBack = pol[1] == "B";
   n.localWriteBack = pol[1] == "L";
   n.writeAllocate = pol[3] != "N";
@@ -164,7 +171,8 @@ std::string printCacheSpec(const CacheConfig &c) {
   bool sectored = c.sectorBytes < c.lineBytes;
   return std::string(sectored ? "S" : "N") + ":" + std::to_string(c.sets) + ":" +
          std::to_string(c.lineBytes) + ":" + std::to_string(c.ways) +
-         "," + c.replacement + ":" + (c.writeBack ? "B" : "T") + ":m:" + (c.writeAllocate ? "W" : "N") + ":L," +
+         "," + c.replacement + ":" + (c.writeBack ? "B" : c.localWriteBack ? "L" : "T") + ":m:" +
+         (c.writeAllocate ? "W" : "N") + ":" + std::string(1, c.setIndex) + "," +
          (sectored ? "S" : "A") + ":" + std::to_string(c.mshrEntries) + ":" +
          std::to_string(c.mshrMaxMerge);
 }
@@ -306,9 +314,6 @@ const char *const kIgnored[][2] = {
     {"-gpgpu_shmem_sizeDefault", "default shared memory carve-out"},
     {"-gpgpu_shmem_size_PrefL1", "shared memory with cudaFuncCachePreferL1"},
     {"-gpgpu_shmem_size_PrefShared", "shared memory with cudaFuncCachePreferShared"},
-    {"-gpgpu_shmem_option", "allowed shared memory carve-outs"},
-    {"-gpgpu_unified_l1d_size", "unified L1D/shared size (adaptive carve-out)"},
-    {"-gpgpu_adaptive_cache_config", "adaptive L1D/shared split"},
     {"-gpgpu_cache:dl1PrefL1", "L1D with cudaFuncCachePreferL1"},
     {"-gpgpu_cache:dl1PrefShared", "L1D with cudaFuncCachePreferShared"},
     {"-gpgpu_cache:dl2_texture_only", "L2 for texture accesses only"},
@@ -517,6 +522,42 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.add("-gpgpu_shader_cta", &c.maxCtasPerSm, "resident CTAs per SM at most").range(1, 1024);
   opts.add("-gpgpu_shader_registers", &c.registersPerSm, "32-bit registers per SM").min(1);
   opts.add("-gpgpu_shmem_size", &c.sharedBytesPerSm, "shared memory per SM in bytes");
+  opts.add("-gpgpu_adaptive_cache_config", &c.adaptiveL1,
+           "adaptive L1D/shared carve-out: each launch takes the smallest -gpgpu_shmem_option "
+           "that holds the CTAs one SM can run (their shared memory with "
+           "-ptxsim_reserved_shared_per_cta, or more when the kernel's "
+           "cudaFuncAttributePreferredSharedMemoryCarveout asks), and the L1D gets the rest of "
+           "-gpgpu_unified_l1d_size (ways scaled; -gpgpu_cache:dl1 gives sets and line)");
+  opts.add("-gpgpu_unified_l1d_size", &c.unifiedL1Kib,
+           "unified L1D/shared array per SM in KiB (with -gpgpu_adaptive_cache_config)");
+  opts.addCustom(
+      "-gpgpu_shmem_option", "KiB list",
+      [&c](const std::string &v, std::string &err) {
+        std::vector<uint32_t> o;
+        if (!trim(v).empty())
+          for (const std::string &part : split(v, ",")) {
+            uint32_t k;
+            if (!toU32(trim(part), k)) {
+              err = "expected a comma-separated list of shared memory sizes in KiB, e.g. 0,8,16,32";
+              return false;
+            }
+            o.push_back(k);
+          }
+        std::sort(o.begin(), o.end());
+        c.shmemOptionsKib = o;
+        return true;
+      },
+      [&c] {
+        std::string r;
+        for (uint32_t k : c.shmemOptionsKib)
+          r += (r.empty() ? "" : ",") + std::to_string(k);
+        return r;
+      },
+      "shared memory carve-outs an SM can take, in KiB (with -gpgpu_adaptive_cache_config)");
+  opts.add("-ptxsim_reserved_shared_per_cta", &c.reservedSharedPerCta,
+           "shared memory the system reserves per CTA, in bytes (cudaDevAttrReservedSharedMemory"
+           "PerBlock: 1024 on sm_80 and later), counted against the SM's shared memory for "
+           "kernels that use shared memory");
   opts.add("-ptxsim_schedule_loads", &c.scheduleLoads,
            "run each basic block's loads (and the arithmetic their addresses need) ahead of "
            "independent arithmetic, as ptxas schedules SASS, instead of in PTX order: the "
@@ -1007,6 +1048,8 @@ void cacheJson(JsonWriter &j, const char *key, const CacheConfig &c) {
   j.num("mshrMaxMerge", c.mshrMaxMerge);
   j.boolean("writeBack", c.writeBack);
   j.boolean("writeAllocate", c.writeAllocate);
+  j.boolean("localWriteBack", c.localWriteBack);
+  j.str("setIndex", std::string(1, c.setIndex));
   j.close();
 }
 
@@ -1085,6 +1128,21 @@ bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
     fail("-gpgpu_scheduler", "unknown scheduler '" + c.scheduler + "'");
   if (c.scheduler == "two_level" && c.twoLevelActiveWarps == 0)
     fail("-gpgpu_scheduler", "two_level_active needs at least one active warp");
+  if (c.adaptiveL1) {
+    if (c.shmemOptionsKib.empty())
+      fail("-gpgpu_shmem_option", "the adaptive carve-out needs at least one option");
+    else if (uint64_t(c.shmemOptionsKib.back()) * 1024 < c.sharedBytesPerSm)
+      fail("-gpgpu_shmem_option", "the largest carve-out (" +
+                                      std::to_string(c.shmemOptionsKib.back()) +
+                                      " KiB) is below -gpgpu_shmem_size");
+    else if (c.unifiedL1Kib <= c.shmemOptionsKib.back())
+      fail("-gpgpu_unified_l1d_size",
+           std::to_string(c.unifiedL1Kib) + " KiB leaves no L1D beside the largest carve-out");
+    else if (m.l1d.enabled &&
+             uint64_t(c.unifiedL1Kib - c.shmemOptionsKib.back()) * 1024 <
+                 uint64_t(m.l1d.sets) * m.l1d.lineBytes)
+      fail("-gpgpu_unified_l1d_size", "the largest carve-out leaves less than one way per L1D set");
+  }
   if (c.registersPerSm < c.warpSize)
     fail("-gpgpu_shader_registers", "fewer registers than one warp needs for one register");
   if (!isPow2(c.sharedBanks))
@@ -1206,6 +1264,9 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("maxCtasPerSm", c.maxCtasPerSm);
   j.num("registersPerSm", c.registersPerSm);
   j.num("sharedBytesPerSm", c.sharedBytesPerSm);
+  j.boolean("adaptiveL1", c.adaptiveL1);
+  j.num("unifiedL1Kib", c.unifiedL1Kib);
+  j.num("reservedSharedPerCta", c.reservedSharedPerCta);
   j.boolean("oneCtaPerSm", c.oneCtaPerSm);
   j.boolean("scheduleLoads", c.scheduleLoads);
   j.boolean("fusePairs", c.fusePairs);

@@ -29,6 +29,14 @@ struct CacheConfig {
   bool localWriteBack = false; ///< write policy L: local memory write-back (allocating), global write-through
   bool enabled = true;
   std::string replacement = "L"; ///< replacement policy (registered name: L = LRU, F = FIFO)
+  /// Set index function (the spec's fifth policy letter): L linear (line address modulo sets;
+  /// also GPGPU-Sim's H and P, which are not modelled), X the upper line-address bits XOR-folded
+  /// into the index, M every bit mixed (a multiplicative hash: a contiguous region spreads over
+  /// the sets unevenly, as if placed at random).
+  char setIndex = 'L';
+  /// Ways the cache is built with when it can grow at run time (Cache::setWays; LdstUnit sets
+  /// it for the adaptive L1/shared carve-out); 0: `ways`.
+  uint32_t maxWays = 0;
   uint64_t capacity() const { return uint64_t(sets) * ways * lineBytes; }
 };
 
@@ -40,6 +48,15 @@ struct CoreConfig {
   uint32_t maxCtasPerSm = 8;
   uint32_t registersPerSm = 32768;
   uint32_t sharedBytesPerSm = 48 * 1024;
+  /// Adaptive L1/shared carve-out (Volta and later): at each launch the shared memory of an SM
+  /// is the smallest of `shmemOptionsKib` that holds the kernel's CTAs (Sm::carveoutFor), and the
+  /// L1D gets the rest of `unifiedL1Kib` (its ways grow or shrink; sets and line stay).
+  bool adaptiveL1 = false;
+  uint32_t unifiedL1Kib = 0;
+  std::vector<uint32_t> shmemOptionsKib;
+  /// Shared memory the system reserves per CTA (1 KiB on sm_80 and later): counted against the
+  /// SM's shared memory beside the kernel's own, when it has any.
+  uint32_t reservedSharedPerCta = 0;
   bool oneCtaPerSm = false;          ///< force at most one CTA per SM (SPU comparisons)
   /// Loads ahead of independent arithmetic in each basic block, as ptxas orders SASS
   /// (ptx/exec/Schedule.h): the executor runs the kernels in that order.

@@ -96,6 +96,9 @@ struct LaunchParams {
   const void *params = nullptr; ///< packed parameter buffer, `kernel->paramBytes` bytes
   bool cooperative = false;     ///< all CTAs resident at once (grid.sync)
   uint32_t depth = 0;           ///< nesting depth: 0 from the host, parent's + 1 from the device
+  /// cudaFuncAttributePreferredSharedMemoryCarveout: percent of the largest shared-memory
+  /// carve-out the kernel asks for (-1: no preference; the timing model's adaptive L1/shared split)
+  int carveoutHint = -1;
 };
 
 /// Work a grid queued from the device (CUDA dynamic parallelism, ptx/exec/DeviceRuntime.h): a

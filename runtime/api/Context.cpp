@@ -270,7 +270,10 @@ ptx::exec::Engine &Context::engine() {
         cfg.fusePairs = timingCfg_.core.fusePairs;
         cfg.numSms = timingCfg_.numSms();
         cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
-        cfg.maxSharedPerBlockOptin = timingCfg_.core.sharedBytesPerSm;
+        // the system's reserve per CTA comes out of the SM's shared memory (227 KiB on an H100)
+        cfg.maxSharedPerBlockOptin =
+            timingCfg_.core.sharedBytesPerSm -
+            std::min(timingCfg_.core.reservedSharedPerCta, timingCfg_.core.sharedBytesPerSm);
       }
       if (const char *simt = std::getenv("PTXSIM_SIMT");
           simt && *simt && !ptx::exec::parseSimtMode(simt, cfg.simt)) {
@@ -791,6 +794,7 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   lp.dynamicShared = uint32_t(shmem);
   lp.params = buf.data();
   lp.cooperative = cooperative;
+  lp.carveoutHint = k->carveout;
   std::fflush(stdout);
   // Runs one grid (the host's, or one launched from the device) and records its statistics.
   auto runGrid = [this](const ptx::exec::LaunchParams &q) {

@@ -141,5 +141,67 @@ TEST(CacheWrite, WriteBackWriteAllocateValidatesSectorsAndWritesBackDirtyVictims
   EXPECT_EQ(c.stats().writebacks, 1u);
 }
 
+// Set index functions: linear and XOR-folded spread a contiguous aligned region evenly, so a
+// region of the cache's size fits exactly; the mixed hash (M) spreads it unevenly, so some sets
+// overflow at that size and some stay within their ways just above it.
+TEST(CacheSetIndex, LinearAndXorSpreadEvenlyMixedUnevenly) {
+  const uint32_t sets = 16, ways = 16, lines = sets * ways;
+  for (char fn : {'L', 'X', 'M'}) {
+    CacheConfig cfg = small(sets, ways, 128, 4, 4);
+    cfg.setIndex = fn;
+    Cache c(cfg, "t");
+    for (uint32_t i = 0; i < lines; ++i)
+      bringIn(c, 0x400000 + uint64_t(i) * 128, 0);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < lines; ++i)
+      kept += c.probe(0x400000 + uint64_t(i) * 128, c.fullMask());
+    if (fn == 'M') {
+      EXPECT_LT(kept, lines) << "the mixed hash leaves no set over its ways";
+      EXPECT_GT(kept, lines * 3 / 4);
+    } else {
+      EXPECT_EQ(kept, lines) << fn;
+    }
+    EXPECT_EQ(c.stats().evictions, lines - kept) << fn;
+  }
+  // XOR folding moves lines of the same linear set apart: a stride of sets x 128 bytes
+  CacheConfig cfg = small(sets, 2, 128, 4, 4);
+  cfg.setIndex = 'X';
+  Cache x(cfg, "t");
+  for (uint32_t i = 0; i < sets; ++i)
+    bringIn(x, uint64_t(i) * sets * 128, 0);
+  EXPECT_EQ(x.stats().evictions, 0u);
+  cfg.setIndex = 'L';
+  Cache l(cfg, "t");
+  for (uint32_t i = 0; i < sets; ++i)
+    bringIn(l, uint64_t(i) * sets * 128, 0);
+  EXPECT_EQ(l.stats().evictions, sets - 2);
+}
+
+// setWays (the adaptive carve-out): the cache grows to its built maximum, keeps its size when
+// asked for the same, and drops its lines when resized.
+TEST(CacheResize, SetWaysGrowsToTheBuiltMaximumAndDropsLines) {
+  CacheConfig cfg = small(2, 2, 128, 4, 4);
+  cfg.maxWays = 8;
+  Cache c(cfg, "t");
+  EXPECT_EQ(c.maxWays(), 8u);
+  for (uint32_t i = 0; i < 8; ++i) // 4 lines per set in 2 ways
+    bringIn(c, uint64_t(i) * 128, 0);
+  EXPECT_EQ(c.stats().evictions, 4u);
+  c.setWays(2); // unchanged: lines stay
+  EXPECT_TRUE(c.probe(7 * 128, c.fullMask()));
+  c.setWays(8);
+  EXPECT_EQ(c.config().ways, 8u);
+  EXPECT_FALSE(c.probe(7 * 128, c.fullMask()));
+  for (uint32_t i = 0; i < 16; ++i)
+    bringIn(c, uint64_t(i) * 128, 0);
+  EXPECT_EQ(c.stats().evictions, 4u); // 16 lines in 2 x 8 ways: none replaced
+  c.setWays(9); // beyond what it was built with: ignored
+  EXPECT_EQ(c.config().ways, 8u);
+  c.setWays(1);
+  bringIn(c, 0, 0);
+  bringIn(c, 256, 0);
+  EXPECT_EQ(c.stats().evictions, 5u);
+}
+
 } // namespace
 } // namespace ptxsim::timing

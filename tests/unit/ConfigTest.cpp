@@ -556,8 +556,10 @@ TEST(ConfigTiming, TextDumpLoadsBackToTheSameConfig) {
     ASSERT_TRUE(
         timing::loadTimingConfig({rootDir() + "/configs/" + preset + ".config"}, false, cfg, d));
     TimingConfig back;
-    ASSERT_TRUE(loadText(timing::timingConfigText(cfg), back, d, false, "dump.config"))
-        << timing::timingConfigText(cfg);
+    bool loaded = loadText(timing::timingConfigText(cfg), back, d, false, "dump.config");
+    for (const Diagnostic &x : d.diagnostics())
+      ADD_FAILURE() << preset << ": " << x.str();
+    ASSERT_TRUE(loaded) << timing::timingConfigText(cfg);
     back.sources = cfg.sources;
     EXPECT_EQ(timing::timingConfigJson(back), timing::timingConfigJson(cfg)) << preset;
   }

@@ -35,7 +35,7 @@ public:
   explicit TimingHarness(timing::TimingConfig cfg = noFetch()) : cfg(cfg) {}
   bool load(const std::string &ptx) { return h.load(ptx); }
   TimedRun run(const std::string &kernel, ptx::exec::Dim3 grid, ptx::exec::Dim3 block,
-               std::vector<uint64_t> params) {
+               std::vector<uint64_t> params, int carveoutHint = -1) {
     if (!sim)
       sim = std::make_unique<sim::KernelSimulator>(cfg, *h.engine);
     const ptx::exec::Kernel *k = h.engine->findKernel(kernel, h.module);
@@ -47,6 +47,7 @@ public:
     p.grid = grid;
     p.block = block;
     p.params = buf.data();
+    p.carveoutHint = carveoutHint;
     TimedRun r;
     sim::KernelRun run = sim->run(p);
     r.result = std::move(run.launch);
@@ -126,6 +127,66 @@ TEST(Timing, PointerChaseSeesL1HitLatency) {
   // in the cycle the data arrives
   EXPECT_EQ((b - a) / 40, cfg.mem.l1Latency + 1) << (b - a);
   EXPECT_EQ((b - a) % 40, 0u);
+}
+
+// -gpgpu_adaptive_cache_config: each launch's shared memory is the smallest carve-out holding
+// the CTAs one SM gets (with the system's reserve), or what the preferred carve-out asks for;
+// the L1D gets the rest of the unified array, and a chase that fits it hits only then.
+TEST(Timing, AdaptiveCarveoutGivesTheL1WhatSharedMemoryLeaves) {
+  timing::TimingConfig cfg = noFetch();
+  cfg.core.adaptiveL1 = true;
+  cfg.core.unifiedL1Kib = 64;
+  cfg.core.shmemOptionsKib = {0, 8, 16, 32, 48};
+  cfg.core.sharedBytesPerSm = 48 * 1024;
+  cfg.core.reservedSharedPerCta = 1024;
+  cfg.mem.l1d.sets = 4;
+  cfg.mem.l1d.ways = 16;
+  const uint32_t sms = cfg.numSms();
+  TimingHarness t(cfg);
+  const int hops = 512;
+  ASSERT_TRUE(t.load(chase(hops) + R"(
+.visible .entry sh(.param .u64 out) {
+  .shared .align 4 .b8 buf[7168];
+  .reg .b32 %r<3>; .reg .b64 %rd<2>;
+  mov.u32 %r1, %tid.x;
+  st.shared.u32 [buf], %r1;
+  bar.sync 0;
+  ld.shared.u32 %r2, [buf];
+  ld.param.u64 %rd1, [out];
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+)")) << t.h.errors;
+  // 256 lines (32 KiB) in a cycle, each 128 bytes on: 64 per set
+  const uint64_t lines = 256;
+  uint64_t buf = t.h.alloc(lines * 128), out = t.h.alloc(64);
+  auto *host = reinterpret_cast<uint64_t *>(buf);
+  for (uint64_t i = 0; i < lines; ++i)
+    host[i * 16] = buf + ((i + 1) % lines) * 128;
+  // no shared memory (and so no reserve): the 0 KiB carve-out, all 64 KiB (128 ways) are L1D
+  auto fits = t.run("k", {1}, {1}, {buf, out});
+  ASSERT_TRUE(fits.result.ok()) << fits.result.message;
+  EXPECT_EQ(fits.stats.get("gpu.shared_carveout_bytes"), 0.0);
+  EXPECT_EQ(fits.stats.get("gpu.l1d_bytes"), 65536.0);
+  // the kernel prefers all the shared memory: 48 KiB, 16 KiB (32 ways) of L1D, which the chase
+  // (64 lines per set) thrashes
+  auto thrashes = t.run("k", {1}, {1}, {buf, out}, 100);
+  ASSERT_TRUE(thrashes.result.ok()) << thrashes.result.message;
+  EXPECT_EQ(thrashes.stats.get("gpu.shared_carveout_bytes"), 49152.0);
+  EXPECT_EQ(thrashes.stats.get("gpu.l1d_bytes"), 16384.0);
+  EXPECT_EQ(thrashes.stats.get("l1d.hits"), 0.0);
+  EXPECT_EQ(fits.stats.get("l1d.hits"), double(hops - lines));
+  EXPECT_GT(thrashes.stats.cycles, fits.stats.cycles + (hops - lines) * 50);
+  // 7 KiB of shared memory + 1 KiB reserved, two CTAs per SM: a 16 KiB carve-out
+  auto two = t.run("sh", {2 * sms}, {32}, {out});
+  ASSERT_TRUE(two.result.ok()) << two.result.message;
+  EXPECT_EQ(two.stats.get("gpu.shared_carveout_bytes"), 16384.0);
+  EXPECT_EQ(two.stats.get("gpu.l1d_bytes"), 49152.0);
+  // seven per SM need 56 KiB: the largest carve-out (48 KiB), which holds six at a time
+  auto many = t.run("sh", {7 * sms}, {32}, {out});
+  ASSERT_TRUE(many.result.ok()) << many.result.message;
+  EXPECT_EQ(many.stats.get("gpu.shared_carveout_bytes"), 49152.0);
+  EXPECT_LT(t.h.read<uint32_t>(out, 1)[0], 32u); // one lane's tid
 }
 
 TEST(Timing, PointerChaseOverL2AndDramIsSlowerInThatOrder) {

@@ -32,6 +32,10 @@ void registerTimingStatistics() {
     c.add("gpu.ipc", Unit::Ratio, "warp instructions per core cycle (whole GPU)");
     c.add("gpu.thread_ipc", Unit::Ratio, "thread instructions per core cycle (whole GPU)");
     c.add("gpu.ctas", Unit::Count, "CTAs run");
+    c.add("gpu.shared_carveout_bytes", Unit::Bytes,
+          "shared memory per SM the adaptive carve-out gave the kernel (-gpgpu_adaptive_cache_config)");
+    c.add("gpu.l1d_bytes", Unit::Bytes,
+          "L1D capacity per SM beside that carve-out (-gpgpu_adaptive_cache_config)");
     c.add("sm.stall_cycles", Unit::Cycles, "scheduler-cycles without an issue while warps were resident");
     for (size_t i = 0; i < size_t(StallReason::Count); ++i)
       if (StallReason(i) != StallReason::None)
@@ -182,6 +186,35 @@ double Gpu::copySeconds(uint64_t bytes) const {
   return cfg_.pcieLatencyUs * 1e-6 + double(bytes) / (cfg_.pcieGBps * 1e9);
 }
 
+// The driver sizes the carve-out for the CTAs one SM can hold (by threads, registers, CTA and
+// warp slots, and no more than the launch gives each SM), each with its shared memory and the
+// system's reserve, and takes the smallest option that holds them, or the larger one that the
+// kernel's preferred carve-out (a percentage of the largest) asks for. The L1D gets the rest.
+void Gpu::applyCarveout(const ptx::exec::LaunchParams &p, uint64_t ctas) {
+  const CoreConfig &c = cfg_.core;
+  const Sm &sm0 = *sms_.front();
+  uint64_t perSm = (ctas + sms_.size() - 1) / sms_.size();
+  uint64_t n = std::max<uint64_t>(1, std::min<uint64_t>(sm0.ctaLimitWithoutShared(), perSm));
+  uint64_t need = n * sm0.sharedPerCta();
+  const uint64_t largest = uint64_t(c.shmemOptionsKib.back()) * 1024;
+  if (p.carveoutHint >= 0)
+    need = std::max(need, (largest * uint64_t(std::min(p.carveoutHint, 100)) + 99) / 100);
+  uint64_t carve = largest;
+  for (uint32_t k : c.shmemOptionsKib)
+    if (uint64_t(k) * 1024 >= need) {
+      carve = uint64_t(k) * 1024;
+      break;
+    }
+  // the model's shared memory never exceeds -gpgpu_shmem_size (the largest option may be above)
+  carve = std::min<uint64_t>(carve, c.sharedBytesPerSm);
+  const CacheConfig &l1 = cfg_.mem.l1d;
+  uint64_t l1Bytes = uint64_t(c.unifiedL1Kib) * 1024 - carve;
+  uint32_t ways = uint32_t(std::max<uint64_t>(1, l1Bytes / (uint64_t(l1.sets) * l1.lineBytes)));
+  carveoutBytes_ = uint32_t(carve);
+  for (auto &sm : sms_)
+    sm->setCarveout(uint32_t(carve), ways);
+}
+
 ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelTimingStats &st) {
   ptx::exec::LaunchResult err;
   auto hostStart = std::chrono::steady_clock::now();
@@ -217,6 +250,8 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     sm->appendSchedulerStats(before);
     sm->beginKernel(grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
   }
+  if (cfg_.core.adaptiveL1 && !sms_.empty())
+    applyCarveout(p, grid->numCtas());
   mem_->resetStats();
   // Cache state between kernels: warm (the default) or flushed, as Nsight Compute measures
   const LaunchConfig &lc = cfg_.launch;
@@ -686,6 +721,10 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   v.set("gpu.ipc", st.cycles ? double(sum.warpInsts) / st.cycles : 0);
   v.set("gpu.thread_ipc", st.cycles ? double(sum.threadInsts) / st.cycles : 0);
   v.set("gpu.ctas", (double)sum.ctasRun);
+  if (cfg_.core.adaptiveL1) {
+    v.set("gpu.shared_carveout_bytes", (double)carveoutBytes_);
+    v.set("gpu.l1d_bytes", (double)(uint64_t(cfg_.core.unifiedL1Kib) * 1024 - carveoutBytes_));
+  }
   uint64_t stalls = 0;
   for (size_t i = 0; i < size_t(StallReason::Count); ++i)
     if (StallReason(i) != StallReason::None && StallReason(i) != StallReason::Idle)

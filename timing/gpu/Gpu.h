@@ -94,6 +94,9 @@ private:
   ptx::exec::Engine &engine_;
   std::unique_ptr<MemorySystem> mem_;
   std::vector<std::unique_ptr<Sm>> sms_;
+  /// The adaptive L1/shared carve-out of launch `p` (-gpgpu_adaptive_cache_config), set on every SM.
+  void applyCarveout(const ptx::exec::LaunchParams &p, uint64_t ctas);
+  uint32_t carveoutBytes_ = 0; ///< the current kernel's shared memory per SM (adaptive carve-out)
   void collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
                const std::vector<std::pair<std::string, double>> &before,
                const ptx::exec::SteppedGrid *grid) const;

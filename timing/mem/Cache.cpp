@@ -2,6 +2,7 @@
 
 #include "base/Stats.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
@@ -41,7 +42,8 @@ Cache::Cache(const CacheConfig &cfg, std::string name) : cfg_(cfg), name_(std::m
   sectorShift_ = log2u(cfg_.sectorBytes);
   uint32_t n = cfg_.lineBytes / cfg_.sectorBytes;
   fullMask_ = n == 32 ? ~0u : (1u << n) - 1;
-  lines_.resize(size_t(cfg_.sets) * cfg_.ways);
+  stride_ = std::max(cfg_.ways, cfg_.maxWays);
+  lines_.resize(size_t(cfg_.sets) * stride_);
   mshrs_.resize(cfg_.mshrEntries);
   waiters_.resize(size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge);
   freeMshrs_ = cfg_.mshrEntries;
@@ -58,7 +60,7 @@ Cache::Cache(Cache &&) noexcept = default;
 
 void Cache::touch(Line &l, bool fill) {
   size_t i = size_t(&l - lines_.data());
-  policy_->touch(uint32_t(i / cfg_.ways), uint32_t(i % cfg_.ways), ++useClock_, fill);
+  policy_->touch(uint32_t(i / stride_), uint32_t(i % stride_), ++useClock_, fill);
 }
 
 uint32_t Cache::sectorsOf(uint64_t offset, uint32_t bytes) const {
@@ -76,7 +78,7 @@ uint32_t Cache::sectorsOf(uint64_t offset, uint32_t bytes) const {
 }
 
 Cache::Line *Cache::findLine(uint64_t line) {
-  Line *set = &lines_[size_t(setOf(line)) * cfg_.ways];
+  Line *set = &lines_[size_t(setOf(line)) * stride_];
   for (uint32_t w = 0; w < cfg_.ways; ++w)
     if (set[w].valid && set[w].tag == line)
       return &set[w];
@@ -89,7 +91,7 @@ const Cache::Line *Cache::findLine(uint64_t line) const {
 
 Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
   uint32_t si = setOf(line);
-  Line *set = &lines_[size_t(si) * cfg_.ways];
+  Line *set = &lines_[size_t(si) * stride_];
   Line *victim = nullptr;
   for (uint32_t w = 0; w < cfg_.ways && !victim; ++w)
     if (!set[w].valid)
@@ -305,6 +307,14 @@ void Cache::install(uint64_t addr, uint32_t sectorMask, bool dirty) {
 void Cache::invalidateAll() {
   for (Line &l : lines_)
     l = Line{};
+}
+
+void Cache::setWays(uint32_t ways) {
+  if (ways == cfg_.ways || ways == 0 || ways > stride_)
+    return;
+  invalidateAll();
+  cfg_.ways = ways;
+  policy_ = replacementRegistry().create(cfg_.replacement, cfg_.sets, cfg_.ways);
 }
 
 void describeCacheStats(const std::string &p, const std::string &what) {

@@ -103,6 +103,10 @@ public:
   void install(uint64_t addr, uint32_t sectorMask, bool dirty);
   /// Drops every line (dirty data is discarded; call between kernels for L1s). MSHRs stay.
   void invalidateAll();
+  /// Resizes to `ways` ways per set (1 .. maxWays(); the adaptive L1/shared carve-out), dropping
+  /// every line when the size changes. The replacement policy starts afresh.
+  void setWays(uint32_t ways);
+  uint32_t maxWays() const { return stride_; }
   /// True when an MSHR is free (an access that needs a new one would not fail).
   bool mshrAvailable() const { return freeMshrs_ != 0; }
   uint32_t mshrsInUse() const { return uint32_t(mshrs_.size()) - freeMshrs_; }
@@ -134,7 +138,25 @@ private:
     uint32_t need;
   };
 
-  uint32_t setOf(uint64_t line) const { return uint32_t((line >> lineShift_) % cfg_.sets); }
+  uint32_t setOf(uint64_t line) const {
+    uint64_t x = line >> lineShift_;
+    switch (cfg_.setIndex) {
+    case 'X': { // the upper line-address bits XOR-folded onto the index bits
+      uint64_t f = x;
+      for (uint64_t r = cfg_.sets > 1 ? x / cfg_.sets : 0; r; r /= cfg_.sets)
+        f ^= r;
+      x = f;
+      break;
+    }
+    case 'M': // all bits mixed (splitmix64's finaliser)
+      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+      x ^= x >> 31;
+      break;
+    default: break;
+    }
+    return uint32_t(x % cfg_.sets);
+  }
   Line *findLine(uint64_t line);
   const Line *findLine(uint64_t line) const;
   Line &allocate(uint64_t line, uint32_t owner, CacheEviction &ev);
@@ -145,7 +167,8 @@ private:
   CacheConfig cfg_;
   std::string name_;
   uint32_t lineShift_ = 0, sectorShift_ = 0, fullMask_ = 0;
-  std::vector<Line> lines_; ///< sets x ways
+  uint32_t stride_ = 0;     ///< ways allocated per set (cfg_.maxWays, at least cfg_.ways)
+  std::vector<Line> lines_; ///< sets x stride_ (the first cfg_.ways of each set in use)
   std::vector<Mshr> mshrs_;
   std::vector<Waiter> waiters_; ///< mshrEntries x mshrMaxMerge
   uint32_t freeMshrs_ = 0;

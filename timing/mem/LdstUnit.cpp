@@ -27,8 +27,17 @@ uint32_t bankConflictDegree(const WarpMemAccess &a, uint32_t numBanks) {
   return degree;
 }
 
+// With the adaptive carve-out the L1D is built for the whole unified array (setL1Ways picks
+// the ways of each launch).
+static CacheConfig l1dConfig(const TimingConfig &cfg) {
+  CacheConfig c = cfg.mem.l1d;
+  if (cfg.core.adaptiveL1 && c.sets && c.lineBytes)
+    c.maxWays = uint32_t(uint64_t(cfg.core.unifiedL1Kib) * 1024 / (uint64_t(c.sets) * c.lineBytes));
+  return c;
+}
+
 LdstUnit::LdstUnit(const TimingConfig &cfg, uint32_t smId)
-    : cfg_(cfg), smId_(smId), l1d_(cfg.mem.l1d, "sm[" + std::to_string(smId) + "].l1d"),
+    : cfg_(cfg), smId_(smId), l1d_(l1dConfig(cfg), "sm[" + std::to_string(smId) + "].l1d"),
       const_(cfg.mem.constCache, "sm[" + std::to_string(smId) + "].const"), missQ_(16),
       completions_(64) {
   if (cfg.mem.l1d.lineBytes != 128 || cfg.mem.l1d.sectorBytes < 32 ||

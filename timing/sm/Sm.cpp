@@ -116,7 +116,10 @@ void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kern
   arenaBase_ = arenaBase;
   kernel_ = kernel;
   threadsPerCta_ = threadsPerCta;
-  sharedPerCta_ = sharedPerCta;
+  // the system's reserve comes with the kernel's own shared memory: a kernel without any can
+  // run on the 0 KiB carve-out (configs/h100.config: the L1D then has all 256 KiB)
+  sharedPerCta_ = sharedPerCta ? sharedPerCta + cfg_.core.reservedSharedPerCta : 0;
+  sharedCap_ = cfg_.core.sharedBytesPerSm;
   // ptxas's register count when the program carries SASS, else the PTX liveness estimate
   // (Kernel::hwRegs); the hardware allocates at least 16 and at most 255 per thread.
   uint32_t regsPerThread = std::min<uint32_t>(std::max<uint32_t>(kernel->hwRegs, 16), 255);
@@ -134,7 +137,7 @@ bool Sm::canTakeCta() const {
     return false;
   if (usedThreads_ + threadsPerCta_ > c.maxThreadsPerSm)
     return false;
-  if (!c.noSharedMemory && usedShared_ + sharedPerCta_ > c.sharedBytesPerSm)
+  if (!c.noSharedMemory && usedShared_ + sharedPerCta_ > sharedCap_)
     return false; // a reduced SM without shared memory does not hold the CTA's declaration
   if (!ctas_.empty() && usedRegs_ + regsPerCta_ > c.registersPerSm)
     return false; // a single CTA always fits (the functional model can run it)
@@ -143,6 +146,24 @@ bool Sm::canTakeCta() const {
   for (const Slot &s : slots_)
     free += !s.active && s.pending.empty();
   return free >= need;
+}
+
+uint32_t Sm::ctaLimitWithoutShared() const {
+  const CoreConfig &c = cfg_.core;
+  uint32_t n = c.oneCtaPerSm ? 1 : c.maxCtasPerSm;
+  if (threadsPerCta_)
+    n = std::min(n, c.maxThreadsPerSm / threadsPerCta_);
+  if (regsPerCta_)
+    n = std::min(n, c.registersPerSm / regsPerCta_);
+  uint32_t warps = (threadsPerCta_ + c.warpSize - 1) / c.warpSize;
+  if (warps)
+    n = std::min(n, uint32_t(slots_.size()) / warps);
+  return std::max(n, 1u); // a single CTA always fits (canTakeCta)
+}
+
+void Sm::setCarveout(uint32_t sharedBytes, uint32_t l1Ways) {
+  sharedCap_ = sharedBytes;
+  ldst_->setL1Ways(l1Ways);
 }
 
 void Sm::flushCaches() {

@@ -76,6 +76,14 @@ public:
   static constexpr uint64_t kDeviceBase = uint64_t(1) << 36;
   /// True when one more CTA of the current kernel fits (threads, CTA slots, registers, shared).
   bool canTakeCta() const;
+  /// After beginKernel: how many CTAs of the kernel the SM could hold by threads, CTA slots,
+  /// registers and warp slots (shared memory aside), and the shared memory each takes (its own
+  /// and the system's reserve).
+  uint32_t ctaLimitWithoutShared() const;
+  uint32_t sharedPerCta() const { return sharedPerCta_; }
+  /// The adaptive carve-out for this kernel: `sharedBytes` of shared memory, the L1D's ways.
+  void setCarveout(uint32_t sharedBytes, uint32_t l1Ways);
+  uint32_t sharedCapacity() const { return sharedCap_; }
   void addCta(ptx::exec::Cta *cta, uint64_t age);
   /// addCta() for a CTA from SteppedGrid::reserveCta(): the SM fills in its state
   /// (initReservedCta) at the start of its next tickLocal(), so the parallel engine's threads
@@ -253,6 +261,7 @@ private:
   ptx::exec::SteppedGrid *grid_ = nullptr;
   const ptx::exec::Kernel *kernel_ = nullptr;
   uint32_t threadsPerCta_ = 0, sharedPerCta_ = 0, regsPerCta_ = 0;
+  uint32_t sharedCap_ = 0; ///< shared memory this kernel may use (-gpgpu_shmem_size or the carve-out)
   uint64_t arenaBase_ = 0;
   uint32_t usedThreads_ = 0, usedShared_ = 0, usedRegs_ = 0;
   uint64_t nextTag_ = 1;
