@@ -723,7 +723,7 @@ int Context::maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShare
     maxCtas = int(c.maxCtasPerSm);
     regsPerSm = int(c.registersPerSm);
     sharedPerSm = int(c.sharedBytesPerSm);
-    reserved = 0;
+    reserved = int(c.reservedSharedPerCta); // (as the model's SMs count it: Sm::beginKernel)
   }
   int warps = (blockSize + 31) / 32;
   int blocks = std::min(maxCtas, maxWarps / warps);

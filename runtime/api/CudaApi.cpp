@@ -945,7 +945,7 @@ PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute 
   case cudaFuncAttributePreferredSharedMemoryCarveout:
     if (value < -1 || value > 100)
       return ret(cudaErrorInvalidValue);
-    k->carveout = value; // a hint: recorded and reported back
+    k->carveout = value; // a hint: reported back, and the timing model's adaptive carve-out takes it
     return cudaSuccess;
   case cudaFuncAttributeClusterDimMustBeSet:
   case cudaFuncAttributeRequiredClusterWidth:
