@@ -226,18 +226,23 @@ void warpFinished(ExecCtx &ctx, Cta &c) {
 bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
   size_t liveCtas = ctas.size();
   unsigned stalledAfterStop = 0;
+  // Warp instructions run after another thread's fault: a CTA below the faulted one that keeps
+  // running without finishing (a full-warp spin on a lock the faulted CTA holds, which no
+  // livelock test sees) stops after this many, and the faulted CTA's fault is reported.
+  constexpr uint64_t kRunAfterStop = uint64_t(1) << 24;
+  uint64_t ranAfterStop = 0;
   while (liveCtas) {
     // Another host thread's CTA faulted. The fault reported must be the one a single host
     // thread would report, the lowest CTA's, so CTAs below the faulted one run on and those
-    // above it stop. A CTA below that makes no progress for a while (a spin on a lock the
-    // faulted CTA held, a wait for its data) stops too.
+    // above it stop. A CTA below that makes no progress for a while (a wait for the faulted
+    // CTA's data) or runs on too long (a spin on a lock the faulted CTA held) stops too.
     uint64_t stopCta = ~0ull;
     if (ctx.grid && ctx.grid->stop.load(std::memory_order_relaxed)) {
       stopCta = ctx.grid->stopCta.load(std::memory_order_relaxed);
       bool below = false;
       for (Cta *c : ctas)
         below |= c->liveWarps && c->linearId < stopCta;
-      if (!below || stalledAfterStop > 4096)
+      if (!below || stalledAfterStop > 4096 || ranAfterStop > kRunAfterStop)
         return true;
     }
     liveCtas = 0;
@@ -249,7 +254,10 @@ bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
       for (Warp &w : c->warps) {
         if (w.state != WarpState::Ready)
           continue;
-        progress |= runWarp(ctx, w, quantum) != 0;
+        const uint64_t ran = runWarp(ctx, w, quantum);
+        progress |= ran != 0;
+        if (stopCta != ~0ull)
+          ranAfterStop += ran;
         if (ctx.faulted())
           return false;
         if (w.state == WarpState::Done)
@@ -762,6 +770,13 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint32_t lane) {
   }
   return ok;
 }
+void SteppedGrid::bufferGlobalStores(uint32_t lane, bool on) { s_->lane(lane).bufferStores = on; }
+void SteppedGrid::commitStores(uint32_t lane) {
+  StoreBuffer &b = s_->lane(lane).stores;
+  if (!b.empty())
+    exec::commitStores(b);
+}
+bool SteppedGrid::bufferableStore(const ir::Inst &in) { return isBufferableStore(in); }
 void SteppedGrid::setTimedClock(double nsPerCycle) {
   s_->ctx.nsPerCycle = nsPerCycle;
   for (auto &c : s_->more)
