@@ -203,6 +203,14 @@ public:
   void setCycle(uint64_t cycle, uint32_t lane = 0);
   /// True when `lane` has faulted.
   bool laneFaulted(uint32_t lane) const;
+  /// While on, plain global stores stepped in `lane` (bufferableStore) are held in the lane's
+  /// buffer instead of written: a cycle model steps them on the lane's host thread with other
+  /// lanes' loads, and commitStores() writes them in lane order afterwards. Off by default.
+  void bufferGlobalStores(uint32_t lane, bool on);
+  /// Writes `lane`'s buffered stores to memory (in the order they were stepped).
+  void commitStores(uint32_t lane);
+  /// `in` is a store bufferGlobalStores() holds back (ptx/exec/Exec.h isBufferableStore).
+  static bool bufferableStore(const ir::Inst &in);
   /// Runs CTAs [first, end) to completion functionally, one after another as functional mode
   /// does, in lane 0 (a cycle model's sampling: CTAs it does not simulate). False on a fault
   /// (faulted() has it), including a CTA that waits for one that is not running.

@@ -107,6 +107,12 @@ struct WarpAccess {
 bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
                  unsigned align, bool write, WarpAccess &acc);
 
+/// A plain st.global (any width or vector, no other space): while ExecCtx::bufferStores it writes
+/// into the context's StoreBuffer, and touches nothing else outside its warp.
+bool isBufferableStore(const ir::Inst &in);
+/// Writes the buffered stores to memory in the order they were made, and empties the buffer.
+void commitStores(StoreBuffer &b);
+
 /// Host pointer for one generic/global device address range, or null (no fault reported);
 /// with `write`, also null for constant memory (read-only in kernels).
 uint8_t *translateGeneric(ExecCtx &ctx, const Warp &w, unsigned lane, uint64_t addr, unsigned bytes,

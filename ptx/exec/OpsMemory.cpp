@@ -83,7 +83,33 @@ template <class T> void ldFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) 
   }
 }
 
+/// stFn while ExecCtx::bufferStores: the same checks and faults, and the same addresses for the
+/// timing model (w.addr), but each lane's bytes go to the context's store buffer.
+template <class T> void bufferStore(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  uint8_t *p[kWarpSize];
+  const unsigned n = in.vec, bytes = unsigned(sizeof(T)) * n;
+  if (WarpAccess acc; resolveWarp(ctx, w, in, m, bytes, bytes, true, acc))
+    forLanes(m, [&](unsigned l) { p[l] = reinterpret_cast<uint8_t *>(w.addr[l] + acc.bias); });
+  else if (!resolveAddresses(ctx, w, in, m, bytes, bytes, true, p))
+    return;
+  StoreBuffer &b = ctx.stores;
+  const uint64_t *s[4];
+  for (unsigned i = 0; i < n && i < 4; ++i)
+    s[i] = w.src(in.src[1 + i]);
+  forLanes(m, [&](unsigned l) {
+    size_t at = b.data.size();
+    b.data.resize(at + bytes);
+    for (unsigned i = 0; i < n && i < 4; ++i) {
+      T v = (T)s[i][l];
+      std::memcpy(b.data.data() + at + i * sizeof(T), &v, sizeof(T));
+    }
+    b.entries.push_back({p[l], uint32_t(at), bytes});
+  });
+}
+
 template <class T> void stFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  if (__builtin_expect(ctx.bufferStores, 0) && in.space == ir::MemSpace::Global)
+    return bufferStore<T>(ctx, w, in, m);
   uint8_t *p[kWarpSize];
   unsigned n = in.vec;
   if (WarpAccess acc; __builtin_expect(resolveWarp(ctx, w, in, m, sizeof(T) * n, sizeof(T) * n, true, acc), 1)) {
@@ -558,6 +584,20 @@ bool lowerStackSave(LowerCtx &c, bool restore) {
 }
 
 } // namespace
+
+bool isBufferableStore(const ir::Inst &in) {
+  return in.ctl == ir::Ctl::None && in.cls == ir::OpClass::Mem && in.space == ir::MemSpace::Global &&
+         !(in.hints & Inst::kHintOtherSpace) &&
+         (in.fn == stFn<uint8_t> || in.fn == stFn<uint16_t> || in.fn == stFn<uint32_t> ||
+          in.fn == stFn<uint64_t>);
+}
+
+void commitStores(StoreBuffer &b) {
+  for (const StoreBuffer::Entry &e : b.entries)
+    std::memcpy(e.dst, b.data.data() + e.offset, e.bytes);
+  b.entries.clear();
+  b.data.clear();
+}
 
 ir::ExecFn nopHandler() { return nopFn; }
 

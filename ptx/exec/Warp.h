@@ -185,6 +185,18 @@ struct Grid {
 /// Why a warp instruction faulted.
 enum class FaultKind : uint8_t { None, OutOfBounds, Misaligned, Trap, Unsupported, Invalid, Assert };
 
+/// Global stores a cycle model's parallel phase held back (SteppedGrid::bufferGlobalStores):
+/// each entry is one lane's bytes for `dst`, in the order the lanes and instructions wrote them.
+struct StoreBuffer {
+  struct Entry {
+    uint8_t *dst;
+    uint32_t offset, bytes; ///< in `data`
+  };
+  std::vector<Entry> entries;
+  std::vector<uint8_t> data;
+  bool empty() const { return entries.empty(); }
+};
+
 /// Per host thread execution context.
 struct ExecCtx {
   Program *prog = nullptr;
@@ -214,6 +226,10 @@ struct ExecCtx {
   /// cycle at issue, and %globaltimer reads cycle * nsPerCycle; otherwise (nsPerCycle == 0) the
   /// functional-mode stand-ins in movSpecial apply.
   double nsPerCycle = 0;
+  /// Plain st.global (isBufferableStore) writes into `stores` instead of memory while set:
+  /// a cycle model's SM steps its stores on its own host thread and commits them in SM order.
+  bool bufferStores = false;
+  StoreBuffer stores;
 
   bool faulted() const { return faultKind != FaultKind::None; }
   /// Records the first fault of this context: `what` describes it; the context adds the kernel,

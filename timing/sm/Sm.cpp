@@ -660,12 +660,21 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
   }
   if (!dma_) // a DMA engine has no core clock
     ++stats_.cycles;
-  for (uint32_t si = 0; si < scheds_.size(); ++si) {
+  // In the parallel phase plain global stores go to the lane's buffer (SteppedGrid::
+  // bufferGlobalStores) and tickShared commits them at this SM's turn: other SMs' loads in this
+  // cycle could not see them either way, and this SM stops before its next global load.
+  if (stopBeforeShared)
+    grid_->bufferGlobalStores(id_, true);
+  bool finished = true;
+  for (uint32_t si = 0; si < scheds_.size() && finished; ++si) {
     SchedScan scan;
     scanScheduler(si, now, scan);
-    if (!issueScheduler(si, now, scan, -1, stopBeforeShared))
-      return false;
+    finished = issueScheduler(si, now, scan, -1, stopBeforeShared);
   }
+  if (stopBeforeShared)
+    grid_->bufferGlobalStores(id_, false);
+  if (!finished)
+    return false;
   noteRetire();
   return true;
 }
@@ -692,7 +701,23 @@ void Sm::noteRetire() {
   retireCheck_ = anyDone;
 }
 
+bool Sm::mustStop(const Inst &in) {
+  // a held store: later global loads of this SM must see it (they wait for the ordered phase)
+  if (storesHeld_ && isGlobalLoad(in))
+    return true;
+  if (!touchesOutside(in))
+    return false;
+  if (!ptx::exec::SteppedGrid::bufferableStore(in))
+    return true;
+  storesHeld_ = true; // (it issues now, into the buffer)
+  return false;
+}
+
 void Sm::tickShared(Cycle now) {
+  if (storesHeld_) { // first this SM's stores of the parallel phase, in the order it made them
+    grid_->commitStores(id_);
+    storesHeld_ = false;
+  }
   if (ctas_.empty()) {
     retireDue_ = false;
     return;
@@ -795,7 +820,7 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
     if (pick < 0)
       break;
     Slot &ps = slots_[(uint32_t)pick];
-    if (stopBeforeShared && touchesOutside(*ps.peeked)) {
+    if (stopBeforeShared && mustStop(*ps.peeked)) {
       // the rest of this tick runs in the GPU's ordered phase (tickShared), from this pick on
       resume_.sched = si;
       resume_.scan = scan;
@@ -844,7 +869,7 @@ void Sm::summarize(TickSummary &t, bool dispatching) const {
   t.canTake = dispatching && canTakeCta(); // (scans the warp slots: only while it matters)
   // tickShared() resumes a stopped scheduler, then retires CTAs whose warps have all finished
   // and whose loads are back (noteRetire at the end of the tick made the same test)
-  t.needShared = resume_.sched < scheds_.size() || retireDue_;
+  t.needShared = resume_.sched < scheds_.size() || retireDue_ || storesHeld_;
 }
 
 Cycle Sm::nextEventCycle(Cycle now) const {

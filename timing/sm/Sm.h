@@ -111,7 +111,10 @@ public:
   /// phase: nothing writes global memory there, and the ordered phase runs after it, so a load
   /// sees the stores of earlier cycles, never those of its own cycle from another SM (two
   /// warps' accesses to one address in the same cycle without synchronisation race on hardware
-  /// too). The same order holds for any number of host threads.
+  /// too). Plain global stores (SteppedGrid::bufferableStore) run there as well, into the SM's
+  /// store buffer, which tickShared() writes to memory at the SM's turn, so every SM sees them
+  /// exactly as if they had run in the ordered phase; after one, the SM's next global load
+  /// waits for the ordered phase (mustStop). The same order holds for any number of host threads.
   static bool touchesOutside(const ptx::ir::Inst &in);
   /// ld / ldu in the global space (any cache or ordering qualifier).
   static bool isGlobalLoad(const ptx::ir::Inst &in);
@@ -261,6 +264,10 @@ private:
   ptx::exec::SteppedGrid *grid_ = nullptr;
   const ptx::exec::Kernel *kernel_ = nullptr;
   uint32_t threadsPerCta_ = 0, sharedPerCta_ = 0, regsPerCta_ = 0;
+  /// In the parallel phase: whether the SM stops before `in` (touchesOutside, except a plain
+  /// global store, which it holds back; a global load after one). Sets storesHeld_.
+  bool mustStop(const ptx::ir::Inst &in);
+  bool storesHeld_ = false; ///< this tick's parallel phase buffered global stores
   uint32_t sharedCap_ = 0; ///< shared memory this kernel may use (-gpgpu_shmem_size or the carve-out)
   uint64_t arenaBase_ = 0;
   uint32_t usedThreads_ = 0, usedShared_ = 0, usedRegs_ = 0;
