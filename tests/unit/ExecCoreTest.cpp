@@ -501,4 +501,70 @@ DONE:
   EXPECT_EQ(h.read<uint32_t>(torn, 1)[0], 0u);
 }
 
+// bufferGlobalStores: a plain st.global (scalar or vector) stepped while buffering leaves
+// memory unchanged, keeps the addresses the timing model reads, and commitStores() writes the
+// lanes' bytes in order; shared-memory stores are never held back.
+TEST(ExecCore, BufferedGlobalStoresWaitForTheCommit) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .shared .align 4 .b32 s[32];
+  .reg .b32 %r<6>; .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  mov.u32 %r2, s;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %r1;
+  ld.shared.u32 %r5, [%r4];
+  add.u32 %r5, %r5, 100;
+  st.global.v2.u32 [%rd1+128], {%r5, %r1};
+  ret;
+}
+)")) << h.errors;
+  EXPECT_FALSE(ptx::exec::SteppedGrid::bufferableStore(ptx::ir::Inst{}));
+  uint64_t d = h.alloc(256);
+  const ptx::exec::Kernel *k = h.engine->findKernel("k");
+  ASSERT_NE(k, nullptr);
+  uint64_t param = d;
+  ptx::exec::LaunchParams p;
+  p.kernel = k;
+  p.grid = {1};
+  p.block = {32};
+  p.params = &param;
+  ptx::exec::LaunchResult err;
+  auto g = h.engine->beginGrid(p, err);
+  ASSERT_TRUE(g) << err.message;
+  ptx::exec::Cta *cta = g->startCta(0);
+  ptx::exec::Warp &wp = g->warp(cta, 0);
+  ptx::exec::WarpInstRecord rec;
+  g->bufferGlobalStores(0, true);
+  int buffered = 0;
+  for (int steps = 0; !g->ctaDone(cta) && steps < 100; ++steps) {
+    const ptx::ir::Inst *in = g->peek(wp);
+    ASSERT_NE(in, nullptr);
+    bool store = ptx::exec::SteppedGrid::bufferableStore(*in);
+    ASSERT_TRUE(g->step(wp, rec));
+    if (store) {
+      ++buffered;
+      EXPECT_EQ(rec.addr[5], buffered == 1 ? d + 20 : d + 128);
+    }
+  }
+  EXPECT_EQ(buffered, 2); // the shared store is not one
+  auto before = h.read<uint32_t>(d, 34);
+  for (unsigned t = 0; t < 34; ++t)
+    EXPECT_EQ(before[t], 0u) << t; // nothing written yet (the shared load saw its own store)
+  g->commitStores(0);
+  g->bufferGlobalStores(0, false);
+  auto v = h.read<uint32_t>(d, 34);
+  for (unsigned t = 0; t < 32; ++t)
+    EXPECT_EQ(v[t], t);
+  EXPECT_EQ(v[32], 131u); // every lane wrote the pair: the last lane's bytes stay
+  EXPECT_EQ(v[33], 31u);
+  ASSERT_TRUE(g->finish().ok());
+}
+
 } // namespace
