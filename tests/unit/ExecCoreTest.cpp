@@ -262,6 +262,21 @@ TEST(ExecCore, BarriersAndSharedMemoryAreDeterministicAcrossThreadCounts) {
 
 namespace {
 
+// Kernel "k" of `h` as a stepped grid of one block of `threads`, its parameters at `params`.
+std::unique_ptr<ptx::exec::SteppedGrid> beginOneBlock(ExecHarness &h, const void *params,
+                                                      uint32_t threads, ptx::exec::LaunchResult &err) {
+  ptx::exec::LaunchParams p;
+  p.kernel = h.engine->findKernel("k");
+  if (!p.kernel) {
+    err.message = "no kernel k";
+    return nullptr;
+  }
+  p.grid = {1};
+  p.block = {threads};
+  p.params = params;
+  return h.engine->beginGrid(p, err);
+}
+
 // The single-step interface a timing model drives: every record names the pc, masks and, for
 // memory instructions, the per-lane addresses; stepping gives the same results as launch().
 TEST(ExecCore, SteppedGridRecordsEachWarpInstruction) {
@@ -282,16 +297,9 @@ SKIP:
 }
 )")) << h.errors;
   uint64_t d = h.alloc(64 * 4);
-  const ptx::exec::Kernel *k = h.engine->findKernel("k");
-  ASSERT_NE(k, nullptr);
   uint64_t param = d;
-  ptx::exec::LaunchParams p;
-  p.kernel = k;
-  p.grid = {1};
-  p.block = {64};
-  p.params = &param;
   ptx::exec::LaunchResult err;
-  auto g = h.engine->beginGrid(p, err);
+  auto g = beginOneBlock(h, &param, 64, err);
   ASSERT_TRUE(g) << err.message;
   ptx::exec::Cta *cta = g->startCta(0);
   ptx::exec::WarpInstRecord rec;
@@ -527,16 +535,9 @@ TEST(ExecCore, BufferedGlobalStoresWaitForTheCommit) {
 )")) << h.errors;
   EXPECT_FALSE(ptx::exec::SteppedGrid::bufferableStore(ptx::ir::Inst{}));
   uint64_t d = h.alloc(256);
-  const ptx::exec::Kernel *k = h.engine->findKernel("k");
-  ASSERT_NE(k, nullptr);
   uint64_t param = d;
-  ptx::exec::LaunchParams p;
-  p.kernel = k;
-  p.grid = {1};
-  p.block = {32};
-  p.params = &param;
   ptx::exec::LaunchResult err;
-  auto g = h.engine->beginGrid(p, err);
+  auto g = beginOneBlock(h, &param, 32, err);
   ASSERT_TRUE(g) << err.message;
   ptx::exec::Cta *cta = g->startCta(0);
   ptx::exec::Warp &wp = g->warp(cta, 0);

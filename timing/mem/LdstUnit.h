@@ -131,7 +131,6 @@ public:
   }
   /// The L1D's ways under the adaptive carve-out (Cache::setWays; its lines go when it changes).
   void setL1Ways(uint32_t ways) { l1d_.setWays(ways); }
-  uint64_t l1Capacity() const { return l1d_.config().capacity(); }
 
 private:
   enum class PieceKind : uint8_t { Cached, Write, Atomic, Const, Shared };

@@ -83,7 +83,6 @@ public:
   uint32_t sharedPerCta() const { return sharedPerCta_; }
   /// The adaptive carve-out for this kernel: `sharedBytes` of shared memory, the L1D's ways.
   void setCarveout(uint32_t sharedBytes, uint32_t l1Ways);
-  uint32_t sharedCapacity() const { return sharedCap_; }
   void addCta(ptx::exec::Cta *cta, uint64_t age);
   /// addCta() for a CTA from SteppedGrid::reserveCta(): the SM fills in its state
   /// (initReservedCta) at the start of its next tickLocal(), so the parallel engine's threads
