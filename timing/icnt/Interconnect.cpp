@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace ptxsim::timing {
 
@@ -18,6 +19,17 @@ Interconnect::Interconnect(const MemoryConfig &cfg, uint32_t numSms, uint32_t nu
   srcFree_.assign(n, 0);
   dstFree_.assign(n, 0);
   dstQ_.resize(n);
+  smPending_.assign(numSms + 8, 0); // (padded: anySmPending reads 8 bytes at a time)
+}
+
+bool Interconnect::anySmPending() const {
+  uint64_t any = 0;
+  for (uint32_t i = 0; i < numSms_; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, &smPending_[i], 8);
+    any |= w;
+  }
+  return any != 0;
 }
 
 static uint32_t payloadOf(const MemRequest &r) {
@@ -40,8 +52,11 @@ void Interconnect::send(uint32_t src, uint32_t dst, const MemRequest &r, Cycle n
   srcFree_[src] = inject + flits;
   Cycle eject = std::max(inject + latency(src, dst), dstFree_[dst]);
   dstFree_[dst] = eject + flits;
-  dstQ_[dst].push({r, eject + flits - 1});
-  ++inFlight_;
+  dstQ_[dst].q.push({r, eject + flits - 1});
+  if (dst < numSms_)
+    smPending_[dst] = 1;
+  else
+    ++partInFlight_;
   ++stats_.packets;
   stats_.flits += flits;
   stats_.bytes += payloadOf(r);
@@ -52,17 +67,22 @@ void Interconnect::send(uint32_t src, uint32_t dst, const MemRequest &r, Cycle n
 }
 
 MemRequest Interconnect::pop(uint32_t node) {
-  --inFlight_;
-  return dstQ_[node].pop().first;
+  auto &q = dstQ_[node].q;
+  MemRequest r = q.pop().first;
+  if (node >= numSms_)
+    --partInFlight_;
+  else if (q.empty())
+    smPending_[node] = 0;
+  return r;
 }
 
 Cycle Interconnect::nextArrival() const {
-  if (!inFlight_)
+  if (idle())
     return kNever;
   Cycle best = kNever;
-  for (const auto &q : dstQ_)
-    if (!q.empty())
-      best = std::min(best, q.front().second);
+  for (const NodeQueue &n : dstQ_)
+    if (!n.q.empty())
+      best = std::min(best, n.q.front().second);
   return best;
 }
 

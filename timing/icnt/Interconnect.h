@@ -52,12 +52,20 @@ public:
   void send(uint32_t src, uint32_t dst, const MemRequest &r, Cycle now);
   /// A packet whose last flit has arrived at `node` by cycle `now`.
   bool hasArrival(uint32_t node, Cycle now) const {
-    return !dstQ_[node].empty() && dstQ_[node].front().second <= now;
+    const auto &q = dstQ_[node].q;
+    return !q.empty() && q.front().second <= now;
   }
+  /// Pops the packet at the head of `node`'s queue. The packets to an SM node are popped by
+  /// that SM (the parallel engine: from its own host thread, at the same time as other SMs;
+  /// nothing else touches the SM node's queue then), those to a partition by the interconnect.
   MemRequest pop(uint32_t node);
   /// Packets in flight to `node` (not yet popped).
-  uint32_t inFlightTo(uint32_t node) const { return uint32_t(dstQ_[node].size()); }
-  bool idle() const { return inFlight_ == 0; }
+  uint32_t inFlightTo(uint32_t node) const { return uint32_t(dstQ_[node].q.size()); }
+  /// No packet in flight or waiting to be popped anywhere.
+  bool idle() const { return partitionsIdle() && !anySmPending(); }
+  /// No packet in flight to (or waiting at) a partition: the interconnect's own cycles then have
+  /// nothing to move towards the partitions (SM nodes are drained by the SMs).
+  bool partitionsIdle() const { return partInFlight_ == 0; }
   /// The earliest arrival cycle of a packet in flight; kNever when idle.
   Cycle nextArrival() const;
 
@@ -68,8 +76,16 @@ private:
   std::unique_ptr<ITopology> topo_; ///< registered topology (topology/ITopology.h)
   uint32_t numSms_, lat_, flitBytes_;
   std::vector<Cycle> srcFree_, dstFree_;
-  std::vector<Ring<std::pair<MemRequest, Cycle>>> dstQ_;
-  uint64_t inFlight_ = 0;
+  /// Each destination's queue on cache lines of its own: SMs pop theirs on different threads.
+  struct alignas(64) NodeQueue {
+    Ring<std::pair<MemRequest, Cycle>> q;
+  };
+  std::vector<NodeQueue> dstQ_;
+  uint64_t partInFlight_ = 0; ///< packets to partition nodes not yet popped
+  /// Per SM node: packets to it not yet popped. Set by send(), cleared by the SM's pop that
+  /// empties its queue (a byte per SM, not a shared counter: SMs pop on several threads).
+  std::vector<uint8_t> smPending_;
+  bool anySmPending() const;
   Stats stats_;
 };
 

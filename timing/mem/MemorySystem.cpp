@@ -139,7 +139,7 @@ void MemorySystem::push(uint32_t sm, const MemRequest &r, Cycle coreNow) {
     smInFlag_[sm] = 1;
 }
 
-MemRequest MemorySystem::popResponse(uint32_t sm) { return ports_[sm].out.pop(); }
+MemRequest MemorySystem::popResponse(uint32_t sm) { return icnt_.pop(icnt_.smNode(sm)); }
 
 bool MemorySystem::anySmInput() const {
   uint64_t any = 0;
@@ -223,10 +223,8 @@ void MemorySystem::icntCycle(Cycle c) {
     while (icnt_.hasArrival(node, c))
       p.in.push({icnt_.pop(node), convert(c, icntD_, l2D_) + rop_});
   }
-  if (!icnt_.idle())
-    for (uint32_t s = 0; s < numSms_; ++s)
-      while (icnt_.hasArrival(icnt_.smNode(s), c))
-        ports_[s].out.push(icnt_.pop(icnt_.smNode(s)));
+  // (replies that arrived at an SM wait in its node's queue: the SM pops them itself, in its
+  // own phase, so this one-thread step does not visit every SM)
 }
 
 /// L2 cycle at which atomic `r`, ready at `c`, is done: requests queue for the slice's atomic
@@ -359,7 +357,8 @@ void MemorySystem::tick(Cycle coreNow) {
 void MemorySystem::tickIcnt(Cycle coreNow) {
   Cycle target = domainTarget(icntD_, coreNow);
   for (; icntD_.next < target; ++icntD_.next) {
-    bool busy = !icnt_.idle() || anySmInput();
+    // (packets to SMs do not keep the interconnect busy: its cycles move nothing for them)
+    bool busy = !icnt_.partitionsIdle() || anySmInput();
     for (auto &p : parts_)
       busy = busy || !p->out.empty();
     if (!busy) {
@@ -404,9 +403,6 @@ void MemorySystem::endTick(Cycle coreNow) {
 bool MemorySystem::idle() const {
   if (!icnt_.idle() || anySmInput())
     return false;
-  for (uint32_t s = 0; s < numSms_; ++s)
-    if (!ports_[s].out.empty())
-      return false;
   for (auto &p : parts_)
     if (!partitionIdle(*p))
       return false;
@@ -417,9 +413,7 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
   Cycle soon = coreNow + 1;
   if (anySmInput())
     return soon;
-  for (uint32_t s = 0; s < numSms_; ++s)
-    if (!ports_[s].out.empty())
-      return soon;
+  // (a reply that arrived and waits for its SM maps to a cycle <= coreNow: `soon`, below)
   Cycle best = toCore(icntD_, icnt_.nextArrival());
   for (auto &pp : parts_) {
     const Partition &p = *pp;

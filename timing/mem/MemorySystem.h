@@ -79,7 +79,11 @@ public:
   void tickIcnt(Cycle coreNow);
   void tickPartition(uint32_t p, Cycle coreNow);
   void endTick(Cycle coreNow);
-  bool hasResponse(uint32_t sm) const { return !ports_[sm].out.empty(); }
+  /// A response for `sm` arrived by the last interconnect cycle run. The SM pops its own
+  /// responses straight from the interconnect (on its own host thread in the parallel engine).
+  bool hasResponse(uint32_t sm) const {
+    return icntD_.next && icnt_.hasArrival(icnt_.smNode(sm), icntD_.next - 1);
+  }
   MemRequest popResponse(uint32_t sm);
   bool idle() const;
   /// The earliest core cycle >= coreNow + 1 at which tick() can change anything; kNever if idle.
@@ -149,11 +153,11 @@ private:
   bool hashPartitions_ = false; ///< MemoryConfig::partitionIndexing != 0
   Domain core_, icntD_, l2D_, dramD_;
   Interconnect icnt_;
-  /// An SM's injection queue (requests with their first icnt cycle) and reply queue, on cache
-  /// lines of their own: SMs on different host threads push and pop at once.
+  /// An SM's injection queue (requests with their first icnt cycle), on cache lines of its
+  /// own: SMs on different host threads push at once. (Replies wait in the interconnect's
+  /// queue for the SM's node until the SM pops them.)
   struct alignas(64) SmPort {
     Ring<std::pair<MemRequest, Cycle>> in;
-    Ring<MemRequest> out;
   };
   std::vector<SmPort> ports_;
   /// Per SM: its injection queue is not empty. SMs set their byte as they push (from several
