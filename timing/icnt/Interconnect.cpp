@@ -19,14 +19,15 @@ Interconnect::Interconnect(const MemoryConfig &cfg, uint32_t numSms, uint32_t nu
   srcFree_.assign(n, 0);
   dstFree_.assign(n, 0);
   dstQ_.resize(n);
-  smPending_.assign(numSms + 8, 0); // (padded: anySmPending reads 8 bytes at a time)
+  smPending_.assign((numSms + 7) / 8 * 8, 0);
+  partPending_.assign((numPartitions + 7) / 8 * 8, 0);
 }
 
-bool Interconnect::anySmPending() const {
+bool Interconnect::anyPending(const std::vector<uint8_t> &flags) {
   uint64_t any = 0;
-  for (uint32_t i = 0; i < numSms_; i += 8) {
+  for (size_t i = 0; i < flags.size(); i += 8) {
     uint64_t w;
-    std::memcpy(&w, &smPending_[i], 8);
+    std::memcpy(&w, &flags[i], 8);
     any |= w;
   }
   return any != 0;
@@ -53,10 +54,7 @@ void Interconnect::send(uint32_t src, uint32_t dst, const MemRequest &r, Cycle n
   Cycle eject = std::max(inject + latency(src, dst), dstFree_[dst]);
   dstFree_[dst] = eject + flits;
   dstQ_[dst].q.push({r, eject + flits - 1});
-  if (dst < numSms_)
-    smPending_[dst] = 1;
-  else
-    ++partInFlight_;
+  (dst < numSms_ ? smPending_[dst] : partPending_[dst - numSms_]) = 1;
   ++stats_.packets;
   stats_.flits += flits;
   stats_.bytes += payloadOf(r);
@@ -69,10 +67,8 @@ void Interconnect::send(uint32_t src, uint32_t dst, const MemRequest &r, Cycle n
 MemRequest Interconnect::pop(uint32_t node) {
   auto &q = dstQ_[node].q;
   MemRequest r = q.pop().first;
-  if (node >= numSms_)
-    --partInFlight_;
-  else if (q.empty())
-    smPending_[node] = 0;
+  if (q.empty())
+    (node < numSms_ ? smPending_[node] : partPending_[node - numSms_]) = 0;
   return r;
 }
 

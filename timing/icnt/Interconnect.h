@@ -55,17 +55,18 @@ public:
     const auto &q = dstQ_[node].q;
     return !q.empty() && q.front().second <= now;
   }
-  /// Pops the packet at the head of `node`'s queue. The packets to an SM node are popped by
-  /// that SM (the parallel engine: from its own host thread, at the same time as other SMs;
-  /// nothing else touches the SM node's queue then), those to a partition by the interconnect.
+  /// The cycle the packet at the head of `node`'s queue arrives (hasArrival or not).
+  Cycle frontArrival(uint32_t node) const { return dstQ_[node].q.front().second; }
+  /// Pops the packet at the head of `node`'s queue. Each node's packets are popped by that node
+  /// (the parallel engine: an SM or partition on its own host thread, at the same time as
+  /// other nodes; only send() pushes, and never during that phase).
   MemRequest pop(uint32_t node);
   /// Packets in flight to `node` (not yet popped).
   uint32_t inFlightTo(uint32_t node) const { return uint32_t(dstQ_[node].q.size()); }
   /// No packet in flight or waiting to be popped anywhere.
-  bool idle() const { return partitionsIdle() && !anySmPending(); }
-  /// No packet in flight to (or waiting at) a partition: the interconnect's own cycles then have
-  /// nothing to move towards the partitions (SM nodes are drained by the SMs).
-  bool partitionsIdle() const { return partInFlight_ == 0; }
+  bool idle() const { return !anyPending(smPending_) && !anyPending(partPending_); }
+  /// No packet in flight to (or waiting at) a partition.
+  bool partitionsIdle() const { return !anyPending(partPending_); }
   /// The earliest arrival cycle of a packet in flight; kNever when idle.
   Cycle nextArrival() const;
 
@@ -81,11 +82,11 @@ private:
     Ring<std::pair<MemRequest, Cycle>> q;
   };
   std::vector<NodeQueue> dstQ_;
-  uint64_t partInFlight_ = 0; ///< packets to partition nodes not yet popped
-  /// Per SM node: packets to it not yet popped. Set by send(), cleared by the SM's pop that
-  /// empties its queue (a byte per SM, not a shared counter: SMs pop on several threads).
-  std::vector<uint8_t> smPending_;
-  bool anySmPending() const;
+  /// Per SM node and per partition node: packets to it not yet popped. Set by send(), cleared
+  /// by the node's pop that empties its queue (a byte per node rather than a shared counter:
+  /// nodes pop on several threads). Padded to a multiple of 8 bytes.
+  std::vector<uint8_t> smPending_, partPending_;
+  static bool anyPending(const std::vector<uint8_t> &flags);
   Stats stats_;
 };
 

@@ -74,7 +74,8 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   if (cfg.mem.l2FarLatency && !farL2_)
     farL2_ = 1;
   ports_.resize(numSms_);
-  smInFlag_.assign(numSms_ + 8, 0); // (padded: anySmInput reads 8 bytes at a time)
+  smInFlag_.assign((numSms_ + 7) / 8 * 8, 0); // (padded: anyFlag reads 8 bytes at a time)
+  outFlag_.assign((numPartitions_ + 7) / 8 * 8, 0);
   for (uint32_t p = 0; p < numPartitions_; ++p)
     parts_.push_back(std::make_unique<Partition>(p, cfg_, channels_));
 }
@@ -141,15 +142,17 @@ void MemorySystem::push(uint32_t sm, const MemRequest &r, Cycle coreNow) {
 
 MemRequest MemorySystem::popResponse(uint32_t sm) { return icnt_.pop(icnt_.smNode(sm)); }
 
-bool MemorySystem::anySmInput() const {
+bool MemorySystem::anyFlag(const std::vector<uint8_t> &flags) {
   uint64_t any = 0;
-  for (uint32_t i = 0; i < numSms_; i += 8) {
+  for (size_t i = 0; i + 8 <= flags.size(); i += 8) {
     uint64_t w;
-    std::memcpy(&w, &smInFlag_[i], 8);
+    std::memcpy(&w, &flags[i], 8);
     any |= w;
   }
   return any != 0;
 }
+
+bool MemorySystem::anySmInput() const { return anyFlag(smInFlag_); }
 
 bool MemorySystem::farSide(const Partition &p, uint32_t sm) const {
   return (uint64_t(p.id) * 2 / numPartitions_) != (uint64_t(sm) * 2 / numSms_);
@@ -212,19 +215,35 @@ void MemorySystem::icntCycle(Cycle c) {
       ++p.incoming;
     }
   }
-  for (auto &pp : parts_) {
-    Partition &p = *pp;
+  // Replies, in partition order, from the partitions with one waiting (their byte: this
+  // one-thread step does not visit every partition).
+  for (uint32_t pi = 0; pi < numPartitions_; ++pi) {
+    if (!outFlag_[pi])
+      continue;
+    Partition &p = *parts_[pi];
     uint32_t node = icnt_.partitionNode(p.id);
-    if (!p.out.empty() && p.out.front().second <= c && icnt_.canSend(node, c)) {
+    if (p.out.front().second <= c && icnt_.canSend(node, c)) {
       const MemRequest &r = p.out.front().first;
       icnt_.send(node, icnt_.smNode(r.sm), r, c);
       p.out.pop();
+      if (p.out.empty())
+        outFlag_[pi] = 0;
     }
-    while (icnt_.hasArrival(node, c))
-      p.in.push({icnt_.pop(node), convert(c, icntD_, l2D_) + rop_});
   }
-  // (replies that arrived at an SM wait in its node's queue: the SM pops them itself, in its
-  // own phase, so this one-thread step does not visit every SM)
+  // (packets that arrived at a partition or an SM wait in its node's queue: the node pops them
+  // itself in its own phase, tickPartition or the SM's LD/ST unit, on its host thread)
+}
+
+void MemorySystem::takeArrivals(Partition &p) {
+  // Every icnt cycle runs while a packet is in flight to a partition, so the packet would have
+  // been popped in the icnt cycle it arrived: that cycle gives its L2 cycle.
+  uint32_t node = icnt_.partitionNode(p.id);
+  if (!icntD_.next)
+    return;
+  while (icnt_.hasArrival(node, icntD_.next - 1)) {
+    Cycle a = icnt_.frontArrival(node);
+    p.in.push({icnt_.pop(node), convert(a, icntD_, l2D_) + rop_});
+  }
 }
 
 /// L2 cycle at which atomic `r`, ready at `c`, is done: requests queue for the slice's atomic
@@ -264,6 +283,7 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
         }
         r.isResponse = true;
         p.out.push({r, at});
+        outFlag_[p.id] = 1;
       }
     }
   }
@@ -305,6 +325,7 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       MemRequest resp = r;
       resp.isResponse = true;
       p.out.push({resp, convert(done + lc.hitLatency, l2D_, icntD_)});
+      outFlag_[p.id] = 1;
       break;
     }
     case CacheOutcome::Miss:
@@ -358,9 +379,7 @@ void MemorySystem::tickIcnt(Cycle coreNow) {
   Cycle target = domainTarget(icntD_, coreNow);
   for (; icntD_.next < target; ++icntD_.next) {
     // (packets to SMs do not keep the interconnect busy: its cycles move nothing for them)
-    bool busy = !icnt_.partitionsIdle() || anySmInput();
-    for (auto &p : parts_)
-      busy = busy || !p->out.empty();
+    bool busy = !icnt_.partitionsIdle() || anySmInput() || anyFlag(outFlag_);
     if (!busy) {
       icntD_.next = target;
       break;
@@ -371,6 +390,7 @@ void MemorySystem::tickIcnt(Cycle coreNow) {
 
 void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
   Partition &p = *parts_[pi];
+  takeArrivals(p);
   // L2 domain. Nothing arrives at an L2 slice during its domain's cycles except from the icnt
   // and DRAM domains, which run separately: once the slice has nothing to do, it stays so until
   // the end of this tick (the same cycles run as when every slice is stepped cycle by cycle).

@@ -166,6 +166,13 @@ private:
   /// these bytes instead of every queue.
   std::vector<uint8_t> smInFlag_;
   bool anySmInput() const;
+  /// Per partition: its reply queue (`out`) is not empty. Set by the partition as it pushes
+  /// (tickPartition, on the threads), cleared by the interconnect as it empties the queue.
+  std::vector<uint8_t> outFlag_;
+  static bool anyFlag(const std::vector<uint8_t> &flags); ///< (size a multiple of 8)
+  /// Moves the packets that arrived at partition p by the last icnt cycle run into its input
+  /// queue (its own phase: tickPartition).
+  void takeArrivals(Partition &p);
   uint32_t rrSm_ = 0; ///< SM with injection priority this icnt cycle
   std::vector<std::unique_ptr<Partition>> parts_;
 };
