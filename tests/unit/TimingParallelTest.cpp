@@ -19,9 +19,10 @@ using namespace ptxsim::test;
 
 namespace {
 
-// Each thread: a shared-memory exchange across a barrier, a loop of ALU work, then a global
-// atomic ticket (the order in which warps of different SMs reach it decides the values) and a
-// load of the counter other CTAs keep incrementing.
+// Each thread: a shared-memory exchange across a barrier, a loop of ALU work, a warp shuffle
+// (warp-synchronous: it runs in the SMs' parallel phase), then a global atomic ticket (the order
+// in which warps of different SMs reach it decides the values) and a load of the counter other
+// CTAs keep incrementing.
 const char *kMixedPtx = R"(
 .visible .entry mixed(.param .u64 tickets, .param .u64 counter, .param .u64 seen, .param .u32 iters) {
   .reg .b32 %r<16>; .reg .b64 %rd<12>; .reg .pred %p<2>;
@@ -49,10 +50,11 @@ LOOP:
   add.u32 %r11, %r11, 1;
   setp.lt.u32 %p1, %r11, %r10;
   @%p1 bra LOOP;
+  shfl.sync.bfly.b32 %r15, %r9, 1, 31, -1;
   atom.global.add.u32 %r12, [%rd2], 1;
   mul.wide.u32 %rd4, %r4, 4;
   add.u64 %rd5, %rd1, %rd4;
-  add.u32 %r13, %r12, %r9;
+  add.u32 %r13, %r12, %r15;
   st.global.u32 [%rd5], %r13;
   ld.global.u32 %r14, [%rd2];
   add.u64 %rd6, %rd3, %rd4;

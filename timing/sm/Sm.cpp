@@ -586,7 +586,9 @@ bool Sm::touchesOutside(const Inst &in) {
   using ptx::ir::Ctl;
   using ptx::ir::MemSpace;
   switch (in.ctl) {
-  case Ctl::None: break;
+  case Ctl::None:
+  case Ctl::WarpSync: break; // shfl/vote/match/redux/elect.sync, bar.warp.sync: the warp's own
+                             // lanes (then by class, as any other instruction)
   case Ctl::Bra:
   case Ctl::Brx:
   case Ctl::Ret:
