@@ -744,6 +744,12 @@ const ir::Inst *SteppedGrid::next(const Warp &w, bool &popDue) const {
   return &w.fn->code[top.pc];
 }
 const ir::Function *SteppedGrid::function(const Warp &w) const { return w.fn; }
+bool SteppedGrid::callsBody(const Warp &w, const ir::Inst &in) const {
+  if (in.ctl != ir::Ctl::Call || !w.fn || in.target >= w.fn->calls.size())
+    return false;
+  const ir::Function *callee = s_->ctx.prog->function(w.fn->calls[in.target].callee);
+  return callee && callee->hasBody;
+}
 bool SteppedGrid::ctaDone(const Cta *cta) const { return cta->liveWarps == 0; }
 bool SteppedGrid::faulted() const { return s_->anyFault.load(std::memory_order_relaxed); }
 bool SteppedGrid::laneFaulted(uint32_t lane) const { return s_->lane(lane).faulted(); }

@@ -187,6 +187,10 @@ public:
   const ir::Inst *next(const Warp &w, bool &popDue) const;
   /// The function `w` is executing (for instruction-fetch addresses).
   const ir::Function *function(const Warp &w) const;
+  /// `in`, an instruction of the function `w` is executing, is a direct call of a function
+  /// with a body (not a runtime builtin such as printf or malloc): it moves only the warp's
+  /// registers and local memory.
+  bool callsBody(const Warp &w, const ir::Inst &in) const;
   bool ctaDone(const Cta *cta) const;
   /// Execution lanes: `n` independent execution contexts (instruction counts, extension
   /// counters, clock, fault). Contract: step()/setCycle() calls with different lanes may run on

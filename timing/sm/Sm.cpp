@@ -582,13 +582,26 @@ bool Sm::isGlobalLoad(const Inst &in) {
          (in.opcode == ld || in.opcode == ldu) && !(in.hints & Inst::kHintOtherSpace);
 }
 
+bool Sm::isTextureRead(const Inst &in) {
+  static const uint16_t tex = ptx::lookupOpcode("tex"), tld4 = ptx::lookupOpcode("tld4"),
+                        txq = ptx::lookupOpcode("txq");
+  return in.ctl == ptx::ir::Ctl::None && !(in.hints & Inst::kHintOtherSpace) &&
+         (in.opcode == tex || in.opcode == tld4 || in.opcode == txq);
+}
+
 bool Sm::touchesOutside(const Inst &in) {
   using ptx::ir::Ctl;
   using ptx::ir::MemSpace;
+  // texture fetches and queries read the texture object and its texels, global memory that
+  // nothing writes in the parallel phase (surface stores do not run there)
+  if (isTextureRead(in))
+    return false;
   switch (in.ctl) {
-  case Ctl::None:
-  case Ctl::WarpSync: break; // shfl/vote/match/redux/elect.sync, bar.warp.sync: the warp's own
-                             // lanes (then by class, as any other instruction)
+  case Ctl::None: break;
+  case Ctl::WarpSync: // shfl/vote/match/redux/elect.sync, bar.warp.sync: the warp's own lanes
+    if (in.cls == OpClass::Sync)
+      return false; // bar.warp.sync (a fence has no member mask)
+    break;          // then by class, as any other instruction
   case Ctl::Bra:
   case Ctl::Brx:
   case Ctl::Ret:
@@ -597,7 +610,7 @@ bool Sm::touchesOutside(const Inst &in) {
   case Ctl::BarArrive:
   case Ctl::BarRed:
   case Ctl::Yield: return false; // the warp, its CTA's barriers
-  default: return true; // calls (printf, malloc, device launches), waits, traps
+  default: return true; // calls (mustStop lets those of functions with a body run), waits, traps
   }
   switch (in.cls) {
   case OpClass::Alu:
@@ -703,10 +716,15 @@ void Sm::noteRetire() {
   retireCheck_ = anyDone;
 }
 
-bool Sm::mustStop(const Inst &in) {
-  // a held store: later global loads of this SM must see it (they wait for the ordered phase)
-  if (storesHeld_ && isGlobalLoad(in))
+bool Sm::mustStop(const ptx::exec::Warp &w, const Inst &in) {
+  // a held store: later global loads (and texture fetches) of this SM must see it (they wait
+  // for the ordered phase)
+  if (storesHeld_ && (isGlobalLoad(in) || isTextureRead(in)))
     return true;
+  // a direct call of a function with a body moves only the warp's registers and local memory
+  // (runtime builtins, printf, malloc, device launches, have none)
+  if (in.ctl == ptx::ir::Ctl::Call && grid_->callsBody(w, in))
+    return false;
   if (!touchesOutside(in))
     return false;
   if (!ptx::exec::SteppedGrid::bufferableStore(in))
@@ -822,7 +840,7 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
     if (pick < 0)
       break;
     Slot &ps = slots_[(uint32_t)pick];
-    if (stopBeforeShared && mustStop(*ps.peeked)) {
+    if (stopBeforeShared && mustStop(*ps.w, *ps.peeked)) {
       // the rest of this tick runs in the GPU's ordered phase (tickShared), from this pick on
       resume_.sched = si;
       resume_.scan = scan;

@@ -113,10 +113,15 @@ public:
   /// too). Plain global stores (SteppedGrid::bufferableStore) run there as well, into the SM's
   /// store buffer, which tickShared() writes to memory at the SM's turn, so every SM sees them
   /// exactly as if they had run in the ordered phase; after one, the SM's next global load
-  /// waits for the ordered phase (mustStop). The same order holds for any number of host threads.
+  /// waits for the ordered phase (mustStop). Texture fetches read like global loads. Direct
+  /// calls of functions with a body (mustStop: the instruction alone does not say) and
+  /// warp-synchronous instructions (shfl.sync ...) touch only the warp. The same order holds
+  /// for any number of host threads.
   static bool touchesOutside(const ptx::ir::Inst &in);
   /// ld / ldu in the global space (any cache or ordering qualifier).
   static bool isGlobalLoad(const ptx::ir::Inst &in);
+  /// tex / tld4 / txq: reads of a texture object and its texels only.
+  static bool isTextureRead(const ptx::ir::Inst &in);
   /// True when the SM has no resident CTA and no memory traffic of its own in flight.
   bool idle() const;
   uint32_t residentCtas() const { return (uint32_t)ctas_.size(); }
@@ -265,7 +270,7 @@ private:
   uint32_t threadsPerCta_ = 0, sharedPerCta_ = 0, regsPerCta_ = 0;
   /// In the parallel phase: whether the SM stops before `in` (touchesOutside, except a plain
   /// global store, which it holds back; a global load after one). Sets storesHeld_.
-  bool mustStop(const ptx::ir::Inst &in);
+  bool mustStop(const ptx::exec::Warp &w, const ptx::ir::Inst &in);
   bool storesHeld_ = false; ///< this tick's parallel phase buffered global stores
   uint32_t sharedCap_ = 0; ///< shared memory this kernel may use (-gpgpu_shmem_size or the carve-out)
   uint64_t arenaBase_ = 0;
