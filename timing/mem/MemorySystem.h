@@ -71,10 +71,11 @@ public:
   void push(uint32_t sm, const MemRequest &r, Cycle coreNow);
   void tick(Cycle coreNow);
   /// tick() in three parts, for the GPU's parallel engine: tickIcnt() (the interconnect domain:
-  /// SM queues, packets, partition input and output queues; one thread), then
-  /// tickPartition(p) for every partition (its L2 slice and DRAM channels; partitions share
-  /// nothing, so they may run on different host threads at once, and at the same time as the
-  /// SMs' tickLocal, which touch only their own injection and reply queues), then endTick().
+  /// it sends from the SMs' injection queues and the partitions' output queues; one thread),
+  /// then tickPartition(p) for every partition (it takes the packets that arrived at its node,
+  /// then runs its L2 slice and DRAM channels; partitions share nothing, so they may run on
+  /// different host threads at once, and at the same time as the SMs' tickLocal, which touch
+  /// only their own injection queue and the replies at their own node), then endTick().
   /// tick() = tickIcnt + tickPartition(0..P-1) + endTick, so the split changes no result.
   void tickIcnt(Cycle coreNow);
   void tickPartition(uint32_t p, Cycle coreNow);
