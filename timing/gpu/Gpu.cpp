@@ -311,6 +311,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   smSum_.assign(sms_.size(), Sm::TickSummary{});
   for (size_t i = 0; i < sms_.size(); ++i)
     sms_[i]->summarize(smSum_[i], true);
+  // An SM that went idle (no CTA, nothing in its LD/ST unit, so no reply can come) sleeps: the
+  // cycle loop skips it until a CTA is dispatched to it. Its tick would change nothing (an
+  // empty SM counts no cycles and no stalls) and its summary stays true, so the skip is exact;
+  // the memory partitions do the same (MemorySystem::tickPartition). Only the split tick
+  // (cores the parallel engine handles, no launch extension) sleeps SMs.
+  smAwake_.assign(sms_.size(), 1);
   prof.mark(TimingProfile::Setup);
   uint64_t ticked = 0;
   const Cycle loopStart = now_;
@@ -344,6 +350,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
           took[smi] = 1;
           busySms += sm.residentCtas() == 0;
           sm.addCta(grid->startCta(c), nextCta);
+          smAwake_[smi] = 1;
           ++nextCta;
           ++groupPos;
         }
@@ -366,6 +373,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
             sm.addReservedCta(grid->reserveCta(nextCta), nextCta);
           else
             sm.addCta(grid->startCta(nextCta), nextCta);
+          smAwake_[i] = 1;
           smSum_[i].canTake = sm.canTakeCta();
           smDispatchAt[i] = now_ + dispatchEvery;
           ++nextCta;
@@ -421,9 +429,14 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
             Job &j = *static_cast<Job *>(c);
             const uint64_t smsBefore = uint64_t(i) * j.nSms / j.count;
             if (uint64_t(i + 1) * j.nSms / j.count > smsBefore) {
+              if (!j.gpu->smAwake_[smsBefore])
+                return;
               Sm &sm = *j.gpu->sms_[smsBefore];
               sm.tickLocal(j.now, *j.gpu->mem_, true);
-              sm.summarize(j.gpu->smSum_[smsBefore], j.dispatching);
+              Sm::TickSummary &sum = j.gpu->smSum_[smsBefore];
+              sm.summarize(sum, j.dispatching);
+              if (sum.idle)
+                j.gpu->sleepSm(smsBefore);
             } else {
               j.gpu->mem_->tickPartition(uint32_t(i - smsBefore), j.now);
             }
@@ -434,11 +447,16 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
         mem_->tickPartition(pi, now_);
       for (uint32_t i = 0; i < nSms; ++i) {
         Sm &sm = *sms_[i];
-        if (split)
+        if (split) {
+          if (!smAwake_[i])
+            continue;
           sm.tickLocal(now_, *mem_, true);
-        else
+        } else {
           sm.tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
+        }
         sm.summarize(smSum_[i], dispatching);
+        if (split && smSum_[i].idle)
+          sleepSm(i);
       }
     }
     if (prof.p) {
@@ -471,8 +489,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
         sm.tickShared(now_);
         sm.summarize(sum, dispatching);
         busySms -= wasBusy && sm.residentCtas() == 0;
+        if (sum.idle)
+          sleepSm(i);
       }
       issued |= sum.issued != 0;
+      if (!smAwake_[i]) // (asleep: its next ticks would issue nothing)
+        sum.issued = 0;
       smsIdle = smsIdle && sum.idle;
       insts += sum.insts;
     }
@@ -524,14 +546,16 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
           struct Job {
             std::vector<std::unique_ptr<Sm>> *sms;
             std::vector<Cycle> *next;
+            const uint8_t *awake;
             Cycle now;
-          } job{&sms_, &smNext_, now_};
+          } job{&sms_, &smNext_, smAwake_.data(), now_};
           smNext_.resize(sms_.size());
           double work = pool_->run(
               sms_.size(),
               [](void *c, size_t i) {
                 Job &j = *static_cast<Job *>(c);
-                (*j.next)[i] = (*j.sms)[i]->nextEventCycle(j.now);
+                // (a sleeping SM has no event: kNever)
+                (*j.next)[i] = j.awake[i] ? (*j.sms)[i]->nextEventCycle(j.now) : kNever;
               },
               &job);
           if (prof.p) {
@@ -541,13 +565,15 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
           for (Cycle c : smNext_)
             next = std::min(next, c);
         } else {
-          for (auto &sm : sms_)
-            next = std::min(next, sm->nextEventCycle(now_));
+          for (size_t i = 0; i < sms_.size(); ++i)
+            if (smAwake_[i])
+              next = std::min(next, sms_[i]->nextEventCycle(now_));
         }
         if (next != kNever && next > now_ + 1) {
           uint64_t skip = next - now_ - 1;
-          for (auto &sm : sms_)
-            sm->skipCycles(skip);
+          for (size_t i = 0; i < sms_.size(); ++i)
+            if (smAwake_[i]) // (an SM without CTAs counts nothing)
+              sms_[i]->skipCycles(skip);
           now_ += skip;
         }
       }

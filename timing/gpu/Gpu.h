@@ -164,6 +164,13 @@ private:
   std::vector<std::pair<TunerKey, ThreadTuner>> tuners_;
   std::vector<Cycle> smNext_; ///< per SM: nextEventCycle (the parallel engine's scratch)
   std::vector<Sm::TickSummary> smSum_; ///< per SM: its last tick's summary (Sm::summarize)
+  /// Per SM: not asleep (runKernel: an idle SM is skipped until it gets a CTA). Bytes, written
+  /// by the SM's own job (to sleep) and by dispatch (to wake).
+  std::vector<uint8_t> smAwake_;
+  /// Puts idle SM `i` to sleep. (The cycle loop clears its summary's `issued` once the cycle
+  /// has counted it: its last tick may have issued the instruction that ended its last CTA,
+  /// and its skipped ticks would issue nothing.)
+  void sleepSm(size_t i) { smAwake_[i] = 0; }
   bool ctaSampling_ = false;
   /// Wave-by-wave IPC of one launch for CTA sampling.
   struct CtaSampler {

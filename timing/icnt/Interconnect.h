@@ -63,6 +63,10 @@ public:
   MemRequest pop(uint32_t node);
   /// Packets in flight to `node` (not yet popped).
   uint32_t inFlightTo(uint32_t node) const { return uint32_t(dstQ_[node].q.size()); }
+  /// A packet to `node` is in flight or waits to be popped.
+  bool pendingAt(uint32_t node) const {
+    return node < numSms_ ? smPending_[node] != 0 : partPending_[node - numSms_] != 0;
+  }
   /// No packet in flight or waiting to be popped anywhere.
   bool idle() const { return !anyPending(smPending_) && !anyPending(partPending_); }
   /// No packet in flight to (or waiting at) a partition.

@@ -76,6 +76,7 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   ports_.resize(numSms_);
   smInFlag_.assign((numSms_ + 7) / 8 * 8, 0); // (padded: anyFlag reads 8 bytes at a time)
   outFlag_.assign((numPartitions_ + 7) / 8 * 8, 0);
+  partAwake_.assign(numPartitions_, 1);
   for (uint32_t p = 0; p < numPartitions_; ++p)
     parts_.push_back(std::make_unique<Partition>(p, cfg_, channels_));
 }
@@ -209,6 +210,7 @@ void MemorySystem::icntCycle(Cycle c) {
       if (p.incoming >= kPartitionInputEntries + rop_)
         continue;
       icnt_.send(icnt_.smNode(s), icnt_.partitionNode(p.id), q.front().first, c);
+      partAwake_[p.id] = 1;
       q.pop();
       if (q.empty())
         smInFlag_[s] = 0;
@@ -389,6 +391,11 @@ void MemorySystem::tickIcnt(Cycle coreNow) {
 }
 
 void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
+  // A partition with nothing queued, in flight or in its DRAM channels sleeps until the
+  // interconnect sends it a packet: its tick would run no L2 or DRAM cycle (the loops below
+  // stop at the first cycle without work), so skipping it changes nothing.
+  if (!partAwake_[pi])
+    return;
   Partition &p = *parts_[pi];
   takeArrivals(p);
   // L2 domain. Nothing arrives at an L2 slice during its domain's cycles except from the icnt
@@ -413,6 +420,8 @@ void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
       break;
     dramCycle(p, d);
   }
+  if (partitionIdle(p) && !icnt_.pendingAt(icnt_.partitionNode(pi)))
+    partAwake_[pi] = 0;
 }
 
 void MemorySystem::endTick(Cycle coreNow) {
@@ -423,8 +432,8 @@ void MemorySystem::endTick(Cycle coreNow) {
 bool MemorySystem::idle() const {
   if (!icnt_.idle() || anySmInput())
     return false;
-  for (auto &p : parts_)
-    if (!partitionIdle(*p))
+  for (uint32_t pi = 0; pi < numPartitions_; ++pi)
+    if (partAwake_[pi] && !partitionIdle(*parts_[pi])) // (a sleeping partition is idle)
       return false;
   return true;
 }
@@ -435,8 +444,10 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
     return soon;
   // (a reply that arrived and waits for its SM maps to a cycle <= coreNow: `soon`, below)
   Cycle best = toCore(icntD_, icnt_.nextArrival());
-  for (auto &pp : parts_) {
-    const Partition &p = *pp;
+  for (uint32_t pi = 0; pi < numPartitions_; ++pi) {
+    if (!partAwake_[pi]) // (idle: nothing queued, in flight or in its channels)
+      continue;
+    const Partition &p = *parts_[pi];
     if (p.toDramCount)
       return soon;
     if (!p.in.empty())
