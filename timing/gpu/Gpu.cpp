@@ -245,9 +245,12 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   // Scheduler counters are cumulative: the kernel's share is the difference (the SM's other
   // counters start from zero: resetStats).
   std::vector<std::pair<std::string, double>> before;
-  for (auto &sm : sms_) {
+  beforeEnd_.assign(sms_.size(), 0);
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    Sm *sm = sms_[i].get();
     sm->resetStats();
     sm->appendSchedulerStats(before);
+    beforeEnd_[i] = before.size();
     sm->beginKernel(grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
   }
   if (cfg_.core.adaptiveL1 && !sms_.empty())
@@ -778,17 +781,31 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   // same names in the same order as the first (all, unless cores differ) are summed by
   // position, the others by name after them (the same first-seen order; the counts are
   // integers, so the sums are exact in any order)
+  // An SM that had no CTA in this launch adds nothing: its counters are zero since the launch
+  // began, its schedulers' cumulative ones what `before` holds. Once it is known to report the
+  // first SM's names, it is left out together with its part of `before` (with 132 SMs and
+  // small launches, building every SM's names was most of a launch's fixed cost).
   std::vector<std::pair<std::string, double>> smVals, one, others;
-  for (auto &sm : sms_) {
+  if (smLayout_.size() != sms_.size())
+    smLayout_.assign(sms_.size(), 0);
+  std::vector<uint8_t> left(sms_.size(), 0);
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    const Sm &sm = *sms_[i];
     if (smVals.empty()) {
-      sm->appendStats(smVals);
+      sm.appendStats(smVals);
+      continue;
+    }
+    const SmStats &s = sm.stats();
+    if (smLayout_[i] == 1 && s.cycles == 0 && s.ctasRun == 0 && s.warpInsts == 0) {
+      left[i] = 1;
       continue;
     }
     one.clear();
-    sm->appendStats(one);
+    sm.appendStats(one);
     bool same = one.size() == smVals.size();
     for (size_t k = 0; same && k < one.size(); ++k)
       same = one[k].first == smVals[k].first;
+    smLayout_[i] = same ? 1 : 2;
     if (same) {
       for (size_t k = 0; k < one.size(); ++k)
         smVals[k].second += one[k].second;
@@ -797,8 +814,10 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
         others.push_back(std::move(kv));
     }
   }
-  for (auto &b : before)
-    others.push_back({b.first, -b.second});
+  for (size_t i = 0, b = 0; i < sms_.size() && i < beforeEnd_.size(); ++i)
+    for (; b < beforeEnd_[i]; ++b)
+      if (!left[i])
+        others.push_back({before[b].first, -before[b].second});
   for (auto &kv : smVals)
     v.add(kv.first, kv.second);
   for (auto &kv : others)

@@ -167,6 +167,11 @@ private:
   /// Per SM: not asleep (runKernel: an idle SM is skipped until it gets a CTA). Bytes, written
   /// by the SM's own job (to sleep) and by dispatch (to wake).
   std::vector<uint8_t> smAwake_;
+  /// Per SM: where its scheduler counters end in runKernel's `before` list.
+  std::vector<size_t> beforeEnd_;
+  /// Per SM: 0 not yet known, 1 reports the first SM's statistic names in the same order, 2 not
+  /// (collect(); fixed per SM, so learned once).
+  mutable std::vector<uint8_t> smLayout_;
   /// Puts idle SM `i` to sleep. (The cycle loop clears its summary's `issued` once the cycle
   /// has counted it: its last tick may have issued the instruction that ended its last CTA,
   /// and its skipped ticks would issue nothing.)

@@ -108,6 +108,7 @@ Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
     if (ev.dirty)
       ++stats_.writebacks;
   }
+  allocated_ = true;
   victim->tag = line;
   victim->valid = 0;
   victim->dirty = 0;
@@ -305,8 +306,11 @@ void Cache::install(uint64_t addr, uint32_t sectorMask, bool dirty) {
 }
 
 void Cache::invalidateAll() {
+  if (!allocated_)
+    return;
   for (Line &l : lines_)
     l = Line{};
+  allocated_ = false;
 }
 
 void Cache::setWays(uint32_t ways) {

@@ -169,6 +169,10 @@ private:
   uint32_t lineShift_ = 0, sectorShift_ = 0, fullMask_ = 0;
   uint32_t stride_ = 0;     ///< ways allocated per set (cfg_.maxWays, at least cfg_.ways)
   std::vector<Line> lines_; ///< sets x stride_ (the first cfg_.ways of each set in use)
+  /// A line was allocated since the last invalidateAll() (every line is invalid otherwise:
+  /// allocate() is the only way a line gets a tag, so flushing an untouched cache, an idle SM's
+  /// L1 at each launch, costs nothing).
+  bool allocated_ = false;
   std::vector<Mshr> mshrs_;
   std::vector<Waiter> waiters_; ///< mshrEntries x mshrMaxMerge
   uint32_t freeMshrs_ = 0;

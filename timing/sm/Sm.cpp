@@ -981,7 +981,7 @@ void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
   out.push_back({"l1i.hits", (double)stats_.l1iHits});
   out.push_back({"l1i.misses", (double)stats_.l1iMisses});
   for (auto &kv : ldst_->statPairs())
-    out.push_back({kv.first, (double)kv.second});
+    out.emplace_back(std::move(kv.first), (double)kv.second);
   appendSchedulerStats(out);
   for (auto &m : spaceModels_)
     if (m)
