@@ -106,6 +106,12 @@ const DramChannel &MemorySystem::dram(uint32_t p, uint32_t ch) const {
 }
 
 Cycle MemorySystem::domainTarget(const Domain &d, Cycle coreNow) const {
+  // (every partition asks for the same two targets each cycle: no division where the clocks
+  // are equal, a 64-bit one while the product fits)
+  if (d.khz == core_.khz)
+    return coreNow + 1;
+  if (coreNow < (uint64_t(1) << 40) && d.khz < (uint64_t(1) << 23))
+    return (coreNow + 1) * d.khz / core_.khz;
   return Cycle((unsigned __int128)(coreNow + 1) * d.khz / core_.khz);
 }
 
