@@ -190,6 +190,8 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.fetchLine = ~0ull;
     s.fetchFn = nullptr;
     s.fetchReadyAt = 0;
+    s.nextCache = nullptr;
+    s.operandsWereReady = false;
     s.cta = ctaIndex;
     s.age = age * 64 + k;
     std::fill(s.regReady.begin(), s.regReady.end(), 0);
@@ -407,6 +409,8 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     return true;
   }
   grid_->setCycle(now, id_);
+  s.nextCache = nullptr;
+  s.operandsWereReady = false;
   const bool stepped = grid_->step(*s.w, rec_, id_);
   if (grid_->done(*s.w))
     retireCheck_ = true; // the warp finished: its CTA may be done
@@ -563,6 +567,8 @@ void Sm::runAheadDma(Slot &s, Cycle now) {
     if (!operandsReady(s, *in, now, why) || (reduced_ && lacksUnitFor(*in)))
       return; // (a missing unit faults when the scheduler issues it)
     grid_->setCycle(now, id_);
+    s.nextCache = nullptr;
+    s.operandsWereReady = false;
     const bool stepped = grid_->step(*s.w, rec_, id_);
     if (grid_->done(*s.w))
       retireCheck_ = true;
@@ -783,8 +789,8 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
         worst = s.blockedBy;
       continue;
     }
-    const Inst *in = grid_->peek(*s.w);
-    if (!in) {
+    const Inst *in = s.nextCache;
+    if (!in && !(in = grid_->peek(*s.w))) {
       if (grid_->atBarrier(*s.w)) {
         anyLive = true;
         anyBarrier = true;
@@ -796,6 +802,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       }
       continue;
     }
+    s.nextCache = in;
     anyLive = true;
     ++stats_.warpCyclesResident;
     if (!fetched(s, *in, now)) {
@@ -806,7 +813,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       continue;
     }
     StallReason why = StallReason::None;
-    if (!operandsReady(s, *in, now, why)) {
+    if (!s.operandsWereReady && !operandsReady(s, *in, now, why)) {
       if (why == StallReason::Memory || worst == StallReason::None)
         worst = why;
       // sleep until the operands can be ready: a finite scoreboard time, or a load's return
@@ -819,6 +826,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       s.blockedBy = why;
       continue;
     }
+    s.operandsWereReady = true;
     if (!unitFreeFor(*in, now)) {
       if (worst == StallReason::None)
         worst = StallReason::Pipeline;

@@ -191,6 +191,13 @@ private:
     Cycle fetchReadyAt = 0;     ///< the next instruction is in the buffer from this cycle
     /// The instruction the last scan found ready (valid while the warp is in readyScratch_)
     const ptx::ir::Inst *peeked = nullptr;
+    /// The warp's next instruction as a scan last found it, and whether its operands were
+    /// ready then: both hold until the warp steps (Sm::issue, runAheadDma clear them), since
+    /// only its own steps move a ready warp on, and operands, once ready, stay ready until it
+    /// issues (a load's return only makes more of them ready). Saves the scan re-reading the
+    /// warp's SIMT stack and scoreboard every cycle for a ready warp the scheduler did not pick.
+    const ptx::ir::Inst *nextCache = nullptr;
+    bool operandsWereReady = false;
     Cycle &ready(uint16_t r);
     /// (inline: the scan and the next-event search call it for every operand of every warp)
     Cycle readyAt(uint16_t r) const {
