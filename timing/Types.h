@@ -9,12 +9,27 @@
 // can match them by `id`. Everything is deterministic: no host time, no unordered iteration.
 
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 namespace ptxsim::timing {
 
 /// A count of cycles of one clock domain.
 using Cycle = uint64_t;
 constexpr Cycle kNever = ~Cycle(0);
+
+/// Whether any byte of `flags` is set, 8 bytes at a time (its size a multiple of 8). Per-node
+/// "has work" bytes, each written by its own node on its own host thread, instead of a shared
+/// counter every node would fight over (MemorySystem, Interconnect).
+inline bool anyByteSet(const std::vector<uint8_t> &flags) {
+  uint64_t any = 0;
+  for (size_t i = 0; i + 8 <= flags.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, &flags[i], 8);
+    any |= w;
+  }
+  return any != 0;
+}
 
 enum class MemSpaceKind : uint8_t { Global, Local, Const, Param, Shared, Tex, Inst };
 

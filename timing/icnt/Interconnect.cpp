@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 namespace ptxsim::timing {
 
@@ -21,16 +20,6 @@ Interconnect::Interconnect(const MemoryConfig &cfg, uint32_t numSms, uint32_t nu
   dstQ_.resize(n);
   smPending_.assign((numSms + 7) / 8 * 8, 0);
   partPending_.assign((numPartitions + 7) / 8 * 8, 0);
-}
-
-bool Interconnect::anyPending(const std::vector<uint8_t> &flags) {
-  uint64_t any = 0;
-  for (size_t i = 0; i < flags.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, &flags[i], 8);
-    any |= w;
-  }
-  return any != 0;
 }
 
 static uint32_t payloadOf(const MemRequest &r) {

@@ -61,16 +61,14 @@ public:
   /// (the parallel engine: an SM or partition on its own host thread, at the same time as
   /// other nodes; only send() pushes, and never during that phase).
   MemRequest pop(uint32_t node);
-  /// Packets in flight to `node` (not yet popped).
-  uint32_t inFlightTo(uint32_t node) const { return uint32_t(dstQ_[node].q.size()); }
   /// A packet to `node` is in flight or waits to be popped.
   bool pendingAt(uint32_t node) const {
     return node < numSms_ ? smPending_[node] != 0 : partPending_[node - numSms_] != 0;
   }
   /// No packet in flight or waiting to be popped anywhere.
-  bool idle() const { return !anyPending(smPending_) && !anyPending(partPending_); }
+  bool idle() const { return !anyByteSet(smPending_) && !anyByteSet(partPending_); }
   /// No packet in flight to (or waiting at) a partition.
-  bool partitionsIdle() const { return !anyPending(partPending_); }
+  bool partitionsIdle() const { return !anyByteSet(partPending_); }
   /// The earliest arrival cycle of a packet in flight; kNever when idle.
   Cycle nextArrival() const;
 
@@ -90,7 +88,6 @@ private:
   /// by the node's pop that empties its queue (a byte per node rather than a shared counter:
   /// nodes pop on several threads). Padded to a multiple of 8 bytes.
   std::vector<uint8_t> smPending_, partPending_;
-  static bool anyPending(const std::vector<uint8_t> &flags);
   Stats stats_;
 };
 

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 namespace ptxsim::timing {
 
@@ -74,7 +73,7 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   if (cfg.mem.l2FarLatency && !farL2_)
     farL2_ = 1;
   ports_.resize(numSms_);
-  smInFlag_.assign((numSms_ + 7) / 8 * 8, 0); // (padded: anyFlag reads 8 bytes at a time)
+  smInFlag_.assign((numSms_ + 7) / 8 * 8, 0); // (padded: anyByteSet reads 8 bytes at a time)
   outFlag_.assign((numPartitions_ + 7) / 8 * 8, 0);
   partAwake_.assign(numPartitions_, 1);
   for (uint32_t p = 0; p < numPartitions_; ++p)
@@ -149,17 +148,7 @@ void MemorySystem::push(uint32_t sm, const MemRequest &r, Cycle coreNow) {
 
 MemRequest MemorySystem::popResponse(uint32_t sm) { return icnt_.pop(icnt_.smNode(sm)); }
 
-bool MemorySystem::anyFlag(const std::vector<uint8_t> &flags) {
-  uint64_t any = 0;
-  for (size_t i = 0; i + 8 <= flags.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, &flags[i], 8);
-    any |= w;
-  }
-  return any != 0;
-}
-
-bool MemorySystem::anySmInput() const { return anyFlag(smInFlag_); }
+bool MemorySystem::anySmInput() const { return anyByteSet(smInFlag_); }
 
 bool MemorySystem::farSide(const Partition &p, uint32_t sm) const {
   return (uint64_t(p.id) * 2 / numPartitions_) != (uint64_t(sm) * 2 / numSms_);
@@ -387,7 +376,7 @@ void MemorySystem::tickIcnt(Cycle coreNow) {
   Cycle target = domainTarget(icntD_, coreNow);
   for (; icntD_.next < target; ++icntD_.next) {
     // (packets to SMs do not keep the interconnect busy: its cycles move nothing for them)
-    bool busy = !icnt_.partitionsIdle() || anySmInput() || anyFlag(outFlag_);
+    bool busy = !icnt_.partitionsIdle() || anySmInput() || anyByteSet(outFlag_);
     if (!busy) {
       icntD_.next = target;
       break;

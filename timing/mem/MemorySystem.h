@@ -173,7 +173,6 @@ private:
   /// Per partition: not asleep (tickPartition). Cleared by the partition's own tick when it is
   /// idle, set by the interconnect when it sends the partition a packet.
   std::vector<uint8_t> partAwake_;
-  static bool anyFlag(const std::vector<uint8_t> &flags); ///< (size a multiple of 8)
   /// Moves the packets that arrived at partition p by the last icnt cycle run into its input
   /// queue (its own phase: tickPartition).
   void takeArrivals(Partition &p);
