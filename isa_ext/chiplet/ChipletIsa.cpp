@@ -40,9 +40,10 @@ namespace {
 using namespace ptxsim::ptx;
 
 using SelfFn = int (*)(unsigned *, unsigned *);
-using SendFn = int (*)(unsigned, unsigned, const uint32_t *, size_t, uint64_t, char *, size_t);
-using RecvFn = int (*)(unsigned, unsigned, uint32_t *, size_t, uint64_t, uint64_t *, char *,
-                       size_t);
+using SendFn = int (*)(unsigned, unsigned, const uint32_t *, size_t, uint64_t, uint32_t,
+                       const char *, char *, size_t);
+using RecvFn = int (*)(unsigned, unsigned, uint32_t *, size_t, uint64_t, uint32_t, int,
+                       const char *, uint64_t *, char *, size_t);
 
 struct Runtime {
   SelfFn self = nullptr;
@@ -54,8 +55,8 @@ const Runtime &runtime() {
   static Runtime r = [] {
     Runtime x;
     x.self = (SelfFn)dlsym(RTLD_DEFAULT, "ptxsimChipletDeviceSelf");
-    x.send = (SendFn)dlsym(RTLD_DEFAULT, "ptxsimChipletDeviceSend");
-    x.recv = (RecvFn)dlsym(RTLD_DEFAULT, "ptxsimChipletDeviceRecv");
+    x.send = (SendFn)dlsym(RTLD_DEFAULT, "ptxsimChipletDeviceSendMsg");
+    x.recv = (RecvFn)dlsym(RTLD_DEFAULT, "ptxsimChipletDeviceRecvMsg");
     return x;
   }();
   return r;
@@ -83,6 +84,29 @@ uint64_t cycleOf(exec::ExecCtx &ctx, const exec::Warp &w) {
   return gKernelBase + w.instCount;
 }
 
+/// The warp's channel: its linear index in the grid (CTA linear id x warps per CTA + warp id).
+/// A message a warp sends travels on its channel; a chiplet.recv takes from its own.
+uint32_t channelOf(const exec::ExecCtx &ctx, const exec::Warp &w) {
+  uint64_t threads = (uint64_t)ctx.grid->block[0] * ctx.grid->block[1] * ctx.grid->block[2];
+  uint64_t warps = (threads + ir::kWarpSize - 1) / ir::kWarpSize;
+  return (uint32_t)(w.cta->linearId * warps + w.id);
+}
+
+/// "chiplet.send.v4.b32 at file.ptx:41:3 (warp 2)": the instruction, for message errors.
+std::string siteOf(const exec::ExecCtx &ctx, const exec::Warp &w, const ir::Inst &in,
+                   const char *what) {
+  std::string s = what;
+  if (in.vec > 1 && std::strncmp(what, "chiplet.", 8) == 0)
+    s += ".v" + std::to_string(in.vec);
+  if (std::strncmp(what, "chiplet.", 8) == 0)
+    s += ".b32";
+  if (in.line)
+    s += " at " + w.fn->fileName + ":" + std::to_string(in.line) + ":" + std::to_string(in.col);
+  s += " (kernel '" + (ctx.grid && ctx.grid->kernel ? ctx.grid->kernel->name : w.fn->name) +
+       "', warp channel " + std::to_string(channelOf(ctx, w)) + ")";
+  return s;
+}
+
 bool requireRuntime(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t mask,
                     const char *what) {
   if (runtime().send && runtime().recv)
@@ -106,14 +130,16 @@ void execSend(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t ma
     return;
   uint64_t at = cycleOf(ctx, w);
   const uint64_t *xy = w.src(in.src[0]);
+  uint32_t channel = channelOf(ctx, w);
+  std::string site = siteOf(ctx, w, in, "chiplet.send");
   for (uint32_t m = mask; m; m &= m - 1) {
     unsigned l = (unsigned)__builtin_ctz(m);
     uint32_t words[4];
     for (unsigned k = 0; k < in.vec; ++k)
       words[k] = (uint32_t)w.src(in.src[1 + k])[l];
     char err[256] = "";
-    if (runtime().send((unsigned)(xy[l] >> 32), (unsigned)(uint32_t)xy[l], words, in.vec, at, err,
-                       sizeof err)) {
+    if (runtime().send((unsigned)(xy[l] >> 32), (unsigned)(uint32_t)xy[l], words, in.vec, at,
+                       channel, site.c_str(), err, sizeof err)) {
       ctx.fault(exec::FaultKind::Invalid, w, in, l, std::string("chiplet.send: ") + err);
       return;
     }
@@ -139,14 +165,18 @@ void deliver(exec::Warp &w, const ir::Inst &in, uint32_t mask, const std::vector
   }
 }
 
-/// One receive step. `peerOf(lane)` gives the source chiplet.
+/// One receive step. `peerOf(lane)` gives the source chiplet. `whole`: each lane takes exactly
+/// the next message on the warp's channel (chiplet.recv); otherwise words from channel 0's
+/// stream (the document's legacy addc).
 template <class PeerFn>
 bool pollReceive(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t mask,
-                 const char *what, PeerFn peerOf) {
+                 const char *what, bool whole, PeerFn peerOf) {
   if (w.waitStep == 0) {
     if (!requireRuntime(ctx, w, in, mask, what))
       return true;
     uint64_t at = cycleOf(ctx, w), doneAt = at;
+    uint32_t channel = whole ? channelOf(ctx, w) : 0;
+    std::string site = siteOf(ctx, w, in, what);
     Held h;
     h.words.resize((size_t)__builtin_popcount(mask) * in.vec);
     size_t i = 0;
@@ -160,7 +190,8 @@ bool pollReceive(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t
       }
       char err[256] = "";
       uint64_t t = 0;
-      if (runtime().recv(sx, sy, h.words.data() + i, in.vec, at, &t, err, sizeof err)) {
+      if (runtime().recv(sx, sy, h.words.data() + i, in.vec, at, channel, whole, site.c_str(), &t,
+                         err, sizeof err)) {
         ctx.fault(exec::FaultKind::Invalid, w, in, l, std::string(what) + ": " + err);
         return true;
       }
@@ -191,7 +222,7 @@ bool pollReceive(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t
 
 bool pollRecv(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t mask) {
   const uint64_t *xy = w.src(in.src[0]);
-  return pollReceive(ctx, w, in, mask, "chiplet.recv",
+  return pollReceive(ctx, w, in, mask, "chiplet.recv", true,
                      [&](unsigned l, unsigned &sx, unsigned &sy, std::string &) {
                        sx = (unsigned)(xy[l] >> 32);
                        sy = (unsigned)(uint32_t)xy[l];
@@ -252,7 +283,8 @@ bool pollLegacy(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t 
       }
       uint32_t word = (uint32_t)n[l];
       char e[256] = "";
-      if (runtime().send(px, py, &word, 1, at, e, sizeof e)) {
+      if (runtime().send(px, py, &word, 1, at, 0, siteOf(ctx, w, in, "addc (chiplet legacy)").c_str(),
+                         e, sizeof e)) {
         ctx.fault(exec::FaultKind::Invalid, w, in, l, std::string("addc (chiplet legacy): ") + e);
         return true;
       }
@@ -269,7 +301,7 @@ bool pollLegacy(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t 
   }
   if (!recvMask)
     return true;
-  return pollReceive(ctx, w, in, recvMask, "addc (chiplet legacy)",
+  return pollReceive(ctx, w, in, recvMask, "addc (chiplet legacy)", false,
                      [&](unsigned l, unsigned &sx, unsigned &sy, std::string &err) {
                        bool r;
                        return decodeLegacy((uint32_t)m[l], sx, sy, r, err);

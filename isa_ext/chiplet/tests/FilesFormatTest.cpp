@@ -96,6 +96,6 @@ TEST(ChipletFiles, ReceiveNobodySendsIsADeadlockNamingTheChiplets) {
   b.finish(50, err);
   t.join();
   EXPECT_FALSE(okA);
-  EXPECT_NE(errA.find("(0,0) waits for byte 4 from (1,0)"), std::string::npos) << errA;
+  EXPECT_NE(errA.find("(0,0) waits for 4 more bytes from (1,0) on channel 0"), std::string::npos) << errA;
   std::system(cmd.c_str());
 }

@@ -95,6 +95,8 @@ struct Chiplet {
   double clock = 0, sends = 0, sentBytes = 0, receives = 0, receivedBytes = 0, barriers = 0,
          waitCycles = 0;
   double gpuCycles = 0, energyJ = 0, powerW = 0;
+  double kernelSeconds = 0; ///< simulated time of its kernels (what energyJ covers)
+  double maxRssKb = 0;
   bool timing = false;
 };
 
@@ -106,7 +108,7 @@ void cleanDir(const std::string &dir) {
     return;
   static const char *prefixes[] = {"buffer_", "bench.", "synchronization", "status.", "stats.",
                                    "abort", ".tmp.", ".buffer_", ".synchronization", "chiplet.",
-                                   "ptxsim."};
+                                   "ptxsim.", ".trace", ".sites."};
   std::system(("rm -rf '" + dir + "/.tmp' '" + dir + "/.status' '" + dir + "/.sync'").c_str());
   while (dirent *e = readdir(d)) {
     std::string n = e->d_name;
@@ -354,6 +356,14 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
   setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
   if (underMpi) {
     unsigned r = (unsigned)std::atoi(getenv("OMPI_COMM_WORLD_RANK"));
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE");
+    if (size && (unsigned)std::atoi(size) != w * h) {
+      // Said on the terminal (once, by rank 0), not only in a chiplet's .err file.
+      if (r == 0)
+        err << "ptxsim chiplets: error: mpirun started " << size << " ranks for the " << w << "x"
+            << h << " grid, which needs " << w * h << " (mpirun -np " << w * h << ")\n";
+      return 2;
+    }
     if (r >= w * h) {
       err << "ptxsim chiplets: rank " << r << " is beyond the " << w << "x" << h << " grid\n";
       return 2;
@@ -427,13 +437,16 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
             if (firstFailure.empty()) {
               firstFailure = "chiplet (" + std::to_string(c.x) + "," + std::to_string(c.y) +
                              ") " + c.died;
-              // A chiplet that timed out at a barrier names the one that never came.
+              // A chiplet that failed at a barrier names the one it waited for; otherwise its own
+              // error says why.
               std::string e;
               std::smatch m;
               if (readWhole(dir + "/chiplet." + xyName(c.x, c.y) + ".err", e) &&
                   std::regex_search(e, m, std::regex("waiting for (chiplet \\([0-9]+,[0-9]+\\)[^\n]*)")))
                 firstFailure = m[1].str() + " (reported by chiplet (" + std::to_string(c.x) +
-                               "," + std::to_string(c.y) + "), which timed out)";
+                               "," + std::to_string(c.y) + "), which waited for it)";
+              else if (std::regex_search(e, m, std::regex("ptxsim chiplet \\([0-9]+,[0-9]+\\): error: ([^\n]*)")))
+                firstFailure += ": " + m[1].str();
               // Tell the others (they wait on the directory) instead of letting them time out.
               std::ofstream(dir + "/.abort.tmp") << firstFailure << "\n";
               rename((dir + "/.abort.tmp").c_str(), (dir + "/abort").c_str());
@@ -503,8 +516,31 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
           chips[r].died = how;
         }
       }
-      if (firstFailure.empty())
-        firstFailure = "mpirun " + describeStatus(st) + " (see " + logPath + ")";
+      // The chiplets' own errors say why (a deadlock, a message mismatch, a fault): the first
+      // in rank order that is not a consequence of another's failure.
+      std::string cause, consequence;
+      for (const Chiplet &c : chips) {
+        std::string e;
+        if (!readWhole(dir + "/chiplet." + xyName(c.x, c.y) + ".err", e))
+          continue;
+        std::smatch em;
+        if (!std::regex_search(e, em, std::regex("ptxsim chiplet \\([0-9]+,[0-9]+\\): error: ([^\n]*)")) &&
+            !std::regex_search(e, em, std::regex("ptxsim: error: ([^\n]*)")))
+          continue;
+        unsigned r = c.y * w + c.x;
+        std::string line = "chiplet (" + std::to_string(c.x) + "," + std::to_string(c.y) +
+                           ") [rank " + std::to_string(r) + "]: " + em[1].str();
+        bool secondary = em[1].str().find("run aborted") != std::string::npos;
+        if (!secondary && cause.empty())
+          cause = line;
+        else if (secondary && consequence.empty())
+          consequence = line;
+      }
+      if (!cause.empty())
+        firstFailure = cause + (firstFailure.empty() ? "" : " (mpirun: " + firstFailure + ")");
+      else if (firstFailure.empty())
+        firstFailure = consequence.empty() ? "mpirun " + describeStatus(st) + " (see " + logPath + ")"
+                                           : consequence;
     }
     for (Chiplet &c : chips)
       c.status = mpiFailed && !c.died.empty() ? 1 : (mpiFailed ? -1 : 0);
@@ -545,14 +581,21 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
       c.receivedBytes = jsonNumber(s, "received_bytes");
       c.barriers = jsonNumber(s, "barriers");
       c.waitCycles = jsonNumber(s, "wait_cycles");
+      c.maxRssKb = jsonNumber(s, "max_rss_kb");
     }
     std::string p;
     if (readWhole(dir + "/ptxsim." + xyName(c.x, c.y) + ".json", p)) {
       c.timing = p.find("\"mode\": \"timing\"") != std::string::npos;
       c.gpuCycles = jsonSum(p, "gpu.cycles");
-      c.energyJ = jsonSum(p, "energy_j");
-      double secs = jsonNumber(p, "sim_seconds");
-      c.powerW = secs > 0 ? c.energyJ / secs : 0;
+      // Energy is the power reports' (one per kernel); the power is that energy over the
+      // simulated time the reports cover, the kernels' (their "seconds"), not the copies'.
+      size_t pw = p.find("\"power\": [");
+      if (pw != std::string::npos) {
+        std::string reports = p.substr(pw, p.find("\"power_idle_w\"", pw) - pw);
+        c.energyJ = jsonSum(reports, "energy_j");
+        c.kernelSeconds = jsonSum(reports, "seconds");
+      }
+      c.powerW = c.kernelSeconds > 0 ? c.energyJ / c.kernelSeconds : 0;
     }
   }
   if (!mpiLog.empty() && mpiFailed)
@@ -647,7 +690,9 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
          << ", \"receives\": " << c.receives << ", \"received_bytes\": " << c.receivedBytes
          << ", \"barriers\": " << c.barriers << ", \"wait_cycles\": " << c.waitCycles
          << ", \"timing\": " << (c.timing ? "true" : "false") << ", \"gpu_cycles\": "
-         << c.gpuCycles << ", \"energy_j\": " << c.energyJ << ", \"power_w\": " << c.powerW << "}";
+         << c.gpuCycles << ", \"energy_j\": " << c.energyJ << ", \"kernel_seconds\": "
+         << c.kernelSeconds << ", \"power_w\": " << c.powerW << ", \"max_rss_kb\": " << c.maxRssKb
+         << "}";
     }
     js << "\n  ]\n}\n";
   }

@@ -15,10 +15,17 @@
 //    order, to the same causal network model (noc::PathModel), so every chiplet computes the same
 //    arrival cycle for every message. A message sent at T is never received before its arrival
 //    (T + network delay); a receive that waits completes at max(clock, arrival).
+//  - Every send is one message on a channel: a kernel's warp sends on its channel (its linear
+//    index in the grid: CTA linear id x warps per CTA + warp id), host code on channel 0. A
+//    chiplet.recv in warp v takes the next message the source sent on channel v, and its size
+//    must be the message's (an error naming both sides otherwise). The document's word-stream
+//    calls (readGpuMessage, legacy addc) take words from channel 0 across message boundaries.
 //  - Results and cycle counts depend only on the messages, never on host scheduling or on the
 //    transport: `files` and `mpi` give the same numbers.
-//  - A chiplet that never arrives makes the others fail after the timeout with an error naming
-//    it; receives nobody can satisfy are reported as a deadlock naming who waits for whom.
+//  - Liveness, not silence: a chiplet missing at a barrier is waited for as long as its process
+//    is alive and using CPU time; the others fail (naming it) only when it is gone, stopped, or
+//    has used no CPU time for half the timeout. Receives nobody can satisfy are a deadlock,
+//    reported at once naming who waits for whom.
 
 #include "isa_ext/chiplet/noc/Network.h"
 #include "isa_ext/chiplet/noc/PathModel.h"
@@ -27,9 +34,11 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ptxsim::chiplet {
@@ -39,6 +48,8 @@ struct TraceRecord {
   uint64_t time = 0;
   unsigned sx = 0, sy = 0, dx = 0, dy = 0;
   uint32_t bytes = 0;
+  uint32_t channel = 0; ///< the sending warp's channel (0 for host code)
+  uint32_t site = 0;    ///< the sender's site id (Transport::defineSite), 0 if none
 };
 std::string formatTraceLine(const TraceRecord &r);
 
@@ -49,8 +60,26 @@ struct SyncStatus {
   SyncState state = SyncState::Running;
   uint64_t clock = 0;     ///< its clock (Running: the cycle of the action it waits to perform)
   uint32_t waitFrom = 0;  ///< Blocked: chiplet index it receives from
-  uint64_t needEnd = 0;   ///< Blocked: bytes from that source it needs, counted from the start
+  uint32_t channel = 0;   ///< Blocked: on this channel
+  /// Blocked: bytes it needs beyond the ones it knows of (records before the previous barrier):
+  /// its message is the one holding byte `needBytes - 1` among the channel's records of the
+  /// window that barrier closes.
+  uint64_t needBytes = 0;
 };
+
+/// What a chiplet waiting at a barrier learns about a missing chiplet's process (from
+/// /proc/<pid>/stat; only for processes on this host).
+struct ProcessSample {
+  bool exists = false;   ///< false: gone (or a zombie)
+  char state = '?';      ///< R, S, D, T (stopped), t (traced), ...
+  uint64_t cpuTicks = 0; ///< user + system time, in clock ticks
+};
+ProcessSample sampleProcess(long pid);
+/// Liveness of a chiplet missing at a barrier, from two samples of its process `sec` seconds
+/// apart: empty when it is alive and working (or not on this host: pid 0), otherwise why it is
+/// not ("gone", "stopped", "alive but idle ...").
+std::string livenessProblem(long pid, const ProcessSample &before, const ProcessSample &now,
+                            double sec);
 
 /// Where the chiplets and their files are, and the settings every chiplet shares.
 struct EndpointConfig {
@@ -110,6 +139,11 @@ public:
   /// sequence) order.
   virtual bool newRecords(uint64_t before, std::vector<TraceRecord> &out, std::string &err) = 0;
   virtual bool take(unsigned srcIndex, uint32_t *words, size_t n, std::string &err) = 0;
+  /// Publishes the text of this chiplet's site `id` (an instruction's PTX position, a host
+  /// call) before a record that names it.
+  virtual bool defineSite(uint32_t id, const std::string &text, std::string &err) = 0;
+  /// The text chiplet `srcIndex` gave its site `id` ("" if unknown).
+  virtual std::string siteText(unsigned srcIndex, uint32_t id) = 0;
   /// The process ends: publish this chiplet's statistics (JSON object) where the launcher finds
   /// them (`stats.<x>.<y>.json` in the run directory) and release the transport.
   virtual void close(const std::string &statsJson) = 0;
@@ -143,12 +177,16 @@ public:
   /// Moves the clock forward to `t` (never back).
   void advanceClock(uint64_t t);
 
-  /// Sends `n` words to chiplet (dx,dy) at this chiplet's clock (after `at`, if later).
+  /// Sends `n` words as one message on `channel` to chiplet (dx,dy) at this chiplet's clock
+  /// (after `at`, if later); `site` names the sending instruction or call in errors.
   bool send(unsigned dx, unsigned dy, const uint32_t *words, size_t n, uint64_t at,
-            std::string &err);
-  /// Receives `n` words from (sx,sy); blocks until they have arrived in simulated time. The clock
-  /// becomes max(clock, at, arrival of the last word).
-  bool receive(unsigned sx, unsigned sy, uint32_t *words, size_t n, uint64_t at, std::string &err);
+            std::string &err, uint32_t channel = 0, const std::string &site = "");
+  /// Receives `n` words from (sx,sy) on `channel`; blocks until they have arrived in simulated
+  /// time. The clock becomes max(clock, at, arrival of the last word). `whole`: the words must
+  /// be exactly the next message (its size differing is an error naming both sites); otherwise
+  /// they are taken from the channel's word stream across message boundaries.
+  bool receive(unsigned sx, unsigned sy, uint32_t *words, size_t n, uint64_t at, std::string &err,
+               uint32_t channel = 0, bool whole = false, const std::string &site = "");
   /// This chiplet is done at cycle `at`; with mpi it keeps taking part in barriers until every
   /// chiplet is done.
   bool finish(uint64_t at, std::string &err);
@@ -166,8 +204,35 @@ private:
   bool doBarrier(const SyncStatus &st, std::string &err);
   bool ingest(uint64_t before, std::string &err);
   uint64_t decide(const std::vector<SyncStatus> &all, uint64_t barrier, std::string &err);
-  /// Arrival of the message holding byte `end - 1` from src to dst, or ~0 if not known yet.
-  uint64_t arrivalOf(unsigned src, unsigned dst, uint64_t end) const;
+  /// A message to this chiplet the network model has delivered (its arrival is known).
+  struct Msg {
+    uint64_t bytes, arrival, time, stream; ///< stream: its index among the source's messages to us
+    uint32_t site;
+  };
+  struct Channel {
+    std::deque<Msg> msgs;        ///< known, not fully received, in order
+    uint64_t headTaken = 0;      ///< words of msgs.front() a word-stream receive already took
+    uint64_t knownBytes = 0;     ///< bytes of msgs not taken yet
+    std::vector<uint32_t> head;  ///< the words of msgs.front() once fetched
+  };
+  /// A chiplet that sent to this one: only those exist (no P x P tables).
+  struct Peer {
+    std::map<uint32_t, Channel> channels;
+    uint64_t nextStream = 0; ///< stream index of the next record to arrive from it
+    uint64_t pulled = 0;     ///< messages taken from the transport's stream so far
+    std::deque<uint64_t> sizes; ///< words of the messages not pulled yet, in stream order
+    std::unordered_map<uint64_t, std::vector<uint32_t>> stash; ///< pulled for another channel
+  };
+  /// The words of message `stream` from `src` (pulling earlier ones of other channels aside).
+  bool fetch(unsigned src, Peer &p, uint64_t stream, std::vector<uint32_t> &out, std::string &err);
+  uint32_t siteId(const std::string &text, std::string &err);
+
+  /// One record of the window the last ingest added, for decide().
+  struct WindowRec {
+    unsigned src, dst;
+    uint32_t channel;
+    uint64_t bytes, arrival;
+  };
 
   EndpointConfig cfg_;
   std::unique_ptr<Transport> t_;
@@ -177,9 +242,9 @@ private:
   uint64_t nextBarrier_ = 0;
   uint64_t ingestedBefore_ = 0;
   bool finished_ = false;
-  /// Per (src * count + dst): messages known, as (cumulative byte end, arrival cycle).
-  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> known_;
-  std::vector<uint64_t> consumed_; ///< bytes taken from each source
+  std::unordered_map<unsigned, Peer> peers_;
+  std::vector<WindowRec> windowRecs_;
+  std::unordered_map<std::string, uint32_t> sites_;
   EndpointStats stats_;
   std::mutex mu_;
 };

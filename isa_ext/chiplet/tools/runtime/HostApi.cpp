@@ -156,7 +156,8 @@ __attribute__((visibility("default"))) void sendGpuMessage(int dstX, int dstY, i
   checkSelf(ep, "sendGpuMessage", srcX, srcY);
   std::string err;
   if (dstX < 0 || dstY < 0 || dataSize < 0 ||
-      !ep.send((unsigned)dstX, (unsigned)dstY, (const uint32_t *)data, (size_t)dataSize, 0, err))
+      !ep.send((unsigned)dstX, (unsigned)dstY, (const uint32_t *)data, (size_t)dataSize, 0, err, 0,
+               "sendGpuMessage (host code)"))
     fatalAt(&ep.config(), "sendGpuMessage: " + (err.empty() ? "bad arguments" : err));
 }
 
@@ -171,7 +172,8 @@ __attribute__((visibility("default"))) void readGpuMessage(int srcX, int srcY, i
   checkSelf(ep, "readGpuMessage", dstX, dstY);
   std::string err;
   if (srcX < 0 || srcY < 0 || dataSize < 0 ||
-      !ep.receive((unsigned)srcX, (unsigned)srcY, (uint32_t *)data, (size_t)dataSize, 0, err))
+      !ep.receive((unsigned)srcX, (unsigned)srcY, (uint32_t *)data, (size_t)dataSize, 0, err, 0,
+                  false, "readGpuMessage (host code)"))
     fatalAt(&ep.config(), "readGpuMessage: " + (err.empty() ? "bad arguments" : err));
 }
 
@@ -226,9 +228,11 @@ __attribute__((visibility("default"))) int ptxsimChipletDeviceSelf(unsigned *x, 
   return 1;
 }
 
+/// Sends one message of `n` words on `channel` (the sending warp's); `site` names the
+/// instruction in errors.
 __attribute__((visibility("default"))) int
-ptxsimChipletDeviceSend(unsigned dx, unsigned dy, const uint32_t *words, size_t n, uint64_t at,
-                        char *err, size_t errLen) {
+ptxsimChipletDeviceSendMsg(unsigned dx, unsigned dy, const uint32_t *words, size_t n, uint64_t at,
+                           uint32_t channel, const char *site, char *err, size_t errLen) {
   Endpoint *ep = processEndpoint();
   if (!ep) {
     copyErr("this process is not a chiplet (run the program with `ptxsim chiplets`)", err, errLen);
@@ -242,14 +246,17 @@ ptxsimChipletDeviceSend(unsigned dx, unsigned dy, const uint32_t *words, size_t 
     return 1;
   }
   std::string e;
-  if (!ep->send(dx, dy, words, n, at, e))
+  if (!ep->send(dx, dy, words, n, at, e, channel, site ? site : ""))
     fatalAt(&ep->config(), "chiplet send: " + e);
   return 0;
 }
 
+/// Receives `n` words from (sx,sy) on `channel`: with `whole`, exactly the next message (a
+/// different size is an error naming both sites), otherwise from the channel's word stream.
 __attribute__((visibility("default"))) int
-ptxsimChipletDeviceRecv(unsigned sx, unsigned sy, uint32_t *words, size_t n, uint64_t at,
-                        uint64_t *doneAt, char *err, size_t errLen) {
+ptxsimChipletDeviceRecvMsg(unsigned sx, unsigned sy, uint32_t *words, size_t n, uint64_t at,
+                           uint32_t channel, int whole, const char *site, uint64_t *doneAt,
+                           char *err, size_t errLen) {
   Endpoint *ep = processEndpoint();
   if (!ep) {
     copyErr("this process is not a chiplet (run the program with `ptxsim chiplets`)", err, errLen);
@@ -263,7 +270,7 @@ ptxsimChipletDeviceRecv(unsigned sx, unsigned sy, uint32_t *words, size_t n, uin
     return 1;
   }
   std::string e;
-  if (!ep->receive(sx, sy, words, n, at, e))
+  if (!ep->receive(sx, sy, words, n, at, e, channel, whole != 0, site ? site : ""))
     fatalAt(&ep->config(), "chiplet receive: " + e);
   *doneAt = ep->clock();
   return 0;
