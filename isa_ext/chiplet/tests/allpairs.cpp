@@ -1,14 +1,18 @@
 // Host-API chiplet program for the transport tests: every chiplet sends ROUNDS messages of
 // varying length to every other chiplet (and one to itself), then receives them all in a
 // different order than they were sent and checks every word. Prints its clock and a checksum.
-//   allpairs [rounds] [die_at_round [hang]]   (die_at_round: chiplet (1,1) is killed there, or
-//   with `hang` stops taking part without exiting)
+//   allpairs [rounds] [at_round [hang|busy SEC|deadlock]]   at round at_round chiplet (1,1) is
+//   killed; or with `hang` stops taking part without exiting; or with `busy` computes for SEC
+//   seconds (longer than the timeout: it must not be declared dead); or with `deadlock`
+//   receives a word nobody sends.
 
 #include "isa_ext/chiplet/include/ptxsim_chiplet_host.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <csignal>
+#include <string>
 #include <unistd.h>
 #include <vector>
 
@@ -26,8 +30,18 @@ int main(int argc, char **argv) {
   int dieAt = argc > 2 ? std::atoi(argv[2]) : -1;
   long long sum = 0;
   for (int r = 0; r < rounds; ++r) {
-    if (r == dieAt && x == 1 && y == 1) {
-      if (argc > 3) // "hang": stay alive without taking part
+    std::string mode = argc > 3 ? argv[3] : "";
+    if (r == dieAt && x == 1 && y == 1 && mode == "busy") {
+      // host computation between chiplet operations, longer than the launcher's --timeout
+      double sec = argc > 4 ? std::atof(argv[4]) : 5, f = 1;
+      auto t0 = std::chrono::steady_clock::now();
+      while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < sec)
+        for (int k = 0; k < 100000; ++k)
+          f = f * 1.0000001 + 1e-9;
+      if (f < 0)
+        return 3;
+    } else if (r == dieAt && x == 1 && y == 1 && mode != "deadlock") {
+      if (mode == "hang") // stay alive without taking part
         for (;;)
           pause();
       std::raise(SIGKILL);
@@ -56,6 +70,10 @@ int main(int argc, char **argv) {
           sum += got[i];
         }
       }
+    if (r == dieAt && x == 1 && y == 1 && mode == "deadlock") {
+      int never; // a message to itself it never sends: everybody ends up waiting
+      readGpuMessage(1, 1, x, y, &never, 1);
+    }
   }
   std::printf("chiplet (%d,%d) clock %llu checksum %lld PASS\n", x, y,
               (unsigned long long)ptxsimChipletClock(), sum);
