@@ -445,8 +445,13 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
                   std::regex_search(e, m, std::regex("waiting for (chiplet \\([0-9]+,[0-9]+\\)[^\n]*)")))
                 firstFailure = m[1].str() + " (reported by chiplet (" + std::to_string(c.x) +
                                "," + std::to_string(c.y) + "), which waited for it)";
-              else if (std::regex_search(e, m, std::regex("ptxsim chiplet \\([0-9]+,[0-9]+\\): error: ([^\n]*)")))
-                firstFailure += ": " + m[1].str();
+              else if (std::regex_search(e, m, std::regex("ptxsim chiplet \\([0-9]+,[0-9]+\\): error: ([^\n]*)"))) {
+                // "run aborted: X": X (a deadlock another chiplet found) is the cause
+                std::string msg = m[1].str();
+                size_t ab = msg.find("run aborted: ");
+                firstFailure = ab != std::string::npos ? msg.substr(ab + 13)
+                                                       : firstFailure + ": " + msg;
+              }
               // Tell the others (they wait on the directory) instead of letting them time out.
               std::ofstream(dir + "/.abort.tmp") << firstFailure << "\n";
               rename((dir + "/.abort.tmp").c_str(), (dir + "/abort").c_str());
