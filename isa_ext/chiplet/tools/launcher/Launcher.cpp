@@ -177,6 +177,22 @@ void setChipletEnv(const std::string &dir, const std::string &lib, unsigned x, u
   _exit(127);
 }
 
+/// This process's rank and the job's size when started as one of several MPI ranks: by mpirun
+/// (Open MPI's variables) or directly by Slurm's `srun --mpi=pmix` (PMIx's and Slurm's).
+bool mpiRank(unsigned &rank, unsigned &size) {
+  const char *r = getenv("OMPI_COMM_WORLD_RANK"), *n = getenv("OMPI_COMM_WORLD_SIZE");
+  if (!r && getenv("SLURM_PROCID") && getenv("SLURM_STEP_NUM_TASKS") &&
+      std::atoi(getenv("SLURM_STEP_NUM_TASKS")) > 1) {
+    r = getenv("SLURM_PROCID");
+    n = getenv("SLURM_STEP_NUM_TASKS");
+  }
+  if (!r)
+    return false;
+  rank = (unsigned)std::atoi(r);
+  size = n ? (unsigned)std::atoi(n) : 0;
+  return true;
+}
+
 std::string describeStatus(int st) {
   if (WIFSIGNALED(st))
     return std::string("killed by signal ") + std::to_string(WTERMSIG(st)) + " (" +
@@ -328,7 +344,8 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
   dir = absBuf;
   // Started by the user under mpirun (every rank runs this launcher): each rank becomes its
   // chiplet below, and `ptxsim chiplets --report` prints the report afterwards.
-  bool underMpi = transport == "mpi" && getenv("OMPI_COMM_WORLD_RANK") && !reportOnly;
+  unsigned mpiR = 0, mpiN = 0;
+  bool underMpi = transport == "mpi" && mpiRank(mpiR, mpiN) && !reportOnly;
   if (!reportOnly && !underMpi) {
     cleanDir(dir);
     uint64_t window = noc::PathModel(ncfg).minDelay();
@@ -355,12 +372,11 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
   // Shared-memory transfers by process_vm_readv fail in containers without ptrace rights.
   setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
   if (underMpi) {
-    unsigned r = (unsigned)std::atoi(getenv("OMPI_COMM_WORLD_RANK"));
-    const char *size = getenv("OMPI_COMM_WORLD_SIZE");
-    if (size && (unsigned)std::atoi(size) != w * h) {
+    unsigned r = mpiR;
+    if (mpiN && mpiN != w * h) {
       // Said on the terminal (once, by rank 0), not only in a chiplet's .err file.
       if (r == 0)
-        err << "ptxsim chiplets: error: mpirun started " << size << " ranks for the " << w << "x"
+        err << "ptxsim chiplets: error: mpirun started " << mpiN << " ranks for the " << w << "x"
             << h << " grid, which needs " << w * h << " (mpirun -np " << w * h << ")\n";
       return 2;
     }

@@ -42,7 +42,10 @@ Endpoint *create() {
   const char *xs = env("PTXSIM_CHIPLET_X"), *ys = env("PTXSIM_CHIPLET_Y");
   if (transport == "mpi" && (!xs || !ys)) {
     // run directly under mpirun: the rank is the chiplet index
-    const char *rank = env("OMPI_COMM_WORLD_RANK") ? env("OMPI_COMM_WORLD_RANK") : env("PMI_RANK");
+    const char *rank = env("OMPI_COMM_WORLD_RANK") ? env("OMPI_COMM_WORLD_RANK")
+                       : env("PMIX_RANK")          ? env("PMIX_RANK")
+                       : env("PMI_RANK")           ? env("PMI_RANK")
+                                                   : env("SLURM_PROCID");
     if (!rank)
       fatalAt(nullptr, "transport mpi without PTXSIM_CHIPLET_X/Y needs mpirun (no rank found)");
     unsigned r = (unsigned)std::atoi(rank);
