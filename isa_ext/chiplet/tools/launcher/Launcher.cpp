@@ -376,10 +376,12 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
   if (underMpi) {
     unsigned r = mpiR;
     if (mpiN && mpiN != w * h) {
-      // Said on the terminal (once, by rank 0), not only in a chiplet's .err file.
-      if (r == 0)
-        err << "ptxsim chiplets: error: mpirun started " << mpiN << " ranks for the " << w << "x"
-            << h << " grid, which needs " << w * h << " (mpirun -np " << w * h << ")\n";
+      // Said on the terminal once, by rank 0, whose status fails the job; the other ranks leave
+      // quietly (exiting with an error first would make mpirun kill rank 0 before it speaks).
+      if (r != 0)
+        return 0;
+      err << "ptxsim chiplets: error: mpirun started " << mpiN << " ranks for the " << w << "x" << h
+          << " grid, which needs " << w * h << " (mpirun -np " << w * h << ")\n";
       return 2;
     }
     if (r >= w * h) {
