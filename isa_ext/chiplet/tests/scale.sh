@@ -14,7 +14,7 @@ rounds=${ROUNDS:-100}
 mkdir -p "$work"
 printf "%-5s %-6s %-8s %8s %9s %12s %12s %s\n" grid transp program wall_s barriers ms_per_barrier peak_rss_MB result
 for g in $grids; do
-  for t in files mpi; do
+  for t in ${TRANSPORTS:-files mpi}; do
     for p in halo stencil; do
       d="$work/$g.$t.$p" && rm -rf "$d" "$d.rss" && mkdir -p "$d.rss"
       if [ $p = halo ]; then prog=("$halo" "$rounds" 1); opts=(); else prog=("$stencil"); opts=(--config "$src/configs/gtx480.config"); fi
