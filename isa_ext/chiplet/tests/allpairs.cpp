@@ -1,10 +1,10 @@
 // Host-API chiplet program for the transport tests: every chiplet sends ROUNDS messages of
 // varying length to every other chiplet (and one to itself), then receives them all in a
 // different order than they were sent and checks every word. Prints its clock and a checksum.
-//   allpairs [rounds] [at_round [hang|busy SEC|deadlock]]   at round at_round chiplet (1,1) is
-//   killed; or with `hang` stops taking part without exiting; or with `busy` computes for SEC
-//   seconds (longer than the timeout: it must not be declared dead); or with `deadlock`
-//   receives a word nobody sends.
+//   allpairs [rounds] [at_round [hang|stop|busy SEC|deadlock] [X,Y]]   at round at_round chiplet
+//   (X,Y) (default (1,1)) is killed; or with `hang` stops taking part without exiting; with
+//   `stop` stops itself (SIGSTOP); with `busy` computes for SEC seconds (longer than the timeout:
+//   it must not be declared dead); with `deadlock` receives a word nobody sends.
 
 #include "isa_ext/chiplet/include/ptxsim_chiplet_host.h"
 
@@ -28,10 +28,17 @@ int main(int argc, char **argv) {
   }
   int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
   int dieAt = argc > 2 ? std::atoi(argv[2]) : -1;
+  std::string mode = argc > 3 ? argv[3] : "";
+  int vx = 1, vy = 1;
+  const char *victim = mode == "busy" ? (argc > 5 ? argv[5] : nullptr) : (argc > 4 ? argv[4] : nullptr);
+  if (victim && std::sscanf(victim, "%d,%d", &vx, &vy) != 2) {
+    std::fprintf(stderr, "allpairs: bad chiplet '%s' (X,Y)\n", victim);
+    return 2;
+  }
+  bool isVictim = x == vx && y == vy;
   long long sum = 0;
   for (int r = 0; r < rounds; ++r) {
-    std::string mode = argc > 3 ? argv[3] : "";
-    if (r == dieAt && x == 1 && y == 1 && mode == "busy") {
+    if (r == dieAt && isVictim && mode == "busy") {
       // host computation between chiplet operations, longer than the launcher's --timeout
       double sec = argc > 4 ? std::atof(argv[4]) : 5, f = 1;
       auto t0 = std::chrono::steady_clock::now();
@@ -40,11 +47,11 @@ int main(int argc, char **argv) {
           f = f * 1.0000001 + 1e-9;
       if (f < 0)
         return 3;
-    } else if (r == dieAt && x == 1 && y == 1 && mode != "deadlock") {
+    } else if (r == dieAt && isVictim && mode != "deadlock") {
       if (mode == "hang") // stay alive without taking part
         for (;;)
           pause();
-      std::raise(SIGKILL);
+      std::raise(mode == "stop" ? SIGSTOP : SIGKILL);
     }
     for (int dy = 0; dy < h; ++dy)
       for (int dx = 0; dx < w; ++dx) {
@@ -70,9 +77,9 @@ int main(int argc, char **argv) {
           sum += got[i];
         }
       }
-    if (r == dieAt && x == 1 && y == 1 && mode == "deadlock") {
+    if (r == dieAt && isVictim && mode == "deadlock") {
       int never; // a message to itself it never sends: everybody ends up waiting
-      readGpuMessage(1, 1, x, y, &never, 1);
+      readGpuMessage(x, y, x, y, &never, 1);
     }
   }
   std::printf("chiplet (%d,%d) clock %llu checksum %lld PASS\n", x, y,
