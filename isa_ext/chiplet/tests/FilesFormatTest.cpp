@@ -99,3 +99,43 @@ TEST(ChipletFiles, ReceiveNobodySendsIsADeadlockNamingTheChiplets) {
   EXPECT_NE(errA.find("(0,0) waits for 4 more bytes from (1,0) on channel 0"), std::string::npos) << errA;
   std::system(cmd.c_str());
 }
+
+TEST(ChipletFiles, ChannelsAreSeparateAndAReceiveTakesWholeMessages) {
+  std::string dir = ::testing::TempDir() + "/chiplet_channels_" + std::to_string(getpid());
+  std::string cmd = "rm -rf " + dir;
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  Endpoint a(config(dir, 0), makeFilesTransport()), b(config(dir, 1), makeFilesTransport());
+  std::string err;
+  ASSERT_TRUE(a.start(err) && b.start(err)) << err;
+  // (0,0) sends on channels 3, 0, 3 and a 2-word message on channel 0, in that order
+  uint32_t w1 = 31, w2 = 1, w3 = 32, w4[2] = {2, 3};
+  ASSERT_TRUE(a.send(1, 0, &w1, 1, 0, err, 3, "send A")) << err;
+  ASSERT_TRUE(a.send(1, 0, &w2, 1, 0, err, 0, "send B")) << err;
+  ASSERT_TRUE(a.send(1, 0, &w3, 1, 0, err, 3, "send C")) << err;
+  ASSERT_TRUE(a.send(1, 0, w4, 2, 0, err, 0, "send D")) << err;
+  std::string errA;
+  bool okA = false;
+  std::thread t([&] { okA = a.finish(a.clock(), errA); });
+  // channel 0 first: its messages, in order, whatever channel 3 holds before them
+  uint32_t got = 0, two[2] = {0, 0};
+  ASSERT_TRUE(b.receive(0, 0, &got, 1, 0, err, 0, true, "recv 1")) << err;
+  EXPECT_EQ(got, 1u);
+  ASSERT_TRUE(b.receive(0, 0, &got, 1, 0, err, 3, true, "recv 2")) << err;
+  EXPECT_EQ(got, 31u);
+  // a 1-word receive of the 2-word message is an error naming both sides, not data
+  EXPECT_FALSE(b.receive(0, 0, &got, 1, 0, err, 0, true, "recv 3"));
+  EXPECT_NE(err.find("recv 3 on this chiplet takes 1 word from (0,0) on channel 0, but the next "
+                     "message it sent there has 2 words"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("by send D"), std::string::npos) << err;
+  ASSERT_TRUE(b.receive(0, 0, two, 2, 0, err, 0, true, "recv 4")) << err;
+  EXPECT_EQ(two[0], 2u);
+  EXPECT_EQ(two[1], 3u);
+  ASSERT_TRUE(b.receive(0, 0, &got, 1, 0, err, 3, true, "recv 5")) << err;
+  EXPECT_EQ(got, 32u);
+  ASSERT_TRUE(b.finish(b.clock(), err)) << err;
+  t.join();
+  ASSERT_TRUE(okA) << errA;
+  std::system(cmd.c_str());
+}
