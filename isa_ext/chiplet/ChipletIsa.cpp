@@ -6,9 +6,12 @@
 // ab cd ef gh i are this chiplet (ab,cd), the peer (ef,gh), and i = 0 send n (d = n) or 1
 // receive into d. Off by default, because addc is also a real instruction.
 //
-// Lanes act in lane order, each lane's words one message. A receive is a blocking instruction:
-// in timing mode the warp stalls (ext_wait) until the SM's cycle reaches the message's arrival
-// through the network model; in functional mode the chiplet waits for the data to be known.
+// Lanes act in lane order, each lane's words one message on the warp's channel (its linear index
+// in the grid); a chiplet.recv takes exactly the next message on its warp's channel (another size
+// is an error naming both instructions), the legacy addc words from channel 0's stream. A
+// receive is a blocking instruction: in timing mode the warp stalls (ext_wait) until the SM's
+// cycle reaches the message's arrival through the network model; in functional mode the chiplet
+// waits for the data to be known.
 // Message times are the SM cycle (timing) or, in functional mode, the chiplet clock at the
 // kernel's first chiplet instruction plus the warp's instruction count.
 //
@@ -92,7 +95,8 @@ uint32_t channelOf(const exec::ExecCtx &ctx, const exec::Warp &w) {
   return (uint32_t)(w.cta->linearId * warps + w.id);
 }
 
-/// "chiplet.send.v4.b32 at file.ptx:41:3 (warp 2)": the instruction, for message errors.
+/// "chiplet.send.v4.b32 at file.ptx:41:3 (kernel 'k', warp channel 2)": the instruction, for
+/// message errors.
 std::string siteOf(const exec::ExecCtx &ctx, const exec::Warp &w, const ir::Inst &in,
                    const char *what) {
   std::string s = what;
