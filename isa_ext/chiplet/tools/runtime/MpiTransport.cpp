@@ -1,14 +1,12 @@
 // The `mpi` transport (libptxsim_chiplet_mpi.so, loaded only when PTXSIM_CHIPLET_TRANSPORT=mpi):
-// rank r is chiplet (r % width, r / width). A barrier is a gather to rank 0 and a release from it:
-// every rank sends rank 0 its status, the trace records of its sends since the last barrier (with
-// the sites they name first) and the words it sent, by destination; rank 0 sends every rank all
-// parts in rank order, each with the words for that rank; every rank then decides the next
-// barrier from the same statuses and records, so no rank leads (2(P-1) messages a barrier, not
-// P(P-1)). Point-to-point messages (not a collective) let a barrier that waits long name the
-// ranks it still misses and check their liveness (pids and hosts are exchanged at the start: a
-// missing rank on this host is failed when its process is gone, stopped or idle; one on another
-// host is left to mpirun, which ends the job when a process dies; the others judge rank 0 until
-// it says it has arrived). Rank 0 writes every chiplet's trace file (`bench.<x>.<y>`, the
+// rank r is chiplet (r % width, r / width). At each barrier every rank sends every other rank one
+// message: its status, the trace records of its sends since the last barrier (with the sites
+// they name first), and the words it sent to that rank; every rank then decides the next
+// barrier from the same statuses and records, so no rank leads. Point-to-point messages (not a
+// collective) let a barrier that waits long name the ranks it still misses, and check their
+// liveness (pids and hosts are exchanged at the start: a missing rank on this host is failed
+// when its process is gone, stopped or idle; one on another host is left to mpirun, which ends
+// the job when a process dies). Rank 0 writes every chiplet's trace file (`bench.<x>.<y>`, the
 // document's format) as the records come, and the statistics at the end, so several hosts need
 // no shared directory. Per rank, memory holds only the peers it exchanges words with.
 
@@ -17,7 +15,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstddef>
 #include <chrono>
 #include <cerrno>
 #include <cstdio>
@@ -32,10 +29,9 @@
 namespace ptxsim::chiplet {
 namespace {
 
-/// Barrier messages alternate between two tags of each kind (up to rank 0, down from it, rank
-/// 0's "here"): a rank is at most one barrier ahead of another (it cannot complete the next
-/// without the other's message), so a probe for any source with this barrier's tag never takes
-/// the next barrier's message.
+/// Barrier messages alternate between two tags: a rank can be at most one barrier ahead (it
+/// cannot complete the next without this rank's message), so a probe for any source with this
+/// barrier's tag never takes the next barrier's message.
 constexpr int kTag = 4710;
 
 struct Header {
@@ -104,16 +100,16 @@ public:
     return it == sites_.end() ? "" : it->second;
   }
 
-  /// A part of a barrier message: header, site definitions (id, length, text), records, and
-  /// `words` (the words for the receiving rank).
-  std::vector<uint8_t> part(uint64_t cycle, const SyncStatus &mine, const uint32_t *words,
-                            size_t nw) const {
+  /// The barrier message: header, site definitions (id, length, text), records, words.
+  std::vector<uint8_t> message(uint64_t cycle, const SyncStatus &mine,
+                               const std::vector<uint32_t> *words) const {
     std::string siteBytes;
     for (auto &[id, text] : newSites_) {
       uint32_t hdr[2] = {id, (uint32_t)text.size()};
       siteBytes.append((const char *)hdr, sizeof hdr);
       siteBytes += text;
     }
+    size_t nw = words ? words->size() : 0;
     Header h{cycle, mine.clock, mine.needBytes, (uint32_t)mine.state, mine.waitFrom,
              mine.channel, (uint32_t)newSites_.size(), myRecords_.size(), nw, siteBytes.size()};
     std::vector<uint8_t> b(sizeof h + siteBytes.size() + myRecords_.size() * sizeof(WireRecord) +
@@ -129,227 +125,103 @@ public:
       p += sizeof w;
     }
     if (nw)
-      std::memcpy(p, words, nw * 4);
+      std::memcpy(p, words->data(), nw * 4);
     return b;
   }
 
   bool sameHost(int r) const { return std::strncmp(ids_[r].host, ids_[rank_].host, 64) == 0; }
 
-  /// Samples the processes of the ranks `waiting` names (on this host) and returns why one of
-  /// them is not alive and working, or "" (see livenessProblem).
-  std::string checkLiveness(const std::vector<int> &waiting, std::map<int, ProcessSample> &before,
-                            uint64_t cycle) {
-    std::string problems;
-    std::map<int, ProcessSample> samples;
-    for (int r : waiting) {
-      if (!sameHost(r))
-        continue; // on another host: mpirun ends the job if its process dies
-      samples[r] = sampleProcess((long)ids_[r].pid);
-      auto bi = before.find(r);
-      std::string why = livenessProblem((long)ids_[r].pid,
-                                        bi == before.end() ? ProcessSample() : bi->second,
-                                        samples[r], cfg_.timeoutSec / 2);
-      if (!why.empty())
-        problems += (problems.empty() ? "chiplet (" : "; chiplet (") +
-                    std::to_string(r % cfg_.width) + "," + std::to_string(r / cfg_.width) +
-                    ") [rank " + std::to_string(r) + "]: " + why;
+  bool barrier(uint64_t cycle, const SyncStatus &mine, const DecideFn &decide, uint64_t &next,
+               std::string &err) override {
+    // One buffer for every rank this one sent no words to, one per rank it did.
+    int tag = kTag + (int)(barriers_++ & 1);
+    std::vector<uint8_t> common = message(cycle, mine, nullptr);
+    std::vector<std::vector<uint8_t>> own;
+    own.reserve(outWords_.size());
+    std::vector<MPI_Request> reqs;
+    reqs.reserve(size_);
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_)
+        continue;
+      const std::vector<uint8_t> *b = &common;
+      auto it = outWords_.find((unsigned)r);
+      if (it != outWords_.end() && !it->second.empty()) {
+        own.push_back(message(cycle, mine, &it->second));
+        b = &own.back();
+      }
+      reqs.emplace_back();
+      MPI_Isend(b->data(), (int)b->size(), MPI_BYTE, r, tag, MPI_COMM_WORLD, &reqs.back());
     }
-    before = std::move(samples);
-    return problems.empty() ? ""
-                            : "at the barrier at cycle " + std::to_string(cycle) +
-                                  ", waiting for " + problems;
-  }
-
-  /// Waits for a message with `tag` from `from` (MPI_ANY_SOURCE: any), checking every half
-  /// timeout the liveness of the ranks `waiting()` names. MPI has no blocking probe with a
-  /// timeout: it backs off from 50 us to 2 ms between probes.
-  template <class WaitingFn>
-  bool receiveOne(int from, int tag, uint64_t cycle, WaitingFn waiting, int &src,
-                  std::vector<uint8_t> &b, std::string &err) {
+    std::vector<SyncStatus> all(size_);
+    {
+      auto it = outWords_.find((unsigned)rank_);
+      std::vector<uint8_t> self = message(cycle, mine, it == outWords_.end() ? nullptr : &it->second);
+      if (!absorb(rank_, self, cycle, all[rank_], err))
+        return false;
+    }
+    std::vector<bool> got(size_, false);
+    got[rank_] = true;
+    int left = size_ - 1;
+    // Liveness, not silence: every half timeout the missing ranks on this host are sampled;
+    // one that is gone, stopped, or used no CPU time since the last sample fails the barrier.
     auto half = std::chrono::milliseconds(std::max<int64_t>(1, (int64_t)(cfg_.timeoutSec * 500)));
     auto checkAt = std::chrono::steady_clock::now() + half;
     std::map<int, ProcessSample> before;
-    for (unsigned idle = 0;; ++idle) {
+    unsigned idle = 0;
+    std::vector<uint8_t> b;
+    while (left > 0) {
       int flag = 0;
       MPI_Status st;
-      MPI_Iprobe(from, tag, MPI_COMM_WORLD, &flag, &st);
+      MPI_Iprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &flag, &st);
       if (flag) {
-        int bytes = 0;
-        src = st.MPI_SOURCE;
+        int bytes = 0, r = st.MPI_SOURCE;
         MPI_Get_count(&st, MPI_BYTE, &bytes);
         b.resize((size_t)bytes);
-        MPI_Recv(b.data(), bytes, MPI_BYTE, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        return true;
-      }
-      auto now = std::chrono::steady_clock::now();
-      if (now >= checkAt) {
-        err = checkLiveness(waiting(), before, cycle);
-        if (!err.empty())
-          return false;
-        checkAt = now + half;
-      }
-      std::this_thread::sleep_for(
-          std::chrono::microseconds(std::min(2000u, 50u << std::min(idle, 6u))));
-    }
-  }
-
-  /// One barrier is a gather to rank 0 and a release from it: 2(P-1) messages instead of every
-  /// rank messaging every other (P^2), and every rank but 0 waits for one message. A rank sends
-  /// rank 0 its part (status, new sites and records) followed by its words, grouped by
-  /// destination; rank 0 sends every rank the parts of all ranks in rank order, each with the
-  /// words for that rank. Every rank then absorbs the same parts in the same order and decides.
-  /// Rank 0 announces when it has arrived (so the others judge its liveness only before) and
-  /// judges the liveness of the ranks it still misses.
-  bool barrier(uint64_t cycle, const SyncStatus &mine, const DecideFn &decide, uint64_t &next,
-               std::string &err) override {
-    int parity = (int)(barriers_++ & 1);
-    int tagUp = kTag + parity, tagDown = kTag + 2 + parity, tagHere = kTag + 4 + parity;
-    // my part without words, then the words by destination: (dst, n, words...)
-    std::vector<uint8_t> up = part(cycle, mine, nullptr, 0);
-    for (auto &[dst, words] : outWords_) {
-      uint32_t hdr[2] = {dst, (uint32_t)words.size()};
-      up.insert(up.end(), (const uint8_t *)hdr, (const uint8_t *)hdr + sizeof hdr);
-      up.insert(up.end(), (const uint8_t *)words.data(),
-                (const uint8_t *)(words.data() + words.size()));
-    }
-    myRecords_.clear();
-    newSites_.clear();
-    outWords_.clear();
-    std::vector<uint8_t> down;
-    if (rank_ != 0) {
-      MPI_Request req;
-      MPI_Isend(up.data(), (int)up.size(), MPI_BYTE, 0, tagUp, MPI_COMM_WORLD, &req);
-      // Until rank 0 says it is here, it may be the one missing: judge its liveness.
-      bool rootHere = false;
-      auto half = std::chrono::milliseconds(std::max<int64_t>(1, (int64_t)(cfg_.timeoutSec * 500)));
-      auto checkAt = std::chrono::steady_clock::now() + half;
-      std::map<int, ProcessSample> before;
-      for (unsigned idle = 0;; ++idle) {
-        int flag = 0;
-        if (!rootHere) {
-          MPI_Iprobe(0, tagHere, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-          if (flag) {
-            MPI_Recv(nullptr, 0, MPI_BYTE, 0, tagHere, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            rootHere = true;
-          }
-        }
-        MPI_Status st;
-        MPI_Iprobe(0, tagDown, MPI_COMM_WORLD, &flag, &st);
-        if (flag) {
-          int bytes = 0;
-          MPI_Get_count(&st, MPI_BYTE, &bytes);
-          down.resize((size_t)bytes);
-          MPI_Recv(down.data(), bytes, MPI_BYTE, 0, tagDown, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-          break;
-        }
-        auto now = std::chrono::steady_clock::now();
-        if (now >= checkAt) {
-          if (!rootHere && !(err = checkLiveness({0}, before, cycle)).empty())
-            return false;
-          checkAt = now + half;
-        }
-        std::this_thread::sleep_for(
-            std::chrono::microseconds(std::min(2000u, 50u << std::min(idle, 6u))));
-      }
-      if (!rootHere) // sent before the release: take it so it cannot be mistaken later
-        MPI_Recv(nullptr, 0, MPI_BYTE, 0, tagHere, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Wait(&req, MPI_STATUS_IGNORE);
-    } else {
-      std::vector<MPI_Request> notes(size_ - 1);
-      for (int r = 1; r < size_; ++r)
-        MPI_Isend(nullptr, 0, MPI_BYTE, r, tagHere, MPI_COMM_WORLD, &notes[r - 1]);
-      std::vector<std::vector<uint8_t>> ups(size_);
-      ups[0] = std::move(up);
-      std::vector<bool> got(size_, false);
-      got[0] = true;
-      for (int left = size_ - 1; left > 0; --left) {
-        int src;
-        std::vector<uint8_t> b;
-        auto waiting = [&] {
-          std::vector<int> v;
-          for (int r = 0; r < size_; ++r)
-            if (!got[r])
-              v.push_back(r);
-          return v;
-        };
-        if (!receiveOne(MPI_ANY_SOURCE, tagUp, cycle, waiting, src, b, err))
-          return false;
-        if (got[src]) {
-          err = "rank " + std::to_string(src) + " sent two messages for the barrier at cycle " +
+        MPI_Recv(b.data(), bytes, MPI_BYTE, r, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (got[r]) {
+          err = "rank " + std::to_string(r) + " sent two messages for the barrier at cycle " +
                 std::to_string(cycle);
           return false;
         }
-        got[src] = true;
-        ups[src] = std::move(b);
-      }
-      MPI_Waitall((int)notes.size(), notes.data(), MPI_STATUSES_IGNORE);
-      // Split every part into its common bytes and its words by destination.
-      std::vector<size_t> common(size_);
-      std::vector<std::map<uint32_t, std::pair<size_t, uint32_t>>> words(size_);
-      for (int r = 0; r < size_; ++r) {
-        const std::vector<uint8_t> &b = ups[r];
-        Header h;
-        if (b.size() < sizeof h) {
-          err = "short barrier message from rank " + std::to_string(r);
+        if (!absorb(r, b, cycle, all[r], err))
           return false;
-        }
-        std::memcpy(&h, b.data(), sizeof h);
-        size_t off = sizeof h + h.siteBytes + h.nRecords * sizeof(WireRecord);
-        common[r] = off;
-        while (off + 8 <= b.size()) {
-          uint32_t hdr[2];
-          std::memcpy(hdr, b.data() + off, sizeof hdr);
-          words[r][hdr[0]] = {off + 8, hdr[1]};
-          off += 8 + (size_t)hdr[1] * 4;
-        }
-        if (off != b.size() || h.cycle != cycle) {
-          err = "rank " + std::to_string(r) + " sent a malformed message for the barrier at cycle " +
-                std::to_string(cycle) + " (it is at " + std::to_string(h.cycle) + ")";
-          return false;
-        }
+        got[r] = true;
+        --left;
+        idle = 0;
+        continue;
       }
-      std::vector<std::vector<uint8_t>> downs(size_);
-      for (int d = 0; d < size_; ++d) {
-        std::vector<uint8_t> &o = downs[d];
+      auto now = std::chrono::steady_clock::now();
+      if (now >= checkAt) {
+        std::string problems;
+        std::map<int, ProcessSample> samples;
         for (int r = 0; r < size_; ++r) {
-          const std::vector<uint8_t> &b = ups[r];
-          auto it = words[r].find((uint32_t)d);
-          uint64_t nw = it == words[r].end() ? 0 : it->second.second;
-          size_t at = o.size();
-          o.insert(o.end(), b.begin(), b.begin() + (long)common[r]);
-          std::memcpy(o.data() + at + offsetof(Header, nWords), &nw, sizeof nw);
-          if (nw)
-            o.insert(o.end(), b.begin() + (long)it->second.first,
-                     b.begin() + (long)(it->second.first + nw * 4));
+          if (got[r] || !sameHost(r))
+            continue; // on another host: mpirun ends the job if its process dies
+          samples[r] = sampleProcess((long)ids_[r].pid);
+          auto bi = before.find(r);
+          std::string why = livenessProblem((long)ids_[r].pid,
+                                            bi == before.end() ? ProcessSample() : bi->second,
+                                            samples[r], cfg_.timeoutSec / 2);
+          if (!why.empty())
+            problems += (problems.empty() ? "chiplet (" : "; chiplet (") +
+                        std::to_string(r % cfg_.width) + "," + std::to_string(r / cfg_.width) +
+                        ") [rank " + std::to_string(r) + "]: " + why;
         }
+        if (!problems.empty()) {
+          err = "at the barrier at cycle " + std::to_string(cycle) + ", waiting for " + problems;
+          return false;
+        }
+        before = std::move(samples);
+        checkAt = now + half;
       }
-      std::vector<MPI_Request> reqs(size_ - 1);
-      for (int r = 1; r < size_; ++r)
-        MPI_Isend(downs[r].data(), (int)downs[r].size(), MPI_BYTE, r, tagDown, MPI_COMM_WORLD,
-                  &reqs[r - 1]);
-      MPI_Waitall((int)reqs.size(), reqs.data(), MPI_STATUSES_IGNORE);
-      down = std::move(downs[0]);
+      // MPI has no blocking probe with a timeout: back off from 50 us to 2 ms between probes.
+      std::this_thread::sleep_for(std::chrono::microseconds(std::min(2000u, 50u << std::min(idle, 6u))));
+      ++idle;
     }
-    // Every rank absorbs the same parts in rank order.
-    std::vector<SyncStatus> all(size_);
-    size_t off = 0;
-    for (int r = 0; r < size_; ++r) {
-      Header h;
-      if (off + sizeof h > down.size()) {
-        err = "short release message for the barrier at cycle " + std::to_string(cycle);
-        return false;
-      }
-      std::memcpy(&h, down.data() + off, sizeof h);
-      size_t len = sizeof h + h.siteBytes + h.nRecords * sizeof(WireRecord) + h.nWords * 4;
-      if (off + len > down.size()) {
-        err = "short release message for the barrier at cycle " + std::to_string(cycle);
-        return false;
-      }
-      std::vector<uint8_t> b(down.begin() + (long)off, down.begin() + (long)(off + len));
-      if (!absorb(r, b, cycle, all[r], err))
-        return false;
-      off += len;
-    }
+    MPI_Waitall((int)reqs.size(), reqs.data(), MPI_STATUSES_IGNORE);
+    myRecords_.clear();
+    newSites_.clear();
+    outWords_.clear();
     next = decide(all, err);
     return next != kDeadlock;
   }
