@@ -49,6 +49,9 @@ struct ReducedCores {
   std::string kind; ///< what the cores are, for describe() and the report ("IU")
   uint32_t count = 0;
   std::vector<std::string> absent;
+  /// The cores are not SMs at all (DMA engines): besides the components in `absent`, the rest of
+  /// an SM's share of the die (control and wiring, which the uncore's leakage covers) leaves too.
+  bool wholeCore = false;
 };
 /// What an extension declares about the cores of a GPU configuration.
 struct CoreAccounting {

@@ -98,6 +98,7 @@ struct LogicParams {
   double coalescerGates = 20000;    ///< coalescer + bank-conflict check per LD/ST instruction
   double clockGates = 400000;       ///< clock tree + pipeline latches per SM per active cycle
   double smAreaFraction = 0.6;      ///< share of the die the SMs occupy (for SM wire lengths)
+  double dieSms = 0;                ///< SMs the die area is for (0: this configuration's)
 };
 
 constexpr double kTagBitsBase = 40; ///< physical address bits a tag is cut from (+2 state bits)
@@ -170,6 +171,7 @@ bool PowerModel::loadText(const std::string &file, const std::string &xml,
       r.num("die_area_mm2", m.dieAreaMm2_, true, 1, 10000);
       r.num("constant_w", m.constantW_, true, 0, 10000);
       r.num("sm_area_fraction", lp.smAreaFraction, false, 0.05, 1);
+      r.num("die_sms", lp.dieSms, false, 0, 100000);
     } else if (e.name == "dram") {
       dramElem = &e;
       continue; // read after the type is known
@@ -242,6 +244,14 @@ bool PowerModel::loadText(const std::string &file, const std::string &xml,
     return false;
 
   // --- derived sizes -------------------------------------------------------------------------
+  if (lp.dieSms > 0 && cfg.numSms() > 0) {
+    // die_area_mm2 is a die with die_sms SMs: one with another number of cores (an SPU's SMs
+    // and IUs) is that many SM areas larger or smaller, and its SMs take their share of it
+    double smArea = m.dieAreaMm2_ * lp.smAreaFraction / lp.dieSms;
+    double rest = m.dieAreaMm2_ * (1 - lp.smAreaFraction);
+    m.dieAreaMm2_ = rest + smArea * cfg.numSms();
+    lp.smAreaFraction = smArea * cfg.numSms() / m.dieAreaMm2_;
+  }
   const Technology &t = m.tech_;
   const auto &core = cfg.core;
   const auto &mem = cfg.mem;
@@ -487,6 +497,18 @@ bool PowerModel::loadText(const std::string &file, const std::string &xml,
         it->leakW = t.leakageW(it->areaMm2);
         removedAreaMm2 += cut;
         lacks += (lacks.empty() ? "" : ", ") + name;
+      }
+      if (rc.wholeCore) {
+        // not SMs at all: the rest of an SM's share of the die (its control and wiring, which
+        // the uncore's leakage covers) goes with them
+        double modeledPerSm = 0;
+        for (auto &b : m.builtins_)
+          for (const char *n : kPerSm)
+            if (b.name == n)
+              modeledPerSm += b.perSmAreaMm2;
+        double smArea = numSms > 0 ? m.dieAreaMm2_ * lp.smAreaFraction / numSms : 0;
+        removedAreaMm2 += rc.count * std::max(0.0, smArea - modeledPerSm);
+        lacks += std::string(lacks.empty() ? "" : ", ") + "the rest of an SM";
       }
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.3f", removedAreaMm2);

@@ -119,6 +119,9 @@ struct CoreConfig {
   /// file); memory accesses are timed by the memory system as usual. It has no core clock and
   /// counts no instructions (sm.* statistics), so power charges it nothing of a core.
   bool dmaEngine = false;
+  /// This core takes only CTAs a launch extension places on it (LaunchExtension::smOf); the
+  /// GPU's own dispatch of an ordinary launch passes it by (an SPU's interface units).
+  bool placedCtasOnly = false;
 };
 
 struct MemoryConfig {

@@ -67,6 +67,10 @@ public:
   /// Unit u finished. Returns true when that completed a synchronization the others wait at.
   bool exited(uint32_t u);
   bool passDone() const { return liveUnits_ == 0; }
+  /// Units of the pass that have not exited, and of those, units arrived at the current block
+  /// synchronization.
+  uint32_t liveUnits() const { return liveUnits_; }
+  uint32_t arrivedUnits() const { return arrivedUnits_; }
   /// Ends the pass: the spill VIUs' last iteration (Algorithm 1 spills once more after the last
   /// block is done).
   void endPass();

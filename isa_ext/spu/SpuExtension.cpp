@@ -56,6 +56,59 @@ uint64_t virtualCbBytesPerSm(const Config &c) {
   return perSm * 2 * c.machine.cbBytes;
 }
 
+namespace {
+/// One SPU option: its name, default, help text, range and where it goes in Config. The one
+/// table both the configuration loader (registerOption, which checks the range in files and on
+/// the command line) and PTXSIM_SPU (parseOptions) read, so both accept exactly the same values.
+struct OptionSpec {
+  const char *name;
+  uint32_t def, lo, hi;
+  const char *help;
+  void (*set)(Config &, uint32_t);
+  bool enables; ///< setting it in PTXSIM_SPU implies -spu_enabled 1
+};
+
+const OptionSpec kOptions[] = {
+    {"-spu_enabled", 0, 0, 1, "SPU: the GPU has a Stencil Processing Unit (docs/spu.md)",
+     [](Config &c, uint32_t v) { c.enabled = v; }, false},
+    {"-spu_rows", 4, 1, 64, "SPU: rows of the SM grid",
+     [](Config &c, uint32_t v) { c.machine.shape.rows = v; }, true},
+    {"-spu_cols", 4, 1, 64, "SPU: columns of the SM grid",
+     [](Config &c, uint32_t v) { c.machine.shape.cols = v; }, true},
+    {"-spu_cb_bytes", 16384, 4, 1u << 20, "SPU: bytes of one half of a communication buffer",
+     [](Config &c, uint32_t v) { c.machine.cbBytes = v; }, false},
+    {"-spu_regstart", 1, 0, 1,
+     "SPU: regstart optimization (section 3.3): VIUs skip steps that moved no data",
+     [](Config &c, uint32_t v) { c.machine.regstart = v; }, false},
+    {"-spu_1d", 0, 0, 1, "SPU: 1D grids of blocks chained through every SM (section 5)",
+     [](Config &c, uint32_t v) { c.machine.oneD = v; }, false},
+    {"-spu_skip_dummy_syncs", 0, 0, 1,
+     "SPU: block synchronizations that moved no data cost no barrier-network time (section 5)",
+     [](Config &c, uint32_t v) { c.machine.skipDummySyncs = v; }, false},
+    {"-spu_blocks_per_sm", 1, 1, 8,
+     "SPU: blocks side by side on each SM, linked by virtual CBs (section 5, figure 10)",
+     [](Config &c, uint32_t v) { c.machine.blocksPerSm = v; }, false},
+    {"-spu_cb_latency", 24, 1, 10000, "SPU: cycles from a CB access to its data",
+     [](Config &c, uint32_t v) { c.cbLatency = v; }, false},
+    {"-spu_cb_banks", 32, 1, 256, "SPU: 4-byte banks of a CB",
+     [](Config &c, uint32_t v) { c.cbBanks = v; }, false},
+    {"-spu_sync_latency", 20, 0, 100000,
+     "SPU: cycles the barrier network adds to each block synchronization",
+     [](Config &c, uint32_t v) { c.syncLatency = v; }, false},
+    {"-spu_viu_bytes_per_cycle", 32, 1, 65536,
+     "SPU: spill/restore bandwidth of one VIU (bytes per cycle)",
+     [](Config &c, uint32_t v) { c.viuBytesPerCycle = v; }, false},
+    {"-spu_power_pairs", 0, 0, 1,
+     "SPU: power convention: 0 per-unit accounting, 1 the report's (one SM + IU pair times the "
+     "number of pairs)",
+     [](Config &c, uint32_t v) { c.powerPairs = v; }, false},
+    {"-spu_dma_ius", 0, 0, 1,
+     "SPU: IUs are DMA engines instead of reduced SMs (section 5): no instruction issue, only "
+     "their memory transfers take time; a DMA power component",
+     [](Config &c, uint32_t v) { c.dmaIus = v; }, false},
+};
+} // namespace
+
 std::string parseOptions(const std::string &text, Config &c) {
   std::istringstream in(text);
   std::vector<std::string> words;
@@ -67,57 +120,26 @@ std::string parseOptions(const std::string &text, Config &c) {
   }
   for (size_t i = 0; i < words.size(); i += 2) {
     const std::string &name = words[i];
+    const OptionSpec *o = nullptr;
+    for (const OptionSpec &x : kOptions)
+      if (name == x.name)
+        o = &x;
+    if (!o)
+      return "unknown SPU option '" + name + "'";
     if (i + 1 >= words.size())
       return "option '" + name + "' needs a value";
     uint32_t v = 0;
     const std::string &val = words[i + 1];
     if (!parseUnsigned(val, v))
       return "option '" + name + "' needs an unsigned number, not '" + val + "'";
-    auto flag = [&](bool &b) -> std::string {
-      if (v > 1)
-        return "option '" + name + "' is 0 or 1";
-      b = v != 0;
-      return "";
-    };
-    auto positive = [&](uint32_t &f, uint32_t max) -> std::string {
-      if (!v || v > max)
-        return "option '" + name + "' must be between 1 and " + std::to_string(max);
-      f = v;
-      return "";
-    };
-    std::string err;
-    if (name == "-spu_enabled")
-      err = flag(c.enabled);
-    else if (name == "-spu_rows")
-      err = positive(c.machine.shape.rows, 64), c.enabled = true;
-    else if (name == "-spu_cols")
-      err = positive(c.machine.shape.cols, 64), c.enabled = true;
-    else if (name == "-spu_cb_bytes")
-      err = positive(c.machine.cbBytes, 1u << 20);
-    else if (name == "-spu_regstart")
-      err = flag(c.machine.regstart);
-    else if (name == "-spu_1d")
-      err = flag(c.machine.oneD);
-    else if (name == "-spu_skip_dummy_syncs")
-      err = flag(c.machine.skipDummySyncs);
-    else if (name == "-spu_blocks_per_sm")
-      err = positive(c.machine.blocksPerSm, 8);
-    else if (name == "-spu_cb_latency")
-      err = positive(c.cbLatency, 10000);
-    else if (name == "-spu_cb_banks")
-      err = positive(c.cbBanks, 256);
-    else if (name == "-spu_sync_latency")
-      c.syncLatency = v;
-    else if (name == "-spu_viu_bytes_per_cycle")
-      err = positive(c.viuBytesPerCycle, 1u << 16);
-    else if (name == "-spu_power_pairs")
-      err = flag(c.powerPairs);
-    else if (name == "-spu_dma_ius")
-      err = flag(c.dmaIus);
-    else
-      return "unknown SPU option '" + name + "'";
-    if (!err.empty())
-      return err;
+    if (v < o->lo || v > o->hi)
+      return o->lo == 0 && o->hi == 1
+                 ? "option '" + name + "' is 0 or 1"
+                 : "option '" + name + "' must be between " + std::to_string(o->lo) + " and " +
+                       std::to_string(o->hi);
+    o->set(c, v);
+    if (o->enables)
+      c.enabled = true;
   }
   return "";
 }
@@ -128,70 +150,48 @@ bool gTestConfig = false;
 /// The registered options' values (the timing configuration's, or their defaults).
 Config fromOptions() {
   Config c;
-  c.enabled = option("-spu_enabled") != 0;
-  c.machine.shape.rows = (uint32_t)option("-spu_rows");
-  c.machine.shape.cols = (uint32_t)option("-spu_cols");
-  c.machine.cbBytes = (uint32_t)option("-spu_cb_bytes");
-  c.machine.regstart = option("-spu_regstart") != 0;
-  c.machine.oneD = option("-spu_1d") != 0;
-  c.machine.skipDummySyncs = option("-spu_skip_dummy_syncs") != 0;
-  c.machine.blocksPerSm = (uint32_t)option("-spu_blocks_per_sm");
-  c.cbLatency = (uint32_t)option("-spu_cb_latency");
-  c.cbBanks = (uint32_t)option("-spu_cb_banks");
-  c.syncLatency = (uint32_t)option("-spu_sync_latency");
-  c.viuBytesPerCycle = (uint32_t)option("-spu_viu_bytes_per_cycle");
-  c.powerPairs = option("-spu_power_pairs") != 0;
-  c.dmaIus = option("-spu_dma_ius") != 0;
+  for (const OptionSpec &o : kOptions)
+    o.set(c, (uint32_t)option(o.name));
   return c;
 }
 
 void registerOptions() {
-  registerOption("-spu_enabled", 0, "SPU: the GPU has a Stencil Processing Unit (docs/spu.md)", 0,
-                 1);
-  registerOption("-spu_rows", 4, "SPU: rows of the SM grid", 1, 64);
-  registerOption("-spu_cols", 4, "SPU: columns of the SM grid", 1, 64);
-  registerOption("-spu_cb_bytes", 16384, "SPU: bytes of one half of a communication buffer", 4,
-                 1 << 20);
-  registerOption("-spu_regstart", 1,
-                 "SPU: regstart optimization (section 3.3): VIUs skip steps that moved no data", 0,
-                 1);
-  registerOption("-spu_1d", 0, "SPU: 1D grids of blocks chained through every SM (section 5)", 0,
-                 1);
-  registerOption(
-      "-spu_skip_dummy_syncs", 0,
-      "SPU: block synchronizations that moved no data cost no barrier-network time (section 5)", 0,
-      1);
-  registerOption(
-      "-spu_blocks_per_sm", 1,
-      "SPU: blocks side by side on each SM, linked by virtual CBs (section 5, figure 10)", 1, 8);
-  registerOption("-spu_cb_latency", 24, "SPU: cycles from a CB access to its data", 1, 10000);
-  registerOption("-spu_cb_banks", 32, "SPU: 4-byte banks of a CB", 1, 256);
-  registerOption("-spu_sync_latency", 20,
-                 "SPU: cycles the barrier network adds to each block synchronization", 0, 100000);
-  registerOption("-spu_viu_bytes_per_cycle", 32,
-                 "SPU: spill/restore bandwidth of one VIU (bytes per cycle)", 1, 65536);
-  registerOption("-spu_power_pairs", 0,
-                 "SPU: power convention: 0 per-unit accounting, 1 the report's (one SM + IU pair "
-                 "times the number of pairs)",
-                 0, 1);
-  registerOption("-spu_dma_ius", 0,
-                 "SPU: IUs are DMA engines instead of reduced SMs (section 5): no instruction "
-                 "issue, only their memory transfers take time; a DMA power component",
-                 0, 1);
+  for (const OptionSpec &o : kOptions)
+    registerOption(o.name, o.def, o.help, o.lo, o.hi);
 }
+
+/// PTXSIM_SPU's error, if its value is invalid: every launch then fails with it (reported as a
+/// launch error, like any other), and it is printed once. Exiting instead, from inside a
+/// launch, would leave the CUDA runtime's locks held and hang at unregistration.
+std::string gEnvError;
+bool gEnvErrorShown = false;
 } // namespace
+
+std::string configError() {
+  (void)config();
+  std::lock_guard<std::mutex> lock(gConfigMu);
+  return gTestConfig ? std::string() : gEnvError;
+}
 
 Config config() {
   std::lock_guard<std::mutex> lock(gConfigMu);
   if (gTestConfig)
     return gConfig;
   Config c = fromOptions();
+  gEnvError.clear();
   if (const char *e = std::getenv("PTXSIM_SPU"); e && *e && std::strcmp(e, "0") != 0) {
-    c.enabled = true;
-    std::string err = parseOptions(e, c);
-    if (!err.empty()) {
-      std::fprintf(stderr, "ptxsim: PTXSIM_SPU: %s\n", err.c_str());
-      std::exit(2);
+    Config env = c;
+    env.enabled = true;
+    std::string err = parseOptions(e, env);
+    if (err.empty())
+      return env;
+    // the configuration without PTXSIM_SPU stays in force (so the GPU can be built); launches
+    // report the error
+    gEnvError = "PTXSIM_SPU: " + err;
+    if (!gEnvErrorShown) {
+      gEnvErrorShown = true;
+      std::fprintf(stderr, "ptxsim: %s (every kernel launch fails with this error)\n",
+                   gEnvError.c_str());
     }
   }
   return c;
@@ -222,6 +222,9 @@ struct UnitRun {
   uint32_t arrivedWarps = 0; ///< warps waiting at spu.sync
   uint32_t passedWarps = 0;  ///< of those, warps that have left it
   bool unitArrived = false;  ///< reported to the machine
+  /// The unit can never arrive: every live warp waits either here or at a CTA barrier, and at
+  /// least one at a CTA barrier (which the warps here will never reach). Permanent.
+  bool stuck = false;
 };
 
 /// The launch policy's object: the machine plus what maps CTAs to units.
@@ -235,12 +238,11 @@ public:
   }
 
   std::string beginGroup(size_t g, DeviceMemory &) override {
-    if (!error.empty())
-      return error;
     std::lock_guard<std::mutex> lock(mu);
     machine.beginPass((uint32_t)g);
     countedSpill = countedRestore = 0;
     runs.assign(machine.pass().units.size(), UnitRun{});
+    stuckUnits = 0;
     step.store(0, std::memory_order_release);
     readyCycle = 0;
     return "";
@@ -249,6 +251,7 @@ public:
   void ctaFinished(ExecCtx &ctx, Cta &c) override {
     int32_t u = unitOf[c.linearId];
     std::lock_guard<std::mutex> lock(mu);
+    ++events;
     if (machine.exited((uint32_t)u))
       released(ctx);
     if (machine.passDone()) {
@@ -287,13 +290,19 @@ public:
 
   Config cfg;
   Machine machine;
-  std::string error;           ///< a launch the SPU cannot run: reported by beginGroup
   std::vector<int32_t> unitOf; ///< per CTA linear id: unit index in its pass
   std::vector<UnitRun> runs;   ///< per unit of the current pass
   std::mutex mu;
   std::atomic<uint32_t> step{0};
   uint64_t readyCycle = 0;
   uint64_t countedSpill = 0, countedRestore = 0; ///< of the current pass, already counted
+  uint32_t warpsPerCta = 1;
+  /// Units of the current pass that can never arrive (UnitRun::stuck): with the arrived ones
+  /// they make a deadlock once they are all the live units.
+  uint32_t stuckUnits = 0;
+  /// Arrivals, departures and exits so far, and the idle-poll bound's state (pollSync).
+  uint64_t events = 0, idleInsts = ~0ull, idleEvents = 0;
+  uint32_t idlePolls = 0;
   /// Warp-level CB loads and stores per pass (2 per pass), from handlers on any host thread.
   std::unique_ptr<std::atomic<uint64_t>[]> passCb;
 };
@@ -504,36 +513,104 @@ bool lowerStWithCb(LowerCtx &c) { return c.hasModifier(gModCb) ? lowerCb(c, true
 
 // --- spu.sync ---------------------------------------------------------------------------------
 
-/// A warp that has tried this many times is stuck: some unit never reaches the synchronization.
-constexpr uint32_t kSyncGiveUp = 1u << 22;
-/// The same in timing mode, in core cycles: no block synchronization of ours takes that long.
-constexpr uint64_t kSyncGiveUpCycles = 2'000'000;
+/// Deadlock detection (docs/spu.md, "Errors"). A block synchronization can never complete when
+/// every live unit of the pass is either arrived (all its live warps wait at spu.sync) or stuck
+/// (its live warps wait at spu.sync or at a CTA barrier, at least one at the barrier: those
+/// will never reach spu.sync, and the ones at spu.sync never reach the barrier). Both states
+/// last until a synchronization completes, which then cannot happen, so the check is exact:
+/// it reports a deadlock at the first poll that sees it and never a program that is merely
+/// slow. A unit whose warps all wait at CTA barriers that cannot complete (mismatched named
+/// barriers) never polls; that is left to the core's barrier checks and to the idle-poll
+/// bound below.
+///
+/// Idle polls (functional mode): a host thread that polls this many times in a row without
+/// executing any other instruction in between, while no unit of the launch arrives, leaves or
+/// exits, gives up. The last resort for that corner only, so the bound is large: a unit on
+/// another host thread that computes without reaching spu.sync for longer than that many polls
+/// (minutes) would be taken for stuck.
+constexpr uint32_t kIdlePollLimit = 1u << 26;
+
+std::string maskText(uint32_t m) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%08x", m);
+  return b;
+}
+
+[[gnu::cold, gnu::noinline]] void syncDeadlock(ExecCtx &ctx, Warp &w, const ir::Inst &in,
+                                               uint32_t mask, const SpuLaunch &L) {
+  std::string why;
+  const Pass &pass = L.machine.pass();
+  uint32_t shown = 0;
+  for (size_t u = 0; u < L.runs.size(); ++u)
+    if (L.runs[u].stuck && shown++ < 4)
+      why += std::string(shown > 1 ? ", " : "") + describe(pass.units[u], L.machine.currentPass());
+  ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(mask),
+            "deadlock: spu.sync waits for a unit that never reaches it (" +
+                std::to_string(L.machine.arrivedUnits()) + " of " +
+                std::to_string(L.machine.liveUnits()) + " live units are at spu.sync" +
+                (why.empty() ? std::string()
+                             : "; " + std::to_string(L.stuckUnits) +
+                                   " with warps waiting at a CTA barrier instead: " + why) +
+                "; every thread of every running block and IU must call spu.sync the same "
+                "number of times, or exit)");
+}
 
 bool pollSync(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   int32_t u;
   SpuLaunch *L = unitOf(ctx, w, in, mask, u);
   if (!L)
     return true; // faulted
-  UnitRun &r = L->runs[u];
-  auto notYet = [&] {
-    // functional mode counts tries; timing mode counts cycles since the warp arrived
-    bool stuck = ctx.cycle && w.waitData ? ctx.cycle - (w.waitData - 1) > kSyncGiveUpCycles
-                                         : w.waitStep >= kSyncGiveUp;
-    if (!stuck)
-      return false;
+  if (mask != w.liveMask) {
+    // like bar.sync in converged code: the warp's live lanes reach spu.sync together; lanes
+    // that call it different numbers of times (or a predicated or divergent spu.sync) would
+    // otherwise let part of a warp run a time step ahead of the rest
     ctx.fault(FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(mask),
-              "deadlock: spu.sync waits for a unit that never reaches it (every thread of every "
-              "running block and IU must call spu.sync the same number of times, or exit; in "
-              "timing mode the units of a pass must also fit on their SMs together)");
+              "spu.sync reached by lanes " + maskText(mask) + " of warp " + std::to_string(w.id) +
+                  " while its live lanes are " + maskText(w.liveMask) +
+                  ": every thread must call spu.sync the same number of times, with the warp's "
+                  "live lanes together (not in divergent code)");
     return true;
-  };
+  }
+  UnitRun &r = L->runs[u];
   std::lock_guard<std::mutex> lock(L->mu);
+  auto notYet = [&] {
+    // the unit's state: stuck once its live warps wait here or at a CTA barrier, some at the
+    // barrier (the warps of one CTA run on this host thread: their states are ours to read)
+    if (!r.unitArrived && !r.stuck && !r.passedWarps) {
+      uint32_t atBarrier = 0;
+      for (const Warp &o : w.cta->warps)
+        atBarrier += o.state == WarpState::AtBarrier;
+      if (atBarrier && atBarrier + r.arrivedWarps >= w.cta->liveWarps) {
+        r.stuck = true;
+        ++L->stuckUnits;
+      }
+    }
+    if (L->stuckUnits && L->stuckUnits + L->machine.arrivedUnits() >= L->machine.liveUnits()) {
+      syncDeadlock(ctx, w, in, mask, *L);
+      return true;
+    }
+    // the last resort (functional mode; the timing model has its own no-issue bound): this host
+    // thread ran nothing but failed polls for a long time while no unit arrived, left or exited
+    if (ctx.cycle)
+      return false;
+    uint64_t events = L->events;
+    if (ctx.warpInsts != L->idleInsts || events != L->idleEvents) {
+      L->idleInsts = ctx.warpInsts;
+      L->idleEvents = events;
+      L->idlePolls = 0;
+    } else if (++L->idlePolls > kIdlePollLimit) {
+      syncDeadlock(ctx, w, in, mask, *L);
+      return true;
+    }
+    return false;
+  };
   if (w.waitData == 0) {
     // A warp that left the previous synchronization early waits here until its unit's other
     // warps have left it too; only then does it count as arrived (Warp::waitData marks that).
     if (r.passedWarps)
       return notYet();
     ++r.arrivedWarps;
+    ++L->events;
     w.waitData = ctx.cycle + 1; // non-zero: counted; in timing mode also since when
   }
   // the SM-wide barrier: every live warp of the unit is here; then the SPU-wide one
@@ -544,6 +621,7 @@ bool pollSync(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   }
   if (L->step.load(std::memory_order_acquire) <= r.step || (ctx.cycle && ctx.cycle < L->readyCycle))
     return notYet();
+  ++L->events;
   if (++r.passedWarps == r.arrivedWarps) {
     ++r.step;
     r.passedWarps = r.arrivedWarps = 0;
@@ -628,21 +706,32 @@ bool usesSpu(const ir::Function *fn) {
   return false;
 }
 
+/// A launch the SPU refuses: its only group's start reports the error (a launch error).
+class RefusedLaunch : public LaunchExtension {
+public:
+  RefusedLaunch(std::string e, uint64_t numCtas) : error(std::move(e)) {
+    groups.assign(1, {});
+    for (uint64_t i = 0; i < numCtas; ++i)
+      groups[0].push_back(i);
+  }
+  std::string beginGroup(size_t, DeviceMemory &) override { return error; }
+  const char *name() const override { return "SPU"; }
+  std::string error;
+};
+
 std::unique_ptr<LaunchExtension> spuPolicy(const LaunchParams &p, uint32_t numSms) {
+  uint64_t numCtas = p.grid.count();
+  // an invalid PTXSIM_SPU fails every launch, SPU or not: the user asked for an SPU machine
+  // and did not get the one they described
+  if (std::string err = configError(); !err.empty())
+    return std::make_unique<RefusedLaunch>(err, numCtas);
   const Config &c = config();
   if (!c.enabled || !p.kernel || !p.kernel->fn || !usesSpu(p.kernel->fn))
     return nullptr;
-  auto L = std::make_unique<SpuLaunch>(c, p.grid.x, p.grid.y * p.grid.z);
   const Shape &s = c.machine.shape;
-  uint64_t numCtas = p.grid.count();
   uint32_t units = s.numSms() + s.numIus();
-  auto fail = [&](std::string msg) {
-    // every CTA in one group whose start reports the error
-    L->error = std::move(msg);
-    L->groups.assign(1, {});
-    for (uint64_t i = 0; i < numCtas; ++i)
-      L->groups[0].push_back(i);
-    return std::unique_ptr<LaunchExtension>(std::move(L));
+  auto fail = [&](std::string msg) -> std::unique_ptr<LaunchExtension> {
+    return std::make_unique<RefusedLaunch>(std::move(msg), numCtas);
   };
   if (numSms < units) {
     return fail("the SPU needs " + std::to_string(units) + " cores (" + std::to_string(s.numSms()) +
@@ -664,6 +753,8 @@ std::unique_ptr<LaunchExtension> spuPolicy(const LaunchParams &p, uint32_t numSm
                   " bytes of the blocks' shared memory, but an SM has " + std::to_string(smem) +
                   " (-gpgpu_shmem_size; lower -spu_cb_bytes)");
   }
+  auto L = std::make_unique<SpuLaunch>(c, p.grid.x, p.grid.y * p.grid.z);
+  L->warpsPerCta = (uint32_t)((p.block.count() + kWarpSize - 1) / kWarpSize);
   // helper CTAs (the IUs of each pass) get ids after the grid's
   uint64_t helpers = 0;
   for (const Pass &pass : L->machine.passes())
@@ -877,6 +968,9 @@ void reducedIus(timing::TimingConfig &cfg, uint32_t smId) {
     return;
   cfg.mem.l1d.enabled = false;
   cfg.core.noSharedMemory = true;
+  // an ordinary kernel (no SPU instruction) runs on the R*C compute SMs only: the IU cores
+  // lack the units its code may need (docs/spu.md, "Running it")
+  cfg.core.placedCtasOnly = true;
   cfg.core.dmaEngine = c.dmaIus;
   using ptx::ir::OpClass;
   for (OpClass k : {OpClass::Fp32, OpClass::Fp64, OpClass::Half, OpClass::Sfu, OpClass::Tensor})
@@ -902,7 +996,8 @@ power::CoreAccounting spuCoreAccounting(const timing::TimingConfig &cfg) {
   if (c.dmaIus) { // no IU cores at all: every per-SM structure is gone (DmaPower replaces them)
     a.reduced.push_back({"IU (DMA)", ius,
                          {"fetch_decode", "icache", "regfile", "operand_collector", "sp", "dp",
-                          "sfu", "tensor", "ldst", "shared", "l1d", "const_cache", "sm_clock"}});
+                          "sfu", "tensor", "ldst", "shared", "l1d", "const_cache", "sm_clock"},
+                         true});
     a.note = std::string("SPU power convention: ") +
              (c.powerPairs ? "the report's (one SM + IU pair x " + pairs + " pairs)"
                            : "per unit (" + pairs + " SMs as full SMs)") +

@@ -46,8 +46,12 @@ uint64_t virtualCbBytesPerSm(const Config &c);
 /// Parses SPU options (`-spu_rows 4 -spu_cols 4 ...`) into `c`; returns an error message naming
 /// the bad option, or an empty string.
 std::string parseOptions(const std::string &text, Config &c);
-/// The configuration in force (the timing configuration's options, then PTXSIM_SPU).
+/// The configuration in force (the timing configuration's options, then PTXSIM_SPU). When
+/// PTXSIM_SPU is invalid it is ignored (configError() says why) and every launch fails.
 Config config();
+/// PTXSIM_SPU's error ("PTXSIM_SPU: option '-spu_cb_bytes' must be between 4 and 1048576"), or
+/// an empty string when it is valid or unset.
+std::string configError();
 /// Fixes the configuration, ignoring options and PTXSIM_SPU from then on (tests).
 void setConfig(const Config &c);
 

@@ -5,7 +5,9 @@
 // must round-trip the CBs exactly. The misuse modes must end in the documented faults.
 //
 //   spu_semantics tokens GX GY STEPS THREADS
-//   spu_semantics oob | misaligned | nocb | deadlock | regs | iufp | iushared
+//   spu_semantics oob | misaligned | nocb | deadlock | regs | iufp | iushared | lanes
+//   spu_semantics slow ITERS     one block computes ITERS loop iterations before every sync
+//   spu_semantics cbtypes [GX GY]  every CB type spu.h offers round-trips between neighbours
 
 #include "spu.h"
 #include <cstdio>
@@ -89,6 +91,10 @@ __global__ void misuse(int mode, int *out) {
     if (spu_role() == SPU_IU)
       out[2] = __float_as_int(__int_as_float(out[3]) * 1.5f + __int_as_float(out[4]));
     break;
+  case 7: // the lanes of a warp call spu.sync different numbers of times (odd lanes once more)
+    for (unsigned s = 0; s < 2 + (threadIdx.x & 1); ++s)
+      spu_block_sync();
+    break;
   case 6: { // shared memory on an IU, a reduced SM without one (a fault in timing mode)
     __shared__ int scratch[64];
     if (spu_role() == SPU_IU) {
@@ -99,6 +105,113 @@ __global__ void misuse(int mode, int *out) {
     break;
   }
   }
+}
+
+// Slow but progressing: block (0,0) computes for `iters` iterations before each of 3 block
+// synchronizations while every other unit waits at spu.sync; the result checks the work.
+__global__ void slow(unsigned *out, int iters) {
+  for (int s = 0; s < 3; ++s) {
+    if (spu_role() == SPU_SM && blockIdx.x == 0 && blockIdx.y == 0) {
+      unsigned h = threadIdx.x + 1u + (unsigned)s;
+      for (int i = 0; i < iters; ++i)
+        h = h * 1664525u + 1013904223u;
+      out[s * blockDim.x + threadIdx.x] = h;
+    }
+    spu_block_sync();
+  }
+}
+
+// Every CB type of spu.h: each unit writes a value of every type at step 0 (derived from its
+// position and thread), and at step 1 its east/south neighbour checks what arrives.
+struct Vals {
+  float f; int i; unsigned u; double d; long long ll; float2 f2; float4 f4; int2 i2; int4 i4;
+  uint2 u2; uint4 u4; double2 d2;
+};
+__device__ Vals valsOf(int row, int col, unsigned tid) {
+  int b = (row + 3) * 1000 + (col + 3) * 10 + (int)tid * 100000;
+  Vals v;
+  v.f = b * 0.5f; v.i = -b; v.u = 3u * b; v.d = b * 0.25; v.ll = -7ll * b;
+  v.f2 = make_float2(b + 0.5f, b + 1.5f);
+  v.f4 = make_float4(b + 0.25f, b + 2.0f, b + 3.0f, -b * 1.0f);
+  v.i2 = make_int2(b + 1, -b - 2);
+  v.i4 = make_int4(b + 3, b + 4, -b, b * 2);
+  v.u2 = make_uint2(b + 5u, b + 6u);
+  v.u4 = make_uint4(b + 7u, b + 8u, b + 9u, b + 10u);
+  v.d2 = make_double2(b * 0.125, -b * 8.0);
+  return v;
+}
+constexpr unsigned kValsBytes = 176; // per thread: every type at an offset aligned to its size
+template <bool South> __device__ void storeVals(unsigned o, const Vals &v) {
+  if (South) {
+    spu_cb_store_south(o, v.f); spu_cb_store_south(o + 4, v.i); spu_cb_store_south(o + 8, v.u);
+    spu_cb_store_south(o + 16, v.d); spu_cb_store_south(o + 24, v.ll);
+    spu_cb_store_south(o + 32, v.f2); spu_cb_store_south(o + 48, v.f4);
+    spu_cb_store_south(o + 64, v.i2); spu_cb_store_south(o + 80, v.i4);
+    spu_cb_store_south(o + 96, v.u2); spu_cb_store_south(o + 112, v.u4);
+    spu_cb_store_south(o + 128, v.d2);
+  } else {
+    spu_cb_store_east(o, v.f); spu_cb_store_east(o + 4, v.i); spu_cb_store_east(o + 8, v.u);
+    spu_cb_store_east(o + 16, v.d); spu_cb_store_east(o + 24, v.ll);
+    spu_cb_store_east(o + 32, v.f2); spu_cb_store_east(o + 48, v.f4);
+    spu_cb_store_east(o + 64, v.i2); spu_cb_store_east(o + 80, v.i4);
+    spu_cb_store_east(o + 96, v.u2); spu_cb_store_east(o + 112, v.u4);
+    spu_cb_store_east(o + 128, v.d2);
+  }
+}
+#define SPU_LOAD_(T, o) (North ? spu_cb_load_north<T>(o) : spu_cb_load_west<T>(o))
+template <bool North> __device__ int checkVals(unsigned o, const Vals &e) {
+  int bad = 0;
+  bad += SPU_LOAD_(float, o) != e.f;
+  bad += SPU_LOAD_(int, o + 4) != e.i;
+  bad += SPU_LOAD_(unsigned, o + 8) != e.u;
+  bad += SPU_LOAD_(double, o + 16) != e.d;
+  bad += SPU_LOAD_(long long, o + 24) != e.ll;
+  float2 f2 = SPU_LOAD_(float2, o + 32);
+  bad += f2.x != e.f2.x || f2.y != e.f2.y;
+  float4 f4 = SPU_LOAD_(float4, o + 48);
+  bad += f4.x != e.f4.x || f4.y != e.f4.y || f4.z != e.f4.z || f4.w != e.f4.w;
+  int2 i2 = SPU_LOAD_(int2, o + 64);
+  bad += i2.x != e.i2.x || i2.y != e.i2.y;
+  int4 i4 = SPU_LOAD_(int4, o + 80);
+  bad += i4.x != e.i4.x || i4.y != e.i4.y || i4.z != e.i4.z || i4.w != e.i4.w;
+  uint2 u2 = SPU_LOAD_(uint2, o + 96);
+  bad += u2.x != e.u2.x || u2.y != e.u2.y;
+  uint4 u4 = SPU_LOAD_(uint4, o + 112);
+  bad += u4.x != e.u4.x || u4.y != e.u4.y || u4.z != e.u4.z || u4.w != e.u4.w;
+  double2 d2 = SPU_LOAD_(double2, o + 128);
+  bad += d2.x != e.d2.x || d2.y != e.d2.y;
+  return bad;
+}
+#undef SPU_LOAD_
+
+__global__ void cbtypes(int *errors, int gx, int gy) {
+  unsigned o = threadIdx.x * kValsBytes;
+  int row, col;
+  bool readN = true, readW = true, writeS = true, writeE = true;
+  if (spu_role() == SPU_IU) {
+    int id = (int)spu_id();
+    switch (spu_dir()) {
+    case SPU_NORTH: row = -1, col = id, readN = readW = writeE = false; break;
+    case SPU_WEST: row = id, col = -1, readN = readW = writeS = false; break;
+    case SPU_SOUTH: row = gy, col = id, readW = writeS = writeE = false; break;
+    default: row = id, col = gx, readN = writeS = writeE = false; break; // east
+    }
+  } else {
+    row = blockIdx.y, col = blockIdx.x;
+  }
+  Vals mine = valsOf(row, col, threadIdx.x);
+  if (writeS)
+    storeVals<true>(o, mine);
+  if (writeE)
+    storeVals<false>(o, mine);
+  spu_block_sync();
+  int bad = 0;
+  if (readN)
+    bad += checkVals<true>(o, valsOf(row - 1, col, threadIdx.x));
+  if (readW)
+    bad += checkVals<false>(o, valsOf(row, col - 1, threadIdx.x));
+  if (bad)
+    atomicAdd(errors, bad);
 }
 
 int main(int argc, char **argv) {
@@ -118,9 +231,41 @@ int main(int argc, char **argv) {
     std::printf("%s\n", e == cudaSuccess && h[0] == 0 ? "PASS" : "FAIL");
     return e == cudaSuccess && h[0] == 0 ? 0 : 1;
   }
+  if (!std::strcmp(mode, "slow")) {
+    int iters = argc > 2 ? std::atoi(argv[2]) : 100000, threads = 64;
+    unsigned *o;
+    cudaMalloc(&o, 3 * threads * sizeof(unsigned));
+    slow<<<dim3(2, 2), threads>>>(o, iters);
+    cudaError_t e = cudaDeviceSynchronize();
+    unsigned h[3 * 64];
+    cudaMemcpy(h, o, sizeof h, cudaMemcpyDeviceToHost);
+    int wrong = 0;
+    for (int s = 0; s < 3; ++s)
+      for (int t = 0; t < threads; ++t) {
+        unsigned x = t + 1u + (unsigned)s;
+        for (int i = 0; i < iters; ++i)
+          x = x * 1664525u + 1013904223u;
+        wrong += h[s * threads + t] != x;
+      }
+    std::printf("slow %d iterations: %s, %d wrong\n", iters, cudaGetErrorString(e), wrong);
+    std::printf("%s\n", e == cudaSuccess && !wrong ? "PASS" : "FAIL");
+    return e == cudaSuccess && !wrong ? 0 : 1;
+  }
+  if (!std::strcmp(mode, "cbtypes")) {
+    int gx = argc > 2 ? std::atoi(argv[2]) : 3, gy = argc > 3 ? std::atoi(argv[3]) : 2;
+    int threads = 64; // 64 threads x 176 bytes fit a 16 KB CB
+    cbtypes<<<dim3(gx, gy), threads>>>(d, gx, gy);
+    cudaError_t e = cudaDeviceSynchronize();
+    int h = -1;
+    cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+    std::printf("cbtypes %dx%d: %s, %d wrong values\n", gx, gy, cudaGetErrorString(e), h);
+    std::printf("%s\n", e == cudaSuccess && h == 0 ? "PASS" : "FAIL");
+    return e == cudaSuccess && h == 0 ? 0 : 1;
+  }
   int m = !std::strcmp(mode, "oob") ? 0 : !std::strcmp(mode, "misaligned") ? 1
           : !std::strcmp(mode, "nocb") ? 2 : !std::strcmp(mode, "deadlock") ? 3
-          : !std::strcmp(mode, "iufp") ? 5 : !std::strcmp(mode, "iushared") ? 6 : 4;
+          : !std::strcmp(mode, "iufp") ? 5 : !std::strcmp(mode, "iushared") ? 6
+          : !std::strcmp(mode, "lanes") ? 7 : 4;
   dim3 grid = m == 4 ? dim3(6, 5) : dim3(2, 2);
   misuse<<<grid, 64>>>(m, d);
   cudaError_t e = cudaDeviceSynchronize();

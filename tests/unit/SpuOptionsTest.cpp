@@ -2,6 +2,8 @@
 
 #include "isa_ext/spu/SpuExtension.h"
 
+#include "base/ExtensionOptions.h"
+
 #include <gtest/gtest.h>
 
 namespace ptxsim::spu {
@@ -50,6 +52,26 @@ TEST(SpuOptions, ErrorsNameTheOption) {
   EXPECT_EQ(parseOptions("-spu_cols", c), "option '-spu_cols' needs a value");
   EXPECT_EQ(parseOptions("-spu_cols x", c), "option '-spu_cols' needs an unsigned number, not 'x'");
   EXPECT_EQ(parseOptions("-spu_colz 4", c), "unknown SPU option '-spu_colz'");
+}
+
+// PTXSIM_SPU and the configuration file read one table of options: the same ranges
+TEST(SpuOptions, SameRangesAsTheConfigurationFile) {
+  registerSpuExtension(); // registers the options the configuration loader checks
+  Config c;
+  EXPECT_EQ(parseOptions("-spu_cb_bytes 1", c),
+            "option '-spu_cb_bytes' must be between 4 and 1048576");
+  EXPECT_EQ(parseOptions("-spu_cb_bytes 4", c), "");
+  EXPECT_EQ(c.machine.cbBytes, 4u);
+  EXPECT_EQ(parseOptions("-spu_sync_latency 100001", c),
+            "option '-spu_sync_latency' must be between 0 and 100000");
+  EXPECT_EQ(parseOptions("-spu_sync_latency 0", c), "");
+  EXPECT_EQ(parseOptions("-spu_blocks_per_sm 9", c),
+            "option '-spu_blocks_per_sm' must be between 1 and 8");
+  // the defaults PTXSIM_SPU starts from are the registered options' defaults
+  Config d;
+  EXPECT_EQ(parseOptions("1", d), "");
+  EXPECT_EQ(d.machine.cbBytes, (uint32_t)option("-spu_cb_bytes"));
+  EXPECT_EQ(d.syncLatency, (uint32_t)option("-spu_sync_latency"));
 }
 
 } // namespace

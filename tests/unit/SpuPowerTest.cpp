@@ -173,3 +173,35 @@ TEST(SpuPower, IusAreReducedSmsPerUnitAndFullSmsInThePairConvention) {
   EXPECT_TRUE(pg.notes.empty());
   EXPECT_LT(pu.energyJ, pp.energyJ);
 }
+
+// The SPU machine's die is GF100's with 17 more SM-sized cores (<chip die_sms="15">): each core
+// leaks for its whole SM share of the die, not only for the structures the model names, and DMA
+// IUs, which are not SMs, take their whole share off the die again.
+TEST(SpuPower, DieGrowsWithTheCores) {
+  spu::registerSpuExtension();
+  PowerModel gtx;
+  ASSERT_TRUE(load("gtx480", preset("gtx480"), gtx)); // 15 SMs on 529 mm^2
+  timing::TimingConfig cfg = preset("spu-gtx480");
+  spu::Config c;
+  c.enabled = true;
+  c.powerPairs = true;
+  spu::setConfig(c);
+  PowerModel pairs;
+  ASSERT_TRUE(load("spu-gtx480", cfg, pairs));
+  c.powerPairs = false;
+  c.dmaIus = true;
+  spu::setConfig(c);
+  PowerModel dma;
+  ASSERT_TRUE(load("spu-gtx480", cfg, dma));
+  spu::setConfig(spu::Config{});
+  const double density = 0.075, smArea = 529 * 0.6 / 15; // W/mm^2, mm^2
+  // everything on the die leaks at one density: 17 more SM areas (and the SPU's own CBs and
+  // barrier network), the uncore unchanged
+  double spuOwn = pairs.leakageW("spu_cb") + pairs.leakageW("spu_sync_viu");
+  EXPECT_GT(spuOwn, 0.0);
+  EXPECT_NEAR(pairs.staticW() - spuOwn - gtx.staticW(), 17 * smArea * density, 1e-6);
+  EXPECT_GT(pairs.leakageW("uncore"), gtx.leakageW("uncore"));
+  // 16 DMA engines instead of 16 SM-sized IUs: their whole share goes, spu_dma's own comes
+  EXPECT_NEAR(dma.staticW() - dma.leakageW("spu_dma"),
+              pairs.staticW() - 16 * smArea * density, 1e-6);
+}

@@ -377,7 +377,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
           else
             sm.addCta(grid->startCta(nextCta), nextCta);
           smAwake_[i] = 1;
-          smSum_[i].canTake = sm.canTakeCta();
+          smSum_[i].canTake = sm.canTakeCta(); // (placedCtasOnly cores never get here)
           smDispatchAt[i] = now_ + dispatchEvery;
           ++nextCta;
         }

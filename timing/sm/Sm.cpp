@@ -894,7 +894,8 @@ void Sm::summarize(TickSummary &t, bool dispatching) const {
   t.insts = stats_.warpInsts + stats_.dmaOps;
   t.issued = issuedLastTick_;
   t.idle = idle();
-  t.canTake = dispatching && canTakeCta(); // (scans the warp slots: only while it matters)
+  // (scans the warp slots: only while it matters)
+  t.canTake = dispatching && !cfg_.core.placedCtasOnly && canTakeCta();
   // tickShared() resumes a stopped scheduler, then retires CTAs whose warps have all finished
   // and whose loads are back (noteRetire at the end of the tick made the same test)
   t.needShared = resume_.sched < scheds_.size() || retireDue_ || storesHeld_;

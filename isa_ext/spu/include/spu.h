@@ -70,49 +70,72 @@ SPU_CB_SCALAR_(long long, "s64", "l")
 SPU_CB_SCALAR_(unsigned long long, "u64", "l")
 #undef SPU_CB_SCALAR_
 
-template <> struct Cb<float4> {
-  __device__ __forceinline__ static float4 north(unsigned off) {
-    float4 v;
-    asm volatile("ld.cb.north.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(off) : "memory");
-    return v;
-  }
-  __device__ __forceinline__ static float4 west(unsigned off) {
-    float4 v;
-    asm volatile("ld.cb.west.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(off) : "memory");
-    return v;
-  }
-  __device__ __forceinline__ static void south(unsigned off, float4 v) {
-    asm volatile("st.cb.south.v4.f32 [%0], {%1, %2, %3, %4};"
-                 ::"r"(off), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
-  }
-  __device__ __forceinline__ static void east(unsigned off, float4 v) {
-    asm volatile("st.cb.east.v4.f32 [%0], {%1, %2, %3, %4};"
-                 ::"r"(off), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
-  }
-};
-template <> struct Cb<float2> {
-  __device__ __forceinline__ static float2 north(unsigned off) {
-    float2 v;
-    asm volatile("ld.cb.north.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(off) : "memory");
-    return v;
-  }
-  __device__ __forceinline__ static float2 west(unsigned off) {
-    float2 v;
-    asm volatile("ld.cb.west.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(off) : "memory");
-    return v;
-  }
-  __device__ __forceinline__ static void south(unsigned off, float2 v) {
-    asm volatile("st.cb.south.v2.f32 [%0], {%1, %2};" ::"r"(off), "f"(v.x), "f"(v.y) : "memory");
-  }
-  __device__ __forceinline__ static void east(unsigned off, float2 v) {
-    asm volatile("st.cb.east.v2.f32 [%0], {%1, %2};" ::"r"(off), "f"(v.x), "f"(v.y) : "memory");
-  }
-};
+#define SPU_CB_VEC2_(T, ptx, cons)                                                                 \
+  template <> struct Cb<T> {                                                                       \
+    __device__ __forceinline__ static T north(unsigned off) {                                      \
+      T v;                                                                                         \
+      asm volatile("ld.cb.north.v2." ptx " {%0, %1}, [%2];"                                        \
+                   : "=" cons(v.x), "=" cons(v.y) : "r"(off) : "memory");                          \
+      return v;                                                                                    \
+    }                                                                                              \
+    __device__ __forceinline__ static T west(unsigned off) {                                       \
+      T v;                                                                                         \
+      asm volatile("ld.cb.west.v2." ptx " {%0, %1}, [%2];"                                         \
+                   : "=" cons(v.x), "=" cons(v.y) : "r"(off) : "memory");                          \
+      return v;                                                                                    \
+    }                                                                                              \
+    __device__ __forceinline__ static void south(unsigned off, T v) {                              \
+      asm volatile("st.cb.south.v2." ptx " [%0], {%1, %2};" ::"r"(off), cons(v.x), cons(v.y)       \
+                   : "memory");                                                                    \
+    }                                                                                              \
+    __device__ __forceinline__ static void east(unsigned off, T v) {                               \
+      asm volatile("st.cb.east.v2." ptx " [%0], {%1, %2};" ::"r"(off), cons(v.x), cons(v.y)        \
+                   : "memory");                                                                    \
+    }                                                                                              \
+  };
+#define SPU_CB_VEC4_(T, ptx, cons)                                                                 \
+  template <> struct Cb<T> {                                                                       \
+    __device__ __forceinline__ static T north(unsigned off) {                                      \
+      T v;                                                                                         \
+      asm volatile("ld.cb.north.v4." ptx " {%0, %1, %2, %3}, [%4];"                                \
+                   : "=" cons(v.x), "=" cons(v.y), "=" cons(v.z), "=" cons(v.w)                    \
+                   : "r"(off) : "memory");                                                         \
+      return v;                                                                                    \
+    }                                                                                              \
+    __device__ __forceinline__ static T west(unsigned off) {                                       \
+      T v;                                                                                         \
+      asm volatile("ld.cb.west.v4." ptx " {%0, %1, %2, %3}, [%4];"                                 \
+                   : "=" cons(v.x), "=" cons(v.y), "=" cons(v.z), "=" cons(v.w)                    \
+                   : "r"(off) : "memory");                                                         \
+      return v;                                                                                    \
+    }                                                                                              \
+    __device__ __forceinline__ static void south(unsigned off, T v) {                              \
+      asm volatile("st.cb.south.v4." ptx " [%0], {%1, %2, %3, %4};"                                \
+                   ::"r"(off), cons(v.x), cons(v.y), cons(v.z), cons(v.w) : "memory");             \
+    }                                                                                              \
+    __device__ __forceinline__ static void east(unsigned off, T v) {                               \
+      asm volatile("st.cb.east.v4." ptx " [%0], {%1, %2, %3, %4};"                                 \
+                   ::"r"(off), cons(v.x), cons(v.y), cons(v.z), cons(v.w) : "memory");             \
+    }                                                                                              \
+  };
+// vectors: one instruction per access, aligned to the whole vector (8 or 16 bytes)
+SPU_CB_VEC2_(float2, "f32", "f")
+SPU_CB_VEC2_(int2, "s32", "r")
+SPU_CB_VEC2_(uint2, "u32", "r")
+SPU_CB_VEC2_(double2, "f64", "d")
+SPU_CB_VEC2_(longlong2, "s64", "l")
+SPU_CB_VEC2_(ulonglong2, "u64", "l")
+SPU_CB_VEC4_(float4, "f32", "f")
+SPU_CB_VEC4_(int4, "s32", "r")
+SPU_CB_VEC4_(uint4, "u32", "r")
+#undef SPU_CB_VEC2_
+#undef SPU_CB_VEC4_
 } // namespace spu_detail
 
 /// Reads a T at byte `offset` of the north (west) CB: what the neighbour wrote last time step.
+/// T is float, double, int, unsigned, long long, unsigned long long, or one of the vectors
+/// float2, float4, int2, int4, uint2, uint4, double2, longlong2, ulonglong2 (one vector access:
+/// `offset` must be a multiple of sizeof(T)). Another T does not compile (Cb<T> is undefined).
 template <class T> __device__ __forceinline__ T spu_cb_load_north(unsigned offset) {
   return spu_detail::Cb<T>::north(offset);
 }
