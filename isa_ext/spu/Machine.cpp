@@ -129,6 +129,7 @@ void Machine::viuWork(bool spillOnly) {
         std::memset(dst, 0, cb); // Algorithm 1 restores every step, from memory never spilled
       if (slot) {
         cbWrittenAt_[idx].store(step_, std::memory_order_relaxed);
+        cbExtent_[idx].store((uint32_t)slot->size(), std::memory_order_relaxed);
         wroteThisStep_.store(true, std::memory_order_relaxed);
       }
       uint32_t n = slot ? (uint32_t)slot->size() : cb;
@@ -178,6 +179,13 @@ const uint8_t *Machine::cbRead(int32_t cb, uint64_t off, uint32_t bytes) {
     return nullptr;
   size_t idx = (size_t)cb * 2 + ((step_ + 1) & 1);
   return cbData_.data() + idx * opt_.cbBytes + off;
+}
+
+bool Machine::cbReadFresh(int32_t cb, uint64_t off, uint32_t bytes) const {
+  size_t idx = (size_t)cb * 2 + ((step_ + 1) & 1);
+  return step_ > 0 &&
+         cbWrittenAt_[idx].load(std::memory_order_relaxed) == (int64_t)step_ - 1 &&
+         off + bytes <= cbExtent_[idx].load(std::memory_order_relaxed);
 }
 
 uint8_t *Machine::cbWrite(int32_t cb, uint64_t off, uint32_t bytes) {

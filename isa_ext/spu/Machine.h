@@ -86,6 +86,10 @@ public:
   /// Host pointer to bytes [off, off+bytes) of the half of CB `cb` a reader sees now, or null
   /// when the range is outside the CB.
   const uint8_t *cbRead(int32_t cb, uint64_t off, uint32_t bytes);
+  /// Whether bytes [off, off+bytes) of the half of CB `cb` a reader sees now were written in
+  /// the previous step (by the unit or a restore VIU), as far as the half's written extent
+  /// from offset 0 tells.
+  bool cbReadFresh(int32_t cb, uint64_t off, uint32_t bytes) const;
   /// Same for the half a writer writes now; marks the CB as written in this step.
   uint8_t *cbWrite(int32_t cb, uint64_t off, uint32_t bytes);
   /// Counts one warp-level CB instruction of `bytes` in total.

@@ -106,6 +106,10 @@ const OptionSpec kOptions[] = {
      "SPU: IUs are DMA engines instead of reduced SMs (section 5): no instruction issue, only "
      "their memory transfers take time; a DMA power component",
      [](Config &c, uint32_t v) { c.dmaIus = v; }, false},
+    {"-spu_check_reads", 0, 0, 1,
+     "SPU: debug check: a CB load of bytes the neighbour did not write in the previous step "
+     "(stale data) faults",
+     [](Config &c, uint32_t v) { c.checkReads = v; }, false},
 };
 } // namespace
 
@@ -371,6 +375,19 @@ bool cbPointers(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, uint8_t *
     }
     p[l] = write ? L->machine.cbWrite(cb, a, bytes)
                  : const_cast<uint8_t *>(L->machine.cbRead(cb, a, bytes));
+    if (p[l] && !write && L->cfg.checkReads && !L->machine.cbReadFresh(cb, a, bytes)) {
+      ctx.fault(FaultKind::Invalid, w, in, l,
+                "stale CB read (-spu_check_reads 1): offset " + std::to_string(a) + " + " +
+                    std::to_string(bytes) + " bytes of the " + cbDirName(in.aux) + " CB of " +
+                    describe(unit, L->machine.currentPass()) +
+                    " were not written in the previous step (step " +
+                    std::to_string(L->machine.step()) +
+                    "): the data has not arrived yet (a schedule built from the pass-local "
+                    "%spu_i/%spu_j instead of the block's global coordinates reads too early in "
+                    "later passes)");
+      ok = false;
+      return;
+    }
     if (!p[l]) {
       ctx.fault(FaultKind::OutOfBounds, w, in, l,
                 "CB access out of bounds: offset " + std::to_string(a) + " + " +

@@ -36,6 +36,9 @@ struct Config {
   /// they run the IU code without an issue pipeline, only their memory accesses take time; in
   /// power the IU cores are gone and a small DMA component replaces them).
   bool dmaIus = false;
+  /// Debug check: a CB load of bytes its neighbour did not write in the previous step (stale
+  /// data, such as a schedule built from the pass-local %spu_i/%spu_j reads) faults.
+  bool checkReads = false;
 };
 
 /// Figure 10: bytes of virtual CBs (both halves) that `-spu_blocks_per_sm` m > 1 carves from each

@@ -8,6 +8,8 @@
 //   spu_semantics oob | misaligned | nocb | deadlock | regs | iufp | iushared | lanes
 //   spu_semantics slow ITERS     one block computes ITERS loop iterations before every sync
 //   spu_semantics cbtypes [GX GY]  every CB type spu.h offers round-trips between neighbours
+//   spu_semantics passlocal 0|1    a wavefront along a row of GX=4 blocks, scheduled by global
+//                                  block coordinates (0) or by the pass-local spu_j() (1)
 
 #include "spu.h"
 #include <cstdio>
@@ -214,6 +216,34 @@ __global__ void cbtypes(int *errors, int gx, int gy) {
     atomicAdd(errors, bad);
 }
 
+// A wavefront along one row of blocks: the west IU feeds 100 at step 0, and block j adds 1 to
+// what arrives from the west and passes it east at its step j + 1. `local` schedules it with
+// the pass-local spu_j() instead of blockIdx.x: wrong once the row needs several passes.
+__global__ void passlocal(int *out, int local, int gx) {
+  unsigned off = threadIdx.x * 4;
+  int steps = gx + 1;
+  if (spu_role() == SPU_IU) {
+    if (spu_dir() != SPU_WEST)
+      return;
+    for (int s = 0; s < steps; ++s) {
+      if (s == 0)
+        spu_cb_store_east(off, 100);
+      spu_block_sync();
+    }
+    return;
+  }
+  int j = local ? (int)spu_j() : (int)blockIdx.x;
+  int v = -1;
+  for (int s = 0; s < steps; ++s) {
+    if (s == j + 1) {
+      v = spu_cb_load_west<int>(off) + 1;
+      spu_cb_store_east(off, v);
+    }
+    spu_block_sync();
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "tokens";
   int *d;
@@ -248,6 +278,21 @@ int main(int argc, char **argv) {
         wrong += h[s * threads + t] != x;
       }
     std::printf("slow %d iterations: %s, %d wrong\n", iters, cudaGetErrorString(e), wrong);
+    std::printf("%s\n", e == cudaSuccess && !wrong ? "PASS" : "FAIL");
+    return e == cudaSuccess && !wrong ? 0 : 1;
+  }
+  if (!std::strcmp(mode, "passlocal")) {
+    int local = argc > 2 ? std::atoi(argv[2]) : 0, gx = 4, threads = 32;
+    int h[4 * 32], *o;
+    cudaMalloc(&o, sizeof h);
+    cudaMemset(o, 0, sizeof h);
+    passlocal<<<dim3(gx, 1), threads>>>(o, local, gx);
+    cudaError_t e = cudaDeviceSynchronize();
+    cudaMemcpy(h, o, sizeof h, cudaMemcpyDeviceToHost);
+    int wrong = 0;
+    for (int i = 0; i < gx * threads; ++i)
+      wrong += h[i] != 100 + i / threads + 1;
+    std::printf("passlocal %d: %s, %d wrong values\n", local, cudaGetErrorString(e), wrong);
     std::printf("%s\n", e == cudaSuccess && !wrong ? "PASS" : "FAIL");
     return e == cudaSuccess && !wrong ? 0 : 1;
   }
