@@ -7,8 +7,9 @@
 // models: beginPass(k) before the pass's units start, arrive(u) when every warp of unit u has
 // reached a block synchronization, exited(u) when unit u's last warp has finished, and
 // passDone() to know when the next pass may start. A unit u waits at a block synchronization
-// until step() > the step at which it arrived. All units of one pass run on one host thread
-// (the launch policy groups them), so the machine needs no locks; passes run one after another.
+// until step() > the step at which it arrived. The units of one pass are co-resident but may run
+// on several host threads: the caller serializes the calls above (SpuLaunch::mu), and CB reads
+// and writes, which run unlocked, touch per-half atomics only; passes run one after another.
 //
 // Time steps: step 0 is the computation before the first block synchronization, and each
 // completed synchronization starts the next step. During step s a unit writes half s%2 of its
