@@ -20,6 +20,8 @@ python3 -c 'import matplotlib' >/dev/null 2>&1 || /usr/bin/python3 -c 'import ma
 command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
 # libFuzzer runtime for clang 14 (the fuzz target).
 ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+# `ptxsim sweep` reads its TOML specs with toml++ (header-only)
+[ -f /usr/include/toml++/toml.h ] || need+=(libtomlplusplus-dev)
 # the headless-browser test of `ptxsim report` pages (tests/report)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then

@@ -7,6 +7,9 @@
 #include "timing/gpu/Gpu.h"
 #include "runtime/cli/RunCommand.h"
 #include "runtime/report/Report.h"
+#ifdef PTXSIM_HAVE_SWEEP
+#include "runtime/sweep/Sweep.h"
+#endif
 
 #include <iostream>
 #include <string>
@@ -24,6 +27,9 @@ void usage(std::ostream &os) {
         "  chiplets --grid WxH [options] -- PROGRAM      one simulator process per chiplet\n"
         "  report STATS.json... [-o FILE]               one self-contained HTML page of a run (or a\n"
         "                                               comparison of runs)\n"
+        "  sweep SPEC.toml [options]                    a grid of simulations (programs x\n"
+        "                                               configurations), locally or on Slurm,\n"
+        "                                               merged into one table and report\n"
         "  stats                                        every statistic the simulator reports\n"
         "                                               (name, unit, meaning) as markdown\n"
         "  help                                         this text\n";
@@ -44,6 +50,15 @@ int main(int argc, char **argv) {
     return ptxsim::chiplet::chipletsCommand({args.begin() + 1, args.end()}, std::cout, std::cerr);
   if (args[0] == "report")
     return ptxsim::report::reportCommand({args.begin() + 1, args.end()}, std::cout, std::cerr);
+  if (args[0] == "sweep") {
+#ifdef PTXSIM_HAVE_SWEEP
+    return ptxsim::sweep::sweepCommand({args.begin() + 1, args.end()}, std::cout, std::cerr);
+#else
+    std::cerr << "ptxsim sweep: this ptxsim was built without toml++, which reads sweep specs: "
+                 "install libtomlplusplus-dev (scripts/setup.sh does) and reconfigure\n";
+    return 2;
+#endif
+  }
   if (args[0] == "stats" && args.size() == 1) {
     ptxsim::timing::registerTimingStatistics();
     std::cout << ptxsim::stats::Catalog::global().markdown();

@@ -1,0 +1,98 @@
+#pragma once
+// The sweep spec (docs/sweep.md): a TOML file naming programs, configurations and named axes
+// whose cross product is the grid of simulations `ptxsim sweep` runs.
+//
+// Contract: loadSpec() reads and checks the whole file before anything runs: an unknown key, a
+// value of the wrong type, a duplicate or unsafe name, an empty axis or an unknown mode is an
+// error naming the file, line and column and the key's path (`spec.toml:12:3: axis[2].values[0]:
+// ...`). `${NAME}` in any string is replaced by a [vars] entry (or a --set NAME=VALUE, which
+// wins, or the predefined `spec_dir`); an undefined variable is an error; `$$` is a '$'. Relative paths
+// (config files, a command's program when it contains '/', a working directory) are resolved
+// against the spec's directory. expandGrid() is deterministic: programs outermost, then the
+// axes in file order, each in its values' order.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxsim::sweep {
+
+/// How a point runs: the simulator's mode and what `ptxsim run` gets for it.
+enum class ModeKind : uint8_t { Functional, Timing, Power, SampleKernels, SampleCtas };
+
+const char *modeName(ModeKind m);
+
+/// One value of an axis: a name (part of point ids and table headers) and what it changes.
+struct AxisValue {
+  std::string name;
+  std::vector<std::string> configs;                         ///< absolute paths, after the base
+  std::vector<std::pair<std::string, std::string>> options; ///< GPGPU-Sim option, value
+  std::vector<std::string> runArgs;                         ///< extra `ptxsim run` options
+  std::vector<std::string> args;                            ///< appended to the program's args
+  bool hasMode = false;
+  ModeKind mode = ModeKind::Timing;
+};
+
+struct Axis {
+  std::string name;
+  std::vector<AxisValue> values;
+};
+
+struct Program {
+  std::string name;
+  std::vector<std::string> command; ///< command[0] resolved when it names a path
+  std::string cwd;                  ///< absolute; empty: the point's own directory
+  std::string expect;               ///< stdout must contain it (empty: no check)
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+/// Per-point resources: the local backend's parallelism and the Slurm array's requests.
+struct Resources {
+  unsigned cpus = 1;          ///< host threads per simulation (ptxsim run --threads)
+  uint64_t memoryMiB = 2048;  ///< expected peak memory per simulation
+  std::string time = "1:00:00"; ///< Slurm --time per point
+  std::string partition;
+  std::vector<std::string> sbatch; ///< extra sbatch options, one per element
+  unsigned maxParallel = 0;   ///< Slurm array throttle (%N); 0: none
+};
+
+struct Spec {
+  std::string path; ///< the spec file as given
+  std::string absPath; ///< the spec file, absolute (Slurm jobs read it again)
+  std::string dir;  ///< its directory, absolute
+  std::string name, title;
+  std::string output; ///< absolute output directory
+  std::vector<std::string> configs; ///< base configuration files (absolute)
+  std::vector<std::pair<std::string, std::string>> options;
+  std::vector<std::string> runArgs;
+  ModeKind mode = ModeKind::Timing; ///< when no axis sets one
+  std::vector<Program> programs;
+  std::vector<Axis> axes; ///< includes "mode" and "repeat" when the spec lists several
+  std::vector<std::string> stats;
+  std::map<std::string, std::string> baseline; ///< axis name -> value name ("program" too)
+  Resources resources;
+  std::string csvName = "results.csv", jsonName = "results.json", reportName = "report.html";
+  std::vector<std::pair<std::string, std::string>> vars; ///< effective, for the record
+};
+
+/// Reads `path`. `sets` are --set NAME=VALUE overrides of [vars]; `outputOverride` (from -o)
+/// replaces the spec's output directory. Returns false with `error` (file:line:col: ...).
+bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, std::string>> &sets,
+              const std::string &outputOverride, Spec &out, std::string &error);
+
+/// One simulation of the grid.
+struct Point {
+  size_t index = 0;
+  std::string id;                 ///< program__value__value (a directory name)
+  size_t program = 0;             ///< into Spec::programs
+  std::vector<size_t> values;     ///< per axis, into Axis::values
+};
+
+std::vector<Point> expandGrid(const Spec &spec);
+
+/// The effective mode of a point (the last axis value that sets one, else the spec's).
+ModeKind pointMode(const Spec &spec, const Point &p);
+
+} // namespace ptxsim::sweep

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Checks the merged output of `ptxsim sweep` against the points' own files.
+
+usage: check_sweep.py OUT_DIR [--failed ID]... [--same-as OTHER_OUT_DIR] [--browser CHROMIUM]
+
+- results.json, results.csv and report.html list every point of the grid once, in the same
+  order, with the same state;
+- each statistic of each ok point, recomputed here from points/ID/stats.json (sums over the
+  launches, independently of ptxsim's code), equals the value in results.json, in results.csv
+  and in the page's table of every point (data-v, 17 significant digits);
+- the per-axis tables' and heat maps' ratios are the values' ratios;
+- each point's result.json agrees (status, exit); --failed IDs are exactly the failed points,
+  each listed on the page with its stderr tail;
+- --same-as: the statistics and states equal another sweep's (the local and Slurm backends);
+- --browser: the page renders in headless Chromium with nothing on the console and a sortable
+  points table (tests/report/browser_check.py drives the browser).
+Exit 0 when everything holds, 1 otherwise, 77 when --browser names no installed Chromium.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+from html.parser import HTMLParser
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def launches(stats, kernel=None):
+    dem = {k["name"]: k.get("demangled", k["name"]) for k in stats.get("kernels", [])}
+    for l in stats.get("launches", []):
+        if kernel is None or kernel in l["kernel"] or kernel in dem.get(l["kernel"], ""):
+            yield l
+
+
+def recompute(stats, name):
+    base, _, kernel = name.partition("@")
+    ls = list(launches(stats, kernel or None))
+    if not ls:
+        return None
+    s = lambda key: sum(l.get(key, 0) for l in ls)
+    if base == "cycles":
+        return s("gpu.cycles")
+    if base == "warp_insts":
+        return s("gpu.warp_insts")
+    if base == "ipc":
+        return s("gpu.warp_insts") / s("gpu.cycles") if s("gpu.cycles") else 0
+    if base == "l1d_hit_rate":
+        return s("l1d.hits") / s("l1d.accesses") if s("l1d.accesses") else None
+    if base == "dram_bytes":
+        return s("dram.read_bytes") + s("dram.write_bytes")
+    if base == "stall_cycles":
+        return s("sm.stall_cycles")
+    vals = [l[base] for l in ls if isinstance(l.get(base), (int, float))]
+    return sum(vals) if vals else None
+
+
+def close(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return a == b or abs(a - b) <= 1e-12 * max(abs(a), abs(b))
+
+
+class Page(HTMLParser):
+    """Collects the points table (data-v per cell), the per-axis and heat-map tables, failed ids."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.cur, self.row, self.failed, self.tails = [], None, None, [], 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table":
+            self.cur = {"attrs": a, "rows": []}
+            self.tables.append(self.cur)
+        elif tag == "tr" and self.cur is not None:
+            self.row = []
+            self.cur["rows"].append(self.row)
+        elif tag == "td" and self.row is not None:
+            self.row.append(a)
+        elif tag == "h3" and a.get("class") == "failed-point":
+            self.failed.append(a.get("data-id"))
+        elif tag == "pre" and a.get("class") == "tail":
+            self.tails += 1
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.cur, self.row = None, None
+
+
+def num(v):
+    return None if v in (None, "") else float(v)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--failed", action="append", default=[])
+    ap.add_argument("--same-as")
+    ap.add_argument("--browser")
+    a = ap.parse_args()
+    problems = []
+    res = json.load(open(os.path.join(a.out, "results.json")))
+    names = res["stats"]
+    points = res["points"]
+    ids = [p["id"] for p in points]
+    if len(set(ids)) != len(ids):
+        problems.append("duplicate point ids")
+    # the grid: product of the axes
+    n = 1
+    for ax in res["axes"]:
+        n *= len(ax["values"])
+    if n != len(points):
+        problems.append(f"{len(points)} points for a grid of {n}")
+    failed = []
+    for p in points:
+        d = os.path.join(a.out, p["dir"])
+        if p["status"] == "missing":
+            problems.append(f"{p['id']}: not run")
+            continue
+        r = json.load(open(os.path.join(d, "result.json")))
+        if r["status"] != p["status"] or r["exit"] != p["exit"]:
+            problems.append(f"{p['id']}: result.json says {r['status']}/{r['exit']}, the table {p['status']}/{p['exit']}")
+        if p["status"] == "failed":
+            failed.append(p["id"])
+            if not p.get("stderr_tail"):
+                problems.append(f"{p['id']}: failed without a stderr tail")
+            tail = open(os.path.join(d, "stderr.txt")).read().rstrip("\n")
+            if not tail.endswith(p["stderr_tail"].split("\n")[-1]):
+                problems.append(f"{p['id']}: the stderr tail is not the end of stderr.txt")
+            continue
+        stats = json.load(open(os.path.join(d, "stats.json")))
+        for s in names:
+            want, got = recompute(stats, s), p["stats"][s]
+            if not close(want, got):
+                problems.append(f"{p['id']}: {s} is {got} in results.json, {want} in stats.json")
+    if sorted(failed) != sorted(a.failed):
+        problems.append(f"failed points {sorted(failed)}, expected {sorted(a.failed)}")
+
+    # CSV: same rows, same numbers
+    with open(os.path.join(a.out, "results.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    if [r["point"] for r in rows] != ids:
+        problems.append("results.csv lists other points than results.json")
+    for r, p in zip(rows, points):
+        if r["status"] != p["status"]:
+            problems.append(f"{p['id']}: status {r['status']} in the CSV, {p['status']} in the JSON")
+        for s in names:
+            if not close(num(r[s]), p["stats"][s]):
+                problems.append(f"{p['id']}: {s} is {r[s]} in the CSV, {p['stats'][s]} in the JSON")
+
+    # the page
+    page = Page()
+    page.feed(open(os.path.join(a.out, "report.html"), encoding="utf-8").read())
+    pts = next((t for t in page.tables if t["attrs"].get("id") == "points-table"), None)
+    if pts is None:
+        problems.append("the page has no table of points")
+    else:
+        body = [r for r in pts["rows"] if r]
+        if [r[0].get("data-v") for r in body] != ids:
+            problems.append("the page's points table lists other points")
+        first = 1 + len(res["axes"]) + 1  # point, coordinates, status
+        for r, p in zip(body, points):
+            if r[first - 1].get("data-v") != p["status"]:
+                problems.append(f"{p['id']}: status {r[first - 1].get('data-v')} on the page")
+            for k, s in enumerate(names):
+                if not close(num(r[first + k].get("data-v")), p["stats"][s]):
+                    problems.append(f"{p['id']}: {s} is {r[first + k].get('data-v')} on the page, {p['stats'][s]} in the JSON")
+    # ratios: every ratio cell is the quotient of its value and the baseline's
+    by_coords = {tuple(p["coords"][ax["name"]] for ax in res["axes"]): p for p in points}
+    axes = [ax["name"] for ax in res["axes"]]
+    base = [ax["baseline"] for ax in res["axes"]]
+    heat = [t for t in page.tables if t["attrs"].get("class") == "heat"]
+    if len(heat) != len(names):
+        problems.append(f"{len(heat)} heat maps for {len(names)} statistics")
+    progs = res["axes"][0]["values"]
+    for t in heat:
+        s = t["attrs"]["data-stat"]
+        body = [r for r in t["rows"] if r]
+        if len(body) != len(progs):
+            problems.append(f"heat map {s}: {len(body)} rows for {len(progs)} programs")
+        for prog, r in zip(progs, body):
+            b = by_coords[(prog,) + tuple(base[1:])]["stats"].get(s)
+            for c in r[1:]:
+                v = num(c.get("data-value"))
+                want = v / b if v is not None and b else None
+                if not close(num(c.get("data-v")), want):
+                    problems.append(f"heat map {s}, {prog}: ratio {c.get('data-v')}, expected {want}")
+    axis_tables = [t for t in page.tables if t["attrs"].get("class") == "axis"]
+    if len(axis_tables) != sum(1 for ax in res["axes"] if len(ax["values"]) > 1):
+        problems.append(f"{len(axis_tables)} per-axis tables")
+    if sorted(page.failed) != sorted(a.failed) or page.tails != len(a.failed):
+        problems.append(f"the page lists failed points {page.failed} ({page.tails} stderr tails)")
+
+    if a.same_as:
+        other = json.load(open(os.path.join(a.same_as, "results.json")))
+        mine = [(p["id"], p["status"], p["stats"]) for p in points]
+        theirs = [(p["id"], p["status"], p["stats"]) for p in other["points"]]
+        if mine != theirs:
+            problems.append(f"the table differs from {a.same_as}'s")
+
+    if a.browser:
+        sys.path.insert(0, os.path.join(HERE, "..", "report"))
+        import browser_check as bc
+        binary = shutil.which(a.browser) or (a.browser if os.access(a.browser, os.X_OK) else None)
+        if not binary:
+            print(f"SKIP: {a.browser} not found (scripts/setup.sh installs Debian's chromium)")
+            return 77
+        with tempfile.TemporaryDirectory() as profile:
+            b = bc.Browser(binary, profile)
+            try:
+                b.open(1400)
+                b.send("Page.navigate", {"url": "file://" + os.path.abspath(os.path.join(a.out, "report.html"))})
+                import time
+                facts = None
+                for _ in range(600):
+                    facts = b.eval("({r: document.body && document.body.dataset.rendered || '',"
+                                   " e: document.body && document.body.dataset.errors || ''})")
+                    if facts["r"]:
+                        break
+                    time.sleep(0.05)
+                if facts["r"] != "ok":
+                    problems.append(f"page did not render cleanly: {facts}")
+                sort = b.eval(r"""(() => {
+                  const t = document.getElementById('points-table');
+                  const th = Array.from(t.tHead.rows[0].cells).find(c => c.dataset.stat);
+                  const col = th.cellIndex;
+                  const vals = () => Array.from(t.tBodies[0].rows).map(r => r.cells[col].dataset.v)
+                                       .filter(v => v !== '').map(parseFloat);
+                  th.click(); const d = vals(); th.click(); const u = vals();
+                  return {rows: t.tBodies[0].rows.length,
+                          desc: d.every((v, i) => i === 0 || d[i - 1] >= v),
+                          asc: u.every((v, i) => i === 0 || u[i - 1] <= v)};
+                })()""")
+                if sort["rows"] != len(points) or not sort["desc"] or not sort["asc"]:
+                    problems.append(f"sorting the points table: {sort}")
+                time.sleep(0.2)
+                b.eval("1")
+                problems += bc.console_problems(b.events)
+            finally:
+                b.close()
+        print(f"browser: {os.path.join(a.out, 'report.html')} rendered, {len(points)} rows")
+
+    for p in problems:
+        print("FAIL:", p)
+    print(f"{a.out}: {len(points)} points, {len(failed)} failed, {len(names)} statistics checked"
+          f" against the stats files: {'ok' if not problems else str(len(problems)) + ' problems'}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# End-to-end tests of `ptxsim sweep` (ctest sweep_cli_errors, sweep_local, sweep_slurm).
+#
+#   sweep_test.sh errors|local|slurm PTXSIM BIN_DIR WORK_DIR CHROMIUM
+#
+# local: the 8-point grid of tiny.toml with one point made to fail (its stderr tail listed, the
+#   re-run skips everything, --retry-failed runs it alone), the tables checked against the stats
+#   files and the page in headless Chromium; then a sweep killed with SIGKILL mid-way and
+#   restarted loses no finished point and ends with the same table.
+# slurm: the same grid through `--backend slurm` on a real single-node Slurm started here
+#   (scripts/slurm_local.sh; stopped on exit), with the same failure, re-run and retry; its table
+#   must equal the local one. Skips (77) when not root or Slurm is not installed.
+set -uo pipefail
+mode=$1 ptxsim=$2 bin=$3 work=$4 chromium=$5
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+spec=$here/tiny.toml
+check="python3 $here/check_sweep.py"
+bad=saxpy__gto__48k
+
+fail() { echo "FAIL: $*"; exit 1; }
+expect_rc() { # expect_rc WANT LOG CMD...
+  local want=$1 log=$2; shift 2
+  "$@" >"$log" 2>&1
+  local rc=$?
+  cat "$log"
+  [ "$rc" -eq "$want" ] || fail "exit status $rc, expected $want: $*"
+}
+has() { grep -qF -- "$2" "$1" || fail "$1 lacks: $2"; }
+mtimes() { (cd "$1" && find points -name result.json -printf '%p %T@\n' | sort); }
+
+case "$mode" in
+errors)
+  d=$work/errors
+  rm -rf "$d" && mkdir -p "$d" && cd "$d" || exit 1
+  printf 'name = "e"\nbogus = 1\n[[program]]\nname = "p"\ncommand = ["true"]\n' >unknown.toml
+  expect_rc 2 e1.txt "$ptxsim" sweep unknown.toml
+  has e1.txt "unknown.toml:2:9: spec: unknown key 'bogus'"
+  printf 'name = "e"\n[[program]]\nname = "p"\ncommand = ["${nope}/x"]\n' >undef.toml
+  expect_rc 2 e2.txt "$ptxsim" sweep undef.toml
+  has e2.txt "undef.toml:4:12: program[0].command[0]: undefined variable '\${nope}'"
+  printf 'name = "e"\n[[program]]\nname = "p"\ncommand = ["./missing-program"]\n' >missing.toml
+  expect_rc 2 e3.txt "$ptxsim" sweep missing.toml
+  has e3.txt "program 'p': $d/missing-program: cannot read: No such file or directory"
+  printf 'name = "e"\n[[program]]\nname = "p"\ncommand = ["true"]\n[[axis]]\nname = "s"\noption = "-x"\nvalues = ["a", "a"]\n' >dup.toml
+  expect_rc 2 e4.txt "$ptxsim" sweep dup.toml
+  has e4.txt "dup.toml:8:16: axis[0].values[1]: a second value named 'a'"
+  printf 'name = "e"\n[[program]\n' >syntax.toml
+  expect_rc 2 e5.txt "$ptxsim" sweep syntax.toml
+  has e5.txt "syntax.toml:2:"
+  expect_rc 2 e6.txt "$ptxsim" sweep "$spec" --backend pbs
+  has e6.txt "unknown backend 'pbs' (local or slurm)"
+  printf 'name = "e"\nconfigs = ["nowhere.config"]\n[[program]]\nname = "p"\ncommand = ["true"]\n' >cfg.toml
+  expect_rc 2 e7.txt "$ptxsim" sweep cfg.toml
+  has e7.txt "point p: configuration: $d/nowhere.config: cannot read"
+  printf 'name = "e"\n[baseline]\nx = "y"\n[[program]]\nname = "p"\ncommand = ["true"]\n' >base.toml
+  expect_rc 2 e8.txt "$ptxsim" sweep base.toml
+  has e8.txt "baseline.x: no axis named 'x'"
+  echo "PASS sweep_cli_errors"
+  ;;
+
+local)
+  d=$work/local
+  rm -rf "$d" && mkdir -p "$d" || exit 1
+  out=$d/out
+  mkdir -p "$out/points/$bad" && touch "$out/points/$bad/inject-failure"
+  # 1. every point runs; one fails, with its stderr tail in the summary and on the page
+  expect_rc 1 "$d/run1.txt" timeout 600 "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out"
+  has "$d/run1.txt" "8 points, 0 done, 0 failed (kept), 8 to run"
+  has "$d/run1.txt" "tiny: 8 points: 7 ok, 1 failed, 0 not run"
+  has "$d/run1.txt" "FAILED $bad: exit status 3"
+  has "$d/run1.txt" "| injected failure in $bad"
+  $check "$out" --failed $bad --browser "$chromium" || fail "check of the first run"
+  before=$(mtimes "$out")
+  # 2. a re-run runs nothing: the failed point is kept and listed
+  expect_rc 1 "$d/run2.txt" "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out"
+  has "$d/run2.txt" "8 points, 7 done, 1 failed (kept; --retry-failed runs them), 0 to run"
+  has "$d/run2.txt" "| injected failure in $bad"
+  [ "$(mtimes "$out")" = "$before" ] || fail "the re-run touched a finished point"
+  # 3. --retry-failed runs only the failed point
+  rm "$out/points/$bad/inject-failure"
+  expect_rc 0 "$d/run3.txt" timeout 300 "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out" --retry-failed
+  has "$d/run3.txt" "8 points, 7 done, 0 failed (kept), 1 to run"
+  has "$d/run3.txt" "tiny: 8 points: 8 ok, 0 failed, 0 not run"
+  [ "$(mtimes "$out" | grep -v "$bad")" = "$(echo "$before" | grep -v "$bad")" ] ||
+    fail "--retry-failed ran a point that had not failed"
+  $check "$out" --browser "$chromium" || fail "check after --retry-failed"
+  expect_rc 0 "$d/run4.txt" "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out"
+  has "$d/run4.txt" "8 points, 8 done, 0 failed (kept), 0 to run"
+  # 4. killed (SIGKILL) after two points, restarted: no finished point is lost or run again
+  k=$d/killed
+  "$ptxsim" sweep "$spec" --set bin="$bin" -o "$k" -j 1 >"$d/kill1.txt" 2>&1 &
+  pid=$!
+  for _ in $(seq 1200); do
+    [ "$(find "$k/points" -name result.json 2>/dev/null | wc -l)" -ge 2 ] && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  sleep 1 # the running simulation got SIGTERM from the kernel (PR_SET_PDEATHSIG)
+  kept=$(mtimes "$k")
+  n=$(echo "$kept" | grep -c result.json)
+  [ "$n" -ge 2 ] && [ "$n" -lt 8 ] || fail "killed with $n finished points (expected 2..7)"
+  expect_rc 0 "$d/kill2.txt" timeout 600 "$ptxsim" sweep "$spec" --set bin="$bin" -o "$k"
+  has "$d/kill2.txt" "8 points, $n done, 0 failed (kept), $((8 - n)) to run"
+  [ "$(mtimes "$k" | head -n 1000 | grep -F -f <(echo "$kept" | cut -d' ' -f1) )" = "$kept" ] ||
+    fail "the restarted sweep ran a point that had finished"
+  $check "$k" --same-as "$out" || fail "the killed and restarted sweep's table differs"
+  echo "PASS sweep_local"
+  ;;
+
+slurm)
+  [ "$(id -u)" -eq 0 ] || { echo "SKIP: the local Slurm needs root (slurmd runs jobs as their user)"; exit 77; }
+  for b in munged slurmctld slurmd sbatch; do
+    command -v $b >/dev/null 2>&1 || { echo "SKIP: $b is not installed (scripts/setup.sh installs Slurm)"; exit 77; }
+  done
+  local_out=$work/local/out
+  [ -f "$local_out/results.json" ] || fail "no local table to compare with (run sweep_local first)"
+  d=$work/slurm
+  rm -rf "$d" && mkdir -p "$d" || exit 1
+  # a short path: munge's socket must fit in a sockaddr_un
+  sdir=$(mktemp -d /tmp/ptxsim-slurm.XXXXXX)
+  trap 'bash "$root/scripts/slurm_local.sh" stop "$sdir"; rm -rf "$sdir"' EXIT
+  timeout 120 bash "$root/scripts/slurm_local.sh" start "$sdir" || fail "the local Slurm did not start"
+  eval "$(bash "$root/scripts/slurm_local.sh" env "$sdir")"
+  out=$d/out
+  expect_rc 0 "$d/dry.txt" "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out" --backend slurm --dry-run
+  has "$d/dry.txt" "#SBATCH --job-name=ptxsim-sweep:tiny:8-points"
+  has "$d/dry.txt" "#SBATCH --array=0-7"
+  has "$d/dry.txt" "--dependency=afterany:<array job id>"
+  has "$d/dry.txt" "#SBATCH --job-name=ptxsim-merge:tiny"
+  [ ! -e "$out/slurm" ] || fail "--dry-run submitted or wrote scripts"
+  mkdir -p "$out/points/$bad" && touch "$out/points/$bad/inject-failure"
+  expect_rc 1 "$d/run1.txt" timeout 600 "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out" --backend slurm --wait
+  has "$d/run1.txt" "submitted array job"
+  has "$d/run1.txt" "tiny: 8 points: 7 ok, 1 failed, 0 not run"
+  has "$d/run1.txt" "| injected failure in $bad"
+  scontrol show job -o >"$d/jobs.txt"
+  has "$d/jobs.txt" "JobName=ptxsim-sweep:tiny:8-points"
+  has "$d/jobs.txt" "JobName=ptxsim-merge:tiny"
+  grep -q '"backend": "slurm"' "$out/points/vecadd__lrr__16k/result.json" || fail "not run by a Slurm task"
+  $check "$out" --failed $bad --browser "$chromium" || fail "check of the Slurm sweep"
+  before=$(mtimes "$out")
+  expect_rc 1 "$d/run2.txt" "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out" --backend slurm --wait
+  has "$d/run2.txt" "8 points, 7 done, 1 failed (kept; --retry-failed runs them), 0 to submit"
+  [ "$(mtimes "$out")" = "$before" ] || fail "the re-run touched a finished point"
+  rm "$out/points/$bad/inject-failure"
+  expect_rc 0 "$d/run3.txt" timeout 600 "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out" --backend slurm --wait --retry-failed
+  has "$d/run3.txt" "8 points, 7 done, 0 failed (kept), 1 to submit"
+  has "$d/run3.txt" "tiny: 8 points: 8 ok, 0 failed, 0 not run"
+  $check "$out" --same-as "$local_out" --browser "$chromium" || fail "the Slurm table differs from the local one"
+  expect_rc 0 "$d/run4.txt" "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out" --backend slurm --wait
+  has "$d/run4.txt" "8 points, 8 done, 0 failed (kept), 0 to submit"
+  echo "PASS sweep_slurm"
+  ;;
+*)
+  echo "usage: sweep_test.sh errors|local|slurm PTXSIM BIN_DIR WORK_DIR CHROMIUM" >&2
+  exit 2
+  ;;
+esac
