@@ -31,6 +31,13 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# the sweep tests run a real single-node Slurm (Debian's slurmctld, slurmd, munge; tests/sweep)
+if [ "$(id -u)" -eq 0 ]; then
+  bash "$(dirname "$0")/slurm_local.sh" install ||
+    echo "setup: warning: could not install Slurm: the test sweep_slurm will be skipped" >&2
+elif ! command -v slurmd >/dev/null 2>&1; then
+  echo "setup: warning: Slurm is not installed (scripts/slurm_local.sh install, as root): the test sweep_slurm will be skipped" >&2
+fi
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null 2>&1; then
   echo "setup: warning: nvcc not found (expected CUDA 13 at /usr/local/cuda); CUDA tests will be skipped" >&2
 fi

@@ -22,8 +22,16 @@ install() {
   command -v munged >/dev/null 2>&1 || need+=(munge)
   if [ ${#need[@]} -gt 0 ]; then
     echo "slurm_local: installing ${need[*]}"
+    # without an init system the packages' scripts must not try to start the daemons (they
+    # would fail without a slurm.conf): a policy-rc.d that says "no" while installing
+    local policy=
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      policy=/usr/sbin/policy-rc.d
+      printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy"
+    fi
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+    [ -z "$policy" ] || rm -f "$policy"
   fi
 }
 

@@ -49,9 +49,7 @@ bool safeName(const std::string &s) {
 }
 
 std::string absolute(const std::string &p, const std::string &base) {
-  if (!p.empty() && p[0] == '/')
-    return p;
-  std::string r = base + "/" + p;
+  std::string r = !p.empty() && p[0] == '/' ? p : base + "/" + p;
   char buf[PATH_MAX];
   // normalise when it exists (nicer in messages); otherwise keep it as written
   if (realpath(r.c_str(), buf))

@@ -158,14 +158,17 @@ public:
   std::string error;
 
   bool init() {
+    // the simulator is libcudart.so.13 (ptxsim run only sets its options and starts the
+    // program): its bytes and the version decide whether old results still hold, so rebuilding
+    // the command-line tool alone does not invalidate a sweep
     self_ = selfExecutable();
     std::string lib = libraryDir() + "/libcudart.so.13";
-    std::string a, b;
-    if (self_.empty() || !sha256File(self_, a, error))
-      return fail("cannot read the ptxsim executable: " + error);
+    std::string b;
+    if (self_.empty())
+      return fail("cannot find the ptxsim executable (/proc/self/exe)");
     if (!sha256File(lib, b, error))
       return fail("cannot read the simulator (" + error + "); build the cudart_ptxsim target");
-    version_ = std::string("ptxsim ") + PTXSIM_VERSION + " exe " + a + " libcudart " + b;
+    version_ = std::string("ptxsim ") + PTXSIM_VERSION + " libcudart.so.13 " + b;
     return true;
   }
   const std::string &self() const { return self_; }
@@ -892,6 +895,7 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
   out << "ptxsim sweep: " << spec.name << ": " << plan.points.size() << " points, " << done
       << " done, " << failed << " failed (kept" << (failed ? "; --retry-failed runs them" : "")
       << "), " << todo.size() << " to submit\n";
+  out.flush();
   if (todo.empty() && !dryRun) {
     Table t;
     if (!merge(spec, plan, t, err))
@@ -957,6 +961,7 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
   }
   std::string job = output.substr(0, output.find_first_of(";\n"));
   out << "ptxsim sweep: submitted array job " << job << " (" << todo.size() << " tasks)\n";
+  out.flush();
   std::vector<std::string> mergeCmd = {"sbatch", "--parsable", "--dependency=afterany:" + job};
   if (wait)
     mergeCmd.push_back("--wait");

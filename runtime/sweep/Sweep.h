@@ -10,7 +10,7 @@
 // temporary file and rename(2), so a point is complete exactly when its result.json exists.
 // A point's key is the SHA-256 of its inputs: the program binary's bytes, its arguments,
 // working directory and environment, each configuration file's bytes, the option overrides, the
-// mode, the ptxsim version and the bytes of the ptxsim executable and libcudart.so.13. A point
+// mode, the ptxsim version and the bytes of libcudart.so.13 (the simulator). A point
 // whose result.json has the current key is not run again (a failed one only with
 // --retry-failed); a point whose inputs changed runs again. Killing a sweep loses only the
 // points that were running.

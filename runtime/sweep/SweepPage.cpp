@@ -74,7 +74,11 @@ std::string numCell(const std::string &stat, double v, const std::string &cls = 
 std::string heat(double ratio, double span) {
   if (!std::isfinite(ratio) || ratio <= 0)
     return "";
-  double t = span > 0 ? std::log2(ratio) / span : 0;
+  if (ratio == 1)
+    return "";
+  // differences well under 1.5x never reach the darkest colour, whatever the map's range
+  span = std::max(span, std::log2(1.5));
+  double t = std::log2(ratio) / span;
   t = std::max(-1.0, std::min(1.0, t));
   int hue = t < 0 ? 215 : 4;
   double light = 97 - 42 * std::fabs(t);
@@ -94,7 +98,7 @@ table.heat th.t, table.axis th.t { text-align: left; }
 td.failed { color: #b3261e; font-weight: 600; } td.missing { color: #5b6577; }
 pre.tail { background: #fbf3f2; border: 1px solid #e7c9c6; padding: 8px; overflow-x: auto;
            max-height: 260px; font-size: 12px; }
-.legend-heat span { display: inline-block; width: 36px; text-align: center; font-size: 12px; }
+.legend-heat span.sw { display: inline-block; width: 40px; text-align: center; font-size: 12px; }
 )CSS";
 
 } // namespace
@@ -197,7 +201,8 @@ std::string renderSweepPage(const Table &t) {
   o += "<section id=\"axes\"><h2>Per axis</h2><p class=\"note\">For each axis, every "
        "combination of the other coordinates is a row; ratios are against the axis' baseline "
        "value in the same row (blue: smaller, red: larger).</p>";
-  for (size_t a = 0; a < t.axes.size(); ++a) {
+  // (not for programs: their ratios compare different work; the heat maps have them as rows)
+  for (size_t a = 1; a < t.axes.size(); ++a) {
     const std::vector<std::string> &vals = t.axisValues[a];
     if (vals.size() < 2)
       continue;
@@ -331,10 +336,11 @@ std::string renderSweepPage(const Table &t) {
   if (t.statNames.empty())
     o += "<p>No statistics chosen.</p>";
   o += "<p class=\"legend-heat\">";
-  for (double r : {0.5, 0.7071, 1.0, 1.4142, 2.0})
-    o += "<span" + heat(r, 1) + ">" + fmt("%.2g", r) + "&times;</span>";
-  o += " <span class=\"legend-note\">(colour scale of a map whose extreme is 2&times;)</span></p>"
-       "</section>\n";
+  for (double r : {0.5, 0.667, 0.8, 1.0, 1.25, 1.5, 2.0})
+    o += "<span class=\"sw\"" + heat(r, 1) + ">" + fmt("%.2g", r) + "&times;</span>";
+  o += " <span class=\"legend-note\">the colour scale when the largest ratio of a map or table "
+       "is 2&times; or 0.5&times; (its darkest colour; with smaller ratios, 1.5&times; and "
+       "0.67&times;)</span></p></section>\n";
   o += "<script type=\"application/json\" id=\"ptxsim-data\">{\"runs\":[],\"chartsMissing\":\"\"}"
        "</script>\n<script>" +
        std::string(report::kReportJs) + "</script>\n</body></html>\n";

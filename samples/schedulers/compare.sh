@@ -7,7 +7,8 @@
 #        (defaults: build, configs/gtx480.config, BUILD_DIR/reports/schedulers.html)
 # With --check it also exits non-zero unless the results go the CCWS paper's way on the
 # cache-sensitive kernel: CCWS has fewer misses per 1000 instructions than LRR.
-# It writes an HTML report comparing the four schedulers (ptxsim report, LRR the baseline).
+# It writes an HTML report comparing the four schedulers (ptxsim report, LRR the baseline) and
+# the sweep's own page and table in FILE-sweep/. The grid is schedulers.toml (ptxsim sweep).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -25,35 +26,28 @@ done
 build=${args[0]:-$root/build}
 config=${args[1]:-$root/configs/gtx480.config}
 report=${report:-$build/reports/schedulers.html}
-app=$build/samples/schedulers/schedulers
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-for s in lrr gto two_level ccws; do
-  "$build/bin/ptxsim" run --no-summary --config "$config" --config "$here/$s.config" \
-    --stats-json "$out/$s.json" -- "$app" > "$out/$s.txt"
-  grep -q PASS "$out/$s.txt"
-done
+out=${report%.html}-sweep
+# the grid is samples/schedulers/schedulers.toml (ptxsim sweep, docs/sweep.md); points whose
+# inputs did not change since the last run are not run again
+"$build/bin/ptxsim" sweep "$here/schedulers.toml" --set build="$build" --set config="$config" \
+  -o "$out" > "$out.log" || { cat "$out.log"; exit 1; }
 mkdir -p "$(dirname "$report")"
 "$build/bin/ptxsim" report --title "Warp schedulers on $(basename "$config" .config)" \
-  "$out/lrr.json" "$out/gto.json" "$out/two_level.json" "$out/ccws.json" -o "$report" >/dev/null
-echo "report: $report"
-python3 - "$out" "$check" <<'PY'
+  --label lrr --label gto --label two_level --label ccws \
+  "$out"/points/schedulers__{lrr,gto,two_level,ccws}/stats.json -o "$report" >/dev/null
+echo "report: $report (the sweep's: $out/report.html, table: $out/results.csv)"
+python3 - "$out/results.json" "$check" <<'PY'
 import json, sys
-out, check = sys.argv[1], sys.argv[2] == "1"
-res = {}
+res = {p["coords"]["scheduler"]: p["stats"] for p in json.load(open(sys.argv[1]))["points"]}
+check = sys.argv[2] == "1"
 print(f"{'kernel':16} {'scheduler':10} {'cycles':>9} {'NUM_STALL_CYCLES':>17} {'MISSES_PER_1000_INSTR':>22}")
-for s in ["lrr", "gto", "two_level", "ccws"]:
-    d = json.load(open(f"{out}/{s}.json"))
-    for l in d["launches"]:
-        k = "cacheSensitive" if "cacheSensitive" in l["kernel"] else "computeBound"
-        res[(k, s)] = l
 for k in ["cacheSensitive", "computeBound"]:
     for s in ["lrr", "gto", "two_level", "ccws"]:
-        l = res[(k, s)]
-        print(f"{k:16} {s:10} {l['gpu.cycles']:9.0f} {l['NUM_STALL_CYCLES']:17.0f} {l['MISSES_PER_1000_INSTR']:22.1f}")
+        st = res[s]
+        print(f"{k:16} {s:10} {st['cycles@' + k]:9.0f} {st['NUM_STALL_CYCLES@' + k]:17.0f} {st['MISSES_PER_1000_INSTR@' + k]:22.1f}")
 if check:
-    lrr, ccws = res[("cacheSensitive", "lrr")], res[("cacheSensitive", "ccws")]
-    ok = ccws["MISSES_PER_1000_INSTR"] < lrr["MISSES_PER_1000_INSTR"]
+    lrr, ccws = res["lrr"], res["ccws"]
+    ok = ccws["MISSES_PER_1000_INSTR@cacheSensitive"] < lrr["MISSES_PER_1000_INSTR@cacheSensitive"]
     print("check: CCWS misses/1000 < LRR misses/1000 on the cache-sensitive kernel:", "yes" if ok else "NO")
     sys.exit(0 if ok else 1)
 PY

@@ -50,6 +50,12 @@ def recompute(stats, name):
         return s("gpu.warp_insts") / s("gpu.cycles") if s("gpu.cycles") else 0
     if base == "l1d_hit_rate":
         return s("l1d.hits") / s("l1d.accesses") if s("l1d.accesses") else None
+    if base == "l1d_misses_per_kinst":
+        return 1000 * s("l1d.misses") / s("gpu.warp_insts") if s("gpu.warp_insts") else 0
+    if base == "l2_hit_rate":
+        return s("l2.hits") / s("l2.accesses") if s("l2.accesses") else None
+    if base == "thread_insts":
+        return s("gpu.thread_insts")
     if base == "dram_bytes":
         return s("dram.read_bytes") + s("dram.write_bytes")
     if base == "stall_cycles":
@@ -190,8 +196,34 @@ def main():
                 if not close(num(c.get("data-v")), want):
                     problems.append(f"heat map {s}, {prog}: ratio {c.get('data-v')}, expected {want}")
     axis_tables = [t for t in page.tables if t["attrs"].get("class") == "axis"]
-    if len(axis_tables) != sum(1 for ax in res["axes"] if len(ax["values"]) > 1):
+    if len(axis_tables) != sum(1 for ax in res["axes"][1:] if len(ax["values"]) > 1):
         problems.append(f"{len(axis_tables)} per-axis tables")
+    for t in axis_tables:
+        ax = axes.index(t["attrs"]["data-axis"])
+        vals = res["axes"][ax]["values"]
+        others = len(axes) - 1
+        bi = vals.index(base[ax])
+        body = [r for r in t["rows"] if r]
+        for r in body:
+            cells = r[others:]
+            per_stat = 2 * len(vals) - 1
+            if len(cells) != per_stat * len(names):
+                problems.append(f"axis table {axes[ax]}: {len(cells)} cells in a row")
+                break
+            for k in range(len(names)):
+                group = cells[k * per_stat:(k + 1) * per_stat]
+                values, ratios, j = [], [], 0
+                for v in range(len(vals)):
+                    values.append(num(group[j].get("data-v")))
+                    j += 1
+                    if v != bi:
+                        ratios.append((v, num(group[j].get("data-v"))))
+                        j += 1
+                for v, got in ratios:
+                    b = values[bi]
+                    want = values[v] / b if values[v] is not None and b else None
+                    if not close(got, want):
+                        problems.append(f"axis table {axes[ax]}, {names[k]}: ratio {got}, expected {want}")
     if sorted(page.failed) != sorted(a.failed) or page.tails != len(a.failed):
         problems.append(f"the page lists failed points {page.failed} ({page.tails} stderr tails)")
 

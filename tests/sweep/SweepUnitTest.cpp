@@ -1,0 +1,181 @@
+// Unit tests of `ptxsim sweep`'s parts: SHA-256 (the point keys), the spec reader and the grid,
+// and the statistics of a point against an independent sum over a real stats file's launches.
+
+#include "runtime/report/Json.h"
+#include "runtime/report/Report.h"
+#include "runtime/sweep/Sha256.h"
+#include "runtime/sweep/Spec.h"
+#include "runtime/sweep/Sweep.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <unistd.h>
+
+using namespace ptxsim::sweep;
+
+namespace {
+
+std::string sha(const std::string &s) {
+  Sha256 h;
+  h.update(s);
+  return h.hex();
+}
+
+/// A spec file in a fresh temporary directory (removed with the object).
+struct TempSpec {
+  std::string dir, path;
+  explicit TempSpec(const std::string &text) {
+    char tmpl[] = "/tmp/ptxsim-sweep-unit-XXXXXX";
+    dir = mkdtemp(tmpl);
+    path = dir + "/spec.toml";
+    std::ofstream(path) << text;
+  }
+  ~TempSpec() {
+    unlink(path.c_str());
+    rmdir(dir.c_str());
+  }
+};
+
+bool load(const std::string &text, Spec &spec, std::string &error,
+          const std::vector<std::pair<std::string, std::string>> &sets = {}) {
+  TempSpec t(text);
+  return loadSpec(t.path, sets, "/tmp/out", spec, error);
+}
+
+} // namespace
+
+TEST(SweepSha256, KnownVectors) {
+  EXPECT_EQ(sha(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  // fed in pieces that straddle the 64-byte blocks: the same digest
+  Sha256 h;
+  std::string a(1000, 'a');
+  for (size_t i = 0; i < a.size(); i += 37)
+    h.update(a.substr(i, 37));
+  EXPECT_EQ(h.hex(), sha(a));
+  EXPECT_EQ(sha(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(SweepSpec, GridOrderIdsAndDefaults) {
+  Spec s;
+  std::string e;
+  ASSERT_TRUE(load(R"(
+name = "g"
+configs = ["a.config"]
+repeats = 2
+[[program]]
+name = "p1"
+command = ["/bin/true"]
+[[program]]
+name = "p2"
+command = ["./x", "${n}"]
+[vars]
+n = "7"
+[[axis]]
+name = "sched"
+option = "-gpgpu_scheduler"
+values = ["lrr", { name = "two", value = "two_level_active:4" }]
+[baseline]
+sched = "two"
+)",
+                   s, e, {{"n", "9"}}))
+      << e;
+  EXPECT_EQ(s.output, "/tmp/out");
+  EXPECT_EQ(s.programs[1].command[0], s.dir + "/x");
+  EXPECT_EQ(s.programs[1].command[1], "9"); // --set wins over [vars]
+  ASSERT_EQ(s.axes.size(), 2u);              // sched, then repeat
+  EXPECT_EQ(s.axes[1].name, "repeat");
+  EXPECT_EQ(s.axes[0].values[1].options[0].first, "-gpgpu_scheduler");
+  EXPECT_EQ(s.axes[0].values[1].options[0].second, "two_level_active:4");
+  EXPECT_EQ(s.baseline["sched"], "two");
+  EXPECT_EQ(s.baseline["repeat"], "1");
+  std::vector<Point> g = expandGrid(s);
+  std::vector<std::string> ids;
+  for (const Point &p : g)
+    ids.push_back(p.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"p1__lrr__1", "p1__lrr__2", "p1__two__1", "p1__two__2",
+                                           "p2__lrr__1", "p2__lrr__2", "p2__two__1",
+                                           "p2__two__2"}));
+  EXPECT_EQ(pointMode(s, g[0]), ModeKind::Timing);
+}
+
+TEST(SweepSpec, ModesBecomeAnAxis) {
+  Spec s;
+  std::string e;
+  ASSERT_TRUE(load("name = \"m\"\nmodes = [\"functional\", \"power\"]\n[[program]]\nname = "
+                   "\"p\"\ncommand = [\"/bin/true\"]\n",
+                   s, e))
+      << e;
+  std::vector<Point> g = expandGrid(s);
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[1].id, "p__power");
+  EXPECT_EQ(pointMode(s, g[0]), ModeKind::Functional);
+  EXPECT_EQ(pointMode(s, g[1]), ModeKind::Power);
+}
+
+TEST(SweepSpec, ErrorsNameThePlace) {
+  Spec s;
+  std::string e;
+  EXPECT_FALSE(load("name = \"x\"\n[[program]]\nname = \"p\"\ncommand = [\"a\"]\nfoo = 1\n", s, e));
+  EXPECT_NE(e.find("spec.toml:5:7: program[0]: unknown key 'foo'"), std::string::npos) << e;
+  EXPECT_FALSE(load("name = \"x\"\n[[program]]\nname = \"a__b\"\ncommand = [\"a\"]\n", s, e));
+  EXPECT_NE(e.find("program[0].name: 'a__b' is not a safe name"), std::string::npos) << e;
+  EXPECT_FALSE(load("name = \"x\"\nmodes = [\"fast\"]\n[[program]]\nname = \"p\"\ncommand = [\"a\"]\n",
+                    s, e));
+  EXPECT_NE(e.find("unknown mode 'fast'"), std::string::npos) << e;
+  EXPECT_FALSE(load("name = \"x\"\n", s, e));
+  EXPECT_NE(e.find("runs no program"), std::string::npos) << e;
+  EXPECT_FALSE(load("name = \"x\"\n[[program]]\nname = \"p\"\ncommand = [\"a\"]\n[[axis]]\nname = "
+                    "\"s\"\nvalues = [\"lrr\"]\n",
+                    s, e));
+  EXPECT_NE(e.find("a bare value needs the axis' 'option'"), std::string::npos) << e;
+  EXPECT_FALSE(load("name = \"x\"\n[resources]\nmemory = \"lots\"\n[[program]]\nname = \"p\"\n"
+                    "command = [\"a\"]\n",
+                    s, e));
+  EXPECT_NE(e.find("'lots' is not a size"), std::string::npos) << e;
+}
+
+TEST(SweepStatistics, AgreeWithTheLaunches) {
+  std::string path = std::string(PTXSIM_TEST_DIR) + "/report/launches3_gtx480_power.json";
+  std::ifstream is(path);
+  std::stringstream ss;
+  ss << is.rdbuf();
+  ptxsim::report::JsonValue json;
+  ptxsim::report::RunModel run;
+  std::string e;
+  ASSERT_TRUE(ptxsim::report::parseJson(ss.str(), json, e)) << e;
+  ASSERT_TRUE(ptxsim::report::buildRunModel(json, run, e)) << e;
+  // independent sums over the launches
+  double cycles = 0, wi = 0, l1h = 0, l1a = 0, dram = 0, scaleCycles = 0;
+  for (const auto &l : json.array("launches")) {
+    cycles += l.num("gpu.cycles");
+    wi += l.num("gpu.warp_insts");
+    l1h += l.num("l1d.hits");
+    l1a += l.num("l1d.accesses");
+    dram += l.num("dram.read_bytes") + l.num("dram.write_bytes");
+    if (l.str("kernel").find("scaleAll") != std::string::npos)
+      scaleCycles += l.num("gpu.cycles");
+  }
+  ASSERT_GT(cycles, 0);
+  ASSERT_GT(scaleCycles, 0);
+  std::vector<double> v = pointStatistics(
+      json, run,
+      {"cycles", "ipc", "l1d_hit_rate", "dram_bytes", "gpu.cycles", "cycles@scaleAll",
+       "gpu.cycles@scaleAll", "no.such_counter", "cycles@noSuchKernel", "energy_j"});
+  EXPECT_EQ(v[0], cycles);
+  EXPECT_DOUBLE_EQ(v[1], wi / cycles);
+  EXPECT_DOUBLE_EQ(v[2], l1a > 0 ? l1h / l1a : std::nan(""));
+  EXPECT_EQ(v[3], dram);
+  EXPECT_EQ(v[4], cycles);
+  EXPECT_EQ(v[5], scaleCycles);
+  EXPECT_EQ(v[6], scaleCycles);
+  EXPECT_TRUE(std::isnan(v[7]));
+  EXPECT_TRUE(std::isnan(v[8]));
+  EXPECT_GT(v[9], 0); // a power-mode file
+}
