@@ -754,17 +754,25 @@ int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, u
     int status = 0;
     struct rusage ru = {};
     pid_t pid = wait4(-1, &status, 0, &ru);
-    if (pid < 0 && errno == EINTR && gStopSignal) {
-      for (const Running &r : running)
-        kill(r.pid, SIGTERM);
+    if (gStopSignal) {
+      // Ctrl-C reaches the simulations too: a point that a signal ended now was interrupted,
+      // not failed, so it is not recorded (the next run runs it); one that exited is kept
+      for (Running &r : running) {
+        if (r.pid == pid && !WIFSIGNALED(status)) {
+          PointResult res;
+          finishPoint(r, status, ru, "local", res, err);
+        }
+        if (r.pid != pid)
+          kill(r.pid, SIGTERM);
+      }
       for (const Running &r : running) {
         int st;
         struct rusage u;
-        while (wait4(r.pid, &st, 0, &u) < 0 && errno == EINTR) {
+        while (r.pid != pid && wait4(r.pid, &st, 0, &u) < 0 && errno == EINTR) {
         }
       }
-      err << "ptxsim sweep: stopped by signal " << gStopSignal << "; " << running.size()
-          << " running point(s) dropped, every finished point is kept\n";
+      err << "ptxsim sweep: stopped by signal " << gStopSignal
+          << "; the points that were running will run again, every finished point is kept\n";
       return 128 + gStopSignal;
     }
     if (pid < 0)

@@ -104,9 +104,27 @@ local)
   [ "$n" -ge 2 ] && [ "$n" -lt 8 ] || fail "killed with $n finished points (expected 2..7)"
   expect_rc 0 "$d/kill2.txt" timeout 600 "$ptxsim" sweep "$spec" --set bin="$bin" -o "$k"
   has "$d/kill2.txt" "8 points, $n done, 0 failed (kept), $((8 - n)) to run"
-  [ "$(mtimes "$k" | head -n 1000 | grep -F -f <(echo "$kept" | cut -d' ' -f1) )" = "$kept" ] ||
+  [ "$(mtimes "$k" | grep -F -f <(echo "$kept" | cut -d' ' -f1))" = "$kept" ] ||
     fail "the restarted sweep ran a point that had finished"
   $check "$k" --same-as "$out" || fail "the killed and restarted sweep's table differs"
+  # 5. stopped with SIGTERM: it ends its simulations and records none of them as failed
+  t=$d/terminated
+  "$ptxsim" sweep "$spec" --set bin="$bin" -o "$t" -j 1 >"$d/term1.txt" 2>&1 &
+  pid=$!
+  for _ in $(seq 1200); do
+    [ "$(find "$t/points" -name result.json 2>/dev/null | wc -l)" -ge 2 ] && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -TERM $pid 2>/dev/null
+  wait $pid
+  rc=$?
+  cat "$d/term1.txt"
+  [ $rc -eq 143 ] || fail "SIGTERM: exit status $rc, expected 143"
+  ! grep -rq '"status": "failed"' "$t/points" || fail "an interrupted point was recorded as failed"
+  n=$(find "$t/points" -name result.json | wc -l)
+  expect_rc 0 "$d/term2.txt" timeout 600 "$ptxsim" sweep "$spec" --set bin="$bin" -o "$t"
+  has "$d/term2.txt" "8 points, $n done, 0 failed (kept), $((8 - n)) to run"
   echo "PASS sweep_local"
   ;;
 
