@@ -83,14 +83,15 @@ public:
   bool fail(const toml::node &n, const std::string &where, const std::string &msg) {
     if (error.empty()) {
       std::ostringstream os;
-      os << file_ << ":" << n.source().begin.line << ":" << n.source().begin.column << ": "
-         << where << ": " << msg;
+      os << file_ << ":" << n.source().begin.line << ":" << n.source().begin.column << ": " << where
+         << ": " << msg;
       error = os.str();
     }
     return false;
   }
 
-  bool keys(const toml::table &t, const std::string &where, std::initializer_list<const char *> ok) {
+  bool keys(const toml::table &t, const std::string &where,
+            std::initializer_list<const char *> ok) {
     for (auto &&[k, v] : t) {
       bool known = false;
       for (const char *o : ok)
@@ -105,7 +106,8 @@ public:
     return true;
   }
 
-  bool subst(const toml::node &n, const std::string &where, const std::string &in, std::string &out) {
+  bool subst(const toml::node &n, const std::string &where, const std::string &in,
+             std::string &out) {
     out.clear();
     for (size_t i = 0; i < in.size(); ++i) {
       if (in[i] == '$' && i + 1 < in.size() && in[i + 1] == '$') {
@@ -118,8 +120,11 @@ public:
         std::string name = in.substr(i + 2, end - i - 2);
         auto it = vars_.find(name);
         if (it == vars_.end())
-          return fail(n, where, "undefined variable '${" + name + "}' (define it in [vars] or "
-                                "with --set " + name + "=VALUE)");
+          return fail(n, where,
+                      "undefined variable '${" + name +
+                          "}' (define it in [vars] or "
+                          "with --set " +
+                          name + "=VALUE)");
         out += it->second;
         i = end;
       } else {
@@ -281,7 +286,8 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
   if (!r.string(*n, "name", out.name))
     return done(false);
   if (!safeName(out.name))
-    return done(r.fail(*n, "name", "'" + out.name + "' is not a safe name (letters, digits, _ . + -)"));
+    return done(
+        r.fail(*n, "name", "'" + out.name + "' is not a safe name (letters, digits, _ . + -)"));
   out.title = out.name;
   if ((n = root.get("title")) && !r.string(*n, "title", out.title))
     return done(false);
@@ -315,9 +321,10 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
       v.name = m;
       v.hasMode = true;
       if (!parseMode(m, v.mode))
-        return done(r.fail(*n, "modes", "unknown mode '" + m +
-                                            "' (functional, timing, power, sample-kernels, "
-                                            "sample-ctas)"));
+        return done(r.fail(*n, "modes",
+                           "unknown mode '" + m +
+                               "' (functional, timing, power, sample-kernels, "
+                               "sample-ctas)"));
       modeAxis.values.push_back(v);
     }
     if (modeAxis.values.size() == 1)
@@ -352,7 +359,8 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
       if (!r.scalar(*x, "resources.memory", s))
         return done(false);
       if (!parseMemory(s, res.memoryMiB))
-        return done(r.fail(*x, "resources.memory", "'" + s + "' is not a size (e.g. \"2G\", \"512M\")"));
+        return done(
+            r.fail(*x, "resources.memory", "'" + s + "' is not a size (e.g. \"2G\", \"512M\")"));
     }
     if (const toml::node *x = t->get("time"); x && !r.string(*x, "resources.time", res.time))
       return done(false);
@@ -380,8 +388,8 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
         if (!r.string(*x, std::string("outputs.") + key, *dst))
           return done(false);
         if (dst->empty() || dst->find('/') != std::string::npos)
-          return done(r.fail(*x, std::string("outputs.") + key,
-                             "a file name inside the output directory"));
+          return done(
+              r.fail(*x, std::string("outputs.") + key, "a file name inside the output directory"));
       }
   }
 
@@ -410,9 +418,10 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
     if (!r.string(*x, where + ".name", p.name))
       return done(false);
     if (!safeName(p.name))
-      return done(r.fail(*x, where + ".name", "'" + p.name +
-                                                  "' is not a safe name (letters, digits, _ . + -; "
-                                                  "no \"__\")"));
+      return done(r.fail(*x, where + ".name",
+                         "'" + p.name +
+                             "' is not a safe name (letters, digits, _ . + -; "
+                             "no \"__\")"));
     if (!seen.insert(p.name).second)
       return done(r.fail(*x, where + ".name", "a second program named '" + p.name + "'"));
     x = t->get("command");
@@ -519,16 +528,18 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
         } else {
           // shorthand: values = ["lrr", "gto"] with option = "-gpgpu_scheduler"
           if (option.empty())
-            return done(r.fail(vn, vw, "a bare value needs the axis' 'option' (or write a table "
-                                       "{ name = ..., configs/options = ... })"));
+            return done(r.fail(vn, vw,
+                               "a bare value needs the axis' 'option' (or write a table "
+                               "{ name = ..., configs/options = ... })"));
           if (!r.scalar(vn, vw, v.name))
             return done(false);
           v.options.emplace_back(option, v.name);
         }
         if (!safeName(v.name))
-          return done(r.fail(vn, vw, "'" + v.name +
-                                         "' is not a safe name (letters, digits, _ . + -; no "
-                                         "\"__\")"));
+          return done(r.fail(vn, vw,
+                             "'" + v.name +
+                                 "' is not a safe name (letters, digits, _ . + -; no "
+                                 "\"__\")"));
         if (!valueNames.insert(v.name).second)
           return done(r.fail(vn, vw, "a second value named '" + v.name + "'"));
         axis.values.push_back(std::move(v));

@@ -6,8 +6,8 @@
 // value of the wrong type, a duplicate or unsafe name, an empty axis or an unknown mode is an
 // error naming the file, line and column and the key's path (`spec.toml:12:3: axis[2].values[0]:
 // ...`). `${NAME}` in any string is replaced by a [vars] entry (or a --set NAME=VALUE, which
-// wins, or the predefined `spec_dir`); an undefined variable is an error; `$$` is a '$'. Relative paths
-// (config files, a command's program when it contains '/', a working directory) are resolved
+// wins, or the predefined `spec_dir`); an undefined variable is an error; `$$` is a '$'. Relative
+// paths (config files, a command's program when it contains '/', a working directory) are resolved
 // against the spec's directory. expandGrid() is deterministic: programs outermost, then the
 // axes in file order, each in its values' order.
 
@@ -50,20 +50,20 @@ struct Program {
 
 /// Per-point resources: the local backend's parallelism and the Slurm array's requests.
 struct Resources {
-  unsigned cpus = 1;          ///< host threads per simulation (ptxsim run --threads)
-  uint64_t memoryMiB = 2048;  ///< expected peak memory per simulation
+  unsigned cpus = 1;            ///< host threads per simulation (ptxsim run --threads)
+  uint64_t memoryMiB = 2048;    ///< expected peak memory per simulation
   std::string time = "1:00:00"; ///< Slurm --time per point
   std::string partition;
   std::vector<std::string> sbatch; ///< extra sbatch options, one per element
-  unsigned maxParallel = 0;   ///< Slurm array throttle (%N); 0: none
+  unsigned maxParallel = 0;        ///< Slurm array throttle (%N); 0: none
 };
 
 struct Spec {
-  std::string path; ///< the spec file as given
+  std::string path;    ///< the spec file as given
   std::string absPath; ///< the spec file, absolute (Slurm jobs read it again)
-  std::string dir;  ///< its directory, absolute
+  std::string dir;     ///< its directory, absolute
   std::string name, title;
-  std::string output; ///< absolute output directory
+  std::string output;               ///< absolute output directory
   std::vector<std::string> configs; ///< base configuration files (absolute)
   std::vector<std::pair<std::string, std::string>> options;
   std::vector<std::string> runArgs;
@@ -85,9 +85,9 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
 /// One simulation of the grid.
 struct Point {
   size_t index = 0;
-  std::string id;                 ///< program__value__value (a directory name)
-  size_t program = 0;             ///< into Spec::programs
-  std::vector<size_t> values;     ///< per axis, into Axis::values
+  std::string id;             ///< program__value__value (a directory name)
+  size_t program = 0;         ///< into Spec::programs
+  std::vector<size_t> values; ///< per axis, into Axis::values
 };
 
 std::vector<Point> expandGrid(const Spec &spec);

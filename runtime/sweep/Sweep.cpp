@@ -212,8 +212,8 @@ public:
     for (size_t a = 0; a < spec_.axes.size(); ++a)
       if (spec_.axes[a].name == "repeat")
         in << "repeat " << spec_.axes[a].values[p.values[a]].name << "\n";
-    runArgs = {"run", "--no-summary", "--stats-json", dir + "/stats.json.part", "--threads",
-               std::to_string(threads)};
+    runArgs = {"run",       "--no-summary",         "--stats-json", dir + "/stats.json.part",
+               "--threads", std::to_string(threads)};
     std::vector<std::string> configs = spec_.configs;
     std::vector<std::pair<std::string, std::string>> options = spec_.options;
     std::vector<std::string> extra = spec_.runArgs;
@@ -342,8 +342,8 @@ struct Running {
   std::chrono::steady_clock::time_point start;
 };
 
-bool startPoint(Planner &planner, const Spec &spec, const Point &p, unsigned threads,
-                Running &run, std::ostream &err) {
+bool startPoint(Planner &planner, const Spec &spec, const Point &p, unsigned threads, Running &run,
+                std::ostream &err) {
   std::string dir = pointDir(spec, p), e;
   std::vector<std::string> runArgs;
   std::string inputs, overrides;
@@ -501,11 +501,11 @@ unsigned localParallelism(const Spec &spec, size_t pending) {
 // --- merge ----------------------------------------------------------------------------------
 
 bool isDerived(const std::string &n) {
-  static const char *names[] = {"cycles",        "warp_insts",  "thread_insts",
-                                "ipc",           "stall_cycles", "l1d_hit_rate",
-                                "l2_hit_rate",   "l1d_misses_per_kinst",
-                                "dram_bytes",    "energy_j",    "avg_watts",
-                                "sim_seconds",   "launches",    "ctas"};
+  static const char *names[] = {
+      "cycles",       "warp_insts",   "thread_insts", "ipc",
+      "stall_cycles", "l1d_hit_rate", "l2_hit_rate",  "l1d_misses_per_kinst",
+      "dram_bytes",   "energy_j",     "avg_watts",    "sim_seconds",
+      "launches",     "ctas"};
   for (const char *x : names)
     if (n == x)
       return true;
@@ -567,8 +567,8 @@ bool merge(const Spec &spec, const Plan &plan, Table &t, std::ostream &err, bool
           !report::buildRunModel(json, model, e)) {
         row.state = "failed";
         row.result.ok = false;
-        row.result.reason = "unreadable statistics: " + dir + "/stats.json" +
-                            (e.empty() ? "" : ": " + e);
+        row.result.reason =
+            "unreadable statistics: " + dir + "/stats.json" + (e.empty() ? "" : ": " + e);
       } else {
         row.stats = pointStatistics(json, model, spec.stats);
         for (size_t s = 0; s < row.stats.size(); ++s)
@@ -577,7 +577,8 @@ bool merge(const Spec &spec, const Plan &plan, Table &t, std::ostream &err, bool
     }
     t.rows.push_back(std::move(row));
   }
-  bool anyOk = std::any_of(t.rows.begin(), t.rows.end(), [](const Row &r) { return r.state == "ok"; });
+  bool anyOk =
+      std::any_of(t.rows.begin(), t.rows.end(), [](const Row &r) { return r.state == "ok"; });
   for (size_t s = 0; s < spec.stats.size(); ++s)
     if (anyOk && !seenStat[s])
       err << "ptxsim sweep: warning: statistic '" << spec.stats[s]
@@ -591,9 +592,9 @@ bool merge(const Spec &spec, const Plan &plan, Table &t, std::ostream &err, bool
   for (const std::string &s : t.statNames)
     csv += "," + csvField(s);
   csv += ",exit,wall_s,peak_rss_mib\n";
-  std::string json = "{\n  \"sweep\": " + jsonString(spec.name) + ",\n  \"title\": " +
-                     jsonString(spec.title) + ",\n  \"spec\": " + jsonString(spec.path) +
-                     ",\n  \"axes\": [";
+  std::string json = "{\n  \"sweep\": " + jsonString(spec.name) +
+                     ",\n  \"title\": " + jsonString(spec.title) +
+                     ",\n  \"spec\": " + jsonString(spec.path) + ",\n  \"axes\": [";
   for (size_t a = 0; a < t.axes.size(); ++a) {
     json += std::string(a ? ", " : "") + "{\"name\": " + jsonString(t.axes[a]) +
             ", \"baseline\": " + jsonString(t.baseline[a]) + ", \"values\": [";
@@ -660,8 +661,8 @@ bool summarize(const Table &t, std::ostream &out) {
   for (const Row &r : t.rows) {
     if (r.state != "failed")
       continue;
-    out << "  FAILED " << r.point->id << ": " << r.result.reason << " (" << t.output
-        << "/points/" << r.point->id << ")\n";
+    out << "  FAILED " << r.point->id << ": " << r.result.reason << " (" << t.output << "/points/"
+        << r.point->id << ")\n";
     std::istringstream is(r.result.stderrTail);
     std::string line;
     while (std::getline(is, line))
@@ -726,8 +727,8 @@ int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, u
     for (size_t i : todo) {
       std::vector<std::string> a;
       std::string inputs, overrides;
-      planner.plan(plan.points[i], pointDir(spec, plan.points[i]), spec.resources.cpus, a,
-                   inputs, overrides);
+      planner.plan(plan.points[i], pointDir(spec, plan.points[i]), spec.resources.cpus, a, inputs,
+                   overrides);
       out << plan.points[i].id << ":";
       for (const std::string &x : a)
         out << " " << shellQuote(x);
@@ -880,7 +881,8 @@ bool runCapture(const std::vector<std::string> &argv, std::string &output, int &
   return true;
 }
 
-std::string sweepArgs(const Spec &spec, const std::vector<std::pair<std::string, std::string>> &sets) {
+std::string sweepArgs(const Spec &spec,
+                      const std::vector<std::pair<std::string, std::string>> &sets) {
   std::string a = shellQuote(spec.absPath) + " --output " + shellQuote(spec.output);
   for (const auto &[k, v] : sets)
     a += " --set " + shellQuote(k + "=" + v);
@@ -911,8 +913,8 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
     return summarize(t, out) ? 0 : 1;
   }
   // one directory per submission: a later one never rewrites the task list of a running array
-  std::string sub = spec.output + "/slurm/" + std::to_string(time(nullptr)) + "-" +
-                    std::to_string(getpid());
+  std::string sub =
+      spec.output + "/slurm/" + std::to_string(time(nullptr)) + "-" + std::to_string(getpid());
   const Resources &res = spec.resources;
   std::string common;
   if (!res.partition.empty())
@@ -935,7 +937,8 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
       "#!/bin/sh\n# ptxsim sweep " + spec.name +
       ": merges the points into the tables and the report once the array job ended\n"
       "#SBATCH --job-name=ptxsim-merge:" +
-      spec.name + "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n#SBATCH --mem=1024M\n"
+      spec.name +
+      "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n#SBATCH --mem=1024M\n"
       "#SBATCH --time=30:00\n#SBATCH --output=" +
       sub + "/merge.out\n" + common + "exec " + self + " sweep " + sweepArgs(spec, sets) +
       " --merge\n";
@@ -944,8 +947,7 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
     for (const std::string &id : todo)
       out << "#   " << id << "\n";
     out << "# sbatch --parsable " << sub << "/array.sbatch\n" << array;
-    out << "# sbatch --parsable --dependency=afterany:<array job id> " << sub
-        << "/merge.sbatch\n"
+    out << "# sbatch --parsable --dependency=afterany:<array job id> " << sub << "/merge.sbatch\n"
         << mergeScript;
     return 0;
   }
@@ -963,7 +965,8 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
   int status = 0;
   if (!runCapture({"sbatch", "--parsable", sub + "/array.sbatch"}, output, status) ||
       !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    err << "ptxsim sweep: sbatch failed for " << sub << "/array.sbatch" << (output.empty() ? "" : ": " + output)
+    err << "ptxsim sweep: sbatch failed for " << sub << "/array.sbatch"
+        << (output.empty() ? "" : ": " + output)
         << " (is Slurm installed and SLURM_CONF set? scripts/slurm_local.sh starts one here)\n";
     return 2;
   }
@@ -988,8 +991,7 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
         << "); the report will be " << spec.output << "/" << spec.reportName << "\n";
     return 0;
   }
-  out << "ptxsim sweep: merge job " << mergeJob << " ended (exit " << WEXITSTATUS(status)
-      << ")\n";
+  out << "ptxsim sweep: merge job " << mergeJob << " ended (exit " << WEXITSTATUS(status) << ")\n";
   // the merge job wrote the tables and the report; read the points again for the summary
   Plan again;
   if (!makePlan(planner, spec, again, err))

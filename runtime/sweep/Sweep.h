@@ -31,7 +31,7 @@ struct PointResult {
   bool ok = false;
   int exitCode = 0; ///< the program's exit status, 128 + signal when a signal ended it
   double wallSeconds = 0;
-  double peakRssMiB = 0; ///< getrusage of the child (ru_maxrss)
+  double peakRssMiB = 0;  ///< getrusage of the child (ru_maxrss)
   std::string reason;     ///< why it failed; empty when ok
   std::string stderrTail; ///< the last lines of stderr.txt (failed points)
   std::string host, backend;
@@ -54,11 +54,11 @@ struct Row {
 
 struct Table {
   std::string name, title, specPath, output;
-  std::vector<std::string> axes;      ///< "program" first, then the spec's axes
+  std::vector<std::string> axes; ///< "program" first, then the spec's axes
   std::vector<std::vector<std::string>> axisValues;
-  std::vector<std::string> baseline;  ///< per axis, the baseline value
+  std::vector<std::string> baseline; ///< per axis, the baseline value
   std::vector<std::string> statNames;
-  std::vector<Row> rows;              ///< in grid order
+  std::vector<Row> rows; ///< in grid order
   /// coordinates of a row: value name per axis
   std::vector<std::string> coords(const Row &r) const;
   const Spec *spec = nullptr;

@@ -82,8 +82,7 @@ std::string heat(double ratio, double span) {
   t = std::max(-1.0, std::min(1.0, t));
   int hue = t < 0 ? 215 : 4;
   double light = 97 - 42 * std::fabs(t);
-  return " style=\"background:hsl(" + std::to_string(hue) + ",70%," + fmt("%.0f", light) +
-         "%)\"";
+  return " style=\"background:hsl(" + std::to_string(hue) + ",70%," + fmt("%.0f", light) + "%)\"";
 }
 
 std::string ratioCell(double v, double base, double span) {
@@ -113,9 +112,10 @@ std::string renderSweepPage(const Table &t) {
        "content=\"width=device-width, initial-scale=1\"><meta name=\"generator\" "
        "content=\"ptxsim sweep\"><title>" +
        esc(t.title) + "</title>\n<style>" + report::kReportCss + kSweepCss + "</style>\n</head>\n";
-  o += "<body data-runs=\"0\" data-points=\"" + std::to_string(t.rows.size()) + "\">\n<header><h1>" +
-       esc(t.title) + "</h1><p class=\"sub\">sweep " + esc(t.name) + " &middot; " +
-       std::to_string(t.rows.size()) + " points &middot; written by <code>ptxsim sweep</code>"
+  o += "<body data-runs=\"0\" data-points=\"" + std::to_string(t.rows.size()) +
+       "\">\n<header><h1>" + esc(t.title) + "</h1><p class=\"sub\">sweep " + esc(t.name) +
+       " &middot; " + std::to_string(t.rows.size()) +
+       " points &middot; written by <code>ptxsim sweep</code>"
        "</p><nav><a href=\"#summary\">summary</a>";
   if (failed)
     o += "<a href=\"#failed\">failed</a>";
@@ -123,21 +123,25 @@ std::string renderSweepPage(const Table &t) {
        "map</a></nav></header>\n";
 
   // summary
-  o += "<section id=\"summary\"><h2>Sweep summary</h2><table class=\"summary\" id=\"summary-table\"><tbody>";
+  o += "<section id=\"summary\"><h2>Sweep summary</h2><table class=\"summary\" "
+       "id=\"summary-table\"><tbody>";
   auto row2 = [&](const std::string &k, const std::string &v) {
     o += "<tr><th class=\"t\">" + k + "</th><td class=\"t\">" + v + "</td></tr>";
   };
   row2("spec", "<code>" + esc(t.specPath) + "</code>");
   row2("output", "<code>" + esc(t.output) + "</code>");
-  row2("points", std::to_string(t.rows.size()) + " = " + [&] {
-    std::string s;
-    for (size_t a = 0; a < t.axes.size(); ++a)
-      s += (a ? " &times; " : "") + std::to_string(t.axisValues[a].size()) + " " + esc(t.axes[a]);
-    return s;
-  }());
-  row2("state", "<span data-k=\"ok\">" + std::to_string(ok) + " ok</span>, <span data-k=\"failed\">" +
-                    std::to_string(failed) + " failed</span>, <span data-k=\"missing\">" +
-                    std::to_string(missing) + " not run</span>");
+  row2(
+      "points", std::to_string(t.rows.size()) + " = " + [&] {
+        std::string s;
+        for (size_t a = 0; a < t.axes.size(); ++a)
+          s += (a ? " &times; " : "") + std::to_string(t.axisValues[a].size()) + " " +
+               esc(t.axes[a]);
+        return s;
+      }());
+  row2("state", "<span data-k=\"ok\">" + std::to_string(ok) +
+                    " ok</span>, <span data-k=\"failed\">" + std::to_string(failed) +
+                    " failed</span>, <span data-k=\"missing\">" + std::to_string(missing) +
+                    " not run</span>");
   std::string base;
   for (size_t a = 0; a < t.axes.size(); ++a)
     base += (a ? ", " : "") + esc(t.axes[a]) + " = " + esc(t.baseline[a]);

@@ -89,7 +89,7 @@ sched = "two"
   EXPECT_EQ(s.output, "/tmp/out");
   EXPECT_EQ(s.programs[1].command[0], s.dir + "/x");
   EXPECT_EQ(s.programs[1].command[1], "9"); // --set wins over [vars]
-  ASSERT_EQ(s.axes.size(), 2u);              // sched, then repeat
+  ASSERT_EQ(s.axes.size(), 2u);             // sched, then repeat
   EXPECT_EQ(s.axes[1].name, "repeat");
   EXPECT_EQ(s.axes[0].values[1].options[0].first, "-gpgpu_scheduler");
   EXPECT_EQ(s.axes[0].values[1].options[0].second, "two_level_active:4");
@@ -99,9 +99,9 @@ sched = "two"
   std::vector<std::string> ids;
   for (const Point &p : g)
     ids.push_back(p.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{"p1__lrr__1", "p1__lrr__2", "p1__two__1", "p1__two__2",
-                                           "p2__lrr__1", "p2__lrr__2", "p2__two__1",
-                                           "p2__two__2"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"p1__lrr__1", "p1__lrr__2", "p1__two__1", "p1__two__2",
+                                      "p2__lrr__1", "p2__lrr__2", "p2__two__1", "p2__two__2"}));
   EXPECT_EQ(pointMode(s, g[0]), ModeKind::Timing);
 }
 
@@ -126,8 +126,8 @@ TEST(SweepSpec, ErrorsNameThePlace) {
   EXPECT_NE(e.find("spec.toml:5:7: program[0]: unknown key 'foo'"), std::string::npos) << e;
   EXPECT_FALSE(load("name = \"x\"\n[[program]]\nname = \"a__b\"\ncommand = [\"a\"]\n", s, e));
   EXPECT_NE(e.find("program[0].name: 'a__b' is not a safe name"), std::string::npos) << e;
-  EXPECT_FALSE(load("name = \"x\"\nmodes = [\"fast\"]\n[[program]]\nname = \"p\"\ncommand = [\"a\"]\n",
-                    s, e));
+  EXPECT_FALSE(load(
+      "name = \"x\"\nmodes = [\"fast\"]\n[[program]]\nname = \"p\"\ncommand = [\"a\"]\n", s, e));
   EXPECT_NE(e.find("unknown mode 'fast'"), std::string::npos) << e;
   EXPECT_FALSE(load("name = \"x\"\n", s, e));
   EXPECT_NE(e.find("runs no program"), std::string::npos) << e;
@@ -164,10 +164,10 @@ TEST(SweepStatistics, AgreeWithTheLaunches) {
   }
   ASSERT_GT(cycles, 0);
   ASSERT_GT(scaleCycles, 0);
-  std::vector<double> v = pointStatistics(
-      json, run,
-      {"cycles", "ipc", "l1d_hit_rate", "dram_bytes", "gpu.cycles", "cycles@scaleAll",
-       "gpu.cycles@scaleAll", "no.such_counter", "cycles@noSuchKernel", "energy_j"});
+  std::vector<double> v = pointStatistics(json, run,
+                                          {"cycles", "ipc", "l1d_hit_rate", "dram_bytes",
+                                           "gpu.cycles", "cycles@scaleAll", "gpu.cycles@scaleAll",
+                                           "no.such_counter", "cycles@noSuchKernel", "energy_j"});
   EXPECT_EQ(v[0], cycles);
   EXPECT_DOUBLE_EQ(v[1], wi / cycles);
   EXPECT_DOUBLE_EQ(v[2], l1a > 0 ? l1h / l1a : std::nan(""));
