@@ -729,7 +729,7 @@ int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, u
       std::string inputs, overrides;
       planner.plan(plan.points[i], pointDir(spec, plan.points[i]), spec.resources.cpus, a, inputs,
                    overrides);
-      out << plan.points[i].id << ":";
+      out << plan.points[i].id << ": " << shellQuote(planner.self());
       for (const std::string &x : a)
         out << " " << shellQuote(x);
       out << "\n";
