@@ -409,7 +409,7 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
     const toml::table *t = pn.as_table();
     if (!t)
       return done(r.fail(pn, where, "expected a table"));
-    if (!r.keys(*t, where, {"name", "command", "cwd", "expect", "env"}))
+    if (!r.keys(*t, where, {"name", "command", "cwd", "expect", "env", "inputs"}))
       return done(false);
     Program p;
     const toml::node *x = t->get("name");
@@ -448,6 +448,13 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
       return done(false);
     if ((x = t->get("env")) && !r.pairs(*x, where + ".env", p.env))
       return done(false);
+    if ((x = t->get("inputs"))) {
+      list.clear();
+      if (!r.strings(*x, where + ".inputs", list))
+        return done(false);
+      for (const std::string &f : list)
+        p.inputs.push_back(absolute(f, out.dir));
+    }
     out.programs.push_back(std::move(p));
   }
 

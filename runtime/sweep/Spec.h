@@ -45,6 +45,7 @@ struct Program {
   std::vector<std::string> command; ///< command[0] resolved when it names a path
   std::string cwd;                  ///< absolute; empty: the point's own directory
   std::string expect;               ///< stdout must contain it (empty: no check)
+  std::vector<std::string> inputs;  ///< more files whose bytes the key covers (absolute)
   std::vector<std::pair<std::string, std::string>> env;
 };
 

@@ -27,6 +27,8 @@
 #define PTXSIM_VERSION "unknown"
 #endif
 
+extern char **environ;
+
 namespace ptxsim::sweep {
 
 namespace {
@@ -198,6 +200,17 @@ public:
     if (h.empty())
       return false;
     in << "program " << h << "\n";
+    for (const std::string &f : prog.inputs) {
+      std::string fh = hashOf(f, "program '" + prog.name + "': input");
+      if (fh.empty())
+        return false;
+      in << "input " << fh << "\n";
+    }
+    // the simulator's own variables that the sweep inherits (PTXSIM_POWER_CONFIG, PTXSIM_SPU,
+    // ...) change results too; `ptxsim run` sets the ones it has options for
+    for (char **e = environ; *e; ++e)
+      if (std::strncmp(*e, "PTXSIM_", 7) == 0)
+        in << "environ " << *e << "\n";
     std::vector<std::string> cmd = prog.command;
     for (size_t a = 0; a < spec_.axes.size(); ++a)
       for (const std::string &x : spec_.axes[a].values[p.values[a]].args)
@@ -238,6 +251,16 @@ public:
           return false;
         in << "config " << ch << "\n";
         runArgs.insert(runArgs.end(), {"--config", c});
+        // the power model reads the XML beside a preset (docs/power.md)
+        std::string xml = c.size() > 7 && c.compare(c.size() - 7, 7, ".config") == 0
+                              ? c.substr(0, c.size() - 7) + ".power.xml"
+                              : std::string();
+        if (mode == ModeKind::Power && !xml.empty() && access(xml.c_str(), R_OK) == 0) {
+          std::string xh = hashOf(xml, "point " + p.id + ": power configuration");
+          if (xh.empty())
+            return false;
+          in << "power_xml " << xh << "\n";
+        }
       }
       if (!overrides.empty()) {
         in << "overrides " << overrides;

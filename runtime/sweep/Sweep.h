@@ -8,8 +8,9 @@
 // there stdout.txt, stderr.txt, stats.json (renamed into place after the program exited) and
 // result.json (exit status, wall time, peak memory, why it failed), written last through a
 // temporary file and rename(2), so a point is complete exactly when its result.json exists.
-// A point's key is the SHA-256 of its inputs: the program binary's bytes, its arguments,
-// working directory and environment, each configuration file's bytes, the option overrides, the
+// A point's key is the SHA-256 of its inputs: the program binary's bytes (and its `inputs`), its
+// arguments, working directory and environment, the inherited PTXSIM_* variables, each
+// configuration file's bytes (and its .power.xml in power mode), the option overrides, the
 // mode, the ptxsim version and the bytes of libcudart.so.13 (the simulator). A point
 // whose result.json has the current key is not run again (a failed one only with
 // --retry-failed); a point whose inputs changed runs again. Killing a sweep loses only the
