@@ -953,9 +953,14 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
       (res.maxParallel ? "%" + std::to_string(res.maxParallel) : std::string()) +
       "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" + std::to_string(res.cpus) +
       "\n#SBATCH --mem=" + std::to_string(res.memoryMiB) + "M\n#SBATCH --time=" + res.time +
-      "\n#SBATCH --output=" + sub + "/task-%a.out\n" + common + "exec " + self + " sweep " +
-      sweepArgs(spec, sets) + " --run-task \"$SLURM_ARRAY_TASK_ID\" --tasks " +
-      shellQuote(sub + "/tasks.txt") + " --threads " + std::to_string(res.cpus) + "\n";
+      "\n#SBATCH --output=" + sub + "/task-%a.out\n" + common +
+      "# the task's own name says which point it runs (squeue, sacct)\n"
+      "point=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " +
+      shellQuote(sub + "/tasks.txt") +
+      ")\nscontrol update JobId=\"$SLURM_JOB_ID\" JobName=\"ptxsim-sweep:" + spec.name +
+      ":$point\" >/dev/null 2>&1 || true\n" + "exec " + self + " sweep " + sweepArgs(spec, sets) +
+      " --run-task \"$SLURM_ARRAY_TASK_ID\" --tasks " + shellQuote(sub + "/tasks.txt") +
+      " --threads " + std::to_string(res.cpus) + "\n";
   std::string mergeScript =
       "#!/bin/sh\n# ptxsim sweep " + spec.name +
       ": merges the points into the tables and the report once the array job ended\n"
