@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <set>
@@ -79,6 +80,8 @@ public:
   Reader(std::string file, std::map<std::string, std::string> vars)
       : file_(std::move(file)), vars_(std::move(vars)) {}
   std::string error;
+  /// Names that axis values define (`vars`): kept as ${NAME} for the point to fill in.
+  std::set<std::string> deferred;
 
   bool fail(const toml::node &n, const std::string &where, const std::string &msg) {
     if (error.empty()) {
@@ -119,6 +122,11 @@ public:
           return fail(n, where, "unterminated '${' in \"" + in + "\"");
         std::string name = in.substr(i + 2, end - i - 2);
         auto it = vars_.find(name);
+        if (it == vars_.end() && deferred.count(name)) {
+          out += "${" + name + "}";
+          i = end;
+          continue;
+        }
         if (it == vars_.end())
           return fail(n, where,
                       "undefined variable '${" + name +
@@ -268,6 +276,17 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
   for (const auto &[k, v] : vars)
     out.vars.emplace_back(k, v);
   Reader r(path, vars);
+  // names set per point by axis values (their `vars`), used in programs' commands
+  if (const toml::node *axes = root.get("axis"); axes && axes->is_array())
+    for (const toml::node &an : *axes->as_array())
+      if (const toml::table *at = an.as_table())
+        if (const toml::node *vals = at->get("values"); vals && vals->is_array())
+          for (const toml::node &vn : *vals->as_array())
+            if (const toml::table *vt = vn.as_table())
+              if (const toml::node *vv = vt->get("vars"); vv && vv->is_table())
+                for (auto &&[k, v] : *vv->as_table())
+                  if (!vars.count(std::string(k.str())))
+                    r.deferred.insert(std::string(k.str()));
   auto done = [&](bool ok) {
     if (!ok)
       error = r.error.empty() ? path + ": invalid spec" : r.error;
@@ -275,7 +294,7 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
   };
   if (!r.keys(root, "spec",
               {"name", "title", "output", "configs", "options", "run_args", "modes", "repeats",
-               "stats", "vars", "baseline", "resources", "outputs", "program", "axis"}))
+               "stats", "vars", "baseline", "resources", "outputs", "program", "axis", "exclude"}))
     return done(false);
 
   const toml::node *n = root.get("name");
@@ -409,7 +428,7 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
     const toml::table *t = pn.as_table();
     if (!t)
       return done(r.fail(pn, where, "expected a table"));
-    if (!r.keys(*t, where, {"name", "command", "cwd", "expect", "env", "inputs"}))
+    if (!r.keys(*t, where, {"name", "command", "cwd", "expect", "env", "inputs", "run_args"}))
       return done(false);
     Program p;
     const toml::node *x = t->get("name");
@@ -447,6 +466,8 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
     if ((x = t->get("expect")) && !r.string(*x, where + ".expect", p.expect))
       return done(false);
     if ((x = t->get("env")) && !r.pairs(*x, where + ".env", p.env))
+      return done(false);
+    if ((x = t->get("run_args")) && !r.strings(*x, where + ".run_args", p.runArgs))
       return done(false);
     if ((x = t->get("inputs"))) {
       list.clear();
@@ -496,7 +517,8 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
         const toml::node &vn = (*vals)[j];
         AxisValue v;
         if (const toml::table *vt = vn.as_table()) {
-          if (!r.keys(*vt, vw, {"name", "configs", "options", "run_args", "args", "mode", "value"}))
+          if (!r.keys(*vt, vw,
+                      {"name", "configs", "options", "run_args", "args", "mode", "value", "vars"}))
             return done(false);
           const toml::node *y = vt->get("name");
           if (!y)
@@ -520,6 +542,8 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
               return done(false);
             v.options.emplace_back(option, s);
           }
+          if ((y = vt->get("vars")) && !r.pairs(*y, vw + ".vars", v.vars))
+            return done(false);
           if ((y = vt->get("run_args")) && !r.strings(*y, vw + ".run_args", v.runArgs))
             return done(false);
           if ((y = vt->get("args")) && !r.strings(*y, vw + ".args", v.args))
@@ -595,8 +619,75 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
   for (const Axis &a : out.axes)
     if (!out.baseline.count(a.name))
       out.baseline[a.name] = a.values[0].name;
+
+  if ((n = root.get("exclude"))) {
+    const toml::array *ex = n->as_array();
+    if (!ex)
+      return done(r.fail(*n, "exclude", "expected an array of { AXIS = VALUE or [VALUES] }"));
+    for (size_t i = 0; i < ex->size(); ++i) {
+      std::string where = "exclude[" + std::to_string(i) + "]";
+      const toml::table *t = (*ex)[i].as_table();
+      if (!t || t->empty())
+        return done(r.fail((*ex)[i], where, "expected { AXIS = VALUE or [VALUES], ... }"));
+      Spec::Exclusion e;
+      for (auto &&[k, v] : *t) {
+        std::string axisName(k.str());
+        std::vector<std::string> names;
+        if (v.is_array()) {
+          if (!r.strings(v, where + "." + axisName, names))
+            return done(false);
+        } else {
+          std::string one;
+          if (!r.string(v, where + "." + axisName, one))
+            return done(false);
+          names.push_back(one);
+        }
+        std::vector<std::string> known;
+        if (axisName == "program") {
+          for (const Program &p : out.programs)
+            known.push_back(p.name);
+        } else {
+          for (const Axis &a : out.axes)
+            if (a.name == axisName)
+              for (const AxisValue &av : a.values)
+                known.push_back(av.name);
+          if (known.empty())
+            return done(r.fail(v, where + "." + axisName, "no axis named '" + axisName + "'"));
+        }
+        for (const std::string &nm : names)
+          if (std::find(known.begin(), known.end(), nm) == known.end())
+            return done(r.fail(v, where + "." + axisName,
+                               "axis '" + axisName + "' has no value '" + nm + "'"));
+        e.emplace_back(axisName, names);
+      }
+      out.excludes.push_back(std::move(e));
+    }
+  }
   return true;
 }
+
+namespace {
+
+/// Whether every coordinate an exclusion names has one of its values.
+bool excluded(const Spec &spec, const Point &p) {
+  for (const Spec::Exclusion &e : spec.excludes) {
+    bool all = true;
+    for (const auto &[axisName, names] : e) {
+      std::string v;
+      if (axisName == "program")
+        v = spec.programs[p.program].name;
+      for (size_t a = 0; a < spec.axes.size(); ++a)
+        if (spec.axes[a].name == axisName)
+          v = spec.axes[a].values[p.values[a]].name;
+      all = all && std::find(names.begin(), names.end(), v) != names.end();
+    }
+    if (all)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
 
 std::vector<Point> expandGrid(const Spec &spec) {
   std::vector<Point> points;
@@ -611,7 +702,8 @@ std::vector<Point> expandGrid(const Spec &spec) {
       pt.id = spec.programs[p].name;
       for (size_t a = 0; a < spec.axes.size(); ++a)
         pt.id += "__" + spec.axes[a].values[idx[a]].name;
-      points.push_back(std::move(pt));
+      if (!excluded(spec, pt))
+        points.push_back(std::move(pt));
       // odometer, last axis fastest
       bool carry = true;
       for (size_t a = spec.axes.size(); carry && a > 0;) {

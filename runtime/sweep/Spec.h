@@ -31,6 +31,8 @@ struct AxisValue {
   std::vector<std::pair<std::string, std::string>> options; ///< GPGPU-Sim option, value
   std::vector<std::string> runArgs;                         ///< extra `ptxsim run` options
   std::vector<std::string> args;                            ///< appended to the program's args
+  /// ${NAME} values for the programs' command, run_args and env at this coordinate
+  std::vector<std::pair<std::string, std::string>> vars;
   bool hasMode = false;
   ModeKind mode = ModeKind::Timing;
 };
@@ -46,6 +48,7 @@ struct Program {
   std::string cwd;                  ///< absolute; empty: the point's own directory
   std::string expect;               ///< stdout must contain it (empty: no check)
   std::vector<std::string> inputs;  ///< more files whose bytes the key covers (absolute)
+  std::vector<std::string> runArgs; ///< extra `ptxsim run` options for this program
   std::vector<std::pair<std::string, std::string>> env;
 };
 
@@ -76,6 +79,10 @@ struct Spec {
   Resources resources;
   std::string csvName = "results.csv", jsonName = "results.json", reportName = "report.html";
   std::vector<std::pair<std::string, std::string>> vars; ///< effective, for the record
+  /// Points left out of the grid: each names axes ("program" too) and values; a point whose
+  /// coordinates are among them on every named axis is not part of the grid.
+  using Exclusion = std::vector<std::pair<std::string, std::vector<std::string>>>;
+  std::vector<Exclusion> excludes;
 };
 
 /// Reads `path`. `sets` are --set NAME=VALUE overrides of [vars]; `outputOverride` (from -o)

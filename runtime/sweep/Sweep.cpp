@@ -187,15 +187,63 @@ public:
     return hashes_[path] = h;
   }
 
-  /// `ptxsim run` arguments (after "run") and the key material of point `p`; false on error.
+  /// `ptxsim run` arguments (after "run"), the program's environment additions and the key
+  /// material of point `p`; false on error.
   bool plan(const Point &p, const std::string &dir, unsigned threads,
-            std::vector<std::string> &runArgs, std::string &inputs, std::string &overrides) {
+            std::vector<std::string> &runArgs, std::string &inputs, std::string &overrides,
+            std::vector<std::pair<std::string, std::string>> *envOut = nullptr) {
     const Program &prog = spec_.programs[p.program];
+    // the ${NAME}s the point's axis values set (later axes win)
+    std::map<std::string, std::string> pv;
+    for (size_t a = 0; a < spec_.axes.size(); ++a)
+      for (const auto &[k, v] : spec_.axes[a].values[p.values[a]].vars)
+        pv[k] = v;
+    std::string missing;
+    auto fill = [&](const std::string &in) {
+      std::string o;
+      for (size_t i = 0; i < in.size(); ++i) {
+        size_t end;
+        if (in.compare(i, 2, "${") == 0 && (end = in.find('}', i + 2)) != std::string::npos) {
+          std::string name = in.substr(i + 2, end - i - 2);
+          auto it = pv.find(name);
+          if (it == pv.end() && missing.empty())
+            missing = name;
+          o += it == pv.end() ? std::string() : it->second;
+          i = end;
+        } else {
+          o += in[i];
+        }
+      }
+      return o;
+    };
+    // arguments that consist of a ${NAME} set to "" at this point are left out
+    auto fillArgs = [&](const std::vector<std::string> &in, std::vector<std::string> &o) {
+      for (const std::string &x : in) {
+        std::string f = fill(x);
+        if (!f.empty() || x.find("${") == std::string::npos)
+          o.push_back(f);
+      }
+    };
+    std::vector<std::string> cmd, progRunArgs;
+    fillArgs(prog.command, cmd);
+    for (size_t a = 0; a < spec_.axes.size(); ++a)
+      fillArgs(spec_.axes[a].values[p.values[a]].args, cmd);
+    fillArgs(prog.runArgs, progRunArgs);
+    std::vector<std::pair<std::string, std::string>> env;
+    for (const auto &[k, v] : prog.env)
+      env.emplace_back(k, fill(v));
+    if (!missing.empty())
+      return fail("point " + p.id + ": no value of its axes sets '${" + missing + "}' (program '" +
+                  prog.name + "')");
+    if (cmd.empty())
+      return fail("point " + p.id + ": the command is empty");
+    if (envOut)
+      *envOut = env;
     std::ostringstream in;
     in << version_ << "\n";
-    std::string bin = resolveOnPath(prog.command[0]);
+    std::string bin = resolveOnPath(cmd[0]);
     if (bin.empty())
-      return fail("program '" + prog.name + "': '" + prog.command[0] + "' is not on PATH");
+      return fail("program '" + prog.name + "': '" + cmd[0] + "' is not on PATH");
     std::string h = hashOf(bin, "program '" + prog.name + "'");
     if (h.empty())
       return false;
@@ -211,14 +259,10 @@ public:
     for (char **e = environ; *e; ++e)
       if (std::strncmp(*e, "PTXSIM_", 7) == 0)
         in << "environ " << *e << "\n";
-    std::vector<std::string> cmd = prog.command;
-    for (size_t a = 0; a < spec_.axes.size(); ++a)
-      for (const std::string &x : spec_.axes[a].values[p.values[a]].args)
-        cmd.push_back(x);
     for (const std::string &c : cmd)
       in << "arg " << c << "\n";
     in << "cwd " << (prog.cwd.empty() ? "<point>" : prog.cwd) << "\n";
-    for (const auto &[k, v] : prog.env)
+    for (const auto &[k, v] : env)
       in << "env " << k << "=" << v << "\n";
     ModeKind mode = pointMode(spec_, p);
     in << "mode " << modeName(mode) << "\n";
@@ -230,6 +274,7 @@ public:
     std::vector<std::string> configs = spec_.configs;
     std::vector<std::pair<std::string, std::string>> options = spec_.options;
     std::vector<std::string> extra = spec_.runArgs;
+    extra.insert(extra.end(), progRunArgs.begin(), progRunArgs.end());
     for (size_t a = 0; a < spec_.axes.size(); ++a) {
       const AxisValue &v = spec_.axes[a].values[p.values[a]];
       configs.insert(configs.end(), v.configs.begin(), v.configs.end());
@@ -370,7 +415,8 @@ bool startPoint(Planner &planner, const Spec &spec, const Point &p, unsigned thr
   std::string dir = pointDir(spec, p), e;
   std::vector<std::string> runArgs;
   std::string inputs, overrides;
-  if (!planner.plan(p, dir, threads, runArgs, inputs, overrides)) {
+  std::vector<std::pair<std::string, std::string>> env;
+  if (!planner.plan(p, dir, threads, runArgs, inputs, overrides, &env)) {
     err << "ptxsim sweep: " << planner.error << "\n";
     return false;
   }
@@ -416,7 +462,7 @@ bool startPoint(Planner &planner, const Spec &spec, const Point &p, unsigned thr
                    std::strerror(errno));
       _exit(126);
     }
-    for (const auto &[k, v] : prog.env)
+    for (const auto &[k, v] : env)
       setenv(k.c_str(), v.c_str(), 1);
     execv(argv[0], argv.data());
     std::fprintf(stderr, "ptxsim sweep: cannot run '%s': %s\n", argv[0], std::strerror(errno));

@@ -7,30 +7,30 @@ For each workload it runs, in timing mode with power:
   the unmodified GPU (configs/gtx480.config, as the report used GPGPU-Sim's GTX480), then the
   SPU with each section-5 option that applies (DMA IUs included: same results, IUs that issue no
   instructions). Every run checks its result against the CPU.
-It prints a table (cycles, average power, energy, DRAM traffic) and draws figure8.png.
+It prints a table (cycles, average power, energy, DRAM traffic) and draws figure8.png. The runs
+are the sweep samples/spu/figure8.toml (`ptxsim sweep`, docs/sweep.md), kept in OUT/sweep: a
+second run only runs the points whose inputs changed.
 
 usage: figure8.py BUILD_DIR [--out DIR] [--quick]
 """
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the machine axis of figure8.toml, in the figure's order, with the figure's labels
+MACHINES = [("spu-noregstart", "SPU, no regstart"), ("spu", "SPU, regstart"),
+            ("gpu-1cta", "GPU, 1 block/SM"), ("gpu", "GPU"),
+            ("spu-skip-syncs", "SPU + skip dummy syncs"), ("spu-2blocks", "SPU + 2 blocks/SM"),
+            ("spu-1d", "SPU + 1D grid"), ("spu-dma", "SPU + DMA IUs")]
 
 
-def run(build, program, args, env_extra, label, stats):
-    env = dict(os.environ)
-    env.update({"LD_LIBRARY_PATH": os.path.join(build, "lib"), "PTXSIM_MODE": "timing",
-                "PTXSIM_POWER": "1", "PTXSIM_STATS_JSON": stats, "PTXSIM_SUMMARY": "0"})
-    env.pop("PTXSIM_SPU", None)
-    env.update(env_extra)
-    exe = os.path.join(build, "tests", "spu", program)
-    p = subprocess.run([exe] + args, env=env, capture_output=True, text=True, timeout=600)
-    if p.returncode != 0 or "PASS" not in p.stdout:
-        sys.exit(f"figure8: {label}: {program} {' '.join(args)} failed:\n{p.stdout}\n{p.stderr}")
+def collect(point_dir, label, stats):
+    """The figure's numbers of one sweep point (its stats.json, copied to `stats`)."""
+    shutil.copyfile(os.path.join(point_dir, "stats.json"), stats)
     with open(stats) as f:
         d = json.load(f)
     cycles = sum(l["gpu.cycles"] for l in d["launches"])
@@ -51,89 +51,51 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smaller problems (tests)")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
-    spu_cfg = os.path.join(ROOT, "configs", "spu-gtx480.config")
-    gpu_cfg = os.path.join(ROOT, "configs", "gtx480.config")
-    one = tempfile.NamedTemporaryFile("w", suffix=".config", delete=False)
-    one.write("-ptxsim_one_cta_per_sm 1\n")
-    one.close()
-    override = os.path.join(ROOT, "samples", "spu", "matmul_spu.ptx")
-
-    def spu(opts=""):
-        e = {"PTXSIM_CONFIG": spu_cfg, "PTXSIM_POWER_CONFIG": spu_cfg[:-7] + ".power.xml"}
-        if opts:
-            e["PTXSIM_SPU"] = opts
-        return e
-    gpu_power = gpu_cfg[:-7] + ".power.xml"
-    gpu = {"PTXSIM_CONFIG": gpu_cfg, "PTXSIM_POWER_CONFIG": gpu_power}
-    gpu1 = {"PTXSIM_CONFIG": gpu_cfg + "," + one.name, "PTXSIM_POWER_CONFIG": gpu_power}
+    ptxsim = os.path.join(build, "bin", "ptxsim")
 
     n_mm, t_mm = (64, 16) if a.quick else (192, 16)
     n_h2, it_h2 = (32, 16) if a.quick else (64, 64)
     n_h1, it_h1 = (1024, 64) if a.quick else (4096, 256)
     n_hb, it_hb = (160, 8) if a.quick else (384, 32) # two arrays larger than the 768 KB L2
-    hb = [str(n_hb), str(it_hb)]
-    mm = [str(n_mm), str(t_mm)]
-    h2 = [str(n_h2), str(it_h2)]
-    h1 = [str(n_h1), str(it_h1)]
-    ov = {"PTXSIM_PTX_OVERRIDE": override}
-    workloads = [
-        (f"matmul {n_mm}x{n_mm}, {t_mm}x{t_mm} tiles", [
-            ("SPU, no regstart", "matmul", mm, {**spu("-spu_regstart 0"), **ov}),
-            ("SPU, regstart", "matmul", mm, {**spu(), **ov}),
-            ("GPU, 1 block/SM", "matmul", mm, gpu1),
-            ("GPU", "matmul", mm, gpu),
-            ("SPU + skip dummy syncs", "matmul", mm, {**spu("-spu_skip_dummy_syncs 1"), **ov}),
-            ("SPU + 2 blocks/SM", "matmul", mm, {**spu("-spu_blocks_per_sm 2 -spu_cb_bytes 4096"), **ov}),
-            ("SPU + DMA IUs", "matmul", mm, {**spu("-spu_dma_ius 1"), **ov}),
-        ]),
-        (f"heat2d {n_h2}x{n_h2}, {it_h2} steps", [
-            ("SPU, no regstart", "heat2d_spu", h2, spu("-spu_regstart 0")),
-            ("SPU, regstart", "heat2d_spu", h2, spu()),
-            ("GPU, 1 block/SM", "heat2d_spu", ["--gpu"] + h2, gpu1),
-            ("GPU", "heat2d_spu", ["--gpu"] + h2, gpu),
-            ("SPU + skip dummy syncs", "heat2d_spu", h2, spu("-spu_skip_dummy_syncs 1")),
-            ("SPU + 2 blocks/SM", "heat2d_spu", h2, spu("-spu_blocks_per_sm 2 -spu_cb_bytes 4096")),
-            ("SPU + DMA IUs", "heat2d_spu", h2, spu("-spu_dma_ius 1")),
-        ]),
-        (f"heat2d {n_hb}x{n_hb}, {it_hb} steps", [
-            ("SPU, no regstart", "heat2d_spu", hb, spu("-spu_regstart 0")),
-            ("SPU, regstart", "heat2d_spu", hb, spu()),
-            ("GPU, 1 block/SM", "heat2d_spu", ["--gpu"] + hb, gpu1),
-            ("GPU", "heat2d_spu", ["--gpu"] + hb, gpu),
-            ("SPU + skip dummy syncs", "heat2d_spu", hb, spu("-spu_skip_dummy_syncs 1")),
-            ("SPU + 2 blocks/SM", "heat2d_spu", hb, spu("-spu_blocks_per_sm 2 -spu_cb_bytes 4096")),
-            ("SPU + DMA IUs", "heat2d_spu", hb, spu("-spu_dma_ius 1")),
-        ]),
-        (f"heat1d {n_h1} points, {it_h1} steps", [
-            ("SPU, no regstart", "heat1d_spu", h1, spu("-spu_regstart 0")),
-            ("SPU, regstart", "heat1d_spu", h1, spu()),
-            ("GPU, 1 block/SM", "heat1d_spu", ["--gpu"] + h1, gpu1),
-            ("GPU", "heat1d_spu", ["--gpu"] + h1, gpu),
-            ("SPU + skip dummy syncs", "heat1d_spu", h1, spu("-spu_skip_dummy_syncs 1")),
-            ("SPU + 2 blocks/SM", "heat1d_spu", h1, spu("-spu_blocks_per_sm 2 -spu_cb_bytes 4096")),
-            ("SPU + 1D grid", "heat1d_spu", h1, spu("-spu_1d 1")),
-            ("SPU + DMA IUs", "heat1d_spu", h1, spu("-spu_dma_ius 1")),
-        ]),
-    ]
+    sizes = {"n_mm": n_mm, "t_mm": t_mm, "n_h2": n_h2, "it_h2": it_h2, "n_h1": n_h1,
+             "it_h1": it_h1, "n_hb": n_hb, "it_hb": it_hb}
+    # the runs are the sweep samples/spu/figure8.toml (ptxsim sweep, docs/sweep.md): points
+    # whose inputs did not change since the last run are not run again
+    sweep = os.path.join(os.path.abspath(a.out), "sweep")
+    cmd = [ptxsim, "sweep", os.path.join(ROOT, "samples", "spu", "figure8.toml"),
+           "--set", "build=" + build, "-o", sweep]
+    for k, v in sizes.items():
+        cmd += ["--set", f"{k}={v}"]
+    env = dict(os.environ)
+    for k in ("PTXSIM_SPU", "PTXSIM_CONFIG", "PTXSIM_POWER_CONFIG", "PTXSIM_PTX_OVERRIDE"):
+        env.pop(k, None)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        sys.exit(f"figure8: the sweep failed:\n{p.stdout}\n{p.stderr}")
+    with open(os.path.join(sweep, "results.json")) as f:
+        points = {pt["id"] for pt in json.load(f)["points"]}
+    workloads = [(f"matmul {n_mm}x{n_mm}, {t_mm}x{t_mm} tiles", "matmul"),
+                 (f"heat2d {n_h2}x{n_h2}, {it_h2} steps", "heat2d"),
+                 (f"heat2d {n_hb}x{n_hb}, {it_hb} steps", "heat2d_big"),
+                 (f"heat1d {n_h1} points, {it_h1} steps", "heat1d")]
     results = []
     os.makedirs(os.path.join(a.out, "stats"), exist_ok=True)
     reports = []
-    for w, (name, runs) in enumerate(workloads):
+    for w, (name, prog) in enumerate(workloads):
+        runs = [(label, f"{prog}__{m}") for m, label in MACHINES if f"{prog}__{m}" in points]
         files = [os.path.join(a.out, "stats", f"w{w}-r{i}.json") for i in range(len(runs))]
-        rows = [run(build, prog, args, env, label, f)
-                for (label, prog, args, env), f in zip(runs, files)]
+        rows = [collect(os.path.join(sweep, "points", pid), label, f)
+                for (label, pid), f in zip(runs, files)]
         results.append((name, rows))
         # one HTML report per workload: every machine against the first (ptxsim report)
         html = os.path.join(a.out, f"figure8-{w}.html")
-        cmd = [os.path.join(build, "bin", "ptxsim"), "report", "--title", f"SPU figure 8: {name}",
-               "-o", html]
-        for (label, _, _, _), f in zip(runs, files):
+        cmd = [ptxsim, "report", "--title", f"SPU figure 8: {name}", "-o", html]
+        for label, _ in runs:
             cmd += ["--label", label]
         p = subprocess.run(cmd + files, capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit(f"figure8: ptxsim report failed:\n{p.stderr}")
         reports.append(html)
-    os.unlink(one.name)
 
     lines = ["| workload | machine | cycles | avg power (W) | energy (mJ) | DRAM bytes | + VIU bytes | block syncs |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]

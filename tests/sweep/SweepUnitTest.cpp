@@ -179,3 +179,41 @@ TEST(SweepStatistics, AgreeWithTheLaunches) {
   EXPECT_TRUE(std::isnan(v[8]));
   EXPECT_GT(v[9], 0); // a power-mode file
 }
+
+TEST(SweepSpec, ExcludeAndPointVariables) {
+  Spec s;
+  std::string e;
+  ASSERT_TRUE(load(R"(
+name = "x"
+configs = ["a.config"]
+exclude = [{ program = "b", m = ["two"] }]
+[[program]]
+name = "a"
+command = ["/bin/echo", "${flag}", "n"]
+[[program]]
+name = "b"
+command = ["/bin/echo"]
+[[axis]]
+name = "m"
+[[axis.values]]
+name = "one"
+vars = { flag = "" }
+[[axis.values]]
+name = "two"
+vars = { flag = "--gpu" }
+)",
+                   s, e))
+      << e;
+  std::vector<Point> g = expandGrid(s);
+  std::vector<std::string> ids;
+  for (const Point &p : g)
+    ids.push_back(p.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"a__one", "a__two", "b__one"}));
+  // the command keeps ${flag} for the point to fill in
+  EXPECT_EQ(s.programs[0].command[1], "${flag}");
+  EXPECT_FALSE(load("name = \"x\"\nexclude = [{ m = \"three\" }]\n[[program]]\nname = \"a\"\n"
+                    "command = [\"a\"]\n[[axis]]\nname = \"m\"\noption = \"-o\"\n"
+                    "values = [\"one\"]\n",
+                    s, e));
+  EXPECT_NE(e.find("exclude[0].m: axis 'm' has no value 'three'"), std::string::npos) << e;
+}

@@ -119,7 +119,7 @@ def main():
     n = 1
     for ax in res["axes"]:
         n *= len(ax["values"])
-    if n != len(points):
+    if len(points) > n or not points:  # fewer when the spec excludes some
         problems.append(f"{len(points)} points for a grid of {n}")
     failed = []
     for p in points:
