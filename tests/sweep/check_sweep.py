@@ -50,6 +50,16 @@ def recompute(stats, name):
         return s("gpu.warp_insts") / s("gpu.cycles") if s("gpu.cycles") else 0
     if base == "l1d_hit_rate":
         return s("l1d.hits") / s("l1d.accesses") if s("l1d.accesses") else None
+    if base == "launches":
+        return len(ls)
+    if base in ("energy_j", "avg_watts"):
+        names = {l["kernel"] for l in ls}
+        pw = [p for p in stats.get("power", []) if p["kernel"] in names]
+        if not pw:
+            return None
+        e = sum(p["energy_j"] for p in pw)
+        secs = sum(p["seconds"] for p in pw)
+        return e if base == "energy_j" else (e / secs if secs else None)
     if base == "l1d_misses_per_kinst":
         return 1000 * s("l1d.misses") / s("gpu.warp_insts") if s("gpu.warp_insts") else 0
     if base == "l2_hit_rate":
