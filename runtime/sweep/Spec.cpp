@@ -82,6 +82,8 @@ public:
   std::string error;
   /// Names that axis values define (`vars`): kept as ${NAME} for the point to fill in.
   std::set<std::string> deferred;
+  /// Keep "$$" as it is (strings that the point fills in later, which then turns it into '$').
+  bool keepEscapes = false;
 
   bool fail(const toml::node &n, const std::string &where, const std::string &msg) {
     if (error.empty()) {
@@ -114,7 +116,7 @@ public:
     out.clear();
     for (size_t i = 0; i < in.size(); ++i) {
       if (in[i] == '$' && i + 1 < in.size() && in[i + 1] == '$') {
-        out += '$'; // "$$": a literal '$' (for shell text such as "$${PWD}")
+        out += keepEscapes ? "$$" : "$"; // "$$": a literal '$' (shell text: "$${PWD}")
         ++i;
       } else if (in[i] == '$' && i + 1 < in.size() && in[i + 1] == '{') {
         size_t end = in.find('}', i + 2);
@@ -446,6 +448,7 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
     x = t->get("command");
     if (!x)
       return done(r.fail(pn, where, "needs a command (an array: program and arguments)"));
+    r.keepEscapes = true; // command, run_args and env are filled in per point
     if (x->is_string()) {
       std::string s;
       if (!r.string(*x, where + ".command", s))
@@ -458,16 +461,17 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
       return done(r.fail(*x, where + ".command", "empty"));
     if (p.command[0].find('/') != std::string::npos)
       p.command[0] = absolute(p.command[0], out.dir);
+    if ((x = t->get("env")) && !r.pairs(*x, where + ".env", p.env))
+      return done(false);
+    if ((x = t->get("run_args")) && !r.strings(*x, where + ".run_args", p.runArgs))
+      return done(false);
+    r.keepEscapes = false;
     if ((x = t->get("cwd"))) {
       if (!r.string(*x, where + ".cwd", p.cwd))
         return done(false);
       p.cwd = absolute(p.cwd, out.dir);
     }
     if ((x = t->get("expect")) && !r.string(*x, where + ".expect", p.expect))
-      return done(false);
-    if ((x = t->get("env")) && !r.pairs(*x, where + ".env", p.env))
-      return done(false);
-    if ((x = t->get("run_args")) && !r.strings(*x, where + ".run_args", p.runArgs))
       return done(false);
     if ((x = t->get("inputs"))) {
       list.clear();

@@ -203,7 +203,11 @@ public:
       std::string o;
       for (size_t i = 0; i < in.size(); ++i) {
         size_t end;
-        if (in.compare(i, 2, "${") == 0 && (end = in.find('}', i + 2)) != std::string::npos) {
+        if (in.compare(i, 2, "$$") == 0) {
+          o += '$';
+          ++i;
+        } else if (in.compare(i, 2, "${") == 0 &&
+                   (end = in.find('}', i + 2)) != std::string::npos) {
           std::string name = in.substr(i + 2, end - i - 2);
           auto it = pv.find(name);
           if (it == pv.end() && missing.empty())
