@@ -39,10 +39,12 @@ struct CondHandle {
 /// Memory of a graph allocation node. The address is fixed when the node is created and the
 /// memory stays committed while any node (or an unfreed allocation) refers to it; `live` is
 /// the CUDA lifetime: from the alloc node's execution to its free (free node, cudaFree,
-/// cudaFreeAsync or an auto-free launch).
+/// cudaFreeAsync or an auto-free launch). Alloc nodes of one graph whose lifetimes are ordered
+/// (the later one depends on the free of the earlier one) share the address, as in CUDA.
 struct GraphAlloc {
-  size_t bytes = 0;
-  const GraphObj *owner = nullptr; ///< the user graph holding the alloc node
+  size_t bytes = 0;                ///< the memory committed: the largest alloc node's size
+  size_t liveBytes = 0;            ///< while live: the size of the alloc node that ran
+  const GraphObj *owner = nullptr; ///< the user graph holding the alloc nodes
   unsigned refs = 0;               ///< alloc nodes (user graphs and their exec copies)
   unsigned ownerFrees = 0;         ///< free nodes in the owning graph
   unsigned otherFrees = 0;         ///< free nodes in other user graphs
@@ -81,6 +83,7 @@ struct NodeObj {
   cudaEvent_t event = nullptr;
   // memory alloc (the allocation; props as given) and free (memPtr)
   void *memPtr = nullptr;
+  size_t memBytes = 0; ///< alloc nodes: the size asked for
   cudaMemPoolProps memProps{};
   bool countedFree = false; ///< a free node of a user graph, counted in its GraphAlloc
   // conditional: the handle, the kind and the body graphs (bodyHandles is the array that
@@ -144,6 +147,9 @@ struct Session {
   bool invalidated = false;
   bool ended = false;
   bool ownsGraph = true; ///< false for cudaStreamBeginCaptureToGraph: the user's graph
+  /// the last captured work of joined streams destroyed during the capture: their nodes stay
+  /// in the graph, and the origin must still have joined them when the capture ends
+  std::vector<NodeObj *> departedTails;
 };
 
 /// A stream taking part in a capture sequence.
@@ -336,6 +342,7 @@ void copyParams(NodeObj &to, const NodeObj &from) {
   if (from.kind == NodeKind::MemAlloc)
     ++g_graphAllocsFn()[from.memPtr].refs;
   to.memPtr = from.memPtr;
+  to.memBytes = from.memBytes;
   to.memProps = from.memProps;
   to.condHandle = from.condHandle;
   to.condType = from.condType;
@@ -569,10 +576,60 @@ cudaError_t checkMemset(const cudaMemsetParams &p) {
 
 // --- memory and conditional nodes --------------------------------------------------------------
 
-/// Makes `n` an allocation node of `bytes` for graph `owner`: the memory is committed now and
-/// its address is the node's for good (CUDA fixes it at node creation too).
+/// The address a new alloc node of `bytes` in graph `owner`, depending on `deps`, can share
+/// with earlier alloc nodes of that graph, or null. CUDA reuses a virtual address within a graph
+/// for allocations whose lifetimes cannot overlap (CUDA Programming Guide, Graph Memory Nodes:
+/// address reuse within a graph); here: memory that `owner` alone frees, large enough, whose
+/// every alloc node in `owner` has its free node among the new node's ancestors. Of several, the
+/// smallest that fits, then the lowest address (deterministic).
+void *reusableGraphAddress(const GraphObj *owner, const std::vector<NodeObj *> &deps,
+                           size_t bytes) {
+  std::unordered_set<const NodeObj *> before;
+  std::vector<const NodeObj *> stack(deps.begin(), deps.end());
+  bool anyFree = false;
+  while (!stack.empty()) {
+    const NodeObj *x = stack.back();
+    stack.pop_back();
+    if (!before.insert(x).second)
+      continue;
+    anyFree |= x->kind == NodeKind::MemFree;
+    for (const NodeObj *d : x->deps)
+      stack.push_back(d);
+  }
+  if (!anyFree)
+    return nullptr;
+  void *best = nullptr;
+  size_t bestBytes = 0;
+  for (const NodeObj *f : before) {
+    if (f->kind != NodeKind::MemFree || f->memPtr == best)
+      continue;
+    auto it = g_graphAllocsFn().find(f->memPtr);
+    if (it == g_graphAllocsFn().end())
+      continue;
+    const GraphAlloc &a = it->second;
+    if (a.owner != owner || a.otherFrees || a.bytes < bytes)
+      continue;
+    if (best && (a.bytes > bestBytes || (a.bytes == bestBytes && f->memPtr > best)))
+      continue;
+    unsigned allocs = 0, freed = 0;
+    for (const auto &m : owner->nodes)
+      if (m->memPtr == f->memPtr) {
+        allocs += m->kind == NodeKind::MemAlloc;
+        freed += m->kind == NodeKind::MemFree && before.count(m.get());
+      }
+    if (allocs && allocs == freed) {
+      best = f->memPtr;
+      bestBytes = a.bytes;
+    }
+  }
+  return best;
+}
+
+/// Makes `n` an allocation node of `bytes` for graph `owner` that will depend on `deps`: the
+/// memory is committed now and its address is the node's for good (CUDA fixes it at node
+/// creation too); it may be the address of earlier alloc nodes freed before it.
 cudaError_t makeAllocNode(Context &ctx, NodeObj &n, const GraphObj *owner, size_t bytes,
-                          const cudaMemPoolProps *props) {
+                          const cudaMemPoolProps *props, const std::vector<NodeObj *> &deps) {
   if (!bytes)
     return cudaErrorInvalidValue;
   if (props) {
@@ -583,17 +640,23 @@ cudaError_t makeAllocNode(Context &ctx, NodeObj &n, const GraphObj *owner, size_
     if (props->location.id != 0)
       return cudaErrorInvalidDevice;
   }
-  uint64_t a = ctx.engine().memory().allocate(bytes, ptxsim::ptx::exec::AllocKind::Device);
-  if (!a)
-    return cudaErrorMemoryAllocation;
-  void *p = ptxsim::ptx::exec::DeviceMemory::host(a);
-  GraphAlloc &ga = g_graphAllocsFn()[p];
-  ga = GraphAlloc{};
-  ga.bytes = bytes;
-  ga.owner = owner;
-  ga.refs = 1;
+  void *p = reusableGraphAddress(owner, deps, bytes);
+  if (p) {
+    ++g_graphAllocsFn()[p].refs;
+  } else {
+    uint64_t a = ctx.engine().memory().allocate(bytes, ptxsim::ptx::exec::AllocKind::Device);
+    if (!a)
+      return cudaErrorMemoryAllocation;
+    p = ptxsim::ptx::exec::DeviceMemory::host(a);
+    GraphAlloc &ga = g_graphAllocsFn()[p];
+    ga = GraphAlloc{};
+    ga.bytes = bytes;
+    ga.owner = owner;
+    ga.refs = 1;
+  }
   n.kind = NodeKind::MemAlloc;
   n.memPtr = p;
+  n.memBytes = bytes;
   if (props) {
     n.memProps = *props;
   } else {
@@ -604,14 +667,20 @@ cudaError_t makeAllocNode(Context &ctx, NodeObj &n, const GraphObj *owner, size_
 }
 
 /// Makes `n` a node of graph `g` freeing graph allocation `p`, with CUDA's rules: only graph
-/// allocations, once per graph, and never in both the owning graph and another one.
+/// allocations, once per graph (once per alloc node of `g` at that address, when `g` reuses
+/// it), and never in both the owning graph and another one.
 cudaError_t makeFreeNode(NodeObj &n, const GraphObj *g, void *p) {
   auto it = g_graphAllocsFn().find(p);
   if (!p || it == g_graphAllocsFn().end())
     return cudaErrorInvalidValue;
+  unsigned allocsHere = 0, freesHere = 0;
   for (const auto &other : g->nodes)
-    if (other->kind == NodeKind::MemFree && other->memPtr == p)
-      return cudaErrorInvalidValue;
+    if (other->memPtr == p) {
+      allocsHere += other->kind == NodeKind::MemAlloc;
+      freesHere += other->kind == NodeKind::MemFree;
+    }
+  if (freesHere && freesHere >= allocsHere)
+    return cudaErrorInvalidValue;
   GraphAlloc &a = it->second;
   if (a.owner == g ? a.otherFrees != 0 : a.ownerFrees != 0)
     return cudaErrorInvalidValue;
@@ -669,7 +738,7 @@ void allocsOf(const GraphObj &g, std::vector<void *> &out) {
 void endGraphAlloc(void *p) {
   GraphAlloc &a = g_graphAllocsFn()[p];
   a.live = false;
-  g_graphMem.live -= a.bytes;
+  g_graphMem.live -= a.liveBytes;
   maybeReleaseGraphAlloc(p);
 }
 
@@ -698,7 +767,8 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     if (a.live)
       return cudaErrorInvalidValue; // still allocated from an earlier execution
     a.live = true;
-    g_graphMem.live += a.bytes;
+    a.liveBytes = n.memBytes;
+    g_graphMem.live += a.liveBytes;
     g_graphMem.pool = std::max(g_graphMem.pool, graphPoolFor(g_graphMem.live));
     g_graphMem.usedHigh = std::max(g_graphMem.usedHigh, g_graphMem.pool);
     g_graphMem.reservedHigh = std::max(g_graphMem.reservedHigh, g_graphMem.pool);
@@ -710,7 +780,7 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     if (it == g_graphAllocsFn().end() || !it->second.live)
       return cudaErrorInvalidValue; // freed twice: CUDA leaves this undefined
     it->second.live = false;
-    g_graphMem.live -= it->second.bytes; // the pool keeps the memory
+    g_graphMem.live -= it->second.liveBytes; // the pool keeps the memory
     maybeReleaseGraphAlloc(n.memPtr);
     return cudaSuccess;
   }
@@ -1019,7 +1089,7 @@ std::optional<cudaError_t> captureMalloc(cudaStream_t s, void **ptr, size_t size
   if (!ptr)
     return cudaErrorInvalidValue;
   return captureWith(s, [&](NodeObj &n) {
-    cudaError_t e = makeAllocNode(Context::get(), n, c->sess->graph, size, props);
+    cudaError_t e = makeAllocNode(Context::get(), n, c->sess->graph, size, props, c->tail);
     if (!e)
       *ptr = n.memPtr;
     return e;
@@ -1117,9 +1187,9 @@ void captureStreamDestroyed(cudaStream_t s) {
   Capture *c = capturing(s);
   if (!c)
     return;
-  c->sess->invalidated = true;
   if (c->sess->origin == s) {
     // the sequence can no longer be ended: drop it and its graph
+    c->sess->invalidated = true;
     std::shared_ptr<Session> sess = c->sess;
     for (auto it = g_capturesFn().begin(); it != g_capturesFn().end();)
       it = it->second.sess == sess ? g_capturesFn().erase(it) : std::next(it);
@@ -1127,6 +1197,11 @@ void captureStreamDestroyed(cudaStream_t s) {
     dropSessionGraph(*sess);
     return;
   }
+  // a stream that joined the capture leaves it (CUDA lets a program destroy its forked streams
+  // once their work is joined back, before the origin ends the capture): what it captured stays
+  // in the graph, and ending the capture still requires that work to be joined
+  for (NodeObj *n : c->tail)
+    c->sess->departedTails.push_back(n);
   g_capturesFn().erase(captureKey(s));
 }
 
@@ -2206,12 +2281,14 @@ PTXSIM_API cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
 }
 
 PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
-  if (!pGraph)
-    return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK;
+  Capture *c = ctx.validStream(stream) ? capturing(stream) : nullptr;
+  // a capture into the user's graph (cudaStreamBeginCaptureToGraph) may be ended without a
+  // pointer: its nodes are already in that graph
+  if (!pGraph && (!c || c->sess->ownsGraph))
+    return ret(cudaErrorInvalidValue);
   if (!ctx.validStream(stream))
     return ret(cudaErrorInvalidResourceHandle);
-  Capture *c = capturing(stream);
   if (!c)
     return ret(cudaErrorIllegalState);
   std::shared_ptr<Session> sess = c->sess;
@@ -2235,6 +2312,8 @@ PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pG
     if (kv.second.sess == sess)
       for (NodeObj *n : kv.second.tail)
         unjoined |= !reach.count(n);
+  for (NodeObj *n : sess->departedTails)
+    unjoined |= !reach.count(n);
   for (auto it = g_capturesFn().begin(); it != g_capturesFn().end();)
     it = it->second.sess == sess ? g_capturesFn().erase(it) : std::next(it);
   sess->ended = true;
@@ -2242,11 +2321,13 @@ PTXSIM_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pG
   bool invalid = sess->invalidated || unjoined;
   if (invalid) {
     dropSessionGraph(*sess);
-    *pGraph = nullptr;
+    if (pGraph)
+      *pGraph = nullptr;
     return ret(unjoined && !sess->invalidated ? cudaErrorStreamCaptureUnjoined
                                               : cudaErrorStreamCaptureInvalidated);
   }
-  *pGraph = reinterpret_cast<cudaGraph_t>(g);
+  if (pGraph)
+    *pGraph = reinterpret_cast<cudaGraph_t>(g);
   return cudaSuccess;
 }
 
@@ -2517,7 +2598,11 @@ PTXSIM_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cud
   if (e)
     return ret(e);
   auto n = std::make_unique<NodeObj>();
-  if ((e = makeAllocNode(ctx, *n, graphOf(graph), nodeParams->bytesize, &nodeParams->poolProps)))
+  std::vector<NodeObj *> deps;
+  for (size_t i = 0; i < numDependencies; ++i)
+    deps.push_back(nodeOf(pDependencies[i]));
+  if ((e = makeAllocNode(ctx, *n, graphOf(graph), nodeParams->bytesize, &nodeParams->poolProps,
+                         deps)))
     return ret(e);
   nodeParams->dptr = n->memPtr;
   *pGraphNode = handle(addNode(graphOf(graph), std::move(n), pDependencies, numDependencies));
@@ -2532,7 +2617,7 @@ PTXSIM_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
   const NodeObj &n = *nodeOf(node);
   cudaMemAllocNodeParams p{};
   p.poolProps = n.memProps;
-  p.bytesize = g_graphAllocsFn()[n.memPtr].bytes;
+  p.bytesize = n.memBytes;
   p.dptr = n.memPtr;
   *params_out = p;
   return cudaSuccess;

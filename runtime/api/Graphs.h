@@ -48,7 +48,8 @@ std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e)
 /// cudaEventRecordWithFlags(cudaEventRecordExternal) / cudaStreamWaitEvent(cudaEventWaitExternal)
 /// on a capturing stream: an event record (`record`) or event wait node.
 std::optional<cudaError_t> captureEventNode(cudaStream_t s, cudaEvent_t e, bool record);
-/// cudaStreamDestroy: a capturing stream leaves its capture (which is invalidated).
+/// cudaStreamDestroy: a capturing stream leaves its capture; the capture is invalidated only
+/// when it is the origin stream (a joined stream's captured work stays in the graph).
 void captureStreamDestroyed(cudaStream_t s);
 /// cudaEventDestroy: forgets the event's capture point.
 void captureEventDestroyed(cudaEvent_t e);
