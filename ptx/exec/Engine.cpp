@@ -140,6 +140,10 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
   else
     cta.local.resize((size_t)localPerThread * g.threadsPerCta); // all zero already
   cta.localTouched = false;
+  // warps beyond the first g.warpsPerCta keep their indices: a resize never changes the
+  // indices of the warps it keeps, so only a new shape recomputes them
+  bool sameShape = cta.warps.size() >= g.warpsPerCta && cta.shapeBlock[0] == g.block[0] &&
+                   cta.shapeBlock[1] == g.block[1] && cta.shapeBlock[2] == g.block[2];
   cta.warps.resize(g.warpsPerCta);
   cta.liveWarps = g.warpsPerCta;
   cta.liveThreads = g.threadsPerCta;
@@ -147,10 +151,8 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     b = BarrierState{};
   cta.printf.clear();
   cta.devrt.reset();
-  for (uint32_t wi = 0; wi < g.warpsPerCta; ++wi) {
+  for (uint32_t wi = 0; wi < g.warpsPerCta && !sameShape; ++wi) {
     Warp &w = cta.warps[wi];
-    w.cta = &cta;
-    w.id = wi;
     uint32_t first = wi * kWarpSize;
     uint32_t n = std::min<uint32_t>(kWarpSize, g.threadsPerCta - first);
     w.validMask = n == kWarpSize ? kFullMask : ((1u << n) - 1);
@@ -170,6 +172,12 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
         }
       }
     }
+  }
+  std::copy(g.block, g.block + 3, cta.shapeBlock);
+  for (uint32_t wi = 0; wi < g.warpsPerCta; ++wi) {
+    Warp &w = cta.warps[wi];
+    w.cta = &cta;
+    w.id = wi;
     w.regStore.assign((size_t)k.numRegs * kWarpSize, 0);
     w.predStore.assign(k.numPreds, 0);
     w.predStore[ir::kPredTrue] = kFullMask;

@@ -147,6 +147,10 @@ struct Cta {
   /// has 1 MiB of local memory, and most kernels never touch it).
   bool localTouched = false;
   std::vector<Warp> warps;
+  /// The block shape the warps' thread indices and valid masks were computed for: a CTA object
+  /// reused for a block of the same shape (every CTA of a launch, and of most launches that
+  /// follow) keeps them instead of recomputing 96 indices a warp.
+  uint32_t shapeBlock[3] = {0, 0, 0};
   uint32_t liveWarps = 0;
   uint32_t liveThreads = 0;
   BarrierState bars[16];

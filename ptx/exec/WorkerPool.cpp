@@ -71,6 +71,7 @@ void WorkerPool::run(unsigned n, const std::function<void(unsigned)> &fn, bool c
     std::lock_guard<std::mutex> lock(mu_);
     while (threads_.size() < n - first) {
       unsigned slot = unsigned(threads_.size());
+      slotWake_.push_back(std::make_unique<std::condition_variable>());
       threads_.emplace_back([this, slot] { loop(slot); });
     }
     job_ = &fn;
@@ -79,7 +80,9 @@ void WorkerPool::run(unsigned n, const std::function<void(unsigned)> &fn, bool c
     remaining_ = n - first;
     ++generation_;
   }
-  wake_.notify_all();
+  // the pool grows only under runMu_, which this run holds: slotWake_ is stable here
+  for (unsigned t = 0; t < n - first; ++t)
+    slotWake_[t]->notify_one();
   if (callerWorks)
     fn(0);
   std::unique_lock<std::mutex> lock(mu_);
@@ -91,11 +94,11 @@ void WorkerPool::loop(unsigned slot) {
   tOnPoolThread = true;
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mu_);
+  std::condition_variable &wake = *slotWake_[slot];
   for (;;) {
-    wake_.wait(lock, [&] { return generation_ != seen; });
+    // a run that needs fewer threads neither wakes this one nor needs it to catch up
+    wake.wait(lock, [&] { return generation_ != seen && slot < wanted_; });
     seen = generation_;
-    if (slot >= wanted_)
-      continue; // this run needs fewer threads
     const std::function<void(unsigned)> *job = job_;
     unsigned index = slot + first_;
     lock.unlock();

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -41,8 +42,12 @@ private:
 
   std::mutex runMu_; ///< held for the whole of a run that uses the pool
   std::mutex mu_;    ///< guards the fields below
-  std::condition_variable wake_, done_;
+  std::condition_variable done_;
   std::vector<std::thread> threads_; ///< threads_[i] runs fn(i + first_)
+  /// threads_[i] sleeps on slotWake_[i]: a run wakes only the threads it uses (one condition
+  /// variable for all made every launch wake every pool thread, a cost that grew with the
+  /// host's cores for programs made of many one-CTA launches)
+  std::vector<std::unique_ptr<std::condition_variable>> slotWake_;
   const std::function<void(unsigned)> *job_ = nullptr;
   unsigned first_ = 0; ///< 1 when the caller runs fn(0)
   uint64_t generation_ = 0; ///< counts runs; a thread works once per new generation
