@@ -111,15 +111,16 @@ int main() {
         CK(cudaEventCreateWithFlags(&joinEv, cudaEventDisableTiming));
         cudaGraph_t g = nullptr;
         for (int round = 0; round < 2; ++round) {
-            // round 1 captures into a graph of the program's and ends with nullptr
+            // round 1 captures into a graph of the program's and ends with nullptr; relaxed
+            // mode, so that destroying a stream is no call that global mode could refuse
             cudaStream_t s2;
             CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
             if (round == 0) {
-                CK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+                CK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeRelaxed));
             } else {
                 CK(cudaGraphCreate(&g, 0));
                 CK(cudaStreamBeginCaptureToGraph(s1, g, nullptr, nullptr, 0,
-                                                 cudaStreamCaptureModeGlobal));
+                                                 cudaStreamCaptureModeRelaxed));
             }
             float *a = nullptr, *b = nullptr, *t1 = nullptr, *t2 = nullptr;
             CK(cudaMallocAsync((void **)&a, n * sizeof(float), s1));
