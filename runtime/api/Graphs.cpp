@@ -2145,6 +2145,11 @@ PTXSIM_API cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cuda
   PTXSIM_LOCK;
   if (cudaError_t e = checkEdges(graph, from, to, edgeData, numDependencies, false))
     return ret(e);
+  // CUDA: edges of a graph with memory nodes cannot be deleted (the address reuse of its
+  // allocations, reusableGraphAddress, relies on the order they give)
+  if (numDependencies &&
+      (hasKind(*graphOf(graph), NodeKind::MemAlloc) || hasKind(*graphOf(graph), NodeKind::MemFree)))
+    return ret(cudaErrorNotSupported);
   for (size_t i = 0; i < numDependencies; ++i) {
     auto &d = nodeOf(to[i])->deps;
     d.erase(std::find(d.begin(), d.end(), nodeOf(from[i])));

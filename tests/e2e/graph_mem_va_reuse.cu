@@ -107,6 +107,16 @@ int main() {
             EXPECT(got.bytesize == g_n * sizeof(int), "alloc node reports %zu bytes", got.bytesize);
         }
         EXPECT(allocNodes == 4, "%d alloc nodes, expected 4", allocNodes);
+        // the edges of a graph with memory nodes cannot be deleted (the order is what lets
+        // allocations share an address)
+        size_t numEdges = 0;
+        CK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &numEdges));
+        std::vector<cudaGraphNode_t> from(numEdges), to(numEdges);
+        CK(cudaGraphGetEdges(g, from.data(), to.data(), nullptr, &numEdges));
+        EXPECT(numEdges > 0 && cudaGraphRemoveDependencies(g, from.data(), to.data(), nullptr, 1) !=
+                                   cudaSuccess,
+               "an edge of a graph with memory nodes was removed");
+        cudaGetLastError();
         cudaGraphExec_t exec;
         CK(cudaGraphInstantiate(&exec, g, 0));
         CK(cudaMemsetAsync(out, 0, g_n * sizeof(int), s));
