@@ -2243,6 +2243,14 @@ EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNo
                                     reinterpret_cast<const CUgraphEdgeData *>(edges), n));
 }
 
+EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                               const cudaGraphNode_t *to,
+                                               const cudaGraphEdgeData *edges, size_t n) {
+  CTX;
+  return ret(cuGraphRemoveDependencies(cu(graph), cu(from), cu(to),
+                                       reinterpret_cast<const CUgraphEdgeData *>(edges), n));
+}
+
 EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
                                      cudaGraphEdgeData *edges, size_t *n) {
   CTX;
