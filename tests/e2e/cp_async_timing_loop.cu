@@ -50,7 +50,7 @@ int main() {
     const char *env = getenv("CPASYNC_N");
     const int n = env ? atoi(env) : (1 << 16);
     const char *itEnv = getenv("CPASYNC_ITERS");
-    const int iters = itEnv ? atoi(itEnv) : 200;
+    const int iters = itEnv ? atoi(itEnv) : 100;
     std::vector<float> h(n), got(n);
     for (int i = 0; i < n; ++i) h[i] = (float)(i % 1000) * 0.25f;
     float *in, *out;
