@@ -430,7 +430,8 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
     const toml::table *t = pn.as_table();
     if (!t)
       return done(r.fail(pn, where, "expected a table"));
-    if (!r.keys(*t, where, {"name", "command", "cwd", "expect", "env", "inputs", "run_args"}))
+    if (!r.keys(*t, where, {"name", "kind", "command", "cwd", "expect", "env", "inputs", "run_args", "grid",
+                  "transport"}))
       return done(false);
     Program p;
     const toml::node *x = t->get("name");
@@ -445,6 +446,36 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
                              "no \"__\")"));
     if (!seen.insert(p.name).second)
       return done(r.fail(*x, where + ".name", "a second program named '" + p.name + "'"));
+    if ((x = t->get("kind"))) {
+      std::string kind;
+      if (!r.string(*x, where + ".kind", kind))
+        return done(false);
+      if (kind == "chiplets")
+        p.kind = ProgramKind::Chiplets;
+      else if (kind != "run")
+        return done(r.fail(*x, where + ".kind", "'" + kind + "' is not run or chiplets"));
+    }
+    for (const char *k : {"grid", "transport"})
+      if ((x = t->get(k)) && p.kind != ProgramKind::Chiplets)
+        return done(r.fail(*x, where + "." + k, "only a program of kind = \"chiplets\" has one"));
+    if (p.kind == ProgramKind::Chiplets) {
+      if (!(x = t->get("grid")))
+        return done(r.fail(pn, where, "a chiplets program needs a grid (\"WxH\")"));
+      r.keepEscapes = true; // an axis value's vars may set it
+      if (!r.string(*x, where + ".grid", p.grid))
+        return done(false);
+      r.keepEscapes = false;
+      unsigned gw, gh;
+      if (p.grid.find('$') == std::string::npos && !parseGrid(p.grid, gw, gh))
+        return done(r.fail(*x, where + ".grid", "'" + p.grid + "' is not WxH (1..64 each)"));
+      if ((x = t->get("transport"))) {
+        if (!r.string(*x, where + ".transport", p.transport))
+          return done(false);
+        if (p.transport != "files" && p.transport != "mpi")
+          return done(
+              r.fail(*x, where + ".transport", "'" + p.transport + "' is not files or mpi"));
+      }
+    }
     x = t->get("command");
     if (!x)
       return done(r.fail(pn, where, "needs a command (an array: program and arguments)"));
@@ -692,6 +723,17 @@ bool excluded(const Spec &spec, const Point &p) {
 }
 
 } // namespace
+
+bool parseGrid(const std::string &s, unsigned &w, unsigned &h) {
+  size_t x = s.find('x');
+  auto num = [](const std::string &t, unsigned &v) {
+    if (t.empty() || t.size() > 2 || t.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    v = static_cast<unsigned>(std::stoul(t));
+    return v >= 1 && v <= 64;
+  };
+  return x != std::string::npos && num(s.substr(0, x), w) && num(s.substr(x + 1), h);
+}
 
 std::vector<Point> expandGrid(const Spec &spec) {
   std::vector<Point> points;

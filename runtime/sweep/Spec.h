@@ -42,15 +42,26 @@ struct Axis {
   std::vector<AxisValue> values;
 };
 
+/// What runs a point of a program: `ptxsim run` (one simulation) or `ptxsim chiplets` (one
+/// simulator process per chiplet; docs/chiplets.md).
+enum class ProgramKind : uint8_t { Run, Chiplets };
+
 struct Program {
   std::string name;
+  ProgramKind kind = ProgramKind::Run;
+  /// chiplets: "WxH", filled per point (an axis value's vars may set it); the transport
+  std::string grid, transport = "files";
   std::vector<std::string> command; ///< command[0] resolved when it names a path
   std::string cwd;                  ///< absolute; empty: the point's own directory
   std::string expect;               ///< stdout must contain it (empty: no check)
   std::vector<std::string> inputs;  ///< more files whose bytes the key covers (absolute)
-  std::vector<std::string> runArgs; ///< extra `ptxsim run` options for this program
+  /// extra `ptxsim run` options for this program (`ptxsim chiplets` options for chiplets)
+  std::vector<std::string> runArgs;
   std::vector<std::pair<std::string, std::string>> env;
 };
+
+/// Parses a chiplet grid "WxH" (1..64 each); false when it is not one.
+bool parseGrid(const std::string &s, unsigned &w, unsigned &h);
 
 /// Per-point resources: the local backend's parallelism and the Slurm array's requests.
 struct Resources {

@@ -236,6 +236,8 @@ public:
     std::vector<std::pair<std::string, std::string>> env;
     for (const auto &[k, v] : prog.env)
       env.emplace_back(k, fill(v));
+    bool chiplets = prog.kind == ProgramKind::Chiplets;
+    std::string grid = chiplets ? fill(prog.grid) : std::string();
     if (!missing.empty())
       return fail("point " + p.id + ": no value of its axes sets '${" + missing + "}' (program '" +
                   prog.name + "')");
@@ -273,8 +275,40 @@ public:
     for (size_t a = 0; a < spec_.axes.size(); ++a)
       if (spec_.axes[a].name == "repeat")
         in << "repeat " << spec_.axes[a].values[p.values[a]].name << "\n";
-    runArgs = {"run",       "--no-summary",         "--stats-json", dir + "/stats.json.part",
-               "--threads", std::to_string(threads)};
+    processes_ = 1;
+    if (chiplets) {
+      // one simulator process per chiplet, started by `ptxsim chiplets` (docs/chiplets.md)
+      unsigned gw = 0, gh = 0;
+      if (!parseGrid(grid, gw, gh))
+        return fail("point " + p.id + ": chiplet grid '" + grid + "' is not WxH (1..64 each)");
+      if (mode == ModeKind::SampleKernels || mode == ModeKind::SampleCtas)
+        return fail("point " + p.id + ": a chiplets program runs in functional, timing or power " +
+                    "mode, not " + modeName(mode));
+      processes_ = gw * gh;
+      in << "chiplets " << grid << " " << prog.transport << "\n";
+      // the launcher, the synchronization and the network model are in this executable, the
+      // chiplets' runtime in libptxsim_chiplet.so (and its MPI transport's plugin)
+      std::string sh = hashOf(self_, "the ptxsim executable (chiplet launcher)");
+      if (sh.empty())
+        return false;
+      in << "launcher " << sh << "\n";
+      std::vector<std::string> libs = {libraryDir() + "/libptxsim_chiplet.so"};
+      if (prog.transport == "mpi")
+        libs.push_back(libraryDir() + "/libptxsim_chiplet_mpi.so");
+      for (const std::string &l : libs) {
+        std::string lh = hashOf(l, "point " + p.id + ": chiplet runtime (build the chiplet " +
+                                       "targets)");
+        if (lh.empty())
+          return false;
+        in << "chiplet_lib " << lh << "\n";
+      }
+      runArgs = {"chiplets",   "--grid",         grid,
+                 "--transport", prog.transport,  "--dir",
+                 dir + "/run", "--stats-json",   dir + "/stats.json.part"};
+    } else {
+      runArgs = {"run",       "--no-summary",         "--stats-json", dir + "/stats.json.part",
+                 "--threads", std::to_string(threads)};
+    }
     std::vector<std::string> configs = spec_.configs;
     std::vector<std::pair<std::string, std::string>> options = spec_.options;
     std::vector<std::string> extra = spec_.runArgs;
@@ -291,6 +325,8 @@ public:
     if (mode == ModeKind::Functional) {
       runArgs.insert(runArgs.end(), {"--mode", "functional"});
     } else {
+      if (chiplets)
+        runArgs.insert(runArgs.end(), {"--mode", "timing"});
       if (configs.empty())
         return fail("point " + p.id + ": " + modeName(mode) +
                     " mode needs a configuration (configs = [...] in the spec or an axis)");
@@ -331,6 +367,9 @@ public:
     return true;
   }
 
+  /// The processes the last planned point runs (its chiplets; 1 for `ptxsim run`).
+  unsigned processes() const { return processes_; }
+
   std::string key(const std::string &inputs) {
     Sha256 s;
     s.update(inputs);
@@ -344,6 +383,7 @@ private:
   }
   const Spec &spec_;
   std::string self_, version_;
+  unsigned processes_ = 1;
   std::map<std::string, std::string> hashes_;
 };
 
@@ -411,6 +451,7 @@ struct Running {
   pid_t pid = -1;
   const Point *point = nullptr;
   std::string dir, key, expect;
+  unsigned processes = 1;
   std::chrono::steady_clock::time_point start;
 };
 
@@ -532,6 +573,7 @@ struct Plan {
   std::vector<std::string> keys;
   std::vector<State> states;
   std::vector<PointResult> results;
+  std::vector<unsigned> processes; ///< simulator processes per point (chiplets; else 1)
 };
 
 bool makePlan(Planner &planner, const Spec &spec, Plan &plan, std::ostream &err) {
@@ -544,6 +586,7 @@ bool makePlan(Planner &planner, const Spec &spec, Plan &plan, std::ostream &err)
       return false;
     }
     plan.keys.push_back(planner.key(inputs));
+    plan.processes.push_back(planner.processes());
     PointResult r;
     State s = State::Pending;
     if (readResult(pointDir(spec, p) + "/result.json", r) && r.key == plan.keys.back())
@@ -554,6 +597,8 @@ bool makePlan(Planner &planner, const Spec &spec, Plan &plan, std::ostream &err)
   return true;
 }
 
+/// How many simulator processes run at a time here: min(cores / cpus, available memory /
+/// memory), at most `pending` (the processes to run), at least 1.
 unsigned localParallelism(const Spec &spec, size_t pending) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   cpu_set_t set;
@@ -632,18 +677,21 @@ bool merge(const Spec &spec, const Plan &plan, Table &t, std::ostream &err, bool
       row.state = "missing";
       row.result.id = plan.points[i].id;
     }
+    bool chiplets = spec.programs[plan.points[i].program].kind == ProgramKind::Chiplets;
     if (row.state == "ok") {
       std::string text, e;
       report::JsonValue json;
       report::RunModel model;
       if (!readFile(dir + "/stats.json", text) || !report::parseJson(text, json, e) ||
-          !report::buildRunModel(json, model, e)) {
+          (chiplets ? !json.isObject() || !json.get("totals")
+                    : !report::buildRunModel(json, model, e))) {
         row.state = "failed";
         row.result.ok = false;
         row.result.reason =
             "unreadable statistics: " + dir + "/stats.json" + (e.empty() ? "" : ": " + e);
       } else {
-        row.stats = pointStatistics(json, model, spec.stats);
+        row.stats = chiplets ? chipletStatistics(json, spec.stats)
+                             : pointStatistics(json, model, spec.stats);
         for (size_t s = 0; s < row.stats.size(); ++s)
           seenStat[s] = seenStat[s] || std::isfinite(row.stats[s]);
       }
@@ -789,7 +837,11 @@ int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, u
     else
       todo.push_back(i);
   }
-  unsigned n = jobs ? jobs : localParallelism(spec, todo.size());
+  // a chiplet point counts as its number of processes (chiplets) toward the limit
+  size_t weight = 0;
+  for (size_t i : todo)
+    weight += plan.processes[i];
+  unsigned n = jobs ? jobs : localParallelism(spec, weight);
   out << "ptxsim sweep: " << spec.name << ": " << plan.points.size() << " points, " << done
       << " done, " << failed << " failed (kept" << (failed ? "; --retry-failed runs them" : "")
       << "), " << todo.size() << " to run";
@@ -811,15 +863,19 @@ int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, u
   }
   installStopHandlers();
   std::vector<Running> running;
-  size_t next = 0, finished = 0;
+  size_t next = 0, finished = 0, busy = 0;
   bool broken = false;
   while ((next < todo.size() && !broken) || !running.empty()) {
-    while (!gStopSignal && !broken && next < todo.size() && running.size() < n) {
+    // in grid order; a point with more processes than the limit runs alone
+    while (!gStopSignal && !broken && next < todo.size() &&
+           (running.empty() || busy + plan.processes[todo[next]] <= n)) {
       Running r;
       if (!startPoint(planner, spec, plan.points[todo[next]], spec.resources.cpus, r, err)) {
         broken = true;
         break;
       }
+      r.processes = plan.processes[todo[next]];
+      busy += r.processes;
       running.push_back(r);
       ++next;
     }
@@ -863,6 +919,7 @@ int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, u
         << (res.ok ? "ok" : "FAILED (" + res.reason + ")") << ", "
         << static_cast<long>(res.wallSeconds * 10 + 0.5) / 10.0 << " s\n";
     out.flush();
+    busy -= it->processes;
     running.erase(it);
   }
   if (broken)
@@ -965,16 +1022,25 @@ std::string sweepArgs(const Spec &spec,
 int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
              const std::vector<std::pair<std::string, std::string>> &sets, bool retryFailed,
              bool dryRun, bool wait, std::ostream &out, std::ostream &err) {
+  // tasks.txt: the array's points, then the chiplet points (each its own job: one Slurm task
+  // per chiplet, where the array gives every task the same single-task resources)
   std::vector<std::string> todo;
-  size_t done = 0, failed = 0;
-  for (size_t i = 0; i < plan.points.size(); ++i) {
-    if (plan.states[i] == State::Done)
-      ++done;
-    else if (plan.states[i] == State::Failed && !retryFailed)
-      ++failed;
-    else
-      todo.push_back(plan.points[i].id);
-  }
+  std::vector<size_t> chipletPoints;
+  size_t done = 0, failed = 0, arrayTasks = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < plan.points.size(); ++i) {
+      bool chip = spec.programs[plan.points[i].program].kind == ProgramKind::Chiplets;
+      if (chip != (pass == 1))
+        continue;
+      if (plan.states[i] == State::Done)
+        ++done;
+      else if (plan.states[i] == State::Failed && !retryFailed)
+        ++failed;
+      else if (chip)
+        todo.push_back(plan.points[i].id), chipletPoints.push_back(i);
+      else
+        todo.push_back(plan.points[i].id), ++arrayTasks;
+    }
   out << "ptxsim sweep: " << spec.name << ": " << plan.points.size() << " points, " << done
       << " done, " << failed << " failed (kept" << (failed ? "; --retry-failed runs them" : "")
       << "), " << todo.size() << " to submit\n";
@@ -995,11 +1061,31 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
   for (const std::string &x : res.sbatch)
     common += "#SBATCH " + x + "\n";
   std::string self = shellQuote(planner.self());
+  // one job per chiplet point: as many Slurm tasks as chiplets (the launcher's mpirun takes the
+  // allocation through Open MPI's Slurm support; the files transport needs one node)
+  std::vector<std::pair<std::string, std::string>> chipletJobs; // file name, script
+  for (size_t k = 0; k < chipletPoints.size(); ++k) {
+    const Point &p = plan.points[chipletPoints[k]];
+    const Program &prog = spec.programs[p.program];
+    unsigned np = plan.processes[chipletPoints[k]];
+    chipletJobs.emplace_back(
+        "chiplets-" + p.id + ".sbatch",
+        "#!/bin/sh\n# ptxsim sweep " + spec.name + ": chiplet point " + p.id + " (" +
+            std::to_string(np) + " chiplets, transport " + prog.transport +
+            ")\n#SBATCH --job-name=ptxsim-sweep:" + spec.name + ":" + p.id +
+            "\n#SBATCH --ntasks=" + std::to_string(np) + "\n#SBATCH --cpus-per-task=1\n" +
+            (prog.transport == "files" ? "#SBATCH --nodes=1\n" : "") +
+            "#SBATCH --mem-per-cpu=" + std::to_string(res.memoryMiB) + "M\n#SBATCH --time=" +
+            res.time + "\n#SBATCH --output=" + sub + "/" + p.id + ".out\n" + common + "exec " +
+            self + " sweep " + sweepArgs(spec, sets) + " --run-task " +
+            std::to_string(arrayTasks + k) + " --tasks " + shellQuote(sub + "/tasks.txt") +
+            "\n");
+  }
   std::string array =
       "#!/bin/sh\n# ptxsim sweep " + spec.name + ": one array task per point (" + sub +
       "/tasks.txt)\n#SBATCH --job-name=ptxsim-sweep:" + spec.name + ":" +
-      std::to_string(todo.size()) + "-points\n#SBATCH --array=0-" +
-      std::to_string(todo.size() - 1) +
+      std::to_string(arrayTasks) + "-points\n#SBATCH --array=0-" +
+      std::to_string(arrayTasks ? arrayTasks - 1 : 0) +
       (res.maxParallel ? "%" + std::to_string(res.maxParallel) : std::string()) +
       "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" + std::to_string(res.cpus) +
       "\n#SBATCH --mem=" + std::to_string(res.memoryMiB) + "M\n#SBATCH --time=" + res.time +
@@ -1021,11 +1107,17 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
       sub + "/merge.out\n" + common + "exec " + self + " sweep " + sweepArgs(spec, sets) +
       " --merge\n";
   if (dryRun) {
-    out << "# " << sub << "/tasks.txt (line i: the point array task i runs)\n";
+    out << "# " << sub << "/tasks.txt (line i: the point array task i runs"
+        << (chipletJobs.empty() ? "" : "; then the chiplet points, each its own job") << ")\n";
     for (const std::string &id : todo)
       out << "#   " << id << "\n";
-    out << "# sbatch --parsable " << sub << "/array.sbatch\n" << array;
-    out << "# sbatch --parsable --dependency=afterany:<array job id> " << sub << "/merge.sbatch\n"
+    if (arrayTasks)
+      out << "# sbatch --parsable " << sub << "/array.sbatch\n" << array;
+    for (const auto &[file, script] : chipletJobs)
+      out << "# sbatch --parsable " << sub << "/" << file << "\n" << script;
+    out << "# sbatch --parsable --dependency=afterany:<" << (arrayTasks ? "array job id" : "")
+        << (arrayTasks && !chipletJobs.empty() ? ":" : "")
+        << (chipletJobs.empty() ? "" : "chiplet job ids") << "> " << sub << "/merge.sbatch\n"
         << mergeScript;
     return 0;
   }
@@ -1033,25 +1125,48 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
   for (const std::string &id : todo)
     tasks += id + "\n";
   if (!mkdirs(sub, e) || !writeAtomic(sub + "/tasks.txt", tasks, e) ||
-      !writeAtomic(sub + "/array.sbatch", array, e) ||
+      (arrayTasks && !writeAtomic(sub + "/array.sbatch", array, e)) ||
       !writeAtomic(sub + "/merge.sbatch", mergeScript, e)) {
     err << "ptxsim sweep: " << e << "\n";
     return 2;
   }
+  for (const auto &[file, script] : chipletJobs)
+    if (!writeAtomic(sub + "/" + file, script, e)) {
+      err << "ptxsim sweep: " << e << "\n";
+      return 2;
+    }
   // the points' directories exist before the tasks run (and the stats of a retried point go)
   std::string output;
   int status = 0;
-  if (!runCapture({"sbatch", "--parsable", sub + "/array.sbatch"}, output, status) ||
-      !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    err << "ptxsim sweep: sbatch failed for " << sub << "/array.sbatch"
-        << (output.empty() ? "" : ": " + output)
-        << " (is Slurm installed and SLURM_CONF set? scripts/slurm_local.sh starts one here)\n";
-    return 2;
+  auto submit = [&](const std::string &file, std::string &job) {
+    if (!runCapture({"sbatch", "--parsable", sub + "/" + file}, output, status) ||
+        !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      err << "ptxsim sweep: sbatch failed for " << sub << "/" << file
+          << (output.empty() ? "" : ": " + output)
+          << " (is Slurm installed and SLURM_CONF set? scripts/slurm_local.sh starts one here)\n";
+      return false;
+    }
+    job = output.substr(0, output.find_first_of(";\n"));
+    return true;
+  };
+  std::string job, jobs;
+  if (arrayTasks) {
+    if (!submit("array.sbatch", job))
+      return 2;
+    jobs = job;
+    out << "ptxsim sweep: submitted array job " << job << " (" << arrayTasks << " tasks)\n";
   }
-  std::string job = output.substr(0, output.find_first_of(";\n"));
-  out << "ptxsim sweep: submitted array job " << job << " (" << todo.size() << " tasks)\n";
+  for (size_t k = 0; k < chipletJobs.size(); ++k) {
+    std::string cj;
+    if (!submit(chipletJobs[k].first, cj))
+      return 2; // the jobs already submitted run; their points are kept
+    jobs += (jobs.empty() ? "" : ":") + cj;
+    out << "ptxsim sweep: submitted chiplet job " << cj << " ("
+        << plan.points[chipletPoints[k]].id << ", " << plan.processes[chipletPoints[k]]
+        << " tasks)\n";
+  }
   out.flush();
-  std::vector<std::string> mergeCmd = {"sbatch", "--parsable", "--dependency=afterany:" + job};
+  std::vector<std::string> mergeCmd = {"sbatch", "--parsable", "--dependency=afterany:" + jobs};
   if (wait)
     mergeCmd.push_back("--wait");
   mergeCmd.push_back(sub + "/merge.sbatch");
@@ -1065,7 +1180,7 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
       err << "ptxsim sweep: sbatch failed for the merge job: " << output << "\n";
       return 2;
     }
-    out << "ptxsim sweep: submitted merge job " << mergeJob << " (after " << job
+    out << "ptxsim sweep: submitted merge job " << mergeJob << " (after " << jobs
         << "); the report will be " << spec.output << "/" << spec.reportName << "\n";
     return 0;
   }
@@ -1175,6 +1290,64 @@ std::vector<double> pointStatistics(const report::JsonValue &json, const report:
       }
       if (found)
         v = sum;
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<double> chipletStatistics(const report::JsonValue &json,
+                                      const std::vector<std::string> &names) {
+  // a number at a dotted path of the launcher's JSON ("network.energy_pj.total")
+  auto at = [](const report::JsonValue &root, const std::string &path) {
+    const report::JsonValue *v = &root;
+    size_t i = 0;
+    while (v && v->isObject() && i <= path.size()) {
+      size_t dot = path.find('.', i);
+      if (dot == std::string::npos)
+        dot = path.size();
+      v = v->get(path.substr(i, dot - i));
+      i = dot + 1;
+    }
+    return v && i > path.size() && v->isNumber() ? v->number : std::nan("");
+  };
+  const report::JsonValue *totals = json.get("totals");
+  const std::vector<report::JsonValue> &chips = json.array("chiplets");
+  std::vector<double> out;
+  for (const std::string &name : names) {
+    double v = std::nan("");
+    unsigned x = 0, y = 0;
+    int used = 0;
+    if (name.find('@') != std::string::npos) {
+      // per kernel: not in the launcher's statistics
+    } else if (name == "cycles") {
+      v = at(json, "totals.synchronized_cycles");
+    } else if (name == "avg_watts") {
+      v = at(json, "totals.total_power_w");
+    } else if (name == "energy_j") {
+      // the chiplets' kernels (power mode) and the network
+      v = at(json, "network.energy_pj.total") * 1e-12;
+      for (const report::JsonValue &c : chips)
+        v += c.num("energy_j");
+    } else if (name.rfind("chiplets.", 0) == 0) {
+      std::string field = name.substr(9);
+      for (const report::JsonValue &c : chips) {
+        const report::JsonValue *f = c.get(field);
+        if (f && f->isNumber())
+          v = (std::isfinite(v) ? v : 0) + f->number;
+      }
+    } else if (std::sscanf(name.c_str(), "chiplet.%u.%u.%n", &x, &y, &used) == 2 && used > 0) {
+      std::string field = name.substr(static_cast<size_t>(used));
+      for (const report::JsonValue &c : chips)
+        if (c.num("x", -1) == x && c.num("y", -1) == y) {
+          const report::JsonValue *f = c.get(field);
+          if (f && f->isNumber())
+            v = f->number;
+        }
+    } else if (totals && totals->get(name)) {
+      v = at(*totals, name);
+    } else {
+      v = at(json, name);
     }
     out.push_back(v);
   }

@@ -45,6 +45,14 @@ struct PointResult {
 std::vector<double> pointStatistics(const report::JsonValue &json, const report::RunModel &run,
                                     const std::vector<std::string> &names);
 
+/// The chosen statistics of a chiplet point: the `ptxsim chiplets --stats-json` file
+/// (docs/sweep.md): `cycles` (the synchronized simulation's cycles), `energy_j` (the chiplets'
+/// kernels and the network), `avg_watts` (total power), a key of `totals`,
+/// `chiplet.X.Y.FIELD` (one chiplet's counter), `chiplets.FIELD` (summed over the chiplets) or a
+/// dotted path to a number (`network.avg_delay`). NaN when the file does not have it.
+std::vector<double> chipletStatistics(const report::JsonValue &json,
+                                      const std::vector<std::string> &names);
+
 /// One row of the merged table.
 struct Row {
   const Point *point = nullptr;

@@ -692,6 +692,7 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
 
   if (!statsJson.empty()) {
     std::ofstream js(statsJson);
+    js.precision(17); // every double reads back exactly (cycles beyond 10^6 too)
     js << "{\n  \"grid\": [" << w << ", " << h << "], \"transport\": \"" << transport
        << "\", \"wall_seconds\": " << wall << ", \"network_options\": \"" << net << "\",\n"
        << "  \"ok\": " << (firstFailure.empty() ? "true" : "false") << ",\n"
