@@ -217,3 +217,76 @@ vars = { flag = "--gpu" }
                     s, e));
   EXPECT_NE(e.find("exclude[0].m: axis 'm' has no value 'three'"), std::string::npos) << e;
 }
+
+TEST(SweepSpec, ChipletPrograms) {
+  Spec s;
+  std::string e;
+  ASSERT_TRUE(load("name = \"c\"\n[vars]\nt = \"mpi\"\n[[program]]\nname = \"p\"\nkind = "
+                   "\"chiplets\"\ngrid = \"${g}\"\ntransport = \"${t}\"\ncommand = [\"a\"]\n"
+                   "[[axis]]\nname = \"size\"\nvalues = [{ name = \"s\", vars = { g = \"2x1\" } },"
+                   " { name = \"l\", vars = { g = \"4x4\" } }]\n",
+                   s, e))
+      << e;
+  ASSERT_EQ(s.programs.size(), 1u);
+  EXPECT_EQ(s.programs[0].kind, ProgramKind::Chiplets);
+  EXPECT_EQ(s.programs[0].grid, "${g}"); // filled per point
+  EXPECT_EQ(s.programs[0].transport, "mpi");
+  unsigned w = 0, h = 0;
+  EXPECT_TRUE(parseGrid("4x16", w, h));
+  EXPECT_EQ(w, 4u);
+  EXPECT_EQ(h, 16u);
+  EXPECT_FALSE(parseGrid("0x2", w, h));
+  EXPECT_FALSE(parseGrid("65x1", w, h));
+  EXPECT_FALSE(parseGrid("2x", w, h));
+  EXPECT_FALSE(parseGrid("2x-1", w, h));
+  EXPECT_FALSE(load("name = \"c\"\n[[program]]\nname = \"p\"\nkind = \"chiplets\"\ncommand = "
+                    "[\"a\"]\n",
+                    s, e));
+  EXPECT_NE(e.find("spec.toml:2:1: program[0]: a chiplets program needs a grid"),
+            std::string::npos)
+      << e;
+  EXPECT_FALSE(load("name = \"c\"\n[[program]]\nname = \"p\"\nkind = \"gpu\"\ncommand = [\"a\"]\n",
+                    s, e));
+  EXPECT_NE(e.find("spec.toml:4:8: program[0].kind: 'gpu' is not run or chiplets"),
+            std::string::npos)
+      << e;
+}
+
+TEST(SweepStatistics, ChipletColumns) {
+  // the shape `ptxsim chiplets --stats-json` writes (isa_ext/chiplet/tools/launcher)
+  const char *text = R"({
+  "grid": [2, 1], "transport": "files", "wall_seconds": 0.5, "network_options": "-A 2",
+  "ok": true,
+  "network": {"injected": 12, "finished": 12, "avg_delay": 19.5, "max_delay": 30, "cycles": 900,
+    "energy_pj": {"buffer": 100, "crossbar": 50, "arbiter": 25, "link": 1000, "total": 1175},
+    "power_w": 0.004},
+  "totals": {"synchronized_cycles": 6155, "document_formula_cycles": 7000,
+    "document_x16_cycles": 6500, "synchronizations": 69, "slowest_chiplet_cycles": 6155,
+    "chiplet_power_w": 145.5, "network_power_w": 0.004, "total_power_w": 145.504},
+  "chiplets": [
+    {"x": 0, "y": 0, "role": "gpu", "status": 0, "clock": 6155, "sends": 8, "sent_bytes": 768,
+     "gpu_cycles": 6155, "energy_j": 0.0006, "kernel_seconds": 0.000008, "power_w": 72.5},
+    {"x": 1, "y": 0, "role": "gpu", "status": 0, "clock": 5990, "sends": 4, "sent_bytes": 256,
+     "gpu_cycles": 5990, "energy_j": 0.0005, "kernel_seconds": 0.000007, "power_w": 73}
+  ]
+})";
+  ptxsim::report::JsonValue j;
+  std::string e;
+  ASSERT_TRUE(ptxsim::report::parseJson(text, j, e)) << e;
+  std::vector<double> v = chipletStatistics(
+      j, {"cycles", "energy_j", "avg_watts", "synchronizations", "chiplet.1.0.gpu_cycles",
+          "chiplet.0.0.power_w", "chiplets.sent_bytes", "network.avg_delay",
+          "network.energy_pj.link", "ipc", "cycles@kernel", "chiplet.2.0.clock", "network"});
+  ASSERT_EQ(v.size(), 13u);
+  EXPECT_EQ(v[0], 6155);
+  EXPECT_DOUBLE_EQ(v[1], 0.0006 + 0.0005 + 1175e-12);
+  EXPECT_EQ(v[2], 145.504);
+  EXPECT_EQ(v[3], 69);
+  EXPECT_EQ(v[4], 5990);
+  EXPECT_EQ(v[5], 72.5);
+  EXPECT_EQ(v[6], 1024);
+  EXPECT_EQ(v[7], 19.5);
+  EXPECT_EQ(v[8], 1000);
+  for (size_t i = 9; i < 13; ++i) // not in the file (per-kernel, a missing chiplet, an object)
+    EXPECT_TRUE(std::isnan(v[i])) << i;
+}

@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Checks the merged output of `ptxsim sweep` against the points' own files.
 
-usage: check_sweep.py OUT_DIR [--failed ID]... [--same-as OTHER_OUT_DIR [--ignore STAT,...]]
-                      [--browser CHROMIUM]
+usage: check_sweep.py OUT_DIR [--failed ID]... [--same-as OTHER_OUT_DIR] [--browser CHROMIUM]
 
 - results.json, results.csv and report.html list every point of the grid once, in the same
   order, with the same state;
@@ -13,8 +12,7 @@ usage: check_sweep.py OUT_DIR [--failed ID]... [--same-as OTHER_OUT_DIR [--ignor
 - the per-axis tables' and heat maps' ratios are the values' ratios;
 - each point's result.json agrees (status, exit); --failed IDs are exactly the failed points,
   each listed on the page with its stderr tail;
-- --same-as: the statistics and states equal another sweep's (the local and Slurm backends),
-  except the statistics --ignore names;
+- --same-as: the statistics and states equal another sweep's (the local and Slurm backends);
 - --browser: the page renders in headless Chromium with nothing on the console and a sortable
   points table (tests/report/browser_check.py drives the browser).
 Exit 0 when everything holds, 1 otherwise, 77 when --browser names no installed Chromium.
@@ -170,7 +168,6 @@ def main():
     ap.add_argument("--failed", action="append", default=[])
     ap.add_argument("--same-as")
     ap.add_argument("--browser")
-    ap.add_argument("--ignore", help="statistics left out of --same-as, comma-separated")
     a = ap.parse_args()
     problems = []
     res = json.load(open(os.path.join(a.out, "results.json")))
@@ -302,10 +299,7 @@ def main():
         other = json.load(open(os.path.join(a.same_as, "results.json")))
         mine = [(p["id"], p["status"], p["stats"]) for p in points]
         theirs = [(p["id"], p["status"], p["stats"]) for p in other["points"]]
-        ignore = a.ignore.split(",") if a.ignore else []
-        strip = lambda rows: [(i, st, {k: v for k, v in s.items() if k not in ignore})
-                              for i, st, s in rows]
-        if strip(mine) != strip(theirs):
+        if mine != theirs:
             problems.append(f"the table differs from {a.same_as}'s")
 
     if a.browser:

@@ -17,7 +17,11 @@ if(TARGET ptxsim_sweep AND NVCC_EXECUTABLE AND TARGET cudart_ptxsim)
   if(NOT SWEEP_CHROMIUM)
     set(SWEEP_CHROMIUM chromium)
   endif()
-  set(SWEEP_TEST_ARGS $<TARGET_FILE:ptxsim> ${SWEEP_TEST_BIN} ${CMAKE_CURRENT_BINARY_DIR}/sweep/work ${SWEEP_CHROMIUM})
+  # the chiplet point (tests/sweep/chiplets.toml) runs samples/chiplets/chiplet_stencil (built
+  # with the samples, target chiplet_stencil_bin) on 2 chiplets
+  set(SWEEP_TEST_CHIPLETS ${PROJECT_BINARY_DIR}/samples/chiplets)
+  set(SWEEP_TEST_ARGS $<TARGET_FILE:ptxsim> ${SWEEP_TEST_BIN} ${CMAKE_CURRENT_BINARY_DIR}/sweep/work ${SWEEP_CHROMIUM}
+    ${SWEEP_TEST_CHIPLETS})
   add_test(NAME sweep_cli_errors COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sweep/sweep_test.sh errors ${SWEEP_TEST_ARGS})
   add_test(NAME sweep_local COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sweep/sweep_test.sh local ${SWEEP_TEST_ARGS})
   add_test(NAME sweep_slurm COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sweep/sweep_test.sh slurm ${SWEEP_TEST_ARGS})

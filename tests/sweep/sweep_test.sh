@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of `ptxsim sweep` (ctest sweep_cli_errors, sweep_local, sweep_slurm).
 #
-#   sweep_test.sh errors|local|slurm PTXSIM BIN_DIR WORK_DIR CHROMIUM
+#   sweep_test.sh errors|local|slurm PTXSIM BIN_DIR WORK_DIR CHROMIUM [CHIPLETS_DIR|none]
 #
 # local: the 8-point grid of tiny.toml with one point made to fail (its stderr tail listed, the
 #   re-run skips everything, --retry-failed runs it alone), the tables checked against the stats
@@ -10,9 +10,20 @@
 # slurm: the same grid through `--backend slurm` on a real single-node Slurm started here
 #   (scripts/slurm_local.sh; stopped on exit), with the same failure, re-run and retry; its table
 #   must equal the local one. Skips (77) when not root or Slurm is not installed.
+# Both then run chiplets.toml (a program and a 2-chiplet samples/chiplets/chiplet_stencil point,
+# x 2 schedulers, power mode) when CHIPLETS_DIR holds the sample: local with the files
+# transport, Slurm with mpi (one job of 2 tasks per chiplet point, the launcher's mpirun inside
+# the allocation); the tables are checked against each chiplet's statistics and must be equal.
+# CHIPLETS_DIR "none" leaves the chiplet points out.
 set -uo pipefail
-mode=$1 ptxsim=$2 bin=$3 work=$4 chromium=$5
+mode=$1 ptxsim=$2 bin=$3 work=$4 chromium=$5 chipdir=${6:-none}
 here=$(cd "$(dirname "$0")" && pwd)
+chipspec=$here/chiplets.toml
+chipsets=(--set bin="$bin" --set chiplets="$chipdir")
+have_chiplets() {
+  [ "$chipdir" != none ] || { echo "note: no chiplet sample given: the chiplet points are left out"; return 1; }
+  [ -x "$chipdir/chiplet_stencil" ] || fail "$chipdir/chiplet_stencil is not built (target chiplet_stencil_bin)"
+}
 root=$(cd "$here/../.." && pwd)
 spec=$here/tiny.toml
 check="python3 $here/check_sweep.py"
@@ -63,6 +74,18 @@ errors)
   printf 'name = "e"\n[baseline]\nx = "y"\n[[program]]\nname = "p"\ncommand = ["true"]\n' >base.toml
   expect_rc 2 e8.txt "$ptxsim" sweep base.toml
   has e8.txt "baseline.x: no axis named 'x'"
+  printf 'name = "e"\n[[program]]\nname = "p"\nkind = "chiplets"\ngrid = "2y2"\ncommand = ["true"]\n' >grid.toml
+  expect_rc 2 e9.txt "$ptxsim" sweep grid.toml
+  has e9.txt "grid.toml:5:8: program[0].grid: '2y2' is not WxH (1..64 each)"
+  printf 'name = "e"\n[[program]]\nname = "p"\nkind = "chiplets"\ngrid = "2x1"\ntransport = "tcp"\ncommand = ["true"]\n' >tr.toml
+  expect_rc 2 e10.txt "$ptxsim" sweep tr.toml
+  has e10.txt "tr.toml:6:13: program[0].transport: 'tcp' is not files or mpi"
+  printf 'name = "e"\n[[program]]\nname = "p"\ngrid = "2x1"\ncommand = ["true"]\n' >nokind.toml
+  expect_rc 2 e11.txt "$ptxsim" sweep nokind.toml
+  has e11.txt "nokind.toml:4:8: program[0].grid: only a program of kind = \"chiplets\" has one"
+  printf 'name = "e"\nmodes = ["sample-kernels"]\nconfigs = ["%s"]\n[[program]]\nname = "p"\nkind = "chiplets"\ngrid = "2x1"\ncommand = ["true"]\n' "$root/configs/gtx480.config" >smp.toml
+  expect_rc 2 e12.txt "$ptxsim" sweep smp.toml
+  has e12.txt "point p: a chiplets program runs in functional, timing or power mode, not sample-kernels"
   echo "PASS sweep_cli_errors"
   ;;
 
@@ -132,6 +155,34 @@ local)
   n=$(find "$t/points" -name result.json | wc -l)
   expect_rc 0 "$d/term2.txt" timeout 600 "$ptxsim" sweep "$spec" --set bin="$bin" -o "$t"
   has "$d/term2.txt" "8 points, $n done, 0 failed (kept), $((8 - n)) to run"
+  # 6. chiplet points: `ptxsim chiplets` runs them (files transport); the table holds the
+  # launcher's totals and per-chiplet columns, recomputed from each chiplet's own statistics
+  if have_chiplets; then
+    c=$d/chiplets
+    expect_rc 0 "$d/chip1.txt" timeout 300 "$ptxsim" sweep "$chipspec" "${chipsets[@]}" -o "$c"
+    has "$d/chip1.txt" "4 points, 0 done, 0 failed (kept), 4 to run"
+    has "$d/chip1.txt" "chiplets: 4 points: 4 ok, 0 failed, 0 not run"
+    has "$c/points/stencil__gto/command.sh" "'chiplets' '--grid' '2x1' '--transport' 'files'"
+    has "$c/points/stencil__gto/stdout.txt" "[0,0] PASS"
+    $check "$c" "${browser[@]}" || fail "check of the chiplet sweep"
+    python3 - "$c/results.json" <<'PY' || fail "the chiplet columns are not filled"
+import json, sys
+pts = {p["id"]: p["stats"] for p in json.load(open(sys.argv[1]))["points"]}
+for s in ("stencil__lrr", "stencil__gto"):
+    st = pts[s]
+    assert st["cycles"] > 0 and st["chiplet.0.0.gpu_cycles"] > 0 and st["chiplet.1.0.power_w"] > 0, st
+    assert st["energy_j"] > 0 and st["synchronizations"] > 0 and st["ipc"] is None, st
+assert pts["vecadd__lrr"]["synchronizations"] is None and pts["vecadd__lrr"]["ipc"] > 0
+PY
+    before=$(mtimes "$c")
+    expect_rc 0 "$d/chip2.txt" "$ptxsim" sweep "$chipspec" "${chipsets[@]}" -o "$c"
+    has "$d/chip2.txt" "4 points, 4 done, 0 failed (kept), 0 to run"
+    [ "$(mtimes "$c")" = "$before" ] || fail "the re-run touched a finished chiplet point"
+    # the launcher's options are part of the key: another transport runs the chiplet points again
+    expect_rc 0 "$d/chip3.txt" "$ptxsim" sweep "$chipspec" "${chipsets[@]}" --set transport=mpi -o "$c" --list
+    [ "$(grep -c ' pending$' "$d/chip3.txt")" -eq 2 ] && grep -q '^vecadd__lrr done$' "$d/chip3.txt" ||
+      fail "--set transport=mpi should make exactly the 2 chiplet points pending"
+  fi
   echo "PASS sweep_local"
   ;;
 
@@ -178,6 +229,30 @@ slurm)
   $check "$out" --same-as "$local_out" "${browser[@]}" || fail "the Slurm table differs from the local one"
   expect_rc 0 "$d/run4.txt" "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out" --backend slurm --wait
   has "$d/run4.txt" "8 points, 8 done, 0 failed (kept), 0 to submit"
+  # chiplet points: each its own job of 2 Slurm tasks; mpi transport (the launcher's mpirun
+  # takes the allocation); the table must equal the local sweep's (files transport)
+  if have_chiplets; then
+    c=$d/chiplets
+    expect_rc 0 "$d/chipdry.txt" "$ptxsim" sweep "$chipspec" "${chipsets[@]}" --set transport=mpi -o "$c" --backend slurm --dry-run
+    has "$d/chipdry.txt" "#SBATCH --job-name=ptxsim-sweep:chiplets:stencil__lrr"
+    has "$d/chipdry.txt" "#SBATCH --ntasks=2"
+    has "$d/chipdry.txt" "#SBATCH --mem-per-cpu=1024M"
+    has "$d/chipdry.txt" "#SBATCH --array=0-1"
+    has "$d/chipdry.txt" "--dependency=afterany:<array job id:chiplet job ids>"
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    expect_rc 0 "$d/chip1.txt" timeout 300 "$ptxsim" sweep "$chipspec" "${chipsets[@]}" --set transport=mpi -o "$c" --backend slurm --wait
+    has "$d/chip1.txt" "submitted chiplet job"
+    has "$d/chip1.txt" "chiplets: 4 points: 4 ok, 0 failed, 0 not run"
+    scontrol show job -o >"$d/chipjobs.txt"
+    grep "JobName=ptxsim-sweep:chiplets:stencil__gto" "$d/chipjobs.txt" | grep -q "NumTasks=2" ||
+      fail "the chiplet point's job did not have 2 tasks"
+    has "$c/points/stencil__gto/command.sh" "'--transport' 'mpi'"
+    grep -q '"backend": "slurm"' "$c/points/stencil__gto/result.json" || fail "not run by a Slurm job"
+    $check "$c" --same-as "$work/local/chiplets" "${browser[@]}" ||
+      fail "the Slurm chiplet table differs from the local one"
+    expect_rc 0 "$d/chip2.txt" "$ptxsim" sweep "$chipspec" "${chipsets[@]}" --set transport=mpi -o "$c" --backend slurm --wait
+    has "$d/chip2.txt" "4 points, 4 done, 0 failed (kept), 0 to submit"
+  fi
   echo "PASS sweep_slurm"
   ;;
 *)

@@ -1,66 +1,22 @@
 #!/usr/bin/env bash
 # Chiplets under a Slurm allocation on one machine (not a ctest: it needs root and Debian's
 # slurmctld, slurmd and munge, and starts daemons): a private munged + slurmctld + slurmd on
-# localhost with their own ports and state in DIR, then `salloc` running the launcher's mpirun
-# (Open MPI's Slurm support takes the allocation and starts its daemons with srun) and the
-# user's own `mpirun` inside `salloc`, each with the halo exchange; the daemons stop at the end.
+# localhost with their own ports and state in DIR (scripts/slurm_local.sh, as the sweep tests
+# use), then `salloc` running the launcher's mpirun (Open MPI's Slurm support takes the
+# allocation and starts its daemons with srun) and the user's own `mpirun` inside `salloc`, each
+# with the halo exchange; the daemons stop at the end.
 #   slurm_check.sh PTXSIM HALO [DIR] [GRID]
 set -euo pipefail
 ptxsim=$1 halo=$2 dir=${3:-/tmp/chiplet-slurm} grid=${4:-4x4}
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "needs root (slurmd starts jobs as their user)"; exit 77; }
-for b in munged slurmctld slurmd salloc; do command -v $b >/dev/null || { echo "no $b: apt-get install slurmctld slurmd slurm-client munge"; exit 77; }; done
-rm -rf "$dir" && mkdir -p "$dir"/{ctld,d,log,munge}
-chmod 700 "$dir/munge"
-head -c 1024 /dev/urandom > "$dir/munge/munge.key" && chmod 400 "$dir/munge/munge.key"
-host=$(hostname -s)
+command -v salloc >/dev/null || { echo "no salloc: apt-get install slurmctld slurmd slurm-client munge"; exit 77; }
+[ ! -d "$dir" ] || bash "$root/scripts/slurm_local.sh" stop "$dir"
+rm -rf "$dir"
+trap 'bash "$root/scripts/slurm_local.sh" stop "$dir"' EXIT
+bash "$root/scripts/slurm_local.sh" start "$dir"
+eval "$(bash "$root/scripts/slurm_local.sh" env "$dir")"
 cpus=$(nproc)
-mem=$(awk '/MemTotal/ {print int($2 / 1024 / 2)}' /proc/meminfo)
-cat > "$dir/slurm.conf" <<CONF
-ClusterName=chiplets
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=${SLURM_CTLD_PORT:-25640}
-SlurmdPort=${SLURM_D_PORT:-25641}
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$dir/munge/sock
-StateSaveLocation=$dir/ctld
-SlurmdSpoolDir=$dir/d
-SlurmctldPidFile=$dir/ctld.pid
-SlurmdPidFile=$dir/d.pid
-SlurmctldLogFile=$dir/log/ctld.log
-SlurmdLogFile=$dir/log/d.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-ReturnToService=2
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
-PartitionName=chiplets Nodes=$host Default=YES MaxTime=INFINITE State=UP
-CONF
-stop() {
-  local p pid
-  for p in d ctld munged; do
-    [ -f "$dir/$p.pid" ] || continue
-    pid=$(cat "$dir/$p.pid")
-    kill "$pid" 2>/dev/null || continue
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-  done
-}
-trap stop EXIT
-munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/sock" \
-  --pid-file="$dir/munged.pid" --log-file="$dir/log/munged.log" --seed-file="$dir/munge/seed"
-export SLURM_CONF=$dir/slurm.conf
-slurmctld -f "$SLURM_CONF" -i
-slurmd -f "$SLURM_CONF" -N "$host"
-for i in $(seq 60); do
-  sinfo -h -o %T 2>/dev/null | grep -qx idle && break
-  sleep 1
-done
 sinfo
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 n=$(( ${grid%x*} * ${grid#*x} ))
