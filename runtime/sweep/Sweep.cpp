@@ -44,6 +44,7 @@ void sweepUsage(std::ostream &os) {
         "options:\n"
         "  --backend local|slurm  local (default): N simulations at a time here, N from the\n"
         "                         cores and memory; slurm: one sbatch array job (a task per\n"
+        "                         point; a job of one task per chiplet for each chiplet\n"
         "                         point) and a dependent job that merges\n"
         "  -o, --output DIR       output directory (default: the spec's `output`)\n"
         "  --set NAME=VALUE       override a [vars] entry (repeatable)\n"

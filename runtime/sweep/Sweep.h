@@ -4,7 +4,8 @@
 // task per point, and a dependent job that merges), and merges every point into one table
 // (CSV, JSON) and one HTML comparison page (docs/sweep.md).
 //
-// Contract: each point runs `ptxsim run` in its own directory (OUTPUT/points/ID) and leaves
+// Contract: each point runs `ptxsim run` (a chiplets program's: `ptxsim chiplets`, one process
+// per chiplet, docs/chiplets.md) in its own directory (OUTPUT/points/ID) and leaves
 // there stdout.txt, stderr.txt, stats.json (renamed into place after the program exited) and
 // result.json (exit status, wall time, peak memory, why it failed), written last through a
 // temporary file and rename(2), so a point is complete exactly when its result.json exists.
