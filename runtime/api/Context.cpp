@@ -1,5 +1,6 @@
 #include "runtime/api/Context.h"
 #include "ptx/exec/WorkerPool.h"
+#include "ptx/exec/Watchdog.h"
 
 #include "isa_ext/Extensions.h"
 #include "base/Config.h"
@@ -65,6 +66,9 @@ cudaError_t launchError(const ptx::exec::LaunchResult &r) {
     return cudaErrorIllegalAddress;
   case LaunchStatus::Assert:
     return cudaErrorAssert;
+  case LaunchStatus::Timeout:
+    // a GPU's watchdog: sticky, like a fault (the context is unusable until cudaDeviceReset)
+    return cudaErrorLaunchTimeout;
   case LaunchStatus::Trap:
   case LaunchStatus::Fault:
   case LaunchStatus::Unsupported:
@@ -280,6 +284,13 @@ ptx::exec::Engine &Context::engine() {
         std::fprintf(stderr, "ptxsim: PTXSIM_SIMT must be 'its', 'ipdom' or 'auto', not '%s'\n",
                      simt);
         stopForUserError();
+      }
+      if (const char *t = std::getenv("PTXSIM_KERNEL_TIMEOUT"); t && *t) {
+        std::string why = ptx::exec::parseKernelTimeout(t, cfg.kernelTimeoutSeconds);
+        if (!why.empty()) {
+          std::fprintf(stderr, "ptxsim: PTXSIM_KERNEL_TIMEOUT %s\n", why.c_str());
+          stopForUserError();
+        }
       }
       engine_ = std::make_unique<ptx::exec::Engine>(cfg);
       if (isatty(2))
@@ -503,8 +514,8 @@ const std::vector<int> &Context::overrideModules() {
   for (const std::string &f : files) {
     std::ifstream in(f, std::ios::binary);
     if (!in) {
-      std::fprintf(stderr, "ptxsim: PTXSIM_PTX_OVERRIDE: cannot open '%s'\n", f.c_str());
-      continue;
+      std::fprintf(stderr, "ptxsim: PTXSIM_PTX_OVERRIDE: cannot open '%s'; stopping\n", f.c_str());
+      stopForUserError();
     }
     std::stringstream ss;
     ss << in.rdbuf();
@@ -513,9 +524,11 @@ const std::vector<int> &Context::overrideModules() {
     if (id < 0) {
       std::ostringstream os;
       diags.print(os);
-      std::fprintf(stderr, "ptxsim: PTXSIM_PTX_OVERRIDE: cannot load '%s':\n%s", f.c_str(),
-                   os.str().c_str());
-      continue;
+      // running the program's own kernels instead would give results that look right to a
+      // script: stop before any kernel runs
+      std::fprintf(stderr, "ptxsim: PTXSIM_PTX_OVERRIDE: cannot load '%s':\n%sptxsim: stopping\n",
+                   f.c_str(), os.str().c_str());
+      stopForUserError();
     }
     std::fprintf(stderr, "ptxsim: using PTX from %s\n", f.c_str());
     overrideIds_.push_back(id);
