@@ -1,7 +1,5 @@
 #include "ptx/exec/Engine.h"
 
-#include "ptx/exec/Watchdog.h"
-
 #include "ptx/exec/LaunchPolicy.h"
 
 #include "ptx/exec/DeviceRuntime.h"
@@ -247,11 +245,13 @@ void warpFinished(ExecCtx &ctx, Cta &c) {
 /// whole tree of grids (on the thread that runs them), else counted from the grid's start.
 thread_local Watchdog::Clock::time_point tLaunchDeadline{};
 
-Watchdog::Clock::time_point launchDeadline(double seconds) {
-  if (tLaunchDeadline != Watchdog::Clock::time_point{})
-    return tLaunchDeadline;
+Watchdog::Clock::time_point deadlineIn(double seconds) {
   return Watchdog::Clock::now() +
          std::chrono::duration_cast<Watchdog::Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+Watchdog::Clock::time_point launchDeadline(double seconds) {
+  return tLaunchDeadline != Watchdog::Clock::time_point{} ? tLaunchDeadline : deadlineIn(seconds);
 }
 
 /// The launch result of a grid the timeout stopped: where its warps were, at most 64 of them.
@@ -457,10 +457,8 @@ LaunchResult Engine::launchTree(const LaunchParams &p, const GridRunner &runGrid
     Watchdog::Clock::time_point saved = tLaunchDeadline;
     ~DeadlineScope() { tLaunchDeadline = saved; }
   } deadlineScope;
-  if (cfg_.kernelTimeoutSeconds > 0) {
-    tLaunchDeadline = {};
-    tLaunchDeadline = launchDeadline(cfg_.kernelTimeoutSeconds);
-  }
+  if (cfg_.kernelTimeoutSeconds > 0)
+    tLaunchDeadline = deadlineIn(cfg_.kernelTimeoutSeconds);
   LaunchResult total = runGrid(p);
   std::vector<DeviceWork> stack; // depth first: the next to run is at the back
   auto push = [&](std::vector<DeviceWork> &work) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 
 namespace ptxsim::ptx::exec {
 
@@ -20,7 +21,7 @@ struct Watchdog::State {
   std::map<uint64_t, Entry> entries;
   uint64_t next = 1;
   uint64_t firing = 0; ///< the token whose fire() runs now, 0 when none
-  bool started = false;
+  pid_t threadPid = 0; ///< the process whose watchdog thread runs (a forked child has none)
 };
 
 Watchdog &Watchdog::instance() {
@@ -38,8 +39,8 @@ uint64_t Watchdog::arm(Clock::time_point deadline, std::function<void()> fire) {
   std::lock_guard<std::mutex> lock(s.mu);
   uint64_t token = s.next++;
   s.entries[token] = {deadline, std::move(fire)};
-  if (!s.started) {
-    s.started = true;
+  if (s.threadPid != getpid()) {
+    s.threadPid = getpid();
     std::thread([this] { loop(); }).detach();
   }
   s.cv.notify_all();

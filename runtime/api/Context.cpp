@@ -5,6 +5,7 @@
 #include "isa_ext/Extensions.h"
 #include "base/Config.h"
 #include "ptx/exec/Counters.h"
+#include "ptx/exec/Program.h"
 #include "runtime/api/Graphs.h"
 
 #include "runtime/fatbin/Fatbin.h"
@@ -551,6 +552,7 @@ void Context::bindKernel(KernelEntry &entry) {
     const ptx::exec::Kernel *o = eng.findKernel(k->deviceName, id);
     if (!o || !k->kernel)
       continue;
+    overridesUsed_.insert(id);
     if (o->paramSizes != k->kernel->paramSizes) {
       std::fprintf(stderr,
                    "ptxsim: PTXSIM_PTX_OVERRIDE: kernel '%s' has different parameters:\n"
@@ -1070,6 +1072,21 @@ void Context::reportAtExit() {
     }
     os << "\n}\n";
   }
+  // An override none of whose kernels replaced one of the program's changed nothing: the run
+  // must not look like one of the override (`ptxsim run` refuses such a file up front when it
+  // can read the program's PTX; this covers PTXSIM_PTX_OVERRIDE alone and PTX loaded at run time).
+  bool unusedOverride = false;
+  for (int id : overrideIds_)
+    if (!overridesUsed_.count(id) && engine_ && !engine_->kernelNames(id).empty()) {
+      std::fprintf(stderr,
+                   "ptxsim: error: PTXSIM_PTX_OVERRIDE: no kernel of '%s' (%s, ...) was a kernel "
+                   "of the program: the override replaced nothing\n",
+                   engine_->program().modules()[size_t(id)]->fileName.c_str(),
+                   engine_->kernelNames(id).front().c_str());
+      unusedOverride = true;
+    }
+  if (unusedOverride)
+    stopForUserError();
 }
 
 void Context::reset() {
