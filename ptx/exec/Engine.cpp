@@ -246,8 +246,9 @@ void warpFinished(ExecCtx &ctx, Cta &c) {
 thread_local Watchdog::Clock::time_point tLaunchDeadline{};
 
 Watchdog::Clock::time_point deadlineIn(double seconds) {
+  using Seconds = std::chrono::duration<double>;
   return Watchdog::Clock::now() +
-         std::chrono::duration_cast<Watchdog::Clock::duration>(std::chrono::duration<double>(seconds));
+         std::chrono::duration_cast<Watchdog::Clock::duration>(Seconds(seconds));
 }
 
 Watchdog::Clock::time_point launchDeadline(double seconds) {

@@ -485,7 +485,8 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
   }
   if (!runtimeUsable(args[i], err))
     return 2;
-  if (const char *ov = std::getenv("PTXSIM_PTX_OVERRIDE"); ov && *ov && !overrideUsable(ov, args[i], err))
+  if (const char *ov = std::getenv("PTXSIM_PTX_OVERRIDE");
+      ov && *ov && !overrideUsable(ov, args[i], err))
     return 2;
   std::string lib = ptxsim::libraryDir();
   if (lib.empty() || !fileExists(lib + "/libcudart.so.13") || !fileExists(lib + "/libcuda.so.1")) {
