@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace ptxsim {
 
@@ -374,6 +375,12 @@ std::string OptionSet::suggest(const std::string &name) const {
 }
 
 bool OptionSet::parseFile(const std::string &path, DiagEngine &diags, bool lenient) {
+  // (a directory opens as a stream that reads as empty: it would silently configure nothing)
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    diags.error(path, {}, "is a directory, not a config file");
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diags.error(path, {}, "cannot open config file");

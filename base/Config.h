@@ -58,6 +58,10 @@ public:
     lo_ = lo;
     return *this;
   }
+  Option &max(double hi) {
+    hi_ = hi;
+    return *this;
+  }
   /// The only accepted values (String).
   Option &choices(std::vector<std::string> values) {
     choices_ = std::move(values);
@@ -128,6 +132,9 @@ public:
 
   /// The option named `name` (or an alias of it), null when unknown.
   const Option *find(const std::string &name) const;
+  Option *find(const std::string &name) {
+    return const_cast<Option *>(static_cast<const OptionSet *>(this)->find(name));
+  }
   bool wasSet(const std::string &name) const {
     const Option *o = find(name);
     return o && o->setCount() != 0;

@@ -28,6 +28,11 @@ namespace ptxsim::timing {
 
 namespace {
 
+/// Accepted clock frequencies (-gpgpu_clock_domains), in MHz.
+constexpr double kMinClockMHz = 1.0, kMaxClockMHz = 100000.0;
+/// The largest latency, interval or cycle count an option accepts when it names no other bound.
+constexpr double kMaxCycleOption = 1e6;
+
 bool isPow2(uint64_t v) { return v && !(v & (v - 1)); }
 
 std::vector<std::string> split(const std::string &s, const std::string &seps) {
@@ -742,11 +747,23 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
           err = "expected <core>:<interconnect>:<l2>:<dram> in MHz";
           return false;
         }
-        for (int i = 0; i < 4; ++i)
+        static const char *kDomain[4] = {"core", "interconnect", "L2", "DRAM"};
+        for (int i = 0; i < 4; ++i) {
           if (!toDouble(p[i], f[i]) || !(f[i] > 0)) {
-            err = "clock '" + trim(p[i]) + "' is not a positive number of MHz";
+            err = std::string(kDomain[i]) + " clock '" + trim(p[i]) +
+                  "' is not a positive number of MHz";
             return false;
           }
+          // A clock in Hz or kHz by mistake (1.4e9), or a tiny one, makes every picosecond
+          // tick conversion absurd and a run take hours: GPUs clock between tens of MHz and
+          // a few GHz.
+          if (f[i] < kMinClockMHz || f[i] > kMaxClockMHz) {
+            err = std::string(kDomain[i]) + " clock " + trim(p[i]) + " MHz is outside " +
+                  formatDouble(kMinClockMHz) + " to " + formatDouble(kMaxClockMHz) +
+                  " MHz (the clocks are in MHz)";
+            return false;
+          }
+        }
         cfg.core.clockMHz = f[0];
         cfg.mem.icntClockMHz = f[1];
         cfg.mem.l2ClockMHz = f[2];
@@ -967,6 +984,17 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
                     "AccelWattch hybrid mode counter");
   for (const auto &al : kAliases)
     opts.addAlias(al[0], al[1]);
+  // A latency, interval or cycle count past a million cycles is a value in the wrong unit (ps,
+  // ns, Hz), and a run with it would take hours: an error naming the option, file and line.
+  for (const Option *o : opts.options()) {
+    const std::string &n = o->name();
+    bool numeric = o->kind() == OptionKind::UInt32 || o->kind() == OptionKind::UInt64 ||
+                   o->kind() == OptionKind::Double;
+    if (numeric && !o->upperBound() &&
+        (n.find("latency") != std::string::npos || n.find("interval") != std::string::npos ||
+         n.find("cycles") != std::string::npos))
+      opts.find(n)->max(kMaxCycleOption);
+  }
   // options of registered extensions and studies (base/ExtensionOptions.h)
   bindExtensionOptions(opts);
 }

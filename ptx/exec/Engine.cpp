@@ -5,6 +5,7 @@
 #include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Exec.h"
 #include "ptx/exec/Program.h"
+#include "ptx/exec/Watchdog.h"
 #include "ptx/exec/WorkerPool.h"
 
 #include <atomic>
@@ -229,6 +230,51 @@ void warpFinished(ExecCtx &ctx, Cta &c) {
   }
 }
 
+/// The kernel timeout stopped the CTAs in `ctas`: records where each of their live warps is.
+[[gnu::cold, gnu::noinline]] void noteTimedOutWarps(const Program *prog, Grid &g,
+                                                    const std::vector<Cta *> &ctas) {
+  std::lock_guard<std::mutex> lock(g.timeoutMu);
+  for (const Cta *c : ctas)
+    if (c->liveWarps)
+      for (const Warp &w : c->warps)
+        if (w.state != WarpState::Done)
+          g.timeoutWarps[{c->linearId, w.id}] = warpPlaceText(prog, g, w);
+}
+
+/// The launch's deadline under EngineConfig::kernelTimeoutSeconds: set by launchTree for the
+/// whole tree of grids (on the thread that runs them), else counted from the grid's start.
+thread_local Watchdog::Clock::time_point tLaunchDeadline{};
+
+Watchdog::Clock::time_point deadlineIn(double seconds) {
+  using Seconds = std::chrono::duration<double>;
+  return Watchdog::Clock::now() +
+         std::chrono::duration_cast<Watchdog::Clock::duration>(Seconds(seconds));
+}
+
+Watchdog::Clock::time_point launchDeadline(double seconds) {
+  return tLaunchDeadline != Watchdog::Clock::time_point{} ? tLaunchDeadline : deadlineIn(seconds);
+}
+
+/// The launch result of a grid the timeout stopped: where its warps were, at most 64 of them.
+void timedOutResult(LaunchResult &r, Grid &g, double seconds) {
+  std::lock_guard<std::mutex> lock(g.timeoutMu);
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", seconds);
+  r.status = LaunchStatus::Timeout;
+  r.message = "kernel '" + (g.kernel ? g.kernel->name : std::string("?")) +
+              "' stopped: the launch ran longer than the kernel timeout of " + secs +
+              " s (--kernel-timeout, PTXSIM_KERNEL_TIMEOUT); " +
+              std::to_string(g.timeoutWarps.size()) + " warp(s) were running:";
+  size_t n = 0;
+  for (const auto &[key, text] : g.timeoutWarps) {
+    if (++n > 64) {
+      r.message += "\n  ... and " + std::to_string(g.timeoutWarps.size() - 64) + " more";
+      break;
+    }
+    r.message += "\n  " + text;
+  }
+}
+
 /// Runs the CTAs in `ctas` interleaved (warp by warp, `quantum` instructions per turn) until all
 /// finish or a fault. Returns false on a fault or deadlock (ctx has the message).
 bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
@@ -246,6 +292,10 @@ bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
     // CTA's data) or runs on too long (a spin on a lock the faulted CTA held) stops too.
     uint64_t stopCta = ~0ull;
     if (ctx.grid && ctx.grid->stop.load(std::memory_order_relaxed)) {
+      if (ctx.grid->timedOut.load(std::memory_order_relaxed)) {
+        noteTimedOutWarps(ctx.prog, *ctx.grid, ctas);
+        return true;
+      }
       stopCta = ctx.grid->stopCta.load(std::memory_order_relaxed);
       bool below = false;
       for (Cta *c : ctas)
@@ -403,6 +453,13 @@ LaunchResult Engine::launch(const LaunchParams &p) {
 
 LaunchResult Engine::launchTree(const LaunchParams &p, const GridRunner &runGrid) {
   devrt_->pending = 0;
+  // one deadline for the launch and every grid it launches from the device
+  struct DeadlineScope {
+    Watchdog::Clock::time_point saved = tLaunchDeadline;
+    ~DeadlineScope() { tLaunchDeadline = saved; }
+  } deadlineScope;
+  if (cfg_.kernelTimeoutSeconds > 0)
+    tLaunchDeadline = deadlineIn(cfg_.kernelTimeoutSeconds);
   LaunchResult total = runGrid(p);
   std::vector<DeviceWork> stack; // depth first: the next to run is at the back
   auto push = [&](std::vector<DeviceWork> &work) {
@@ -582,6 +639,12 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
   }
   // every worker on a pool thread, also when there is one: CTA storage, printf text and
   // device-launch queues then stay out of the application's malloc arena (WorkerPool::run)
+  uint64_t timer = 0;
+  if (cfg_.kernelTimeoutSeconds > 0)
+    timer = Watchdog::instance().arm(launchDeadline(cfg_.kernelTimeoutSeconds), [&g] {
+      g.timedOut = true;
+      g.stop = true;
+    });
   auto runPool = [&] { WorkerPool::instance().run(nthreads, worker); };
   if (!ext) {
     runPool();
@@ -604,6 +667,8 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
       }
     }
   }
+  if (timer)
+    Watchdog::instance().disarm(timer);
   finished = true;
   if (monitor.joinable())
     monitor.join();
@@ -620,6 +685,10 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
   if (faultKind != FaultKind::None) {
     res.message = faultMsg;
     res.status = statusOf(faultKind);
+  } else if (g.timedOut && (!g.timeoutWarps.empty() || (!p.cooperative && !ext &&
+                                                        ctasDone.load() < g.numCtas))) {
+    // (a timeout that came as the last CTA finished stopped nothing)
+    timedOutResult(res, g, cfg_.kernelTimeoutSeconds);
   } else if (!deviceWork.empty()) {
     res.deviceWork = mergeDeviceWork(deviceWork);
   }
@@ -659,6 +728,8 @@ struct SteppedGrid::State {
   std::unique_ptr<LaunchExtension> ext;
   unsigned quantum = 1;
   bool finished = false;
+  uint64_t timer = 0;        ///< the kernel timeout's Watchdog token, 0 when none
+  double timeoutSeconds = 0;
 };
 
 SteppedGrid::~SteppedGrid() {
@@ -685,7 +756,7 @@ bool SteppedGrid::runFunctionally(uint64_t first, uint64_t end) {
   for (uint64_t c = first; c < end; ++c) {
     Cta *cta = startCta(c);
     std::vector<Cta *> one{cta};
-    if (!runCtas(s_->ctx, one, s_->quantum)) {
+    if (!runCtas(s_->ctx, one, s_->quantum) || s_->g.timedOut.load(std::memory_order_relaxed)) {
       s_->anyFault.store(true, std::memory_order_relaxed);
       return false;
     }
@@ -818,6 +889,15 @@ LaunchResult SteppedGrid::finish() {
   if (s_->finished)
     return r;
   s_->finished = true;
+  if (s_->timer)
+    Watchdog::instance().disarm(s_->timer);
+  if (s_->g.timedOut) {
+    // where the warps of the resident CTAs are (the ones runFunctionally ran noted theirs)
+    std::vector<Cta *> live;
+    for (auto &kv : s_->ctas)
+      live.push_back(kv.second.get());
+    noteTimedOutWarps(s_->ctx.prog, s_->g, live);
+  }
   for (auto &kv : s_->ctas) {
     if (!kv.second->printf.empty())
       s_->printfOut[kv.first] = std::move(kv.second->printf);
@@ -842,6 +922,8 @@ LaunchResult SteppedGrid::finish() {
   if (const ExecCtx *f = s_->firstFault()) {
     r.status = statusOf(f->faultKind);
     r.message = f->faultMsg;
+  } else if (s_->g.timedOut && !s_->g.timeoutWarps.empty()) {
+    timedOutResult(r, s_->g, s_->timeoutSeconds);
   } else if (!s_->deviceWork.empty()) {
     r.deviceWork = mergeDeviceWork(s_->deviceWork);
   }
@@ -872,6 +954,15 @@ std::unique_ptr<SteppedGrid> Engine::beginGrid(const LaunchParams &p, LaunchResu
   st.ctx.grid = &st.g;
   st.quantum = cfg_.warpQuantum;
   st.sink = printfSink_;
+  if (cfg_.kernelTimeoutSeconds > 0) {
+    SteppedGrid::State *state = &st;
+    st.timeoutSeconds = cfg_.kernelTimeoutSeconds;
+    st.timer = Watchdog::instance().arm(launchDeadline(cfg_.kernelTimeoutSeconds), [state] {
+      state->g.timedOut = true;
+      state->g.stop = true;
+      state->anyFault = true; // the cycle model looks at faulted() every cycle
+    });
+  }
   return sg;
 }
 

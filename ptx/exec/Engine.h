@@ -59,6 +59,9 @@ struct EngineConfig {
   /// add, shift or multiply before it: IADD3, LEA, IMAD; ptx/exec/Schedule.h, fuseSassPairs) for
   /// the timing model (-ptxsim_fuse_pairs). Results are unchanged.
   bool fusePairs = false;
+  /// Host seconds a launch (with the grids it launches from the device) may run before it is
+  /// stopped with LaunchStatus::Timeout (the runtime's PTXSIM_KERNEL_TIMEOUT; 0: no limit).
+  double kernelTimeoutSeconds = 0;
 };
 
 /// A `.global` or `.const` variable (or kernel) visible to the host.
@@ -124,7 +127,8 @@ struct DeviceRuntimeHooks {
 };
 
 enum class LaunchStatus : uint8_t {
-  Ok, InvalidConfig, OutOfResources, Fault, Trap, Assert, Unsupported, Misaligned, IllegalAddress
+  Ok, InvalidConfig, OutOfResources, Fault, Trap, Assert, Unsupported, Misaligned, IllegalAddress,
+  Timeout ///< EngineConfig::kernelTimeoutSeconds passed; the message says where each warp was
 };
 
 struct LaunchResult {
@@ -257,6 +261,7 @@ public:
   void setHostThreads(unsigned n);
   void setStackBytes(uint64_t n) { cfg_.stackBytes = n; }
   void setHeapBytes(uint64_t n);
+  void setKernelTimeout(double seconds) { cfg_.kernelTimeoutSeconds = seconds; }
 
   /// Parses, checks, lowers and links one PTX module. Returns its id, or -1 with diagnostics.
   int loadModule(std::string_view ptxText, const std::string &fileName, DiagEngine &diags);

@@ -30,21 +30,13 @@ void reportPartialWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, co
                 "); .sync.aligned requires every lane to execute it together");
 }
 
-void ExecCtx::fault(FaultKind k, const Warp &w, const ir::Inst &in, unsigned lane,
-                    const std::string &what) {
-  if (faultKind != FaultKind::None)
-    return;
-  faultKind = k;
-  const Cta &c = *w.cta;
-  const ir::Function &f = *w.fn;
-  std::string kname = grid && grid->kernel ? grid->kernel->name : f.name;
-  std::string msg = "kernel '" + kname + "': " + what;
-  msg += " in block (" + std::to_string(c.ctaid[0]) + "," + std::to_string(c.ctaid[1]) + "," +
-         std::to_string(c.ctaid[2]) + "), thread (" + std::to_string(w.tid[0][lane]) + "," +
-         std::to_string(w.tid[1][lane]) + "," + std::to_string(w.tid[2][lane]) + ")";
+/// ", pc 12 of function 'f', at file.ptx:40:5 (app.cu:17)": where `in` of `f` is, for messages
+/// (the function when it is not `kernel`, the source line when the PTX has .loc lines).
+std::string instPlace(const Program *prog, const ir::Function *kernel, const ir::Function &f,
+                      const ir::Inst &in) {
   uint32_t pc = uint32_t(&in - f.code.data());
-  msg += ", pc " + std::to_string(pc);
-  if (&f != (grid ? grid->kernel : nullptr))
+  std::string msg = ", pc " + std::to_string(pc);
+  if (&f != kernel)
     msg += " of function '" + f.name + "'";
   if (in.line)
     msg += ", at " + f.fileName + ":" + std::to_string(in.line) + ":" + std::to_string(in.col);
@@ -61,7 +53,51 @@ void ExecCtx::fault(FaultKind k, const Warp &w, const ir::Inst &in, unsigned lan
     if (!file.empty() || d.line)
       msg += " (" + (file.empty() ? std::string("?") : file) + ":" + std::to_string(d.line) + ")";
   }
+  return msg;
+}
+
+void ExecCtx::fault(FaultKind k, const Warp &w, const ir::Inst &in, unsigned lane,
+                    const std::string &what) {
+  if (faultKind != FaultKind::None)
+    return;
+  faultKind = k;
+  const Cta &c = *w.cta;
+  const ir::Function &f = *w.fn;
+  std::string kname = grid && grid->kernel ? grid->kernel->name : f.name;
+  std::string msg = "kernel '" + kname + "': " + what;
+  msg += " in block (" + std::to_string(c.ctaid[0]) + "," + std::to_string(c.ctaid[1]) + "," +
+         std::to_string(c.ctaid[2]) + "), thread (" + std::to_string(w.tid[0][lane]) + "," +
+         std::to_string(w.tid[1][lane]) + "," + std::to_string(w.tid[2][lane]) + ")";
+  msg += instPlace(prog, grid ? grid->kernel : nullptr, f, in);
   faultMsg = msg;
+}
+
+std::string warpPlaceText(const Program *prog, const Grid &g, const Warp &w) {
+  const Cta &c = *w.cta;
+  std::string s = "block (" + std::to_string(c.ctaid[0]) + "," + std::to_string(c.ctaid[1]) +
+                  "," + std::to_string(c.ctaid[2]) + ") warp " + std::to_string(w.id);
+  auto place = [&](const ir::Function *fn, const std::vector<SimtEntry> &stack, uint32_t lanes) {
+    char mask[16];
+    std::snprintf(mask, sizeof mask, "0x%08x", lanes);
+    std::string t = std::string(" lanes ") + mask;
+    if (!fn || stack.empty())
+      return t + " (no position)";
+    uint32_t pc = stack.back().pc;
+    if (pc >= fn->code.size())
+      return t + ", pc " + std::to_string(pc);
+    const ir::Inst &in = fn->code[pc];
+    return t + instPlace(prog, g.kernel, *fn, in) + " " + std::string(opcodeInfo(in.opcode).name);
+  };
+  if (w.state == WarpState::AtBarrier)
+    s += " (waiting at a barrier)";
+  s += ":";
+  s += place(w.fn, w.stack, w.stack.empty() ? 0 : w.stack.back().mask);
+  for (const ThreadGroup &gr : w.groups) // (independent thread scheduling: the parked lanes)
+    s += ";" + place(gr.fn, gr.stack, gr.lanes()) +
+         (gr.wait == GroupWait::WarpSync ? " (waiting at a warp-synchronous instruction)"
+          : gr.wait == GroupWait::CtaBar ? " (waiting at a barrier)"
+                                         : "");
+  return s;
 }
 
 /// IPDOM mode: a warp took the backward branch at `pc` with all its active lanes while other

@@ -135,6 +135,9 @@ uint16_t f64ToBf16Bits(double d);
 
 /// Runs warp `w` for up to `budget` instructions. Returns the number executed.
 uint64_t runWarp(ExecCtx &ctx, Warp &w, uint64_t budget);
+/// "block (0,0,0) warp 1: lanes 0xffffffff, pc 12, at k.ptx:40:5 (app.cu:17) ld": where each
+/// group of lanes of `w` is, for reports (the kernel timeout's).
+std::string warpPlaceText(const Program *prog, const Grid &g, const Warp &w);
 
 /// What one warp instruction did, for timing models.
 struct WarpInstRecord {

@@ -17,6 +17,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -184,6 +185,12 @@ struct Grid {
   /// The lowest linear id of a CTA that faulted: CTAs below it run on (one of them may fault
   /// too and be the one reported, as with one host thread), the others stop.
   std::atomic<uint64_t> stopCta{~0ull};
+  /// The kernel timeout passed (Watchdog.h; set with `stop`): every host thread notes where its
+  /// CTAs' warps are (noteTimedOutWarps) and stops.
+  std::atomic<bool> timedOut{false};
+  std::mutex timeoutMu;
+  /// Where each live warp was when the timeout stopped it: (CTA, warp) -> one line.
+  std::map<std::pair<uint64_t, uint32_t>, std::string> timeoutWarps;
 };
 
 /// Why a warp instruction faulted.

@@ -19,6 +19,13 @@ bool apiErrorTraceOn();
 /// properties, and a miss property that is not persisting (CudaApi.cpp).
 bool validAccessPolicyWindow(const cudaAccessPolicyWindow &w);
 
+/// cudaErrorInvalidValue (or the copy's own error) unless every row of a pitched copy lies in
+/// memory of its kind: checked as a whole before anything is written (CudaApi.cpp).
+cudaError_t checkCopy2D(Context &ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                        size_t width, size_t height, cudaMemcpyKind kind);
+/// cudaErrorInvalidValue unless every row of a pitched memset lies in one device allocation.
+cudaError_t checkMemset2D(Context &ctx, void *p, size_t pitch, size_t width, size_t height);
+
 /// Records a failed call as the thread's last error and returns it. With PTXSIM_API_ERRORS=1
 /// the failure is also printed with the name of the API function returning it.
 inline cudaError_t ret(cudaError_t e, const char *call = __builtin_FUNCTION()) {

@@ -1,9 +1,11 @@
 #include "runtime/api/Context.h"
 #include "ptx/exec/WorkerPool.h"
+#include "ptx/exec/Watchdog.h"
 
 #include "isa_ext/Extensions.h"
 #include "base/Config.h"
 #include "ptx/exec/Counters.h"
+#include "ptx/exec/Program.h"
 #include "runtime/api/Graphs.h"
 
 #include "runtime/fatbin/Fatbin.h"
@@ -65,6 +67,9 @@ cudaError_t launchError(const ptx::exec::LaunchResult &r) {
     return cudaErrorIllegalAddress;
   case LaunchStatus::Assert:
     return cudaErrorAssert;
+  case LaunchStatus::Timeout:
+    // a GPU's watchdog: sticky, like a fault (the context is unusable until cudaDeviceReset)
+    return cudaErrorLaunchTimeout;
   case LaunchStatus::Trap:
   case LaunchStatus::Fault:
   case LaunchStatus::Unsupported:
@@ -280,6 +285,13 @@ ptx::exec::Engine &Context::engine() {
         std::fprintf(stderr, "ptxsim: PTXSIM_SIMT must be 'its', 'ipdom' or 'auto', not '%s'\n",
                      simt);
         stopForUserError();
+      }
+      if (const char *t = std::getenv("PTXSIM_KERNEL_TIMEOUT"); t && *t) {
+        std::string why = ptx::exec::parseKernelTimeout(t, cfg.kernelTimeoutSeconds);
+        if (!why.empty()) {
+          std::fprintf(stderr, "ptxsim: PTXSIM_KERNEL_TIMEOUT %s\n", why.c_str());
+          stopForUserError();
+        }
       }
       engine_ = std::make_unique<ptx::exec::Engine>(cfg);
       if (isatty(2))
@@ -503,8 +515,8 @@ const std::vector<int> &Context::overrideModules() {
   for (const std::string &f : files) {
     std::ifstream in(f, std::ios::binary);
     if (!in) {
-      std::fprintf(stderr, "ptxsim: PTXSIM_PTX_OVERRIDE: cannot open '%s'\n", f.c_str());
-      continue;
+      std::fprintf(stderr, "ptxsim: PTXSIM_PTX_OVERRIDE: cannot open '%s'; stopping\n", f.c_str());
+      stopForUserError();
     }
     std::stringstream ss;
     ss << in.rdbuf();
@@ -513,9 +525,11 @@ const std::vector<int> &Context::overrideModules() {
     if (id < 0) {
       std::ostringstream os;
       diags.print(os);
-      std::fprintf(stderr, "ptxsim: PTXSIM_PTX_OVERRIDE: cannot load '%s':\n%s", f.c_str(),
-                   os.str().c_str());
-      continue;
+      // running the program's own kernels instead would give results that look right to a
+      // script: stop before any kernel runs
+      std::fprintf(stderr, "ptxsim: PTXSIM_PTX_OVERRIDE: cannot load '%s':\n%sptxsim: stopping\n",
+                   f.c_str(), os.str().c_str());
+      stopForUserError();
     }
     std::fprintf(stderr, "ptxsim: using PTX from %s\n", f.c_str());
     overrideIds_.push_back(id);
@@ -538,6 +552,7 @@ void Context::bindKernel(KernelEntry &entry) {
     const ptx::exec::Kernel *o = eng.findKernel(k->deviceName, id);
     if (!o || !k->kernel)
       continue;
+    overridesUsed_.insert(id);
     if (o->paramSizes != k->kernel->paramSizes) {
       std::fprintf(stderr,
                    "ptxsim: PTXSIM_PTX_OVERRIDE: kernel '%s' has different parameters:\n"
@@ -1057,6 +1072,21 @@ void Context::reportAtExit() {
     }
     os << "\n}\n";
   }
+  // An override none of whose kernels replaced one of the program's changed nothing: the run
+  // must not look like one of the override (`ptxsim run` refuses such a file up front when it
+  // can read the program's PTX; this covers PTXSIM_PTX_OVERRIDE alone and PTX loaded at run time).
+  bool unusedOverride = false;
+  for (int id : overrideIds_)
+    if (!overridesUsed_.count(id) && engine_ && !engine_->kernelNames(id).empty()) {
+      std::fprintf(stderr,
+                   "ptxsim: error: PTXSIM_PTX_OVERRIDE: no kernel of '%s' (%s, ...) was a kernel "
+                   "of the program: the override replaced nothing\n",
+                   engine_->program().modules()[size_t(id)]->fileName.c_str(),
+                   engine_->kernelNames(id).front().c_str());
+      unusedOverride = true;
+    }
+  if (unusedOverride)
+    stopForUserError();
 }
 
 void Context::reset() {

@@ -229,6 +229,8 @@ private:
   cudaError_t sticky_ = cudaSuccess;
   std::vector<int> overrideIds_;
   bool overridesLoaded_ = false;
+  /// Override modules (PTXSIM_PTX_OVERRIDE) one of whose kernels named a kernel of the program.
+  std::unordered_set<int> overridesUsed_;
   std::vector<std::pair<std::string, KernelStats>> stats_; ///< in order of first launch
   std::unordered_map<std::string, size_t> statsIndex_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

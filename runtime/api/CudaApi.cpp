@@ -70,6 +70,60 @@ cudaError_t checkCopy(Context &ctx, void *dst, const void *src, size_t count, cu
   return ok ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+/// The bytes a pitched region of `height` rows of `width` bytes spans from its first byte, or
+/// false when that overflows.
+bool pitchedSpan(size_t width, size_t pitch, size_t height, size_t &span) {
+  return !__builtin_mul_overflow(height - 1, pitch, &span) &&
+         !__builtin_add_overflow(span, width, &span);
+}
+
+} // namespace
+
+namespace ptxsim::runtime {
+
+/// Checks a whole 2D copy before a byte of it is written (rows one by one would write those
+/// that fit and then fail): each side's span, first row to last, in one valid range of its kind.
+cudaError_t checkCopy2D(Context &ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                        size_t width, size_t height, cudaMemcpyKind kind) {
+  if (!width || !height)
+    return cudaSuccess;
+  size_t dspan, sspan;
+  if (!pitchedSpan(width, dpitch, height, dspan) || !pitchedSpan(width, spitch, height, sspan))
+    return cudaErrorInvalidValue;
+  if (cudaError_t e = checkCopy(ctx, dst, src, 1, kind)) // (the direction and null pointers)
+    return e;
+  bool ok;
+  switch (kind) {
+  case cudaMemcpyHostToDevice:
+    ok = deviceRange(ctx, dst, dspan) && hostRange(ctx, src, sspan);
+    break;
+  case cudaMemcpyDeviceToHost:
+    ok = hostRange(ctx, dst, dspan) && deviceRange(ctx, src, sspan);
+    break;
+  case cudaMemcpyDeviceToDevice:
+    ok = deviceRange(ctx, dst, dspan) && deviceRange(ctx, src, sspan);
+    break;
+  default:
+    ok = hostRange(ctx, dst, dspan) && hostRange(ctx, src, sspan);
+    break;
+  }
+  return ok ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+/// The same for a 2D memset of device memory.
+cudaError_t checkMemset2D(Context &ctx, void *p, size_t pitch, size_t width, size_t height) {
+  size_t span;
+  if (!width || !height)
+    return cudaSuccess;
+  if (!pitchedSpan(width, pitch, height, span) || !deviceRange(ctx, p, span))
+    return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+} // namespace ptxsim::runtime
+
+namespace {
+
 cudaError_t doCopy(Context &ctx, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
   cudaError_t e = checkCopy(ctx, dst, src, count, kind);
   if (e == cudaSuccess && count) {
@@ -664,6 +718,8 @@ PTXSIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, s
   // more (as an H200 answers)
   if (width > dpitch || width > spitch)
     return ret(height > 1 ? cudaErrorInvalidPitchValue : cudaErrorInvalidValue);
+  if (cudaError_t e = checkCopy2D(ctx, dst, dpitch, src, spitch, width, height, kind))
+    return ret(e);
   for (size_t r = 0; r < height; ++r) {
     cudaError_t e = doCopy(ctx, static_cast<char *>(dst) + r * dpitch,
                            static_cast<const char *>(src) + r * spitch, width, kind);
@@ -1389,6 +1445,11 @@ PTXSIM_API cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_
   // cudaErrorInvalidValue (as an H200 answers)
   if (width > pitch && height > 1)
     return ret(cudaErrorInvalidValue);
+  {
+    PTXSIM_LOCK_CHECKED;
+    if (cudaError_t e = checkMemset2D(ctx, devPtr, pitch, width, height))
+      return ret(e);
+  }
   for (size_t r = 0; r < height; ++r) {
     cudaError_t e = cudaMemset(static_cast<char *>(devPtr) + r * pitch, value, width);
     if (e)

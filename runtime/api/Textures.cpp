@@ -551,6 +551,14 @@ cudaError_t memcpy3D(const cudaMemcpy3DParms *p, bool async, cudaStream_t stream
                   : (dstDev ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
   }
   size_t wb = x.width * eb;
+  {
+    // every slice before any is written: slice by slice would leave the first ones copied
+    PTXSIM_LOCK;
+    for (size_t z = 0; z < x.depth; ++z)
+      if (cudaError_t e = checkCopy2D(ctx, d.base + z * d.slice, d.pitch, s.base + z * s.slice,
+                                      s.pitch, wb, x.height, kind))
+        return e;
+  }
   for (size_t z = 0; z < x.depth; ++z) {
     char *dz = d.base + z * d.slice;
     const char *sz = s.base + z * s.slice;
@@ -589,6 +597,13 @@ cudaError_t memset3D(cudaPitchedPtr p, int value, cudaExtent x, bool async, cuda
   if (x.depth > 1 && p.ysize < x.height)
     return cudaErrorInvalidValue;
   size_t pitch = p.pitch ? p.pitch : x.width;
+  {
+    PTXSIM_LOCK;
+    for (size_t z = 0; z < x.depth; ++z)
+      if (cudaError_t e = checkMemset2D(ctx, static_cast<char *>(p.ptr) + z * pitch * p.ysize,
+                                        pitch, x.width, x.height))
+        return e;
+  }
   for (size_t z = 0; z < x.depth; ++z) {
     char *dz = static_cast<char *>(p.ptr) + z * pitch * p.ysize;
     cudaError_t e = async ? cudaMemset2DAsync(dz, pitch, value, x.width, x.height, stream)

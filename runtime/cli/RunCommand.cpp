@@ -1,18 +1,27 @@
 #include "runtime/cli/RunCommand.h"
 
+#include "base/Diagnostics.h"
 #include "base/SelfPath.h"
+#include "ptx/exec/Watchdog.h"
+#include "ptx/parser/Parser.h"
+#include "ptx/sema/Checker.h"
 
 #include "runtime/fatbin/Fatbin.h"
 #include "runtime/report/Report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <ostream>
+#include <iterator>
+#include <set>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,6 +39,9 @@ void runUsage(std::ostream &os) {
         "                         code compiled for sm_70 and newer; the default)\n"
         "  --ptx-override PATH    use the kernels of PATH (.ptx file or directory) instead of\n"
         "                         the program's own PTX (same-named kernels, same parameters)\n"
+        "  --kernel-timeout SECONDS  stop a kernel launch that runs longer than this (host\n"
+        "                         time), print where each warp is, and fail the launch with\n"
+        "                         cudaErrorLaunchTimeout (a sticky error, as a GPU's watchdog)\n"
         "  --stats-json FILE      write per-kernel statistics as JSON at exit\n"
         "  --report FILE.html     write an HTML report of the run at exit (see ptxsim report)\n"
         "  --no-summary           do not print the end-of-run summary on stderr\n"
@@ -120,8 +132,123 @@ bool runtimeUsable(const std::string &prog, std::ostream &err) {
   }
 }
 
+/// The names of the kernels (`.entry`) in PTX text, by a scan (the program's PTX is
+/// nvcc's, already checked by ptxas; a full parse of a large program would take seconds).
+std::set<std::string> ptxEntryNames(const std::string &ptx) {
+  std::set<std::string> names;
+  for (size_t p = ptx.find(".entry"); p != std::string::npos; p = ptx.find(".entry", p + 6)) {
+    size_t b = p + 6;
+    if (b >= ptx.size() || !std::isspace((unsigned char)ptx[b]))
+      continue;
+    while (b < ptx.size() && std::isspace((unsigned char)ptx[b]))
+      ++b;
+    size_t e = b;
+    while (e < ptx.size() && (std::isalnum((unsigned char)ptx[e]) || ptx[e] == '_' ||
+                              ptx[e] == '$' || ptx[e] == '%'))
+      ++e;
+    if (e > b)
+      names.insert(ptx.substr(b, e - b));
+  }
+  return names;
+}
+
+/// Checks a PTX override (PTXSIM_PTX_OVERRIDE: a file, or a directory of .ptx files) before
+/// the program starts: every file must parse and check cleanly, and each must define a kernel
+/// of the program (when the program's own PTX can be read: a program that loads PTX at run
+/// time cannot be checked here). Otherwise the program would run its own kernels and end as if
+/// all were well. A kernel of a file that matches none of the program's is a warning.
+bool overrideUsable(const std::string &path, const std::string &prog, std::ostream &err) {
+  std::vector<std::string> files;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    std::error_code ec;
+    for (const auto &e : std::filesystem::directory_iterator(path, ec))
+      if (e.path().extension() == ".ptx")
+        files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) {
+      err << "ptxsim run: --ptx-override: no .ptx file in the directory '" << path << "'\n";
+      return false;
+    }
+  } else {
+    files.push_back(path);
+  }
+  std::set<std::string> programKernels;
+  std::string file = resolveProgram(prog);
+  std::vector<fatbin::Entry> entries;
+  if (!file.empty() && fatbin::readElfFatbins(file, entries).empty())
+    for (const fatbin::Entry &e : entries)
+      if (e.kind == fatbin::EntryKind::Ptx)
+        for (const std::string &n : ptxEntryNames(e.data))
+          programKernels.insert(n);
+  bool ok = true;
+  for (const std::string &f : files) {
+    DiagEngine diags;
+    auto module = ptx::parsePtxFile(f, diags);
+    bool clean = ptx::checkModule(*module, diags) && !diags.hasErrors();
+    diags.sortByLocation();
+    diags.printWithSource(err, module->fileName, module->text());
+    if (!clean) {
+      err << "ptxsim run: --ptx-override: '" << f << "' has " << diags.errorCount()
+          << " error(s); the program was not started\n";
+      ok = false;
+      continue;
+    }
+    if (programKernels.empty())
+      continue;
+    std::vector<std::string> used, unused;
+    for (const ptx::Function &fn : module->functions)
+      if (fn.isEntry && fn.hasBody)
+        (programKernels.count(std::string(fn.name)) ? used : unused).emplace_back(fn.name);
+    if (used.empty()) {
+      err << "ptxsim run: --ptx-override: no kernel of '" << f << "'";
+      if (!unused.empty()) {
+        err << " (";
+        for (size_t k = 0; k < unused.size(); ++k)
+          err << (k ? ", " : "") << unused[k];
+        err << ")";
+      }
+      err << " is a kernel of '" << prog << "' (";
+      size_t k = 0;
+      for (const std::string &n : programKernels) {
+        if (k == 8) {
+          err << ", ... " << programKernels.size() - 8 << " more";
+          break;
+        }
+        err << (k++ ? ", " : "") << n;
+      }
+      err << "): it would replace nothing; the program was not started\n";
+      ok = false;
+      continue;
+    }
+    for (const std::string &n : unused)
+      err << "ptxsim run: warning: --ptx-override: kernel '" << n << "' of '" << f
+          << "' is not a kernel of '" << prog << "' and is not used\n";
+  }
+  return ok;
+}
+
+/// The child `ptxsim run --report` waits for, and the signal that stopped the launcher (0: none).
+/// A signal handler reads and writes them; they are set before the signals are unblocked.
+volatile sig_atomic_t gChild = 0;
+volatile sig_atomic_t gStopSignal = 0;
+
+/// The signals the launcher passes on to the program: a terminal's (INT, QUIT, HUP) and a
+/// job system's or `kill`'s (TERM). Ending the launcher without its child would leave the
+/// simulation running on every core and its temporary statistics file behind.
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+extern "C" void forwardSignal(int sig) {
+  if (!gStopSignal)
+    gStopSignal = sig;
+  if (gChild > 0)
+    kill(pid_t(gChild), sig); // (a terminal's signal also reached the child: it ends once)
+}
+
 /// Runs the program as a child (the report is written after it exits, from the statistics
 /// file it writes at exit) and returns its exit status (128 + signal when a signal ended it).
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the launcher are passed on to the program, which
+/// is waited for; the temporary statistics file is removed whatever ends the program.
 int runWithReport(std::vector<char *> &argv, const std::string &reportPath, std::ostream &err) {
   std::string stats;
   bool tempStats = false;
@@ -141,15 +268,32 @@ int runWithReport(std::vector<char *> &argv, const std::string &reportPath, std:
     tempStats = true;
     setenv("PTXSIM_STATS_JSON", stats.c_str(), 1);
   }
-  // like system(): Ctrl-C ends the program, and the report of what it wrote is still written
-  struct sigaction ign = {}, oldInt, oldQuit;
-  ign.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ign, &oldInt);
-  sigaction(SIGQUIT, &ign, &oldQuit);
+  // The signals stay blocked until the child's pid is known, so that none is lost in between;
+  // the child gets the dispositions and mask the launcher started with.
+  sigset_t fwd, oldMask;
+  sigemptyset(&fwd);
+  for (int sig : kForwarded)
+    sigaddset(&fwd, sig);
+  sigprocmask(SIG_BLOCK, &fwd, &oldMask);
+  struct sigaction on = {}, old[std::size(kForwarded)];
+  on.sa_handler = forwardSignal;
+  sigfillset(&on.sa_mask);
+  for (size_t k = 0; k < std::size(kForwarded); ++k) {
+    sigaction(kForwarded[k], nullptr, &old[k]);
+    if (old[k].sa_handler != SIG_IGN) // (ignored, as under nohup: stays ignored)
+      sigaction(kForwarded[k], &on, nullptr);
+  }
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
-    sigaction(SIGINT, &oldInt, nullptr);
-    sigaction(SIGQUIT, &oldQuit, nullptr);
+    for (size_t k = 0; k < std::size(kForwarded); ++k)
+      sigaction(kForwarded[k], &old[k], nullptr);
+    // the launcher killed outright (SIGKILL) cannot pass anything on: the kernel stops the
+    // program instead of leaving it to run alone
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+      _exit(128 + SIGTERM);
+    sigprocmask(SIG_SETMASK, &oldMask, nullptr);
     execvp(argv[0], argv.data());
     std::fprintf(stderr, "ptxsim run: cannot run '%s': %s\n", argv[0], std::strerror(errno));
     _exit(127);
@@ -159,12 +303,29 @@ int runWithReport(std::vector<char *> &argv, const std::string &reportPath, std:
     err << "ptxsim run: cannot start '" << argv[0] << "': " << std::strerror(errno) << "\n";
     rc = 2;
   } else {
+    gChild = pid;
+    sigprocmask(SIG_SETMASK, &oldMask, nullptr);
+    // wait without reaping, so that a signal forwarded meanwhile cannot reach a recycled pid
+    siginfo_t info;
+    while (waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+    }
+    sigprocmask(SIG_BLOCK, &fwd, nullptr);
+    gChild = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
-  sigaction(SIGINT, &oldInt, nullptr);
-  sigaction(SIGQUIT, &oldQuit, nullptr);
+  for (size_t k = 0; k < std::size(kForwarded); ++k)
+    sigaction(kForwarded[k], &old[k], nullptr);
+  sigprocmask(SIG_SETMASK, &oldMask, nullptr);
+  if (gStopSignal && pid > 0 && WIFSIGNALED(status)) {
+    // stopped from outside: no report of a run that did not finish
+    err << "ptxsim run: the program was stopped by signal " << WTERMSIG(status) << " ("
+        << strsignal(WTERMSIG(status)) << "); no report written\n";
+    if (tempStats)
+      unlink(stats.c_str());
+    return rc;
+  }
   struct stat st;
   if (pid > 0 && rc != 127 && stat(stats.c_str(), &st) == 0 && st.st_size > 0) {
     std::string prog = argv[0];
@@ -248,6 +409,17 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
         return 2;
       }
       setenv("PTXSIM_PTX_OVERRIDE", v->c_str(), 1);
+    } else if (a == "--kernel-timeout") {
+      const std::string *v = need(a);
+      if (!v)
+        return 2;
+      double seconds = 0;
+      std::string why = ptx::exec::parseKernelTimeout(*v, seconds);
+      if (!why.empty()) {
+        err << "ptxsim run: --kernel-timeout " << why << "\n";
+        return 2;
+      }
+      setenv("PTXSIM_KERNEL_TIMEOUT", v->c_str(), 1);
     } else if (a == "--stats-json") {
       const std::string *v = need(a);
       if (!v)
@@ -281,6 +453,11 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
         err << "ptxsim run: --config: no such file '" << *v << "'\n";
         return 2;
       }
+      struct stat st;
+      if (stat(v->c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        err << "ptxsim run: --config: '" << *v << "' is a directory, not a configuration file\n";
+        return 2;
+      }
       const char *prev = std::getenv("PTXSIM_CONFIG");
       std::string all = prev && *prev && configSeen ? std::string(prev) + "," + *v : *v;
       configSeen = true;
@@ -307,6 +484,9 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
     return 2;
   }
   if (!runtimeUsable(args[i], err))
+    return 2;
+  if (const char *ov = std::getenv("PTXSIM_PTX_OVERRIDE");
+      ov && *ov && !overrideUsable(ov, args[i], err))
     return 2;
   std::string lib = ptxsim::libraryDir();
   if (lib.empty() || !fileExists(lib + "/libcudart.so.13") || !fileExists(lib + "/libcuda.so.1")) {

@@ -712,6 +712,19 @@ CUresult copy3D(const CUDA_MEMCPY3D &p, CUstream s, bool async, bool twoD = fals
             p.dstHeight, dst, dk))
     return CUDA_ERROR_INVALID_VALUE;
   cudaMemcpyKind kind = combine(sk, dk);
+  if (p.Depth > 1) { // every slice before any is written (each 2D copy checks its own)
+    CUresult r = viaRuntime([&]() -> cudaError_t {
+      PTXSIM_LOCK;
+      for (size_t z = 0; z < p.Depth; ++z)
+        if (cudaError_t e = checkCopy2D(ctx, dst + z * p.dstPitch * p.dstHeight, p.dstPitch,
+                                        src + z * p.srcPitch * p.srcHeight, p.srcPitch,
+                                        p.WidthInBytes, p.Height, kind))
+          return e;
+      return cudaSuccess;
+    });
+    if (r)
+      return r;
+  }
   for (size_t z = 0; z < std::max<size_t>(p.Depth, 1); ++z) {
     char *d = dst + z * p.dstPitch * p.dstHeight, *sp = src + z * p.srcPitch * p.srcHeight;
     CUresult r = viaRuntime([&] {
@@ -841,8 +854,11 @@ CUresult fill2D(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t hei
     return CUDA_SUCCESS;
   if (dst % sizeof(T) || pitch % sizeof(T))
     return CUDA_ERROR_INVALID_VALUE;
-  size_t span = pitch * (height - 1) + width * sizeof(T);
-  if (!ctx.engine().memory().valid(uint64_t(dst), span))
+  size_t span, rowBytes;
+  if (__builtin_mul_overflow(pitch, height - 1, &span) ||
+      __builtin_mul_overflow(width, sizeof(T), &rowBytes) ||
+      __builtin_add_overflow(span, rowBytes, &span) ||
+      !ctx.engine().memory().valid(uint64_t(dst), span))
     return CUDA_ERROR_INVALID_VALUE;
   for (size_t y = 0; y < height; ++y) {
     T *row = reinterpret_cast<T *>(dst + y * pitch);

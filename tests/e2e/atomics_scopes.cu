@@ -280,6 +280,12 @@ struct LibState {
 
 __device__ cuda::std::atomic<int> g_atomicCounter(0);  // a statically initialised device atomic
 
+// Constructs the atomic in device memory before libcuxx runs: constructing it inside libcuxx (in
+// one block) would race with the other blocks' fetch_sub, as the blocks run in no set order.
+__global__ void constructAtomic(cuda::std::atomic<long long> *constructed) {
+    new (constructed) cuda::std::atomic<long long>(1000);
+}
+
 __global__ void libcuxx(LibState *s, cuda::std::atomic<long long> *constructed) {
     using cuda::std::memory_order_relaxed;
     using cuda::std::memory_order_acquire;
@@ -288,7 +294,6 @@ __global__ void libcuxx(LibState *s, cuda::std::atomic<long long> *constructed) 
     int t = threadIdx.x, g = blockIdx.x * blockDim.x + t, lane = t % 32, warp = t / 32;
     __shared__ cuda::atomic<int, cuda::thread_scope_block> blockCount;
     if (t == 0) new (&blockCount) cuda::atomic<int, cuda::thread_scope_block>(0);
-    if (g == 0) new (constructed) cuda::std::atomic<long long>(1000);
     __syncthreads();
     blockCount.fetch_add(2, memory_order_relaxed);
 
@@ -354,6 +359,7 @@ static void checkLibcuxx() {
     memset(s, 0, sizeof *s);
     s->minv = ~0ull;
     const int blocks = 3, threads = 128, n = blocks * threads;
+    constructAtomic<<<1, 1>>>(constructed);
     libcuxx<<<blocks, threads>>>(s, constructed);
     CK(cudaDeviceSynchronize());
     long long left = 0;
