@@ -756,13 +756,20 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaEventRecord(n.event, s);
   case NodeKind::EventWait:
     return cudaStreamWaitEvent(s, n.event, 0);
-  case NodeKind::Host:
-    n.host.fn(n.host.userData);
+  case NodeKind::Host: {
+    // queued like cudaLaunchHostFunc: the device executor runs it when the stream gets there
+    PTXSIM_LOCK_ASYNC;
+    Work *w = ctx.newWork();
+    w->kind = Work::Kind::HostFn;
+    w->hostFn = n.host.fn;
+    w->userData = n.host.userData;
+    ctx.submit(w, s);
     return cudaSuccess;
+  }
   case NodeKind::Child:
     return runGraph(*n.child, s);
   case NodeKind::MemAlloc: {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK_ASYNC;
     GraphAlloc &a = g_graphAllocsFn()[n.memPtr];
     if (a.live)
       return cudaErrorInvalidValue; // still allocated from an earlier execution
@@ -775,7 +782,7 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaSuccess;
   }
   case NodeKind::MemFree: {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK_ASYNC;
     auto it = g_graphAllocsFn().find(n.memPtr);
     if (it == g_graphAllocsFn().end() || !it->second.live)
       return cudaErrorInvalidValue; // freed twice: CUDA leaves this undefined
@@ -785,8 +792,8 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaSuccess;
   }
   case NodeKind::Conditional: {
-    // kernels before this node have finished (streams run their work at the call), so the
-    // slot holds the value they set
+    // the lock drains the queue: kernels before this node have finished, so the slot holds
+    // the value they set
     {
       PTXSIM_LOCK;
       if (!g_condHandlesFn().count(n.condHandle))
@@ -817,7 +824,7 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaSuccess;
   }
   case NodeKind::Kernel: {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK_ASYNC;
     void **args = const_cast<void **>(n.argPtrs.data());
     return ctx.launch(n.k, n.grid, n.block, args, n.shmem, s, n.cooperative);
   }
@@ -888,7 +895,7 @@ void assignDefaults(const GraphObj &g) {
 cudaError_t runGraph(const GraphObj &g, cudaStream_t s) {
   std::vector<NodeObj *> order;
   {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK_ASYNC;
     if (!topoOrder(g, order))
       return cudaErrorInvalidValue;
   }
