@@ -305,6 +305,7 @@ private:
   std::condition_variable workCv_, doneCv_, roomCv_;
   Work *head_ = nullptr, *tailItem_ = nullptr, *free_ = nullptr;
   uint64_t submitted_ = 0;
+  uint64_t wakeAt_ = UINT64_MAX; ///< the lowest sequence number a waiter waits for
   std::atomic<uint64_t> completed_{0};
   bool executorStarted_ = false;
   int synchronous_ = -1; ///< PTXSIM_ASYNC=0 or a forked child: work runs at the call

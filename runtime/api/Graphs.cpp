@@ -800,6 +800,7 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
         return cudaErrorInvalidValue; // its slot went with a cudaDeviceReset
     }
     auto value = [&] {
+      PTXSIM_LOCK; // the body's kernels queued before this read have run
       uint32_t v;
       std::memcpy(&v, reinterpret_cast<const void *>(n.condHandle), sizeof v);
       return v;

@@ -14,6 +14,8 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,6 +89,8 @@ uint64_t Context::submit(Work *w, cudaStream_t s) {
     completed_.store(seq, std::memory_order_release);
     w->next = free_;
     free_ = w;
+    wakeAt_ = UINT64_MAX;
+    doneCv_.notify_all(); // another thread may wait for this item
   } else {
     std::unique_lock<std::mutex> l(qmu_);
     // a full queue holds the host back, as CUDA's launch queue does (never the executor: a
@@ -134,7 +138,12 @@ void Context::waitFor(uint64_t seq) {
     if (tOnExecutor)
       return;
     std::unique_lock<std::mutex> l(qmu_);
-    doneCv_.wait(l, [&] { return done(seq); });
+    // the executor wakes waiters only when it reaches the lowest sequence number one waits for
+    // (a wake-up per finished item would cost a context switch per launch)
+    while (!done(seq)) {
+      wakeAt_ = std::min(wakeAt_, seq);
+      doneCv_.wait(l);
+    }
   }
   flushPrintf();
 }
@@ -237,8 +246,12 @@ void Context::executorLoop() {
     completed_.store(w->seq, std::memory_order_release);
     w->next = free_; // recycled with its parameter buffer
     free_ = w;
-    doneCv_.notify_all();
-    roomCv_.notify_all();
+    if (w->seq >= wakeAt_) {
+      wakeAt_ = UINT64_MAX; // each waiter not yet satisfied sets it again
+      doneCv_.notify_all();
+    }
+    if (w->seq + kMaxQueued / 2 >= submitted_)
+      roomCv_.notify_all(); // (a host thread waits for room only with kMaxQueued queued)
   }
 }
 
