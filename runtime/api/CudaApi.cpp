@@ -611,8 +611,11 @@ PTXSIM_API cudaError_t cudaPeekAtLastError() { return lastError(); }
 
 // --- memory -----------------------------------------------------------------------------------
 
+// Allocations wait for queued work: a launch reserves its local memory and parameters in the
+// same arena when it runs, so allocating between queued launches would move their addresses
+// (and timing mode's cycles) with host timing.
 PTXSIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
-  PTXSIM_LOCK_ASYNC_CHECKED;
+  PTXSIM_LOCK_CHECKED;
   return ret(allocate(ctx, devPtr, size, AllocKind::Device));
 }
 
@@ -624,14 +627,14 @@ PTXSIM_API cudaError_t cudaFree(void *devPtr) {
 }
 
 PTXSIM_API cudaError_t cudaMallocHost(void **ptr, size_t size) {
-  PTXSIM_LOCK_ASYNC_CHECKED;
+  PTXSIM_LOCK_CHECKED;
   return ret(allocate(ctx, ptr, size, AllocKind::Host));
 }
 
 PTXSIM_API cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags) {
   if (flags & ~(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_ASYNC_CHECKED;
+  PTXSIM_LOCK_CHECKED;
   return ret(allocate(ctx, ptr, size, AllocKind::Host));
 }
 
@@ -654,7 +657,7 @@ PTXSIM_API cudaError_t cudaFreeHost(void *ptr) {
 PTXSIM_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags) {
   if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_ASYNC_CHECKED;
+  PTXSIM_LOCK_CHECKED;
   if (size == 0)
     return ret(cudaErrorInvalidValue);
   return ret(allocate(ctx, devPtr, size, AllocKind::Managed));
