@@ -1,5 +1,6 @@
 // The documented CUDA runtime API: device queries, memory, copies, symbols, launches, streams,
-// events and errors. Everything executes synchronously at the call.
+// events and errors. Stream work is queued for the device executor (Streams.cpp); the other
+// calls run at the call, after the queued work (PTXSIM_LOCK drains it).
 
 #include "runtime/api/Api.h"
 
@@ -461,7 +462,7 @@ PTXSIM_API cudaError_t cudaSetDeviceFlags(unsigned int flags) {
                            sched != cudaDeviceScheduleBlockingSync))
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_CHECKED;
-  ctx.deviceFlags = flags; // recorded only: every stream runs its work at the call
+  ctx.deviceFlags = flags; // recorded only: how a host thread waits changes no result
   return cudaSuccess;
 }
 
@@ -1510,7 +1511,7 @@ PTXSIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *s
 // queued is not reused: cudaFree waits for queued work first).
 PTXSIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t s) {
   {
-    PTXSIM_LOCK_ASYNC_CHECKED;
+    PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
     if (auto captured = captureMalloc(s, devPtr, size, nullptr)) // Graphs.cpp
@@ -1521,7 +1522,7 @@ PTXSIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t 
 
 PTXSIM_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t s) {
   {
-    PTXSIM_LOCK_ASYNC_CHECKED;
+    PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
     if (auto captured = captureFree(s, devPtr)) // Graphs.cpp

@@ -1,6 +1,6 @@
 // CUDA graphs (explicit construction, instantiation, launch, update), stream capture and memory
-// pools. Every stream runs its work at the call, so a graph launch runs its nodes at once, one
-// at a time, in a deterministic topological order (Kahn's algorithm, ties broken by node
+// pools. A graph launch queues its nodes on the stream (Streams.cpp), one at a time, in a
+// deterministic topological order (Kahn's algorithm, ties broken by node
 // creation order). While a stream captures, the launch and async-copy entry points record their
 // work into the capture graph through the hooks in Graphs.h instead of running it.
 
@@ -769,7 +769,7 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
   case NodeKind::Child:
     return runGraph(*n.child, s);
   case NodeKind::MemAlloc: {
-    PTXSIM_LOCK_ASYNC;
+    PTXSIM_LOCK; // after the work queued before it (a free returns memory to the arena)
     GraphAlloc &a = g_graphAllocsFn()[n.memPtr];
     if (a.live)
       return cudaErrorInvalidValue; // still allocated from an earlier execution
@@ -782,7 +782,7 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaSuccess;
   }
   case NodeKind::MemFree: {
-    PTXSIM_LOCK_ASYNC;
+    PTXSIM_LOCK; // after the work queued before it (a free returns memory to the arena)
     auto it = g_graphAllocsFn().find(n.memPtr);
     if (it == g_graphAllocsFn().end() || !it->second.live)
       return cudaErrorInvalidValue; // freed twice: CUDA leaves this undefined
@@ -1141,7 +1141,7 @@ std::optional<cudaError_t> captureEventRecord(cudaEvent_t e, cudaStream_t s) {
 std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e) {
   auto it = g_capturedEventsFn().find(e);
   if (it == g_capturedEventsFn().end() || it->second.sess->ended)
-    return std::nullopt; // an event outside capture: streams run at the call, nothing to wait on
+    return std::nullopt; // an event outside capture: one queue keeps the order, nothing to wait on
   CapturedEvent &ev = it->second;
   Capture *c = capturing(s);
   if (!c) {

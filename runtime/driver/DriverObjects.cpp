@@ -810,7 +810,7 @@ DRIVER_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p, CUstream s)
 }
 
 // Sets. 8-bit sets are the runtime's; 16- and 32-bit patterns are written here after the same
-// range check (stream-ordered work runs at the call, so the async forms are the same).
+// range check, after the queued work (PTXSIM_LOCK drains it), so the async forms are the same.
 namespace {
 template <class T>
 CUresult fill2D(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t height, CUstream s) {
