@@ -19,6 +19,8 @@ WorkerPool &WorkerPool::instance() {
   return *pool;
 }
 
+void WorkerPool::adoptCurrentThread() { tOnPoolThread = true; }
+
 void WorkerPool::runOffCaller(const std::function<void()> &fn) {
   if (tOnPoolThread || gForked) {
     fn();

@@ -36,6 +36,10 @@ public:
   /// whole pool.
   void runOffCaller(const std::function<void()> &fn);
 
+  /// Marks the calling thread as one of ptxsim's own (the runtime's device executor): its
+  /// runOffCaller calls run at once, as on the service thread.
+  static void adoptCurrentThread();
+
 private:
   WorkerPool() = default;
   void loop(unsigned slot);

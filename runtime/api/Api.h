@@ -39,13 +39,27 @@ inline cudaError_t ret(cudaError_t e, const char *call = __builtin_FUNCTION()) {
 
 } // namespace ptxsim::runtime
 
-/// Opens an API call: the context, locked for the rest of the function.
+/// Opens an API call that may touch device state directly: the context, locked for the rest of
+/// the function, with the stream work queue drained (everything queued before has run).
 #define PTXSIM_LOCK                                                                               \
   ::ptxsim::runtime::Context &ctx = ::ptxsim::runtime::Context::get();                            \
-  std::lock_guard<std::mutex> lock_(ctx.mutex())
+  std::unique_lock<std::mutex> lock_(ctx.mutex());                                                \
+  ctx.drain(lock_)
+
+/// Opens an API call that only queues work or reads host-side objects: the context, locked,
+/// while queued work may still run on the device executor.
+#define PTXSIM_LOCK_ASYNC                                                                         \
+  ::ptxsim::runtime::Context &ctx = ::ptxsim::runtime::Context::get();                            \
+  std::unique_lock<std::mutex> lock_(ctx.mutex())
 
 /// Like PTXSIM_LOCK, and returns the sticky error of a faulted context.
 #define PTXSIM_LOCK_CHECKED                                                                       \
   PTXSIM_LOCK;                                                                                    \
+  if (ctx.sticky() != cudaSuccess)                                                                \
+  return ::ptxsim::runtime::ret(ctx.sticky())
+
+/// Like PTXSIM_LOCK_ASYNC, and returns the sticky error of a faulted context.
+#define PTXSIM_LOCK_ASYNC_CHECKED                                                                 \
+  PTXSIM_LOCK_ASYNC;                                                                              \
   if (ctx.sticky() != cudaSuccess)                                                                \
   return ::ptxsim::runtime::ret(ctx.sticky())

@@ -302,13 +302,15 @@ ptx::exec::Engine &Context::engine() {
       static bool registered = false;
       if (!registered) {
         registered = true;
-        std::atexit([] { Context::get().reportAtExit(); });
+        std::atexit([] {
+          Context &c = Context::get();
+          c.drainAtExit(); // queued work runs before the program ends, then the summary
+          c.reportAtExit();
+        });
       }
-      // Device printf goes to the application's stdout, in order with its own output.
-      engine_->setPrintfSink([](const std::string &s) {
-        std::fwrite(s.data(), 1, s.size(), stdout);
-        std::fflush(stdout);
-      });
+      // Device printf goes to the application's stdout at the next synchronising call, as a
+      // GPU's printf buffer does, so that it comes in order with the host's own output.
+      engine_->setPrintfSink([this](const std::string &s) { appendPrintf(s); });
       // Device-side cudaGetErrorString and cudaDeviceGetAttribute (dynamic parallelism) answer
       // like the host's.
       ptx::exec::DeviceRuntimeHooks hooks;
@@ -690,8 +692,10 @@ cudaError_t Context::ensureLoaded() {
   for (auto &fb : fatbins_) {
     if (fb->unregistered)
       continue;
-    if (!fb->loadTried) // parsing PTX allocates much: off the application's arena
+    if (!fb->loadTried) { // parsing PTX allocates much: off the application's arena
+      drainHeld();          // loading changes the engine's modules: nothing may run meanwhile
       ptx::exec::WorkerPool::instance().runOffCaller([&] { loadModule(*fb); });
+    }
     if (fb->module < 0)
       result = fb->ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
   }
@@ -754,8 +758,8 @@ int Context::maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShare
 
 cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, size_t shmem,
                             cudaStream_t stream, bool cooperative) {
-  if (sticky_)
-    return sticky_;
+  if (cudaError_t st = sticky())
+    return st;
   if (!k)
     return cudaErrorInvalidDeviceFunction;
   if (!k->kernel) {
@@ -802,22 +806,34 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   // Stream capture (Graphs.cpp): a capturing stream records the launch as a graph node.
   if (auto captured = captureKernel(stream, k, grid, block, args, shmem, cooperative))
     return *captured;
-  ptx::exec::LaunchParams lp;
+  Work *w = newWork();
+  w->kind = Work::Kind::Launch;
+  if (w->params.capacity() < kern.paramBytes) // (rare: over 4 KiB of parameters) off our arena
+    ptx::exec::WorkerPool::instance().runOffCaller([&] { w->params.reserve(kern.paramBytes); });
+  w->params.assign(buf.begin(), buf.end());
+  ptx::exec::LaunchParams &lp = w->lp;
+  lp = ptx::exec::LaunchParams();
   lp.kernel = &kern;
   lp.grid = {grid.x, grid.y, grid.z};
   lp.block = {block.x, block.y, block.z};
   lp.dynamicShared = uint32_t(shmem);
-  lp.params = buf.data();
+  lp.params = w->params.data();
   lp.cooperative = cooperative;
   lp.carveoutHint = k->carveout;
-  std::fflush(stdout);
+  submit(w, stream);
+  return cudaSuccess;
+}
+
+void Context::executeLaunch(Work &w) {
+  const ptx::exec::LaunchParams &lp = w.lp;
   // Runs one grid (the host's, or one launched from the device) and records its statistics.
   auto runGrid = [this](const ptx::exec::LaunchParams &q) {
     ptx::exec::LaunchResult r;
     timing::KernelTimingStats ts;
     if (timingMode_) {
-      // on the service thread: the model's allocations stay out of the application's malloc
-      // arena (WorkerPool::run says why); a hand-off costs nothing next to a simulation
+      // off the application's threads (the executor, or the service thread when the queue
+      // runs synchronously): the model's allocations stay out of the application's malloc
+      // arena (WorkerPool::run says why)
       ptx::exec::WorkerPool::instance().runOffCaller([&] {
         sim::KernelRun run = simulator().run(q);
         r = std::move(run.launch);
@@ -864,18 +880,22 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
     simSeconds_ += timingCfg_.launch.kernelGapCycles / (timingCfg_.core.clockMHz * 1e6);
   // Grids the kernel launches from the device (dynamic parallelism) run before this returns.
   ptx::exec::LaunchResult r = engine().launchTree(lp, runGrid);
-  std::fflush(stdout);
   cudaError_t e = launchError(r);
   if (e == cudaSuccess)
-    return cudaSuccess;
+    return;
+  flushPrintf(); // the kernel's output before the message about it
   if (!r.message.empty())
     std::fprintf(stderr, "ptxsim: %s\n", r.message.c_str());
-  if (!isStickyLaunchError(e))
-    return e;
+  if (!isStickyLaunchError(e)) {
+    // a configuration the engine refused when the launch ran: the next synchronising call
+    // returns it (the launch call had returned cudaSuccess)
+    cudaError_t none = cudaSuccess;
+    asyncError_.compare_exchange_strong(none, e);
+    return;
+  }
   // A fault is reported by the next synchronising call, as on hardware; the context stays
   // unusable until cudaDeviceReset.
-  sticky_ = e;
-  return cudaSuccess;
+  setSticky(e);
 }
 
 namespace {
@@ -1114,7 +1134,8 @@ void Context::reset() {
   // process must be terminated and relaunched"), and as an H100 and an H200 do
   // (tools/hw/data/h100-2026-11-26), the calls after cudaDeviceReset of a faulted device return
   // cudaErrorDevicesUnavailable. A reset of a healthy device gives a fresh context.
-  sticky_ = sticky_ != cudaSuccess ? cudaErrorDevicesUnavailable : cudaSuccess;
+  setSticky(sticky() != cudaSuccess ? cudaErrorDevicesUnavailable : cudaSuccess);
+  asyncError_ = cudaSuccess;
   printfFifoBytes = kDefaultPrintfFifo;
   persistingL2Bytes = kDefaultPersistingL2;
   defaultStreamAttrs = StreamAttrs();

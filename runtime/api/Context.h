@@ -4,8 +4,11 @@
 // Contract: there is one simulated device and one context, created lazily by the first CUDA call
 // that needs it and never destroyed (the application's atexit handlers may still call into the
 // runtime after main returns). Every entry point takes the context mutex, so the runtime may be
-// called from several host threads; work executes synchronously at the call, which makes stream
-// and event ordering trivially right. Fat binaries are registered by the application's static
+// called from several host threads. Stream work (launches, async copies and memsets, event
+// records, host functions) is queued and run by one device executor thread in submission order
+// while the host runs on (docs/architecture.md, "Streams"); calls that touch device state
+// directly drain the queue first (PTXSIM_LOCK), the asynchronous ones do not
+// (PTXSIM_LOCK_ASYNC). Fat binaries are registered by the application's static
 // constructors before main; their PTX is loaded into the engine lazily, at the first launch,
 // symbol access or __cudaInitModule, so a program that never touches the device pays nothing.
 //
@@ -21,7 +24,9 @@
 #include <map>
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -89,13 +94,40 @@ struct StreamObj {
   int priority = 0;
   unsigned long long id = 0; ///< cudaStreamGetId: unique over the process's lifetime
   StreamAttrs attrs;
+  uint64_t tail = 0; ///< sequence number of the stream's last queued work (0: none)
 };
 
 struct EventObj {
   unsigned flags = 0;
   bool recorded = false;
-  std::chrono::steady_clock::time_point when;
+  uint64_t recordSeq = 0; ///< the queued record that completes the event (0: none)
+  std::chrono::steady_clock::time_point when; ///< written by the executor at the record
   double simSeconds = 0; ///< simulated time at the record (timing mode)
+};
+
+/// One piece of queued stream work (Streams.cpp). Recycled, never freed: its memory stays
+/// ptxsim's, so it never becomes the application's next malloc with our data in it.
+struct Work {
+  enum class Kind : uint8_t { Launch, Copy, Memset, EventRecord, HostFn, Callback };
+  Kind kind = Kind::Launch;
+  uint64_t seq = 0;
+  Work *next = nullptr;
+  // Launch
+  ptx::exec::LaunchParams lp;
+  std::vector<uint8_t> params;
+  // Copy, Memset
+  void *dst = nullptr;
+  const void *src = nullptr;
+  size_t count = 0;
+  cudaMemcpyKind copyKind = cudaMemcpyDefault;
+  int value = 0;
+  // EventRecord
+  EventObj *event = nullptr;
+  // HostFn, Callback
+  cudaHostFn_t hostFn = nullptr;
+  cudaStreamCallback_t callback = nullptr;
+  void *userData = nullptr;
+  cudaStream_t stream = nullptr;
 };
 
 struct LaunchConfig {
@@ -161,9 +193,34 @@ public:
   cudaError_t launch(KernelEntry *k, dim3 grid, dim3 block, void **args, size_t shmem,
                      cudaStream_t stream, bool cooperative);
 
+  // --- stream work (Streams.cpp) ---
+  /// A recycled work item for submit (call under the mutex).
+  Work *newWork();
+  /// Queues `w` on stream `s` (a valid, non-capturing stream) and returns its sequence number;
+  /// with the queue full (kMaxQueued items), waits for room first. Call under the mutex.
+  uint64_t submit(Work *w, cudaStream_t s);
+  /// The sequence number of the last work queued on `s` (0: none). Call under the mutex.
+  uint64_t streamTail(cudaStream_t s) const;
+  /// True once work `seq` (and everything queued before it) has run.
+  bool done(uint64_t seq) const { return completed_.load(std::memory_order_acquire) >= seq; }
+  /// Waits until work `seq` has run, without the mutex (the executor may need it for a host
+  /// function that calls the runtime); then writes the device's buffered printf output.
+  /// Returns at once on the executor thread (a host function cannot wait for itself).
+  void waitFor(uint64_t seq);
+  /// With `lock` (the mutex) held: waits until the queue is empty and the executor idle,
+  /// releasing the mutex while it waits. On return nothing runs on the device and nothing can
+  /// be queued until the caller unlocks: the caller may touch device state directly.
+  void drain(std::unique_lock<std::mutex> &lock);
+  /// Waits for every queued work (the program's exit: no mutex held).
+  void drainAtExit();
+  /// True on the device executor thread (and in host functions it runs).
+  static bool onExecutor();
+  /// The error a synchronising call returns: sticky, or an asynchronous launch error once.
+  cudaError_t syncError();
+
   // --- errors ---
-  cudaError_t sticky() const { return sticky_; }
-  void setSticky(cudaError_t e) { sticky_ = e; }
+  cudaError_t sticky() const { return sticky_.load(std::memory_order_acquire); }
+  void setSticky(cudaError_t e) { sticky_.store(e, std::memory_order_release); }
   /// Destroys the engine and every allocation, stream and event; registrations stay.
   void reset();
 
@@ -211,8 +268,20 @@ public:
   /// Occupancy: CTAs of `k` with `blockSize` threads that fit on one SM at once.
   int maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShared);
 
+  /// Queued items above which a host thread's submit waits (CUDA's launch queue also fills).
+  static constexpr uint64_t kMaxQueued = 1024;
+
 private:
   Context() = default;
+  /// Runs one work item (on the executor, or at the call when the queue runs synchronously).
+  void execute(Work &w);
+  void executeLaunch(Work &w);
+  void executorLoop();
+  /// Device printf output, written out by the host at synchronising calls as on a GPU.
+  void appendPrintf(const std::string &s);
+  /// drain() for a caller that holds the mutex without a unique_lock of its own.
+  void drainHeld();
+  void flushPrintf();
   void loadModule(FatbinModule &fb);
   void bindSymbols(FatbinModule &fb);
   void bindKernel(KernelEntry &k);
@@ -226,7 +295,23 @@ private:
   std::unordered_map<const void *, std::unique_ptr<KernelEntry>> kernels_; ///< by host stub
   std::unordered_set<const KernelEntry *> kernelHandles_;
   std::unordered_map<const void *, VarEntry> vars_; ///< by host variable address
-  cudaError_t sticky_ = cudaSuccess;
+  std::atomic<cudaError_t> sticky_{cudaSuccess};
+  /// A launch the engine refused at run time (not sticky): returned once by the next
+  /// synchronising call.
+  std::atomic<cudaError_t> asyncError_{cudaSuccess};
+
+  // the work queue: qmu_ guards head_/tailItem_/free_/the thread; completed_ is the last run
+  std::mutex qmu_;
+  std::condition_variable workCv_, doneCv_, roomCv_;
+  Work *head_ = nullptr, *tailItem_ = nullptr, *free_ = nullptr;
+  uint64_t submitted_ = 0;
+  uint64_t wakeAt_ = UINT64_MAX; ///< the lowest sequence number a waiter waits for
+  std::atomic<uint64_t> completed_{0};
+  bool executorStarted_ = false;
+  int synchronous_ = -1; ///< PTXSIM_ASYNC=0 or a forked child: work runs at the call
+  uint64_t legacyTail_ = 0;
+  std::mutex printfMu_;
+  std::string printfBuf_;
   std::vector<int> overrideIds_;
   bool overridesLoaded_ = false;
   /// Override modules (PTXSIM_PTX_OVERRIDE) one of whose kernels named a kernel of the program.

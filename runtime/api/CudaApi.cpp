@@ -1,5 +1,6 @@
 // The documented CUDA runtime API: device queries, memory, copies, symbols, launches, streams,
-// events and errors. Everything executes synchronously at the call.
+// events and errors. Stream work is queued for the device executor (Streams.cpp); the other
+// calls run at the call, after the queued work (PTXSIM_LOCK drains it).
 
 #include "runtime/api/Api.h"
 
@@ -141,13 +142,41 @@ cudaError_t doCopy(Context &ctx, void *dst, const void *src, size_t count, cudaM
   return e;
 }
 
-cudaError_t doMemset(Context &ctx, void *p, int value, size_t count) {
+/// Queues a checked copy between arena pointers on stream `s`.
+cudaError_t queueCopy(Context &ctx, void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                      cudaStream_t s) {
+  if (kind == cudaMemcpyDefault) { // the direction from the pointers' kinds
+    const auto &m = ctx.engine().memory();
+    auto isDevice = [&](const void *p) {
+      const Allocation *a = m.find(addr(p));
+      return a && a->kind == AllocKind::Device;
+    };
+    bool d = isDevice(dst), sd = isDevice(src);
+    kind = d == sd ? (d ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToHost)
+                   : (d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+  }
+  Work *w = ctx.newWork();
+  w->kind = Work::Kind::Copy;
+  w->dst = dst;
+  w->src = src;
+  w->count = count;
+  w->copyKind = kind;
+  ctx.submit(w, s);
+  return cudaSuccess;
+}
+
+/// Queues a checked memset of device memory on stream `s`.
+cudaError_t queueMemset(Context &ctx, void *p, int value, size_t count, cudaStream_t s) {
   if (count == 0)
     return cudaSuccess;
   if (!deviceRange(ctx, p, count))
     return cudaErrorInvalidValue;
-  std::memset(p, value, count);
-  ctx.noteDeviceFill(p, count);
+  Work *w = ctx.newWork();
+  w->kind = Work::Kind::Memset;
+  w->dst = p;
+  w->count = count;
+  w->value = value;
+  ctx.submit(w, s);
   return cudaSuccess;
 }
 
@@ -487,14 +516,14 @@ PTXSIM_API cudaError_t cudaSetDeviceFlags(unsigned int flags) {
                            sched != cudaDeviceScheduleBlockingSync))
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_CHECKED;
-  ctx.deviceFlags = flags; // recorded only: every stream runs its work at the call
+  ctx.deviceFlags = flags; // recorded only: how a host thread waits changes no result
   return cudaSuccess;
 }
 
 PTXSIM_API cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
   if (!flags)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   *flags = ctx.deviceFlags | cudaDeviceMapHost; // host memory is always mappable
   return cudaSuccess;
 }
@@ -504,7 +533,7 @@ PTXSIM_API cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
     return ret(cudaErrorInvalidValue);
   if (device != 0)
     return ret(cudaErrorInvalidDevice);
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   fillProps(ctx, *prop);
   return cudaSuccess;
 }
@@ -514,14 +543,14 @@ PTXSIM_API cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, i
     return ret(cudaErrorInvalidValue);
   if (device != 0)
     return ret(cudaErrorInvalidDevice);
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   *value = attribute(ctx, attr);
   return cudaSuccess;
 }
 
 PTXSIM_API cudaError_t cudaDeviceSynchronize() {
-  PTXSIM_LOCK_CHECKED;
-  return cudaSuccess;
+  PTXSIM_LOCK; // waits for every queued work
+  return ret(ctx.syncError());
 }
 
 // The thread's last error survives the reset, as NVIDIA's runtime keeps it (its static build,
@@ -637,6 +666,9 @@ PTXSIM_API cudaError_t cudaPeekAtLastError() { return lastError(); }
 
 // --- memory -----------------------------------------------------------------------------------
 
+// Allocations wait for queued work: a launch reserves its local memory and parameters in the
+// same arena when it runs, so allocating between queued launches would move their addresses
+// (and timing mode's cycles) with host timing.
 PTXSIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
   PTXSIM_LOCK_CHECKED;
   return ret(allocate(ctx, devPtr, size, AllocKind::Device));
@@ -664,7 +696,7 @@ PTXSIM_API cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags
 PTXSIM_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags) {
   if (!pDevice || flags)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   const Allocation *a = ctx.engine().memory().find(addr(pHost));
   if (!a || a->kind != AllocKind::Host)
     return ret(cudaErrorInvalidValue);
@@ -703,12 +735,25 @@ PTXSIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cuda
 
 PTXSIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                        cudaMemcpyKind kind, cudaStream_t s) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   if (auto captured = captureMemcpy(s, dst, src, count, kind)) // stream capture (Graphs.cpp)
     return ret(*captured);
-  return ret(doCopy(ctx, dst, src, count, kind));
+  // Pageable host memory (anything outside the arena) is copied at the call, as CUDA does:
+  // after the work queued before it (host-to-device: staged before the call returns;
+  // device-to-host: the call returns once the copy is done). Between device, pinned and
+  // managed memory the copy is queued on the stream.
+  const DeviceMemory &mem = ctx.engine().memory();
+  if (!count || !dst || !src || !mem.inArena(addr(dst)) || !mem.inArena(addr(src))) {
+    ctx.drain(lock_);
+    if (ctx.sticky())
+      return ret(ctx.sticky());
+    return ret(doCopy(ctx, dst, src, count, kind));
+  }
+  if (cudaError_t e = checkCopy(ctx, dst, src, count, kind))
+    return ret(e);
+  return ret(queueCopy(ctx, dst, src, count, kind, s));
 }
 
 PTXSIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -729,23 +774,24 @@ PTXSIM_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, s
   return cudaSuccess;
 }
 
+// cudaMemset of device memory is asynchronous with respect to the host (on the legacy stream)
 PTXSIM_API cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
-  PTXSIM_LOCK_CHECKED;
-  return ret(doMemset(ctx, devPtr, value, count));
+  PTXSIM_LOCK_ASYNC_CHECKED;
+  return ret(queueMemset(ctx, devPtr, value, count, nullptr));
 }
 
 PTXSIM_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t s) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   if (auto captured = captureMemset(s, devPtr, value, count)) // stream capture (Graphs.cpp)
     return ret(*captured);
-  return ret(doMemset(ctx, devPtr, value, count));
+  return ret(queueMemset(ctx, devPtr, value, count, s));
 }
 
 PTXSIM_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, cudaMemLocation,
                                             unsigned int, cudaStream_t s) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   const Allocation *a = ctx.engine().memory().find(addr(devPtr));
@@ -857,7 +903,7 @@ PTXSIM_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
 
 PTXSIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                         size_t sharedMem, cudaStream_t s) {
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   KernelEntry *k = ctx.findKernel(func);
   if (!k && !ctx.sticky())
     return ret(Context::unknownFunction(func));
@@ -867,7 +913,7 @@ PTXSIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block,
 PTXSIM_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
                                                    void **args, size_t sharedMem,
                                                    cudaStream_t s) {
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   KernelEntry *k = ctx.findKernel(func);
   if (!k && !ctx.sticky())
     return ret(Context::unknownFunction(func));
@@ -919,7 +965,7 @@ PTXSIM_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, con
     }
   }
   {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK_ASYNC;
     KernelEntry *k = ctx.findKernel(func);
     if (!k && !ctx.sticky())
       return ret(Context::unknownFunction(func));
@@ -944,7 +990,7 @@ PTXSIM_API cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config
 }
 
 PTXSIM_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *func) {
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   if (!kernelPtr)
     return ret(cudaErrorInvalidValue);
   KernelEntry *k = ctx.findKernel(func);
@@ -955,7 +1001,7 @@ PTXSIM_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *func) 
 PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func) {
   if (!attr)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
   if (!k)
     return ret(Context::unknownFunction(func));
@@ -984,7 +1030,7 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
 }
 
 PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
   if (!k)
     return ret(Context::unknownFunction(func));
@@ -1016,7 +1062,7 @@ PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute 
 }
 
 PTXSIM_API cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   return ctx.findKernel(func) ? cudaSuccess : ret(Context::unknownFunction(func));
 }
 
@@ -1024,7 +1070,7 @@ PTXSIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
   if (!numBlocks || blockSize <= 0)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
   if (!k)
     return ret(Context::unknownFunction(func));
@@ -1054,7 +1100,7 @@ PTXSIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned in
                                                     int priority) {
   if (!s || (flags & ~cudaStreamNonBlocking))
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   // out-of-range priorities are clamped to the nearest valid one, as in CUDA
   priority = std::min(kLeastPriority, std::max(kGreatestPriority, priority));
   auto *obj = new StreamObj{flags, priority, g_nextStreamId++, StreamAttrs()};
@@ -1072,7 +1118,7 @@ PTXSIM_API cudaError_t cudaStreamCreate(cudaStream_t *s) {
 }
 
 PTXSIM_API cudaError_t cudaStreamDestroy(cudaStream_t s) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.streams.erase(stream(s)))
     return ret(cudaErrorInvalidResourceHandle);
   captureStreamDestroyed(s); // stream capture (Graphs.cpp)
@@ -1081,21 +1127,33 @@ PTXSIM_API cudaError_t cudaStreamDestroy(cudaStream_t s) {
 }
 
 PTXSIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s) {
-  PTXSIM_LOCK_CHECKED;
-  if (auto captured = captureSyncCall(s)) // a capturing stream cannot synchronize (Graphs.cpp)
-    return ret(*captured);
-  return ctx.validStream(s) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
+  uint64_t tail;
+  Context *c;
+  {
+    PTXSIM_LOCK_ASYNC_CHECKED;
+    if (auto captured = captureSyncCall(s)) // a capturing stream cannot synchronize (Graphs.cpp)
+      return ret(*captured);
+    if (!ctx.validStream(s))
+      return ret(cudaErrorInvalidResourceHandle);
+    tail = ctx.streamTail(s);
+    c = &ctx;
+  }
+  c->waitFor(tail); // without the lock: other threads go on using the runtime
+  return ret(c->syncError());
 }
 
+// cudaErrorNotReady is an answer, not a failure: it is not recorded as the last error
 PTXSIM_API cudaError_t cudaStreamQuery(cudaStream_t s) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (auto captured = captureSyncCall(s)) // a capturing stream cannot synchronize (Graphs.cpp)
     return ret(*captured);
-  return ctx.validStream(s) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  return ctx.done(ctx.streamTail(s)) ? cudaSuccess : cudaErrorNotReady;
 }
 
 PTXSIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s) || !ctx.events.count(event(e)))
     return ret(cudaErrorInvalidResourceHandle);
   if (flags & ~unsigned(cudaEventWaitExternal))
@@ -1111,7 +1169,7 @@ PTXSIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsign
 PTXSIM_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags) {
   if (!flags)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   *flags = ctx.streams.count(stream(s)) ? stream(s)->flags : 0;
@@ -1121,7 +1179,7 @@ PTXSIM_API cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags) {
 PTXSIM_API cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority) {
   if (!priority)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   *priority = ctx.streams.count(stream(s)) ? stream(s)->priority : 0;
@@ -1139,7 +1197,7 @@ PTXSIM_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greates
 PTXSIM_API cudaError_t cudaStreamGetId(cudaStream_t s, unsigned long long *streamId) {
   if (!streamId)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   *streamId = s == nullptr || s == cudaStreamLegacy ? kLegacyStreamId
@@ -1155,7 +1213,7 @@ PTXSIM_API cudaError_t cudaStreamGetId_ptsz(cudaStream_t s, unsigned long long *
 PTXSIM_API cudaError_t cudaStreamGetDevice(cudaStream_t s, int *device) {
   if (!device)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   *device = 0; // the one simulated device
@@ -1177,7 +1235,7 @@ PTXSIM_API cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID a
                                               const cudaStreamAttrValue *value) {
   if (!value)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   StreamAttrs &a = streamAttrs(ctx, s);
@@ -1219,7 +1277,7 @@ PTXSIM_API cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID a
                                               cudaStreamAttrValue *value) {
   if (!value)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   const StreamAttrs &a = streamAttrs(ctx, s);
@@ -1245,7 +1303,7 @@ PTXSIM_API cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID a
 }
 
 PTXSIM_API cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(dst) || !ctx.validStream(src))
     return ret(cudaErrorInvalidResourceHandle);
   streamAttrs(ctx, dst) = streamAttrs(ctx, src);
@@ -1269,13 +1327,18 @@ PTXSIM_API cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
 
 PTXSIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *userData) {
   {
-    PTXSIM_LOCK_CHECKED;
+    PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.validStream(s) || !fn)
       return ret(cudaErrorInvalidValue);
     if (auto captured = captureHostFunc(s, fn, userData)) // stream capture (Graphs.cpp)
       return ret(*captured);
+    // run by the device executor when the stream reaches it, never on the caller's thread
+    Work *w = ctx.newWork();
+    w->kind = Work::Kind::HostFn;
+    w->hostFn = fn;
+    w->userData = userData;
+    ctx.submit(w, s);
   }
-  fn(userData); // outside the lock: the callback may not call CUDA, but may take its own locks
   return cudaSuccess;
 }
 
@@ -1284,7 +1347,7 @@ PTXSIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void 
 PTXSIM_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags) {
   if (!e || (flags & ~(cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess)))
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   auto *obj = new EventObj{};
   obj->flags = flags;
   ctx.events.insert(obj);
@@ -1297,14 +1360,17 @@ PTXSIM_API cudaError_t cudaEventCreate(cudaEvent_t *e) {
 }
 
 PTXSIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.events.count(event(e)) || !ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   if (auto captured = captureEventRecord(e, s)) // stream capture (Graphs.cpp)
     return ret(*captured);
+  // the executor stamps the time (wall and simulated) when the stream reaches the record
+  Work *w = ctx.newWork();
+  w->kind = Work::Kind::EventRecord;
+  w->event = event(e);
   event(e)->recorded = true;
-  event(e)->when = std::chrono::steady_clock::now();
-  event(e)->simSeconds = ctx.simSeconds();
+  event(e)->recordSeq = ctx.submit(w, s);
   return cudaSuccess;
 }
 
@@ -1312,7 +1378,7 @@ PTXSIM_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, u
   if (flags & ~unsigned(cudaEventRecordExternal))
     return ret(cudaErrorInvalidValue);
   if (flags & cudaEventRecordExternal) {
-    PTXSIM_LOCK_CHECKED;
+    PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.events.count(event(e)) || !ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
     if (auto captured = captureEventNode(s, e, true)) // an event record node (Graphs.cpp)
@@ -1322,19 +1388,30 @@ PTXSIM_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, u
 }
 
 PTXSIM_API cudaError_t cudaEventSynchronize(cudaEvent_t e) {
-  PTXSIM_LOCK_CHECKED;
-  return ctx.events.count(event(e)) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
+  uint64_t seq;
+  Context *c;
+  {
+    PTXSIM_LOCK_ASYNC_CHECKED;
+    if (!ctx.events.count(event(e)))
+      return ret(cudaErrorInvalidResourceHandle);
+    seq = event(e)->recordSeq;
+    c = &ctx;
+  }
+  c->waitFor(seq); // without the lock: other threads go on using the runtime
+  return ret(c->syncError());
 }
 
 PTXSIM_API cudaError_t cudaEventQuery(cudaEvent_t e) {
-  PTXSIM_LOCK_CHECKED;
-  return ctx.events.count(event(e)) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
+  PTXSIM_LOCK_ASYNC_CHECKED;
+  if (!ctx.events.count(event(e)))
+    return ret(cudaErrorInvalidResourceHandle);
+  return ctx.done(event(e)->recordSeq) ? cudaSuccess : cudaErrorNotReady;
 }
 
 PTXSIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
   if (!ms)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.events.count(event(start)) || !ctx.events.count(event(end)))
     return ret(cudaErrorInvalidResourceHandle);
   EventObj *a = event(start), *b = event(end);
@@ -1342,6 +1419,8 @@ PTXSIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEv
     return ret(cudaErrorInvalidResourceHandle);
   if (!a->recorded || !b->recorded)
     return ret(cudaErrorInvalidResourceHandle);
+  if (!ctx.done(a->recordSeq) || !ctx.done(b->recordSeq))
+    return ret(cudaErrorNotReady); // a record the device has not reached yet
   // timing mode: simulated time between the records (kernels and copies in between)
   *ms = ctx.timingMode() ? float((b->simSeconds - a->simSeconds) * 1e3)
                          : std::chrono::duration<float, std::milli>(b->when - a->when).count();
@@ -1349,7 +1428,11 @@ PTXSIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEv
 }
 
 PTXSIM_API cudaError_t cudaEventDestroy(cudaEvent_t e) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
+  if (!ctx.events.count(event(e)))
+    return ret(cudaErrorInvalidResourceHandle);
+  if (!ctx.done(event(e)->recordSeq)) // a queued record still writes it
+    ctx.drain(lock_);
   if (!ctx.events.erase(event(e)))
     return ret(cudaErrorInvalidResourceHandle);
   captureEventDestroyed(e); // stream capture (Graphs.cpp)
@@ -1387,9 +1470,11 @@ PTXSIM_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *f, dim3 g, d
   return cudaLaunchCooperativeKernel(f, g, b, a, sh, s);
 }
 PTXSIM_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) {
-  return cudaStreamSynchronize(s);
+  return cudaStreamSynchronize(s ? s : cudaStreamPerThread);
 }
-PTXSIM_API cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) { return cudaStreamQuery(s); }
+PTXSIM_API cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) {
+  return cudaStreamQuery(s ? s : cudaStreamPerThread);
+}
 PTXSIM_API cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int f) {
   return cudaStreamWaitEvent(s, e, f);
 }
@@ -1461,7 +1546,7 @@ PTXSIM_API cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_
 PTXSIM_API cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
                                          size_t height, cudaStream_t s) {
   {
-    PTXSIM_LOCK_CHECKED;
+    PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
     if (auto captured = captureMemset2D(s, devPtr, pitch, value, width, height)) // Graphs.cpp
@@ -1474,7 +1559,7 @@ PTXSIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *s
                                          size_t width, size_t height, cudaMemcpyKind kind,
                                          cudaStream_t s) {
   {
-    PTXSIM_LOCK_CHECKED;
+    PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
     if (auto captured = captureMemcpy2D(s, dst, dpitch, src, spitch, width, height, kind))
@@ -1483,7 +1568,8 @@ PTXSIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *s
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 
-// Stream-ordered allocation: every stream runs in order at the call, so these are the plain calls.
+// Stream-ordered allocation: an allocation is usable at once (the device memory of a kernel still
+// queued is not reused: cudaFree waits for queued work first).
 PTXSIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t s) {
   {
     PTXSIM_LOCK_CHECKED;
@@ -1610,34 +1696,36 @@ PTXSIM_API cudaError_t cudaHostUnregister(void *ptr) {
 }
 
 PTXSIM_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t s, void *, size_t, unsigned int) {
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
   return cudaSuccess;
 }
 
-// Stream callbacks run when the stream reaches them: at once, since streams run at the call.
+// Stream callbacks run on the device executor when the stream reaches them, with the device's
+// status then (a fault's error after a fault).
 PTXSIM_API cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *userData,
                                              unsigned int flags) {
   if (!cb || flags != 0)
     return ret(cudaErrorInvalidValue);
-  cudaError_t status;
-  {
-    PTXSIM_LOCK;
-    if (!ctx.validStream(s))
-      return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = captureSyncCall(s)) // not capturable, as in CUDA (Graphs.cpp)
-      return ret(*captured);
-    status = ctx.sticky();
-  }
-  cb(s, status, userData);
+  PTXSIM_LOCK_ASYNC;
+  if (!ctx.validStream(s))
+    return ret(cudaErrorInvalidResourceHandle);
+  if (auto captured = captureSyncCall(s)) // not capturable, as in CUDA (Graphs.cpp)
+    return ret(*captured);
+  Work *w = ctx.newWork();
+  w->kind = Work::Kind::Callback;
+  w->callback = cb;
+  w->userData = userData;
+  w->stream = s;
+  ctx.submit(w, s);
   return cudaSuccess;
 }
 
 PTXSIM_API cudaError_t cudaFuncGetName(const char **name, const void *func) {
   if (!name)
     return ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK_CHECKED;
+  PTXSIM_LOCK_ASYNC_CHECKED;
   KernelEntry *k = ctx.findKernel(func);
   if (!k)
     return ret(Context::unknownFunction(func));

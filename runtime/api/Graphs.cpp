@@ -1,6 +1,6 @@
 // CUDA graphs (explicit construction, instantiation, launch, update), stream capture and memory
-// pools. Every stream runs its work at the call, so a graph launch runs its nodes at once, one
-// at a time, in a deterministic topological order (Kahn's algorithm, ties broken by node
+// pools. A graph launch queues its nodes on the stream (Streams.cpp), one at a time, in a
+// deterministic topological order (Kahn's algorithm, ties broken by node
 // creation order). While a stream captures, the launch and async-copy entry points record their
 // work into the capture graph through the hooks in Graphs.h instead of running it.
 
@@ -756,13 +756,20 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaEventRecord(n.event, s);
   case NodeKind::EventWait:
     return cudaStreamWaitEvent(s, n.event, 0);
-  case NodeKind::Host:
-    n.host.fn(n.host.userData);
+  case NodeKind::Host: {
+    // queued like cudaLaunchHostFunc: the device executor runs it when the stream gets there
+    PTXSIM_LOCK_ASYNC;
+    Work *w = ctx.newWork();
+    w->kind = Work::Kind::HostFn;
+    w->hostFn = n.host.fn;
+    w->userData = n.host.userData;
+    ctx.submit(w, s);
     return cudaSuccess;
+  }
   case NodeKind::Child:
     return runGraph(*n.child, s);
   case NodeKind::MemAlloc: {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK; // after the work queued before it (a free returns memory to the arena)
     GraphAlloc &a = g_graphAllocsFn()[n.memPtr];
     if (a.live)
       return cudaErrorInvalidValue; // still allocated from an earlier execution
@@ -775,7 +782,7 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaSuccess;
   }
   case NodeKind::MemFree: {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK; // after the work queued before it (a free returns memory to the arena)
     auto it = g_graphAllocsFn().find(n.memPtr);
     if (it == g_graphAllocsFn().end() || !it->second.live)
       return cudaErrorInvalidValue; // freed twice: CUDA leaves this undefined
@@ -785,14 +792,15 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaSuccess;
   }
   case NodeKind::Conditional: {
-    // kernels before this node have finished (streams run their work at the call), so the
-    // slot holds the value they set
+    // the lock drains the queue: kernels before this node have finished, so the slot holds
+    // the value they set
     {
       PTXSIM_LOCK;
       if (!g_condHandlesFn().count(n.condHandle))
         return cudaErrorInvalidValue; // its slot went with a cudaDeviceReset
     }
     auto value = [&] {
+      PTXSIM_LOCK; // the body's kernels queued before this read have run
       uint32_t v;
       std::memcpy(&v, reinterpret_cast<const void *>(n.condHandle), sizeof v);
       return v;
@@ -817,7 +825,7 @@ cudaError_t runNode(const NodeObj &n, cudaStream_t s) {
     return cudaSuccess;
   }
   case NodeKind::Kernel: {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK_ASYNC;
     void **args = const_cast<void **>(n.argPtrs.data());
     return ctx.launch(n.k, n.grid, n.block, args, n.shmem, s, n.cooperative);
   }
@@ -888,7 +896,7 @@ void assignDefaults(const GraphObj &g) {
 cudaError_t runGraph(const GraphObj &g, cudaStream_t s) {
   std::vector<NodeObj *> order;
   {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK_ASYNC;
     if (!topoOrder(g, order))
       return cudaErrorInvalidValue;
   }
@@ -1133,7 +1141,7 @@ std::optional<cudaError_t> captureEventRecord(cudaEvent_t e, cudaStream_t s) {
 std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e) {
   auto it = g_capturedEventsFn().find(e);
   if (it == g_capturedEventsFn().end() || it->second.sess->ended)
-    return std::nullopt; // an event outside capture: streams run at the call, nothing to wait on
+    return std::nullopt; // an event outside capture: one queue keeps the order, nothing to wait on
   CapturedEvent &ev = it->second;
   Capture *c = capturing(s);
   if (!c) {

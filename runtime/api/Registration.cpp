@@ -98,7 +98,7 @@ PTXSIM_API cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
 }
 
 PTXSIM_API cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func) {
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   if (!kernel)
     return ret(cudaErrorInvalidValue);
   KernelEntry *k = ctx.findKernel(func);
@@ -108,7 +108,7 @@ PTXSIM_API cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func) {
 
 PTXSIM_API cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                           void **args, size_t sharedMem, cudaStream_t stream) {
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   KernelEntry *k = kernel ? ctx.findKernel(kernel) : nullptr;
   return ret(ctx.launch(k, gridDim, blockDim, args, sharedMem, stream, false));
 }

@@ -1023,7 +1023,7 @@ DRIVER_API cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
 DRIVER_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr) {
   if (!functionPtr)
     return ptxsim::runtime::ret(cudaErrorInvalidValue);
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   KernelEntry *k = symbolPtr ? ctx.findKernel(symbolPtr) : nullptr;
   if (!k)
     return ptxsim::runtime::ret(cudaErrorInvalidDeviceFunction);

@@ -101,7 +101,7 @@ DRIVER_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule module, const ch
   DRIVER_TRACE();
   if (!f || !name)
     return CUDA_ERROR_INVALID_VALUE;
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   if (!ctx.validModule(mod(module)))
     return CUDA_ERROR_INVALID_HANDLE;
   if (cudaError_t e = ctx.ensureModule(mod(module)))
@@ -118,7 +118,7 @@ DRIVER_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmod
   DRIVER_TRACE();
   if (!name)
     return CUDA_ERROR_INVALID_VALUE;
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   if (!ctx.validModule(mod(module)))
     return CUDA_ERROR_INVALID_HANDLE;
   if (cudaError_t e = ctx.ensureModule(mod(module)))
@@ -164,7 +164,7 @@ DRIVER_API CUresult cuLibraryGetModule(CUmodule *module, CUlibrary library) {
   DRIVER_TRACE();
   if (!module)
     return CUDA_ERROR_INVALID_VALUE;
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   if (!ctx.validModule(mod(library)))
     return CUDA_ERROR_INVALID_HANDLE;
   *module = reinterpret_cast<CUmodule>(library);
@@ -193,7 +193,7 @@ DRIVER_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel kernel) {
   DRIVER_TRACE();
   if (!f)
     return CUDA_ERROR_INVALID_VALUE;
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   if (!ctx.findKernel(kernel))
     return kNotAFunction;
   *f = reinterpret_cast<CUfunction>(kernel); // one device, one context: the same object
@@ -204,7 +204,7 @@ DRIVER_API CUresult cuKernelGetLibrary(CUlibrary *library, CUkernel kernel) {
   DRIVER_TRACE();
   if (!library)
     return CUDA_ERROR_INVALID_VALUE;
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   KernelEntry *k = ctx.findKernel(kernel);
   if (!k)
     return kNotAFunction;
@@ -261,7 +261,7 @@ DRIVER_API CUresult cuFuncSetCacheConfig(CUfunction f, CUfunc_cache config) {
 
 DRIVER_API CUresult cuFuncSetSharedMemConfig(CUfunction f, CUsharedconfig) {
   DRIVER_TRACE();
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   return ctx.findKernel(f) ? CUDA_SUCCESS : kNotAFunction;
 }
 
@@ -292,7 +292,7 @@ namespace {
 CUresult functionName(const char **name, const void *f) {
   if (!name)
     return CUDA_ERROR_INVALID_VALUE;
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   KernelEntry *k = ctx.findKernel(f);
   if (!k)
     return kNotAFunction;
@@ -301,7 +301,7 @@ CUresult functionName(const char **name, const void *f) {
 }
 
 CUresult paramInfo(const void *f, size_t index, size_t *offset, size_t *size) {
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   KernelEntry *k = liveKernel(ctx, f);
   if (!k)
     return kNotAFunction;
@@ -344,7 +344,7 @@ DRIVER_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction f) 
   DRIVER_TRACE();
   if (!state)
     return CUDA_ERROR_INVALID_VALUE;
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   if (!ctx.findKernel(f))
     return kNotAFunction;
   *state = CU_FUNCTION_LOADING_STATE_LOADED;
@@ -353,7 +353,7 @@ DRIVER_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction f) 
 
 DRIVER_API CUresult cuFuncLoad(CUfunction f) {
   DRIVER_TRACE();
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   return ctx.findKernel(f) ? CUDA_SUCCESS : kNotAFunction;
 }
 
@@ -394,7 +394,7 @@ CUresult launchArgs(Context &ctx, KernelEntry *k, void **params, void **extra,
 
 CUresult launch(CUfunction f, dim3 grid, dim3 block, unsigned shmem, CUstream s, void **params,
                 void **extra, bool cooperative) {
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   KernelEntry *k = f ? ctx.findKernel(f) : nullptr;
   if (!k)
     return kNotAFunction;
@@ -428,7 +428,7 @@ DRIVER_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
   std::vector<void *> storage;
   void **args;
   {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK_ASYNC;
     KernelEntry *k = f ? ctx.findKernel(f) : nullptr;
     if (!k)
       return kNotAFunction;
@@ -534,7 +534,7 @@ DRIVER_API CUresult cuMemGetInfo_v2(size_t *freeBytes, size_t *total) {
 
 DRIVER_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr dptr) {
   DRIVER_TRACE();
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   ptxsim::ptx::exec::Allocation a;
   if (!ctx.engine().memory().lookup(uint64_t(dptr), a))
     return CUDA_ERROR_NOT_FOUND;
@@ -600,7 +600,7 @@ DRIVER_API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute
 DRIVER_API CUresult cuMemPrefetchAsync_v2(CUdeviceptr, size_t, CUmemLocation, unsigned int,
                                           CUstream s) {
   DRIVER_TRACE();
-  PTXSIM_LOCK;
+  PTXSIM_LOCK_ASYNC;
   return ctx.validStream(stream(s)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
@@ -823,7 +823,7 @@ DRIVER_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p, CUstream s)
 }
 
 // Sets. 8-bit sets are the runtime's; 16- and 32-bit patterns are written here after the same
-// range check (stream-ordered work runs at the call, so the async forms are the same).
+// range check, after the queued work (PTXSIM_LOCK drains it), so the async forms are the same.
 namespace {
 template <class T>
 CUresult fill2D(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t height, CUstream s) {
@@ -1069,7 +1069,7 @@ DRIVER_API CUresult cuStreamGetCtx(CUstream s, CUcontext *pctx) {
   if (!pctx)
     return CUDA_ERROR_INVALID_VALUE;
   {
-    PTXSIM_LOCK;
+    PTXSIM_LOCK_ASYNC;
     if (!ctx.validStream(stream(s)))
       return CUDA_ERROR_INVALID_HANDLE;
   }
