@@ -23,7 +23,7 @@ def hashes(text):
     out = {}
     for line in text.splitlines():
         p = line.rsplit(" ", 2)
-        if len(p) == 3 and p[1].isdigit():
+        if len(p) == 3 and p[1].isdigit() and len(p[2]) == 8:
             out.setdefault(p[0], {})[int(p[1])] = p[2]
     return out
 
@@ -34,6 +34,7 @@ def main():
     ap.add_argument("--nvcc", default="nvcc")
     ap.add_argument("--work", required=True)
     a = ap.parse_args()
+    a.ptxsim = os.path.abspath(a.ptxsim)
     os.makedirs(a.work, exist_ok=True)
     exe = os.path.join(a.work, "math_bits")
     src = os.path.join(ROOT, "tools", "hw", "probes", "math_bits.cu")
