@@ -59,6 +59,9 @@ struct EngineConfig {
   /// add, shift or multiply before it: IADD3, LEA, IMAD; ptx/exec/Schedule.h, fuseSassPairs) for
   /// the timing model (-ptxsim_fuse_pairs). Results are unchanged.
   bool fusePairs = false;
+  /// Mark scalar shared loads that ptxas merges into one LDS.64/LDS.128 (ptx/exec/Schedule.h,
+  /// mergeSharedLoads) for the timing model (-ptxsim_merge_shared_loads). Results are unchanged.
+  bool mergeSharedLoads = false;
 };
 
 /// A `.global` or `.const` variable (or kernel) visible to the host.
