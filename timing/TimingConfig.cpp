@@ -573,6 +573,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "result only it reads, as ptxas merges them into one SASS instruction (IADD3, LEA, "
            "IMAD, IMAD.WIDE): one issue slot and one latency for the pair (results are "
            "unchanged)");
+  opts.add("-ptxsim_merge_shared_loads", &c.mergeSharedLoads,
+           "time 2 or 4 scalar 32-bit shared-memory loads from one base register at consecutive "
+           "offsets of an aligned 8- or 16-byte chunk as one LDS.64/LDS.128, as ptxas merges "
+           "them: the first carries the whole vector's bank cycles, the others take no bank or "
+           "LD/ST issue cycle (results are unchanged)");
   opts.add("-ptxsim_one_cta_per_sm", &c.oneCtaPerSm,
            "at most one CTA per SM whatever the occupancy allows (SPU comparisons)");
 
@@ -947,6 +952,10 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "like -ptxsim_l2_atomic_same_addr_cycles for compare-and-swap (atom.cas); 0: the "
            "same as other atomics")
       .range(0, 1e4);
+  opts.add("-ptxsim_l2_atomic_float_same_addr_cycles", &cfg.mem.l2AtomicFloatSameAddrCycles,
+           "like -ptxsim_l2_atomic_same_addr_cycles for floating-point add, min and max; 0: the "
+           "same as other atomics")
+      .range(0, 1e4);
   opts.add("-ptxsim_l2_atomic_lane_cycles", &cfg.mem.l2AtomicLaneCycles,
            "L2 cycles the atomic unit spends per other lane of an atomic request")
       .range(0, 1e4);
@@ -1298,6 +1307,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.boolean("oneCtaPerSm", c.oneCtaPerSm);
   j.boolean("scheduleLoads", c.scheduleLoads);
   j.boolean("fusePairs", c.fusePairs);
+  j.boolean("mergeSharedLoads", c.mergeSharedLoads);
   j.num("schedulersPerSm", c.schedulersPerSm);
   j.str("scheduler", c.scheduler);
   j.num("issueWidth", c.issueWidth);
@@ -1388,6 +1398,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("dramExtraLatency", cfg.dram.extraLatency);
   j.dbl("l2AtomicSameAddrCycles", cfg.mem.l2AtomicSameAddrCycles);
   j.dbl("l2AtomicCasSameAddrCycles", cfg.mem.l2AtomicCasSameAddrCycles);
+  j.dbl("l2AtomicFloatSameAddrCycles", cfg.mem.l2AtomicFloatSameAddrCycles);
   j.dbl("l2AtomicLaneCycles", cfg.mem.l2AtomicLaneCycles);
   j.num("sharedAtomicSameAddrCycles", cfg.mem.sharedAtomicSameAddrCycles);
   j.num("sharedFloatAtomicCycles", cfg.mem.sharedFloatAtomicCycles);

@@ -63,6 +63,8 @@ struct CoreConfig {
   bool scheduleLoads = false;
   /// Pairs that ptxas merges into one SASS instruction issue as one (ptx/exec/Schedule.h).
   bool fusePairs = false;
+  /// Scalar shared loads ptxas merges into LDS.64/LDS.128 are timed as one (ptx/exec/Schedule.h).
+  bool mergeSharedLoads = false;
   uint32_t schedulersPerSm = 2;
   std::string scheduler = "gto";     ///< lrr | gto | two_level | ccws
   /// Lane scheduling of the functional executor: auto | its | ipdom (ptx::exec::SimtMode);
@@ -143,6 +145,8 @@ struct MemoryConfig {
   double l2AtomicSameAddrCycles = 0, l2AtomicLaneCycles = 0;
   /// atom.cas lanes on the busiest address, instead of l2AtomicSameAddrCycles (0: the same).
   double l2AtomicCasSameAddrCycles = 0;
+  /// f32/f64 add/min/max lanes on the busiest address, instead of l2AtomicSameAddrCycles (0: the same).
+  double l2AtomicFloatSameAddrCycles = 0;
   /// Shared-memory atomics: extra cycles per additional lane on one address (serialized).
   uint32_t sharedAtomicSameAddrCycles = 0;
   /// Shared-memory float atomics (f32/f64 add/min/max) are compare-and-swap loops on the H100:

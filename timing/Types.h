@@ -44,6 +44,7 @@ struct MemRequest {
   uint8_t atomicLanes = 0;    ///< atomics: lanes this request updates
   uint8_t atomicSameAddr = 0; ///< atomics: the most lanes on one address (serialized at the L2)
   bool atomicCas = false;     ///< atomics: a compare-and-swap
+  bool atomicFloat = false;   ///< atomics: a floating-point add, min or max
   MemSpaceKind space = MemSpaceKind::Global;
   uint32_t sm = 0;         ///< issuing SM
   uint32_t warp = 0;       ///< issuing warp slot within the SM (for CCWS and statistics)

@@ -62,6 +62,9 @@ struct EngineConfig {
   /// Host seconds a launch (with the grids it launches from the device) may run before it is
   /// stopped with LaunchStatus::Timeout (the runtime's PTXSIM_KERNEL_TIMEOUT; 0: no limit).
   double kernelTimeoutSeconds = 0;
+  /// Mark scalar shared loads that ptxas merges into one LDS.64/LDS.128 (ptx/exec/Schedule.h,
+  /// mergeSharedLoads) for the timing model (-ptxsim_merge_shared_loads). Results are unchanged.
+  bool mergeSharedLoads = false;
 };
 
 /// A `.global` or `.const` variable (or kernel) visible to the host.

@@ -10,6 +10,7 @@
 #include "ptx/sema/OpcodeTable.h"
 
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <unordered_set>
 
@@ -116,6 +117,152 @@ struct ModuleLowering {
   std::unordered_map<std::string_view, uint64_t> funcShared; ///< shared placed for all functions
   uint64_t funcSharedBytes = 0;
 };
+
+namespace {
+
+/// Names an operand mentions (registers of composite operands and addresses too).
+void operandNames(const Operand &o, std::vector<std::string_view> &out) {
+  if (o.kind == Operand::Kind::Reg)
+    out.push_back(o.name);
+  for (const Operand &e : o.elems)
+    operandNames(e, out);
+}
+
+bool isContractibleMul(std::string_view t) { return t == "mul.f32" || t == "mul.ftz.f32"; }
+bool isContractibleAdd(std::string_view t) { return t == "add.f32" || t == "add.ftz.f32"; }
+bool isControl(std::string_view t) {
+  for (std::string_view p : {"bra", "brx", "call", "ret", "exit", "trap"})
+    if (t.substr(0, p.size()) == p)
+      return true;
+  return false;
+}
+
+} // namespace
+
+/// Floating-point contraction as ptxas does it: a `mul.f32` and an `add.f32` without rounding
+/// modifiers (which the PTX ISA lets the code generator fuse) become one FFMA when the add reads
+/// the product and nothing else does. On an H200 the inline-PTX pair `mul.f32 t, a, b;
+/// add.f32 d, t, c` gives fma.rn's bits on all 262,144 inputs of tools/hw/probes/math_bits.cu
+/// (38,489 of them differ from the two rounded steps; the SASS is one FFMA), while `mul.rn` and
+/// `add.rn` stay two instructions. Returned per AST instruction: the index of the mul an add
+/// absorbs, or -1. The pair must sit in one straight run of instructions of one scope, unguarded,
+/// with the same .ftz, the product read only by the add (counted over the whole function) and
+/// neither factor written in between; an add of two such products is left alone (which one
+/// ptxas would fuse is not known). Only the result changes: the mul still executes.
+std::vector<int32_t> findContractedAdds(const Function &af) {
+  std::vector<int32_t> fuse(af.instrs.size(), -1);
+  // Mentions of each register, per declaring scope: inline PTX blocks (`{ .reg .f32 t; ... }`)
+  // reuse names, so a name counts in the innermost enclosing scope that declares it (0: the
+  // function's). `scopeOf[i]`: the chain of scopes of instruction i, innermost last.
+  std::vector<std::vector<uint32_t>> chainOf(af.instrs.size());
+  std::vector<std::unordered_map<std::string_view, bool>> declared(1);
+  {
+    std::vector<uint32_t> chain{0};
+    for (const Statement &st : af.body) {
+      if (st.kind == Statement::Kind::ScopeBegin) {
+        chain.push_back((uint32_t)declared.size());
+        declared.emplace_back();
+      } else if (st.kind == Statement::Kind::ScopeEnd) {
+        if (chain.size() > 1)
+          chain.pop_back();
+      } else if (st.kind == Statement::Kind::Decl && chain.size() > 1) {
+        const VarDecl &d = af.decls[st.index];
+        if (!d.isRange)
+          declared[chain.back()][d.name] = true;
+      } else if (st.kind == Statement::Kind::Instr) {
+        chainOf[st.index] = chain;
+      }
+    }
+  }
+  auto scopeOf = [&](uint32_t instr, std::string_view name) -> uint32_t {
+    const std::vector<uint32_t> &c = chainOf[instr];
+    for (size_t k = c.size(); k-- > 1;)
+      if (declared[c[k]].count(name))
+        return c[k];
+    return 0;
+  };
+  std::map<std::pair<uint32_t, std::string_view>, uint32_t> mentions;
+  std::vector<std::string_view> names;
+  for (uint32_t i = 0; i < af.instrs.size(); ++i)
+    for (const Operand &o : af.instrs[i].operands) {
+      names.clear();
+      operandNames(o, names);
+      for (std::string_view n : names)
+        ++mentions[{scopeOf(i, n), n}];
+    }
+  auto mentionsOf = [&](uint32_t instr, std::string_view name) {
+    auto it = mentions.find({scopeOf(instr, name), name});
+    return it == mentions.end() ? 0u : it->second;
+  };
+  constexpr size_t kWindow = 64; // statements searched after a mul for its add
+  for (size_t s = 0; s < af.body.size(); ++s) {
+    if (af.body[s].kind != Statement::Kind::Instr)
+      continue;
+    const uint32_t mi = af.body[s].index;
+    const Instruction &mul = af.instrs[mi];
+    if (!isContractibleMul(mul.text) || !mul.guard.empty() || mul.operands.size() != 3 ||
+        mul.operands[0].kind != Operand::Kind::Reg)
+      continue;
+    std::string_view t = mul.operands[0].name;
+    if (mentionsOf(mi, t) != 2)
+      continue; // written or read elsewhere
+    std::vector<std::string_view> factors;
+    operandNames(mul.operands[1], factors);
+    operandNames(mul.operands[2], factors);
+    for (size_t k = s + 1; k < af.body.size() && k <= s + kWindow; ++k) {
+      if (af.body[k].kind != Statement::Kind::Instr)
+        break; // label, scope or declaration: another block or scope
+      const uint32_t ai = af.body[k].index;
+      const Instruction &in = af.instrs[ai];
+      bool reads = false;
+      for (size_t i = 1; i < in.operands.size(); ++i) {
+        names.clear();
+        operandNames(in.operands[i], names);
+        for (std::string_view n : names)
+          reads |= n == t;
+      }
+      if (reads) {
+        const bool ftzMul = mul.text.find(".ftz") != std::string_view::npos;
+        const bool ftzAdd = in.text.find(".ftz") != std::string_view::npos;
+        if (isContractibleAdd(in.text) && in.guard.empty() && ftzMul == ftzAdd && in.operands.size() == 3 &&
+            !(in.operands[1].kind == Operand::Kind::Reg && in.operands[2].kind == Operand::Kind::Reg &&
+              in.operands[1].name == in.operands[2].name))
+          fuse[ai] = (int32_t)mi;
+        break;
+      }
+      if (isControl(in.text))
+        break;
+      if (!in.operands.empty()) {
+        names.clear();
+        operandNames(in.operands[0], names);
+        bool clobbers = false;
+        for (std::string_view n : names)
+          for (std::string_view f : factors)
+            clobbers |= n == f;
+        if (clobbers)
+          break;
+      }
+    }
+  }
+  // an add of two contractible products: leave both unfused
+  std::map<std::pair<uint32_t, std::string_view>, bool> products;
+  for (uint32_t i = 0; i < af.instrs.size(); ++i) {
+    const Instruction &in = af.instrs[i];
+    if (isContractibleMul(in.text) && !in.operands.empty() && in.operands[0].kind == Operand::Kind::Reg &&
+        mentionsOf(i, in.operands[0].name) == 2)
+      products[{scopeOf(i, in.operands[0].name), in.operands[0].name}] = true;
+  }
+  for (uint32_t i = 0; i < fuse.size(); ++i)
+    if (fuse[i] >= 0) {
+      const Instruction &in = af.instrs[i];
+      auto isProduct = [&](const Operand &o) {
+        return o.kind == Operand::Kind::Reg && products.count({scopeOf(i, o.name), o.name});
+      };
+      if (isProduct(in.operands[1]) && isProduct(in.operands[2]))
+        fuse[i] = -1;
+    }
+  return fuse;
+}
 
 class FunctionLowering {
 public:
@@ -371,6 +518,7 @@ void FunctionLowering::run() {
 
   std::vector<uint32_t> astToPc(af_.instrs.size() + 1, 0);
   out_.numPreds = std::max<uint32_t>(out_.numPreds, 2);
+  const std::vector<int32_t> contracted = findContractedAdds(af_);
   for (const Statement &st : af_.body) {
     switch (st.kind) {
     case Statement::Kind::Decl:
@@ -389,6 +537,7 @@ void FunctionLowering::run() {
       astToPc[st.index] = (uint32_t)out_.code.size();
       cur_ = &ai;
       ctx_.ai_ = &ai;
+      ctx_.fusedMul_ = contracted[st.index] >= 0 ? &af_.instrs[contracted[st.index]] : nullptr;
       LowerFn fn = findLowering(ai.opcode);
       size_t before = out_.code.size();
       if (!fn)
@@ -440,6 +589,8 @@ void FunctionLowering::run() {
         out_.reconv[pc] = rpc;
     }
     assignSassRoles(out_, af_, astToPc); // (for the timing model's latencies too)
+    if (ml_.cfg.mergeSharedLoads)
+      mergeSharedLoads(out_, af_, cfg, astToPc); // (before the scheduler moves them)
     if (ml_.cfg.scheduleLoads)
       scheduleLoadsEarly(out_, af_, cfg, astToPc);
     if (ml_.cfg.fusePairs)

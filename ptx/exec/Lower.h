@@ -106,6 +106,9 @@ public:
   ir::Function &fn();
   FunctionLowering &lowering() { return fl_; }
   const Instruction *ai_ = nullptr;
+  /// Set while lowering an `add.f32` that ptxas contracts with the `mul.f32` producing one of its
+  /// operands (findContractedAdds): that mul; the add is then lowered as fma.rn.f32.
+  const Instruction *fusedMul_ = nullptr;
 
 private:
   FunctionLowering &fl_;

@@ -682,6 +682,22 @@ bool lowerFloatArith(LowerCtx &c, FArith op) {
   ir::ExecFn fn = nullptr;
   unsigned n = 1;
   OpClass cls = fcls;
+  if (op == FArith::Add && c.fusedMul_ && !f64) {
+    // contracted with the mul that produced one operand (Lower.cpp, findContractedAdds)
+    const Instruction &mul = *c.fusedMul_;
+    const Operand &other = c.op(1).kind == Operand::Kind::Reg && c.op(1).name == mul.operands[0].name ? c.op(2) : c.op(1);
+    ir::Opnd s0 = c.src(mul.operands[1], t), s1 = c.src(mul.operands[2], t), s2 = c.src(other, t);
+    uint32_t d = c.dst(c.op(0));
+    ir::Inst &in = c.emit(pickFma(false, Rnd::RN, mods), fcls);
+    in.dst[0] = d;
+    in.ndst = 1;
+    in.src[0] = s0;
+    in.src[1] = s1;
+    in.src[2] = s2;
+    in.nsrc = 3;
+    in.flags = ftz ? kFtz : 0;
+    return true;
+  }
   switch (op) {
   case FArith::Add: fn = pickF<BinH, AddO>(f64, r, mods); n = 2; break;
   case FArith::Sub: fn = pickF<BinH, SubO>(f64, r, mods); n = 2; break;

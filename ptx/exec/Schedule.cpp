@@ -1,5 +1,7 @@
 #include "ptx/exec/Schedule.h"
 
+#include <unordered_map>
+
 #include <algorithm>
 #include <string_view>
 
@@ -215,6 +217,153 @@ void fuseSassPairs(ir::Function &fn, const Cfg &cfg, const std::vector<uint32_t>
       a.hints |= ir::Inst::kHintFusedIntoNext;
       ++pc; // the second one is complete: it absorbs nothing more and is folded into nothing
     }
+  }
+}
+
+namespace {
+
+bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+uint32_t lowBit(uint64_t v) { return v ? uint32_t(std::min<uint64_t>(v & (~v + 1), 16)) : 16; }
+
+bool isSharedScalarLoad(const Instruction &in) {
+  return in.text == "ld.shared.f32" || in.text == "ld.shared.u32" || in.text == "ld.shared.b32" ||
+         in.text == "ld.shared.s32";
+}
+
+/// Instructions a merge may not cross: memory writes, barriers, fences, control, calls.
+bool endsGroups(const Instruction &in) {
+  for (std::string_view p : {"st", "atom", "red", "bar", "membar", "fence", "bra", "brx", "call", "ret", "exit",
+                             "cp", "mbarrier", "wmma", "mma", "ldmatrix", "stmatrix", "trap", "ld.volatile"})
+    if (startsWith(in.text, p))
+      return true;
+  return false;
+}
+
+} // namespace
+
+void mergeSharedLoads(ir::Function &fn, const Function &ast, const Cfg &cfg, const std::vector<uint32_t> &astToPc) {
+  // known byte alignment (1..16) of each register: the minimum over its definitions, iterated
+  // from 16 down to a fixed point; registers nothing defines (special registers) are 1
+  std::unordered_map<std::string_view, uint32_t> align;
+  for (const Instruction &in : ast.instrs)
+    if (!in.operands.empty() && in.operands[0].kind == Operand::Kind::Reg)
+      align[in.operands[0].name] = 16;
+  auto of = [&](const Operand &o) -> uint32_t {
+    if (o.kind == Operand::Kind::Imm)
+      return lowBit(uint64_t(o.ival));
+    if (o.kind != Operand::Kind::Reg)
+      return 1;
+    auto it = align.find(o.name);
+    if (it != align.end())
+      return it->second;
+    return o.name.empty() || o.name[0] == '%' ? 1 : 16; // a shared (or other) symbol's address
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Instruction &in : ast.instrs) {
+      if (in.operands.empty() || in.operands[0].kind != Operand::Kind::Reg)
+        continue;
+      const auto &o = in.operands;
+      std::string_view t = in.text;
+      uint32_t v = 1;
+      if ((startsWith(t, "mov.") || startsWith(t, "cvta.shared") || startsWith(t, "cvta.to.shared") ||
+           startsWith(t, "cvt.u64.u32") || startsWith(t, "cvt.u32.u64") || startsWith(t, "cvt.s64.s32")) && o.size() == 2)
+        v = of(o[1]);
+      else if ((startsWith(t, "add.") || startsWith(t, "sub.")) && o.size() == 3 && t.find(".f") == std::string_view::npos)
+        v = std::min(of(o[1]), of(o[2]));
+      else if (startsWith(t, "shl.") && o.size() == 3 && o[2].kind == Operand::Kind::Imm)
+        v = uint32_t(std::min<uint64_t>(16, uint64_t(of(o[1])) << std::min<int64_t>(o[2].ival, 8)));
+      else if ((startsWith(t, "mul.lo.") || startsWith(t, "mul.wide.")) && o.size() == 3)
+        v = std::min<uint32_t>(16, of(o[1]) * of(o[2]));
+      else if (startsWith(t, "mad.lo.") && o.size() == 4)
+        v = std::min<uint32_t>(std::min<uint32_t>(16, of(o[1]) * of(o[2])), of(o[3]));
+      uint32_t &a = align[o[0].name];
+      if (v < a) {
+        a = v;
+        changed = true;
+      }
+    }
+  }
+  struct Cand {
+    uint32_t instr;
+    int64_t off;
+  };
+  auto mark = [&](const std::vector<Cand> &group) {
+    uint32_t lead = group[0].instr;
+    for (const Cand &c : group)
+      lead = std::min(lead, c.instr);
+    for (const Cand &c : group) {
+      uint32_t pc = astToPc[c.instr];
+      if (c.instr == lead)
+        fn.code[pc].mergedLoads = uint8_t(group.size());
+      else
+        fn.code[pc].hints |= ir::Inst::kHintMergedLoad;
+    }
+  };
+  for (const BasicBlock &b : cfg.blocks) {
+    // open loads per base register, flushed at a store, barrier or control transfer, or when
+    // the base is written
+    std::unordered_map<std::string_view, std::vector<Cand>> open;
+    auto flush = [&](std::vector<Cand> &v, std::string_view base) {
+      auto it = align.find(base);
+      uint32_t a = it != align.end() ? it->second : (base.empty() || base[0] == '%' ? 1 : 16);
+      std::vector<bool> used(v.size(), false);
+      for (uint32_t width : {4u, 2u}) {
+        if (a < width * 4)
+          continue;
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (used[i] || v[i].off % (width * 4))
+            continue;
+          std::vector<Cand> g{v[i]};
+          std::vector<size_t> idx{i};
+          for (uint32_t k = 1; k < width; ++k)
+            for (size_t j = 0; j < v.size(); ++j)
+              if (!used[j] && v[j].off == v[i].off + int64_t(4 * k)) {
+                g.push_back(v[j]);
+                idx.push_back(j);
+                break;
+              }
+          if (g.size() != width)
+            continue;
+          for (size_t j : idx)
+            used[j] = true;
+          mark(g);
+        }
+      }
+      v.clear();
+    };
+    auto flushAll = [&]() {
+      for (auto &kv : open)
+        flush(kv.second, kv.first);
+    };
+    for (uint32_t i = b.first; i < b.end; ++i) {
+      const Instruction &in = ast.instrs[i];
+      bool single = astToPc[i + 1] == astToPc[i] + 1;
+      if (endsGroups(in) || !single) {
+        flushAll();
+        continue;
+      }
+      if (isSharedScalarLoad(in) && in.guard.empty() && in.operands.size() == 2 &&
+          in.operands[1].kind == Operand::Kind::Address && !in.operands[1].elems.empty() &&
+          in.operands[1].elems[0].kind == Operand::Kind::Reg && in.operands[1].elems.size() == 1) {
+        std::string_view base = in.operands[1].elems[0].name;
+        std::vector<Cand> &v = open[base];
+        bool dup = false;
+        for (const Cand &c : v)
+          dup |= c.off == in.operands[1].ival;
+        if (dup)
+          flush(v, base); // the same word again: a new group
+        open[base].push_back({i, in.operands[1].ival});
+      }
+      // a written register ends the groups on it as a base
+      if (!in.operands.empty() && in.operands[0].kind == Operand::Kind::Reg) {
+        auto it = open.find(in.operands[0].name);
+        if (it != open.end())
+          flush(it->second, it->first);
+      }
+    }
+    flushAll();
   }
 }
 

@@ -54,4 +54,19 @@ void assignSassRoles(ir::Function &fn, const Function &ast, const std::vector<ui
 /// takes three operands).
 void fuseSassPairs(ir::Function &fn, const Cfg &cfg, const std::vector<uint32_t> &astToPc);
 
+/// Shared loads ptxas merges (EngineConfig::mergeSharedLoads, -ptxsim_merge_shared_loads). PTX
+/// from nvcc loads a shared array element by element (`ld.shared.f32` at [r], [r+4], [r+8],
+/// [r+12]); ptxas turns the loads of one 16-byte-aligned chunk from one base register into one
+/// LDS.128 (8 bytes: LDS.64), which takes one LD/ST issue and the vector's bank cycles (fewer
+/// than four scalar loads when lanes share words). SASS of sm_90 on tools/correlate/kernels/
+/// smem_tiled.cu: sgemm64's 128 ld.shared.f32 are 32 LDS.128, sgemm32's 64 are 32 LDS and 8
+/// LDS.128 (the row of As, not the column of Bs), conv5's 25 filter weights 6 LDS.128 and one LDS
+/// while its unaligned tile[ty+dy][tx+dx] stays scalar. A group needs the base register's
+/// alignment (known through mov of a shared symbol, add, shl, mul, mad and cvt of known values,
+/// computed over the whole function), unguarded non-volatile 32-bit loads in one basic block
+/// with no store, atomic, barrier, fence or control transfer between them and the base not
+/// written in between. The first load of a group (in PTX order) gets Inst::mergedLoads = 2 or 4,
+/// the others Inst::kHintMergedLoad. Only the timing changes.
+void mergeSharedLoads(ir::Function &fn, const Function &ast, const Cfg &cfg, const std::vector<uint32_t> &astToPc);
+
 } // namespace ptxsim::ptx::exec

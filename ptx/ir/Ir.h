@@ -151,8 +151,14 @@ struct Inst {
   /// IMAD, IMAD.WIDE; ptx/exec/Schedule.h, fuseSassPairs): the timing model issues it with the
   /// next and charges it no issue slot, pipeline or latency.
   static constexpr uint8_t kHintFusedIntoNext = 16;
+  /// A scalar shared load that ptxas merges into an earlier one's LDS.64/LDS.128 (Schedule.h,
+  /// mergeSharedLoads): the timing model charges it no bank or LD/ST issue cycle.
+  static constexpr uint8_t kHintMergedLoad = 32;
   /// What the fusion pass may merge (Schedule.h, SassRole), set while lowering.
   uint8_t sassRole = 0;
+  /// The first load of a group ptxas merges into one LDS.64/LDS.128: the group's loads (2 or 4;
+  /// 0 otherwise). The timing model charges it the whole vector's bank cycles.
+  uint8_t mergedLoads = 0;
 };
 
 /// One argument copy of a call: `size` bytes from the caller's frame (or a register when

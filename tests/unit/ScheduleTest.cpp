@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 namespace ptxsim::test {
@@ -180,6 +181,133 @@ TEST(FusePairs, MarksWhatPtxasMergesResultsStayTheSame) {
   // instructions read (20), an add that absorbed one (17, 19, 22, 33), a shift by a register
   // (23), an add before a setp (24), an add before a guarded add (26), float adds (29-30).
   EXPECT_EQ(fused, (std::vector<uint32_t>{14, 16, 18, 21, 32}));
+}
+
+// Scalar shared loads ptxas merges into LDS.128/LDS.64 (mergeSharedLoads): marked for the timing
+// model only. Lines: `.version` is line 2.
+const char *kMergePtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry merge(.param .u64 pout)
+{
+  .shared .align 4 .b8 sm[2048];
+  .reg .f32 %f<20>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, sm;
+  shl.b32 %r3, %r1, 4;
+  add.s32 %r4, %r2, %r3;
+  cvt.rn.f32.u32 %f1, %r1;
+  st.shared.f32 [%r4], %f1;
+  st.shared.f32 [%r4+4], %f1;
+  st.shared.f32 [%r4+8], %f1;
+  st.shared.f32 [%r4+12], %f1;
+  bar.sync 0;
+  ld.shared.f32 %f2, [%r4+4];
+  ld.shared.f32 %f3, [%r4];
+  ld.shared.f32 %f4, [%r4+12];
+  ld.shared.f32 %f5, [%r4+8];
+  ld.shared.f32 %f6, [%r4+16];
+  ld.shared.f32 %f7, [%r4+20];
+  shl.b32 %r5, %r1, 2;
+  add.s32 %r6, %r2, %r5;
+  ld.shared.f32 %f8, [%r6];
+  ld.shared.f32 %f9, [%r6+4];
+  ld.shared.f32 %f10, [%r6+8];
+  ld.shared.f32 %f11, [%r6+12];
+  ld.shared.f32 %f12, [%r4+32];
+  st.shared.f32 [%r4+1024], %f1;
+  ld.shared.f32 %f13, [%r4+36];
+  add.f32 %f14, %f2, %f3;
+  add.f32 %f14, %f14, %f4;
+  add.f32 %f14, %f14, %f5;
+  add.f32 %f14, %f14, %f6;
+  add.f32 %f14, %f14, %f7;
+  add.f32 %f14, %f14, %f8;
+  add.f32 %f14, %f14, %f9;
+  add.f32 %f14, %f14, %f10;
+  add.f32 %f14, %f14, %f11;
+  add.f32 %f14, %f14, %f12;
+  add.f32 %f14, %f14, %f13;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.f32 [%rd3], %f14;
+  ret;
+}
+)";
+
+TEST(MergeSharedLoads, MarksWhatPtxasVectorizesResultsStayTheSame) {
+  auto run = [](bool merge, std::vector<uint32_t> &leads, std::vector<uint32_t> &merged) {
+    ExecHarness h(1, ptx::exec::SimtMode::Auto, false, false, merge);
+    EXPECT_TRUE(h.load(kMergePtx)) << h.errors;
+    uint64_t out = h.alloc(32 * 4);
+    auto r = h.launch("merge", {1}, {32}, {out});
+    EXPECT_TRUE(r.ok()) << r.message;
+    for (const auto &in : h.engine->findKernel("merge", h.module)->fn->code) {
+      if (in.mergedLoads)
+        leads.push_back(in.line * 10 + in.mergedLoads);
+      if (in.hints & ptx::ir::Inst::kHintMergedLoad)
+        merged.push_back(in.line);
+    }
+    return h.read<float>(out, 32);
+  };
+  std::vector<uint32_t> l0, m0, l1, m1;
+  std::vector<float> plain = run(false, l0, m0), vec = run(true, l1, m1);
+  EXPECT_EQ(plain, vec);
+  EXPECT_TRUE(l0.empty() && m0.empty());
+  // one LDS.128 from the 16-byte-aligned base %r4 (lines 22-25, led by the first in PTX order),
+  // one LDS.64 (26-27: offsets 16 and 20); not the loads from %r6 (tid * 4: only 4-byte
+  // aligned, lines 30-33), nor 32 and 36 (a store between them, lines 34 and 36)
+  EXPECT_EQ(l1, (std::vector<uint32_t>{224, 262}));
+  EXPECT_EQ(m1, (std::vector<uint32_t>{23, 24, 25, 27}));
+  EXPECT_EQ(vec[0], 0 + 0 + 0 + 0 + 1 + 1 + 0 + 0 + 0 + 0 + 2 + 2); // lane 0's chunk, lane 1's, lane 2's
+}
+
+// mul.f32 then add.f32 (no rounding modifiers) of the product: ptxas contracts them into one FFMA
+// and so does the lowering (findContractedAdds); mul.rn/add.rn stay two roundings.
+TEST(Contraction, MulAddWithoutRoundingIsFma) {
+  const char *ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 pout, .param .f32 pa, .param .f32 pc)
+{
+  .reg .f32 %f<12>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [pout];
+  ld.param.f32 %f1, [pa];
+  ld.param.f32 %f2, [pc];
+  mul.f32 %f3, %f1, %f1;
+  add.f32 %f4, %f3, %f2;
+  mul.rn.f32 %f5, %f1, %f1;
+  add.rn.f32 %f6, %f5, %f2;
+  mul.f32 %f7, %f1, %f1;
+  add.f32 %f8, %f2, %f7;
+  add.f32 %f9, %f7, %f2;
+  st.global.f32 [%rd1], %f4;
+  st.global.f32 [%rd1+4], %f6;
+  st.global.f32 [%rd1+8], %f8;
+  st.global.f32 [%rd1+12], %f9;
+  ret;
+}
+)";
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptx)) << h.errors;
+  uint64_t out = h.alloc(16);
+  float a = 1.0f + 0x1p-12f, c = -1.0f;
+  uint32_t ab, cb;
+  std::memcpy(&ab, &a, 4);
+  std::memcpy(&cb, &c, 4);
+  auto r = h.launch("k", {1}, {1}, {out, ab, cb});
+  ASSERT_TRUE(r.ok()) << r.message;
+  std::vector<float> v = h.read<float>(out, 4);
+  EXPECT_EQ(v[0], 0x1p-11f + 0x1p-24f); // fused: the exact a*a - 1
+  EXPECT_EQ(v[1], 0x1p-11f);            // rounded product first
+  EXPECT_EQ(v[2], 0x1p-11f);            // the product is read twice: not contracted
+  EXPECT_EQ(v[3], 0x1p-11f);
 }
 
 } // namespace

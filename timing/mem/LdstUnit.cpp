@@ -120,12 +120,13 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
   if (a.space == MemSpaceKind::Shared && cfg_.core.sharedQueueEntries) {
     // queued for the banks, the issue stage stays free (see the header)
     insts_[slot] = Inst{warpSlot, tag, 1, false, true};
-    nextIssue_ = now + std::max(1u, cfg_.core.ldstInterval);
+    if (!a.mergedLoad) // a load merged into an earlier LDS.128 rides on its issue and wavefronts
+      nextIssue_ = now + std::max(1u, cfg_.core.ldstInterval);
     ++stats_.instructions;
     ++(a.atomic ? stats_.atomics : a.write ? stats_.stores : stats_.loads);
-    uint32_t degree = std::max(1u, sharedDegree(a));
+    uint32_t degree = a.mergedLoad ? 0 : std::max(1u, sharedDegree(a));
     ++stats_.sharedInsts;
-    stats_.sharedBankConflictCycles += degree - 1;
+    stats_.sharedBankConflictCycles += degree ? degree - 1 : 0;
     Cycle start = std::max(now, sharedFreeAt_);
     sharedFreeAt_ = start + degree;
     if (start > now)
@@ -135,6 +136,7 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
     return;
   }
   curCas_ = a.casAtomic;
+  curFloat_ = a.floatAtomic;
   insts_[slot] = Inst{warpSlot, tag, 0, true, true};
   curActive_ = true;
   curSlot_ = slot;
@@ -351,6 +353,7 @@ bool LdstUnit::runPiece(Cycle now) {
     q.atomicLanes = pieceLanes_[curNext_];
     q.atomicSameAddr = pieceSame_[curNext_];
     q.atomicCas = curCas_;
+    q.atomicFloat = curFloat_;
     q.sectorMask = p.mask32;
     q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
     q.id = makeId(kReqDirect, curSlot_);

@@ -66,6 +66,9 @@ struct WarpMemAccess {
   bool bypassL1 = false;     ///< ld.cg / ld.cv: global loads go to L2, not through the L1
   bool floatAtomic = false;  ///< atom/red on f32/f64 (shared: a compare-and-swap loop)
   bool casAtomic = false;    ///< atom.cas
+  /// A shared load merged into an earlier one's LDS.64/LDS.128 (-ptxsim_merge_shared_loads):
+  /// no bank or LD/ST issue cycle of its own (the first load carries the vector's bytes).
+  bool mergedLoad = false;
   uint64_t addr[32] = {};    ///< per-lane byte addresses (shared: CTA offsets; local: per-thread offsets)
 };
 
@@ -170,6 +173,7 @@ private:
   bool curActive_ = false;
   PieceKind curKind_ = PieceKind::Cached;
   bool curCas_ = false; ///< the current instruction is atom.cas
+  bool curFloat_ = false; ///< the current instruction is a floating-point atomic
   uint32_t curSlot_ = 0, curN_ = 0, curNext_ = 0, curWarp_ = 0;
   Cycle curIssue_ = 0, nextIssue_ = 0;
   Piece pieces_[160];

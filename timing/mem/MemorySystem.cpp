@@ -247,8 +247,9 @@ void MemorySystem::takeArrivals(Partition &p) {
 /// unit, which spends the configured cycles per lane (same-address lanes serialize).
 Cycle MemorySystem::atomicDone(Partition &p, const MemRequest &r, Cycle c) const {
   const MemoryConfig &m = cfg_.mem;
-  double same = r.atomicCas && m.l2AtomicCasSameAddrCycles > 0 ? m.l2AtomicCasSameAddrCycles
-                                                               : m.l2AtomicSameAddrCycles;
+  double same = r.atomicCas && m.l2AtomicCasSameAddrCycles > 0       ? m.l2AtomicCasSameAddrCycles
+                : r.atomicFloat && m.l2AtomicFloatSameAddrCycles > 0 ? m.l2AtomicFloatSameAddrCycles
+                                                                     : m.l2AtomicSameAddrCycles;
   double cost = same * r.atomicSameAddr +
                 m.l2AtomicLaneCycles * (r.atomicLanes - std::min(r.atomicLanes, r.atomicSameAddr));
   Cycle start = std::max(c, p.atomicFree);

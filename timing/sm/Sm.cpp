@@ -494,6 +494,11 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     a.bypassL1 = in->hints & Inst::kHintBypassL1;
     a.floatAtomic = in->hints & Inst::kHintFloatAtomic;
     a.casAtomic = in->hints & Inst::kHintCas;
+    if (a.space == MemSpaceKind::Shared) {
+      a.mergedLoad = in->hints & Inst::kHintMergedLoad;
+      if (in->mergedLoads > 1)
+        a.bytesPerLane *= in->mergedLoads; // the LDS.64/LDS.128 ptxas makes of the group
+    }
     a.mask = rec_.execMask;
     std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
     if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)

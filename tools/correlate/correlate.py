@@ -90,6 +90,8 @@ def source_of(prog):
     if prog.startswith("train__"):
         return os.path.join(ROOT, "tests", "kernels", prog[len("train__"):] + ".cu"), \
             os.path.join(ROOT, "tests", "kernels", "test_common.h")
+    if prog.startswith("kern__"):
+        return os.path.join(ROOT, "tools", "correlate", "kernels", prog[len("kern__"):] + ".cu"), ""
     if prog.startswith("sample__"):
         n = prog[len("sample__"):]
         return os.path.join(ROOT, "samples", n, n + ".cu"), os.path.join(ROOT, "samples", "common", "sample.h")
@@ -101,7 +103,7 @@ def build(prog, work, nvcc):
     if not src or not os.path.exists(src):
         return None, "no source for %s" % prog
     exe = os.path.join(work, "bin", prog)
-    newest = max(os.path.getmtime(src), os.path.getmtime(hdr) if os.path.exists(hdr) else 0)
+    newest = max(os.path.getmtime(src), os.path.getmtime(hdr) if hdr and os.path.exists(hdr) else 0)
     if os.path.exists(exe) and os.path.getmtime(exe) >= newest:
         return exe, None
     os.makedirs(os.path.dirname(exe), exist_ok=True)
