@@ -16,13 +16,14 @@ __global__ void stamp(unsigned *p, size_t words, unsigned mib) {
     p[words - 256 + t] = mib * 1000 + 500 + t;
 }
 
-static long vmHwmKiB() {
+// A field of /proc/self/status in KiB ("VmHWM:", the peak resident memory, or "VmRSS:").
+static long statusKiB(const char *field) {
     FILE *f = fopen("/proc/self/status", "r");
     if (!f) return -1;
     char line[256];
     long kb = -1;
     while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmHWM:", 6)) kb = atol(line + 6);
+        if (!strncmp(line, field, strlen(field))) kb = atol(line + strlen(field));
     fclose(f);
     return kb;
 }
@@ -33,6 +34,14 @@ int main() {
     bool ptxsim = strncmp(prop.name, "ptxsim", 6) == 0; // ptxsim names its device "ptxsim ..."
     const size_t kMiB = 1 << 20;
     size_t free0 = 0, total = 0;
+    { // the simulator's (or driver's) own set-up is not the loop's: measure from after a launch
+        unsigned *w;
+        CK(cudaMalloc(&w, 4096));
+        stamp<<<1, 256>>>(w, 1024, 0);
+        CK(cudaDeviceSynchronize());
+        CK(cudaFree(w));
+    }
+    long rss0 = statusKiB("VmRSS:");
     CK(cudaMemGetInfo(&free0, &total));
     unsigned *old = nullptr;
     size_t oldBytes = 0;
@@ -82,9 +91,11 @@ int main() {
     CK(cudaMemGetInfo(&free1, &tot1));
     EXPECT(free1 + (64u << 20) >= free0, "free memory after the last free: %zu MiB, at the start %zu MiB",
            free1 >> 20, free0 >> 20);
-    long hwm = vmHwmKiB();
-    printf("peak host memory (VmHWM): %ld MiB\n", hwm / 1024);
+    long hwm = statusKiB("VmHWM:");
+    printf("peak host memory (VmHWM): %ld MiB, %ld MiB more than after the first launch\n", hwm / 1024,
+           (hwm - rss0) / 1024);
     if (ptxsim) // device memory is host memory there: only the touched pages may count
-        EXPECT(hwm > 0 && hwm < 300 * 1024, "peak host memory %ld MiB (limit 300)", hwm / 1024);
+        EXPECT(hwm > 0 && hwm - rss0 < 300 * 1024, "peak host memory %ld MiB, %ld MiB over the start (limit 300)",
+               hwm / 1024, (hwm - rss0) / 1024);
     return finish();
 }
