@@ -154,6 +154,8 @@ void DeviceRuntime::prepareGrid() {
 }
 
 uint64_t DeviceRuntime::paramBuffer(uint64_t bytes) {
+  if (bytes > paramBytes_) // (also keeps the rounding below from wrapping)
+    return 0;
   uint64_t need = (std::max<uint64_t>(bytes, 1) + 15) & ~15ull;
   uint64_t at = paramUsed_.fetch_add(need, std::memory_order_relaxed);
   if (at + need > paramBytes_)

@@ -136,10 +136,12 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
   cta.dynBase = stat;
   cta.shared.assign(stat + g.dynShared, 0);
   cta.localPerThread = localPerThread;
-  if (cta.localTouched)
-    cta.local.assign((size_t)localPerThread * g.threadsPerCta, 0);
-  else
-    cta.local.resize((size_t)localPerThread * g.threadsPerCta); // all zero already
+  if (!cta.local.reset((size_t)localPerThread * g.threadsPerCta, cta.localTouched)) {
+    // no address space for it: every local access of this CTA faults (an error, not a crash)
+    std::fprintf(stderr, "ptxsim: cannot reserve %llu bytes of local memory for a CTA\n",
+                 (unsigned long long)localPerThread * g.threadsPerCta);
+    cta.localPerThread = 0;
+  }
   cta.localTouched = false;
   // warps beyond the first g.warpsPerCta keep their indices: a resize never changes the
   // indices of the warps it keeps, so only a new shape recomputes them

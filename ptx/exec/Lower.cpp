@@ -1287,6 +1287,8 @@ void Program::setHeap(uint64_t addr, uint64_t bytes) {
 
 uint64_t Program::heapMalloc(uint64_t bytes) {
   std::lock_guard<std::mutex> lock(heapMu_);
+  if (bytes > (uint64_t(1) << 62)) // no heap is that large (and the rounding would wrap)
+    return 0;
   uint64_t need = alignUp(bytes ? bytes : 1, 16);
   for (auto it = heapFreeBlocks_.begin(); it != heapFreeBlocks_.end(); ++it) {
     if (it->second < need)

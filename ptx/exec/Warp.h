@@ -141,7 +141,7 @@ struct Cta {
   uint32_t smid = 0;
   std::vector<uint8_t> shared;   ///< static then dynamic shared memory
   uint32_t dynBase = 0;          ///< offset of dynamic shared memory
-  std::vector<uint8_t> local;    ///< per-thread local memory, `localPerThread` bytes each
+  LocalBytes local;              ///< per-thread local memory, `localPerThread` bytes each
   uint32_t localPerThread = 0;
   /// Set whenever the executor hands out a pointer into `local`: until then it is still all
   /// zero, and the next CTA to use this object need not clear it again (a CTA of 1024 threads

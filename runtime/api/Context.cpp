@@ -329,6 +329,38 @@ ptx::exec::Engine &Context::engine() {
 }
 
 namespace {
+/// Bytes readable from `p` on: to the end of the run of adjacent readable mappings that holds it
+/// (/proc/self/maps); 0 when none does, SIZE_MAX when the maps cannot be read. An embedded fat
+/// binary's sizes are checked against this, so a corrupted size is an error, not a read past the
+/// end of the program's image.
+size_t readableFrom(const void *p) {
+  FILE *f = std::fopen("/proc/self/maps", "re");
+  if (!f)
+    return SIZE_MAX;
+  uint64_t a = reinterpret_cast<uint64_t>(p), end = 0;
+  bool found = false;
+  char *line = nullptr;
+  size_t cap = 0;
+  while (getline(&line, &cap, f) > 0) {
+    unsigned long long lo, hi;
+    char perms[8];
+    if (std::sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3)
+      continue;
+    bool readable = perms[0] == 'r';
+    if (!found && readable && a >= lo && a < hi) {
+      found = true;
+      end = hi;
+    } else if (found) {
+      if (!readable || lo != end)
+        break;
+      end = hi;
+    }
+  }
+  std::free(line);
+  std::fclose(f);
+  return found ? size_t(end - a) : 0;
+}
+
 /// Picks the newest PTX entry of the fat binary at `data`. Returns false with `err` set when
 /// there is none (naming the SASS architecture it does carry, if any). Fills `sassRegs` with
 /// the register counts of the newest SASS entry's kernels, when there is one.
@@ -337,11 +369,25 @@ bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string 
   uint32_t magic;
   uint16_t headerSize;
   uint64_t bodySize;
+  size_t readable = readableFrom(data);
+  if (readable < 16) {
+    err = "the fat binary's address is not readable memory";
+    return false;
+  }
   std::memcpy(&magic, data, 4);
   std::memcpy(&headerSize, data + 6, 2);
   std::memcpy(&bodySize, data + 8, 8);
   if (magic != kFatbinMagic) {
     err = "fat binary has a bad magic number";
+    return false;
+  }
+  // the header's sizes come from the program's image: trust them no further than it reaches
+  if (headerSize > readable || bodySize > readable - headerSize) {
+    std::ostringstream os;
+    os << "cannot read the embedded fat binary: its header claims " << headerSize << " + "
+       << bodySize << " bytes, but the program's image holds only " << readable
+       << " bytes from its start (a corrupted fat binary)";
+    err = os.str();
     return false;
   }
   std::vector<fatbin::Entry> entries;
@@ -405,7 +451,7 @@ FatbinModule *Context::registerFatbin(const void *wrapperPtr) {
     // in the NULL-terminated list of pre-linked fat binaries. Each becomes one module, linked
     // by name like the device linker would.
     auto *units = static_cast<const uint8_t *const *>(w->filenameOrFatbins);
-    for (size_t i = 0; units[i]; ++i) {
+    for (size_t i = 0; readableFrom(units + i) >= sizeof *units && units[i]; ++i) {
       std::string ptx, uerr;
       if (!pickPtx(units[i], ptx, arch, uerr, result->sassRegs)) {
         err = uerr;

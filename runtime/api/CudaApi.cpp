@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,9 @@
 #include <unordered_set>
 #include <vector>
 #include <cuda_profiler_api.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "runtime/api/Unsupported.h"
 #include "runtime/api/Graphs.h"
@@ -580,9 +584,20 @@ PTXSIM_API cudaError_t cudaDriverGetVersion(int *v) {
 PTXSIM_API cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   PTXSIM_LOCK_CHECKED;
   switch (limit) {
-  case cudaLimitStackSize:
+  case cudaLimitStackSize: {
+    // CUDA reserves the stack of every thread that can be resident at once: a limit whose
+    // reservation does not fit in the device's free memory is cudaErrorMemoryAllocation and the
+    // old limit stays (our reading of CUDA 13 on an H100/H200).
+    cudaDeviceProp p;
+    fillProps(ctx, p);
+    DeviceMemory &mem = ctx.engine().memory();
+    uint64_t threads = uint64_t(p.multiProcessorCount) * uint64_t(p.maxThreadsPerMultiProcessor);
+    uint64_t freeBytes = mem.capacity() - std::min(mem.capacity(), mem.bytesInUse());
+    if (value > freeBytes || (threads && value > freeBytes / threads))
+      return ret(cudaErrorMemoryAllocation);
     ctx.engine().setStackBytes(value);
     return cudaSuccess;
+  }
   case cudaLimitMallocHeapSize:
     ctx.engine().setHeapBytes(value);
     return cudaSuccess;
@@ -1515,10 +1530,15 @@ extern "C" {
 PTXSIM_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height) {
   if (!devPtr || !pitch)
     return ret(cudaErrorInvalidValue);
-  // Rows aligned like the hardware's texture pitch (512 bytes).
+  // Rows aligned like the hardware's texture pitch (512 bytes); a size that does not fit in
+  // 64 bits is memory the device does not have.
+  if (width > SIZE_MAX - 511)
+    return ret(cudaErrorMemoryAllocation);
   size_t p = (width + 511) / 512 * 512;
   if (width == 0)
     p = 512;
+  if (height && p > SIZE_MAX / height)
+    return ret(cudaErrorMemoryAllocation);
   cudaError_t e = cudaMalloc(devPtr, p * height);
   if (e == cudaSuccess)
     *pitch = p;
@@ -1730,6 +1750,87 @@ PTXSIM_API cudaError_t cudaFuncGetName(const char **name, const void *func) {
   if (!k)
     return ret(Context::unknownFunction(func));
   *name = k->deviceName.c_str();
+  return cudaSuccess;
+}
+}
+
+// --- interprocess memory handles ----------------------------------------------------------------
+// A device allocation is shared by moving its pages into a memfd (DeviceMemory::exportShared); the
+// handle names the exporting process and the descriptor, and the opening process maps it through
+// /proc/<pid>/fd/<fd> (which needs only the same user, not ptrace rights) at an address of its
+// own. The exporter keeps the descriptor until it frees the allocation.
+namespace {
+constexpr uint32_t kIpcMagic = 0x43504950; // "PIPC"
+struct IpcMemHandle {
+  uint32_t magic;
+  int32_t pid;
+  int32_t fd;
+  uint32_t reserved;
+  uint64_t fdBytes, offset, bytes;
+};
+static_assert(sizeof(IpcMemHandle) <= sizeof(cudaIpcMemHandle_t), "IPC handle too large");
+} // namespace
+
+extern "C" {
+PTXSIM_API cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr) {
+  if (!handle || !devPtr)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  DeviceMemory &mem = ctx.engine().memory();
+  Allocation a;
+  if (!mem.lookup(addr(devPtr), a) || a.kind != AllocKind::Device)
+    return ret(cudaErrorInvalidValue);
+  IpcMemHandle h{};
+  h.magic = kIpcMagic;
+  h.pid = int32_t(getpid());
+  h.bytes = a.size;
+  h.fd = mem.exportShared(a.base, h.offset, h.fdBytes);
+  if (h.fd < 0) {
+    std::fprintf(stderr, "ptxsim: cudaIpcGetMemHandle: cannot share the allocation at %p (ptxsim "
+                         "shares whole host pages: two shared allocations may not share a page, "
+                         "so make shared buffers at least 4 KiB apart)\n",
+                 DeviceMemory::host(a.base));
+    return ret(cudaErrorMemoryAllocation);
+  }
+  std::memset(handle, 0, sizeof *handle);
+  std::memcpy(handle, &h, sizeof h);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle,
+                                            unsigned int flags) {
+  if (!devPtr || (flags & ~unsigned(cudaIpcMemLazyEnablePeerAccess)))
+    return ret(cudaErrorInvalidValue);
+  IpcMemHandle h;
+  std::memcpy(&h, &handle, sizeof h);
+  if (h.magic != kIpcMagic || h.pid <= 0 || h.fd < 0)
+    return ret(cudaErrorInvalidValue);
+  PTXSIM_LOCK_CHECKED;
+  if (h.pid == int32_t(getpid()))
+    return ret(cudaErrorDeviceUninitialized); // "invalid device context": not its own handles
+  std::string path = "/proc/" + std::to_string(h.pid) + "/fd/" + std::to_string(h.fd);
+  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || uint64_t(st.st_size) != h.fdBytes) {
+    std::fprintf(stderr, "ptxsim: cudaIpcOpenMemHandle: cannot open the shared memory of process "
+                         "%d (%s): has it exited or freed the allocation?\n",
+                 int(h.pid), fd < 0 ? std::strerror(errno) : "size differs");
+    if (fd >= 0)
+      ::close(fd);
+    return ret(cudaErrorMapBufferObjectFailed);
+  }
+  uint64_t a = ctx.engine().memory().importShared(fd, h.fdBytes, h.offset, h.bytes);
+  ::close(fd); // the mapping keeps the memory
+  if (!a)
+    return ret(cudaErrorMapBufferObjectFailed);
+  *devPtr = DeviceMemory::host(a);
+  return cudaSuccess;
+}
+
+PTXSIM_API cudaError_t cudaIpcCloseMemHandle(void *devPtr) {
+  PTXSIM_LOCK_CHECKED;
+  if (!devPtr || !ctx.engine().memory().closeShared(addr(devPtr)))
+    return ret(cudaErrorInvalidValue);
   return cudaSuccess;
 }
 }

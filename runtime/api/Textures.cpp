@@ -636,9 +636,15 @@ PTXSIM_API cudaError_t cudaMalloc3D(cudaPitchedPtr *pitchedDevPtr, cudaExtent ex
   if (!pitchedDevPtr)
     return ret(cudaErrorInvalidValue);
   // rows aligned like cudaMallocPitch's (the texture pitch alignment of the hardware)
+  if (extent.width > SIZE_MAX - 511)
+    return ret(cudaErrorMemoryAllocation);
   size_t pitch = std::max<size_t>(512, (extent.width + 511) / 512 * 512);
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(pitch, extent.height, &bytes) ||
+      __builtin_mul_overflow(bytes, extent.depth, &bytes))
+    return ret(cudaErrorMemoryAllocation); // more than 64 bits of memory
   void *p = nullptr;
-  cudaError_t e = cudaMalloc(&p, pitch * extent.height * extent.depth);
+  cudaError_t e = cudaMalloc(&p, bytes);
   if (e)
     return e;
   *pitchedDevPtr = cudaPitchedPtr{p, pitch, extent.width, extent.height};

@@ -545,6 +545,28 @@ DRIVER_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUd
   return CUDA_SUCCESS;
 }
 
+DRIVER_API CUresult cuIpcGetMemHandle(CUipcMemHandle *handle, CUdeviceptr dptr) {
+  DRIVER_TRACE();
+  return viaRuntime([&] {
+    return cudaIpcGetMemHandle(reinterpret_cast<cudaIpcMemHandle_t *>(handle), ptr(dptr));
+  });
+}
+
+DRIVER_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle,
+                                          unsigned int flags) {
+  DRIVER_TRACE();
+  cudaIpcMemHandle_t h;
+  static_assert(sizeof h == sizeof handle, "IPC handle sizes differ");
+  std::memcpy(&h, &handle, sizeof h);
+  return viaRuntime(
+      [&] { return cudaIpcOpenMemHandle(reinterpret_cast<void **>(dptr), h, flags); });
+}
+
+DRIVER_API CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) {
+  DRIVER_TRACE();
+  return viaRuntime([&] { return cudaIpcCloseMemHandle(ptr(dptr)); });
+}
+
 DRIVER_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s) {
   DRIVER_TRACE();
   return viaRuntime(

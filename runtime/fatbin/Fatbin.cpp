@@ -85,6 +85,18 @@ std::string parseFatbin(const uint8_t *data, size_t size, std::vector<Entry> &ou
       if (zstd || lz4) {
         if (compressed > payload || uncompressed > kMaxEntryBytes)
           return "fatbin entry at offset " + hex(e) + " has inconsistent compressed sizes";
+        // the header's size is checked against what the payload can hold before it is allocated
+        // (LZ4 expands at most 255:1; a zstd frame records its content size)
+        if (lz4 && uncompressed > uint64_t(compressed) * 255 + 16)
+          return "LZ4 payload of fatbin entry at offset " + hex(e) + " cannot hold " +
+                 std::to_string(uncompressed) + " bytes";
+        if (zstd) {
+          unsigned long long frame = ZSTD_getFrameContentSize(p, compressed);
+          if (frame != ZSTD_CONTENTSIZE_UNKNOWN && frame != uncompressed)
+            return "zstd payload of fatbin entry at offset " + hex(e) +
+                   " does not decompress to the " + std::to_string(uncompressed) +
+                   " bytes its header records (its frame holds " + std::to_string(frame) + ")";
+        }
         entry.data.resize(uncompressed);
         if (zstd) {
           entry.compression = "zstd";

@@ -620,6 +620,29 @@ EXPORT cudaError_t cudaFree(void *p) {
   return ret(cuMemFree(dp(p)));
 }
 
+EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *h, void *p) {
+  CTX;
+  static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(CUipcMemHandle), "IPC handle sizes differ");
+  return ret(cuIpcGetMemHandle(reinterpret_cast<CUipcMemHandle *>(h), dp(p)));
+}
+
+EXPORT cudaError_t cudaIpcOpenMemHandle(void **p, cudaIpcMemHandle_t h, unsigned int flags) {
+  CTX;
+  if (!p)
+    return ret(cudaErrorInvalidValue);
+  CUipcMemHandle ch;
+  std::memcpy(&ch, &h, sizeof ch);
+  CUdeviceptr d = 0;
+  CUresult r = cuIpcOpenMemHandle(&d, ch, flags);
+  *p = reinterpret_cast<void *>(d);
+  return ret(r);
+}
+
+EXPORT cudaError_t cudaIpcCloseMemHandle(void *p) {
+  CTX;
+  return ret(cuIpcCloseMemHandle(dp(p)));
+}
+
 EXPORT cudaError_t cudaMallocManaged(void **p, size_t n, unsigned int flags) {
   CTX;
   if (!p)

@@ -1,8 +1,13 @@
-# Runs the fuzzer for a bounded time over a corpus seeded with the project's PTX files. A crash
-# fails the test; its input is left in WORK/ (copy it to tests/fuzz/regressions/ as a test).
+# Runs the fuzzer for a bounded time (SECONDS) or number of inputs (RUNS) over a corpus seeded
+# with SEEDS/*.ptx, SEEDS/*.fatbin, KERNEL_PTX/*.ptx and REGRESSIONS/*. A crash fails the test;
+# its input is left in WORK/ (copy it to REGRESSIONS/ as a test).
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/corpus)
-file(GLOB_RECURSE seeds ${SEEDS}/*.ptx ${KERNEL_PTX}/*.ptx ${REGRESSIONS}/*)
+set(globs ${SEEDS}/*.ptx ${SEEDS}/*.fatbin ${REGRESSIONS}/*)
+if(KERNEL_PTX)
+  list(APPEND globs ${KERNEL_PTX}/*.ptx)
+endif()
+file(GLOB_RECURSE seeds ${globs})
 set(n 0)
 foreach(s IN LISTS seeds)
   file(SIZE ${s} sz)
@@ -11,9 +16,15 @@ foreach(s IN LISTS seeds)
     file(COPY_FILE ${s} ${WORK}/corpus/seed_${n})
   endif()
 endforeach()
-message(STATUS "fuzz: ${n} seed files, ${SECONDS} s")
+if(RUNS)
+  set(bound -runs=${RUNS} -seed=1) # the same inputs every time
+  message(STATUS "fuzz: ${n} seed files, ${RUNS} inputs")
+else()
+  set(bound -max_total_time=${SECONDS})
+  message(STATUS "fuzz: ${n} seed files, ${SECONDS} s")
+endif()
 execute_process(
-  COMMAND ${FUZZER} -max_total_time=${SECONDS} -max_len=65536 -timeout=10 -rss_limit_mb=2048
+  COMMAND ${FUZZER} ${bound} -max_len=65536 -timeout=10 -rss_limit_mb=2048
           -artifact_prefix=${WORK}/ -print_final_stats=1 ${WORK}/corpus
   WORKING_DIRECTORY ${WORK}
   RESULT_VARIABLE rc)
