@@ -586,15 +586,16 @@ PTXSIM_API cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   switch (limit) {
   case cudaLimitStackSize: {
     // CUDA reserves the stack of every thread that can be resident at once: a limit whose
-    // reservation does not fit in the device's free memory is cudaErrorMemoryAllocation and the
-    // old limit stays (our reading of CUDA 13 on an H100/H200).
+    // reservation does not fit in the device's free memory is refused with cudaErrorInvalidValue
+    // and the old limit stays (an H200 with CUDA 13 refuses 1 MiB and more so:
+    // tools/hw/data/h200-2026-11-28/probe_s28.txt).
     cudaDeviceProp p;
     fillProps(ctx, p);
     DeviceMemory &mem = ctx.engine().memory();
     uint64_t threads = uint64_t(p.multiProcessorCount) * uint64_t(p.maxThreadsPerMultiProcessor);
     uint64_t freeBytes = mem.capacity() - std::min(mem.capacity(), mem.bytesInUse());
     if (value > freeBytes || (threads && value > freeBytes / threads))
-      return ret(cudaErrorMemoryAllocation);
+      return ret(cudaErrorInvalidValue);
     ctx.engine().setStackBytes(value);
     return cudaSuccess;
   }

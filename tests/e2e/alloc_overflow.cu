@@ -127,7 +127,10 @@ int main() {
 
     int *flags, hf[3];
     CK(cudaMalloc(&flags, sizeof hf));
-    const size_t hugeDev[] = {SIZE_MAX, SIZE_MAX - 8, (size_t)1 << 63};
+    // Device malloc of a size no heap can hold returns null. (Sizes within a few bytes of
+    // SIZE_MAX are left out: an H200's device malloc returned non-null pointers for SIZE_MAX and
+    // SIZE_MAX - 8, its rounding wraps; ptxsim returns null there.)
+    const size_t hugeDev[] = {(size_t)1 << 63, (size_t)1 << 62, (size_t)1 << 50};
     for (size_t s : hugeDev) {
         deviceMalloc<<<1, 1>>>(s, flags);
         CK(cudaGetLastError());
@@ -140,8 +143,10 @@ int main() {
     size_t free1 = 0, total1 = 0;
     CK(cudaMemGetInfo(&free1, &total1));
     EXPECT(total1 == total, "total memory changed: %zu -> %zu", total, total1);
-    // refused allocations took nothing (other processes on a shared GPU may move it a little)
-    EXPECT(free1 + (64u << 20) >= free0, "free memory fell from %zu to %zu", free0, free1);
+    // Refused allocations took nothing. Other processes on a shared GPU may move free memory a
+    // little, and the first launch that calls malloc reserves the device heap and stacks (an
+    // H200's free memory fell by 148 MiB here).
+    EXPECT(free1 + ((size_t)512 << 20) >= free0, "free memory fell from %zu to %zu", free0, free1);
     CK(cudaDeviceSynchronize());
     return finish();
 }
