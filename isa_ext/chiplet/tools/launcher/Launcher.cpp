@@ -2,6 +2,7 @@
 
 #include "base/SelfPath.h"
 
+#include "isa_ext/chiplet/tools/cpu/CpuModel.h"
 #include "isa_ext/chiplet/tools/runtime/Endpoint.h"
 #include "isa_ext/chiplet/noc/Network.h"
 #include "isa_ext/chiplet/noc/PathModel.h"
@@ -51,7 +52,10 @@ void usage(std::ostream &os) {
         "  --hosts H1,H2,...      mpi: hosts for mpirun --host (ranks spread over them)\n"
         "  --report               print the report of a finished run in --dir (after starting\n"
         "                         `mpirun -np N ptxsim chiplets --transport mpi ...` yourself)\n"
-        "  --legacy-addc          GPU chiplets treat addc.u32/addc.s32 as the document's send/receive\n";
+        "  --legacy-addc          GPU chiplets treat addc.u32/addc.s32 as the document's send/receive\n"
+        "  --cpu-model M          CPU chiplets' core model: off (default: native, clock by messages\n"
+        "                         only), gainestown, modern or a preset file (configs/*.cpu.config);\n"
+        "                         the CPU chiplets run under valgrind's callgrind\n";
 }
 
 std::string selfExe() {
@@ -100,6 +104,9 @@ struct Chiplet {
   double kernelSeconds = 0; ///< simulated time of its kernels (what energyJ covers)
   double maxRssKb = 0;
   bool timing = false;
+  // the CPU model's (cpu.<x>.<y>.json), with --cpu-model
+  bool cpuModel = false;
+  double cpuCycles = 0, cpuInstructions = 0, cpuSeconds = 0;
 };
 
 std::string xyName(unsigned x, unsigned y) { return std::to_string(x) + "." + std::to_string(y); }
@@ -110,7 +117,7 @@ void cleanDir(const std::string &dir) {
     return;
   static const char *prefixes[] = {"buffer_", "bench.", "synchronization", "status.", "stats.",
                                    "abort", ".tmp.", ".buffer_", ".synchronization", "chiplet.",
-                                   "ptxsim.", ".trace", ".sites."};
+                                   "ptxsim.", ".trace", ".sites.", "cpu.", ".cpu."};
   std::system(("rm -rf '" + dir + "/.tmp' '" + dir + "/.status' '" + dir + "/.sync'").c_str());
   while (dirent *e = readdir(d)) {
     std::string n = e->d_name;
@@ -159,6 +166,37 @@ void setChipletEnv(const std::string &dir, const std::string &lib, unsigned x, u
   }
 }
 
+/// valgrind's path on PATH (empty when missing).
+std::string findValgrind() {
+  const char *path = getenv("PATH");
+  std::string p = path ? path : "/usr/bin:/bin";
+  for (size_t b = 0, e; b <= p.size(); b = e + 1) {
+    e = p.find(':', b);
+    if (e == std::string::npos)
+      e = p.size();
+    std::string f = (e > b ? p.substr(b, e - b) : ".") + "/valgrind";
+    if (access(f.c_str(), X_OK) == 0)
+      return f;
+  }
+  return "";
+}
+
+/// Makes a CPU chiplet's initial stack pointer the same modulo 64 bytes whatever its
+/// environment (mpirun adds variables the files transport does not have): the stack's argument
+/// and environment strings plus their pointers are padded to a multiple of 64 bytes with one
+/// variable, so the program's stack lines, and so its simulated cache misses, are the same.
+void padEnvironment(const std::vector<std::string> &args) {
+  unsetenv("PTXSIM_CHIPLET_PAD");
+  size_t bytes = 0, pointers = 0;
+  for (auto &s : args)
+    bytes += s.size() + 1, ++pointers;
+  for (char **e = environ; *e; ++e)
+    bytes += std::strlen(*e) + 1, ++pointers;
+  ++pointers; // the padding
+  size_t fixed = 8 * pointers + bytes + std::strlen("PTXSIM_CHIPLET_PAD=") + 1;
+  setenv("PTXSIM_CHIPLET_PAD", std::string((64 - fixed % 64) % 64, 'x').c_str(), 1);
+}
+
 [[noreturn]] void execApp(const std::string &dir, unsigned x, unsigned y,
                           const std::vector<std::string> &app) {
   std::string out = dir + "/chiplet." + xyName(x, y) + ".out";
@@ -170,6 +208,36 @@ void setChipletEnv(const std::string &dir, const std::string &lib, unsigned x, u
   if (e >= 0)
     dup2(e, 2);
   std::vector<std::string> a = substitute(app, x, y);
+  const char *model = getenv("PTXSIM_CHIPLET_CPU_MODEL");
+  const char *role = getenv("PTXSIM_CHIPLET_ROLE");
+  if (model && *model && role && std::string(role) == "cpu") {
+    // the CPU model: under callgrind, instrumented only between chiplet operations (HostApi.cpp)
+    cpu::CpuConfig cfg;
+    std::string cerr;
+    if (!cpu::loadCpuConfig(model, cfg, cerr)) {
+      std::fprintf(stderr, "ptxsim chiplets: --cpu-model: %s\n", cerr.c_str());
+      _exit(2);
+    }
+    std::string base = dir + "/.cpu." + xyName(x, y);
+    setenv("PTXSIM_CHIPLET_CPU_DUMP", (base + ".cg").c_str(), 1);
+    // symbols bound at load time, not at their first call inside a measured interval (the
+    // dynamic linker's lookup costs depend on the libraries loaded, which differ by transport)
+    setenv("LD_BIND_NOW", "1", 1);
+    std::vector<std::string> vg = {"valgrind", "--tool=callgrind", "--instr-atstart=no",
+                                   "--cache-sim=yes", "--branch-sim=yes", "--dump-line=no",
+                                   "--compress-strings=no", "--compress-pos=no",
+                                   "--log-file=" + base + ".valgrind.log",
+                                   "--callgrind-out-file=" + base + ".cg"};
+    for (auto &c : cpu::valgrindCacheArgs(cfg))
+      vg.push_back(c);
+    // Debian's `valgrind` is a shell script that edits the environment; run the real launcher
+    std::string bin = findValgrind();
+    if (access((bin + ".bin").c_str(), X_OK) == 0)
+      bin += ".bin";
+    vg[0] = bin;
+    padEnvironment(a);
+    a.insert(a.begin(), vg.begin(), vg.end());
+  }
   std::vector<char *> argv;
   for (auto &s : a)
     argv.push_back(s.data());
@@ -284,6 +352,26 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
       statsJson = *v;
     } else if (a == "--hosts") {
       hosts = *v;
+    } else if (a == "--cpu-model") {
+      if (*v == "off") {
+        unsetenv("PTXSIM_CHIPLET_CPU_MODEL");
+      } else {
+        cpu::CpuConfig cfg;
+        std::string cerr;
+        if (!cpu::loadCpuConfig(*v, cfg, cerr)) {
+          err << "ptxsim chiplets: --cpu-model: " << cerr << "\n";
+          return 2;
+        }
+        char abs[PATH_MAX];
+        bool builtin = cpu::builtinPreset(*v, cfg);
+        setenv("PTXSIM_CHIPLET_CPU_MODEL", builtin || !realpath(v->c_str(), abs) ? v->c_str() : abs,
+               1);
+        if (findValgrind().empty()) {
+          err << "ptxsim chiplets: --cpu-model needs valgrind (apt-get install valgrind; "
+                 "scripts/setup.sh installs it)\n";
+          return 2;
+        }
+      }
     } else {
       err << "ptxsim chiplets: unknown option '" << a << "'\n";
       usage(err);
@@ -497,7 +585,8 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
     for (const char *v : {"PTXSIM_CHIPLET_GRID", "PTXSIM_CHIPLET_DIR", "PTXSIM_CHIPLET_TRANSPORT",
                           "PTXSIM_CHIPLET_TIMEOUT", "PTXSIM_CHIPLET_NET", "PTXSIM_CHIPLET_CPUS",
                           "PTXSIM_CHIPLET_LEGACY_ADDC", "PTXSIM_CONFIG", "PTXSIM_MODE",
-                          "PTXSIM_POWER", "PTXSIM_SUMMARY", "PTXSIM_THREADS", "LD_LIBRARY_PATH",
+                          "PTXSIM_POWER", "PTXSIM_SUMMARY", "PTXSIM_THREADS", "PTXSIM_CHIPLET_CPU_MODEL",
+                          "LD_LIBRARY_PATH",
                           "PATH"})
       if (getenv(v))
         cmd.insert(cmd.end(), {"-x", v});
@@ -622,6 +711,16 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
       }
       c.powerW = c.kernelSeconds > 0 ? c.energyJ / c.kernelSeconds : 0;
     }
+    std::string cj;
+    if (c.cpu && readWhole(dir + "/cpu." + xyName(c.x, c.y) + ".json", cj)) {
+      // the CPU model's energy covers its modelled cycles (host work between operations)
+      c.cpuModel = true;
+      c.cpuCycles = jsonNumber(cj, "cycles");
+      c.cpuInstructions = jsonNumber(cj, "instructions");
+      c.cpuSeconds = jsonNumber(cj, "seconds");
+      c.energyJ = jsonNumber(cj, "energy_j");
+      c.powerW = jsonNumber(cj, "power_w");
+    }
   }
   if (!mpiLog.empty() && mpiFailed)
     err << mpiLog;
@@ -661,20 +760,21 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
   }
   char buf[512];
   err << "per chiplet:\n";
-  std::snprintf(buf, sizeof buf, "  %-7s %-4s %-22s %12s %7s %7s %10s %9s %10s %12s %9s\n",
+  std::snprintf(buf, sizeof buf, "  %-7s %-4s %-22s %12s %7s %7s %10s %9s %10s %12s %12s %9s\n",
                 "chiplet", "role", "status", "clock", "sends", "recvs", "bytes out", "barriers",
-                "wait cyc", "gpu cycles", "power W");
+                "wait cyc", "gpu cycles", "cpu cycles", "power W");
   err << buf;
   for (Chiplet &c : chips) {
     std::string status = c.status == 0 ? "ok" : c.died.empty() ? "stopped" : c.died;
     if (status.size() > 22)
       status = status.substr(0, 22);
     std::snprintf(buf, sizeof buf,
-                  "  (%u,%u)%*s %-4s %-22s %12.0f %7.0f %7.0f %10.0f %9.0f %10.0f %12s %9.3f\n",
+                  "  (%u,%u)%*s %-4s %-22s %12.0f %7.0f %7.0f %10.0f %9.0f %10.0f %12s %12s %9.3f\n",
                   c.x, c.y, (int)(5 - std::to_string(c.x).size() - std::to_string(c.y).size()), "",
                   c.cpu ? "cpu" : "gpu", status.c_str(), c.clock, c.sends, c.receives,
                   c.sentBytes, c.barriers, c.waitCycles,
                   c.timing ? std::to_string((unsigned long long)c.gpuCycles).c_str() : "-",
+                  c.cpuModel ? std::to_string((unsigned long long)c.cpuCycles).c_str() : "-",
                   c.powerW);
     err << buf;
   }
@@ -689,6 +789,21 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
                 maxClock, syncs, nr.avgDelay, maxChipletCycles, docTotal, nr.avgDelay,
                 maxChipletCycles, docX16, chipletPower, netPower, chipletPower + netPower);
   err << buf;
+  double cpuCycles = 0, cpuEnergy = 0, cpuInstr = 0;
+  bool anyCpuModel = false;
+  for (Chiplet &c : chips)
+    if (c.cpuModel) {
+      anyCpuModel = true;
+      cpuCycles += c.cpuCycles, cpuEnergy += c.energyJ, cpuInstr += c.cpuInstructions;
+    }
+  if (anyCpuModel) {
+    std::snprintf(buf, sizeof buf,
+                  "  CPU model (%s): %.0f instructions, %.0f cycles, %.6g J in the CPU chiplets "
+                  "(counted in the chiplets' power above)\n",
+                  getenv("PTXSIM_CHIPLET_CPU_MODEL") ? getenv("PTXSIM_CHIPLET_CPU_MODEL") : "?",
+                  cpuInstr, cpuCycles, cpuEnergy);
+    err << buf;
+  }
 
   if (!statsJson.empty()) {
     std::ofstream js(statsJson);
@@ -707,7 +822,8 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
        << ", \"synchronizations\": " << syncs << ", \"slowest_chiplet_cycles\": "
        << maxChipletCycles << ", \"chiplet_power_w\": " << chipletPower
        << ", \"network_power_w\": " << netPower << ", \"total_power_w\": "
-       << chipletPower + netPower << "},\n  \"chiplets\": [";
+       << chipletPower + netPower << ", \"cpu_model_cycles\": " << cpuCycles
+       << ", \"cpu_model_energy_j\": " << cpuEnergy << "},\n  \"chiplets\": [";
     for (size_t k = 0; k < chips.size(); ++k) {
       const Chiplet &c = chips[k];
       js << (k ? ",\n" : "\n") << "    {\"x\": " << c.x << ", \"y\": " << c.y << ", \"role\": \""
@@ -717,8 +833,11 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
          << ", \"barriers\": " << c.barriers << ", \"wait_cycles\": " << c.waitCycles
          << ", \"timing\": " << (c.timing ? "true" : "false") << ", \"gpu_cycles\": "
          << c.gpuCycles << ", \"energy_j\": " << c.energyJ << ", \"kernel_seconds\": "
-         << c.kernelSeconds << ", \"power_w\": " << c.powerW << ", \"max_rss_kb\": " << c.maxRssKb
-         << "}";
+         << c.kernelSeconds << ", \"power_w\": " << c.powerW << ", \"max_rss_kb\": " << c.maxRssKb;
+      if (c.cpuModel)
+        js << ", \"cpu_cycles\": " << c.cpuCycles << ", \"cpu_instructions\": "
+           << c.cpuInstructions << ", \"cpu_seconds\": " << c.cpuSeconds;
+      js << "}";
     }
     js << "\n  ]\n}\n";
   }

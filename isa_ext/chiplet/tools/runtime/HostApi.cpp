@@ -3,8 +3,22 @@
 
 #include "isa_ext/chiplet/tools/runtime/Endpoint.h"
 #include "isa_ext/chiplet/include/ptxsim_chiplet_host.h"
+#include "isa_ext/chiplet/tools/cpu/CpuModel.h"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <memory>
+#include <unistd.h>
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else // built without Valgrind's headers: --cpu-model says so at run time
+#define RUNNING_ON_VALGRIND 0
+#define CALLGRIND_DUMP_STATS_AT(s)
+#define CALLGRIND_STOP_INSTRUMENTATION
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_ZERO_STATS
+#endif
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -15,15 +29,125 @@ namespace {
 
 Endpoint *gEndpoint = nullptr;
 bool gTried = false;
+/// This chiplet's coordinates and grid, in static storage: ptxsimChipletSelf() reads them
+/// without touching the endpoint (a heap object at a transport-dependent address, whose cache
+/// lines a CPU chiplet under the model would count).
+int gSelf[4] = {0, 0, 0, 0};
+
+/// The CPU chiplet's core model (--cpu-model): the process runs under callgrind, instrumented
+/// only between chiplet operations. At the start of an operation the interval's counts are
+/// dumped, read and turned into cycles that advance the clock before the operation acts, and
+/// instrumentation stops; it starts again (cold simulated caches, zeroed counts) when the
+/// operation returns, so nothing the transport does (its waits differ from run to run and
+/// between transports) is ever counted.
+struct CpuMeter {
+  std::unique_ptr<cpu::CpuCoreModel> model;
+  std::string dump; ///< callgrind's --callgrind-out-file; dump n is `dump.n`
+  unsigned part = 0;
+};
+/// Made when the process joins (from a load-time constructor, before this file's dynamic
+/// initializers may run) and kept to the end (atExit uses it): a plain pointer. It is on the
+/// heap, at an address that depends on what the transport allocated, so measured code never
+/// reads it: the flags that it does read are in static storage (gCpuState).
+CpuMeter *gCpu = nullptr;
+struct CpuState {
+  bool finished, exitHook;
+  int depth; ///< nested API calls (passGpuMessage -> sendGpuMessage) are one operation
+};
+CpuState gCpuState = {false, false, 0};
 
 const char *env(const char *n) {
   const char *v = std::getenv(n);
   return v && *v ? v : nullptr;
 }
 
+/// Ends the running interval: its cycles move the clock. Instrumentation stays off until
+/// cpuIntervalBegin().
+void cpuExitHook();
+
+void cpuIntervalEnd() {
+  if (!gCpu || gCpuState.finished || gCpuState.depth++ > 0)
+    return;
+  // dump, then stop at once: reading the dump (whose length varies with the pid) is not counted
+  CALLGRIND_DUMP_STATS_AT("chiplet operation");
+  CALLGRIND_STOP_INSTRUMENTATION;
+  if (!gCpuState.exitHook) {
+    // The last interval ends where exit() begins (or main returns). atExit was registered from
+    // a load-time constructor, before the C library registered the libraries' destructors, so
+    // it runs after them (Open MPI's under mpi): registered now, from main, this hook runs first.
+    gCpuState.exitHook = true;
+    std::atexit(cpuExitHook);
+  }
+  Endpoint &ep = *gEndpoint; // only now: its address varies with what the transport allocated
+  std::string path = gCpu->dump + "." + std::to_string(++gCpu->part), err;
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  cpu::CpuCounts counts;
+  if (!f || !cpu::parseCallgrindTotals(text.str(), counts, err))
+    fatalAt(&ep.config(), "CPU model: cannot read callgrind's dump " + path + ": " +
+                              (err.empty() ? "missing" : err));
+  if (!env("PTXSIM_CHIPLET_CPU_KEEP_DUMPS"))
+    unlink(path.c_str());
+  ep.advanceClock(ep.clock() + gCpu->model->addInterval(counts));
+}
+
+void cpuIntervalBegin() {
+  if (!gCpu || gCpuState.finished || --gCpuState.depth > 0)
+    return;
+  CALLGRIND_START_INSTRUMENTATION;
+  CALLGRIND_ZERO_STATS; // nothing before this point belongs to the interval
+}
+
+/// RAII: a host API call is a chiplet operation between two intervals. It comes first in the
+/// call, before anything reads the endpoint (whose heap address differs between transports).
+struct CpuOp {
+  CpuOp() { cpuIntervalEnd(); }
+  ~CpuOp() { cpuIntervalBegin(); }
+};
+
+void cpuStart(Endpoint &ep) {
+  const char *model = env("PTXSIM_CHIPLET_CPU_MODEL");
+  const char *role = env("PTXSIM_CHIPLET_ROLE");
+  if (!model || !role || std::string(role) != "cpu")
+    return;
+  cpu::CpuConfig cfg;
+  std::string err;
+  if (!cpu::loadCpuConfig(model, cfg, err))
+    fatalAt(&ep.config(), err);
+  const char *dump = env("PTXSIM_CHIPLET_CPU_DUMP");
+  if (!dump)
+    fatalAt(&ep.config(), std::string("the CPU model '") + model +
+                              "' needs the chiplet to run under callgrind (start it with "
+                              "`ptxsim chiplets --cpu-model`)");
+  gCpu = new CpuMeter;
+  gCpu->model = std::make_unique<cpu::CpuCoreModel>(cfg);
+  gCpu->dump = dump;
+  // instrumentation starts at main (mainUnderModel below): what runs before it walks the
+  // dynamic linker's lists, whose addresses depend on the libraries loaded (more under mpi)
+}
+
+void cpuFinish(Endpoint &ep) {
+  if (!gCpu || gCpuState.finished)
+    return;
+  gCpuState.depth = 0;
+  gCpuState.exitHook = true;
+  cpuIntervalEnd();
+  gCpuState.finished = true; // instrumentation stays off
+  std::string path = ep.config().dir + "/cpu." + std::to_string(ep.config().x) + "." +
+                     std::to_string(ep.config().y) + ".json";
+  std::ofstream(path) << gCpu->model->json();
+}
+
+void cpuExitHook() {
+  if (gEndpoint)
+    cpuFinish(*gEndpoint);
+}
+
 void atExit() {
   if (!gEndpoint)
     return;
+  cpuFinish(*gEndpoint);
   std::string err;
   if (!gEndpoint->finish(gEndpoint->clock(), err))
     fatalAt(&gEndpoint->config(), err);
@@ -33,6 +157,10 @@ void atExit() {
 Endpoint *create() {
   const char *grid = env("PTXSIM_CHIPLET_GRID");
   if (!grid)
+    return nullptr;
+  // --cpu-model starts the chiplet as `valgrind ... PROGRAM`: valgrind's launchers (Debian's is a
+  // shell script) get the preload too, and are no chiplet; the program they run under valgrind is.
+  if (env("PTXSIM_CHIPLET_CPU_DUMP") && !RUNNING_ON_VALGRIND)
     return nullptr;
   EndpointConfig cfg;
   if (std::sscanf(grid, "%ux%u", &cfg.width, &cfg.height) != 2 || cfg.width == 0 ||
@@ -85,7 +213,24 @@ Endpoint *create() {
   if (!ep->start(err))
     fatalAt(&cfg, err);
   std::atexit(atExit);
+  gSelf[0] = (int)cfg.x, gSelf[1] = (int)cfg.y, gSelf[2] = (int)cfg.width, gSelf[3] = (int)cfg.height;
+  cpuStart(*ep);
   return ep;
+}
+
+using MainFn = int (*)(int, char **, char **);
+MainFn gRealMain = nullptr;
+
+/// The program's main under the CPU model: its first interval starts here.
+int mainUnderModel(int argc, char **argv, char **envp) {
+  if (gCpu) {
+    CALLGRIND_START_INSTRUMENTATION;
+    CALLGRIND_ZERO_STATS;
+  }
+  int rc = gRealMain(argc, argv, envp);
+  if (gCpu && gEndpoint)
+    cpuFinish(*gEndpoint); // the last interval ends where main returns
+  return rc;
 }
 
 /// Every chiplet process joins at load time, so one that never sends still takes part in the
@@ -132,6 +277,22 @@ Endpoint *processEndpoint() {
 
 using namespace ptxsim::chiplet;
 
+/// The C library's program start, interposed (this library is preloaded into every chiplet) so
+/// a CPU chiplet under the model starts measuring at main; everyone else passes through.
+extern "C" __attribute__((visibility("default"))) int
+__libc_start_main(MainFn main, int argc, char **argv, void (*init)(), void (*fini)(),
+                  void (*rtldFini)(), void *stackEnd) {
+  using StartFn = int (*)(MainFn, int, char **, void (*)(), void (*)(), void (*)(), void *);
+  static StartFn real = (StartFn)dlsym(RTLD_NEXT, "__libc_start_main");
+  if (!real)
+    fatalAt(nullptr, "cannot find the C library's __libc_start_main");
+  if (std::getenv("PTXSIM_CHIPLET_CPU_DUMP")) {
+    gRealMain = main;
+    main = mainUnderModel;
+  }
+  return real(main, argc, argv, init, fini, rtldFini, stackEnd);
+}
+
 namespace {
 
 Endpoint &need(const char *fn) {
@@ -155,6 +316,7 @@ extern "C" {
 
 __attribute__((visibility("default"))) void sendGpuMessage(int dstX, int dstY, int srcX, int srcY,
                                                             const int *data, int dataSize) {
+  CpuOp op;
   Endpoint &ep = need("sendGpuMessage");
   checkSelf(ep, "sendGpuMessage", srcX, srcY);
   std::string err;
@@ -171,6 +333,7 @@ __attribute__((visibility("default"))) void passGpuMessage(int dstX, int dstY, i
 
 __attribute__((visibility("default"))) void readGpuMessage(int srcX, int srcY, int dstX, int dstY,
                                                             int *data, int dataSize) {
+  CpuOp op;
   Endpoint &ep = need("readGpuMessage");
   checkSelf(ep, "readGpuMessage", dstX, dstY);
   std::string err;
@@ -185,22 +348,24 @@ __attribute__((visibility("default"))) int ptxsimChipletSelf(int *x, int *y, int
   if (!ep)
     return 0;
   if (x)
-    *x = (int)ep->config().x;
+    *x = gSelf[0];
   if (y)
-    *y = (int)ep->config().y;
+    *y = gSelf[1];
   if (w)
-    *w = (int)ep->config().width;
+    *w = gSelf[2];
   if (h)
-    *h = (int)ep->config().height;
+    *h = gSelf[3];
   return 1;
 }
 
 __attribute__((visibility("default"))) void ptxsimChipletAdvance(uint64_t cycles) {
+  CpuOp op;
   Endpoint &ep = need("ptxsimChipletAdvance");
   ep.advanceClock(ep.clock() + cycles);
 }
 
 __attribute__((visibility("default"))) uint64_t ptxsimChipletClock(void) {
+  CpuOp op; // the clock includes the host work so far
   Endpoint *ep = processEndpoint();
   return ep ? ep->clock() : 0;
 }
