@@ -4,6 +4,7 @@
 #include "isa_ext/chiplet/tools/runtime/Endpoint.h"
 #include "isa_ext/chiplet/include/ptxsim_chiplet_host.h"
 #include "isa_ext/chiplet/tools/cpu/CpuModel.h"
+#include "isa_ext/chiplet/tools/runtime/CpuHeap.h"
 
 #include <cstdio>
 #include <fstream>
@@ -71,6 +72,7 @@ void cpuIntervalEnd() {
   // dump, then stop at once: reading the dump (whose length varies with the pid) is not counted
   CALLGRIND_DUMP_STATS_AT("chiplet operation");
   CALLGRIND_STOP_INSTRUMENTATION;
+  cpuHeapSetUser(false);
   if (!gCpuState.exitHook) {
     // The last interval ends where exit() begins (or main returns). atExit was registered from
     // a load-time constructor, before the C library registered the libraries' destructors, so
@@ -95,6 +97,7 @@ void cpuIntervalEnd() {
 void cpuIntervalBegin() {
   if (!gCpu || gCpuState.finished || --gCpuState.depth > 0)
     return;
+  cpuHeapSetUser(true);
   CALLGRIND_START_INSTRUMENTATION;
   CALLGRIND_ZERO_STATS; // nothing before this point belongs to the interval
 }
@@ -120,6 +123,8 @@ void cpuStart(Endpoint &ep) {
     fatalAt(&ep.config(), std::string("the CPU model '") + model +
                               "' needs the chiplet to run under callgrind (start it with "
                               "`ptxsim chiplets --cpu-model`)");
+  if (!cpuHeapInit())
+    fatalAt(&ep.config(), "CPU model: cannot reserve the program's heap (16 GiB of address space)");
   gCpu = new CpuMeter;
   gCpu->model = std::make_unique<cpu::CpuCoreModel>(cfg);
   gCpu->dump = dump;
@@ -224,6 +229,7 @@ MainFn gRealMain = nullptr;
 /// The program's main under the CPU model: its first interval starts here.
 int mainUnderModel(int argc, char **argv, char **envp) {
   if (gCpu) {
+    cpuHeapSetUser(true);
     CALLGRIND_START_INSTRUMENTATION;
     CALLGRIND_ZERO_STATS;
   }
