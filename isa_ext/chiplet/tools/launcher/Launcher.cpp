@@ -181,10 +181,11 @@ std::string findValgrind() {
   return "";
 }
 
-/// Makes a CPU chiplet's initial stack pointer the same modulo 64 bytes whatever its
+/// Makes a CPU chiplet's initial stack pointer the same modulo 4096 bytes whatever its
 /// environment (mpirun adds variables the files transport does not have): the stack's argument
-/// and environment strings plus their pointers are padded to a multiple of 64 bytes with one
-/// variable, so the program's stack lines, and so its simulated cache misses, are the same.
+/// and environment strings plus their pointers are padded to a multiple of 4096 bytes with one
+/// variable, so the program's stack lines and their L1 sets, and so its simulated cache misses,
+/// are the same.
 void padEnvironment(const std::vector<std::string> &args) {
   unsetenv("PTXSIM_CHIPLET_PAD");
   size_t bytes = 0, pointers = 0;
@@ -194,7 +195,7 @@ void padEnvironment(const std::vector<std::string> &args) {
     bytes += std::strlen(*e) + 1, ++pointers;
   ++pointers; // the padding
   size_t fixed = 8 * pointers + bytes + std::strlen("PTXSIM_CHIPLET_PAD=") + 1;
-  setenv("PTXSIM_CHIPLET_PAD", std::string((64 - fixed % 64) % 64, 'x').c_str(), 1);
+  setenv("PTXSIM_CHIPLET_PAD", std::string((4096 - fixed % 4096) % 4096, 'x').c_str(), 1);
 }
 
 [[noreturn]] void execApp(const std::string &dir, unsigned x, unsigned y,
@@ -225,6 +226,7 @@ void padEnvironment(const std::vector<std::string> &args) {
     setenv("LD_BIND_NOW", "1", 1);
     std::vector<std::string> vg = {"valgrind", "--tool=callgrind", "--instr-atstart=no",
                                    "--cache-sim=yes", "--branch-sim=yes", "--dump-line=no",
+                                   "--separate-threads=yes",
                                    "--compress-strings=no", "--compress-pos=no",
                                    "--log-file=" + base + ".valgrind.log",
                                    "--callgrind-out-file=" + base + ".cg"};

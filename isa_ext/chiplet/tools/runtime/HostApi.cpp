@@ -13,7 +13,9 @@
 #include <unistd.h>
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
-#else // built without Valgrind's headers: --cpu-model says so at run time
+#define PTXSIM_HAVE_CALLGRIND 1
+#else
+#define PTXSIM_HAVE_CALLGRIND 0 // built without Valgrind's headers: --cpu-model says so at run time
 #define RUNNING_ON_VALGRIND 0
 #define CALLGRIND_DUMP_STATS_AT(s)
 #define CALLGRIND_STOP_INSTRUMENTATION
@@ -81,7 +83,9 @@ void cpuIntervalEnd() {
     std::atexit(cpuExitHook);
   }
   Endpoint &ep = *gEndpoint; // only now: its address varies with what the transport allocated
-  std::string path = gCpu->dump + "." + std::to_string(++gCpu->part), err;
+  // --separate-threads=yes: the program's main thread only (thread 1); another thread (Open
+  // MPI's progress thread) may run at any time
+  std::string path = gCpu->dump + "." + std::to_string(++gCpu->part) + "-01", err;
   std::ifstream f(path);
   std::stringstream text;
   text << f.rdbuf();
@@ -89,8 +93,13 @@ void cpuIntervalEnd() {
   if (!f || !cpu::parseCallgrindTotals(text.str(), counts, err))
     fatalAt(&ep.config(), "CPU model: cannot read callgrind's dump " + path + ": " +
                               (err.empty() ? "missing" : err));
-  if (!env("PTXSIM_CHIPLET_CPU_KEEP_DUMPS"))
+  if (!env("PTXSIM_CHIPLET_CPU_KEEP_DUMPS")) {
     unlink(path.c_str());
+    for (int t = 2; t <= 8; ++t) // the other threads' dumps (Open MPI's: two or three)
+      unlink((gCpu->dump + "." + std::to_string(gCpu->part) + (t < 10 ? "-0" : "-") +
+              std::to_string(t))
+                 .c_str());
+  }
   ep.advanceClock(ep.clock() + gCpu->model->addInterval(counts));
 }
 
@@ -165,6 +174,9 @@ Endpoint *create() {
     return nullptr;
   // --cpu-model starts the chiplet as `valgrind ... PROGRAM`: valgrind's launchers (Debian's is a
   // shell script) get the preload too, and are no chiplet; the program they run under valgrind is.
+  if (env("PTXSIM_CHIPLET_CPU_DUMP") && !PTXSIM_HAVE_CALLGRIND)
+    fatalAt(nullptr, "--cpu-model: libptxsim_chiplet was built without Valgrind's headers "
+                     "(apt-get install valgrind, or scripts/setup.sh, and rebuild)");
   if (env("PTXSIM_CHIPLET_CPU_DUMP") && !RUNNING_ON_VALGRIND)
     return nullptr;
   EndpointConfig cfg;
