@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/mman.h>
 
 extern "C" {
@@ -43,7 +44,8 @@ struct Header {
 
 char *gBase = nullptr, *gTop = nullptr, *gEnd = nullptr;
 void *gFree[kClasses] = {};
-bool gUser = false;
+std::atomic<bool> gUser{false};
+pthread_t gMainThread; ///< the program's thread (another one, Open MPI's, allocates from libc)
 std::atomic_flag gLock = ATOMIC_FLAG_INIT;
 
 struct Guard {
@@ -111,8 +113,13 @@ size_t heapUsable(const void *p) {
   return (size_t(32) << h->cls) - h->offset;
 }
 
+/// The program's own code is running on its main thread: its allocation is the program's.
+bool userAlloc() {
+  return gUser.load(std::memory_order_relaxed) && pthread_equal(pthread_self(), gMainThread);
+}
+
 void *alignedAlloc(size_t align, size_t n) {
-  if (gUser && gBase)
+  if (userAlloc())
     return heapAlloc(n, align < 16 ? 16 : align);
   return __libc_memalign(align, n);
 }
@@ -129,10 +136,11 @@ bool cpuHeapInit() {
   gBase = (char *)(((uintptr_t)m + kAlign - 1) & ~(uintptr_t)(kAlign - 1));
   gTop = gBase;
   gEnd = gBase + kReserve;
+  gMainThread = pthread_self();
   return true;
 }
 
-void cpuHeapSetUser(bool user) { gUser = user && gBase; }
+void cpuHeapSetUser(bool user) { gUser.store(user && gBase, std::memory_order_relaxed); }
 
 } // namespace ptxsim::chiplet
 
@@ -142,7 +150,7 @@ using namespace ptxsim::chiplet;
 extern "C" {
 
 __attribute__((visibility("default"))) void *malloc(size_t n) {
-  if (gUser) {
+  if (userAlloc()) {
     void *p = heapAlloc(n, 16);
     if (!p)
       errno = ENOMEM;
@@ -161,7 +169,7 @@ __attribute__((visibility("default"))) void free(void *p) {
 }
 
 __attribute__((visibility("default"))) void *calloc(size_t k, size_t n) {
-  if (!gUser)
+  if (!userAlloc())
     return __libc_calloc(k, n);
   if (n && k > SIZE_MAX / n) {
     errno = ENOMEM;
@@ -179,7 +187,7 @@ __attribute__((visibility("default"))) void *realloc(void *p, size_t n) {
   if (!p)
     return malloc(n);
   if (!inHeap(p)) {
-    if (!gUser || !gBase)
+    if (!userAlloc())
       return __libc_realloc(p, n);
     // a C library block grown by the program: moved into the program's heap
     void *q = heapAlloc(n, 16);
@@ -196,7 +204,7 @@ __attribute__((visibility("default"))) void *realloc(void *p, size_t n) {
   }
   if (heapUsable(p) >= n)
     return p;
-  void *q = gUser ? heapAlloc(n, 16) : __libc_malloc(n);
+  void *q = userAlloc() ? heapAlloc(n, 16) : __libc_malloc(n);
   if (!q)
     return nullptr;
   std::memcpy(q, p, heapUsable(p));
