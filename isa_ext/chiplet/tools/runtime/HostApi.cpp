@@ -7,10 +7,15 @@
 #include "isa_ext/chiplet/tools/runtime/CpuHeap.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
 #include <fstream>
-#include <sstream>
 #include <memory>
+#include <sstream>
+#include <string>
 #include <unistd.h>
+
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
 #define PTXSIM_HAVE_CALLGRIND 1
@@ -22,10 +27,6 @@
 #define CALLGRIND_START_INSTRUMENTATION
 #define CALLGRIND_ZERO_STATS
 #endif
-#include <cstdlib>
-#include <cstring>
-#include <dlfcn.h>
-#include <string>
 
 namespace ptxsim::chiplet {
 namespace {
@@ -64,10 +65,10 @@ const char *env(const char *n) {
   return v && *v ? v : nullptr;
 }
 
-/// Ends the running interval: its cycles move the clock. Instrumentation stays off until
-/// cpuIntervalBegin().
 void cpuExitHook();
 
+/// Ends the running interval: its cycles move the clock. Instrumentation stays off until
+/// cpuIntervalBegin().
 void cpuIntervalEnd() {
   if (!gCpu || gCpuState.finished || gCpuState.depth++ > 0)
     return;
