@@ -5,8 +5,10 @@
 __global__ void k(int *a) { a[threadIdx.x] = threadIdx.x; }
 int main() {
   int *d, h[32]; cudaMalloc(&d, 128);
-  cudaIpcMemHandle_t ipc;
-  cudaError_t e = cudaIpcGetMemHandle(&ipc, d);
+  cudaEvent_t ev;
+  cudaEventCreateWithFlags(&ev, cudaEventInterprocess | cudaEventDisableTiming);
+  cudaIpcEventHandle_t ipc;
+  cudaError_t e = cudaIpcGetEventHandle(&ipc, ev);
   printf("ipc: %s last=%s\n", cudaGetErrorName(e), cudaGetErrorName(cudaGetLastError()));
   k<<<1, 32, 0, cudaStreamPerThread>>>(d);
   cudaMemcpy2D(h, 128, d, 128, 128, 1, cudaMemcpyDeviceToHost);
