@@ -29,6 +29,7 @@ report=${report:-$build/reports/schedulers.html}
 out=${report%.html}-sweep
 # the grid is samples/schedulers/schedulers.toml (ptxsim sweep, docs/sweep.md); points whose
 # inputs did not change since the last run are not run again
+mkdir -p "$(dirname "$out")"
 "$build/bin/ptxsim" sweep "$here/schedulers.toml" --set build="$build" --set config="$config" \
   -o "$out" > "$out.log" || { cat "$out.log"; exit 1; }
 mkdir -p "$(dirname "$report")"

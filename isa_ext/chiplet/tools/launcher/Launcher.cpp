@@ -272,6 +272,50 @@ std::string describeStatus(int st) {
   return "exited with status " + std::to_string(WEXITSTATUS(st));
 }
 
+/// The signals that stop a run (Ctrl-C, kill, a closed terminal) and are not ignored (as under
+/// nohup). While the launcher waits for its chiplets (or mpirun) it blocks them and takes them
+/// with sigtimedwait beside SIGCHLD, so a stop reaches every child instead of leaving them running.
+sigset_t stopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old = {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN)
+      sigaddset(&set, sig);
+  }
+  return set;
+}
+
+/// Sends `sig` to every child in `pids` (0 for one already reaped), waits up to 5 s for them and
+/// kills whoever is left, so no chiplet outlives a stopped launcher.
+void stopChildren(std::vector<pid_t> pids, int sig) {
+  for (pid_t p : pids)
+    if (p > 0)
+      kill(p, sig);
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (;;) {
+    bool left = false;
+    for (pid_t &p : pids)
+      if (p > 0) {
+        if (waitpid(p, nullptr, WNOHANG) == p)
+          p = 0;
+        else
+          left = true;
+      }
+    if (!left)
+      return;
+    if (std::chrono::steady_clock::now() > until) {
+      for (pid_t p : pids)
+        if (p > 0) {
+          kill(p, SIGKILL);
+          waitpid(p, nullptr, 0);
+        }
+      return;
+    }
+    usleep(20000);
+  }
+}
+
 } // namespace
 
 int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
@@ -502,8 +546,7 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
     for (Chiplet &c : chips)
       c.status = 0; // set from the statistics below
   } else if (transport == "files") {
-    sigset_t chld;
-    sigemptyset(&chld);
+    sigset_t chld = stopSignals();
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, nullptr); // taken with sigtimedwait below
     for (Chiplet &c : chips) {
@@ -524,11 +567,18 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
         break;
       if (p <= 0) {
         // Nothing exited: sleep until a child does (SIGCHLD) or a second passes.
+        // A stop signal ends every chiplet first (tests/cli: chiplets_stopped_by_signal).
         struct timespec ts = {1, 0};
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGCHLD);
-        sigtimedwait(&set, nullptr, &ts);
+        int got = sigtimedwait(&chld, nullptr, &ts);
+        if (got > 0 && got != SIGCHLD) {
+          std::vector<pid_t> live;
+          for (const Chiplet &c : chips)
+            live.push_back(c.status < 0 ? c.pid : 0);
+          stopChildren(live, SIGTERM);
+          err << "ptxsim chiplets: stopped by signal " << got << " (" << strsignal(got)
+              << "); every chiplet was stopped\n";
+          return 128 + got;
+        }
         if (!killedRest && std::chrono::steady_clock::now() > deadline) {
           // The others were told; whoever is still there after the timeout is stuck.
           for (Chiplet &c : chips)
@@ -595,8 +645,12 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
     cmd.insert(cmd.end(), {selfExe(), "chiplets", "--rank", "--"});
     cmd.insert(cmd.end(), app.begin(), app.end());
     std::string logPath = dir + "/chiplet.mpirun.log";
+    sigset_t waitSet = stopSignals();
+    sigaddset(&waitSet, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &waitSet, nullptr); // taken with sigtimedwait below
     pid_t p = fork();
     if (p == 0) {
+      sigprocmask(SIG_UNBLOCK, &waitSet, nullptr);
       int fd = open(logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (fd >= 0) {
         dup2(fd, 1);
@@ -612,7 +666,19 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
       _exit(127);
     }
     int st = 0;
-    while (waitpid(p, &st, 0) < 0 && errno == EINTR) {
+    for (;;) {
+      pid_t r = waitpid(p, &st, WNOHANG);
+      if (r == p || (r < 0 && errno != EINTR))
+        break;
+      // A stop signal goes to mpirun, which passes SIGTERM on to every rank and exits.
+      struct timespec ts = {1, 0};
+      int got = sigtimedwait(&waitSet, nullptr, &ts);
+      if (got > 0 && got != SIGCHLD) {
+        stopChildren({p}, SIGTERM);
+        err << "ptxsim chiplets: stopped by signal " << got << " (" << strsignal(got)
+            << "); mpirun and its ranks were stopped\n";
+        return 128 + got;
+      }
     }
     readWhole(logPath, mpiLog);
     if (st != 0) {
