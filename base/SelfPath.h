@@ -10,5 +10,8 @@ namespace ptxsim {
 std::string selfExecutable();
 /// `<dir of this executable>/../lib`, where the build puts libcudart.so.13; empty when unknown.
 std::string libraryDir();
+/// The file execvp would run for `prog`: itself when it names a path, else the first executable
+/// regular file of that name on PATH; empty when there is none (execvp then reports it).
+std::string findOnPath(const std::string &prog);
 
 } // namespace ptxsim

@@ -66,28 +66,6 @@ bool fileExists(const std::string &p) {
   return stat(p.c_str(), &st) == 0;
 }
 
-
-/// The file execvp would run for `prog`: itself when it names a path, else the first
-/// executable of that name on PATH; empty when there is none (execvp then reports it).
-std::string resolveProgram(const std::string &prog) {
-  if (prog.find('/') != std::string::npos)
-    return prog;
-  const char *path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos)
-      end = dirs.size();
-    std::string dir = dirs.substr(start, end - start);
-    std::string cand = (dir.empty() ? "." : dir) + "/" + prog;
-    if (access(cand.c_str(), X_OK) == 0 && fileExists(cand))
-      return cand;
-    start = end + 1;
-  }
-  return {};
-}
-
 /// Says why a CUDA program cannot be served when its fat binaries carry SASS only (ptxsim runs
 /// PTX), naming the architecture and the nvcc flags that add PTX. True when it has PTX, or when
 /// there is nothing to read (the runtime then reports what it finds).
@@ -112,7 +90,7 @@ bool carriesPtx(const std::string &prog, const std::string &file, std::ostream &
 /// Programs with the shared runtime, NVIDIA's static runtime (which talks to ptxsim's
 /// libcuda.so.1) or only the driver API run. Returns false after saying why and what to do.
 bool runtimeUsable(const std::string &prog, std::ostream &err) {
-  std::string file = resolveProgram(prog);
+  std::string file = findOnPath(prog);
   if (file.empty())
     return true;
   fatbin::CudaRuntimeInfo info;
@@ -174,7 +152,7 @@ bool overrideUsable(const std::string &path, const std::string &prog, std::ostre
     files.push_back(path);
   }
   std::set<std::string> programKernels;
-  std::string file = resolveProgram(prog);
+  std::string file = findOnPath(prog);
   std::vector<fatbin::Entry> entries;
   if (!file.empty() && fatbin::readElfFatbins(file, entries).empty())
     for (const fatbin::Entry &e : entries)

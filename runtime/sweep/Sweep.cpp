@@ -136,24 +136,6 @@ std::string shortest(double v) {
 
 std::string jsonNumber(double v) { return std::isfinite(v) ? shortest(v) : "null"; }
 
-std::string resolveOnPath(const std::string &prog) {
-  if (prog.find('/') != std::string::npos)
-    return prog;
-  const char *path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos)
-      end = dirs.size();
-    std::string cand = (end > start ? dirs.substr(start, end - start) : ".") + "/" + prog;
-    if (access(cand.c_str(), X_OK) == 0)
-      return cand;
-    start = end + 1;
-  }
-  return {};
-}
-
 /// The inputs of every point, hashed once per file.
 class Planner {
 public:
@@ -248,7 +230,7 @@ public:
       *envOut = env;
     std::ostringstream in;
     in << version_ << "\n";
-    std::string bin = resolveOnPath(cmd[0]);
+    std::string bin = findOnPath(cmd[0]);
     if (bin.empty())
       return fail("program '" + prog.name + "': '" + cmd[0] + "' is not on PATH");
     std::string h = hashOf(bin, "program '" + prog.name + "'");
