@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""List the longest C++ function bodies under the given folders.
+
+usage: func_lengths.py [--max N] [--top K] DIR_OR_FILE...
+
+A heuristic scanner (comments and literals stripped, braces matched): a '{'
+outside any function whose preceding declaration text has a parameter list
+opens a function; its length is the number of source lines from the line of
+the declaration's name to the closing brace. With --max N it exits 1 when a
+function is longer than N lines (the interpreter's dispatch loop may be
+excepted with --except NAME).
+"""
+import os
+import re
+import sys
+
+SRC_EXT = ('.cpp', '.cc', '.h', '.hpp', '.inc')
+
+
+def strip(text):
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith('//', i):
+            j = text.find('\n', i)
+            i = n if j < 0 else j
+        elif text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            seg = text[i:(n if j < 0 else j + 2)]
+            out.append('\n' * seg.count('\n'))
+            i = n if j < 0 else j + 2
+        elif c == 'R' and text.startswith('R"', i):
+            m = re.match(r'R"([^(]*)\(', text[i:])
+            if not m:
+                out.append(c); i += 1; continue
+            end = ')' + m.group(1) + '"'
+            j = text.find(end, i + m.end())
+            seg = text[i:(n if j < 0 else j + len(end))]
+            out.append('""' + '\n' * seg.count('\n'))
+            i = n if j < 0 else j + len(end)
+        elif c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == '\\' else 1
+            out.append(c + c)
+            i = j + 1
+        elif c == '#' and (i == 0 or text[i - 1] == '\n'):
+            # preprocessor line (with continuations)
+            j = i
+            while True:
+                k = text.find('\n', j)
+                if k < 0:
+                    k = n
+                    break
+                if text[k - 1] != '\\':
+                    break
+                j = k + 1
+            out.append('\n' * text[i:k].count('\n'))
+            i = k
+        else:
+            out.append(c)
+            i += 1
+    return ''.join(out)
+
+
+CONTROL = re.compile(r'^\s*(if|for|while|switch|catch|do|else|try)\b')
+
+
+def functions(path):
+    text = strip(open(path, encoding='utf-8', errors='replace').read())
+    stack = []          # kinds: 'ns', 'class', 'func', 'other'
+    starts = []         # (name, line) for func
+    decl_start = 0
+    line = 1
+    res = []
+    for idx, c in enumerate(text):
+        if c == '\n':
+            line += 1
+        elif c in ';':
+            if 'func' not in stack:
+                decl_start = idx + 1
+        elif c == '{':
+            in_func = 'func' in stack
+            decl = text[decl_start:idx]
+            kind = 'other'
+            if not in_func:
+                d = decl.strip()
+                if re.search(r'\bnamespace\b', d) or d.startswith('extern "'):
+                    kind = 'ns'
+                elif re.search(r'\b(class|struct|union|enum)\b', d) and '(' not in d.split('=')[0]:
+                    kind = 'class'
+                elif '(' in d and not CONTROL.match(d) and not d.endswith('='):
+                    kind = 'func'
+                    m = re.search(r'([~\w:]+(?:operator\s*[^\s(]+)?)\s*\(', d)
+                    name = m.group(1) if m else '?'
+                    first = decl_start + (len(decl) - len(decl.lstrip()))
+                    starts.append((name, text.count('\n', 0, first) + 1))
+            stack.append(kind)
+            if not in_func:
+                decl_start = idx + 1
+        elif c == '}':
+            if stack:
+                kind = stack.pop()
+                if kind == 'func':
+                    name, l0 = starts.pop()
+                    res.append((line - l0 + 1, name, l0))
+            if 'func' not in stack:
+                decl_start = idx + 1
+    return res
+
+
+def main(argv):
+    mx, top, excepts, paths = None, 20, [], []
+    it = iter(argv)
+    for a in it:
+        if a == '--max':
+            mx = int(next(it))
+        elif a == '--top':
+            top = int(next(it))
+        elif a == '--except':
+            excepts.append(next(it))
+        else:
+            paths.append(a)
+    rows = []
+    for p in paths:
+        files = [p] if os.path.isfile(p) else [
+            os.path.join(d, f) for d, _, fs in os.walk(p) for f in fs if f.endswith(SRC_EXT)]
+        for f in sorted(files):
+            for n, name, l0 in functions(f):
+                rows.append((n, f'{f}:{l0}', name))
+    rows.sort(reverse=True)
+    for n, where, name in rows[:top]:
+        print(f'{n:6d}  {where}  {name}')
+    if mx is not None:
+        bad = [r for r in rows if r[0] > mx and r[2].split('::')[-1] not in excepts]
+        if bad:
+            print(f'{len(bad)} function(s) longer than {mx} lines', file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
