@@ -14,92 +14,56 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cxxscan  # noqa: E402
+
 SRC_EXT = ('.cpp', '.cc', '.h', '.hpp', '.inc')
-
-
-def strip(text):
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith('//', i):
-            j = text.find('\n', i)
-            i = n if j < 0 else j
-        elif text.startswith('/*', i):
-            j = text.find('*/', i + 2)
-            seg = text[i:(n if j < 0 else j + 2)]
-            out.append('\n' * seg.count('\n'))
-            i = n if j < 0 else j + 2
-        elif c == 'R' and text.startswith('R"', i):
-            m = re.match(r'R"([^(]*)\(', text[i:])
-            if not m:
-                out.append(c); i += 1; continue
-            end = ')' + m.group(1) + '"'
-            j = text.find(end, i + m.end())
-            seg = text[i:(n if j < 0 else j + len(end))]
-            out.append('""' + '\n' * seg.count('\n'))
-            i = n if j < 0 else j + len(end)
-        elif c in '"\'':
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == '\\' else 1
-            out.append(c + c)
-            i = j + 1
-        elif c == '#' and (i == 0 or text[i - 1] == '\n'):
-            # preprocessor line (with continuations)
-            j = i
-            while True:
-                k = text.find('\n', j)
-                if k < 0:
-                    k = n
-                    break
-                if text[k - 1] != '\\':
-                    break
-                j = k + 1
-            out.append('\n' * text[i:k].count('\n'))
-            i = k
-        else:
-            out.append(c)
-            i += 1
-    return ''.join(out)
 
 
 CONTROL = re.compile(r'^\s*(if|for|while|switch|catch|do|else|try)\b')
 
 
-def functions(path):
-    text = strip(open(path, encoding='utf-8', errors='replace').read())
+_STRUCT = re.compile(r'[;{}\n]')
+
+
+def functions(path, text=None):
+    """(lines, name, first line) of every function body in a file (or in `text`)."""
+    if text is None:
+        text = cxxscan.read(path)
+    text = cxxscan.strip(text)
     stack = []          # kinds: 'ns', 'class', 'func', 'other'
     starts = []         # (name, line) for func
     decl_start = 0
     line = 1
     res = []
-    for idx, c in enumerate(text):
+    for m in _STRUCT.finditer(text):
+        c = m.group(0)
+        idx = m.start()
         if c == '\n':
             line += 1
-        elif c in ';':
+        elif c == ';':
             if 'func' not in stack:
                 decl_start = idx + 1
         elif c == '{':
             in_func = 'func' in stack
-            decl = text[decl_start:idx]
             kind = 'other'
             if not in_func:
+                decl = text[decl_start:idx]
                 d = decl.strip()
-                if re.search(r'\bnamespace\b', d) or d.startswith('extern "'):
+                if re.search(r'\bnamespace\b', d) or d.startswith('extern ""'):
                     kind = 'ns'
                 elif re.search(r'\b(class|struct|union|enum)\b', d) and '(' not in d.split('=')[0]:
                     kind = 'class'
                 elif '(' in d and not CONTROL.match(d) and not d.endswith('='):
                     kind = 'func'
-                    m = re.search(r'([~\w:]+(?:operator\s*[^\s(]+)?)\s*\(', d)
-                    name = m.group(1) if m else '?'
+                    m2 = re.search(r'([~\w:]+(?:operator\s*[^\s(]+)?)\s*\(', d)
+                    name = m2.group(1) if m2 else '?'
                     first = decl_start + (len(decl) - len(decl.lstrip()))
-                    starts.append((name, text.count('\n', 0, first) + 1))
+                    starts.append((name, line - text.count('\n', first, idx)))
             stack.append(kind)
             if not in_func:
                 decl_start = idx + 1
-        elif c == '}':
+        else:  # '}'
             if stack:
                 kind = stack.pop()
                 if kind == 'func':
