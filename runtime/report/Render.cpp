@@ -130,7 +130,7 @@ struct Col {
   const char *label, *sort, *help;
 };
 
-std::string kernelTable(const RunModel &run, size_t ri) {
+std::string kernelTableHead(const RunModel &run, size_t ri) {
   std::vector<Col> cols;
   if (run.timing) {
     static const Col timingCols[] = {
@@ -171,40 +171,40 @@ std::string kernelTable(const RunModel &run, size_t ri) {
       o += " class=\"t\"";
     o += std::string(">") + c.label + "</th>";
   }
-  o += "</tr></thead><tbody>";
-  for (size_t ki = 0; ki < run.kernels.size(); ++ki) {
-    const KernelRow &k = run.kernels[ki];
-    o += "<tr class=\"kernel\" tabindex=\"0\" data-run=\"" + std::to_string(ri) + "\" data-k=\"" +
-         std::to_string(ki) + "\" data-kernel=\"" + esc(k.name) + "\">";
-    o += kernelCellName(k, run.timing);
-    o += cell("launches", double(k.launches), fmtCount(double(k.launches)));
-    if (run.timing) {
-      o += textCell("grid", k.gridBlock + (k.gridVaries ? " *" : ""));
-      o += cell("cycles", k.cycles, fmtCount(k.cycles));
-      o += cell("ipc", k.ipc(), printf1("%.2f", k.ipc()));
-      o += cell("occupancy", k.occupancy, fmtPct(k.occupancy));
-      o += cell("warp_insts", k.warpInsts, fmtCount(k.warpInsts));
-      o += cell("stall_cycles", k.stallCycles, fmtCount(k.stallCycles));
-      o += stallBar(run, k);
-      o += rateCell("l1_hit", k.l1HitRate());
-      o += rateCell("l2_hit", k.l2HitRate());
-      o += cell("dram_bytes", k.dramBytes(), fmtSi(k.dramBytes(), "B"));
-      if (run.power) {
-        o += cell("energy_j", k.energyJ, fmtSi(k.energyJ, "J"));
-        o += cell("avg_w", k.avgWatts(), printf1("%.1f", k.avgWatts()));
-      }
-    } else {
-      o += cell("ctas", double(k.ctas), fmtCount(double(k.ctas)));
-      o += cell("thread_insts", k.threadInsts, fmtCount(k.threadInsts));
-      o += cell("warp_insts", k.warpInsts, fmtCount(k.warpInsts));
-      o += cell("seconds", k.simSeconds, fmtSi(k.simSeconds, "s"));
+  return o + "</tr></thead>";
+}
+
+/// A kernel's cells after its name and launches (or the totals row's, with `k` the sums).
+std::string kernelCells(const RunModel &run, const KernelRow &k) {
+  std::string o;
+  if (run.timing) {
+    o += cell("cycles", k.cycles, fmtCount(k.cycles));
+    o += cell("ipc", k.ipc(), printf1("%.2f", k.ipc()));
+    o += cell("occupancy", k.occupancy, fmtPct(k.occupancy));
+    o += cell("warp_insts", k.warpInsts, fmtCount(k.warpInsts));
+    o += cell("stall_cycles", k.stallCycles, fmtCount(k.stallCycles));
+    o += stallBar(run, k);
+    o += rateCell("l1_hit", k.l1HitRate());
+    o += rateCell("l2_hit", k.l2HitRate());
+    o += cell("dram_bytes", k.dramBytes(), fmtSi(k.dramBytes(), "B"));
+    if (run.power) {
+      o += cell("energy_j", k.energyJ, fmtSi(k.energyJ, "J"));
+      o += cell("avg_w", k.avgWatts(), printf1("%.1f", k.avgWatts()));
     }
-    o += "</tr>";
+  } else {
+    o += cell("ctas", double(k.ctas), fmtCount(double(k.ctas)));
+    o += cell("thread_insts", k.threadInsts, fmtCount(k.threadInsts));
+    o += cell("warp_insts", k.warpInsts, fmtCount(k.warpInsts));
+    o += cell("seconds", k.simSeconds, fmtSi(k.simSeconds, "s"));
   }
-  o += "</tbody>";
-  // totals over kernels
+  return o;
+}
+
+/// The sums over kernels (occupancy weighted by cycles) and the number of launches.
+KernelRow kernelTotals(const RunModel &run, double &launches) {
   KernelRow t;
-  double launches = 0, occ = 0, powerSeconds = 0;
+  double occ = 0;
+  launches = 0;
   t.stalls.resize(run.stallReasons.size());
   for (const KernelRow &k : run.kernels) {
     launches += double(k.launches);
@@ -223,32 +223,34 @@ std::string kernelTable(const RunModel &run, size_t ri) {
     t.dramReadBytes += k.dramReadBytes;
     t.dramWriteBytes += k.dramWriteBytes;
     t.energyJ += k.energyJ;
-    powerSeconds += k.powerSeconds;
+    t.powerSeconds += k.powerSeconds;
     t.simSeconds += k.simSeconds;
   }
-  t.powerSeconds = powerSeconds;
+  if (run.timing)
+    t.occupancy = t.cycles > 0 ? occ / t.cycles : 0;
+  return t;
+}
+
+std::string kernelTable(const RunModel &run, size_t ri) {
+  std::string o = kernelTableHead(run, ri) + "<tbody>";
+  for (size_t ki = 0; ki < run.kernels.size(); ++ki) {
+    const KernelRow &k = run.kernels[ki];
+    o += "<tr class=\"kernel\" tabindex=\"0\" data-run=\"" + std::to_string(ri) + "\" data-k=\"" +
+         std::to_string(ki) + "\" data-kernel=\"" + esc(k.name) + "\">";
+    o += kernelCellName(k, run.timing);
+    o += cell("launches", double(k.launches), fmtCount(double(k.launches)));
+    if (run.timing)
+      o += textCell("grid", k.gridBlock + (k.gridVaries ? " *" : ""));
+    o += kernelCells(run, k) + "</tr>";
+  }
+  o += "</tbody>";
+  double launches;
+  KernelRow t = kernelTotals(run, launches);
   o += "<tfoot><tr class=\"total\"><td class=\"name\">all kernels</td>" +
        cell("launches", launches, fmtCount(launches));
-  if (run.timing) {
-    t.occupancy = t.cycles > 0 ? occ / t.cycles : 0;
-    o += "<td></td>" + cell("cycles", t.cycles, fmtCount(t.cycles)) +
-         cell("ipc", t.ipc(), printf1("%.2f", t.ipc())) +
-         cell("occupancy", t.occupancy, fmtPct(t.occupancy)) +
-         cell("warp_insts", t.warpInsts, fmtCount(t.warpInsts)) +
-         cell("stall_cycles", t.stallCycles, fmtCount(t.stallCycles)) + stallBar(run, t) +
-         rateCell("l1_hit", t.l1HitRate()) + rateCell("l2_hit", t.l2HitRate()) +
-         cell("dram_bytes", t.dramBytes(), fmtSi(t.dramBytes(), "B"));
-    if (run.power)
-      o += cell("energy_j", t.energyJ, fmtSi(t.energyJ, "J")) +
-           cell("avg_w", t.avgWatts(), printf1("%.1f", t.avgWatts()));
-  } else {
-    o += cell("ctas", double(t.ctas), fmtCount(double(t.ctas))) +
-         cell("thread_insts", t.threadInsts, fmtCount(t.threadInsts)) +
-         cell("warp_insts", t.warpInsts, fmtCount(t.warpInsts)) +
-         cell("seconds", t.simSeconds, fmtSi(t.simSeconds, "s"));
-  }
-  o += "</tr></tfoot></table>";
-  return o;
+  if (run.timing)
+    o += "<td></td>";
+  return o + kernelCells(run, t) + "</tr></tfoot></table>";
 }
 
 std::string summaryTable(const std::vector<RunModel> &runs) {

@@ -143,13 +143,10 @@ double RunModel::totalWarpInsts() const {
   return s;
 }
 
-bool buildRunModel(const JsonValue &json, RunModel &out, std::string &error) {
-  const JsonValue *kernelsJson = json.get("kernels");
-  if (!kernelsJson || !kernelsJson->isArray()) {
-    error = "not a ptxsim statistics file (it has no \"kernels\" array; write one with "
-            "ptxsim run --stats-json FILE)";
-    return false;
-  }
+namespace {
+
+/// The file's run-wide fields: mode, program, times, copies and configuration.
+void readRunHeader(const JsonValue &json, RunModel &out) {
   out.mode = json.str("mode", "functional");
   out.program = json.str("program");
   out.wallSeconds = json.num("wall_seconds");
@@ -166,31 +163,20 @@ bool buildRunModel(const JsonValue &json, RunModel &out, std::string &error) {
         out.configSources.push_back(s.string);
     flattenConfig(*cfg, "", out.config);
   }
-  std::unordered_map<std::string, std::string> demangled;
-  for (const JsonValue &k : kernelsJson->items)
-    demangled[k.str("name")] = k.str("demangled", k.str("name"));
+}
 
-  std::unordered_map<std::string, uint32_t> index;
-  auto kernelFor = [&](const std::string &name) -> KernelRow & {
-    auto [it, fresh] = index.emplace(name, uint32_t(out.kernels.size()));
-    if (fresh) {
-      KernelRow r;
-      r.name = name;
-      auto d = demangled.find(name);
-      r.demangled = d != demangled.end() && !d->second.empty() ? d->second : name;
-      r.shortName = shortKernelName(r.demangled);
-      out.kernels.push_back(std::move(r));
-    }
-    return out.kernels[it->second];
-  };
+/// buildRunModel's steps: kernels by name in first-seen order, then each launch (timing mode)
+/// or each kernel's totals (functional mode).
+class RunModelBuilder {
+public:
+  RunModelBuilder(const JsonValue &kernelsJson, RunModel &out) : out_(out) {
+    for (const JsonValue &k : kernelsJson.items)
+      demangled_[k.str("name")] = k.str("demangled", k.str("name"));
+  }
 
-  const std::vector<JsonValue> &launches = json.array("launches");
-  if (!json.get("mode") && !launches.empty())
-    out.mode = "timing"; // files trimmed to their launches (tests/golden/stats) say no mode
-  out.timing = out.mode == "timing" && json.get("launches");
-  if (!out.timing) {
-    // functional mode: per-kernel totals only (host seconds, no cycles)
-    for (const JsonValue &k : kernelsJson->items) {
+  /// Functional mode: per-kernel totals only (host seconds, no cycles).
+  void functionalTotals(const JsonValue &kernelsJson) {
+    for (const JsonValue &k : kernelsJson.items) {
       KernelRow &r = kernelFor(k.str("name"));
       r.launches = uint64_t(k.num("launches"));
       r.ctas = uint64_t(k.num("ctas"));
@@ -199,42 +185,83 @@ bool buildRunModel(const JsonValue &json, RunModel &out, std::string &error) {
       r.simSeconds = k.num("seconds");
       r.gridBlock = k.str("last_grid_block");
     }
-    return true;
   }
 
-  const std::vector<JsonValue> &power = json.array("power");
-  out.power = !power.empty();
-  // stall reasons and power components, in first-seen order
-  for (const JsonValue &l : launches)
-    for (const auto &[key, v] : l.members)
-      if (key.compare(0, 9, "sm.stall.") == 0 &&
-          std::find(out.stallReasons.begin(), out.stallReasons.end(), key.substr(9)) ==
-              out.stallReasons.end())
-        out.stallReasons.push_back(key.substr(9));
-  for (const JsonValue &p : power)
-    for (const JsonValue &c : p.array("components")) {
-      std::string n = c.str("name");
-      if (std::find(out.powerComponents.begin(), out.powerComponents.end(), n) ==
-          out.powerComponents.end())
-        out.powerComponents.push_back(n);
-    }
+  /// Stall reasons and power components, in first-seen order.
+  void collectNames(const std::vector<JsonValue> &launches, const std::vector<JsonValue> &power) {
+    for (const JsonValue &l : launches)
+      for (const auto &[key, v] : l.members)
+        if (key.compare(0, 9, "sm.stall.") == 0 &&
+            std::find(out_.stallReasons.begin(), out_.stallReasons.end(), key.substr(9)) ==
+                out_.stallReasons.end())
+          out_.stallReasons.push_back(key.substr(9));
+    for (const JsonValue &p : power)
+      for (const JsonValue &c : p.array("components")) {
+        std::string n = c.str("name");
+        if (std::find(out_.powerComponents.begin(), out_.powerComponents.end(), n) ==
+            out_.powerComponents.end())
+          out_.powerComponents.push_back(n);
+      }
+  }
 
-  bool haveStarts = !launches.empty() && launches[0].get("start_seconds");
-  double clock = 0; // kernel time so far, when the file has no start times
-  std::vector<std::pair<double, double>> trace;
-  double lastEnd = -1;
-  size_t nextPower = 0;
-  for (size_t i = 0; i < launches.size(); ++i) {
-    const JsonValue &l = launches[i];
-    std::string name = l.str("kernel");
-    uint32_t ki = index.count(name) ? index[name] : uint32_t(out.kernels.size());
-    KernelRow &r = kernelFor(name);
+  void launches(const std::vector<JsonValue> &launches, const std::vector<JsonValue> &power) {
+    bool haveStarts = !launches.empty() && launches[0].get("start_seconds");
+    double clock = 0; // kernel time so far, when the file has no start times
+    size_t nextPower = 0;
+    for (const JsonValue &l : launches) {
+      std::string name = l.str("kernel");
+      uint32_t ki = index_.count(name) ? index_[name] : uint32_t(out_.kernels.size());
+      KernelRow &r = kernelFor(name);
+      LaunchRow lr = launchRow(l, ki, haveStarts ? l.num("start_seconds") : clock);
+      double secs = l.num("gpu.sim_seconds");
+      clock += secs;
+      addToKernel(l, lr, secs, r);
+      // the power entry of this launch: power[] has one per launch the power model saw, in
+      // launch order (a cursor, so a launch without one does not shift the rest)
+      if (nextPower < power.size() && power[nextPower].str("kernel") == name)
+        addPower(power[nextPower++], lr, r);
+      r.launchIndex.push_back(uint32_t(out_.launches.size()));
+      out_.launches.push_back(std::move(lr));
+    }
+  }
+
+  void finish() {
+    for (KernelRow &r : out_.kernels) {
+      r.occupancy = r.cycles > 0 ? r.occupancy / r.cycles : 0;
+      r.stalls.resize(out_.stallReasons.size());
+      if (out_.power)
+        r.componentJ.resize(out_.powerComponents.size());
+      out_.kernelSimSeconds += r.simSeconds;
+    }
+    // launches in the kernels[] list that timing did not record (none today) keep their count
+    out_.trace = downsample(trace_, RunModel::kMaxTracePoints);
+  }
+
+private:
+  RunModel &out_;
+  std::unordered_map<std::string, std::string> demangled_;
+  std::unordered_map<std::string, uint32_t> index_;
+  std::vector<std::pair<double, double>> trace_;
+  double lastEnd_ = -1;
+
+  KernelRow &kernelFor(const std::string &name) {
+    auto [it, fresh] = index_.emplace(name, uint32_t(out_.kernels.size()));
+    if (fresh) {
+      KernelRow r;
+      r.name = name;
+      auto d = demangled_.find(name);
+      r.demangled = d != demangled_.end() && !d->second.empty() ? d->second : name;
+      r.shortName = shortKernelName(r.demangled);
+      out_.kernels.push_back(std::move(r));
+    }
+    return out_.kernels[it->second];
+  }
+
+  static LaunchRow launchRow(const JsonValue &l, uint32_t kernel, double start) {
     LaunchRow lr;
-    lr.kernel = ki;
+    lr.kernel = kernel;
     lr.gridBlock = gridBlockText(l);
-    double secs = l.num("gpu.sim_seconds");
-    lr.start = haveStarts ? l.num("start_seconds") : clock;
-    clock += secs;
+    lr.start = start;
     lr.cycles = l.num("gpu.cycles");
     lr.warpInsts = l.num("gpu.warp_insts");
     lr.ipc = lr.cycles > 0 ? lr.warpInsts / lr.cycles : 0;
@@ -244,7 +271,10 @@ bool buildRunModel(const JsonValue &json, RunModel &out, std::string &error) {
     lr.l1HitRate = l1a > 0 ? l.num("l1d.hits") / l1a : -1;
     lr.l2HitRate = l2a > 0 ? l.num("l2.hits") / l2a : -1;
     lr.dramBytes = l.num("dram.read_bytes") + l.num("dram.write_bytes");
+    return lr;
+  }
 
+  void addToKernel(const JsonValue &l, const LaunchRow &lr, double secs, KernelRow &r) {
     ++r.launches;
     r.ctas += uint64_t(l.num("gpu.ctas"));
     if (!r.gridBlock.empty() && r.gridBlock != lr.gridBlock)
@@ -253,62 +283,74 @@ bool buildRunModel(const JsonValue &json, RunModel &out, std::string &error) {
     r.cycles += lr.cycles;
     r.warpInsts += lr.warpInsts;
     r.threadInsts += l.num("gpu.thread_insts");
-    r.occupancy += lr.occupancy * lr.cycles; // divided by cycles below
+    r.occupancy += lr.occupancy * lr.cycles; // divided by cycles in finish()
     r.stallCycles += lr.stallCycles;
-    r.stalls.resize(out.stallReasons.size());
-    for (size_t s = 0; s < out.stallReasons.size(); ++s)
-      r.stalls[s] += l.num("sm.stall." + out.stallReasons[s]);
-    r.l1Accesses += l1a;
+    r.stalls.resize(out_.stallReasons.size());
+    for (size_t s = 0; s < out_.stallReasons.size(); ++s)
+      r.stalls[s] += l.num("sm.stall." + out_.stallReasons[s]);
+    r.l1Accesses += l.num("l1d.accesses");
     r.l1Hits += l.num("l1d.hits");
     r.l1Misses += l.num("l1d.misses");
-    r.l2Accesses += l2a;
+    r.l2Accesses += l.num("l2.accesses");
     r.l2Hits += l.num("l2.hits");
     r.dramReadBytes += l.num("dram.read_bytes");
     r.dramWriteBytes += l.num("dram.write_bytes");
     r.simSeconds += secs;
+  }
 
-    // the power entry of this launch: power[] has one per launch the power model saw, in
-    // launch order (a cursor, so a launch without one does not shift the rest)
-    if (nextPower < power.size() && power[nextPower].str("kernel") == name) {
-      const JsonValue &p = power[nextPower++];
-      lr.energyJ = p.num("energy_j");
-      lr.avgWatts = p.num("avg_w");
-      r.energyJ += lr.energyJ;
-      r.powerSeconds += p.num("seconds");
-      out.energyJ += lr.energyJ;
-      out.peakWatts = std::max(out.peakWatts, p.num("peak_w"));
-      r.componentJ.resize(out.powerComponents.size());
-      for (const JsonValue &c : p.array("components")) {
-        size_t ci = std::find(out.powerComponents.begin(), out.powerComponents.end(),
-                              c.str("name")) -
-                    out.powerComponents.begin();
-        r.componentJ[ci] += c.num("dynamic_j") + c.num("static_j");
-      }
-      const std::vector<JsonValue> &tr = p.array("trace");
-      if (!tr.empty()) {
-        if (lastEnd >= 0 && lr.start > lastEnd * (1 + 1e-9))
-          trace.push_back({lastEnd, std::nan("")}); // the GPU ran no kernel in between
-        const JsonValue &first = tr[0];
-        if (first.isArray() && first.items.size() == 2)
-          trace.push_back({lr.start, first.items[1].number});
-        for (const JsonValue &pt : tr)
-          if (pt.isArray() && pt.items.size() == 2)
-            trace.push_back({lr.start + pt.items[0].number, pt.items[1].number});
-        lastEnd = trace.back().first;
-      }
+  void addPower(const JsonValue &p, LaunchRow &lr, KernelRow &r) {
+    lr.energyJ = p.num("energy_j");
+    lr.avgWatts = p.num("avg_w");
+    r.energyJ += lr.energyJ;
+    r.powerSeconds += p.num("seconds");
+    out_.energyJ += lr.energyJ;
+    out_.peakWatts = std::max(out_.peakWatts, p.num("peak_w"));
+    r.componentJ.resize(out_.powerComponents.size());
+    for (const JsonValue &c : p.array("components")) {
+      size_t ci =
+          std::find(out_.powerComponents.begin(), out_.powerComponents.end(), c.str("name")) -
+          out_.powerComponents.begin();
+      r.componentJ[ci] += c.num("dynamic_j") + c.num("static_j");
     }
-    r.launchIndex.push_back(uint32_t(out.launches.size()));
-    out.launches.push_back(std::move(lr));
+    const std::vector<JsonValue> &tr = p.array("trace");
+    if (tr.empty())
+      return;
+    if (lastEnd_ >= 0 && lr.start > lastEnd_ * (1 + 1e-9))
+      trace_.push_back({lastEnd_, std::nan("")}); // the GPU ran no kernel in between
+    const JsonValue &first = tr[0];
+    if (first.isArray() && first.items.size() == 2)
+      trace_.push_back({lr.start, first.items[1].number});
+    for (const JsonValue &pt : tr)
+      if (pt.isArray() && pt.items.size() == 2)
+        trace_.push_back({lr.start + pt.items[0].number, pt.items[1].number});
+    lastEnd_ = trace_.back().first;
   }
-  for (KernelRow &r : out.kernels) {
-    r.occupancy = r.cycles > 0 ? r.occupancy / r.cycles : 0;
-    r.stalls.resize(out.stallReasons.size());
-    if (out.power)
-      r.componentJ.resize(out.powerComponents.size());
-    out.kernelSimSeconds += r.simSeconds;
+};
+
+} // namespace
+
+bool buildRunModel(const JsonValue &json, RunModel &out, std::string &error) {
+  const JsonValue *kernelsJson = json.get("kernels");
+  if (!kernelsJson || !kernelsJson->isArray()) {
+    error = "not a ptxsim statistics file (it has no \"kernels\" array; write one with "
+            "ptxsim run --stats-json FILE)";
+    return false;
   }
-  // launches in the kernels[] list that timing did not record (none today) keep their count
-  out.trace = downsample(trace, RunModel::kMaxTracePoints);
+  readRunHeader(json, out);
+  RunModelBuilder b(*kernelsJson, out);
+  const std::vector<JsonValue> &launches = json.array("launches");
+  if (!json.get("mode") && !launches.empty())
+    out.mode = "timing"; // files trimmed to their launches (tests/golden/stats) say no mode
+  out.timing = out.mode == "timing" && json.get("launches");
+  if (!out.timing) {
+    b.functionalTotals(*kernelsJson);
+    return true;
+  }
+  const std::vector<JsonValue> &power = json.array("power");
+  out.power = !power.empty();
+  b.collectNames(launches, power);
+  b.launches(launches, power);
+  b.finish();
   return true;
 }
 

@@ -227,11 +227,15 @@ bool parseMemory(const std::string &s, uint64_t &mib) {
   return mib > 0;
 }
 
-} // namespace
+/// The spec's directory and absolute path (relative ones against `cwd`).
+void setPaths(const std::string &path, const std::string &cwd, Spec &out) {
+  out.path = path;
+  size_t slash = path.find_last_of('/');
+  out.dir = absolute(slash == std::string::npos ? "." : path.substr(0, slash + 1), cwd);
+  out.absPath = out.dir + "/" + (slash == std::string::npos ? path : path.substr(slash + 1));
+}
 
-bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, std::string>> &sets,
-              const std::string &outputOverride, Spec &out, std::string &error) {
-  toml::table root;
+bool parseToml(const std::string &path, toml::table &root, std::string &error) {
   try {
     root = toml::parse_file(path);
   } catch (const toml::parse_error &e) {
@@ -244,461 +248,572 @@ bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, 
     error = os.str();
     return false;
   }
-  out = Spec();
-  out.path = path;
-  char cwdBuf[PATH_MAX];
-  std::string cwd = getcwd(cwdBuf, sizeof cwdBuf) ? cwdBuf : ".";
-  size_t slash = path.find_last_of('/');
-  out.dir = absolute(slash == std::string::npos ? "." : path.substr(0, slash + 1), cwd);
-  out.absPath = out.dir + "/" + (slash == std::string::npos ? path : path.substr(slash + 1));
+  return true;
+}
 
-  // variables first: every other string may use them
-  std::map<std::string, std::string> vars{{"spec_dir", out.dir}};
-  {
-    Reader raw(path, vars);
-    if (const toml::node *v = root.get("vars")) {
-      const toml::table *t = v->as_table();
-      if (!t) {
-        raw.fail(*v, "vars", "expected a table of NAME = \"value\"");
-        error = raw.error;
-        return false;
-      }
-      for (auto &&[k, val] : *t) {
-        std::string s;
-        if (!raw.scalar(val, "vars." + std::string(k.str()), s)) {
-          error = raw.error;
-          return false;
-        }
-        vars[std::string(k.str())] = s;
-      }
-    }
-  }
-  for (const auto &[k, v] : sets)
-    vars[k] = v;
-  for (const auto &[k, v] : vars)
-    out.vars.emplace_back(k, v);
-  Reader r(path, vars);
-  // names set per point by axis values (their `vars`), used in programs' commands
-  if (const toml::node *axes = root.get("axis"); axes && axes->is_array())
-    for (const toml::node &an : *axes->as_array())
-      if (const toml::table *at = an.as_table())
-        if (const toml::node *vals = at->get("values"); vals && vals->is_array())
-          for (const toml::node &vn : *vals->as_array())
-            if (const toml::table *vt = vn.as_table())
-              if (const toml::node *vv = vt->get("vars"); vv && vv->is_table())
-                for (auto &&[k, v] : *vv->as_table())
-                  if (!vars.count(std::string(k.str())))
-                    r.deferred.insert(std::string(k.str()));
-  auto done = [&](bool ok) {
-    if (!ok)
-      error = r.error.empty() ? path + ": invalid spec" : r.error;
-    return ok;
-  };
-  if (!r.keys(root, "spec",
-              {"name", "title", "output", "configs", "options", "run_args", "modes", "repeats",
-               "stats", "vars", "baseline", "resources", "outputs", "program", "axis", "exclude"}))
-    return done(false);
-
-  const toml::node *n = root.get("name");
-  if (!n) {
-    error = path + ": the spec needs a name (name = \"...\")";
+/// [vars] into `vars` (read first: every other string may use them).
+bool readVars(const toml::table &root, const std::string &path,
+              std::map<std::string, std::string> &vars, std::string &error) {
+  Reader raw(path, vars);
+  const toml::node *v = root.get("vars");
+  if (!v)
+    return true;
+  const toml::table *t = v->as_table();
+  if (!t) {
+    raw.fail(*v, "vars", "expected a table of NAME = \"value\"");
+    error = raw.error;
     return false;
   }
-  if (!r.string(*n, "name", out.name))
-    return done(false);
-  if (!safeName(out.name))
-    return done(
-        r.fail(*n, "name", "'" + out.name + "' is not a safe name (letters, digits, _ . + -)"));
-  out.title = out.name;
-  if ((n = root.get("title")) && !r.string(*n, "title", out.title))
-    return done(false);
-  std::string output = "sweep-" + out.name;
-  if ((n = root.get("output")) && !r.string(*n, "output", output))
-    return done(false);
-  // the output directory is relative to where ptxsim runs, like -o
-  out.output = absolute(outputOverride.empty() ? output : outputOverride, cwd);
-
-  std::vector<std::string> list;
-  if ((n = root.get("configs"))) {
-    if (!r.strings(*n, "configs", list))
-      return done(false);
-    for (const std::string &c : list)
-      out.configs.push_back(absolute(c, out.dir));
+  for (auto &&[k, val] : *t) {
+    std::string s;
+    if (!raw.scalar(val, "vars." + std::string(k.str()), s)) {
+      error = raw.error;
+      return false;
+    }
+    vars[std::string(k.str())] = s;
   }
-  if ((n = root.get("options")) && !r.pairs(*n, "options", out.options))
-    return done(false);
-  if ((n = root.get("run_args")) && !r.strings(*n, "run_args", out.runArgs))
-    return done(false);
-  out.mode = out.configs.empty() ? ModeKind::Functional : ModeKind::Timing;
-  Axis modeAxis{"mode", {}};
-  if ((n = root.get("modes"))) {
-    list.clear();
-    if (!r.strings(*n, "modes", list))
-      return done(false);
+  return true;
+}
+
+/// Names set per point by axis values (their `vars`), used in programs' commands: kept as
+/// ${NAME} for the point to fill in.
+void deferAxisVars(const toml::table &root, const std::map<std::string, std::string> &vars,
+                   Reader &r) {
+  const toml::node *axes = root.get("axis");
+  if (!axes || !axes->is_array())
+    return;
+  for (const toml::node &an : *axes->as_array()) {
+    const toml::table *at = an.as_table();
+    const toml::node *vals = at ? at->get("values") : nullptr;
+    if (!vals || !vals->is_array())
+      continue;
+    for (const toml::node &vn : *vals->as_array())
+      if (const toml::table *vt = vn.as_table())
+        if (const toml::node *vv = vt->get("vars"); vv && vv->is_table())
+          for (auto &&[k, v] : *vv->as_table())
+            if (!vars.count(std::string(k.str())))
+              r.deferred.insert(std::string(k.str()));
+  }
+}
+
+/// loadSpec's steps in the order the file is checked: each returns false with the error in the
+/// Reader (or in `direct`, for errors without a place).
+class SpecLoader {
+public:
+  SpecLoader(const std::string &path, const std::string &cwd, const std::string &outputOverride,
+             const toml::table &root, Reader &r, Spec &out)
+      : path_(path), cwd_(cwd), outputOverride_(outputOverride), root_(root), r_(r), out_(out) {}
+  std::string direct; ///< an error that names the file only (no line)
+
+  bool load() {
+    return readNames() && readRunSettings() && readResources() && readOutputs() && readPrograms() &&
+           readAxes() && readBaseline() && readExcludes();
+  }
+
+private:
+  const std::string &path_, &cwd_, &outputOverride_;
+  const toml::table &root_;
+  Reader &r_;
+  Spec &out_;
+  Axis modeAxis_{"mode", {}};
+  uint64_t repeats_ = 1;
+
+  /// An error about the whole file (no line and column to name).
+  bool failWithoutPlace(const std::string &msg) {
+    direct = path_ + ": " + msg;
+    return false;
+  }
+
+  /// Relative paths against the spec's directory.
+  bool paths(const toml::node &n, const std::string &where, std::vector<std::string> &out) {
+    std::vector<std::string> list;
+    if (!r_.strings(n, where, list))
+      return false;
+    for (const std::string &c : list)
+      out.push_back(absolute(c, out_.dir));
+    return true;
+  }
+
+  bool readNames() {
+    if (!r_.keys(root_, "spec",
+                 {"name", "title", "output", "configs", "options", "run_args", "modes", "repeats",
+                  "stats", "vars", "baseline", "resources", "outputs", "program", "axis",
+                  "exclude"}))
+      return false;
+    const toml::node *n = root_.get("name");
+    if (!n)
+      return failWithoutPlace("the spec needs a name (name = \"...\")");
+    if (!r_.string(*n, "name", out_.name))
+      return false;
+    if (!safeName(out_.name))
+      return r_.fail(*n, "name",
+                     "'" + out_.name + "' is not a safe name (letters, digits, _ . + -)");
+    out_.title = out_.name;
+    if ((n = root_.get("title")) && !r_.string(*n, "title", out_.title))
+      return false;
+    std::string output = "sweep-" + out_.name;
+    if ((n = root_.get("output")) && !r_.string(*n, "output", output))
+      return false;
+    // the output directory is relative to where ptxsim runs, like -o
+    out_.output = absolute(outputOverride_.empty() ? output : outputOverride_, cwd_);
+    return true;
+  }
+
+  bool readRunSettings() {
+    const toml::node *n;
+    if ((n = root_.get("configs")) && !paths(*n, "configs", out_.configs))
+      return false;
+    if ((n = root_.get("options")) && !r_.pairs(*n, "options", out_.options))
+      return false;
+    if ((n = root_.get("run_args")) && !r_.strings(*n, "run_args", out_.runArgs))
+      return false;
+    out_.mode = out_.configs.empty() ? ModeKind::Functional : ModeKind::Timing;
+    if ((n = root_.get("modes")) && !readModes(*n))
+      return false;
+    if ((n = root_.get("repeats")) && !r_.unsignedValue(*n, "repeats", 1, repeats_))
+      return false;
+    if ((n = root_.get("stats")) && !r_.strings(*n, "stats", out_.stats))
+      return false;
+    if (out_.stats.empty())
+      out_.stats = out_.mode == ModeKind::Functional && modeAxis_.values.size() <= 1
+                       ? std::vector<std::string>{"launches", "warp_insts"}
+                       : std::vector<std::string>{"cycles", "ipc", "stall_cycles", "l1d_hit_rate",
+                                                  "dram_bytes"};
+    return true;
+  }
+
+  bool readModes(const toml::node &n) {
+    std::vector<std::string> list;
+    if (!r_.strings(n, "modes", list))
+      return false;
     if (list.empty())
-      return done(r.fail(*n, "modes", "empty"));
+      return r_.fail(n, "modes", "empty");
     for (const std::string &m : list) {
       AxisValue v;
       v.name = m;
       v.hasMode = true;
       if (!parseMode(m, v.mode))
-        return done(r.fail(*n, "modes",
-                           "unknown mode '" + m +
-                               "' (functional, timing, power, sample-kernels, "
-                               "sample-ctas)"));
-      modeAxis.values.push_back(v);
+        return r_.fail(n, "modes",
+                       "unknown mode '" + m +
+                           "' (functional, timing, power, sample-kernels, "
+                           "sample-ctas)");
+      modeAxis_.values.push_back(v);
     }
-    if (modeAxis.values.size() == 1)
-      out.mode = modeAxis.values[0].mode;
+    if (modeAxis_.values.size() == 1)
+      out_.mode = modeAxis_.values[0].mode;
+    return true;
   }
-  uint64_t repeats = 1;
-  if ((n = root.get("repeats")) && !r.unsignedValue(*n, "repeats", 1, repeats))
-    return done(false);
-  if ((n = root.get("stats")) && !r.strings(*n, "stats", out.stats))
-    return done(false);
-  if (out.stats.empty())
-    out.stats = out.mode == ModeKind::Functional && modeAxis.values.size() <= 1
-                    ? std::vector<std::string>{"launches", "warp_insts"}
-                    : std::vector<std::string>{"cycles", "ipc", "stall_cycles", "l1d_hit_rate",
-                                               "dram_bytes"};
 
-  if ((n = root.get("resources"))) {
+  bool readUnsigned(const toml::table &t, const char *key, unsigned &out) {
+    uint64_t u = 0;
+    const toml::node *x = t.get(key);
+    if (!x)
+      return true;
+    if (!r_.unsignedValue(*x, std::string("resources.") + key, 1, u))
+      return false;
+    out = static_cast<unsigned>(u);
+    return true;
+  }
+
+  bool readResources() {
+    const toml::node *n = root_.get("resources");
+    if (!n)
+      return true;
     const toml::table *t = n->as_table();
     if (!t)
-      return done(r.fail(*n, "resources", "expected a table"));
-    if (!r.keys(*t, "resources", {"cpus", "memory", "time", "partition", "sbatch", "max_parallel"}))
-      return done(false);
-    Resources &res = out.resources;
-    uint64_t u;
-    if (const toml::node *x = t->get("cpus")) {
-      if (!r.unsignedValue(*x, "resources.cpus", 1, u))
-        return done(false);
-      res.cpus = static_cast<unsigned>(u);
-    }
+      return r_.fail(*n, "resources", "expected a table");
+    if (!r_.keys(*t, "resources",
+                 {"cpus", "memory", "time", "partition", "sbatch", "max_parallel"}))
+      return false;
+    Resources &res = out_.resources;
+    if (!readUnsigned(*t, "cpus", res.cpus))
+      return false;
     if (const toml::node *x = t->get("memory")) {
       std::string s;
-      if (!r.scalar(*x, "resources.memory", s))
-        return done(false);
+      if (!r_.scalar(*x, "resources.memory", s))
+        return false;
       if (!parseMemory(s, res.memoryMiB))
-        return done(
-            r.fail(*x, "resources.memory", "'" + s + "' is not a size (e.g. \"2G\", \"512M\")"));
+        return r_.fail(*x, "resources.memory", "'" + s + "' is not a size (e.g. \"2G\", \"512M\")");
     }
-    if (const toml::node *x = t->get("time"); x && !r.string(*x, "resources.time", res.time))
-      return done(false);
+    if (const toml::node *x = t->get("time"); x && !r_.string(*x, "resources.time", res.time))
+      return false;
     if (const toml::node *x = t->get("partition");
-        x && !r.string(*x, "resources.partition", res.partition))
-      return done(false);
-    if (const toml::node *x = t->get("sbatch"); x && !r.strings(*x, "resources.sbatch", res.sbatch))
-      return done(false);
-    if (const toml::node *x = t->get("max_parallel")) {
-      if (!r.unsignedValue(*x, "resources.max_parallel", 1, u))
-        return done(false);
-      res.maxParallel = static_cast<unsigned>(u);
-    }
-  }
-  if ((n = root.get("outputs"))) {
-    const toml::table *t = n->as_table();
-    if (!t)
-      return done(r.fail(*n, "outputs", "expected a table"));
-    if (!r.keys(*t, "outputs", {"csv", "json", "report"}))
-      return done(false);
-    for (auto [key, dst] : {std::pair<const char *, std::string *>{"csv", &out.csvName},
-                            {"json", &out.jsonName},
-                            {"report", &out.reportName}})
-      if (const toml::node *x = t->get(key)) {
-        if (!r.string(*x, std::string("outputs.") + key, *dst))
-          return done(false);
-        if (dst->empty() || dst->find('/') != std::string::npos)
-          return done(
-              r.fail(*x, std::string("outputs.") + key, "a file name inside the output directory"));
-      }
+        x && !r_.string(*x, "resources.partition", res.partition))
+      return false;
+    if (const toml::node *x = t->get("sbatch");
+        x && !r_.strings(*x, "resources.sbatch", res.sbatch))
+      return false;
+    return readUnsigned(*t, "max_parallel", res.maxParallel);
   }
 
-  // programs
-  n = root.get("program");
-  const toml::array *progs = n ? n->as_array() : nullptr;
-  if (!progs || progs->empty()) {
-    if (n)
-      return done(r.fail(*n, "program", "expected [[program]] tables"));
-    error = path + ": the spec runs no program (add a [[program]] table)";
-    return false;
+  bool readOutputs() {
+    const toml::node *n = root_.get("outputs");
+    if (!n)
+      return true;
+    const toml::table *t = n->as_table();
+    if (!t)
+      return r_.fail(*n, "outputs", "expected a table");
+    if (!r_.keys(*t, "outputs", {"csv", "json", "report"}))
+      return false;
+    for (auto [key, dst] : {std::pair<const char *, std::string *>{"csv", &out_.csvName},
+                            {"json", &out_.jsonName},
+                            {"report", &out_.reportName}})
+      if (const toml::node *x = t->get(key)) {
+        if (!r_.string(*x, std::string("outputs.") + key, *dst))
+          return false;
+        if (dst->empty() || dst->find('/') != std::string::npos)
+          return r_.fail(*x, std::string("outputs.") + key,
+                         "a file name inside the output directory");
+      }
+    return true;
   }
-  std::set<std::string> seen;
-  for (size_t i = 0; i < progs->size(); ++i) {
-    std::string where = "program[" + std::to_string(i) + "]";
-    const toml::node &pn = (*progs)[i];
+
+  bool readPrograms() {
+    const toml::node *n = root_.get("program");
+    const toml::array *progs = n ? n->as_array() : nullptr;
+    if (!progs || progs->empty()) {
+      if (n)
+        return r_.fail(*n, "program", "expected [[program]] tables");
+      return failWithoutPlace("the spec runs no program (add a [[program]] table)");
+    }
+    std::set<std::string> seen;
+    for (size_t i = 0; i < progs->size(); ++i)
+      if (!readProgram((*progs)[i], "program[" + std::to_string(i) + "]", seen))
+        return false;
+    return true;
+  }
+
+  bool readProgram(const toml::node &pn, const std::string &where, std::set<std::string> &seen) {
     const toml::table *t = pn.as_table();
     if (!t)
-      return done(r.fail(pn, where, "expected a table"));
-    if (!r.keys(*t, where, {"name", "kind", "command", "cwd", "expect", "env", "inputs", "run_args", "grid",
+      return r_.fail(pn, where, "expected a table");
+    if (!r_.keys(*t, where,
+                 {"name", "kind", "command", "cwd", "expect", "env", "inputs", "run_args", "grid",
                   "transport"}))
-      return done(false);
+      return false;
     Program p;
     const toml::node *x = t->get("name");
     if (!x)
-      return done(r.fail(pn, where, "needs a name"));
-    if (!r.string(*x, where + ".name", p.name))
-      return done(false);
+      return r_.fail(pn, where, "needs a name");
+    if (!r_.string(*x, where + ".name", p.name))
+      return false;
     if (!safeName(p.name))
-      return done(r.fail(*x, where + ".name",
-                         "'" + p.name +
-                             "' is not a safe name (letters, digits, _ . + -; "
-                             "no \"__\")"));
+      return r_.fail(*x, where + ".name",
+                     "'" + p.name +
+                         "' is not a safe name (letters, digits, _ . + -; "
+                         "no \"__\")");
     if (!seen.insert(p.name).second)
-      return done(r.fail(*x, where + ".name", "a second program named '" + p.name + "'"));
-    if ((x = t->get("kind"))) {
+      return r_.fail(*x, where + ".name", "a second program named '" + p.name + "'");
+    if (!readProgramKind(pn, *t, where, p) || !readCommand(pn, *t, where, p))
+      return false;
+    if ((x = t->get("cwd"))) {
+      if (!r_.string(*x, where + ".cwd", p.cwd))
+        return false;
+      p.cwd = absolute(p.cwd, out_.dir);
+    }
+    if ((x = t->get("expect")) && !r_.string(*x, where + ".expect", p.expect))
+      return false;
+    if ((x = t->get("inputs")) && !paths(*x, where + ".inputs", p.inputs))
+      return false;
+    out_.programs.push_back(std::move(p));
+    return true;
+  }
+
+  /// kind = "run" | "chiplets", and a chiplets program's grid and transport.
+  bool readProgramKind(const toml::node &pn, const toml::table &t, const std::string &where,
+                       Program &p) {
+    const toml::node *x;
+    if ((x = t.get("kind"))) {
       std::string kind;
-      if (!r.string(*x, where + ".kind", kind))
-        return done(false);
+      if (!r_.string(*x, where + ".kind", kind))
+        return false;
       if (kind == "chiplets")
         p.kind = ProgramKind::Chiplets;
       else if (kind != "run")
-        return done(r.fail(*x, where + ".kind", "'" + kind + "' is not run or chiplets"));
+        return r_.fail(*x, where + ".kind", "'" + kind + "' is not run or chiplets");
     }
     for (const char *k : {"grid", "transport"})
-      if ((x = t->get(k)) && p.kind != ProgramKind::Chiplets)
-        return done(r.fail(*x, where + "." + k, "only a program of kind = \"chiplets\" has one"));
-    if (p.kind == ProgramKind::Chiplets) {
-      if (!(x = t->get("grid")))
-        return done(r.fail(pn, where, "a chiplets program needs a grid (\"WxH\")"));
-      r.keepEscapes = true; // an axis value's vars may set it
-      if (!r.string(*x, where + ".grid", p.grid))
-        return done(false);
-      r.keepEscapes = false;
-      unsigned gw, gh;
-      if (p.grid.find('$') == std::string::npos && !parseGrid(p.grid, gw, gh))
-        return done(r.fail(*x, where + ".grid", "'" + p.grid + "' is not WxH (1..64 each)"));
-      if ((x = t->get("transport"))) {
-        if (!r.string(*x, where + ".transport", p.transport))
-          return done(false);
-        if (p.transport != "files" && p.transport != "mpi")
-          return done(
-              r.fail(*x, where + ".transport", "'" + p.transport + "' is not files or mpi"));
-      }
+      if ((x = t.get(k)) && p.kind != ProgramKind::Chiplets)
+        return r_.fail(*x, where + "." + k, "only a program of kind = \"chiplets\" has one");
+    if (p.kind != ProgramKind::Chiplets)
+      return true;
+    if (!(x = t.get("grid")))
+      return r_.fail(pn, where, "a chiplets program needs a grid (\"WxH\")");
+    r_.keepEscapes = true; // an axis value's vars may set it
+    if (!r_.string(*x, where + ".grid", p.grid))
+      return false;
+    r_.keepEscapes = false;
+    unsigned gw, gh;
+    if (p.grid.find('$') == std::string::npos && !parseGrid(p.grid, gw, gh))
+      return r_.fail(*x, where + ".grid", "'" + p.grid + "' is not WxH (1..64 each)");
+    if ((x = t.get("transport"))) {
+      if (!r_.string(*x, where + ".transport", p.transport))
+        return false;
+      if (p.transport != "files" && p.transport != "mpi")
+        return r_.fail(*x, where + ".transport", "'" + p.transport + "' is not files or mpi");
     }
-    x = t->get("command");
+    return true;
+  }
+
+  /// command, env and run_args: filled in per point, so "$$" is kept for the point.
+  bool readCommand(const toml::node &pn, const toml::table &t, const std::string &where,
+                   Program &p) {
+    const toml::node *x = t.get("command");
     if (!x)
-      return done(r.fail(pn, where, "needs a command (an array: program and arguments)"));
-    r.keepEscapes = true; // command, run_args and env are filled in per point
+      return r_.fail(pn, where, "needs a command (an array: program and arguments)");
+    r_.keepEscapes = true;
     if (x->is_string()) {
       std::string s;
-      if (!r.string(*x, where + ".command", s))
-        return done(false);
+      if (!r_.string(*x, where + ".command", s))
+        return false;
       p.command.push_back(s);
-    } else if (!r.strings(*x, where + ".command", p.command)) {
-      return done(false);
+    } else if (!r_.strings(*x, where + ".command", p.command)) {
+      return false;
     }
     if (p.command.empty() || p.command[0].empty())
-      return done(r.fail(*x, where + ".command", "empty"));
+      return r_.fail(*x, where + ".command", "empty");
     if (p.command[0].find('/') != std::string::npos)
-      p.command[0] = absolute(p.command[0], out.dir);
-    if ((x = t->get("env")) && !r.pairs(*x, where + ".env", p.env))
-      return done(false);
-    if ((x = t->get("run_args")) && !r.strings(*x, where + ".run_args", p.runArgs))
-      return done(false);
-    r.keepEscapes = false;
-    if ((x = t->get("cwd"))) {
-      if (!r.string(*x, where + ".cwd", p.cwd))
-        return done(false);
-      p.cwd = absolute(p.cwd, out.dir);
-    }
-    if ((x = t->get("expect")) && !r.string(*x, where + ".expect", p.expect))
-      return done(false);
-    if ((x = t->get("inputs"))) {
-      list.clear();
-      if (!r.strings(*x, where + ".inputs", list))
-        return done(false);
-      for (const std::string &f : list)
-        p.inputs.push_back(absolute(f, out.dir));
-    }
-    out.programs.push_back(std::move(p));
+      p.command[0] = absolute(p.command[0], out_.dir);
+    if ((x = t.get("env")) && !r_.pairs(*x, where + ".env", p.env))
+      return false;
+    if ((x = t.get("run_args")) && !r_.strings(*x, where + ".run_args", p.runArgs))
+      return false;
+    r_.keepEscapes = false;
+    return true;
   }
 
-  // axes
-  if ((n = root.get("axis"))) {
-    const toml::array *axes = n->as_array();
-    if (!axes)
-      return done(r.fail(*n, "axis", "expected [[axis]] tables"));
-    std::set<std::string> axisNames{"program", "mode", "repeat", "point", "status"};
-    for (size_t i = 0; i < axes->size(); ++i) {
-      std::string where = "axis[" + std::to_string(i) + "]";
-      const toml::node &an = (*axes)[i];
-      const toml::table *t = an.as_table();
-      if (!t)
-        return done(r.fail(an, where, "expected a table"));
-      if (!r.keys(*t, where, {"name", "option", "values"}))
-        return done(false);
-      Axis axis;
-      const toml::node *x = t->get("name");
-      if (!x)
-        return done(r.fail(an, where, "needs a name"));
-      if (!r.string(*x, where + ".name", axis.name))
-        return done(false);
-      if (!safeName(axis.name))
-        return done(r.fail(*x, where + ".name", "'" + axis.name + "' is not a safe name"));
-      if (!axisNames.insert(axis.name).second)
-        return done(r.fail(*x, where + ".name",
-                           "'" + axis.name + "' is taken (by another axis or a built-in column)"));
-      std::string option;
-      if ((x = t->get("option")) && !r.string(*x, where + ".option", option))
-        return done(false);
-      x = t->get("values");
-      const toml::array *vals = x ? x->as_array() : nullptr;
-      if (!vals || vals->empty())
-        return done(r.fail(x ? *x : an, where, "needs a non-empty array 'values'"));
-      std::set<std::string> valueNames;
-      for (size_t j = 0; j < vals->size(); ++j) {
-        std::string vw = where + ".values[" + std::to_string(j) + "]";
-        const toml::node &vn = (*vals)[j];
+  /// The [[axis]] tables, then the built-in "mode" (several modes) and "repeat" axes.
+  bool readAxes() {
+    if (const toml::node *n = root_.get("axis")) {
+      const toml::array *axes = n->as_array();
+      if (!axes)
+        return r_.fail(*n, "axis", "expected [[axis]] tables");
+      std::set<std::string> axisNames{"program", "mode", "repeat", "point", "status"};
+      for (size_t i = 0; i < axes->size(); ++i)
+        if (!readAxis((*axes)[i], "axis[" + std::to_string(i) + "]", axisNames))
+          return false;
+    }
+    if (modeAxis_.values.size() > 1)
+      out_.axes.push_back(modeAxis_);
+    if (repeats_ > 1) {
+      Axis rep{"repeat", {}};
+      for (uint64_t k = 1; k <= repeats_; ++k) {
         AxisValue v;
-        if (const toml::table *vt = vn.as_table()) {
-          if (!r.keys(*vt, vw,
-                      {"name", "configs", "options", "run_args", "args", "mode", "value", "vars"}))
-            return done(false);
-          const toml::node *y = vt->get("name");
-          if (!y)
-            return done(r.fail(vn, vw, "needs a name"));
-          if (!r.string(*y, vw + ".name", v.name))
-            return done(false);
-          if ((y = vt->get("configs"))) {
-            list.clear();
-            if (!r.strings(*y, vw + ".configs", list))
-              return done(false);
-            for (const std::string &c : list)
-              v.configs.push_back(absolute(c, out.dir));
-          }
-          if ((y = vt->get("options")) && !r.pairs(*y, vw + ".options", v.options))
-            return done(false);
-          if ((y = vt->get("value"))) {
-            std::string s;
-            if (option.empty())
-              return done(r.fail(*y, vw + ".value", "'value' needs the axis' 'option'"));
-            if (!r.scalar(*y, vw + ".value", s))
-              return done(false);
-            v.options.emplace_back(option, s);
-          }
-          if ((y = vt->get("vars")) && !r.pairs(*y, vw + ".vars", v.vars))
-            return done(false);
-          if ((y = vt->get("run_args")) && !r.strings(*y, vw + ".run_args", v.runArgs))
-            return done(false);
-          if ((y = vt->get("args")) && !r.strings(*y, vw + ".args", v.args))
-            return done(false);
-          if ((y = vt->get("mode"))) {
-            std::string m;
-            if (!r.string(*y, vw + ".mode", m))
-              return done(false);
-            if (!parseMode(m, v.mode))
-              return done(r.fail(*y, vw + ".mode", "unknown mode '" + m + "'"));
-            v.hasMode = true;
-          }
-        } else {
-          // shorthand: values = ["lrr", "gto"] with option = "-gpgpu_scheduler"
-          if (option.empty())
-            return done(r.fail(vn, vw,
-                               "a bare value needs the axis' 'option' (or write a table "
-                               "{ name = ..., configs/options = ... })"));
-          if (!r.scalar(vn, vw, v.name))
-            return done(false);
-          v.options.emplace_back(option, v.name);
-        }
-        if (!safeName(v.name))
-          return done(r.fail(vn, vw,
-                             "'" + v.name +
-                                 "' is not a safe name (letters, digits, _ . + -; no "
-                                 "\"__\")"));
-        if (!valueNames.insert(v.name).second)
-          return done(r.fail(vn, vw, "a second value named '" + v.name + "'"));
-        axis.values.push_back(std::move(v));
+        v.name = std::to_string(k);
+        rep.values.push_back(v);
       }
-      out.axes.push_back(std::move(axis));
+      out_.axes.push_back(rep);
     }
+    return true;
   }
-  if (modeAxis.values.size() > 1)
-    out.axes.push_back(modeAxis);
-  if (repeats > 1) {
-    Axis rep{"repeat", {}};
-    for (uint64_t k = 1; k <= repeats; ++k) {
+
+  bool readAxis(const toml::node &an, const std::string &where, std::set<std::string> &axisNames) {
+    const toml::table *t = an.as_table();
+    if (!t)
+      return r_.fail(an, where, "expected a table");
+    if (!r_.keys(*t, where, {"name", "option", "values"}))
+      return false;
+    Axis axis;
+    const toml::node *x = t->get("name");
+    if (!x)
+      return r_.fail(an, where, "needs a name");
+    if (!r_.string(*x, where + ".name", axis.name))
+      return false;
+    if (!safeName(axis.name))
+      return r_.fail(*x, where + ".name", "'" + axis.name + "' is not a safe name");
+    if (!axisNames.insert(axis.name).second)
+      return r_.fail(*x, where + ".name",
+                     "'" + axis.name + "' is taken (by another axis or a built-in column)");
+    std::string option;
+    if ((x = t->get("option")) && !r_.string(*x, where + ".option", option))
+      return false;
+    x = t->get("values");
+    const toml::array *vals = x ? x->as_array() : nullptr;
+    if (!vals || vals->empty())
+      return r_.fail(x ? *x : an, where, "needs a non-empty array 'values'");
+    std::set<std::string> valueNames;
+    for (size_t j = 0; j < vals->size(); ++j) {
+      std::string vw = where + ".values[" + std::to_string(j) + "]";
+      const toml::node &vn = (*vals)[j];
       AxisValue v;
-      v.name = std::to_string(k);
-      rep.values.push_back(v);
+      if (!readAxisValue(vn, vw, option, v))
+        return false;
+      if (!safeName(v.name))
+        return r_.fail(vn, vw,
+                       "'" + v.name +
+                           "' is not a safe name (letters, digits, _ . + -; no "
+                           "\"__\")");
+      if (!valueNames.insert(v.name).second)
+        return r_.fail(vn, vw, "a second value named '" + v.name + "'");
+      axis.values.push_back(std::move(v));
     }
-    out.axes.push_back(rep);
+    out_.axes.push_back(std::move(axis));
+    return true;
   }
 
-  if ((n = root.get("baseline"))) {
-    std::vector<std::pair<std::string, std::string>> b;
-    if (!r.pairs(*n, "baseline", b))
-      return done(false);
-    for (const auto &[axisName, value] : b) {
-      bool found = false;
-      if (axisName == "program") {
-        for (const Program &p : out.programs)
-          found |= p.name == value;
-      } else {
-        bool axisFound = false;
-        for (const Axis &a : out.axes)
-          if (a.name == axisName) {
-            axisFound = true;
-            for (const AxisValue &v : a.values)
-              found |= v.name == value;
-          }
-        if (!axisFound)
-          return done(r.fail(*n, "baseline." + axisName, "no axis named '" + axisName + "'"));
+  bool readAxisValue(const toml::node &vn, const std::string &vw, const std::string &option,
+                     AxisValue &v) {
+    if (const toml::table *vt = vn.as_table())
+      return readAxisValueTable(vn, *vt, vw, option, v);
+    // shorthand: values = ["lrr", "gto"] with option = "-gpgpu_scheduler"
+    if (option.empty())
+      return r_.fail(vn, vw,
+                     "a bare value needs the axis' 'option' (or write a table "
+                     "{ name = ..., configs/options = ... })");
+    if (!r_.scalar(vn, vw, v.name))
+      return false;
+    v.options.emplace_back(option, v.name);
+    return true;
+  }
+
+  bool readAxisValueTable(const toml::node &vn, const toml::table &vt, const std::string &vw,
+                          const std::string &option, AxisValue &v) {
+    if (!r_.keys(vt, vw,
+                 {"name", "configs", "options", "run_args", "args", "mode", "value", "vars"}))
+      return false;
+    const toml::node *y = vt.get("name");
+    if (!y)
+      return r_.fail(vn, vw, "needs a name");
+    if (!r_.string(*y, vw + ".name", v.name))
+      return false;
+    if ((y = vt.get("configs")) && !paths(*y, vw + ".configs", v.configs))
+      return false;
+    if ((y = vt.get("options")) && !r_.pairs(*y, vw + ".options", v.options))
+      return false;
+    if ((y = vt.get("value"))) {
+      std::string s;
+      if (option.empty())
+        return r_.fail(*y, vw + ".value", "'value' needs the axis' 'option'");
+      if (!r_.scalar(*y, vw + ".value", s))
+        return false;
+      v.options.emplace_back(option, s);
+    }
+    if ((y = vt.get("vars")) && !r_.pairs(*y, vw + ".vars", v.vars))
+      return false;
+    if ((y = vt.get("run_args")) && !r_.strings(*y, vw + ".run_args", v.runArgs))
+      return false;
+    if ((y = vt.get("args")) && !r_.strings(*y, vw + ".args", v.args))
+      return false;
+    if ((y = vt.get("mode"))) {
+      std::string m;
+      if (!r_.string(*y, vw + ".mode", m))
+        return false;
+      if (!parseMode(m, v.mode))
+        return r_.fail(*y, vw + ".mode", "unknown mode '" + m + "'");
+      v.hasMode = true;
+    }
+    return true;
+  }
+
+  /// The value names of an axis ("program": the programs); false when there is no such axis.
+  bool axisValues(const std::string &axisName, std::vector<std::string> &known) const {
+    if (axisName == "program") {
+      for (const Program &p : out_.programs)
+        known.push_back(p.name);
+      return true;
+    }
+    bool axisFound = false;
+    for (const Axis &a : out_.axes)
+      if (a.name == axisName) {
+        axisFound = true;
+        for (const AxisValue &v : a.values)
+          known.push_back(v.name);
       }
-      if (!found)
-        return done(r.fail(*n, "baseline." + axisName,
-                           "axis '" + axisName + "' has no value '" + value + "'"));
-      out.baseline[axisName] = value;
-    }
+    return axisFound;
   }
-  for (const Axis &a : out.axes)
-    if (!out.baseline.count(a.name))
-      out.baseline[a.name] = a.values[0].name;
 
-  if ((n = root.get("exclude"))) {
+  bool readBaseline() {
+    if (const toml::node *n = root_.get("baseline")) {
+      std::vector<std::pair<std::string, std::string>> b;
+      if (!r_.pairs(*n, "baseline", b))
+        return false;
+      for (const auto &[axisName, value] : b) {
+        std::vector<std::string> known;
+        if (!axisValues(axisName, known))
+          return r_.fail(*n, "baseline." + axisName, "no axis named '" + axisName + "'");
+        if (std::find(known.begin(), known.end(), value) == known.end())
+          return r_.fail(*n, "baseline." + axisName,
+                         "axis '" + axisName + "' has no value '" + value + "'");
+        out_.baseline[axisName] = value;
+      }
+    }
+    for (const Axis &a : out_.axes)
+      if (!out_.baseline.count(a.name))
+        out_.baseline[a.name] = a.values[0].name;
+    return true;
+  }
+
+  bool readExcludes() {
+    const toml::node *n = root_.get("exclude");
+    if (!n)
+      return true;
     const toml::array *ex = n->as_array();
     if (!ex)
-      return done(r.fail(*n, "exclude", "expected an array of { AXIS = VALUE or [VALUES] }"));
+      return r_.fail(*n, "exclude", "expected an array of { AXIS = VALUE or [VALUES] }");
     for (size_t i = 0; i < ex->size(); ++i) {
       std::string where = "exclude[" + std::to_string(i) + "]";
       const toml::table *t = (*ex)[i].as_table();
       if (!t || t->empty())
-        return done(r.fail((*ex)[i], where, "expected { AXIS = VALUE or [VALUES], ... }"));
+        return r_.fail((*ex)[i], where, "expected { AXIS = VALUE or [VALUES], ... }");
       Spec::Exclusion e;
-      for (auto &&[k, v] : *t) {
-        std::string axisName(k.str());
-        std::vector<std::string> names;
-        if (v.is_array()) {
-          if (!r.strings(v, where + "." + axisName, names))
-            return done(false);
-        } else {
-          std::string one;
-          if (!r.string(v, where + "." + axisName, one))
-            return done(false);
-          names.push_back(one);
-        }
-        std::vector<std::string> known;
-        if (axisName == "program") {
-          for (const Program &p : out.programs)
-            known.push_back(p.name);
-        } else {
-          for (const Axis &a : out.axes)
-            if (a.name == axisName)
-              for (const AxisValue &av : a.values)
-                known.push_back(av.name);
-          if (known.empty())
-            return done(r.fail(v, where + "." + axisName, "no axis named '" + axisName + "'"));
-        }
-        for (const std::string &nm : names)
-          if (std::find(known.begin(), known.end(), nm) == known.end())
-            return done(r.fail(v, where + "." + axisName,
-                               "axis '" + axisName + "' has no value '" + nm + "'"));
-        e.emplace_back(axisName, names);
-      }
-      out.excludes.push_back(std::move(e));
+      for (auto &&[k, v] : *t)
+        if (!readExclusionEntry(v, where + "." + std::string(k.str()), std::string(k.str()), e))
+          return false;
+      out_.excludes.push_back(std::move(e));
     }
+    return true;
   }
-  return true;
+
+  bool readExclusionEntry(const toml::node &v, const std::string &where,
+                          const std::string &axisName, Spec::Exclusion &e) {
+    std::vector<std::string> names;
+    if (v.is_array()) {
+      if (!r_.strings(v, where, names))
+        return false;
+    } else {
+      std::string one;
+      if (!r_.string(v, where, one))
+        return false;
+      names.push_back(one);
+    }
+    std::vector<std::string> known;
+    if (!axisValues(axisName, known))
+      return r_.fail(v, where, "no axis named '" + axisName + "'");
+    for (const std::string &nm : names)
+      if (std::find(known.begin(), known.end(), nm) == known.end())
+        return r_.fail(v, where, "axis '" + axisName + "' has no value '" + nm + "'");
+    e.emplace_back(axisName, names);
+    return true;
+  }
+};
+
+} // namespace
+
+bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, std::string>> &sets,
+              const std::string &outputOverride, Spec &out, std::string &error) {
+  toml::table root;
+  if (!parseToml(path, root, error))
+    return false;
+  out = Spec();
+  char cwdBuf[PATH_MAX];
+  std::string cwd = getcwd(cwdBuf, sizeof cwdBuf) ? cwdBuf : ".";
+  setPaths(path, cwd, out);
+  std::map<std::string, std::string> vars{{"spec_dir", out.dir}};
+  if (!readVars(root, path, vars, error))
+    return false;
+  for (const auto &[k, v] : sets)
+    vars[k] = v;
+  for (const auto &[k, v] : vars)
+    out.vars.emplace_back(k, v);
+  Reader r(path, vars);
+  deferAxisVars(root, vars, r);
+  SpecLoader loader(path, cwd, outputOverride, root, r, out);
+  if (loader.load())
+    return true;
+  error = !loader.direct.empty() ? loader.direct
+          : r.error.empty()      ? path + ": invalid spec"
+                                 : r.error;
+  return false;
 }
 
 namespace {

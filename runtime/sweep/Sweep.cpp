@@ -136,6 +136,43 @@ std::string shortest(double v) {
 
 std::string jsonNumber(double v) { return std::isfinite(v) ? shortest(v) : "null"; }
 
+/// Fills a point's ${NAME}s from the values its axis values set (later axes win); "$$" is a
+/// '$'. The first name no value sets is kept in `missing`.
+struct PointFiller {
+  std::map<std::string, std::string> values;
+  std::string missing;
+
+  std::string fill(const std::string &in) {
+    std::string o;
+    for (size_t i = 0; i < in.size(); ++i) {
+      size_t end;
+      if (in.compare(i, 2, "$$") == 0) {
+        o += '$';
+        ++i;
+      } else if (in.compare(i, 2, "${") == 0 && (end = in.find('}', i + 2)) != std::string::npos) {
+        std::string name = in.substr(i + 2, end - i - 2);
+        auto it = values.find(name);
+        if (it == values.end() && missing.empty())
+          missing = name;
+        o += it == values.end() ? std::string() : it->second;
+        i = end;
+      } else {
+        o += in[i];
+      }
+    }
+    return o;
+  }
+
+  /// Arguments that consist of a ${NAME} set to "" at this point are left out.
+  void fillArgs(const std::vector<std::string> &in, std::vector<std::string> &o) {
+    for (const std::string &x : in) {
+      std::string f = fill(x);
+      if (!f.empty() || x.find("${") == std::string::npos)
+        o.push_back(f);
+    }
+  }
+};
+
 /// The inputs of every point, hashed once per file.
 class Planner {
 public:
@@ -176,59 +213,67 @@ public:
             std::vector<std::string> &runArgs, std::string &inputs, std::string &overrides,
             std::vector<std::pair<std::string, std::string>> *envOut = nullptr) {
     const Program &prog = spec_.programs[p.program];
-    // the ${NAME}s the point's axis values set (later axes win)
-    std::map<std::string, std::string> pv;
+    PointFiller f;
     for (size_t a = 0; a < spec_.axes.size(); ++a)
       for (const auto &[k, v] : spec_.axes[a].values[p.values[a]].vars)
-        pv[k] = v;
-    std::string missing;
-    auto fill = [&](const std::string &in) {
-      std::string o;
-      for (size_t i = 0; i < in.size(); ++i) {
-        size_t end;
-        if (in.compare(i, 2, "$$") == 0) {
-          o += '$';
-          ++i;
-        } else if (in.compare(i, 2, "${") == 0 &&
-                   (end = in.find('}', i + 2)) != std::string::npos) {
-          std::string name = in.substr(i + 2, end - i - 2);
-          auto it = pv.find(name);
-          if (it == pv.end() && missing.empty())
-            missing = name;
-          o += it == pv.end() ? std::string() : it->second;
-          i = end;
-        } else {
-          o += in[i];
-        }
-      }
-      return o;
-    };
-    // arguments that consist of a ${NAME} set to "" at this point are left out
-    auto fillArgs = [&](const std::vector<std::string> &in, std::vector<std::string> &o) {
-      for (const std::string &x : in) {
-        std::string f = fill(x);
-        if (!f.empty() || x.find("${") == std::string::npos)
-          o.push_back(f);
-      }
-    };
+        f.values[k] = v;
     std::vector<std::string> cmd, progRunArgs;
-    fillArgs(prog.command, cmd);
+    f.fillArgs(prog.command, cmd);
     for (size_t a = 0; a < spec_.axes.size(); ++a)
-      fillArgs(spec_.axes[a].values[p.values[a]].args, cmd);
-    fillArgs(prog.runArgs, progRunArgs);
+      f.fillArgs(spec_.axes[a].values[p.values[a]].args, cmd);
+    f.fillArgs(prog.runArgs, progRunArgs);
     std::vector<std::pair<std::string, std::string>> env;
     for (const auto &[k, v] : prog.env)
-      env.emplace_back(k, fill(v));
+      env.emplace_back(k, f.fill(v));
     bool chiplets = prog.kind == ProgramKind::Chiplets;
-    std::string grid = chiplets ? fill(prog.grid) : std::string();
-    if (!missing.empty())
-      return fail("point " + p.id + ": no value of its axes sets '${" + missing + "}' (program '" +
-                  prog.name + "')");
+    std::string grid = chiplets ? f.fill(prog.grid) : std::string();
+    if (!f.missing.empty())
+      return fail("point " + p.id + ": no value of its axes sets '${" + f.missing +
+                  "}' (program '" + prog.name + "')");
     if (cmd.empty())
       return fail("point " + p.id + ": the command is empty");
     if (envOut)
       *envOut = env;
     std::ostringstream in;
+    ModeKind mode = pointMode(spec_, p);
+    if (!keyProgram(p, prog, cmd, env, mode, in))
+      return false;
+    processes_ = 1;
+    if (chiplets) {
+      if (!planChiplets(p, prog, grid, mode, dir, in, runArgs))
+        return false;
+    } else {
+      runArgs = {"run",       "--no-summary",         "--stats-json", dir + "/stats.json.part",
+                 "--threads", std::to_string(threads)};
+    }
+    if (!planSettings(p, dir, mode, chiplets, progRunArgs, in, runArgs, overrides))
+      return false;
+    runArgs.push_back("--");
+    runArgs.insert(runArgs.end(), cmd.begin(), cmd.end());
+    inputs = in.str();
+    return true;
+  }
+
+  /// The processes the last planned point runs (its chiplets; 1 for `ptxsim run`).
+  unsigned processes() const { return processes_; }
+
+  std::string key(const std::string &inputs) {
+    Sha256 s;
+    s.update(inputs);
+    return s.hex();
+  }
+
+private:
+  bool fail(const std::string &m) {
+    error = m;
+    return false;
+  }
+
+  /// The key material of what the program is: the simulator, the program's and its inputs'
+  /// bytes, the PTXSIM_ environment, the command, working directory, env, mode and repeat.
+  bool keyProgram(const Point &p, const Program &prog, const std::vector<std::string> &cmd,
+                  const std::vector<std::pair<std::string, std::string>> &env, ModeKind mode,
+                  std::ostringstream &in) {
     in << version_ << "\n";
     std::string bin = findOnPath(cmd[0]);
     if (bin.empty())
@@ -253,45 +298,51 @@ public:
     in << "cwd " << (prog.cwd.empty() ? "<point>" : prog.cwd) << "\n";
     for (const auto &[k, v] : env)
       in << "env " << k << "=" << v << "\n";
-    ModeKind mode = pointMode(spec_, p);
     in << "mode " << modeName(mode) << "\n";
     for (size_t a = 0; a < spec_.axes.size(); ++a)
       if (spec_.axes[a].name == "repeat")
         in << "repeat " << spec_.axes[a].values[p.values[a]].name << "\n";
-    processes_ = 1;
-    if (chiplets) {
-      // one simulator process per chiplet, started by `ptxsim chiplets` (docs/chiplets.md)
-      unsigned gw = 0, gh = 0;
-      if (!parseGrid(grid, gw, gh))
-        return fail("point " + p.id + ": chiplet grid '" + grid + "' is not WxH (1..64 each)");
-      if (mode == ModeKind::SampleKernels || mode == ModeKind::SampleCtas)
-        return fail("point " + p.id + ": a chiplets program runs in functional, timing or power " +
-                    "mode, not " + modeName(mode));
-      processes_ = gw * gh;
-      in << "chiplets " << grid << " " << prog.transport << "\n";
-      // the launcher, the synchronization and the network model are in this executable, the
-      // chiplets' runtime in libptxsim_chiplet.so (and its MPI transport's plugin)
-      std::string sh = hashOf(self_, "the ptxsim executable (chiplet launcher)");
-      if (sh.empty())
+    return true;
+  }
+
+  /// One simulator process per chiplet, started by `ptxsim chiplets` (docs/chiplets.md).
+  bool planChiplets(const Point &p, const Program &prog, const std::string &grid, ModeKind mode,
+                    const std::string &dir, std::ostringstream &in,
+                    std::vector<std::string> &runArgs) {
+    unsigned gw = 0, gh = 0;
+    if (!parseGrid(grid, gw, gh))
+      return fail("point " + p.id + ": chiplet grid '" + grid + "' is not WxH (1..64 each)");
+    if (mode == ModeKind::SampleKernels || mode == ModeKind::SampleCtas)
+      return fail("point " + p.id + ": a chiplets program runs in functional, timing or power " +
+                  "mode, not " + modeName(mode));
+    processes_ = gw * gh;
+    in << "chiplets " << grid << " " << prog.transport << "\n";
+    // the launcher, the synchronization and the network model are in this executable, the
+    // chiplets' runtime in libptxsim_chiplet.so (and its MPI transport's plugin)
+    std::string sh = hashOf(self_, "the ptxsim executable (chiplet launcher)");
+    if (sh.empty())
+      return false;
+    in << "launcher " << sh << "\n";
+    std::vector<std::string> libs = {libraryDir() + "/libptxsim_chiplet.so"};
+    if (prog.transport == "mpi")
+      libs.push_back(libraryDir() + "/libptxsim_chiplet_mpi.so");
+    for (const std::string &l : libs) {
+      std::string lh =
+          hashOf(l, "point " + p.id + ": chiplet runtime (build the chiplet " + "targets)");
+      if (lh.empty())
         return false;
-      in << "launcher " << sh << "\n";
-      std::vector<std::string> libs = {libraryDir() + "/libptxsim_chiplet.so"};
-      if (prog.transport == "mpi")
-        libs.push_back(libraryDir() + "/libptxsim_chiplet_mpi.so");
-      for (const std::string &l : libs) {
-        std::string lh = hashOf(l, "point " + p.id + ": chiplet runtime (build the chiplet " +
-                                       "targets)");
-        if (lh.empty())
-          return false;
-        in << "chiplet_lib " << lh << "\n";
-      }
-      runArgs = {"chiplets",   "--grid",         grid,
-                 "--transport", prog.transport,  "--dir",
-                 dir + "/run", "--stats-json",   dir + "/stats.json.part"};
-    } else {
-      runArgs = {"run",       "--no-summary",         "--stats-json", dir + "/stats.json.part",
-                 "--threads", std::to_string(threads)};
+      in << "chiplet_lib " << lh << "\n";
     }
+    runArgs = {"chiplets", "--grid",     grid,           "--transport",           prog.transport,
+               "--dir",    dir + "/run", "--stats-json", dir + "/stats.json.part"};
+    return true;
+  }
+
+  /// The configurations, option overrides and extra `ptxsim run` options of the spec, the
+  /// program and the point's axis values, with the mode's options.
+  bool planSettings(const Point &p, const std::string &dir, ModeKind mode, bool chiplets,
+                    const std::vector<std::string> &progRunArgs, std::ostringstream &in,
+                    std::vector<std::string> &runArgs, std::string &overrides) {
     std::vector<std::string> configs = spec_.configs;
     std::vector<std::pair<std::string, std::string>> options = spec_.options;
     std::vector<std::string> extra = spec_.runArgs;
@@ -313,23 +364,8 @@ public:
       if (configs.empty())
         return fail("point " + p.id + ": " + modeName(mode) +
                     " mode needs a configuration (configs = [...] in the spec or an axis)");
-      for (const std::string &c : configs) {
-        std::string ch = hashOf(c, "point " + p.id + ": configuration");
-        if (ch.empty())
-          return false;
-        in << "config " << ch << "\n";
-        runArgs.insert(runArgs.end(), {"--config", c});
-        // the power model reads the XML beside a preset (docs/power.md)
-        std::string xml = c.size() > 7 && c.compare(c.size() - 7, 7, ".config") == 0
-                              ? c.substr(0, c.size() - 7) + ".power.xml"
-                              : std::string();
-        if (mode == ModeKind::Power && !xml.empty() && access(xml.c_str(), R_OK) == 0) {
-          std::string xh = hashOf(xml, "point " + p.id + ": power configuration");
-          if (xh.empty())
-            return false;
-          in << "power_xml " << xh << "\n";
-        }
-      }
+      if (!keyConfigs(p, configs, mode, in, runArgs))
+        return false;
       if (!overrides.empty()) {
         in << "overrides " << overrides;
         runArgs.insert(runArgs.end(), {"--config", dir + "/overrides.config"});
@@ -344,26 +380,31 @@ public:
     for (const std::string &x : extra)
       in << "run_arg " << x << "\n";
     runArgs.insert(runArgs.end(), extra.begin(), extra.end());
-    runArgs.push_back("--");
-    runArgs.insert(runArgs.end(), cmd.begin(), cmd.end());
-    inputs = in.str();
     return true;
   }
 
-  /// The processes the last planned point runs (its chiplets; 1 for `ptxsim run`).
-  unsigned processes() const { return processes_; }
-
-  std::string key(const std::string &inputs) {
-    Sha256 s;
-    s.update(inputs);
-    return s.hex();
+  bool keyConfigs(const Point &p, const std::vector<std::string> &configs, ModeKind mode,
+                  std::ostringstream &in, std::vector<std::string> &runArgs) {
+    for (const std::string &c : configs) {
+      std::string ch = hashOf(c, "point " + p.id + ": configuration");
+      if (ch.empty())
+        return false;
+      in << "config " << ch << "\n";
+      runArgs.insert(runArgs.end(), {"--config", c});
+      // the power model reads the XML beside a preset (docs/power.md)
+      std::string xml = c.size() > 7 && c.compare(c.size() - 7, 7, ".config") == 0
+                            ? c.substr(0, c.size() - 7) + ".power.xml"
+                            : std::string();
+      if (mode == ModeKind::Power && !xml.empty() && access(xml.c_str(), R_OK) == 0) {
+        std::string xh = hashOf(xml, "point " + p.id + ": power configuration");
+        if (xh.empty())
+          return false;
+        in << "power_xml " << xh << "\n";
+      }
+    }
+    return true;
   }
 
-private:
-  bool fail(const std::string &m) {
-    error = m;
-    return false;
-  }
   const Spec &spec_;
   std::string self_, version_;
   unsigned processes_ = 1;
@@ -624,15 +665,8 @@ std::string csvField(const std::string &s) {
 
 std::string csvNumber(double v) { return std::isfinite(v) ? shortest(v) : ""; }
 
-/// Reads every point's result and statistics into a table and writes the CSV, JSON and HTML.
-bool merge(const Spec &spec, const Plan &plan, Table &t, std::ostream &err, bool write = true) {
-  t = Table();
-  t.spec = &spec;
-  t.name = spec.name;
-  t.title = spec.title;
-  t.specPath = spec.path;
-  t.output = spec.output;
-  t.statNames = spec.stats;
+/// The table's axes: "program", then the spec's, each with its values and baseline.
+void tableAxes(const Spec &spec, Table &t) {
   t.axes.push_back("program");
   t.axisValues.emplace_back();
   for (const Program &p : spec.programs)
@@ -646,49 +680,46 @@ bool merge(const Spec &spec, const Plan &plan, Table &t, std::ostream &err, bool
       t.axisValues.back().push_back(v.name);
     t.baseline.push_back(spec.baseline.at(a.name));
   }
-  std::vector<bool> seenStat(spec.stats.size(), false);
-  for (size_t i = 0; i < plan.points.size(); ++i) {
-    Row row;
-    row.point = &plan.points[i];
-    row.stats.assign(spec.stats.size(), std::nan(""));
-    PointResult r;
-    std::string dir = pointDir(spec, plan.points[i]);
-    if (readResult(dir + "/result.json", r) && r.key == plan.keys[i]) {
-      row.result = r;
-      row.state = r.ok ? "ok" : "failed";
-    } else {
-      row.state = "missing";
-      row.result.id = plan.points[i].id;
-    }
-    bool chiplets = spec.programs[plan.points[i].program].kind == ProgramKind::Chiplets;
-    if (row.state == "ok") {
-      std::string text, e;
-      report::JsonValue json;
-      report::RunModel model;
-      if (!readFile(dir + "/stats.json", text) || !report::parseJson(text, json, e) ||
-          (chiplets ? !json.isObject() || !json.get("totals")
-                    : !report::buildRunModel(json, model, e))) {
-        row.state = "failed";
-        row.result.ok = false;
-        row.result.reason =
-            "unreadable statistics: " + dir + "/stats.json" + (e.empty() ? "" : ": " + e);
-      } else {
-        row.stats = chiplets ? chipletStatistics(json, spec.stats)
-                             : pointStatistics(json, model, spec.stats);
-        for (size_t s = 0; s < row.stats.size(); ++s)
-          seenStat[s] = seenStat[s] || std::isfinite(row.stats[s]);
-      }
-    }
-    t.rows.push_back(std::move(row));
-  }
-  bool anyOk =
-      std::any_of(t.rows.begin(), t.rows.end(), [](const Row &r) { return r.state == "ok"; });
-  for (size_t s = 0; s < spec.stats.size(); ++s)
-    if (anyOk && !seenStat[s])
-      err << "ptxsim sweep: warning: statistic '" << spec.stats[s]
-          << "' is in no point's statistics (see docs/sweep.md and `ptxsim stats`)\n";
+}
 
-  // CSV: coordinates, state, statistics, then the host-dependent measurements
+/// Point `i`'s row: its result and (when ok) statistics; `seenStat` marks those found.
+Row readRow(const Spec &spec, const Plan &plan, size_t i, std::vector<bool> &seenStat) {
+  Row row;
+  row.point = &plan.points[i];
+  row.stats.assign(spec.stats.size(), std::nan(""));
+  PointResult r;
+  std::string dir = pointDir(spec, plan.points[i]);
+  if (readResult(dir + "/result.json", r) && r.key == plan.keys[i]) {
+    row.result = r;
+    row.state = r.ok ? "ok" : "failed";
+  } else {
+    row.state = "missing";
+    row.result.id = plan.points[i].id;
+  }
+  if (row.state != "ok")
+    return row;
+  bool chiplets = spec.programs[plan.points[i].program].kind == ProgramKind::Chiplets;
+  std::string text, e;
+  report::JsonValue json;
+  report::RunModel model;
+  if (!readFile(dir + "/stats.json", text) || !report::parseJson(text, json, e) ||
+      (chiplets ? !json.isObject() || !json.get("totals")
+                : !report::buildRunModel(json, model, e))) {
+    row.state = "failed";
+    row.result.ok = false;
+    row.result.reason =
+        "unreadable statistics: " + dir + "/stats.json" + (e.empty() ? "" : ": " + e);
+    return row;
+  }
+  row.stats =
+      chiplets ? chipletStatistics(json, spec.stats) : pointStatistics(json, model, spec.stats);
+  for (size_t s = 0; s < row.stats.size(); ++s)
+    seenStat[s] = seenStat[s] || std::isfinite(row.stats[s]);
+  return row;
+}
+
+/// CSV: coordinates, state, statistics, then the host-dependent measurements.
+std::string tableCsv(const Table &t) {
   std::string csv = "point";
   for (const std::string &a : t.axes)
     csv += "," + csvField(a);
@@ -696,6 +727,44 @@ bool merge(const Spec &spec, const Plan &plan, Table &t, std::ostream &err, bool
   for (const std::string &s : t.statNames)
     csv += "," + csvField(s);
   csv += ",exit,wall_s,peak_rss_mib\n";
+  for (const Row &r : t.rows) {
+    csv += csvField(r.point->id);
+    for (const std::string &x : t.coords(r))
+      csv += "," + csvField(x);
+    csv += "," + r.state;
+    for (double v : r.stats)
+      csv += "," + csvNumber(v);
+    bool ran = r.state != "missing";
+    csv += "," + (ran ? std::to_string(r.result.exitCode) : "") + "," +
+           (ran ? csvNumber(r.result.wallSeconds) : "") + "," +
+           (ran ? csvNumber(r.result.peakRssMiB) : "") + "\n";
+  }
+  return csv;
+}
+
+std::string pointJson(const Table &t, const Row &r) {
+  std::vector<std::string> c = t.coords(r);
+  std::string json = "{\"id\": " + jsonString(r.point->id) +
+                     ", \"dir\": " + jsonString("points/" + r.point->id) + ", \"coords\": {";
+  for (size_t a = 0; a < c.size(); ++a)
+    json += (a ? ", " : "") + jsonString(t.axes[a]) + ": " + jsonString(c[a]);
+  json += "}, \"status\": " + jsonString(r.state) + ", \"stats\": {";
+  for (size_t s = 0; s < r.stats.size(); ++s)
+    json += (s ? ", " : "") + jsonString(t.statNames[s]) + ": " + jsonNumber(r.stats[s]);
+  json += "}";
+  if (r.state != "missing")
+    json += ", \"exit\": " + std::to_string(r.result.exitCode) +
+            ", \"wall_s\": " + jsonNumber(r.result.wallSeconds) +
+            ", \"peak_rss_mib\": " + jsonNumber(r.result.peakRssMiB) +
+            ", \"host\": " + jsonString(r.result.host) +
+            ", \"backend\": " + jsonString(r.result.backend);
+  if (r.state == "failed")
+    json += ", \"reason\": " + jsonString(r.result.reason) +
+            ", \"stderr_tail\": " + jsonString(r.result.stderrTail);
+  return json + "}";
+}
+
+std::string tableJson(const Spec &spec, const Table &t) {
   std::string json = "{\n  \"sweep\": " + jsonString(spec.name) +
                      ",\n  \"title\": " + jsonString(spec.title) +
                      ",\n  \"spec\": " + jsonString(spec.path) + ",\n  \"axes\": [";
@@ -710,44 +779,35 @@ bool merge(const Spec &spec, const Plan &plan, Table &t, std::ostream &err, bool
   for (size_t s = 0; s < t.statNames.size(); ++s)
     json += (s ? ", " : "") + jsonString(t.statNames[s]);
   json += "],\n  \"points\": [";
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    const Row &r = t.rows[i];
-    std::vector<std::string> c = t.coords(r);
-    csv += csvField(r.point->id);
-    for (const std::string &x : c)
-      csv += "," + csvField(x);
-    csv += "," + r.state;
-    for (double v : r.stats)
-      csv += "," + csvNumber(v);
-    bool ran = r.state != "missing";
-    csv += "," + (ran ? std::to_string(r.result.exitCode) : "") + "," +
-           (ran ? csvNumber(r.result.wallSeconds) : "") + "," +
-           (ran ? csvNumber(r.result.peakRssMiB) : "") + "\n";
-    json += std::string(i ? ",\n    " : "\n    ") + "{\"id\": " + jsonString(r.point->id) +
-            ", \"dir\": " + jsonString("points/" + r.point->id) + ", \"coords\": {";
-    for (size_t a = 0; a < c.size(); ++a)
-      json += (a ? ", " : "") + jsonString(t.axes[a]) + ": " + jsonString(c[a]);
-    json += "}, \"status\": " + jsonString(r.state) + ", \"stats\": {";
-    for (size_t s = 0; s < r.stats.size(); ++s)
-      json += (s ? ", " : "") + jsonString(t.statNames[s]) + ": " + jsonNumber(r.stats[s]);
-    json += "}";
-    if (ran)
-      json += ", \"exit\": " + std::to_string(r.result.exitCode) +
-              ", \"wall_s\": " + jsonNumber(r.result.wallSeconds) +
-              ", \"peak_rss_mib\": " + jsonNumber(r.result.peakRssMiB) +
-              ", \"host\": " + jsonString(r.result.host) +
-              ", \"backend\": " + jsonString(r.result.backend);
-    if (r.state == "failed")
-      json += ", \"reason\": " + jsonString(r.result.reason) +
-              ", \"stderr_tail\": " + jsonString(r.result.stderrTail);
-    json += "}";
-  }
-  json += "\n  ]\n}\n";
-  std::string e;
+  for (size_t i = 0; i < t.rows.size(); ++i)
+    json += std::string(i ? ",\n    " : "\n    ") + pointJson(t, t.rows[i]);
+  return json + "\n  ]\n}\n";
+}
+
+/// Reads every point's result and statistics into a table and writes the CSV, JSON and HTML.
+bool merge(const Spec &spec, const Plan &plan, Table &t, std::ostream &err, bool write = true) {
+  t = Table();
+  t.spec = &spec;
+  t.name = spec.name;
+  t.title = spec.title;
+  t.specPath = spec.path;
+  t.output = spec.output;
+  t.statNames = spec.stats;
+  tableAxes(spec, t);
+  std::vector<bool> seenStat(spec.stats.size(), false);
+  for (size_t i = 0; i < plan.points.size(); ++i)
+    t.rows.push_back(readRow(spec, plan, i, seenStat));
+  bool anyOk =
+      std::any_of(t.rows.begin(), t.rows.end(), [](const Row &r) { return r.state == "ok"; });
+  for (size_t s = 0; s < spec.stats.size(); ++s)
+    if (anyOk && !seenStat[s])
+      err << "ptxsim sweep: warning: statistic '" << spec.stats[s]
+          << "' is in no point's statistics (see docs/sweep.md and `ptxsim stats`)\n";
   if (!write)
     return true;
-  if (!mkdirs(spec.output, e) || !writeAtomic(spec.output + "/" + spec.csvName, csv, e) ||
-      !writeAtomic(spec.output + "/" + spec.jsonName, json, e) ||
+  std::string e;
+  if (!mkdirs(spec.output, e) || !writeAtomic(spec.output + "/" + spec.csvName, tableCsv(t), e) ||
+      !writeAtomic(spec.output + "/" + spec.jsonName, tableJson(spec, t), e) ||
       !writeAtomic(spec.output + "/" + spec.reportName, renderSweepPage(t), e)) {
     err << "ptxsim sweep: " << e << "\n";
     return false;
@@ -808,10 +868,9 @@ void installStopHandlers() {
   sigaction(SIGHUP, &sa, nullptr);
 }
 
-int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, unsigned jobs,
-             bool dryRun, std::ostream &out, std::ostream &err) {
+/// The points to run here: pending ones (failed ones too with --retry-failed), in grid order.
+std::vector<size_t> localTodo(const Plan &plan, bool retryFailed, size_t &done, size_t &failed) {
   std::vector<size_t> todo;
-  size_t done = 0, failed = 0;
   for (size_t i = 0; i < plan.points.size(); ++i) {
     if (plan.states[i] == State::Done)
       ++done;
@@ -820,30 +879,52 @@ int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, u
     else
       todo.push_back(i);
   }
-  // a chiplet point counts as its number of processes (chiplets) toward the limit
-  size_t weight = 0;
-  for (size_t i : todo)
-    weight += plan.processes[i];
-  unsigned n = jobs ? jobs : localParallelism(spec, weight);
-  out << "ptxsim sweep: " << spec.name << ": " << plan.points.size() << " points, " << done
-      << " done, " << failed << " failed (kept" << (failed ? "; --retry-failed runs them" : "")
-      << "), " << todo.size() << " to run";
-  if (!todo.empty())
-    out << ", " << n << " at a time";
-  out << "\n";
-  if (dryRun) {
-    for (size_t i : todo) {
-      std::vector<std::string> a;
-      std::string inputs, overrides;
-      planner.plan(plan.points[i], pointDir(spec, plan.points[i]), spec.resources.cpus, a, inputs,
-                   overrides);
-      out << plan.points[i].id << ": " << shellQuote(planner.self());
-      for (const std::string &x : a)
-        out << " " << shellQuote(x);
-      out << "\n";
-    }
-    return 0;
+  return todo;
+}
+
+void printLocalDryRun(const Spec &spec, Planner &planner, const Plan &plan,
+                      const std::vector<size_t> &todo, std::ostream &out) {
+  for (size_t i : todo) {
+    std::vector<std::string> a;
+    std::string inputs, overrides;
+    planner.plan(plan.points[i], pointDir(spec, plan.points[i]), spec.resources.cpus, a, inputs,
+                 overrides);
+    out << plan.points[i].id << ": " << shellQuote(planner.self());
+    for (const std::string &x : a)
+      out << " " << shellQuote(x);
+    out << "\n";
   }
+}
+
+/// After a stop signal: Ctrl-C reaches the simulations too, so a point that a signal ended now
+/// was interrupted, not failed, and is not recorded (the next run runs it); one that exited
+/// (`pid`, `status`) is kept. The others are stopped and waited for. Returns 128 + signal.
+int stopRunning(const std::vector<Running> &running, pid_t pid, int status, const struct rusage &ru,
+                std::ostream &err) {
+  for (const Running &r : running) {
+    if (r.pid == pid && !WIFSIGNALED(status)) {
+      PointResult res;
+      finishPoint(r, status, ru, "local", res, err);
+    }
+    if (r.pid != pid)
+      kill(r.pid, SIGTERM);
+  }
+  for (const Running &r : running) {
+    int st;
+    struct rusage u;
+    while (r.pid != pid && wait4(r.pid, &st, 0, &u) < 0 && errno == EINTR) {
+    }
+  }
+  err << "ptxsim sweep: stopped by signal " << gStopSignal
+      << "; the points that were running will run again, every finished point is kept\n";
+  return 128 + gStopSignal;
+}
+
+/// Runs `todo`, at most `n` processes at a time; 0 when every point ran (ok or failed), 2 when
+/// one could not be started or recorded, 128 + signal when stopped.
+int runLocalPoints(const Spec &spec, Planner &planner, const Plan &plan,
+                   const std::vector<size_t> &todo, unsigned n, std::ostream &out,
+                   std::ostream &err) {
   installStopHandlers();
   std::vector<Running> running;
   size_t next = 0, finished = 0, busy = 0;
@@ -867,32 +948,11 @@ int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, u
     int status = 0;
     struct rusage ru = {};
     pid_t pid = wait4(-1, &status, 0, &ru);
-    if (gStopSignal) {
-      // Ctrl-C reaches the simulations too: a point that a signal ended now was interrupted,
-      // not failed, so it is not recorded (the next run runs it); one that exited is kept
-      for (Running &r : running) {
-        if (r.pid == pid && !WIFSIGNALED(status)) {
-          PointResult res;
-          finishPoint(r, status, ru, "local", res, err);
-        }
-        if (r.pid != pid)
-          kill(r.pid, SIGTERM);
-      }
-      for (const Running &r : running) {
-        int st;
-        struct rusage u;
-        while (r.pid != pid && wait4(r.pid, &st, 0, &u) < 0 && errno == EINTR) {
-        }
-      }
-      err << "ptxsim sweep: stopped by signal " << gStopSignal
-          << "; the points that were running will run again, every finished point is kept\n";
-      return 128 + gStopSignal;
-    }
-    if (pid < 0)
-      continue;
+    if (gStopSignal)
+      return stopRunning(running, pid, status, ru, err);
     auto it = std::find_if(running.begin(), running.end(),
                            [&](const Running &r) { return r.pid == pid; });
-    if (it == running.end())
+    if (pid < 0 || it == running.end())
       continue;
     PointResult res;
     if (!finishPoint(*it, status, ru, "local", res, err))
@@ -905,8 +965,30 @@ int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, u
     busy -= it->processes;
     running.erase(it);
   }
-  if (broken)
-    return 2;
+  return broken ? 2 : 0;
+}
+
+int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, unsigned jobs,
+             bool dryRun, std::ostream &out, std::ostream &err) {
+  size_t done = 0, failed = 0;
+  std::vector<size_t> todo = localTodo(plan, retryFailed, done, failed);
+  // a chiplet point counts as its number of processes (chiplets) toward the limit
+  size_t weight = 0;
+  for (size_t i : todo)
+    weight += plan.processes[i];
+  unsigned n = jobs ? jobs : localParallelism(spec, weight);
+  out << "ptxsim sweep: " << spec.name << ": " << plan.points.size() << " points, " << done
+      << " done, " << failed << " failed (kept" << (failed ? "; --retry-failed runs them" : "")
+      << "), " << todo.size() << " to run";
+  if (!todo.empty())
+    out << ", " << n << " at a time";
+  out << "\n";
+  if (dryRun) {
+    printLocalDryRun(spec, planner, plan, todo, out);
+    return 0;
+  }
+  if (int rc = runLocalPoints(spec, planner, plan, todo, n, out, err))
+    return rc;
   Table t;
   if (!merge(spec, plan, t, err))
     return 2;
@@ -1002,157 +1084,176 @@ std::string sweepArgs(const Spec &spec,
   return a;
 }
 
-int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
-             const std::vector<std::pair<std::string, std::string>> &sets, bool retryFailed,
-             bool dryRun, bool wait, std::ostream &out, std::ostream &err) {
-  // tasks.txt: the array's points, then the chiplet points (each its own job: one Slurm task
-  // per chiplet, where the array gives every task the same single-task resources)
-  std::vector<std::string> todo;
-  std::vector<size_t> chipletPoints;
+/// What one `--backend slurm` submission sends: the task list, the array job's points, the
+/// chiplet points (each its own job) and the scripts, all in the submission's directory.
+struct SlurmSubmission {
+  std::string sub;                   ///< the submission's directory
+  std::vector<std::string> todo;     ///< tasks.txt: the array's points, then the chiplet points
+  std::vector<size_t> chipletPoints; ///< into Plan::points
   size_t done = 0, failed = 0, arrayTasks = 0;
+  std::string common; ///< the #SBATCH lines every job has (partition, extra options)
+  std::string array, mergeScript;
+  std::vector<std::pair<std::string, std::string>> chipletJobs; // file name, script
+};
+
+/// tasks.txt: the array's points, then the chiplet points (each its own job: one Slurm task
+/// per chiplet, where the array gives every task the same single-task resources).
+void slurmTodo(const Spec &spec, const Plan &plan, bool retryFailed, SlurmSubmission &s) {
   for (int pass = 0; pass < 2; ++pass)
     for (size_t i = 0; i < plan.points.size(); ++i) {
       bool chip = spec.programs[plan.points[i].program].kind == ProgramKind::Chiplets;
       if (chip != (pass == 1))
         continue;
       if (plan.states[i] == State::Done)
-        ++done;
+        ++s.done;
       else if (plan.states[i] == State::Failed && !retryFailed)
-        ++failed;
+        ++s.failed;
       else if (chip)
-        todo.push_back(plan.points[i].id), chipletPoints.push_back(i);
+        s.todo.push_back(plan.points[i].id), s.chipletPoints.push_back(i);
       else
-        todo.push_back(plan.points[i].id), ++arrayTasks;
+        s.todo.push_back(plan.points[i].id), ++s.arrayTasks;
     }
-  out << "ptxsim sweep: " << spec.name << ": " << plan.points.size() << " points, " << done
-      << " done, " << failed << " failed (kept" << (failed ? "; --retry-failed runs them" : "")
-      << "), " << todo.size() << " to submit\n";
-  out.flush();
-  if (todo.empty() && !dryRun) {
-    Table t;
-    if (!merge(spec, plan, t, err))
-      return 2;
-    return summarize(t, out) ? 0 : 1;
-  }
-  // one directory per submission: a later one never rewrites the task list of a running array
-  std::string sub =
-      spec.output + "/slurm/" + std::to_string(time(nullptr)) + "-" + std::to_string(getpid());
+}
+
+/// One job per chiplet point: as many Slurm tasks as chiplets (the launcher's mpirun takes the
+/// allocation through Open MPI's Slurm support; the files transport needs one node).
+void chipletJobScripts(const Spec &spec, const Plan &plan, const std::string &self,
+                       const std::string &args, SlurmSubmission &s) {
   const Resources &res = spec.resources;
-  std::string common;
-  if (!res.partition.empty())
-    common += "#SBATCH --partition=" + res.partition + "\n";
-  for (const std::string &x : res.sbatch)
-    common += "#SBATCH " + x + "\n";
-  std::string self = shellQuote(planner.self());
-  // one job per chiplet point: as many Slurm tasks as chiplets (the launcher's mpirun takes the
-  // allocation through Open MPI's Slurm support; the files transport needs one node)
-  std::vector<std::pair<std::string, std::string>> chipletJobs; // file name, script
-  for (size_t k = 0; k < chipletPoints.size(); ++k) {
-    const Point &p = plan.points[chipletPoints[k]];
+  for (size_t k = 0; k < s.chipletPoints.size(); ++k) {
+    const Point &p = plan.points[s.chipletPoints[k]];
     const Program &prog = spec.programs[p.program];
-    unsigned np = plan.processes[chipletPoints[k]];
-    chipletJobs.emplace_back(
+    unsigned np = plan.processes[s.chipletPoints[k]];
+    s.chipletJobs.emplace_back(
         "chiplets-" + p.id + ".sbatch",
         "#!/bin/sh\n# ptxsim sweep " + spec.name + ": chiplet point " + p.id + " (" +
             std::to_string(np) + " chiplets, transport " + prog.transport +
             ")\n#SBATCH --job-name=ptxsim-sweep:" + spec.name + ":" + p.id +
             "\n#SBATCH --ntasks=" + std::to_string(np) + "\n#SBATCH --cpus-per-task=1\n" +
-            (prog.transport == "files" ? "#SBATCH --nodes=1\n" : "") +
-            "#SBATCH --mem-per-cpu=" + std::to_string(res.memoryMiB) + "M\n#SBATCH --time=" +
-            res.time + "\n#SBATCH --output=" + sub + "/" + p.id + ".out\n" + common + "exec " +
-            self + " sweep " + sweepArgs(spec, sets) + " --run-task " +
-            std::to_string(arrayTasks + k) + " --tasks " + shellQuote(sub + "/tasks.txt") +
-            "\n");
+            (prog.transport == "files" ? "#SBATCH --nodes=1\n" : "") + "#SBATCH --mem-per-cpu=" +
+            std::to_string(res.memoryMiB) + "M\n#SBATCH --time=" + res.time +
+            "\n#SBATCH --output=" + s.sub + "/" + p.id + ".out\n" + s.common + "exec " + self +
+            " sweep " + args + " --run-task " + std::to_string(s.arrayTasks + k) + " --tasks " +
+            shellQuote(s.sub + "/tasks.txt") + "\n");
   }
-  std::string array =
-      "#!/bin/sh\n# ptxsim sweep " + spec.name + ": one array task per point (" + sub +
-      "/tasks.txt)\n#SBATCH --job-name=ptxsim-sweep:" + spec.name + ":" +
-      std::to_string(arrayTasks) + "-points\n#SBATCH --array=0-" +
-      std::to_string(arrayTasks ? arrayTasks - 1 : 0) +
-      (res.maxParallel ? "%" + std::to_string(res.maxParallel) : std::string()) +
-      "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" + std::to_string(res.cpus) +
-      "\n#SBATCH --mem=" + std::to_string(res.memoryMiB) + "M\n#SBATCH --time=" + res.time +
-      "\n#SBATCH --output=" + sub + "/task-%a.out\n" + common +
-      "# the task's own name says which point it runs (squeue, sacct)\n"
-      "point=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " +
-      shellQuote(sub + "/tasks.txt") +
-      ")\nscontrol update JobId=\"$SLURM_JOB_ID\" JobName=\"ptxsim-sweep:" + spec.name +
-      ":$point\" >/dev/null 2>&1 || true\n" + "exec " + self + " sweep " + sweepArgs(spec, sets) +
-      " --run-task \"$SLURM_ARRAY_TASK_ID\" --tasks " + shellQuote(sub + "/tasks.txt") +
-      " --threads " + std::to_string(res.cpus) + "\n";
-  std::string mergeScript =
-      "#!/bin/sh\n# ptxsim sweep " + spec.name +
-      ": merges the points into the tables and the report once the array job ended\n"
-      "#SBATCH --job-name=ptxsim-merge:" +
-      spec.name +
-      "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n#SBATCH --mem=1024M\n"
-      "#SBATCH --time=30:00\n#SBATCH --output=" +
-      sub + "/merge.out\n" + common + "exec " + self + " sweep " + sweepArgs(spec, sets) +
-      " --merge\n";
-  if (dryRun) {
-    out << "# " << sub << "/tasks.txt (line i: the point array task i runs"
-        << (chipletJobs.empty() ? "" : "; then the chiplet points, each its own job") << ")\n";
-    for (const std::string &id : todo)
-      out << "#   " << id << "\n";
-    if (arrayTasks)
-      out << "# sbatch --parsable " << sub << "/array.sbatch\n" << array;
-    for (const auto &[file, script] : chipletJobs)
-      out << "# sbatch --parsable " << sub << "/" << file << "\n" << script;
-    out << "# sbatch --parsable --dependency=afterany:<" << (arrayTasks ? "array job id" : "")
-        << (arrayTasks && !chipletJobs.empty() ? ":" : "")
-        << (chipletJobs.empty() ? "" : "chiplet job ids") << "> " << sub << "/merge.sbatch\n"
-        << mergeScript;
-    return 0;
-  }
+}
+
+void slurmScripts(const Spec &spec, const Plan &plan, const std::string &self,
+                  const std::vector<std::pair<std::string, std::string>> &sets,
+                  SlurmSubmission &s) {
+  const Resources &res = spec.resources;
+  if (!res.partition.empty())
+    s.common += "#SBATCH --partition=" + res.partition + "\n";
+  for (const std::string &x : res.sbatch)
+    s.common += "#SBATCH " + x + "\n";
+  std::string args = sweepArgs(spec, sets), sub = s.sub;
+  chipletJobScripts(spec, plan, self, args, s);
+  s.array = "#!/bin/sh\n# ptxsim sweep " + spec.name + ": one array task per point (" + sub +
+            "/tasks.txt)\n#SBATCH --job-name=ptxsim-sweep:" + spec.name + ":" +
+            std::to_string(s.arrayTasks) + "-points\n#SBATCH --array=0-" +
+            std::to_string(s.arrayTasks ? s.arrayTasks - 1 : 0) +
+            (res.maxParallel ? "%" + std::to_string(res.maxParallel) : std::string()) +
+            "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" + std::to_string(res.cpus) +
+            "\n#SBATCH --mem=" + std::to_string(res.memoryMiB) + "M\n#SBATCH --time=" + res.time +
+            "\n#SBATCH --output=" + sub + "/task-%a.out\n" + s.common +
+            "# the task's own name says which point it runs (squeue, sacct)\n"
+            "point=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " +
+            shellQuote(sub + "/tasks.txt") +
+            ")\nscontrol update JobId=\"$SLURM_JOB_ID\" JobName=\"ptxsim-sweep:" + spec.name +
+            ":$point\" >/dev/null 2>&1 || true\n" + "exec " + self + " sweep " + args +
+            " --run-task \"$SLURM_ARRAY_TASK_ID\" --tasks " + shellQuote(sub + "/tasks.txt") +
+            " --threads " + std::to_string(res.cpus) + "\n";
+  s.mergeScript = "#!/bin/sh\n# ptxsim sweep " + spec.name +
+                  ": merges the points into the tables and the report once the array job ended\n"
+                  "#SBATCH --job-name=ptxsim-merge:" +
+                  spec.name +
+                  "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n#SBATCH --mem=1024M\n"
+                  "#SBATCH --time=30:00\n#SBATCH --output=" +
+                  sub + "/merge.out\n" + s.common + "exec " + self + " sweep " + args +
+                  " --merge\n";
+}
+
+void printSlurmDryRun(const SlurmSubmission &s, std::ostream &out) {
+  out << "# " << s.sub << "/tasks.txt (line i: the point array task i runs"
+      << (s.chipletJobs.empty() ? "" : "; then the chiplet points, each its own job") << ")\n";
+  for (const std::string &id : s.todo)
+    out << "#   " << id << "\n";
+  if (s.arrayTasks)
+    out << "# sbatch --parsable " << s.sub << "/array.sbatch\n" << s.array;
+  for (const auto &[file, script] : s.chipletJobs)
+    out << "# sbatch --parsable " << s.sub << "/" << file << "\n" << script;
+  out << "# sbatch --parsable --dependency=afterany:<" << (s.arrayTasks ? "array job id" : "")
+      << (s.arrayTasks && !s.chipletJobs.empty() ? ":" : "")
+      << (s.chipletJobs.empty() ? "" : "chiplet job ids") << "> " << s.sub << "/merge.sbatch\n"
+      << s.mergeScript;
+}
+
+bool writeSlurmFiles(const SlurmSubmission &s, std::ostream &err) {
   std::string e, tasks;
-  for (const std::string &id : todo)
+  for (const std::string &id : s.todo)
     tasks += id + "\n";
-  if (!mkdirs(sub, e) || !writeAtomic(sub + "/tasks.txt", tasks, e) ||
-      (arrayTasks && !writeAtomic(sub + "/array.sbatch", array, e)) ||
-      !writeAtomic(sub + "/merge.sbatch", mergeScript, e)) {
+  if (!mkdirs(s.sub, e) || !writeAtomic(s.sub + "/tasks.txt", tasks, e) ||
+      (s.arrayTasks && !writeAtomic(s.sub + "/array.sbatch", s.array, e)) ||
+      !writeAtomic(s.sub + "/merge.sbatch", s.mergeScript, e)) {
     err << "ptxsim sweep: " << e << "\n";
-    return 2;
+    return false;
   }
-  for (const auto &[file, script] : chipletJobs)
-    if (!writeAtomic(sub + "/" + file, script, e)) {
+  for (const auto &[file, script] : s.chipletJobs)
+    if (!writeAtomic(s.sub + "/" + file, script, e)) {
       err << "ptxsim sweep: " << e << "\n";
-      return 2;
-    }
-  // the points' directories exist before the tasks run (and the stats of a retried point go)
-  std::string output;
-  int status = 0;
-  auto submit = [&](const std::string &file, std::string &job) {
-    if (!runCapture({"sbatch", "--parsable", sub + "/" + file}, output, status) ||
-        !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      err << "ptxsim sweep: sbatch failed for " << sub << "/" << file
-          << (output.empty() ? "" : ": " + output)
-          << " (is Slurm installed and SLURM_CONF set? scripts/slurm_local.sh starts one here)\n";
       return false;
     }
-    job = output.substr(0, output.find_first_of(";\n"));
-    return true;
-  };
-  std::string job, jobs;
-  if (arrayTasks) {
-    if (!submit("array.sbatch", job))
-      return 2;
-    jobs = job;
-    out << "ptxsim sweep: submitted array job " << job << " (" << arrayTasks << " tasks)\n";
+  return true;
+}
+
+/// `sbatch --parsable` of one script of the submission: its job id in `job`.
+bool submitJob(const SlurmSubmission &s, const std::string &file, std::string &job,
+               std::ostream &err) {
+  std::string output;
+  int status = 0;
+  if (!runCapture({"sbatch", "--parsable", s.sub + "/" + file}, output, status) ||
+      !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    err << "ptxsim sweep: sbatch failed for " << s.sub << "/" << file
+        << (output.empty() ? "" : ": " + output)
+        << " (is Slurm installed and SLURM_CONF set? scripts/slurm_local.sh starts one here)\n";
+    return false;
   }
-  for (size_t k = 0; k < chipletJobs.size(); ++k) {
+  job = output.substr(0, output.find_first_of(";\n"));
+  return true;
+}
+
+/// Submits the array job and the chiplet jobs; their ids, ':'-separated, in `jobs`.
+bool submitPointJobs(const Plan &plan, const SlurmSubmission &s, std::string &jobs,
+                     std::ostream &out, std::ostream &err) {
+  std::string job;
+  if (s.arrayTasks) {
+    if (!submitJob(s, "array.sbatch", job, err))
+      return false;
+    jobs = job;
+    out << "ptxsim sweep: submitted array job " << job << " (" << s.arrayTasks << " tasks)\n";
+  }
+  for (size_t k = 0; k < s.chipletJobs.size(); ++k) {
     std::string cj;
-    if (!submit(chipletJobs[k].first, cj))
-      return 2; // the jobs already submitted run; their points are kept
+    if (!submitJob(s, s.chipletJobs[k].first, cj, err))
+      return false; // the jobs already submitted run; their points are kept
     jobs += (jobs.empty() ? "" : ":") + cj;
     out << "ptxsim sweep: submitted chiplet job " << cj << " ("
-        << plan.points[chipletPoints[k]].id << ", " << plan.processes[chipletPoints[k]]
+        << plan.points[s.chipletPoints[k]].id << ", " << plan.processes[s.chipletPoints[k]]
         << " tasks)\n";
   }
   out.flush();
+  return true;
+}
+
+/// The merge job, after `jobs`; with `wait`, until it ends, then the summary.
+int submitMerge(const Spec &spec, Planner &planner, const SlurmSubmission &s,
+                const std::string &jobs, bool wait, std::ostream &out, std::ostream &err) {
+  std::string output;
+  int status = 0;
   std::vector<std::string> mergeCmd = {"sbatch", "--parsable", "--dependency=afterany:" + jobs};
   if (wait)
     mergeCmd.push_back("--wait");
-  mergeCmd.push_back(sub + "/merge.sbatch");
+  mergeCmd.push_back(s.sub + "/merge.sbatch");
   if (!runCapture(mergeCmd, output, status) || !WIFEXITED(status)) {
     err << "ptxsim sweep: sbatch failed for the merge job: " << output << "\n";
     return 2;
@@ -1176,6 +1277,36 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
   if (!merge(spec, again, t, err, false))
     return 2;
   return summarize(t, out) ? 0 : 1;
+}
+
+int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
+             const std::vector<std::pair<std::string, std::string>> &sets, bool retryFailed,
+             bool dryRun, bool wait, std::ostream &out, std::ostream &err) {
+  SlurmSubmission s;
+  slurmTodo(spec, plan, retryFailed, s);
+  out << "ptxsim sweep: " << spec.name << ": " << plan.points.size() << " points, " << s.done
+      << " done, " << s.failed << " failed (kept" << (s.failed ? "; --retry-failed runs them" : "")
+      << "), " << s.todo.size() << " to submit\n";
+  out.flush();
+  if (s.todo.empty() && !dryRun) {
+    Table t;
+    if (!merge(spec, plan, t, err))
+      return 2;
+    return summarize(t, out) ? 0 : 1;
+  }
+  // one directory per submission: a later one never rewrites the task list of a running array
+  s.sub = spec.output + "/slurm/" + std::to_string(time(nullptr)) + "-" + std::to_string(getpid());
+  slurmScripts(spec, plan, shellQuote(planner.self()), sets, s);
+  if (dryRun) {
+    printSlurmDryRun(s, out);
+    return 0;
+  }
+  if (!writeSlurmFiles(s, err))
+    return 2;
+  std::string jobs;
+  if (!submitPointJobs(plan, s, jobs, out, err))
+    return 2;
+  return submitMerge(spec, planner, s, jobs, wait, out, err);
 }
 
 } // namespace
@@ -1337,104 +1468,175 @@ std::vector<double> chipletStatistics(const report::JsonValue &json,
   return out;
 }
 
-int sweepCommand(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+namespace {
+
+/// `ptxsim sweep`'s command line.
+struct SweepArgs {
   std::string specPath, output, backend = "local", tasksFile;
   std::vector<std::pair<std::string, std::string>> sets;
   bool retryFailed = false, dryRun = false, wait = false, list = false, mergeOnly = false;
+  bool help = false; ///< -h: print the usage and stop (the arguments after it are not read)
   unsigned jobs = 0, threads = 0;
   long task = -1;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    auto value = [&](std::string &dst) {
-      if (i + 1 >= args.size()) {
-        err << "ptxsim sweep: option " << a << " needs a value\n";
+};
+
+class SweepArgParser {
+public:
+  SweepArgParser(const std::vector<std::string> &args, std::ostream &err)
+      : args_(args), err_(err) {}
+
+  /// False on a bad argument (reported on `err`).
+  bool parse(SweepArgs &o) {
+    for (i_ = 0; i_ < args_.size() && !o.help; ++i_)
+      if (!flag(args_[i_], o) && !option(args_[i_], o))
         return false;
+    return true;
+  }
+
+private:
+  const std::vector<std::string> &args_;
+  std::ostream &err_;
+  size_t i_ = 0;
+
+  bool value(const std::string &a, std::string &dst) {
+    if (i_ + 1 >= args_.size()) {
+      err_ << "ptxsim sweep: option " << a << " needs a value\n";
+      return false;
+    }
+    dst = args_[++i_];
+    return true;
+  }
+
+  bool number(const std::string &a, unsigned long lo, unsigned long &dst) {
+    std::string s;
+    if (!value(a, s))
+      return false;
+    char *end = nullptr;
+    dst = std::strtoul(s.c_str(), &end, 10);
+    if (s.empty() || *end || dst < lo) {
+      err_ << "ptxsim sweep: " << a << " needs an integer >= " << lo << ", not '" << s << "'\n";
+      return false;
+    }
+    return true;
+  }
+
+  /// The options without a value; false when `a` is not one.
+  static bool flag(const std::string &a, SweepArgs &o) {
+    for (auto [name, dst] : {std::pair<const char *, bool *>{"-h", &o.help},
+                             {"--help", &o.help},
+                             {"--retry-failed", &o.retryFailed},
+                             {"--dry-run", &o.dryRun},
+                             {"--wait", &o.wait},
+                             {"--list", &o.list},
+                             {"--merge", &o.mergeOnly}})
+      if (a == name) {
+        *dst = true;
+        return true;
       }
-      dst = args[++i];
-      return true;
-    };
-    auto number = [&](unsigned long lo, unsigned long &dst) {
-      std::string s;
-      if (!value(s))
-        return false;
-      char *end = nullptr;
-      dst = std::strtoul(s.c_str(), &end, 10);
-      if (s.empty() || *end || dst < lo) {
-        err << "ptxsim sweep: " << a << " needs an integer >= " << lo << ", not '" << s << "'\n";
-        return false;
-      }
-      return true;
-    };
+    return false;
+  }
+
+  bool option(const std::string &a, SweepArgs &o) {
     unsigned long u;
     std::string s;
-    if (a == "-h" || a == "--help") {
-      sweepUsage(out);
-      return 0;
-    } else if (a == "--backend") {
-      if (!value(backend))
-        return 2;
-      if (backend != "local" && backend != "slurm") {
-        err << "ptxsim sweep: unknown backend '" << backend << "' (local or slurm)\n";
-        return 2;
+    if (a == "--backend") {
+      if (!value(a, o.backend))
+        return false;
+      if (o.backend != "local" && o.backend != "slurm") {
+        err_ << "ptxsim sweep: unknown backend '" << o.backend << "' (local or slurm)\n";
+        return false;
       }
     } else if (a == "-o" || a == "--output") {
-      if (!value(output))
-        return 2;
+      return value(a, o.output);
     } else if (a == "--set") {
-      if (!value(s))
-        return 2;
+      if (!value(a, s))
+        return false;
       size_t eq = s.find('=');
       if (eq == std::string::npos || eq == 0) {
-        err << "ptxsim sweep: --set needs NAME=VALUE, not '" << s << "'\n";
-        return 2;
+        err_ << "ptxsim sweep: --set needs NAME=VALUE, not '" << s << "'\n";
+        return false;
       }
-      sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-    } else if (a == "-j" || a == "--jobs") {
-      if (!number(1, u))
-        return 2;
-      jobs = static_cast<unsigned>(u);
-    } else if (a == "--threads") {
-      if (!number(1, u))
-        return 2;
-      threads = static_cast<unsigned>(u);
+      o.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+    } else if (a == "-j" || a == "--jobs" || a == "--threads") {
+      if (!number(a, 1, u))
+        return false;
+      (a == "--threads" ? o.threads : o.jobs) = static_cast<unsigned>(u);
     } else if (a == "--run-task") {
-      if (!number(0, u))
-        return 2;
-      task = static_cast<long>(u);
+      if (!number(a, 0, u))
+        return false;
+      o.task = static_cast<long>(u);
     } else if (a == "--tasks") {
-      if (!value(tasksFile))
-        return 2;
-    } else if (a == "--retry-failed") {
-      retryFailed = true;
-    } else if (a == "--dry-run") {
-      dryRun = true;
-    } else if (a == "--wait") {
-      wait = true;
-    } else if (a == "--list") {
-      list = true;
-    } else if (a == "--merge") {
-      mergeOnly = true;
+      return value(a, o.tasksFile);
     } else if (!a.empty() && a[0] == '-') {
-      err << "ptxsim sweep: unknown option '" << a << "' (see ptxsim sweep --help)\n";
-      return 2;
-    } else if (specPath.empty()) {
-      specPath = a;
+      err_ << "ptxsim sweep: unknown option '" << a << "' (see ptxsim sweep --help)\n";
+      return false;
+    } else if (o.specPath.empty()) {
+      o.specPath = a;
     } else {
-      err << "ptxsim sweep: one spec at a time ('" << specPath << "', then '" << a << "')\n";
-      return 2;
+      err_ << "ptxsim sweep: one spec at a time ('" << o.specPath << "', then '" << a << "')\n";
+      return false;
     }
+    return true;
   }
-  if (specPath.empty()) {
+};
+
+void listPoints(const Plan &plan, std::ostream &out) {
+  for (size_t i = 0; i < plan.points.size(); ++i)
+    out << plan.points[i].id << " "
+        << (plan.states[i] == State::Done     ? "done"
+            : plan.states[i] == State::Failed ? "failed: " + plan.results[i].reason
+                                              : "pending")
+        << "\n";
+}
+
+/// The grid's points: listed, merged, or run on the backend (under the output's lock).
+int runSweep(const Spec &spec, const SweepArgs &o, Planner &planner, std::ostream &out,
+             std::ostream &err) {
+  Plan plan;
+  if (!makePlan(planner, spec, plan, err))
+    return 2;
+  if (o.list) {
+    listPoints(plan, out);
+    return 0;
+  }
+  if (o.mergeOnly) {
+    Table t;
+    if (!merge(spec, plan, t, err))
+      return 2;
+    return summarize(t, out) ? 0 : 1;
+  }
+  int lock = -1;
+  if (!o.dryRun && (lock = lockOutput(spec, err)) < 0)
+    return 2;
+  int rc = o.backend == "slurm"
+               ? runSlurm(spec, planner, plan, o.sets, o.retryFailed, o.dryRun, o.wait, out, err)
+               : runLocal(spec, planner, plan, o.retryFailed, o.jobs, o.dryRun, out, err);
+  if (lock >= 0)
+    close(lock);
+  return rc;
+}
+
+} // namespace
+
+int sweepCommand(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+  SweepArgs o;
+  if (!SweepArgParser(args, err).parse(o))
+    return 2;
+  if (o.help) {
+    sweepUsage(out);
+    return 0;
+  }
+  if (o.specPath.empty()) {
     sweepUsage(err);
     return 2;
   }
-  if ((task >= 0) != !tasksFile.empty()) {
+  if ((o.task >= 0) != !o.tasksFile.empty()) {
     err << "ptxsim sweep: --run-task and --tasks go together\n";
     return 2;
   }
   Spec spec;
   std::string e;
-  if (!loadSpec(specPath, sets, output, spec, e)) {
+  if (!loadSpec(o.specPath, o.sets, o.output, spec, e)) {
     err << "ptxsim sweep: " << e << "\n";
     return 2;
   }
@@ -1443,36 +1645,10 @@ int sweepCommand(const std::vector<std::string> &args, std::ostream &out, std::o
     err << "ptxsim sweep: " << planner.error << "\n";
     return 2;
   }
-  if (task >= 0)
-    return runTask(spec, planner, static_cast<size_t>(task), tasksFile,
-                   threads ? threads : spec.resources.cpus, out, err);
-  Plan plan;
-  if (!makePlan(planner, spec, plan, err))
-    return 2;
-  if (list) {
-    for (size_t i = 0; i < plan.points.size(); ++i)
-      out << plan.points[i].id << " "
-          << (plan.states[i] == State::Done     ? "done"
-              : plan.states[i] == State::Failed ? "failed: " + plan.results[i].reason
-                                                : "pending")
-          << "\n";
-    return 0;
-  }
-  if (mergeOnly) {
-    Table t;
-    if (!merge(spec, plan, t, err))
-      return 2;
-    return summarize(t, out) ? 0 : 1;
-  }
-  int lock = -1;
-  if (!dryRun && (lock = lockOutput(spec, err)) < 0)
-    return 2;
-  int rc = backend == "slurm"
-               ? runSlurm(spec, planner, plan, sets, retryFailed, dryRun, wait, out, err)
-               : runLocal(spec, planner, plan, retryFailed, jobs, dryRun, out, err);
-  if (lock >= 0)
-    close(lock);
-  return rc;
+  if (o.task >= 0)
+    return runTask(spec, planner, static_cast<size_t>(o.task), o.tasksFile,
+                   o.threads ? o.threads : spec.resources.cpus, out, err);
+  return runSweep(spec, o, planner, out, err);
 }
 
 } // namespace ptxsim::sweep

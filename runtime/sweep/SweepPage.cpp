@@ -100,14 +100,23 @@ pre.tail { background: #fbf3f2; border: 1px solid #e7c9c6; padding: 8px; overflo
 .legend-heat span.sw { display: inline-block; width: 40px; text-align: center; font-size: 12px; }
 )CSS";
 
-} // namespace
+/// The rows of a table by their coordinates (program first, then each axis' value).
+using RowIndex = std::map<std::vector<std::string>, const Row *>;
 
-std::string renderSweepPage(const Table &t) {
-  size_t ok = 0, failed = 0, missing = 0;
-  for (const Row &r : t.rows)
-    (r.state == "ok" ? ok : r.state == "failed" ? failed : missing)++;
-  std::string o;
-  o.reserve(1 << 18);
+const Row *rowAt(const RowIndex &at, const std::vector<std::string> &coords) {
+  auto it = at.find(coords);
+  return it == at.end() ? nullptr : it->second;
+}
+
+/// `others` (coordinates without axis `a`) with `value` put back at position `a`.
+std::vector<std::string> withValue(const std::vector<std::string> &others, size_t a,
+                                   const std::string &value) {
+  std::vector<std::string> c = others;
+  c.insert(c.begin() + static_cast<long>(a), value);
+  return c;
+}
+
+void pageHead(std::string &o, const Table &t, size_t failed) {
   o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
        "content=\"width=device-width, initial-scale=1\"><meta name=\"generator\" "
        "content=\"ptxsim sweep\"><title>" +
@@ -121,8 +130,9 @@ std::string renderSweepPage(const Table &t) {
     o += "<a href=\"#failed\">failed</a>";
   o += "<a href=\"#points\">points</a><a href=\"#axes\">per axis</a><a href=\"#heatmap\">heat "
        "map</a></nav></header>\n";
+}
 
-  // summary
+void summarySection(std::string &o, const Table &t, size_t ok, size_t failed, size_t missing) {
   o += "<section id=\"summary\"><h2>Sweep summary</h2><table class=\"summary\" "
        "id=\"summary-table\"><tbody>";
   auto row2 = [&](const std::string &k, const std::string &v) {
@@ -130,14 +140,11 @@ std::string renderSweepPage(const Table &t) {
   };
   row2("spec", "<code>" + esc(t.specPath) + "</code>");
   row2("output", "<code>" + esc(t.output) + "</code>");
-  row2(
-      "points", std::to_string(t.rows.size()) + " = " + [&] {
-        std::string s;
-        for (size_t a = 0; a < t.axes.size(); ++a)
-          s += (a ? " &times; " : "") + std::to_string(t.axisValues[a].size()) + " " +
-               esc(t.axes[a]);
-        return s;
-      }());
+  std::string product;
+  for (size_t a = 0; a < t.axes.size(); ++a)
+    product +=
+        (a ? " &times; " : "") + std::to_string(t.axisValues[a].size()) + " " + esc(t.axes[a]);
+  row2("points", std::to_string(t.rows.size()) + " = " + product);
   row2("state", "<span data-k=\"ok\">" + std::to_string(ok) +
                     " ok</span>, <span data-k=\"failed\">" + std::to_string(failed) +
                     " failed</span>, <span data-k=\"missing\">" + std::to_string(missing) +
@@ -155,22 +162,23 @@ std::string renderSweepPage(const Table &t) {
        "command.sh); the same numbers are in " +
        esc(t.spec ? t.spec->csvName : "results.csv") + " and " +
        esc(t.spec ? t.spec->jsonName : "results.json") + ".</p></section>\n";
+}
 
-  if (failed) {
-    o += "<section id=\"failed\"><h2>Failed points</h2>";
-    for (const Row &r : t.rows) {
-      if (r.state != "failed")
-        continue;
-      o += "<h3 class=\"failed-point\" data-id=\"" + esc(r.point->id) + "\">" + esc(r.point->id) +
-           "</h3><p>" + esc(r.result.reason) + " &middot; <code>points/" + esc(r.point->id) +
-           "/stderr.txt</code>, last lines:</p><pre class=\"tail\">" + esc(r.result.stderrTail) +
-           "</pre>";
-    }
-    o += "<p class=\"note\"><code>ptxsim sweep SPEC --retry-failed</code> runs them again.</p>"
-         "</section>\n";
+void failedSection(std::string &o, const Table &t) {
+  o += "<section id=\"failed\"><h2>Failed points</h2>";
+  for (const Row &r : t.rows) {
+    if (r.state != "failed")
+      continue;
+    o += "<h3 class=\"failed-point\" data-id=\"" + esc(r.point->id) + "\">" + esc(r.point->id) +
+         "</h3><p>" + esc(r.result.reason) + " &middot; <code>points/" + esc(r.point->id) +
+         "/stderr.txt</code>, last lines:</p><pre class=\"tail\">" + esc(r.result.stderrTail) +
+         "</pre>";
   }
+  o += "<p class=\"note\"><code>ptxsim sweep SPEC --retry-failed</code> runs them again.</p>"
+       "</section>\n";
+}
 
-  // every point
+void pointsSection(std::string &o, const Table &t) {
   o += "<section id=\"points\"><h2>Every point</h2><p class=\"note\">Click a column to sort."
        "</p><table class=\"sortable points\" id=\"points-table\"><thead><tr><th class=\"t\" "
        "data-sort=\"text\">point</th>";
@@ -195,148 +203,161 @@ std::string renderSweepPage(const Table &t) {
          (ran ? fmt("%.0f", r.result.peakRssMiB) : "&ndash;") + "</td></tr>";
   }
   o += "</tbody></table></section>\n";
+}
 
-  // index rows by coordinates
-  std::map<std::vector<std::string>, const Row *> at;
-  for (const Row &r : t.rows)
-    at[t.coords(r)] = &r;
+/// The largest |log2| of a ratio to the baseline value over the axis' table (its colour scale).
+double axisSpan(const Table &t, const RowIndex &at, size_t a, size_t baseIdx,
+                const std::vector<std::vector<std::string>> &others) {
+  const std::vector<std::string> &vals = t.axisValues[a];
+  double span = 0;
+  for (const auto &oc : others)
+    for (size_t s = 0; s < t.statNames.size(); ++s) {
+      const Row *b = rowAt(at, withValue(oc, a, vals[baseIdx]));
+      for (const std::string &v : vals) {
+        const Row *x = rowAt(at, withValue(oc, a, v));
+        if (b && x && std::isfinite(x->stats[s]) && std::isfinite(b->stats[s]) && b->stats[s] > 0 &&
+            x->stats[s] > 0)
+          span = std::max(span, std::fabs(std::log2(x->stats[s] / b->stats[s])));
+      }
+    }
+  return span;
+}
 
-  // a table per axis: rows are the other coordinates, columns each value (and its ratio)
+void axisTableHead(std::string &o, const Table &t, size_t a, size_t baseIdx) {
+  const std::vector<std::string> &vals = t.axisValues[a];
+  o += "<h3>" + esc(t.axes[a]) + " <span class=\"legend-note\">(baseline " + esc(vals[baseIdx]) +
+       ")</span></h3><table class=\"axis\" data-axis=\"" + esc(t.axes[a]) + "\"><thead><tr>";
+  size_t nOther = t.axes.size() - 1;
+  o += "<th class=\"t\" colspan=\"" + std::to_string(std::max<size_t>(1, nOther)) + "\"></th>";
+  for (const std::string &s : t.statNames)
+    o += "<th colspan=\"" + std::to_string(2 * vals.size() - 1) + "\">" + esc(s) + "</th>";
+  o += "</tr><tr>";
+  if (nOther == 0)
+    o += "<th class=\"t\"></th>";
+  for (size_t k = 0; k < t.axes.size(); ++k)
+    if (k != a)
+      o += "<th class=\"t\">" + esc(t.axes[k]) + "</th>";
+  for (size_t s = 0; s < t.statNames.size(); ++s)
+    for (size_t v = 0; v < vals.size(); ++v) {
+      o += "<th>" + esc(vals[v]) + "</th>";
+      if (v != baseIdx)
+        o += "<th>&times; " + esc(vals[baseIdx]) + "</th>";
+    }
+  o += "</tr></thead><tbody>";
+}
+
+/// Axis `a`'s table: a row per combination of the other coordinates, a column per value.
+void axisTable(std::string &o, const Table &t, const RowIndex &at, size_t a) {
+  const std::vector<std::string> &vals = t.axisValues[a];
+  size_t baseIdx = std::find(vals.begin(), vals.end(), t.baseline[a]) - vals.begin();
+  // the distinct combinations of the other axes, in grid order
+  std::vector<std::vector<std::string>> others;
+  for (const Row &r : t.rows) {
+    std::vector<std::string> c = t.coords(r);
+    c.erase(c.begin() + static_cast<long>(a));
+    if (std::find(others.begin(), others.end(), c) == others.end())
+      others.push_back(c);
+  }
+  double span = axisSpan(t, at, a, baseIdx, others);
+  axisTableHead(o, t, a, baseIdx);
+  for (const auto &oc : others) {
+    o += "<tr>";
+    if (oc.empty())
+      o += "<td class=\"t\"></td>";
+    for (const std::string &c : oc)
+      o += "<td class=\"t\">" + esc(c) + "</td>";
+    const Row *b = rowAt(at, withValue(oc, a, vals[baseIdx]));
+    for (size_t s = 0; s < t.statNames.size(); ++s) {
+      double bv = b ? b->stats[s] : std::nan("");
+      for (size_t v = 0; v < vals.size(); ++v) {
+        const Row *x = rowAt(at, withValue(oc, a, vals[v]));
+        double xv = x ? x->stats[s] : std::nan("");
+        o += numCell(t.statNames[s], xv);
+        if (v != baseIdx)
+          o += ratioCell(xv, bv, span);
+      }
+    }
+    o += "</tr>";
+  }
+  o += "</tbody></table>";
+}
+
+void axesSection(std::string &o, const Table &t, const RowIndex &at) {
   o += "<section id=\"axes\"><h2>Per axis</h2><p class=\"note\">For each axis, every "
        "combination of the other coordinates is a row; ratios are against the axis' baseline "
        "value in the same row (blue: smaller, red: larger).</p>";
   // (not for programs: their ratios compare different work; the heat maps have them as rows)
-  for (size_t a = 1; a < t.axes.size(); ++a) {
-    const std::vector<std::string> &vals = t.axisValues[a];
-    if (vals.size() < 2)
-      continue;
-    size_t baseIdx = std::find(vals.begin(), vals.end(), t.baseline[a]) - vals.begin();
-    // the distinct combinations of the other axes, in grid order
-    std::vector<std::vector<std::string>> others;
-    for (const Row &r : t.rows) {
-      std::vector<std::string> c = t.coords(r);
-      c.erase(c.begin() + static_cast<long>(a));
-      if (std::find(others.begin(), others.end(), c) == others.end())
-        others.push_back(c);
-    }
-    double span = 0;
-    for (const auto &oc : others)
-      for (size_t s = 0; s < t.statNames.size(); ++s) {
-        std::vector<std::string> bc = oc;
-        bc.insert(bc.begin() + static_cast<long>(a), vals[baseIdx]);
-        const Row *b = at.count(bc) ? at[bc] : nullptr;
-        for (const std::string &v : vals) {
-          std::vector<std::string> c = oc;
-          c.insert(c.begin() + static_cast<long>(a), v);
-          const Row *x = at.count(c) ? at[c] : nullptr;
-          if (b && x && std::isfinite(x->stats[s]) && std::isfinite(b->stats[s]) &&
-              b->stats[s] > 0 && x->stats[s] > 0)
-            span = std::max(span, std::fabs(std::log2(x->stats[s] / b->stats[s])));
-        }
-      }
-    o += "<h3>" + esc(t.axes[a]) + " <span class=\"legend-note\">(baseline " + esc(vals[baseIdx]) +
-         ")</span></h3><table class=\"axis\" data-axis=\"" + esc(t.axes[a]) + "\"><thead><tr>";
-    size_t nOther = t.axes.size() - 1;
-    o += "<th class=\"t\" colspan=\"" + std::to_string(std::max<size_t>(1, nOther)) + "\"></th>";
-    for (const std::string &s : t.statNames)
-      o += "<th colspan=\"" + std::to_string(2 * vals.size() - 1) + "\">" + esc(s) + "</th>";
-    o += "</tr><tr>";
-    if (nOther == 0)
-      o += "<th class=\"t\"></th>";
-    for (size_t k = 0; k < t.axes.size(); ++k)
-      if (k != a)
-        o += "<th class=\"t\">" + esc(t.axes[k]) + "</th>";
-    for (size_t s = 0; s < t.statNames.size(); ++s)
-      for (size_t v = 0; v < vals.size(); ++v) {
-        o += "<th>" + esc(vals[v]) + "</th>";
-        if (v != baseIdx)
-          o += "<th>&times; " + esc(vals[baseIdx]) + "</th>";
-      }
-    o += "</tr></thead><tbody>";
-    for (const auto &oc : others) {
-      o += "<tr>";
-      if (oc.empty())
-        o += "<td class=\"t\"></td>";
-      for (const std::string &c : oc)
-        o += "<td class=\"t\">" + esc(c) + "</td>";
-      std::vector<std::string> bc = oc;
-      bc.insert(bc.begin() + static_cast<long>(a), vals[baseIdx]);
-      const Row *b = at.count(bc) ? at[bc] : nullptr;
-      for (size_t s = 0; s < t.statNames.size(); ++s) {
-        double bv = b ? b->stats[s] : std::nan("");
-        for (size_t v = 0; v < vals.size(); ++v) {
-          std::vector<std::string> c = oc;
-          c.insert(c.begin() + static_cast<long>(a), vals[v]);
-          const Row *x = at.count(c) ? at[c] : nullptr;
-          double xv = x ? x->stats[s] : std::nan("");
-          o += numCell(t.statNames[s], xv);
-          if (v != baseIdx)
-            o += ratioCell(xv, bv, span);
-        }
-      }
-      o += "</tr>";
-    }
-    o += "</tbody></table>";
-  }
+  for (size_t a = 1; a < t.axes.size(); ++a)
+    if (t.axisValues[a].size() >= 2)
+      axisTable(o, t, at, a);
   o += "</section>\n";
+}
 
-  // heat maps: per statistic, programs x configurations, relative to the baseline configuration
+/// The heat maps' columns: every configuration (coordinates but the program) and the baseline.
+struct HeatColumns {
+  std::vector<std::vector<std::string>> configs;
+  std::vector<std::string> base;
+};
+
+/// Statistic `s`'s heat map: programs x configurations, as ratios to the baseline configuration.
+void heatTable(std::string &o, const Table &t, const RowIndex &at, const HeatColumns &cols,
+               size_t s) {
+  auto key = [](const std::string &p, const std::vector<std::string> &c) {
+    std::vector<std::string> k{p};
+    k.insert(k.end(), c.begin(), c.end());
+    return k;
+  };
+  double span = 0;
+  for (const std::string &p : t.axisValues[0]) {
+    const Row *b = rowAt(at, key(p, cols.base));
+    for (const auto &c : cols.configs) {
+      const Row *x = rowAt(at, key(p, c));
+      if (b && x && b->stats[s] > 0 && x->stats[s] > 0)
+        span = std::max(span, std::fabs(std::log2(x->stats[s] / b->stats[s])));
+    }
+  }
+  o += "<h3>" + esc(t.statNames[s]) + "</h3><table class=\"heat\" data-stat=\"" +
+       esc(t.statNames[s]) + "\"><thead><tr><th class=\"t\">program</th>";
+  for (const auto &c : cols.configs) {
+    std::string label;
+    for (size_t k = 0; k < c.size(); ++k)
+      label += (k ? " &middot; " : "") + esc(c[k]);
+    o += "<th>" + (label.empty() ? std::string("(all)") : label) + "</th>";
+  }
+  o += "</tr></thead><tbody>";
+  for (const std::string &p : t.axisValues[0]) {
+    o += "<tr><td class=\"t\">" + esc(p) + "</td>";
+    const Row *b = rowAt(at, key(p, cols.base));
+    for (const auto &c : cols.configs) {
+      const Row *x = rowAt(at, key(p, c));
+      double xv = x ? x->stats[s] : std::nan(""), bv = b ? b->stats[s] : std::nan("");
+      double r = std::isfinite(xv) && std::isfinite(bv) && bv != 0 ? xv / bv : std::nan("");
+      o += "<td class=\"ratio\" data-v=\"" + exact(r) + "\" data-value=\"" + exact(xv) +
+           "\" title=\"" + esc(t.statNames[s]) + " = " + exact(xv) + "\"" + heat(r, span) + ">" +
+           (std::isfinite(r) ? fmt("%.3f", r) + "&times;" : std::string("&ndash;")) + "</td>";
+    }
+    o += "</tr>";
+  }
+  o += "</tbody></table>";
+}
+
+void heatmapSection(std::string &o, const Table &t, const RowIndex &at) {
   o += "<section id=\"heatmap\"><h2>Heat map</h2><p class=\"note\">Per statistic: each program "
        "(row) in each configuration (column), as a ratio to that program in the baseline "
        "configuration (";
   for (size_t a = 1; a < t.axes.size(); ++a)
     o += (a > 1 ? ", " : "") + esc(t.axes[a]) + " = " + esc(t.baseline[a]);
   o += "). Hover a cell for its value.</p>";
-  std::vector<std::vector<std::string>> configs;
+  HeatColumns cols;
   for (const Row &r : t.rows) {
     std::vector<std::string> c = t.coords(r);
     c.erase(c.begin());
-    if (std::find(configs.begin(), configs.end(), c) == configs.end())
-      configs.push_back(c);
+    if (std::find(cols.configs.begin(), cols.configs.end(), c) == cols.configs.end())
+      cols.configs.push_back(c);
   }
-  std::vector<std::string> baseConfig(t.baseline.begin() + 1, t.baseline.end());
-  for (size_t s = 0; s < t.statNames.size(); ++s) {
-    double span = 0;
-    for (const std::string &p : t.axisValues[0]) {
-      std::vector<std::string> bc{p};
-      bc.insert(bc.end(), baseConfig.begin(), baseConfig.end());
-      const Row *b = at.count(bc) ? at[bc] : nullptr;
-      for (const auto &c : configs) {
-        std::vector<std::string> k{p};
-        k.insert(k.end(), c.begin(), c.end());
-        const Row *x = at.count(k) ? at[k] : nullptr;
-        if (b && x && b->stats[s] > 0 && x->stats[s] > 0)
-          span = std::max(span, std::fabs(std::log2(x->stats[s] / b->stats[s])));
-      }
-    }
-    o += "<h3>" + esc(t.statNames[s]) + "</h3><table class=\"heat\" data-stat=\"" +
-         esc(t.statNames[s]) + "\"><thead><tr><th class=\"t\">program</th>";
-    for (const auto &c : configs) {
-      std::string label;
-      for (size_t k = 0; k < c.size(); ++k)
-        label += (k ? " &middot; " : "") + esc(c[k]);
-      o += "<th>" + (label.empty() ? std::string("(all)") : label) + "</th>";
-    }
-    o += "</tr></thead><tbody>";
-    for (const std::string &p : t.axisValues[0]) {
-      o += "<tr><td class=\"t\">" + esc(p) + "</td>";
-      std::vector<std::string> bc{p};
-      bc.insert(bc.end(), baseConfig.begin(), baseConfig.end());
-      const Row *b = at.count(bc) ? at[bc] : nullptr;
-      for (const auto &c : configs) {
-        std::vector<std::string> k{p};
-        k.insert(k.end(), c.begin(), c.end());
-        const Row *x = at.count(k) ? at[k] : nullptr;
-        double xv = x ? x->stats[s] : std::nan(""), bv = b ? b->stats[s] : std::nan("");
-        double r = std::isfinite(xv) && std::isfinite(bv) && bv != 0 ? xv / bv : std::nan("");
-        o += "<td class=\"ratio\" data-v=\"" + exact(r) + "\" data-value=\"" + exact(xv) +
-             "\" title=\"" + esc(t.statNames[s]) + " = " + exact(xv) + "\"" + heat(r, span) + ">" +
-             (std::isfinite(r) ? fmt("%.3f", r) + "&times;" : std::string("&ndash;")) + "</td>";
-      }
-      o += "</tr>";
-    }
-    o += "</tbody></table>";
-  }
+  cols.base.assign(t.baseline.begin() + 1, t.baseline.end());
+  for (size_t s = 0; s < t.statNames.size(); ++s)
+    heatTable(o, t, at, cols, s);
   if (t.statNames.empty())
     o += "<p>No statistics chosen.</p>";
   o += "<p class=\"legend-heat\">";
@@ -345,6 +366,26 @@ std::string renderSweepPage(const Table &t) {
   o += " <span class=\"legend-note\">the colour scale when the largest ratio of a map or table "
        "is 2&times; or 0.5&times; (its darkest colour; with smaller ratios, 1.5&times; and "
        "0.67&times;)</span></p></section>\n";
+}
+
+} // namespace
+
+std::string renderSweepPage(const Table &t) {
+  size_t ok = 0, failed = 0, missing = 0;
+  for (const Row &r : t.rows)
+    (r.state == "ok" ? ok : r.state == "failed" ? failed : missing)++;
+  std::string o;
+  o.reserve(1 << 18);
+  pageHead(o, t, failed);
+  summarySection(o, t, ok, failed, missing);
+  if (failed)
+    failedSection(o, t);
+  pointsSection(o, t);
+  RowIndex at;
+  for (const Row &r : t.rows)
+    at[t.coords(r)] = &r;
+  axesSection(o, t, at);
+  heatmapSection(o, t, at);
   o += "<script type=\"application/json\" id=\"ptxsim-data\">{\"runs\":[],\"chartsMissing\":\"\"}"
        "</script>\n<script>" +
        std::string(report::kReportJs) + "</script>\n</body></html>\n";

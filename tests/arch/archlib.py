@@ -26,9 +26,10 @@ def read_allowlist(path):
     return entries
 
 
-def check(name, found, allowlist_path, what, hint):
-    """`found`: {entry: detail}. Prints the differences with the allowlist; returns the exit
-    status (0 when the list is exactly true)."""
+def check(name, found, allowlist_path, what, hint, gone):
+    """`found`: {entry: detail}. Prints the differences with the allowlist (`what`: a finding
+    not listed, `gone`: why a listed entry is stale); returns the exit status (0 when the list is
+    exactly true)."""
     rel = os.path.relpath(allowlist_path, ROOT)
     listed = read_allowlist(allowlist_path)
     listed_set = {e for e, _ in listed}
@@ -41,8 +42,8 @@ def check(name, found, allowlist_path, what, hint):
         print(f'{name}: {hint}')
     for e, n in listed:
         if e not in found:
-            print(f'{rel}:{n}: "{e}" is listed but no longer {what.split(" (")[0]}: '
-                  f'remove the line (the list only shrinks)')
+            print(f'{rel}:{n}: "{e}" is listed but {gone}: remove the line (the list only '
+                  f'shrinks)')
             rc = 1
     seen = set()
     for e, n in listed:

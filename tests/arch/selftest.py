@@ -45,6 +45,16 @@ for ident, hit in [('chipletsCommand', True), ('SPU_MODE', True), ('Chiplets', T
                    ('numCpus', False), ('spurious', False), ('ChipletsX', True), ('cpuSpus', True)]:
     expect(check_runtime_names.names_in(ident, {'chiplet', 'spu'}) == hit, f'names_in({ident})')
 
+# runtime names: identifiers and extension includes, not comments, strings or other words
+with tempfile.TemporaryDirectory() as d:
+    f = os.path.join(d, 'x.cpp')
+    with open(f, 'w') as out:
+        out.write('#include "isa_ext/spu/include/spu.h"\n#include "isa_ext/Extensions.h"\n'
+                  'int chipletX; // chipletY\nconst char *s = "spu chiplet";\nint numCpus, spurious;\n')
+    got = {k.split(' ', 1)[1]: v for k, v in check_runtime_names.scan([f], {'chiplet', 'spu'}).items()}
+    expect(got == {'#include isa_ext/spu/include/spu.h': '', 'chipletX': ' (line 3)'},
+           f'runtime names scan: {got}')
+
 # circles: a <-> b through a header, c alone
 edges = {'a': {'b': ('a.cpp', 'b.h')}, 'b': {'a': ('b.h', 'a.h')}, 'c': {'a': ('c.cpp', 'a.h')}}
 expect(check_include_cycles.sccs(edges) == [['a', 'b']], 'sccs finds the circle only')
@@ -59,7 +69,7 @@ with tempfile.TemporaryDirectory() as d:
     for found, rc in [({'x one': '', 'x two': ''}, 0), ({'x one': ''}, 1),
                       ({'x one': '', 'x two': '', 'x three': ''}, 1)]:
         with redirect_stdout(io.StringIO()):
-            got = archlib.check('t', found, lst, 'bad thing', 'fix it')
+            got = archlib.check('t', found, lst, 'bad thing', 'fix it', 'gone')
         expect(got == rc, f'allowlist rule for {sorted(found)}: {got} != {rc}')
 
 for f in failures:

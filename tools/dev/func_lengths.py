@@ -3,12 +3,12 @@
 
 usage: func_lengths.py [--max N] [--top K] DIR_OR_FILE...
 
-A heuristic scanner (comments and literals stripped, braces matched): a '{'
-outside any function whose preceding declaration text has a parameter list
-opens a function; its length is the number of source lines from the line of
-the declaration's name to the closing brace. With --max N it exits 1 when a
-function is longer than N lines (the interpreter's dispatch loop may be
-excepted with --except NAME).
+A heuristic scanner (comments and literals stripped by cxxscan.py, braces
+matched): a '{' outside any function whose preceding declaration text has a
+parameter list opens a function; its length is the number of source lines from
+the first line of its declaration (return type, template line) to the closing
+brace. With --max N it exits 1 when a function is longer than N lines (the
+interpreter's dispatch loop may be excepted with --except NAME).
 """
 import os
 import re
