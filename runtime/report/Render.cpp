@@ -481,100 +481,120 @@ std::string configTable(const std::vector<RunModel> &runs) {
 /// At most this many kernels per run in the bar charts (the largest by cycles); tables list all.
 constexpr size_t kChartKernels = 24;
 
+/// A run's kernels for the page's script: short name, stalls, component energies, launches.
+void kernelsData(std::string &o, const RunModel &r) {
+  for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
+    const KernelRow &k = r.kernels[ki];
+    o += ki ? ",{\"n\":" : "{\"n\":";
+    appendJsonString(o, k.shortName);
+    o += ",\"stalls\":[";
+    for (size_t i = 0; i < k.stalls.size(); ++i)
+      o += (i ? "," : "") + compact(k.stalls[i]);
+    o += "],\"compJ\":[";
+    for (size_t i = 0; i < k.componentJ.size(); ++i)
+      o += (i ? "," : "") + compact(k.componentJ[i]);
+    o += "],\"launches\":[";
+    for (size_t i = 0; i < k.launchIndex.size(); ++i)
+      o += (i ? "," : "") + std::to_string(k.launchIndex[i]);
+    o += "]}";
+  }
+}
+
+/// The kernels the charts show: the largest by cycles, in table order.
+std::vector<size_t> chartKernels(const RunModel &r) {
+  std::vector<size_t> order(r.kernels.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return r.kernels[a].cycles > r.kernels[b].cycles; });
+  if (order.size() > kChartKernels)
+    order.resize(kChartKernels);
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+/// A run's launches (one array each) and its power trace (times, watts), for the page's script.
+void launchesAndTraceData(std::string &o, const RunModel &r) {
+  for (size_t i = 0; i < r.launches.size(); ++i) {
+    const LaunchRow &l = r.launches[i];
+    o += i ? ",[" : "[";
+    o += std::to_string(l.kernel) + ",";
+    appendJsonString(o, l.gridBlock);
+    for (double v : {l.start, l.cycles, l.ipc, l.occupancy, l.warpInsts, l.stallCycles, l.l1HitRate,
+                     l.l2HitRate, l.dramBytes, l.energyJ, l.avgWatts})
+      o += "," + compact(v);
+    o += "]";
+  }
+  o += "],\"trace\":[[";
+  for (size_t i = 0; i < r.trace.size(); ++i)
+    o += (i ? "," : "") + printf1("%.9g", r.trace[i].first);
+  o += "],[";
+  for (size_t i = 0; i < r.trace.size(); ++i)
+    o += (i ? "," : "") + compact(r.trace[i].second);
+  o += "]]}";
+}
+
+void runData(std::string &o, const RunModel &r) {
+  o += "\"label\":";
+  appendJsonString(o, r.label);
+  o += ",\"timing\":" + std::string(r.timing ? "true" : "false") +
+       ",\"power\":" + (r.power ? "true" : "false") + ",\"stallReasons\":[";
+  for (size_t i = 0; i < r.stallReasons.size(); ++i) {
+    o += i ? "," : "";
+    appendJsonString(o, r.stallReasons[i]);
+  }
+  o += "],\"components\":[";
+  for (size_t i = 0; i < r.powerComponents.size(); ++i) {
+    o += i ? "," : "";
+    appendJsonString(o, r.powerComponents[i]);
+  }
+  o += "],\"kernels\":[";
+  kernelsData(o, r);
+  std::vector<size_t> order = chartKernels(r);
+  o += "],\"chartKernels\":[";
+  for (size_t i = 0; i < order.size(); ++i)
+    o += (i ? "," : "") + std::to_string(order[i]);
+  o += "],\"launches\":[";
+  launchesAndTraceData(o, r);
+}
+
+/// Comparison: cycles of each kernel relative to the baseline (first run).
+void compareData(std::string &o, const std::vector<RunModel> &runs) {
+  std::vector<std::string> names = unionKernels(runs);
+  if (names.size() > kChartKernels)
+    names.resize(kChartKernels);
+  o += ",\"compare\":{\"kernels\":[";
+  for (size_t i = 0; i < names.size(); ++i) {
+    o += i ? "," : "";
+    const KernelRow *k = nullptr;
+    for (const RunModel &r : runs)
+      if (!k)
+        k = findKernel(r, names[i]);
+    appendJsonString(o, k ? k->shortName : names[i]);
+  }
+  o += "],\"cycleRatio\":[";
+  for (size_t i = 0; i < names.size(); ++i) {
+    const KernelRow *base = findKernel(runs[0], names[i]);
+    o += i ? ",[" : "[";
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const KernelRow *k = findKernel(runs[r], names[i]);
+      o += r ? "," : "";
+      o += k && base && base->cycles > 0 ? compact(k->cycles / base->cycles) : "null";
+    }
+    o += "]";
+  }
+  o += "]}";
+}
+
 std::string pageData(const std::vector<RunModel> &runs, const ChartLibrary &charts) {
   std::string o = "{\"runs\":[";
   for (size_t ri = 0; ri < runs.size(); ++ri) {
-    const RunModel &r = runs[ri];
     o += ri ? ",{" : "{";
-    o += "\"label\":";
-    appendJsonString(o, r.label);
-    o += ",\"timing\":" + std::string(r.timing ? "true" : "false") +
-         ",\"power\":" + (r.power ? "true" : "false") + ",\"stallReasons\":[";
-    for (size_t i = 0; i < r.stallReasons.size(); ++i) {
-      o += i ? "," : "";
-      appendJsonString(o, r.stallReasons[i]);
-    }
-    o += "],\"components\":[";
-    for (size_t i = 0; i < r.powerComponents.size(); ++i) {
-      o += i ? "," : "";
-      appendJsonString(o, r.powerComponents[i]);
-    }
-    o += "],\"kernels\":[";
-    for (size_t ki = 0; ki < r.kernels.size(); ++ki) {
-      const KernelRow &k = r.kernels[ki];
-      o += ki ? ",{\"n\":" : "{\"n\":";
-      appendJsonString(o, k.shortName);
-      o += ",\"stalls\":[";
-      for (size_t i = 0; i < k.stalls.size(); ++i)
-        o += (i ? "," : "") + compact(k.stalls[i]);
-      o += "],\"compJ\":[";
-      for (size_t i = 0; i < k.componentJ.size(); ++i)
-        o += (i ? "," : "") + compact(k.componentJ[i]);
-      o += "],\"launches\":[";
-      for (size_t i = 0; i < k.launchIndex.size(); ++i)
-        o += (i ? "," : "") + std::to_string(k.launchIndex[i]);
-      o += "]}";
-    }
-    // the kernels the charts show: the largest by cycles, in table order
-    std::vector<size_t> order(r.kernels.size());
-    for (size_t i = 0; i < order.size(); ++i)
-      order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return r.kernels[a].cycles > r.kernels[b].cycles;
-    });
-    if (order.size() > kChartKernels)
-      order.resize(kChartKernels);
-    std::sort(order.begin(), order.end());
-    o += "],\"chartKernels\":[";
-    for (size_t i = 0; i < order.size(); ++i)
-      o += (i ? "," : "") + std::to_string(order[i]);
-    o += "],\"launches\":[";
-    for (size_t i = 0; i < r.launches.size(); ++i) {
-      const LaunchRow &l = r.launches[i];
-      o += i ? ",[" : "[";
-      o += std::to_string(l.kernel) + ",";
-      appendJsonString(o, l.gridBlock);
-      for (double v : {l.start, l.cycles, l.ipc, l.occupancy, l.warpInsts, l.stallCycles,
-                       l.l1HitRate, l.l2HitRate, l.dramBytes, l.energyJ, l.avgWatts})
-        o += "," + compact(v);
-      o += "]";
-    }
-    o += "],\"trace\":[[";
-    for (size_t i = 0; i < r.trace.size(); ++i)
-      o += (i ? "," : "") + printf1("%.9g", r.trace[i].first);
-    o += "],[";
-    for (size_t i = 0; i < r.trace.size(); ++i)
-      o += (i ? "," : "") + compact(r.trace[i].second);
-    o += "]]}";
+    runData(o, runs[ri]);
   }
   o += "]";
-  // comparison: cycles of each kernel relative to the baseline (first run)
-  if (runs.size() > 1 && runs[0].timing) {
-    std::vector<std::string> names = unionKernels(runs);
-    if (names.size() > kChartKernels)
-      names.resize(kChartKernels);
-    o += ",\"compare\":{\"kernels\":[";
-    for (size_t i = 0; i < names.size(); ++i) {
-      o += i ? "," : "";
-      const KernelRow *k = nullptr;
-      for (const RunModel &r : runs)
-        if (!k)
-          k = findKernel(r, names[i]);
-      appendJsonString(o, k ? k->shortName : names[i]);
-    }
-    o += "],\"cycleRatio\":[";
-    for (size_t i = 0; i < names.size(); ++i) {
-      const KernelRow *base = findKernel(runs[0], names[i]);
-      o += i ? ",[" : "[";
-      for (size_t r = 0; r < runs.size(); ++r) {
-        const KernelRow *k = findKernel(runs[r], names[i]);
-        o += r ? "," : "";
-        o += k && base && base->cycles > 0 ? compact(k->cycles / base->cycles) : "null";
-      }
-      o += "]";
-    }
-    o += "]}";
-  }
+  if (runs.size() > 1 && runs[0].timing)
+    compareData(o, runs);
   o += ",\"chartsMissing\":";
   appendJsonString(o, charts.available() ? "" : charts.where);
   return o + "}";

@@ -1318,6 +1318,99 @@ std::vector<std::string> Table::coords(const Row &r) const {
   return c;
 }
 
+namespace {
+
+/// Whether a kernel is one that `kernel` (the KERNEL of NAME@KERNEL) selects: every kernel when
+/// empty, else those whose mangled or demangled name contains it.
+bool kernelSelected(const std::string &kernel, const std::string &mangled,
+                    const std::string &demangled) {
+  return kernel.empty() || mangled.find(kernel) != std::string::npos ||
+         demangled.find(kernel) != std::string::npos;
+}
+
+/// The selected kernels' totals that the derived statistics are made of.
+struct KernelSums {
+  double cyc = 0, wi = 0, ti = 0, stall = 0, l1a = 0, l1h = 0, l1m = 0, l2a = 0, l2h = 0;
+  double dram = 0, energy = 0, psec = 0, sim = 0, launches = 0, ctas = 0;
+  bool any = false;
+
+  void add(const report::KernelRow &k) {
+    any = true;
+    cyc += k.cycles;
+    wi += k.warpInsts;
+    ti += k.threadInsts;
+    stall += k.stallCycles;
+    l1a += k.l1Accesses;
+    l1h += k.l1Hits;
+    l1m += k.l1Misses;
+    l2a += k.l2Accesses;
+    l2h += k.l2Hits;
+    dram += k.dramBytes();
+    energy += k.energyJ;
+    psec += k.powerSeconds;
+    sim += k.simSeconds;
+    launches += k.launches;
+    ctas += k.ctas;
+  }
+};
+
+/// A derived statistic (isDerived) of the sums; NaN when it does not apply to the run's mode.
+double derivedValue(const std::string &name, const KernelSums &s, const report::RunModel &run) {
+  bool timing = run.timing;
+  if (name == "cycles" && timing)
+    return s.cyc;
+  if (name == "warp_insts")
+    return s.wi;
+  if (name == "thread_insts")
+    return s.ti;
+  if (name == "ipc" && timing)
+    return s.cyc > 0 ? s.wi / s.cyc : 0;
+  if (name == "stall_cycles" && timing)
+    return s.stall;
+  if (name == "l1d_hit_rate" && s.l1a > 0)
+    return s.l1h / s.l1a;
+  if (name == "l2_hit_rate" && s.l2a > 0)
+    return s.l2h / s.l2a;
+  if (name == "l1d_misses_per_kinst" && timing)
+    return s.wi > 0 ? 1000 * s.l1m / s.wi : 0;
+  if (name == "dram_bytes" && timing)
+    return s.dram;
+  if (name == "energy_j" && run.power)
+    return s.energy;
+  if (name == "avg_watts" && run.power && s.psec > 0)
+    return s.energy / s.psec;
+  if (name == "sim_seconds")
+    return s.sim;
+  if (name == "launches")
+    return s.launches;
+  if (name == "ctas")
+    return s.ctas;
+  return std::nan("");
+}
+
+/// A per-launch counter, summed over the selected kernels' launches; NaN when none has it.
+double launchCounterSum(const report::JsonValue &json, const std::string &name,
+                        const std::string &kernel) {
+  bool found = false;
+  double sum = 0;
+  std::map<std::string, std::string> demangled;
+  for (const report::JsonValue &k : json.array("kernels"))
+    demangled[k.str("name")] = k.str("demangled");
+  for (const report::JsonValue &l : json.array("launches")) {
+    std::string kn = l.str("kernel");
+    if (!kernelSelected(kernel, kn, demangled[kn]))
+      continue;
+    const report::JsonValue *x = l.get(name);
+    if (x && x->isNumber()) {
+      found = true;
+      sum += x->number;
+    }
+  }
+  return found ? sum : std::nan("");
+}
+
+} // namespace
+
 std::vector<double> pointStatistics(const report::JsonValue &json, const report::RunModel &run,
                                     const std::vector<std::string> &names) {
   std::vector<double> out;
@@ -1325,87 +1418,15 @@ std::vector<double> pointStatistics(const report::JsonValue &json, const report:
     size_t at = full.find('@');
     std::string name = full.substr(0, at);
     std::string kernel = at == std::string::npos ? "" : full.substr(at + 1);
-    auto selected = [&](const std::string &mangled, const std::string &demangled) {
-      return kernel.empty() || mangled.find(kernel) != std::string::npos ||
-             demangled.find(kernel) != std::string::npos;
-    };
-    double v = std::nan("");
-    if (isDerived(name)) {
-      double cyc = 0, wi = 0, ti = 0, stall = 0, l1a = 0, l1h = 0, l1m = 0, l2a = 0, l2h = 0;
-      double dram = 0, energy = 0, psec = 0, sim = 0, launches = 0, ctas = 0;
-      bool any = false;
-      for (const report::KernelRow &k : run.kernels) {
-        if (!selected(k.name, k.demangled))
-          continue;
-        any = true;
-        cyc += k.cycles;
-        wi += k.warpInsts;
-        ti += k.threadInsts;
-        stall += k.stallCycles;
-        l1a += k.l1Accesses;
-        l1h += k.l1Hits;
-        l1m += k.l1Misses;
-        l2a += k.l2Accesses;
-        l2h += k.l2Hits;
-        dram += k.dramBytes();
-        energy += k.energyJ;
-        psec += k.powerSeconds;
-        sim += k.simSeconds;
-        launches += k.launches;
-        ctas += k.ctas;
-      }
-      if (any) {
-        bool timing = run.timing;
-        if (name == "cycles" && timing)
-          v = cyc;
-        else if (name == "warp_insts")
-          v = wi;
-        else if (name == "thread_insts")
-          v = ti;
-        else if (name == "ipc" && timing)
-          v = cyc > 0 ? wi / cyc : 0;
-        else if (name == "stall_cycles" && timing)
-          v = stall;
-        else if (name == "l1d_hit_rate" && l1a > 0)
-          v = l1h / l1a;
-        else if (name == "l2_hit_rate" && l2a > 0)
-          v = l2h / l2a;
-        else if (name == "l1d_misses_per_kinst" && timing)
-          v = wi > 0 ? 1000 * l1m / wi : 0;
-        else if (name == "dram_bytes" && timing)
-          v = dram;
-        else if (name == "energy_j" && run.power)
-          v = energy;
-        else if (name == "avg_watts" && run.power && psec > 0)
-          v = energy / psec;
-        else if (name == "sim_seconds")
-          v = sim;
-        else if (name == "launches")
-          v = launches;
-        else if (name == "ctas")
-          v = ctas;
-      }
-    } else {
-      // a per-launch counter, summed over the selected kernels' launches
-      bool found = false;
-      double sum = 0;
-      std::map<std::string, std::string> demangled;
-      for (const report::JsonValue &k : json.array("kernels"))
-        demangled[k.str("name")] = k.str("demangled");
-      for (const report::JsonValue &l : json.array("launches")) {
-        std::string kn = l.str("kernel");
-        if (!selected(kn, demangled[kn]))
-          continue;
-        const report::JsonValue *x = l.get(name);
-        if (x && x->isNumber()) {
-          found = true;
-          sum += x->number;
-        }
-      }
-      if (found)
-        v = sum;
+    if (!isDerived(name)) {
+      out.push_back(launchCounterSum(json, name, kernel));
+      continue;
     }
-    out.push_back(v);
+    KernelSums s;
+    for (const report::KernelRow &k : run.kernels)
+      if (kernelSelected(kernel, k.name, k.demangled))
+        s.add(k);
+    out.push_back(s.any ? derivedValue(name, s, run) : std::nan(""));
   }
   return out;
 }
