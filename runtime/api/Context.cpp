@@ -138,7 +138,8 @@ void Context::loadTimingConfigOnce() {
   const char *cfgEnv = std::getenv("PTXSIM_CONFIG");
   bool functional = !mode || !*mode || std::strcmp(mode, "functional") == 0;
   // Functional mode reads a configuration only when one is named (its extension options, such
-  // as an SPU's grid, shape the functional run too); it never builds the cycle model.
+  // as the size of an extension's processor grid, shape the functional run too); it never builds
+  // the cycle model.
   if (functional && !(cfgEnv && *cfgEnv)) {
     if (const char *pc = std::getenv("PTXSIM_PRINT_CONFIG"); pc && *pc && std::strcmp(pc, "0") != 0)
       std::fprintf(stderr, "# ptxsim: functional mode, no GPU configuration (give one with "
