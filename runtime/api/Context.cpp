@@ -6,7 +6,6 @@
 #include "base/Config.h"
 #include "ptx/exec/Counters.h"
 #include "ptx/exec/Program.h"
-#include "runtime/api/Graphs.h"
 
 #include "runtime/fatbin/Fatbin.h"
 
@@ -851,8 +850,8 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
       return cudaErrorInvalidValue;
     std::memcpy(buf.data() + kern.paramOffsets[i], args[i], kern.paramSizes[i]);
   }
-  // Stream capture (Graphs.cpp): a capturing stream records the launch as a graph node.
-  if (auto captured = captureKernel(stream, k, grid, block, args, shmem, cooperative))
+  // Stream capture (GraphHooks.h): a capturing stream records the launch as a graph node.
+  if (auto captured = graphHooks().captureKernel(stream, k, grid, block, args, shmem, cooperative))
     return *captured;
   Work *w = newWork();
   w->kind = Work::Kind::Launch;
@@ -1158,7 +1157,7 @@ void Context::reportAtExit() {
 }
 
 void Context::reset() {
-  captureReset(); // stream captures end with their streams (Graphs.cpp)
+  graphHooks().reset(); // stream captures end with their streams (GraphHooks.h)
   for (StreamObj *s : streams)
     delete s;
   streams.clear();

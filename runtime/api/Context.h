@@ -17,6 +17,7 @@
 // later context call returns (and so records as the last error) until cudaDeviceReset.
 
 #include "ptx/exec/Engine.h"
+#include "runtime/api/GraphHooks.h"
 #include "power/PowerModel.h"
 #include "sim/KernelSimulator.h"
 #include "timing/gpu/Gpu.h"
@@ -218,6 +219,18 @@ public:
   /// The error a synchronising call returns: sticky, or an asynchronous launch error once.
   cudaError_t syncError();
 
+  // --- stream capture and graph memory (GraphHooks.h) ---
+  /// NoGraphHooks until the program's first graph, capture or pool call installs the graph
+  /// state (graphs::gs()); read without the mutex by the calls that take it later.
+  GraphHooks &graphHooks() const { return *graphHooks_.load(std::memory_order_acquire); }
+  /// The installed graph state, or null (call under the mutex).
+  GraphHooks *installedGraphHooks() const { return graphState_.get(); }
+  /// Installs the graph state for the rest of the process (call under the mutex, once).
+  void installGraphHooks(std::unique_ptr<GraphHooks> h) {
+    graphState_ = std::move(h);
+    graphHooks_.store(graphState_.get(), std::memory_order_release);
+  }
+
   // --- errors ---
   cudaError_t sticky() const { return sticky_.load(std::memory_order_acquire); }
   void setSticky(cudaError_t e) { sticky_.store(e, std::memory_order_release); }
@@ -296,6 +309,9 @@ private:
   std::unordered_set<const KernelEntry *> kernelHandles_;
   std::unordered_map<const void *, VarEntry> vars_; ///< by host variable address
   std::atomic<cudaError_t> sticky_{cudaSuccess};
+  NoGraphHooks noGraphs_;
+  std::unique_ptr<GraphHooks> graphState_;
+  std::atomic<GraphHooks *> graphHooks_{&noGraphs_};
   /// A launch the engine refused at run time (not sticky): returned once by the next
   /// synchronising call.
   std::atomic<cudaError_t> asyncError_{cudaSuccess};
@@ -337,6 +353,9 @@ private:
   std::vector<power::KernelPower> powerStats_; ///< per launch
   void loadTimingConfigOnce();
 };
+
+/// The context's stream-capture and graph-memory hooks (Context::graphHooks).
+inline GraphHooks &graphHooks() { return Context::get().graphHooks(); }
 
 /// The calling thread's last error (cudaGetLastError/cudaPeekAtLastError).
 cudaError_t &lastError();

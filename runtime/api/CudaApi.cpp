@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "runtime/api/Unsupported.h"
-#include "runtime/api/Graphs.h"
 
 using namespace ptxsim::runtime;
 using ptxsim::ptx::exec::AllocKind;
@@ -313,7 +312,7 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
   p.hostRegisterSupported = 1;
   p.accessPolicyMaxWindowSize = 0; // set below from the L2 the device has
   p.persistingL2CacheMaxSize = 0;
-  p.memoryPoolsSupported = 1; // cudaMallocAsync and the cudaMemPool* family (Graphs.cpp)
+  p.memoryPoolsSupported = 1; // cudaMallocAsync and the cudaMemPool* family (MemPools.cpp)
   p.clusterLaunch = 0;
   if (ctx.timingMode()) {
     // the configured GPU
@@ -692,7 +691,7 @@ PTXSIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
 
 PTXSIM_API cudaError_t cudaFree(void *devPtr) {
   PTXSIM_LOCK_CHECKED;
-  if (auto r = graphMemRelease(devPtr)) // memory of a graph allocation node (Graphs.cpp)
+  if (auto r = graphHooks().graphMemRelease(devPtr)) // memory of a graph allocation node (GraphHooks.h)
     return ret(*r);
   return ret(release(ctx, devPtr, false));
 }
@@ -754,7 +753,7 @@ PTXSIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
   PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
-  if (auto captured = captureMemcpy(s, dst, src, count, kind)) // stream capture (Graphs.cpp)
+  if (auto captured = graphHooks().captureMemcpy(s, dst, src, count, kind)) // stream capture (GraphHooks.h)
     return ret(*captured);
   // Pageable host memory (anything outside the arena) is copied at the call, as CUDA does:
   // after the work queued before it (host-to-device: staged before the call returns;
@@ -800,7 +799,7 @@ PTXSIM_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cu
   PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
-  if (auto captured = captureMemset(s, devPtr, value, count)) // stream capture (Graphs.cpp)
+  if (auto captured = graphHooks().captureMemset(s, devPtr, value, count)) // stream capture (GraphHooks.h)
     return ret(*captured);
   return ret(queueMemset(ctx, devPtr, value, count, s));
 }
@@ -879,8 +878,8 @@ PTXSIM_API cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_
 PTXSIM_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                                size_t offset, cudaMemcpyKind kind,
                                                cudaStream_t s) {
-  if (auto captured = captureSymbolCopy(s, symbol, const_cast<void *>(src), count, offset, kind,
-                                        true)) // stream capture (Graphs.cpp)
+  if (auto captured = graphHooks().captureSymbolCopy(s, symbol, const_cast<void *>(src), count, offset, kind,
+                                        true)) // stream capture (GraphHooks.h)
     return ret(*captured);
   return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
@@ -888,8 +887,8 @@ PTXSIM_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *s
 PTXSIM_API cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
                                                  size_t offset, cudaMemcpyKind kind,
                                                  cudaStream_t s) {
-  if (auto captured = captureSymbolCopy(s, symbol, dst, count, offset, kind, false))
-    return ret(*captured); // stream capture (Graphs.cpp)
+  if (auto captured = graphHooks().captureSymbolCopy(s, symbol, dst, count, offset, kind, false))
+    return ret(*captured); // stream capture (GraphHooks.h)
   return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
 
@@ -1137,7 +1136,7 @@ PTXSIM_API cudaError_t cudaStreamDestroy(cudaStream_t s) {
   PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.streams.erase(stream(s)))
     return ret(cudaErrorInvalidResourceHandle);
-  captureStreamDestroyed(s); // stream capture (Graphs.cpp)
+  graphHooks().captureStreamDestroyed(s); // stream capture (GraphHooks.h)
   delete stream(s);
   return cudaSuccess;
 }
@@ -1147,7 +1146,7 @@ PTXSIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   Context *c;
   {
     PTXSIM_LOCK_ASYNC_CHECKED;
-    if (auto captured = captureSyncCall(s)) // a capturing stream cannot synchronize (Graphs.cpp)
+    if (auto captured = graphHooks().captureSyncCall(s)) // a capturing stream cannot synchronize (GraphHooks.h)
       return ret(*captured);
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
@@ -1161,7 +1160,7 @@ PTXSIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s) {
 // cudaErrorNotReady is an answer, not a failure: it is not recorded as the last error
 PTXSIM_API cudaError_t cudaStreamQuery(cudaStream_t s) {
   PTXSIM_LOCK_ASYNC_CHECKED;
-  if (auto captured = captureSyncCall(s)) // a capturing stream cannot synchronize (Graphs.cpp)
+  if (auto captured = graphHooks().captureSyncCall(s)) // a capturing stream cannot synchronize (GraphHooks.h)
     return ret(*captured);
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
@@ -1175,9 +1174,9 @@ PTXSIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsign
   if (flags & ~unsigned(cudaEventWaitExternal))
     return ret(cudaErrorInvalidValue);
   if (flags & cudaEventWaitExternal)
-    if (auto captured = captureEventNode(s, e, false)) // an event wait node (Graphs.cpp)
+    if (auto captured = graphHooks().captureEventNode(s, e, false)) // an event wait node (GraphHooks.h)
       return ret(*captured);
-  if (auto captured = captureStreamWaitEvent(s, e)) // stream capture fork/join (Graphs.cpp)
+  if (auto captured = graphHooks().captureStreamWaitEvent(s, e)) // stream capture fork/join (GraphHooks.h)
     return ret(*captured);
   return cudaSuccess;
 }
@@ -1346,7 +1345,7 @@ PTXSIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void 
     PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.validStream(s) || !fn)
       return ret(cudaErrorInvalidValue);
-    if (auto captured = captureHostFunc(s, fn, userData)) // stream capture (Graphs.cpp)
+    if (auto captured = graphHooks().captureHostFunc(s, fn, userData)) // stream capture (GraphHooks.h)
       return ret(*captured);
     // run by the device executor when the stream reaches it, never on the caller's thread
     Work *w = ctx.newWork();
@@ -1379,7 +1378,7 @@ PTXSIM_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.events.count(event(e)) || !ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
-  if (auto captured = captureEventRecord(e, s)) // stream capture (Graphs.cpp)
+  if (auto captured = graphHooks().captureEventRecord(e, s)) // stream capture (GraphHooks.h)
     return ret(*captured);
   // the executor stamps the time (wall and simulated) when the stream reaches the record
   Work *w = ctx.newWork();
@@ -1397,7 +1396,7 @@ PTXSIM_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, u
     PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.events.count(event(e)) || !ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = captureEventNode(s, e, true)) // an event record node (Graphs.cpp)
+    if (auto captured = graphHooks().captureEventNode(s, e, true)) // an event record node (GraphHooks.h)
       return ret(*captured);
   }
   return cudaEventRecord(e, s);
@@ -1451,7 +1450,7 @@ PTXSIM_API cudaError_t cudaEventDestroy(cudaEvent_t e) {
     ctx.drain(lock_);
   if (!ctx.events.erase(event(e)))
     return ret(cudaErrorInvalidResourceHandle);
-  captureEventDestroyed(e); // stream capture (Graphs.cpp)
+  graphHooks().captureEventDestroyed(e); // stream capture (GraphHooks.h)
   delete event(e);
   return cudaSuccess;
 }
@@ -1570,7 +1569,7 @@ PTXSIM_API cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, 
     PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = captureMemset2D(s, devPtr, pitch, value, width, height)) // Graphs.cpp
+    if (auto captured = graphHooks().captureMemset2D(s, devPtr, pitch, value, width, height)) // GraphHooks.h
       return ret(*captured);
   }
   return cudaMemset2D(devPtr, pitch, value, width, height);
@@ -1583,8 +1582,8 @@ PTXSIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *s
     PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = captureMemcpy2D(s, dst, dpitch, src, spitch, width, height, kind))
-      return ret(*captured); // stream capture (Graphs.cpp)
+    if (auto captured = graphHooks().captureMemcpy2D(s, dst, dpitch, src, spitch, width, height, kind))
+      return ret(*captured); // stream capture (GraphHooks.h)
   }
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
@@ -1596,7 +1595,7 @@ PTXSIM_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t 
     PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = captureMalloc(s, devPtr, size, nullptr)) // Graphs.cpp
+    if (auto captured = graphHooks().captureMalloc(s, devPtr, size, nullptr)) // GraphHooks.h
       return ret(*captured);
   }
   return cudaMalloc(devPtr, size);
@@ -1607,7 +1606,7 @@ PTXSIM_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t s) {
     PTXSIM_LOCK_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = captureFree(s, devPtr)) // Graphs.cpp
+    if (auto captured = graphHooks().captureFree(s, devPtr)) // GraphHooks.h
       return ret(*captured);
   }
   return cudaFree(devPtr);
@@ -1732,7 +1731,7 @@ PTXSIM_API cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_
   PTXSIM_LOCK_ASYNC;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
-  if (auto captured = captureSyncCall(s)) // not capturable, as in CUDA (Graphs.cpp)
+  if (auto captured = graphHooks().captureSyncCall(s)) // not capturable, as in CUDA (GraphHooks.h)
     return ret(*captured);
   Work *w = ctx.newWork();
   w->kind = Work::Kind::Callback;
