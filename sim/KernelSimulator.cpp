@@ -39,6 +39,16 @@ bool KernelSimulator::enablePower(const std::string &xmlPath, DiagEngine &diags)
 
 void KernelSimulator::enablePower(power::PowerModel model) { power_ = std::move(model); }
 
+bool PowerSetup::load(const std::string &xmlPath, const timing::TimingConfig &cfg,
+                      DiagEngine &diags) {
+  timing::registerTimingStatistics();
+  power::PowerModel m;
+  if (!power::PowerModel::load(xmlPath, cfg, m, diags))
+    return false;
+  model_ = std::move(m);
+  return true;
+}
+
 namespace {
 constexpr size_t kWindow = 16; ///< detailed samples kept per signature (recent ones: drift)
 } // namespace

@@ -38,6 +38,25 @@ struct KernelRun {
   std::optional<power::KernelPower> power; ///< when power is enabled
 };
 
+/// A power model read and checked before the simulator exists: the runtime reads its whole
+/// configuration at start-up, so that a bad power file stops the program before any kernel, and
+/// attaches the model when it creates the simulator (KernelSimulator::enablePower). Its users see
+/// the model's name and idle power, not the model.
+class PowerSetup {
+public:
+  /// Loads `xmlPath` for the GPU `cfg` (timing statistics are registered first so the model can
+  /// check every counter it reads). False with diagnostics on errors.
+  bool load(const std::string &xmlPath, const timing::TimingConfig &cfg, DiagEngine &diags);
+  bool loaded() const { return model_.has_value(); }
+  const std::string &name() const { return model_->name(); }
+  bool hasIdle() const { return model_->hasIdle(); }
+  double idleW() const { return model_->idleW(); }
+
+private:
+  friend class KernelSimulator;
+  std::optional<power::PowerModel> model_;
+};
+
 class KernelSimulator {
 public:
   KernelSimulator(const timing::TimingConfig &cfg, ptx::exec::Engine &engine);
@@ -48,6 +67,7 @@ public:
   bool enablePower(const std::string &xmlPath, DiagEngine &diags);
   /// Attaches an already loaded power model.
   void enablePower(power::PowerModel model);
+  void enablePower(const PowerSetup &setup) { enablePower(*setup.model_); }
   bool powerEnabled() const { return power_.has_value(); }
   const power::PowerModel &powerModel() const { return *power_; }
 
@@ -67,6 +87,14 @@ public:
   static constexpr double kMaxErrorPct = 2.0;
   static constexpr uint32_t kResampleEvery = 25;
   static constexpr uint32_t kMaxResampleEvery = 400;
+
+  // Between kernels: host-device copies and memsets (timing::Gpu), for the runtime.
+  /// Simulated seconds of a host-device copy of `bytes`.
+  double copySeconds(uint64_t bytes) const { return gpu_.copySeconds(bytes); }
+  /// The host wrote `bytes` of device memory at `dst` (a copy or memset: through the L2).
+  void noteDeviceWrite(const void *dst, uint64_t bytes) { gpu_.noteDeviceWrite(dst, bytes); }
+  /// (testing: the parallel timing engine's threads even for few busy SMs; docs/timing.md)
+  void setParallelMinBusySms(uint32_t n) { gpu_.setParallelMinBusySms(n); }
 
   timing::Gpu &gpu() { return gpu_; }
   const timing::TimingConfig &config() const { return gpu_.config(); }

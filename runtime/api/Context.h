@@ -18,9 +18,9 @@
 
 #include "ptx/exec/Engine.h"
 #include "runtime/api/GraphHooks.h"
-#include "power/PowerModel.h"
+#include "runtime/api/Modules.h"
+#include "runtime/api/RunRecorder.h"
 #include "sim/KernelSimulator.h"
-#include "timing/gpu/Gpu.h"
 
 #include <map>
 #include <cuda_runtime_api.h>
@@ -37,48 +37,6 @@
 #include <vector>
 
 namespace ptxsim::runtime {
-
-struct KernelEntry;
-
-/// One registered fat binary: the PTX we chose from it and, once loaded, its engine module id.
-struct FatbinModule {
-  std::string ptx;       ///< newest PTX entry; empty when the binary has none
-  uint32_t ptxArch = 0;  ///< its virtual architecture (80 for compute_80)
-  std::string name;      ///< file name used in diagnostics, e.g. "app.sm_75.ptx"
-  std::string loadError; ///< why it has no PTX or failed to load
-  /// Translation units: (diagnostic name, PTX). One, or several for `-rdc=true` programs.
-  std::vector<std::pair<std::string, std::string>> units;
-  int module = -1;       ///< engine module id of the first unit once loaded
-  std::vector<int> modules; ///< engine module ids of every unit
-  /// ptxas's registers per thread of each kernel, from the binary's newest SASS (if any).
-  std::map<std::string, uint32_t> sassRegs;
-  bool loadTried = false;
-  bool unregistered = false;
-  /// Loaded through the driver API (cuModuleLoadData, cuLibraryLoadData, NVIDIA's static
-  /// runtime): its kernels are looked up by name, one KernelEntry per name.
-  bool driver = false;
-  std::map<std::string, KernelEntry *> functions;
-};
-
-/// A host stub registered with __cudaRegisterFunction; also the cudaKernel_t handed out.
-struct KernelEntry {
-  FatbinModule *fatbin = nullptr;
-  std::string deviceName;
-  const ptx::exec::Kernel *kernel = nullptr; ///< resolved when the module loads
-  int maxDynamicShared = -1;                  ///< cudaFuncAttributeMaxDynamicSharedMemorySize
-  int carveout = -1; ///< cudaFuncAttributePreferredSharedMemoryCarveout (-1: no preference)
-  bool overrideError = false; ///< PTXSIM_PTX_OVERRIDE has this kernel with other parameters
-};
-
-/// A `__device__`, `__constant__` or `__managed__` variable registered by the host.
-struct VarEntry {
-  FatbinModule *fatbin = nullptr;
-  std::string deviceName;
-  size_t size = 0;
-  bool isConst = false;
-  void **managedHostPtr = nullptr; ///< for managed variables: where the host reads the address
-  const ptx::exec::GlobalSymbol *symbol = nullptr;
-};
 
 /// What cudaStreamSetAttribute stored (cudaStreamGetAttribute reads it back). Functionally
 /// these change nothing: an access-policy window is a cache hint, the synchronisation policy
@@ -147,21 +105,25 @@ public:
 
   std::mutex &mutex() { return mu_; }
 
-  // --- registration (called under the mutex) ---
-  FatbinModule *registerFatbin(const void *wrapper);
-  void registerFunction(FatbinModule *fb, const void *hostStub, const char *deviceName);
+  // --- registration (called under the mutex; the module registry, Modules.h) ---
+  FatbinModule *registerFatbin(const void *wrapper) { return modules_.registerFatbin(wrapper); }
+  void registerFunction(FatbinModule *fb, const void *hostStub, const char *deviceName) {
+    modules_.registerFunction(fb, hostStub, deviceName);
+  }
   void registerVar(FatbinModule *fb, const void *hostVar, const char *deviceName, size_t size,
-                   bool isConst, void **managedHostPtr);
+                   bool isConst, void **managedHostPtr) {
+    modules_.registerVar(fb, hostVar, deviceName, size, isConst, managedHostPtr);
+  }
 
   /// Creates the engine when needed and loads every registered module not yet loaded.
   /// Returns cudaSuccess or the error of the failed module (also printed once).
-  cudaError_t ensureLoaded();
+  cudaError_t ensureLoaded() { return modules_.ensureLoaded(); }
   ptx::exec::Engine &engine();
   /// True once the engine exists (some call needed the device).
   bool started() const { return engine_ != nullptr; }
 
   /// Host stub or cudaKernel_t -> entry; null when unknown.
-  KernelEntry *findKernel(const void *func);
+  KernelEntry *findKernel(const void *func) { return modules_.findKernel(func); }
   /// What a call naming `func`, which findKernel does not know, returns. CUDA 13's runtime takes
   /// a pointer it has no kernel registered for as a cudaKernel_t handle, which the driver
   /// refuses: a host function (say `main`) gives cudaErrorInvalidResourceHandle on an H100
@@ -171,24 +133,30 @@ public:
     return func ? cudaErrorInvalidResourceHandle : cudaErrorInvalidDeviceFunction;
   }
   /// Host shadow variable -> entry (loaded); null when unknown.
-  VarEntry *findVar(const void *hostVar);
+  VarEntry *findVar(const void *hostVar) { return modules_.findVar(hostVar); }
 
   // --- driver API modules (runtime/driver), called under the mutex ---
   /// Loads a module image now, as cuModuleLoadData does: a fat binary wrapper, a fat binary, or
   /// PTX text (NUL-terminated). With `lazy` (cuLibraryLoadData, CUDA's lazy loading) a fat binary
   /// is only checked for PTX here and loaded at its first lookup (ensureModule). Returns the module, or null with `err` set (and the reason
   /// printed: a cubin without PTX, a PTX error with its file:line:column).
-  FatbinModule *loadImage(const void *image, cudaError_t &err, bool lazy = false);
+  FatbinModule *loadImage(const void *image, cudaError_t &err, bool lazy = false) {
+    return modules_.loadImage(image, err, lazy);
+  }
   /// Loads a module registered lazily (with every other registered module not loaded yet, as
   /// the runtime does at its first launch, so device memory is laid out the same whichever
   /// library loaded it). Returns cudaSuccess or why the module has no code.
-  cudaError_t ensureModule(FatbinModule *fb);
+  cudaError_t ensureModule(FatbinModule *fb) { return modules_.ensureModule(fb); }
   /// The kernel `name` of a driver module (created at the first lookup); null when it has none.
-  KernelEntry *moduleFunction(FatbinModule *fb, const char *name);
+  KernelEntry *moduleFunction(FatbinModule *fb, const char *name) {
+    return modules_.moduleFunction(fb, name);
+  }
   /// The `.global`/`.const` variable `name` of a module (the override's copy if it has one).
-  const ptx::exec::GlobalSymbol *moduleGlobal(FatbinModule *fb, const char *name);
+  const ptx::exec::GlobalSymbol *moduleGlobal(FatbinModule *fb, const char *name) {
+    return modules_.moduleGlobal(fb, name);
+  }
   /// True for a live (not unloaded) module this context loaded or registered.
-  bool validModule(const FatbinModule *fb) const;
+  bool validModule(const FatbinModule *fb) const { return modules_.validModule(fb); }
 
   /// Validates and runs a launch. `args` points to one pointer per kernel parameter.
   cudaError_t launch(KernelEntry *k, dim3 grid, dim3 block, void **args, size_t shmem,
@@ -252,25 +220,19 @@ public:
   StreamAttrs defaultStreamAttrs; ///< the legacy and per-thread default streams' attributes
   unsigned deviceFlags = 0; ///< cudaSetDeviceFlags (cudaGetDeviceFlags adds cudaDeviceMapHost)
 
-  /// Per-kernel totals for the end-of-run summary and PTXSIM_STATS_JSON.
-  struct KernelStats {
-    uint64_t launches = 0, ctas = 0, threadInsts = 0, warpInsts = 0;
-    double seconds = 0;
-    uint64_t cycles = 0; ///< timing mode
-    double simSeconds = 0;
-    std::string lastConfig; ///< "(gx,gy,gz)x(bx,by,bz)" of the last launch
-    std::vector<uint64_t> counters; ///< extension counters (ptx/exec/Counters.h), by id
-  };
-  /// Prints the end-of-run summary to stderr and writes the JSON stats file when asked.
+  /// Prints the end-of-run summary to stderr and writes the JSON stats file when asked
+  /// (RunRecorder.h); then an override that replaced nothing ends the run with an error.
   void reportAtExit();
 
   // --- timing mode (PTXSIM_MODE=timing, PTXSIM_CONFIG=file[,file...]) ---
   bool timingMode() const { return timingMode_; }
-  /// The cycle-level GPU, created at first use from PTXSIM_CONFIG (a configuration error ends
-  /// the program with the diagnostics: it is the user's input, not the program's).
-  timing::Gpu &timingGpu();
-  /// Timing + power for one kernel (sim/KernelSimulator.h), created with timingGpu().
+  /// Timing + power for one kernel (sim/KernelSimulator.h), created at first use from
+  /// PTXSIM_CONFIG (a configuration error ends the program with the diagnostics: it is the
+  /// user's input, not the program's). The runtime reaches the GPU and power models only
+  /// through it.
   sim::KernelSimulator &simulator();
+  /// The simulated GPU's configuration (timing mode; creates the simulator like simulator()).
+  const timing::TimingConfig &timingConfig() { return simulator().config(); }
   /// Simulated time so far: kernels plus host-device copies (timing mode).
   double simSeconds() const { return simSeconds_; }
   /// Accounts a host<->device copy of `bytes` (timing mode: PCIe-style time).
@@ -295,19 +257,23 @@ private:
   /// drain() for a caller that holds the mutex without a unique_lock of its own.
   void drainHeld();
   void flushPrintf();
-  void loadModule(FatbinModule &fb);
-  void bindSymbols(FatbinModule &fb);
-  void bindKernel(KernelEntry &k);
-  FatbinModule *loadImageHere(const void *image, cudaError_t &err, bool lazy);
-  /// Loads the PTXSIM_PTX_OVERRIDE file(s) into the engine once; returns their module ids.
-  const std::vector<int> &overrideModules();
+  /// Runs one grid (the host's, or one launched from the device) and records it.
+  ptx::exec::LaunchResult runGrid(const ptx::exec::LaunchParams &q);
+  /// The launch's outcome: a fault becomes sticky, a refused configuration is returned once.
+  void noteLaunchResult(const ptx::exec::LaunchResult &r);
+  // loadTimingConfigOnce's steps
+  static std::vector<std::string> configFiles();
+  void loadPowerConfig(const std::vector<std::string> &files);
+  /// engine()'s steps: the configuration from the timing configuration and the environment,
+  /// and the hooks that connect the engine to the runtime.
+  ptx::exec::EngineConfig engineConfig();
+  void connectEngine();
 
   std::mutex mu_;
   std::unique_ptr<ptx::exec::Engine> engine_;
-  std::vector<std::unique_ptr<FatbinModule>> fatbins_;
-  std::unordered_map<const void *, std::unique_ptr<KernelEntry>> kernels_; ///< by host stub
-  std::unordered_set<const KernelEntry *> kernelHandles_;
-  std::unordered_map<const void *, VarEntry> vars_; ///< by host variable address
+  ModuleRegistry modules_{[this]() -> ptx::exec::Engine & { return engine(); },
+                          [this] { drainHeld(); }};
+  RunRecorder recorder_;
   std::atomic<cudaError_t> sticky_{cudaSuccess};
   NoGraphHooks noGraphs_;
   std::unique_ptr<GraphHooks> graphState_;
@@ -328,29 +294,12 @@ private:
   uint64_t legacyTail_ = 0;
   std::mutex printfMu_;
   std::string printfBuf_;
-  std::vector<int> overrideIds_;
-  bool overridesLoaded_ = false;
-  /// Override modules (PTXSIM_PTX_OVERRIDE) one of whose kernels named a kernel of the program.
-  std::unordered_set<int> overridesUsed_;
-  std::vector<std::pair<std::string, KernelStats>> stats_; ///< in order of first launch
-  std::unordered_map<std::string, size_t> statsIndex_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   bool timingMode_ = false;
   std::unique_ptr<sim::KernelSimulator> sim_;
   timing::TimingConfig timingCfg_;
   bool timingCfgLoaded_ = false;
-  double simSeconds_ = 0, copySeconds_ = 0;
-  uint64_t copies_ = 0, copyBytes_ = 0;
-  std::vector<timing::KernelTimingStats> launchStats_; ///< per launch, timing mode
-  /// Grid, block and simulated start time of each launchStats_ entry (for reports' timelines).
-  struct LaunchShape {
-    uint32_t grid[3], block[3];
-    double startSeconds;
-  };
-  std::vector<LaunchShape> launchShapes_;
-  bool powerOn_ = false;               ///< PTXSIM_POWER=1 (timing mode)
-  power::PowerModel powerModel_;
-  std::vector<power::KernelPower> powerStats_; ///< per launch
+  double simSeconds_ = 0;
+  sim::PowerSetup power_; ///< PTXSIM_POWER=1 (timing mode): loaded when the configuration is read
   void loadTimingConfigOnce();
 };
 

@@ -316,7 +316,7 @@ void fillProps(Context &ctx, cudaDeviceProp &p) {
   p.clusterLaunch = 0;
   if (ctx.timingMode()) {
     // the configured GPU
-    const ptxsim::timing::TimingConfig &t = ctx.timingGpu().config();
+    const ptxsim::timing::TimingConfig &t = ctx.timingConfig();
     std::snprintf(p.name, sizeof p.name, "ptxsim %s (timing model)", t.name.c_str());
     p.multiProcessorCount = int(t.numSms());
     p.maxThreadsPerMultiProcessor = int(t.core.maxThreadsPerSm);
@@ -364,7 +364,7 @@ int attribute(Context &ctx, cudaDeviceAttr attr) {
   case cudaDevAttrMaxPitch: return int(p.memPitch);
   case cudaDevAttrMaxRegistersPerBlock: return p.regsPerBlock;
   case cudaDevAttrClockRate:
-    return ctx.timingMode() ? int(ctx.timingGpu().config().core.clockMHz * 1000) : kClockKhz;
+    return ctx.timingMode() ? int(ctx.timingConfig().core.clockMHz * 1000) : kClockKhz;
   case cudaDevAttrTextureAlignment: return int(p.textureAlignment);
   case cudaDevAttrGpuOverlap: return 1;
   case cudaDevAttrMultiProcessorCount: return p.multiProcessorCount;
@@ -375,7 +375,7 @@ int attribute(Context &ctx, cudaDeviceAttr attr) {
   case cudaDevAttrConcurrentKernels: return 1;
   case cudaDevAttrEccEnabled: return 0;
   case cudaDevAttrMemoryClockRate:
-    return ctx.timingMode() ? int(ctx.timingGpu().config().dram.clockMHz * 1000) : kMemClockKhz;
+    return ctx.timingMode() ? int(ctx.timingConfig().dram.clockMHz * 1000) : kMemClockKhz;
   case cudaDevAttrGlobalMemoryBusWidth: return p.memoryBusWidth;
   case cudaDevAttrL2CacheSize: return p.l2CacheSize;
   case cudaDevAttrMaxThreadsPerMultiProcessor: return p.maxThreadsPerMultiProcessor;

@@ -328,17 +328,120 @@ int runWithReport(std::vector<char *> &argv, const std::string &reportPath, std:
 
 } // namespace
 
-int runCommand(const std::vector<std::string> &args, std::ostream &err) {
-  size_t i = 0;
-  bool configSeen = false;
-  std::string reportPath;
-  auto need = [&](const std::string &opt) -> const std::string * {
-    if (i + 1 >= args.size()) {
-      err << "ptxsim run: option " << opt << " needs a value\n";
-      return nullptr;
+namespace {
+
+/// What the options decide besides the PTXSIM_* variables they set.
+struct RunOptions {
+  bool configSeen = false; ///< a --config came already (later ones add to the list)
+  std::string reportPath;  ///< --report
+};
+
+bool takesValue(const std::string &a) {
+  static const char *const kValueOptions[] = {"--threads",        "--simt",       "--sample",
+                                              "--ptx-override",   "--stats-json", "--report",
+                                              "--kernel-timeout", "--mode",       "--config"};
+  for (const char *o : kValueOptions)
+    if (a == o)
+      return true;
+  return false;
+}
+
+/// --config FILE: one more configuration file (timing mode unless --mode says otherwise).
+int configOption(const std::string &v, RunOptions &o, std::ostream &err) {
+  if (!fileExists(v)) {
+    err << "ptxsim run: --config: no such file '" << v << "'\n";
+    return 2;
+  }
+  struct stat st;
+  if (stat(v.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    err << "ptxsim run: --config: '" << v << "' is a directory, not a configuration file\n";
+    return 2;
+  }
+  const char *prev = std::getenv("PTXSIM_CONFIG");
+  std::string all = prev && *prev && o.configSeen ? std::string(prev) + "," + v : v;
+  o.configSeen = true;
+  setenv("PTXSIM_CONFIG", all.c_str(), 1);
+  if (!std::getenv("PTXSIM_MODE"))
+    setenv("PTXSIM_MODE", "timing", 1);
+  return 0;
+}
+
+/// An option with a value (takesValue): checks the value and sets its variable. 0, or 2 when
+/// the value is bad (said on `err`).
+int valueOption(const std::string &a, const std::string &v, RunOptions &o, std::ostream &err) {
+  if (a == "--threads") {
+    char *end = nullptr;
+    unsigned long n = std::strtoul(v.c_str(), &end, 10);
+    if (v.empty() || *end || n == 0 || n > 1024) {
+      err << "ptxsim run: --threads needs a number from 1 to 1024, not '" << v << "'\n";
+      return 2;
     }
-    return &args[++i];
-  };
+    setenv("PTXSIM_THREADS", v.c_str(), 1);
+  } else if (a == "--simt") {
+    if (v != "its" && v != "ipdom" && v != "auto") {
+      err << "ptxsim run: --simt needs its, ipdom or auto, not '" << v << "'\n";
+      return 2;
+    }
+    setenv("PTXSIM_SIMT", v.c_str(), 1);
+  } else if (a == "--sample") {
+    if (v != "kernels" && v != "ctas" && v != "off") {
+      err << "ptxsim run: --sample needs kernels, ctas or off, not '" << v << "'\n";
+      return 2;
+    }
+    setenv("PTXSIM_SAMPLE", v.c_str(), 1);
+  } else if (a == "--ptx-override") {
+    if (!fileExists(v)) {
+      err << "ptxsim run: --ptx-override: no such file or directory '" << v << "'\n";
+      return 2;
+    }
+    setenv("PTXSIM_PTX_OVERRIDE", v.c_str(), 1);
+  } else if (a == "--kernel-timeout") {
+    double seconds = 0;
+    std::string why = ptx::exec::parseKernelTimeout(v, seconds);
+    if (!why.empty()) {
+      err << "ptxsim run: --kernel-timeout " << why << "\n";
+      return 2;
+    }
+    setenv("PTXSIM_KERNEL_TIMEOUT", v.c_str(), 1);
+  } else if (a == "--stats-json") {
+    setenv("PTXSIM_STATS_JSON", v.c_str(), 1);
+  } else if (a == "--report") {
+    o.reportPath = v;
+  } else if (a == "--mode") {
+    if (v != "functional" && v != "timing") {
+      err << "ptxsim run: --mode must be 'functional' or 'timing', not '" << v << "'\n";
+      return 2;
+    }
+    setenv("PTXSIM_MODE", v.c_str(), 1);
+  } else if (a == "--config") {
+    return configOption(v, o, err);
+  }
+  return 0;
+}
+
+/// An option without a value: sets its variable; false when `a` is none.
+bool flagOption(const std::string &a) {
+  if (a == "--no-summary")
+    setenv("PTXSIM_SUMMARY", "0", 1);
+  else if (a == "--api-errors")
+    setenv("PTXSIM_API_ERRORS", "1", 1);
+  else if (a == "--print-config")
+    setenv("PTXSIM_PRINT_CONFIG", "1", 1);
+  else if (a == "--lenient")
+    setenv("PTXSIM_CONFIG_LENIENT", "1", 1);
+  else if (a == "--power") {
+    setenv("PTXSIM_POWER", "1", 1);
+    if (!std::getenv("PTXSIM_MODE"))
+      setenv("PTXSIM_MODE", "timing", 1);
+  } else
+    return false;
+  return true;
+}
+
+/// Reads the options before the program; `i` ends at the program's word. -1 to go on, or the
+/// exit status (0 after --help, 2 on a usage error).
+int parseRunOptions(const std::vector<std::string> &args, size_t &i, RunOptions &o,
+                    std::ostream &err) {
   for (; i < args.size(); ++i) {
     const std::string &a = args[i];
     if (a == "--") {
@@ -349,113 +452,34 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
       runUsage(err);
       return 0;
     }
-    if (a == "--threads") {
-      const std::string *v = need(a);
-      if (!v)
-        return 2;
-      char *end = nullptr;
-      unsigned long n = std::strtoul(v->c_str(), &end, 10);
-      if (v->empty() || *end || n == 0 || n > 1024) {
-        err << "ptxsim run: --threads needs a number from 1 to 1024, not '" << *v << "'\n";
+    if (takesValue(a)) {
+      if (i + 1 >= args.size()) {
+        err << "ptxsim run: option " << a << " needs a value\n";
         return 2;
       }
-      setenv("PTXSIM_THREADS", v->c_str(), 1);
-    } else if (a == "--simt") {
-      const std::string *v = need(a);
-      if (!v)
-        return 2;
-      if (*v != "its" && *v != "ipdom" && *v != "auto") {
-        err << "ptxsim run: --simt needs its, ipdom or auto, not '" << *v << "'\n";
-        return 2;
-      }
-      setenv("PTXSIM_SIMT", v->c_str(), 1);
-    } else if (a == "--sample") {
-      const std::string *v = need(a);
-      if (!v)
-        return 2;
-      if (*v != "kernels" && *v != "ctas" && *v != "off") {
-        err << "ptxsim run: --sample needs kernels, ctas or off, not '" << *v << "'\n";
-        return 2;
-      }
-      setenv("PTXSIM_SAMPLE", v->c_str(), 1);
-    } else if (a == "--ptx-override") {
-      const std::string *v = need(a);
-      if (!v)
-        return 2;
-      if (!fileExists(*v)) {
-        err << "ptxsim run: --ptx-override: no such file or directory '" << *v << "'\n";
-        return 2;
-      }
-      setenv("PTXSIM_PTX_OVERRIDE", v->c_str(), 1);
-    } else if (a == "--kernel-timeout") {
-      const std::string *v = need(a);
-      if (!v)
-        return 2;
-      double seconds = 0;
-      std::string why = ptx::exec::parseKernelTimeout(*v, seconds);
-      if (!why.empty()) {
-        err << "ptxsim run: --kernel-timeout " << why << "\n";
-        return 2;
-      }
-      setenv("PTXSIM_KERNEL_TIMEOUT", v->c_str(), 1);
-    } else if (a == "--stats-json") {
-      const std::string *v = need(a);
-      if (!v)
-        return 2;
-      setenv("PTXSIM_STATS_JSON", v->c_str(), 1);
-    } else if (a == "--report") {
-      const std::string *v = need(a);
-      if (!v)
-        return 2;
-      reportPath = *v;
-    } else if (a == "--no-summary") {
-      setenv("PTXSIM_SUMMARY", "0", 1);
-    } else if (a == "--api-errors") {
-      setenv("PTXSIM_API_ERRORS", "1", 1);
-    } else if (a == "--print-config") {
-      setenv("PTXSIM_PRINT_CONFIG", "1", 1);
-    } else if (a == "--mode") {
-      const std::string *v = need(a);
-      if (!v)
-        return 2;
-      if (*v != "functional" && *v != "timing") {
-        err << "ptxsim run: --mode must be 'functional' or 'timing', not '" << *v << "'\n";
-        return 2;
-      }
-      setenv("PTXSIM_MODE", v->c_str(), 1);
-    } else if (a == "--config") {
-      const std::string *v = need(a);
-      if (!v)
-        return 2;
-      if (!fileExists(*v)) {
-        err << "ptxsim run: --config: no such file '" << *v << "'\n";
-        return 2;
-      }
-      struct stat st;
-      if (stat(v->c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        err << "ptxsim run: --config: '" << *v << "' is a directory, not a configuration file\n";
-        return 2;
-      }
-      const char *prev = std::getenv("PTXSIM_CONFIG");
-      std::string all = prev && *prev && configSeen ? std::string(prev) + "," + *v : *v;
-      configSeen = true;
-      setenv("PTXSIM_CONFIG", all.c_str(), 1);
-      if (!std::getenv("PTXSIM_MODE"))
-        setenv("PTXSIM_MODE", "timing", 1);
-    } else if (a == "--lenient") {
-      setenv("PTXSIM_CONFIG_LENIENT", "1", 1);
-    } else if (a == "--power") {
-      setenv("PTXSIM_POWER", "1", 1);
-      if (!std::getenv("PTXSIM_MODE"))
-        setenv("PTXSIM_MODE", "timing", 1);
-    } else if (!a.empty() && a[0] == '-') {
+      if (int rc = valueOption(a, args[++i], o, err))
+        return rc;
+      continue;
+    }
+    if (flagOption(a))
+      continue;
+    if (!a.empty() && a[0] == '-') {
       err << "ptxsim run: unknown option '" << a << "'\n";
       runUsage(err);
       return 2;
-    } else {
-      break; // the program, without a `--`
     }
+    break; // the program, without a `--`
   }
+  return -1;
+}
+
+} // namespace
+
+int runCommand(const std::vector<std::string> &args, std::ostream &err) {
+  size_t i = 0;
+  RunOptions o;
+  if (int rc = parseRunOptions(args, i, o, err); rc >= 0)
+    return rc;
   if (i >= args.size()) {
     err << "ptxsim run: no program given\n";
     runUsage(err);
@@ -480,8 +504,8 @@ int runCommand(const std::vector<std::string> &args, std::ostream &err) {
   for (size_t k = i; k < args.size(); ++k)
     argv.push_back(const_cast<char *>(args[k].c_str()));
   argv.push_back(nullptr);
-  if (!reportPath.empty())
-    return runWithReport(argv, reportPath, err);
+  if (!o.reportPath.empty())
+    return runWithReport(argv, o.reportPath, err);
   execvp(argv[0], argv.data());
   err << "ptxsim run: cannot run '" << args[i] << "': " << std::strerror(errno) << "\n";
   return 127;

@@ -4,6 +4,7 @@
 #include "runtime/cli/PtxCommands.h"
 #include "runtime/cli/RunCommand.h"
 #include "runtime/report/Report.h"
+#include "sim/FunctionalStats.h"
 #include "timing/gpu/Gpu.h"
 #ifdef PTXSIM_HAVE_SWEEP
 #include "runtime/sweep/Sweep.h"
@@ -59,6 +60,7 @@ int stats(const std::vector<std::string> &args, std::ostream &out, std::ostream 
     return 2;
   }
   timing::registerTimingStatistics();
+  sim::registerFunctionalStatistics();
   out << stats::Catalog::global().markdown();
   return 0;
 }

@@ -1,4 +1,4 @@
-// Driver-API graphs and stream capture: the runtime's graphs (runtime/api/Graphs.cpp) under the
+// Driver-API graphs and stream capture: the runtime's graphs (runtime/api/Graph*.cpp) under the
 // driver's names. CUgraph/CUgraphNode/CUgraphExec are the runtime's objects; parameter structs
 // that share the runtime's layout (memset, host, edge data, update results, attribute values)
 // are passed through, kernel and copy parameters are converted.
