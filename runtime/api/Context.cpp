@@ -510,4 +510,59 @@ void Context::reset() {
     ensureLoaded();
 }
 
+cudaError_t Context::syncError() {
+  if (cudaError_t st = sticky())
+    return st;
+  return asyncError_.exchange(cudaSuccess);
+}
+
+
+void Context::appendPrintf(const std::string &s) {
+  std::lock_guard<std::mutex> l(printfMu_);
+  printfBuf_ += s;
+}
+
+
+void Context::flushPrintf() {
+  std::lock_guard<std::mutex> l(printfMu_);
+  if (printfBuf_.empty())
+    return;
+  std::fwrite(printfBuf_.data(), 1, printfBuf_.size(), stdout);
+  std::fflush(stdout);
+  printfBuf_.clear(); // keeps its capacity: nothing of ours is freed on the host's thread
+}
+
+
+void Context::execute(Work &w) {
+  switch (w.kind) {
+  case Work::Kind::Launch:
+    if (!sticky()) // a faulted device runs no more kernels
+      executeLaunch(w);
+    return;
+  case Work::Kind::Copy:
+    if (sticky() || !w.count)
+      return;
+    std::memmove(w.dst, w.src, w.count);
+    if (w.copyKind == cudaMemcpyHostToDevice || w.copyKind == cudaMemcpyDeviceToHost)
+      noteCopy(w.count, w.copyKind == cudaMemcpyHostToDevice ? w.dst : nullptr);
+    return;
+  case Work::Kind::Memset:
+    if (sticky() || !w.count)
+      return;
+    std::memset(w.dst, w.value, w.count);
+    noteDeviceFill(w.dst, w.count);
+    return;
+  case Work::Kind::EventRecord:
+    w.event->when = std::chrono::steady_clock::now();
+    w.event->simSeconds = simSeconds_;
+    return;
+  case Work::Kind::HostFn:
+    w.hostFn(w.userData);
+    return;
+  case Work::Kind::Callback:
+    w.callback(w.stream, sticky(), w.userData);
+    return;
+  }
+}
+
 } // namespace ptxsim::runtime

@@ -31,7 +31,18 @@ void appendCaptured(Capture &c, std::unique_ptr<NodeObj> n) {
   c.tail = {raw};
 }
 
-// --- hooks (GraphHooks.h) ---
+// --- the state and its hooks (GraphHooks.h) ---
+
+GraphState &gs() {
+  Context &ctx = Context::get();
+  if (GraphHooks *h = ctx.installedGraphHooks())
+    return static_cast<GraphState &>(*h); // (only a GraphState is ever installed)
+  auto s = std::make_unique<GraphState>();
+  GraphState &ref = *s;
+  ctx.installGraphHooks(std::move(s));
+  return ref;
+}
+
 
 
 std::optional<cudaError_t> GraphState::captureKernel(cudaStream_t s, KernelEntry *k, dim3 grid, dim3 block,

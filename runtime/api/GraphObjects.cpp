@@ -9,16 +9,6 @@
 
 namespace ptxsim::runtime::graphs {
 
-GraphState &gs() {
-  Context &ctx = Context::get();
-  if (GraphHooks *h = ctx.installedGraphHooks())
-    return static_cast<GraphState &>(*h); // (only a GraphState is ever installed)
-  auto s = std::make_unique<GraphState>();
-  GraphState &ref = *s;
-  ctx.installGraphHooks(std::move(s));
-  return ref;
-}
-
 void releaseUserObj(UserObj *o, unsigned count) {
   o->refs -= count;
   if (o->refs)

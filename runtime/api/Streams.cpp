@@ -9,7 +9,7 @@
 // legacy and the per-thread default streams remember the sequence number of their last work:
 // querying is one comparison with the executor's completed count, synchronising waits for it.
 
-#include "runtime/api/Context.h"
+#include "runtime/api/Streams.h"
 #include "ptx/exec/WorkerPool.h"
 
 #include <pthread.h>
@@ -32,9 +32,13 @@ constexpr size_t kParamReserve = 4096; ///< parameter bytes a work item holds wi
 constexpr int kWorkBatch = 32;         ///< work items made at a time
 } // namespace
 
-bool Context::onExecutor() { return tOnExecutor; }
+bool WorkQueue::onExecutor() { return tOnExecutor; }
 
-Work *Context::newWork() {
+WorkQueue::WorkQueue(std::mutex &contextMutex, std::function<void(Work &)> run,
+                     std::function<void()> flush)
+    : contextMu_(contextMutex), run_(std::move(run)), flush_(std::move(flush)) {}
+
+Work *WorkQueue::newWork() {
   {
     std::lock_guard<std::mutex> l(qmu_);
     if (free_) {
@@ -60,7 +64,7 @@ Work *Context::newWork() {
   return batch[0];
 }
 
-uint64_t Context::submit(Work *w, cudaStream_t s) {
+uint64_t WorkQueue::submit(Work *w, cudaStream_t s) {
   if (synchronous_ < 0) {
     const char *v = std::getenv("PTXSIM_ASYNC");
     synchronous_ = v && std::strcmp(v, "0") == 0;
@@ -80,11 +84,11 @@ uint64_t Context::submit(Work *w, cudaStream_t s) {
     }
     bool host = w->kind == Work::Kind::HostFn || w->kind == Work::Kind::Callback;
     if (host)
-      mu_.unlock();
-    execute(*w);
+      contextMu_.unlock();
+    run_(*w);
     if (host)
-      mu_.lock();
-    flushPrintf();
+      contextMu_.lock();
+    flush_();
     std::lock_guard<std::mutex> l(qmu_);
     completed_.store(seq, std::memory_order_release);
     w->next = free_;
@@ -125,7 +129,7 @@ uint64_t Context::submit(Work *w, cudaStream_t s) {
   return seq;
 }
 
-uint64_t Context::streamTail(cudaStream_t s) const {
+uint64_t WorkQueue::streamTail(cudaStream_t s) const {
   if (s == nullptr || s == cudaStreamLegacy)
     return legacyTail_;
   if (s == cudaStreamPerThread)
@@ -133,7 +137,7 @@ uint64_t Context::streamTail(cudaStream_t s) const {
   return reinterpret_cast<const StreamObj *>(s)->tail;
 }
 
-void Context::waitFor(uint64_t seq) {
+void WorkQueue::waitFor(uint64_t seq) {
   if (!done(seq)) {
     if (tOnExecutor)
       return;
@@ -145,10 +149,10 @@ void Context::waitFor(uint64_t seq) {
       doneCv_.wait(l);
     }
   }
-  flushPrintf();
+  flush_();
 }
 
-void Context::drain(std::unique_lock<std::mutex> &lock) {
+void WorkQueue::drain(std::unique_lock<std::mutex> &lock) {
   if (tOnExecutor)
     return;
   while (!done(submitted_)) {
@@ -157,80 +161,28 @@ void Context::drain(std::unique_lock<std::mutex> &lock) {
     waitFor(target);
     lock.lock();
   }
-  flushPrintf();
+  flush_();
 }
 
-void Context::drainHeld() {
+void WorkQueue::drainHeld() {
   if (tOnExecutor || done(submitted_))
     return;
-  std::unique_lock<std::mutex> relock(mu_, std::adopt_lock);
+  std::unique_lock<std::mutex> relock(contextMu_, std::adopt_lock);
   drain(relock);
   relock.release(); // the caller's lock owns the mutex again
 }
 
-void Context::drainAtExit() {
+void WorkQueue::drainAtExit() {
   uint64_t target;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<std::mutex> l(contextMu_);
     target = submitted_;
   }
   waitFor(target);
-  flushPrintf();
+  flush_();
 }
 
-cudaError_t Context::syncError() {
-  if (cudaError_t st = sticky())
-    return st;
-  return asyncError_.exchange(cudaSuccess);
-}
-
-void Context::appendPrintf(const std::string &s) {
-  std::lock_guard<std::mutex> l(printfMu_);
-  printfBuf_ += s;
-}
-
-void Context::flushPrintf() {
-  std::lock_guard<std::mutex> l(printfMu_);
-  if (printfBuf_.empty())
-    return;
-  std::fwrite(printfBuf_.data(), 1, printfBuf_.size(), stdout);
-  std::fflush(stdout);
-  printfBuf_.clear(); // keeps its capacity: nothing of ours is freed on the host's thread
-}
-
-void Context::execute(Work &w) {
-  switch (w.kind) {
-  case Work::Kind::Launch:
-    if (!sticky()) // a faulted device runs no more kernels
-      executeLaunch(w);
-    return;
-  case Work::Kind::Copy:
-    if (sticky() || !w.count)
-      return;
-    std::memmove(w.dst, w.src, w.count);
-    if (w.copyKind == cudaMemcpyHostToDevice || w.copyKind == cudaMemcpyDeviceToHost)
-      noteCopy(w.count, w.copyKind == cudaMemcpyHostToDevice ? w.dst : nullptr);
-    return;
-  case Work::Kind::Memset:
-    if (sticky() || !w.count)
-      return;
-    std::memset(w.dst, w.value, w.count);
-    noteDeviceFill(w.dst, w.count);
-    return;
-  case Work::Kind::EventRecord:
-    w.event->when = std::chrono::steady_clock::now();
-    w.event->simSeconds = simSeconds_;
-    return;
-  case Work::Kind::HostFn:
-    w.hostFn(w.userData);
-    return;
-  case Work::Kind::Callback:
-    w.callback(w.stream, sticky(), w.userData);
-    return;
-  }
-}
-
-void Context::executorLoop() {
+void WorkQueue::executorLoop() {
   tOnExecutor = true;
   ptx::exec::WorkerPool::adoptCurrentThread(); // already off the application's threads
   std::unique_lock<std::mutex> l(qmu_);
@@ -238,7 +190,7 @@ void Context::executorLoop() {
     workCv_.wait(l, [this] { return head_ != nullptr; });
     Work *w = head_;
     l.unlock();
-    execute(*w);
+    run_(*w);
     l.lock();
     head_ = w->next;
     if (!head_)
