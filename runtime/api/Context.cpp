@@ -187,8 +187,9 @@ void Context::loadPowerConfig(const std::vector<std::string> &files) {
     }
   }
   if (xml.empty()) {
-    std::fprintf(stderr, "ptxsim: PTXSIM_POWER needs a power configuration: set PTXSIM_POWER_CONFIG "
-                         "or use a timing configuration that has a .power.xml beside it\n");
+    std::fprintf(stderr,
+                 "ptxsim: PTXSIM_POWER needs a power configuration: set PTXSIM_POWER_CONFIG "
+                 "or use a timing configuration that has a .power.xml beside it\n");
     stopForUserError();
   }
   DiagEngine pd;
@@ -256,8 +257,7 @@ ptx::exec::EngineConfig Context::engineConfig() {
   }
   if (const char *simt = std::getenv("PTXSIM_SIMT");
       simt && *simt && !ptx::exec::parseSimtMode(simt, cfg.simt)) {
-    std::fprintf(stderr, "ptxsim: PTXSIM_SIMT must be 'its', 'ipdom' or 'auto', not '%s'\n",
-                 simt);
+    std::fprintf(stderr, "ptxsim: PTXSIM_SIMT must be 'its', 'ipdom' or 'auto', not '%s'\n", simt);
     stopForUserError();
   }
   if (const char *t = std::getenv("PTXSIM_KERNEL_TIMEOUT"); t && *t) {
@@ -273,8 +273,8 @@ ptx::exec::EngineConfig Context::engineConfig() {
 void Context::connectEngine() {
   if (isatty(2))
     engine_->setProgress([](const std::string &k, uint64_t done, uint64_t total, bool last) {
-      std::fprintf(stderr, "\rptxsim: %s: %llu/%llu CTAs%s", k.c_str(),
-                   (unsigned long long)done, (unsigned long long)total, last ? "\n" : "");
+      std::fprintf(stderr, "\rptxsim: %s: %llu/%llu CTAs%s", k.c_str(), (unsigned long long)done,
+                   (unsigned long long)total, last ? "\n" : "");
     });
   static bool registered = false;
   if (!registered) {
@@ -415,7 +415,6 @@ cudaError_t Context::launch(KernelEntry *k, dim3 grid, dim3 block, void **args, 
   return cudaSuccess;
 }
 
-
 ptx::exec::LaunchResult Context::runGrid(const ptx::exec::LaunchParams &q) {
   if (!timingMode_) {
     ptx::exec::LaunchResult r = engine().launchGrid(q);
@@ -516,12 +515,10 @@ cudaError_t Context::syncError() {
   return asyncError_.exchange(cudaSuccess);
 }
 
-
 void Context::appendPrintf(const std::string &s) {
   std::lock_guard<std::mutex> l(printfMu_);
   printfBuf_ += s;
 }
-
 
 void Context::flushPrintf() {
   std::lock_guard<std::mutex> l(printfMu_);
@@ -531,7 +528,6 @@ void Context::flushPrintf() {
   std::fflush(stdout);
   printfBuf_.clear(); // keeps its capacity: nothing of ours is freed on the host's thread
 }
-
 
 void Context::execute(Work &w) {
   switch (w.kind) {

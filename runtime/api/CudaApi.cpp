@@ -691,7 +691,8 @@ PTXSIM_API cudaError_t cudaMalloc(void **devPtr, size_t size) {
 
 PTXSIM_API cudaError_t cudaFree(void *devPtr) {
   PTXSIM_LOCK_CHECKED;
-  if (auto r = graphHooks().graphMemRelease(devPtr)) // memory of a graph allocation node (GraphHooks.h)
+  if (auto r =
+          graphHooks().graphMemRelease(devPtr)) // memory of a graph allocation node (GraphHooks.h)
     return ret(*r);
   return ret(release(ctx, devPtr, false));
 }
@@ -753,7 +754,8 @@ PTXSIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
   PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
-  if (auto captured = graphHooks().captureMemcpy(s, dst, src, count, kind)) // stream capture (GraphHooks.h)
+  if (auto captured =
+          graphHooks().captureMemcpy(s, dst, src, count, kind)) // stream capture (GraphHooks.h)
     return ret(*captured);
   // Pageable host memory (anything outside the arena) is copied at the call, as CUDA does:
   // after the work queued before it (host-to-device: staged before the call returns;
@@ -799,7 +801,8 @@ PTXSIM_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cu
   PTXSIM_LOCK_ASYNC_CHECKED;
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
-  if (auto captured = graphHooks().captureMemset(s, devPtr, value, count)) // stream capture (GraphHooks.h)
+  if (auto captured =
+          graphHooks().captureMemset(s, devPtr, value, count)) // stream capture (GraphHooks.h)
     return ret(*captured);
   return ret(queueMemset(ctx, devPtr, value, count, s));
 }
@@ -878,8 +881,9 @@ PTXSIM_API cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_
 PTXSIM_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                                size_t offset, cudaMemcpyKind kind,
                                                cudaStream_t s) {
-  if (auto captured = graphHooks().captureSymbolCopy(s, symbol, const_cast<void *>(src), count, offset, kind,
-                                        true)) // stream capture (GraphHooks.h)
+  if (auto captured =
+          graphHooks().captureSymbolCopy(s, symbol, const_cast<void *>(src), count, offset, kind,
+                                         true)) // stream capture (GraphHooks.h)
     return ret(*captured);
   return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
@@ -1146,7 +1150,8 @@ PTXSIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   Context *c;
   {
     PTXSIM_LOCK_ASYNC_CHECKED;
-    if (auto captured = graphHooks().captureSyncCall(s)) // a capturing stream cannot synchronize (GraphHooks.h)
+    if (auto captured =
+            graphHooks().captureSyncCall(s)) // a capturing stream cannot synchronize (GraphHooks.h)
       return ret(*captured);
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
@@ -1160,7 +1165,8 @@ PTXSIM_API cudaError_t cudaStreamSynchronize(cudaStream_t s) {
 // cudaErrorNotReady is an answer, not a failure: it is not recorded as the last error
 PTXSIM_API cudaError_t cudaStreamQuery(cudaStream_t s) {
   PTXSIM_LOCK_ASYNC_CHECKED;
-  if (auto captured = graphHooks().captureSyncCall(s)) // a capturing stream cannot synchronize (GraphHooks.h)
+  if (auto captured =
+          graphHooks().captureSyncCall(s)) // a capturing stream cannot synchronize (GraphHooks.h)
     return ret(*captured);
   if (!ctx.validStream(s))
     return ret(cudaErrorInvalidResourceHandle);
@@ -1174,9 +1180,11 @@ PTXSIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsign
   if (flags & ~unsigned(cudaEventWaitExternal))
     return ret(cudaErrorInvalidValue);
   if (flags & cudaEventWaitExternal)
-    if (auto captured = graphHooks().captureEventNode(s, e, false)) // an event wait node (GraphHooks.h)
+    if (auto captured =
+            graphHooks().captureEventNode(s, e, false)) // an event wait node (GraphHooks.h)
       return ret(*captured);
-  if (auto captured = graphHooks().captureStreamWaitEvent(s, e)) // stream capture fork/join (GraphHooks.h)
+  if (auto captured =
+          graphHooks().captureStreamWaitEvent(s, e)) // stream capture fork/join (GraphHooks.h)
     return ret(*captured);
   return cudaSuccess;
 }
@@ -1345,7 +1353,8 @@ PTXSIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void 
     PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.validStream(s) || !fn)
       return ret(cudaErrorInvalidValue);
-    if (auto captured = graphHooks().captureHostFunc(s, fn, userData)) // stream capture (GraphHooks.h)
+    if (auto captured =
+            graphHooks().captureHostFunc(s, fn, userData)) // stream capture (GraphHooks.h)
       return ret(*captured);
     // run by the device executor when the stream reaches it, never on the caller's thread
     Work *w = ctx.newWork();
@@ -1396,7 +1405,8 @@ PTXSIM_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, u
     PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.events.count(event(e)) || !ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = graphHooks().captureEventNode(s, e, true)) // an event record node (GraphHooks.h)
+    if (auto captured =
+            graphHooks().captureEventNode(s, e, true)) // an event record node (GraphHooks.h)
       return ret(*captured);
   }
   return cudaEventRecord(e, s);
@@ -1569,7 +1579,8 @@ PTXSIM_API cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, 
     PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = graphHooks().captureMemset2D(s, devPtr, pitch, value, width, height)) // GraphHooks.h
+    if (auto captured =
+            graphHooks().captureMemset2D(s, devPtr, pitch, value, width, height)) // GraphHooks.h
       return ret(*captured);
   }
   return cudaMemset2D(devPtr, pitch, value, width, height);
@@ -1582,7 +1593,8 @@ PTXSIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *s
     PTXSIM_LOCK_ASYNC_CHECKED;
     if (!ctx.validStream(s))
       return ret(cudaErrorInvalidResourceHandle);
-    if (auto captured = graphHooks().captureMemcpy2D(s, dst, dpitch, src, spitch, width, height, kind))
+    if (auto captured =
+            graphHooks().captureMemcpy2D(s, dst, dpitch, src, spitch, width, height, kind))
       return ret(*captured); // stream capture (GraphHooks.h)
   }
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);

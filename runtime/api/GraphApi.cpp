@@ -12,7 +12,6 @@ extern "C" {
 
 // --- graphs -----------------------------------------------------------------------------------
 
-
 PTXSIM_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) {
   if (!pGraph || flags)
     return ret(cudaErrorInvalidValue);
@@ -86,7 +85,8 @@ PTXSIM_API cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
   return cudaSuccess;
 }
 
-PTXSIM_API cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+PTXSIM_API cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node,
+                                                       cudaKernelNodeAttrID attr,
                                                        const cudaKernelNodeAttrValue *value) {
   PTXSIM_LOCK;
   if (!value || !validNode(node) || nodeOf(node)->kind != NodeKind::Kernel)
@@ -123,7 +123,8 @@ PTXSIM_API cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, cud
   }
 }
 
-PTXSIM_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+PTXSIM_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node,
+                                                       cudaKernelNodeAttrID attr,
                                                        cudaKernelNodeAttrValue *value) {
   PTXSIM_LOCK;
   if (!value || !validNode(node) || nodeOf(node)->kind != NodeKind::Kernel)
@@ -170,9 +171,8 @@ PTXSIM_API cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cu
 
 PTXSIM_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                                 const cudaGraphNode_t *pDependencies,
-                                                size_t numDependencies, void *dst,
-                                                const void *src, size_t count,
-                                                cudaMemcpyKind kind) {
+                                                size_t numDependencies, void *dst, const void *src,
+                                                size_t count, cudaMemcpyKind kind) {
   PTXSIM_LOCK;
   cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
   if (!e && (!dst || !src || count == 0 || unsigned(kind) > cudaMemcpyDefault))
@@ -187,8 +187,7 @@ PTXSIM_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cud
 
 PTXSIM_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                               const cudaGraphNode_t *pDependencies,
-                                              size_t numDependencies,
-                                              const cudaMemcpy3DParms *p) {
+                                              size_t numDependencies, const cudaMemcpy3DParms *p) {
   PTXSIM_LOCK;
   cudaError_t e = addFront(pGraphNode, graph, pDependencies, numDependencies);
   if (e)
@@ -421,8 +420,7 @@ PTXSIM_API cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node,
 PTXSIM_API cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
                                                   const cudaHostNodeParams *pNodeParams) {
   PTXSIM_LOCK;
-  if (!pNodeParams || !pNodeParams->fn || !validNode(node) ||
-      nodeOf(node)->kind != NodeKind::Host)
+  if (!pNodeParams || !pNodeParams->fn || !validNode(node) || nodeOf(node)->kind != NodeKind::Host)
     return ret(cudaErrorInvalidValue);
   nodeOf(node)->host = *pNodeParams;
   return cudaSuccess;
@@ -464,17 +462,39 @@ PTXSIM_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeT
   if (!pType || !validNode(node))
     return ret(cudaErrorInvalidValue);
   switch (nodeOf(node)->kind) {
-  case NodeKind::Kernel: *pType = cudaGraphNodeTypeKernel; break;
-  case NodeKind::Memcpy: *pType = cudaGraphNodeTypeMemcpy; break;
-  case NodeKind::Memset: *pType = cudaGraphNodeTypeMemset; break;
-  case NodeKind::Host: *pType = cudaGraphNodeTypeHost; break;
-  case NodeKind::Child: *pType = cudaGraphNodeTypeGraph; break;
-  case NodeKind::Empty: *pType = cudaGraphNodeTypeEmpty; break;
-  case NodeKind::EventRecord: *pType = cudaGraphNodeTypeEventRecord; break;
-  case NodeKind::EventWait: *pType = cudaGraphNodeTypeWaitEvent; break;
-  case NodeKind::MemAlloc: *pType = cudaGraphNodeTypeMemAlloc; break;
-  case NodeKind::MemFree: *pType = cudaGraphNodeTypeMemFree; break;
-  case NodeKind::Conditional: *pType = cudaGraphNodeTypeConditional; break;
+  case NodeKind::Kernel:
+    *pType = cudaGraphNodeTypeKernel;
+    break;
+  case NodeKind::Memcpy:
+    *pType = cudaGraphNodeTypeMemcpy;
+    break;
+  case NodeKind::Memset:
+    *pType = cudaGraphNodeTypeMemset;
+    break;
+  case NodeKind::Host:
+    *pType = cudaGraphNodeTypeHost;
+    break;
+  case NodeKind::Child:
+    *pType = cudaGraphNodeTypeGraph;
+    break;
+  case NodeKind::Empty:
+    *pType = cudaGraphNodeTypeEmpty;
+    break;
+  case NodeKind::EventRecord:
+    *pType = cudaGraphNodeTypeEventRecord;
+    break;
+  case NodeKind::EventWait:
+    *pType = cudaGraphNodeTypeWaitEvent;
+    break;
+  case NodeKind::MemAlloc:
+    *pType = cudaGraphNodeTypeMemAlloc;
+    break;
+  case NodeKind::MemFree:
+    *pType = cudaGraphNodeTypeMemFree;
+    break;
+  case NodeKind::Conditional:
+    *pType = cudaGraphNodeTypeConditional;
+    break;
   }
   return cudaSuccess;
 }
@@ -498,8 +518,8 @@ PTXSIM_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nod
   return cudaSuccess;
 }
 
-PTXSIM_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
-                                                     cudaGraph_t graph, unsigned long long flags) {
+PTXSIM_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                     unsigned long long flags) {
   constexpr unsigned long long known =
       cudaGraphInstantiateFlagAutoFreeOnLaunch | cudaGraphInstantiateFlagUpload |
       cudaGraphInstantiateFlagDeviceLaunch | cudaGraphInstantiateFlagUseNodePriority;
@@ -763,8 +783,8 @@ PTXSIM_API cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaG
                                                unsigned int isEnabled) {
   PTXSIM_LOCK;
   NodeObj *n = execNodeAny(hGraphExec, hNode);
-  if (!n || (n->kind != NodeKind::Kernel && n->kind != NodeKind::Memcpy &&
-             n->kind != NodeKind::Memset))
+  if (!n ||
+      (n->kind != NodeKind::Kernel && n->kind != NodeKind::Memcpy && n->kind != NodeKind::Memset))
     return ret(cudaErrorInvalidValue);
   n->enabled = isEnabled != 0;
   return cudaSuccess;
@@ -774,8 +794,8 @@ PTXSIM_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaG
                                                unsigned int *isEnabled) {
   PTXSIM_LOCK;
   NodeObj *n = execNodeAny(hGraphExec, hNode);
-  if (!n || !isEnabled || (n->kind != NodeKind::Kernel && n->kind != NodeKind::Memcpy &&
-                           n->kind != NodeKind::Memset))
+  if (!n || !isEnabled ||
+      (n->kind != NodeKind::Kernel && n->kind != NodeKind::Memcpy && n->kind != NodeKind::Memset))
     return ret(cudaErrorInvalidValue);
   *isEnabled = n->enabled ? 1 : 0;
   return cudaSuccess;
@@ -871,8 +891,8 @@ static cudaError_t setEvent(cudaGraphNode_t node, cudaEvent_t event, NodeKind ki
   return cudaSuccess;
 }
 
-static cudaError_t setExecEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
-                                cudaEvent_t event, NodeKind kind) {
+static cudaError_t setExecEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaEvent_t event,
+                                NodeKind kind) {
   PTXSIM_LOCK;
   NodeObj *n = execNode(hGraphExec, node, kind);
   if (!n || !event)
@@ -950,7 +970,8 @@ PTXSIM_API cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cuda
   return cudaSuccess;
 }
 
-PTXSIM_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode,
+PTXSIM_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode,
+                                                cudaGraphNode_t originalNode,
                                                 cudaGraph_t clonedGraph) {
   PTXSIM_LOCK;
   if (!pNode || !validNode(originalNode) || !validGraph(clonedGraph))

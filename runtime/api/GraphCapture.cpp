@@ -43,10 +43,9 @@ GraphState &gs() {
   return ref;
 }
 
-
-
-std::optional<cudaError_t> GraphState::captureKernel(cudaStream_t s, KernelEntry *k, dim3 grid, dim3 block,
-                                         void **args, size_t shmem, bool cooperative) {
+std::optional<cudaError_t> GraphState::captureKernel(cudaStream_t s, KernelEntry *k, dim3 grid,
+                                                     dim3 block, void **args, size_t shmem,
+                                                     bool cooperative) {
   return captureWith(s, [&](NodeObj &n) {
     cudaKernelNodeParams p{};
     p.func = k; // captured nodes name the kernel by its entry (the host stub is not at hand)
@@ -60,8 +59,8 @@ std::optional<cudaError_t> GraphState::captureKernel(cudaStream_t s, KernelEntry
   });
 }
 
-std::optional<cudaError_t> GraphState::captureMemcpy(cudaStream_t s, void *dst, const void *src, size_t n,
-                                         cudaMemcpyKind kind) {
+std::optional<cudaError_t> GraphState::captureMemcpy(cudaStream_t s, void *dst, const void *src,
+                                                     size_t n, cudaMemcpyKind kind) {
   return captureWith(s, [&](NodeObj &node) {
     set1D(node, dst, src, n, kind);
     return cudaSuccess;
@@ -81,7 +80,8 @@ std::optional<cudaError_t> GraphState::captureMemset(cudaStream_t s, void *p, in
   });
 }
 
-std::optional<cudaError_t> GraphState::captureHostFunc(cudaStream_t s, cudaHostFn_t fn, void *userData) {
+std::optional<cudaError_t> GraphState::captureHostFunc(cudaStream_t s, cudaHostFn_t fn,
+                                                       void *userData) {
   return captureWith(s, [&](NodeObj &node) {
     node.kind = NodeKind::Host;
     node.host.fn = fn;
@@ -99,8 +99,8 @@ std::optional<cudaError_t> GraphState::captureSyncCall(cudaStream_t s) {
 }
 
 std::optional<cudaError_t> GraphState::captureMemcpy2D(cudaStream_t s, void *dst, size_t dpitch,
-                                           const void *src, size_t spitch, size_t width,
-                                           size_t height, cudaMemcpyKind kind) {
+                                                       const void *src, size_t spitch, size_t width,
+                                                       size_t height, cudaMemcpyKind kind) {
   return captureWith(s, [&](NodeObj &node) {
     if (width > dpitch || width > spitch) // as cudaMemcpy2D
       return height > 1 ? cudaErrorInvalidPitchValue : cudaErrorInvalidValue;
@@ -114,8 +114,8 @@ std::optional<cudaError_t> GraphState::captureMemcpy2D(cudaStream_t s, void *dst
   });
 }
 
-std::optional<cudaError_t> GraphState::captureMemset2D(cudaStream_t s, void *p, size_t pitch, int value,
-                                           size_t width, size_t height) {
+std::optional<cudaError_t> GraphState::captureMemset2D(cudaStream_t s, void *p, size_t pitch,
+                                                       int value, size_t width, size_t height) {
   return captureWith(s, [&](NodeObj &node) {
     if (width > pitch && height > 1) // as cudaMemset2D
       return cudaErrorInvalidValue;
@@ -130,9 +130,9 @@ std::optional<cudaError_t> GraphState::captureMemset2D(cudaStream_t s, void *p, 
   });
 }
 
-std::optional<cudaError_t> GraphState::captureSymbolCopy(cudaStream_t s, const void *symbol, void *host,
-                                             size_t count, size_t offset, cudaMemcpyKind kind,
-                                             bool toSymbol) {
+std::optional<cudaError_t> GraphState::captureSymbolCopy(cudaStream_t s, const void *symbol,
+                                                         void *host, size_t count, size_t offset,
+                                                         cudaMemcpyKind kind, bool toSymbol) {
   PTXSIM_LOCK;
   if (!capturing(s))
     return std::nullopt;
@@ -142,8 +142,8 @@ std::optional<cudaError_t> GraphState::captureSymbolCopy(cudaStream_t s, const v
       return cudaErrorInvalidSymbol;
     if (offset > v->symbol->size || count > v->symbol->size - offset)
       return cudaErrorInvalidValue;
-    char *where = static_cast<char *>(ptxsim::ptx::exec::DeviceMemory::host(v->symbol->addr)) +
-                  offset;
+    char *where =
+        static_cast<char *>(ptxsim::ptx::exec::DeviceMemory::host(v->symbol->addr)) + offset;
     if (toSymbol)
       set1D(node, where, host, count, kind);
     else
@@ -153,7 +153,7 @@ std::optional<cudaError_t> GraphState::captureSymbolCopy(cudaStream_t s, const v
 }
 
 std::optional<cudaError_t> GraphState::captureMalloc(cudaStream_t s, void **ptr, size_t size,
-                                         const cudaMemPoolProps *props) {
+                                                     const cudaMemPoolProps *props) {
   Capture *c = capturing(s);
   if (!c)
     return std::nullopt;
@@ -225,7 +225,8 @@ std::optional<cudaError_t> GraphState::captureStreamWaitEvent(cudaStream_t s, cu
   return cudaSuccess;
 }
 
-std::optional<cudaError_t> GraphState::captureEventNode(cudaStream_t s, cudaEvent_t e, bool record) {
+std::optional<cudaError_t> GraphState::captureEventNode(cudaStream_t s, cudaEvent_t e,
+                                                        bool record) {
   return captureWith(s, [&](NodeObj &node) {
     node.kind = record ? NodeKind::EventRecord : NodeKind::EventWait;
     node.event = e;
@@ -461,9 +462,9 @@ PTXSIM_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
   if (!ctx.validStream(stream))
     return ret(cudaErrorInvalidResourceHandle);
   Capture *c = capturing(stream);
-  *pCaptureStatus = !c ? cudaStreamCaptureStatusNone
-                       : c->sess->invalidated ? cudaStreamCaptureStatusInvalidated
-                                        : cudaStreamCaptureStatusActive;
+  *pCaptureStatus = !c                     ? cudaStreamCaptureStatusNone
+                    : c->sess->invalidated ? cudaStreamCaptureStatusInvalidated
+                                           : cudaStreamCaptureStatusActive;
   return cudaSuccess;
 }
 
@@ -510,8 +511,8 @@ PTXSIM_API cudaError_t cudaStreamGetCaptureInfo_ptsz(
     cudaStream_t stream, cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out,
     cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
     const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
-  return cudaStreamGetCaptureInfo(captureKey(stream), captureStatus_out, id_out, graph_out, dependencies_out,
-                                  edgeData_out, numDependencies_out);
+  return cudaStreamGetCaptureInfo(captureKey(stream), captureStatus_out, id_out, graph_out,
+                                  dependencies_out, edgeData_out, numDependencies_out);
 }
 
 PTXSIM_API cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode) {

@@ -74,8 +74,8 @@ public:
 /// The hooks before any graph exists: no stream captures and no memory is a graph allocation.
 class NoGraphHooks final : public GraphHooks {
 public:
-  std::optional<cudaError_t> captureKernel(cudaStream_t, KernelEntry *, dim3, dim3, void **,
-                                           size_t, bool) override {
+  std::optional<cudaError_t> captureKernel(cudaStream_t, KernelEntry *, dim3, dim3, void **, size_t,
+                                           bool) override {
     return std::nullopt;
   }
   std::optional<cudaError_t> captureMemcpy(cudaStream_t, void *, const void *, size_t,

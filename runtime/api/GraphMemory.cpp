@@ -128,8 +128,8 @@ cudaError_t makeFreeNode(NodeObj &n, const GraphObj *g, void *p) {
 cudaError_t makeConditional(NodeObj &n, cudaConditionalNodeParams &p) {
   if (!gs().condHandles.count(p.handle))
     return cudaErrorInvalidValue;
-  bool sizeOk = p.type == cudaGraphCondTypeIf      ? p.size == 1 || p.size == 2
-                : p.type == cudaGraphCondTypeWhile ? p.size == 1
+  bool sizeOk = p.type == cudaGraphCondTypeIf       ? p.size == 1 || p.size == 2
+                : p.type == cudaGraphCondTypeWhile  ? p.size == 1
                 : p.type == cudaGraphCondTypeSwitch ? p.size >= 1
                                                     : false;
   if (!sizeOk)

@@ -99,11 +99,20 @@ PTXSIM_API cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAt
   PTXSIM_LOCK;
   uint64_t v = 0;
   switch (attr) {
-  case cudaGraphMemAttrUsedMemCurrent: v = gs().graphMem.pool; break;
-  case cudaGraphMemAttrUsedMemHigh: v = gs().graphMem.usedHigh; break;
-  case cudaGraphMemAttrReservedMemCurrent: v = gs().graphMem.pool; break;
-  case cudaGraphMemAttrReservedMemHigh: v = gs().graphMem.reservedHigh; break;
-  default: return ret(cudaErrorInvalidValue);
+  case cudaGraphMemAttrUsedMemCurrent:
+    v = gs().graphMem.pool;
+    break;
+  case cudaGraphMemAttrUsedMemHigh:
+    v = gs().graphMem.usedHigh;
+    break;
+  case cudaGraphMemAttrReservedMemCurrent:
+    v = gs().graphMem.pool;
+    break;
+  case cudaGraphMemAttrReservedMemHigh:
+    v = gs().graphMem.reservedHigh;
+    break;
+  default:
+    return ret(cudaErrorInvalidValue);
   }
   *static_cast<uint64_t *>(value) = v;
   return cudaSuccess;
@@ -138,8 +147,8 @@ PTXSIM_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHand
   if (!validGraph(graph))
     return ret(cudaErrorInvalidValue);
   if (!gs().condChunk || gs().condChunkUsed + sizeof(uint32_t) > kCondChunkBytes) {
-    uint64_t a = ctx.engine().memory().allocate(kCondChunkBytes,
-                                                ptxsim::ptx::exec::AllocKind::Device);
+    uint64_t a =
+        ctx.engine().memory().allocate(kCondChunkBytes, ptxsim::ptx::exec::AllocKind::Device);
     if (!a)
       return ret(cudaErrorMemoryAllocation);
     gs().condChunk = static_cast<char *>(ptxsim::ptx::exec::DeviceMemory::host(a));
@@ -291,18 +300,41 @@ static bool nodeHasType(cudaGraphNode_t node, cudaGraphNodeType type, NodeKind &
   kind = nodeOf(node)->kind;
   cudaGraphNodeType t;
   switch (kind) {
-  case NodeKind::Kernel: t = cudaGraphNodeTypeKernel; break;
-  case NodeKind::Memcpy: t = cudaGraphNodeTypeMemcpy; break;
-  case NodeKind::Memset: t = cudaGraphNodeTypeMemset; break;
-  case NodeKind::Host: t = cudaGraphNodeTypeHost; break;
-  case NodeKind::Child: t = cudaGraphNodeTypeGraph; break;
-  case NodeKind::Empty: t = cudaGraphNodeTypeEmpty; break;
-  case NodeKind::EventRecord: t = cudaGraphNodeTypeEventRecord; break;
-  case NodeKind::EventWait: t = cudaGraphNodeTypeWaitEvent; break;
-  case NodeKind::MemAlloc: t = cudaGraphNodeTypeMemAlloc; break;
-  case NodeKind::MemFree: t = cudaGraphNodeTypeMemFree; break;
-  case NodeKind::Conditional: t = cudaGraphNodeTypeConditional; break;
-  default: return false;
+  case NodeKind::Kernel:
+    t = cudaGraphNodeTypeKernel;
+    break;
+  case NodeKind::Memcpy:
+    t = cudaGraphNodeTypeMemcpy;
+    break;
+  case NodeKind::Memset:
+    t = cudaGraphNodeTypeMemset;
+    break;
+  case NodeKind::Host:
+    t = cudaGraphNodeTypeHost;
+    break;
+  case NodeKind::Child:
+    t = cudaGraphNodeTypeGraph;
+    break;
+  case NodeKind::Empty:
+    t = cudaGraphNodeTypeEmpty;
+    break;
+  case NodeKind::EventRecord:
+    t = cudaGraphNodeTypeEventRecord;
+    break;
+  case NodeKind::EventWait:
+    t = cudaGraphNodeTypeWaitEvent;
+    break;
+  case NodeKind::MemAlloc:
+    t = cudaGraphNodeTypeMemAlloc;
+    break;
+  case NodeKind::MemFree:
+    t = cudaGraphNodeTypeMemFree;
+    break;
+  case NodeKind::Conditional:
+    t = cudaGraphNodeTypeConditional;
+    break;
+  default:
+    return false;
   }
   return t == type;
 }
@@ -418,7 +450,8 @@ PTXSIM_API cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *pGra
   return cudaGraphInstantiateWithParams(pGraphExec, graph, params);
 }
 
-// --- symbol copy nodes, user objects, DOT output --------------------------------------------------
+// --- symbol copy nodes, user objects, DOT output
+// --------------------------------------------------
 
 /// Memcpy-node parameters of a copy to (`toSymbol`) or from a `__device__`/`__constant__`
 /// variable, with cudaMemcpyToSymbol's checks.
@@ -484,9 +517,9 @@ static cudaError_t setSymbolNode(cudaGraphExec_t exec, cudaGraphNode_t node, con
                                  void *host, size_t count, size_t offset, cudaMemcpyKind kind,
                                  bool toSymbol) {
   PTXSIM_LOCK;
-  NodeObj *n = exec ? execNode(exec, node, NodeKind::Memcpy)
-                    : (validNode(node) && nodeOf(node)->kind == NodeKind::Memcpy ? nodeOf(node)
-                                                                                  : nullptr);
+  NodeObj *n =
+      exec ? execNode(exec, node, NodeKind::Memcpy)
+           : (validNode(node) && nodeOf(node)->kind == NodeKind::Memcpy ? nodeOf(node) : nullptr);
   if (!n)
     return ret(cudaErrorInvalidValue);
   NodeObj tmp;
@@ -511,9 +544,8 @@ PTXSIM_API cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t no
 
 PTXSIM_API cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
                                                                 cudaGraphNode_t node,
-                                                                const void *symbol,
-                                                                const void *src, size_t count,
-                                                                size_t offset,
+                                                                const void *symbol, const void *src,
+                                                                size_t count, size_t offset,
                                                                 cudaMemcpyKind kind) {
   if (!hGraphExec)
     return ret(cudaErrorInvalidValue);
@@ -523,8 +555,8 @@ PTXSIM_API cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t 
 
 PTXSIM_API cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
                                                                   cudaGraphNode_t node, void *dst,
-                                                                  const void *symbol,
-                                                                  size_t count, size_t offset,
+                                                                  const void *symbol, size_t count,
+                                                                  size_t offset,
                                                                   cudaMemcpyKind kind) {
   if (!hGraphExec)
     return ret(cudaErrorInvalidValue);
@@ -637,14 +669,30 @@ static void dotGraph(std::FILE *f, const GraphObj &g, const std::string &prefix)
       kind = "memcpy";
       detail = std::to_string(n.width * n.height * n.depth) + " bytes";
       break;
-    case NodeKind::Memset: kind = "memset"; break;
-    case NodeKind::Host: kind = "host"; break;
-    case NodeKind::Empty: kind = "empty"; break;
-    case NodeKind::Child: kind = "graph"; break;
-    case NodeKind::EventRecord: kind = "event record"; break;
-    case NodeKind::EventWait: kind = "event wait"; break;
-    case NodeKind::MemAlloc: kind = "mem alloc"; break;
-    case NodeKind::MemFree: kind = "mem free"; break;
+    case NodeKind::Memset:
+      kind = "memset";
+      break;
+    case NodeKind::Host:
+      kind = "host";
+      break;
+    case NodeKind::Empty:
+      kind = "empty";
+      break;
+    case NodeKind::Child:
+      kind = "graph";
+      break;
+    case NodeKind::EventRecord:
+      kind = "event record";
+      break;
+    case NodeKind::EventWait:
+      kind = "event wait";
+      break;
+    case NodeKind::MemAlloc:
+      kind = "mem alloc";
+      break;
+    case NodeKind::MemFree:
+      kind = "mem free";
+      break;
     case NodeKind::Conditional:
       kind = n.condType == cudaGraphCondTypeWhile ? "while"
              : n.condType == cudaGraphCondTypeIf  ? "if"
@@ -660,16 +708,16 @@ static void dotGraph(std::FILE *f, const GraphObj &g, const std::string &prefix)
       inner.push_back(b.get());
     for (size_t j = 0; j < inner.size(); ++j) {
       std::string sub = id + "_" + std::to_string(j) + "_";
-      std::fprintf(f, "  subgraph \"cluster_%s\" {\n  label=\"%s body %zu\";\n", sub.c_str(),
-                   kind, j);
+      std::fprintf(f, "  subgraph \"cluster_%s\" {\n  label=\"%s body %zu\";\n", sub.c_str(), kind,
+                   j);
       dotGraph(f, *inner[j], sub);
       std::fprintf(f, "  }\n");
     }
   }
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (const NodeObj *d : g.nodes[i]->deps)
-      std::fprintf(f, "  \"%sn%zu\" -> \"%sn%zu\";\n", prefix.c_str(), index.at(d),
-                   prefix.c_str(), i);
+      std::fprintf(f, "  \"%sn%zu\" -> \"%sn%zu\";\n", prefix.c_str(), index.at(d), prefix.c_str(),
+                   i);
 }
 
 PTXSIM_API cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path,

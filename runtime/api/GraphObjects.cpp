@@ -315,8 +315,8 @@ cudaError_t setMemcpy3D(NodeObj &n, const cudaMemcpy3DParms *p) {
   size_t dys = p->dstPtr.ysize ? p->dstPtr.ysize : x.height;
   size_t sys = p->srcPtr.ysize ? p->srcPtr.ysize : x.height;
   n.kind = NodeKind::Memcpy;
-  n.dst = static_cast<char *>(p->dstPtr.ptr) + (p->dstPos.z * dys + p->dstPos.y) * dpitch +
-          p->dstPos.x;
+  n.dst =
+      static_cast<char *>(p->dstPtr.ptr) + (p->dstPos.z * dys + p->dstPos.y) * dpitch + p->dstPos.x;
   n.src = static_cast<const char *>(p->srcPtr.ptr) + (p->srcPos.z * sys + p->srcPos.y) * spitch +
           p->srcPos.x;
   n.dpitch = dpitch;

@@ -23,7 +23,17 @@
 namespace ptxsim::runtime::graphs {
 
 enum class NodeKind {
-  Kernel, Memcpy, Memset, Host, Empty, Child, EventRecord, EventWait, MemAlloc, MemFree, Conditional
+  Kernel,
+  Memcpy,
+  Memset,
+  Host,
+  Empty,
+  Child,
+  EventRecord,
+  EventWait,
+  MemAlloc,
+  MemFree,
+  Conditional
 };
 
 struct GraphObj;
@@ -134,7 +144,7 @@ struct GraphObj {
 
 struct ExecObj {
   std::unique_ptr<GraphObj> g;
-  unsigned long long flags = 0; ///< cudaGraphInstantiateWithFlags
+  unsigned long long flags = 0;                            ///< cudaGraphInstantiateWithFlags
   std::unordered_map<const NodeObj *, NodeObj *> fromOrig; ///< source-graph node -> exec node
   const GraphObj *source = nullptr; ///< the graph instantiated (compared only, never followed)
 };
@@ -209,32 +219,29 @@ public:
   PoolObj *currentPool = nullptr;
 
   // GraphHooks (GraphCapture.cpp)
-  std::optional<cudaError_t> captureKernel(cudaStream_t s, KernelEntry *k, dim3 grid,
-                                                   dim3 block, void **args, size_t shmem,
-                                                   bool cooperative) override;
-  std::optional<cudaError_t> captureMemcpy(cudaStream_t s, void *dst, const void *src,
-                                                   size_t n, cudaMemcpyKind kind) override;
-  std::optional<cudaError_t> captureMemset(cudaStream_t s, void *p, int value,
-                                                   size_t n) override;
+  std::optional<cudaError_t> captureKernel(cudaStream_t s, KernelEntry *k, dim3 grid, dim3 block,
+                                           void **args, size_t shmem, bool cooperative) override;
+  std::optional<cudaError_t> captureMemcpy(cudaStream_t s, void *dst, const void *src, size_t n,
+                                           cudaMemcpyKind kind) override;
+  std::optional<cudaError_t> captureMemset(cudaStream_t s, void *p, int value, size_t n) override;
   std::optional<cudaError_t> captureHostFunc(cudaStream_t s, cudaHostFn_t fn,
-                                                     void *userData) override;
+                                             void *userData) override;
   std::optional<cudaError_t> captureMemcpy2D(cudaStream_t s, void *dst, size_t dpitch,
-                                                     const void *src, size_t spitch, size_t width,
-                                                     size_t height, cudaMemcpyKind kind) override;
-  std::optional<cudaError_t> captureMemset2D(cudaStream_t s, void *p, size_t pitch,
-                                                     int value, size_t width, size_t height) override;
-  std::optional<cudaError_t> captureSymbolCopy(cudaStream_t s, const void *symbol,
-                                                       void *host, size_t count, size_t offset,
-                                                       cudaMemcpyKind kind, bool toSymbol) override;
+                                             const void *src, size_t spitch, size_t width,
+                                             size_t height, cudaMemcpyKind kind) override;
+  std::optional<cudaError_t> captureMemset2D(cudaStream_t s, void *p, size_t pitch, int value,
+                                             size_t width, size_t height) override;
+  std::optional<cudaError_t> captureSymbolCopy(cudaStream_t s, const void *symbol, void *host,
+                                               size_t count, size_t offset, cudaMemcpyKind kind,
+                                               bool toSymbol) override;
   std::optional<cudaError_t> captureMalloc(cudaStream_t s, void **ptr, size_t size,
-                                                   const cudaMemPoolProps *props) override;
+                                           const cudaMemPoolProps *props) override;
   std::optional<cudaError_t> captureFree(cudaStream_t s, void *ptr) override;
   std::optional<cudaError_t> graphMemRelease(void *ptr) override;
   std::optional<cudaError_t> captureSyncCall(cudaStream_t s) override;
   std::optional<cudaError_t> captureEventRecord(cudaEvent_t e, cudaStream_t s) override;
   std::optional<cudaError_t> captureStreamWaitEvent(cudaStream_t s, cudaEvent_t e) override;
-  std::optional<cudaError_t> captureEventNode(cudaStream_t s, cudaEvent_t e,
-                                                      bool record) override;
+  std::optional<cudaError_t> captureEventNode(cudaStream_t s, cudaEvent_t e, bool record) override;
   void captureStreamDestroyed(cudaStream_t s) override;
   void captureEventDestroyed(cudaEvent_t e) override;
   void reset() override;
@@ -312,8 +319,7 @@ cudaError_t checkMemset(const cudaMemsetParams &p);
 /// address reuse within a graph); here: memory that `owner` alone frees, large enough, whose
 /// every alloc node in `owner` has its free node among the new node's ancestors. Of several, the
 /// smallest that fits, then the lowest address (deterministic).
-void *reusableGraphAddress(const GraphObj *owner, const std::vector<NodeObj *> &deps,
-                           size_t bytes);
+void *reusableGraphAddress(const GraphObj *owner, const std::vector<NodeObj *> &deps, size_t bytes);
 
 /// Makes `n` an allocation node of `bytes` for graph `owner` that will depend on `deps`: the
 /// memory is committed now and its address is the node's for good (CUDA fixes it at node

@@ -169,8 +169,9 @@ FatbinModule *ModuleRegistry::registerFatbin(const void *wrapperPtr) {
       if (ptx.find(".visible .func (.param .b32 func_retval0) __cudaCDP2LaunchDeviceV2(") !=
           std::string::npos)
         continue;
-      result->units.push_back({base + ".unit" + std::to_string(i) + ".sm_" + std::to_string(arch) + ".ptx",
-                               std::move(ptx)});
+      result->units.push_back(
+          {base + ".unit" + std::to_string(i) + ".sm_" + std::to_string(arch) + ".ptx",
+           std::move(ptx)});
       if (!result->ptxArch)
         result->ptxArch = arch;
     }
@@ -199,7 +200,8 @@ FatbinModule *ModuleRegistry::registerFatbin(const void *wrapperPtr) {
   return result;
 }
 
-void ModuleRegistry::registerFunction(FatbinModule *fb, const void *hostStub, const char *deviceName) {
+void ModuleRegistry::registerFunction(FatbinModule *fb, const void *hostStub,
+                                      const char *deviceName) {
   auto &slot = kernels_[hostStub];
   if (slot)
     kernelHandles_.erase(slot.get());
@@ -210,7 +212,7 @@ void ModuleRegistry::registerFunction(FatbinModule *fb, const void *hostStub, co
 }
 
 void ModuleRegistry::registerVar(FatbinModule *fb, const void *hostVar, const char *deviceName,
-                          size_t size, bool isConst, void **managedHostPtr) {
+                                 size_t size, bool isConst, void **managedHostPtr) {
   VarEntry &v = vars_[hostVar];
   v.fatbin = fb;
   v.deviceName = deviceName ? deviceName : "";
@@ -348,8 +350,7 @@ FatbinModule *ModuleRegistry::loadImage(const void *image, cudaError_t &err, boo
   // Parsing and loading allocate a lot: on the service thread, out of the application's malloc
   // arena (WorkerPool::run says why), as __cudaRegisterFatBinary does.
   FatbinModule *result = nullptr;
-  ptx::exec::WorkerPool::instance().runOffCaller(
-      [&] { result = loadImageHere(image, err, lazy); });
+  ptx::exec::WorkerPool::instance().runOffCaller([&] { result = loadImageHere(image, err, lazy); });
   return result;
 }
 
@@ -367,7 +368,10 @@ FatbinModule *ModuleRegistry::loadImageHere(const void *image, cudaError_t &err,
   } else if (magic == kFatbinMagic) {
     FatbinWrapper w{int(kFatbinWrapperMagic), 1, image, nullptr};
     fb = registerFatbin(&w);
-  } else if (std::memcmp(image, "\x7f" "ELF", 4) == 0) {
+  } else if (std::memcmp(image,
+                         "\x7f"
+                         "ELF",
+                         4) == 0) {
     // A cubin holds SASS only (nvcc -cubin); ptxsim executes PTX.
     std::fprintf(stderr, "ptxsim: the module image is a cubin (SASS only, no PTX): load its PTX "
                          "text or a fat binary carrying PTX (nvcc -fatbin -gencode "
@@ -447,7 +451,7 @@ cudaError_t ModuleRegistry::ensureLoaded() {
     if (fb->unregistered)
       continue;
     if (!fb->loadTried) { // parsing PTX allocates much: off the application's arena
-      beforeLoad_();        // loading changes the engine's modules: nothing may run meanwhile
+      beforeLoad_();      // loading changes the engine's modules: nothing may run meanwhile
       ptx::exec::WorkerPool::instance().runOffCaller([&] { loadModule(*fb); });
     }
     if (fb->module < 0)

@@ -34,7 +34,7 @@ struct FatbinModule {
   std::string loadError; ///< why it has no PTX or failed to load
   /// Translation units: (diagnostic name, PTX). One, or several for `-rdc=true` programs.
   std::vector<std::pair<std::string, std::string>> units;
-  int module = -1;       ///< engine module id of the first unit once loaded
+  int module = -1;          ///< engine module id of the first unit once loaded
   std::vector<int> modules; ///< engine module ids of every unit
   /// ptxas's registers per thread of each kernel, from the binary's newest SASS (if any).
   std::map<std::string, uint32_t> sassRegs;
@@ -51,7 +51,7 @@ struct KernelEntry {
   FatbinModule *fatbin = nullptr;
   std::string deviceName;
   const ptx::exec::Kernel *kernel = nullptr; ///< resolved when the module loads
-  int maxDynamicShared = -1;                  ///< cudaFuncAttributeMaxDynamicSharedMemorySize
+  int maxDynamicShared = -1;                 ///< cudaFuncAttributeMaxDynamicSharedMemorySize
   int carveout = -1; ///< cudaFuncAttributePreferredSharedMemoryCarveout (-1: no preference)
   bool overrideError = false; ///< PTXSIM_PTX_OVERRIDE has this kernel with other parameters
 };

@@ -35,9 +35,8 @@ std::string shortName(const std::string &name) {
 void RunRecorder::recordGrid(const ptx::exec::LaunchParams &q, const ptx::exec::LaunchResult &r,
                              timing::KernelTimingStats *timing, double startSeconds) {
   if (timing)
-    launchShapes_.push_back({{q.grid.x, q.grid.y, q.grid.z},
-                             {q.block.x, q.block.y, q.block.z},
-                             startSeconds});
+    launchShapes_.push_back(
+        {{q.grid.x, q.grid.y, q.grid.z}, {q.block.x, q.block.y, q.block.z}, startSeconds});
   const std::string &name = q.kernel->name;
   auto it = statsIndex_.find(name);
   if (it == statsIndex_.end()) {
@@ -221,8 +220,9 @@ void RunRecorder::writeJson(std::ostream &os, const RunInfo &info, double wall) 
     while (std::getline(cl, arg, '\0'))
       cmdline += (cmdline.empty() ? "" : " ") + arg;
   }
-  os << "{\n  \"mode\": \"" << (info.timing ? "timing" : "functional") << "\",\n  \"program\": "
-     << jsonQuote(cmdline) << ",\n  \"wall_seconds\": " << wall << ",\n  \"kernels\": [";
+  os << "{\n  \"mode\": \"" << (info.timing ? "timing" : "functional")
+     << "\",\n  \"program\": " << jsonQuote(cmdline) << ",\n  \"wall_seconds\": " << wall
+     << ",\n  \"kernels\": [";
   writeKernelsJson(os);
   os << "\n  ]";
   if (info.timing)
@@ -234,8 +234,7 @@ void RunRecorder::writeKernelsJson(std::ostream &os) const {
   bool first = true;
   for (auto &[name, st] : stats_) {
     os << (first ? "\n" : ",\n") << "    {\"name\": " << jsonQuote(name)
-       << ", \"demangled\": " << jsonQuote(demangle(name)) << ", "
-       << sim::functionalStatsJson(st);
+       << ", \"demangled\": " << jsonQuote(demangle(name)) << ", " << sim::functionalStatsJson(st);
     if (!st.lastConfig.empty())
       os << ", \"last_grid_block\": " << jsonQuote(st.lastConfig);
     // extension counters that saw activity (ptx/exec/Counters.h)

@@ -29,7 +29,7 @@ public:
   struct KernelStats : sim::KernelTotals {
     uint64_t cycles = 0; ///< timing mode
     double simSeconds = 0;
-    std::string lastConfig; ///< "(gx,gy,gz)x(bx,by,bz)" of the last launch
+    std::string lastConfig;         ///< "(gx,gy,gz)x(bx,by,bz)" of the last launch
     std::vector<uint64_t> counters; ///< extension counters (ptx/exec/Counters.h), by id
   };
   /// What the report says about the run's set-up.

@@ -45,7 +45,7 @@ struct EventObj {
   bool recorded = false;
   uint64_t recordSeq = 0; ///< the queued record that completes the event (0: none)
   std::chrono::steady_clock::time_point when; ///< written by the executor at the record
-  double simSeconds = 0; ///< simulated time at the record (timing mode)
+  double simSeconds = 0;                      ///< simulated time at the record (timing mode)
 };
 
 /// One piece of queued stream work (Streams.cpp). Recycled, never freed: its memory stays
@@ -75,8 +75,7 @@ struct Work {
 
 class WorkQueue {
 public:
-  WorkQueue(std::mutex &contextMutex, std::function<void(Work &)> run,
-            std::function<void()> flush);
+  WorkQueue(std::mutex &contextMutex, std::function<void(Work &)> run, std::function<void()> flush);
 
   /// A recycled work item for submit (call under the mutex).
   Work *newWork();

@@ -79,10 +79,10 @@ int sweep(const std::vector<std::string> &args, std::ostream &out, std::ostream 
 } // namespace
 
 void registerBuiltinSubcommands(SubcommandRegistry &r) {
-  r.add("ptx check", {"ptx check [--summary] [--json] FILE.ptx...", "parse and check PTX files",
-                      ptxCheck});
-  r.add("ptx extract", {"ptx extract BINARY [-o DIR]",
-                        "write the PTX embedded in an nvcc binary", ptxExtract});
+  r.add("ptx check",
+        {"ptx check [--summary] [--json] FILE.ptx...", "parse and check PTX files", ptxCheck});
+  r.add("ptx extract",
+        {"ptx extract BINARY [-o DIR]", "write the PTX embedded in an nvcc binary", ptxExtract});
   r.add("ptx resources", {"ptx resources BINARY|FILE.ptx...",
                           "registers, shared and local use per kernel", ptxResources});
   r.add("run", {"run [options] -- PROGRAM [ARGS]", "run a CUDA program under the simulator", run});
@@ -93,9 +93,9 @@ void registerBuiltinSubcommands(SubcommandRegistry &r) {
                   "a grid of simulations (programs x\nconfigurations), locally or on Slurm,\n"
                   "merged into one table and report",
                   sweep});
-  r.add("stats", {"stats",
-                  "every statistic the simulator reports\n(name, unit, meaning) as markdown",
-                  stats});
+  r.add(
+      "stats",
+      {"stats", "every statistic the simulator reports\n(name, unit, meaning) as markdown", stats});
 }
 
 } // namespace ptxsim::cli

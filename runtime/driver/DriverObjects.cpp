@@ -3,7 +3,6 @@
 
 #include "runtime/driver/DriverApi.h"
 
-
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -868,8 +867,8 @@ CUresult fill2D(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t hei
   if (width * sizeof(T) > pitch && height > 1)
     return CUDA_ERROR_INVALID_VALUE; // rows would overlap (one row may be wider, as on an H200)
   if (byteWise)
-    if (auto c = graphHooks().captureMemset2D(stream(s), reinterpret_cast<void *>(dst), pitch, int(bytes[0]),
-                                 width * sizeof(T), height))
+    if (auto c = graphHooks().captureMemset2D(stream(s), reinterpret_cast<void *>(dst), pitch,
+                                              int(bytes[0]), width * sizeof(T), height))
       return toCu(*c);
   if (width == 0 || height == 0)
     return CUDA_SUCCESS;

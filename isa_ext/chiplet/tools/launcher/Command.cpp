@@ -6,8 +6,8 @@
 namespace ptxsim::ext::chiplet {
 
 void registerChipletsCommand(cli::SubcommandRegistry &r) {
-  r.add("chiplets", {"chiplets --grid WxH [options] -- PROGRAM", "one simulator process per chiplet",
-                     ptxsim::chiplet::chipletsCommand});
+  r.add("chiplets", {"chiplets --grid WxH [options] -- PROGRAM",
+                     "one simulator process per chiplet", ptxsim::chiplet::chipletsCommand});
 }
 
 } // namespace ptxsim::ext::chiplet
