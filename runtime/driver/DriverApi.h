@@ -2,7 +2,7 @@
 // Helpers shared by the files that define the exported driver entry points.
 
 #include "runtime/api/Api.h"
-#include "runtime/driver/Driver.h"
+#include "runtime/driver/DriverTables.h"
 
 #include <cuda.h>
 #include <cstdint>

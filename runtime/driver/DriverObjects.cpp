@@ -1,5 +1,5 @@
 // Driver-API modules, functions, launches, memory, streams, events and occupancy: each call is
-// the runtime's operation on the same Context (see Driver.h for how handles map).
+// the runtime's operation on the same Context (see DriverTables.h for how handles map).
 
 #include "runtime/driver/DriverApi.h"
 

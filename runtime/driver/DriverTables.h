@@ -1,5 +1,7 @@
 #pragma once
-// ptxsim's driver API (libcuda.so.1): a thin layer over the runtime's Context.
+// ptxsim's driver API (libcuda.so.1): a thin layer over the runtime's Context. This header holds
+// the tables and helpers every driver file shares (the tables: DriverStubs.cpp; traceOn and
+// unsupportedCall: Driver.cpp).
 //
 // Contract: libcuda.so.1 and libcudart.so.13 are one shared object (build/lib/libcuda.so.1 is a
 // link to libcudart.so.13; the dynamic loader maps a file once however it is named), so a process
