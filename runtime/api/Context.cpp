@@ -295,7 +295,7 @@ void Context::connectEngine() {
     return name ? cudaGetErrorName(cudaError_t(code)) : cudaGetErrorString(cudaError_t(code));
   };
   hooks.attribute = [this](int32_t attr, int32_t &value) {
-    value = deviceAttribute(*this, attr);
+    value = deviceAttribute(deviceView(), attr);
     return true;
   };
   engine_->setDeviceRuntimeHooks(std::move(hooks));
@@ -317,6 +317,14 @@ ptx::exec::Engine &Context::engine() {
 bool Context::validStream(cudaStream_t s) const {
   return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread ||
          streams.count(reinterpret_cast<StreamObj *>(s));
+}
+
+DeviceView Context::deviceView() {
+  DeviceView v;
+  v.engine = &engine().config();
+  v.memoryBytes = engine().memory().capacity();
+  v.timing = timingMode_ ? &timingConfig() : nullptr;
+  return v;
 }
 
 int Context::maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShared) {

@@ -17,6 +17,7 @@
 // later context call returns (and so records as the last error) until cudaDeviceReset.
 
 #include "ptx/exec/Engine.h"
+#include "runtime/api/DeviceProps.h"
 #include "runtime/api/GraphHooks.h"
 #include "runtime/api/Modules.h"
 #include "runtime/api/RunRecorder.h"
@@ -44,10 +45,6 @@ struct LaunchConfig {
   size_t sharedMem = 0;
   cudaStream_t stream = nullptr;
 };
-
-class Context;
-/// cudaDeviceGetAttribute's value (CudaApi.cpp); the device runtime asks it too.
-int deviceAttribute(Context &ctx, int attr);
 
 class Context {
 public:
@@ -177,6 +174,9 @@ public:
   void noteCopy(uint64_t bytes, const void *deviceDst = nullptr);
   /// A memset wrote `bytes` at `p` in device memory (it goes through the L2 like a copy).
   void noteDeviceFill(const void *p, uint64_t bytes);
+  /// What the device reports depends on (DeviceProps.h); creates the engine (and in timing
+  /// mode the simulator) like engine().
+  DeviceView deviceView();
   /// Occupancy: CTAs of `k` with `blockSize` threads that fit on one SM at once.
   int maxBlocksPerSm(const KernelEntry &k, int blockSize, size_t dynShared);
 
