@@ -1,5 +1,7 @@
 #include "runtime/sweep/Spec.h"
 
+#include "runtime/sweep/ProgramKind.h"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -10,22 +12,6 @@
 #include <unistd.h>
 
 namespace ptxsim::sweep {
-
-const char *modeName(ModeKind m) {
-  switch (m) {
-  case ModeKind::Functional:
-    return "functional";
-  case ModeKind::Timing:
-    return "timing";
-  case ModeKind::Power:
-    return "power";
-  case ModeKind::SampleKernels:
-    return "sample-kernels";
-  case ModeKind::SampleCtas:
-    return "sample-ctas";
-  }
-  return "timing";
-}
 
 namespace {
 
@@ -95,16 +81,15 @@ public:
     return false;
   }
 
-  bool keys(const toml::table &t, const std::string &where,
-            std::initializer_list<const char *> ok) {
+  bool keys(const toml::table &t, const std::string &where, const std::vector<std::string> &ok) {
     for (auto &&[k, v] : t) {
       bool known = false;
-      for (const char *o : ok)
+      for (const std::string &o : ok)
         known |= k.str() == o;
       if (!known) {
         std::string list;
-        for (const char *o : ok)
-          list += std::string(list.empty() ? "" : ", ") + o;
+        for (const std::string &o : ok)
+          list += (list.empty() ? "" : ", ") + o;
         return fail(v, where, "unknown key '" + std::string(k.str()) + "' (known: " + list + ")");
       }
     }
@@ -295,6 +280,33 @@ void deferAxisVars(const toml::table &root, const std::map<std::string, std::str
               r.deferred.insert(std::string(k.str()));
   }
 }
+
+/// A [[program]] table as its kind reads its own keys (ProgramKind.h).
+class KindKeys : public ProgramKeys {
+public:
+  KindKeys(Reader &r, const toml::node &pn, const toml::table &t, std::string where)
+      : r_(r), pn_(pn), t_(t), where_(std::move(where)) {}
+  bool has(const std::string &key) const override { return t_.get(key) != nullptr; }
+  bool string(const std::string &key, std::string &out, bool perPoint) override {
+    const toml::node *x = t_.get(key);
+    if (!x)
+      return fail(key, "missing");
+    r_.keepEscapes = perPoint;
+    bool ok = r_.string(*x, where_ + "." + key, out);
+    r_.keepEscapes = false;
+    return ok;
+  }
+  bool fail(const std::string &key, const std::string &message) override {
+    const toml::node *x = key.empty() ? nullptr : t_.get(key);
+    return x ? r_.fail(*x, where_ + "." + key, message) : r_.fail(pn_, where_, message);
+  }
+
+private:
+  Reader &r_;
+  const toml::node &pn_;
+  const toml::table &t_;
+  std::string where_;
+};
 
 /// loadSpec's steps in the order the file is checked: each returns false with the error in the
 /// Reader (or in `direct`, for errors without a place).
@@ -487,9 +499,13 @@ private:
     const toml::table *t = pn.as_table();
     if (!t)
       return r_.fail(pn, where, "expected a table");
-    if (!r_.keys(*t, where,
-                 {"name", "kind", "command", "cwd", "expect", "env", "inputs", "run_args", "grid",
-                  "transport"}))
+    // the keys of every program, then each registered kind's own
+    std::vector<std::string> known = {"name",   "kind", "command", "cwd",
+                                      "expect", "env",  "inputs",  "run_args"};
+    for (const ProgramKind *k : kinds())
+      for (const std::string &key : k->keys())
+        known.push_back(key);
+    if (!r_.keys(*t, where, known))
       return false;
     Program p;
     const toml::node *x = t->get("name");
@@ -519,40 +535,35 @@ private:
     return true;
   }
 
-  /// kind = "run" | "chiplets", and a chiplets program's grid and transport.
+  /// kind = one of the registered kinds (ProgramKind.h; `run` when absent), and its own keys.
   bool readProgramKind(const toml::node &pn, const toml::table &t, const std::string &where,
                        Program &p) {
     const toml::node *x;
+    p.kind = programKinds().find("run");
     if ((x = t.get("kind"))) {
       std::string kind;
       if (!r_.string(*x, where + ".kind", kind))
         return false;
-      if (kind == "chiplets")
-        p.kind = ProgramKind::Chiplets;
-      else if (kind != "run")
-        return r_.fail(*x, where + ".kind", "'" + kind + "' is not run or chiplets");
+      if (!(p.kind = programKinds().find(kind)))
+        return r_.fail(*x, where + ".kind", "'" + kind + "' is not " + programKindList());
     }
-    for (const char *k : {"grid", "transport"})
-      if ((x = t.get(k)) && p.kind != ProgramKind::Chiplets)
-        return r_.fail(*x, where + "." + k, "only a program of kind = \"chiplets\" has one");
-    if (p.kind != ProgramKind::Chiplets)
-      return true;
-    if (!(x = t.get("grid")))
-      return r_.fail(pn, where, "a chiplets program needs a grid (\"WxH\")");
-    r_.keepEscapes = true; // an axis value's vars may set it
-    if (!r_.string(*x, where + ".grid", p.grid))
-      return false;
-    r_.keepEscapes = false;
-    unsigned gw, gh;
-    if (p.grid.find('$') == std::string::npos && !parseGrid(p.grid, gw, gh))
-      return r_.fail(*x, where + ".grid", "'" + p.grid + "' is not WxH (1..64 each)");
-    if ((x = t.get("transport"))) {
-      if (!r_.string(*x, where + ".transport", p.transport))
-        return false;
-      if (p.transport != "files" && p.transport != "mpi")
-        return r_.fail(*x, where + ".transport", "'" + p.transport + "' is not files or mpi");
-    }
-    return true;
+    // a key of another kind
+    for (const ProgramKind *k : kinds())
+      for (const std::string &key : k->keys()) {
+        std::vector<std::string> own = p.kind->keys();
+        if ((x = t.get(key)) && std::find(own.begin(), own.end(), key) == own.end())
+          return r_.fail(*x, where + "." + key,
+                         std::string("only a program of kind = \"") + k->name() + "\" has one");
+      }
+    KindKeys keys(r_, pn, t, where);
+    return p.kind->readSpec(keys, p.settings);
+  }
+
+  static std::vector<const ProgramKind *> kinds() {
+    std::vector<const ProgramKind *> out;
+    for (const std::string &n : programKinds().names())
+      out.push_back(programKinds().find(n));
+    return out;
   }
 
   /// command, env and run_args: filled in per point, so "$$" is kept for the point.
@@ -838,17 +849,6 @@ bool excluded(const Spec &spec, const Point &p) {
 }
 
 } // namespace
-
-bool parseGrid(const std::string &s, unsigned &w, unsigned &h) {
-  size_t x = s.find('x');
-  auto num = [](const std::string &t, unsigned &v) {
-    if (t.empty() || t.size() > 2 || t.find_first_not_of("0123456789") != std::string::npos)
-      return false;
-    v = static_cast<unsigned>(std::stoul(t));
-    return v >= 1 && v <= 64;
-  };
-  return x != std::string::npos && num(s.substr(0, x), w) && num(s.substr(x + 1), h);
-}
 
 std::vector<Point> expandGrid(const Spec &spec) {
   std::vector<Point> points;

@@ -11,6 +11,8 @@
 // against the spec's directory. expandGrid() is deterministic: programs outermost, then the
 // axes in file order, each in its values' order.
 
+#include "runtime/sweep/Program.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -18,11 +20,6 @@
 #include <vector>
 
 namespace ptxsim::sweep {
-
-/// How a point runs: the simulator's mode and what `ptxsim run` gets for it.
-enum class ModeKind : uint8_t { Functional, Timing, Power, SampleKernels, SampleCtas };
-
-const char *modeName(ModeKind m);
 
 /// One value of an axis: a name (part of point ids and table headers) and what it changes.
 struct AxisValue {
@@ -41,27 +38,6 @@ struct Axis {
   std::string name;
   std::vector<AxisValue> values;
 };
-
-/// What runs a point of a program: `ptxsim run` (one simulation) or `ptxsim chiplets` (one
-/// simulator process per chiplet; docs/chiplets.md).
-enum class ProgramKind : uint8_t { Run, Chiplets };
-
-struct Program {
-  std::string name;
-  ProgramKind kind = ProgramKind::Run;
-  /// chiplets: "WxH", filled per point (an axis value's vars may set it); the transport
-  std::string grid, transport = "files";
-  std::vector<std::string> command; ///< command[0] resolved when it names a path
-  std::string cwd;                  ///< absolute; empty: the point's own directory
-  std::string expect;               ///< stdout must contain it (empty: no check)
-  std::vector<std::string> inputs;  ///< more files whose bytes the key covers (absolute)
-  /// extra `ptxsim run` options for this program (`ptxsim chiplets` options for chiplets)
-  std::vector<std::string> runArgs;
-  std::vector<std::pair<std::string, std::string>> env;
-};
-
-/// Parses a chiplet grid "WxH" (1..64 each); false when it is not one.
-bool parseGrid(const std::string &s, unsigned &w, unsigned &h);
 
 /// Per-point resources: the local backend's parallelism and the Slurm array's requests.
 struct Resources {
@@ -100,14 +76,6 @@ struct Spec {
 /// replaces the spec's output directory. Returns false with `error` (file:line:col: ...).
 bool loadSpec(const std::string &path, const std::vector<std::pair<std::string, std::string>> &sets,
               const std::string &outputOverride, Spec &out, std::string &error);
-
-/// One simulation of the grid.
-struct Point {
-  size_t index = 0;
-  std::string id;             ///< program__value__value (a directory name)
-  size_t program = 0;         ///< into Spec::programs
-  std::vector<size_t> values; ///< per axis, into Axis::values
-};
 
 std::vector<Point> expandGrid(const Spec &spec);
 

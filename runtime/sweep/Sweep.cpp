@@ -1,6 +1,7 @@
 #include "runtime/sweep/Sweep.h"
 
 #include "base/SelfPath.h"
+#include "runtime/sweep/ProgramKind.h"
 #include "runtime/sweep/Sha256.h"
 
 #include <algorithm>
@@ -174,7 +175,7 @@ struct PointFiller {
 };
 
 /// The inputs of every point, hashed once per file.
-class Planner {
+class Planner : public PointHashes {
 public:
   explicit Planner(const Spec &spec) : spec_(spec) {}
   std::string error;
@@ -195,7 +196,7 @@ public:
   }
   const std::string &self() const { return self_; }
 
-  std::string hashOf(const std::string &path, const std::string &what) {
+  std::string hashOf(const std::string &path, const std::string &what) override {
     auto it = hashes_.find(path);
     if (it != hashes_.end())
       return it->second;
@@ -225,8 +226,11 @@ public:
     std::vector<std::pair<std::string, std::string>> env;
     for (const auto &[k, v] : prog.env)
       env.emplace_back(k, f.fill(v));
-    bool chiplets = prog.kind == ProgramKind::Chiplets;
-    std::string grid = chiplets ? f.fill(prog.grid) : std::string();
+    KindPoint kp;
+    kp.point = &p;
+    kp.program = &prog;
+    for (const auto &[k, v] : prog.settings)
+      kp.settings[k] = f.fill(v);
     if (!f.missing.empty())
       return fail("point " + p.id + ": no value of its axes sets '${" + f.missing +
                   "}' (program '" + prog.name + "')");
@@ -238,15 +242,16 @@ public:
     ModeKind mode = pointMode(spec_, p);
     if (!keyProgram(p, prog, cmd, env, mode, in))
       return false;
-    processes_ = 1;
-    if (chiplets) {
-      if (!planChiplets(p, prog, grid, mode, dir, in, runArgs))
-        return false;
-    } else {
-      runArgs = {"run",       "--no-summary",         "--stats-json", dir + "/stats.json.part",
-                 "--threads", std::to_string(threads)};
-    }
-    if (!planSettings(p, dir, mode, chiplets, progRunArgs, in, runArgs, overrides))
+    kp.mode = mode;
+    kp.dir = dir;
+    kp.threads = threads;
+    KindPlan kplan;
+    if (!prog.kind->plan(kp, *this, kplan))
+      return kplan.error.empty() ? false : fail(kplan.error);
+    processes_ = kplan.processes;
+    in << kplan.key;
+    runArgs = kplan.args;
+    if (!planSettings(p, dir, mode, kplan.timingMode, progRunArgs, in, runArgs, overrides))
       return false;
     runArgs.push_back("--");
     runArgs.insert(runArgs.end(), cmd.begin(), cmd.end());
@@ -254,7 +259,7 @@ public:
     return true;
   }
 
-  /// The processes the last planned point runs (its chiplets; 1 for `ptxsim run`).
+  /// The simulator processes the last planned point runs (1 for `ptxsim run`).
   unsigned processes() const { return processes_; }
 
   std::string key(const std::string &inputs) {
@@ -305,42 +310,10 @@ private:
     return true;
   }
 
-  /// One simulator process per chiplet, started by `ptxsim chiplets` (docs/chiplets.md).
-  bool planChiplets(const Point &p, const Program &prog, const std::string &grid, ModeKind mode,
-                    const std::string &dir, std::ostringstream &in,
-                    std::vector<std::string> &runArgs) {
-    unsigned gw = 0, gh = 0;
-    if (!parseGrid(grid, gw, gh))
-      return fail("point " + p.id + ": chiplet grid '" + grid + "' is not WxH (1..64 each)");
-    if (mode == ModeKind::SampleKernels || mode == ModeKind::SampleCtas)
-      return fail("point " + p.id + ": a chiplets program runs in functional, timing or power " +
-                  "mode, not " + modeName(mode));
-    processes_ = gw * gh;
-    in << "chiplets " << grid << " " << prog.transport << "\n";
-    // the launcher, the synchronization and the network model are in this executable, the
-    // chiplets' runtime in libptxsim_chiplet.so (and its MPI transport's plugin)
-    std::string sh = hashOf(self_, "the ptxsim executable (chiplet launcher)");
-    if (sh.empty())
-      return false;
-    in << "launcher " << sh << "\n";
-    std::vector<std::string> libs = {libraryDir() + "/libptxsim_chiplet.so"};
-    if (prog.transport == "mpi")
-      libs.push_back(libraryDir() + "/libptxsim_chiplet_mpi.so");
-    for (const std::string &l : libs) {
-      std::string lh =
-          hashOf(l, "point " + p.id + ": chiplet runtime (build the chiplet " + "targets)");
-      if (lh.empty())
-        return false;
-      in << "chiplet_lib " << lh << "\n";
-    }
-    runArgs = {"chiplets", "--grid",     grid,           "--transport",           prog.transport,
-               "--dir",    dir + "/run", "--stats-json", dir + "/stats.json.part"};
-    return true;
-  }
-
   /// The configurations, option overrides and extra `ptxsim run` options of the spec, the
   /// program and the point's axis values, with the mode's options.
-  bool planSettings(const Point &p, const std::string &dir, ModeKind mode, bool chiplets,
+  bool planSettings(const Point &p, const std::string &dir, ModeKind mode,
+                    const std::vector<std::string> &timingMode,
                     const std::vector<std::string> &progRunArgs, std::ostringstream &in,
                     std::vector<std::string> &runArgs, std::string &overrides) {
     std::vector<std::string> configs = spec_.configs;
@@ -359,8 +332,7 @@ private:
     if (mode == ModeKind::Functional) {
       runArgs.insert(runArgs.end(), {"--mode", "functional"});
     } else {
-      if (chiplets)
-        runArgs.insert(runArgs.end(), {"--mode", "timing"});
+      runArgs.insert(runArgs.end(), timingMode.begin(), timingMode.end());
       if (configs.empty())
         return fail("point " + p.id + ": " + modeName(mode) +
                     " mode needs a configuration (configs = [...] in the spec or an axis)");
@@ -597,7 +569,7 @@ struct Plan {
   std::vector<std::string> keys;
   std::vector<State> states;
   std::vector<PointResult> results;
-  std::vector<unsigned> processes; ///< simulator processes per point (chiplets; else 1)
+  std::vector<unsigned> processes; ///< simulator processes per point (ProgramKind::plan)
 };
 
 bool makePlan(Planner &planner, const Spec &spec, Plan &plan, std::ostream &err) {
@@ -698,21 +670,17 @@ Row readRow(const Spec &spec, const Plan &plan, size_t i, std::vector<bool> &see
   }
   if (row.state != "ok")
     return row;
-  bool chiplets = spec.programs[plan.points[i].program].kind == ProgramKind::Chiplets;
+  const ProgramKind &kind = *spec.programs[plan.points[i].program].kind;
   std::string text, e;
   report::JsonValue json;
-  report::RunModel model;
   if (!readFile(dir + "/stats.json", text) || !report::parseJson(text, json, e) ||
-      (chiplets ? !json.isObject() || !json.get("totals")
-                : !report::buildRunModel(json, model, e))) {
+      !kind.statistics(json, spec.stats, row.stats, e)) {
     row.state = "failed";
     row.result.ok = false;
     row.result.reason =
         "unreadable statistics: " + dir + "/stats.json" + (e.empty() ? "" : ": " + e);
     return row;
   }
-  row.stats =
-      chiplets ? chipletStatistics(json, spec.stats) : pointStatistics(json, model, spec.stats);
   for (size_t s = 0; s < row.stats.size(); ++s)
     seenStat[s] = seenStat[s] || std::isfinite(row.stats[s]);
   return row;
@@ -972,7 +940,7 @@ int runLocal(const Spec &spec, Planner &planner, Plan &plan, bool retryFailed, u
              bool dryRun, std::ostream &out, std::ostream &err) {
   size_t done = 0, failed = 0;
   std::vector<size_t> todo = localTodo(plan, retryFailed, done, failed);
-  // a chiplet point counts as its number of processes (chiplets) toward the limit
+  // a point counts as its number of simulator processes toward the limit
   size_t weight = 0;
   for (size_t i : todo)
     weight += plan.processes[i];
@@ -1085,56 +1053,58 @@ std::string sweepArgs(const Spec &spec,
 }
 
 /// What one `--backend slurm` submission sends: the task list, the array job's points, the
-/// chiplet points (each its own job) and the scripts, all in the submission's directory.
+/// points of kinds that run several processes (each its own job; ProgramKind::ownJob) and the
+/// scripts, all in the submission's directory.
 struct SlurmSubmission {
   std::string sub;                   ///< the submission's directory
-  std::vector<std::string> todo;     ///< tasks.txt: the array's points, then the chiplet points
-  std::vector<size_t> chipletPoints; ///< into Plan::points
+  std::vector<std::string> todo;     ///< tasks.txt: the array's points, then the own-job points
+  std::vector<size_t> jobPoints;     ///< the own-job points, into Plan::points
+  std::string jobNouns;              ///< their kinds' nouns ("chiplet"), for messages
   size_t done = 0, failed = 0, arrayTasks = 0;
   std::string common; ///< the #SBATCH lines every job has (partition, extra options)
   std::string array, mergeScript;
-  std::vector<std::pair<std::string, std::string>> chipletJobs; // file name, script
+  std::vector<std::pair<std::string, std::string>> jobs; // file name, script
 };
 
-/// tasks.txt: the array's points, then the chiplet points (each its own job: one Slurm task
-/// per chiplet, where the array gives every task the same single-task resources).
+/// tasks.txt: the array's points, then the own-job points (each its own job: one Slurm task
+/// per process, where the array gives every task the same single-task resources).
 void slurmTodo(const Spec &spec, const Plan &plan, bool retryFailed, SlurmSubmission &s) {
   for (int pass = 0; pass < 2; ++pass)
     for (size_t i = 0; i < plan.points.size(); ++i) {
-      bool chip = spec.programs[plan.points[i].program].kind == ProgramKind::Chiplets;
-      if (chip != (pass == 1))
+      const ProgramKind &kind = *spec.programs[plan.points[i].program].kind;
+      bool own = kind.ownJob();
+      if (own != (pass == 1))
         continue;
       if (plan.states[i] == State::Done)
         ++s.done;
       else if (plan.states[i] == State::Failed && !retryFailed)
         ++s.failed;
-      else if (chip)
-        s.todo.push_back(plan.points[i].id), s.chipletPoints.push_back(i);
-      else
+      else if (own) {
+        s.todo.push_back(plan.points[i].id), s.jobPoints.push_back(i);
+        std::string noun = kind.noun();
+        if (("/" + s.jobNouns + "/").find("/" + noun + "/") == std::string::npos)
+          s.jobNouns += (s.jobNouns.empty() ? "" : "/") + noun;
+      } else
         s.todo.push_back(plan.points[i].id), ++s.arrayTasks;
     }
 }
 
-/// One job per chiplet point: as many Slurm tasks as chiplets (the launcher's mpirun takes the
-/// allocation through Open MPI's Slurm support; the files transport needs one node).
-void chipletJobScripts(const Spec &spec, const Plan &plan, const std::string &self,
-                       const std::string &args, SlurmSubmission &s) {
+/// One job per own-job point, its tasks as its kind says (ProgramKind::job).
+void pointJobScripts(const Spec &spec, const Plan &plan, const std::string &self,
+                     const std::string &args, SlurmSubmission &s) {
   const Resources &res = spec.resources;
-  for (size_t k = 0; k < s.chipletPoints.size(); ++k) {
-    const Point &p = plan.points[s.chipletPoints[k]];
+  for (size_t k = 0; k < s.jobPoints.size(); ++k) {
+    const Point &p = plan.points[s.jobPoints[k]];
     const Program &prog = spec.programs[p.program];
-    unsigned np = plan.processes[s.chipletPoints[k]];
-    s.chipletJobs.emplace_back(
-        "chiplets-" + p.id + ".sbatch",
-        "#!/bin/sh\n# ptxsim sweep " + spec.name + ": chiplet point " + p.id + " (" +
-            std::to_string(np) + " chiplets, transport " + prog.transport +
-            ")\n#SBATCH --job-name=ptxsim-sweep:" + spec.name + ":" + p.id +
-            "\n#SBATCH --ntasks=" + std::to_string(np) + "\n#SBATCH --cpus-per-task=1\n" +
-            (prog.transport == "files" ? "#SBATCH --nodes=1\n" : "") + "#SBATCH --mem-per-cpu=" +
-            std::to_string(res.memoryMiB) + "M\n#SBATCH --time=" + res.time +
-            "\n#SBATCH --output=" + s.sub + "/" + p.id + ".out\n" + s.common + "exec " + self +
-            " sweep " + args + " --run-task " + std::to_string(s.arrayTasks + k) + " --tasks " +
-            shellQuote(s.sub + "/tasks.txt") + "\n");
+    KindJob job = prog.kind->job(prog, p, plan.processes[s.jobPoints[k]]);
+    s.jobs.emplace_back(job.file,
+                        "#!/bin/sh\n# ptxsim sweep " + spec.name + ": " + job.what +
+                            "\n#SBATCH --job-name=ptxsim-sweep:" + spec.name + ":" + p.id + "\n" +
+                            job.tasks + "#SBATCH --mem-per-cpu=" + std::to_string(res.memoryMiB) +
+                            "M\n#SBATCH --time=" + res.time + "\n#SBATCH --output=" + s.sub + "/" +
+                            p.id + ".out\n" + s.common + "exec " + self + " sweep " + args +
+                            " --run-task " + std::to_string(s.arrayTasks + k) + " --tasks " +
+                            shellQuote(s.sub + "/tasks.txt") + "\n");
   }
 }
 
@@ -1147,7 +1117,7 @@ void slurmScripts(const Spec &spec, const Plan &plan, const std::string &self,
   for (const std::string &x : res.sbatch)
     s.common += "#SBATCH " + x + "\n";
   std::string args = sweepArgs(spec, sets), sub = s.sub;
-  chipletJobScripts(spec, plan, self, args, s);
+  pointJobScripts(spec, plan, self, args, s);
   s.array = "#!/bin/sh\n# ptxsim sweep " + spec.name + ": one array task per point (" + sub +
             "/tasks.txt)\n#SBATCH --job-name=ptxsim-sweep:" + spec.name + ":" +
             std::to_string(s.arrayTasks) + "-points\n#SBATCH --array=0-" +
@@ -1175,16 +1145,16 @@ void slurmScripts(const Spec &spec, const Plan &plan, const std::string &self,
 
 void printSlurmDryRun(const SlurmSubmission &s, std::ostream &out) {
   out << "# " << s.sub << "/tasks.txt (line i: the point array task i runs"
-      << (s.chipletJobs.empty() ? "" : "; then the chiplet points, each its own job") << ")\n";
+      << (s.jobs.empty() ? "" : "; then the " + s.jobNouns + " points, each its own job") << ")\n";
   for (const std::string &id : s.todo)
     out << "#   " << id << "\n";
   if (s.arrayTasks)
     out << "# sbatch --parsable " << s.sub << "/array.sbatch\n" << s.array;
-  for (const auto &[file, script] : s.chipletJobs)
+  for (const auto &[file, script] : s.jobs)
     out << "# sbatch --parsable " << s.sub << "/" << file << "\n" << script;
   out << "# sbatch --parsable --dependency=afterany:<" << (s.arrayTasks ? "array job id" : "")
-      << (s.arrayTasks && !s.chipletJobs.empty() ? ":" : "")
-      << (s.chipletJobs.empty() ? "" : "chiplet job ids") << "> " << s.sub << "/merge.sbatch\n"
+      << (s.arrayTasks && !s.jobs.empty() ? ":" : "")
+      << (s.jobs.empty() ? "" : s.jobNouns + " job ids") << "> " << s.sub << "/merge.sbatch\n"
       << s.mergeScript;
 }
 
@@ -1198,7 +1168,7 @@ bool writeSlurmFiles(const SlurmSubmission &s, std::ostream &err) {
     err << "ptxsim sweep: " << e << "\n";
     return false;
   }
-  for (const auto &[file, script] : s.chipletJobs)
+  for (const auto &[file, script] : s.jobs)
     if (!writeAtomic(s.sub + "/" + file, script, e)) {
       err << "ptxsim sweep: " << e << "\n";
       return false;
@@ -1222,9 +1192,9 @@ bool submitJob(const SlurmSubmission &s, const std::string &file, std::string &j
   return true;
 }
 
-/// Submits the array job and the chiplet jobs; their ids, ':'-separated, in `jobs`.
-bool submitPointJobs(const Plan &plan, const SlurmSubmission &s, std::string &jobs,
-                     std::ostream &out, std::ostream &err) {
+/// Submits the array job and the own-job points' jobs; their ids, ':'-separated, in `jobs`.
+bool submitPointJobs(const Spec &spec, const Plan &plan, const SlurmSubmission &s,
+                     std::string &jobs, std::ostream &out, std::ostream &err) {
   std::string job;
   if (s.arrayTasks) {
     if (!submitJob(s, "array.sbatch", job, err))
@@ -1232,14 +1202,14 @@ bool submitPointJobs(const Plan &plan, const SlurmSubmission &s, std::string &jo
     jobs = job;
     out << "ptxsim sweep: submitted array job " << job << " (" << s.arrayTasks << " tasks)\n";
   }
-  for (size_t k = 0; k < s.chipletJobs.size(); ++k) {
+  for (size_t k = 0; k < s.jobs.size(); ++k) {
     std::string cj;
-    if (!submitJob(s, s.chipletJobs[k].first, cj, err))
+    if (!submitJob(s, s.jobs[k].first, cj, err))
       return false; // the jobs already submitted run; their points are kept
     jobs += (jobs.empty() ? "" : ":") + cj;
-    out << "ptxsim sweep: submitted chiplet job " << cj << " ("
-        << plan.points[s.chipletPoints[k]].id << ", " << plan.processes[s.chipletPoints[k]]
-        << " tasks)\n";
+    const Point &p = plan.points[s.jobPoints[k]];
+    out << "ptxsim sweep: submitted " << spec.programs[p.program].kind->noun() << " job " << cj
+        << " (" << p.id << ", " << plan.processes[s.jobPoints[k]] << " tasks)\n";
   }
   out.flush();
   return true;
@@ -1304,7 +1274,7 @@ int runSlurm(const Spec &spec, Planner &planner, Plan &plan,
   if (!writeSlurmFiles(s, err))
     return 2;
   std::string jobs;
-  if (!submitPointJobs(plan, s, jobs, out, err))
+  if (!submitPointJobs(spec, plan, s, jobs, out, err))
     return 2;
   return submitMerge(spec, planner, s, jobs, wait, out, err);
 }
@@ -1427,64 +1397,6 @@ std::vector<double> pointStatistics(const report::JsonValue &json, const report:
       if (kernelSelected(kernel, k.name, k.demangled))
         s.add(k);
     out.push_back(s.any ? derivedValue(name, s, run) : std::nan(""));
-  }
-  return out;
-}
-
-std::vector<double> chipletStatistics(const report::JsonValue &json,
-                                      const std::vector<std::string> &names) {
-  // a number at a dotted path of the launcher's JSON ("network.energy_pj.total")
-  auto at = [](const report::JsonValue &root, const std::string &path) {
-    const report::JsonValue *v = &root;
-    size_t i = 0;
-    while (v && v->isObject() && i <= path.size()) {
-      size_t dot = path.find('.', i);
-      if (dot == std::string::npos)
-        dot = path.size();
-      v = v->get(path.substr(i, dot - i));
-      i = dot + 1;
-    }
-    return v && i > path.size() && v->isNumber() ? v->number : std::nan("");
-  };
-  const report::JsonValue *totals = json.get("totals");
-  const std::vector<report::JsonValue> &chips = json.array("chiplets");
-  std::vector<double> out;
-  for (const std::string &name : names) {
-    double v = std::nan("");
-    unsigned x = 0, y = 0;
-    int used = 0;
-    if (name.find('@') != std::string::npos) {
-      // per kernel: not in the launcher's statistics
-    } else if (name == "cycles") {
-      v = at(json, "totals.synchronized_cycles");
-    } else if (name == "avg_watts") {
-      v = at(json, "totals.total_power_w");
-    } else if (name == "energy_j") {
-      // the chiplets' kernels (power mode) and the network
-      v = at(json, "network.energy_pj.total") * 1e-12;
-      for (const report::JsonValue &c : chips)
-        v += c.num("energy_j");
-    } else if (name.rfind("chiplets.", 0) == 0) {
-      std::string field = name.substr(9);
-      for (const report::JsonValue &c : chips) {
-        const report::JsonValue *f = c.get(field);
-        if (f && f->isNumber())
-          v = (std::isfinite(v) ? v : 0) + f->number;
-      }
-    } else if (std::sscanf(name.c_str(), "chiplet.%u.%u.%n", &x, &y, &used) == 2 && used > 0) {
-      std::string field = name.substr(static_cast<size_t>(used));
-      for (const report::JsonValue &c : chips)
-        if (c.num("x", -1) == x && c.num("y", -1) == y) {
-          const report::JsonValue *f = c.get(field);
-          if (f && f->isNumber())
-            v = f->number;
-        }
-    } else if (totals && totals->get(name)) {
-      v = at(*totals, name);
-    } else {
-      v = at(json, name);
-    }
-    out.push_back(v);
   }
   return out;
 }

@@ -4,8 +4,9 @@
 // task per point, and a dependent job that merges), and merges every point into one table
 // (CSV, JSON) and one HTML comparison page (docs/sweep.md).
 //
-// Contract: each point runs `ptxsim run` (a chiplets program's: `ptxsim chiplets`, one process
-// per chiplet, docs/chiplets.md) in its own directory (OUTPUT/points/ID) and leaves
+// Contract: each point runs what its program's kind plans (runtime/sweep/ProgramKind.h: `ptxsim
+// run`, or a registered kind's subcommand, possibly several processes) in its own directory
+// (OUTPUT/points/ID) and leaves
 // there stdout.txt, stderr.txt, stats.json (renamed into place after the program exited) and
 // result.json (exit status, wall time, peak memory, why it failed), written last through a
 // temporary file and rename(2), so a point is complete exactly when its result.json exists.
@@ -45,14 +46,6 @@ struct PointResult {
 /// A statistic the file does not have is NaN.
 std::vector<double> pointStatistics(const report::JsonValue &json, const report::RunModel &run,
                                     const std::vector<std::string> &names);
-
-/// The chosen statistics of a chiplet point: the `ptxsim chiplets --stats-json` file
-/// (docs/sweep.md): `cycles` (the synchronized simulation's cycles), `energy_j` (the chiplets'
-/// kernels and the network), `avg_watts` (total power), a key of `totals`,
-/// `chiplet.X.Y.FIELD` (one chiplet's counter), `chiplets.FIELD` (summed over the chiplets) or a
-/// dotted path to a number (`network.avg_delay`). NaN when the file does not have it.
-std::vector<double> chipletStatistics(const report::JsonValue &json,
-                                      const std::vector<std::string> &names);
 
 /// One row of the merged table.
 struct Row {

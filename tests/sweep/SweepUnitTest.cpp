@@ -1,8 +1,10 @@
 // Unit tests of `ptxsim sweep`'s parts: SHA-256 (the point keys), the spec reader and the grid,
 // and the statistics of a point against an independent sum over a real stats file's launches.
 
+#include "isa_ext/chiplet/tools/sweep/ChipletProgramKind.h"
 #include "runtime/report/Json.h"
 #include "runtime/report/Report.h"
+#include "runtime/sweep/ProgramKind.h"
 #include "runtime/sweep/Sha256.h"
 #include "runtime/sweep/Spec.h"
 #include "runtime/sweep/Sweep.h"
@@ -228,17 +230,23 @@ TEST(SweepSpec, ChipletPrograms) {
                    s, e))
       << e;
   ASSERT_EQ(s.programs.size(), 1u);
-  EXPECT_EQ(s.programs[0].kind, ProgramKind::Chiplets);
-  EXPECT_EQ(s.programs[0].grid, "${g}"); // filled per point
-  EXPECT_EQ(s.programs[0].transport, "mpi");
+  // the kind registered itself (isa_ext/chiplet/tools/sweep), after the built-in run
+  EXPECT_EQ(programKinds().names(), (std::vector<std::string>{"run", "chiplets"}));
+  EXPECT_EQ(s.programs[0].kind, programKinds().find("chiplets"));
+  EXPECT_EQ(s.programs[0].settings.at("grid"), "${g}"); // filled per point
+  EXPECT_EQ(s.programs[0].settings.at("transport"), "mpi");
+  using ptxsim::chiplet::parseSweepGrid;
   unsigned w = 0, h = 0;
-  EXPECT_TRUE(parseGrid("4x16", w, h));
+  EXPECT_TRUE(parseSweepGrid("4x16", w, h));
   EXPECT_EQ(w, 4u);
   EXPECT_EQ(h, 16u);
-  EXPECT_FALSE(parseGrid("0x2", w, h));
-  EXPECT_FALSE(parseGrid("65x1", w, h));
-  EXPECT_FALSE(parseGrid("2x", w, h));
-  EXPECT_FALSE(parseGrid("2x-1", w, h));
+  EXPECT_FALSE(parseSweepGrid("0x2", w, h));
+  EXPECT_FALSE(parseSweepGrid("65x1", w, h));
+  EXPECT_FALSE(parseSweepGrid("2x", w, h));
+  EXPECT_FALSE(parseSweepGrid("2x-1", w, h));
+  ASSERT_TRUE(load("name = \"c\"\n[[program]]\nname = \"p\"\ncommand = [\"a\"]\n", s, e)) << e;
+  EXPECT_STREQ(s.programs[0].kind->name(), "run"); // no kind: run
+  EXPECT_TRUE(s.programs[0].settings.empty());
   EXPECT_FALSE(load("name = \"c\"\n[[program]]\nname = \"p\"\nkind = \"chiplets\"\ncommand = "
                     "[\"a\"]\n",
                     s, e));
@@ -273,10 +281,17 @@ TEST(SweepStatistics, ChipletColumns) {
   ptxsim::report::JsonValue j;
   std::string e;
   ASSERT_TRUE(ptxsim::report::parseJson(text, j, e)) << e;
-  std::vector<double> v = chipletStatistics(
-      j, {"cycles", "energy_j", "avg_watts", "synchronizations", "chiplet.1.0.gpu_cycles",
-          "chiplet.0.0.power_w", "chiplets.sent_bytes", "network.avg_delay",
-          "network.energy_pj.link", "ipc", "cycles@kernel", "chiplet.2.0.clock", "network"});
+  // through the registry, as the merge reads a chiplet point
+  const ProgramKind *kind = programKinds().find("chiplets");
+  ASSERT_NE(kind, nullptr);
+  std::vector<double> v;
+  ASSERT_TRUE(kind->statistics(
+      j,
+      {"cycles", "energy_j", "avg_watts", "synchronizations", "chiplet.1.0.gpu_cycles",
+       "chiplet.0.0.power_w", "chiplets.sent_bytes", "network.avg_delay", "network.energy_pj.link",
+       "ipc", "cycles@kernel", "chiplet.2.0.clock", "network"},
+      v, e))
+      << e;
   ASSERT_EQ(v.size(), 13u);
   EXPECT_EQ(v[0], 6155);
   EXPECT_DOUBLE_EQ(v[1], 0.0006 + 0.0005 + 1175e-12);
