@@ -4,7 +4,8 @@
 // back; the GPU chiplets move data with the document's legacy `addc` encoding (the same
 // passMessage/readMessage kernels), so run it with --legacy-addc:
 //   ptxsim chiplets --grid 2x2 --cpu 0,0 --legacy-addc -- ./chiplet_matmul {x} {y}
-// Every chiplet runs this program; argv[1], argv[2] are its coordinates, as in the document.
+// Every chiplet runs this program; argv[1], argv[2] are its coordinates, as in the document, and
+// an optional argv[3] is N (default 32, a multiple of 16 up to 256): the same on every chiplet.
 // The CPU chiplet checks C against a host reference and prints PASS or FAIL.
 
 #include "../common/sample.h"
@@ -13,9 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
-constexpr int N = 32;      // each GPU multiplies N x N slices
-constexpr int kGpus = 3;   // (0,1), (1,0), (1,1)
-constexpr int K = N * kGpus;
+constexpr int kGpus = 3; // (0,1), (1,0), (1,1)
 
 __global__ void matrixMulGpu(const int *M, const int *Nm, int *P, int width) {
   int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
@@ -47,10 +46,17 @@ static const int kGpuX[kGpus] = {0, 1, 1}, kGpuY[kGpus] = {1, 0, 1};
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::printf("usage: chiplet_matmul X Y (run it with ptxsim chiplets)\nFAIL\n");
+    std::printf("usage: chiplet_matmul X Y [N] (run it with ptxsim chiplets)\nFAIL\n");
     return 2;
   }
   int x = std::atoi(argv[1]), y = std::atoi(argv[2]);
+  const int N = argc > 3 ? std::atoi(argv[3]) : 32; // each GPU multiplies N x N slices
+  const int K = N * kGpus;
+  if (N < 16 || N > 256 || N % 16) {
+    std::printf("chiplet_matmul: N must be a multiple of 16 from 16 to 256, got '%s'\nFAIL\n",
+                argv[3]);
+    return 2;
+  }
   if (x == 0 && y == 0) { // the CPU chiplet
     std::vector<int> A(N * K), B(K * N);
     Rng rng(2024);

@@ -47,6 +47,22 @@ TEST(CpuModel, MixedIntervalByHand) {
   EXPECT_NEAR(m.leakageEnergyJ(), 6.0 * 998 / 2.66e9, 1e-15);
 }
 
+// The statistics the launcher reads: the hand-computed interval's figures, and the instructions
+// other threads ran inside the intervals (0 unless the runtime saw some)
+TEST(CpuModel, JsonHasTheCountsAndOtherThreadInstructions) {
+  CpuCoreModel m(gainestown());
+  CpuCounts c;
+  c.ir = 1000, c.dr = 200, c.dw = 100, c.bc = 100, c.bcm = 7;
+  m.addInterval(c); // 280 base + 7 x 14 = 378 cycles
+  std::string j = m.json();
+  for (const char *want : {"\"cycles\": 378,", "\"instructions\": 1000,", "\"loads\": 200,",
+                           "\"branches\": 100,", "\"other\": 600,", "\"mispredicts\": 7,",
+                           "\"other_thread_instructions\": 0}"})
+    EXPECT_NE(j.find(want), std::string::npos) << want << " in " << j;
+  m.setOtherThreadInstructions(96);
+  EXPECT_NE(m.json().find("\"other_thread_instructions\": 96}"), std::string::npos) << m.json();
+}
+
 TEST(CpuModel, IndirectBranchesAndModernPreset) {
   CpuConfig cfg;
   ASSERT_TRUE(builtinPreset("modern", cfg));

@@ -2,15 +2,21 @@
 // (docs/chiplets.md): chiplet (0,0) runs WORK rounds of a sort of 4096 pseudo-random words and a
 // strided walk over a 1 MiB table (branches, mispredictions, cache misses), sends the checksum of
 // each round to (1,0) and reads (1,0)'s acknowledgement; (1,0) computes the same checksums and
-// checks them. Every chiplet prints its clock.
-//   cpuwork WORK
+// checks them. Every chiplet prints its clock. With `napper`, (0,0) also runs a thread that wakes
+// every 200 us while it works: the CPU model must report that thread's instructions (it shares
+// callgrind's simulated caches) rather than give other cycles silently.
+//   cpuwork WORK [napper]
 
 #include "isa_ext/chiplet/include/ptxsim_chiplet_host.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <time.h>
 
 // static data: its addresses do not depend on the environment or on what the transport allocated
 static uint32_t gKeys[4096];
@@ -44,6 +50,15 @@ int main(int argc, char **argv) {
   }
   for (uint32_t i = 0; i < (1u << 18); ++i)
     gTable[i] = i * 2246822519u;
+  std::atomic<bool> stop{false};
+  std::thread napper;
+  if (x == 0 && argc > 2 && std::strcmp(argv[2], "napper") == 0)
+    napper = std::thread([&stop] {
+      while (!stop.load()) {
+        timespec t = {0, 200000};
+        nanosleep(&t, nullptr);
+      }
+    });
   bool ok = true;
   for (int r = 0; r < work; ++r) {
     int sum[1];
@@ -58,6 +73,10 @@ int main(int argc, char **argv) {
       int ack[1] = {r};
       sendGpuMessage(0, 0, 1, 0, ack, 1);
     }
+  }
+  if (napper.joinable()) {
+    stop = true;
+    napper.join();
   }
   std::printf("chiplet (%d,%d) work %d clock %llu %s\n", x, y, work,
               (unsigned long long)ptxsimChipletClock(), ok ? "PASS" : "FAIL");

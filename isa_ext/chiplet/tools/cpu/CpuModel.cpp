@@ -333,14 +333,16 @@ std::string CpuCoreModel::json() const {
       "\"cycles_mispredict\": %.3f, \"instructions\": %llu, \"loads\": %llu, \"stores\": %llu, "
       "\"branches\": %llu, \"other\": %llu, \"l1i_misses\": %llu, \"l1d_misses\": %llu, "
       "\"llc_misses\": %llu, \"mispredicts\": %llu, \"seconds\": %.9g, \"dynamic_energy_j\": "
-      "%.9g, \"leakage_energy_j\": %.9g, \"energy_j\": %.9g, \"power_w\": %.9g}\n",
+      "%.9g, \"leakage_energy_j\": %.9g, \"energy_j\": %.9g, \"power_w\": %.9g, "
+      "\"other_thread_instructions\": %llu}\n",
       cfg_.name.c_str(), cfg_.freqGhz, (unsigned long long)intervals_,
       (unsigned long long)cycles_, parts_.baseM / 1000.0, parts_.l1MissM / 1000.0,
       parts_.llcMissM / 1000.0, parts_.mispredictM / 1000.0, (unsigned long long)c.ir,
       (unsigned long long)c.dr, (unsigned long long)c.dw, (unsigned long long)branches,
       (unsigned long long)other, (unsigned long long)c.i1mr,
       (unsigned long long)(c.d1mr + c.d1mw), (unsigned long long)(c.ilmr + c.dlmr + c.dlmw),
-      (unsigned long long)(c.bcm + c.bim), s, dyn, leak, dyn + leak, s > 0 ? (dyn + leak) / s : 0);
+      (unsigned long long)(c.bcm + c.bim), s, dyn, leak, dyn + leak, s > 0 ? (dyn + leak) / s : 0,
+      (unsigned long long)otherThreadInstructions_);
   return buf;
 }
 

@@ -81,6 +81,9 @@ public:
   const CpuCounts &totals() const { return total_; }
   const CpuCycles &breakdown() const { return parts_; }
   const CpuConfig &config() const { return cfg_; }
+  /// Instructions other threads ran inside measured intervals (they share callgrind's caches and
+  /// branch predictor: non-zero means the cycles may differ run to run); in the JSON.
+  void setOtherThreadInstructions(uint64_t n) { otherThreadInstructions_ = n; }
   /// The statistics as one JSON object (the launcher reads it).
   std::string json() const;
 
@@ -88,7 +91,7 @@ private:
   CpuConfig cfg_;
   CpuCounts total_;
   CpuCycles parts_;
-  uint64_t carryM_ = 0, cycles_ = 0, intervals_ = 0;
+  uint64_t carryM_ = 0, cycles_ = 0, intervals_ = 0, otherThreadInstructions_ = 0;
 };
 
 } // namespace ptxsim::chiplet::cpu

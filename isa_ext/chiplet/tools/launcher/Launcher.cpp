@@ -107,6 +107,7 @@ struct Chiplet {
   // the CPU model's (cpu.<x>.<y>.json), with --cpu-model
   bool cpuModel = false;
   double cpuCycles = 0, cpuInstructions = 0, cpuSeconds = 0;
+  double cpuOtherThreads = 0; ///< other threads' instructions inside measured intervals
 };
 
 std::string xyName(unsigned x, unsigned y) { return std::to_string(x) + "." + std::to_string(y); }
@@ -786,6 +787,7 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
       c.cpuCycles = jsonNumber(cj, "cycles");
       c.cpuInstructions = jsonNumber(cj, "instructions");
       c.cpuSeconds = jsonNumber(cj, "seconds");
+      c.cpuOtherThreads = jsonNumber(cj, "other_thread_instructions");
       c.energyJ = jsonNumber(cj, "energy_j");
       c.powerW = jsonNumber(cj, "power_w");
     }
@@ -871,6 +873,15 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
                   getenv("PTXSIM_CHIPLET_CPU_MODEL") ? getenv("PTXSIM_CHIPLET_CPU_MODEL") : "?",
                   cpuInstr, cpuCycles, cpuEnergy);
     err << buf;
+    for (Chiplet &c : chips)
+      if (c.cpuOtherThreads > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "  warning: CPU chiplet (%u,%u): other threads ran %.0f instructions inside "
+                      "measured intervals (they share callgrind's simulated caches): its CPU "
+                      "cycles may differ run to run\n",
+                      c.x, c.y, c.cpuOtherThreads);
+        err << buf;
+      }
   }
 
   if (!statsJson.empty()) {

@@ -9,11 +9,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #if __has_include(<valgrind/callgrind.h>)
@@ -26,6 +31,7 @@
 #define CALLGRIND_STOP_INSTRUMENTATION
 #define CALLGRIND_START_INSTRUMENTATION
 #define CALLGRIND_ZERO_STATS
+#define VALGRIND_MONITOR_COMMAND(c) 1
 #endif
 
 namespace ptxsim::chiplet {
@@ -48,6 +54,7 @@ struct CpuMeter {
   std::unique_ptr<cpu::CpuCoreModel> model;
   std::string dump; ///< callgrind's --callgrind-out-file; dump n is `dump.n`
   unsigned part = 0;
+  std::string noisyThread; ///< a thread that never went quiet (cpuQuiesce gave up), if any
 };
 /// Made when the process joins (from a load-time constructor, before this file's dynamic
 /// initializers may run) and kept to the end (atExit uses it): a plain pointer. It is on the
@@ -59,6 +66,7 @@ struct CpuState {
   int depth; ///< nested API calls (passGpuMessage -> sendGpuMessage) are one operation
 };
 CpuState gCpuState = {false, false, 0};
+bool gQuiesceGaveUp = false; ///< a thread stayed busy for a whole cpuQuiesce: it stops trying
 
 const char *env(const char *n) {
   const char *v = std::getenv(n);
@@ -66,6 +74,123 @@ const char *env(const char *n) {
 }
 
 void cpuExitHook();
+
+/// Reads a small /proc file into buf (NUL-terminated, without allocating): false if it cannot.
+bool readProc(const char *path, char *buf, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  ssize_t n = read(fd, buf, size - 1);
+  close(fd);
+  buf[n > 0 ? n : 0] = 0;
+  return n > 0;
+}
+
+/// Whether thread `tid` of this process is blocked in a system call of its own: not runnable,
+/// not running, not waiting for valgrind's scheduler lock (a read of valgrind's pipe, whose
+/// descriptor lies above the client's RLIMIT_NOFILE). A thread that exited is quiet.
+bool threadQuiet(const char *tid, unsigned long nofile) {
+  char path[320], buf[512];
+  std::snprintf(path, sizeof path, "/proc/self/task/%s/stat", tid);
+  if (!readProc(path, buf, sizeof buf))
+    return true;
+  const char *paren = std::strrchr(buf, ')'); // the name in parentheses may hold anything
+  char state = paren && paren[1] && paren[2] ? paren[2] : 'R';
+  if (state == 'R')
+    return false;
+  std::snprintf(path, sizeof path, "/proc/self/task/%s/syscall", tid);
+  if (!readProc(path, buf, sizeof buf))
+    return true;
+  if (std::strncmp(buf, "running", 7) == 0)
+    return false;
+  unsigned long nr = 0, fd = 0;
+  if (std::sscanf(buf, "%lu %lx", &nr, &fd) == 2 && nr == SYS_read && fd >= nofile)
+    return false;
+  return true;
+}
+
+/// The first other thread of this process that is not quiet (threadQuiet), or "" if none.
+std::string noisyThread() {
+  struct rlimit rl;
+  unsigned long nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (unsigned long)rl.rlim_cur : ~0ul;
+  std::string self = std::to_string((long)syscall(SYS_gettid)), noisy;
+  DIR *d = opendir("/proc/self/task");
+  if (!d)
+    return noisy;
+  while (dirent *e = readdir(d))
+    if (e->d_name[0] != '.' && self != e->d_name && !threadQuiet(e->d_name, nofile)) {
+      noisy = e->d_name;
+      break;
+    }
+  closedir(d);
+  return noisy;
+}
+
+/// Callgrind simulates one set of caches and one branch predictor for the whole process, so
+/// another thread that runs while an interval is measured (the CUDA runtime's service thread
+/// finishing a job it was handed at load time, Open MPI's progress threads handling what an
+/// operation queued) changes the program's misses and mispredictions, differently run to run.
+/// Before an interval starts, the main thread therefore lets every other thread run until it
+/// blocks in a system call of its own (its syscalls and sched_yield hand valgrind's scheduler
+/// lock over); a thread still busy after 2 s (the program's own worker, say) is given up on
+/// for the rest of the run and reported (cpuFinish counts what such threads ran).
+void cpuQuiesce() {
+  if (gQuiesceGaveUp)
+    return;
+  timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (unsigned tries = 0;; ++tries) {
+    std::string noisy = noisyThread();
+    if (noisy.empty())
+      return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec >= 2) {
+      gQuiesceGaveUp = true;
+      gCpu->noisyThread = noisy;
+      return;
+    }
+    if (tries < 16)
+      sched_yield();
+    else {
+      timespec pause = {0, 100000}; // a loaded machine: give the thread time on a core
+      nanosleep(&pause, nullptr);
+    }
+  }
+}
+
+/// Instructions that threads other than the main one ran while intervals were measured (none
+/// after a clean cpuQuiesce, unless a thread woke on its own inside an interval): a dump of every
+/// thread (callgrind's `dump` monitor command), whose costs are since each thread began.
+uint64_t otherThreadInstructions() {
+  if (VALGRIND_MONITOR_COMMAND("dump other threads") != 0)
+    return 0;
+  std::string prefix = gCpu->dump + "." + std::to_string(++gCpu->part) + "-";
+  std::string dir = prefix.substr(0, prefix.rfind('/') + 1);
+  std::string base = prefix.substr(dir.size());
+  uint64_t other = 0;
+  DIR *d = opendir(dir.c_str());
+  if (!d)
+    return 0;
+  while (dirent *e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.compare(0, base.size(), base) != 0)
+      continue;
+    std::string path = dir + name;
+    if (name.substr(base.size()) != "01") {
+      std::ifstream f(path);
+      std::stringstream text;
+      text << f.rdbuf();
+      cpu::CpuCounts counts;
+      std::string err;
+      if (cpu::parseCallgrindTotals(text.str(), counts, err))
+        other += counts.ir;
+    }
+    if (!env("PTXSIM_CHIPLET_CPU_KEEP_DUMPS"))
+      unlink(path.c_str());
+  }
+  closedir(d);
+  return other;
+}
 
 /// Ends the running interval: its cycles move the clock. Instrumentation stays off until
 /// cpuIntervalBegin().
@@ -107,6 +232,7 @@ void cpuIntervalEnd() {
 void cpuIntervalBegin() {
   if (!gCpu || gCpuState.finished || --gCpuState.depth > 0)
     return;
+  cpuQuiesce();
   cpuHeapSetUser(true);
   CALLGRIND_START_INSTRUMENTATION;
   CALLGRIND_ZERO_STATS; // nothing before this point belongs to the interval
@@ -149,6 +275,16 @@ void cpuFinish(Endpoint &ep) {
   gCpuState.exitHook = true;
   cpuIntervalEnd();
   gCpuState.finished = true; // instrumentation stays off
+  uint64_t other = otherThreadInstructions();
+  gCpu->model->setOtherThreadInstructions(other);
+  if (other)
+    std::fprintf(stderr,
+                 "ptxsim chiplet (%u,%u): warning: CPU model: other threads ran %llu instructions "
+                 "inside measured intervals%s%s; they share callgrind's simulated caches and branch "
+                 "predictor, so this chiplet's CPU cycles may differ run to run\n",
+                 ep.config().x, ep.config().y, (unsigned long long)other,
+                 gCpu->noisyThread.empty() ? "" : " (thread ",
+                 gCpu->noisyThread.empty() ? "" : (gCpu->noisyThread + " never blocked)").c_str());
   std::string path = ep.config().dir + "/cpu." + std::to_string(ep.config().x) + "." +
                      std::to_string(ep.config().y) + ".json";
   std::ofstream(path) << gCpu->model->json();
@@ -242,6 +378,7 @@ MainFn gRealMain = nullptr;
 /// The program's main under the CPU model: its first interval starts here.
 int mainUnderModel(int argc, char **argv, char **envp) {
   if (gCpu) {
+    cpuQuiesce(); // the CUDA runtime's service thread may still be finishing a load-time job
     cpuHeapSetUser(true);
     CALLGRIND_START_INSTRUMENTATION;
     CALLGRIND_ZERO_STATS;
