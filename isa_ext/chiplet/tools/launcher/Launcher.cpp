@@ -618,8 +618,12 @@ int chipletsCommand(const std::vector<std::string> &args, std::ostream &out, std
               rename((dir + "/.abort.tmp").c_str(), (dir + "/abort").c_str());
               std::ofstream(dir + "/.abort.tmp") << "\n"; // waiters watch .sync/ for renames
               rename((dir + "/.abort.tmp").c_str(), (dir + "/.sync/abort").c_str());
+              // Waiting chiplets see the abort within a second; one still there after 3 s is
+              // the stuck or stopped one just reported, or computing in a run that failed
+              // anyway (waiting the whole timeout again for it took 8 of a stuck run's 14 s).
               deadline = std::chrono::steady_clock::now() +
-                         std::chrono::milliseconds((int64_t)(timeout * 1000) + 2000);
+                         std::chrono::milliseconds(
+                             std::min<int64_t>((int64_t)(timeout * 1000), 1000) + 2000);
             }
           }
         }
