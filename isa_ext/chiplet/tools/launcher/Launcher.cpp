@@ -192,6 +192,8 @@ void padEnvironment(const std::vector<std::string> &args) {
   size_t bytes = 0, pointers = 0;
   for (auto &s : args)
     bytes += s.size() + 1, ++pointers;
+  if (!args.empty()) // valgrind copies the program's name once more, for the aux vector's AT_EXECFN
+    bytes += args[0].size() + 1;
   for (char **e = environ; *e; ++e)
     bytes += std::strlen(*e) + 1, ++pointers;
   ++pointers; // the padding
