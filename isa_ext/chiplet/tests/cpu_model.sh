@@ -2,11 +2,11 @@
 # The CPU chiplets' core model end to end (docs/chiplets.md): chiplet_cpuwork's CPU chiplet (0,0)
 # under --cpu-model gainestown, WORK 1 and 3 on the first transport given, WORK 3 on every one,
 # all runs at once. Requires that the modelled cycles and energy grow with the work; that a second
-# run (the program named by a longer path) gives the same CPU statistics byte for byte; that every
-# transport gives the same CPU statistics byte for byte and the same clocks and totals; that no
-# other thread ran inside a measured interval (cpuwork's load-time helper thread must have been
-# let finish); that a thread waking inside the intervals (cpuwork's napper) is reported; and that
-# --cpu-model off keeps the old clock (messages only: far fewer cycles, no CPU statistics).
+# run (the program named by a longer path, from another directory, with a larger environment)
+# gives the same CPU statistics byte for byte; that every transport gives the same CPU statistics
+# byte for byte and the same clocks and totals; that no other thread ran inside a measured
+# interval (cpuwork's load-time helper thread must have been let finish); that a thread waking
+# inside the intervals (cpuwork's napper) is reported; and that --cpu-model off keeps the old clock (messages only: far fewer cycles, no CPU statistics).
 #   cpu_model.sh PTXSIM CPUWORK WORKDIR TRANSPORT...
 set -euo pipefail
 ptxsim=$1 prog=$2 work=$3
@@ -22,8 +22,11 @@ run() { # name transport model work [napper]
 first=$1
 pids=()
 run "$first-w1" "$first" gainestown 1 & pids+=($!)
-# the same program under a 40-byte longer name (valgrind copies it onto the stack twice)
-runprog="$(dirname "$prog")/$(printf './%.0s' {1..20})$(basename "$prog")" run "$first-w1-again" "$first" gainestown 1 & pids+=($!)
+# the same program under a 40-byte longer name (valgrind copies it onto the stack twice), from
+# another directory (PWD) and with 5000 more bytes of environment: the same stack addresses
+(cd / && PTXSIM_TEST_FILL=$(printf 'y%.0s' {1..5000}) \
+  runprog="$(dirname "$prog")/$(printf './%.0s' {1..20})$(basename "$prog")" \
+  run "$first-w1-again" "$first" gainestown 1) & pids+=($!)
 for t in "$@"; do
   run "$t-w3" "$t" gainestown 3 & pids+=($!)
 done

@@ -182,13 +182,17 @@ std::string findValgrind() {
   return "";
 }
 
-/// Makes a CPU chiplet's initial stack pointer the same modulo 4096 bytes whatever its
-/// environment (mpirun adds variables the files transport does not have): the stack's argument
-/// and environment strings plus their pointers are padded to a multiple of 4096 bytes with one
-/// variable, so the program's stack lines and their L1 sets, and so its simulated cache misses,
-/// are the same.
+/// Puts a CPU chiplet's initial stack pointer at the same address whatever its environment
+/// (mpirun adds variables the files transport does not have, the working directory is in PWD)
+/// and however its path is written. The stack's argument and environment strings plus their
+/// pointers are padded to 128 KiB (or the next multiple) with two variables. Then the program's
+/// stack lines, and their L1 and LLC sets, are the same, and so are its simulated cache misses.
+/// Padding to a multiple of 4096 bytes kept the L1 sets but not the LLC's (set period 512 KiB):
+/// the manual's matmul run from another directory had one more LLC miss under mpi.
 void padEnvironment(const std::vector<std::string> &args) {
-  unsetenv("PTXSIM_CHIPLET_PAD");
+  const char *pads[] = {"PTXSIM_CHIPLET_PAD", "PTXSIM_CHIPLET_PAD2"};
+  for (const char *p : pads)
+    unsetenv(p);
   size_t bytes = 0, pointers = 0;
   for (auto &s : args)
     bytes += s.size() + 1, ++pointers;
@@ -196,9 +200,16 @@ void padEnvironment(const std::vector<std::string> &args) {
     bytes += args[0].size() + 1;
   for (char **e = environ; *e; ++e)
     bytes += std::strlen(*e) + 1, ++pointers;
-  ++pointers; // the padding
-  size_t fixed = 8 * pointers + bytes + std::strlen("PTXSIM_CHIPLET_PAD=") + 1;
-  setenv("PTXSIM_CHIPLET_PAD", std::string((4096 - fixed % 4096) % 4096, 'x').c_str(), 1);
+  for (const char *p : pads)
+    bytes += std::strlen(p) + 2, ++pointers; // "NAME=" and the NUL
+  constexpr size_t kTotal = size_t(128) << 10, kMaxVar = size_t(120) << 10;
+  size_t fixed = 8 * pointers + bytes;
+  size_t pad = (fixed + kTotal - 1) / kTotal * kTotal - fixed;
+  for (const char *p : pads) { // one variable holds at most 128 KiB (MAX_ARG_STRLEN)
+    size_t n = std::min(pad, kMaxVar);
+    setenv(p, std::string(n, 'x').c_str(), 1);
+    pad -= n;
+  }
 }
 
 [[noreturn]] void execApp(const std::string &dir, unsigned x, unsigned y,
