@@ -6,7 +6,8 @@
 # gives the same CPU statistics byte for byte; that every transport gives the same CPU statistics
 # byte for byte and the same clocks and totals; that no other thread ran inside a measured
 # interval (cpuwork's load-time helper thread must have been let finish); that a thread waking
-# inside the intervals (cpuwork's napper) is reported; and that --cpu-model off keeps the old clock (messages only: far fewer cycles, no CPU statistics).
+# inside the intervals (cpuwork's napper) is reported; and that --cpu-model off keeps the old
+# clock (messages only: far fewer cycles, no CPU statistics).
 #   cpu_model.sh PTXSIM CPUWORK WORKDIR TRANSPORT...
 set -euo pipefail
 ptxsim=$1 prog=$2 work=$3
