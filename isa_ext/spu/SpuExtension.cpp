@@ -255,7 +255,7 @@ public:
   void ctaFinished(ExecCtx &ctx, Cta &c) override {
     int32_t u = unitOf[c.linearId];
     std::lock_guard<std::mutex> lock(mu);
-    ++events;
+    reportProgress(ctx);
     if (machine.exited((uint32_t)u))
       released(ctx);
     if (machine.passDone()) {
@@ -304,9 +304,6 @@ public:
   /// Units of the current pass that can never arrive (UnitRun::stuck): with the arrived ones
   /// they make a deadlock once they are all the live units.
   uint32_t stuckUnits = 0;
-  /// Arrivals, departures and exits so far, and the idle-poll bound's state (pollSync).
-  uint64_t events = 0, idleInsts = ~0ull, idleEvents = 0;
-  uint32_t idlePolls = 0;
   /// Warp-level CB loads and stores per pass (2 per pass), from handlers on any host thread.
   std::unique_ptr<std::atomic<uint64_t>[]> passCb;
 };
@@ -537,15 +534,10 @@ bool lowerStWithCb(LowerCtx &c) { return c.hasModifier(gModCb) ? lowerCb(c, true
 /// last until a synchronization completes, which then cannot happen, so the check is exact:
 /// it reports a deadlock at the first poll that sees it and never a program that is merely
 /// slow. A unit whose warps all wait at CTA barriers that cannot complete (mismatched named
-/// barriers) never polls; that is left to the core's barrier checks and to the idle-poll
-/// bound below.
-///
-/// Idle polls (functional mode): a host thread that polls this many times in a row without
-/// executing any other instruction in between, while no unit of the launch arrives, leaves or
-/// exits, gives up. The last resort for that corner only, so the bound is large: a unit on
-/// another host thread that computes without reaching spu.sync for longer than that many polls
-/// (minutes) would be taken for stuck.
-constexpr uint32_t kIdlePollLimit = 1u << 26;
+/// barriers) never polls; that is left to the core's barrier checks and, as the last resort,
+/// to the engine's no-progress detector (functional mode: EngineConfig::noProgressPolls;
+/// timing mode: the cycle loop's bound), which the arrivals, departures and exits below
+/// report to as progress (exec::reportProgress): an arrival completes no instruction.
 
 std::string maskText(uint32_t m) {
   char b[16];
@@ -606,19 +598,6 @@ bool pollSync(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
       syncDeadlock(ctx, w, in, mask, *L);
       return true;
     }
-    // the last resort (functional mode; the timing model has its own no-issue bound): this host
-    // thread ran nothing but failed polls for a long time while no unit arrived, left or exited
-    if (ctx.cycle)
-      return false;
-    uint64_t events = L->events;
-    if (ctx.warpInsts != L->idleInsts || events != L->idleEvents) {
-      L->idleInsts = ctx.warpInsts;
-      L->idleEvents = events;
-      L->idlePolls = 0;
-    } else if (++L->idlePolls > kIdlePollLimit) {
-      syncDeadlock(ctx, w, in, mask, *L);
-      return true;
-    }
     return false;
   };
   if (w.waitData == 0) {
@@ -627,7 +606,7 @@ bool pollSync(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
     if (r.passedWarps)
       return notYet();
     ++r.arrivedWarps;
-    ++L->events;
+    reportProgress(ctx);
     w.waitData = ctx.cycle + 1; // non-zero: counted; in timing mode also since when
   }
   // the SM-wide barrier: every live warp of the unit is here; then the SPU-wide one
@@ -638,7 +617,7 @@ bool pollSync(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask) {
   }
   if (L->step.load(std::memory_order_acquire) <= r.step || (ctx.cycle && ctx.cycle < L->readyCycle))
     return notYet();
-  ++L->events;
+  reportProgress(ctx);
   if (++r.passedWarps == r.arrivedWarps) {
     ++r.step;
     r.passedWarps = r.arrivedWarps = 0;

@@ -7,6 +7,7 @@
 #include "ptx/exec/Program.h"
 #include "ptx/exec/Watchdog.h"
 #include "ptx/exec/WorkerPool.h"
+#include "ptx/sema/OpcodeTable.h"
 
 #include <atomic>
 #include <chrono>
@@ -277,11 +278,60 @@ void timedOutResult(LaunchResult &r, Grid &g, double seconds) {
   }
 }
 
+/// The no-progress detector: polls in a row without progress that yield the host core; the
+/// ones after them sleep 50 us each.
+constexpr uint64_t kYieldPolls = 1024;
+
+/// The no-progress detector fired on this host thread (runCtas): every live warp of `ctas` (up
+/// to `stopCta`) waits at a blocking instruction or a barrier, and no warp of the launch
+/// executed an instruction nor did any component report progress for Grid::noProgressPolls
+/// polls. Faults at the first waiting warp's instruction and lists the waiting warps.
+[[gnu::cold, gnu::noinline]] void noProgressFault(ExecCtx &ctx, const std::vector<Cta *> &ctas,
+                                                  uint64_t stopCta) {
+  const Grid &g = *ctx.grid;
+  constexpr size_t kShown = 16;
+  Warp *first = nullptr;
+  Cta *firstCta = nullptr;
+  std::string list;
+  size_t n = 0;
+  for (Cta *c : ctas) {
+    if (!c->liveWarps || c->linearId > stopCta)
+      continue;
+    for (Warp &w : c->warps) {
+      if (w.state == WarpState::Done)
+        continue;
+      if (!first && w.state == WarpState::Ready && !w.stack.empty() &&
+          w.stack.back().pc < w.fn->code.size()) {
+        first = &w;
+        firstCta = c;
+      }
+      if (n++ < kShown)
+        list += "\n  " + warpPlaceText(ctx.prog, g, w);
+    }
+  }
+  if (!first)
+    return;
+  if (n > kShown)
+    list += "\n  ... and " + std::to_string(n - kShown) + " more";
+  ctx.cta = firstCta;
+  const ir::Inst &in = first->fn->code[first->stack.back().pc];
+  std::string who = g.ext ? std::string(" (the launch is run by ") + g.ext->name() + ")" : "";
+  ctx.fault(FaultKind::Invalid, *first, in, (unsigned)__builtin_ctz(first->stack.back().mask | 1u << 31),
+            "no progress: every live warp waits at a blocking instruction ('" +
+                std::string(opcodeInfo(in.opcode).name) + "') or a barrier" + who +
+                ", and for " + std::to_string(g.noProgressPolls) +
+                " polls in a row no warp of the launch executed an instruction and no "
+                "component reported progress (a deadlock)");
+  ctx.faultMsg += "; the waiting warps of this host thread (" + std::to_string(n) + "):" + list;
+}
+
 /// Runs the CTAs in `ctas` interleaved (warp by warp, `quantum` instructions per turn) until all
 /// finish or a fault. Returns false on a fault or deadlock (ctx has the message).
 bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
   size_t liveCtas = ctas.size();
   unsigned stalledAfterStop = 0;
+  // the no-progress detector: polls in a row that saw Grid::progress unchanged
+  uint64_t idlePolls = 0, seenProgress = ~0ull;
   // Warp instructions run after another thread's fault: a CTA below the faulted one that keeps
   // running without finishing (a full-warp spin on a lock the faulted CTA holds, which no
   // livelock test sees) stops after this many, and the faulted CTA's fault is reported.
@@ -326,12 +376,32 @@ bool runCtas(ExecCtx &ctx, std::vector<Cta *> &ctas, unsigned quantum) {
       if (c->liveWarps)
         ++liveCtas;
     }
+    if (progress && ctx.grid) {
+      ctx.grid->progress.fetch_add(1, std::memory_order_relaxed);
+      idlePolls = 0;
+    }
     if (liveCtas && ctx.waited) {
       // some warp waits at a blocking instruction (ir::Ctl::Wait) for something another warp,
       // CTA, host thread or process will do: try again, letting other host threads run
       ctx.waited = false;
       if (!progress) {
-        std::this_thread::yield();
+        if (ctx.grid) {
+          uint64_t now = ctx.grid->progress.load(std::memory_order_relaxed);
+          if (now != seenProgress) {
+            seenProgress = now;
+            idlePolls = 0;
+          } else if (++idlePolls >= ctx.grid->noProgressPolls) {
+            noProgressFault(ctx, ctas, stopCta);
+            if (ctx.faulted())
+              return false;
+            idlePolls = 0;
+          }
+        }
+        // (after a while nothing moves: sleep, so the host threads that could move it get a core)
+        if (idlePolls > kYieldPolls)
+          std::this_thread::sleep_for(std::chrono::microseconds(50));
+        else
+          std::this_thread::yield();
         if (stopCta != ~0ull)
           ++stalledAfterStop;
       }
@@ -424,6 +494,7 @@ uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Pro
   g.timerBase = globalTimer().load();
   g.depth = p.depth;
   g.its = cfg_.simt == SimtMode::Its || (cfg_.simt == SimtMode::Auto && k.fn->smVersion >= 70);
+  g.noProgressPolls = cfg_.noProgressPolls;
   g.devrt = devrt;
   devrt->prepareGrid();
   uint32_t wsOff = (k.paramBytes + 15) & ~15u;
@@ -773,6 +844,22 @@ void SteppedGrid::instsSoFar(uint64_t &warpInsts, uint64_t &threadInsts) const {
     warpInsts += c->warpInsts;
     threadInsts += c->threadInsts;
   }
+}
+std::string SteppedGrid::noProgressText(uint64_t cycles) const {
+  constexpr size_t kShown = 16;
+  const Grid &g = s_->g;
+  std::string list;
+  size_t n = 0;
+  for (const auto &kv : s_->ctas)
+    for (const Warp &w : kv.second->warps)
+      if (w.state != WarpState::Done && n++ < kShown)
+        list += "\n  " + warpPlaceText(s_->ctx.prog, g, w);
+  if (n > kShown)
+    list += "\n  ... and " + std::to_string(n - kShown) + " more";
+  std::string who = s_->ext ? std::string(" (the launch is run by ") + s_->ext->name() + ")" : "";
+  return "kernel '" + (g.kernel ? g.kernel->name : std::string("?")) +
+         "': no progress: no warp issued an instruction for " + std::to_string(cycles) +
+         " cycles" + who + " (a deadlock); the live warps (" + std::to_string(n) + "):" + list;
 }
 void SteppedGrid::setLanes(uint32_t n) {
   while (s_->more.size() + 1 < n) {

@@ -62,6 +62,13 @@ struct EngineConfig {
   /// Host seconds a launch (with the grids it launches from the device) may run before it is
   /// stopped with LaunchStatus::Timeout (the runtime's PTXSIM_KERNEL_TIMEOUT; 0: no limit).
   double kernelTimeoutSeconds = 0;
+  /// The no-progress detector (functional mode): a host thread whose live warps all wait at
+  /// blocking instructions (ir::Ctl::Wait) fails the launch after this many polls in a row in
+  /// which no warp of the launch executed an instruction and no component reported progress
+  /// (reportProgress), naming the waiting warps. The first 1024 polls in a row without progress
+  /// yield the host core, the ones after them sleep 50 us each (so host threads that could move
+  /// the launch on get a core): the default stops a deadlock within about 5 seconds.
+  uint64_t noProgressPolls = uint64_t(1) << 16;
   /// Mark scalar shared loads that ptxas merges into one LDS.64/LDS.128 (ptx/exec/Schedule.h,
   /// mergeSharedLoads) for the timing model (-ptxsim_merge_shared_loads). Results are unchanged.
   bool mergeSharedLoads = false;
@@ -228,6 +235,9 @@ public:
   bool runFunctionally(uint64_t first, uint64_t end);
   /// Warp and thread instructions executed so far, all lanes.
   void instsSoFar(uint64_t &warpInsts, uint64_t &threadInsts) const;
+  /// The no-progress detector's report when no warp issued for `cycles` cycles: the kernel,
+  /// then where each live warp of the resident CTAs waits (at most 16).
+  std::string noProgressText(uint64_t cycles) const;
   /// For `in`, the next instruction of `w`: when it is a direct call of a runtime builtin
   /// (vprintf, malloc, free, ...), that builtin's id (exec::Builtin), else 0. Timing models
   /// charge those calls their cost.
@@ -265,6 +275,8 @@ public:
   void setStackBytes(uint64_t n) { cfg_.stackBytes = n; }
   void setHeapBytes(uint64_t n);
   void setKernelTimeout(double seconds) { cfg_.kernelTimeoutSeconds = seconds; }
+  /// EngineConfig::noProgressPolls for the launches that follow.
+  void setNoProgressPolls(uint64_t polls) { cfg_.noProgressPolls = polls; }
 
   /// Parses, checks, lowers and links one PTX module. Returns its id, or -1 with diagnostics.
   int loadModule(std::string_view ptxText, const std::string &fileName, DiagEngine &diags);

@@ -191,6 +191,13 @@ struct Grid {
   std::mutex timeoutMu;
   /// Where each live warp was when the timeout stopped it: (CTA, warp) -> one line.
   std::map<std::pair<uint64_t, uint32_t>, std::string> timeoutWarps;
+  /// The no-progress detector (docs/executor.md, "No progress"): bumped by each round of a
+  /// host thread's warps that executed an instruction and by components that move the launch on
+  /// without one (reportProgress). A host thread whose live warps all wait at blocking
+  /// instructions fails the launch once it has polled `noProgressPolls` times in a row with
+  /// this unchanged (EngineConfig::noProgressPolls).
+  std::atomic<uint64_t> progress{0};
+  uint64_t noProgressPolls = ~0ull;
 };
 
 /// Why a warp instruction faulted.
@@ -247,5 +254,13 @@ struct ExecCtx {
   /// CTA, thread, pc and source line of `in` executed by `lane` of `w`.
   void fault(FaultKind k, const Warp &w, const ir::Inst &in, unsigned lane, const std::string &what);
 };
+
+/// A component's report that the launch moved on although no instruction completed (a warp's
+/// arrival at an extension's blocking instruction, a unit's exit): the no-progress detector
+/// (Grid::progress) then counts its polls from zero again.
+inline void reportProgress(const ExecCtx &ctx) {
+  if (ctx.grid)
+    ctx.grid->progress.fetch_add(1, std::memory_order_relaxed);
+}
 
 } // namespace ptxsim::ptx::exec

@@ -5,7 +5,7 @@
 // must round-trip the CBs exactly. The misuse modes must end in the documented faults.
 //
 //   spu_semantics tokens GX GY STEPS THREADS
-//   spu_semantics oob | misaligned | nocb | deadlock | regs | iufp | iushared | lanes
+//   spu_semantics oob | misaligned | nocb | deadlock | regs | iufp | iushared | lanes | barstuck
 //   spu_semantics slow ITERS     one block computes ITERS loop iterations before every sync
 //   spu_semantics cbtypes [GX GY]  every CB type spu.h offers round-trips between neighbours
 //   spu_semantics passlocal 0|1    a wavefront along a row of GX=4 blocks, scheduled by global
@@ -92,6 +92,16 @@ __global__ void misuse(int mode, int *out) {
   case 5: // floating point on an IU, a reduced SM without an FPU (a fault in timing mode)
     if (spu_role() == SPU_IU)
       out[2] = __float_as_int(__int_as_float(out[3]) * 1.5f + __int_as_float(out[4]));
+    break;
+  case 8: // block (0,0)'s two warps wait at named barriers that never complete (one warp each
+           // at barriers 1 and 2, each counting 64 threads); every other unit waits at spu.sync
+    if (spu_role() == SPU_SM && blockIdx.x == 0 && blockIdx.y == 0) {
+      if (threadIdx.x < 32)
+        asm volatile("bar.sync 1, 64;");
+      else
+        asm volatile("bar.sync 2, 64;");
+    }
+    spu_block_sync();
     break;
   case 7: // the lanes of a warp call spu.sync different numbers of times (odd lanes once more)
     for (unsigned s = 0; s < 2 + (threadIdx.x & 1); ++s)
@@ -310,7 +320,7 @@ int main(int argc, char **argv) {
   int m = !std::strcmp(mode, "oob") ? 0 : !std::strcmp(mode, "misaligned") ? 1
           : !std::strcmp(mode, "nocb") ? 2 : !std::strcmp(mode, "deadlock") ? 3
           : !std::strcmp(mode, "iufp") ? 5 : !std::strcmp(mode, "iushared") ? 6
-          : !std::strcmp(mode, "lanes") ? 7 : 4;
+          : !std::strcmp(mode, "lanes") ? 7 : !std::strcmp(mode, "barstuck") ? 8 : 4;
   dim3 grid = m == 4 ? dim3(6, 5) : dim3(2, 2);
   misuse<<<grid, 64>>>(m, d);
   cudaError_t e = cudaDeviceSynchronize();

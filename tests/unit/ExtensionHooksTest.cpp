@@ -254,3 +254,106 @@ TEST(ExtensionHooks, SchedulerAddedThroughTheRegistryAlone) {
   // its own counter is registered and reported like a built-in policy's
   EXPECT_GT(st.get("sched.highest_first_picks"), 0);
 }
+
+// The no-progress detector (docs/executor.md, "No progress"): a blocking instruction that never
+// completes (`tnever`) while the block's other warp waits at a barrier stops the launch with a
+// report naming the kernel and both warps, in functional mode (after EngineConfig::
+// noProgressPolls polls) with 1 and 2 host threads, and in timing mode (after the cycle bound).
+namespace {
+
+bool pollNever(ex::ExecCtx &, ex::Warp &, const ir::Inst &, uint32_t) { return false; }
+
+bool lowerNever(ex::LowerCtx &c) {
+  c.emitWait(pollNever, ir::OpClass::Sync);
+  return true;
+}
+
+void registerNever() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ASSERT_EQ(ptx::registerOpcode("tnever", "", ""), "");
+    ex::registerLowering("tnever", lowerNever);
+  });
+}
+
+std::string stuckKernel() {
+  return ptxHeader() + R"(
+.visible .entry stuck(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra WAIT;
+  bar.sync 0;
+  bra DONE;
+WAIT:
+  tnever;
+DONE:
+  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  ret;
+}
+)";
+}
+
+} // namespace
+
+TEST(NoProgress, WaitThatNeverCompletesStopsTheLaunchFunctional) {
+  registerNever();
+  for (unsigned threads : {1u, 2u}) {
+    ExecHarness h(threads);
+    h.engine->setNoProgressPolls(1000);
+    ASSERT_TRUE(h.load(stuckKernel())) << h.errors;
+    uint64_t out = h.alloc(64 * 4);
+    auto r = h.launch("stuck", {2}, {64}, {out});
+    ASSERT_FALSE(r.ok()) << threads << " host threads";
+    EXPECT_NE(r.message.find("kernel 'stuck': no progress: every live warp waits at a blocking "
+                             "instruction ('tnever') or a barrier, and for 1000 polls in a row"),
+              std::string::npos)
+        << r.message;
+    EXPECT_NE(r.message.find("warp 0: lanes 0xffffffff"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("warp 1 (waiting at a barrier): lanes 0xffffffff"), std::string::npos)
+        << r.message;
+    EXPECT_NE(r.message.find("tnever"), std::string::npos) << r.message;
+  }
+}
+
+TEST(NoProgress, WaitThatNeverCompletesStopsTheLaunchTiming) {
+  registerNever();
+  ExecHarness h(1);
+  ASSERT_TRUE(h.load(stuckKernel())) << h.errors;
+  timing::TimingConfig cfg;
+  timing::Gpu gpu(cfg, *h.engine);
+  gpu.setNoProgressCycles(20000);
+  const ex::Kernel *k = h.engine->findKernel("stuck", h.module);
+  uint64_t out = h.alloc(64 * 4);
+  auto pb = params(*k, {out});
+  ex::LaunchParams p;
+  p.kernel = k;
+  p.grid = {2};
+  p.block = {64};
+  p.params = pb.data();
+  timing::KernelTimingStats st;
+  auto r = gpu.runKernel(p, st);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message.find("kernel 'stuck': no progress: no warp issued an instruction for 20000 "
+                           "cycles (a deadlock); the live warps (4):"),
+            std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("block (1,0,0) warp 1 (waiting at a barrier): lanes 0xffffffff"),
+            std::string::npos)
+      << r.message;
+}
+
+// Waits that complete are progress, never a deadlock: the grouped kernel's CTAs wait at every
+// step for CTAs on the other host thread, and finish.
+TEST(NoProgress, WaitsThatCompleteAreNotStopped) {
+  registerTestExtension();
+  ExecHarness h(2);
+  h.engine->setNoProgressPolls(20000);
+  ASSERT_TRUE(h.load(groupedKernel())) << h.errors;
+  uint64_t buf = h.alloc(128 * 4), out = h.alloc(16 * 4), sms = h.alloc(16 * 4);
+  auto r = h.launch("grouped", {16}, {64}, {buf, out, sms});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(h.read<uint32_t>(out, 16), expected(16));
+}

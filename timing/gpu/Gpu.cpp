@@ -522,8 +522,8 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
     if (insts != lastInsts) {
       lastInsts = insts;
       lastProgress = now_;
-    } else if (now_ - lastProgress > 50'000'000) {
-      deadlock = true; // nothing issued for 50 M cycles: report instead of hanging
+    } else if (now_ - lastProgress > noProgressCycles_) {
+      deadlock = true; // nothing issued for that long: report instead of hanging
       break;
     }
     prof.mark(TimingProfile::Bookkeeping);
@@ -612,8 +612,7 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
   if (deadlock && r.ok()) {
     r.status = ptx::exec::LaunchStatus::Fault;
-    r.message = "kernel '" + p.kernel->name +
-                "': timing model made no progress for 50 million cycles (deadlock in the model)";
+    r.message = grid->noProgressText(noProgressCycles_);
   }
 
   collect(st, p.kernel->name, start, before, grid.get());

@@ -80,6 +80,9 @@ public:
   /// the simulated ones, and their cycles are their warp instructions at that IPC. Statistics
   /// are scaled to the whole kernel; sample.* report what was estimated.
   void setCtaSampling(bool on) { ctaSampling_ = on; }
+  /// The no-progress detector: a launch in which no warp issues an instruction for this many
+  /// cycles fails, naming the waiting warps (a deadlock, docs/executor.md "No progress").
+  void setNoProgressCycles(Cycle n) { noProgressCycles_ = n; }
   static constexpr double kSteadyChange = 0.03;
   /// Advances the clock over a launch that ran functionally (kernel sampling).
   void skipKernel(Cycle cycles);
@@ -103,6 +106,7 @@ private:
 
   Cycle now_ = 0; ///< core cycles since the GPU was created (kernels run back to back)
   uint64_t sampleEvery_ = 0;
+  Cycle noProgressCycles_ = 50'000'000;
   std::function<void(const KernelTimingStats &)> sampler_;
   uint64_t nextRequestId_ = 1;
   unsigned hostThreads_ = 0;
