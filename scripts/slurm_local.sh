@@ -101,6 +101,9 @@ TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SchedulerType=sched/backfill
+# scheduling passes every second, not every 60 s (main) and 30 s (backfill): a job that waits
+# for others (the sweep's merge job) starts within a second of their end (42 s -> 8 s a sweep)
+SchedulerParameters=sched_interval=1,bf_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 MpiDefault=none
