@@ -67,8 +67,8 @@ struct EngineConfig {
   /// which no warp of the launch executed an instruction and no component reported progress
   /// (reportProgress), naming the waiting warps. The first 1024 polls in a row without progress
   /// yield the host core, the ones after them sleep 50 us each (so host threads that could move
-  /// the launch on get a core): the default stops a deadlock within about 5 seconds.
-  uint64_t noProgressPolls = uint64_t(1) << 16;
+  /// the launch on get a core): the default stops a deadlock within a second or two.
+  uint64_t noProgressPolls = uint64_t(1) << 14;
   /// Mark scalar shared loads that ptxas merges into one LDS.64/LDS.128 (ptx/exec/Schedule.h,
   /// mergeSharedLoads) for the timing model (-ptxsim_merge_shared_loads). Results are unchanged.
   bool mergeSharedLoads = false;
