@@ -12,6 +12,7 @@
 // with other work, wall time counts the time others hold the cores; with 1 thread, cpu-x does not.
 
 #include "ptx/exec/Engine.h"
+#include "ptx/jit/JitOps.h"
 
 #include <algorithm>
 #include <chrono>
@@ -252,5 +253,6 @@ int main(int argc, char **argv) {
                   best.seconds / native, bestCpu, bestCpu / nativeCpu);
     }
   }
+  std::fputs(ptx::jit::summaryText().c_str(), stderr); // PTXSIM_JIT=on|diff
   return 0;
 }

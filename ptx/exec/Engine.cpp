@@ -1,4 +1,5 @@
 #include "ptx/exec/Engine.h"
+#include "ptx/jit/JitOps.h"
 
 #include "ptx/exec/LaunchPolicy.h"
 
@@ -28,6 +29,7 @@ Engine::Engine(EngineConfig cfg) : cfg_(cfg) {
     std::fwrite(s.data(), 1, s.size(), stdout);
     std::fflush(stdout);
   };
+  initJit();
 }
 
 Engine::~Engine() = default;
@@ -585,6 +587,15 @@ LaunchResult Engine::launchTree(const LaunchParams &p, const GridRunner &runGrid
 }
 
 LaunchResult Engine::launchGrid(const LaunchParams &p) {
+  if (jitMode_ == (uint8_t)jit::Mode::Off || !p.kernel)
+    return runGrid(p, false);
+  const bool useJit = prepareJit(*p.kernel);
+  if (useJit && jitMode_ == (uint8_t)jit::Mode::Diff)
+    return launchDiff(p);
+  return runGrid(p, useJit);
+}
+
+LaunchResult Engine::runGrid(const LaunchParams &p, bool useJit) {
   LaunchResult res = validate(p, cfg_);
   if (!res.ok())
     return res;
@@ -622,6 +633,7 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
     ctx.prog = prog_.get();
     ctx.mem = mem_.get();
     ctx.grid = &g;
+    ctx.jit = useJit;
     auto record = [&](Cta &c) {
       if (!c.printf.empty() || c.devrt) {
         std::lock_guard<std::mutex> lock(mu);

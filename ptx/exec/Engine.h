@@ -324,7 +324,16 @@ public:
   void setProgress(ProgressFn fn) { progress_ = std::move(fn); }
 
 private:
+  /// One grid in functional mode, with the JIT's compiled code when `useJit`.
+  LaunchResult runGrid(const LaunchParams &p, bool useJit);
+  /// ptx/jit/EngineJit.cpp: the JIT mode from PTXSIM_JIT, compiling a kernel (and the functions
+  /// it calls) before its launch, and the differential mode's two runs.
+  void initJit();
+  bool prepareJit(const Kernel &k);
+  LaunchResult launchDiff(const LaunchParams &p);
+
   EngineConfig cfg_;
+  uint8_t jitMode_ = 0; ///< jit::Mode
   std::unique_ptr<DeviceMemory> mem_;
   std::unique_ptr<Program> prog_;
   std::unique_ptr<DeviceRuntime> devrt_;

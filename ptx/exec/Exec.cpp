@@ -1,4 +1,5 @@
 #include "ptx/exec/Exec.h"
+#include "ptx/jit/JitOps.h"
 
 #include "ptx/exec/DevicePrintf.h"
 #include "ptx/exec/DeviceRuntime.h"
@@ -1398,6 +1399,25 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       const uint32_t active = top.mask, lanes = laneCount(active);
       const uint32_t rpc = top.rpc;
       uint64_t done = 0;
+      if (ctx.jit && fn.jit) {
+        // a compiled block starts here: it runs whole unless the budget or the reconvergence
+        // point ends the run inside it (then the handlers below run one by one)
+        const jit::FunctionCode &jc = *fn.jit;
+        if (jit::BlockFn blk = jc.block[pc]) {
+          const uint32_t len = jc.len[pc];
+          if (n + len <= budget && (rpc <= pc || rpc >= pc + len)) {
+            done = blk(&ctx, &w, active, w.instCount);
+            w.instCount += done;
+            top.pc = pc + (uint32_t)done;
+            n += done;
+            ctx.warpInsts += done;
+            ctx.threadInsts += done * lanes;
+            if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
+              break;
+            continue;
+          }
+        }
+      }
       while (code[pc].ctl == ir::Ctl::None && n + done < budget) {
         const ir::Inst &in = code[pc];
         uint32_t m = active & (w.preds[in.guard] ^ in.guardXor);

@@ -378,6 +378,15 @@ bool DeviceMemory::lookup(uint64_t addr, Allocation &out) const {
   return a != nullptr;
 }
 
+std::vector<Allocation> DeviceMemory::allocations() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Allocation> v;
+  v.reserve(live_.size());
+  for (const auto &kv : live_)
+    v.push_back(kv.second);
+  return v;
+}
+
 const Allocation *DeviceMemory::find(uint64_t addr) const {
   std::lock_guard<std::mutex> lock(mu_);
   return findLocked(addr);

@@ -120,6 +120,8 @@ public:
   /// Unmaps an importShared allocation starting exactly at `addr`. False if there is none.
   bool closeShared(uint64_t addr);
 
+  /// Every live allocation, by address (the JIT's differential mode copies them).
+  std::vector<Allocation> allocations() const;
   uint64_t bytesInUse() const { return inUse_; }
   uint64_t capacity() const { return capacity_; }
   /// Bytes of address space in free blocks below the high-water mark (for tests).

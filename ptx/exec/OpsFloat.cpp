@@ -8,6 +8,7 @@
 
 #include "ptx/exec/Numerics.h"
 #include "ptx/exec/OpsCommon.h"
+#include "ptx/jit/JitOps.h"
 
 namespace ptxsim::ptx::exec {
 namespace {
@@ -859,6 +860,22 @@ void registerFloatOps() {
   registerLowering("tanh", [](LowerCtx &c) { return lowerFloatArith(c, FArith::Tanh); });
   registerLowering("copysign", [](LowerCtx &c) { return lowerFloatArith(c, FArith::Copysign); });
   registerLowering("testp", [](LowerCtx &c) { return lowerFloatArith(c, FArith::Testp); });
+  // what the JIT may compile natively (ptx/jit/JitOps.h): round-to-nearest add, sub, mul and
+  // fma without .ftz/.sat, which the host computes with the same bits (then NaNs canonicalised)
+  using jit::Op;
+  using jit::Type;
+  jit::describe(BinH<float, AddO, Rnd::RN, false>::fn, Op::FAdd, Type::F32);
+  jit::describe(BinH<double, AddO, Rnd::RN, false>::fn, Op::FAdd, Type::F64);
+  jit::describe(BinH<float, SubO, Rnd::RN, false>::fn, Op::FSub, Type::F32);
+  jit::describe(BinH<double, SubO, Rnd::RN, false>::fn, Op::FSub, Type::F64);
+  jit::describe(BinH<float, MulO, Rnd::RN, false>::fn, Op::FMul, Type::F32);
+  jit::describe(BinH<double, MulO, Rnd::RN, false>::fn, Op::FMul, Type::F64);
+  jit::describe(TernH<float, FmaO, Rnd::RN, false>::fn, Op::FFma, Type::F32);
+  jit::describe(TernH<double, FmaO, Rnd::RN, false>::fn, Op::FFma, Type::F64);
+#if defined(__x86_64__) && defined(__GNUC__)
+  jit::describe(fmaRnHost<float>, Op::FFma, Type::F32);
+  jit::describe(fmaRnHost<double>, Op::FFma, Type::F64);
+#endif
 }
 
 // Half-precision forms share the opcodes above and the integer ones (add, min, ...), which

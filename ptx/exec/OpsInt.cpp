@@ -2,6 +2,7 @@
 
 #include "ptx/exec/IntOps.h"
 #include "ptx/exec/OpsCommon.h"
+#include "ptx/jit/JitOps.h"
 #include "ptx/sema/OpcodeTable.h"
 
 namespace ptxsim::ptx::exec {
@@ -843,6 +844,39 @@ bool lowerShift(LowerCtx &c, bool left) {
   return true;
 }
 
+/// The handlers the JIT may compile to native code (ptx/jit/JitOps.h): wrapping integer
+/// arithmetic, bitwise operations, shifts, moves, selects and compares.
+void describeForJit() {
+  using jit::Op;
+  jit::describeInts<Bin<AddOp>::H>(Op::Add);
+  jit::describeInts<Bin<SubOp>::H>(Op::Sub);
+  jit::describeInts<Bin<MulLoOp>::H>(Op::MulLo);
+  jit::describeInts<Tern<MadLoOp>::H>(Op::MadLo);
+  jit::describeInts<Bin<MinOp>::H>(Op::Min);
+  jit::describeInts<Bin<MaxOp>::H>(Op::Max);
+  jit::describeInts<Bin<AndOp>::H>(Op::And);
+  jit::describeInts<Bin<OrOp>::H>(Op::Or);
+  jit::describeInts<Bin<XorOp>::H>(Op::Xor);
+  jit::describeInts<Un<NotOp>::H>(Op::Not);
+  jit::describeInts<ShlH>(Op::Shl);
+  jit::describeInts<ShrH>(Op::Shr);
+  jit::describeInts<SetpH>(Op::Setp);
+  jit::describe(unaryFn<uint64_t, uint64_t, MovOp>, Op::Mov, jit::Type::U64);
+  jit::describe(selpFn, Op::Selp, jit::Type::U64);
+  jit::describe(MulWideH<int16_t>::fn, Op::MulWide, jit::Type::S16);
+  jit::describe(MulWideH<uint16_t>::fn, Op::MulWide, jit::Type::U16);
+  jit::describe(MulWideH<int32_t>::fn, Op::MulWide, jit::Type::S32);
+  jit::describe(MulWideH<uint32_t>::fn, Op::MulWide, jit::Type::U32);
+#if PTXSIM_HOST_AVX2
+  jit::describeInts<BinAvx2<AddOp>::H>(Op::Add);
+  jit::describeInts<BinAvx2<SubOp>::H>(Op::Sub);
+  jit::describe(MulWideAvx2H<int16_t>::fn, Op::MulWide, jit::Type::S16);
+  jit::describe(MulWideAvx2H<uint16_t>::fn, Op::MulWide, jit::Type::U16);
+  jit::describe(MulWideAvx2H<int32_t>::fn, Op::MulWide, jit::Type::S32);
+  jit::describe(MulWideAvx2H<uint32_t>::fn, Op::MulWide, jit::Type::U32);
+#endif
+}
+
 } // namespace
 
 void registerIntOps() {
@@ -1016,6 +1050,7 @@ void registerIntOps() {
     c.fn().code.back().flags = c.type(1) == ScalarType::f32 ? 1 : 0;
     return ok;
   });
+  describeForJit();
 }
 
 } // namespace ptxsim::ptx::exec

@@ -248,6 +248,9 @@ struct ExecCtx {
   /// a cycle model's SM steps its stores on its own host thread and commits them in SM order.
   bool bufferStores = false;
   StoreBuffer stores;
+  /// Functional mode with the JIT (ptx/jit/JitOps.h): straight-line runs of functions that have
+  /// compiled code execute it instead of the handlers one by one.
+  bool jit = false;
 
   bool faulted() const { return faultKind != FaultKind::None; }
   /// Records the first fault of this context: `what` describes it; the context adds the kernel,

@@ -24,6 +24,10 @@ struct ExecCtx;
 struct Warp;
 } // namespace ptxsim::ptx::exec
 
+namespace ptxsim::ptx::jit {
+struct FunctionCode;
+} // namespace ptxsim::ptx::jit
+
 namespace ptxsim::ptx::ir {
 
 constexpr unsigned kWarpSize = 32;
@@ -219,6 +223,9 @@ struct Function {
   /// The module's `.target sm_XX` (0 when none): independent thread scheduling is the default
   /// for sm_70 and newer (EngineConfig::simt).
   uint32_t smVersion = 0;
+  /// The JIT's compiled blocks (ptx/jit/JitOps.h), set once before the first launch that uses
+  /// them (never changed while a launch runs); null while the function is only interpreted.
+  mutable const jit::FunctionCode *jit = nullptr;
 };
 
 } // namespace ptxsim::ptx::ir

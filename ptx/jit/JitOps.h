@@ -1,0 +1,113 @@
+#pragma once
+// The LLVM JIT's view of the interpreter (docs/executor.md, "The JIT engine").
+//
+// Contract: the interpreter's handlers (ir::ExecFn) stay the reference. An instruction family
+// that the JIT may compile to native vector code says so by describing its handler pointers
+// (describe(fn, op, type)); the JIT emits native LLVM operations only for described handlers
+// and only where they give the handler's bits, and calls the handler itself for every other
+// Ctl::None instruction. This file holds that table, the mode (--jit / PTXSIM_JIT), the
+// backend interface the LLVM module implements (loaded with dlopen, so programs that do not use
+// the JIT never load LLVM), and the per-function code table the interpreter loop consults.
+
+#include "ptx/ir/Ir.h"
+
+#include <cstdint>
+#include <type_traits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ptxsim::ptx::jit {
+
+/// Operations the translator emits natively. Integer ops wrap as the handlers do.
+enum class Op : uint8_t {
+  None, Add, Sub, MulLo, MadLo, MulWide, Min, Max, And, Or, Xor, Not, Shl, Shr, Mov, Selp, Setp,
+  FAdd, FSub, FMul, FFma
+};
+/// Operand types of a described handler.
+enum class Type : uint8_t { S16, U16, S32, U32, S64, U64, F32, F64 };
+
+struct OpDesc {
+  Op op = Op::None;
+  Type type = Type::U64;
+};
+
+template <class T> constexpr Type typeOf() {
+  if constexpr (std::is_same_v<T, float>)
+    return Type::F32;
+  else if constexpr (std::is_same_v<T, double>)
+    return Type::F64;
+  else if constexpr (sizeof(T) == 2)
+    return std::is_signed_v<T> ? Type::S16 : Type::U16;
+  else if constexpr (sizeof(T) == 4)
+    return std::is_signed_v<T> ? Type::S32 : Type::U32;
+  else
+    return std::is_signed_v<T> ? Type::S64 : Type::U64;
+}
+
+/// Registers what handler `fn` computes (start-up, from the Ops*.cpp families).
+void describe(ir::ExecFn fn, Op op, Type type);
+/// The description of `fn`, or Op::None.
+OpDesc describedOp(ir::ExecFn fn);
+/// describe() for H<T>::fn over the 16-, 32- and 64-bit integer types.
+template <template <class> class H> void describeInts(Op op) {
+  describe(H<int16_t>::fn, op, Type::S16);
+  describe(H<uint16_t>::fn, op, Type::U16);
+  describe(H<int32_t>::fn, op, Type::S32);
+  describe(H<uint32_t>::fn, op, Type::U32);
+  describe(H<int64_t>::fn, op, Type::S64);
+  describe(H<uint64_t>::fn, op, Type::U64);
+}
+
+enum class Mode : uint8_t {
+  Off,  ///< the interpreter only (the default)
+  On,   ///< compile every kernel before its first launch
+  Diff, ///< run every launch in both engines and compare global memory
+};
+/// PTXSIM_JIT (off|on|diff; `auto` is off until the JIT is proven). False with `err` set for a
+/// bad value.
+bool parseMode(const char *text, Mode &out, std::string &err);
+
+/// A compiled straight-line block: executes the Ctl::None instructions [pc, pc + len) of its
+/// function for the active lanes `active` of `w` and returns how many it executed (len, or the
+/// index + 1 of an instruction that faulted: the interpreter's count). `instBase` is
+/// w.instCount before the block (the block keeps it exact for handlers that read it).
+using BlockFn = uint32_t (*)(void *ctx, void *warp, uint32_t active, uint64_t instBase);
+
+/// Compiled code of one ir::Function: per pc, the block starting there (or null) and its length.
+struct FunctionCode {
+  std::vector<BlockFn> block;
+  std::vector<uint32_t> len;
+  uint32_t nativeInsts = 0, calledInsts = 0; ///< translated natively / as handler calls
+};
+
+using DescribeFn = OpDesc (*)(ir::ExecFn);
+
+/// What the LLVM backend (ptx/jit/LlvmJit.cpp, libptxsim_jit.so) implements.
+class Backend {
+public:
+  virtual ~Backend() = default;
+  /// Compiles the straight-line blocks of `fn` (`describe` is describedOp: the module links
+  /// nothing of ptxsim); null with `err` set when it cannot.
+  virtual FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err) = 0;
+};
+constexpr int kBackendAbi = 1;
+using CreateBackendFn = Backend *(*)(int abi);
+
+/// The process's backend, loaded on first use; null with `err` set when the build has no LLVM
+/// or the module cannot be loaded.
+Backend *backend(std::string &err);
+
+/// Run-summary counters (all launches of the process).
+struct Stats {
+  std::mutex mu;
+  uint64_t kernelsCompiled = 0, launchesJit = 0, launchesFallback = 0, diffLaunches = 0,
+           diffMismatches = 0, nativeInsts = 0, calledInsts = 0;
+  double compileSeconds = 0;
+  std::vector<std::string> fallbacks; ///< "kernel: reason", one per kernel
+};
+Stats &stats();
+/// The lines the run summary prints (empty when the JIT was not used).
+std::string summaryText();
+
+} // namespace ptxsim::ptx::jit

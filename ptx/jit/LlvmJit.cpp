@@ -1,0 +1,415 @@
+// The LLVM backend of the JIT (libptxsim_jit.so, loaded by ptx/jit/JitOps.cpp): translates the
+// straight-line blocks of a lowered function to LLVM IR over whole warps (32-lane vectors with
+// the active mask) and compiles them with ORC's LLJIT for the host CPU.
+//
+// Contract (docs/executor.md, "The JIT engine"): a block is a maximal run of Ctl::None
+// instructions between leaders (branch targets, reconvergence points, instructions after a
+// control instruction). Described handlers (JitOps.h) become native vector code with the
+// handler's exact bits; every other instruction calls its handler with the same arguments the
+// interpreter passes, so conversions, rounding modes, memory accesses and faults are the
+// interpreter's own. Control instructions stay with the interpreter loop.
+
+#include "ptx/exec/Warp.h"
+#include "ptx/jit/JitOps.h"
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+
+namespace ptxsim::ptx::jit {
+namespace {
+
+using exec::ExecCtx;
+using exec::Warp;
+
+/// Where a block may start: the first instruction, branch and jump-table targets, reconvergence
+/// points and every instruction after a control instruction.
+std::vector<bool> leaders(const ir::Function &fn) {
+  const size_t n = fn.code.size();
+  std::vector<bool> lead(n + 1, false);
+  if (n)
+    lead[0] = true;
+  for (size_t pc = 0; pc < n; ++pc) {
+    const ir::Inst &in = fn.code[pc];
+    if (in.ctl != ir::Ctl::None) {
+      lead[pc + 1] = true;
+      if (in.ctl == ir::Ctl::Bra && in.target < n)
+        lead[in.target] = true;
+    }
+    if (pc < fn.reconv.size() && fn.reconv[pc] < n)
+      lead[fn.reconv[pc]] = true;
+  }
+  for (const auto &tbl : fn.jumpTables)
+    for (uint32_t t : tbl)
+      if (t < n)
+        lead[t] = true;
+  return lead;
+}
+
+bool isSigned(Type t) { return t == Type::S16 || t == Type::S32 || t == Type::S64; }
+unsigned bitsOf(Type t) {
+  switch (t) {
+  case Type::S16: case Type::U16: return 16;
+  case Type::S32: case Type::U32: case Type::F32: return 32;
+  default: return 64;
+  }
+}
+
+class Translator {
+public:
+  Translator(llvm::LLVMContext &c, llvm::Module &m, const ir::Function &fn, DescribeFn describe)
+      : c_(c), m_(m), fn_(fn), describe_(describe), b_(c) {
+    i1_ = llvm::Type::getInt1Ty(c);
+    i8_ = llvm::Type::getInt8Ty(c);
+    i32_ = llvm::Type::getInt32Ty(c);
+    i64_ = llvm::Type::getInt64Ty(c);
+    v64_ = llvm::FixedVectorType::get(i64_, ir::kWarpSize);
+    vmask_ = llvm::FixedVectorType::get(i1_, ir::kWarpSize);
+    ptr_ = llvm::Type::getInt8PtrTy(c);
+    handlerTy_ = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr_, ptr_, ptr_, i32_}, false);
+    blockTy_ = llvm::FunctionType::get(i32_, {ptr_, ptr_, i32_, i64_}, false);
+  }
+
+  /// Emits the block [pc, pc + len) as function `name`.
+  void block(const std::string &name, uint32_t pc, uint32_t len, FunctionCode &code) {
+    auto *f = llvm::Function::Create(blockTy_, llvm::Function::ExternalLinkage, name, m_);
+    auto args = f->arg_begin();
+    ctx_ = &*args++;
+    warp_ = &*args++;
+    llvm::Value *active = &*args++;
+    llvm::Value *instBase = &*args;
+    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", f));
+    regs_ = b_.CreateLoad(llvm::PointerType::getUnqual(i64_), fieldPtr(warp_, offsetof(Warp, regs),
+                                                                         llvm::PointerType::getUnqual(i64_)));
+    preds_ = b_.CreateLoad(llvm::PointerType::getUnqual(i32_),
+                           fieldPtr(warp_, offsetof(Warp, preds), llvm::PointerType::getUnqual(i32_)));
+    for (uint32_t k = 0; k < len; ++k) {
+      const ir::Inst &in = fn_.code[pc + k];
+      llvm::Value *m = b_.CreateAnd(active, b_.CreateXor(pred(in.guard), b_.getInt32(in.guardXor)));
+      if (native(in, m)) {
+        ++code.nativeInsts;
+        continue;
+      }
+      ++code.calledInsts;
+      // the interpreter's own handler, with the instruction's own IR (fault messages name it)
+      llvm::BasicBlock *call = llvm::BasicBlock::Create(c_, "call", f);
+      llvm::BasicBlock *after = llvm::BasicBlock::Create(c_, "next", f);
+      llvm::BasicBlock *fault = llvm::BasicBlock::Create(c_, "fault", f);
+      b_.CreateCondBr(b_.CreateICmpNE(m, b_.getInt32(0)), call, after);
+      b_.SetInsertPoint(call);
+      b_.CreateStore(b_.CreateAdd(instBase, b_.getInt64(k + 1)),
+                     fieldPtr(warp_, offsetof(Warp, instCount), i64_));
+      llvm::Value *fnPtr = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(in.fn)),
+                                             llvm::PointerType::getUnqual(handlerTy_));
+      llvm::Value *inPtr = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(&in)), ptr_);
+      b_.CreateCall(handlerTy_, fnPtr, {ctx_, warp_, inPtr, m});
+      llvm::Value *fk = b_.CreateLoad(i8_, fieldPtr(ctx_, offsetof(ExecCtx, faultKind), i8_));
+      b_.CreateCondBr(b_.CreateICmpNE(fk, b_.getInt8(0)), fault, after);
+      b_.SetInsertPoint(fault);
+      b_.CreateRet(b_.getInt32(k + 1));
+      b_.SetInsertPoint(after);
+    }
+    b_.CreateRet(b_.getInt32(len));
+  }
+
+private:
+  /// The address of the field of type `fieldTy` at byte `off` of the struct at `base`.
+  llvm::Value *fieldPtr(llvm::Value *base, size_t off, llvm::Type *fieldTy) {
+    return b_.CreateBitCast(b_.CreateConstGEP1_64(i8_, base, off), llvm::PointerType::getUnqual(fieldTy));
+  }
+  llvm::Value *predPtr(uint32_t idx) { return b_.CreateConstGEP1_64(i32_, preds_, idx); }
+  llvm::Value *pred(uint32_t idx) { return b_.CreateLoad(i32_, predPtr(idx)); }
+  llvm::Value *regPtr(uint32_t off) {
+    return b_.CreateBitCast(b_.CreateConstGEP1_64(i64_, regs_, off), llvm::PointerType::getUnqual(v64_));
+  }
+  /// A source as 32 lanes of i64 (constants are vectors of 32 equal lanes).
+  llvm::Value *src(const ir::Opnd &o) {
+    if (o.cst)
+      return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(ir::kWarpSize), b_.getInt64(o.cst[0]));
+    return b_.CreateAlignedLoad(v64_, regPtr(o.reg), llvm::Align(8));
+  }
+  llvm::Type *vecOf(llvm::Type *t) { return llvm::FixedVectorType::get(t, ir::kWarpSize); }
+  llvm::Value *laneMask(llvm::Value *m) { return b_.CreateBitCast(m, vmask_); }
+  /// Writes `v` (32 x i64) to register `dst` in the lanes of `m`.
+  void store(uint32_t dst, llvm::Value *v, llvm::Value *m) {
+    llvm::Value *p = regPtr(dst);
+    llvm::Value *old = b_.CreateAlignedLoad(v64_, p, llvm::Align(8));
+    b_.CreateAlignedStore(b_.CreateSelect(laneMask(m), v, old), p, llvm::Align(8));
+  }
+  /// Truncates to the type's width (floats as their bits, then as floats).
+  llvm::Value *narrow(llvm::Value *v, Type t) {
+    unsigned bits = bitsOf(t);
+    if (bits < 64)
+      v = b_.CreateTrunc(v, vecOf(b_.getIntNTy(bits)));
+    if (t == Type::F32)
+      v = b_.CreateBitCast(v, vecOf(b_.getFloatTy()));
+    else if (t == Type::F64)
+      v = b_.CreateBitCast(v, vecOf(b_.getDoubleTy()));
+    return v;
+  }
+  /// The register value the handler writes (toBits): sign- or zero-extended.
+  llvm::Value *widen(llvm::Value *v, bool sgn) {
+    if (v->getType()->getScalarType()->isFloatingPointTy())
+      v = b_.CreateBitCast(v, vecOf(b_.getIntNTy(v->getType()->getScalarSizeInBits())));
+    if (v->getType()->getScalarSizeInBits() == 64)
+      return v;
+    return sgn ? b_.CreateSExt(v, v64_) : b_.CreateZExt(v, v64_);
+  }
+  /// NaN results become the PTX canonical NaN, as the handlers' finish() does.
+  llvm::Value *canon(llvm::Value *v, Type t) {
+    llvm::Value *isNan = b_.CreateFCmpUNO(v, v);
+    llvm::Type *et = t == Type::F32 ? b_.getFloatTy() : b_.getDoubleTy();
+    llvm::Value *nanBits = t == Type::F32 ? (llvm::Value *)b_.getInt32(0x7fffffffu)
+                                          : (llvm::Value *)b_.getInt64(0x7fffffffffffffffull);
+    llvm::Value *nan = b_.CreateVectorSplat(ir::kWarpSize, b_.CreateBitCast(nanBits, et));
+    return b_.CreateSelect(isNan, nan, v);
+  }
+
+  /// Emits `in` natively when its handler is described; false otherwise.
+  bool native(const ir::Inst &in, llvm::Value *m) {
+    OpDesc d = describe_(in.fn);
+    if (d.op == Op::None || in.ctl != ir::Ctl::None)
+      return false;
+    const Type t = d.type;
+    const bool sgn = isSigned(t);
+    const unsigned bits = bitsOf(t);
+    auto A = [&] { return narrow(src(in.src[0]), t); };
+    auto B = [&] { return narrow(src(in.src[1]), t); };
+    auto C = [&] { return narrow(src(in.src[2]), t); };
+    llvm::Value *r = nullptr;
+    switch (d.op) {
+    case Op::Add: r = b_.CreateAdd(A(), B()); break;
+    case Op::Sub: r = b_.CreateSub(A(), B()); break;
+    case Op::MulLo: r = b_.CreateMul(A(), B()); break;
+    case Op::MadLo: r = b_.CreateAdd(b_.CreateMul(A(), B()), C()); break;
+    case Op::And: r = b_.CreateAnd(A(), B()); break;
+    case Op::Or: r = b_.CreateOr(A(), B()); break;
+    case Op::Xor: r = b_.CreateXor(A(), B()); break;
+    case Op::Not: r = b_.CreateNot(A()); break;
+    case Op::Min:
+    case Op::Max: {
+      llvm::Value *a = A(), *bb = B();
+      llvm::Value *lt = sgn ? b_.CreateICmpSLT(a, bb) : b_.CreateICmpULT(a, bb);
+      r = d.op == Op::Min ? b_.CreateSelect(lt, a, bb) : b_.CreateSelect(lt, bb, a);
+      break;
+    }
+    case Op::MulWide: {
+      if (bits > 32)
+        return false;
+      llvm::Type *wt = vecOf(b_.getIntNTy(2 * bits));
+      llvm::Value *a = sgn ? b_.CreateSExt(A(), wt) : b_.CreateZExt(A(), wt);
+      llvm::Value *bb = sgn ? b_.CreateSExt(B(), wt) : b_.CreateZExt(B(), wt);
+      r = b_.CreateMul(a, bb);
+      break;
+    }
+    case Op::Shl:
+    case Op::Shr: {
+      llvm::Value *a = A();
+      llvm::Value *n = b_.CreateTrunc(src(in.src[1]), vecOf(i32_)); // u32 amount
+      llvm::Value *big = b_.CreateICmpUGE(n, b_.CreateVectorSplat(ir::kWarpSize, b_.getInt32(bits)));
+      llvm::Type *at = a->getType();
+      auto amount = [&](llvm::Value *x) {
+        return bits == 32 ? x : bits < 32 ? b_.CreateTrunc(x, at) : b_.CreateZExt(x, at);
+      };
+      llvm::Value *zero = llvm::Constant::getNullValue(at);
+      if (d.op == Op::Shl) {
+        r = b_.CreateSelect(big, zero, b_.CreateShl(a, amount(n)));
+      } else if (sgn) {
+        llvm::Value *cl = b_.CreateSelect(big, b_.CreateVectorSplat(ir::kWarpSize, b_.getInt32(bits - 1)), n);
+        r = b_.CreateAShr(a, amount(cl));
+      } else {
+        r = b_.CreateSelect(big, zero, b_.CreateLShr(a, amount(n)));
+      }
+      break;
+    }
+    case Op::Mov: store(in.dst[0], src(in.src[0]), m); return true;
+    case Op::Selp: {
+      llvm::Value *c = b_.CreateXor(pred(in.psrc[0]), b_.getInt32(in.psrcXor[0]));
+      store(in.dst[0], b_.CreateSelect(laneMask(c), src(in.src[0]), src(in.src[1])), m);
+      return true;
+    }
+    case Op::Setp: return setp(in, d, m);
+    case Op::FAdd: r = canon(b_.CreateFAdd(A(), B()), t); break;
+    case Op::FSub: r = canon(b_.CreateFSub(A(), B()), t); break;
+    case Op::FMul: r = canon(b_.CreateFMul(A(), B()), t); break;
+    case Op::FFma: {
+      llvm::Value *a = A(), *bb = B(), *cc = C();
+      r = canon(b_.CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, bb, cc}), t);
+      break;
+    }
+    default: return false;
+    }
+    store(in.dst[0], widen(r, sgn), m);
+    return true;
+  }
+
+  /// setp (integer): aux = comparison (eq ne lt le gt ge), flags & 3 = and/or/xor with psrc[0],
+  /// dst[1] = the complement's predicate or ~0u (OpsInt.cpp setpIntFn).
+  bool setp(const ir::Inst &in, OpDesc d, llvm::Value *m) {
+    const bool sgn = isSigned(d.type);
+    llvm::Value *a = narrow(src(in.src[0]), d.type), *bb = narrow(src(in.src[1]), d.type);
+    llvm::CmpInst::Predicate p;
+    switch (in.aux) {
+    case 0: p = llvm::CmpInst::ICMP_EQ; break;
+    case 1: p = llvm::CmpInst::ICMP_NE; break;
+    case 2: p = sgn ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT; break;
+    case 3: p = sgn ? llvm::CmpInst::ICMP_SLE : llvm::CmpInst::ICMP_ULE; break;
+    case 4: p = sgn ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_UGT; break;
+    case 5: p = sgn ? llvm::CmpInst::ICMP_SGE : llvm::CmpInst::ICMP_UGE; break;
+    default: return false;
+    }
+    llvm::Value *r = b_.CreateAnd(b_.CreateBitCast(b_.CreateICmp(p, a, bb), i32_), m);
+    llvm::Value *q = b_.CreateNot(r);
+    if (in.flags & 3) {
+      llvm::Value *c = b_.CreateXor(pred(in.psrc[0]), b_.getInt32(in.psrcXor[0]));
+      switch (in.flags & 3) {
+      case 1: r = b_.CreateAnd(r, c); q = b_.CreateAnd(q, c); break;
+      case 2: r = b_.CreateOr(r, c); q = b_.CreateOr(q, c); break;
+      default: r = b_.CreateXor(r, c); q = b_.CreateXor(q, c); break;
+      }
+    }
+    writePred(in.dst[0], r, m);
+    if (in.dst[1] != ~0u)
+      writePred(in.dst[1], q, m);
+    return true;
+  }
+  void writePred(uint32_t idx, llvm::Value *v, llvm::Value *m) {
+    llvm::Value *old = pred(idx);
+    b_.CreateStore(b_.CreateOr(b_.CreateAnd(old, b_.CreateNot(m)), b_.CreateAnd(v, m)), predPtr(idx));
+  }
+
+  llvm::LLVMContext &c_;
+  llvm::Module &m_;
+  const ir::Function &fn_;
+  DescribeFn describe_;
+  llvm::IRBuilder<> b_;
+  llvm::Type *i1_, *i8_, *i32_, *i64_, *ptr_;
+  llvm::FixedVectorType *v64_, *vmask_;
+  llvm::FunctionType *handlerTy_, *blockTy_;
+  llvm::Value *ctx_ = nullptr, *warp_ = nullptr, *regs_ = nullptr, *preds_ = nullptr;
+};
+
+class LlvmBackend final : public Backend {
+public:
+  bool init(std::string &err) {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) {
+      err = llvm::toString(jtmb.takeError());
+      return false;
+    }
+    jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
+    auto tm = jtmb->createTargetMachine();
+    if (!tm) {
+      err = llvm::toString(tm.takeError());
+      return false;
+    }
+    tm_ = std::move(*tm);
+    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+    if (!jit) {
+      err = llvm::toString(jit.takeError());
+      return false;
+    }
+    jit_ = std::move(*jit);
+    return true;
+  }
+
+  FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto mod = std::make_unique<llvm::Module>("ptxsim_jit_" + std::to_string(serial_), *ctx);
+    mod->setDataLayout(tm_->createDataLayout());
+    mod->setTargetTriple(tm_->getTargetTriple().str());
+    auto code = std::make_unique<FunctionCode>();
+    const size_t n = fn.code.size();
+    code->block.assign(n, nullptr);
+    code->len.assign(n, 0);
+    std::vector<bool> lead = leaders(fn);
+    Translator tr(*ctx, *mod, fn, describe);
+    std::vector<std::pair<uint32_t, std::string>> names;
+    for (uint32_t pc = 0; pc < n;) {
+      if (fn.code[pc].ctl != ir::Ctl::None) {
+        ++pc;
+        continue;
+      }
+      uint32_t end = pc + 1;
+      while (end < n && fn.code[end].ctl == ir::Ctl::None && !lead[end])
+        ++end;
+      std::string name = "f" + std::to_string(serial_) + "_b" + std::to_string(pc);
+      tr.block(name, pc, end - pc, *code);
+      names.emplace_back(pc, name);
+      code->len[pc] = end - pc;
+      pc = end;
+    }
+    ++serial_;
+    std::string verr;
+    llvm::raw_string_ostream vs(verr);
+    if (llvm::verifyModule(*mod, &vs)) {
+      err = "LLVM IR of '" + fn.name + "' does not verify: " + vs.str();
+      return nullptr;
+    }
+    optimize(*mod);
+    if (auto e = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+      err = llvm::toString(std::move(e));
+      return nullptr;
+    }
+    for (const auto &[pc, name] : names) {
+      auto sym = jit_->lookup(name);
+      if (!sym) {
+        err = llvm::toString(sym.takeError());
+        return nullptr;
+      }
+      code->block[pc] = reinterpret_cast<BlockFn>(sym->getAddress());
+    }
+    return code.release(); // lives as long as the process, like the IR it runs
+  }
+
+private:
+  void optimize(llvm::Module &m) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(tm_.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+    mpm.run(m, mam);
+  }
+
+  std::mutex mu_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  uint64_t serial_ = 0;
+};
+
+} // namespace
+} // namespace ptxsim::ptx::jit
+
+extern "C" __attribute__((visibility("default"))) ptxsim::ptx::jit::Backend *ptxsimJitCreate(int abi) {
+  if (abi != ptxsim::ptx::jit::kBackendAbi)
+    return nullptr;
+  auto *b = new ptxsim::ptx::jit::LlvmBackend();
+  std::string err;
+  if (!b->init(err)) {
+    std::fprintf(stderr, "ptxsim: the LLVM JIT cannot start: %s\n", err.c_str());
+    delete b;
+    return nullptr;
+  }
+  return b;
+}
