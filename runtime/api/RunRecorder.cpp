@@ -2,6 +2,7 @@
 
 #include "base/Config.h"
 #include "ptx/exec/Counters.h"
+#include "ptx/jit/JitOps.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -117,6 +118,7 @@ void RunRecorder::printKernels(const RunInfo &info, double wall, double &kernelS
                "  total: %llu launches, %llu thread instructions, %.4f s in kernels, %.3f s "
                "wall\n",
                (unsigned long long)launches, (unsigned long long)insts, secs, wall);
+  std::fputs(ptx::jit::summaryText().c_str(), stderr); // PTXSIM_JIT: compiled, fallbacks, diff
   kernelSeconds = secs;
 }
 

@@ -37,6 +37,9 @@ void runUsage(std::ostream &os) {
         "  --simt its|ipdom|auto  lane scheduling: independent thread scheduling (Volta and\n"
         "                         later), the pre-Volta reconvergence stack, or auto (its for\n"
         "                         code compiled for sm_70 and newer; the default)\n"
+        "  --jit on|off|auto|diff functional mode's engine: compile kernels with the LLVM JIT\n"
+        "                         (on), the interpreter (off; auto is off for now), or both for\n"
+        "                         every launch, failing on the first difference (diff)\n"
         "  --ptx-override PATH    use the kernels of PATH (.ptx file or directory) instead of\n"
         "                         the program's own PTX (same-named kernels, same parameters)\n"
         "  --kernel-timeout SECONDS  stop a kernel launch that runs longer than this (host\n"
@@ -337,7 +340,7 @@ struct RunOptions {
 };
 
 bool takesValue(const std::string &a) {
-  static const char *const kValueOptions[] = {"--threads",        "--simt",       "--sample",
+  static const char *const kValueOptions[] = {"--threads",        "--simt",       "--sample",       "--jit",
                                               "--ptx-override",   "--stats-json", "--report",
                                               "--kernel-timeout", "--mode",       "--config"};
   for (const char *o : kValueOptions)
@@ -383,6 +386,12 @@ int valueOption(const std::string &a, const std::string &v, RunOptions &o, std::
       return 2;
     }
     setenv("PTXSIM_SIMT", v.c_str(), 1);
+  } else if (a == "--jit") {
+    if (v != "on" && v != "off" && v != "auto" && v != "diff") {
+      err << "ptxsim run: --jit needs on, off, auto or diff, not '" << v << "'\n";
+      return 2;
+    }
+    setenv("PTXSIM_JIT", v.c_str(), 1);
   } else if (a == "--sample") {
     if (v != "kernels" && v != "ctas" && v != "off") {
       err << "ptxsim run: --sample needs kernels, ctas or off, not '" << v << "'\n";

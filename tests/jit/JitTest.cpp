@@ -1,0 +1,325 @@
+// The LLVM JIT (ptx/jit) against the interpreter: every test runs its kernels with
+// PTXSIM_JIT=diff, so each launch runs in both engines and fails on the first difference in
+// global memory, result or fault message; the tests also check that the JIT compiled the
+// instructions natively (not only as handler calls), so they cannot pass on the interpreter
+// alone.
+
+#include "../unit/ExecHarness.h"
+#include "ptx/jit/JitOps.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+
+namespace ptxsim::test {
+namespace {
+
+/// An engine in differential mode (the mode is read when the engine is made).
+struct DiffHarness : ExecHarness {
+  static unsigned setMode() {
+    setenv("PTXSIM_JIT", "diff", 1);
+    return 1;
+  }
+  DiffHarness() : ExecHarness(setMode()) {}
+};
+
+uint64_t nativeSoFar() {
+  ptx::jit::Stats &s = ptx::jit::stats();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.nativeInsts;
+}
+uint64_t mismatchesSoFar() {
+  ptx::jit::Stats &s = ptx::jit::stats();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.diffMismatches;
+}
+
+#define REQUIRE_JIT()                                                                              \
+  do {                                                                                             \
+    std::string why_;                                                                              \
+    if (!ptx::jit::backend(why_))                                                                  \
+      GTEST_SKIP() << why_;                                                                        \
+  } while (0)
+
+TEST(Jit, ModeParsing) {
+  ptx::jit::Mode m;
+  std::string err;
+  EXPECT_TRUE(ptx::jit::parseMode("on", m, err));
+  EXPECT_EQ(m, ptx::jit::Mode::On);
+  EXPECT_TRUE(ptx::jit::parseMode("diff", m, err));
+  EXPECT_EQ(m, ptx::jit::Mode::Diff);
+  EXPECT_TRUE(ptx::jit::parseMode("auto", m, err));
+  EXPECT_EQ(m, ptx::jit::Mode::Off);
+  EXPECT_TRUE(ptx::jit::parseMode(nullptr, m, err));
+  EXPECT_EQ(m, ptx::jit::Mode::Off);
+  EXPECT_FALSE(ptx::jit::parseMode("fast", m, err));
+  EXPECT_NE(err.find("'fast'"), std::string::npos);
+}
+
+// Integer corner cases lane by lane: shifts by 0..63 (amounts >= the width), signed and
+// unsigned min/max, 16-bit wrap-around, mul.wide of negative values, setp with a boolean
+// operation and two destinations, selp, all under a lane-dependent guard.
+TEST(Jit, IntegerOpsMatchInterpreter) {
+  REQUIRE_JIT();
+  DiffHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<16>; .reg .b64 %rd<12>; .reg .pred %p<6>; .reg .b16 %h<4>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd1, %r0, 64;
+  add.s64 %rd0, %rd0, %rd1;
+  mul.lo.s32 %r1, %r0, -123457;
+  xor.b32 %r2, %r1, 0x5a5a5a5a;
+  shl.b32 %r3, %r2, %r0;
+  shr.s32 %r4, %r1, %r0;
+  shr.u32 %r5, %r1, %r0;
+  min.s32 %r6, %r1, %r2;
+  max.u32 %r7, %r1, %r2;
+  mad.lo.s32 %r8, %r1, %r2, %r3;
+  setp.lt.s32.and %p1|%p2, %r1, %r2, %p0;
+  setp.gt.u32 %p0, %r0, 9;
+  @%p0 sub.s32 %r9, %r8, %r7;
+  @!%p0 not.b32 %r9, %r8;
+  selp.b32 %r10, %r4, %r5, %p0;
+  mul.wide.s32 %rd2, %r1, %r2;
+  cvt.u64.u32 %rd3, %r0;
+  add.s64 %rd3, %rd3, 40;
+  cvt.u32.u64 %r11, %rd3;
+  shl.b64 %rd4, %rd2, %r11;
+  shr.s64 %rd5, %rd2, %r11;
+  min.s64 %rd6, %rd2, %rd4;
+  max.u64 %rd7, %rd2, %rd5;
+  cvt.u16.u32 %h0, %r1;
+  add.s16 %h1, %h0, 0x7fff;
+  mul.lo.u16 %h2, %h1, %h0;
+  cvt.s32.s16 %r12, %h2;
+  selp.u32 %r13, 1, 0, %p1;
+  selp.u32 %r14, 2, 0, %p2;
+  add.u32 %r13, %r13, %r14;
+  st.global.v4.u32 [%rd0], {%r3, %r4, %r5, %r6};
+  st.global.v4.u32 [%rd0+16], {%r7, %r9, %r10, %r12};
+  st.global.v2.u64 [%rd0+32], {%rd2, %rd4};
+  st.global.v2.u64 [%rd0+48], {%rd6, %rd7};
+  st.global.u32 [%rd0+60], %r13;
+  ret;
+})")) << h.errors;
+  const uint64_t before = nativeSoFar();
+  uint64_t out = h.alloc(48 * 64);
+  auto r = h.launch("k", {2}, {48}, {out}); // a partial second warp
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_GT(nativeSoFar(), before + 20); // most of the kernel is native code
+  // shr.s32 of a negative value by 31 or more is the sign fill, shl by >= 32 is zero
+  auto v = h.read<uint32_t>(out, 48 * 16);
+  EXPECT_EQ(v[33 * 16 + 0], 0u);
+  EXPECT_EQ(v[33 * 16 + 1], (int32_t)(33 * -123457) < 0 ? 0xffffffffu : 0u);
+}
+
+// f32/f64 add, sub, mul and fma round to nearest: NaN payloads become the canonical NaN, and
+// infinities, signed zeros and subnormals keep the interpreter's bits.
+TEST(Jit, FloatOpsMatchInterpreter) {
+  REQUIRE_JIT();
+  DiffHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 in, .param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<8>; .reg .f32 %f<12>; .reg .f64 %fd<8>;
+  ld.param.u64 %rd0, [in];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd2, %r0, 4;
+  add.s64 %rd3, %rd0, %rd2;
+  ld.global.f32 %f0, [%rd3];
+  ld.global.f32 %f1, [%rd3+4];
+  ld.global.f32 %f2, [%rd3+8];
+  add.rn.f32 %f3, %f0, %f1;
+  sub.rn.f32 %f4, %f1, %f2;
+  mul.rn.f32 %f5, %f0, %f2;
+  fma.rn.f32 %f6, %f0, %f1, %f2;
+  mul.f32 %f7, %f3, %f4;
+  add.f32 %f8, %f7, %f5;
+  cvt.f64.f32 %fd0, %f0;
+  cvt.f64.f32 %fd1, %f1;
+  fma.rn.f64 %fd2, %fd0, %fd1, %fd0;
+  mul.rn.f64 %fd3, %fd2, %fd1;
+  sub.rn.f64 %fd4, %fd3, %fd0;
+  div.rn.f32 %f9, %f6, %f1;
+  mul.wide.u32 %rd4, %r0, 48;
+  add.s64 %rd5, %rd1, %rd4;
+  st.global.v4.f32 [%rd5], {%f3, %f4, %f5, %f6};
+  st.global.v2.f32 [%rd5+16], {%f8, %f9};
+  st.global.f64 [%rd5+24], %fd4;
+  ret;
+})")) << h.errors;
+  const uint32_t special[] = {0x7fc00001u, 0xffc12345u, 0x7f800000u, 0xff800000u, 0x00000001u,
+                              0x80000001u, 0x00000000u, 0x80000000u, 0x3f800000u, 0x7f7fffffu,
+                              0x00800000u, 0xbf800001u};
+  std::vector<uint32_t> in(64 + 2);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = special[(i * 7 + i / 12) % 12] ^ (i % 3 == 0 ? 0u : (uint32_t)i);
+  uint64_t din = h.upload(in), out = h.alloc(64 * 48);
+  const uint64_t before = nativeSoFar();
+  auto r = h.launch("k", {1}, {64}, {din, out});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_GT(nativeSoFar(), before + 8);
+  // lane 0: NaN payload 0x7fc00001 + x is the canonical NaN
+  EXPECT_EQ(h.read<uint32_t>(out, 1)[0], 0x7fffffffu);
+}
+
+// Divergent code: blocks run with partial active masks on both paths of a branch and in a loop
+// whose trip count differs by lane; a fault inside a compiled block reports the interpreter's
+// message (diff mode compares them).
+TEST(Jit, DivergenceAndFaultsMatchInterpreter) {
+  REQUIRE_JIT();
+  DiffHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out, .param .u64 bad) {
+  .reg .b32 %r<8>; .reg .b64 %rd<6>; .reg .pred %p<3>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, 0;
+  mov.u32 %r2, 7;
+  and.b32 %r3, %r0, 3;
+  setp.eq.u32 %p0, %r3, 1;
+  @%p0 bra ODD;
+  mul.lo.u32 %r2, %r0, 3;
+  add.u32 %r2, %r2, 11;
+  bra JOIN;
+ODD:
+  xor.b32 %r2, %r0, 0x33;
+  shl.b32 %r2, %r2, 2;
+JOIN:
+  add.u32 %r1, %r1, %r2;
+  mad.lo.u32 %r2, %r2, 1664525, 1013904223;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p1, %r3, %r0;
+  @%p1 bra JOIN;
+  mul.wide.u32 %rd1, %r0, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2], %r1;
+  setp.eq.u32 %p2, %r0, 45;
+  ld.param.u64 %rd3, [bad];
+  @!%p2 bra DONE;
+  add.s64 %rd4, %rd3, %rd1;
+  ld.global.u32 %r4, [%rd4];
+  st.global.u32 [%rd2], %r4;
+DONE:
+  ret;
+})")) << h.errors;
+  uint64_t out = h.alloc(64 * 4);
+  auto ok = h.launch("k", {1}, {64}, {out, out});
+  ASSERT_TRUE(ok.ok()) << ok.message;
+  const uint64_t mism = mismatchesSoFar();
+  auto bad = h.launch("k", {1}, {64}, {out, 0x10}); // lane 45 loads from an unmapped address
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message.find("PTXSIM_JIT=diff"), std::string::npos) << bad.message;
+  EXPECT_NE(bad.message.find("thread (45,0,0)"), std::string::npos) << bad.message;
+  EXPECT_EQ(mismatchesSoFar(), mism);
+}
+
+// Random straight-line and branching kernels over every operation the translator emits
+// natively, mixed with handler calls (div, rem, cvt with rounding, sqrt), random guards and
+// divergent branches; PTXSIM_JIT_FUZZ_KERNELS sets how many (default 60).
+class KernelGen {
+public:
+  explicit KernelGen(uint32_t seed) : rng_(seed) {}
+  std::string kernel() {
+    std::string s = ptxHeader() + ".visible .entry k(.param .u64 out) {\n"
+                                  "  .reg .b32 %r<8>; .reg .b64 %d<4>; .reg .f32 %f<4>; .reg .f64 %g<2>;\n"
+                                  "  .reg .pred %p<3>; .reg .b64 %o, %t; .reg .b32 %ti;\n"
+                                  "  ld.param.u64 %o, [out];\n  mov.u32 %ti, %tid.x;\n"
+                                  "  mul.wide.u32 %t, %ti, 96;\n  add.s64 %o, %o, %t;\n";
+    for (int i = 0; i < 8; ++i)
+      s += "  mad.lo.u32 %r" + std::to_string(i) + ", %ti, " + imm32() + ", " + imm32() + ";\n";
+    for (int i = 0; i < 4; ++i)
+      s += "  mul.wide.s32 %d" + std::to_string(i) + ", %r" + std::to_string(i) + ", " + imm32() + ";\n";
+    for (int i = 0; i < 4; ++i)
+      s += "  cvt.rn.f32.s32 %f" + std::to_string(i) + ", %r" + std::to_string(i + 4) + ";\n";
+    s += "  mov.b32 %f3, " + pick({"0x7fc00011", "0x7f800000", "0x00000003", "0x80000000", "0x3f800000"}) + ";\n";
+    s += "  cvt.f64.f32 %g0, %f0;\n  cvt.f64.f32 %g1, %f3;\n";
+    for (int i = 0; i < 3; ++i)
+      s += "  setp.lt.u32 %p" + std::to_string(i) + ", %r" + std::to_string(i) + ", %r" + std::to_string(i + 3) + ";\n";
+    int labels = 0;
+    const int n = 20 + (int)(rng_() % 40);
+    for (int i = 0; i < n; ++i) {
+      if (rng_() % 10 == 0) {
+        std::string l = "L" + std::to_string(labels++);
+        s += "  @" + neg() + "%p" + std::to_string(rng_() % 3) + " bra " + l + ";\n";
+        for (int j = 0; j < 1 + (int)(rng_() % 4); ++j)
+          s += "  " + op() + "\n";
+        s += l + ":\n";
+        continue;
+      }
+      std::string g = rng_() % 4 == 0 ? "@" + neg() + "%p" + std::to_string(rng_() % 3) + " " : "";
+      s += "  " + g + op() + "\n";
+    }
+    for (int i = 0; i < 8; ++i)
+      s += "  st.global.u32 [%o+" + std::to_string(4 * i) + "], %r" + std::to_string(i) + ";\n";
+    for (int i = 0; i < 4; ++i)
+      s += "  st.global.u64 [%o+" + std::to_string(32 + 8 * i) + "], %d" + std::to_string(i) + ";\n";
+    for (int i = 0; i < 4; ++i)
+      s += "  st.global.f32 [%o+" + std::to_string(64 + 4 * i) + "], %f" + std::to_string(i) + ";\n";
+    s += "  st.global.f64 [%o+80], %g0;\n  st.global.f64 [%o+88], %g1;\n  ret;\n}\n";
+    return s;
+  }
+
+private:
+  std::string r() { return "%r" + std::to_string(rng_() % 8); }
+  std::string d() { return "%d" + std::to_string(rng_() % 4); }
+  std::string f() { return "%f" + std::to_string(rng_() % 4); }
+  std::string g() { return "%g" + std::to_string(rng_() % 2); }
+  std::string p() { return "%p" + std::to_string(rng_() % 3); }
+  std::string neg() { return rng_() % 2 ? "!" : ""; }
+  std::string imm32() { return std::to_string((int32_t)rng_()); }
+  std::string pick(std::initializer_list<const char *> l) {
+    auto it = l.begin();
+    std::advance(it, rng_() % l.size());
+    return *it;
+  }
+  std::string op() {
+    std::string it = pick({"s32", "u32"}), lt = pick({"s64", "u64"});
+    switch (rng_() % 16) {
+    case 0: return pick({"add", "sub", "mul.lo", "min", "max"}) + ("." + it) + " " + r() + ", " + r() + ", " + r() + ";";
+    case 1: return pick({"and", "or", "xor"}) + std::string(".b32 ") + r() + ", " + r() + ", " + (rng_() % 2 ? r() : imm32()) + ";";
+    case 2: return pick({"shl.b32", "shr.s32", "shr.u32"}) + (" " + r()) + ", " + r() + ", " + (rng_() % 2 ? r() : std::to_string(rng_() % 40)) + ";";
+    case 3: return "mad.lo." + it + " " + r() + ", " + r() + ", " + r() + ", " + r() + ";";
+    case 4: return pick({"add", "sub", "mul.lo", "min", "max"}) + ("." + lt) + " " + d() + ", " + d() + ", " + d() + ";";
+    case 5: return pick({"shl.b64", "shr.s64", "shr.u64"}) + (" " + d()) + ", " + d() + ", " + r() + ";";
+    case 6: return "mul.wide." + it + " " + d() + ", " + r() + ", " + r() + ";";
+    case 7: return "setp." + pick({"eq", "ne", "lt", "le", "gt", "ge"}) + "." + it + " " + p() + ", " + r() + ", " + r() + ";";
+    case 8: return "setp." + pick({"lo", "ls", "hi", "hs"}) + ".u64." + pick({"and", "or", "xor"}) + " " + p() + "|" + p() + ", " + d() + ", " + d() + ", " + neg() + p() + ";";
+    case 9: return "selp.b32 " + r() + ", " + r() + ", " + r() + ", " + p() + ";";
+    case 10: return pick({"add.rn", "sub.rn", "mul.rn", "add", "mul"}) + std::string(".f32 ") + f() + ", " + f() + ", " + f() + ";";
+    case 11: return "fma.rn.f32 " + f() + ", " + f() + ", " + f() + ", " + f() + ";";
+    case 12: return pick({"add.rn", "mul.rn", "sub.rn"}) + std::string(".f64 ") + g() + ", " + g() + ", " + g() + ";";
+    case 13: return pick({"div.rn.f32", "div.approx.f32", "add.rz.f32", "mul.ftz.f32"}) + (" " + f()) + ", " + f() + ", " + f() + ";";
+    case 14: return pick({"rem.s32", "div.u32", "mul.hi.s32"}) + (" " + r()) + ", " + r() + ", " + r() + ";";
+    default: return pick({"cvt.rzi.s32.f32", "cvt.rni.s32.f32", "cvt.rzi.sat.u32.f32"}) + (" " + r()) + ", " + f() + ";";
+    }
+  }
+  std::mt19937 rng_;
+};
+
+TEST(Jit, RandomKernelsMatchInterpreter) {
+  REQUIRE_JIT();
+  int count = 60;
+  if (const char *v = std::getenv("PTXSIM_JIT_FUZZ_KERNELS"))
+    count = std::atoi(v);
+  uint32_t seed = 1;
+  if (const char *v = std::getenv("PTXSIM_JIT_FUZZ_SEED"))
+    seed = (uint32_t)std::strtoul(v, nullptr, 10);
+  const uint64_t mism = mismatchesSoFar();
+  for (int i = 0; i < count; ++i) {
+    KernelGen gen(seed + (uint32_t)i);
+    std::string text = gen.kernel();
+    DiffHarness h;
+    ASSERT_TRUE(h.load(text)) << h.errors << "\n" << text;
+    uint64_t out = h.alloc(80 * 96);
+    auto r = h.launch("k", {1}, {80}, {out});
+    ASSERT_TRUE(r.ok()) << "seed " << seed + i << ": " << r.message << "\n" << text;
+  }
+  EXPECT_EQ(mismatchesSoFar(), mism);
+}
+
+} // namespace
+} // namespace ptxsim::test
