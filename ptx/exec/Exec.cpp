@@ -1406,8 +1406,9 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
         if (jit::BlockFn blk = jc.block[pc]) {
           const uint32_t len = jc.len[pc];
           if (n + len <= budget && (rpc <= pc || rpc >= pc + len)) {
-            done = blk(&ctx, &w, active, w.instCount);
-            w.instCount += done;
+            const uint64_t base = w.instCount; // the block updates it for the handlers it calls
+            done = blk(&ctx, &w, active, base);
+            w.instCount = base + done;
             top.pc = pc + (uint32_t)done;
             n += done;
             ctx.warpInsts += done;

@@ -65,6 +65,20 @@ public:
   void setHeap(uint64_t addr, uint64_t bytes);
   uint64_t heapMalloc(uint64_t bytes);
   void heapFree(uint64_t addr);
+  /// The device heap's allocator state (the JIT's differential mode runs a launch twice from
+  /// the same state).
+  struct HeapState {
+    std::map<uint64_t, uint64_t> freeBlocks, used;
+  };
+  HeapState heapState() {
+    std::lock_guard<std::mutex> lock(heapMu_);
+    return HeapState{heapFreeBlocks_, heapUsed_};
+  }
+  void restoreHeap(const HeapState &h) {
+    std::lock_guard<std::mutex> lock(heapMu_);
+    heapFreeBlocks_ = h.freeBlocks;
+    heapUsed_ = h.used;
+  }
 
   std::vector<std::unique_ptr<ir::Function>> functions_;
   std::unordered_map<std::string, uint32_t> visibleFunctions_;
