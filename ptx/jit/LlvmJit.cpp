@@ -176,6 +176,27 @@ private:
     return b_.CreateSelect(isNan, nan, v);
   }
 
+  /// shl/shr (IntOps.h shl, shr): amounts of the width or more give 0, or the sign fill for
+  /// an arithmetic shift; the amount is an unsigned 32-bit value.
+  llvm::Value *shift(const ir::Inst &in, OpDesc d) {
+    const unsigned bits = bitsOf(d.type);
+    llvm::Value *a = narrow(src(in.src[0]), d.type);
+    llvm::Value *n = b_.CreateTrunc(src(in.src[1]), vecOf(i32_));
+    llvm::Value *big = b_.CreateICmpUGE(n, b_.CreateVectorSplat(ir::kWarpSize, b_.getInt32(bits)));
+    llvm::Type *at = a->getType();
+    auto amount = [&](llvm::Value *x) {
+      return bits == 32 ? x : bits < 32 ? b_.CreateTrunc(x, at) : b_.CreateZExt(x, at);
+    };
+    llvm::Value *zero = llvm::Constant::getNullValue(at);
+    if (d.op == Op::Shl)
+      return b_.CreateSelect(big, zero, b_.CreateShl(a, amount(n)));
+    if (isSigned(d.type)) {
+      llvm::Value *cl = b_.CreateSelect(big, b_.CreateVectorSplat(ir::kWarpSize, b_.getInt32(bits - 1)), n);
+      return b_.CreateAShr(a, amount(cl));
+    }
+    return b_.CreateSelect(big, zero, b_.CreateLShr(a, amount(n)));
+  }
+
   /// Emits `in` natively when its handler is described; false otherwise.
   bool native(const ir::Inst &in, llvm::Value *m) {
     OpDesc d = describe_(in.fn);
@@ -214,25 +235,7 @@ private:
       break;
     }
     case Op::Shl:
-    case Op::Shr: {
-      llvm::Value *a = A();
-      llvm::Value *n = b_.CreateTrunc(src(in.src[1]), vecOf(i32_)); // u32 amount
-      llvm::Value *big = b_.CreateICmpUGE(n, b_.CreateVectorSplat(ir::kWarpSize, b_.getInt32(bits)));
-      llvm::Type *at = a->getType();
-      auto amount = [&](llvm::Value *x) {
-        return bits == 32 ? x : bits < 32 ? b_.CreateTrunc(x, at) : b_.CreateZExt(x, at);
-      };
-      llvm::Value *zero = llvm::Constant::getNullValue(at);
-      if (d.op == Op::Shl) {
-        r = b_.CreateSelect(big, zero, b_.CreateShl(a, amount(n)));
-      } else if (sgn) {
-        llvm::Value *cl = b_.CreateSelect(big, b_.CreateVectorSplat(ir::kWarpSize, b_.getInt32(bits - 1)), n);
-        r = b_.CreateAShr(a, amount(cl));
-      } else {
-        r = b_.CreateSelect(big, zero, b_.CreateLShr(a, amount(n)));
-      }
-      break;
-    }
+    case Op::Shr: r = shift(in, d); break;
     case Op::Mov: store(in.dst[0], src(in.src[0]), m); return true;
     case Op::Selp: {
       llvm::Value *c = b_.CreateXor(pred(in.psrc[0]), b_.getInt32(in.psrcXor[0]));
