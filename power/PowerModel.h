@@ -10,18 +10,20 @@
 // power/Technology.h; `<energy>` and `<leakage>` elements override single values. kernel() is a
 // pure function of the statistics: dynamic energy is linear in the counters (a component with no
 // activity has zero dynamic energy), static energy is leakage power times the kernel's simulated
-// seconds. Components appear in a fixed order: the built-ins (docs/power.md), then those added
-// with addComponent() in the order added, then `uncore` (leakage of the die area no component
-// claims, plus the board-level constant power).
+// seconds. Components come from one registry (IPowerComponent.h) and appear in a fixed order: the
+// built-ins (power/components/, docs/power.md), the extensions' in registration order, then those
+// added with addComponent() in the order added, then `uncore` (leakage of the die area no
+// component claims, plus the board-level constant power). Every statistic is resolved to a
+// handle at load; kernel() looks no name up per component.
 
 #include "base/Diagnostics.h"
 #include "power/IPowerComponent.h"
+#include "power/StatTable.h"
 #include "power/Technology.h"
 #include "base/Stats.h"
 #include "timing/TimingConfig.h"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -45,15 +47,9 @@ struct KernelPower {
   std::vector<std::string> notes;
 };
 
-/// One per-event energy after derivation and overrides ("regfile.read" -> joules).
-struct EventEnergy {
-  std::string key;
-  double joules = 0;
-  std::string help;
-};
-
 class PowerModel {
 public:
+  PowerModel() : seconds_(stats_.stat("gpu.sim_seconds")) {}
   /// Reads the XML power configuration (technology node nm, Vdd, leakage density, die area,
   /// constant power; DRAM device parameters; optional per-event overrides). Structure sizes
   /// come from `cfg`. Errors name the XML element and its file:line:col.
@@ -71,6 +67,8 @@ public:
   /// during it (may be empty: then the trace has one point).
   KernelPower kernel(const std::string &kernelName, const stats::Snapshot &s,
                      const std::vector<stats::Snapshot> &samples) const;
+  /// Adds a component after the registry's and binds its statistics (every one must be registered
+  /// in stats::Catalog::global(): an unregistered one is a simulator bug and aborts).
   void addComponent(std::shared_ptr<IPowerComponent> c);
   /// Core cycles between trace samples (XML `<trace interval_cycles>`, default 10000).
   uint64_t traceInterval() const { return traceInterval_; }
@@ -95,35 +93,23 @@ public:
   std::string describe() const;
 
 private:
-  using CountFn = std::function<double(const stats::Snapshot &)>;
-  struct Term {
-    std::string event;
-    CountFn count;
-  };
-  struct Builtin {
-    std::string name;
-    std::vector<Term> terms;
-    double areaMm2 = 0;
-    double leakW = 0;
-    double perSmAreaMm2 = 0; ///< area of one SM's instance (0: not a per-SM component)
-  };
   std::string name_;
   Technology tech_;
   DramTechnology dram_;
   double dieAreaMm2_ = 0, constantW_ = 0;
   double idleVdd_ = 0, idleClockMHz_ = 0; ///< `<idle>`; 0: not given
   uint64_t traceInterval_ = 10000;
-  std::vector<EventEnergy> events_;
-  std::vector<Builtin> builtins_;
-  std::vector<std::shared_ptr<IPowerComponent>> extensions_;
+  std::vector<EventEnergy> events_; ///< every component's, in component order
+  /// The registry's components for this configuration, then those added (addComponent).
+  std::vector<std::shared_ptr<IPowerComponent>> components_;
+  StatTable stats_; ///< every statistic the model and its components read, bound once
+  StatRef seconds_; ///< gpu.sim_seconds
   double uncoreLeakW_ = 0;
   std::vector<std::string> notes_;           ///< CoreAccounting notes, printed with each kernel
   std::vector<std::string> reductionLines_;  ///< for describe(): what reduced cores lack
-  std::vector<std::string> needed_; ///< every statistic the model reads (checked at load)
 
-  double builtinDynamicJ(const Builtin &b, const stats::Snapshot &s) const;
-  /// Dynamic energy of every component (builtins, extensions, uncore) for cumulative stats `s`.
-  std::vector<double> dynamicJ(const stats::Snapshot &s) const;
+  /// Dynamic energy of every component (then 0 for the uncore) for the cumulative values `v`.
+  std::vector<double> dynamicJ(const StatValues &v) const;
   std::vector<double> leakagesW() const;
   std::vector<std::string> componentNames() const;
   friend class PowerModelBuilder;

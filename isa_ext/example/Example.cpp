@@ -74,13 +74,14 @@ public:
         leakW_(t.leakageW(t.logicAreaMm2(kGatesPerOp) * cfg.numSms() * 32 *
                           option("-example_hash_units"))) {}
   std::string name() const override { return "example_hash"; }
-  double dynamicJ(const stats::Snapshot &s) const override { return s.get("example.hash_ops") * opJ_; }
+  void bind(power::StatBinder &b) override { ops_ = b.stat("example.hash_ops"); }
+  double dynamicJ(const power::StatValues &v) const override { return v[ops_] * opJ_; }
   double leakageW() const override { return leakW_; }
-  std::vector<std::string> counters() const override { return {"example.hash_ops"}; }
 
 private:
   static constexpr double kGatesPerOp = 12000; ///< two 32x32 multipliers' worth, shared xors
   double opJ_, leakW_;
+  power::StatRef ops_;
 };
 
 } // namespace
@@ -104,12 +105,12 @@ void registerExample() {
                             uint32_t(option("-example_hash_latency")), 1};
   });
   // power
-  power::registerPowerComponent([](const timing::TimingConfig &cfg, const power::Technology &t)
-                                    -> std::shared_ptr<power::IPowerComponent> {
-    if (option("-example_hash_units") < 1)
-      return nullptr; // no unit, no energy
-    return std::make_shared<HashUnitPower>(cfg, t);
-  });
+  power::registerPowerComponent(
+      [](const power::PowerContext &ctx) -> std::shared_ptr<power::IPowerComponent> {
+        if (option("-example_hash_units") < 1)
+          return nullptr; // no unit, no energy
+        return std::make_shared<HashUnitPower>(ctx.cfg, ctx.tech);
+      });
 }
 
 } // namespace ptxsim::ext::example

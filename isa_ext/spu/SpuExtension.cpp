@@ -881,17 +881,18 @@ public:
     leakW_ = t.leakageW(t.logicAreaMm2(bits * n * 1.5)); // ~1.5 gate equivalents per SRAM bit
   }
   std::string name() const override { return "spu_cb"; }
-  double dynamicJ(const stats::Snapshot &s) const override {
-    return s.get("spu.cb_read_bytes") * readJPerByte_ +
-           s.get("spu.cb_write_bytes") * writeJPerByte_;
+  void bind(power::StatBinder &b) override {
+    readBytes_ = b.stat("spu.cb_read_bytes");
+    writeBytes_ = b.stat("spu.cb_write_bytes");
+  }
+  double dynamicJ(const power::StatValues &v) const override {
+    return v[readBytes_] * readJPerByte_ + v[writeBytes_] * writeJPerByte_;
   }
   double leakageW() const override { return leakW_; }
-  std::vector<std::string> counters() const override {
-    return {"spu.cb_read_bytes", "spu.cb_write_bytes"};
-  }
 
 private:
   double readJPerByte_, writeJPerByte_, leakW_;
+  power::StatRef readBytes_, writeBytes_;
 };
 
 /// The SPU-wide barrier network (a wire to every unit and an AND tree) and the VIUs' transfers
@@ -907,17 +908,20 @@ public:
     leakW_ = t.leakageW(t.logicAreaMm2(units * 200));
   }
   std::string name() const override { return "spu_sync_viu"; }
-  double dynamicJ(const stats::Snapshot &s) const override {
-    double viu = s.get("spu.spill_bytes") + s.get("spu.restore_bytes");
-    return s.get("spu.block_syncs") * syncJ_ + viu * (viuJPerByte_ + dramJPerByte_);
+  void bind(power::StatBinder &b) override {
+    syncs_ = b.stat("spu.block_syncs");
+    spills_ = b.stat("spu.spill_bytes");
+    restores_ = b.stat("spu.restore_bytes");
+  }
+  double dynamicJ(const power::StatValues &v) const override {
+    double viu = v[spills_] + v[restores_];
+    return v[syncs_] * syncJ_ + viu * (viuJPerByte_ + dramJPerByte_);
   }
   double leakageW() const override { return leakW_; }
-  std::vector<std::string> counters() const override {
-    return {"spu.block_syncs", "spu.spill_bytes", "spu.restore_bytes"};
-  }
 
 private:
   double syncJ_, viuJPerByte_, dramJPerByte_, leakW_;
+  power::StatRef syncs_, spills_, restores_;
 };
 
 /// Section 5's DMA IUs: an address generator and a small staging buffer per IU, charged per
@@ -933,14 +937,13 @@ public:
              t.leakageW(t.logicAreaMm2(20000) + t.sramAreaMm2(bufBits));
   }
   std::string name() const override { return "spu_dma"; }
-  double dynamicJ(const stats::Snapshot &s) const override {
-    return s.get("spu.iu_cb_bytes") * jPerByte_;
-  }
+  void bind(power::StatBinder &b) override { bytes_ = b.stat("spu.iu_cb_bytes"); }
+  double dynamicJ(const power::StatValues &v) const override { return v[bytes_] * jPerByte_; }
   double leakageW() const override { return leakW_; }
-  std::vector<std::string> counters() const override { return {"spu.iu_cb_bytes"}; }
 
 private:
   double jPerByte_, leakW_;
+  power::StatRef bytes_;
 };
 
 /// The IU cores are reduced SMs (section 5 lists what the report removed): no shared memory, no
@@ -1022,12 +1025,11 @@ bool dmaIusEnabled(const Config &c) { return c.enabled && c.dmaIus; }
 /// A power component of type T for the configured SPU, or none when `Enabled` says the
 /// configuration lacks it.
 template <class T, bool (*Enabled)(const Config &)>
-std::shared_ptr<power::IPowerComponent> powerIf(const timing::TimingConfig &,
-                                                 const power::Technology &t) {
+std::shared_ptr<power::IPowerComponent> powerIf(const power::PowerContext &ctx) {
   Config c = config();
   if (!Enabled(c))
     return nullptr;
-  return std::make_shared<T>(c, t);
+  return std::make_shared<T>(c, ctx.tech);
 }
 } // namespace
 

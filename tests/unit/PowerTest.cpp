@@ -432,9 +432,12 @@ namespace {
 class ScratchBuffer : public IPowerComponent {
 public:
   std::string name() const override { return "spu_buffer"; }
-  double dynamicJ(const KernelTimingStats &s) const override { return s.get("spu.buffer_accesses") * 5e-12; }
-  std::vector<std::string> counters() const override { return {"spu.buffer_accesses"}; }
+  void bind(StatBinder &b) override { accesses_ = b.stat("spu.buffer_accesses"); }
+  double dynamicJ(const StatValues &v) const override { return v[accesses_] * 5e-12; }
   double leakageW() const override { return 0.5; }
+
+private:
+  StatRef accesses_;
 };
 } // namespace
 
