@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <sstream>
 
 namespace ptxsim::power {
@@ -26,14 +25,7 @@ double PowerModel::leakageW(const std::string &component) const {
 void PowerModel::addComponent(std::shared_ptr<IPowerComponent> c) {
   if (!c)
     return;
-  stats_.checkAgainst(&stats::Catalog::global());
   c->bind(stats_);
-  stats_.checkAgainst(nullptr);
-  for (const std::string &n : stats_.unregistered()) {
-    std::fprintf(stderr, "ptxsim: internal error: power component '%s' reads the statistic '%s', "
-                 "which no component registers (stats::Catalog)\n", c->name().c_str(), n.c_str());
-    std::abort();
-  }
   if (const std::vector<EventEnergy> *evs = c->events())
     events_.insert(events_.end(), evs->begin(), evs->end());
   components_.push_back(std::move(c));

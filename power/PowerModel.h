@@ -67,8 +67,8 @@ public:
   /// during it (may be empty: then the trace has one point).
   KernelPower kernel(const std::string &kernelName, const stats::Snapshot &s,
                      const std::vector<stats::Snapshot> &samples) const;
-  /// Adds a component after the registry's and binds its statistics (every one must be registered
-  /// in stats::Catalog::global(): an unregistered one is a simulator bug and aborts).
+  /// Adds a component after the registry's and binds its statistics (unlike load(), without
+  /// checking them against the catalog: a statistic a snapshot has no value for reads as 0).
   void addComponent(std::shared_ptr<IPowerComponent> c);
   /// Core cycles between trace samples (XML `<trace interval_cycles>`, default 10000).
   uint64_t traceInterval() const { return traceInterval_; }

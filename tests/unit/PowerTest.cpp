@@ -1,12 +1,14 @@
 // The power model (power/): per-event energies from technology and sizes, per-kernel breakdowns,
 // traces, XML errors and extension components. Statistics are built by hand.
 #include "power/PowerModel.h"
+#include "power/components/EventComponent.h"
 
 #include "power/Xml.h"
 #include "timing/gpu/Gpu.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -493,4 +495,124 @@ TEST(PowerModel, RenamedCounterFailsTheLoad) {
   std::ostringstream os;
   d2.print(os);
   EXPECT_NE(os.str().find("'dram.read_bytes'"), std::string::npos) << os.str();
+}
+
+namespace {
+/// An extension component built like the built-ins (EventComponent), through the registry; idle
+/// (its factory returns null) unless a test arms it, since the registry is global.
+bool gBufferArmed = false;
+std::string gBufferStat = "test.buffer_accesses";
+class TestBuffer : public EventComponent {
+public:
+  explicit TestBuffer(const PowerContext &c) : EventComponent("test_buffer", c.tech, false) {
+    event("test_buffer.access", 3e-12, "one access", Count::sum({gBufferStat}));
+    setArea(2.0);
+  }
+};
+std::shared_ptr<IPowerComponent> testBuffer(const PowerContext &c) {
+  return gBufferArmed ? std::make_shared<TestBuffer>(c) : nullptr;
+}
+struct ArmBuffer {
+  ArmBuffer() {
+    static bool registered = (registerPowerComponent(testBuffer), true);
+    (void)registered;
+    stats::Catalog::global().add("test.buffer_accesses", stats::Unit::Count, "test counter");
+    gBufferArmed = true;
+  }
+  ~ArmBuffer() {
+    gBufferArmed = false;
+    gBufferStat = "test.buffer_accesses";
+  }
+};
+
+std::string presetXml(const std::string &name, const std::string &extra) {
+  std::ifstream in(repoPath("configs/" + name + ".power.xml"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string xml = ss.str();
+  xml.insert(xml.rfind("</ptxsim_power>"), extra);
+  return xml;
+}
+} // namespace
+
+// A registered extension component is one more entry of the built-ins' registry: listed after
+// them, its event and leakage overridable by the XML, its area taken off the uncore.
+TEST(PowerExtension, RegisteredComponentIsTreatedLikeTheBuiltins) {
+  auto cfg = presetConfig("gtx480");
+  PowerModel plain = presetModel("gtx480", cfg);
+  ArmBuffer arm;
+  PowerModel m = presetModel("gtx480", cfg);
+  auto c = matmulCounters();
+  c["test.buffer_accesses"] = 1e6;
+  KernelPower p = m.kernel("k", makeStats(c, 186680, cfg.core.clockMHz), {});
+  ASSERT_EQ(p.components.size(), 18u);
+  EXPECT_EQ(p.components[15].name, "sm_clock");
+  EXPECT_EQ(p.components[16].name, "test_buffer");
+  EXPECT_NEAR(p.components[16].dynamicJ, 1e6 * 3e-12, 1e-18);
+  EXPECT_NEAR(m.eventJ("test_buffer.access"), 3e-12, 1e-24);
+  // its 2 mm^2 leak at the preset's density instead of the uncore's
+  double density = m.leakageW("test_buffer") / 2.0;
+  EXPECT_GT(density, 0);
+  EXPECT_NEAR(plain.leakageW("uncore") - m.leakageW("uncore"), m.leakageW("test_buffer"), 1e-12);
+  EXPECT_NEAR(m.staticW(), plain.staticW(), 1e-12);
+
+  PowerModel o;
+  DiagEngine d;
+  ASSERT_TRUE(PowerModel::loadText("x.xml",
+                                   presetXml("gtx480", "<energy event=\"test_buffer.access\" "
+                                                       "pj=\"7\"/><leakage component=\""
+                                                       "test_buffer\" w=\"0.25\"/>"),
+                                   cfg, o, d));
+  EXPECT_NEAR(o.eventJ("test_buffer.access"), 7e-12, 1e-24);
+  EXPECT_NEAR(o.leakageW("test_buffer"), 0.25, 1e-15);
+  KernelPower q = o.kernel("k", makeStats(c, 186680, cfg.core.clockMHz), {});
+  EXPECT_NEAR(dynamicOf(q, "test_buffer"), 7e-6, 1e-15);
+  EXPECT_NE(o.describe().find("test_buffer.access"), std::string::npos);
+}
+
+// A statistic a registered component binds that nothing registers fails the load, naming it.
+TEST(PowerExtension, UnregisteredStatisticOfAComponentFailsTheLoad) {
+  auto cfg = presetConfig("gtx480");
+  ArmBuffer arm;
+  gBufferStat = "test.never_registered";
+  PowerModel m;
+  DiagEngine d;
+  EXPECT_FALSE(PowerModel::loadText("x.xml", presetXml("gtx480", ""), cfg, m, d));
+  std::ostringstream os;
+  d.print(os);
+  EXPECT_NE(os.str().find("'test.never_registered'"), std::string::npos) << os.str();
+}
+
+// Statistics are bound once and read by position: snapshots in another order, or lacking some
+// counters, read the same values as a snapshot evaluated on its own.
+TEST(PowerModel, SnapshotsOfAnyLayoutReadTheirOwnValues) {
+  auto cfg = presetConfig("gtx480");
+  PowerModel m = presetModel("gtx480", cfg);
+  auto c = matmulCounters();
+  KernelTimingStats fin = makeStats(c, 200000, cfg.core.clockMHz);
+  std::map<std::string, double> half, most;
+  for (auto &kv : c) {
+    half[kv.first] = kv.second / 2;
+    if (kv.first != "sm.regfile_reads" && kv.first != "l2.accesses")
+      most[kv.first] = kv.second * 3 / 4;
+  }
+  // the same names in reverse order
+  KernelTimingStats h = makeStats(half, 100000, cfg.core.clockMHz), reversed;
+  for (auto it = h.values().rbegin(); it != h.values().rend(); ++it)
+    reversed.set(it->first, it->second);
+  std::vector<KernelTimingStats> samples = {reversed,
+                                            makeStats(most, 150000, cfg.core.clockMHz)};
+  KernelPower p = m.kernel("k", fin, samples);
+  ASSERT_EQ(p.trace.size(), 3u);
+  double staticW = m.staticW(), prevE = 0, prevT = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const KernelTimingStats &s = i < 2 ? samples[i] : fin;
+    KernelPower alone = m.kernel("k", s, {});
+    double e = totalDynamic(alone), t = alone.seconds;
+    EXPECT_NEAR(p.trace[i].second, std::max(0.0, e - prevE) / (t - prevT) + staticW, 1e-9) << i;
+    prevE = e;
+    prevT = t;
+  }
+  EXPECT_GT(dynamicOf(m.kernel("k", samples[0], {}), "regfile"), 0);
+  EXPECT_EQ(dynamicOf(m.kernel("k", samples[1], {}), "operand_collector"), 0);
 }
