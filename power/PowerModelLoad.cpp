@@ -38,7 +38,8 @@ public:
       ++end;
     if (a->value.empty() || end == b || *end != '\0' || !std::isfinite(v)) {
       diags_.error(file_, a->loc,
-                   "<" + e_.name + ">: attribute '" + name + "' is not a number: '" + a->value + "'");
+                   "<" + e_.name + ">: attribute '" + name + "' is not a number: '" + a->value +
+                       "'");
       return false;
     }
     if (v < lo || v > hi) {

@@ -4,7 +4,7 @@
 namespace ptxsim::power {
 
 namespace builtin {
-#define PTXSIM_POWER_COMPONENT(factory)                                                           \
+#define PTXSIM_POWER_COMPONENT(factory)                                                            \
   std::shared_ptr<IPowerComponent> factory(const PowerContext &);
 #include "power/components/Builtins.def"
 #undef PTXSIM_POWER_COMPONENT

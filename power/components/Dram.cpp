@@ -15,8 +15,8 @@ public:
     event("dram.precharge", 0.4 * actJ, "close a row", Count::sum({"dram.precharges"}));
     event("dram.read_byte", 8 * d.coreCapF * d.vdd * d.vdd, "array/column path per byte read",
           Count::sum({"dram.read_bytes"}));
-    event("dram.write_byte", 8 * d.coreCapF * d.vdd * d.vdd,
-          "array/column path per byte written", Count::sum({"dram.write_bytes"}));
+    event("dram.write_byte", 8 * d.coreCapF * d.vdd * d.vdd, "array/column path per byte written",
+          Count::sum({"dram.write_bytes"}));
     event("dram.io_byte", 8 * d.ioCapF * d.vddq * d.vddq, "channel I/O per byte moved",
           Count::sum({"dram.read_bytes", "dram.write_bytes"}));
     event("dram.refresh", d.refreshRows * dram.banks * actJ, "refresh command (all banks)",

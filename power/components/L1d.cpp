@@ -14,8 +14,8 @@ public:
           Count::sum({"l1d.accesses"}));
     event("l1d.fill", t.sramWriteJ(cacheDataBits(l1d), l1d.sectorBytes * 8.0), "L1D fill",
           Count::sum({"l1d.fills"}));
-    event("l1d.writeback", t.sramReadJ(cacheDataBits(l1d), l1d.sectorBytes * 8.0),
-          "L1D writeback", Count::sum({"l1d.writebacks"}));
+    event("l1d.writeback", t.sramReadJ(cacheDataBits(l1d), l1d.sectorBytes * 8.0), "L1D writeback",
+          Count::sum({"l1d.writebacks"}));
     setArea(double(c.cfg.numSms()) * cacheAreaMm2(t, l1d));
   }
 };

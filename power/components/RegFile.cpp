@@ -15,8 +15,8 @@ public:
     double bankBits = rfBits / std::max(1u, core.regBanks);
     event("regfile.read", c.tech.sramReadJ(bankBits, warpBits), "warp operand read from one bank",
           Count::sum({"sm.regfile_reads"}));
-    event("regfile.write", c.tech.sramWriteJ(bankBits, warpBits),
-          "warp result write to one bank", Count::sum({"sm.regfile_writes"}));
+    event("regfile.write", c.tech.sramWriteJ(bankBits, warpBits), "warp result write to one bank",
+          Count::sum({"sm.regfile_writes"}));
     setArea(double(c.cfg.numSms()) * c.tech.sramAreaMm2(rfBits));
   }
 };
