@@ -599,41 +599,14 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.addCustom(
       "-gpgpu_scheduler", "lrr|gto|two_level_active:N|ccws",
       [&c](const std::string &v, std::string &err) {
-        std::vector<std::string> p = split(v, ":");
-        if (p[0] != "two_level_active" && p[0] != "two_level" &&
-            schedulerRegistry().create(v, SchedulerParams{8, 100, 8, 16})) {
-          c.scheduler = v; // any registered policy (built-in or added by an extension/study)
-          return true;
-        }
-        if (p[0] == "two_level_active" || p[0] == "two_level") {
-          // GPGPU-Sim: two_level_active:<active warps>:<inner prio>:<outer prio>; the
-          // priorities are not modelled.
-          uint32_t n = c.twoLevelActiveWarps;
-          if (p.size() > 4 || (p.size() >= 2 && (!toU32(p[1], n) || n == 0))) {
-            err = "expected two_level_active:<active_warps>[:<inner>:<outer>]";
-            return false;
-          }
-          for (size_t i = 2; i < p.size(); ++i) {
-            uint32_t prio;
-            if (!toU32(p[i], prio)) {
-              err = "expected two_level_active:<active_warps>[:<inner>:<outer>]";
-              return false;
-            }
-          }
-          c.scheduler = "two_level";
-          c.twoLevelActiveWarps = n;
-          return true;
-        }
-        err = "expected two_level_active:<active_warps> or a registered policy:";
-        for (const std::string &n : schedulerRegistry().names())
-          err += " " + n;
-        return false;
+        // the policies' own spellings (two_level_active:N) are theirs: the registry's
+        SchedulerParams sp = schedulerParams(c);
+        if (!schedulerRegistry().parseOption(v, c.scheduler, sp, err))
+          return false;
+        setSchedulerParams(c, sp);
+        return true;
       },
-      [&c] {
-        return c.scheduler == "two_level"
-                   ? "two_level_active:" + std::to_string(c.twoLevelActiveWarps)
-                   : c.scheduler;
-      },
+      [&c] { return schedulerRegistry().formatOption(c.scheduler, schedulerParams(c)); },
       "warp scheduler policy: loose round robin, greedy-then-oldest, two-level with N active "
       "warps, or cache-conscious wavefront scheduling");
   opts.add("-ptxsim_ccws_base_score", &c.ccwsBaseScore, "CCWS Base_Locality_Score").min(1);
@@ -1161,10 +1134,8 @@ bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
     fail("-gpgpu_num_sched_per_core", std::to_string(c.schedulersPerSm) + " schedulers but only " +
                                           std::to_string(c.maxThreadsPerSm / c.warpSize) +
                                           " warps per SM");
-  if (!schedulerRegistry().create(c.scheduler, SchedulerParams{8, 100, 8, 16}))
-    fail("-gpgpu_scheduler", "unknown scheduler '" + c.scheduler + "'");
-  if (c.scheduler == "two_level" && c.twoLevelActiveWarps == 0)
-    fail("-gpgpu_scheduler", "two_level_active needs at least one active warp");
+  if (std::string e = schedulerRegistry().check(c.scheduler, schedulerParams(c)); !e.empty())
+    fail("-gpgpu_scheduler", e);
   if (c.adaptiveL1) {
     if (c.shmemOptionsKib.empty())
       fail("-gpgpu_shmem_option", "the adaptive carve-out needs at least one option");

@@ -2,10 +2,6 @@
 
 namespace ptxsim::timing {
 namespace {
-std::vector<ExtensionPipe> &pipes() {
-  static auto *v = new std::vector<ExtensionPipe>();
-  return *v;
-}
 std::vector<MemSpaceModelFactory> &spaceModels() {
   static auto *v = new std::vector<MemSpaceModelFactory>(ptx::ir::kMaxMemSpaces, nullptr);
   return *v;
@@ -17,17 +13,8 @@ std::vector<StatsSource> &sources() {
 } // namespace
 
 void registerPipe(ptx::ir::OpClass cls, std::string_view name, PipeSpecFn spec) {
-  for (ExtensionPipe &p : pipes())
-    if (p.cls == cls) {
-      p.name = std::string(name);
-      p.spec = spec;
-      return;
-    }
-  pipes().push_back(ExtensionPipe{cls, std::string(name), spec});
-  stats::Catalog::global().add("sm.issued." + std::string(name), stats::Unit::Count,
-                               "warp instructions issued to the " + std::string(name) + " pipeline");
+  pipeRegistry().add(name, {cls}, spec);
 }
-const std::vector<ExtensionPipe> &extensionPipes() { return pipes(); }
 
 void registerMemSpaceModel(ptx::ir::MemSpace space, MemSpaceModelFactory factory) {
   spaceModels()[size_t(space)] = factory;

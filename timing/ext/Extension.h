@@ -5,7 +5,7 @@
 // Contract: everything here is registered at start-up (before the first Gpu is built) from an
 // extension's registration function (isa_ext/Extensions.cpp) and never changes afterwards.
 // - registerPipe(cls, name, spec): instructions of class `cls` (ir::registerOpClass) issue to
-//   a pipeline of their own with `units` units, each taking one instruction every `interval`
+//   a pipeline of their own (the registry of timing/sm/Pipes.h) with `units` units, each taking one instruction every `interval`
 //   cycles, results ready `latency` cycles after issue; its issues are counted as
 //   `sm.issued.<name>`. `spec` is read when each SM is built, so it may depend on the config.
 // - registerMemSpaceModel(space, factory): every SM gets its own model object for the space
@@ -21,6 +21,7 @@
 #include "ptx/ir/Ir.h"
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
+#include "timing/sm/Pipes.h"
 
 #include <cstdint>
 #include <memory>
@@ -37,19 +38,9 @@ namespace ptxsim::timing {
 
 struct WarpMemAccess;
 
-struct PipeSpec {
-  uint32_t units = 1, latency = 1, interval = 1;
-};
-using PipeSpecFn = PipeSpec (*)(const TimingConfig &cfg);
+/// pipeRegistry().add(name, {cls}, spec) (timing/sm/Pipes.h, where the built-in pipes are
+/// registered the same way).
 void registerPipe(ptx::ir::OpClass cls, std::string_view name, PipeSpecFn spec);
-
-struct ExtensionPipe {
-  ptx::ir::OpClass cls;
-  std::string name;
-  PipeSpecFn spec;
-};
-/// Registered pipes, in registration order.
-const std::vector<ExtensionPipe> &extensionPipes();
 
 class IMemSpaceModel {
 public:

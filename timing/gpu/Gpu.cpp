@@ -215,46 +215,91 @@ void Gpu::applyCarveout(const ptx::exec::LaunchParams &p, uint64_t ctas) {
     sm->setCarveout(uint32_t(carve), ways);
 }
 
-ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelTimingStats &st) {
-  ptx::exec::LaunchResult err;
-  auto hostStart = std::chrono::steady_clock::now();
+/// One launch while runKernel() drives it: the state its steps share.
+struct Gpu::KernelRun {
+  explicit KernelRun(const ptx::exec::LaunchParams &params) : p(params) {}
+  const ptx::exec::LaunchParams &p;
+  std::chrono::steady_clock::time_point hostStart;
   TimingProfile profile;
   ProfileClock prof;
-  if (TimingProfile::enabled()) {
-    prof.p = &profile;
-    prof.last = hostStart;
-  }
-  std::unique_ptr<ptx::exec::SteppedGrid> grid = engine_.beginGrid(p, err, cfg_.numSms());
-  if (!grid)
-    return err;
-  grid->setTimedClock(1000.0 / cfg_.core.clockMHz); // %clock64, %globaltimer follow the model
-  grid->setLanes((uint32_t)sms_.size()); // one execution context per SM, whatever the threads
-  // An extension's launch (ptx/exec/LaunchPolicy.h): CTAs in groups, each on its named SM.
-  ptx::exec::LaunchExtension *ext = grid->extension();
+  std::unique_ptr<ptx::exec::SteppedGrid> grid;
+  /// An extension's launch (ptx/exec/LaunchPolicy.h): CTAs in groups, each on its named SM.
+  ptx::exec::LaunchExtension *ext = nullptr;
   size_t group = 0, groupPos = 0;
   bool groupStarted = false;
-  auto residentCtas = [this] {
-    uint32_t n = 0;
-    for (auto &sm : sms_)
-      n += sm->residentCtas();
-    return n;
-  };
   std::string extError;
+  /// Scheduler counters are cumulative: the kernel's share is the difference (the SM's other
+  /// counters start from zero: resetStats).
+  std::vector<std::pair<std::string, double>> before;
+  /// The split tick (tickLocal/tickShared): the parallel engine's phases, on one thread or more.
+  bool split = false;
+  ThreadTuner *tuner = nullptr; ///< this kernel's and grid shape's (kept across launches)
+  uint32_t probesBefore = 0;
+  Cycle start = 0, loopStart = 0;
+  uint64_t total = 0, nextCta = 0;
+  /// CTA sampling (docs/sampling.md): CTAs from `limit` on are not dispatched; they run
+  /// functionally after the simulated ones and their cycles are extrapolated at steady IPC.
+  uint64_t limit = 0;
+  CtaSampler sampling;
+  size_t rr = 0; ///< round-robin dispatch: the SM the next cycle starts at
+  /// CTA dispatch rate: an SM starts at most one CTA every dispatchEvery cycles.
+  Cycle dispatchEvery = 1;
+  std::vector<Cycle> smDispatchAt;
+  Cycle lastProgress = 0, lastSample = 0;
+  uint64_t lastInsts = 0;
+  bool deadlock = false;
+  /// SMs holding CTAs (kept up to date at dispatch and retirement; it decides whether a cycle
+  /// uses the threads).
+  uint32_t busySms = 0;
+  uint64_t ticked = 0;
+  // the current cycle
+  bool dispatching = false;   ///< CTAs left to dispatch by the round robin
+  bool parallelCycle = false; ///< the SMs' phase runs on the pool's threads
+  bool eligible = false;      ///< enough busy SMs for the threads (the tuner decides)
+};
+
+/// What the ordered phase found in a cycle.
+struct Gpu::CycleOutcome {
+  bool issued = false, smsIdle = true;
+  uint64_t insts = 0;
+};
+
+ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelTimingStats &st) {
+  KernelRun r(p);
+  r.hostStart = std::chrono::steady_clock::now();
+  if (TimingProfile::enabled()) {
+    r.prof.p = &r.profile;
+    r.prof.last = r.hostStart;
+  }
+  ptx::exec::LaunchResult err;
+  r.grid = engine_.beginGrid(p, err, cfg_.numSms());
+  if (!r.grid)
+    return err;
+  r.grid->setTimedClock(1000.0 / cfg_.core.clockMHz); // %clock64, %globaltimer follow the model
+  r.grid->setLanes((uint32_t)sms_.size()); // one execution context per SM, whatever the threads
+  r.ext = r.grid->extension();
+  beginKernelOnSms(r);
+  chooseEngine(r);
+  beginCycleLoop(r);
+  while (stepCycle(r))
+    ++now_;
+  return finishKernel(r, st);
+}
+
+void Gpu::beginKernelOnSms(KernelRun &r) {
+  const ptx::exec::LaunchParams &p = r.p;
   uint32_t threads = (uint32_t)p.block.count();
   uint32_t shared = p.kernel->staticShared + p.dynamicShared;
-  // Scheduler counters are cumulative: the kernel's share is the difference (the SM's other
-  // counters start from zero: resetStats).
-  std::vector<std::pair<std::string, double>> before;
   beforeEnd_.assign(sms_.size(), 0);
   for (size_t i = 0; i < sms_.size(); ++i) {
     Sm *sm = sms_[i].get();
     sm->resetStats();
-    sm->appendSchedulerStats(before);
-    beforeEnd_[i] = before.size();
-    sm->beginKernel(grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
+    sm->appendSchedulerStats(r.before);
+    beforeEnd_[i] = r.before.size();
+    sm->beginKernel(r.grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
   }
   if (cfg_.core.adaptiveL1 && !sms_.empty())
-    applyCarveout(p, grid->numCtas());
+    applyCarveout(p, r.grid->numCtas());
   mem_->resetStats();
   // Cache state between kernels: warm (the default) or flushed, as Nsight Compute measures
   const LaunchConfig &lc = cfg_.launch;
@@ -263,54 +308,47 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
       sm->flushCaches();
   if (lc.flushL2)
     mem_->flushL2();
+}
+
+void Gpu::chooseEngine(KernelRun &r) {
   // The parallel engine, unless one thread, a launch extension's placement (its hooks run
   // between groups and its instructions reach other SMs) or a core that does not split its tick
-  const bool split = parallelOk_ && !ext;
-  const unsigned nThreads = split ? hostThreads() : 1;
+  r.split = parallelOk_ && !r.ext;
+  const unsigned nThreads = r.split ? hostThreads() : 1;
   if (nThreads > 1 && (!pool_ || pool_->threads() != nThreads))
     pool_ = std::make_unique<WorkerPool>(nThreads);
   else if (nThreads <= 1)
     pool_.reset();
-  // this kernel's and grid shape's tuner (kept across launches)
-  ThreadTuner *tuner = nullptr;
   if (pool_ && minBusy_ != 0) {
+    const ptx::exec::LaunchParams &p = r.p;
     TunerKey key{p.kernel, {p.grid.x, p.grid.y, p.grid.z}, {p.block.x, p.block.y, p.block.z}};
     for (auto &kv : tuners_)
       if (kv.first == key)
-        tuner = &kv.second;
-    if (!tuner) {
+        r.tuner = &kv.second;
+    if (!r.tuner) {
       if (tuners_.size() >= 256) // (a program with ever new grid shapes: forget the oldest)
         tuners_.erase(tuners_.begin());
       tuners_.emplace_back(key, ThreadTuner{});
-      tuner = &tuners_.back().second;
+      r.tuner = &tuners_.back().second;
     }
   }
   if (pool_)
-    pool_->setProfiling(prof.p != nullptr);
-  const uint32_t probesBefore = tuner ? tuner->probes() : 0;
-  const Cycle start = now_;
+    pool_->setProfiling(r.prof.p != nullptr);
+  r.probesBefore = r.tuner ? r.tuner->probes() : 0;
+}
+
+void Gpu::beginCycleLoop(KernelRun &r) {
+  const LaunchConfig &lc = cfg_.launch;
+  r.start = now_;
   // Fixed launch cost: the front end reads the launch and sets up the grid before any CTA starts.
   now_ += lc.kernelLaunchLatency;
-  const uint64_t total = grid->numCtas();
-  uint64_t nextCta = 0;
-  // CTA sampling (docs/sampling.md): CTAs from `limit` on are not dispatched; they run
-  // functionally after the simulated ones and their cycles are extrapolated at steady IPC.
-  uint64_t limit = total;
-  CtaSampler sampling;
-  sampling.on = ctaSampling_ && !ext && !p.cooperative;
-  size_t rr = 0;
-  // CTA dispatch rate: an SM starts at most one CTA every ctaDispatchInterval cycles
-  const Cycle dispatchEvery = std::max<uint32_t>(lc.ctaDispatchInterval, 1);
-  std::vector<Cycle> smDispatchAt(sms_.size(), 0);
-  Cycle lastProgress = now_;
-  Cycle lastSample = now_;
-  uint64_t lastInsts = 0;
-  bool deadlock = false;
-  // SMs holding CTAs (kept up to date at dispatch and retirement; it decides whether a cycle
-  // uses the threads), and the per-SM summary of the last tick
-  uint32_t busySms = 0;
+  r.total = r.limit = r.grid->numCtas();
+  r.sampling.on = ctaSampling_ && !r.ext && !r.p.cooperative;
+  r.dispatchEvery = std::max<uint32_t>(lc.ctaDispatchInterval, 1);
+  r.smDispatchAt.assign(sms_.size(), 0);
+  r.lastProgress = r.lastSample = now_;
   for (auto &sm : sms_)
-    busySms += sm->residentCtas() != 0;
+    r.busySms += sm->residentCtas() != 0;
   smSum_.assign(sms_.size(), Sm::TickSummary{});
   for (size_t i = 0; i < sms_.size(); ++i)
     sms_[i]->summarize(smSum_[i], true);
@@ -320,347 +358,403 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   // the memory partitions do the same (MemorySystem::tickPartition). Only the split tick
   // (cores the parallel engine handles, no launch extension) sleeps SMs.
   smAwake_.assign(sms_.size(), 1);
-  prof.mark(TimingProfile::Setup);
-  uint64_t ticked = 0;
-  const Cycle loopStart = now_;
-  for (;;) {
-    ++ticked;
-    if (ext) {
-      // group by group: the next group starts when every CTA of the previous one has ended
-      if (groupStarted && groupPos == ext->groups[group].size() && residentCtas() == 0) {
-        extError = ext->endGroup(group, grid->memory());
-        groupStarted = false;
-        ++group;
-        groupPos = 0;
-      }
-      if (extError.empty() && !groupStarted && group < ext->groups.size()) {
-        extError = ext->beginGroup(group, grid->memory());
-        groupStarted = true;
-      }
-      if (extError.empty() && groupStarted) {
-        const std::vector<uint64_t> &g = ext->groups[group];
-        // in group order, one CTA per SM per cycle, each on its own SM
-        std::vector<uint8_t> took(sms_.size(), 0);
-        while (groupPos < g.size()) {
-          uint64_t c = g[groupPos];
-          uint32_t smi = ext->smOf.empty() ? uint32_t(c % sms_.size()) : ext->smOf[c] % sms_.size();
-          Sm &sm = *sms_[smi];
-          if (took[smi] || !sm.canTakeCta()) {
-            if (!took[smi] && sm.residentCtas() == 0)
-              extError = "CTA " + std::to_string(c) + " does not fit on SM " + std::to_string(smi);
-            break;
-          }
-          took[smi] = 1;
-          busySms += sm.residentCtas() == 0;
-          sm.addCta(grid->startCta(c), nextCta);
-          smAwake_[smi] = 1;
-          ++nextCta;
-          ++groupPos;
-        }
-      }
-      if (!extError.empty())
-        break;
-    }
-    const uint64_t dispatchedBefore = nextCta; // (the tuner sets cycles with dispatch apart)
-    if (!ext && nextCta < limit) {
-      // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
-      for (size_t k = 0; k < sms_.size() && nextCta < limit; ++k) {
-        size_t i = (rr + k) % sms_.size();
-        // (the summary's canTake, not the SM: no pass over every SM's state in the cycle)
-        if (smDispatchAt[i] <= now_ && smSum_[i].canTake) {
-          Sm &sm = *sms_[i];
-          busySms += sm.residentCtas() == 0;
-          // (with the split tick, the SM fills in the CTA's state in its own phase: on the
-          // threads when they run)
-          if (split)
-            sm.addReservedCta(grid->reserveCta(nextCta), nextCta);
-          else
-            sm.addCta(grid->startCta(nextCta), nextCta);
-          smAwake_[i] = 1;
-          smSum_[i].canTake = sm.canTakeCta(); // (placedCtasOnly cores never get here)
-          smDispatchAt[i] = now_ + dispatchEvery;
-          ++nextCta;
-        }
-      }
-      rr = (rr + 1) % sms_.size();
-    }
-    // The interconnect first (one thread: it moves packets between every SM and partition),
-    // then the partitions' L2 slices and DRAM channels and every SM's local part: those share
-    // nothing (an SM's LD/ST unit touches only its own injection and reply queues), so they run
-    // together on the pool's threads when enough SMs are busy and the tuner finds that the
-    // threads pay. Then the ordered part, in SM order, for the SMs that stopped before an
-    // instruction reaching beyond them or have a CTA to retire. One thread runs the same
-    // phases, so the thread count never changes a result.
-    prof.mark(TimingProfile::Dispatch);
-    mem_->tickIcnt(now_);
-    prof.mark(TimingProfile::Icnt);
-    // CTAs left to dispatch by the round robin: the summaries then say which SMs can take one
-    // (a launch extension's group dispatch asks the SMs themselves, as it is rare)
-    const bool dispatching = !ext && nextCta < limit;
-    bool parallelCycle = false, eligible = false;
-    if (pool_) {
-      // (memory partitions tick in the same job: a kernel's tail with few busy SMs may still
-      // pay for the threads; the tuner finds out)
-      parallelCycle = busySms >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
-      eligible = parallelCycle;
-      // on a loaded host or with little work per cycle the threads can cost more than they
-      // save: the tuner measures (the testing knob minBusy_ == 0 always uses the threads)
-      if (parallelCycle && tuner)
-        parallelCycle = tuner->useThreads();
-    } else if (prof.p) {
-      eligible = split && busySms >= 2; // (the profile's estimate for more threads)
-    }
-    const bool timed = eligible && tuner; // the tuner times the phase
-    auto phaseStart =
-        timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    const uint32_t nSms = (uint32_t)sms_.size();
-    double threadSeconds = 0; // the threads' summed time in the phase's calls (the profile's)
-    if (parallelCycle) {
-      // SMs and partitions interleaved in proportion (item i is an SM when the SMs' share of
-      // the first i + 1 items grows at i), so each thread's contiguous share of the items has
-      // as many SMs and partitions as any other: the threads rarely need to steal, and an SM
-      // keeps ticking on the same core, its state in that core's cache.
-      struct Job {
-        Gpu *gpu;
-        uint32_t nSms, count;
-        Cycle now;
-        bool dispatching;
-      } job{this, nSms, nSms + mem_->numPartitions(), now_, dispatching};
-      threadSeconds = pool_->run(
-          job.count,
-          [](void *c, size_t i) {
-            Job &j = *static_cast<Job *>(c);
-            const uint64_t smsBefore = uint64_t(i) * j.nSms / j.count;
-            if (uint64_t(i + 1) * j.nSms / j.count > smsBefore) {
-              if (!j.gpu->smAwake_[smsBefore])
-                return;
-              Sm &sm = *j.gpu->sms_[smsBefore];
-              sm.tickLocal(j.now, *j.gpu->mem_, true);
-              Sm::TickSummary &sum = j.gpu->smSum_[smsBefore];
-              sm.summarize(sum, j.dispatching);
-              if (sum.idle)
-                j.gpu->sleepSm(smsBefore);
-            } else {
-              j.gpu->mem_->tickPartition(uint32_t(i - smsBefore), j.now);
-            }
-          },
-          &job);
-    } else {
-      for (uint32_t pi = 0; pi < mem_->numPartitions(); ++pi)
-        mem_->tickPartition(pi, now_);
-      for (uint32_t i = 0; i < nSms; ++i) {
-        Sm &sm = *sms_[i];
-        if (split) {
-          if (!smAwake_[i])
-            continue;
-          sm.tickLocal(now_, *mem_, true);
-        } else {
-          sm.tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
-        }
-        sm.summarize(smSum_[i], dispatching);
-        if (split && smSum_[i].idle)
-          sleepSm(i);
-      }
-    }
-    if (prof.p) {
-      if (parallelCycle) {
-        ++profile.threadCycles;
-        ++profile.jobs;
-        profile.threadWork += threadSeconds;
-      } else {
-        ++(eligible ? profile.tunerSerialCycles : profile.fewSmsCycles);
-      }
-      prof.mark(parallelCycle ? TimingProfile::PhaseThreads
-                : eligible    ? TimingProfile::PhaseSerial
-                              : TimingProfile::PhaseFewSms);
-    }
-    mem_->endTick(now_);
-    if (timed)
-      tuner->record(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count(),
-          nextCta == dispatchedBefore);
-    prof.mark(TimingProfile::EndTick);
-    // The ordered phase and the cycle's bookkeeping read the SMs' summaries (one array) rather
-    // than every SM: no per-SM pass over state other threads just wrote.
-    bool issued = false, smsIdle = true;
-    uint64_t insts = 0;
-    for (uint32_t i = 0; i < nSms; ++i) {
-      Sm::TickSummary &sum = smSum_[i];
-      if (split && sum.needShared) {
-        Sm &sm = *sms_[i];
-        bool wasBusy = sm.residentCtas() != 0;
-        sm.tickShared(now_);
-        sm.summarize(sum, dispatching);
-        busySms -= wasBusy && sm.residentCtas() == 0;
-        if (sum.idle)
-          sleepSm(i);
-      }
-      issued |= sum.issued != 0;
-      if (!smAwake_[i]) // (asleep: its next ticks would issue nothing)
-        sum.issued = 0;
-      smsIdle = smsIdle && sum.idle;
-      insts += sum.insts;
-    }
-    if (!split) {
-      busySms = 0;
-      for (auto &sm : sms_)
-        busySms += sm->residentCtas() != 0;
-    }
-    prof.mark(TimingProfile::Ordered);
-    if (grid->faulted())
-      break;
-    if (sampleEvery_ && now_ - lastSample >= sampleEvery_) {
-      KernelTimingStats snap;
-      collect(snap, p.kernel->name, start, before, grid.get());
-      sampler_(snap);
-      lastSample = now_;
-    }
-    if (sampling.on && limit == total)
-      sampling.observe(*this, nextCta, total, limit);
-    if (nextCta == limit && smsIdle && mem_->idle())
-      break;
-    if (insts != lastInsts) {
-      lastInsts = insts;
-      lastProgress = now_;
-    } else if (now_ - lastProgress > noProgressCycles_) {
-      deadlock = true; // nothing issued for that long: report instead of hanging
-      break;
-    }
-    prof.mark(TimingProfile::Bookkeeping);
-    // Skip cycles in which nothing can change.
-    if (!issued) {
-      bool canDispatch = false;
-      Cycle nextDispatch = kNever; // an SM with room waits for its dispatch interval
-      if (nextCta < limit)
-        for (size_t i = 0; i < sms_.size(); ++i)
-          if (ext ? sms_[i]->canTakeCta() : smSum_[i].canTake) {
-            canDispatch = canDispatch || smDispatchAt[i] <= now_ + 1;
-            nextDispatch = std::min(nextDispatch, smDispatchAt[i]);
-          }
-      if (!canDispatch) {
-        Cycle next = mem_->idle() ? kNever : mem_->nextEventCycle(now_);
-        next = std::min(next, nextDispatch);
-        // (the SMs' next events can only bring `next` closer: when the memory system or
-        // dispatch acts in the next cycle anyway, nothing is skipped and the SMs need no look;
-        // on memory-bound kernels that is most cycles without an issue)
-        if (next <= now_ + 1) {
-        } else if (parallelCycle) {
-          // (read-only per SM: in parallel, then the minimum in SM order)
-          struct Job {
-            std::vector<std::unique_ptr<Sm>> *sms;
-            std::vector<Cycle> *next;
-            const uint8_t *awake;
-            Cycle now;
-          } job{&sms_, &smNext_, smAwake_.data(), now_};
-          smNext_.resize(sms_.size());
-          double work = pool_->run(
-              sms_.size(),
-              [](void *c, size_t i) {
-                Job &j = *static_cast<Job *>(c);
-                // (a sleeping SM has no event: kNever)
-                (*j.next)[i] = j.awake[i] ? (*j.sms)[i]->nextEventCycle(j.now) : kNever;
-              },
-              &job);
-          if (prof.p) {
-            ++profile.jobs;
-            profile.threadWork += work;
-          }
-          for (Cycle c : smNext_)
-            next = std::min(next, c);
-        } else {
-          for (size_t i = 0; i < sms_.size(); ++i)
-            if (smAwake_[i])
-              next = std::min(next, sms_[i]->nextEventCycle(now_));
-        }
-        if (next != kNever && next > now_ + 1) {
-          uint64_t skip = next - now_ - 1;
-          for (size_t i = 0; i < sms_.size(); ++i)
-            if (smAwake_[i]) // (an SM without CTAs counts nothing)
-              sms_[i]->skipCycles(skip);
-          now_ += skip;
-        }
-      }
-    }
-    prof.mark(parallelCycle ? TimingProfile::NextThreads
-              : eligible    ? TimingProfile::NextSerial
-                            : TimingProfile::NextFewSms);
-    ++now_;
+  r.prof.mark(TimingProfile::Setup);
+  r.loopStart = now_;
+}
+
+bool Gpu::stepCycle(KernelRun &r) {
+  ++r.ticked;
+  if (r.ext && !dispatchGroup(r))
+    return false;
+  const uint64_t dispatchedBefore = r.nextCta; // (the tuner sets cycles with dispatch apart)
+  if (!r.ext && r.nextCta < r.limit)
+    dispatchRoundRobin(r);
+  // The interconnect first (one thread: it moves packets between every SM and partition),
+  // then the partitions' L2 slices and DRAM channels and every SM's local part: those share
+  // nothing (an SM's LD/ST unit touches only its own injection and reply queues), so they run
+  // together on the pool's threads when enough SMs are busy and the tuner finds that the
+  // threads pay. Then the ordered part, in SM order, for the SMs that stopped before an
+  // instruction reaching beyond them or have a CTA to retire. One thread runs the same
+  // phases, so the thread count never changes a result.
+  r.prof.mark(TimingProfile::Dispatch);
+  mem_->tickIcnt(now_);
+  r.prof.mark(TimingProfile::Icnt);
+  // CTAs left to dispatch by the round robin: the summaries then say which SMs can take one
+  // (a launch extension's group dispatch asks the SMs themselves, as it is rare)
+  r.dispatching = !r.ext && r.nextCta < r.limit;
+  runLocalPhase(r, r.nextCta == dispatchedBefore);
+  const CycleOutcome o = runOrderedPhase(r);
+  r.prof.mark(TimingProfile::Ordered);
+  if (r.grid->faulted() || kernelDone(r, o))
+    return false;
+  r.prof.mark(TimingProfile::Bookkeeping);
+  if (!o.issued)
+    skipIdleCycles(r);
+  r.prof.mark(r.parallelCycle ? TimingProfile::NextThreads
+              : r.eligible    ? TimingProfile::NextSerial
+                              : TimingProfile::NextFewSms);
+  return true;
+}
+
+bool Gpu::dispatchGroup(KernelRun &r) {
+  ptx::exec::LaunchExtension &ext = *r.ext;
+  // group by group: the next group starts when every CTA of the previous one has ended
+  if (r.groupStarted && r.groupPos == ext.groups[r.group].size() && residentCtas() == 0) {
+    r.extError = ext.endGroup(r.group, r.grid->memory());
+    r.groupStarted = false;
+    ++r.group;
+    r.groupPos = 0;
   }
+  if (r.extError.empty() && !r.groupStarted && r.group < ext.groups.size()) {
+    r.extError = ext.beginGroup(r.group, r.grid->memory());
+    r.groupStarted = true;
+  }
+  if (r.extError.empty() && r.groupStarted) {
+    const std::vector<uint64_t> &g = ext.groups[r.group];
+    // in group order, one CTA per SM per cycle, each on its own SM
+    std::vector<uint8_t> took(sms_.size(), 0);
+    while (r.groupPos < g.size()) {
+      uint64_t c = g[r.groupPos];
+      uint32_t smi = ext.smOf.empty() ? uint32_t(c % sms_.size()) : ext.smOf[c] % sms_.size();
+      Sm &sm = *sms_[smi];
+      if (took[smi] || !sm.canTakeCta()) {
+        if (!took[smi] && sm.residentCtas() == 0)
+          r.extError = "CTA " + std::to_string(c) + " does not fit on SM " + std::to_string(smi);
+        break;
+      }
+      took[smi] = 1;
+      r.busySms += sm.residentCtas() == 0;
+      sm.addCta(r.grid->startCta(c), r.nextCta);
+      smAwake_[smi] = 1;
+      ++r.nextCta;
+      ++r.groupPos;
+    }
+  }
+  return r.extError.empty();
+}
+
+uint32_t Gpu::residentCtas() const {
+  uint32_t n = 0;
+  for (auto &sm : sms_)
+    n += sm->residentCtas();
+  return n;
+}
+
+void Gpu::dispatchRoundRobin(KernelRun &r) {
+  // CTA dispatch: at most one CTA per SM per cycle, round robin over the SMs
+  for (size_t k = 0; k < sms_.size() && r.nextCta < r.limit; ++k) {
+    size_t i = (r.rr + k) % sms_.size();
+    // (the summary's canTake, not the SM: no pass over every SM's state in the cycle)
+    if (r.smDispatchAt[i] <= now_ && smSum_[i].canTake) {
+      Sm &sm = *sms_[i];
+      r.busySms += sm.residentCtas() == 0;
+      // (with the split tick, the SM fills in the CTA's state in its own phase: on the
+      // threads when they run)
+      if (r.split)
+        sm.addReservedCta(r.grid->reserveCta(r.nextCta), r.nextCta);
+      else
+        sm.addCta(r.grid->startCta(r.nextCta), r.nextCta);
+      smAwake_[i] = 1;
+      smSum_[i].canTake = sm.canTakeCta(); // (placedCtasOnly cores never get here)
+      r.smDispatchAt[i] = now_ + r.dispatchEvery;
+      ++r.nextCta;
+    }
+  }
+  r.rr = (r.rr + 1) % sms_.size();
+}
+
+void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
+  r.parallelCycle = r.eligible = false;
+  if (pool_) {
+    // (memory partitions tick in the same job: a kernel's tail with few busy SMs may still
+    // pay for the threads; the tuner finds out)
+    r.parallelCycle =
+        r.busySms >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
+    r.eligible = r.parallelCycle;
+    // on a loaded host or with little work per cycle the threads can cost more than they
+    // save: the tuner measures (the testing knob minBusy_ == 0 always uses the threads)
+    if (r.parallelCycle && r.tuner)
+      r.parallelCycle = r.tuner->useThreads();
+  } else if (r.prof.p) {
+    r.eligible = r.split && r.busySms >= 2; // (the profile's estimate for more threads)
+  }
+  const bool timed = r.eligible && r.tuner; // the tuner times the phase
+  auto phaseStart =
+      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  double threadSeconds = 0; // the threads' summed time in the phase's calls (the profile's)
+  if (r.parallelCycle)
+    threadSeconds = tickLocalOnThreads(r.dispatching);
+  else
+    tickLocalSerial(r);
+  if (r.prof.p) {
+    if (r.parallelCycle) {
+      ++r.profile.threadCycles;
+      ++r.profile.jobs;
+      r.profile.threadWork += threadSeconds;
+    } else {
+      ++(r.eligible ? r.profile.tunerSerialCycles : r.profile.fewSmsCycles);
+    }
+    r.prof.mark(r.parallelCycle ? TimingProfile::PhaseThreads
+                : r.eligible    ? TimingProfile::PhaseSerial
+                                : TimingProfile::PhaseFewSms);
+  }
+  mem_->endTick(now_);
+  if (timed)
+    r.tuner->record(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - phaseStart).count(),
+        noDispatch);
+  r.prof.mark(TimingProfile::EndTick);
+}
+
+double Gpu::tickLocalOnThreads(bool dispatching) {
+  // SMs and partitions interleaved in proportion (item i is an SM when the SMs' share of the
+  // first i + 1 items grows at i), so each thread's contiguous share of the items has as many
+  // SMs and partitions as any other: the threads rarely need to steal, and an SM keeps ticking
+  // on the same core, its state in that core's cache.
+  const uint32_t nSms = (uint32_t)sms_.size();
+  struct Job {
+    Gpu *gpu;
+    uint32_t nSms, count;
+    Cycle now;
+    bool dispatching;
+  } job{this, nSms, nSms + mem_->numPartitions(), now_, dispatching};
+  return pool_->run(
+      job.count,
+      [](void *c, size_t i) {
+        Job &j = *static_cast<Job *>(c);
+        const uint64_t smsBefore = uint64_t(i) * j.nSms / j.count;
+        if (uint64_t(i + 1) * j.nSms / j.count > smsBefore) {
+          if (!j.gpu->smAwake_[smsBefore])
+            return;
+          Sm &sm = *j.gpu->sms_[smsBefore];
+          sm.tickLocal(j.now, *j.gpu->mem_, true);
+          Sm::TickSummary &sum = j.gpu->smSum_[smsBefore];
+          sm.summarize(sum, j.dispatching);
+          if (sum.idle)
+            j.gpu->sleepSm(smsBefore);
+        } else {
+          j.gpu->mem_->tickPartition(uint32_t(i - smsBefore), j.now);
+        }
+      },
+      &job);
+}
+
+void Gpu::tickLocalSerial(const KernelRun &r) {
+  for (uint32_t pi = 0; pi < mem_->numPartitions(); ++pi)
+    mem_->tickPartition(pi, now_);
+  for (uint32_t i = 0; i < (uint32_t)sms_.size(); ++i) {
+    Sm &sm = *sms_[i];
+    if (r.split) {
+      if (!smAwake_[i])
+        continue;
+      sm.tickLocal(now_, *mem_, true);
+    } else {
+      sm.tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
+    }
+    sm.summarize(smSum_[i], r.dispatching);
+    if (r.split && smSum_[i].idle)
+      sleepSm(i);
+  }
+}
+
+Gpu::CycleOutcome Gpu::runOrderedPhase(KernelRun &r) {
+  // The ordered phase and the cycle's bookkeeping read the SMs' summaries (one array) rather
+  // than every SM: no per-SM pass over state other threads just wrote.
+  CycleOutcome o;
+  for (uint32_t i = 0; i < (uint32_t)sms_.size(); ++i) {
+    Sm::TickSummary &sum = smSum_[i];
+    if (r.split && sum.needShared) {
+      Sm &sm = *sms_[i];
+      bool wasBusy = sm.residentCtas() != 0;
+      sm.tickShared(now_);
+      sm.summarize(sum, r.dispatching);
+      r.busySms -= wasBusy && sm.residentCtas() == 0;
+      if (sum.idle)
+        sleepSm(i);
+    }
+    o.issued |= sum.issued != 0;
+    if (!smAwake_[i]) // (asleep: its next ticks would issue nothing)
+      sum.issued = 0;
+    o.smsIdle = o.smsIdle && sum.idle;
+    o.insts += sum.insts;
+  }
+  if (!r.split) {
+    r.busySms = 0;
+    for (auto &sm : sms_)
+      r.busySms += sm->residentCtas() != 0;
+  }
+  return o;
+}
+
+bool Gpu::kernelDone(KernelRun &r, const CycleOutcome &o) {
+  if (sampleEvery_ && now_ - r.lastSample >= sampleEvery_) {
+    KernelTimingStats snap;
+    collect(snap, r.p.kernel->name, r.start, r.before, r.grid.get());
+    sampler_(snap);
+    r.lastSample = now_;
+  }
+  if (r.sampling.on && r.limit == r.total)
+    r.sampling.observe(*this, r.nextCta, r.total, r.limit);
+  if (r.nextCta == r.limit && o.smsIdle && mem_->idle())
+    return true;
+  return noProgress(r, o.insts);
+}
+
+bool Gpu::noProgress(KernelRun &r, uint64_t insts) {
+  if (insts != r.lastInsts) {
+    r.lastInsts = insts;
+    r.lastProgress = now_;
+  } else if (now_ - r.lastProgress > noProgressCycles_) {
+    r.deadlock = true; // nothing issued for that long: report instead of hanging
+    return true;
+  }
+  return false;
+}
+
+void Gpu::skipIdleCycles(KernelRun &r) {
+  // Skip cycles in which nothing can change.
+  bool canDispatch = false;
+  Cycle nextDispatch = kNever; // an SM with room waits for its dispatch interval
+  if (r.nextCta < r.limit)
+    for (size_t i = 0; i < sms_.size(); ++i)
+      if (r.ext ? sms_[i]->canTakeCta() : smSum_[i].canTake) {
+        canDispatch = canDispatch || r.smDispatchAt[i] <= now_ + 1;
+        nextDispatch = std::min(nextDispatch, r.smDispatchAt[i]);
+      }
+  if (canDispatch)
+    return;
+  Cycle next = mem_->idle() ? kNever : mem_->nextEventCycle(now_);
+  next = std::min(next, nextDispatch);
+  // (the SMs' next events can only bring `next` closer: when the memory system or dispatch
+  // acts in the next cycle anyway, nothing is skipped and the SMs need no look; on
+  // memory-bound kernels that is most cycles without an issue)
+  if (next <= now_ + 1)
+    return;
+  next = std::min(next, nextSmEvent(r));
+  if (next != kNever && next > now_ + 1) {
+    uint64_t skip = next - now_ - 1;
+    for (size_t i = 0; i < sms_.size(); ++i)
+      if (smAwake_[i]) // (an SM without CTAs counts nothing)
+        sms_[i]->skipCycles(skip);
+    now_ += skip;
+  }
+}
+
+Cycle Gpu::nextSmEvent(KernelRun &r) {
+  Cycle next = kNever;
+  if (!r.parallelCycle) {
+    for (size_t i = 0; i < sms_.size(); ++i)
+      if (smAwake_[i])
+        next = std::min(next, sms_[i]->nextEventCycle(now_));
+    return next;
+  }
+  // (read-only per SM: in parallel, then the minimum in SM order)
+  struct Job {
+    std::vector<std::unique_ptr<Sm>> *sms;
+    std::vector<Cycle> *next;
+    const uint8_t *awake;
+    Cycle now;
+  } job{&sms_, &smNext_, smAwake_.data(), now_};
+  smNext_.resize(sms_.size());
+  double work = pool_->run(
+      sms_.size(),
+      [](void *c, size_t i) {
+        Job &j = *static_cast<Job *>(c);
+        // (a sleeping SM has no event: kNever)
+        (*j.next)[i] = j.awake[i] ? (*j.sms)[i]->nextEventCycle(j.now) : kNever;
+      },
+      &job);
+  if (r.prof.p) {
+    ++r.profile.jobs;
+    r.profile.threadWork += work;
+  }
+  for (Cycle c : smNext_)
+    next = std::min(next, c);
+  return next;
+}
+
+ptx::exec::LaunchResult Gpu::finishKernel(KernelRun &r, KernelTimingStats &st) {
   const Cycle loopEnd = now_;
+  const Cycle simulatedCycles = now_ - r.start;
+  const bool faulted = r.grid->faulted();
   // CTA sampling: the CTAs not simulated run functionally; their cycles at the steady IPC
   uint64_t extraWarp = 0, extraThread = 0;
-  const Cycle simulatedCycles = now_ - start;
-  if (limit < total && !grid->faulted() && !deadlock) {
+  if (r.limit < r.total && !faulted && !r.deadlock) {
     uint64_t w0, t0, w1, t1;
-    grid->instsSoFar(w0, t0);
-    grid->runFunctionally(limit, total);
-    grid->instsSoFar(w1, t1);
+    r.grid->instsSoFar(w0, t0);
+    r.grid->runFunctionally(r.limit, r.total);
+    r.grid->instsSoFar(w1, t1);
     extraWarp = w1 - w0;
     extraThread = t1 - t0;
-    now_ += Cycle(std::llround(double(extraWarp) / sampling.steadyIpc));
+    now_ += Cycle(std::llround(double(extraWarp) / r.sampling.steadyIpc));
   }
   // Fixed end cost: completion, memory flush and the front end's signal back to the host.
-  if (!grid->faulted() && !deadlock)
-    now_ += lc.kernelDrainLatency;
-  if (ext && extError.empty() && groupStarted && !grid->faulted())
-    extError = ext->endGroup(group, grid->memory());
-  ptx::exec::LaunchResult r = grid->finish();
-  if (!extError.empty() && r.ok()) {
-    r.status = ptx::exec::LaunchStatus::Fault;
-    r.message = "kernel '" + p.kernel->name + "': " + ext->name() + ": " + extError;
+  if (!faulted && !r.deadlock)
+    now_ += cfg_.launch.kernelDrainLatency;
+  if (r.ext && r.extError.empty() && r.groupStarted && !faulted)
+    r.extError = r.ext->endGroup(r.group, r.grid->memory());
+  ptx::exec::LaunchResult res = r.grid->finish();
+  const std::string &kernel = r.p.kernel->name;
+  if (!r.extError.empty() && res.ok()) {
+    res.status = ptx::exec::LaunchStatus::Fault;
+    res.message = "kernel '" + kernel + "': " + r.ext->name() + ": " + r.extError;
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
-  if (deadlock && r.ok()) {
-    r.status = ptx::exec::LaunchStatus::Fault;
-    r.message = grid->noProgressText(noProgressCycles_);
+  res.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - r.hostStart).count();
+  if (r.deadlock && res.ok()) {
+    res.status = ptx::exec::LaunchStatus::Fault;
+    res.message = r.grid->noProgressText(noProgressCycles_);
   }
-
-  collect(st, p.kernel->name, start, before, grid.get());
-  if (ctaSampling_ && !ext) {
-    bool sampled = limit < total;
-    if (sampled) {
-      // counts scale with the instructions, cycle-valued statistics with the cycles
-      double insts = st.warpInsts ? double(st.warpInsts + extraWarp) / double(st.warpInsts) : 1;
-      double cyc = simulatedCycles ? double(st.cycles) / double(simulatedCycles) : 1;
-      scaleStats(st, insts, cyc);
-      st.warpInsts += extraWarp;
-      st.threadInsts += extraThread;
-      st.set("gpu.cycles", double(st.cycles));
-      st.set("gpu_tot_sim_cycle", double(st.cycles));
-      st.set("gpu.sim_seconds", st.seconds);
-      st.set("gpu.warp_insts", double(st.warpInsts));
-      st.set("gpu.thread_insts", double(st.threadInsts));
-      st.set("gpu_tot_sim_insn", double(st.threadInsts));
-      st.set("gpu.ipc", st.cycles ? double(st.warpInsts) / double(st.cycles) : 0);
-      st.set("gpu.thread_ipc", st.cycles ? double(st.threadInsts) / double(st.cycles) : 0);
-      st.set("gpu.ctas", double(total));
-    }
-    st.set("sample.estimated", sampled ? 1 : 0);
-    // the IPC's change between the last two measured waves, plus how much the extrapolated
-    // CTAs' instruction counts differ from the simulated ones' (CTAs unlike those measured may
-    // not run at their IPC), on the extrapolated share
-    double share = st.warpInsts ? double(extraWarp) / double(st.warpInsts) : 0;
-    double hetero = 0;
-    if (sampled && limit > 0 && st.warpInsts > extraWarp) {
-      double simPerCta = double(st.warpInsts - extraWarp) / double(limit);
-      double restPerCta = double(extraWarp) / double(total - limit);
-      hetero = simPerCta > 0 ? std::fabs(restPerCta / simPerCta - 1) : 0;
-    }
-    st.set("sample.error_pct", sampled ? 100.0 * (sampling.ipcChange + hetero) * share : 0);
-    st.set("sample.detailed_ctas", double(limit));
-  }
-  if (prof.p) {
-    prof.mark(TimingProfile::Finish);
-    profile.launches = 1;
-    profile.cycles = loopEnd - loopStart;
-    profile.ticked = ticked;
-    profile.threads = pool_ ? pool_->threads() : 1;
-    profile.probes = tuner ? tuner->probes() - probesBefore : 0;
+  collect(st, kernel, r.start, r.before, r.grid.get());
+  if (ctaSampling_ && !r.ext)
+    addSamplingStats(r, st, extraWarp, extraThread, simulatedCycles);
+  if (r.prof.p) {
+    r.prof.mark(TimingProfile::Finish);
+    r.profile.launches = 1;
+    r.profile.cycles = loopEnd - r.loopStart;
+    r.profile.ticked = r.ticked;
+    r.profile.threads = pool_ ? pool_->threads() : 1;
+    r.profile.probes = r.tuner ? r.tuner->probes() - r.probesBefore : 0;
     if (pool_)
-      profile.callerWait = pool_->takeWaitSeconds();
-    TimingProfile::accumulate(profile);
+      r.profile.callerWait = pool_->takeWaitSeconds();
+    TimingProfile::accumulate(r.profile);
   }
-  return r;
+  return res;
+}
+
+void Gpu::addSamplingStats(const KernelRun &r, KernelTimingStats &st, uint64_t extraWarp,
+                           uint64_t extraThread, Cycle simulatedCycles) {
+  const bool sampled = r.limit < r.total;
+  if (sampled) {
+    // counts scale with the instructions, cycle-valued statistics with the cycles
+    double insts = st.warpInsts ? double(st.warpInsts + extraWarp) / double(st.warpInsts) : 1;
+    double cyc = simulatedCycles ? double(st.cycles) / double(simulatedCycles) : 1;
+    scaleStats(st, insts, cyc);
+    st.warpInsts += extraWarp;
+    st.threadInsts += extraThread;
+    st.set("gpu.cycles", double(st.cycles));
+    st.set("gpu_tot_sim_cycle", double(st.cycles));
+    st.set("gpu.sim_seconds", st.seconds);
+    st.set("gpu.warp_insts", double(st.warpInsts));
+    st.set("gpu.thread_insts", double(st.threadInsts));
+    st.set("gpu_tot_sim_insn", double(st.threadInsts));
+    st.set("gpu.ipc", st.cycles ? double(st.warpInsts) / double(st.cycles) : 0);
+    st.set("gpu.thread_ipc", st.cycles ? double(st.threadInsts) / double(st.cycles) : 0);
+    st.set("gpu.ctas", double(r.total));
+  }
+  st.set("sample.estimated", sampled ? 1 : 0);
+  // the IPC's change between the last two measured waves, plus how much the extrapolated
+  // CTAs' instruction counts differ from the simulated ones' (CTAs unlike those measured may
+  // not run at their IPC), on the extrapolated share
+  double share = st.warpInsts ? double(extraWarp) / double(st.warpInsts) : 0;
+  double hetero = 0;
+  if (sampled && r.limit > 0 && st.warpInsts > extraWarp) {
+    double simPerCta = double(st.warpInsts - extraWarp) / double(r.limit);
+    double restPerCta = double(extraWarp) / double(r.total - r.limit);
+    hetero = simPerCta > 0 ? std::fabs(restPerCta / simPerCta - 1) : 0;
+  }
+  st.set("sample.error_pct", sampled ? 100.0 * (r.sampling.ipcChange + hetero) * share : 0);
+  st.set("sample.detailed_ctas", double(r.limit));
 }
 
 void Gpu::CtaSampler::observe(const Gpu &gpu, uint64_t nextCta, uint64_t total, uint64_t &limit) {

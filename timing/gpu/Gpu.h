@@ -100,6 +100,40 @@ private:
   /// The adaptive L1/shared carve-out of launch `p` (-gpgpu_adaptive_cache_config), set on every SM.
   void applyCarveout(const ptx::exec::LaunchParams &p, uint64_t ctas);
   uint32_t carveoutBytes_ = 0; ///< the current kernel's shared memory per SM (adaptive carve-out)
+
+  // runKernel() in steps: one launch's state (KernelRun, Gpu.cpp) passes from one to the next.
+  struct KernelRun;
+  struct CycleOutcome;
+  /// Setup: the SMs begin the kernel (statistics baseline, carve-out, cache flushes).
+  void beginKernelOnSms(KernelRun &r);
+  /// The split tick or the whole one, the worker pool and this kernel's thread tuner.
+  void chooseEngine(KernelRun &r);
+  /// The launch latency, the dispatch state and the SMs' summaries before the first cycle.
+  void beginCycleLoop(KernelRun &r);
+  /// One core cycle; false when the kernel ended (done, faulted, no progress, extension error).
+  bool stepCycle(KernelRun &r);
+  /// A launch extension's placement: its next group's CTAs, each on its SM; false on its error.
+  bool dispatchGroup(KernelRun &r);
+  /// At most one CTA per SM per cycle, round robin over the SMs.
+  void dispatchRoundRobin(KernelRun &r);
+  /// The partitions' and the SMs' own phase, on the pool's threads or this one.
+  void runLocalPhase(KernelRun &r, bool noDispatch);
+  double tickLocalOnThreads(bool dispatching);
+  void tickLocalSerial(const KernelRun &r);
+  /// The SMs' ordered phase (tickShared in SM order) and the cycle's summary.
+  CycleOutcome runOrderedPhase(KernelRun &r);
+  /// Statistics sampler, CTA sampling, the end of the kernel; true when the loop ends.
+  bool kernelDone(KernelRun &r, const CycleOutcome &o);
+  /// True when nothing has issued for too long (the launch then fails as a deadlock).
+  bool noProgress(KernelRun &r, uint64_t insts);
+  /// After a cycle without an issue: jumps the clock to the next event of memory, dispatch or SMs.
+  void skipIdleCycles(KernelRun &r);
+  Cycle nextSmEvent(KernelRun &r);
+  /// After the last cycle: sampled CTAs, drain latency, the launch's result and statistics.
+  ptx::exec::LaunchResult finishKernel(KernelRun &r, KernelTimingStats &st);
+  void addSamplingStats(const KernelRun &r, KernelTimingStats &st, uint64_t extraWarp,
+                        uint64_t extraThread, Cycle simulatedCycles);
+  uint32_t residentCtas() const;
   void collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
                const std::vector<std::pair<std::string, double>> &before,
                const ptx::exec::SteppedGrid *grid) const;

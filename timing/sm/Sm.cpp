@@ -54,7 +54,7 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   const CoreConfig &c = cfg_.core;
   sinOpcode_ = ptx::lookupOpcode("sin");
   cosOpcode_ = ptx::lookupOpcode("cos");
-  SchedulerParams sp{c.twoLevelActiveWarps, c.ccwsBaseScore, c.ccwsKThrottle, c.ccwsVtaEntries};
+  const SchedulerParams sp = schedulerParams(c);
   for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
     scheds_.push_back(schedulers.create(c.scheduler, sp));
   schedSlots_.resize(scheds_.size());
@@ -65,27 +65,7 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
     slots_[i].sched = i % (uint32_t)scheds_.size();
     schedSlots_[slots_[i].sched].push_back(i);
   }
-  pipes_.resize(kNumBuiltinPipes);
-  auto pipe = [&](PipeId p, uint32_t units, uint32_t lat, uint32_t interval) {
-    pipes_[p].freeAt.assign(std::max(1u, units), 0);
-    pipes_[p].latency = lat;
-    pipes_[p].interval = std::max(1u, interval);
-  };
-  pipe(kSp, c.spUnits, c.spLatency, c.spInterval);
-  pipe(kDp, c.dpUnits, c.dpLatency, c.dpInterval);
-  pipe(kSfu, c.sfuUnits, c.sfuLatency, c.sfuInterval);
-  pipe(kTensor, c.tensorUnits, c.tensorLatency, c.tensorInterval);
-  pipe(kLdst, c.ldstUnits, 1, c.ldstInterval);
-  pipe(kBranch, 1, c.branchLatency, 1);
-  pipe(kSync, 1, 1, 1);
-  pipe(kMisc, 1, 1, 1);
-  for (const ExtensionPipe &ep : extensionPipes()) {
-    PipeSpec spec = ep.spec(cfg_);
-    uint8_t id = (uint8_t)pipes_.size();
-    pipes_.emplace_back();
-    pipe(PipeId(id), spec.units, spec.latency, spec.interval);
-    extPipeOf_[size_t(ep.cls)] = id;
-  }
+  buildPipes();
   spaceModels_.resize(ptx::ir::kMaxMemSpaces);
   for (size_t sp = ptx::ir::kFirstExtensionSpace; sp < ptx::ir::kMaxMemSpaces; ++sp)
     if (MemSpaceModelFactory f = memSpaceModelFactory(ptx::ir::MemSpace(sp)))
@@ -226,25 +206,28 @@ void Sm::finishCta(size_t index) {
       --s.cta;
 }
 
-uint8_t Sm::pipeFor(const Inst &in) const {
-  switch (in.cls) {
-  case OpClass::Alu:
-  case OpClass::Mul:
-  case OpClass::Fp32:
-  case OpClass::Half:
-  case OpClass::Warp: return kSp;
-  case OpClass::Fp64: return cfg_.core.dpUnits ? kDp : kSfu; // Fermi: FP64 on the SFUs
-  case OpClass::Sfu: return kSfu;
-  case OpClass::Mem:
-  case OpClass::Atomic: return kLdst;
-  case OpClass::Control: return kBranch;
-  case OpClass::Sync: return kSync;
-  case OpClass::Misc: return kMisc;
-  case OpClass::Tensor: return cfg_.core.tensorUnits ? kTensor : kSp;
+void Sm::buildPipes() {
+  const std::vector<PipeDesc> &descs = pipeRegistry().pipes();
+  const PipeRegistry &reg = pipeRegistry();
+  pipes_.resize(descs.size());
+  std::vector<PipeSpec> specs(descs.size());
+  for (size_t i = 0; i < descs.size(); ++i) {
+    specs[i] = descs[i].spec(cfg_);
+    pipes_[i].freeAt.assign(std::max(1u, specs[i].units), 0);
+    pipes_[i].latency = specs[i].latency;
+    pipes_[i].interval = std::max(1u, specs[i].interval);
   }
-  // an extension's class: its registered pipe (misc when it registered none)
-  uint8_t p = extPipeOf_[size_t(in.cls) % ptx::ir::kMaxOpClasses];
-  return p ? p : uint8_t(kMisc);
+  // classes no pipe claims issue to misc
+  const int misc = reg.find("misc");
+  std::fill(std::begin(pipeOf_), std::end(pipeOf_), uint8_t(misc < 0 ? 0 : misc));
+  for (size_t i = 0; i < descs.size(); ++i) {
+    int to = int(i);
+    if (specs[i].units == 0 && !descs[i].fallback.empty() && reg.find(descs[i].fallback) >= 0)
+      to = reg.find(descs[i].fallback); // no units of its own: the fallback pipe runs them
+    for (OpClass c : descs[i].classes)
+      pipeOf_[size_t(c) % ptx::ir::kMaxOpClasses] = uint8_t(to);
+  }
+  ldstPipe_ = pipeOf_[size_t(OpClass::Mem)];
 }
 
 bool Sm::lacksUnitFor(const Inst &in) const {
@@ -339,7 +322,7 @@ bool Sm::unitFreeFor(const Inst &in, Cycle now) const {
   bool unitFree = false;
   for (Cycle f : pipes_[p].freeAt)
     unitFree |= f <= now;
-  if (!unitFree || (p == kLdst && !(in.space == ptx::ir::MemSpace::Shared
+  if (!unitFree || (p == ldstPipe_ && !(in.space == ptx::ir::MemSpace::Shared
                                          ? ldst_->canIssueShared(now)
                                          : ldst_->canIssue(now))))
     return false;
@@ -403,7 +386,7 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     const ptx::ir::Function *fn = grid_->function(*s.w);
     frameRet = fn->makesCalls && !fn->isEntry;
   }
-  uint8_t p = pipeFor(*in);
+  const uint8_t p = pipeFor(*in);
   if (__builtin_expect(reduced_, false) && lacksUnitFor(*in)) {
     faultMissingUnit(*s.w, *in);
     return true;
@@ -423,6 +406,37 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
     }
     return true;
   }
+  holdAfterStep(s, now, frameRet, builtin);
+  // an instruction ptxas merges into the next one: no pipe, collector or latency of its own
+  lastIssueFused_ = (in->hints & Inst::kHintFusedIntoNext) && !dma_ && !rec_.isMemory;
+  countIssue(*in, p, now);
+  bool longLatency = false;
+  IMemSpaceModel *model = rec_.isMemory && size_t(rec_.space) < spaceModels_.size()
+                              ? spaceModels_[size_t(rec_.space)].get()
+                              : nullptr;
+  if (model && rec_.execMask) {
+    timeExtensionAccess(s, *in, *model, slotIndex, now);
+  } else if (rec_.isMemory && rec_.execMask) {
+    longLatency = issueMemory(s, *in, slotIndex, now);
+  } else if (dma_ || lastIssueFused_) {
+    for (unsigned i = 0; i < in->nrd; ++i)
+      s.ready(in->rd[i]) = now;
+    if (dma_)
+      runAheadDma(s, now);
+    else
+      s.fusedRole = in->sassRole;
+  } else {
+    timeArithmetic(s, *in, p, now);
+  }
+  // A warp left waiting at a barrier will wait long too: a two-level scheduler must move it out
+  // of its active set, or active warps that all wait for pending ones would never issue again.
+  if (grid_->atBarrier(*s.w))
+    longLatency = true;
+  scheds_[s.sched]->issued(slotIndex, longLatency, now);
+  return true;
+}
+
+void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
   if (__builtin_expect(rec_.switched, 0)) {
     s.wakeAt = std::max(s.wakeAt, now + kGroupSwitchCycles);
     s.blockedBy = StallReason::Divergence;
@@ -444,120 +458,108 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       s.blockedBy = StallReason::Memory;
     }
   }
-  // an instruction ptxas merges into the next one: no pipe, collector or latency of its own
-  lastIssueFused_ = (in->hints & Inst::kHintFusedIntoNext) && !dma_ && !rec_.isMemory;
+}
+
+void Sm::countIssue(const Inst &in, uint8_t p, Cycle now) {
   if (__builtin_expect(dma_, false)) {
     ++stats_.dmaOps; // a DMA engine: no instruction, register file or pipe statistics
-  } else if (lastIssueFused_) {
-    ++stats_.warpInsts;
-    stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
-    stats_.activeLaneInsts += (uint64_t)__builtin_popcount(rec_.execMask);
-  } else {
-    ++stats_.warpInsts;
-    stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
-    stats_.activeLaneInsts += (uint64_t)__builtin_popcount(rec_.execMask);
-    for (unsigned i = 0; i < in->nrs; ++i)
-      stats_.regReads += !(in->rs[i] & Inst::kPredBit);
-    for (unsigned i = 0; i < in->nrd; ++i)
-      stats_.regWrites += !(in->rd[i] & Inst::kPredBit);
-    ++stats_.fuIssued[p];
-    // a free unit of the pipeline takes the instruction
-    Pipe &pipe = pipes_[p];
-    for (Cycle &f : pipe.freeAt)
-      if (f <= now) {
-        f = now + pipe.interval;
-        break;
-      }
+    return;
   }
-  bool longLatency = false;
-  IMemSpaceModel *model = rec_.isMemory && size_t(rec_.space) < spaceModels_.size()
-                              ? spaceModels_[size_t(rec_.space)].get()
-                              : nullptr;
-  if (model && rec_.execMask) {
-    // an extension's memory space: its own model times the access
-    WarpMemAccess a;
-    a.space = MemSpaceKind::Shared;
-    a.atomic = in->cls == OpClass::Atomic;
-    a.write = !a.atomic && in->nrd == 0;
-    a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
-    a.mask = rec_.execMask;
-    std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
-    Cycle done = std::max(now + 1, model->access(a, slotIndex, now));
-    for (unsigned i = 0; i < in->nrd; ++i)
-      s.ready(in->rd[i]) = done;
-  } else if (rec_.isMemory && rec_.execMask) {
-    WarpMemAccess a;
-    a.space = spaceKind(rec_.space);
-    a.atomic = in->cls == OpClass::Atomic;
-    a.write = !a.atomic && in->nrd == 0;
-    a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
-    a.bypassL1 = in->hints & Inst::kHintBypassL1;
-    a.floatAtomic = in->hints & Inst::kHintFloatAtomic;
-    a.casAtomic = in->hints & Inst::kHintCas;
-    if (a.space == MemSpaceKind::Shared) {
-      a.mergedLoad = in->hints & Inst::kHintMergedLoad;
-      if (in->mergedLoads > 1)
-        a.bytesPerLane *= in->mergedLoads; // the LDS.64/LDS.128 ptxas makes of the group
+  ++stats_.warpInsts;
+  stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
+  stats_.activeLaneInsts += (uint64_t)__builtin_popcount(rec_.execMask);
+  if (lastIssueFused_)
+    return;
+  for (unsigned i = 0; i < in.nrs; ++i)
+    stats_.regReads += !(in.rs[i] & Inst::kPredBit);
+  for (unsigned i = 0; i < in.nrd; ++i)
+    stats_.regWrites += !(in.rd[i] & Inst::kPredBit);
+  ++stats_.fuIssued[p];
+  // a free unit of the pipeline takes the instruction
+  Pipe &pipe = pipes_[p];
+  for (Cycle &f : pipe.freeAt)
+    if (f <= now) {
+      f = now + pipe.interval;
+      break;
     }
-    a.mask = rec_.execMask;
-    std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
-    if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)
-      for (unsigned l = 0; l < 32; ++l)
-        a.addr[l] = a.addr[l] - arenaBase_ + kDeviceBase;
-    uint64_t tag = nextTag_++;
-    ldst_->issue(a, slotIndex, tag, now);
-    longLatency = a.space == MemSpaceKind::Global || a.space == MemSpaceKind::Local;
-    if (in->nrd) {
-      Slot::Pending pd{tag, {}, in->nrd, now};
-      for (unsigned i = 0; i < in->nrd; ++i) {
-        pd.rd[i] = in->rd[i];
-        s.ready(in->rd[i]) = kNever;
-      }
-      s.pending.push_back(pd);
-    }
-  } else if (dma_ || lastIssueFused_) {
-    for (unsigned i = 0; i < in->nrd; ++i)
-      s.ready(in->rd[i]) = now;
-    if (dma_)
-      runAheadDma(s, now);
-    else
-      s.fusedRole = in->sassRole;
-  } else {
-    // after a merged predecessor, the latency of the SASS instruction the pair became: IADD3
-    // the add's own, LEA the integer latency, IMAD the multiply's, IMAD.WIDE (mul.wide into a
-    // 64-bit add) both together: ubench's index chase (IMAD.WIDE, then the load) reads 39 cycles
-    // per hop on the H100 against latency.cu's pointer chase 32.6
-    using ptx::exec::SassRole;
-    uint32_t lat = latencyFor(*in, p);
-    if (s.fusedRole == uint8_t(SassRole::MulInt))
-      lat = in->sassRole == uint8_t(SassRole::Add64) ? lat + cfg_.core.mulLatency : cfg_.core.mulLatency;
-    else if (s.fusedRole == uint8_t(SassRole::Shift32))
-      lat = cfg_.core.intLatency;
-    s.fusedRole = 0;
-    // operand collector: source registers in the same bank are read in successive cycles
-    uint8_t perBank[64] = {};
-    uint32_t banks = std::min<uint32_t>(std::max(1u, cfg_.core.regBanks), 64), worst = 0;
-    for (unsigned i = 0; i < in->nrs; ++i)
-      if (!(in->rs[i] & Inst::kPredBit))
-        worst = std::max<uint32_t>(worst, ++perBank[in->rs[i] % banks]);
-    if (worst > 1) {
-      lat += worst - 1;
-      stats_.regBankConflicts += worst - 1;
-    }
-    // a collector unit gathers the operands: busy for one cycle per read of the busiest bank
-    if (worst) {
-      Cycle &u = *std::min_element(collectorFreeAt_.begin(), collectorFreeAt_.end());
-      u = std::max(u, now) + worst;
-    }
-    for (unsigned i = 0; i < in->nrd; ++i)
-      s.ready(in->rd[i]) = now + lat;
+}
+
+void Sm::timeExtensionAccess(Slot &s, const Inst &in, IMemSpaceModel &model, uint32_t slotIndex,
+                             Cycle now) {
+  // an extension's memory space: its own model times the access
+  WarpMemAccess a;
+  a.space = MemSpaceKind::Shared;
+  a.atomic = in.cls == OpClass::Atomic;
+  a.write = !a.atomic && in.nrd == 0;
+  a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
+  a.mask = rec_.execMask;
+  std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
+  Cycle done = std::max(now + 1, model.access(a, slotIndex, now));
+  for (unsigned i = 0; i < in.nrd; ++i)
+    s.ready(in.rd[i]) = done;
+}
+
+bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
+  WarpMemAccess a;
+  a.space = spaceKind(rec_.space);
+  a.atomic = in.cls == OpClass::Atomic;
+  a.write = !a.atomic && in.nrd == 0;
+  a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
+  a.bypassL1 = in.hints & Inst::kHintBypassL1;
+  a.floatAtomic = in.hints & Inst::kHintFloatAtomic;
+  a.casAtomic = in.hints & Inst::kHintCas;
+  if (a.space == MemSpaceKind::Shared) {
+    a.mergedLoad = in.hints & Inst::kHintMergedLoad;
+    if (in.mergedLoads > 1)
+      a.bytesPerLane *= in.mergedLoads; // the LDS.64/LDS.128 ptxas makes of the group
   }
-  // A warp left waiting at a barrier will wait long too: a two-level scheduler must move it out
-  // of its active set, or active warps that all wait for pending ones would never issue again.
-  if (grid_->atBarrier(*s.w))
-    longLatency = true;
-  scheds_[s.sched]->issued(slotIndex, longLatency, now);
-  return true;
+  a.mask = rec_.execMask;
+  std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
+  if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)
+    for (unsigned l = 0; l < 32; ++l)
+      a.addr[l] = a.addr[l] - arenaBase_ + kDeviceBase;
+  uint64_t tag = nextTag_++;
+  ldst_->issue(a, slotIndex, tag, now);
+  if (in.nrd) {
+    Slot::Pending pd{tag, {}, in.nrd, now};
+    for (unsigned i = 0; i < in.nrd; ++i) {
+      pd.rd[i] = in.rd[i];
+      s.ready(in.rd[i]) = kNever;
+    }
+    s.pending.push_back(pd);
+  }
+  return a.space == MemSpaceKind::Global || a.space == MemSpaceKind::Local;
+}
+
+void Sm::timeArithmetic(Slot &s, const Inst &in, uint8_t p, Cycle now) {
+  // after a merged predecessor, the latency of the SASS instruction the pair became: IADD3
+  // the add's own, LEA the integer latency, IMAD the multiply's, IMAD.WIDE (mul.wide into a
+  // 64-bit add) both together: ubench's index chase (IMAD.WIDE, then the load) reads 39 cycles
+  // per hop on the H100 against latency.cu's pointer chase 32.6
+  using ptx::exec::SassRole;
+  uint32_t lat = latencyFor(in, p);
+  if (s.fusedRole == uint8_t(SassRole::MulInt))
+    lat = in.sassRole == uint8_t(SassRole::Add64) ? lat + cfg_.core.mulLatency : cfg_.core.mulLatency;
+  else if (s.fusedRole == uint8_t(SassRole::Shift32))
+    lat = cfg_.core.intLatency;
+  s.fusedRole = 0;
+  // operand collector: source registers in the same bank are read in successive cycles
+  uint8_t perBank[64] = {};
+  uint32_t banks = std::min<uint32_t>(std::max(1u, cfg_.core.regBanks), 64), worst = 0;
+  for (unsigned i = 0; i < in.nrs; ++i)
+    if (!(in.rs[i] & Inst::kPredBit))
+      worst = std::max<uint32_t>(worst, ++perBank[in.rs[i] % banks]);
+  if (worst > 1) {
+    lat += worst - 1;
+    stats_.regBankConflicts += worst - 1;
+  }
+  // a collector unit gathers the operands: busy for one cycle per read of the busiest bank
+  if (worst) {
+    Cycle &u = *std::min_element(collectorFreeAt_.begin(), collectorFreeAt_.end());
+    u = std::max(u, now) + worst;
+  }
+  for (unsigned i = 0; i < in.nrd; ++i)
+    s.ready(in.rd[i]) = now + lat;
 }
 
 void Sm::runAheadDma(Slot &s, Cycle now) {
@@ -969,9 +971,9 @@ void Sm::resetStats() {
 }
 
 std::vector<std::string> Sm::pipeNames() {
-  std::vector<std::string> v = {"sp", "dp", "sfu", "tensor", "ldst", "branch", "sync", "misc"};
-  for (const ExtensionPipe &ep : extensionPipes())
-    v.push_back(ep.name);
+  std::vector<std::string> v;
+  for (const PipeDesc &d : pipeRegistry().pipes())
+    v.push_back(d.name);
   return v;
 }
 

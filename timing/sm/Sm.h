@@ -17,6 +17,7 @@
 #include "timing/ext/Extension.h"
 #include "timing/mem/LdstUnit.h"
 #include "timing/mem/replacement/IReplacementPolicy.h"
+#include "timing/sm/Pipes.h"
 #include "timing/sm/scheduler/IWarpScheduler.h"
 
 #include <array>
@@ -28,10 +29,6 @@
 namespace ptxsim::timing {
 
 class MemorySystem;
-
-/// Built-in pipelines plus those extensions register.
-constexpr size_t kNumBuiltinPipes = 8;
-constexpr size_t kMaxPipes = kNumBuiltinPipes + 24;
 
 /// Why a scheduler did not issue in a cycle.
 /// ExtWait: the warp is at a blocking instruction (ptx::ir::Ctl::Wait) that said "not yet".
@@ -51,8 +48,8 @@ struct SmStats {
   uint64_t regBankConflicts = 0; ///< extra operand-collector cycles
   uint64_t ctasRun = 0;
   uint64_t warpCyclesResident = 0; ///< sum over cycles of resident warps (for occupancy)
-  /// By pipeline: sp, dp, sfu, tensor, ldst, branch, sync, misc, then extension pipes in
-  /// registration order (timing/ext/Extension.h).
+  /// By pipeline, in the pipe registry's order (timing/sm/Pipes.h: the built-ins sp, dp, sfu,
+  /// tensor, ldst, branch, sync, misc, then extension pipes).
   uint64_t fuIssued[kMaxPipes] = {};
   uint64_t l1iHits = 0, l1iMisses = 0;
   uint64_t regReads = 0, regWrites = 0; ///< warp-wide register file accesses (operands x lanes / 32)
@@ -157,7 +154,7 @@ public:
   void appendSchedulerStats(std::vector<std::pair<std::string, double>> &out) const;
   /// Registers the names appendStats() reports (stats::Catalog).
   static void describeStats();
-  /// Names of the pipelines (`sp` ... `misc`, then extension pipes), indexed like fuIssued.
+  /// Names of the pipelines (the pipe registry's), indexed like fuIssued.
   static std::vector<std::string> pipeNames();
 
 private:
@@ -214,9 +211,12 @@ private:
     std::vector<Cycle> freeAt; ///< per unit: cycle it can accept the next instruction
     uint32_t latency = 1, interval = 1;
   };
-  enum PipeId : uint8_t { kSp, kDp, kSfu, kTensor, kLdst, kBranch, kSync, kMisc };
-
-  uint8_t pipeFor(const ptx::ir::Inst &in) const;
+  /// The pipe `in` issues to (pipeOf_, filled from the pipe registry when the SM is built).
+  uint8_t pipeFor(const ptx::ir::Inst &in) const {
+    return pipeOf_[size_t(in.cls) % ptx::ir::kMaxOpClasses];
+  }
+  /// Builds pipes_ and pipeOf_ from the pipe registry (timing/sm/Pipes.h).
+  void buildPipes();
   /// Instruction fetch: true when the instruction is in the warp's buffer at `now`; otherwise
   /// the fetch (an L1I hit, or a miss served at L2 latency) is started or still in flight.
   bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now);
@@ -229,6 +229,18 @@ private:
   /// Issues the slot's next instruction; false when it was a blocking instruction that could
   /// not complete (nothing executed: the warp waits, stall reason ExtWait).
   bool issue(Slot &s, uint32_t slotIndex, Cycle now);
+  // issue() in steps, after the functional core executed the instruction (rec_):
+  /// The warp waits after a switch of lane group, a non-leaf return or a runtime call.
+  void holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin);
+  /// Instruction, lane and register-file counters; a unit of pipe `p` takes the instruction.
+  void countIssue(const ptx::ir::Inst &in, uint8_t p, Cycle now);
+  /// An access to an extension's memory space, timed by its model.
+  void timeExtensionAccess(Slot &s, const ptx::ir::Inst &in, IMemSpaceModel &model,
+                           uint32_t slotIndex, Cycle now);
+  /// A memory access to the LD/ST unit; true when it is long-latency (global, local).
+  bool issueMemory(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
+  /// Latency of an arithmetic instruction: fused predecessor, register banks, collectors.
+  void timeArithmetic(Slot &s, const ptx::ir::Inst &in, uint8_t p, Cycle now);
   void finishCta(size_t ctaIndex);
   /// Sets retireDue_: some CTA's warps have all finished and its loads are back (what
   /// tickShared() retires). Looks at the CTAs only when retireCheck_ says something changed.
@@ -261,8 +273,9 @@ private:
   std::vector<Slot> slots_;
   std::vector<CtaState> ctas_;
   std::vector<ptx::exec::Cta *> toInit_;  ///< added by addReservedCta, state not yet filled in
-  std::vector<Pipe> pipes_;               ///< built-in pipes, then extension pipes
-  uint8_t extPipeOf_[ptx::ir::kMaxOpClasses] = {}; ///< pipe of each extension op class
+  std::vector<Pipe> pipes_;               ///< in the pipe registry's order
+  uint8_t pipeOf_[ptx::ir::kMaxOpClasses] = {}; ///< pipe of each instruction class
+  uint8_t ldstPipe_ = 0; ///< the pipe of memory instructions (it also needs an LD/ST slot)
   /// Models of extension memory spaces (timing/ext/Extension.h), by ir::MemSpace; null: none.
   std::vector<std::unique_ptr<IMemSpaceModel>> spaceModels_;
   std::unique_ptr<LdstUnit> ldst_;

@@ -39,33 +39,67 @@ public:
 };
 
 /// The CoreConfig fields a policy may read (copied so policies do not depend on the config).
+/// The defaults here are the only ones the policies have (a SchedulerParams{} is a policy with
+/// its defaults: the registry makes one to learn a policy's counters).
 struct SchedulerParams {
-  uint32_t twoLevelActiveWarps; ///< two_level: size of the active set
-  uint32_t ccwsBaseScore;       ///< ccws: Base_Locality_Score
-  uint32_t ccwsKThrottle;       ///< ccws: K_Throttle
-  uint32_t ccwsVtaEntries;      ///< ccws: victim tag array entries per warp
+  uint32_t twoLevelActiveWarps = 8; ///< two_level: size of the active set
+  uint32_t ccwsBaseScore = 100;     ///< ccws: Base_Locality_Score
+  uint32_t ccwsKThrottle = 8;       ///< ccws: K_Throttle
+  uint32_t ccwsVtaEntries = 16;     ///< ccws: victim tag array entries per warp
 };
 
 using SchedulerFactory = std::unique_ptr<IWarpScheduler> (*)(const SchedulerParams &);
+
+/// A policy's own spelling in `-gpgpu_scheduler` beyond its bare name, declared by the policy
+/// (GPGPU-Sim's `two_level_active:<N>:<inner>:<outer>`). All members may be null.
+struct SchedulerSyntax {
+  /// How the spelling reads, for error messages ("two_level_active:<active_warps>").
+  const char *spelling = nullptr;
+  /// Reads option value `value`: 0 when it is not this policy's, 1 when it is (its parameters
+  /// into `p`), -1 when it is this policy's but malformed (`err` says how).
+  int (*parse)(const std::string &value, SchedulerParams &p, std::string &err) = nullptr;
+  /// The option value that parse() reads back to `p` (null: the bare name).
+  std::string (*format)(const SchedulerParams &p) = nullptr;
+  /// What is wrong with `p` for this policy, or "" (validateTimingConfig).
+  std::string (*check)(const SchedulerParams &p) = nullptr;
+};
 
 /// Policy name -> factory. Names keep their registration order; a name registered twice keeps
 /// the later factory.
 class SchedulerRegistry : public NamedRegistry<SchedulerFactory> {
 public:
   /// Adds (or replaces) a policy and registers its counters as statistics (`sched.<counter>`).
-  void add(std::string name, SchedulerFactory f);
+  void add(std::string name, SchedulerFactory f, SchedulerSyntax syntax = {});
   /// A new scheduler, or null when `name` is not registered (the caller reports the error with
   /// the option it came from, see names()).
   std::unique_ptr<IWarpScheduler> create(const std::string &name, const SchedulerParams &p) const {
     SchedulerFactory f = find(name);
     return f ? f(p) : nullptr;
   }
+  /// A `-gpgpu_scheduler` value: a registered name, or a policy's own spelling (its parameters
+  /// into `p`). False with `err` set when it is neither or malformed.
+  bool parseOption(const std::string &value, std::string &name, SchedulerParams &p,
+                   std::string &err) const;
+  /// The `-gpgpu_scheduler` value for policy `name` with parameters `p`.
+  std::string formatOption(const std::string &name, const SchedulerParams &p) const;
+  /// "" or what is wrong: an unknown name, or parameters the policy rejects.
+  std::string check(const std::string &name, const SchedulerParams &p) const;
+
+private:
+  std::vector<std::pair<std::string, SchedulerSyntax>> syntax_;
+  const SchedulerSyntax *syntaxOf(const std::string &name) const;
 };
+
+struct CoreConfig;
+/// The parameters CoreConfig gives the policies, and back (SchedulerRegistry.cpp).
+SchedulerParams schedulerParams(const CoreConfig &c);
+void setSchedulerParams(CoreConfig &c, const SchedulerParams &p);
 
 // Factories of the built-in policies, each defined in the policy's own .cpp.
 std::unique_ptr<IWarpScheduler> createLrrScheduler(const SchedulerParams &p);
 std::unique_ptr<IWarpScheduler> createGtoScheduler(const SchedulerParams &p);
 std::unique_ptr<IWarpScheduler> createTwoLevelScheduler(const SchedulerParams &p);
+SchedulerSyntax twoLevelSchedulerSyntax();
 std::unique_ptr<IWarpScheduler> createCcwsScheduler(const SchedulerParams &p);
 
 /// Registers lrr, gto, two_level, ccws (one line each).

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <string>
+#include <vector>
 
 namespace ptxsim::timing {
 namespace {
@@ -135,6 +137,58 @@ private:
 };
 
 } // namespace
+
+namespace {
+/// An unsigned decimal that fits 32 bits.
+bool readU32(const std::string &s, uint32_t &out) {
+  if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  unsigned long long v = std::stoull(s);
+  if (v > UINT32_MAX)
+    return false;
+  out = uint32_t(v);
+  return true;
+}
+
+/// GPGPU-Sim's two_level_active:<active warps>[:<inner prio>:<outer prio>] (also `two_level`,
+/// `two_level:<N>`); the priorities are read but not modelled.
+int parseTwoLevel(const std::string &value, SchedulerParams &p, std::string &err) {
+  std::vector<std::string> f;
+  for (size_t b = 0;;) {
+    size_t e = value.find(':', b);
+    f.push_back(value.substr(b, e == std::string::npos ? e : e - b));
+    if (e == std::string::npos)
+      break;
+    b = e + 1;
+  }
+  if (f[0] != "two_level_active" && f[0] != "two_level")
+    return 0;
+  uint32_t n = p.twoLevelActiveWarps, prio;
+  bool ok = f.size() <= 4 && (f.size() < 2 || (readU32(f[1], n) && n > 0));
+  for (size_t i = 2; ok && i < f.size(); ++i)
+    ok = readU32(f[i], prio);
+  if (!ok) {
+    err = "expected two_level_active:<active_warps>[:<inner>:<outer>]";
+    return -1;
+  }
+  p.twoLevelActiveWarps = n;
+  return 1;
+}
+} // namespace
+
+SchedulerSyntax twoLevelSchedulerSyntax() {
+  SchedulerSyntax s;
+  s.spelling = "two_level_active:<active_warps>";
+  s.parse = parseTwoLevel;
+  s.format = [](const SchedulerParams &p) {
+    return "two_level_active:" + std::to_string(p.twoLevelActiveWarps);
+  };
+  s.check = [](const SchedulerParams &p) {
+    return p.twoLevelActiveWarps == 0 ? std::string("two_level_active needs at least one active warp")
+                                      : std::string();
+  };
+  return s;
+}
 
 std::unique_ptr<IWarpScheduler> createTwoLevelScheduler(const SchedulerParams &p) {
   assert(p.twoLevelActiveWarps > 0 && "two_level: twoLevelActiveWarps must be at least 1");
