@@ -152,13 +152,12 @@ void execSend(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t ma
   ctx.count(gWords, (uint64_t)__builtin_popcount(mask) * in.vec);
 }
 
-/// Words a warp has received and may not hand over before its cycle reaches `doneAt`.
-struct Held {
+/// Words a warp has received and may not hand over before its cycle reaches `doneAt` (kept in
+/// the warp's own slot, Warp::waitState, between the receive's polls).
+struct Held : exec::WarpWaitState {
   std::vector<uint32_t> words; ///< lane order, in.vec per lane
   uint64_t doneAt = 0;
 };
-std::mutex gHeldMu;
-std::unordered_map<const exec::Warp *, Held> gHeld;
 
 void deliver(exec::Warp &w, const ir::Inst &in, uint32_t mask, const std::vector<uint32_t> &v) {
   size_t i = 0;
@@ -209,18 +208,16 @@ bool pollReceive(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t
       return true;
     }
     h.doneAt = doneAt;
-    std::lock_guard<std::mutex> g(gHeldMu);
-    gHeld[&w] = std::move(h);
+    w.waitState = std::make_unique<Held>(std::move(h));
     return false; // timing: the data is in flight until doneAt
   }
-  std::lock_guard<std::mutex> g(gHeldMu);
-  auto it = gHeld.find(&w);
-  if (it == gHeld.end())
+  const Held *held = dynamic_cast<const Held *>(w.waitState.get());
+  if (!held)
     return true;
-  if (ctx.cycle < it->second.doneAt)
+  if (ctx.cycle < held->doneAt)
     return false;
-  deliver(w, in, mask, it->second.words);
-  gHeld.erase(it);
+  deliver(w, in, mask, held->words);
+  w.waitState.reset();
   return true;
 }
 

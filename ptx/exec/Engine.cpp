@@ -210,6 +210,7 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     w.instCount = 0;
     w.waitStep = 0; // a CTA object is reused; a faulted warp may have been waiting
     w.waitData = 0;
+    w.waitState.reset();
     w.spinPc = ir::kNoPc;
     w.spinCount = 0;
   }

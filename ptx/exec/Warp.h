@@ -77,6 +77,13 @@ struct ThreadGroup {
   uint32_t lanes() const { return stack.empty() ? 0 : stack[0].mask; }
 };
 
+/// What a blocking instruction's poll keeps between its tries when waitData is not enough (a
+/// receive's words until its cycle comes): an extension derives from it and puts one in
+/// Warp::waitState. Owned by the warp, so no map keyed by warp and no lock.
+struct WarpWaitState {
+  virtual ~WarpWaitState() = default;
+};
+
 struct Warp {
   Cta *cta = nullptr;
   uint32_t id = 0;          ///< warp index in the CTA
@@ -101,6 +108,9 @@ struct Warp {
   /// waiting. A poll may keep a little state of its own in waitData.
   uint32_t waitStep = 0;
   uint64_t waitData = 0;
+  /// Extension slot of the blocking instruction the warp is at (WarpWaitState): set and
+  /// cleared by its poll; cleared when the warp starts a CTA (a faulted warp may have left one).
+  std::unique_ptr<WarpWaitState> waitState;
   uint64_t instCount = 0;
   /// Livelock hint: the backward branch this warp keeps taking while some of its lanes wait
   /// to reconverge, and how many times in a row (see noteDivergentLoop in Exec.cpp).

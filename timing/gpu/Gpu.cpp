@@ -870,6 +870,45 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
     loadLatency.merge(sm->stats().loadLatency);
   v.setDistribution("sm.load_latency", loadLatency);
   v.setDistribution("dram.latency", mem_->dramLatency());
+  addSmCounters(v, before);
+  // the memory system's totals first, then its per-partition detail (`l2[3].misses`)
+  std::vector<std::pair<std::string, uint64_t>> memVals = mem_->stats();
+  v.values().reserve(v.values().size() + memVals.size() + 3 * sms_.size() + 256);
+  for (auto &kv : memVals)
+    if (kv.first.find('[') == std::string::npos)
+      v.set(kv.first, (double)kv.second);
+  double l1Misses = st.get("l1d.misses");
+  v.set("l1d.misses_per_1000_insts", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0);
+  // aliases the reference documents use
+  v.set("gpu_tot_sim_cycle", (double)st.cycles);
+  v.set("gpu_tot_sim_insn", (double)sum.threadInsts);
+  v.set("NUM_STALL_CYCLES", (double)stalls);
+  v.set("MISSES_PER_1000_INSTR", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0);
+  // extension counters and units
+  if (grid) {
+    const auto &ec = ptx::exec::execCounters();
+    for (size_t i = 0; i < ec.size(); ++i)
+      v.set(ec[i].name, (double)grid->counters()[i]);
+  }
+  if (grid)
+    for (const StatsSource &src : statsSources())
+      if (src.collect)
+        src.collect(*grid, v);
+  // instances: per partition, per SM
+  for (auto &kv : memVals)
+    if (kv.first.find('[') != std::string::npos)
+      v.set(kv.first, (double)kv.second);
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    const SmStats &s = sms_[i]->stats();
+    std::string pre = "sm[" + std::to_string(i) + "].";
+    v.set(pre + "warp_insts", (double)s.warpInsts);
+    v.set(pre + "active_cycles", (double)s.cycles);
+    v.set(pre + "ctas", (double)s.ctasRun);
+  }
+}
+
+void Gpu::addSmCounters(stats::Snapshot &v,
+                        const std::vector<std::pair<std::string, double>> &before) const {
   // per-SM LD/ST, scheduler and extension-unit counters, summed by name: SMs that report the
   // same names in the same order as the first (all, unless cores differ) are summed by
   // position, the others by name after them (the same first-seen order; the counts are
@@ -915,40 +954,6 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
     v.add(kv.first, kv.second);
   for (auto &kv : others)
     v.add(kv.first, kv.second);
-  // the memory system's totals first, then its per-partition detail (`l2[3].misses`)
-  std::vector<std::pair<std::string, uint64_t>> memVals = mem_->stats();
-  v.values().reserve(v.values().size() + memVals.size() + 3 * sms_.size() + 256);
-  for (auto &kv : memVals)
-    if (kv.first.find('[') == std::string::npos)
-      v.set(kv.first, (double)kv.second);
-  double l1Misses = st.get("l1d.misses");
-  v.set("l1d.misses_per_1000_insts", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0);
-  // aliases the reference documents use
-  v.set("gpu_tot_sim_cycle", (double)st.cycles);
-  v.set("gpu_tot_sim_insn", (double)sum.threadInsts);
-  v.set("NUM_STALL_CYCLES", (double)stalls);
-  v.set("MISSES_PER_1000_INSTR", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0);
-  // extension counters and units
-  if (grid) {
-    const auto &ec = ptx::exec::execCounters();
-    for (size_t i = 0; i < ec.size(); ++i)
-      v.set(ec[i].name, (double)grid->counters()[i]);
-  }
-  if (grid)
-    for (const StatsSource &src : statsSources())
-      if (src.collect)
-        src.collect(*grid, v);
-  // instances: per partition, per SM
-  for (auto &kv : memVals)
-    if (kv.first.find('[') != std::string::npos)
-      v.set(kv.first, (double)kv.second);
-  for (size_t i = 0; i < sms_.size(); ++i) {
-    const SmStats &s = sms_[i]->stats();
-    std::string pre = "sm[" + std::to_string(i) + "].";
-    v.set(pre + "warp_insts", (double)s.warpInsts);
-    v.set(pre + "active_cycles", (double)s.cycles);
-    v.set(pre + "ctas", (double)s.ctasRun);
-  }
 }
 
 std::string formatKernelStats(const KernelTimingStats &s) {

@@ -137,6 +137,10 @@ private:
   void collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
                const std::vector<std::pair<std::string, double>> &before,
                const ptx::exec::SteppedGrid *grid) const;
+  /// collect()'s per-SM LD/ST, scheduler and extension-unit counters, summed by name (the
+  /// schedulers' cumulative ones less `before`, their values when the kernel began).
+  void addSmCounters(stats::Snapshot &v,
+                     const std::vector<std::pair<std::string, double>> &before) const;
 
   Cycle now_ = 0; ///< core cycles since the GPU was created (kernels run back to back)
   uint64_t sampleEvery_ = 0;
