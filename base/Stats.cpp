@@ -40,12 +40,27 @@ std::string_view unitName(Unit u) {
   return "?";
 }
 
+std::string_view kindName(StatKind k) {
+  switch (k) {
+  case StatKind::Counter: return "counter";
+  case StatKind::Distribution: return "distribution";
+  case StatKind::Formula: return "formula";
+  case StatKind::Alias: return "alias";
+  }
+  return "?";
+}
+
 Catalog &Catalog::global() {
   static auto *c = new Catalog();
   return *c;
 }
 
 void Catalog::add(std::string_view name, Unit unit, std::string_view help) {
+  declare(name, unit, help);
+}
+
+StatId Catalog::declare(std::string_view name, Unit unit, std::string_view help, StatKind kind,
+                        StatId of) {
   std::string fam = familyOf(name);
   auto it = byName_.find(fam);
   if (it != byName_.end()) {
@@ -56,21 +71,71 @@ void Catalog::add(std::string_view name, Unit unit, std::string_view help) {
                    fam.c_str());
       std::abort();
     }
-    return;
+    return StatId(it->second);
   }
-  byName_.emplace(fam, descs_.size());
-  descs_.push_back(Desc{fam, unit, std::string(help)});
+  StatId id = StatId(descs_.size());
+  byName_.emplace(fam, id);
+  descs_.push_back(Desc{fam, unit, std::string(help), kind, of});
+  return id;
+}
+
+StatId Catalog::idOf(std::string_view name) const {
+  auto it = byName_.find(familyOf(name));
+  return it == byName_.end() ? kNoStat : StatId(it->second);
+}
+
+Stat Catalog::resolve(std::string_view name) const { return Stat(idOf(name)); }
+
+const std::string &Stat::name() const { return Catalog::global().desc(id_).name; }
+
+Unit Stat::unit() const { return Catalog::global().desc(id_).unit; }
+
+std::string Stat::instance(size_t i) const {
+  const std::string &n = name();
+  size_t b = n.find("[]");
+  if (b == std::string::npos)
+    return n;
+  return n.substr(0, b + 1) + std::to_string(i) + n.substr(b + 1);
+}
+
+Counter::Counter(std::string_view name, Unit unit, std::string_view help)
+    : Stat(Catalog::global().declare(name, unit, help, StatKind::Counter)) {}
+
+Formula::Formula(std::string_view name, Unit unit, std::string_view help, Fn fn)
+    : Stat(Catalog::global().declare(name, unit, help, StatKind::Formula)), fn_(std::move(fn)) {}
+
+Alias::Alias(std::string_view name, const Stat &of, std::string_view whose)
+    : Stat(Catalog::global().declare(name, of.unit(),
+                                     "alias of " + of.name() + " (" + std::string(whose) + ")",
+                                     StatKind::Alias, of.id())),
+      of_(of) {}
+
+namespace {
+const char *const kPartNames[DistributionStat::kParts] = {".count", ".mean", ".min", ".max",
+                                                           ".p50",   ".p90",  ".p99"};
+const char *const kPartHelp[DistributionStat::kParts] = {
+    ": samples",
+    ": mean",
+    ": smallest sample",
+    ": largest sample",
+    ": median (upper bound within a factor of two)",
+    ": 90th percentile (upper bound within a factor of two)",
+    ": 99th percentile (upper bound within a factor of two)"};
+} // namespace
+
+DistributionStat::DistributionStat(std::string_view name, Unit unit, std::string_view help)
+    : name_(name) {
+  Catalog &c = Catalog::global();
+  for (unsigned i = 0; i < kParts; ++i)
+    parts_[i] = Stat(c.declare(name_ + kPartNames[i], i == 0 ? Unit::Count : unit,
+                               std::string(help) + kPartHelp[i], StatKind::Distribution));
 }
 
 void Catalog::addDistribution(std::string_view name, Unit unit, std::string_view help) {
   std::string n(name), h(help);
-  add(n + ".count", Unit::Count, h + ": samples");
-  add(n + ".mean", unit, h + ": mean");
-  add(n + ".min", unit, h + ": smallest sample");
-  add(n + ".max", unit, h + ": largest sample");
-  add(n + ".p50", unit, h + ": median (upper bound within a factor of two)");
-  add(n + ".p90", unit, h + ": 90th percentile (upper bound within a factor of two)");
-  add(n + ".p99", unit, h + ": 99th percentile (upper bound within a factor of two)");
+  for (unsigned i = 0; i < DistributionStat::kParts; ++i)
+    declare(n + kPartNames[i], i == 0 ? Unit::Count : unit, h + kPartHelp[i],
+            StatKind::Distribution);
 }
 
 void Distribution::merge(const Distribution &o) {
@@ -96,6 +161,26 @@ double Distribution::quantile(double q) const {
     }
   }
   return max;
+}
+
+namespace {
+/// The summary values in DistributionStat's part order.
+void distributionParts(const Distribution &d, double out[DistributionStat::kParts]) {
+  out[0] = double(d.count);
+  out[1] = d.count ? d.sum / double(d.count) : 0;
+  out[2] = d.min;
+  out[3] = d.max;
+  out[4] = d.quantile(0.5);
+  out[5] = d.quantile(0.9);
+  out[6] = d.quantile(0.99);
+}
+} // namespace
+
+void Snapshot::setDistribution(const DistributionStat &ds, const Distribution &d) {
+  double v[DistributionStat::kParts];
+  distributionParts(d, v);
+  for (unsigned i = 0; i < DistributionStat::kParts; ++i)
+    set(ds.part(i), v[i]);
 }
 
 void Snapshot::setDistribution(std::string_view name, const Distribution &d) {
@@ -174,9 +259,81 @@ void Snapshot::set(std::string_view name, double value) {
     values_[i].second = value;
     return;
   }
-  if (!Catalog::global().find(name))
+  const Catalog &cat = Catalog::global();
+  StatId id = cat.idOf(name);
+  if (id == kNoStat)
     unregistered(name, "setting");
+  if (cat.desc(id).name.size() == name.size()) // the statistic itself, not an instance
+    noteSlot(id, values_.size());
   values_.emplace_back(std::string(name), value);
+}
+
+void Snapshot::noteSlot(StatId id, size_t pos) {
+  if (!slotsOk_)
+    return;
+  if (slots_.size() <= id)
+    slots_.resize(size_t(id) + 1, 0);
+  slots_[id] = uint32_t(pos + 1);
+}
+
+void Snapshot::rebuildSlots() {
+  slots_.clear();
+  slotsOk_ = true;
+  const Catalog &cat = Catalog::global();
+  for (size_t i = 0; i < values_.size(); ++i) {
+    StatId id = cat.idOf(values_[i].first);
+    if (id != kNoStat && cat.desc(id).name == values_[i].first &&
+        (slots_.size() <= id || !slots_[id]))
+      noteSlot(id, i);
+  }
+}
+
+size_t Snapshot::slotOf(StatId id) const {
+  if (id == kNoStat) {
+    std::fprintf(stderr, "ptxsim: internal error: a statistic handle that names no statistic "
+                         "(stats::Stat default-constructed or resolved from an unknown name)\n");
+    std::abort();
+  }
+  if (slotsOk_)
+    return id < slots_.size() && slots_[id] ? slots_[id] - 1 : values_.size();
+  return positionConst(Catalog::global().desc(id).name);
+}
+
+void Snapshot::set(Stat s, double value) {
+  if (!slotsOk_)
+    rebuildSlots();
+  size_t i = slotOf(s.id());
+  if (i < values_.size()) {
+    values_[i].second = value;
+    return;
+  }
+  noteSlot(s.id(), values_.size());
+  values_.emplace_back(s.name(), value);
+}
+
+void Snapshot::add(Stat s, double value) {
+  if (!slotsOk_)
+    rebuildSlots();
+  size_t i = slotOf(s.id());
+  if (i < values_.size()) {
+    values_[i].second += value;
+    return;
+  }
+  set(s, value);
+}
+
+bool Snapshot::find(Stat s, double &value) const {
+  size_t i = slotOf(s.id());
+  if (i == values_.size())
+    return false;
+  value = values_[i].second;
+  return true;
+}
+
+double Snapshot::get(Stat s) const {
+  double v = 0;
+  find(s, v);
+  return v;
 }
 
 void Snapshot::add(std::string_view name, double value) {

@@ -2,17 +2,25 @@
 // Statistics: one catalog of every counter a component or extension reports, and the snapshot
 // of values a kernel produces, with one text and one JSON printer.
 //
-// Contract: a component registers each statistic it reports once, at start-up or when it is
-// built (Catalog::add: name, unit, description, and how it aggregates); names are hierarchical
-// and lowercase (`l1d.misses`, `dram.row_hits`); a name with `[]` is a family of instances
-// (`l2[].misses` covers `l2[0].misses`, `l2[1].misses`, ...: per SM, per partition, per chiplet).
-// A Snapshot holds values in the order they were set; reading a name that no component
+// Contract: a component declares each statistic it reports once, as a typed handle beside its
+// counters (gem5's stats groups): a Counter (a value it sets or adds), a DistributionStat
+// (count, mean, min, max, percentiles of samples), a Formula (a value derived from others in the
+// snapshot, e.g. instructions per cycle) or an Alias (another name for a statistic, e.g.
+// GPGPU-Sim's `gpu_tot_sim_cycle`), each with name, unit and description. Declaring registers
+// it in the process-wide catalog; the component then sets values through the handle (no name
+// is written twice). Names are hierarchical and lowercase (`l1d.misses`, `dram.row_hits`); a
+// name with `[]` is a family of instances (`l2[].misses` covers `l2[0].misses`, ...: per SM,
+// per partition, per chiplet). Consumers that know a statistic only by name (the power model,
+// reports, configuration files) resolve it once at load with Catalog::resolve(), which fails
+// loudly for a renamed statistic instead of zeroing an energy, and read values through the
+// handle (no string lookup per read).
+// A Snapshot holds values in the order they were first set; reading a name that no component
 // registered is a simulator bug and aborts with the name (a registered name with no value in
-// the snapshot reads as 0: the component had no activity). Consumers (the power model, reports)
-// check up front with Catalog::find() that the counters they need exist, so a renamed counter
-// fails loudly at start-up instead of zeroing an energy.
+// the snapshot reads as 0: the component had no activity). The older name-based calls
+// (Catalog::add, Snapshot::set(name, ...)) remain for code not yet declaring handles.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,10 +32,101 @@ namespace ptxsim::stats {
 enum class Unit : uint8_t { Count, Cycles, Bytes, Seconds, Joules, Watts, Ratio, PerKiloInst };
 std::string_view unitName(Unit u);
 
+/// A statistic's place in the catalog (dense, in registration order).
+using StatId = uint32_t;
+inline constexpr StatId kNoStat = ~StatId(0);
+
+enum class StatKind : uint8_t {
+  Counter,      ///< a value the component sets or adds
+  Distribution, ///< one of a distribution's summary values (`.count`, `.mean`, ...)
+  Formula,      ///< derived from other statistics of the same snapshot
+  Alias,        ///< another name for the statistic `Desc::of`
+};
+std::string_view kindName(StatKind k);
+
 struct Desc {
   std::string name; ///< `gpu.cycles`, `l2[].misses`
   Unit unit = Unit::Count;
   std::string help;
+  StatKind kind = StatKind::Counter;
+  StatId of = kNoStat; ///< Alias: the statistic it repeats
+};
+
+class Snapshot;
+
+/// A handle on a registered statistic: its catalog id. Cheap to copy; reading or setting a
+/// snapshot through it costs an array index, not a name lookup. Default-constructed: none
+/// (valid() is false; using it is a simulator bug).
+class Stat {
+public:
+  Stat() = default;
+  StatId id() const { return id_; }
+  bool valid() const { return id_ != kNoStat; }
+  /// The registered name (the family name for `[]` families).
+  const std::string &name() const;
+  Unit unit() const;
+  /// The name of instance `i` of a family (`sm[].ctas` -> `sm[3].ctas`); the name itself for a
+  /// statistic that is no family.
+  std::string instance(size_t i) const;
+  bool operator==(const Stat &o) const { return id_ == o.id_; }
+
+protected:
+  explicit Stat(StatId id) : id_(id) {}
+  friend class Catalog;
+  friend class DistributionStat;
+  StatId id_ = kNoStat;
+};
+
+/// A statistic the component sets (Snapshot::set) or accumulates (Snapshot::add).
+class Counter : public Stat {
+public:
+  Counter() = default;
+  /// Declares `name` in the global catalog (again with the same unit: the same handle).
+  Counter(std::string_view name, Unit unit, std::string_view help);
+};
+
+/// A value derived from other statistics of the snapshot when it is computed
+/// (Snapshot::compute), e.g. `gpu.ipc` from `gpu.warp_insts` and `gpu.cycles`.
+class Formula : public Stat {
+public:
+  using Fn = std::function<double(const Snapshot &)>;
+  Formula() = default;
+  Formula(std::string_view name, Unit unit, std::string_view help, Fn fn);
+  double eval(const Snapshot &s) const { return fn_(s); }
+
+private:
+  Fn fn_;
+};
+
+/// `a / b`, 0 when `b` is 0 (the usual formula: a rate over a count that may be zero).
+inline double ratio(double a, double b) { return b != 0 ? a / b : 0; }
+
+/// Another name for a statistic (GPGPU-Sim's or a study's); Snapshot::copy sets it to the
+/// target's value. Its help says whose name it is: "alias of <target> (<whose>)".
+class Alias : public Stat {
+public:
+  Alias() = default;
+  Alias(std::string_view name, const Stat &of, std::string_view whose);
+  Stat target() const { return of_; }
+
+private:
+  Stat of_;
+};
+
+/// A distribution's summary statistics `name.count`, `.mean`, `.min`, `.max`, `.p50`, `.p90`,
+/// `.p99` (Snapshot::setDistribution writes them).
+class DistributionStat {
+public:
+  DistributionStat() = default;
+  DistributionStat(std::string_view name, Unit unit, std::string_view help);
+  const std::string &name() const { return name_; }
+  static constexpr unsigned kParts = 7;
+  /// count, mean, min, max, p50, p90, p99
+  Stat part(unsigned i) const { return parts_[i]; }
+
+private:
+  std::string name_;
+  Stat parts_[kParts];
 };
 
 /// A distribution of samples (latencies, sizes): count, sum, min, max and a histogram with one
@@ -54,6 +153,39 @@ struct Distribution {
   double quantile(double q) const;
 };
 
+/// One counter of a component's stats struct `S`, declared once: its name (after the prefix
+/// the struct is reported under), unit and description beside the field that holds it.
+template <class S> struct FieldStat {
+  const char *name;
+  Unit unit;
+  const char *help;
+  uint64_t S::*field;
+};
+
+/// A table of FieldStat declared under one prefix (`l1d.`, `l2[].`): registers each statistic
+/// (help prefixed with `what: ` when `what` is given) and reports a struct's values in the
+/// table's order, under the statistics' names (or instance `i` of a `[]` family).
+template <class S> class FieldStats {
+public:
+  template <size_t N>
+  FieldStats(const FieldStat<S> (&table)[N], std::string_view prefix, std::string_view what = {});
+  size_t size() const { return fields_.size(); }
+  const Counter &stat(size_t i) const { return fields_[i].first; }
+  uint64_t value(const S &s, size_t i) const { return s.*(fields_[i].second); }
+  void append(const S &s, std::vector<std::pair<std::string, uint64_t>> &out) const {
+    for (const auto &f : fields_)
+      out.emplace_back(f.first.name(), s.*(f.second));
+  }
+  void appendInstance(const S &s, size_t i,
+                      std::vector<std::pair<std::string, uint64_t>> &out) const {
+    for (const auto &f : fields_)
+      out.emplace_back(f.first.instance(i), s.*(f.second));
+  }
+
+private:
+  std::vector<std::pair<Counter, uint64_t S::*>> fields_;
+};
+
 class Catalog {
 public:
   /// The process-wide catalog (components register into it; never destroyed).
@@ -64,6 +196,16 @@ public:
   /// Registers a distribution `name`: its summary statistics `name.count`, `.mean`, `.min`,
   /// `.max`, `.p50`, `.p90`, `.p99` (Snapshot::setDistribution writes them).
   void addDistribution(std::string_view name, Unit unit, std::string_view help);
+  /// Registers (or finds, with the same unit) `name` with `kind`: its id.
+  StatId declare(std::string_view name, Unit unit, std::string_view help,
+                 StatKind kind = StatKind::Counter, StatId of = kNoStat);
+  /// The handle of `name` (a family for an instance name), resolved once by consumers that
+  /// know statistics by name; invalid when no component registered it.
+  Stat resolve(std::string_view name) const;
+  /// The id of `name`'s family, or kNoStat.
+  StatId idOf(std::string_view name) const;
+  const Desc &desc(StatId id) const { return descs_[id]; }
+  size_t size() const { return descs_.size(); }
   /// The description of `name` (an instance `l2[3].misses` matches the family `l2[].misses`),
   /// or null when no component registered it.
   const Desc *find(std::string_view name) const;
@@ -81,21 +223,46 @@ class Snapshot {
 public:
   Snapshot() = default;
   // (the name index points into values_: a copy starts without one)
-  Snapshot(const Snapshot &o) : values_(o.values_) {}
-  Snapshot(Snapshot &&o) noexcept : values_(std::move(o.values_)) { o.index_.clear(); }
+  // (positions by id are plain numbers and copy along)
+  Snapshot(const Snapshot &o) : values_(o.values_), slots_(o.slots_), slotsOk_(o.slotsOk_) {}
+  Snapshot(Snapshot &&o) noexcept
+      : values_(std::move(o.values_)), slots_(std::move(o.slots_)), slotsOk_(o.slotsOk_) {
+    o.index_.clear();
+    o.slots_.clear();
+  }
   Snapshot &operator=(const Snapshot &o) {
     if (this != &o) {
       values_ = o.values_;
       index_.clear();
+      slots_ = o.slots_;
+      slotsOk_ = o.slotsOk_;
     }
     return *this;
   }
   Snapshot &operator=(Snapshot &&o) noexcept {
     values_ = std::move(o.values_);
+    slots_ = std::move(o.slots_);
+    slotsOk_ = o.slotsOk_;
     index_.clear();
     o.index_.clear();
+    o.slots_.clear();
     return *this;
   }
+  /// Sets (or adds to the end) the statistic of a handle from the global catalog.
+  void set(Stat s, double value);
+  /// Adds `value` to a statistic (set when absent).
+  void add(Stat s, double value);
+  /// The value of a statistic; 0 when it has none (the component had no activity).
+  double get(Stat s) const;
+  /// The value of a statistic, or false when it has none.
+  bool find(Stat s, double &value) const;
+  /// Sets a formula to its value over this snapshot's current values.
+  void compute(const Formula &f) { set(f, f.eval(*this)); }
+  /// Sets an alias to its target's current value.
+  void copy(const Alias &a) { set(a, get(a.target())); }
+  /// Writes a distribution's summary statistics.
+  void setDistribution(const DistributionStat &ds, const Distribution &d);
+
   /// Sets (or adds to the end) `name`. The name must be registered in the global catalog.
   void set(std::string_view name, double value);
   /// Adds `value` to `name` (set when absent).
@@ -110,11 +277,16 @@ public:
   /// The values for edits in place (names must stay registered ones; e.g. scaling every value).
   std::vector<std::pair<std::string, double>> &values() {
     index_.clear();
+    slotsOk_ = false; // names may be edited: positions by id are rebuilt on the next use
     return values_;
   }
+  /// Room for `n` entries (names and positions stay as they are).
+  void reserve(size_t n) { values_.reserve(n); }
   void clear() {
     values_.clear();
     index_.clear();
+    slots_.clear();
+    slotsOk_ = true;
   }
 
   /// `name = value` lines; instance entries (`l2[3].x`) only when `instances` is set.
@@ -134,7 +306,25 @@ private:
   /// extended by the non-const lookups, used by the const ones only when complete.
   std::unordered_map<std::string_view, size_t> index_;
   const void *indexFor_ = nullptr;
+  /// Position + 1 of each statistic (by StatId) set under its exact registered name; 0: none.
+  /// Rebuilt from values_ when !slotsOk_ (after edits through values()).
+  std::vector<uint32_t> slots_;
+  bool slotsOk_ = true;
+  size_t slotOf(StatId id) const;
+  void noteSlot(StatId id, size_t pos);
+  void rebuildSlots();
 };
+
+template <class S>
+template <size_t N>
+FieldStats<S>::FieldStats(const FieldStat<S> (&table)[N], std::string_view prefix,
+                          std::string_view what) {
+  fields_.reserve(N);
+  for (const FieldStat<S> &f : table) {
+    std::string help = what.empty() ? std::string(f.help) : std::string(what) + ": " + f.help;
+    fields_.emplace_back(Counter(std::string(prefix) + f.name, f.unit, help), f.field);
+  }
+}
 
 /// A number as JSON/text show it: integers exactly, others with 17 significant digits (JSON) or
 /// 6 (text).

@@ -978,7 +978,7 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
       opts.find(n)->max(kMaxCycleOption);
   }
   // options of registered extensions and studies (base/ExtensionOptions.h)
-  bindExtensionOptions(opts);
+  bindExtensionOptions(opts, cfg.ext);
 }
 
 void TimingOptions::finish() {
@@ -1067,6 +1067,7 @@ bool loadInto(const std::vector<std::string> &files, const std::vector<std::stri
               bool lenient, TimingConfig &out, DiagEngine &diags) {
   TimingConfig cfg = out;
   resetExtensionOptions();
+  cfg.ext = defaultExtensionValues(); // each load starts extension options at their defaults
   bool ok = true;
   {
     TimingOptions t(cfg);
@@ -1081,6 +1082,7 @@ bool loadInto(const std::vector<std::string> &files, const std::vector<std::stri
   if (!ok)
     return false;
   out = std::move(cfg);
+  setCurrentExtensionValues(out.ext); // what functional-mode code reads (handle.value())
   return true;
 }
 

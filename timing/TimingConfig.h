@@ -8,6 +8,7 @@
 // is immutable. Latencies are in cycles of the component's own clock domain.
 
 #include "base/Diagnostics.h"
+#include "base/ExtensionOptions.h"
 
 #include <cstdint>
 #include <string>
@@ -209,6 +210,9 @@ struct TimingConfig {
   double pcieGBps = 12.0;
   double pcieLatencyUs = 8.0;
   std::vector<std::string> sources; ///< files the config was read from, in order
+  /// Options of registered extensions and studies (base/ExtensionOptions.h), read through their
+  /// handles: `handle.in(cfg.ext)`.
+  ExtensionValues ext;
 
   uint32_t numSms() const { return core.numClusters * core.smsPerCluster; }
 };

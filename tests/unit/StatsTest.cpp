@@ -106,3 +106,103 @@ TEST(Stats, DistributionSummary) {
   EXPECT_DOUBLE_EQ(s.get("stats_test.lat.mean"), 146);
   EXPECT_EQ(s.get("stats_test.lat.p99"), 1000);
 }
+
+// Typed handles (base/Stats.h): declared once with name, unit and help; set and read through
+// the handle; formulas and aliases computed from the snapshot; names resolved once.
+TEST(Stats, HandlesDeclaredOnceSetAndReadWithoutNames) {
+  stats::Counter insts("stats_h.insts", stats::Unit::Count, "instructions");
+  stats::Counter cycles("stats_h.cycles", stats::Unit::Cycles, "cycles");
+  stats::Counter perSm("stats_h[].insts", stats::Unit::Count, "instructions of one SM");
+  stats::Formula ipc("stats_h.ipc", stats::Unit::Ratio, "instructions per cycle",
+                     [&](const stats::Snapshot &s) { return stats::ratio(s.get(insts), s.get(cycles)); });
+  stats::Alias cyclesAlias("STATS_H_CYCLES", cycles, "a study's name");
+  stats::Counter again("stats_h.insts", stats::Unit::Count, "instructions");
+  EXPECT_EQ(again, insts); // declaring a name twice gives the same statistic
+  EXPECT_EQ(insts.name(), "stats_h.insts");
+  EXPECT_EQ(perSm.instance(3), "stats_h[3].insts");
+  EXPECT_EQ(insts.instance(3), "stats_h.insts");
+  const stats::Desc &ad = stats::Catalog::global().desc(cyclesAlias.id());
+  EXPECT_EQ(ad.kind, stats::StatKind::Alias);
+  EXPECT_EQ(ad.of, cycles.id());
+  EXPECT_EQ(ad.unit, stats::Unit::Cycles);
+  EXPECT_EQ(ad.help, "alias of stats_h.cycles (a study's name)");
+  EXPECT_EQ(stats::Catalog::global().desc(ipc.id()).kind, stats::StatKind::Formula);
+
+  stats::Snapshot s;
+  s.compute(ipc); // nothing set yet: 0, no division by zero
+  EXPECT_EQ(s.get(ipc), 0);
+  s.set(cycles, 8);
+  s.add(insts, 10);
+  s.add(insts, 6);
+  s.set(perSm.instance(1), 4); // an instance, by name
+  s.compute(ipc);
+  s.copy(cyclesAlias);
+  EXPECT_EQ(s.get(insts), 16);
+  EXPECT_EQ(s.get(ipc), 2);
+  EXPECT_EQ(s.get(cyclesAlias), 8);
+  EXPECT_EQ(s.get("stats_h.insts"), 16); // the names agree with the handles
+  EXPECT_EQ(s.jsonMembers(), "\"stats_h.ipc\": 2, \"stats_h.cycles\": 8, \"stats_h.insts\": 16, "
+                             "\"stats_h[1].insts\": 4, \"STATS_H_CYCLES\": 8");
+  // resolved once by name (the power model's way), then read through the handle
+  stats::Stat r = stats::Catalog::global().resolve("stats_h.cycles");
+  ASSERT_TRUE(r.valid());
+  EXPECT_EQ(s.get(r), 8);
+  EXPECT_FALSE(stats::Catalog::global().resolve("stats_h.nope").valid());
+  EXPECT_EQ(stats::Catalog::global().resolve("stats_h[7].insts"), perSm);
+  // a statistic first set by name is found by its handle, and the other way round
+  stats::Snapshot t;
+  t.set("stats_h.cycles", 5);
+  t.add(cycles, 1);
+  EXPECT_EQ(t.get(cycles), 6);
+  EXPECT_EQ(t.values().size(), 1u);
+}
+
+// Positions by handle must follow copies, moves, edits in place and clear(), like the names.
+TEST(Stats, HandlePositionsFollowCopiesEditsAndClear) {
+  stats::Counter a("stats_p.a", stats::Unit::Count, "a");
+  stats::Counter b("stats_p.b", stats::Unit::Cycles, "b");
+  stats::Snapshot s;
+  s.set(b, 2);
+  s.set(a, 1);
+  stats::Snapshot c = s;
+  c.set(a, 10);
+  EXPECT_EQ(s.get(a), 1);
+  EXPECT_EQ(c.get(a), 10);
+  stats::Snapshot m = std::move(c);
+  EXPECT_EQ(m.get(a), 10);
+  EXPECT_EQ(m.get(b), 2);
+  for (auto &kv : s.values()) // edits in place, order swapped: positions rebuilt
+    kv.second *= 3;
+  std::swap(s.values()[0], s.values()[1]);
+  EXPECT_EQ(s.get(a), 3);
+  EXPECT_EQ(s.get(b), 6);
+  s.add(a, 1);
+  EXPECT_EQ(s.values()[0].first, "stats_p.a");
+  EXPECT_EQ(s.values()[0].second, 4);
+  s.clear();
+  EXPECT_EQ(s.get(a), 0);
+  s.set(a, 7);
+  EXPECT_EQ(s.values().size(), 1u);
+  EXPECT_EQ(s.get(a), 7);
+}
+
+TEST(Stats, DistributionHandleWritesTheSameSummaryAsTheName) {
+  stats::DistributionStat lat("stats_d.lat", stats::Unit::Cycles, "latency");
+  stats::Distribution d;
+  for (uint64_t v : {3, 9, 100})
+    d.sample(v);
+  stats::Snapshot byHandle, byName;
+  byHandle.setDistribution(lat, d);
+  byName.setDistribution("stats_d.lat", d);
+  EXPECT_EQ(byHandle.jsonMembers(), byName.jsonMembers());
+  EXPECT_EQ(byHandle.get(lat.part(0)), 3);
+  EXPECT_EQ(stats::Catalog::global().find("stats_d.lat.count")->unit, stats::Unit::Count);
+  EXPECT_EQ(stats::Catalog::global().find("stats_d.lat.p90")->unit, stats::Unit::Cycles);
+}
+
+TEST(StatsDeathTest, AnEmptyHandleAborts) {
+  stats::Snapshot s;
+  EXPECT_DEATH(s.get(stats::Stat()), "names no statistic");
+  EXPECT_DEATH(s.set(stats::Catalog::global().resolve("stats_test.never_registered"), 1),
+               "names no statistic");
+}
