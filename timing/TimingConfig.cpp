@@ -478,6 +478,22 @@ public:
   OptionSet opts;
 
 private:
+  // The options of each part of the GPU, added in this order (the reference, the dumps and
+  // GPGPU-Sim-style configuration files list them so).
+  void describeOrganisation();
+  void describeScheduling();
+  void describeFunctionalUnits();
+  void describeRegisterFileAndShared();
+  void describeClocks();
+  void describeCaches();
+  void describePartitionsAndInterconnect();
+  void describeDram();
+  void describeCopies();
+  void describeAtomics();
+  void describeLaunch();
+  void describeCompatibility();
+  void limitCycleOptions();
+  void bindExtensions();
   void addCache(const std::string &name, CacheConfig &c, const std::string &latencyName,
                 const std::string &what);
 
@@ -498,12 +514,26 @@ void TimingOptions::addCache(const std::string &name, CacheConfig &c,
 }
 
 TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
-  CoreConfig &c = cfg.core;
-  MemoryConfig &m = cfg.mem;
-  DramConfig &d = cfg.dram;
-
   opts.add("-ptxsim_config_name", &cfg.name, "name of this configuration (shown in dumps)");
+  describeOrganisation();
+  describeScheduling();
+  describeFunctionalUnits();
+  describeRegisterFileAndShared();
+  describeClocks();
+  describeCaches();
+  describePartitionsAndInterconnect();
+  describeDram();
+  describeCopies();
+  describeAtomics();
+  describeLaunch();
+  describeCompatibility();
+  limitCycleOptions();
+  bindExtensions();
+}
 
+/// SMs, threads, CTAs, registers and shared memory per SM, the adaptive carve-out.
+void TimingOptions::describeOrganisation() {
+  CoreConfig &c = cfg_.core;
   // --- GPU and SM organisation
   opts.add("-gpgpu_n_clusters", &c.numClusters,
            "SM clusters (SMs = clusters x -gpgpu_n_cores_per_cluster)")
@@ -580,7 +610,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "LD/ST issue cycle (results are unchanged)");
   opts.add("-ptxsim_one_cta_per_sm", &c.oneCtaPerSm,
            "at most one CTA per SM whatever the occupancy allows (SPU comparisons)");
+}
 
+/// Warp schedulers and issue: policy, width, instruction buffer, fetch.
+void TimingOptions::describeScheduling() {
+  CoreConfig &c = cfg_.core;
   // --- warp scheduling and issue
   opts.addCustom(
       "-ptxsim_simt", "auto|its|ipdom",
@@ -622,7 +656,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "model (area, leakage, energy); fetch timing is per I-cache line")
       .range(1, 64);
   opts.add("-ptxsim_fetch_latency", &c.fetchLatency, "instruction fetch latency in cycles").min(1);
+}
 
+/// Pipelines: units, latencies, initiation intervals, device-runtime call costs.
+void TimingOptions::describeFunctionalUnits() {
+  CoreConfig &c = cfg_.core;
   // --- functional units. GPGPU-Sim's latency lists come first so the -ptxsim_ options (and a
   // dump read back) win.
   opts.addCustom(
@@ -699,7 +737,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
       .min(1);
   opts.add("-ptxsim_branch_latency", &c.branchLatency, "branch resolution latency in cycles")
       .min(1);
+}
 
+/// Register file banks, operand collectors, shared-memory banks and latency.
+void TimingOptions::describeRegisterFileAndShared() {
+  CoreConfig &c = cfg_.core;
   // --- register file and shared memory
   opts.add("-gpgpu_num_reg_banks", &c.regBanks, "register file banks per SM").min(1);
   opts.add("-gpgpu_operand_collector_num_units_gen", &c.operandCollectors,
@@ -714,7 +756,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "instead of holding the LD/ST unit's issue stage until their wavefronts are through "
            "(0: one at a time through the coalescer)")
       .range(0, 256);
+}
 
+/// Clock domains (core, interconnect, L2, DRAM).
+void TimingOptions::describeClocks() {
+  TimingConfig &cfg = cfg_;
   // --- clocks
   opts.addCustom(
       "-gpgpu_clock_domains", "core:icnt:l2:dram",
@@ -753,7 +799,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
                formatDouble(cfg.mem.l2ClockMHz) + ":" + formatDouble(cfg.dram.clockMHz);
       },
       "clock frequencies in MHz: SM core, interconnect, L2, DRAM command clock");
+}
 
+/// L1D, L1I, constant cache and L2 slice specs with their latencies.
+void TimingOptions::describeCaches() {
+  MemoryConfig &m = cfg_.mem;
   // --- caches
   addCache("-gpgpu_cache:dl1", m.l1d, "-ptxsim_l1d_hit_latency", "L1 data cache per SM");
   opts.add("-gpgpu_l1_latency", &m.l1Latency,
@@ -775,7 +825,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.add("-gpgpu_perf_sim_memcpy", &m.copiesFillL2,
            "host-to-device copies and memsets leave the data they write in the L2 (their last "
            "bytes, up to the L2's size; dirty), as the copy engine writes through it");
+}
 
+/// Memory partitions, address interleaving, L2 latencies, the interconnect.
+void TimingOptions::describePartitionsAndInterconnect() {
+  MemoryConfig &m = cfg_.mem;
   // --- memory partitions and interconnect
   opts.add("-gpgpu_n_mem", &m.numPartitions,
            "memory partitions (an L2 slice and a DRAM channel each)")
@@ -839,7 +893,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "(mesh)")
       .min(1);
   opts.add("-icnt_flit_size", &m.icntFlitBytes, "bytes per port per interconnect cycle").min(1);
+}
 
+/// DRAM technology, organisation, timing and scheduling.
+void TimingOptions::describeDram() {
+  DramConfig &d = cfg_.dram;
   // --- DRAM
   opts.add("-ptxsim_dram_type", &d.type, "DRAM technology")
       .choices(std::vector<std::string>(std::begin(kDramTypes), std::end(kDramTypes)));
@@ -885,7 +943,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
       "banks and timings in DRAM command cycles: nbk (banks), CCD, RRD, RCD, RAS, RP, RC, CL, "
       "WL, CDLR, WR, nbkgrp/CCDL/RTPL (unused), and ptxsim's WTR, RTW, BURST, REFI, RFC "
       "(docs/config.md, DRAM timing)");
+}
 
+/// Host <-> device copies (PCIe).
+void TimingOptions::describeCopies() {
+  TimingConfig &cfg = cfg_;
   // --- host <-> device copies
   opts.add("-ptxsim_pcie_gbps", &cfg.pcieGBps, "host<->device copy bandwidth in GB/s")
       .range(0.001, 1e6);
@@ -915,7 +977,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "cycles a warp waits at the return from a device function that itself makes calls "
            "(not a leaf: the ABI saves its return address and callee-saved registers on the "
            "stack and loads them back before returning); 0: calls cost their instructions only");
+}
 
+/// Atomic units at L2 and in shared memory.
+void TimingOptions::describeAtomics() {
+  TimingConfig &cfg = cfg_;
   // --- atomics
   opts.add("-ptxsim_l2_atomic_same_addr_cycles", &cfg.mem.l2AtomicSameAddrCycles,
            "L2 cycles the atomic unit of a slice spends per lane on the request's busiest address "
@@ -941,7 +1007,11 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
   opts.add("-ptxsim_shared_float_atomic_lane_cycles", &cfg.mem.sharedFloatAtomicLaneCycles,
            "cycles per additional lane of a shared-memory float atomic on one address (one more "
            "compare-and-swap round each)");
+}
 
+/// Kernel launch fixed costs and cache state between kernels.
+void TimingOptions::describeLaunch() {
+  TimingConfig &cfg = cfg_;
   // --- kernel launch fixed costs and cache state between kernels
   LaunchConfig &l = cfg.launch;
   opts.add("-gpgpu_kernel_launch_latency", &l.kernelLaunchLatency,
@@ -958,7 +1028,10 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
            "invalidate the L1 data and constant caches before each kernel");
   opts.add("-gpgpu_flush_l2_cache", &l.flushL2,
            "invalidate the L2 before each kernel (cold caches, as Nsight Compute measures)");
+}
 
+/// GPGPU-Sim options accepted without effect, and other spellings of ours.
+void TimingOptions::describeCompatibility() {
   for (const auto &ig : kIgnored)
     opts.addIgnored(ig[0], ig[1]);
   for (const char *s : kAccelWattchHybrid)
@@ -966,6 +1039,10 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
                     "AccelWattch hybrid mode counter");
   for (const auto &al : kAliases)
     opts.addAlias(al[0], al[1]);
+}
+
+/// Caps options counted in cycles that have no range of their own.
+void TimingOptions::limitCycleOptions() {
   // A latency, interval or cycle count past a million cycles is a value in the wrong unit (ps,
   // ns, Hz), and a run with it would take hours: an error naming the option, file and line.
   for (const Option *o : opts.options()) {
@@ -977,9 +1054,10 @@ TimingOptions::TimingOptions(TimingConfig &cfg) : cfg_(cfg) {
          n.find("cycles") != std::string::npos))
       opts.find(n)->max(kMaxCycleOption);
   }
-  // options of registered extensions and studies (base/ExtensionOptions.h)
-  bindExtensionOptions(opts, cfg.ext);
 }
+
+/// Options of registered extensions and studies (base/ExtensionOptions.h), stored in cfg_.ext.
+void TimingOptions::bindExtensions() { bindExtensionOptions(opts, cfg_.ext); }
 
 void TimingOptions::finish() {
   MemoryConfig &m = cfg_.mem;
@@ -1115,16 +1193,11 @@ std::string timingConfigMarkdown() {
   return t.opts.markdown();
 }
 
-bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
-  const std::string file = "<config>";
-  size_t before = diags.errorCount();
-  auto fail = [&](const std::string &opt, const std::string &msg) {
-    diags.error(file, {}, "'" + opt + "': " + msg);
-  };
-  const CoreConfig &c = cfg.core;
-  const MemoryConfig &m = cfg.mem;
-  const DramConfig &d = cfg.dram;
+namespace {
+/// Reports one inconsistent option: its name and why.
+using Fail = std::function<void(const std::string &opt, const std::string &msg)>;
 
+void checkCore(const CoreConfig &c, const MemoryConfig &m, const Fail &fail) {
   if (!isPow2(c.warpSize) || c.warpSize > 64)
     fail("-gpgpu_shader_core_pipeline",
          "warp size " + std::to_string(c.warpSize) + " is not a power of two up to 64");
@@ -1157,6 +1230,11 @@ bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
     fail("-gpgpu_shader_registers", "fewer registers than one warp needs for one register");
   if (!isPow2(c.sharedBanks))
     fail("-gpgpu_shmem_num_banks", std::to_string(c.sharedBanks) + " is not a power of two");
+}
+
+/// Counts, sizes, latencies and intervals that must be at least 1.
+void checkNonZero(const CoreConfig &c, const MemoryConfig &m, const DramConfig &d,
+                  const Fail &fail) {
   struct Unit {
     const char *opt;
     uint32_t v;
@@ -1201,7 +1279,9 @@ bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
                  Unit{"-dram_data_command_freq_ratio", d.dataRate}})
     if (u.v == 0)
       fail(u.opt, "must be at least 1");
+}
 
+void checkMemory(const MemoryConfig &m, const Fail &fail) {
   auto cache = [&](const char *opt, const CacheConfig &k) {
     if (!k.enabled)
       return;
@@ -1230,6 +1310,9 @@ bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
              " is not a power of two at least the L2 line size");
   if (!topologyRegistry().create(m.topology, 2))
     fail("-network_mode", "unknown topology '" + m.topology + "'");
+}
+
+void checkDram(const DramConfig &d, const Fail &fail) {
   if (std::find(std::begin(kDramTypes), std::end(kDramTypes), d.type) == std::end(kDramTypes))
     fail("-ptxsim_dram_type", "unknown DRAM type '" + d.type + "'");
   if (!dramSchedulerRegistry().create(d.scheduler))
@@ -1246,6 +1329,12 @@ bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
     fail("-gpgpu_dram_timing_opt", "CL, RCD, RP, RAS, CCD and BURST must be at least 1");
   if (d.tREFI && d.tRFC >= d.tREFI)
     fail("-gpgpu_dram_timing_opt", "RFC must be shorter than REFI");
+}
+
+void checkClocksAndCopies(const TimingConfig &cfg, const Fail &fail) {
+  const CoreConfig &c = cfg.core;
+  const MemoryConfig &m = cfg.mem;
+  const DramConfig &d = cfg.dram;
   for (auto [opt, v] : {std::pair<const char *, double>{"-gpgpu_clock_domains", c.clockMHz},
                         {"-gpgpu_clock_domains", m.icntClockMHz},
                         {"-gpgpu_clock_domains", m.l2ClockMHz},
@@ -1255,17 +1344,25 @@ bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
       fail(opt, "must be positive");
   if (!(cfg.pcieLatencyUs >= 0))
     fail("-ptxsim_pcie_latency_us", "must not be negative");
+}
+} // namespace
+
+bool validateTimingConfig(const TimingConfig &cfg, DiagEngine &diags) {
+  const std::string file = "<config>";
+  size_t before = diags.errorCount();
+  Fail fail = [&](const std::string &opt, const std::string &msg) {
+    diags.error(file, {}, "'" + opt + "': " + msg);
+  };
+  checkCore(cfg.core, cfg.mem, fail);
+  checkNonZero(cfg.core, cfg.mem, cfg.dram, fail);
+  checkMemory(cfg.mem, fail);
+  checkDram(cfg.dram, fail);
+  checkClocksAndCopies(cfg, fail);
   return diags.errorCount() == before;
 }
 
-std::string timingConfigJson(const TimingConfig &cfg) {
-  const CoreConfig &c = cfg.core;
-  const MemoryConfig &m = cfg.mem;
-  const DramConfig &d = cfg.dram;
-  JsonWriter j;
-  j.open(nullptr);
-  j.str("name", cfg.name);
-  j.num("numSms", cfg.numSms());
+namespace {
+void coreJson(JsonWriter &j, const CoreConfig &c) {
   j.open("core");
   j.num("numClusters", c.numClusters);
   j.num("smsPerCluster", c.smsPerCluster);
@@ -1315,6 +1412,9 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("ccwsVtaEntries", c.ccwsVtaEntries);
   j.dbl("clockMHz", c.clockMHz);
   j.close();
+}
+
+void memoryJson(JsonWriter &j, const MemoryConfig &m) {
   j.open("mem");
   cacheJson(j, "l1d", m.l1d);
   cacheJson(j, "l1i", m.l1i);
@@ -1332,6 +1432,9 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.dbl("icntClockMHz", m.icntClockMHz);
   j.dbl("l2ClockMHz", m.l2ClockMHz);
   j.close();
+}
+
+void dramJson(JsonWriter &j, const DramConfig &d, const MemoryConfig &m) {
   j.open("dram");
   j.str("type", d.type);
   j.num("channelsPerPartition", d.channelsPerPartition);
@@ -1360,6 +1463,17 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.dbl("peakGBps", double(d.busWidthBytes) * d.dataRate * d.clockMHz * 1e6 *
                         d.channelsPerPartition * m.numPartitions / 1e9);
   j.close();
+}
+} // namespace
+
+std::string timingConfigJson(const TimingConfig &cfg) {
+  JsonWriter j;
+  j.open(nullptr);
+  j.str("name", cfg.name);
+  j.num("numSms", cfg.numSms());
+  coreJson(j, cfg.core);
+  memoryJson(j, cfg.mem);
+  dramJson(j, cfg.dram, cfg.mem);
   j.dbl("pcieGBps", cfg.pcieGBps);
   j.dbl("pcieLatencyUs", cfg.pcieLatencyUs);
   j.num("sfuTrigExtraLatency", cfg.core.sfuTrigExtraLatency);

@@ -33,6 +33,7 @@ using namespace ptxsim::ptx;
 
 uint16_t gHashOps = 0;            ///< counter id
 ir::OpClass gHashClass = ir::OpClass::Alu;
+NumberOption gUnits, gLatency;    ///< -example_hash_units, -example_hash_latency (handles)
 
 /// The mixing function (exposed to the test through the instruction only).
 inline uint32_t mix(uint32_t h) {
@@ -45,7 +46,7 @@ inline uint32_t mix(uint32_t h) {
 }
 
 void execHash(exec::ExecCtx &ctx, exec::Warp &w, const ir::Inst &in, uint32_t mask) {
-  if (option("-example_hash_units") < 1) {
+  if (gUnits.value() < 1) {
     // a GPU without the unit: the instruction is an error, never a silent no-op
     ctx.fault(exec::FaultKind::Invalid, w, in, (unsigned)__builtin_ctz(mask),
               "exhash needs the example hash unit (set -example_hash_units to 1 or more)");
@@ -72,7 +73,7 @@ public:
   HashUnitPower(const timing::TimingConfig &cfg, const power::Technology &t)
       : opJ_(t.logicJ(kGatesPerOp)),
         leakW_(t.leakageW(t.logicAreaMm2(kGatesPerOp) * cfg.numSms() * 32 *
-                          option("-example_hash_units"))) {}
+                          gUnits.in(cfg.ext))) {}
   std::string name() const override { return "example_hash"; }
   void bind(power::StatBinder &b) override { ops_ = b.stat("example.hash_ops"); }
   double dynamicJ(const power::StatValues &v) const override { return v[ops_] * opJ_; }
@@ -97,17 +98,19 @@ void registerExample() {
                                        "values hashed by exhash (thread operations)");
   // timing: a class of its own on a pipe of its own, sized by two options
   gHashClass = ir::registerOpClass("exhash");
-  registerOption("-example_hash_units", 0,
-                 "example extension: exhash pipelines per SM (0: the GPU has no hash unit)", 0, 64);
-  registerOption("-example_hash_latency", 6, "example extension: exhash latency (cycles)", 1, 1000);
-  timing::registerPipe(gHashClass, "exhash", [](const timing::TimingConfig &) {
-    return timing::PipeSpec{std::max(1u, uint32_t(option("-example_hash_units"))),
-                            uint32_t(option("-example_hash_latency")), 1};
+  gUnits = registerOption("-example_hash_units", 0,
+                          "example extension: exhash pipelines per SM (0: the GPU has no hash unit)",
+                          0, 64);
+  gLatency =
+      registerOption("-example_hash_latency", 6, "example extension: exhash latency (cycles)", 1, 1000);
+  timing::registerPipe(gHashClass, "exhash", [](const timing::TimingConfig &cfg) {
+    return timing::PipeSpec{std::max(1u, uint32_t(gUnits.in(cfg.ext))),
+                            uint32_t(gLatency.in(cfg.ext)), 1};
   });
   // power
   power::registerPowerComponent(
       [](const power::PowerContext &ctx) -> std::shared_ptr<power::IPowerComponent> {
-        if (option("-example_hash_units") < 1)
+        if (gUnits.in(ctx.cfg.ext) < 1)
           return nullptr; // no unit, no energy
         return std::make_shared<HashUnitPower>(ctx.cfg, ctx.tech);
       });

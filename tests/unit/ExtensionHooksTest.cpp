@@ -5,12 +5,14 @@
 // timing mode must compute the same values.
 
 #include "ExecHarness.h"
+#include "base/ExtensionOptions.h"
 #include "base/Stats.h"
 #include "ptx/exec/Counters.h"
 #include "ptx/exec/LaunchPolicy.h"
 #include "ptx/exec/Lower.h"
 #include "ptx/exec/Program.h"
 #include "ptx/sema/OpcodeTable.h"
+#include "timing/TimingConfig.h"
 #include "timing/gpu/Gpu.h"
 #include "timing/sm/scheduler/IWarpScheduler.h"
 
@@ -356,4 +358,54 @@ TEST(NoProgress, WaitsThatCompleteAreNotStopped) {
   auto r = h.launch("grouped", {16}, {64}, {buf, out, sms});
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(h.read<uint32_t>(out, 16), expected(16));
+}
+
+// Extension options (base/ExtensionOptions.h): typed handles registered once, bound by the
+// configuration loader into TimingConfig::ext with the built-ins' diagnostics, read through
+// the handle (per configuration, or the configuration loaded last) without a lookup by name.
+TEST(ExtensionHooks, OptionsAreTypedPartsOfTheConfiguration) {
+  NumberOption units = registerOption("-hooktest_units", 2, "test: units", 0, 8);
+  StringOption mode = registerStringOption("-hooktest_mode", "fast", "test: mode", {"fast", "slow"});
+  EXPECT_EQ(registerOption("-hooktest_units", 2, "test: units", 0, 8).name(), units.name());
+  EXPECT_EQ(findNumberOption("-hooktest_units").name(), "-hooktest_units");
+  EXPECT_FALSE(findNumberOption("-hooktest_mode").valid()); // a string option, not a number
+  EXPECT_FALSE(findStringOption("-hooktest_none").valid());
+
+  timing::TimingConfig before; // built before any load: the defaults
+  EXPECT_EQ(units.in(before.ext), 2);
+  EXPECT_EQ(mode.in(before.ext), "fast");
+
+  DiagEngine d;
+  timing::TimingConfig a, b;
+  ASSERT_TRUE(timing::loadTimingConfig({}, {"-hooktest_units", "5", "-hooktest_mode", "slow"},
+                                       false, a, d));
+  EXPECT_EQ(units.in(a.ext), 5);
+  EXPECT_EQ(mode.in(a.ext), "slow");
+  EXPECT_EQ(units.value(), 5); // the configuration loaded last
+  EXPECT_EQ(option("-hooktest_units"), 5);
+  ASSERT_TRUE(timing::loadTimingConfig({}, {"-hooktest_units", "7"}, false, b, d));
+  EXPECT_EQ(units.in(a.ext), 5); // each configuration keeps its own values
+  EXPECT_EQ(units.in(b.ext), 7);
+  EXPECT_EQ(mode.in(b.ext), "fast"); // a new load starts from the defaults
+  EXPECT_EQ(units.value(), 7);
+  EXPECT_NE(timing::timingConfigText(a).find("-hooktest_units 5"), std::string::npos);
+
+  // errors name the option and where it was given; the configuration is left as it was
+  DiagEngine bad;
+  timing::TimingConfig c = b;
+  EXPECT_FALSE(timing::loadTimingConfig({}, {"-hooktest_units", "9"}, false, c, bad));
+  ASSERT_EQ(bad.errorCount(), 1u);
+  const std::string err = bad.diagnostics()[0].str();
+  EXPECT_NE(err.find("<command line>:1:"), std::string::npos) << err;
+  EXPECT_NE(err.find("-hooktest_units"), std::string::npos) << err;
+  EXPECT_EQ(units.in(c.ext), 7);
+  DiagEngine badMode;
+  EXPECT_FALSE(timing::loadTimingConfig({}, {"-hooktest_mode", "medium"}, false, c, badMode));
+  ASSERT_EQ(badMode.errorCount(), 1u);
+  EXPECT_NE(badMode.diagnostics()[0].str().find("-hooktest_mode"), std::string::npos);
+}
+
+TEST(ExtensionHooksDeathTest, AnEmptyOptionHandleAborts) {
+  EXPECT_DEATH(NumberOption().value(), "names no option");
+  EXPECT_DEATH(option("-hooktest_never_registered"), "is not registered");
 }

@@ -20,48 +20,91 @@
 
 namespace ptxsim::timing {
 
-void registerTimingStatistics() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    stats::Catalog &c = stats::Catalog::global();
-    using stats::Unit;
-    c.add("gpu.cycles", Unit::Cycles, "core cycles from the kernel's start to its last CTA's end");
-    c.add("gpu.sim_seconds", Unit::Seconds, "simulated time of the kernel (core clock)");
-    c.add("gpu.warp_insts", Unit::Count, "warp instructions issued");
-    c.add("gpu.thread_insts", Unit::Count, "thread instructions (active lanes of issued warp instructions)");
-    c.add("gpu.ipc", Unit::Ratio, "warp instructions per core cycle (whole GPU)");
-    c.add("gpu.thread_ipc", Unit::Ratio, "thread instructions per core cycle (whole GPU)");
-    c.add("gpu.ctas", Unit::Count, "CTAs run");
-    c.add("gpu.shared_carveout_bytes", Unit::Bytes,
-          "shared memory per SM the adaptive carve-out gave the kernel (-gpgpu_adaptive_cache_config)");
-    c.add("gpu.l1d_bytes", Unit::Bytes,
-          "L1D capacity per SM beside that carve-out (-gpgpu_adaptive_cache_config)");
-    c.add("sm.stall_cycles", Unit::Cycles, "scheduler-cycles without an issue while warps were resident");
-    for (size_t i = 0; i < size_t(StallReason::Count); ++i)
-      if (StallReason(i) != StallReason::None)
-        c.add(std::string("sm.stall.") + stallReasonName(StallReason(i)), Unit::Cycles,
-              std::string("scheduler-cycles without an issue, reason: ") + stallReasonName(StallReason(i)));
-    c.add("sm.issue_cycles", Unit::Cycles, "scheduler-cycles that issued");
-    c.add("sm.active_cycles", Unit::Cycles, "SM-cycles with at least one resident CTA (sum over SMs)");
-    c.add("sm.reg_bank_conflict_cycles", Unit::Cycles, "extra operand-collector cycles from register bank conflicts");
-    c.add("sm.occupancy", Unit::Ratio, "resident warps / warp slots, averaged over active SM-cycles");
-    for (const std::string &p : Sm::pipeNames())
-      c.add("sm.issued." + p, Unit::Count, "warp instructions issued to the " + p + " pipeline");
-    c.add("sm[].warp_insts", Unit::Count, "warp instructions this SM issued");
-    c.add("sm[].active_cycles", Unit::Cycles, "cycles this SM had a resident CTA");
-    c.add("sm[].ctas", Unit::Count, "CTAs this SM ran");
-    c.add("l1d.misses_per_1000_insts", Unit::PerKiloInst, "L1D misses per 1000 warp instructions");
-    c.add("gpu_tot_sim_cycle", Unit::Cycles, "alias of gpu.cycles (GPGPU-Sim's name)");
-    c.add("gpu_tot_sim_insn", Unit::Count, "alias of gpu.thread_insts (GPGPU-Sim's name)");
-    c.add("NUM_STALL_CYCLES", Unit::Cycles, "alias of sm.stall_cycles (the scheduling study's name)");
-    c.add("MISSES_PER_1000_INSTR", Unit::PerKiloInst, "alias of l1d.misses_per_1000_insts (the scheduling study's name)");
-    c.add("sample.estimated", Unit::Ratio, "1 when sampling estimated the kernel's cycles (--sample), 0 when simulated in full");
-    c.add("sample.error_pct", Unit::Ratio, "sampling's own estimate of its cycle error, percent");
-    c.add("sample.detailed_ctas", Unit::Ratio, "CTAs simulated cycle by cycle (--sample ctas; 0: the launch ran functionally)");
-    Sm::describeStats();
-    MemorySystem::describeStats();
-  });
+namespace {
+using stats::Unit;
+
+/// The GPU's statistics, declared once: kernel totals, the SMs' sums, formulas and the names
+/// other tools use (collect() sets them in the order the dumps show).
+struct GpuStatDecls {
+  GpuStatDecls();
+  stats::Counter cycles{"gpu.cycles", Unit::Cycles,
+                        "core cycles from the kernel's start to its last CTA's end"};
+  stats::Counter simSeconds{"gpu.sim_seconds", Unit::Seconds,
+                            "simulated time of the kernel (core clock)"};
+  stats::Counter warpInsts{"gpu.warp_insts", Unit::Count, "warp instructions issued"};
+  stats::Counter threadInsts{"gpu.thread_insts", Unit::Count,
+                             "thread instructions (active lanes of issued warp instructions)"};
+  stats::Formula ipc{"gpu.ipc", Unit::Ratio, "warp instructions per core cycle (whole GPU)",
+                     [this](const stats::Snapshot &s) {
+                       return stats::ratio(s.get(warpInsts), s.get(cycles));
+                     }};
+  stats::Formula threadIpc{"gpu.thread_ipc", Unit::Ratio,
+                           "thread instructions per core cycle (whole GPU)",
+                           [this](const stats::Snapshot &s) {
+                             return stats::ratio(s.get(threadInsts), s.get(cycles));
+                           }};
+  stats::Counter ctas{"gpu.ctas", Unit::Count, "CTAs run"};
+  stats::Counter carveoutBytes{
+      "gpu.shared_carveout_bytes", Unit::Bytes,
+      "shared memory per SM the adaptive carve-out gave the kernel (-gpgpu_adaptive_cache_config)"};
+  stats::Counter l1dBytes{"gpu.l1d_bytes", Unit::Bytes,
+                          "L1D capacity per SM beside that carve-out (-gpgpu_adaptive_cache_config)"};
+  stats::Counter stallCycles{"sm.stall_cycles", Unit::Cycles,
+                             "scheduler-cycles without an issue while warps were resident"};
+  stats::Counter stall[size_t(StallReason::Count)]; ///< by reason (none for StallReason::None)
+  stats::Counter issueCycles{"sm.issue_cycles", Unit::Cycles, "scheduler-cycles that issued"};
+  stats::Counter activeCycles{"sm.active_cycles", Unit::Cycles,
+                              "SM-cycles with at least one resident CTA (sum over SMs)"};
+  stats::Counter regBankConflictCycles{
+      "sm.reg_bank_conflict_cycles", Unit::Cycles,
+      "extra operand-collector cycles from register bank conflicts"};
+  stats::Counter occupancy{"sm.occupancy", Unit::Ratio,
+                           "resident warps / warp slots, averaged over active SM-cycles"};
+  stats::Counter smWarpInsts{"sm[].warp_insts", Unit::Count, "warp instructions this SM issued"};
+  stats::Counter smActiveCycles{"sm[].active_cycles", Unit::Cycles,
+                                "cycles this SM had a resident CTA"};
+  stats::Counter smCtas{"sm[].ctas", Unit::Count, "CTAs this SM ran"};
+  stats::Stat l1dMisses; ///< declared by the LD/ST unit (resolved once, below)
+  stats::Formula l1dMpki{"l1d.misses_per_1000_insts", Unit::PerKiloInst,
+                         "L1D misses per 1000 warp instructions",
+                         [this](const stats::Snapshot &s) {
+                           return stats::ratio(s.get(l1dMisses) * 1000.0, s.get(warpInsts));
+                         }};
+  stats::Alias totSimCycle{"gpu_tot_sim_cycle", cycles, "GPGPU-Sim's name"};
+  stats::Alias totSimInsn{"gpu_tot_sim_insn", threadInsts, "GPGPU-Sim's name"};
+  stats::Alias numStallCycles{"NUM_STALL_CYCLES", stallCycles, "the scheduling study's name"};
+  stats::Alias missesPer1000{"MISSES_PER_1000_INSTR", l1dMpki, "the scheduling study's name"};
+  stats::Counter sampleEstimated{
+      "sample.estimated", Unit::Ratio,
+      "1 when sampling estimated the kernel's cycles (--sample), 0 when simulated in full"};
+  stats::Counter sampleErrorPct{"sample.error_pct", Unit::Ratio,
+                                "sampling's own estimate of its cycle error, percent"};
+  stats::Counter sampleDetailedCtas{
+      "sample.detailed_ctas", Unit::Ratio,
+      "CTAs simulated cycle by cycle (--sample ctas; 0: the launch ran functionally)"};
+};
+
+GpuStatDecls::GpuStatDecls() {
+  for (size_t i = 0; i < size_t(StallReason::Count); ++i)
+    if (StallReason(i) != StallReason::None)
+      stall[i] = stats::Counter(
+          std::string("sm.stall.") + stallReasonName(StallReason(i)), Unit::Cycles,
+          std::string("scheduler-cycles without an issue, reason: ") + stallReasonName(StallReason(i)));
+  for (const std::string &p : Sm::pipeNames())
+    stats::Catalog::global().add("sm.issued." + p, Unit::Count,
+                                 "warp instructions issued to the " + p + " pipeline");
+  Sm::describeStats();
+  MemorySystem::describeStats();
+  l1dMisses = stats::Catalog::global().resolve("l1d.misses");
 }
+
+const GpuStatDecls &gpuStats() {
+  static const GpuStatDecls d;
+  return d;
+}
+} // namespace
+
+void registerTimingStatistics() { gpuStats(); }
 
 Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine_(engine) {
   mem_ = std::make_unique<MemorySystem>(cfg_);
@@ -813,7 +856,7 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
                   const ptx::exec::SteppedGrid *grid) const {
   st = KernelTimingStats{};
   // (room for the totals: the snapshot's name index is rebuilt whenever its entries move)
-  st.values().reserve(512);
+  st.reserve(512);
   st.kernel = kernel;
   st.cycles = now_ - start;
   st.seconds = double(st.cycles) / (cfg_.core.clockMHz * 1e6);
@@ -836,30 +879,31 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   st.warpInsts = sum.warpInsts;
   st.threadInsts = sum.threadInsts;
   stats::Snapshot &v = st;
-  v.set("gpu.cycles", (double)st.cycles);
-  v.set("gpu.sim_seconds", st.seconds);
-  v.set("gpu.warp_insts", (double)sum.warpInsts);
-  v.set("gpu.thread_insts", (double)sum.threadInsts);
-  v.set("gpu.ipc", st.cycles ? double(sum.warpInsts) / st.cycles : 0);
-  v.set("gpu.thread_ipc", st.cycles ? double(sum.threadInsts) / st.cycles : 0);
-  v.set("gpu.ctas", (double)sum.ctasRun);
+  const GpuStatDecls &d = gpuStats();
+  v.set(d.cycles, (double)st.cycles);
+  v.set(d.simSeconds, st.seconds);
+  v.set(d.warpInsts, (double)sum.warpInsts);
+  v.set(d.threadInsts, (double)sum.threadInsts);
+  v.compute(d.ipc);
+  v.compute(d.threadIpc);
+  v.set(d.ctas, (double)sum.ctasRun);
   if (cfg_.core.adaptiveL1) {
-    v.set("gpu.shared_carveout_bytes", (double)carveoutBytes_);
-    v.set("gpu.l1d_bytes", (double)(uint64_t(cfg_.core.unifiedL1Kib) * 1024 - carveoutBytes_));
+    v.set(d.carveoutBytes, (double)carveoutBytes_);
+    v.set(d.l1dBytes, (double)(uint64_t(cfg_.core.unifiedL1Kib) * 1024 - carveoutBytes_));
   }
   uint64_t stalls = 0;
   for (size_t i = 0; i < size_t(StallReason::Count); ++i)
     if (StallReason(i) != StallReason::None && StallReason(i) != StallReason::Idle)
       stalls += sum.stall[i];
-  v.set("sm.stall_cycles", (double)stalls);
+  v.set(d.stallCycles, (double)stalls);
   for (size_t i = 0; i < size_t(StallReason::Count); ++i)
     if (StallReason(i) != StallReason::None)
-      v.set(std::string("sm.stall.") + stallReasonName(StallReason(i)), (double)sum.stall[i]);
-  v.set("sm.issue_cycles", (double)sum.issueCycles);
-  v.set("sm.active_cycles", (double)smCycles);
-  v.set("sm.reg_bank_conflict_cycles", (double)sum.regBankConflicts);
+      v.set(d.stall[i], (double)sum.stall[i]);
+  v.set(d.issueCycles, (double)sum.issueCycles);
+  v.set(d.activeCycles, (double)smCycles);
+  v.set(d.regBankConflictCycles, (double)sum.regBankConflicts);
   uint32_t maxWarps = cfg_.core.maxThreadsPerSm / cfg_.core.warpSize;
-  v.set("sm.occupancy", smCycles && maxWarps
+  v.set(d.occupancy, smCycles && maxWarps
                             ? double(sum.warpCyclesResident) / (double(smCycles) * maxWarps)
                             : 0);
   std::vector<std::string> pipes = Sm::pipeNames();
@@ -868,22 +912,21 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   stats::Distribution loadLatency;
   for (auto &sm : sms_)
     loadLatency.merge(sm->stats().loadLatency);
-  v.setDistribution("sm.load_latency", loadLatency);
-  v.setDistribution("dram.latency", mem_->dramLatency());
+  v.setDistribution(Sm::loadLatencyStat(), loadLatency);
+  v.setDistribution(MemorySystem::dramLatencyStat(), mem_->dramLatency());
   addSmCounters(v, before);
   // the memory system's totals first, then its per-partition detail (`l2[3].misses`)
   std::vector<std::pair<std::string, uint64_t>> memVals = mem_->stats();
-  v.values().reserve(v.values().size() + memVals.size() + 3 * sms_.size() + 256);
+  v.reserve(v.values().size() + memVals.size() + 3 * sms_.size() + 256);
   for (auto &kv : memVals)
     if (kv.first.find('[') == std::string::npos)
       v.set(kv.first, (double)kv.second);
-  double l1Misses = st.get("l1d.misses");
-  v.set("l1d.misses_per_1000_insts", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0);
+  v.compute(d.l1dMpki);
   // aliases the reference documents use
-  v.set("gpu_tot_sim_cycle", (double)st.cycles);
-  v.set("gpu_tot_sim_insn", (double)sum.threadInsts);
-  v.set("NUM_STALL_CYCLES", (double)stalls);
-  v.set("MISSES_PER_1000_INSTR", sum.warpInsts ? l1Misses * 1000.0 / sum.warpInsts : 0);
+  v.copy(d.totSimCycle);
+  v.copy(d.totSimInsn);
+  v.copy(d.numStallCycles);
+  v.copy(d.missesPer1000);
   // extension counters and units
   if (grid) {
     const auto &ec = ptx::exec::execCounters();
@@ -900,10 +943,9 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
       v.set(kv.first, (double)kv.second);
   for (size_t i = 0; i < sms_.size(); ++i) {
     const SmStats &s = sms_[i]->stats();
-    std::string pre = "sm[" + std::to_string(i) + "].";
-    v.set(pre + "warp_insts", (double)s.warpInsts);
-    v.set(pre + "active_cycles", (double)s.cycles);
-    v.set(pre + "ctas", (double)s.ctasRun);
+    v.set(d.smWarpInsts.instance(i), (double)s.warpInsts);
+    v.set(d.smActiveCycles.instance(i), (double)s.cycles);
+    v.set(d.smCtas.instance(i), (double)s.ctasRun);
   }
 }
 

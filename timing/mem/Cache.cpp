@@ -321,34 +321,32 @@ void Cache::setWays(uint32_t ways) {
   policy_ = replacementRegistry().create(cfg_.replacement, cfg_.sets, cfg_.ways);
 }
 
-void describeCacheStats(const std::string &p, const std::string &what) {
-  stats::Catalog &c = stats::Catalog::global();
-  c.add(p + "accesses", stats::Unit::Count, what + ": tag lookups (reads and writes)");
-  c.add(p + "reads", stats::Unit::Count, what + ": read lookups");
-  c.add(p + "writes", stats::Unit::Count, what + ": write lookups");
-  c.add(p + "hits", stats::Unit::Count, what + ": lookups that found their sectors present");
-  c.add(p + "hit_pending", stats::Unit::Count, what + ": lookups merged into a miss in flight (MSHR)");
-  c.add(p + "misses", stats::Unit::Count, what + ": lookups that missed the line");
-  c.add(p + "sector_misses", stats::Unit::Count, what + ": lookups that found the line without the sector");
-  c.add(p + "reservation_fails", stats::Unit::Count, what + ": lookups refused for lack of an MSHR or line");
-  c.add(p + "fills", stats::Unit::Count, what + ": lines (or sectors) filled from below");
-  c.add(p + "evictions", stats::Unit::Count, what + ": valid lines replaced");
-  c.add(p + "writebacks", stats::Unit::Count, what + ": dirty lines written back");
+namespace {
+using stats::Unit;
+/// CacheStats' counters, declared once; each cache reports them under its prefix.
+constexpr stats::FieldStat<CacheStats> kCacheFields[] = {
+    {"accesses", Unit::Count, "tag lookups (reads and writes)", &CacheStats::accesses},
+    {"reads", Unit::Count, "read lookups", &CacheStats::reads},
+    {"writes", Unit::Count, "write lookups", &CacheStats::writes},
+    {"hits", Unit::Count, "lookups that found their sectors present", &CacheStats::hits},
+    {"hit_pending", Unit::Count, "lookups merged into a miss in flight (MSHR)", &CacheStats::hitPending},
+    {"misses", Unit::Count, "lookups that missed the line", &CacheStats::misses},
+    {"sector_misses", Unit::Count, "lookups that found the line without the sector", &CacheStats::sectorMisses},
+    {"reservation_fails", Unit::Count, "lookups refused for lack of an MSHR or line", &CacheStats::reservationFails},
+    {"fills", Unit::Count, "lines (or sectors) filled from below", &CacheStats::fills},
+    {"evictions", Unit::Count, "valid lines replaced", &CacheStats::evictions},
+    {"writebacks", Unit::Count, "dirty lines written back", &CacheStats::writebacks},
+};
+} // namespace
+
+stats::FieldStats<CacheStats> describeCacheStats(const std::string &p, const std::string &what) {
+  return stats::FieldStats<CacheStats>(kCacheFields, p, what);
 }
 
 void appendCacheStats(const CacheStats &s, const std::string &p,
                       std::vector<std::pair<std::string, uint64_t>> &out) {
-  out.emplace_back(p + "accesses", s.accesses);
-  out.emplace_back(p + "reads", s.reads);
-  out.emplace_back(p + "writes", s.writes);
-  out.emplace_back(p + "hits", s.hits);
-  out.emplace_back(p + "hit_pending", s.hitPending);
-  out.emplace_back(p + "misses", s.misses);
-  out.emplace_back(p + "sector_misses", s.sectorMisses);
-  out.emplace_back(p + "reservation_fails", s.reservationFails);
-  out.emplace_back(p + "fills", s.fills);
-  out.emplace_back(p + "evictions", s.evictions);
-  out.emplace_back(p + "writebacks", s.writebacks);
+  for (const stats::FieldStat<CacheStats> &f : kCacheFields)
+    out.emplace_back(p + f.name, s.*f.field);
 }
 
 } // namespace ptxsim::timing

@@ -25,6 +25,7 @@
 //    the line. Write allocation can evict (reported in the result).
 //  - fill() appends the tokens of merged reads whose sectors are now all valid, in arrival order.
 
+#include "base/Stats.h"
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
 #include "timing/mem/replacement/IReplacementPolicy.h"
@@ -181,9 +182,9 @@ private:
   CacheStats stats_;
 };
 
-/// Registers the counters appendCacheStats reports under `prefix` ("l1d.", "l2[]."); `what`
-/// names the cache in their descriptions.
-void describeCacheStats(const std::string &prefix, const std::string &what);
+/// Declares the counters of a cache reported under `prefix` ("l1d.", "l2[]."); `what` names
+/// the cache in their descriptions. The handles report a CacheStats in appendCacheStats' order.
+stats::FieldStats<CacheStats> describeCacheStats(const std::string &prefix, const std::string &what);
 /// The (name, value) pairs of `s`, each name prefixed with `prefix` (e.g. "l1d.").
 void appendCacheStats(const CacheStats &s, const std::string &prefix,
                       std::vector<std::pair<std::string, uint64_t>> &out);

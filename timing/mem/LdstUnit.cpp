@@ -453,47 +453,47 @@ bool LdstUnit::idle() const {
          freeSlots_.size() == kMaxInflight;
 }
 
-void LdstUnit::describeStats() {
-  stats::Catalog &c = stats::Catalog::global();
-  c.add("ldst.instructions", stats::Unit::Count, "warp memory instructions the LD/ST units took");
-  c.add("ldst.loads", stats::Unit::Count, "warp load instructions");
-  c.add("ldst.stores", stats::Unit::Count, "warp store instructions");
-  c.add("ldst.atomics", stats::Unit::Count, "warp atomic/reduction instructions");
-  c.add("ldst.global_insts", stats::Unit::Count, "warp instructions to global or local memory");
-  c.add("ldst.coalesced_transactions", stats::Unit::Count, "memory transactions after coalescing (one per line touched)");
-  c.add("ldst.sectors_touched", stats::Unit::Count, "32-byte sectors the coalesced transactions cover");
-  c.add("ldst.shared_insts", stats::Unit::Count, "warp shared-memory instructions");
-  c.add("ldst.shared_bank_conflict_cycles", stats::Unit::Cycles, "extra cycles shared-memory bank conflicts cost");
-  c.add("ldst.const_insts", stats::Unit::Count, "warp constant/parameter-space instructions");
-  c.add("ldst.const_accesses", stats::Unit::Count, "distinct constant-cache addresses accessed");
-  c.add("ldst.stall_cycles", stats::Unit::Cycles, "cycles the LD/ST unit could not accept an instruction");
-  c.add("ldst.mem_stall_cycles", stats::Unit::Cycles, "cycles the miss queue to the memory system was full");
-  c.add("ldst.requests_sent", stats::Unit::Count, "requests sent to the memory system");
-  c.add("ldst.responses", stats::Unit::Count, "responses received from the memory system");
-  describeCacheStats("l1d.", "L1 data cache (all SMs)");
-  describeCacheStats("const.", "constant cache (all SMs)");
+namespace {
+using stats::Unit;
+using LdstStats = LdstUnit::Stats;
+constexpr stats::FieldStat<LdstStats> kLdstFields[] = {
+    {"instructions", Unit::Count, "warp memory instructions the LD/ST units took", &LdstStats::instructions},
+    {"loads", Unit::Count, "warp load instructions", &LdstStats::loads},
+    {"stores", Unit::Count, "warp store instructions", &LdstStats::stores},
+    {"atomics", Unit::Count, "warp atomic/reduction instructions", &LdstStats::atomics},
+    {"global_insts", Unit::Count, "warp instructions to global or local memory", &LdstStats::globalInsts},
+    {"coalesced_transactions", Unit::Count, "memory transactions after coalescing (one per line touched)", &LdstStats::coalescedTransactions},
+    {"sectors_touched", Unit::Count, "32-byte sectors the coalesced transactions cover", &LdstStats::sectorsTouched},
+    {"shared_insts", Unit::Count, "warp shared-memory instructions", &LdstStats::sharedInsts},
+    {"shared_bank_conflict_cycles", Unit::Cycles, "extra cycles shared-memory bank conflicts cost", &LdstStats::sharedBankConflictCycles},
+    {"const_insts", Unit::Count, "warp constant/parameter-space instructions", &LdstStats::constInsts},
+    {"const_accesses", Unit::Count, "distinct constant-cache addresses accessed", &LdstStats::constAccesses},
+    {"stall_cycles", Unit::Cycles, "cycles the LD/ST unit could not accept an instruction", &LdstStats::stallCycles},
+    {"mem_stall_cycles", Unit::Cycles, "cycles the miss queue to the memory system was full", &LdstStats::memStallCycles},
+    {"requests_sent", Unit::Count, "requests sent to the memory system", &LdstStats::requestsSent},
+    {"responses", Unit::Count, "responses received from the memory system", &LdstStats::responses},
+};
+
+/// The LD/ST unit's statistics and its caches', declared once (statPairs' order).
+struct LdstStatDecls {
+  stats::FieldStats<LdstStats> ldst{kLdstFields, "ldst."};
+  stats::FieldStats<CacheStats> l1d = describeCacheStats("l1d.", "L1 data cache (all SMs)");
+  stats::FieldStats<CacheStats> constCache = describeCacheStats("const.", "constant cache (all SMs)");
+};
+const LdstStatDecls &ldstStats() {
+  static const LdstStatDecls d;
+  return d;
 }
+} // namespace
+
+void LdstUnit::describeStats() { ldstStats(); }
 
 std::vector<std::pair<std::string, uint64_t>> LdstUnit::statPairs() const {
   std::vector<std::pair<std::string, uint64_t>> out;
-  const Stats &s = stats_;
-  out.emplace_back("ldst.instructions", s.instructions);
-  out.emplace_back("ldst.loads", s.loads);
-  out.emplace_back("ldst.stores", s.stores);
-  out.emplace_back("ldst.atomics", s.atomics);
-  out.emplace_back("ldst.global_insts", s.globalInsts);
-  out.emplace_back("ldst.coalesced_transactions", s.coalescedTransactions);
-  out.emplace_back("ldst.sectors_touched", s.sectorsTouched);
-  out.emplace_back("ldst.shared_insts", s.sharedInsts);
-  out.emplace_back("ldst.shared_bank_conflict_cycles", s.sharedBankConflictCycles);
-  out.emplace_back("ldst.const_insts", s.constInsts);
-  out.emplace_back("ldst.const_accesses", s.constAccesses);
-  out.emplace_back("ldst.stall_cycles", s.stallCycles);
-  out.emplace_back("ldst.mem_stall_cycles", s.memStallCycles);
-  out.emplace_back("ldst.requests_sent", s.requestsSent);
-  out.emplace_back("ldst.responses", s.responses);
-  appendCacheStats(l1d_.stats(), "l1d.", out);
-  appendCacheStats(const_.stats(), "const.", out);
+  const LdstStatDecls &d = ldstStats();
+  d.ldst.append(stats_, out);
+  d.l1d.append(l1d_.stats(), out);
+  d.constCache.append(const_.stats(), out);
   return out;
 }
 

@@ -461,38 +461,64 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
   return best == kNever ? kNever : std::max(best, soon);
 }
 
-void MemorySystem::describeStats() {
-  stats::Catalog &c = stats::Catalog::global();
-  describeCacheStats("l2.", "L2 cache (all slices)");
-  describeCacheStats("l2[].", "L2 slice of this memory partition");
-  c.addDistribution("dram.latency", stats::Unit::Cycles,
-                    "DRAM request latency, queue entry to completion (DRAM clock)");
-  c.add("l2.requests", stats::Unit::Count, "requests the L2 slices received");
-  c.add("l2.atomics", stats::Unit::Count, "atomic requests executed at L2");
-  c.add("l2.stall_cycles", stats::Unit::Cycles, "cycles an L2 slice could not take a request (sum over slices)");
-  c.add("l2[].stall_cycles", stats::Unit::Cycles, "cycles this L2 slice could not take a request");
-  c.add("l2.dram_read_requests", stats::Unit::Count, "read requests L2 sent to DRAM");
-  c.add("l2.dram_write_requests", stats::Unit::Count, "write requests L2 sent to DRAM");
-  c.add("dram.reads", stats::Unit::Count, "DRAM read bursts");
-  c.add("dram.writes", stats::Unit::Count, "DRAM write bursts");
-  c.add("dram.read_bytes", stats::Unit::Bytes, "bytes read from DRAM");
-  c.add("dram.write_bytes", stats::Unit::Bytes, "bytes written to DRAM");
-  c.add("dram.row_hits", stats::Unit::Count, "accesses to an open row");
-  c.add("dram.row_misses", stats::Unit::Count, "accesses to a closed bank");
-  c.add("dram.row_conflicts", stats::Unit::Count, "accesses that closed another open row");
-  c.add("dram.activates", stats::Unit::Count, "ACT commands");
-  c.add("dram.precharges", stats::Unit::Count, "PRE commands");
-  c.add("dram.refreshes", stats::Unit::Count, "REF commands");
-  c.add("dram.bus_busy_cycles", stats::Unit::Cycles, "DRAM data-bus busy cycles (DRAM clock, sum over channels)");
-  c.add("dram.queue_full_cycles", stats::Unit::Cycles, "cycles a DRAM request queue was full");
-  c.add("dram.total_latency", stats::Unit::Cycles, "sum of DRAM request latencies (DRAM clock)");
-  c.add("dram.max_latency", stats::Unit::Cycles, "longest DRAM request latency (DRAM clock)");
-  c.add("icnt.packets", stats::Unit::Count, "interconnect packets");
-  c.add("icnt.request_packets", stats::Unit::Count, "SM-to-L2 packets");
-  c.add("icnt.reply_packets", stats::Unit::Count, "L2-to-SM packets");
-  c.add("icnt.flits", stats::Unit::Count, "interconnect flits");
-  c.add("icnt.bytes", stats::Unit::Bytes, "bytes through the interconnect");
+namespace {
+using stats::Unit;
+using PartStats = MemorySystem::PartitionStats;
+using DramStats = DramChannel::Stats;
+using IcntStats = Interconnect::Stats;
+constexpr stats::FieldStat<PartStats> kL2Fields[] = {
+    {"requests", Unit::Count, "requests the L2 slices received", &PartStats::requests},
+    {"atomics", Unit::Count, "atomic requests executed at L2", &PartStats::atomics},
+    {"stall_cycles", Unit::Cycles, "cycles an L2 slice could not take a request (sum over slices)", &PartStats::stallCycles},
+    {"dram_read_requests", Unit::Count, "read requests L2 sent to DRAM", &PartStats::dramReads},
+    {"dram_write_requests", Unit::Count, "write requests L2 sent to DRAM", &PartStats::dramWrites},
+};
+constexpr stats::FieldStat<DramStats> kDramFields[] = {
+    {"reads", Unit::Count, "DRAM read bursts", &DramStats::reads},
+    {"writes", Unit::Count, "DRAM write bursts", &DramStats::writes},
+    {"read_bytes", Unit::Bytes, "bytes read from DRAM", &DramStats::readBytes},
+    {"write_bytes", Unit::Bytes, "bytes written to DRAM", &DramStats::writeBytes},
+    {"row_hits", Unit::Count, "accesses to an open row", &DramStats::rowHits},
+    {"row_misses", Unit::Count, "accesses to a closed bank", &DramStats::rowMisses},
+    {"row_conflicts", Unit::Count, "accesses that closed another open row", &DramStats::rowConflicts},
+    {"activates", Unit::Count, "ACT commands", &DramStats::activates},
+    {"precharges", Unit::Count, "PRE commands", &DramStats::precharges},
+    {"refreshes", Unit::Count, "REF commands", &DramStats::refreshes},
+    {"bus_busy_cycles", Unit::Cycles, "DRAM data-bus busy cycles (DRAM clock, sum over channels)", &DramStats::busBusyCycles},
+    {"queue_full_cycles", Unit::Cycles, "cycles a DRAM request queue was full", &DramStats::queueFullCycles},
+    {"total_latency", Unit::Cycles, "sum of DRAM request latencies (DRAM clock)", &DramStats::totalLatency},
+    {"max_latency", Unit::Cycles, "longest DRAM request latency (DRAM clock)", &DramStats::maxLatency},
+};
+constexpr stats::FieldStat<IcntStats> kIcntFields[] = {
+    {"packets", Unit::Count, "interconnect packets", &IcntStats::packets},
+    {"request_packets", Unit::Count, "SM-to-L2 packets", &IcntStats::requestPackets},
+    {"reply_packets", Unit::Count, "L2-to-SM packets", &IcntStats::replyPackets},
+    {"flits", Unit::Count, "interconnect flits", &IcntStats::flits},
+    {"bytes", Unit::Bytes, "bytes through the interconnect", &IcntStats::bytes},
+};
+
+/// The memory system's statistics, declared once (stats()' order: per slice, then totals).
+struct MemStatDecls {
+  stats::FieldStats<CacheStats> l2 = describeCacheStats("l2.", "L2 cache (all slices)");
+  stats::FieldStats<CacheStats> l2Slice =
+      describeCacheStats("l2[].", "L2 slice of this memory partition");
+  stats::DistributionStat dramLatency{
+      "dram.latency", Unit::Cycles, "DRAM request latency, queue entry to completion (DRAM clock)"};
+  stats::FieldStats<PartStats> partitions{kL2Fields, "l2."};
+  stats::Counter sliceStall{"l2[].stall_cycles", Unit::Cycles,
+                            "cycles this L2 slice could not take a request"};
+  stats::FieldStats<DramStats> dram{kDramFields, "dram."};
+  stats::FieldStats<IcntStats> icnt{kIcntFields, "icnt."};
+};
+const MemStatDecls &memStats() {
+  static const MemStatDecls d;
+  return d;
 }
+} // namespace
+
+void MemorySystem::describeStats() { memStats(); }
+
+const stats::DistributionStat &MemorySystem::dramLatencyStat() { return memStats().dramLatency; }
 
 stats::Distribution MemorySystem::dramLatency() const {
   stats::Distribution d;
@@ -504,14 +530,14 @@ stats::Distribution MemorySystem::dramLatency() const {
 
 std::vector<std::pair<std::string, uint64_t>> MemorySystem::stats() const {
   std::vector<std::pair<std::string, uint64_t>> out;
+  const MemStatDecls &d = memStats();
   CacheStats sum;
   PartitionStats psum;
   DramChannel::Stats ds;
   for (auto &pp : parts_) {
     const Partition &p = *pp;
-    std::string pre = "l2[" + std::to_string(p.id) + "].";
-    appendCacheStats(p.l2.stats(), pre, out);
-    out.emplace_back(pre + "stall_cycles", p.stats.stallCycles);
+    d.l2Slice.appendInstance(p.l2.stats(), p.id, out);
+    out.emplace_back(d.sliceStall.instance(p.id), p.stats.stallCycles);
     const CacheStats &s = p.l2.stats();
     sum.accesses += s.accesses, sum.reads += s.reads, sum.writes += s.writes;
     sum.hits += s.hits, sum.hitPending += s.hitPending, sum.misses += s.misses;
@@ -531,32 +557,10 @@ std::vector<std::pair<std::string, uint64_t>> MemorySystem::stats() const {
       ds.totalLatency += c.totalLatency, ds.maxLatency = std::max(ds.maxLatency, c.maxLatency);
     }
   }
-  appendCacheStats(sum, "l2.", out);
-  out.emplace_back("l2.requests", psum.requests);
-  out.emplace_back("l2.atomics", psum.atomics);
-  out.emplace_back("l2.stall_cycles", psum.stallCycles);
-  out.emplace_back("l2.dram_read_requests", psum.dramReads);
-  out.emplace_back("l2.dram_write_requests", psum.dramWrites);
-  out.emplace_back("dram.reads", ds.reads);
-  out.emplace_back("dram.writes", ds.writes);
-  out.emplace_back("dram.read_bytes", ds.readBytes);
-  out.emplace_back("dram.write_bytes", ds.writeBytes);
-  out.emplace_back("dram.row_hits", ds.rowHits);
-  out.emplace_back("dram.row_misses", ds.rowMisses);
-  out.emplace_back("dram.row_conflicts", ds.rowConflicts);
-  out.emplace_back("dram.activates", ds.activates);
-  out.emplace_back("dram.precharges", ds.precharges);
-  out.emplace_back("dram.refreshes", ds.refreshes);
-  out.emplace_back("dram.bus_busy_cycles", ds.busBusyCycles);
-  out.emplace_back("dram.queue_full_cycles", ds.queueFullCycles);
-  out.emplace_back("dram.total_latency", ds.totalLatency);
-  out.emplace_back("dram.max_latency", ds.maxLatency);
-  const Interconnect::Stats &is = icnt_.stats();
-  out.emplace_back("icnt.packets", is.packets);
-  out.emplace_back("icnt.request_packets", is.requestPackets);
-  out.emplace_back("icnt.reply_packets", is.replyPackets);
-  out.emplace_back("icnt.flits", is.flits);
-  out.emplace_back("icnt.bytes", is.bytes);
+  d.l2.append(sum, out);
+  d.partitions.append(psum, out);
+  d.dram.append(ds, out);
+  d.icnt.append(icnt_.stats(), out);
   return out;
 }
 

@@ -117,6 +117,8 @@ public:
   std::vector<std::pair<std::string, uint64_t>> stats() const;
   /// Registers the names stats() reports (stats::Catalog).
   static void describeStats();
+  /// `dram.latency` (dramLatency()'s summary in a snapshot).
+  static const stats::DistributionStat &dramLatencyStat();
   /// DRAM request latencies (DRAM cycles) over every channel since the last resetStats().
   stats::Distribution dramLatency() const;
   void resetStats();

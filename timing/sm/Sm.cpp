@@ -977,25 +977,42 @@ std::vector<std::string> Sm::pipeNames() {
   return v;
 }
 
+namespace {
+using stats::Unit;
+constexpr stats::FieldStat<SmStats> kSmFields[] = {
+    {"sm.regfile_reads", Unit::Count, "warp-wide register file reads (source operands)", &SmStats::regReads},
+    {"sm.regfile_writes", Unit::Count, "warp-wide register file writes (destinations)", &SmStats::regWrites},
+    {"sm.active_lane_insts", Unit::Count, "thread instructions whose guard was true", &SmStats::activeLaneInsts},
+    {"l1i.hits", Unit::Count, "instruction cache hits", &SmStats::l1iHits},
+    {"l1i.misses", Unit::Count, "instruction cache misses", &SmStats::l1iMisses},
+};
+
+/// The SM's own statistics, declared once (appendStats' order; the GPU sums the rest of
+/// SmStats into its sm.* statistics).
+struct SmStatDecls {
+  stats::FieldStats<SmStats> fields{kSmFields, ""};
+  stats::DistributionStat loadLatency{
+      "sm.load_latency", Unit::Cycles,
+      "cycles from the issue of a load or atomic to its result (all SMs)"};
+};
+const SmStatDecls &smStats() {
+  static const SmStatDecls d;
+  return d;
+}
+} // namespace
+
 void Sm::describeStats() {
-  stats::Catalog &c = stats::Catalog::global();
-  c.add("sm.regfile_reads", stats::Unit::Count, "warp-wide register file reads (source operands)");
-  c.add("sm.regfile_writes", stats::Unit::Count, "warp-wide register file writes (destinations)");
-  c.add("sm.active_lane_insts", stats::Unit::Count, "thread instructions whose guard was true");
-  c.add("l1i.hits", stats::Unit::Count, "instruction cache hits");
-  c.add("l1i.misses", stats::Unit::Count, "instruction cache misses");
-  c.addDistribution("sm.load_latency", stats::Unit::Cycles,
-                    "cycles from the issue of a load or atomic to its result (all SMs)");
+  smStats();
   LdstUnit::describeStats();
   schedulerRegistry(); // the built-in policies register their counters as they are added
 }
 
+const stats::DistributionStat &Sm::loadLatencyStat() { return smStats().loadLatency; }
+
 void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
-  out.push_back({"sm.regfile_reads", (double)stats_.regReads});
-  out.push_back({"sm.regfile_writes", (double)stats_.regWrites});
-  out.push_back({"sm.active_lane_insts", (double)stats_.activeLaneInsts});
-  out.push_back({"l1i.hits", (double)stats_.l1iHits});
-  out.push_back({"l1i.misses", (double)stats_.l1iMisses});
+  const stats::FieldStats<SmStats> &f = smStats().fields;
+  for (size_t i = 0; i < f.size(); ++i)
+    out.push_back({f.stat(i).name(), (double)f.value(stats_, i)});
   for (auto &kv : ldst_->statPairs())
     out.emplace_back(std::move(kv.first), (double)kv.second);
   appendSchedulerStats(out);

@@ -144,6 +144,8 @@ public:
   void summarize(TickSummary &s, bool dispatching) const;
 
   const SmStats &stats() const { return stats_; }
+  /// `sm.load_latency` (SmStats::loadLatency, merged over SMs, in a snapshot).
+  static const stats::DistributionStat &loadLatencyStat();
   void resetStats();
   /// Invalidates the SM's data caches (L1D, constant); only between kernels.
   void flushCaches();
