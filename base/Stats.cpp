@@ -307,8 +307,14 @@ void Snapshot::set(Stat s, double value) {
     values_[i].second = value;
     return;
   }
+  const std::string &name = s.name();
+  if (name.find("[]") != std::string::npos) {
+    std::fprintf(stderr, "ptxsim: internal error: statistic '%s' is a family: set one instance "
+                         "of it by name (Stat::instance)\n", name.c_str());
+    std::abort();
+  }
   noteSlot(s.id(), values_.size());
-  values_.emplace_back(s.name(), value);
+  values_.emplace_back(name, value);
 }
 
 void Snapshot::add(Stat s, double value) {

@@ -202,6 +202,8 @@ TEST(Stats, DistributionHandleWritesTheSameSummaryAsTheName) {
 
 TEST(StatsDeathTest, AnEmptyHandleAborts) {
   stats::Snapshot s;
+  stats::Counter family("stats_f[].x", stats::Unit::Count, "x of one instance");
+  EXPECT_DEATH(s.set(family, 1), "is a family");
   EXPECT_DEATH(s.get(stats::Stat()), "names no statistic");
   EXPECT_DEATH(s.set(stats::Catalog::global().resolve("stats_test.never_registered"), 1),
                "names no statistic");
