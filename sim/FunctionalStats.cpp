@@ -6,7 +6,8 @@ namespace ptxsim::sim {
 
 const std::vector<FunctionalStat> &functionalStatistics() {
   using stats::Unit;
-  static const std::vector<FunctionalStat> kStats = {
+  // never destroyed: the runtime library registers no static destructors
+  static const std::vector<FunctionalStat> &kStats = *new std::vector<FunctionalStat>{
       {"launches", Unit::Count, "launches of the kernel (per kernel, over the run)",
        [](const KernelTotals &t) { return double(t.launches); }},
       {"ctas", Unit::Count, "CTAs the kernel's launches ran (per kernel, over the run)",

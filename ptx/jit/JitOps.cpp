@@ -11,7 +11,8 @@ namespace ptxsim::ptx::jit {
 
 namespace {
 std::unordered_map<ir::ExecFn, OpDesc> &table() {
-  static std::unordered_map<ir::ExecFn, OpDesc> t;
+  // never destroyed: the runtime library registers no static destructors
+  static auto &t = *new std::unordered_map<ir::ExecFn, OpDesc>;
   return t;
 }
 } // namespace
@@ -44,7 +45,7 @@ bool parseMode(const char *text, Mode &out, std::string &err) {
 Backend *backend(std::string &err) {
   static std::mutex mu;
   static Backend *b = nullptr;
-  static std::string loadErr;
+  static std::string &loadErr = *new std::string;
   static bool tried = false;
   std::lock_guard<std::mutex> lock(mu);
   if (!tried) {
@@ -84,7 +85,7 @@ Backend *backend(std::string &err) {
 }
 
 Stats &stats() {
-  static Stats s;
+  static Stats &s = *new Stats;
   return s;
 }
 

@@ -99,7 +99,7 @@ GpuStatDecls::GpuStatDecls() {
 }
 
 const GpuStatDecls &gpuStats() {
-  static const GpuStatDecls d;
+  static const GpuStatDecls &d = *new GpuStatDecls; // never destroyed (no static destructors)
   return d;
 }
 } // namespace

@@ -481,7 +481,7 @@ struct LdstStatDecls {
   stats::FieldStats<CacheStats> constCache = describeCacheStats("const.", "constant cache (all SMs)");
 };
 const LdstStatDecls &ldstStats() {
-  static const LdstStatDecls d;
+  static const LdstStatDecls &d = *new LdstStatDecls; // never destroyed (no static destructors)
   return d;
 }
 } // namespace

@@ -511,7 +511,7 @@ struct MemStatDecls {
   stats::FieldStats<IcntStats> icnt{kIcntFields, "icnt."};
 };
 const MemStatDecls &memStats() {
-  static const MemStatDecls d;
+  static const MemStatDecls &d = *new MemStatDecls; // never destroyed (no static destructors)
   return d;
 }
 } // namespace

@@ -996,7 +996,7 @@ struct SmStatDecls {
       "cycles from the issue of a load or atomic to its result (all SMs)"};
 };
 const SmStatDecls &smStats() {
-  static const SmStatDecls d;
+  static const SmStatDecls &d = *new SmStatDecls; // never destroyed (no static destructors)
   return d;
 }
 } // namespace
