@@ -20,6 +20,8 @@ python3 -c 'import matplotlib' >/dev/null 2>&1 || /usr/bin/python3 -c 'import ma
 command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
 # the chiplet extension's CPU model (`ptxsim chiplets --cpu-model`): callgrind and its client requests
 { command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h ]; } || need+=(valgrind)
+# the functional engine's LLVM JIT (ptx/jit, docs/executor.md; the build works without it)
+[ -f /usr/lib/llvm-14/lib/cmake/llvm/LLVMConfig.cmake ] || need+=(llvm-14-dev)
 # libFuzzer runtime for clang 14 (the fuzz target).
 ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
 # `ptxsim sweep` reads its TOML specs with toml++ (header-only)
