@@ -11,7 +11,7 @@ public:
     const auto &cc = c.cfg.mem.constCache;
     event("const_cache.access", cacheAccessJ(c.tech, cc, 4), "constant word read incl. tags",
           Count::sum({"const.accesses"}));
-    event("const_cache.fill", c.tech.sramWriteJ(cacheDataBits(cc), cc.lineBytes * 8.0), "line fill",
+    event("const_cache.fill", cacheFillJ(c.tech, cc, cc.lineBytes), "line fill",
           Count::sum({"const.fills"}));
     setArea(double(c.cfg.numSms()) * cacheAreaMm2(c.tech, cc));
   }

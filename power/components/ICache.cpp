@@ -11,7 +11,7 @@ public:
     const auto &l1i = c.cfg.mem.l1i;
     event("icache.access", cacheAccessJ(c.tech, l1i, l1i.lineBytes), "L1I line read incl. tags",
           Count::sum({"l1i.hits", "l1i.misses"}));
-    event("icache.fill", c.tech.sramWriteJ(cacheDataBits(l1i), l1i.lineBytes * 8.0),
+    event("icache.fill", cacheFillJ(c.tech, l1i, l1i.lineBytes),
           "L1I line fill", Count::sum({"l1i.misses"}));
     setArea(double(c.cfg.numSms()) * cacheAreaMm2(c.tech, l1i));
   }

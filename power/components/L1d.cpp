@@ -12,9 +12,9 @@ public:
     const Technology &t = c.tech;
     event("l1d.access", cacheAccessJ(t, l1d, l1d.sectorBytes), "L1D read/write incl. tags",
           Count::sum({"l1d.accesses"}));
-    event("l1d.fill", t.sramWriteJ(cacheDataBits(l1d), l1d.sectorBytes * 8.0), "L1D fill",
+    event("l1d.fill", cacheFillJ(t, l1d, l1d.sectorBytes), "L1D fill",
           Count::sum({"l1d.fills"}));
-    event("l1d.writeback", t.sramReadJ(cacheDataBits(l1d), l1d.sectorBytes * 8.0), "L1D writeback",
+    event("l1d.writeback", cacheWritebackJ(t, l1d, l1d.sectorBytes), "L1D writeback",
           Count::sum({"l1d.writebacks"}));
     setArea(double(c.cfg.numSms()) * cacheAreaMm2(t, l1d));
   }

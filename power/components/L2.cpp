@@ -12,9 +12,9 @@ public:
     const Technology &t = c.tech;
     event("l2.access", cacheAccessJ(t, l2, l2.sectorBytes), "L2 slice read/write incl. tags",
           Count::sum({"l2.accesses"}));
-    event("l2.fill", t.sramWriteJ(cacheDataBits(l2), l2.sectorBytes * 8.0), "L2 fill from DRAM",
+    event("l2.fill", cacheFillJ(t, l2, l2.sectorBytes), "L2 fill from DRAM",
           Count::sum({"l2.fills"}));
-    event("l2.writeback", t.sramReadJ(cacheDataBits(l2), l2.sectorBytes * 8.0), "L2 writeback",
+    event("l2.writeback", cacheWritebackJ(t, l2, l2.sectorBytes), "L2 writeback",
           Count::sum({"l2.writebacks"}));
     setArea(c.cfg.mem.numPartitions * cacheAreaMm2(t, l2));
   }

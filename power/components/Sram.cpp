@@ -27,6 +27,14 @@ double cacheAccessJ(const Technology &t, const timing::CacheConfig &c, double ac
          t.sramReadJ(cacheTagBits(c), c.ways * tagBits(c));
 }
 
+double cacheFillJ(const Technology &t, const timing::CacheConfig &c, double bytes) {
+  return t.sramWriteJ(cacheDataBits(c), bytes * 8.0);
+}
+
+double cacheWritebackJ(const Technology &t, const timing::CacheConfig &c, double bytes) {
+  return t.sramReadJ(cacheDataBits(c), bytes * 8.0);
+}
+
 double cacheAreaMm2(const Technology &t, const timing::CacheConfig &c) {
   return t.sramAreaMm2(cacheDataBits(c) + cacheTagBits(c));
 }

@@ -12,6 +12,10 @@ double cacheDataBits(const timing::CacheConfig &c);
 double cacheTagBits(const timing::CacheConfig &c);
 /// One access of `accessBytes` to the data array plus a read of every way's tag.
 double cacheAccessJ(const Technology &t, const timing::CacheConfig &c, double accessBytes);
+/// Writing `bytes` into the data array (a line or sector fill).
+double cacheFillJ(const Technology &t, const timing::CacheConfig &c, double bytes);
+/// Reading `bytes` out of the data array (a writeback).
+double cacheWritebackJ(const Technology &t, const timing::CacheConfig &c, double bytes);
 /// Area of the data and tag arrays.
 double cacheAreaMm2(const Technology &t, const timing::CacheConfig &c);
 
