@@ -45,32 +45,32 @@ bool hostRange(Context &ctx, const void *p, size_t n) {
   return !mem.inArena(addr(p)) || mem.valid(addr(p), n);
 }
 
+/// Each side of a copy of direction `kind` in one valid range of its kind (`dspan`/`sspan`
+/// bytes): device memory for a device side, host-accessible memory otherwise (Default, HostToHost).
+bool copyRangesOk(Context &ctx, cudaMemcpyKind kind, const void *dst, size_t dspan,
+                  const void *src, size_t sspan) {
+  bool dDev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  bool sDev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  return (dDev ? deviceRange(ctx, dst, dspan) : hostRange(ctx, dst, dspan)) &&
+         (sDev ? deviceRange(ctx, src, sspan) : hostRange(ctx, src, sspan));
+}
+
 cudaError_t checkCopy(Context &ctx, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
   if (count == 0)
     return cudaSuccess;
   if (!dst || !src)
     return cudaErrorInvalidValue;
-  bool ok = false;
   switch (kind) {
   case cudaMemcpyHostToHost:
-    ok = hostRange(ctx, dst, count) && hostRange(ctx, src, count);
-    break;
   case cudaMemcpyHostToDevice:
-    ok = deviceRange(ctx, dst, count) && hostRange(ctx, src, count);
-    break;
   case cudaMemcpyDeviceToHost:
-    ok = hostRange(ctx, dst, count) && deviceRange(ctx, src, count);
-    break;
   case cudaMemcpyDeviceToDevice:
-    ok = deviceRange(ctx, dst, count) && deviceRange(ctx, src, count);
-    break;
   case cudaMemcpyDefault:
-    ok = hostRange(ctx, dst, count) && hostRange(ctx, src, count);
     break;
   default:
     return cudaErrorInvalidMemcpyDirection;
   }
-  return ok ? cudaSuccess : cudaErrorInvalidValue;
+  return copyRangesOk(ctx, kind, dst, count, src, count) ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 /// The bytes a pitched region of `height` rows of `width` bytes spans from its first byte, or
@@ -95,22 +95,7 @@ cudaError_t checkCopy2D(Context &ctx, void *dst, size_t dpitch, const void *src,
     return cudaErrorInvalidValue;
   if (cudaError_t e = checkCopy(ctx, dst, src, 1, kind)) // (the direction and null pointers)
     return e;
-  bool ok;
-  switch (kind) {
-  case cudaMemcpyHostToDevice:
-    ok = deviceRange(ctx, dst, dspan) && hostRange(ctx, src, sspan);
-    break;
-  case cudaMemcpyDeviceToHost:
-    ok = hostRange(ctx, dst, dspan) && deviceRange(ctx, src, sspan);
-    break;
-  case cudaMemcpyDeviceToDevice:
-    ok = deviceRange(ctx, dst, dspan) && deviceRange(ctx, src, sspan);
-    break;
-  default:
-    ok = hostRange(ctx, dst, dspan) && hostRange(ctx, src, sspan);
-    break;
-  }
-  return ok ? cudaSuccess : cudaErrorInvalidValue;
+  return copyRangesOk(ctx, kind, dst, dspan, src, sspan) ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 /// The same for a 2D memset of device memory.
