@@ -933,6 +933,10 @@ int runLocalPoints(const Spec &spec, Planner &planner, const Plan &plan,
     busy -= it->processes;
     running.erase(it);
   }
+  // a stop signal that came between two points (none running, the next not started) stops
+  // the sweep as one that came while a point ran
+  if (gStopSignal)
+    return stopRunning(running, -1, 0, {}, err);
   return broken ? 2 : 0;
 }
 
