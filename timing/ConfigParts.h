@@ -1,7 +1,7 @@
 #pragma once
 // The parts of the timing configuration: each component describes its own options and checks
 // them, in a file beside the component (timing/sm/CoreOptions.cpp, timing/mem/MemoryOptions.cpp,
-// ...); timing/ConfigParts.def lists the parts. TimingConfig.cpp only drives them.
+// ...); timing/ConfigParts.def lists the parts; timing/ConfigLoad.cpp drives them.
 //
 // Contract: a part's describe() binds options to fields of OptionContext::cfg (name, type,
 // default = the field's value, range, help: base/Config.h); the parts run in the order of
@@ -57,7 +57,7 @@ struct ConfigPart {
 #undef PTXSIM_CONFIG_PART
 
 namespace config {
-// Parsing helpers the parts share (TimingConfig.cpp).
+// Parsing helpers the parts share (ConfigParts.cpp).
 bool isPow2(uint64_t v);
 std::vector<std::string> split(const std::string &s, const std::string &seps);
 std::string trim(const std::string &s);

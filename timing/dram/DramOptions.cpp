@@ -1,6 +1,6 @@
 // The DRAM's options: technology, organisation, GPGPU-Sim's timing string, the request
 // scheduler (any registered one) and the read latency beyond the bank timing
-// (timing/ConfigParts.h). Its clock is one of -gpgpu_clock_domains (TimingConfig.cpp).
+// (timing/ConfigParts.h). Its clock is one of -gpgpu_clock_domains (timing/GpuOptions.cpp).
 #include "timing/ConfigParts.h"
 
 #include "timing/dram/scheduler/IDramScheduler.h"

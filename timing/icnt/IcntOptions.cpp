@@ -1,5 +1,5 @@
 // The interconnect's options: topology (any registered one), latency, flit size
-// (timing/ConfigParts.h). Its clock is one of -gpgpu_clock_domains (TimingConfig.cpp).
+// (timing/ConfigParts.h). Its clock is one of -gpgpu_clock_domains (timing/GpuOptions.cpp).
 #include "timing/ConfigParts.h"
 
 #include "timing/icnt/topology/ITopology.h"
