@@ -1,13 +1,14 @@
 #pragma once
-// The statistics a power model reads: names resolved to handles once at load, values read from
-// each snapshot by position.
+// The statistics a power model reads: names resolved to the statistics catalog's handles once at
+// load, values read from each snapshot through those handles.
 //
-// Contract: StatTable hands out one handle (StatRef) per distinct name, in first-bound order, and
-// records the names the catalog it checks against does not register. StatReader::read() returns
-// the value of every bound statistic in a snapshot (0 for one the snapshot has no value for, as
-// stats::Snapshot::get); it remembers where each name was in the last snapshot it read, so the
-// snapshots of one kernel (the same layout) cost one comparison per statistic, and a snapshot of
-// another layout is located again in one pass.
+// Contract: StatTable hands out one handle (StatRef) per distinct name, in first-bound order,
+// resolves each name once to its stats::Stat in the global catalog (the one snapshots are
+// keyed by), and records the names the catalog it checks against does not register.
+// StatReader::read() returns the value of every bound statistic in a snapshot (0 for one the
+// snapshot has no value for, as stats::Snapshot::get), reading each through its stats::Stat (an
+// index, no name compared). Only a name the catalog did not know at load (a model loaded without
+// the check) or an instance name (`sm[3].x`) is looked up by name.
 
 #include "base/Stats.h"
 #include "power/IPowerComponent.h"
@@ -30,9 +31,13 @@ public:
   const std::string &name(uint32_t slot) const { return names_[slot]; }
   /// The slot of `name`, or UINT32_MAX when no component bound it.
   uint32_t slotOf(const std::string &name) const;
+  /// The catalog handle of a slot: invalid for a name the global catalog did not register when
+  /// it was bound, or for an instance of a family.
+  stats::Stat handle(uint32_t slot) const { return handles_[slot]; }
 
 private:
   std::vector<std::string> names_;
+  std::vector<stats::Stat> handles_;
   std::unordered_map<std::string, uint32_t> slots_;
   const stats::Catalog *catalog_ = nullptr;
   std::vector<std::string> unregistered_;
@@ -45,10 +50,8 @@ public:
   StatValues read(const stats::Snapshot &s);
 
 private:
-  void locate(const stats::Snapshot &s);
   const StatTable &table_;
   std::vector<double> values_;
-  std::vector<size_t> pos_; ///< position in the last snapshot's values(); SIZE_MAX: absent
 };
 
 } // namespace ptxsim::power

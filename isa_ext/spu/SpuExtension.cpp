@@ -782,6 +782,36 @@ std::unique_ptr<LaunchExtension> spuPolicy(const LaunchParams &p, uint32_t numSm
 
 // --- timing: CB accesses ----------------------------------------------------------------------
 
+/// The SPU's statistics, each declared once with its unit and meaning; registered when the
+/// timing model describes its statistics (registerStatsSource), set through these handles.
+struct SpuStats {
+  using Unit = stats::Unit;
+  stats::Counter passes{"spu.passes", Unit::Count, "SPU passes of the launch (figure 5)"};
+  stats::Counter skippedSpills{"spu.skipped_spills", Unit::Count, "VIU spills regstart avoided"};
+  stats::Counter skippedRestores{"spu.skipped_restores", Unit::Count,
+                                 "VIU restores regstart avoided"};
+  stats::Counter cbWarpReads{"spu.cb_warp_reads", Unit::Count, "CB loads timed by the CB model"};
+  stats::Counter cbWarpWrites{"spu.cb_warp_writes", Unit::Count,
+                              "CB stores timed by the CB model"};
+  stats::Counter cbBankConflicts{"spu.cb_bank_conflicts", Unit::Count,
+                                 "extra CB cycles from bank conflicts"};
+  // per pass (`spu.pass[3].cb_reads`)
+  stats::Counter passCbReads{"spu.pass[].cb_reads", Unit::Count, "per pass: warp-level CB loads"};
+  stats::Counter passCbWrites{"spu.pass[].cb_writes", Unit::Count,
+                              "per pass: warp-level CB stores"};
+  stats::Counter passBlockSyncs{"spu.pass[].block_syncs", Unit::Count,
+                                "per pass: block synchronizations"};
+  stats::Counter passSpillBytes{"spu.pass[].spill_bytes", Unit::Bytes,
+                                "per pass: bytes the VIUs spilled"};
+  stats::Counter passRestoreBytes{"spu.pass[].restore_bytes", Unit::Bytes,
+                                  "per pass: bytes the VIUs restored"};
+};
+
+const SpuStats &spuStats() {
+  static const SpuStats &s = *new SpuStats; // never destroyed (no static destructors)
+  return s;
+}
+
 /// One SM's CBs: banked like shared memory, one access per `conflict degree` cycles.
 class CbTimingModel : public timing::IMemSpaceModel {
 public:
@@ -812,9 +842,10 @@ public:
     return start + degree - 1 + latency_;
   }
   void stats(std::vector<std::pair<std::string, double>> &out) const override {
-    out.push_back({"spu.cb_warp_reads", (double)reads_});
-    out.push_back({"spu.cb_warp_writes", (double)writes_});
-    out.push_back({"spu.cb_bank_conflicts", (double)conflicts_});
+    const SpuStats &s = spuStats();
+    out.push_back({s.cbWarpReads.name(), (double)reads_});
+    out.push_back({s.cbWarpWrites.name(), (double)writes_});
+    out.push_back({s.cbBankConflicts.name(), (double)conflicts_});
   }
   void resetStats() override { reads_ = writes_ = conflicts_ = 0; }
 
@@ -831,39 +862,25 @@ std::unique_ptr<timing::IMemSpaceModel> makeCbModel(const timing::TimingConfig &
 
 // --- statistics -----------------------------------------------------------------------------
 
-void describeStats() {
-  stats::Catalog &c = stats::Catalog::global();
-  using stats::Unit;
-  c.add("spu.passes", Unit::Count, "SPU passes of the launch (figure 5)");
-  c.add("spu.skipped_spills", Unit::Count, "VIU spills regstart avoided");
-  c.add("spu.skipped_restores", Unit::Count, "VIU restores regstart avoided");
-  c.add("spu.cb_warp_reads", Unit::Count, "CB loads timed by the CB model");
-  c.add("spu.cb_warp_writes", Unit::Count, "CB stores timed by the CB model");
-  c.add("spu.cb_bank_conflicts", Unit::Count, "extra CB cycles from bank conflicts");
-  c.add("spu.pass[].cb_reads", Unit::Count, "per pass: warp-level CB loads");
-  c.add("spu.pass[].cb_writes", Unit::Count, "per pass: warp-level CB stores");
-  c.add("spu.pass[].block_syncs", Unit::Count, "per pass: block synchronizations");
-  c.add("spu.pass[].spill_bytes", Unit::Bytes, "per pass: bytes the VIUs spilled");
-  c.add("spu.pass[].restore_bytes", Unit::Bytes, "per pass: bytes the VIUs restored");
-}
+void describeStats() { spuStats(); }
 
 void collectStats(const SteppedGrid &grid, stats::Snapshot &out) {
   auto *L = dynamic_cast<SpuLaunch *>(grid.extension());
   if (!L)
     return;
+  const SpuStats &s = spuStats();
   std::lock_guard<std::mutex> lock(L->mu);
   PassStats t = L->machine.totals();
-  out.set("spu.passes", (double)L->machine.passes().size());
-  out.set("spu.skipped_spills", (double)t.skippedSpills);
-  out.set("spu.skipped_restores", (double)t.skippedRestores);
+  out.set(s.passes, (double)L->machine.passes().size());
+  out.set(s.skippedSpills, (double)t.skippedSpills);
+  out.set(s.skippedRestores, (double)t.skippedRestores);
   const auto &ps = L->machine.stats();
   for (size_t k = 0; k < ps.size(); ++k) {
-    std::string p = "spu.pass[" + std::to_string(k) + "].";
-    out.set(p + "cb_reads", (double)L->passCb[2 * k].load());
-    out.set(p + "cb_writes", (double)L->passCb[2 * k + 1].load());
-    out.set(p + "block_syncs", (double)ps[k].steps);
-    out.set(p + "spill_bytes", (double)ps[k].spillBytes);
-    out.set(p + "restore_bytes", (double)ps[k].restoreBytes);
+    out.set(s.passCbReads.instance(k), (double)L->passCb[2 * k].load());
+    out.set(s.passCbWrites.instance(k), (double)L->passCb[2 * k + 1].load());
+    out.set(s.passBlockSyncs.instance(k), (double)ps[k].steps);
+    out.set(s.passSpillBytes.instance(k), (double)ps[k].spillBytes);
+    out.set(s.passRestoreBytes.instance(k), (double)ps[k].restoreBytes);
   }
 }
 

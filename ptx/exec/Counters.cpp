@@ -21,8 +21,7 @@ uint16_t registerExecCounter(std::string_view name, stats::Unit unit, std::strin
                  kMaxExecCounters);
     std::abort();
   }
-  stats::Catalog::global().add(name, unit, help);
-  v.push_back(ExecCounterInfo{std::string(name)});
+  v.push_back(ExecCounterInfo{std::string(name), stats::Counter(name, unit, help)});
   return uint16_t(v.size() - 1);
 }
 

@@ -2,7 +2,8 @@
 // Extension point: per-launch event counters that instruction handlers increment.
 //
 // Contract: an extension registers each counter once at start-up (registerExecCounter: a
-// statistic name, a unit and a description, registered in stats::Catalog too) and its handlers
+// statistic name, a unit and a description, declared in stats::Catalog as the stats::Counter
+// handle the timing model reports the totals through) and its handlers
 // add to it with ExecCtx::count(id, n) — one add to a per-host-thread array, nothing else on the
 // execute path. A launch's totals come back in LaunchResult::counters (functional mode, summed
 // over host threads) and, in timing mode, in the kernel's statistics under the counter's name.
@@ -20,6 +21,7 @@ constexpr unsigned kMaxExecCounters = 32;
 
 struct ExecCounterInfo {
   std::string name;
+  stats::Counter stat; ///< the statistic the totals are reported as
 };
 /// Registers a counter (or returns the id of the one with that name).
 uint16_t registerExecCounter(std::string_view name, stats::Unit unit, std::string_view help);

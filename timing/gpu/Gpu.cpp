@@ -931,7 +931,7 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   if (grid) {
     const auto &ec = ptx::exec::execCounters();
     for (size_t i = 0; i < ec.size(); ++i)
-      v.set(ec[i].name, (double)grid->counters()[i]);
+      v.set(ec[i].stat, (double)grid->counters()[i]);
   }
   if (grid)
     for (const StatsSource &src : statsSources())
