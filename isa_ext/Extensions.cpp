@@ -2,26 +2,22 @@
 
 #include <mutex>
 
-namespace ptxsim::spu {
-void registerSpuExtension();
-}
+// Each extension's registration function, defined in its folder (Extensions.def lists them).
+#define PTXSIM_EXTENSION(ns, fn)                                                                   \
+  namespace ns {                                                                                   \
+  void fn();                                                                                       \
+  }
+#include "isa_ext/Extensions.def"
+#undef PTXSIM_EXTENSION
 
 namespace ptxsim::ext {
-
-// Each extension's registration function, defined in its folder.
-namespace example {
-void registerExample();
-}
-namespace chiplet {
-void registerChiplet();
-}
 
 void registerExtensions() {
   static std::once_flag once;
   std::call_once(once, [] {
-    example::registerExample(); // isa_ext/example: the template to copy
-    spu::registerSpuExtension(); // isa_ext/spu: the Stencil Processing Unit (docs/spu.md)
-    chiplet::registerChiplet(); // isa_ext/chiplet: multi-chiplet message passing
+#define PTXSIM_EXTENSION(ns, fn) ::ns::fn();
+#include "isa_ext/Extensions.def"
+#undef PTXSIM_EXTENSION
   });
 }
 

@@ -6,7 +6,7 @@
 // pipes, memory-space models, counters, statistics, power components, schedulers, cache
 // replacement policies, topologies, DRAM schedulers, configuration options). The runtime and the
 // CLI call it once at start-up, before any configuration is read or module parsed; it is safe to
-// call again. Adding an extension is one folder plus one line in Extensions.cpp.
+// call again. Adding an extension is one folder plus one line in Extensions.def.
 
 namespace ptxsim::ext {
 

@@ -9,7 +9,8 @@
 // - timing: its own instruction class and a pipeline of its own (`-example_hash_units`,
 //   `-example_hash_latency` options), whose issues appear as `sm.issued.exhash`;
 // - power: a component whose energy per hash scales with the technology node (`example_hash`).
-// Nothing in ptx/, timing/ or power/ names it; isa_ext/Extensions.cpp calls registerExample().
+// Nothing in ptx/, timing/ or power/ names it; its line in isa_ext/Extensions.def calls
+// registerExample(). ExampleScheduler.cpp beside it is the template of a warp scheduler.
 
 #include "base/Config.h"
 #include "base/ExtensionOptions.h"

@@ -1,7 +1,7 @@
 #pragma once
 // The SPU extension's entry point and options (docs/spu.md).
 //
-// Contract: registerSpuExtension() is called once at start-up (isa_ext/Extensions.cpp), before
+// Contract: registerSpuExtension() is called once at start-up (isa_ext/Extensions.def), before
 // any PTX is parsed. It adds the PTX forms (`ld.cb.north|west`, `st.cb.south|east`, `spu.sync`,
 // the `%spu_*` special registers), their lowering and handlers, a launch policy that takes
 // over launches of kernels using SPU instructions when the simulated GPU has an SPU (passes of

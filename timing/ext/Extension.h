@@ -3,7 +3,7 @@
 // models for new memory spaces, and statistics of extension units.
 //
 // Contract: everything here is registered at start-up (before the first Gpu is built) from an
-// extension's registration function (isa_ext/Extensions.cpp) and never changes afterwards.
+// extension's registration function (isa_ext/Extensions.def) and never changes afterwards.
 // - registerPipe(cls, name, spec): instructions of class `cls` (ir::registerOpClass) issue to
 //   a pipeline of their own (the registry of timing/sm/Pipes.h) with `units` units, each taking one instruction every `interval`
 //   cycles, results ready `latency` cycles after issue; its issues are counted as

@@ -40,7 +40,7 @@ public:
 using DramSchedulerFactory = std::unique_ptr<IDramScheduler> (*)();
 
 /// Name -> factory: `frfcfs`, `fcfs`, `frfcfs_wd` (FR-FCFS with write draining) built in; `-gpgpu_dram_scheduler` accepts every registered
-/// name (studies add theirs in isa_ext/Extensions.cpp).
+/// name (studies add theirs from a registration function listed in isa_ext/Extensions.def).
 class DramSchedulerRegistry : public NamedRegistry<DramSchedulerFactory> {
 public:
   std::unique_ptr<IDramScheduler> create(const std::string &name) const {

@@ -24,7 +24,7 @@ public:
 using TopologyFactory = std::unique_ptr<ITopology> (*)(uint32_t numNodes);
 
 /// Name -> factory: `crossbar` and `mesh` built in; `-network_mode` accepts every registered
-/// name (studies add theirs in isa_ext/Extensions.cpp).
+/// name (studies add theirs from a registration function listed in isa_ext/Extensions.def).
 class TopologyRegistry : public NamedRegistry<TopologyFactory> {
 public:
   std::unique_ptr<ITopology> create(const std::string &name, uint32_t numNodes) const {

@@ -27,8 +27,8 @@ public:
 using ReplacementFactory = std::unique_ptr<IReplacementPolicy> (*)(uint32_t sets, uint32_t ways);
 
 /// Name -> factory. The process-wide registry holds the built-ins (`L`, `F`) and what extensions
-/// and studies add at start-up (`timing::replacementRegistry().add("R", createMine)` in
-/// isa_ext/Extensions.cpp).
+/// and studies add at start-up (`timing::replacementRegistry().add("R", createMine)` in a
+/// registration function listed in isa_ext/Extensions.def).
 class ReplacementRegistry : public NamedRegistry<ReplacementFactory> {
 public:
   std::unique_ptr<IReplacementPolicy> create(const std::string &name, uint32_t sets, uint32_t ways) const {

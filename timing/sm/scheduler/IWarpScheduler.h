@@ -105,7 +105,7 @@ std::unique_ptr<IWarpScheduler> createCcwsScheduler(const SchedulerParams &p);
 /// Registers lrr, gto, two_level, ccws (one line each).
 void registerBuiltinWarpSchedulers(SchedulerRegistry &r);
 /// The process-wide registry: the built-ins, then what extensions and studies add at start-up
-/// (`timing::schedulerRegistry().add("mine", createMine);` in isa_ext/Extensions.cpp). The
+/// (`timing::schedulerRegistry().add("mine", createMine);` from isa_ext/Extensions.def). The
 /// `-gpgpu_scheduler` option accepts exactly its names.
 SchedulerRegistry &schedulerRegistry();
 /// The same registry, read-only (the name predates extensions).
