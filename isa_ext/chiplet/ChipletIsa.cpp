@@ -67,6 +67,7 @@ const Runtime &runtime() {
 
 uint16_t gSendMsgs = 0, gRecvMsgs = 0, gWords = 0;
 exec::LowerFn gPlainAddc = nullptr;
+NumberOption gLegacyAddc; ///< -chiplet_legacy_addc (handle)
 
 std::mutex gMu;
 const void *gLastGrid = nullptr;
@@ -356,7 +357,7 @@ bool lowerChiplet(exec::LowerCtx &c) {
 
 bool legacyOn() {
   const char *e = std::getenv("PTXSIM_CHIPLET_LEGACY_ADDC");
-  return option("-chiplet_legacy_addc") != 0 || (e && *e && std::strcmp(e, "0") != 0);
+  return gLegacyAddc.value() != 0 || (e && *e && std::strcmp(e, "0") != 0);
 }
 
 bool lowerAddc(exec::LowerCtx &c) {
@@ -392,10 +393,11 @@ void registerChiplet() {
   check(registerOpcode("chiplet", ".recv [$vec] .b32", "d0/v s:u32 s:u32"));
   exec::registerLowering("chiplet", lowerChiplet);
   gPlainAddc = exec::registerLowering("addc", lowerAddc);
-  registerOption("-chiplet_legacy_addc", 0,
-                 "chiplet extension: addc.u32/addc.s32 are the reference document's chiplet "
-                 "send/receive (abcdefghi encoding) instead of add-with-carry",
-                 0, 1);
+  gLegacyAddc = registerOption("-chiplet_legacy_addc", 0,
+                               "chiplet extension: addc.u32/addc.s32 are the reference document's "
+                               "chiplet send/receive (abcdefghi encoding) instead of "
+                               "add-with-carry",
+                               0, 1);
   gSendMsgs = exec::registerExecCounter("chiplet.send_msgs", stats::Unit::Count,
                                         "chiplet messages sent (one per lane and instruction)");
   gRecvMsgs = exec::registerExecCounter("chiplet.recv_msgs", stats::Unit::Count,

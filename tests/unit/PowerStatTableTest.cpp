@@ -50,9 +50,9 @@ TEST(PowerStatTable, ReaderReadsHandlesInAnySnapshotLayout) {
   b.set(hits(), 11);
   for (auto &[name, value] : b.values())
     value *= 2;
-  v = r.read(b);
-  EXPECT_EQ(v[h], 22);
-  EXPECT_EQ(v[inst], 0); // no value in this snapshot: 0, as Snapshot::get
+  StatValues w = r.read(b);
+  EXPECT_EQ(w[h], 22);
+  EXPECT_EQ(w[inst], 0); // no value in this snapshot: 0, as Snapshot::get
 }
 
 } // namespace
