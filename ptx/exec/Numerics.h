@@ -27,6 +27,8 @@
 #ifndef PTXSIM_PTX_EXEC_NUMERICS_H
 #define PTXSIM_PTX_EXEC_NUMERICS_H
 
+#include "ptx/exec/Mufu.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -901,34 +903,68 @@ template <class I> static inline uint16_t intToBF16(I v, Rnd r = Rnd::RN) {
 //===----------------------------------------------------------------------===//
 // Approximate instructions
 //===----------------------------------------------------------------------===//
-// Computed with host math at least as accurate as the PTX bounds (most are correctly rounded
+// rcp, rsqrt and ex2 (f32) are the H200's bits: the SFU functions of Mufu.h, wrapped for
+// subnormal inputs and results as ptxas does for the forms without .ftz (sm_90 SASS). The others
+// are computed with host math at least as accurate as the PTX bounds (most are correctly rounded
 // or within 1 ulp, tighter than hardware, so results may differ from a GPU in the last bits).
 // Special values follow the PTX ISA tables; .ftz variants: ftz32 on input and result.
 
-/// rcp.approx.f32: rcp(+-0) = +-inf, rcp(+-inf) = +-0, NaN -> NaN.
-static inline float rcpApproxF32(float x) { return 1.0f / x; }
+/// rcp.approx.f32: rcp(+-0) = +-inf, rcp(+-inf) = +-0, NaN -> NaN. ptxas scales a subnormal
+/// input by 2^24 and an input above 2^126 by 1/4 around MUFU.RCP and the result back.
+static inline float rcpApproxF32(float x) {
+  const float a = std::fabs(x);
+  const float s = a < 0x1p-126f ? 0x1p24f : (a > 0x1p126f ? 0.25f : 1.0f);
+  return s * mufuRcp(x * s);
+}
 /// sqrt.approx.f32: sqrt(-0) = -0, sqrt(+inf) = +inf, negative -> NaN.
 static inline float sqrtApproxF32(float x) { return std::sqrt(x); }
 /// rsqrt.approx.f32: rsqrt(+0) = +inf, rsqrt(-0) = -inf, rsqrt(+inf) = +0, negative -> NaN.
-static inline float rsqrtApproxF32(float x) { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x))); }
+/// A subnormal input: MUFU.RSQ(x * 2^24) * 2^12.
+static inline float rsqrtApproxF32(float x) {
+  return std::fabs(x) < 0x1p-126f ? mufuRsq(x * 0x1p24f) * 0x1p12f : mufuRsq(x);
+}
 /// sin.approx.f32: sin(+-0) = +-0, sin(+-inf) = NaN.
 static inline float sinApproxF32(float x) { return static_cast<float>(std::sin(static_cast<double>(x))); }
 /// cos.approx.f32: cos(+-0) = 1, cos(+-inf) = NaN.
 static inline float cosApproxF32(float x) { return static_cast<float>(std::cos(static_cast<double>(x))); }
 /// lg2.approx.f32: lg2(+-0) = -inf, lg2(+inf) = +inf, lg2(negative) = NaN, lg2(1) = +0.
 static inline float lg2ApproxF32(float x) { return static_cast<float>(std::log2(static_cast<double>(x))); }
-/// ex2.approx.f32: ex2(-inf) = +0, ex2(+-0) = 1, ex2(+inf) = +inf.
-static inline float ex2ApproxF32(float x) { return static_cast<float>(std::exp2(static_cast<double>(x))); }
+/// ex2.approx.f32: ex2(-inf) = +0, ex2(+-0) = 1, ex2(+inf) = +inf. Below -126 (a subnormal
+/// result) ptxas squares MUFU.EX2(x / 2).
+static inline float ex2ApproxF32(float x) {
+  if (x < -126.0f) {
+    const float h = mufuEx2(x * 0.5f);
+    return h * h;
+  }
+  return mufuEx2(x);
+}
 /// tanh.approx.f32: tanh(+-0) = +-0, tanh(+-inf) = +-1.
 static inline float tanhApproxF32(float x) { return static_cast<float>(std::tanh(static_cast<double>(x))); }
 /// ex2.approx.f16 / tanh.approx.f16 (via f32, rounded to nearest).
-static inline uint16_t ex2ApproxF16(uint16_t h) { return f32ToF16(ex2ApproxF32(f16ToF32(h))); }
+/// (MUFU.EX2.F16 was not measured: f16 and bf16 keep the host function, unlike ex2.approx.f32.)
+static inline float ex2HostF32(float x) { return static_cast<float>(std::exp2(static_cast<double>(x))); }
+static inline uint16_t ex2ApproxF16(uint16_t h) { return f32ToF16(ex2HostF32(f16ToF32(h))); }
 static inline uint16_t tanhApproxF16(uint16_t h) { return f32ToF16(tanhApproxF32(f16ToF32(h))); }
-/// div.approx.f32: a * (1/b) with the reciprocal flushed when subnormal, so for
+/// div.approx.f32 (sm_90 SASS): MUFU.RCP(b) * a, both scaled by 2^24 when b is subnormal (so
+/// subnormal / subnormal is finite: 0x1 / 0x1 = 1). The reciprocal flushes, so for
 /// 2^126 < |b| < 2^128 a finite a gives +-0 (as PTX documents).
-static inline float divApproxF32(float a, float b) { return a * ftz32(1.0f / b); }
-/// div.full.f32: full-range division within 2 ulp; computed correctly rounded.
-static inline float divFullF32(float a, float b) { return a / b; }
+static inline float divApproxF32(float a, float b) {
+  const float s = std::fabs(b) < 0x1p-126f ? 0x1p24f : 1.0f;
+  return mufuRcp(b * s) * (a * s);
+}
+/// div.full.f32 (sm_90 SASS): as div.approx, and both operands also scaled by 1/4 when
+/// |b| > 2^126, so the whole range of b is covered (within 2 ulp).
+static inline float divFullF32(float a, float b) {
+  const float ab = std::fabs(b);
+  if (ab > 0x1p126f) {
+    a *= 0.25f;
+    b *= 0.25f;
+  } else if (ab < 0x1p-126f) {
+    a *= 0x1p24f;
+    b *= 0x1p24f;
+  }
+  return mufuRcp(b) * a;
+}
 /// rcp.approx.ftz.f64: subnormal input and result flushed to signed zero.
 static inline double rcpApproxFtzF64(double x) { return ftz64(1.0 / ftz64(x)); }
 /// rsqrt.approx.f64 (rsqrt(-0) = -inf, rsqrt(+0) = +inf, negative -> NaN).

@@ -353,7 +353,7 @@ struct HNeg { static uint16_t f(uint16_t a, uint16_t, uint16_t, Rnd, bool) { ret
 struct HAbs { static uint16_t f(uint16_t a, uint16_t, uint16_t, Rnd, bool) { return absF16(a); } };
 struct HEx2 {
   static uint16_t f(uint16_t a, uint16_t, uint16_t, Rnd, bool bf) {
-    return bf ? f32ToBF16(ex2ApproxF32(bf16ToF32(a))) : ex2ApproxF16(a);
+    return bf ? f32ToBF16(ex2HostF32(bf16ToF32(a))) : ex2ApproxF16(a);
   }
 };
 struct HTanh {

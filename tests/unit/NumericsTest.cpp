@@ -847,7 +847,9 @@ TEST(NumericsApprox, SpecialValuesPerPtx) {
   EXPECT_EQ(bitsOfF32(tanhApproxF32(-0.0f)), 0x80000000u);
   EXPECT_EQ(divApproxF32(1.0f, 0x1.8p127f), 0.0f); // |b| > 2^126: zero
   EXPECT_EQ(divApproxF32(6.0f, 3.0f), 2.0f);
-  EXPECT_EQ(divFullF32(1.0f, 0x1.8p127f), 1.0f / 0x1.8p127f);
+  EXPECT_NEAR(divFullF32(1.0f, 0x1.8p127f), 1.0f / 0x1.8p127f, 0x1p-149f); // scaled by 1/4: subnormal
+  EXPECT_EQ(divApproxF32(0x1p-149f, 0x1p-149f), 1.0f); // both scaled by 2^24, as on the GPU
+  EXPECT_EQ(divFullF32(-0x1p-149f, 0x1p-149f), -1.0f);
   EXPECT_EQ(rcpApproxFtzF64(0x1p1023), 0.0);            // 2^-1023 is subnormal: flushed
   EXPECT_EQ(rcpApproxFtzF64(-0x1p-1070), -INFINITY);    // subnormal input flushed
   EXPECT_EQ(rsqrtApproxF64(-0.0), -INFINITY);

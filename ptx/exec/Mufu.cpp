@@ -1,0 +1,119 @@
+// MUFU.RCP, MUFU.RSQ and MUFU.EX2 of an H200, exact on every input.
+//
+// Each unit repeats one function over a binade of its input (RCP), a pair of binades (RSQ) or a
+// unit interval (EX2): the result bits for that range come from MufuTables.inc, which
+// tools/hw/mufu_fit.cpp builds from the measured sweep: per segment of 2^16 inputs a fixed-point
+// model (quadratic in the input plus a popcount term, rounded to nearest) and the inputs where
+// the GPU differs from it (about 0.5-0.9% of inputs; 227k exceptions, 0.7 MB of tables). The
+// exponent is then applied as the hardware does, flushing subnormal inputs and results.
+
+#include "ptx/exec/Mufu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace ptxsim::ptx::exec {
+namespace {
+
+struct MufuTable {
+  const int64_t (*coef)[4];
+  const uint32_t *base;
+  const uint32_t *start;
+  const uint16_t *pos;
+  const int8_t *delta;
+  uint32_t segments;
+};
+
+#include "ptx/exec/MufuTables.inc"
+
+constexpr int kSegBits = 16;
+constexpr int kFrac = 40;
+
+/// The result bits for index `key` of the table's range (see tools/hw/mufu_fit.cpp).
+uint32_t lookup(const MufuTable &t, uint32_t key) {
+  const uint32_t s = key >> kSegBits;
+  const uint32_t j = key & ((1u << kSegBits) - 1);
+  const int64_t *c = t.coef[s];
+  const int64_t u = int64_t(j) - (int64_t(1) << (kSegBits - 1));
+  const int64_t v = c[0] + c[1] * u + c[2] * u * u + c[3] * __builtin_popcount(j);
+  int64_t r = int64_t(t.base[s]) + ((v + (int64_t(1) << (kFrac - 1))) >> kFrac);
+  const uint16_t *first = t.pos + t.start[s], *last = t.pos + t.start[s + 1];
+  const uint16_t *hit = std::lower_bound(first, last, uint16_t(j));
+  if (hit != last && *hit == j)
+    r += t.delta[hit - t.pos];
+  return uint32_t(r);
+}
+
+uint32_t bitsOf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float floatOf(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+constexpr uint32_t kSign = 0x80000000u;
+constexpr uint32_t kInf = 0x7f800000u;
+constexpr uint32_t kQNaN = 0x7fffffffu;
+
+/// Result bits `r` (a normal float) scaled by 2^k, flushed to signed zero when subnormal.
+float scaled(uint32_t r, int k, uint32_t sign) {
+  const int e = int((r >> 23) & 0xff) + k;
+  if (e <= 0)
+    return floatOf(sign);
+  if (e >= 255)
+    return floatOf(sign | kInf);
+  return floatOf(sign | (r & 0x807fffffu) | (uint32_t(e) << 23));
+}
+
+} // namespace
+
+float mufuRcp(float x) {
+  const uint32_t u = bitsOf(x), sign = u & kSign, e = (u >> 23) & 0xff;
+  if (e == 0xff)
+    return (u & 0x7fffffu) ? floatOf(kQNaN) : floatOf(sign);
+  if (e == 0)
+    return floatOf(sign | kInf);
+  return scaled(lookup(kRcp, u & 0x7fffffu), 127 - int(e), sign);
+}
+
+float mufuRsq(float x) {
+  const uint32_t u = bitsOf(x), sign = u & kSign, e = (u >> 23) & 0xff;
+  if (e == 0xff && (u & 0x7fffffu))
+    return floatOf(kQNaN);
+  if (e == 0)
+    return floatOf(sign | kInf);
+  if (sign)
+    return floatOf(kQNaN);
+  if (e == 0xff)
+    return 0.0f;
+  const int ue = int(e) - 127, odd = ue & 1;
+  const uint32_t key = (uint32_t(odd) << 23) | (u & 0x7fffffu);
+  return scaled(lookup(kRsq, key), -(ue - odd) / 2, 0);
+}
+
+float mufuEx2(float x) {
+  const uint32_t u = bitsOf(x), e = (u >> 23) & 0xff;
+  if (e == 0xff)
+    return (u & 0x7fffffu) ? floatOf(kQNaN) : ((u & kSign) ? 0.0f : floatOf(kInf));
+  if (e == 0)
+    return 1.0f;
+  if (x >= 128.0f)
+    return floatOf(kInf);
+  if (x < -127.0f)
+    return 0.0f;
+  // |x| in fixed point with 23 fraction bits (truncated); a negative input is its one's
+  // complement unless the fraction is zero: n + f/2^23 with f = 2^23 - 1 - F for F != 0
+  const int64_t v = int64_t(std::fabs(double(x)) * 8388608.0);
+  const int64_t fx = x < 0 ? -v - ((v & 0x7fffff) ? 1 : 0) : v;
+  const int64_t n = fx >> 23;
+  const uint32_t f = uint32_t(fx & 0x7fffff);
+  return scaled(lookup(kEx2, f), int(n) - 1, 0);
+}
+
+} // namespace ptxsim::ptx::exec

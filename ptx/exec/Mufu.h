@@ -1,0 +1,22 @@
+#ifndef PTXSIM_PTX_EXEC_MUFU_H
+#define PTXSIM_PTX_EXEC_MUFU_H
+
+// The multi-function unit (SASS MUFU) of sm_90, bit for bit as an H200 computes it, for the
+// operations whose whole error function was measured (tools/hw/data/h200-2026-11-28-fidelity):
+// MUFU.RCP, MUFU.RSQ and MUFU.EX2. Like the hardware unit they flush subnormal inputs and
+// results to signed zero; the PTX instructions without .ftz wrap them as ptxas does (Numerics.h).
+
+#include <cstdint>
+
+namespace ptxsim::ptx::exec {
+
+/// MUFU.RCP: rcp(+-0) = +-inf, rcp(+-inf) = +-0, NaN -> NaN; within 1 ulp of 1/x.
+float mufuRcp(float x);
+/// MUFU.RSQ: rsqrt(+0) = +inf, rsqrt(-0) = -inf, rsqrt(+inf) = +0, negative -> NaN.
+float mufuRsq(float x);
+/// MUFU.EX2: ex2(-inf) = +0, ex2(+-0) = 1, ex2(+inf) = +inf, NaN -> NaN.
+float mufuEx2(float x);
+
+} // namespace ptxsim::ptx::exec
+
+#endif // PTXSIM_PTX_EXEC_MUFU_H

@@ -1,0 +1,123 @@
+// MUFU.RCP, MUFU.RSQ and MUFU.EX2 (ptx/exec/Mufu.h) against an H200's results on every float of
+// the measured ranges (tools/hw/data/h200-2026-11-28-fidelity/sweep.bin.gz: the GPU's result
+// minus the f64 function rounded to f32, in ulps), and the special values.
+
+#include "ptx/exec/Mufu.h"
+#include "ptx/exec/Numerics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ptxsim::test {
+namespace {
+
+using namespace ptx::exec;
+
+struct Sweep {
+  uint32_t first = 0;
+  std::vector<int8_t> diff;
+};
+
+/// The sweeps of the data folder by name (read once through gzip).
+const std::map<std::string, Sweep> &sweeps() {
+  static const std::map<std::string, Sweep> all = [] {
+    std::map<std::string, Sweep> m;
+    const std::string path = std::string(PTXSIM_TEST_DIR) + "/../tools/hw/data/h200-2026-11-28-fidelity/sweep.bin.gz";
+    FILE *f = popen(("gzip -dc '" + path + "'").c_str(), "r");
+    if (!f)
+      return m;
+    for (;;) {
+      char name[16];
+      uint32_t hdr[2];
+      if (std::fread(name, 1, 16, f) != 16 || std::fread(hdr, 4, 2, f) != 2)
+        break;
+      Sweep s;
+      s.first = hdr[0];
+      s.diff.resize(hdr[1]);
+      if (std::fread(s.diff.data(), 1, s.diff.size(), f) != s.diff.size())
+        break;
+      m[std::string(name, strnlen(name, 16))] = std::move(s);
+    }
+    pclose(f);
+    return m;
+  }();
+  return all;
+}
+
+uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float flt(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// Inputs of the sweep where `mufu` differs from the GPU (reference: f64 `ref` rounded to f32
+/// plus the recorded difference), and how many differ from the plain rounded reference.
+template <class Mufu, class Ref> void expectSweep(const char *name, Mufu mufu, Ref ref, long wantRoundedDiffer) {
+  auto it = sweeps().find(name);
+  ASSERT_NE(it, sweeps().end()) << "sweep " << name << " not read from tools/hw/data (gzip needed)";
+  const Sweep &s = it->second;
+  long bad = 0, rounded = 0;
+  uint32_t firstBad = 0;
+  for (size_t i = 0; i < s.diff.size(); ++i) {
+    const float x = flt(s.first + uint32_t(i));
+    ASSERT_NE(s.diff[i], -128) << name << " input " << i;
+    const uint32_t cr = bits(float(ref(double(x))));
+    const uint32_t gpu = cr + uint32_t(int32_t(s.diff[i]));
+    rounded += cr != gpu;
+    if (bits(mufu(x)) != gpu && !bad++)
+      firstBad = bits(x);
+  }
+  EXPECT_EQ(bad, 0) << name << ": first differing input 0x" << std::hex << firstBad;
+  EXPECT_EQ(rounded, wantRoundedDiffer) << name; // the sweep is the one measured (log.txt histogram)
+}
+
+TEST(MufuH200, RcpEveryFloatOfABinade) {
+  expectSweep("rcp.ftz", mufuRcp, [](double x) { return 1.0 / x; }, 374723 + 733799);
+}
+
+TEST(MufuH200, RsqEveryFloatOfTwoBinades) {
+  expectSweep("rsqrt.ftz", mufuRsq, [](double x) { return 1.0 / std::sqrt(x); }, 8 + 2344391 + 1289731);
+}
+
+TEST(MufuH200, Ex2EveryFloatOfAUnitInterval) {
+  expectSweep("ex2.ftz", mufuEx2, [](double x) { return std::exp2(x); }, 3093 + 3259640);
+}
+
+TEST(MufuH200, ScaledBinadesAndSpecialValues) {
+  // RCP and RSQ repeat per binade (pair of binades); EX2 per unit interval
+  EXPECT_EQ(bits(mufuRcp(0x1.234p40f)), bits(mufuRcp(0x1.234p0f)) - (40u << 23));
+  EXPECT_EQ(bits(mufuRcp(-0x1.234p-40f)), (bits(mufuRcp(0x1.234p0f)) + (40u << 23)) | 0x80000000u);
+  EXPECT_EQ(bits(mufuRsq(0x1.234p41f)), bits(mufuRsq(0x1.234p1f)) - (20u << 23));
+  EXPECT_EQ(bits(mufuEx2(5.25f)), bits(mufuEx2(1.25f)) + (4u << 23));
+  EXPECT_EQ(mufuEx2(-3.0f), 0.125f);
+  EXPECT_EQ(bits(mufuRcp(0x1p127f)), 0u);            // 2^-127 is subnormal: flushed
+  EXPECT_EQ(bits(mufuRcp(-0x1p-149f)), 0xff800000u); // subnormal input flushed: -inf
+  EXPECT_EQ(mufuRsq(0x1p-140f), INFINITY);
+  EXPECT_TRUE(std::isnan(mufuRsq(-1.0f)));
+  EXPECT_EQ(bits(mufuRsq(-0.0f)), 0xff800000u);
+  EXPECT_EQ(mufuEx2(0x1p-140f), 1.0f);
+  EXPECT_EQ(mufuEx2(-127.5f), 0.0f);
+  EXPECT_EQ(mufuEx2(128.0f), INFINITY);
+  EXPECT_EQ(mufuEx2(-INFINITY), 0.0f);
+  EXPECT_TRUE(std::isnan(mufuEx2(NAN)) && std::isnan(mufuRcp(NAN)) && std::isnan(mufuRsq(NAN)));
+  // the forms without .ftz reach subnormals through ptxas's scaling
+  EXPECT_EQ(rcpApproxF32(0x1p-140f), 0x1p140f);
+  EXPECT_EQ(rcpApproxF32(0x1p127f), 0x1p-127f);
+  EXPECT_EQ(rsqrtApproxF32(0x1p-140f), 0x1p70f);
+  EXPECT_EQ(ex2ApproxF32(-140.0f), 0x1p-140f);
+}
+
+} // namespace
+} // namespace ptxsim::test
