@@ -4,12 +4,11 @@
 // unit interval (EX2): the result bits for that range come from MufuTables.inc, which
 // tools/hw/mufu_fit.cpp builds from the measured sweep: per segment of 2^16 inputs a fixed-point
 // model (quadratic in the input plus a popcount term, rounded to nearest) and the inputs where
-// the GPU differs from it (about 0.5-0.9% of inputs; 227k exceptions, 0.7 MB of tables). The
+// the GPU differs from it (about 0.5-0.9% of inputs; 227k exceptions, 0.8 MB of tables). The
 // exponent is then applied as the hardware does, flushing subnormal inputs and results.
 
 #include "ptx/exec/Mufu.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -21,6 +20,7 @@ struct MufuTable {
   const int64_t (*coef)[4];
   const uint32_t *base;
   const uint32_t *start;
+  const uint16_t (*bucket)[129]; // per segment: first exception of each 2^9 inputs, and the count
   const uint16_t *pos;
   const int8_t *delta;
   uint32_t segments;
@@ -29,7 +29,15 @@ struct MufuTable {
 #include "ptx/exec/MufuTables.inc"
 
 constexpr int kSegBits = 16;
+constexpr int kBucketShift = 9;
 constexpr int kFrac = 40;
+
+uint32_t popcount16(uint32_t v) {
+  v = v - ((v >> 1) & 0x5555u);
+  v = (v & 0x3333u) + ((v >> 2) & 0x3333u);
+  v = (v + (v >> 4)) & 0x0f0fu;
+  return (v + (v >> 8)) & 0x1fu;
+}
 
 /// The result bits for index `key` of the table's range (see tools/hw/mufu_fit.cpp).
 uint32_t lookup(const MufuTable &t, uint32_t key) {
@@ -37,12 +45,15 @@ uint32_t lookup(const MufuTable &t, uint32_t key) {
   const uint32_t j = key & ((1u << kSegBits) - 1);
   const int64_t *c = t.coef[s];
   const int64_t u = int64_t(j) - (int64_t(1) << (kSegBits - 1));
-  const int64_t v = c[0] + c[1] * u + c[2] * u * u + c[3] * __builtin_popcount(j);
+  const int64_t v = c[0] + c[1] * u + c[2] * u * u + c[3] * int64_t(popcount16(j));
   int64_t r = int64_t(t.base[s]) + ((v + (int64_t(1) << (kFrac - 1))) >> kFrac);
-  const uint16_t *first = t.pos + t.start[s], *last = t.pos + t.start[s + 1];
-  const uint16_t *hit = std::lower_bound(first, last, uint16_t(j));
-  if (hit != last && *hit == j)
-    r += t.delta[hit - t.pos];
+  const uint16_t *seg = t.pos + t.start[s];
+  const uint32_t b = j >> kBucketShift;
+  for (uint32_t k = t.bucket[s][b], end = t.bucket[s][b + 1]; k < end; ++k)
+    if (seg[k] == j) {
+      r += t.delta[t.start[s] + k];
+      break;
+    }
   return uint32_t(r);
 }
 

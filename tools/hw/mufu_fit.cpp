@@ -31,6 +31,7 @@ namespace {
 constexpr int kSegBits = 16;
 constexpr int kSeg = 1 << kSegBits;
 constexpr int kFrac = 40;
+constexpr int kBucketBits = 7; // per segment 2^7 buckets of 2^9 inputs index the exceptions
 
 uint32_t bitsOf(float f) {
   uint32_t u;
@@ -150,8 +151,25 @@ void emit(const char *name, const Fitted &f, uint32_t firstInput) {
   std::printf("\n};\nstatic const int8_t k%sDelta[%zu] = {", name, f.delta.size());
   for (size_t i = 0; i < f.delta.size(); ++i)
     std::printf("%s%d,", i % 24 ? " " : "\n  ", f.delta[i]);
-  std::printf("\n};\nstatic constexpr MufuTable k%s = {k%sCoef, k%sBase, k%sStart, k%sPos, k%sDelta, %zu};\n\n", name,
-              name, name, name, name, name, nseg);
+  const int buckets = 1 << kBucketBits;
+  std::printf("\n};\nstatic const uint16_t k%sBucket[%zu][%d] = {\n", name, nseg, buckets + 1);
+  for (size_t s = 0; s < nseg; ++s) {
+    std::printf("  {");
+    size_t k = f.start[s];
+    for (int b = 0; b <= buckets; ++b) {
+      const int lo = b << (kSegBits - kBucketBits);
+      while (k < f.start[s + 1] && f.pos[k] < lo)
+        ++k;
+      if (k - f.start[s] > 0xffff) {
+        std::fprintf(stderr, "%s: segment %zu has too many exceptions\n", name, s);
+        std::exit(1);
+      }
+      std::printf("%s%zu", b ? "," : "", k - f.start[s]);
+    }
+    std::printf("},\n");
+  }
+  std::printf("};\nstatic constexpr MufuTable k%s = {k%sCoef, k%sBase, k%sStart, k%sBucket, k%sPos, k%sDelta, %zu};\n\n",
+              name, name, name, name, name, name, name, nseg);
 }
 
 } // namespace
