@@ -4,7 +4,7 @@
 // unit interval (EX2): the result bits for that range come from MufuTables.inc, which
 // tools/hw/mufu_fit.cpp builds from the measured sweep: per segment of 2^16 inputs a fixed-point
 // model (quadratic in the input plus a popcount term, rounded to nearest) and the inputs where
-// the GPU differs from it (about 0.5-0.9% of inputs; 227k exceptions, 0.8 MB of tables). The
+// the GPU differs from it (about 0.5-0.9% of inputs; 227k exceptions, 0.83 MB of tables with their index). The
 // exponent is then applied as the hardware does, flushing subnormal inputs and results.
 
 #include "ptx/exec/Mufu.h"
