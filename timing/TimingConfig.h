@@ -110,18 +110,15 @@ struct CoreConfig {
   uint32_t ccwsVtaEntries = 16;      ///< victim tag array entries per warp
   double clockMHz = 700.0;
   // Heterogeneous cores (timing::registerSmConfig): a reduced SM lacks whole units. Never set by
-  // a configuration file; every preset leaves them at "nothing missing".
+  // a configuration file; every preset leaves them at "nothing missing", kind "sm".
   /// Bit (1 << OpClass) set: this SM has no unit for that instruction class; issuing one faults.
   uint32_t missingOpClasses = 0;
   /// This SM has no shared memory: a CTA placed on it is not charged its shared-memory
   /// declaration, and any shared-memory access it issues faults.
   bool noSharedMemory = false;
-  /// This "SM" is a DMA engine, not a core: it walks its CTAs' instruction stream without an
-  /// issue pipeline. Non-memory instructions are its descriptor logic and cost nothing (up to
-  /// kDmaOpsPerCycle per warp and cycle, results ready at once, no fetch, no pipe, no register
-  /// file); memory accesses are timed by the memory system as usual. It has no core clock and
-  /// counts no instructions (sm.* statistics), so power charges it nothing of a core.
-  bool dmaEngine = false;
+  /// The core's kind (timing/sm/core/CoreKinds.h): "sm", "reduced" (honours the two fields
+  /// above), "dma" (a DMA engine, reduced too) or one an extension registered.
+  std::string kind = "sm";
   /// This core takes only CTAs a launch extension places on it (LaunchExtension::smOf); the
   /// GPU's own dispatch of an ordinary launch passes it by (an SPU's interface units).
   bool placedCtasOnly = false;

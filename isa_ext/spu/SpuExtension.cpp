@@ -987,7 +987,7 @@ void reducedIus(timing::TimingConfig &cfg, uint32_t smId) {
   // an ordinary kernel (no SPU instruction) runs on the R*C compute SMs only: the IU cores
   // lack the units its code may need (docs/spu.md, "Running it")
   cfg.core.placedCtasOnly = true;
-  cfg.core.dmaEngine = c.dmaIus;
+  cfg.core.kind = c.dmaIus ? "dma" : "reduced"; // (timing/sm/core/CoreKinds.h)
   using ptx::ir::OpClass;
   for (OpClass k : {OpClass::Fp32, OpClass::Fp64, OpClass::Half, OpClass::Sfu, OpClass::Tensor})
     // (div/rem, which the model issues to the SFU pipe, still run: see Sm::lacksUnitFor)

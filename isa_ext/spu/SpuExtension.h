@@ -32,7 +32,7 @@ struct Config {
   /// it has; IUs are reduced SMs), true = the report's (energy of one SM + IU pair times the
   /// number of pairs, every IU charged as a full SM as McPAT's homogeneous cores do).
   bool powerPairs = false;
-  /// Section 5: the IUs are DMA engines instead of reduced SMs (timing::CoreConfig::dmaEngine:
+  /// Section 5: the IUs are DMA engines instead of reduced SMs (core kind "dma", timing/sm/core:
   /// they run the IU code without an issue pipeline, only their memory accesses take time; in
   /// power the IU cores are gone and a small DMA component replaces them).
   bool dmaIus = false;

@@ -9,11 +9,13 @@
 #include "timing/gpu/WorkerPool.h"
 #include "timing/mem/MemorySystem.h"
 #include "timing/sm/Sm.h"
+#include "timing/sm/core/CoreKinds.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -114,10 +116,15 @@ Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine
     TimingConfig smCfg = cfg_;
     for (SmConfigFn adjust : smConfigFns()) // heterogeneous cores (timing/ext/Extension.h)
       adjust(smCfg, i);
-    sms_.push_back(std::make_unique<Sm>(smCfg, i, reg));
-    // DMA engines and reduced cores step instructions in ways the split tick does not cover
-    parallelOk_ = parallelOk_ && !smCfg.core.dmaEngine && !smCfg.core.missingOpClasses &&
-                  !smCfg.core.noSharedMemory && smCfg.core.issueWidth <= 1;
+    std::unique_ptr<Sm> sm = coreKindRegistry().create(smCfg, i, reg);
+    if (!sm) { // (the kind comes from an extension's code, never from the user's input)
+      std::fprintf(stderr, "ptxsim: internal error: SM %u: unknown core kind '%s'\n", i,
+                   smCfg.core.kind.c_str());
+      std::abort();
+    }
+    sms_.push_back(std::move(sm));
+    // (dual issue may issue an instruction that reaches beyond the SM after a local one)
+    parallelOk_ = parallelOk_ && smCfg.core.issueWidth <= 1;
   }
   hostThreads_ = engine.config().hostThreads;
 }
@@ -354,9 +361,10 @@ void Gpu::beginKernelOnSms(KernelRun &r) {
 }
 
 void Gpu::chooseEngine(KernelRun &r) {
-  // The parallel engine, unless one thread, a launch extension's placement (its hooks run
-  // between groups and its instructions reach other SMs) or a core that does not split its tick
-  r.split = parallelOk_ && !r.ext;
+  // The parallel engine, unless an SM issues more than one instruction per warp and cycle. A
+  // launch extension's hooks run between groups (dispatchGroup) or, for a CTA that ends, in
+  // the ordered phase (Sm::mustStop), and its instructions reach beyond the SM (touchesOutside).
+  r.split = parallelOk_;
   const unsigned nThreads = r.split ? hostThreads() : 1;
   if (nThreads > 1 && (!pool_ || pool_->threads() != nThreads))
     pool_ = std::make_unique<WorkerPool>(nThreads);

@@ -149,7 +149,7 @@ private:
   uint64_t nextRequestId_ = 1;
   unsigned hostThreads_ = 0;
   uint32_t minBusy_ = ~0u; ///< ~0u: 2 per thread
-  /// Every SM can run the parallel engine (no DMA engine or reduced core, single issue).
+  /// Every SM can run the parallel engine (single issue; every core kind splits its tick).
   bool parallelOk_ = true;
   std::unique_ptr<WorkerPool> pool_;
   /// Chooses, window by window, whether a cycle's phase runs on the threads or on this one,

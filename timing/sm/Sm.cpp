@@ -47,10 +47,7 @@ constexpr Cycle kGroupSwitchCycles = 2;
 } // namespace
 
 Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers)
-    : cfg_(cfg), id_(id),
-      reduced_(cfg.core.missingOpClasses != 0 || cfg.core.noSharedMemory),
-      dma_(cfg.core.dmaEngine),
-      divOpcode_(ptx::lookupOpcode("div")), remOpcode_(ptx::lookupOpcode("rem")) {
+    : cfg_(cfg), id_(id) {
   const CoreConfig &c = cfg_.core;
   sinOpcode_ = ptx::lookupOpcode("sin");
   cosOpcode_ = ptx::lookupOpcode("cos");
@@ -92,6 +89,7 @@ Sm::~Sm() = default;
 void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kernel,
                      uint32_t threadsPerCta, uint32_t sharedPerCta, uint64_t arenaBase) {
   grid_ = grid;
+  extLaunch_ = grid->extension() != nullptr;
   toInit_.clear(); // (a launch that faulted may have left some)
   arenaBase_ = arenaBase;
   kernel_ = kernel;
@@ -117,8 +115,8 @@ bool Sm::canTakeCta() const {
     return false;
   if (usedThreads_ + threadsPerCta_ > c.maxThreadsPerSm)
     return false;
-  if (!c.noSharedMemory && usedShared_ + sharedPerCta_ > sharedCap_)
-    return false; // a reduced SM without shared memory does not hold the CTA's declaration
+  if (usedShared_ + sharedPerCta_ > sharedCap_)
+    return false;
   if (!ctas_.empty() && usedRegs_ + regsPerCta_ > c.registersPerSm)
     return false; // a single CTA always fits (the functional model can run it)
   // enough free warp slots?
@@ -230,31 +228,6 @@ void Sm::buildPipes() {
   ldstPipe_ = pipeOf_[size_t(OpClass::Mem)];
 }
 
-bool Sm::lacksUnitFor(const Inst &in) const {
-  const CoreConfig &c = cfg_.core;
-  if ((c.missingOpClasses >> (unsigned(in.cls) & 31)) & 1) {
-    // div and rem issue to the SFU pipe in this model (integer division is a reciprocal
-    // sequence on the hardware too), but a core without an SFU still divides integers to
-    // compute addresses: it runs them with the SFU pipe's timing (docs/timing.md).
-    if (in.cls == OpClass::Sfu && (in.opcode == divOpcode_ || in.opcode == remOpcode_))
-      return false;
-    return true;
-  }
-  return c.noSharedMemory && (in.cls == OpClass::Mem || in.cls == OpClass::Atomic) &&
-         in.space == ptx::ir::MemSpace::Shared;
-}
-
-void Sm::faultMissingUnit(ptx::exec::Warp &w, const Inst &in) {
-  const CoreConfig &c = cfg_.core;
-  std::string what;
-  if ((c.missingOpClasses >> (unsigned(in.cls) & 31)) & 1)
-    what = "SM " + std::to_string(id_) + " is a reduced core without a unit for '" +
-           std::string(ptx::ir::opClassName(in.cls)) + "' instructions";
-  else
-    what = "SM " + std::to_string(id_) + " is a reduced core without shared memory";
-  grid_->fault(w, in, what, id_);
-}
-
 uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
   const CoreConfig &c = cfg_.core;
   switch (in.cls) {
@@ -269,7 +242,7 @@ uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
 }
 
 bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
-  if (l1iTag_.empty() || dma_) // (a DMA engine fetches no instructions)
+  if (l1iTag_.empty()) // (no instruction cache modelled, or a core kind that fetches nothing)
     return true;
   const ptx::ir::Function &fn = *grid_->function(*s.w);
   // instructions are 8 bytes; each function gets its own code region (from its name, so the
@@ -376,20 +349,35 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 } // namespace
 
 bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
-  lastIssueFused_ = false;
   const Inst *in = grid_->peek(*s.w);
+  const uint8_t p = pipeFor(*in);
+  const StepOutcome o = stepWarp(s, *in, now);
+  if (o != StepOutcome::Stepped)
+    return o == StepOutcome::Skipped;
+  // an instruction ptxas merges into the next one: no pipe, collector or latency of its own
+  lastIssueFused_ = (in->hints & Inst::kHintFusedIntoNext) && !rec_.isMemory;
+  countIssue(*in, p, now);
+  const int mem = timeMemoryAccess(s, *in, slotIndex, now);
+  if (mem < 0 && lastIssueFused_) {
+    for (unsigned i = 0; i < in->nrd; ++i)
+      s.ready(in->rd[i]) = now;
+    s.fusedRole = in->sassRole;
+  } else if (mem < 0) {
+    timeArithmetic(s, *in, p, now);
+  }
+  noteIssued(s, slotIndex, mem > 0, now);
+  return true;
+}
+
+Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
+  lastIssueFused_ = false;
   // device runtime calls (printf, malloc, free) are long: the builtin the call reaches, if any
-  const uint32_t builtin = in->ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, *in) : 0;
+  const uint32_t builtin = in.ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, in) : 0;
   // the return from a function that is not a leaf waits for its epilogue's stack loads
   bool frameRet = false;
-  if (__builtin_expect(in->ctl == ptx::ir::Ctl::Ret, 0) && cfg_.core.callFrameCycles) {
+  if (__builtin_expect(in.ctl == ptx::ir::Ctl::Ret, 0) && cfg_.core.callFrameCycles) {
     const ptx::ir::Function *fn = grid_->function(*s.w);
     frameRet = fn->makesCalls && !fn->isEntry;
-  }
-  const uint8_t p = pipeFor(*in);
-  if (__builtin_expect(reduced_, false) && lacksUnitFor(*in)) {
-    faultMissingUnit(*s.w, *in);
-    return true;
   }
   grid_->setCycle(now, id_);
   s.nextCache = nullptr;
@@ -402,38 +390,32 @@ bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
       // a blocking instruction said "not yet": try again a few cycles later
       s.wakeAt = now + kWaitRetryCycles;
       s.blockedBy = StallReason::ExtWait;
-      return false;
+      return StepOutcome::Waiting;
     }
-    return true;
+    return StepOutcome::Skipped;
   }
   holdAfterStep(s, now, frameRet, builtin);
-  // an instruction ptxas merges into the next one: no pipe, collector or latency of its own
-  lastIssueFused_ = (in->hints & Inst::kHintFusedIntoNext) && !dma_ && !rec_.isMemory;
-  countIssue(*in, p, now);
-  bool longLatency = false;
-  IMemSpaceModel *model = rec_.isMemory && size_t(rec_.space) < spaceModels_.size()
-                              ? spaceModels_[size_t(rec_.space)].get()
-                              : nullptr;
-  if (model && rec_.execMask) {
-    timeExtensionAccess(s, *in, *model, slotIndex, now);
-  } else if (rec_.isMemory && rec_.execMask) {
-    longLatency = issueMemory(s, *in, slotIndex, now);
-  } else if (dma_ || lastIssueFused_) {
-    for (unsigned i = 0; i < in->nrd; ++i)
-      s.ready(in->rd[i]) = now;
-    if (dma_)
-      runAheadDma(s, now);
-    else
-      s.fusedRole = in->sassRole;
-  } else {
-    timeArithmetic(s, *in, p, now);
+  return StepOutcome::Stepped;
+}
+
+int Sm::timeMemoryAccess(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
+  if (!rec_.isMemory || !rec_.execMask)
+    return -1;
+  IMemSpaceModel *model =
+      size_t(rec_.space) < spaceModels_.size() ? spaceModels_[size_t(rec_.space)].get() : nullptr;
+  if (model) {
+    timeExtensionAccess(s, in, *model, slotIndex, now);
+    return 0;
   }
+  return issueMemory(s, in, slotIndex, now) ? 1 : 0;
+}
+
+void Sm::noteIssued(Slot &s, uint32_t slotIndex, bool longLatency, Cycle now) {
   // A warp left waiting at a barrier will wait long too: a two-level scheduler must move it out
   // of its active set, or active warps that all wait for pending ones would never issue again.
   if (grid_->atBarrier(*s.w))
     longLatency = true;
   scheds_[s.sched]->issued(slotIndex, longLatency, now);
-  return true;
 }
 
 void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
@@ -461,10 +443,6 @@ void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
 }
 
 void Sm::countIssue(const Inst &in, uint8_t p, Cycle now) {
-  if (__builtin_expect(dma_, false)) {
-    ++stats_.dmaOps; // a DMA engine: no instruction, register file or pipe statistics
-    return;
-  }
   ++stats_.warpInsts;
   stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
   stats_.activeLaneInsts += (uint64_t)__builtin_popcount(rec_.execMask);
@@ -562,33 +540,6 @@ void Sm::timeArithmetic(Slot &s, const Inst &in, uint8_t p, Cycle now) {
     s.ready(in.rd[i]) = now + lat;
 }
 
-void Sm::runAheadDma(Slot &s, Cycle now) {
-  constexpr uint32_t kDmaOpsPerCycle = 64; // bounds the walk (a loop without memory accesses)
-  for (uint32_t k = 0; k < kDmaOpsPerCycle && grid_->ready(*s.w); ++k) {
-    const Inst *in = grid_->peek(*s.w);
-    if (!in || in->ctl == ptx::ir::Ctl::Wait || in->ctl == ptx::ir::Ctl::Call ||
-        in->cls == OpClass::Mem ||
-        in->cls == OpClass::Atomic || in->cls == OpClass::Sync)
-      return;
-    StallReason why = StallReason::None;
-    if (!operandsReady(s, *in, now, why) || (reduced_ && lacksUnitFor(*in)))
-      return; // (a missing unit faults when the scheduler issues it)
-    grid_->setCycle(now, id_);
-    s.nextCache = nullptr;
-    s.operandsWereReady = false;
-    const bool stepped = grid_->step(*s.w, rec_, id_);
-    if (grid_->done(*s.w))
-      retireCheck_ = true;
-    if (!stepped)
-      return;
-    ++stats_.dmaOps;
-    if (rec_.isMemory) // (an extension's instruction that accessed memory: stop here)
-      return;
-    for (unsigned i = 0; i < in->nrd; ++i)
-      s.ready(in->rd[i]) = now;
-  }
-}
-
 bool Sm::isGlobalLoad(const Inst &in) {
   static const uint16_t ld = ptx::lookupOpcode("ld"), ldu = ptx::lookupOpcode("ldu");
   return in.cls == OpClass::Mem && in.space == ptx::ir::MemSpace::Global &&
@@ -618,7 +569,7 @@ bool Sm::touchesOutside(const Inst &in) {
   case Ctl::Bra:
   case Ctl::Brx:
   case Ctl::Ret:
-  case Ctl::Exit: // (a launch extension's ctaFinished hook: such launches run serially)
+  case Ctl::Exit: // (a launch extension's ctaFinished hook: mustStop)
   case Ctl::Bar:
   case Ctl::BarArrive:
   case Ctl::BarRed:
@@ -686,8 +637,7 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
     retireDue_ = false;
     return true;
   }
-  if (!dma_) // a DMA engine has no core clock
-    ++stats_.cycles;
+  stats_.cycles += coreClock_; // (0 for a core kind without a core clock)
   // In the parallel phase plain global stores go to the lane's buffer (SteppedGrid::
   // bufferGlobalStores) and tickShared commits them at this SM's turn: other SMs' loads in this
   // cycle could not see them either way, and this SM stops before its next global load.
@@ -730,6 +680,11 @@ void Sm::noteRetire() {
 }
 
 bool Sm::mustStop(const ptx::exec::Warp &w, const Inst &in) {
+  if (orderedIssue_)
+    return true;
+  // a launch extension's ctaFinished hook runs when a CTA's last warp exits
+  if (extLaunch_ && (in.ctl == ptx::ir::Ctl::Exit || in.ctl == ptx::ir::Ctl::Ret))
+    return true;
   // a held store: later global loads (and texture fetches) of this SM must see it (they wait
   // for the ordered phase)
   if (storesHeld_ && (isGlobalLoad(in) || isTextureRead(in)))

@@ -54,22 +54,28 @@ struct SmStats {
   uint64_t l1iHits = 0, l1iMisses = 0;
   uint64_t regReads = 0, regWrites = 0; ///< warp-wide register file accesses (operands x lanes / 32)
   uint64_t activeLaneInsts = 0;         ///< lanes that executed (guard true), summed
-  uint64_t dmaOps = 0; ///< instructions a DMA engine walked (CoreConfig::dmaEngine; not exported)
+  uint64_t dmaOps = 0; ///< instructions a DMA engine walked (core kind "dma"; not exported)
   stats::Distribution loadLatency;      ///< cycles from issue to result, loads and atomics
 };
 
+/// The full SM, and the base of the other core kinds (timing/sm/CoreKinds.h): a kind that is
+/// not a full SM overrides issue() (what one issue does) and, where it must, beginKernel(), and
+/// sets its traits (coreClock_, orderedIssue_) in its constructor; everything else (the scan,
+/// the schedulers, the LD/ST unit, the split tick of the parallel engine) is the SM's.
 class Sm {
 public:
   Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers);
-  ~Sm();
+  virtual ~Sm();
+  Sm(const Sm &) = delete;
+  Sm &operator=(const Sm &) = delete;
 
   uint32_t id() const { return id_; }
   /// Begins a kernel: the grid whose CTAs this SM will run.
   /// `arenaBase` is the host address of device memory's first byte: the model sees device
   /// addresses relative to it (plus kDeviceBase), so cycle counts do not depend on where the
   /// host's address-space randomisation put the arena.
-  void beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kernel, uint32_t threadsPerCta,
-                   uint32_t sharedPerCta, uint64_t arenaBase);
+  virtual void beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kernel,
+                           uint32_t threadsPerCta, uint32_t sharedPerCta, uint64_t arenaBase);
   static constexpr uint64_t kDeviceBase = uint64_t(1) << 36;
   /// True when one more CTA of the current kernel fits (threads, CTA slots, registers, shared).
   bool canTakeCta() const;
@@ -159,7 +165,7 @@ public:
   /// Names of the pipelines (the pipe registry's), indexed like fuIssued.
   static std::vector<std::string> pipeNames();
 
-private:
+protected:
   struct Slot {
     ptx::exec::Warp *w = nullptr;
     bool active = false;
@@ -191,7 +197,7 @@ private:
     /// The instruction the last scan found ready (valid while the warp is in readyScratch_)
     const ptx::ir::Inst *peeked = nullptr;
     /// The warp's next instruction as a scan last found it, and whether its operands were
-    /// ready then: both hold until the warp steps (Sm::issue, runAheadDma clear them), since
+    /// ready then: both hold until the warp steps (Sm::stepWarp and a DMA engine's run-ahead clear them), since
     /// only its own steps move a ready warp on, and operands, once ready, stay ready until it
     /// issues (a load's return only makes more of them ready). Saves the scan re-reading the
     /// warp's SIMT stack and scoreboard every cycle for a ready warp the scheduler did not pick.
@@ -229,9 +235,23 @@ private:
   /// The warp just issued; can its next instruction issue in the same cycle (dual issue)?
   bool canIssueAgain(Slot &s, Cycle now);
   /// Issues the slot's next instruction; false when it was a blocking instruction that could
-  /// not complete (nothing executed: the warp waits, stall reason ExtWait).
-  bool issue(Slot &s, uint32_t slotIndex, Cycle now);
-  // issue() in steps, after the functional core executed the instruction (rec_):
+  /// not complete (nothing executed: the warp waits, stall reason ExtWait). The core kind's
+  /// step: the full SM's times the instruction on its pipes; other kinds override it.
+  virtual bool issue(Slot &s, uint32_t slotIndex, Cycle now);
+  // issue() in steps:
+  enum class StepOutcome : uint8_t {
+    Stepped, ///< the functional core executed the instruction (rec_)
+    Waiting, ///< a blocking instruction said "not yet" (issue returns false)
+    Skipped, ///< nothing to time (the lane faulted): issue returns true
+  };
+  /// Executes the slot's next instruction `in` on the functional core at `now`.
+  StepOutcome stepWarp(Slot &s, const ptx::ir::Inst &in, Cycle now);
+  /// After the step: a memory access, to an extension's memory model or the LD/ST unit. -1: the
+  /// instruction accessed no memory (the caller times it); else 1 for a long-latency access.
+  int timeMemoryAccess(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
+  /// The end of an issue: the scheduler hears of it (`longLatency`, or the warp now waits at a
+  /// barrier).
+  void noteIssued(Slot &s, uint32_t slotIndex, bool longLatency, Cycle now);
   /// The warp waits after a switch of lane group, a non-leaf return or a runtime call.
   void holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin);
   /// Instruction, lane and register-file counters; a unit of pipe `p` takes the instruction.
@@ -256,20 +276,18 @@ private:
   /// returns false when it stopped before an instruction that touchesOutside().
   void scanScheduler(uint32_t si, Cycle now, SchedScan &scan);
   bool issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared);
-  /// A reduced SM (CoreConfig::missingOpClasses / noSharedMemory) cannot run `in`.
-  bool lacksUnitFor(const ptx::ir::Inst &in) const;
-  /// DMA engine (CoreConfig::dmaEngine): after a non-memory instruction, walk the warp's
-  /// following non-memory instructions in the same cycle, up to the next memory access, wait,
-  /// barrier or an operand not yet back.
-  void runAheadDma(Slot &s, Cycle now);
-  void faultMissingUnit(ptx::exec::Warp &w, const ptx::ir::Inst &in);
-
   TimingConfig cfg_;
   uint32_t id_;
-  /// Some unit is missing (checked once per issue only on such SMs).
-  bool reduced_ = false;
-  bool dma_ = false; ///< CoreConfig::dmaEngine
-  uint16_t divOpcode_ = 0, remOpcode_ = 0; ///< opcode ids of div / rem (lacksUnitFor)
+  // The core kind's traits (its constructor sets them):
+  /// Cycles with a resident CTA count as the core's (SmStats::cycles) per tick: 1, or 0 for a
+  /// unit without a core clock (a DMA engine).
+  uint8_t coreClock_ = 1;
+  /// The parallel engine runs every issue of this core in its ordered phase (a kind whose
+  /// issue may step instructions that reach beyond the SM, which it cannot tell beforehand).
+  bool orderedIssue_ = false;
+  /// The launch has a launch extension (LaunchExtension): a warp's exit or return may run the
+  /// extension's ctaFinished hook, so it runs in the ordered phase.
+  bool extLaunch_ = false;
   std::vector<std::unique_ptr<IWarpScheduler>> scheds_;
   std::vector<std::vector<uint32_t>> schedSlots_; ///< warp slots each scheduler owns
   std::vector<Slot> slots_;
