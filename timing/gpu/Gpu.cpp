@@ -92,9 +92,7 @@ GpuStatDecls::GpuStatDecls() {
       stall[i] = stats::Counter(
           std::string("sm.stall.") + stallReasonName(StallReason(i)), Unit::Cycles,
           std::string("scheduler-cycles without an issue, reason: ") + stallReasonName(StallReason(i)));
-  for (const std::string &p : Sm::pipeNames())
-    stats::Catalog::global().add("sm.issued." + p, Unit::Count,
-                                 "warp instructions issued to the " + p + " pipeline");
+  pipeRegistry(); // the pipes declare their sm.issued.<pipe> as they are added
   Sm::describeStats();
   MemorySystem::describeStats();
   l1dMisses = stats::Catalog::global().resolve("l1d.misses");
@@ -280,7 +278,7 @@ struct Gpu::KernelRun {
   std::string extError;
   /// Scheduler counters are cumulative: the kernel's share is the difference (the SM's other
   /// counters start from zero: resetStats).
-  std::vector<std::pair<std::string, double>> before;
+  Sm::StatValues before;
   /// The split tick (tickLocal/tickShared): the parallel engine's phases, on one thread or more.
   bool split = false;
   ThreadTuner *tuner = nullptr; ///< this kernel's and grid shape's (kept across launches)
@@ -775,6 +773,7 @@ ptx::exec::LaunchResult Gpu::finishKernel(KernelRun &r, KernelTimingStats &st) {
 
 void Gpu::addSamplingStats(const KernelRun &r, KernelTimingStats &st, uint64_t extraWarp,
                            uint64_t extraThread, Cycle simulatedCycles) {
+  const GpuStatDecls &d = gpuStats();
   const bool sampled = r.limit < r.total;
   if (sampled) {
     // counts scale with the instructions, cycle-valued statistics with the cycles
@@ -783,17 +782,17 @@ void Gpu::addSamplingStats(const KernelRun &r, KernelTimingStats &st, uint64_t e
     scaleStats(st, insts, cyc);
     st.warpInsts += extraWarp;
     st.threadInsts += extraThread;
-    st.set("gpu.cycles", double(st.cycles));
-    st.set("gpu_tot_sim_cycle", double(st.cycles));
-    st.set("gpu.sim_seconds", st.seconds);
-    st.set("gpu.warp_insts", double(st.warpInsts));
-    st.set("gpu.thread_insts", double(st.threadInsts));
-    st.set("gpu_tot_sim_insn", double(st.threadInsts));
-    st.set("gpu.ipc", st.cycles ? double(st.warpInsts) / double(st.cycles) : 0);
-    st.set("gpu.thread_ipc", st.cycles ? double(st.threadInsts) / double(st.cycles) : 0);
-    st.set("gpu.ctas", double(r.total));
+    st.set(d.cycles, double(st.cycles));
+    st.copy(d.totSimCycle);
+    st.set(d.simSeconds, st.seconds);
+    st.set(d.warpInsts, double(st.warpInsts));
+    st.set(d.threadInsts, double(st.threadInsts));
+    st.copy(d.totSimInsn);
+    st.compute(d.ipc);
+    st.compute(d.threadIpc);
+    st.set(d.ctas, double(r.total));
   }
-  st.set("sample.estimated", sampled ? 1 : 0);
+  st.set(d.sampleEstimated, sampled ? 1 : 0);
   // the IPC's change between the last two measured waves, plus how much the extrapolated
   // CTAs' instruction counts differ from the simulated ones' (CTAs unlike those measured may
   // not run at their IPC), on the extrapolated share
@@ -804,8 +803,8 @@ void Gpu::addSamplingStats(const KernelRun &r, KernelTimingStats &st, uint64_t e
     double restPerCta = double(extraWarp) / double(r.total - r.limit);
     hetero = simPerCta > 0 ? std::fabs(restPerCta / simPerCta - 1) : 0;
   }
-  st.set("sample.error_pct", sampled ? 100.0 * (r.sampling.ipcChange + hetero) * share : 0);
-  st.set("sample.detailed_ctas", double(r.limit));
+  st.set(d.sampleErrorPct, sampled ? 100.0 * (r.sampling.ipcChange + hetero) * share : 0);
+  st.set(d.sampleDetailedCtas, double(r.limit));
 }
 
 void Gpu::CtaSampler::observe(const Gpu &gpu, uint64_t nextCta, uint64_t total, uint64_t &limit) {
@@ -860,8 +859,7 @@ void scaleStats(stats::Snapshot &s, double insts, double cycles) {
 }
 
 void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
-                  const std::vector<std::pair<std::string, double>> &before,
-                  const ptx::exec::SteppedGrid *grid) const {
+                  const Sm::StatValues &before, const ptx::exec::SteppedGrid *grid) const {
   st = KernelTimingStats{};
   // (room for the totals: the snapshot's name index is rebuilt whenever its entries move)
   st.reserve(512);
@@ -914,9 +912,9 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   v.set(d.occupancy, smCycles && maxWarps
                             ? double(sum.warpCyclesResident) / (double(smCycles) * maxWarps)
                             : 0);
-  std::vector<std::string> pipes = Sm::pipeNames();
+  const std::vector<PipeDesc> &pipes = pipeRegistry().pipes();
   for (size_t i = 0; i < pipes.size(); ++i)
-    v.set("sm.issued." + pipes[i], (double)sum.fuIssued[i]);
+    v.set(pipes[i].issued, (double)sum.fuIssued[i]);
   stats::Distribution loadLatency;
   for (auto &sm : sms_)
     loadLatency.merge(sm->stats().loadLatency);
@@ -957,17 +955,16 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   }
 }
 
-void Gpu::addSmCounters(stats::Snapshot &v,
-                        const std::vector<std::pair<std::string, double>> &before) const {
-  // per-SM LD/ST, scheduler and extension-unit counters, summed by name: SMs that report the
-  // same names in the same order as the first (all, unless cores differ) are summed by
-  // position, the others by name after them (the same first-seen order; the counts are
+void Gpu::addSmCounters(stats::Snapshot &v, const Sm::StatValues &before) const {
+  // per-SM LD/ST, scheduler and extension-unit counters, summed by statistic: SMs that report
+  // the same statistics in the same order as the first (all, unless cores differ) are summed by
+  // position, the others by statistic after them (the same first-seen order; the counts are
   // integers, so the sums are exact in any order)
   // An SM that had no CTA in this launch adds nothing: its counters are zero since the launch
   // began, its schedulers' cumulative ones what `before` holds. Once it is known to report the
   // first SM's names, it is left out together with its part of `before` (with 132 SMs and
   // small launches, building every SM's names was most of a launch's fixed cost).
-  std::vector<std::pair<std::string, double>> smVals, one, others;
+  Sm::StatValues smVals, one, others;
   if (smLayout_.size() != sms_.size())
     smLayout_.assign(sms_.size(), 0);
   std::vector<uint8_t> left(sms_.size(), 0);
@@ -993,7 +990,7 @@ void Gpu::addSmCounters(stats::Snapshot &v,
         smVals[k].second += one[k].second;
     } else {
       for (auto &kv : one)
-        others.push_back(std::move(kv));
+        others.push_back(kv);
     }
   }
   for (size_t i = 0, b = 0; i < sms_.size() && i < beforeEnd_.size(); ++i)

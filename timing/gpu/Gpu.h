@@ -135,12 +135,10 @@ private:
                         uint64_t extraThread, Cycle simulatedCycles);
   uint32_t residentCtas() const;
   void collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
-               const std::vector<std::pair<std::string, double>> &before,
-               const ptx::exec::SteppedGrid *grid) const;
-  /// collect()'s per-SM LD/ST, scheduler and extension-unit counters, summed by name (the
+               const Sm::StatValues &before, const ptx::exec::SteppedGrid *grid) const;
+  /// collect()'s per-SM LD/ST, scheduler and extension-unit counters, summed by statistic (the
   /// schedulers' cumulative ones less `before`, their values when the kernel began).
-  void addSmCounters(stats::Snapshot &v,
-                     const std::vector<std::pair<std::string, double>> &before) const;
+  void addSmCounters(stats::Snapshot &v, const Sm::StatValues &before) const;
 
   Cycle now_ = 0; ///< core cycles since the GPU was created (kernels run back to back)
   uint64_t sampleEvery_ = 0;
@@ -211,7 +209,7 @@ private:
   std::vector<uint8_t> smAwake_;
   /// Per SM: where its scheduler counters end in runKernel's `before` list.
   std::vector<size_t> beforeEnd_;
-  /// Per SM: 0 not yet known, 1 reports the first SM's statistic names in the same order, 2 not
+  /// Per SM: 0 not yet known, 1 reports the first SM's statistics in the same order, 2 not
   /// (collect(); fixed per SM, so learned once).
   mutable std::vector<uint8_t> smLayout_;
   /// Puts idle SM `i` to sleep. (The cycle loop clears its summary's `issued` once the cycle

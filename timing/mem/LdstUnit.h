@@ -124,6 +124,8 @@ public:
   const Cache &constCache() const { return const_; }
   /// (name, value) pairs: ldst.*, l1d.*, const.*.
   std::vector<std::pair<std::string, uint64_t>> statPairs() const;
+  /// The same values by statistic (the GPU sums them over SMs).
+  void appendStats(std::vector<std::pair<stats::Stat, double>> &out) const;
   /// Registers the names statPairs() reports (stats::Catalog).
   static void describeStats();
   void resetStats();

@@ -1,7 +1,5 @@
 #include "timing/sm/Pipes.h"
 
-#include "base/Stats.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -22,11 +20,10 @@ void PipeRegistry::add(std::string_view name, std::vector<OpClass> classes, Pipe
                    int(name.size()), name.data(), kMaxPipes);
       std::exit(1);
     }
-    pipes_.push_back(PipeDesc{std::string(name), {}, nullptr, {}});
+    stats::Counter issued("sm.issued." + std::string(name), stats::Unit::Count,
+                          "warp instructions issued to the " + std::string(name) + " pipeline");
+    pipes_.push_back(PipeDesc{std::string(name), {}, nullptr, {}, issued});
     i = int(pipes_.size()) - 1;
-    stats::Catalog::global().add("sm.issued." + std::string(name), stats::Unit::Count,
-                                 "warp instructions issued to the " + std::string(name) +
-                                     " pipeline");
   }
   PipeDesc &d = pipes_[size_t(i)];
   d.classes.insert(d.classes.end(), classes.begin(), classes.end());

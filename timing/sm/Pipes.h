@@ -12,6 +12,7 @@
 // pipes keep their registration order, which is the order of SmStats::fuIssued and of the
 // `sm.issued.<name>` statistics each registration declares.
 
+#include "base/Stats.h"
 #include "ptx/ir/Ir.h"
 #include "timing/TimingConfig.h"
 
@@ -35,6 +36,7 @@ struct PipeDesc {
   std::vector<ptx::ir::OpClass> classes;
   PipeSpecFn spec = nullptr;
   std::string fallback; ///< takes the classes when spec().units == 0 ("": none)
+  stats::Counter issued; ///< `sm.issued.<name>`: warp instructions issued to the pipe
 };
 
 class PipeRegistry {

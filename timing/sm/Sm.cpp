@@ -54,6 +54,7 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   const SchedulerParams sp = schedulerParams(c);
   for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
     scheds_.push_back(schedulers.create(c.scheduler, sp));
+  schedCounters_ = schedulers.counters(c.scheduler);
   schedSlots_.resize(scheds_.size());
   lastStall_.assign(scheds_.size(), StallReason::Idle);
   uint32_t maxWarps = (c.maxThreadsPerSm + c.warpSize - 1) / c.warpSize;
@@ -964,24 +965,32 @@ void Sm::describeStats() {
 
 const stats::DistributionStat &Sm::loadLatencyStat() { return smStats().loadLatency; }
 
-void Sm::appendStats(std::vector<std::pair<std::string, double>> &out) const {
+void Sm::appendStats(StatValues &out) const {
   const stats::FieldStats<SmStats> &f = smStats().fields;
   for (size_t i = 0; i < f.size(); ++i)
-    out.push_back({f.stat(i).name(), (double)f.value(stats_, i)});
-  for (auto &kv : ldst_->statPairs())
-    out.emplace_back(std::move(kv.first), (double)kv.second);
+    out.emplace_back(f.stat(i), (double)f.value(stats_, i));
+  ldst_->appendStats(out);
   appendSchedulerStats(out);
+  std::vector<std::pair<std::string, double>> ext;
   for (auto &m : spaceModels_)
     if (m)
-      m->stats(out);
+      m->stats(ext);
+  // (an extension's model reports its statistics by name: timing/ext/Extension.h)
+  for (auto &kv : ext)
+    out.emplace_back(stats::Catalog::global().resolve(kv.first), kv.second);
 }
 
-void Sm::appendSchedulerStats(std::vector<std::pair<std::string, double>> &out) const {
+void Sm::appendSchedulerStats(StatValues &out) const {
+  std::vector<std::pair<std::string, uint64_t>> v;
   for (auto &sched : scheds_) {
-    std::vector<std::pair<std::string, uint64_t>> v;
+    v.clear();
     sched->stats(v);
-    for (auto &kv : v)
-      out.push_back({std::string("sched.") + kv.first, (double)kv.second});
+    // the counters the policy declared when it was registered, in its order
+    for (size_t k = 0; k < v.size(); ++k)
+      out.emplace_back(schedCounters_ && k < schedCounters_->size()
+                           ? stats::Stat((*schedCounters_)[k])
+                           : stats::Catalog::global().resolve("sched." + v[k].first),
+                       (double)v[k].second);
   }
 }
 

@@ -155,11 +155,13 @@ public:
   void resetStats();
   /// Invalidates the SM's data caches (L1D, constant); only between kernels.
   void flushCaches();
-  /// Statistics of the LD/ST unit, schedulers and extension memory models, as (name, value).
-  void appendStats(std::vector<std::pair<std::string, double>> &out) const;
+  /// (statistic, value) pairs of one SM that the GPU sums over SMs.
+  using StatValues = std::vector<std::pair<stats::Stat, double>>;
+  /// Statistics of the LD/ST unit, schedulers and extension memory models.
+  void appendStats(StatValues &out) const;
   /// The part of appendStats() that resetStats() does not reset: the schedulers' counters
   /// (cumulative over kernels; a kernel's share is the difference).
-  void appendSchedulerStats(std::vector<std::pair<std::string, double>> &out) const;
+  void appendSchedulerStats(StatValues &out) const;
   /// Registers the names appendStats() reports (stats::Catalog).
   static void describeStats();
   /// Names of the pipelines (the pipe registry's), indexed like fuIssued.
@@ -289,6 +291,8 @@ protected:
   /// extension's ctaFinished hook, so it runs in the ordered phase.
   bool extLaunch_ = false;
   std::vector<std::unique_ptr<IWarpScheduler>> scheds_;
+  /// The statistics of the policy's counters (SchedulerRegistry::counters)
+  const std::vector<stats::Counter> *schedCounters_ = nullptr;
   std::vector<std::vector<uint32_t>> schedSlots_; ///< warp slots each scheduler owns
   std::vector<Slot> slots_;
   std::vector<CtaState> ctas_;

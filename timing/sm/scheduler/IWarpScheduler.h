@@ -3,6 +3,7 @@
 // and the registry that maps a policy name (CoreConfig::scheduler) to a factory.
 
 #include "base/NamedRegistry.h"
+#include "base/Stats.h"
 #include "timing/Types.h"
 
 #include <cstdint>
@@ -34,7 +35,8 @@ public:
   /// that was brought in by warp `ownerSlot`.
   virtual void l1Miss(uint32_t /*slot*/, uint64_t /*lineAddr*/, Cycle /*now*/) {}
   virtual void l1Evict(uint32_t /*ownerSlot*/, uint64_t /*lineAddr*/, Cycle /*now*/) {}
-  /// Counters for statistics (name, value), e.g. CCWS VTA hits.
+  /// Counters for statistics (name, value), e.g. CCWS VTA hits: the same counters in the same
+  /// order at every call (the registry declares them, `sched.<name>`, from the first call).
   virtual void stats(std::vector<std::pair<std::string, uint64_t>> & /*out*/) const {}
 };
 
@@ -76,6 +78,9 @@ public:
     SchedulerFactory f = find(name);
     return f ? f(p) : nullptr;
   }
+  /// The statistics of policy `name`'s counters, in the order its stats() reports them (null
+  /// for an unknown name).
+  const std::vector<stats::Counter> *counters(const std::string &name) const;
   /// A `-gpgpu_scheduler` value: a registered name, or a policy's own spelling (its parameters
   /// into `p`). False with `err` set when it is neither or malformed.
   bool parseOption(const std::string &value, std::string &name, SchedulerParams &p,
@@ -87,6 +92,7 @@ public:
 
 private:
   std::vector<std::pair<std::string, SchedulerSyntax>> syntax_;
+  std::vector<std::pair<std::string, std::vector<stats::Counter>>> counters_;
   const SchedulerSyntax *syntaxOf(const std::string &name) const;
 };
 

@@ -6,15 +6,24 @@
 namespace ptxsim::timing {
 
 void SchedulerRegistry::add(std::string name, SchedulerFactory f, SchedulerSyntax syntax) {
-  // its counters are statistics (`sched.<counter>`): registered now, from an instance with the
+  // its counters are statistics (`sched.<counter>`): declared now, from an instance with the
   // policy's defaults
+  std::vector<stats::Counter> counters;
   if (std::unique_ptr<IWarpScheduler> s = f(SchedulerParams{})) {
     std::vector<std::pair<std::string, uint64_t>> v;
     s->stats(v);
     for (auto &kv : v)
-      stats::Catalog::global().add("sched." + kv.first, stats::Unit::Count,
-                                   name + " scheduler: " + kv.first);
+      counters.emplace_back("sched." + kv.first, stats::Unit::Count,
+                            name + " scheduler: " + kv.first);
   }
+  bool known = false;
+  for (auto &e : counters_)
+    if (e.first == name) {
+      e.second = counters;
+      known = true;
+    }
+  if (!known)
+    counters_.emplace_back(name, std::move(counters));
   bool replaced = false;
   for (auto &e : syntax_)
     if (e.first == name) {
@@ -24,6 +33,13 @@ void SchedulerRegistry::add(std::string name, SchedulerFactory f, SchedulerSynta
   if (!replaced)
     syntax_.emplace_back(name, syntax);
   NamedRegistry<SchedulerFactory>::add(std::move(name), f);
+}
+
+const std::vector<stats::Counter> *SchedulerRegistry::counters(const std::string &name) const {
+  for (auto &e : counters_)
+    if (e.first == name)
+      return &e.second;
+  return nullptr;
 }
 
 const SchedulerSyntax *SchedulerRegistry::syntaxOf(const std::string &name) const {
