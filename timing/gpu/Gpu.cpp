@@ -922,11 +922,13 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   v.setDistribution(MemorySystem::dramLatencyStat(), mem_->dramLatency());
   addSmCounters(v, before);
   // the memory system's totals first, then its per-partition detail (`l2[3].misses`)
-  std::vector<std::pair<std::string, uint64_t>> memVals = mem_->stats();
-  v.reserve(v.values().size() + memVals.size() + 3 * sms_.size() + 256);
-  for (auto &kv : memVals)
-    if (kv.first.find('[') == std::string::npos)
-      v.set(kv.first, (double)kv.second);
+  Sm::StatValues memTotals;
+  mem_->appendTotals(memTotals);
+  std::vector<std::pair<std::string, uint64_t>> memParts;
+  mem_->appendInstances(memParts);
+  v.reserve(v.values().size() + memTotals.size() + memParts.size() + 3 * sms_.size() + 256);
+  for (auto &kv : memTotals)
+    v.set(kv.first, kv.second);
   v.compute(d.l1dMpki);
   // aliases the reference documents use
   v.copy(d.totSimCycle);
@@ -944,9 +946,8 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
       if (src.collect)
         src.collect(*grid, v);
   // instances: per partition, per SM
-  for (auto &kv : memVals)
-    if (kv.first.find('[') != std::string::npos)
-      v.set(kv.first, (double)kv.second);
+  for (auto &kv : memParts)
+    v.set(kv.first, (double)kv.second);
   for (size_t i = 0; i < sms_.size(); ++i) {
     const SmStats &s = sms_[i]->stats();
     v.set(d.smWarpInsts.instance(i), (double)s.warpInsts);

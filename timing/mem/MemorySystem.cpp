@@ -528,16 +528,31 @@ stats::Distribution MemorySystem::dramLatency() const {
   return d;
 }
 
-std::vector<std::pair<std::string, uint64_t>> MemorySystem::stats() const {
-  std::vector<std::pair<std::string, uint64_t>> out;
+namespace {
+template <class S>
+void appendFields(const stats::FieldStats<S> &f, const S &s,
+                  std::vector<std::pair<stats::Stat, double>> &out) {
+  for (size_t i = 0; i < f.size(); ++i)
+    out.emplace_back(f.stat(i), (double)f.value(s, i));
+}
+} // namespace
+
+void MemorySystem::appendInstances(std::vector<std::pair<std::string, uint64_t>> &out) const {
   const MemStatDecls &d = memStats();
-  CacheStats sum;
-  PartitionStats psum;
-  DramChannel::Stats ds;
   for (auto &pp : parts_) {
     const Partition &p = *pp;
     d.l2Slice.appendInstance(p.l2.stats(), p.id, out);
     out.emplace_back(d.sliceStall.instance(p.id), p.stats.stallCycles);
+  }
+}
+
+void MemorySystem::appendTotals(std::vector<std::pair<stats::Stat, double>> &out) const {
+  const MemStatDecls &d = memStats();
+  CacheStats sum; // over the slices, partitions and channels
+  PartitionStats psum;
+  DramChannel::Stats ds;
+  for (auto &pp : parts_) {
+    const Partition &p = *pp;
     const CacheStats &s = p.l2.stats();
     sum.accesses += s.accesses, sum.reads += s.reads, sum.writes += s.writes;
     sum.hits += s.hits, sum.hitPending += s.hitPending, sum.misses += s.misses;
@@ -557,10 +572,19 @@ std::vector<std::pair<std::string, uint64_t>> MemorySystem::stats() const {
       ds.totalLatency += c.totalLatency, ds.maxLatency = std::max(ds.maxLatency, c.maxLatency);
     }
   }
-  d.l2.append(sum, out);
-  d.partitions.append(psum, out);
-  d.dram.append(ds, out);
-  d.icnt.append(icnt_.stats(), out);
+  appendFields(d.l2, sum, out);
+  appendFields(d.partitions, psum, out);
+  appendFields(d.dram, ds, out);
+  appendFields(d.icnt, icnt_.stats(), out);
+}
+
+std::vector<std::pair<std::string, uint64_t>> MemorySystem::stats() const {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  appendInstances(out);
+  std::vector<std::pair<stats::Stat, double>> totals;
+  appendTotals(totals);
+  for (auto &kv : totals)
+    out.emplace_back(kv.first.name(), (uint64_t)kv.second);
   return out;
 }
 

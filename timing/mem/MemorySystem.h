@@ -115,6 +115,10 @@ public:
 
   /// (name, value) pairs: l2[p].* per partition, l2.* summed, dram.* summed, icnt.*.
   std::vector<std::pair<std::string, uint64_t>> stats() const;
+  /// The totals of stats() (l2.*, partition, dram.*, icnt.*), by statistic, in its order.
+  void appendTotals(std::vector<std::pair<stats::Stat, double>> &out) const;
+  /// The per-partition part of stats() (`l2[3].misses`), in its order.
+  void appendInstances(std::vector<std::pair<std::string, uint64_t>> &out) const;
   /// Registers the names stats() reports (stats::Catalog).
   static void describeStats();
   /// `dram.latency` (dramLatency()'s summary in a snapshot).
