@@ -926,13 +926,6 @@ void Sm::resetStats() {
       m->resetStats();
 }
 
-std::vector<std::string> Sm::pipeNames() {
-  std::vector<std::string> v;
-  for (const PipeDesc &d : pipeRegistry().pipes())
-    v.push_back(d.name);
-  return v;
-}
-
 namespace {
 using stats::Unit;
 constexpr stats::FieldStat<SmStats> kSmFields[] = {

@@ -164,8 +164,6 @@ public:
   void appendSchedulerStats(StatValues &out) const;
   /// Registers the names appendStats() reports (stats::Catalog).
   static void describeStats();
-  /// Names of the pipelines (the pipe registry's), indexed like fuIssued.
-  static std::vector<std::string> pipeNames();
 
 protected:
   struct Slot {
