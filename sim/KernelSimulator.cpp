@@ -58,22 +58,53 @@ bool KernelSimulator::estimate(const Signature &g, double warpInsts, double &cyc
   size_t n = g.samples.size();
   if (n < kMinSamples)
     return false;
-  // cycles = fixed + cpi * warpInsts, the fixed part being the launch and drain latencies
-  const timing::LaunchConfig &lc = gpu_.config().launch;
-  double fixed = double(lc.kernelLaunchLatency) + double(lc.kernelDrainLatency);
-  double sum = 0, sum2 = 0;
+  double nd = double(n), mx = 0, my = 0;
+  double lo = g.samples[0].second, hi = lo;
   for (auto &[c, w] : g.samples) {
-    double cpi = w > 0 ? (c - fixed) / w : 0;
-    sum += cpi;
-    sum2 += cpi * cpi;
+    mx += w / nd;
+    my += c / nd;
+    lo = std::min(lo, w);
+    hi = std::max(hi, w);
   }
-  double mean = sum / double(n);
-  double var = n > 1 ? std::max(0.0, (sum2 - sum * sum / double(n)) / double(n - 1)) : 0;
-  cycles = fixed + mean * warpInsts;
+  double se; // standard error of the estimate, in cycles
+  if (hi - lo > mx * kMaxErrorPct / 100.0) {
+    // The samples' instruction counts differ (a kernel parameter changes the work): cycles =
+    // a + b x warpInsts fitted to them, so that a latency-bound kernel, whose cycles hardly
+    // follow its instructions (b ~ 0), is not taken for a throughput-bound one.
+    double sxx = 0, sxy = 0;
+    for (auto &[c, w] : g.samples) {
+      sxx += (w - mx) * (w - mx);
+      sxy += (w - mx) * (c - my);
+    }
+    double b = std::max(0.0, sxy / sxx), a = my - b * mx, ss = 0;
+    for (auto &[c, w] : g.samples)
+      ss += (c - a - b * w) * (c - a - b * w);
+    cycles = a + b * warpInsts;
+    se = std::sqrt(ss / (nd - 2) * (1.0 / nd + (warpInsts - mx) * (warpInsts - mx) / sxx));
+  } else {
+    // cycles = fixed + cpi x warpInsts, the fixed part being the launch and drain latencies
+    const timing::LaunchConfig &lc = gpu_.config().launch;
+    double fixed = double(lc.kernelLaunchLatency) + double(lc.kernelDrainLatency);
+    double sum = 0, sum2 = 0;
+    for (auto &[c, w] : g.samples) {
+      double cpi = w > 0 ? (c - fixed) / w : 0;
+      sum += cpi;
+      sum2 += cpi * cpi;
+    }
+    double mean = sum / nd;
+    double var = std::max(0.0, (sum2 - sum * sum / nd) / (nd - 1));
+    cycles = fixed + mean * warpInsts;
+    se = std::sqrt(var / nd) * warpInsts;
+    // A count outside the samples' (a launch unlike them): its cycles lie between those of a
+    // latency-bound kernel (the samples' cycles) and a throughput-bound one (the estimate).
+    double slack = kMaxErrorPct / 100.0;
+    if (warpInsts < lo * (1 - slack) || warpInsts > hi * (1 + slack))
+      se = std::max(se, std::fabs(cycles - my) / 2.0);
+  }
   if (cycles <= 0)
     return false;
-  // 95 % confidence of the mean (t ~ 2), as a share of the estimate
-  errorPct = 100.0 * 2.0 * std::sqrt(var / double(n)) * warpInsts / cycles;
+  // 95 % confidence (t ~ 2), as a share of the estimate
+  errorPct = 100.0 * 2.0 * se / cycles;
   return errorPct <= kMaxErrorPct;
 }
 
@@ -84,6 +115,11 @@ KernelRun KernelSimulator::runSkipped(const ptx::exec::LaunchParams &p, Signatur
     return r;
   double cycles = 0, err = 0;
   estimate(g, double(r.launch.warpInsts), cycles, err);
+  // the bound: the confidence of the mean cycles per instruction, or the largest difference a
+  // check of this signature measured, whichever is larger (docs/sampling.md)
+  err = std::max(err, g.checkErrorPct);
+  if (err > kMaxErrorPct)
+    g.sinceDetail = g.interval; // unlike the samples: the next launch is simulated (a check)
   timing::Cycle c = timing::Cycle(std::llround(cycles));
   gpu_.skipKernel(c);
   // The statistics of the last detailed launch of this signature, scaled: counts by the
@@ -114,28 +150,73 @@ KernelRun KernelSimulator::runSkipped(const ptx::exec::LaunchParams &p, Signatur
   return r;
 }
 
+KernelSimulator::Decision KernelSimulator::decide(const Signature &g) const {
+  double c, e, meanInsts = 0;
+  for (auto &sm : g.samples)
+    meanInsts += sm.second / double(g.samples.size());
+  if (g.checkNext)
+    return Decision::Check;
+  // fast-forward when the detailed samples predict well; a detailed launch now and then
+  // (the instruction count is known only after the launch: decide on the error of the cycles
+  // per instruction, checked again with the real count in runSkipped)
+  if (g.sinceDetail + 1 < g.interval && estimate(g, meanInsts, c, e))
+    return Decision::Estimate;
+  // After functional launches, two detailed launches: the first warms the caches (they hold
+  // what the last detailed launch left, not what the launches before this one would have
+  // left) and is not learned from; the second checks the estimate.
+  return g.sinceDetail > 0 ? Decision::Warm : Decision::Detail;
+}
+
+void KernelSimulator::learn(Signature &g, const timing::KernelTimingStats &st, bool checking) {
+  if (checking) {
+    // the estimate held: check less often; it did not: check often again. The difference is
+    // a measured error of the estimate: the estimated launches' error bound includes it.
+    double predicted = 0, e;
+    estimate(g, double(st.warpInsts), predicted, e);
+    double dev = st.cycles ? std::fabs(predicted - double(st.cycles)) / double(st.cycles) * 100.0
+                           : 0.0;
+    g.checkErrorPct = std::max(g.checkErrorPct, dev);
+    g.interval = dev <= kMaxErrorPct ? std::min(g.interval * 2, kMaxResampleEvery) : kResampleEvery;
+  }
+  if (g.seen > 1) { // the first launch (cold caches, first fetches) is not representative
+    g.samples.emplace_back(double(st.cycles), double(st.warpInsts));
+    if (g.samples.size() > kWindow)
+      g.samples.erase(g.samples.begin());
+    // warm-up (caches filling over the first launches): when the newest kMinSamples agree
+    // and the older ones spoil the estimate, the older ones were not yet steady
+    if (g.samples.size() > kMinSamples) {
+      double c, e, w = double(st.warpInsts);
+      Signature recent;
+      recent.samples.assign(g.samples.end() - kMinSamples, g.samples.end());
+      if (!estimate(g, w, c, e) && estimate(recent, w, c, e))
+        g.samples = std::move(recent.samples);
+    }
+  }
+  g.last = st;
+}
+
 KernelRun KernelSimulator::run(const ptx::exec::LaunchParams &p) {
+  // Signatures are followed also without sampling, to tell what `--sample kernels` would
+  // estimate (wouldEstimate()): the same decisions, every launch simulated.
   Signature *sig = nullptr;
-  bool checking = false;
-  double predicted = 0;
-  if (sampleMode_ == SampleMode::Kernels && !p.cooperative) {
+  bool checking = false, warming = false, shadowEstimate = false;
+  if (sampleMode_ != SampleMode::Ctas && !p.cooperative) {
     SignatureKey key{p.kernel, p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z,
                      p.dynamicShared};
     sig = &signatures_[key];
     ++sig->seen;
-    double c, e, meanInsts = 0;
-    for (auto &sm : sig->samples)
-      meanInsts += sm.second / double(sig->samples.size());
-    // fast-forward when the detailed samples predict well; a detailed launch now and then
-    if (sig->sinceDetail + 1 < sig->interval && estimate(*sig, meanInsts, c, e)) {
-      // (the instruction count is known only after the launch: decide on the error of the
-      // cycles per instruction, checked again with the real count in runSkipped)
+    Decision d = decide(*sig);
+    if (d == Decision::Estimate) {
       ++sig->sinceDetail;
-      return runSkipped(p, *sig);
+      if (sampleMode_ == SampleMode::Kernels)
+        return runSkipped(p, *sig);
+      shadowEstimate = true;
+    } else {
+      checking = d == Decision::Check;
+      warming = d == Decision::Warm;
+      sig->checkNext = warming;
+      sig->sinceDetail = 0;
     }
-    // a detailed launch while estimating: a check of the estimate
-    checking = sig->sinceDetail > 0 && estimate(*sig, meanInsts, predicted, e);
-    sig->sinceDetail = 0;
   }
   KernelRun r;
   std::vector<stats::Snapshot> samples;
@@ -147,37 +228,25 @@ KernelRun KernelSimulator::run(const ptx::exec::LaunchParams &p) {
     gpu_.setSampler(0, {});
     r.power = power_->kernel(r.stats.kernel, r.stats, samples);
   }
-  if (sig && r.launch.ok() && checking) {
-    // the estimate held: check less often; it did not: check often again
-    double fixed = double(config().launch.kernelLaunchLatency + config().launch.kernelDrainLatency);
-    double cpiNow = r.stats.warpInsts ? (double(r.stats.cycles) - fixed) / double(r.stats.warpInsts) : 0;
-    double meanInsts = 0;
-    for (auto &sm : sig->samples)
-      meanInsts += sm.second / double(sig->samples.size());
-    double want = fixed + cpiNow * meanInsts;
-    bool held = want > 0 && std::fabs(predicted - want) / want * 100.0 <= kMaxErrorPct;
-    sig->interval = held ? std::min(sig->interval * 2, kMaxResampleEvery) : kResampleEvery;
-  }
   if (sig && r.launch.ok()) {
-    if (sig->seen > 1) { // the first launch (cold caches, first fetches) is not representative
-      sig->samples.emplace_back(double(r.stats.cycles), double(r.stats.warpInsts));
-      if (sig->samples.size() > kWindow)
-        sig->samples.erase(sig->samples.begin());
-      // warm-up (caches filling over the first launches): when the newest kMinSamples agree
-      // and the older ones spoil the estimate, the older ones were not yet steady
-      if (sig->samples.size() > kMinSamples) {
-        double c, e, w = double(r.stats.warpInsts);
-        Signature recent;
-        recent.samples.assign(sig->samples.end() - kMinSamples, sig->samples.end());
-        if (!estimate(*sig, w, c, e) && estimate(recent, w, c, e))
-          sig->samples = std::move(recent.samples);
-      }
+    if (shadowEstimate) {
+      ++wouldEstimate_.launches;
+      wouldEstimate_.hostSeconds += r.launch.seconds;
+    } else if (!warming) {
+      learn(*sig, r.stats, checking);
     }
-    sig->last = r.stats;
   }
   if (sampleMode_ == SampleMode::Kernels) {
+    // A launch that warms the caches after functional launches is simulated, but on caches
+    // colder than in a full simulation: its error is (at most) its distance from the estimate.
+    double warmErr = 0, predicted = 0, e;
+    if (warming && r.launch.ok() && r.stats.cycles) {
+      estimate(*sig, double(r.stats.warpInsts), predicted, e); // (0 without enough samples)
+      if (predicted > 0)
+        warmErr = std::fabs(double(r.stats.cycles) - predicted) / double(r.stats.cycles) * 100.0;
+    }
     r.stats.set("sample.estimated", 0);
-    r.stats.set("sample.error_pct", 0);
+    r.stats.set("sample.error_pct", warmErr);
     r.stats.set("sample.detailed_ctas", double(p.grid.count()));
   }
   return r;

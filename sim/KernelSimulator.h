@@ -96,6 +96,14 @@ public:
   /// (testing: the parallel timing engine's threads even for few busy SMs; docs/timing.md)
   void setParallelMinBusySms(uint32_t n) { gpu_.setParallelMinBusySms(n); }
 
+  /// Without sampling: what `--sample kernels` would have estimated in this run so far (the
+  /// same decisions on the same launches; every launch is simulated all the same).
+  struct WouldEstimate {
+    uint64_t launches = 0; ///< launches kernel sampling would have run functionally
+    double hostSeconds = 0; ///< host seconds their detailed simulation took
+  };
+  const WouldEstimate &wouldEstimate() const { return wouldEstimate_; }
+
   timing::Gpu &gpu() { return gpu_; }
   const timing::TimingConfig &config() const { return gpu_.config(); }
 
@@ -107,11 +115,24 @@ private:
     /// Detailed launches after the first: (cycles, warp instructions), the last kWindow kept
     std::vector<std::pair<double, double>> samples;
     timing::KernelTimingStats last; ///< the last detailed launch's statistics
+    double checkErrorPct = 0; ///< the largest difference a check measured, in percent
+    bool checkNext = false;   ///< the last launch warmed the caches for a check
   };
+  /// Detail: simulated and learned from; Warm: simulated, not learned from (caches warm up for
+  /// the Check that follows); Check: simulated and compared with the estimate; Estimate: run
+  /// functionally with estimated statistics.
+  enum class Decision : uint8_t { Detail, Warm, Check, Estimate };
+  /// Whether the next launch of `g` is estimated, simulated as a check of the estimate or
+  /// simulated to learn.
+  Decision decide(const Signature &g) const;
+  /// Learns from a detailed launch of `g` with statistics `st` (a check when `checking`).
+  void learn(Signature &g, const timing::KernelTimingStats &st, bool checking);
   using SignatureKey = std::tuple<const void *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
                                   uint32_t, uint32_t>;
   /// The kernel-sampling estimate for `warpInsts` warp instructions: cycles and the error
-  /// estimate in percent; false when the samples do not predict well enough yet.
+  /// estimate in percent (95 % confidence); false when the samples do not predict well enough
+  /// yet. Samples of one instruction count: cycles per instruction over the launch and drain
+  /// latencies; of several: a line fitted to (instructions, cycles).
   bool estimate(const Signature &g, double warpInsts, double &cycles, double &errorPct) const;
   KernelRun runSkipped(const ptx::exec::LaunchParams &p, Signature &g);
 
@@ -120,6 +141,7 @@ private:
   std::optional<power::PowerModel> power_;
   SampleMode sampleMode_ = SampleMode::Off;
   std::map<SignatureKey, Signature> signatures_;
+  WouldEstimate wouldEstimate_;
 };
 
 } // namespace ptxsim::sim

@@ -483,6 +483,10 @@ void Context::reportAtExit() {
   info.hostThreads = engine_ ? engine_->config().hostThreads : 0;
   info.power = timingMode_ && power_.loaded() ? &power_ : nullptr;
   info.simSeconds = simSeconds_;
+  if (sim_) {
+    info.sampling = sim_->sampling();
+    info.wouldEstimate = sim_->wouldEstimate();
+  }
   recorder_.report(info);
   // An override none of whose kernels replaced one of the program's changed nothing: the run
   // must not look like one of the override (`ptxsim run` refuses such a file up front when it

@@ -82,6 +82,7 @@ void RunRecorder::report(const RunInfo &info) const {
       if (info.power)
         printPower(*info.power);
       printKernelTiming(info);
+      printSampling(info, kernelSeconds);
     }
   }
   if (const char *path = std::getenv("PTXSIM_STATS_JSON"); path && *path) {
@@ -211,6 +212,73 @@ void RunRecorder::printKernelTiming(const RunInfo &info) const {
                  t.cycles ? t.get("gpu.warp_insts") / t.cycles : 0.0, t.get("sm.stall_cycles"),
                  t.get("sm.stall.memory"), t.get("l1d.misses"), t.get("l2.misses"),
                  t.get("dram.reads"), pw);
+  }
+}
+
+void RunRecorder::printSampling(const RunInfo &info, double kernelSeconds) const {
+  if (info.sampling == sim::SampleMode::Off) {
+    // repeated kernels simulated in full: say what kernel sampling would have saved (only
+    // where it is worth a line: a tenth of the kernels' host time and at least a second)
+    const sim::KernelSimulator::WouldEstimate &w = info.wouldEstimate;
+    if (w.launches && w.hostSeconds >= 1.0 && w.hostSeconds >= 0.1 * kernelSeconds)
+      std::fprintf(stderr,
+                   "  --sample kernels would estimate %llu of %zu launches (repeats of one kernel "
+                   "and shape) instead of simulating them: about %.1f of the %.1f host seconds in "
+                   "kernels, with a stated error (docs/sampling.md)\n",
+                   (unsigned long long)w.launches, launchStats_.size(), w.hostSeconds,
+                   kernelSeconds);
+    return;
+  }
+  // The bound on the error of a total: each launch's sample.error_pct (estimated launches: 95 %
+  // confidence of the estimate, at least the largest error a check of its signature measured)
+  // weighted by its cycles, without letting errors of opposite signs cancel.
+  struct Share {
+    uint64_t launches = 0, estimated = 0;
+    double cycles = 0, estCycles = 0, errCycles = 0;
+  };
+  Share all;
+  std::vector<std::string> order;
+  std::unordered_map<std::string, Share> byKernel;
+  for (const auto &ks : launchStats_) {
+    auto [it, fresh] = byKernel.try_emplace(ks.kernel);
+    if (fresh)
+      order.push_back(ks.kernel);
+    double c = double(ks.cycles);
+    bool est = ks.get("sample.estimated") > 0;
+    for (Share *s : {&all, &it->second}) {
+      ++s->launches;
+      s->cycles += c;
+      // (simulated launches that warmed the caches after functional ones have an error too)
+      s->errCycles += c * ks.get("sample.error_pct") / 100.0;
+      if (est) {
+        ++s->estimated;
+        s->estCycles += c;
+      }
+    }
+  }
+  const char *mode = info.sampling == sim::SampleMode::Kernels ? "kernels" : "ctas";
+  auto pct = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
+  if (info.sampling == sim::SampleMode::Ctas) {
+    std::fprintf(stderr,
+                 "  sampling (--sample ctas): %llu of %llu launches partly estimated (%.1f %% of "
+                 "the cycles); estimated error of the total within %.2f %% (--sample off: all "
+                 "simulated)\n",
+                 (unsigned long long)all.estimated, (unsigned long long)all.launches,
+                 pct(all.estCycles, all.cycles), pct(all.errCycles, all.cycles));
+    return;
+  }
+  std::fprintf(stderr,
+               "  sampling (--sample %s): %llu of %llu launches estimated (%.1f %% of the "
+               "cycles); estimated error of the total within %.2f %% (--sample off: all "
+               "simulated)\n",
+               mode, (unsigned long long)all.estimated, (unsigned long long)all.launches,
+               pct(all.estCycles, all.cycles), pct(all.errCycles, all.cycles));
+  for (const std::string &k : order) {
+    const Share &s = byKernel[k];
+    if (s.estimated || s.errCycles > 0)
+      std::fprintf(stderr, "    %-40s %llu of %llu launches estimated, error within %.2f %%\n",
+                   shortName(k).c_str(), (unsigned long long)s.estimated,
+                   (unsigned long long)s.launches, pct(s.errCycles, s.cycles));
   }
 }
 

@@ -39,6 +39,9 @@ public:
     unsigned hostThreads = 0;                     ///< 0: all
     const sim::PowerSetup *power = nullptr;       ///< timing mode with PTXSIM_POWER
     double simSeconds = 0;                        ///< kernels plus copies (timing mode)
+    sim::SampleMode sampling = sim::SampleMode::Off; ///< timing mode
+    /// Without sampling: what `--sample kernels` would have estimated (timing mode).
+    sim::KernelSimulator::WouldEstimate wouldEstimate;
   };
 
   /// One grid that ran (the host's or one launched from the device); `timing`: its cycle-level
@@ -62,6 +65,9 @@ private:
   void printSimulated(const RunInfo &info, double kernelSeconds) const;
   void printPower(const sim::PowerSetup &power) const;
   void printKernelTiming(const RunInfo &info) const;
+  /// Sampled runs: how many launches were estimated and the bound on the error of the total
+  /// and of each kernel; runs without sampling that repeat kernels: what sampling would save.
+  void printSampling(const RunInfo &info, double kernelSeconds) const;
   /// The statistics file's steps: the per-kernel totals, then (timing mode) the configuration,
   /// copies, every launch and every launch's power.
   void writeJson(std::ostream &os, const RunInfo &info, double wall) const;

@@ -313,6 +313,17 @@ std::string summaryTable(const std::vector<RunModel> &runs) {
       double c = r.totalCycles(), ipc = c > 0 ? r.totalWarpInsts() / c : 0;
       return r.timing ? cell("ipc", ipc, printf1("%.2f", ipc)) : "<td></td>";
     });
+    row("sampling", [](const RunModel &r) {
+      if (!r.timing)
+        return std::string("<td></td>");
+      if (!r.sampled)
+        return textCell("sampling", "off: every launch simulated");
+      double c = r.totalCycles(), bound = c > 0 ? 100 * r.errorBoundCycles / c : 0;
+      return "<td data-k=\"sample_error_pct\" data-v=\"" + exact(bound) + "\">" +
+             fmtCount(r.estimatedLaunches) + " launches estimated (" +
+             fmtPct(c > 0 ? r.estimatedCycles / c : 0) + " of the cycles); error of the total " +
+             "within " + printf1("%.2f%%", bound) + "</td>";
+    });
   }
   if (power) {
     row("energy", [](const RunModel &r) {

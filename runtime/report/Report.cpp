@@ -216,6 +216,14 @@ public:
       double secs = l.num("gpu.sim_seconds");
       clock += secs;
       addToKernel(l, lr, secs, r);
+      if (const JsonValue *est = l.get("sample.estimated")) {
+        out_.sampled = true;
+        if (est->number > 0) {
+          out_.estimatedLaunches += 1;
+          out_.estimatedCycles += lr.cycles;
+        }
+        out_.errorBoundCycles += lr.cycles * l.num("sample.error_pct") / 100.0;
+      }
       // the power entry of this launch: power[] has one per launch the power model saw, in
       // launch order (a cursor, so a launch without one does not shift the rest)
       if (nextPower < power.size() && power[nextPower].str("kernel") == name)

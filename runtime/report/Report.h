@@ -77,6 +77,11 @@ struct RunModel {
   double wallSeconds = 0, simSeconds = 0, kernelSimSeconds = 0;
   double copies = 0, copyBytes = 0, copySeconds = 0;
   double energyJ = 0, peakWatts = 0;
+  /// Sampled simulation (docs/sampling.md): the file's launches carry sample.* statistics;
+  /// launches and cycles estimated, and the bound on the error of the total in cycles (each
+  /// launch's sample.error_pct of its cycles, summed).
+  bool sampled = false;
+  double estimatedLaunches = 0, estimatedCycles = 0, errorBoundCycles = 0;
   std::vector<std::string> stallReasons;    ///< "memory", "barrier", ... (sm.stall.<reason>)
   std::vector<std::string> powerComponents; ///< in the power model's order
   std::vector<KernelRow> kernels;           ///< in order of first launch
