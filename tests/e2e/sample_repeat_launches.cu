@@ -1,4 +1,4 @@
-// 300 launches of one kernel and shape: integer heat diffusion on a 256 x 256 grid (each step a
+// 300 launches of one kernel and shape: integer heat diffusion on a 64 x 64 grid (each step a
 // launch, ping-pong buffers), with a checksum kernel every 50 steps. The result is checked
 // exactly against the same computation on the host. In timing mode this is the program kernel
 // sampling is for (docs/sampling.md): the sampling_repeat_* tests compare its sampled cycles
@@ -8,7 +8,7 @@ static const char *kName = "sample_repeat_launches";
 
 #include <vector>
 
-static const int kN = 256, kSteps = 300, kCheckEvery = 50;
+static const int kN = 64, kSteps = 300, kCheckEvery = 50;
 
 // One step: each interior cell becomes the average of its four neighbours and itself (weights
 // 4, 1, 1, 1, 1 over 8, rounded down); border cells keep their value.
