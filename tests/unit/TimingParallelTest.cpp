@@ -239,3 +239,32 @@ TEST(TimingSampling, CtaSamplingExtrapolatesAManyWaveKernel) {
   EXPECT_LT(err, 0.05) << sampled.stats.cycles << " vs " << full.stats.cycles;
   EXPECT_EQ(full.stats.get("sample.estimated"), 0);
 }
+
+TEST(TimingSampling, KernelSamplingIsTheSameOnAnyNumberOfHostThreads) {
+  // 40 launches of one kernel and shape: after the first launches, most are estimated (run
+  // functionally on the host threads); the cycles and the decisions do not depend on the threads
+  std::vector<Result> one = runMixedLaunches(1, false, 40, sim::SampleMode::Kernels, 30, 5);
+  std::vector<Result> three = runMixedLaunches(3, false, 40, sim::SampleMode::Kernels, 30, 5);
+  ASSERT_EQ(one.size(), three.size());
+  int estimated = 0;
+  for (size_t i = 0; i < one.size(); ++i) {
+    estimated += one[i].stats.get("sample.estimated") > 0;
+    EXPECT_EQ(one[i].stats.cycles, three[i].stats.cycles) << "launch " << i;
+    EXPECT_EQ(one[i].stats.warpInsts, three[i].stats.warpInsts) << "launch " << i;
+    EXPECT_EQ(one[i].stats.get("sample.estimated"), three[i].stats.get("sample.estimated"));
+    EXPECT_EQ(one[i].stats.get("sample.error_pct"), three[i].stats.get("sample.error_pct"));
+  }
+  EXPECT_GT(estimated, 20);
+  // without sampling every launch is simulated: same instructions, and the estimated launches'
+  // cycles are within their stated bound of the simulated ones or the run's total is
+  std::vector<Result> full = runMixedLaunches(1, false, 40, sim::SampleMode::Off, 30, 5);
+  double cf = 0, cs = 0, bound = 0;
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(full[i].stats.warpInsts, one[i].stats.warpInsts) << "launch " << i;
+    EXPECT_EQ(full[i].stats.get("sample.estimated"), 0);
+    cf += double(full[i].stats.cycles);
+    cs += double(one[i].stats.cycles);
+    bound += double(one[i].stats.cycles) * one[i].stats.get("sample.error_pct") / 100.0;
+  }
+  EXPECT_LE(std::fabs(cs - cf), std::max(bound, 0.02 * cf)) << cs << " vs " << cf;
+}
