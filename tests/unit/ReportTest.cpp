@@ -357,3 +357,38 @@ TEST(ReportModel, GoldenStatisticsWithoutModeAreTiming) {
   EXPECT_GT(run.kernels[0].cycles, 0);
   EXPECT_EQ(run.kernels[0].launches, run.launches.size());
 }
+
+// Sampled runs: the summary's sampling row states the estimated share and the bound on the
+// error of the total (each launch's sample.error_pct of its cycles); files without sample.*
+// statistics say every launch was simulated.
+TEST(ReportPage, SamplingRowStatesTheErrorBound) {
+  const char *text = R"({"mode": "timing", "kernels": [{"name": "k", "launches": 3}], "launches": [
+      {"kernel": "k", "gpu.cycles": 1000, "sample.estimated": 0, "sample.error_pct": 0},
+      {"kernel": "k", "gpu.cycles": 1000, "sample.estimated": 0, "sample.error_pct": 1},
+      {"kernel": "k", "gpu.cycles": 2000, "sample.estimated": 1, "sample.error_pct": 2}]})";
+  JsonValue v;
+  std::string err;
+  ASSERT_TRUE(parseJson(text, v, err)) << err;
+  RunModel run;
+  ASSERT_TRUE(buildRunModel(v, run, err)) << err;
+  EXPECT_TRUE(run.sampled);
+  EXPECT_DOUBLE_EQ(run.estimatedLaunches, 1);
+  EXPECT_DOUBLE_EQ(run.estimatedCycles, 2000);
+  EXPECT_DOUBLE_EQ(run.errorBoundCycles, 10 + 40); // 1 % of 1000 + 2 % of 2000
+  run.label = "s";
+  std::string html = renderReport({run}, ChartLibrary{}, "t");
+  size_t row = html.find("<th class=\"t\">sampling</th>");
+  ASSERT_NE(row, std::string::npos);
+  auto cells = rowCells(html, row);
+  expectNear(cells, "sample_error_pct", 1.25); // 50 of 4000 cycles
+  EXPECT_NE(html.find("1 launches estimated (50.0% of the cycles)", row), std::string::npos);
+
+  ASSERT_TRUE(parseJson(R"({"mode": "timing", "kernels": [{"name": "k", "launches": 1}],
+      "launches": [{"kernel": "k", "gpu.cycles": 1000}]})", v, err)) << err;
+  RunModel full;
+  ASSERT_TRUE(buildRunModel(v, full, err)) << err;
+  full.label = "f";
+  EXPECT_FALSE(full.sampled);
+  EXPECT_NE(renderReport({full}, ChartLibrary{}, "t").find("off: every launch simulated"),
+            std::string::npos);
+}
