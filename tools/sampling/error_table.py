@@ -83,6 +83,45 @@ def own_bound(launches):
     return err / total if total else 0.0
 
 
+def short_name(path):
+    """tests/e2e/sm90_ptx/NAME -> NAME, samples/NAME/NAME -> samples/NAME."""
+    m = re.search(r"samples/([^/]+)/[^/]+$", path)
+    return f"samples/{m.group(1)}" if m else os.path.basename(path)
+
+
+def row(r):
+    return (f"| {short_name(r['program'])} | {r['launches']} | {r['estimated']} | "
+            f"{r['full_cycles']:,} | {r['sampled_cycles']:,} | {r['error_pct']:+.2f} % | "
+            f"{r['worst_kernel_pct']:+.2f} % | {r['own_bound_pct']:.2f} % | {r['output']} | "
+            f"{r['cpu_full']:.1f} / {r['cpu_sampled']:.1f} |")
+
+
+def print_table(records, estimated_only):
+    print("| program | launches | estimated | full cycles | sampled cycles | error | worst kernel error "
+          "| own bound | output | CPU s full / sampled |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    ok = [r for r in records if r["status"] == "ok"]
+    exact = [r for r in ok if not r["estimated"]]
+    for r in records:
+        if r["status"] != "ok":
+            print(f"| {short_name(r['program'])} | | | | | | | | {r['status']} | |")
+        elif r["estimated"] or not estimated_only:
+            print(row(r))
+    tf, ts = sum(r["full_cycles"] for r in ok), sum(r["sampled_cycles"] for r in ok)
+    cf, cs = sum(r["cpu_full"] for r in ok), sum(r["cpu_sampled"] for r in ok)
+    if tf:
+        print(f"| **all {len(ok)} programs** | {sum(r['launches'] for r in ok)} | "
+              f"{sum(r['estimated'] for r in ok)} | {tf:,} | {ts:,} | {100.0 * (ts - tf) / tf:+.2f} % "
+              f"| | | | {cf:.1f} / {cs:.1f} |")
+    if estimated_only and exact:
+        print(f"\n{len(exact)} programs had no launch estimated (too few launches of one kernel and shape, "
+              "or samples that never agreed within 2 %): identical cycles.")
+    worst = max(ok, key=lambda r: abs(r["error_pct"]), default=None)
+    if worst:
+        print(f"Worst error of one program's total cycles: {worst['error_pct']:+.2f} % "
+              f"({short_name(worst['program'])}).")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=f"{ROOT}/build")
@@ -91,8 +130,15 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--json", default="")
+    ap.add_argument("--estimated-only", action="store_true",
+                    help="list only programs with estimated launches (the others: a count)")
+    ap.add_argument("--from-json", default="", help="print the table of a saved --json run")
     ap.add_argument("programs", nargs="*")
     a = ap.parse_args()
+    if a.from_json:
+        with open(a.from_json) as f:
+            print_table(json.load(f), a.estimated_only)
+        return
     build = os.path.abspath(a.build)
     progs = a.programs or programs(build)
     if a.only:
@@ -144,6 +190,7 @@ def main():
             sys.stdout.flush()
             records.append({"program": name, "status": "ok", "launches": len(lf), "estimated": est,
                             "full_cycles": full, "sampled_cycles": sampled, "error_pct": err,
+                            "worst_kernel_pct": kerr[wk] if wk else 0.0, "output": same,
                             "own_bound_pct": bound, "output_same": of == os_,
                             "cpu_full": cf, "cpu_sampled": cs,
                             "kernels": {k: {"full": kf[k], "sampled": ks.get(k, 0), "error_pct": kerr[k]}
