@@ -215,18 +215,22 @@ void RunRecorder::printKernelTiming(const RunInfo &info) const {
   }
 }
 
+void RunRecorder::printWouldSave(const RunInfo &info, double kernelSeconds) const {
+  // repeated kernels simulated in full: say what kernel sampling would have saved (only where
+  // it is worth a line: a tenth of the kernels' host time and at least a second)
+  const sim::KernelSimulator::WouldEstimate &w = info.wouldEstimate;
+  if (w.launches && w.hostSeconds >= 1.0 && w.hostSeconds >= 0.1 * kernelSeconds)
+    std::fprintf(stderr,
+                 "  --sample kernels would estimate %llu of %zu launches (repeats of one kernel "
+                 "and shape) instead of simulating them: about %.1f of the %.1f host seconds in "
+                 "kernels, with a stated error (docs/sampling.md)\n",
+                 (unsigned long long)w.launches, launchStats_.size(), w.hostSeconds,
+                 kernelSeconds);
+}
+
 void RunRecorder::printSampling(const RunInfo &info, double kernelSeconds) const {
   if (info.sampling == sim::SampleMode::Off) {
-    // repeated kernels simulated in full: say what kernel sampling would have saved (only
-    // where it is worth a line: a tenth of the kernels' host time and at least a second)
-    const sim::KernelSimulator::WouldEstimate &w = info.wouldEstimate;
-    if (w.launches && w.hostSeconds >= 1.0 && w.hostSeconds >= 0.1 * kernelSeconds)
-      std::fprintf(stderr,
-                   "  --sample kernels would estimate %llu of %zu launches (repeats of one kernel "
-                   "and shape) instead of simulating them: about %.1f of the %.1f host seconds in "
-                   "kernels, with a stated error (docs/sampling.md)\n",
-                   (unsigned long long)w.launches, launchStats_.size(), w.hostSeconds,
-                   kernelSeconds);
+    printWouldSave(info, kernelSeconds);
     return;
   }
   // The bound on the error of a total: each launch's sample.error_pct (estimated launches: 95 %

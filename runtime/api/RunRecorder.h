@@ -68,6 +68,7 @@ private:
   /// Sampled runs: how many launches were estimated and the bound on the error of the total
   /// and of each kernel; runs without sampling that repeat kernels: what sampling would save.
   void printSampling(const RunInfo &info, double kernelSeconds) const;
+  void printWouldSave(const RunInfo &info, double kernelSeconds) const;
   /// The statistics file's steps: the per-kernel totals, then (timing mode) the configuration,
   /// copies, every launch and every launch's power.
   void writeJson(std::ostream &os, const RunInfo &info, double wall) const;
