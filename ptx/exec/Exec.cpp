@@ -1399,24 +1399,22 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       const uint32_t active = top.mask, lanes = laneCount(active);
       const uint32_t rpc = top.rpc;
       uint64_t done = 0;
-      if (ctx.jit && fn.jit) {
-        // a compiled block starts here: it runs whole unless the budget or the reconvergence
-        // point ends the run inside it (then the handlers below run one by one)
-        const jit::FunctionCode &jc = *fn.jit;
-        if (jit::BlockFn blk = jc.block[pc]) {
-          const uint32_t len = jc.len[pc];
-          if (n + len <= budget && (rpc <= pc || rpc >= pc + len)) {
-            const uint64_t base = w.instCount; // the block updates it for the handlers it calls
-            done = blk(&ctx, &w, active, base);
-            w.instCount = base + done;
-            top.pc = pc + (uint32_t)done;
-            n += done;
-            ctx.warpInsts += done;
-            ctx.threadInsts += done * lanes;
-            if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
-              break;
-            continue;
-          }
+      if (ctx.jit && fn.jit && fn.jit->entry[pc]) {
+        // compiled code starts here: it runs blocks and uniform branches until an instruction
+        // only this loop runs, the reconvergence point, the budget's end or a fault; when it
+        // cannot start (a block the budget or `rpc` cuts) the handlers below run one by one
+        const uint64_t base = w.instCount; // the code updates it for the handlers it calls
+        uint32_t next = pc;
+        done = fn.jit->run(&ctx, &w, active, base, &next, budget - n, rpc);
+        if (done) {
+          w.instCount = base + done;
+          top.pc = next;
+          n += done;
+          ctx.warpInsts += done;
+          ctx.threadInsts += done * lanes;
+          if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
+            break;
+          continue;
         }
       }
       while (code[pc].ctl == ir::Ctl::None && n + done < budget) {

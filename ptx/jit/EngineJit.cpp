@@ -68,6 +68,7 @@ bool Engine::prepareJit(const Kernel &k) {
     fns[i]->jit = code[i];
     st.nativeInsts += code[i]->nativeInsts;
     st.calledInsts += code[i]->calledInsts;
+    st.branches += code[i]->branches;
   }
   ++st.kernelsCompiled;
   ++st.launchesJit;

@@ -97,9 +97,10 @@ std::string summaryText() {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "  jit: %llu kernel(s) compiled in %.3f s (%llu instructions native, %llu as "
-                "handler calls); %llu launch(es) compiled, %llu interpreted (fallback)",
+                "handler calls, %llu branches); %llu launch(es) compiled, %llu interpreted (fallback)",
                 (unsigned long long)s.kernelsCompiled, s.compileSeconds,
                 (unsigned long long)s.nativeInsts, (unsigned long long)s.calledInsts,
+                (unsigned long long)s.branches,
                 (unsigned long long)s.launchesJit, (unsigned long long)s.launchesFallback);
   std::string out = buf;
   if (s.diffLaunches) {

@@ -68,17 +68,22 @@ enum class Mode : uint8_t {
 /// bad value.
 bool parseMode(const char *text, Mode &out, std::string &err);
 
-/// A compiled straight-line block: executes the Ctl::None instructions [pc, pc + len) of its
-/// function for the active lanes `active` of `w` and returns how many it executed (len, or the
-/// index + 1 of an instruction that faulted: the interpreter's count). `instBase` is
-/// w.instCount before the block (the block keeps it exact for handlers that read it).
-using BlockFn = uint32_t (*)(void *ctx, void *warp, uint32_t active, uint64_t instBase);
+/// The compiled code of one function: runs the warp from `*pc` with the active lanes `active`
+/// (constant: it never changes the reconvergence stack) through straight-line blocks and
+/// uniform branches until it reaches an instruction only the interpreter loop runs (a divergent
+/// branch, a call, a barrier, ...), the reconvergence point `rpc`, the end of `budget`
+/// instructions or a fault. Returns how many instructions it executed (the interpreter's count,
+/// the faulting one included) and leaves the next pc in `*pc`; 0 when it could not start at
+/// `*pc`. `instBase` is w.instCount at entry (kept exact for the handlers that read it).
+using RunFn = uint64_t (*)(void *ctx, void *warp, uint32_t active, uint64_t instBase, uint32_t *pc,
+                           uint64_t budget, uint32_t rpc);
 
-/// Compiled code of one ir::Function: per pc, the block starting there (or null) and its length.
+/// Compiled code of one ir::Function: its entry and, per pc, whether the code may start there.
 struct FunctionCode {
-  std::vector<BlockFn> block;
-  std::vector<uint32_t> len;
+  RunFn run = nullptr;
+  std::vector<uint8_t> entry;
   uint32_t nativeInsts = 0, calledInsts = 0; ///< translated natively / as handler calls
+  uint32_t branches = 0;                     ///< branches compiled (uniform ones stay inside)
 };
 
 using DescribeFn = OpDesc (*)(ir::ExecFn);
@@ -87,11 +92,11 @@ using DescribeFn = OpDesc (*)(ir::ExecFn);
 class Backend {
 public:
   virtual ~Backend() = default;
-  /// Compiles the straight-line blocks of `fn` (`describe` is describedOp: the module links
+  /// Compiles `fn` (`describe` is describedOp: the module links
   /// nothing of ptxsim); null with `err` set when it cannot.
   virtual FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err) = 0;
 };
-constexpr int kBackendAbi = 1;
+constexpr int kBackendAbi = 2;
 using CreateBackendFn = Backend *(*)(int abi);
 
 /// The process's backend, loaded on first use; null with `err` set when the build has no LLVM
@@ -102,7 +107,7 @@ Backend *backend(std::string &err);
 struct Stats {
   std::mutex mu;
   uint64_t kernelsCompiled = 0, launchesJit = 0, launchesFallback = 0, diffLaunches = 0,
-           diffMismatches = 0, nativeInsts = 0, calledInsts = 0;
+           diffMismatches = 0, nativeInsts = 0, calledInsts = 0, branches = 0;
   double compileSeconds = 0;
   std::vector<std::string> fallbacks; ///< "kernel: reason", one per kernel
 };

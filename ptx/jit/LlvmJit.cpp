@@ -1,13 +1,14 @@
-// The LLVM backend of the JIT (libptxsim_jit.so, loaded by ptx/jit/JitOps.cpp): translates the
-// straight-line blocks of a lowered function to LLVM IR over whole warps (32-lane vectors with
-// the active mask) and compiles them with ORC's LLJIT for the host CPU.
+// The LLVM backend of the JIT (libptxsim_jit.so, loaded by ptx/jit/JitOps.cpp): translates a
+// lowered function to one LLVM function over whole warps (32-lane vectors with the active mask)
+// and compiles it with ORC's LLJIT for the host CPU.
 //
 // Contract (docs/executor.md, "The JIT engine"): a block is a maximal run of Ctl::None
-// instructions between leaders (branch targets, reconvergence points, instructions after a
-// control instruction). Described handlers (JitOps.h) become native vector code with the
+// instructions between leaders (branch targets, reconvergence points, control instructions and
+// the instructions after them). Described handlers (JitOps.h) become native vector code with the
 // handler's exact bits; every other instruction calls its handler with the same arguments the
 // interpreter passes, so conversions, rounding modes, memory accesses and faults are the
-// interpreter's own. Control instructions stay with the interpreter loop.
+// interpreter's own. Uniform branches jump inside the compiled code (loops stay in it); every
+// other control instruction, and divergent branches, return to the interpreter loop.
 
 #include "ptx/exec/Warp.h"
 #include "ptx/jit/JitOps.h"
@@ -22,6 +23,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <memory>
@@ -33,8 +35,9 @@ namespace {
 using exec::ExecCtx;
 using exec::Warp;
 
-/// Where a block may start: the first instruction, branch and jump-table targets, reconvergence
-/// points and every instruction after a control instruction.
+/// Where compiled code may start (and blocks start): the first instruction, branch and
+/// jump-table targets, reconvergence points, control instructions and every instruction after
+/// one.
 std::vector<bool> leaders(const ir::Function &fn) {
   const size_t n = fn.code.size();
   std::vector<bool> lead(n + 1, false);
@@ -43,6 +46,7 @@ std::vector<bool> leaders(const ir::Function &fn) {
   for (size_t pc = 0; pc < n; ++pc) {
     const ir::Inst &in = fn.code[pc];
     if (in.ctl != ir::Ctl::None) {
+      lead[pc] = true;
       lead[pc + 1] = true;
       if (in.ctl == ir::Ctl::Bra && in.target < n)
         lead[in.target] = true;
@@ -78,52 +82,205 @@ public:
     vmask_ = llvm::FixedVectorType::get(i1_, ir::kWarpSize);
     ptr_ = llvm::Type::getInt8PtrTy(c);
     handlerTy_ = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr_, ptr_, ptr_, i32_}, false);
-    blockTy_ = llvm::FunctionType::get(i32_, {ptr_, ptr_, i32_, i64_}, false);
+    runTy_ = llvm::FunctionType::get(i64_, {ptr_, ptr_, i32_, i64_, llvm::PointerType::getUnqual(i32_),
+                                            i64_, i32_}, false);
   }
 
-  /// Emits the block [pc, pc + len) as function `name`.
-  void block(const std::string &name, uint32_t pc, uint32_t len, FunctionCode &code) {
-    auto *f = llvm::Function::Create(blockTy_, llvm::Function::ExternalLinkage, name, m_);
+  /// Emits the whole function as `name` (FunctionCode::run): one LLVM block per leader, entered
+  /// through a switch on the start pc; straight-line blocks run whole, uniform branches jump
+  /// inside the code, everything else leaves it with the pc where the interpreter loop goes on.
+  void function(const std::string &name, const std::vector<bool> &lead, FunctionCode &code) {
+    const uint32_t n = (uint32_t)fn_.code.size();
+    auto *f = llvm::Function::Create(runTy_, llvm::Function::ExternalLinkage, name, m_);
+    f_ = f;
     auto args = f->arg_begin();
     ctx_ = &*args++;
     warp_ = &*args++;
-    llvm::Value *active = &*args++;
-    llvm::Value *instBase = &*args;
-    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", f));
+    active_ = &*args++;
+    instBase_ = &*args++;
+    pcOut_ = &*args++;
+    budget_ = &*args++;
+    rpc_ = &*args;
+    llvm::BasicBlock *entry = llvm::BasicBlock::Create(c_, "entry", f);
+    b_.SetInsertPoint(entry);
+    done_ = b_.CreateAlloca(i64_, nullptr, "done");
+    b_.CreateStore(b_.getInt64(0), done_);
     regs_ = b_.CreateLoad(llvm::PointerType::getUnqual(i64_), fieldPtr(warp_, offsetof(Warp, regs),
                                                                          llvm::PointerType::getUnqual(i64_)));
     preds_ = b_.CreateLoad(llvm::PointerType::getUnqual(i32_),
                            fieldPtr(warp_, offsetof(Warp, preds), llvm::PointerType::getUnqual(i32_)));
-    for (uint32_t k = 0; k < len; ++k) {
-      const ir::Inst &in = fn_.code[pc + k];
-      llvm::Value *m = b_.CreateAnd(active, b_.CreateXor(pred(in.guard), b_.getInt32(in.guardXor)));
-      if (native(in, m)) {
-        ++code.nativeInsts;
+    liveMask_ = b_.CreateLoad(i32_, fieldPtr(warp_, offsetof(Warp, liveMask), i32_));
+    at_.assign(n + 1, nullptr);
+    for (uint32_t pc = 0; pc <= n; ++pc)
+      if (lead[pc])
+        at_[pc] = llvm::BasicBlock::Create(c_, "pc" + std::to_string(pc), f);
+    llvm::BasicBlock *bad = llvm::BasicBlock::Create(c_, "noentry", f);
+    b_.SetInsertPoint(bad);
+    b_.CreateRet(b_.getInt64(0));
+    b_.SetInsertPoint(entry);
+    llvm::Value *start = b_.CreateLoad(i32_, pcOut_);
+    llvm::SwitchInst *sw = b_.CreateSwitch(start, bad);
+    for (uint32_t pc = 0; pc < n; ++pc)
+      if (at_[pc])
+        sw->addCase(b_.getInt32(pc), at_[pc]);
+    code.entry.assign(n + 1, 0); // every instruction (blocks add their inner ones)
+    std::fill(code.entry.begin(), code.entry.begin() + n, 1);
+    if (at_[n]) { // past the last instruction: the interpreter says what that means
+      b_.SetInsertPoint(at_[n]);
+      leave(n);
+    }
+    for (uint32_t pc = 0; pc < n;) {
+      b_.SetInsertPoint(at_[pc]);
+      const ir::Inst &in = fn_.code[pc];
+      if (in.ctl == ir::Ctl::Bra) {
+        branch(pc, code);
+        ++pc;
         continue;
       }
-      ++code.calledInsts;
-      // the interpreter's own handler, with the instruction's own IR (fault messages name it)
-      llvm::BasicBlock *call = llvm::BasicBlock::Create(c_, "call", f);
-      llvm::BasicBlock *after = llvm::BasicBlock::Create(c_, "next", f);
-      llvm::BasicBlock *fault = llvm::BasicBlock::Create(c_, "fault", f);
-      b_.CreateCondBr(b_.CreateICmpNE(m, b_.getInt32(0)), call, after);
-      b_.SetInsertPoint(call);
-      b_.CreateStore(b_.CreateAdd(instBase, b_.getInt64(k + 1)),
-                     fieldPtr(warp_, offsetof(Warp, instCount), i64_));
-      llvm::Value *fnPtr = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(in.fn)),
-                                             llvm::PointerType::getUnqual(handlerTy_));
-      llvm::Value *inPtr = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(&in)), ptr_);
-      b_.CreateCall(handlerTy_, fnPtr, {ctx_, warp_, inPtr, m});
-      llvm::Value *fk = b_.CreateLoad(i8_, fieldPtr(ctx_, offsetof(ExecCtx, faultKind), i8_));
-      b_.CreateCondBr(b_.CreateICmpNE(fk, b_.getInt8(0)), fault, after);
-      b_.SetInsertPoint(fault);
-      b_.CreateRet(b_.getInt32(k + 1));
-      b_.SetInsertPoint(after);
+      if (in.ctl != ir::Ctl::None) {
+        leave(pc);
+        ++pc;
+        continue;
+      }
+      uint32_t end = pc + 1;
+      while (end < n && !lead[end])
+        ++end;
+      block(pc, end - pc, sw, code);
+      pc = end;
     }
-    b_.CreateRet(b_.getInt32(len));
   }
 
 private:
+  /// Leaves the code at `pc` with the instructions counted so far.
+  void leave(uint32_t pc) {
+    b_.CreateStore(b_.getInt32(pc), pcOut_);
+    b_.CreateRet(b_.CreateLoad(i64_, done_));
+  }
+  /// Instructions the code may still run.
+  llvm::Value *left() { return b_.CreateSub(budget_, b_.CreateLoad(i64_, done_)); }
+  /// Goes on at `next` when `ok`, else leaves at `pc`.
+  void goOnIf(llvm::Value *ok, uint32_t pc, llvm::BasicBlock *next) {
+    llvm::BasicBlock *out = llvm::BasicBlock::Create(c_, "leave", f_);
+    b_.CreateCondBr(ok, next, out);
+    b_.SetInsertPoint(out);
+    leave(pc);
+  }
+  llvm::BasicBlock *target(uint32_t pc) {
+    if (pc < at_.size() && at_[pc])
+      return at_[pc];
+    llvm::BasicBlock *bb = llvm::BasicBlock::Create(c_, "away", f_);
+    llvm::IRBuilderBase::InsertPointGuard g(b_);
+    b_.SetInsertPoint(bb);
+    leave(pc);
+    return bb;
+  }
+
+  /// The straight-line block [pc, pc + len), in two versions. The fast one runs it whole when
+  /// the budget allows and the reconvergence point is not inside it. The checked one (entered
+  /// otherwise, and from the entry switch at every pc inside the block, where a turn that the
+  /// budget ended resumes) stops before each instruction when the budget is spent or the pc is
+  /// the reconvergence point, exactly where the interpreter's handler loop stops. Both go on at
+  /// pc + len.
+  void block(uint32_t pc, uint32_t len, llvm::SwitchInst *sw, FunctionCode &code) {
+    std::vector<llvm::BasicBlock *> chk(len);
+    for (uint32_t k = 0; k < len; ++k) {
+      chk[k] = llvm::BasicBlock::Create(c_, "chk" + std::to_string(pc + k), f_);
+      if (k)
+        sw->addCase(b_.getInt32(pc + k), chk[k]);
+    }
+    llvm::BasicBlock *body = llvm::BasicBlock::Create(c_, "body", f_);
+    llvm::Value *fits = b_.CreateICmpUGE(left(), b_.getInt64(len));
+    llvm::Value *noRpc = b_.CreateICmpUGE(b_.CreateSub(rpc_, b_.getInt32(pc)), b_.getInt32(len));
+    b_.CreateCondBr(b_.CreateAnd(fits, noRpc), body, chk[0]);
+    b_.SetInsertPoint(body);
+    llvm::Value *done = b_.CreateLoad(i64_, done_);
+    for (uint32_t k = 0; k < len; ++k)
+      inst(fn_.code[pc + k], done, k, pc, &code);
+    b_.CreateStore(b_.CreateAdd(done, b_.getInt64(len)), done_);
+    b_.CreateBr(target(pc + len));
+    for (uint32_t k = 0; k < len; ++k) {
+      b_.SetInsertPoint(chk[k]);
+      llvm::BasicBlock *one = llvm::BasicBlock::Create(c_, "one", f_);
+      llvm::Value *spent = b_.CreateICmpEQ(left(), b_.getInt64(0));
+      goOnIf(b_.CreateNot(b_.CreateOr(spent, b_.CreateICmpEQ(rpc_, b_.getInt32(pc + k)))), pc + k, one);
+      b_.SetInsertPoint(one);
+      llvm::Value *d = b_.CreateLoad(i64_, done_);
+      inst(fn_.code[pc + k], d, 0, pc + k, nullptr);
+      b_.CreateStore(b_.CreateAdd(d, b_.getInt64(1)), done_);
+      b_.CreateBr(k + 1 < len ? chk[k + 1] : target(pc + len));
+    }
+  }
+
+  /// Instruction `base + k` (a Ctl::None one), `done` instructions after the code's start: native
+  /// vector code or a call of its handler (counted in `code` when given). A fault leaves the
+  /// code after it.
+  void inst(const ir::Inst &in, llvm::Value *done, uint32_t k, uint32_t base, FunctionCode *code) {
+    llvm::Value *m = guardMask(in);
+    if (native(in, m)) {
+      if (code)
+        ++code->nativeInsts;
+      return;
+    }
+    if (code)
+      ++code->calledInsts;
+    // the interpreter's own handler, with the instruction's own IR (fault messages name it)
+    llvm::BasicBlock *call = llvm::BasicBlock::Create(c_, "call", f_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(c_, "next", f_);
+    llvm::BasicBlock *fault = llvm::BasicBlock::Create(c_, "fault", f_);
+    b_.CreateCondBr(b_.CreateICmpNE(m, b_.getInt32(0)), call, after);
+    b_.SetInsertPoint(call);
+    llvm::Value *ran = b_.CreateAdd(done, b_.getInt64(k + 1)); // this one included
+    b_.CreateStore(b_.CreateAdd(instBase_, ran), fieldPtr(warp_, offsetof(Warp, instCount), i64_));
+    llvm::Value *fnPtr = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(in.fn)),
+                                           llvm::PointerType::getUnqual(handlerTy_));
+    llvm::Value *inPtr = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(&in)), ptr_);
+    b_.CreateCall(handlerTy_, fnPtr, {ctx_, warp_, inPtr, m});
+    llvm::Value *fk = b_.CreateLoad(i8_, fieldPtr(ctx_, offsetof(ExecCtx, faultKind), i8_));
+    b_.CreateCondBr(b_.CreateICmpNE(fk, b_.getInt8(0)), fault, after);
+    b_.SetInsertPoint(fault);
+    b_.CreateStore(ran, done_);
+    leave(base + k + 1);
+    b_.SetInsertPoint(after);
+  }
+  /// The lanes an instruction runs in: the active ones where its guard holds.
+  llvm::Value *guardMask(const ir::Inst &in) {
+    if (in.guard == ir::kPredTrue && !in.guardXor)
+      return active_;
+    return b_.CreateAnd(active_, b_.CreateXor(pred(in.guard), b_.getInt32(in.guardXor)));
+  }
+
+  /// `bra` (Exec.cpp runImpl): taken by every active lane, it jumps (a backward jump only when
+  /// the whole warp runs: otherwise the interpreter watches for a divergent loop); taken by
+  /// none, it falls through; a divergent branch leaves the code for the interpreter's
+  /// reconvergence stack, which then runs each side in compiled code again.
+  void branch(uint32_t pc, FunctionCode &code) {
+    const ir::Inst &in = fn_.code[pc];
+    ++code.branches;
+    llvm::BasicBlock *run = llvm::BasicBlock::Create(c_, "bra", f_);
+    llvm::Value *fits = b_.CreateICmpUGE(left(), b_.getInt64(1));
+    goOnIf(b_.CreateAnd(fits, b_.CreateICmpNE(rpc_, b_.getInt32(pc))), pc, run);
+    b_.SetInsertPoint(run);
+    llvm::Value *m = guardMask(in);
+    llvm::BasicBlock *taken = llvm::BasicBlock::Create(c_, "taken", f_);
+    llvm::BasicBlock *notAll = llvm::BasicBlock::Create(c_, "notall", f_);
+    llvm::BasicBlock *none = llvm::BasicBlock::Create(c_, "none", f_);
+    b_.CreateCondBr(b_.CreateICmpEQ(m, active_), taken, notAll);
+    b_.SetInsertPoint(notAll);
+    goOnIf(b_.CreateICmpEQ(m, b_.getInt32(0)), pc, none);
+    b_.SetInsertPoint(none);
+    count(1);
+    b_.CreateBr(target(pc + 1));
+    b_.SetInsertPoint(taken);
+    if (in.target <= pc) {
+      llvm::BasicBlock *jump = llvm::BasicBlock::Create(c_, "loop", f_);
+      goOnIf(b_.CreateICmpEQ(active_, liveMask_), pc, jump);
+      b_.SetInsertPoint(jump);
+    }
+    count(1);
+    b_.CreateBr(target(in.target));
+  }
+  void count(uint64_t k) { b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, done_), b_.getInt64(k)), done_); }
+
   /// The address of the field of type `fieldTy` at byte `off` of the struct at `base`.
   llvm::Value *fieldPtr(llvm::Value *base, size_t off, llvm::Type *fieldTy) {
     return b_.CreateBitCast(b_.CreateConstGEP1_64(i8_, base, off), llvm::PointerType::getUnqual(fieldTy));
@@ -299,8 +456,12 @@ private:
   llvm::IRBuilder<> b_;
   llvm::Type *i1_, *i8_, *i32_, *i64_, *ptr_;
   llvm::FixedVectorType *v64_, *vmask_;
-  llvm::FunctionType *handlerTy_, *blockTy_;
+  llvm::FunctionType *handlerTy_, *runTy_;
   llvm::Value *ctx_ = nullptr, *warp_ = nullptr, *regs_ = nullptr, *preds_ = nullptr;
+  llvm::Value *active_ = nullptr, *instBase_ = nullptr, *pcOut_ = nullptr, *budget_ = nullptr,
+              *rpc_ = nullptr, *liveMask_ = nullptr, *done_ = nullptr;
+  llvm::Function *f_ = nullptr;
+  std::vector<llvm::BasicBlock *> at_; ///< per pc: the code of the leader there (else null)
 };
 
 class LlvmBackend final : public Backend {
@@ -336,26 +497,9 @@ public:
     mod->setDataLayout(tm_->createDataLayout());
     mod->setTargetTriple(tm_->getTargetTriple().str());
     auto code = std::make_unique<FunctionCode>();
-    const size_t n = fn.code.size();
-    code->block.assign(n, nullptr);
-    code->len.assign(n, 0);
-    std::vector<bool> lead = leaders(fn);
     Translator tr(*ctx, *mod, fn, describe);
-    std::vector<std::pair<uint32_t, std::string>> names;
-    for (uint32_t pc = 0; pc < n;) {
-      if (fn.code[pc].ctl != ir::Ctl::None) {
-        ++pc;
-        continue;
-      }
-      uint32_t end = pc + 1;
-      while (end < n && fn.code[end].ctl == ir::Ctl::None && !lead[end])
-        ++end;
-      std::string name = "f" + std::to_string(serial_) + "_b" + std::to_string(pc);
-      tr.block(name, pc, end - pc, *code);
-      names.emplace_back(pc, name);
-      code->len[pc] = end - pc;
-      pc = end;
-    }
+    const std::string name = "f" + std::to_string(serial_);
+    tr.function(name, leaders(fn), *code);
     ++serial_;
     std::string verr;
     llvm::raw_string_ostream vs(verr);
@@ -368,14 +512,12 @@ public:
       err = llvm::toString(std::move(e));
       return nullptr;
     }
-    for (const auto &[pc, name] : names) {
-      auto sym = jit_->lookup(name);
-      if (!sym) {
-        err = llvm::toString(sym.takeError());
-        return nullptr;
-      }
-      code->block[pc] = reinterpret_cast<BlockFn>(sym->getAddress());
+    auto sym = jit_->lookup(name);
+    if (!sym) {
+      err = llvm::toString(sym.takeError());
+      return nullptr;
     }
+    code->run = reinterpret_cast<RunFn>(sym->getAddress());
     return code.release(); // lives as long as the process, like the IR it runs
   }
 

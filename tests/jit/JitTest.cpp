@@ -250,15 +250,16 @@ TEST(Jit, ClockMatchesInterpreter) {
 }
 
 // Random straight-line and branching kernels over every operation the translator emits
-// natively, mixed with handler calls (div, rem, cvt with rounding, sqrt), random guards and
-// divergent branches; PTXSIM_JIT_FUZZ_KERNELS sets how many (default 30; 1,000 passed when it was written).
+// natively, mixed with handler calls (div, rem, cvt with rounding, sqrt), random guards,
+// divergent branches and loops with uniform and divergent trip counts; PTXSIM_JIT_FUZZ_KERNELS sets how many (default 30; 1,000 passed when it was written).
 class KernelGen {
 public:
   explicit KernelGen(uint32_t seed) : rng_(seed) {}
   std::string kernel() {
     std::string s = ptxHeader() + ".visible .entry k(.param .u64 out) {\n"
                                   "  .reg .b32 %r<8>; .reg .b64 %d<4>; .reg .f32 %f<4>; .reg .f64 %g<2>;\n"
-                                  "  .reg .pred %p<3>; .reg .b64 %o, %t; .reg .b32 %ti;\n"
+                                  "  .reg .pred %p<3>; .reg .b64 %o, %t; .reg .b32 %ti, %lc;\n"
+                                  "  .reg .pred %pl;\n"
                                   "  ld.param.u64 %o, [out];\n  mov.u32 %ti, %tid.x;\n"
                                   "  mul.wide.u32 %t, %ti, 96;\n  add.s64 %o, %o, %t;\n";
     for (int i = 0; i < 8; ++i)
@@ -274,6 +275,21 @@ public:
     int labels = 0;
     const int n = 20 + (int)(rng_() % 40);
     for (int i = 0; i < n; ++i) {
+      if (rng_() % 16 == 0) {
+        // a counted loop, uniform or with a per-lane (divergent) trip count, long enough to
+        // cross the warp's turns; its body may hold guarded instructions
+        std::string l = "L" + std::to_string(labels++);
+        if (rng_() % 2)
+          s += "  mov.u32 %lc, " + std::to_string(1 + rng_() % 70) + ";\n";
+        else
+          s += "  and.b32 %lc, " + r() + ", " + std::to_string(rng_() % 2 ? 7 : 63) + ";\n"
+               "  add.u32 %lc, %lc, 1;\n";
+        s += l + ":\n";
+        for (int j = 0; j < 1 + (int)(rng_() % 6); ++j)
+          s += "  " + std::string(rng_() % 4 == 0 ? "@" + neg() + p() + " " : "") + op() + "\n";
+        s += "  sub.u32 %lc, %lc, 1;\n  setp.ne.u32 %pl, %lc, 0;\n  @%pl bra " + l + ";\n";
+        continue;
+      }
       if (rng_() % 10 == 0) {
         std::string l = "L" + std::to_string(labels++);
         s += "  @" + neg() + "%p" + std::to_string(rng_() % 3) + " bra " + l + ";\n";
