@@ -1,6 +1,7 @@
 // Loads, stores, address conversion, asynchronous copies and stack allocation (alloca).
 
 #include "ptx/exec/OpsCommon.h"
+#include "ptx/jit/JitOps.h"
 
 #include <algorithm>
 
@@ -602,6 +603,10 @@ void commitStores(StoreBuffer &b) {
 ir::ExecFn nopHandler() { return nopFn; }
 
 void registerMemoryOps() {
+  // the JIT's inline fast path for coalesced global accesses (ptx/jit/JitOps.h); every other
+  // case, and every fault, goes through these handlers
+  jit::describeInts<LdH>(jit::Op::Ld);
+  jit::describeInts<StH>(jit::Op::St);
   registerLowering("ld", lowerLd);
   registerLowering("ldu", lowerLd);
   registerLowering("st", lowerSt);

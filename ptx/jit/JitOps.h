@@ -22,7 +22,8 @@ namespace ptxsim::ptx::jit {
 /// Operations the translator emits natively. Integer ops wrap as the handlers do.
 enum class Op : uint8_t {
   None, Add, Sub, MulLo, MadLo, MulWide, Min, Max, And, Or, Xor, Not, Shl, Shr, Mov, Selp, Setp,
-  FAdd, FSub, FMul, FFma
+  FAdd, FSub, FMul, FFma,
+  Ld, St ///< ld/st (one element): a warp-wide fast path, the handler on its slow path
 };
 /// Operand types of a described handler.
 enum class Type : uint8_t { S16, U16, S32, U32, S64, U64, F32, F64 };

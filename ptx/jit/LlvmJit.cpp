@@ -10,6 +10,7 @@
 // interpreter's own. Uniform branches jump inside the compiled code (loops stay in it); every
 // other control instruction, and divergent branches, return to the interpreter loop.
 
+#include "ptx/exec/Memory.h"
 #include "ptx/exec/Warp.h"
 #include "ptx/jit/JitOps.h"
 
@@ -18,6 +19,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
@@ -216,7 +218,8 @@ private:
   /// code after it.
   void inst(const ir::Inst &in, llvm::Value *done, uint32_t k, uint32_t base, FunctionCode *code) {
     llvm::Value *m = guardMask(in);
-    if (native(in, m)) {
+    llvm::BasicBlock *join = memFast(in, m);
+    if (!join && native(in, m)) {
       if (code)
         ++code->nativeInsts;
       return;
@@ -241,6 +244,89 @@ private:
     b_.CreateStore(ran, done_);
     leave(base + k + 1);
     b_.SetInsertPoint(after);
+    if (join) {
+      b_.CreateBr(join);
+      b_.SetInsertPoint(join);
+    }
+  }
+
+  /// ld/st of one 16-, 32- or 64-bit element per lane at [reg + off] in global memory: when the
+  /// whole warp runs, its addresses are consecutive elements, aligned, and inside one of the
+  /// allocations the interpreter's range checks found last (ExecCtx::recentAllocs), the access is
+  /// one vector load or store. Otherwise (and for every fault) the handler runs: the code goes
+  /// on in the current block; returns where both paths meet, or null when `in` has no fast path.
+  llvm::BasicBlock *memFast(const ir::Inst &in, llvm::Value *m) {
+    const OpDesc d = describe_(in.fn);
+    if ((d.op != Op::Ld && d.op != Op::St) || in.space != ir::MemSpace::Global ||
+        in.abase != ir::AddrBase::Reg || in.vec != 1 || in.addr32)
+      return nullptr;
+    const unsigned bytes = bitsOf(d.type) / 8;
+    const bool store = d.op == Op::St;
+    llvm::Value *a = b_.CreateAdd(src(in.src[0]), b_.CreateVectorSplat(ir::kWarpSize, b_.getInt64((uint64_t)in.off)));
+    llvm::Value *a0 = b_.CreateExtractElement(a, (uint64_t)0);
+    std::vector<llvm::Constant *> step;
+    for (unsigned l = 0; l < ir::kWarpSize; ++l)
+      step.push_back(b_.getInt64((uint64_t)l * bytes));
+    llvm::Value *expect = b_.CreateAdd(b_.CreateVectorSplat(ir::kWarpSize, a0), llvm::ConstantVector::get(step));
+    llvm::Value *ok = b_.CreateICmpEQ(b_.CreateBitCast(b_.CreateICmpEQ(a, expect), i32_), b_.getInt32(~0u));
+    ok = b_.CreateAnd(ok, b_.CreateICmpEQ(m, b_.getInt32(~0u)));
+    ok = b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateAnd(a0, b_.getInt64(bytes - 1)), b_.getInt64(0)));
+    // inside one of the allocations of the last accesses (cachedAllocation, Exec.cpp)
+    llvm::Value *inside = b_.getFalse();
+    for (unsigned i = 0; i < ExecCtx::kAllocCache; ++i) {
+      llvm::Value *al = b_.CreateConstGEP1_64(i8_, ctx_, offsetof(ExecCtx, recentAllocs) + i * sizeof(exec::Allocation));
+      llvm::Value *base = b_.CreateLoad(i64_, fieldPtr(al, offsetof(exec::Allocation, base), i64_));
+      llvm::Value *size = b_.CreateLoad(i64_, fieldPtr(al, offsetof(exec::Allocation, size), i64_));
+      llvm::Value *rel = b_.CreateSub(a0, base);
+      llvm::Value *in = b_.CreateAnd(b_.CreateICmpULT(rel, size),
+                                     b_.CreateICmpUGE(b_.CreateSub(size, rel), b_.getInt64((uint64_t)bytes * ir::kWarpSize)));
+      if (store) { // not into constant memory
+        llvm::Value *kind = b_.CreateLoad(i8_, fieldPtr(al, offsetof(exec::Allocation, kind), i8_));
+        in = b_.CreateAnd(in, b_.CreateICmpNE(kind, b_.getInt8((uint8_t)exec::AllocKind::Const)));
+      }
+      inside = b_.CreateOr(inside, in);
+    }
+    ok = b_.CreateAnd(ok, inside);
+    if (store) { // not while stores are buffered
+      llvm::Value *buf = b_.CreateLoad(i8_, fieldPtr(ctx_, offsetof(ExecCtx, bufferStores), i8_));
+      ok = b_.CreateAnd(ok, b_.CreateICmpEQ(buf, b_.getInt8(0)));
+    }
+    llvm::BasicBlock *fast = llvm::BasicBlock::Create(c_, "memfast", f_);
+    llvm::BasicBlock *slow = llvm::BasicBlock::Create(c_, "memslow", f_);
+    llvm::BasicBlock *join = llvm::BasicBlock::Create(c_, "memdone", f_);
+    b_.CreateCondBr(ok, fast, slow, llvm::MDBuilder(c_).createBranchWeights(1000, 1));
+    b_.SetInsertPoint(fast);
+    llvm::Type *vt = vecOf(b_.getIntNTy(bytes * 8));
+    llvm::Value *p = b_.CreateIntToPtr(a0, llvm::PointerType::getUnqual(vt));
+    if (store) {
+      llvm::Value *v = src(in.src[1]);
+      b_.CreateAlignedStore(bytes < 8 ? b_.CreateTrunc(v, vt) : v, p, llvm::Align(bytes));
+    } else {
+      prefetchNext(in, a0, bytes);
+      llvm::Value *v = b_.CreateAlignedLoad(vt, p, llvm::Align(bytes));
+      b_.CreateAlignedStore(bytes < 8 ? widen(v, isSigned(d.type)) : v, regPtr(in.dst[0]), llvm::Align(8));
+    }
+    b_.CreateBr(join);
+    b_.SetInsertPoint(slow);
+    return join;
+  }
+  /// The interpreter's stride prefetch hint (prefetchNext, Exec.cpp) for a coalesced load at
+  /// `a0`: the same per-warp state (Warp::lastLoad), the lines two strides further on.
+  void prefetchNext(const ir::Inst &in, llvm::Value *a0, unsigned bytes) {
+    const uint64_t slot = (reinterpret_cast<uintptr_t>(&in) / sizeof(ir::Inst)) & 7;
+    llvm::Value *lastPtr = fieldPtr(warp_, offsetof(Warp, lastLoad) + slot * 8, i64_);
+    llvm::Value *stride = b_.CreateSub(a0, b_.CreateLoad(i64_, lastPtr));
+    b_.CreateStore(a0, lastPtr);
+    llvm::Value *valid = b_.CreateAnd(
+        b_.CreateICmpULE(b_.CreateAdd(stride, b_.getInt64(1ull << 26)), b_.getInt64(1ull << 27)),
+        b_.CreateICmpNE(stride, b_.getInt64(0)));
+    // an invalid stride prefetches the lines being loaded (harmless) instead of branching
+    llvm::Value *at = b_.CreateSelect(valid, b_.CreateAdd(a0, b_.CreateShl(stride, 1)), a0);
+    llvm::Value *from = b_.CreateAnd(at, b_.getInt64(~63ull));
+    for (unsigned i = 0; i <= ir::kWarpSize * bytes / 64; ++i) {
+      llvm::Value *pp = b_.CreateIntToPtr(b_.CreateAdd(from, b_.getInt64(64 * i)), ptr_);
+      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_}, {pp, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    }
   }
   /// The lanes an instruction runs in: the active ones where its guard holds.
   llvm::Value *guardMask(const ir::Inst &in) {
