@@ -217,6 +217,74 @@ DONE:
   EXPECT_EQ(mismatchesSoFar(), mism);
 }
 
+// ld/st's inline fast path (coalesced full warps inside a recently checked allocation) and its
+// slow path (a partial warp, swapped lanes, an access crossing the allocation's end that faults
+// with the interpreter's message), over 16-, 32- and 64-bit elements in a loop.
+TEST(Jit, MemoryFastPathMatchesInterpreter) {
+  REQUIRE_JIT();
+  DiffHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 in, .param .u64 out, .param .u64 n, .param .u64 shift) {
+  .reg .b32 %r<10>; .reg .b64 %rd<18>; .reg .b16 %h<2>; .reg .pred %p<2>;
+  ld.param.u64 %rd0, [in];
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd16, [n];
+  ld.param.u64 %rd17, [shift];
+  cvt.u32.u64 %r0, %rd16;
+  cvt.u32.u64 %r1, %rd17;
+  mov.u32 %r2, %tid.x;
+LOOP:
+  add.u32 %r3, %r2, %r1;
+  mul.wide.u32 %rd2, %r3, 4;
+  add.s64 %rd3, %rd0, %rd2;
+  ld.global.u32 %r4, [%rd3];
+  ld.global.s32 %r5, [%rd3+4];
+  xor.b64 %rd4, %rd2, 4;
+  add.s64 %rd5, %rd0, %rd4;
+  ld.global.u32 %r6, [%rd5];
+  mul.wide.u32 %rd6, %r3, 8;
+  add.s64 %rd7, %rd0, %rd6;
+  ld.global.u64 %rd8, [%rd7];
+  mul.wide.u32 %rd9, %r3, 2;
+  add.s64 %rd10, %rd0, %rd9;
+  ld.global.s16 %h0, [%rd10+2];
+  cvt.s32.s16 %r7, %h0;
+  add.u32 %r4, %r4, %r6;
+  xor.b32 %r5, %r5, %r7;
+  mul.wide.u32 %rd11, %r2, 4;
+  add.s64 %rd12, %rd1, %rd11;
+  st.global.u32 [%rd12], %r4;
+  st.global.u32 [%rd12+1024], %r5;
+  mul.wide.u32 %rd13, %r2, 8;
+  add.s64 %rd14, %rd1, %rd13;
+  add.s64 %rd8, %rd8, %rd6;
+  st.global.u64 [%rd14+2048], %rd8;
+  cvt.u16.u32 %h1, %r4;
+  mul.wide.u32 %rd15, %r2, 2;
+  add.s64 %rd15, %rd1, %rd15;
+  st.global.u16 [%rd15+4096], %h1;
+  add.u32 %r2, %r2, 40;
+  setp.lt.u32 %p0, %r2, %r0;
+  @%p0 bra LOOP;
+  ret;
+})")) << h.errors;
+  std::vector<uint32_t> init(1024);
+  for (size_t i = 0; i < init.size(); ++i)
+    init[i] = (uint32_t)(i * 2654435761u);
+  uint64_t out = h.alloc(8192), in = h.upload(init); // `in` last: nothing mapped after it
+  const uint64_t mism = mismatchesSoFar(), native = nativeSoFar();
+  auto ok = h.launch("k", {1}, {40}, {in, out, 200, 3});
+  ASSERT_TRUE(ok.ok()) << ok.message;
+  EXPECT_GT(nativeSoFar(), native);
+  // at i = 400.. the 64-bit loads of lanes 12.. cross the end of `in` (4 KiB) into the launch's
+  // 48-byte parameter buffer, which lane 18 leaves
+  auto bad = h.launch("k", {1}, {40}, {in, out, 480, 100});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message.find("PTXSIM_JIT=diff"), std::string::npos) << bad.message;
+  EXPECT_NE(bad.message.find("thread (18,0,0)"), std::string::npos) << bad.message;
+  EXPECT_EQ(mismatchesSoFar(), mism);
+}
+
 // %clock64 counts the warp's instructions in functional mode: read around native code and
 // handler calls inside compiled blocks it must give the interpreter's values.
 TEST(Jit, ClockMatchesInterpreter) {
