@@ -1319,9 +1319,8 @@ enum class SyncStep : uint8_t { Go, Parked, Fault };
                 "independent thread scheduling: --simt its, PTXSIM_SIMT=its)");
 }
 
-/// IPDOM: consecutive spins before the register state is watched, how often it is compared,
+/// IPDOM: how often the register state is compared once watched (from kLivelockFrom, Exec.h),
 /// and how long it must stay unchanged to be a livelock.
-constexpr uint64_t kLivelockFrom = uint64_t(1) << 16;
 constexpr uint64_t kLivelockEvery = uint64_t(1) << 10;
 constexpr uint64_t kLivelockSpins = uint64_t(1) << 20;
 /// ITS: a diverged group that takes one backward branch kSpinFrom times in a row has its

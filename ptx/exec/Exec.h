@@ -135,6 +135,10 @@ uint16_t f64ToBf16Bits(double d);
 
 /// Runs warp `w` for up to `budget` instructions. Returns the number executed.
 uint64_t runWarp(ExecCtx &ctx, Warp &w, uint64_t budget);
+/// IPDOM: consecutive spins of a divergent loop (a backward branch taken while other lanes of
+/// the warp wait) before the interpreter watches the register state for a livelock; until then
+/// it only counts them (Warp::spinPc, spinCount), which the JIT's compiled loops also do.
+constexpr uint64_t kLivelockFrom = uint64_t(1) << 16;
 /// "block (0,0,0) warp 1: lanes 0xffffffff, pc 12, at k.ptx:40:5 (app.cu:17) ld": where each
 /// group of lanes of `w` is, for reports (the kernel timeout's).
 std::string warpPlaceText(const Program *prog, const Grid &g, const Warp &w);

@@ -10,6 +10,7 @@
 // interpreter's own. Uniform branches jump inside the compiled code (loops stay in it); every
 // other control instruction, and divergent branches, return to the interpreter loop.
 
+#include "ptx/exec/Exec.h"
 #include "ptx/exec/Memory.h"
 #include "ptx/exec/Warp.h"
 #include "ptx/jit/JitOps.h"
@@ -335,8 +336,8 @@ private:
     return b_.CreateAnd(active_, b_.CreateXor(pred(in.guard), b_.getInt32(in.guardXor)));
   }
 
-  /// `bra` (Exec.cpp runImpl): taken by every active lane, it jumps (a backward jump only when
-  /// the whole warp runs: otherwise the interpreter watches for a divergent loop); taken by
+  /// `bra` (Exec.cpp runImpl): taken by every active lane, it jumps (a backward jump while
+  /// other lanes wait only as long as the interpreter just counts it); taken by
   /// none, it falls through; a divergent branch leaves the code for the interpreter's
   /// reconvergence stack, which then runs each side in compiled code again.
   void branch(uint32_t pc, FunctionCode &code) {
@@ -358,8 +359,28 @@ private:
     b_.CreateBr(target(pc + 1));
     b_.SetInsertPoint(taken);
     if (in.target <= pc) {
+      // a loop while other lanes of the warp wait (divergentLoop, Exec.cpp): under IPDOM the
+      // interpreter only counts the spins in a row until kLivelockFrom, so the code does that
+      // too and leaves before it (the interpreter then counts on and watches); under ITS it
+      // leaves at once
       llvm::BasicBlock *jump = llvm::BasicBlock::Create(c_, "loop", f_);
-      goOnIf(b_.CreateICmpEQ(active_, liveMask_), pc, jump);
+      llvm::BasicBlock *part = llvm::BasicBlock::Create(c_, "partloop", f_);
+      llvm::BasicBlock *spin = llvm::BasicBlock::Create(c_, "spin", f_);
+      b_.CreateCondBr(b_.CreateICmpEQ(active_, liveMask_), jump, part);
+      b_.SetInsertPoint(part);
+      llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
+      goOnIf(b_.CreateICmpEQ(its, b_.getInt8(0)), pc, spin);
+      b_.SetInsertPoint(spin);
+      llvm::Value *pcPtr = fieldPtr(warp_, offsetof(Warp, spinPc), i32_);
+      llvm::Value *cntPtr = fieldPtr(warp_, offsetof(Warp, spinCount), i64_);
+      llvm::Value *same = b_.CreateICmpEQ(b_.CreateLoad(i32_, pcPtr), b_.getInt32(pc));
+      llvm::Value *c = b_.CreateAdd(b_.CreateSelect(same, b_.CreateLoad(i64_, cntPtr), b_.getInt64(0)), b_.getInt64(1));
+      llvm::BasicBlock *count = llvm::BasicBlock::Create(c_, "spincount", f_);
+      goOnIf(b_.CreateICmpULT(c, b_.getInt64(exec::kLivelockFrom)), pc, count);
+      b_.SetInsertPoint(count);
+      b_.CreateStore(b_.getInt32(pc), pcPtr);
+      b_.CreateStore(c, cntPtr);
+      b_.CreateBr(jump);
       b_.SetInsertPoint(jump);
     }
     count(1);
