@@ -246,6 +246,9 @@ def main():
                                        "\"mape\": %%, \"log_corr\": r}): runs those programs and "
                                        "fails when MAPE is worse or log-correlation lower")
     ap.add_argument("--record", action="store_true", help="with --baseline: write today's figures into it")
+    ap.add_argument("--build-only", action="store_true",
+                    help="build (or find up to date in --work) the programs and stop: the build "
+                         "does this, so that the ctest run only simulates")
     a = ap.parse_args()
     baseline = None
     if a.baseline:
@@ -266,6 +269,14 @@ def main():
         return 0
     progs = sorted(p for p in data if (not a.programs or re.search(a.programs, p))
                    and not (a.exclude and re.search(a.exclude, p)))
+    if a.build_only:
+        with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+            errors = [err for _, err in ex.map(lambda p: build(p, a.work, a.nvcc), progs) if err]
+        for err in errors:
+            print(err, file=sys.stderr)
+        print("correlate: %d programs built or up to date in %s" % (len(progs) - len(errors),
+                                                                   os.path.join(a.work, "bin")))
+        return 1 if errors else 0
     if not os.path.exists(a.ptxsim):
         print("correlate: %s not found (build the ptxsim target)" % a.ptxsim, file=sys.stderr)
         return 2
