@@ -4,10 +4,12 @@
 // indexed by warp. Two sweeps, the residual reduction and its copy to pinned host memory are
 // captured from two streams into a graph that is replayed until the update is small, then the
 // solution is checked against the same iteration on the host and against A x = b.
+// Usage: graph_jacobi_warpsize   (n rows: $JACOBI_N, else 192; at least 2)
 static const char *kName = "graph_jacobi_warpsize";
 #include "../kernels/test_common.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 __device__ double warpReduceSum(double v) {
@@ -56,7 +58,8 @@ __global__ void sumDeltas(const double *rowDelta, int n, double *out) {
 }
 
 int main() {
-    const int n = 192;
+    const char *env = std::getenv("JACOBI_N");
+    const int n = env && std::atoi(env) >= 2 ? std::atoi(env) : 192;
     std::vector<double> A(size_t(n) * n), b(n);
     unsigned s = 7;
     auto rnd = [&] { s = s * 1103515245u + 12345u; return double((s >> 8) % 2001) / 1000.0 - 1.0; };
