@@ -176,6 +176,11 @@ public:
     for (const auto &f : fields_)
       out.emplace_back(f.first.name(), s.*(f.second));
   }
+  /// Each field's handle and value, for a component reporting its totals by handle.
+  void append(const S &s, std::vector<std::pair<Stat, double>> &out) const {
+    for (const auto &f : fields_)
+      out.emplace_back(f.first, (double)(s.*(f.second)));
+  }
   void appendInstance(const S &s, size_t i,
                       std::vector<std::pair<std::string, uint64_t>> &out) const {
     for (const auto &f : fields_)

@@ -497,20 +497,11 @@ std::vector<std::pair<std::string, uint64_t>> LdstUnit::statPairs() const {
   return out;
 }
 
-namespace {
-template <class S>
-void appendFields(const stats::FieldStats<S> &f, const S &s,
-                  std::vector<std::pair<stats::Stat, double>> &out) {
-  for (size_t i = 0; i < f.size(); ++i)
-    out.emplace_back(f.stat(i), (double)f.value(s, i));
-}
-} // namespace
-
 void LdstUnit::appendStats(std::vector<std::pair<stats::Stat, double>> &out) const {
   const LdstStatDecls &d = ldstStats();
-  appendFields(d.ldst, stats_, out);
-  appendFields(d.l1d, l1d_.stats(), out);
-  appendFields(d.constCache, const_.stats(), out);
+  d.ldst.append(stats_, out);
+  d.l1d.append(l1d_.stats(), out);
+  d.constCache.append(const_.stats(), out);
 }
 
 void LdstUnit::resetStats() {

@@ -528,15 +528,6 @@ stats::Distribution MemorySystem::dramLatency() const {
   return d;
 }
 
-namespace {
-template <class S>
-void appendFields(const stats::FieldStats<S> &f, const S &s,
-                  std::vector<std::pair<stats::Stat, double>> &out) {
-  for (size_t i = 0; i < f.size(); ++i)
-    out.emplace_back(f.stat(i), (double)f.value(s, i));
-}
-} // namespace
-
 void MemorySystem::appendInstances(std::vector<std::pair<std::string, uint64_t>> &out) const {
   const MemStatDecls &d = memStats();
   for (auto &pp : parts_) {
@@ -572,10 +563,10 @@ void MemorySystem::appendTotals(std::vector<std::pair<stats::Stat, double>> &out
       ds.totalLatency += c.totalLatency, ds.maxLatency = std::max(ds.maxLatency, c.maxLatency);
     }
   }
-  appendFields(d.l2, sum, out);
-  appendFields(d.partitions, psum, out);
-  appendFields(d.dram, ds, out);
-  appendFields(d.icnt, icnt_.stats(), out);
+  d.l2.append(sum, out);
+  d.partitions.append(psum, out);
+  d.dram.append(ds, out);
+  d.icnt.append(icnt_.stats(), out);
 }
 
 std::vector<std::pair<std::string, uint64_t>> MemorySystem::stats() const {
