@@ -912,7 +912,7 @@ Cycle Sm::nextEventCycle(Cycle now) const {
 void Sm::skipCycles(uint64_t n) {
   if (ctas_.empty() || n == 0)
     return;
-  stats_.cycles += n;
+  stats_.cycles += n * coreClock_; // as n ticks: none for a core kind without a core clock
   for (StallReason r : lastStall_)
     if (r != StallReason::None)
       stats_.stall[size_t(r)] += n;
