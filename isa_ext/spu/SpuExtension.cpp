@@ -8,6 +8,7 @@
 #include "power/IPowerComponent.h"
 #include "ptx/ast/Types.h"
 #include "ptx/exec/Counters.h"
+#include "ptx/exec/Engine.h"
 #include "ptx/exec/Exec.h"
 #include "ptx/exec/LaunchPolicy.h"
 #include "ptx/exec/Lower.h"

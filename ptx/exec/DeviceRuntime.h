@@ -19,7 +19,7 @@
 // with the launches. Nothing here costs anything for programs that never call the device
 // runtime: the per-CTA state is created by the first call.
 
-#include "ptx/exec/Engine.h"
+#include "ptx/exec/LaunchTypes.h"
 #include "ptx/exec/Warp.h"
 #include "ptx/ir/Ir.h"
 
@@ -105,14 +105,7 @@ std::vector<DeviceWork> mergeDeviceWork(std::vector<std::pair<uint64_t, CtaDevic
 /// Id of a device-runtime function (`__cudaCDP2GetLastError`, `cudaGetLastError`, ...) for
 /// ir::Function::builtin, or 0 when `name` is not one.
 uint32_t deviceRuntimeBuiltin(std::string_view name);
-/// Executes a call of device-runtime builtin `id` for the lanes in `mask`. False after a fault.
-bool deviceRuntimeCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t id,
-                       const ir::CallSite &site, uint32_t mask);
-
-// Argument access for builtins (Exec.cpp): argument `a` of lane `lane` as a scalar or as bytes,
-// and the return value.
-uint64_t builtinArg(Warp &w, const ir::ArgCopy &a, unsigned lane);
-void builtinArgBytes(Warp &w, const ir::ArgCopy &a, unsigned lane, void *out, size_t n);
-void builtinReturn(Warp &w, const ir::CallSite &site, unsigned lane, uint64_t v);
+// deviceRuntimeCall() (the interpreter's entry, defined in DeviceRuntime.cpp) and the argument
+// access it uses (defined in Exec.cpp) are declared in Exec.h.
 
 } // namespace ptxsim::ptx::exec

@@ -2,7 +2,6 @@
 #include "ptx/jit/JitOps.h"
 
 #include "ptx/exec/DevicePrintf.h"
-#include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Program.h"
 #include "ptx/sema/OpcodeTable.h"
 

@@ -170,4 +170,15 @@ const ir::Inst *peekWarp(Warp &w);
 /// Returns false when the warp has nothing to execute (done or blocked).
 bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec);
 
+/// Executes a call of device-runtime builtin `id` (DeviceRuntime.h) for the lanes in `mask`
+/// (defined in DeviceRuntime.cpp). False after a fault.
+bool deviceRuntimeCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t id,
+                       const ir::CallSite &site, uint32_t mask);
+
+// Argument access for builtins (defined in Exec.cpp): argument `a` of lane `lane` as a scalar or
+// as bytes, and the return value.
+uint64_t builtinArg(Warp &w, const ir::ArgCopy &a, unsigned lane);
+void builtinArgBytes(Warp &w, const ir::ArgCopy &a, unsigned lane, void *out, size_t n);
+void builtinReturn(Warp &w, const ir::CallSite &site, unsigned lane, uint64_t v);
+
 } // namespace ptxsim::ptx::exec

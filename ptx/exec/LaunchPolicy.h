@@ -18,7 +18,7 @@
 // Instruction handlers and special-register readers reach the object through
 // `ctx.grid->ext` (or `w.cta->grid->ext`) and downcast it to their own type.
 
-#include "ptx/exec/Engine.h"
+#include "ptx/exec/LaunchTypes.h"
 #include "ptx/exec/Warp.h"
 
 #include <memory>

@@ -11,7 +11,7 @@
 
 #include "base/Diagnostics.h"
 #include "ptx/ast/Ast.h"
-#include "ptx/exec/Engine.h"
+#include "ptx/exec/LaunchTypes.h"
 #include "ptx/exec/Memory.h"
 #include "ptx/ir/Ir.h"
 
