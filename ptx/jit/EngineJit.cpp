@@ -23,6 +23,26 @@ void Engine::initJit() {
   jitMode_ = (uint8_t)m;
 }
 
+namespace {
+/// The largest function (in PTX instructions) the JIT compiles: PTXSIM_JIT_MAX_INSTS, else 1,024.
+size_t jitMaxInsts() {
+  static const size_t max = [] {
+    const char *v = std::getenv("PTXSIM_JIT_MAX_INSTS");
+    if (!v || !*v)
+      return size_t(1024);
+    char *end = nullptr;
+    unsigned long long n = std::strtoull(v, &end, 10);
+    if (*end || n == 0) {
+      std::fprintf(stderr, "ptxsim: PTXSIM_JIT_MAX_INSTS must be a positive number of "
+                           "instructions, not '%s'; the limit stays 1024\n", v);
+      return size_t(1024);
+    }
+    return size_t(n);
+  }();
+  return max;
+}
+} // namespace
+
 bool Engine::prepareJit(const Kernel &k) {
   jit::Stats &st = jit::stats();
   if (k.fn->jit) {
@@ -46,9 +66,18 @@ bool Engine::prepareJit(const Kernel &k) {
   jit::Backend *be = jit::backend(err);
   auto t0 = std::chrono::steady_clock::now();
   std::vector<const jit::FunctionCode *> code;
+  const size_t maxInsts = jitMaxInsts();
   for (const ir::Function *f : fns) {
     if (!be)
       break;
+    if (f->code.size() > maxInsts) {
+      err = (f == k.fn ? std::string("it") : "function '" + f->name + "'") + " has " +
+            std::to_string(f->code.size()) +
+            " instructions, above the JIT's limit of " + std::to_string(maxInsts) +
+            " (LLVM's time grows with the square of a function's size: 625 take 4 s, 3,249 "
+            "take 117 s; PTXSIM_JIT_MAX_INSTS sets the limit)";
+      break;
+    }
     const jit::FunctionCode *c = be->compile(*f, jit::describedOp, err);
     if (!c)
       break;
