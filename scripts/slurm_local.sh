@@ -6,7 +6,8 @@
 #
 #   scripts/slurm_local.sh install        apt-get install slurmctld slurmd slurm-client munge
 #   scripts/slurm_local.sh start DIR      start the daemons; DIR holds the config, state and logs
-#   scripts/slurm_local.sh env DIR        print the environment a client needs (eval it)
+#   scripts/slurm_local.sh env DIR        print the environment a client needs (eval it): the
+#                                         clients' slurm.conf (DIR/client.conf)
 #   scripts/slurm_local.sh stop DIR       stop the daemons this script started in DIR (by pid)
 #
 # `start` waits (at most 60 s) until the node is idle; it exits non-zero with the daemons' logs
@@ -35,17 +36,22 @@ install() {
   fi
 }
 
+# SIGTERM to the three daemons at once, then wait (at most 5 s) for all of them: each takes 1-2 s
+# to exit (munged 2 s), one after the other they took 5-6 s of every Slurm test
 stop() {
-  local dir=$1 d pid
+  local dir=$1 d pid pids=()
   for d in slurmd slurmctld munged; do
     [ -f "$dir/$d.pid" ] || continue
     pid=$(cat "$dir/$d.pid")
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
       kill "$pid" 2>/dev/null || true
-      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
+      pids+=("$pid")
     fi
     rm -f "$dir/$d.pid"
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
   done
 }
 
@@ -56,7 +62,7 @@ install)
   ;;
 env)
   dir=$(cd "${2:?slurm_local.sh env DIR}" && pwd)
-  echo "export SLURM_CONF=$dir/slurm.conf"
+  echo "export SLURM_CONF=$dir/client.conf"
   ;;
 stop)
   stop "${2:?slurm_local.sh stop DIR}"
@@ -117,6 +123,13 @@ MaxArraySize=10001
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
+  # The clients' copy differs in MinJobAge alone, which a client reads only for `sbatch --wait`:
+  # that polls the job after 2 s, then 8 s, then 32 s while the interval is below MinJobAge / 2,
+  # so that a job cannot end and be purged between two polls. The controller keeps job records
+  # 300 s (the tests read them back with scontrol); with 2 in the clients' copy sbatch polls every
+  # 2 s, and a sweep's merge job that ends 3 s after its submission is seen at 4 s, not at 10 s
+  # or 42 s (sweep_slurm 44 s -> 32 s). (A MinJobAge below 2 is raised to 2 by Slurm.)
+  sed 's/^MinJobAge=.*/MinJobAge=2/' "$dir/slurm.conf" >"$dir/client.conf"
   # no cgroup.conf: Slurm 22.05 has no "disabled" cgroup plugin; with proctrack/linuxproc and
   # task/none slurmd only loads the autodetected one and never creates a cgroup
   rm -f "$dir/cgroup.conf"

@@ -27,8 +27,8 @@ if(TARGET ptxsim_sweep AND NVCC_EXECUTABLE AND TARGET cudart_ptxsim)
   add_test(NAME sweep_slurm COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sweep/sweep_test.sh slurm ${SWEEP_TEST_ARGS})
   set_tests_properties(sweep_local PROPERTIES FIXTURES_SETUP sweep_local_table TIMEOUT 900 SKIP_RETURN_CODE 77)
   # the Slurm sweep's table must equal the local one; the daemons are its own (started, stopped,
-  # on a port of their own), so it runs next to other tests: most of its minute is spent waiting
-  # for Slurm to schedule and report jobs
+  # on a port of their own), so it runs next to other tests: half of its 25 s is spent waiting
+  # for Slurm to schedule and report jobs (scripts/slurm_local.sh)
   set_tests_properties(sweep_slurm PROPERTIES FIXTURES_REQUIRED sweep_local_table TIMEOUT 900
     SKIP_RETURN_CODE 77)
   set_tests_properties(sweep_cli_errors PROPERTIES TIMEOUT 120)

@@ -217,7 +217,10 @@ slurm)
   has "$d/jobs.txt" "JobName=ptxsim-sweep:tiny:$bad"
   has "$d/jobs.txt" "JobName=ptxsim-merge:tiny"
   grep -q '"backend": "slurm"' "$out/points/vecadd__lrr__16k/result.json" || fail "not run by a Slurm task"
-  $check "$out" --failed $bad "${browser[@]}" || fail "check of the Slurm sweep"
+  # (the page in Chromium once, after the retry below: the failed and the chiplet pages render
+  # from the same code as the local sweep's, which the local test opens in Chromium; each
+  # opening costs 4-5 s)
+  $check "$out" --failed $bad || fail "check of the Slurm sweep"
   before=$(mtimes "$out")
   expect_rc 1 "$d/run2.txt" "$ptxsim" sweep "$spec" --set bin="$bin" -o "$out" --backend slurm --wait
   has "$d/run2.txt" "8 points, 7 done, 1 failed (kept; --retry-failed runs them), 0 to submit"
@@ -248,7 +251,7 @@ slurm)
       fail "the chiplet point's job did not have 2 tasks"
     has "$c/points/stencil__gto/command.sh" "'--transport' 'mpi'"
     grep -q '"backend": "slurm"' "$c/points/stencil__gto/result.json" || fail "not run by a Slurm job"
-    $check "$c" --same-as "$work/local/chiplets" "${browser[@]}" ||
+    $check "$c" --same-as "$work/local/chiplets" ||
       fail "the Slurm chiplet table differs from the local one"
     expect_rc 0 "$d/chip2.txt" "$ptxsim" sweep "$chipspec" "${chipsets[@]}" --set transport=mpi -o "$c" --backend slurm --wait
     has "$d/chip2.txt" "4 points, 4 done, 0 failed (kept), 0 to submit"
