@@ -15,6 +15,9 @@ usage: check_sweep.py OUT_DIR [--failed ID]... [--same-as OTHER_OUT_DIR] [--brow
 - --same-as: the statistics and states equal another sweep's (the local and Slurm backends);
 - --browser: the page renders in headless Chromium with nothing on the console and a sortable
   points table (tests/report/browser_check.py drives the browser).
+- --render-later LIST: instead, the page is copied (report.checkN.html, next to it) and listed
+  in LIST with its row count; `check_sweep.py --render LIST --browser CHROMIUM` then opens every
+  listed page in one Chromium (its start is most of the 3-4 s an opening costs).
 Exit 0 when everything holds, 1 otherwise, 77 when --browser names no installed Chromium.
 """
 import argparse
@@ -162,13 +165,79 @@ def num(v):
     return None if v in (None, "") else float(v)
 
 
+def render(binary, pages):
+    """Opens each (page, rows) in one headless Chromium: problems found, per page."""
+    sys.path.insert(0, os.path.join(HERE, "..", "report"))
+    import browser_check as bc
+    import time
+    problems = []
+    with tempfile.TemporaryDirectory() as profile:
+        b = bc.Browser(binary, profile)
+        try:
+            for page, rows in pages:
+                b.events = []
+                b.open(1400)
+                b.send("Page.navigate", {"url": "file://" + os.path.abspath(page)})
+                facts = None
+                for _ in range(600):
+                    facts = b.eval("({r: document.body && document.body.dataset.rendered || '',"
+                                   " e: document.body && document.body.dataset.errors || ''})")
+                    if facts["r"]:
+                        break
+                    time.sleep(0.05)
+                if facts["r"] != "ok":
+                    problems.append(f"{page}: page did not render cleanly: {facts}")
+                sort = b.eval(r"""(() => {
+                  const t = document.getElementById('points-table');
+                  const th = Array.from(t.tHead.rows[0].cells).find(c => c.dataset.stat);
+                  const col = th.cellIndex;
+                  const vals = () => Array.from(t.tBodies[0].rows).map(r => r.cells[col].dataset.v)
+                                       .filter(v => v !== '').map(parseFloat);
+                  th.click(); const d = vals(); th.click(); const u = vals();
+                  return {rows: t.tBodies[0].rows.length,
+                          desc: d.every((v, i) => i === 0 || d[i - 1] >= v),
+                          asc: u.every((v, i) => i === 0 || u[i - 1] <= v)};
+                })()""")
+                if sort["rows"] != rows or not sort["desc"] or not sort["asc"]:
+                    problems.append(f"{page}: sorting the points table: {sort}")
+                time.sleep(0.2)
+                b.eval("1")
+                problems += [f"{page}: {p}" for p in bc.console_problems(b.events)]
+                print(f"browser: {page} rendered, {rows} rows")
+        finally:
+            b.close()
+    return problems
+
+
+def chromium(name):
+    return shutil.which(name) or (name if os.access(name, os.X_OK) else None)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("out")
+    ap.add_argument("out", nargs="?")
     ap.add_argument("--failed", action="append", default=[])
     ap.add_argument("--same-as")
     ap.add_argument("--browser")
+    ap.add_argument("--render-later", metavar="LIST")
+    ap.add_argument("--render", metavar="LIST")
     a = ap.parse_args()
+    if a.render:
+        binary = chromium(a.browser or "chromium")
+        if not binary:
+            print(f"SKIP: {a.browser} not found (scripts/setup.sh installs Debian's chromium)")
+            return 77
+        pages = []
+        for line in open(a.render):
+            page, rows = line.rstrip("\n").rsplit("\t", 1)
+            pages.append((page, int(rows)))
+        problems = render(binary, pages)
+        for p in problems:
+            print("FAIL:", p)
+        print(f"{len(pages)} pages in Chromium: {'ok' if not problems else str(len(problems)) + ' problems'}")
+        return 1 if problems or not pages else 0
+    if not a.out:
+        ap.error("OUT_DIR is needed (or --render LIST)")
     problems = []
     res = json.load(open(os.path.join(a.out, "results.json")))
     names = res["stats"]
@@ -302,47 +371,18 @@ def main():
         if mine != theirs:
             problems.append(f"the table differs from {a.same_as}'s")
 
-    if a.browser:
-        sys.path.insert(0, os.path.join(HERE, "..", "report"))
-        import browser_check as bc
-        binary = shutil.which(a.browser) or (a.browser if os.access(a.browser, os.X_OK) else None)
+    if a.render_later:
+        listed = open(a.render_later).read().count("\n") if os.path.exists(a.render_later) else 0
+        copy = os.path.join(a.out, f"report.check{listed + 1}.html")
+        shutil.copyfile(os.path.join(a.out, "report.html"), copy)
+        with open(a.render_later, "a") as f:
+            f.write(f"{os.path.abspath(copy)}\t{len(points)}\n")
+    elif a.browser:
+        binary = chromium(a.browser)
         if not binary:
             print(f"SKIP: {a.browser} not found (scripts/setup.sh installs Debian's chromium)")
             return 77
-        with tempfile.TemporaryDirectory() as profile:
-            b = bc.Browser(binary, profile)
-            try:
-                b.open(1400)
-                b.send("Page.navigate", {"url": "file://" + os.path.abspath(os.path.join(a.out, "report.html"))})
-                import time
-                facts = None
-                for _ in range(600):
-                    facts = b.eval("({r: document.body && document.body.dataset.rendered || '',"
-                                   " e: document.body && document.body.dataset.errors || ''})")
-                    if facts["r"]:
-                        break
-                    time.sleep(0.05)
-                if facts["r"] != "ok":
-                    problems.append(f"page did not render cleanly: {facts}")
-                sort = b.eval(r"""(() => {
-                  const t = document.getElementById('points-table');
-                  const th = Array.from(t.tHead.rows[0].cells).find(c => c.dataset.stat);
-                  const col = th.cellIndex;
-                  const vals = () => Array.from(t.tBodies[0].rows).map(r => r.cells[col].dataset.v)
-                                       .filter(v => v !== '').map(parseFloat);
-                  th.click(); const d = vals(); th.click(); const u = vals();
-                  return {rows: t.tBodies[0].rows.length,
-                          desc: d.every((v, i) => i === 0 || d[i - 1] >= v),
-                          asc: u.every((v, i) => i === 0 || u[i - 1] <= v)};
-                })()""")
-                if sort["rows"] != len(points) or not sort["desc"] or not sort["asc"]:
-                    problems.append(f"sorting the points table: {sort}")
-                time.sleep(0.2)
-                b.eval("1")
-                problems += bc.console_problems(b.events)
-            finally:
-                b.close()
-        print(f"browser: {os.path.join(a.out, 'report.html')} rendered, {len(points)} rows")
+        problems += render(binary, [(os.path.join(a.out, "report.html"), len(points))])
 
     for p in problems:
         print("FAIL:", p)
