@@ -32,7 +32,7 @@ Engine::Engine(EngineConfig cfg) : cfg_(cfg) {
   initJit();
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() { stopJit(); }
 
 void Engine::setPendingLaunchLimit(uint64_t n) { devrt_->pendingLimit = n; }
 uint64_t Engine::pendingLaunchLimit() const { return devrt_->pendingLimit; }
@@ -593,7 +593,10 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
   const bool useJit = prepareJit(*p.kernel);
   if (useJit && jitMode_ == (uint8_t)jit::Mode::Diff)
     return launchDiff(p);
-  return runGrid(p, useJit);
+  LaunchResult r = runGrid(p, useJit);
+  if (!useJit && jitMode_ == (uint8_t)jit::Mode::Auto)
+    observeJit(*p.kernel, r);
+  return r;
 }
 
 LaunchResult Engine::runGrid(const LaunchParams &p, bool useJit) {

@@ -3,15 +3,24 @@
 
 #include "ptx/exec/Engine.h"
 #include "ptx/exec/Program.h"
+#include "ptx/jit/JitCache.h"
 #include "ptx/jit/JitOps.h"
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <thread>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 namespace ptxsim::ptx::exec {
+
+namespace cache = jit::cache;
 
 void Engine::initJit() {
   jit::Mode m = jit::Mode::Off;
@@ -41,6 +50,225 @@ size_t jitMaxInsts() {
   }();
   return max;
 }
+
+/// The kernel and every function it reaches by direct calls that has no code yet (indirect
+/// callees are interpreted).
+std::vector<const ir::Function *> closure(const Program &prog, const ir::Function *kernel) {
+  std::vector<const ir::Function *> todo{kernel}, fns;
+  while (!todo.empty()) {
+    const ir::Function *f = todo.back();
+    todo.pop_back();
+    if (!f || !f->hasBody || f->jit || std::find(fns.begin(), fns.end(), f) != fns.end())
+      continue;
+    fns.push_back(f);
+    for (const ir::CallSite &c : f->calls)
+      if (!c.builtin)
+        todo.push_back(prog.function(c.callee));
+  }
+  return fns;
+}
+
+/// Warns once per process about each text (a damaged cache file, an unwritable directory).
+void warnOnce(const std::string &text) {
+  static std::mutex mu;
+  static auto &said = *new std::vector<std::string>;
+  std::lock_guard<std::mutex> lock(mu);
+  if (std::find(said.begin(), said.end(), text) != said.end())
+    return;
+  said.push_back(text);
+  std::fprintf(stderr, "ptxsim: warning: %s\n", text.c_str());
+}
+
+/// ptxsim's build, for the cache key: the object holding the handlers.
+const std::string &engineBuild() {
+  static const std::string &b = *new std::string(cache::buildOf(reinterpret_cast<const void *>(&jit::describedOp)));
+  return b;
+}
+const void *handlerAnchor() { return reinterpret_cast<const void *>(&jit::describedOp); }
+
+/// The code of a kernel's functions, from the disk cache or from LLVM.
+struct Obtained {
+  std::vector<const jit::FunctionCode *> code; ///< one per function on success
+  std::string err;
+  double compileSeconds = 0, cacheSeconds = 0;
+  uint32_t compiled = 0, cached = 0;
+};
+
+Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
+                const ir::Function *kernel) {
+  Obtained o;
+  const std::string dir = cache::directory();
+  const size_t maxInsts = jitMaxInsts();
+  for (const ir::Function *f : fns) {
+    if (f->code.size() > maxInsts) {
+      o.err = (f == kernel ? std::string("it") : "function '" + f->name + "'") + " has " +
+              std::to_string(f->code.size()) +
+              " instructions, above the JIT's limit of " + std::to_string(maxInsts) +
+              " (LLVM's time grows with the square of a function's size: 625 take 4 s, 3,249 "
+              "take 117 s; PTXSIM_JIT_MAX_INSTS sets the limit)";
+      break;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    std::string key;
+    if (!dir.empty()) {
+      key = cache::key(*f, handlerAnchor(), engineBuild());
+      cache::Entry e;
+      std::string why;
+      const cache::Load r = cache::load(dir, key, be->identity(), e, why);
+      if (r == cache::Load::Corrupt)
+        warnOnce(why);
+      if (r == cache::Load::Hit) {
+        jit::FunctionCode meta;
+        meta.entry = std::move(e.entry);
+        meta.nativeInsts = e.nativeInsts, meta.calledInsts = e.calledInsts, meta.branches = e.branches;
+        std::string lerr;
+        if (const jit::FunctionCode *c = be->link(*f, e.object, meta, lerr)) {
+          o.code.push_back(c);
+          ++o.cached;
+          o.cacheSeconds += since();
+          continue;
+        }
+        warnOnce("the JIT cache's code of '" + f->name + "' cannot be linked (" + lerr +
+                 "); it is compiled again");
+      }
+    }
+    std::string object;
+    const jit::FunctionCode *c = be->compile(*f, jit::describedOp, o.err, dir.empty() ? nullptr : &object);
+    if (!c)
+      break;
+    ++o.compiled;
+    o.compileSeconds += since();
+    o.code.push_back(c);
+    if (!dir.empty()) {
+      cache::Entry e;
+      e.identity = be->identity();
+      e.nativeInsts = c->nativeInsts, e.calledInsts = c->calledInsts, e.branches = c->branches;
+      e.entry = c->entry;
+      e.object = std::move(object);
+      std::string serr;
+      if (!cache::store(dir, key, e, serr))
+        warnOnce("JIT cache: " + serr + " (the run goes on without the cache)");
+    }
+  }
+  return o;
+}
+
+/// Sets the functions' code at a launch boundary (a function that got code meanwhile keeps
+/// it) and counts; false, with the reason named once per kernel, when `o` is incomplete.
+bool install(const Kernel &k, const std::vector<const ir::Function *> &fns, const Obtained &o,
+             bool background) {
+  jit::Stats &st = jit::stats();
+  std::lock_guard<std::mutex> lock(st.mu);
+  if (o.code.size() != fns.size()) {
+    ++st.launchesFallback;
+    std::string line = "kernel '" + k.name + "': " + o.err;
+    if (std::find(st.fallbacks.begin(), st.fallbacks.end(), line) == st.fallbacks.end())
+      st.fallbacks.push_back(line);
+    return false;
+  }
+  for (size_t i = 0; i < fns.size(); ++i) {
+    if (!fns[i]->jit)
+      fns[i]->jit = o.code[i];
+    st.nativeInsts += o.code[i]->nativeInsts;
+    st.calledInsts += o.code[i]->calledInsts;
+    st.branches += o.code[i]->branches;
+  }
+  ++st.kernelsCompiled;
+  ++st.launchesJit;
+  st.backgroundCompiles += background;
+  st.functionsCompiled += o.compiled;
+  st.functionsCached += o.cached;
+  st.compileSeconds += o.compileSeconds;
+  st.cacheSeconds += o.cacheSeconds;
+  return true;
+}
+
+// --jit auto: a kernel runs interpreted until the thread instructions it has run exceed
+// kHotFactor times what the interpreter runs (at kInterpRate) in the time LLVM is estimated to
+// take for its functions; then one background thread compiles it and the next launch after
+// the code is ready uses it. The estimate grows with the square of a function's size (625
+// instructions take 4 s, 3,249 take 117 s), so a program never waits for more than about a
+// tenth of the time it has run (the exit waits for a compile in flight), and a kernel whose
+// code is in the disk cache uses it from its first launch.
+// PTXSIM_JIT_HOT_INSTS sets the thread instructions instead.
+constexpr double kHotFactor = 10, kInterpRate = 1e9;
+uint64_t hotAfter(const std::vector<const ir::Function *> &fns) {
+  const uint64_t fixed = [] { // read at a kernel's first launch
+    const char *v = std::getenv("PTXSIM_JIT_HOT_INSTS");
+    if (!v || !*v)
+      return uint64_t(0);
+    char *end = nullptr;
+    unsigned long long n = std::strtoull(v, &end, 10);
+    if (*end || n == 0) {
+      std::fprintf(stderr, "ptxsim: PTXSIM_JIT_HOT_INSTS must be a positive number of thread "
+                           "instructions, not '%s'; the JIT estimates it per kernel\n", v);
+      return uint64_t(0);
+    }
+    return uint64_t(n);
+  }();
+  if (fixed)
+    return fixed;
+  double s = 0;
+  for (const ir::Function *f : fns)
+    s += 0.02 + 1.1e-5 * double(f->code.size()) * double(f->code.size());
+  return uint64_t(kHotFactor * kInterpRate * s);
+}
+
+struct Job {
+  const Program *prog = nullptr;
+  const ir::Function *kernel = nullptr;
+  jit::Backend *be = nullptr;
+  std::vector<const ir::Function *> fns;
+  bool done = false;
+  Obtained result;
+};
+struct KernelTier {
+  uint64_t threadInsts = 0, hotAt = 0;
+  bool seen = false;
+  std::shared_ptr<Job> job;
+};
+struct Tier {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::pair<const Program *, const ir::Function *>, KernelTier> kernels;
+  std::deque<std::shared_ptr<Job>> queue;
+  bool started = false, busy = false;
+  pid_t pid = 0; ///< the process the worker runs in (a forked child has none)
+};
+Tier &tier() {
+  static Tier &t = *new Tier; // never destroyed: the worker may outlive static destructors
+  return t;
+}
+
+void worker() {
+  Tier &t = tier();
+  std::unique_lock<std::mutex> lock(t.mu);
+  for (;;) {
+    t.cv.wait(lock, [&] { return !t.queue.empty(); });
+    std::shared_ptr<Job> job = t.queue.front();
+    t.queue.pop_front();
+    t.busy = true;
+    lock.unlock();
+    Obtained o = obtain(job->be, job->fns, job->kernel);
+    lock.lock();
+    job->result = std::move(o);
+    job->done = true;
+    t.busy = false;
+    t.cv.notify_all();
+  }
+}
+
+/// At exit: drops queued compiles and waits for the one in flight (LLVM's static destructors
+/// run after this handler, registered once the module was loaded).
+void waitAtExit() {
+  Tier &t = tier();
+  std::unique_lock<std::mutex> lock(t.mu);
+  if (t.pid != ::getpid())
+    return;
+  t.queue.clear();
+  t.cv.wait(lock, [&] { return !t.busy; });
+}
 } // namespace
 
 bool Engine::prepareJit(const Kernel &k) {
@@ -50,59 +278,97 @@ bool Engine::prepareJit(const Kernel &k) {
     ++st.launchesJit;
     return true;
   }
-  // the kernel and every function it reaches by direct calls (indirect callees are interpreted)
-  std::vector<const ir::Function *> todo{k.fn}, fns;
-  while (!todo.empty()) {
-    const ir::Function *f = todo.back();
-    todo.pop_back();
-    if (!f || !f->hasBody || f->jit || std::find(fns.begin(), fns.end(), f) != fns.end())
-      continue;
-    fns.push_back(f);
-    for (const ir::CallSite &c : f->calls)
-      if (!c.builtin)
-        todo.push_back(prog_->function(c.callee));
+  std::vector<const ir::Function *> fns;
+  if (jitMode_ == (uint8_t)jit::Mode::Auto) {
+    Tier &t = tier();
+    std::unique_lock<std::mutex> lock(t.mu);
+    KernelTier &kt = t.kernels[{prog_.get(), k.fn}];
+    if (kt.job && kt.job->done) { // compiled in the background: switch at this launch
+      std::shared_ptr<Job> job = std::move(kt.job);
+      if (job->result.code.size() != job->fns.size())
+        kt.hotAt = UINT64_MAX; // not again: it runs interpreted, the reason named once
+      lock.unlock();
+      return install(k, job->fns, job->result, true);
+    }
+    bool cached = false;
+    if (!kt.seen) {
+      kt.seen = true;
+      fns = closure(*prog_, k.fn);
+      kt.hotAt = hotAfter(fns);
+      const std::string dir = cache::directory();
+      cached = !dir.empty();
+      for (const ir::Function *f : fns)
+        cached = cached && cache::exists(dir, cache::key(*f, handlerAnchor(), engineBuild()));
+    }
+    if (!cached) {
+      std::lock_guard<std::mutex> slock(st.mu);
+      ++st.launchesInterpreted;
+      return false;
+    }
+    // every function is in the disk cache: linking it costs less than one interpreted launch
+  } else {
+    fns = closure(*prog_, k.fn);
   }
   std::string err;
   jit::Backend *be = jit::backend(err);
-  auto t0 = std::chrono::steady_clock::now();
-  std::vector<const jit::FunctionCode *> code;
-  const size_t maxInsts = jitMaxInsts();
-  for (const ir::Function *f : fns) {
-    if (!be)
-      break;
-    if (f->code.size() > maxInsts) {
-      err = (f == k.fn ? std::string("it") : "function '" + f->name + "'") + " has " +
-            std::to_string(f->code.size()) +
-            " instructions, above the JIT's limit of " + std::to_string(maxInsts) +
-            " (LLVM's time grows with the square of a function's size: 625 take 4 s, 3,249 "
-            "take 117 s; PTXSIM_JIT_MAX_INSTS sets the limit)";
-      break;
-    }
-    const jit::FunctionCode *c = be->compile(*f, jit::describedOp, err);
-    if (!c)
-      break;
-    code.push_back(c);
+  Obtained o;
+  if (be)
+    o = obtain(be, fns, k.fn);
+  else
+    o.err = err;
+  return install(k, fns, o, false);
+}
+
+void Engine::observeJit(const Kernel &k, const LaunchResult &r) {
+  Tier &t = tier();
+  std::unique_lock<std::mutex> lock(t.mu);
+  KernelTier &kt = t.kernels[{prog_.get(), k.fn}];
+  kt.threadInsts += r.threadInsts;
+  if (kt.job || kt.threadInsts < kt.hotAt || kt.hotAt == UINT64_MAX)
+    return;
+  auto job = std::make_shared<Job>();
+  job->prog = prog_.get();
+  job->kernel = k.fn;
+  job->fns = closure(*prog_, k.fn);
+  lock.unlock();
+  std::string err;
+  job->be = jit::backend(err); // loaded here, so that waitAtExit runs before LLVM's destructors
+  lock.lock();
+  if (!job->be) {
+    kt.hotAt = UINT64_MAX; // never again: the launch runs interpreted, the reason named once
+    lock.unlock();
+    Obtained o;
+    o.err = err;
+    install(k, job->fns, o, false);
+    return;
   }
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::lock_guard<std::mutex> lock(st.mu);
-  if (code.size() != fns.size()) {
-    ++st.launchesFallback;
-    // named once per kernel: it keeps running interpreted
-    std::string line = "kernel '" + k.name + "': " + err;
-    if (std::find(st.fallbacks.begin(), st.fallbacks.end(), line) == st.fallbacks.end())
-      st.fallbacks.push_back(line);
-    return false;
+  if (!t.started || t.pid != ::getpid()) { // (a forked child has no worker: it starts its own)
+    if (!t.started)
+      std::atexit(waitAtExit);
+    t.started = true;
+    t.pid = ::getpid();
+    t.busy = false;
+    t.queue.clear();
+    std::thread(worker).detach();
   }
-  for (size_t i = 0; i < fns.size(); ++i) {
-    fns[i]->jit = code[i];
-    st.nativeInsts += code[i]->nativeInsts;
-    st.calledInsts += code[i]->calledInsts;
-    st.branches += code[i]->branches;
-  }
-  ++st.kernelsCompiled;
-  ++st.launchesJit;
-  st.compileSeconds += secs;
-  return true;
+  kt.job = job;
+  t.queue.push_back(std::move(job));
+  t.cv.notify_all();
+}
+
+void Engine::stopJit() {
+  // the background compiler reads this engine's functions: drop its queued jobs and wait for
+  // the one in flight before they go away
+  Tier &t = tier();
+  std::unique_lock<std::mutex> lock(t.mu);
+  const Program *prog = prog_.get();
+  t.queue.erase(std::remove_if(t.queue.begin(), t.queue.end(),
+                               [&](const std::shared_ptr<Job> &j) { return j->prog == prog; }),
+                t.queue.end());
+  if (t.started && t.pid == ::getpid())
+    t.cv.wait(lock, [&] { return !t.busy; });
+  for (auto it = t.kernels.begin(); it != t.kernels.end();)
+    it = it->first.first == prog ? t.kernels.erase(it) : std::next(it);
 }
 
 namespace {

@@ -29,8 +29,10 @@ OpDesc describedOp(ir::ExecFn fn) {
 
 bool parseMode(const char *text, Mode &out, std::string &err) {
   std::string_view v = text ? text : "";
-  if (v.empty() || v == "off" || v == "auto" || v == "0") {
+  if (v.empty() || v == "off" || v == "0") {
     out = Mode::Off;
+  } else if (v == "auto") {
+    out = Mode::Auto;
   } else if (v == "on" || v == "1") {
     out = Mode::On;
   } else if (v == "diff") {
@@ -92,17 +94,26 @@ Stats &stats() {
 std::string summaryText() {
   Stats &s = stats();
   std::lock_guard<std::mutex> lock(s.mu);
-  if (!s.kernelsCompiled && !s.launchesFallback && !s.diffLaunches)
+  if (!s.kernelsCompiled && !s.launchesFallback && !s.diffLaunches && !s.launchesInterpreted)
     return {};
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "  jit: %llu kernel(s) compiled in %.3f s (%llu instructions native, %llu as "
-                "handler calls, %llu branches); %llu launch(es) compiled, %llu interpreted (fallback)",
-                (unsigned long long)s.kernelsCompiled, s.compileSeconds,
+                "  jit: %llu kernel(s) ready (%llu in the background), %llu function(s) compiled "
+                "in %.3f s, %llu loaded from cache in %.3f s (%llu instructions native, %llu as "
+                "handler calls, %llu branches); %llu launch(es) compiled, %llu interpreted "
+                "(fallback)",
+                (unsigned long long)s.kernelsCompiled, (unsigned long long)s.backgroundCompiles,
+                (unsigned long long)s.functionsCompiled, s.compileSeconds,
+                (unsigned long long)s.functionsCached, s.cacheSeconds,
                 (unsigned long long)s.nativeInsts, (unsigned long long)s.calledInsts,
                 (unsigned long long)s.branches,
                 (unsigned long long)s.launchesJit, (unsigned long long)s.launchesFallback);
   std::string out = buf;
+  if (s.launchesInterpreted) {
+    std::snprintf(buf, sizeof buf, ", %llu interpreted while not hot or compiling (auto)",
+                  (unsigned long long)s.launchesInterpreted);
+    out += buf;
+  }
   if (s.diffLaunches) {
     std::snprintf(buf, sizeof buf, "; diff: %llu launch(es) compared, %llu mismatch(es)",
                   (unsigned long long)s.diffLaunches, (unsigned long long)s.diffMismatches);

@@ -64,9 +64,9 @@ enum class Mode : uint8_t {
   Off,  ///< the interpreter only (the default)
   On,   ///< compile every kernel before its first launch
   Diff, ///< run every launch in both engines and compare global memory
+  Auto, ///< tiered: interpret, compile hot kernels in the background, switch at a launch
 };
-/// PTXSIM_JIT (off|on|diff; `auto` is off until the JIT is proven). False with `err` set for a
-/// bad value.
+/// PTXSIM_JIT (off|on|auto|diff; unset is off). False with `err` set for a bad value.
 bool parseMode(const char *text, Mode &out, std::string &err);
 
 /// The compiled code of one function: runs the warp from `*pc` with the active lanes `active`
@@ -90,14 +90,26 @@ struct FunctionCode {
 using DescribeFn = OpDesc (*)(ir::ExecFn);
 
 /// What the LLVM backend (ptx/jit/LlvmJit.cpp, libptxsim_jit.so) implements.
+///
+/// The code it makes holds no address of this process (it reads the instructions and their
+/// handlers through Warp::fn), so its object file can be cached on disk (ptx/jit/JitCache.h)
+/// and linked into another process of the same build.
 class Backend {
 public:
   virtual ~Backend() = default;
-  /// Compiles `fn` (`describe` is describedOp: the module links
-  /// nothing of ptxsim); null with `err` set when it cannot.
-  virtual FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err) = 0;
+  /// Compiles `fn` (`describe` is describedOp: the module links nothing of ptxsim); null with
+  /// `err` set when it cannot. The relocatable object it linked is left in `*object`.
+  virtual FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err,
+                                std::string *object) = 0;
+  /// Links an object file that compile() made for `fn` (from the cache); `meta` carries the
+  /// FunctionCode's fields other than `run`. Null with `err` set when it cannot.
+  virtual FunctionCode *link(const ir::Function &fn, const std::string &object,
+                             const FunctionCode &meta, std::string &err) = 0;
+  /// What besides ptxsim's build changes the code: LLVM's version, the host CPU and its
+  /// features, the module's build. Cache files made by another identity are not used.
+  virtual std::string identity() const = 0;
 };
-constexpr int kBackendAbi = 2;
+constexpr int kBackendAbi = 3;
 using CreateBackendFn = Backend *(*)(int abi);
 
 /// The process's backend, loaded on first use; null with `err` set when the build has no LLVM
@@ -109,7 +121,9 @@ struct Stats {
   std::mutex mu;
   uint64_t kernelsCompiled = 0, launchesJit = 0, launchesFallback = 0, diffLaunches = 0,
            diffMismatches = 0, nativeInsts = 0, calledInsts = 0, branches = 0;
-  double compileSeconds = 0;
+  uint64_t functionsCompiled = 0, functionsCached = 0; ///< compiled by LLVM / linked from cache
+  uint64_t backgroundCompiles = 0, launchesInterpreted = 0; ///< --jit auto
+  double compileSeconds = 0, cacheSeconds = 0;
   std::vector<std::string> fallbacks; ///< "kernel: reason", one per kernel
 };
 Stats &stats();

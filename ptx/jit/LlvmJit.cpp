@@ -15,6 +15,8 @@
 #include "ptx/exec/Warp.h"
 #include "ptx/jit/JitOps.h"
 
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/IR/IRBuilder.h>
@@ -28,6 +30,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/stat.h>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -62,6 +68,16 @@ std::vector<bool> leaders(const ir::Function &fn) {
       if (t < n)
         lead[t] = true;
   return lead;
+}
+
+/// Byte offset in ir::Function of Function::code's data pointer (the vector's first word, which
+/// LlvmBackend::init checks).
+size_t functionCodeOffset() {
+  static const size_t off = [] {
+    ir::Function f;
+    return size_t(reinterpret_cast<const char *>(&f.code) - reinterpret_cast<const char *>(&f));
+  }();
+  return off;
 }
 
 bool isSigned(Type t) { return t == Type::S16 || t == Type::S32 || t == Type::S64; }
@@ -113,6 +129,10 @@ public:
     preds_ = b_.CreateLoad(llvm::PointerType::getUnqual(i32_),
                            fieldPtr(warp_, offsetof(Warp, preds), llvm::PointerType::getUnqual(i32_)));
     liveMask_ = b_.CreateLoad(i32_, fieldPtr(warp_, offsetof(Warp, liveMask), i32_));
+    // the instructions through Warp::fn (the function now executing), not as constants: the
+    // code holds no address of this process, so the disk cache can reuse it in another
+    llvm::Value *fnNow = b_.CreateLoad(ptr_, fieldPtr(warp_, offsetof(Warp, fn), ptr_));
+    code_ = b_.CreateLoad(ptr_, fieldPtr(fnNow, functionCodeOffset(), ptr_));
     at_.assign(n + 1, nullptr);
     for (uint32_t pc = 0; pc <= n; ++pc)
       if (lead[pc])
@@ -235,9 +255,9 @@ private:
     b_.SetInsertPoint(call);
     llvm::Value *ran = b_.CreateAdd(done, b_.getInt64(k + 1)); // this one included
     b_.CreateStore(b_.CreateAdd(instBase_, ran), fieldPtr(warp_, offsetof(Warp, instCount), i64_));
-    llvm::Value *fnPtr = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(in.fn)),
-                                           llvm::PointerType::getUnqual(handlerTy_));
-    llvm::Value *inPtr = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(&in)), ptr_);
+    llvm::Value *inPtr = instPtr(in);
+    llvm::Type *handlerPtrTy = llvm::PointerType::getUnqual(handlerTy_);
+    llvm::Value *fnPtr = b_.CreateLoad(handlerPtrTy, fieldPtr(inPtr, offsetof(ir::Inst, fn), handlerPtrTy));
     b_.CreateCall(handlerTy_, fnPtr, {ctx_, warp_, inPtr, m});
     llvm::Value *fk = b_.CreateLoad(i8_, fieldPtr(ctx_, offsetof(ExecCtx, faultKind), i8_));
     b_.CreateCondBr(b_.CreateICmpNE(fk, b_.getInt8(0)), fault, after);
@@ -328,6 +348,10 @@ private:
       llvm::Value *pp = b_.CreateIntToPtr(b_.CreateAdd(from, b_.getInt64(64 * i)), ptr_);
       b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_}, {pp, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
     }
+  }
+  /// The address of `in` in the running process (Function::code read at entry).
+  llvm::Value *instPtr(const ir::Inst &in) {
+    return b_.CreateGEP(i8_, code_, b_.getInt64(uint64_t(&in - fn_.code.data()) * sizeof(ir::Inst)));
   }
   /// The lanes an instruction runs in: the active ones where its guard holds.
   llvm::Value *guardMask(const ir::Inst &in) {
@@ -568,8 +592,55 @@ private:
   llvm::Value *active_ = nullptr, *instBase_ = nullptr, *pcOut_ = nullptr, *budget_ = nullptr,
               *rpc_ = nullptr, *liveMask_ = nullptr, *done_ = nullptr;
   llvm::Function *f_ = nullptr;
+  llvm::Value *code_ = nullptr; ///< Function::code.data() of the running process
   std::vector<llvm::BasicBlock *> at_; ///< per pc: the code of the leader there (else null)
 };
+
+/// The module's own build: its GNU build id (the code it makes changes with it).
+struct NoteSearch {
+  uintptr_t addr;
+  std::string id;
+};
+std::string moduleBuild() {
+  NoteSearch s{reinterpret_cast<uintptr_t>(&leaders), {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *s = static_cast<NoteSearch *>(data);
+        bool holds = false;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+          holds |= ph.p_type == PT_LOAD && s->addr >= lo && s->addr < lo + ph.p_memsz;
+        }
+        for (int i = 0; holds && i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          const char *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr);
+          const char *end = ph.p_type == PT_NOTE ? p + ph.p_memsz : p;
+          while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const auto *n = reinterpret_cast<const ElfW(Nhdr) *>(p);
+            const char *desc = p + sizeof(ElfW(Nhdr)) + ((n->n_namesz + 3) & ~3u);
+            if (n->n_type == NT_GNU_BUILD_ID)
+              for (uint32_t j = 0; j < n->n_descsz && desc + j < end; ++j) {
+                char b[3];
+                std::snprintf(b, sizeof b, "%02x", uint8_t(desc[j]));
+                s->id += b;
+              }
+            p = desc + ((n->n_descsz + 3) & ~3u);
+          }
+        }
+        return holds ? 1 : 0;
+      },
+      &s);
+  if (s.id.empty()) { // no build id: the module file's size and time
+    Dl_info info{};
+    struct stat st {};
+    if (dladdr(reinterpret_cast<void *>(&leaders), &info) && info.dli_fname &&
+        ::stat(info.dli_fname, &st) == 0)
+      return std::string("module ") + info.dli_fname + " " + std::to_string(st.st_size) + " " +
+             std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+  }
+  return "module build-id " + s.id;
+}
 
 class LlvmBackend final : public Backend {
 public:
@@ -594,20 +665,27 @@ public:
       return false;
     }
     jit_ = std::move(*jit);
+    std::vector<ir::Inst> probe(1);
+    if (*reinterpret_cast<ir::Inst *const *>(&probe) != probe.data()) {
+      err = "this C++ library's std::vector does not hold its data pointer first";
+      return false;
+    }
+    identity_ = "LLVM " LLVM_VERSION_STRING "; " + tm_->getTargetTriple().str() + "; " +
+                tm_->getTargetCPU().str() + "; " + tm_->getTargetFeatureString().str() + "; " +
+                moduleBuild();
     return true;
   }
 
-  FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err) override {
+  FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err,
+                        std::string *object) override {
     std::lock_guard<std::mutex> lock(mu_);
     auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto mod = std::make_unique<llvm::Module>("ptxsim_jit_" + std::to_string(serial_), *ctx);
+    auto mod = std::make_unique<llvm::Module>("ptxsim_jit", *ctx);
     mod->setDataLayout(tm_->createDataLayout());
     mod->setTargetTriple(tm_->getTargetTriple().str());
     auto code = std::make_unique<FunctionCode>();
     Translator tr(*ctx, *mod, fn, describe);
-    const std::string name = "f" + std::to_string(serial_);
-    tr.function(name, leaders(fn), *code);
-    ++serial_;
+    tr.function(kRunName, leaders(fn), *code);
     std::string verr;
     llvm::raw_string_ostream vs(verr);
     if (llvm::verifyModule(*mod, &vs)) {
@@ -615,18 +693,35 @@ public:
       return nullptr;
     }
     optimize(*mod);
-    if (auto e = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
-      err = llvm::toString(std::move(e));
+    llvm::orc::SimpleCompiler compiler(*tm_);
+    auto obj = compiler(*mod);
+    if (!obj) {
+      err = llvm::toString(obj.takeError());
       return nullptr;
     }
-    auto sym = jit_->lookup(name);
-    if (!sym) {
-      err = llvm::toString(sym.takeError());
+    std::string bytes((*obj)->getBufferStart(), (*obj)->getBufferSize());
+    if (!linkLocked(bytes, *code, err))
       return nullptr;
-    }
-    code->run = reinterpret_cast<RunFn>(sym->getAddress());
+    if (object)
+      *object = std::move(bytes);
     return code.release(); // lives as long as the process, like the IR it runs
   }
+
+  FunctionCode *link(const ir::Function &fn, const std::string &object, const FunctionCode &meta,
+                     std::string &err) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (meta.entry.size() != fn.code.size() + 1) {
+      err = "the cached code of '" + fn.name + "' has " + std::to_string(meta.entry.size()) +
+            " entry flags for " + std::to_string(fn.code.size()) + " instructions";
+      return nullptr;
+    }
+    auto code = std::make_unique<FunctionCode>(meta);
+    if (!linkLocked(object, *code, err))
+      return nullptr;
+    return code.release();
+  }
+
+  std::string identity() const override { return identity_; }
 
 private:
   void optimize(llvm::Module &m) {
@@ -644,9 +739,34 @@ private:
     mpm.run(m, mam);
   }
 
+  /// Links `object` into a library of its own (every object defines kRunName) and sets
+  /// `code.run`.
+  bool linkLocked(const std::string &object, FunctionCode &code, std::string &err) {
+    auto jd = jit_->createJITDylib("ptxsim_jit_" + std::to_string(serial_++));
+    if (!jd) {
+      err = llvm::toString(jd.takeError());
+      return false;
+    }
+    jd->addToLinkOrder(jit_->getMainJITDylib());
+    auto buf = llvm::MemoryBuffer::getMemBufferCopy(object, "ptxsim_jit_object");
+    if (auto e = jit_->addObjectFile(*jd, std::move(buf))) {
+      err = llvm::toString(std::move(e));
+      return false;
+    }
+    auto sym = jit_->lookup(*jd, kRunName);
+    if (!sym) {
+      err = llvm::toString(sym.takeError());
+      return false;
+    }
+    code.run = reinterpret_cast<RunFn>(sym->getAddress());
+    return true;
+  }
+
+  static constexpr const char *kRunName = "ptxsim_run";
   std::mutex mu_;
   std::unique_ptr<llvm::TargetMachine> tm_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::string identity_;
   uint64_t serial_ = 0;
 };
 

@@ -1,0 +1,322 @@
+// The JIT's disk cache (ptx/jit/JitCache.h) and tiering (--jit auto): keys that change with the
+// IR and the build, files that are written atomically and checked when read (a damaged or
+// foreign file is reported and recompiled), the size bound, a second engine that links the
+// first one's code instead of compiling it, and background compiles that switch engines at a
+// launch boundary without changing a result.
+
+#include "../unit/ExecHarness.h"
+#include "ptx/jit/JitCache.h"
+#include "ptx/jit/JitOps.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utime.h>
+
+namespace ptxsim::test {
+namespace {
+
+namespace cache = ptx::jit::cache;
+
+/// A fresh directory under the test's temporary directory.
+std::string tempDir(const std::string &name) {
+  const char *t = std::getenv("TMPDIR");
+  std::string dir = std::string(t && *t ? t : "/tmp") + "/ptxsim_jitcache_" + name + "_" +
+                    std::to_string(::getpid());
+  std::system(("rm -rf '" + dir + "'").c_str());
+  return dir;
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+void writeFile(const std::string &path, const std::string &bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << bytes;
+}
+
+/// One kernel whose stores depend on `k` (a constant operand).
+std::string kernelPtx(int k) {
+  return ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd1, %r0, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  ld.global.u32 %r1, [%rd2];
+  mad.lo.s32 %r2, %r0, )" + std::to_string(k) + R"(, %r1;
+  add.s32 %r2, %r2, 1;
+  st.global.u32 [%rd2], %r2;
+  ret;
+})";
+}
+
+const ptx::ir::Function &kernelFn(ExecHarness &h) {
+  const ptx::exec::Kernel *k = h.engine->findKernel("k", h.module);
+  EXPECT_NE(k, nullptr);
+  return *k->fn;
+}
+
+const void *anchor() { return reinterpret_cast<const void *>(&ptx::jit::describedOp); }
+
+struct Counts {
+  uint64_t functionsCompiled, functionsCached, backgroundCompiles, launchesJit, launchesInterpreted;
+};
+Counts statsNow() {
+  ptx::jit::Stats &s = ptx::jit::stats();
+  std::lock_guard<std::mutex> lock(s.mu);
+  Counts c;
+  c.functionsCompiled = s.functionsCompiled;
+  c.functionsCached = s.functionsCached;
+  c.backgroundCompiles = s.backgroundCompiles;
+  c.launchesJit = s.launchesJit;
+  c.launchesInterpreted = s.launchesInterpreted;
+  return c;
+}
+
+#define REQUIRE_JIT()                                                                              \
+  do {                                                                                             \
+    std::string why_;                                                                              \
+    if (!ptx::jit::backend(why_))                                                                  \
+      GTEST_SKIP() << why_;                                                                        \
+  } while (0)
+
+// The key is the same for the same IR in two engines, and changes with a constant operand, with
+// the build and with the handler's identity (what the code generator reads).
+TEST(JitCache, KeyFollowsTheIrAndTheBuild) {
+  ExecHarness a, b, c;
+  ASSERT_TRUE(a.load(kernelPtx(7))) << a.errors;
+  ASSERT_TRUE(b.load(kernelPtx(7))) << b.errors;
+  ASSERT_TRUE(c.load(kernelPtx(8))) << c.errors;
+  const std::string ka = cache::key(kernelFn(a), anchor(), "build 1");
+  EXPECT_EQ(ka.size(), 32u);
+  EXPECT_EQ(ka, cache::key(kernelFn(b), anchor(), "build 1"));
+  EXPECT_NE(ka, cache::key(kernelFn(c), anchor(), "build 1"));
+  EXPECT_NE(ka, cache::key(kernelFn(a), anchor(), "build 2"));
+  EXPECT_NE(ka, cache::key(kernelFn(a), reinterpret_cast<const char *>(anchor()) + 16, "build 1"));
+  EXPECT_FALSE(cache::buildOf(anchor()).empty());
+}
+
+cache::Entry sampleEntry() {
+  cache::Entry e;
+  e.identity = "LLVM test; cpu";
+  e.nativeInsts = 5, e.calledInsts = 2, e.branches = 1;
+  e.entry = {1, 0, 1, 1};
+  e.object = std::string("\x7f" "ELF object bytes", 17);
+  return e;
+}
+
+// A stored file loads back whole; another identity is a miss (recompiled silently); a damaged,
+// truncated, foreign or misnamed file is reported with its path and never used.
+TEST(JitCache, FilesAreCheckedWhenRead) {
+  const std::string dir = tempDir("files");
+  const std::string key(32, 'a');
+  std::string err, why;
+  ASSERT_TRUE(cache::store(dir, key, sampleEntry(), err)) << err;
+  const std::string path = dir + "/" + key + ".jitobj";
+  EXPECT_TRUE(cache::exists(dir, key));
+  EXPECT_FALSE(cache::exists(dir, std::string(32, 'b')));
+  cache::Entry got;
+  ASSERT_EQ(cache::load(dir, key, "LLVM test; cpu", got, why), cache::Load::Hit) << why;
+  EXPECT_EQ(got.object, sampleEntry().object);
+  EXPECT_EQ(got.entry, sampleEntry().entry);
+  EXPECT_EQ(got.nativeInsts, 5u);
+  EXPECT_EQ(got.branches, 1u);
+  EXPECT_EQ(cache::load(dir, key, "LLVM other; cpu", got, why), cache::Load::Miss);
+  EXPECT_EQ(cache::load(dir, std::string(32, 'c'), "LLVM test; cpu", got, why), cache::Load::Miss);
+
+  const std::string good = readFile(path);
+  std::string flipped = good;
+  flipped[flipped.size() / 2] ^= 0x40;
+  writeFile(path, flipped);
+  ASSERT_EQ(cache::load(dir, key, "LLVM test; cpu", got, why), cache::Load::Corrupt);
+  EXPECT_NE(why.find(path), std::string::npos) << why;
+  EXPECT_NE(why.find("checksum"), std::string::npos) << why;
+
+  writeFile(path, good.substr(0, good.size() - 11));
+  EXPECT_EQ(cache::load(dir, key, "LLVM test; cpu", got, why), cache::Load::Corrupt) << why;
+  writeFile(path, "");
+  EXPECT_EQ(cache::load(dir, key, "LLVM test; cpu", got, why), cache::Load::Corrupt) << why;
+  writeFile(path, "#!/bin/sh\necho this is not a cache file, but long enough to be read\n");
+  ASSERT_EQ(cache::load(dir, key, "LLVM test; cpu", got, why), cache::Load::Corrupt);
+  EXPECT_NE(why.find("not a ptxsim JIT cache file"), std::string::npos) << why;
+
+  // a valid file copied under another key's name
+  const std::string other(32, 'd');
+  writeFile(dir + "/" + other + ".jitobj", good);
+  ASSERT_EQ(cache::load(dir, other, "LLVM test; cpu", got, why), cache::Load::Corrupt);
+  EXPECT_NE(why.find("another function"), std::string::npos) << why;
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// The directory is trimmed to its bound, least recently used first; no temporary file is left.
+TEST(JitCache, TrimRemovesLeastRecentlyUsed) {
+  const std::string dir = tempDir("trim");
+  std::string err;
+  const char *keys[] = {"00000000000000000000000000000001", "00000000000000000000000000000002",
+                        "00000000000000000000000000000003"};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(cache::store(dir, keys[i], sampleEntry(), err)) << err;
+    struct utimbuf t {
+      time_t(1000000 + 100 * i), time_t(1000000 + 100 * i)
+    };
+    ::utime((dir + "/" + keys[i] + ".jitobj").c_str(), &t);
+  }
+  const uint64_t one = readFile(dir + "/" + keys[0] + ".jitobj").size();
+  cache::trim(dir, 2 * one);
+  EXPECT_FALSE(cache::exists(dir, keys[0]));
+  EXPECT_TRUE(cache::exists(dir, keys[1]));
+  EXPECT_TRUE(cache::exists(dir, keys[2]));
+  cache::trim(dir, 0);
+  EXPECT_FALSE(cache::exists(dir, keys[2]));
+  // no temporary files: only what store() renamed into place ever existed
+  EXPECT_EQ(std::system(("test -z \"$(ls -A '" + dir + "')\"").c_str()), 0);
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+/// Runs k(out) `launches` times on one CTA of 64 threads and returns out (each launch adds
+/// tid*7+1).
+std::vector<uint32_t> runKernel(ExecHarness &h, int launches) {
+  uint64_t out = h.alloc(64 * 4);
+  for (int i = 0; i < launches; ++i) {
+    auto r = h.launch("k", {1}, {64}, {out});
+    EXPECT_TRUE(r.ok()) << r.message;
+  }
+  return h.read<uint32_t>(out, 64);
+}
+std::vector<uint32_t> expected(int launches) {
+  std::vector<uint32_t> v(64);
+  for (uint32_t t = 0; t < 64; ++t)
+    v[t] = uint32_t(launches) * (t * 7 + 1);
+  return v;
+}
+
+/// An engine made with PTXSIM_JIT=`mode` and the cache in `dir` ("off": none).
+struct ModeHarness : ExecHarness {
+  static unsigned setMode(const char *mode, const std::string &dir, const char *hot) {
+    setenv("PTXSIM_JIT", mode, 1);
+    setenv("PTXSIM_JIT_CACHE", dir.c_str(), 1);
+    if (hot)
+      setenv("PTXSIM_JIT_HOT_INSTS", hot, 1);
+    else
+      unsetenv("PTXSIM_JIT_HOT_INSTS");
+    return 2;
+  }
+  ModeHarness(const char *mode, const std::string &dir, const char *hot = nullptr)
+      : ExecHarness(setMode(mode, dir, hot)) {}
+};
+
+// A second engine (as a second run of a program) links the code the first one compiled, with
+// the same results; a damaged file is reported, recompiled and rewritten.
+TEST(JitCache, SecondRunLinksFromTheCache) {
+  REQUIRE_JIT();
+  const std::string dir = tempDir("second");
+  {
+    ModeHarness h("on", dir);
+    ASSERT_TRUE(h.load(kernelPtx(7))) << h.errors;
+    const auto s0 = statsNow();
+    EXPECT_EQ(runKernel(h, 3), expected(3));
+    const auto s1 = statsNow();
+    EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled + 1);
+    EXPECT_EQ(s1.functionsCached, s0.functionsCached);
+    EXPECT_EQ(s1.launchesJit, s0.launchesJit + 3);
+  }
+  std::string key;
+  {
+    ModeHarness h("on", dir);
+    ASSERT_TRUE(h.load(kernelPtx(7))) << h.errors;
+    key = cache::key(kernelFn(h), anchor(), cache::buildOf(anchor()));
+    ASSERT_TRUE(cache::exists(dir, key));
+    const auto s0 = statsNow();
+    EXPECT_EQ(runKernel(h, 3), expected(3));
+    const auto s1 = statsNow();
+    EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled); // nothing compiled
+    EXPECT_EQ(s1.functionsCached, s0.functionsCached + 1);
+    EXPECT_EQ(s1.launchesJit, s0.launchesJit + 3);
+  }
+  {
+    const std::string path = dir + "/" + key + ".jitobj";
+    std::string bytes = readFile(path);
+    bytes[bytes.size() - 20] ^= 1;
+    writeFile(path, bytes);
+    ModeHarness h("on", dir);
+    ASSERT_TRUE(h.load(kernelPtx(7))) << h.errors;
+    const auto s0 = statsNow();
+    testing::internal::CaptureStderr();
+    const auto v = runKernel(h, 2);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(v, expected(2));
+    EXPECT_NE(err.find("warning: the JIT cache file " + path + " is damaged"), std::string::npos) << err;
+    EXPECT_EQ(statsNow().functionsCompiled, s0.functionsCompiled + 1);
+    std::string why;
+    cache::Entry e;
+    std::string id;
+    ptx::jit::Backend *be = ptx::jit::backend(id);
+    ASSERT_NE(be, nullptr);
+    EXPECT_EQ(cache::load(dir, key, be->identity(), e, why), cache::Load::Hit) << why; // rewritten
+  }
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// --jit auto: a kernel starts interpreted, becomes hot after PTXSIM_JIT_HOT_INSTS thread
+// instructions, is compiled on the background thread and switched in at a launch boundary.
+// Whenever the switch comes, every launch's result is the interpreter's (the launches go on
+// until the switch, however long the compile takes).
+TEST(JitCache, AutoSwitchesAtALaunchBoundaryWithTheSameResults) {
+  REQUIRE_JIT();
+  ModeHarness h("auto", "off", "1");
+  ASSERT_TRUE(h.load(kernelPtx(7))) << h.errors;
+  const auto s0 = statsNow();
+  uint64_t out = h.alloc(64 * 4);
+  int launches = 0;
+  uint64_t insts = 0; // the same in every launch, interpreted or compiled
+  for (; statsNow().launchesJit == s0.launchesJit; ++launches) {
+    auto r = h.launch("k", {1}, {64}, {out});
+    ASSERT_TRUE(r.ok()) << r.message;
+    if (!insts)
+      insts = r.threadInsts;
+    EXPECT_EQ(r.threadInsts, insts);
+    ASSERT_EQ(h.read<uint32_t>(out, 64), expected(launches + 1)) << "launch " << launches;
+  }
+  const auto s1 = statsNow();
+  EXPECT_GE(launches, 2); // the first launch always runs interpreted
+  EXPECT_EQ(s1.backgroundCompiles, s0.backgroundCompiles + 1);
+  EXPECT_EQ(s1.launchesInterpreted, s0.launchesInterpreted + uint64_t(launches - 1));
+  for (int i = 0; i < 3; ++i) {
+    auto r = h.launch("k", {1}, {64}, {out});
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_EQ(r.threadInsts, insts);
+  }
+  EXPECT_EQ(h.read<uint32_t>(out, 64), expected(launches + 3));
+  EXPECT_EQ(statsNow().launchesJit, s1.launchesJit + 3);
+}
+
+// --jit auto with the kernel's code in the cache uses it from the first launch.
+TEST(JitCache, AutoUsesCachedCodeFromTheFirstLaunch) {
+  REQUIRE_JIT();
+  const std::string dir = tempDir("auto");
+  {
+    ModeHarness h("on", dir);
+    ASSERT_TRUE(h.load(kernelPtx(9))) << h.errors;
+    runKernel(h, 1);
+  }
+  ModeHarness h("auto", dir);
+  ASSERT_TRUE(h.load(kernelPtx(9))) << h.errors;
+  const auto s0 = statsNow();
+  uint64_t out = h.alloc(64 * 4);
+  ASSERT_TRUE(h.launch("k", {1}, {64}, {out}).ok());
+  const auto s1 = statsNow();
+  EXPECT_EQ(s1.launchesJit, s0.launchesJit + 1);
+  EXPECT_EQ(s1.functionsCached, s0.functionsCached + 1);
+  EXPECT_EQ(s1.launchesInterpreted, s0.launchesInterpreted);
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+} // namespace
+} // namespace ptxsim::test
