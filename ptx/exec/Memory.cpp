@@ -1,6 +1,7 @@
 #include "ptx/exec/Memory.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,7 +43,13 @@ DeviceMemory::DeviceMemory(uint64_t arenaBytes)
     : arenaBytes_(2 * roundUp(arenaBytes, kCommitChunk)),
       capacity_(roundUp(arenaBytes, kCommitChunk)) {
   uint64_t total = 2 * kWindowBytes + arenaBytes_;
-  void *p = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // The n-th arena of the process asks for the same address in every run (a hint: the kernel
+  // picks another range when it is taken), so device addresses, and the JIT's code that holds
+  // the addresses of module variables, repeat from run to run (its disk cache, ptx/jit/JitCache.h).
+  static std::atomic<uint64_t> arenas{0};
+  const uint64_t n = arenas++, stride = roundUp(total, 1ull << 40);
+  void *hint = n < 32 ? reinterpret_cast<void *>((16ull << 40) + n * stride) : nullptr;
+  void *p = mmap(hint, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     std::fprintf(stderr, "ptxsim: cannot reserve %llu bytes of address space for device memory\n",
                  (unsigned long long)total);

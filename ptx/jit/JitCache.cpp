@@ -73,7 +73,10 @@ void hashOpnd(Hasher &h, const ir::Opnd &o) {
 }
 
 void hashInst(Hasher &h, const ir::Inst &in, uintptr_t anchor) {
-  h.pod(uint64_t(reinterpret_cast<uintptr_t>(in.fn) - anchor));
+  // the handler (or poll step) as its offset in ptxsim's binary; none as 0
+  h.pod(uint8_t(in.fn != nullptr));
+  if (in.fn)
+    h.pod(uint64_t(reinterpret_cast<uintptr_t>(in.fn) - anchor));
   h.pod(in.ctl), h.pod(in.cls), h.pod(in.space), h.pod(in.abase);
   h.pod(in.ndst), h.pod(in.nsrc), h.pod(in.width), h.pod(in.vec), h.pod(in.addr32), h.pod(in.flags);
   h.pod(in.guard), h.pod(in.guardXor), h.pod(in.dst);
