@@ -185,15 +185,15 @@ bool install(const Kernel &k, const std::vector<const ir::Function *> &fns, cons
 }
 
 // --jit auto: a kernel runs interpreted until the thread instructions it has run exceed
-// kHotFactor times what the interpreter runs (at kInterpRate) in the time LLVM is estimated to
-// take for its functions; then one background thread compiles it and the next launch after
-// the code is ready uses it. The estimate grows with the square of a function's size (625
-// instructions take 4 s, 3,249 take 117 s), so a program never waits for more than about a
-// tenth of the time it has run (the exit waits for a compile in flight), and a kernel whose
-// code is in the disk cache uses it from its first launch.
-// PTXSIM_JIT_HOT_INSTS sets the thread instructions instead.
-constexpr double kHotFactor = 10, kInterpRate = 1e9;
-uint64_t hotAfter(const std::vector<const ir::Function *> &fns) {
+// kHotFactor times what the interpreter runs (at kInterpRate) in the time the switch is
+// estimated to cost: for a kernel whose functions are all in the disk cache, loading LLVM and
+// linking them (kLoadSeconds; then at the next launch, on the launching thread), else LLVM's
+// time for its functions, which grows with the square of a function's size (625 instructions
+// take 4 s, 3,249 take 117 s; then on one background thread, switched in at the first launch
+// after it ends). So a program never spends more than about a tenth of the time it has run on
+// the switch (the exit waits for a compile in flight). PTXSIM_JIT_HOT_INSTS sets the count.
+constexpr double kHotFactor = 10, kInterpRate = 1e9, kLoadSeconds = 0.1;
+uint64_t hotAfter(const std::vector<const ir::Function *> &fns, bool cached) {
   const uint64_t fixed = [] { // read at a kernel's first launch
     const char *v = std::getenv("PTXSIM_JIT_HOT_INSTS");
     if (!v || !*v)
@@ -209,9 +209,9 @@ uint64_t hotAfter(const std::vector<const ir::Function *> &fns) {
   }();
   if (fixed)
     return fixed;
-  double s = 0;
+  double s = cached ? kLoadSeconds : 0;
   for (const ir::Function *f : fns)
-    s += 0.02 + 1.1e-5 * double(f->code.size()) * double(f->code.size());
+    s += cached ? 0.002 : 0.02 + 1.1e-5 * double(f->code.size()) * double(f->code.size());
   return uint64_t(kHotFactor * kInterpRate * s);
 }
 
@@ -226,6 +226,8 @@ struct Job {
 struct KernelTier {
   uint64_t threadInsts = 0, hotAt = 0;
   bool seen = false;
+  bool cached = false;  ///< every function was in the disk cache at the first launch
+  bool linkNow = false; ///< hot and cached: the next launch links the code
   std::shared_ptr<Job> job;
 };
 struct Tier {
@@ -290,22 +292,22 @@ bool Engine::prepareJit(const Kernel &k) {
       lock.unlock();
       return install(k, job->fns, job->result, true);
     }
-    bool cached = false;
     if (!kt.seen) {
       kt.seen = true;
-      fns = closure(*prog_, k.fn);
-      kt.hotAt = hotAfter(fns);
       const std::string dir = cache::directory();
-      cached = !dir.empty();
-      for (const ir::Function *f : fns)
-        cached = cached && cache::exists(dir, cache::key(*f, handlerAnchor(), engineBuild()));
+      kt.cached = !dir.empty();
+      for (const ir::Function *f : closure(*prog_, k.fn))
+        kt.cached = kt.cached && cache::exists(dir, cache::key(*f, handlerAnchor(), engineBuild()));
+      kt.hotAt = hotAfter(closure(*prog_, k.fn), kt.cached);
     }
-    if (!cached) {
+    if (!kt.linkNow) {
       std::lock_guard<std::mutex> slock(st.mu);
       ++st.launchesInterpreted;
       return false;
     }
-    // every function is in the disk cache: linking it costs less than one interpreted launch
+    kt.linkNow = false; // once: a failure falls back below and names the reason
+    kt.hotAt = UINT64_MAX;
+    fns = closure(*prog_, k.fn);
   } else {
     fns = closure(*prog_, k.fn);
   }
@@ -324,8 +326,12 @@ void Engine::observeJit(const Kernel &k, const LaunchResult &r) {
   std::unique_lock<std::mutex> lock(t.mu);
   KernelTier &kt = t.kernels[{prog_.get(), k.fn}];
   kt.threadInsts += r.threadInsts;
-  if (kt.job || kt.threadInsts < kt.hotAt || kt.hotAt == UINT64_MAX)
+  if (kt.job || kt.linkNow || kt.threadInsts < kt.hotAt || kt.hotAt == UINT64_MAX)
     return;
+  if (kt.cached) {
+    kt.linkNow = true;
+    return;
+  }
   auto job = std::make_shared<Job>();
   job->prog = prog_.get();
   job->kernel = k.fn;

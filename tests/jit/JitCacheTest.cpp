@@ -181,7 +181,7 @@ TEST(JitCache, TrimRemovesLeastRecentlyUsed) {
 }
 
 /// Runs k(out) `launches` times on one CTA of 64 threads and returns out (each launch adds
-/// tid*7+1).
+/// tid*k+1).
 std::vector<uint32_t> runKernel(ExecHarness &h, int launches) {
   uint64_t out = h.alloc(64 * 4);
   for (int i = 0; i < launches; ++i) {
@@ -190,10 +190,10 @@ std::vector<uint32_t> runKernel(ExecHarness &h, int launches) {
   }
   return h.read<uint32_t>(out, 64);
 }
-std::vector<uint32_t> expected(int launches) {
+std::vector<uint32_t> expected(int launches, uint32_t k = 7) {
   std::vector<uint32_t> v(64);
   for (uint32_t t = 0; t < 64; ++t)
-    v[t] = uint32_t(launches) * (t * 7 + 1);
+    v[t] = uint32_t(launches) * (t * k + 1);
   return v;
 }
 
@@ -297,8 +297,9 @@ TEST(JitCache, AutoSwitchesAtALaunchBoundaryWithTheSameResults) {
   EXPECT_EQ(statsNow().launchesJit, s1.launchesJit + 3);
 }
 
-// --jit auto with the kernel's code in the cache uses it from the first launch.
-TEST(JitCache, AutoUsesCachedCodeFromTheFirstLaunch) {
+// --jit auto with the kernel's code in the cache: when the kernel is hot, the next launch links
+// it (nothing compiled, nothing in the background).
+TEST(JitCache, AutoLinksCachedCodeWhenHot) {
   REQUIRE_JIT();
   const std::string dir = tempDir("auto");
   {
@@ -306,15 +307,21 @@ TEST(JitCache, AutoUsesCachedCodeFromTheFirstLaunch) {
     ASSERT_TRUE(h.load(kernelPtx(9))) << h.errors;
     runKernel(h, 1);
   }
-  ModeHarness h("auto", dir);
+  ModeHarness h("auto", dir, "1");
   ASSERT_TRUE(h.load(kernelPtx(9))) << h.errors;
   const auto s0 = statsNow();
   uint64_t out = h.alloc(64 * 4);
   ASSERT_TRUE(h.launch("k", {1}, {64}, {out}).ok());
   const auto s1 = statsNow();
-  EXPECT_EQ(s1.launchesJit, s0.launchesJit + 1);
-  EXPECT_EQ(s1.functionsCached, s0.functionsCached + 1);
-  EXPECT_EQ(s1.launchesInterpreted, s0.launchesInterpreted);
+  EXPECT_EQ(s1.launchesJit, s0.launchesJit); // interpreted until hot
+  EXPECT_EQ(s1.launchesInterpreted, s0.launchesInterpreted + 1);
+  ASSERT_TRUE(h.launch("k", {1}, {64}, {out}).ok());
+  const auto s2 = statsNow();
+  EXPECT_EQ(s2.launchesJit, s1.launchesJit + 1);
+  EXPECT_EQ(s2.functionsCached, s1.functionsCached + 1);
+  EXPECT_EQ(s2.functionsCompiled, s1.functionsCompiled);
+  EXPECT_EQ(s2.backgroundCompiles, s1.backgroundCompiles);
+  EXPECT_EQ(h.read<uint32_t>(out, 64), expected(2, 9));
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
