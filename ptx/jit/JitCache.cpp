@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <ctime>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utime.h>
@@ -348,12 +349,19 @@ void trim(const std::string &dir, uint64_t bound) {
   std::vector<File> files;
   uint64_t total = 0;
   const size_t sl = std::strlen(kSuffix);
+  const time_t now = ::time(nullptr);
   while (dirent *de = ::readdir(d)) {
     std::string name = de->d_name;
-    if (name.size() <= sl || name.compare(name.size() - sl, sl, kSuffix) != 0)
-      continue;
     struct stat st {};
     std::string path = dir + "/" + name;
+    if (name.size() > 1 && name[0] == '.' && name.find(".tmp.") != std::string::npos) {
+      // a process killed while writing left it: removed once it is an hour old
+      if (::stat(path.c_str(), &st) == 0 && st.st_mtime + 3600 < now)
+        std::remove(path.c_str());
+      continue;
+    }
+    if (name.size() <= sl || name.compare(name.size() - sl, sl, kSuffix) != 0)
+      continue;
     if (::stat(path.c_str(), &st) != 0)
       continue;
     files.push_back({path, uint64_t(st.st_size), int64_t(st.st_mtime)});

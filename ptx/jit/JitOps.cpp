@@ -94,8 +94,8 @@ Stats &stats() {
 std::string summaryText() {
   Stats &s = stats();
   std::lock_guard<std::mutex> lock(s.mu);
-  if (!s.kernelsCompiled && !s.launchesFallback && !s.diffLaunches && !s.launchesInterpreted)
-    return {};
+  if (!s.kernelsCompiled && !s.launchesFallback && !s.diffLaunches)
+    return {}; // (--jit auto that never switched: nothing to say)
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "  jit: %llu kernel(s) ready (%llu in the background), %llu function(s) compiled "

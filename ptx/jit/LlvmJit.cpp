@@ -678,7 +678,7 @@ public:
 
   FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err,
                         std::string *object) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_); // the translator and the target machine
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto mod = std::make_unique<llvm::Module>("ptxsim_jit", *ctx);
     mod->setDataLayout(tm_->createDataLayout());
@@ -700,6 +700,7 @@ public:
       return nullptr;
     }
     std::string bytes((*obj)->getBufferStart(), (*obj)->getBufferSize());
+    lock.unlock(); // linking does not wait for another compile
     if (!linkLocked(bytes, *code, err))
       return nullptr;
     if (object)
@@ -709,7 +710,6 @@ public:
 
   FunctionCode *link(const ir::Function &fn, const std::string &object, const FunctionCode &meta,
                      std::string &err) override {
-    std::lock_guard<std::mutex> lock(mu_);
     if (meta.entry.size() != fn.code.size() + 1) {
       err = "the cached code of '" + fn.name + "' has " + std::to_string(meta.entry.size()) +
             " entry flags for " + std::to_string(fn.code.size()) + " instructions";
@@ -740,8 +740,9 @@ private:
   }
 
   /// Links `object` into a library of its own (every object defines kRunName) and sets
-  /// `code.run`.
+  /// `code.run` (under linkMu_, not mu_: a link never waits for a compile).
   bool linkLocked(const std::string &object, FunctionCode &code, std::string &err) {
+    std::lock_guard<std::mutex> lock(linkMu_);
     auto jd = jit_->createJITDylib("ptxsim_jit_" + std::to_string(serial_++));
     if (!jd) {
       err = llvm::toString(jd.takeError());
@@ -763,7 +764,7 @@ private:
   }
 
   static constexpr const char *kRunName = "ptxsim_run";
-  std::mutex mu_;
+  std::mutex mu_, linkMu_;
   std::unique_ptr<llvm::TargetMachine> tm_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::string identity_;

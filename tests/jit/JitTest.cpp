@@ -44,6 +44,33 @@ uint64_t mismatchesSoFar() {
       GTEST_SKIP() << why_;                                                                        \
   } while (0)
 
+// Without the JIT (a build with -DPTXSIM_JIT=OFF, or the module missing) PTXSIM_JIT=on runs the
+// kernel interpreted with the interpreter's result, and the run summary names the reason.
+TEST(Jit, UnavailableRunsInterpretedAndSaysWhy) {
+  std::string why;
+  if (ptx::jit::backend(why))
+    GTEST_SKIP() << "this build has the JIT";
+  EXPECT_TRUE(why.find("built without LLVM") != std::string::npos ||
+              why.find("cannot load the JIT module") != std::string::npos) << why;
+  setenv("PTXSIM_JIT", "on", 1);
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<2>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd1, %r0, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2], %r0;
+  ret;
+})")) << h.errors;
+  std::vector<uint32_t> v = h.runOneWarp("k");
+  ASSERT_EQ(v.size(), 32u);
+  EXPECT_EQ(v[31], 31u);
+  const std::string summary = ptx::jit::summaryText();
+  EXPECT_NE(summary.find("jit fallback: kernel 'k': " + why), std::string::npos) << summary;
+}
+
 TEST(Jit, ModeParsing) {
   ptx::jit::Mode m;
   std::string err;
