@@ -9,14 +9,14 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
 #include <thread>
 #include <unistd.h>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 namespace ptxsim::ptx::exec {
 
@@ -42,8 +42,10 @@ size_t jitMaxInsts() {
     char *end = nullptr;
     unsigned long long n = std::strtoull(v, &end, 10);
     if (*end || n == 0) {
-      std::fprintf(stderr, "ptxsim: PTXSIM_JIT_MAX_INSTS must be a positive number of "
-                           "instructions, not '%s'; the limit stays 1024\n", v);
+      std::fprintf(stderr,
+                   "ptxsim: PTXSIM_JIT_MAX_INSTS must be a positive number of "
+                   "instructions, not '%s'; the limit stays 1024\n",
+                   v);
       return size_t(1024);
     }
     return size_t(n);
@@ -80,11 +82,11 @@ void warnOnce(const std::string &text) {
 }
 
 /// ptxsim's build, for the cache key: the object holding the handlers.
+const void *handlerAnchor() { return reinterpret_cast<const void *>(&jit::describedOp); }
 const std::string &engineBuild() {
-  static const std::string &b = *new std::string(cache::buildOf(reinterpret_cast<const void *>(&jit::describedOp)));
+  static const std::string &b = *new std::string(cache::buildOf(handlerAnchor()));
   return b;
 }
-const void *handlerAnchor() { return reinterpret_cast<const void *>(&jit::describedOp); }
 
 /// The code of a kernel's functions, from the disk cache or from LLVM.
 struct Obtained {
@@ -102,14 +104,16 @@ Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
   for (const ir::Function *f : fns) {
     if (f->code.size() > maxInsts) {
       o.err = (f == kernel ? std::string("it") : "function '" + f->name + "'") + " has " +
-              std::to_string(f->code.size()) +
-              " instructions, above the JIT's limit of " + std::to_string(maxInsts) +
+              std::to_string(f->code.size()) + " instructions, above the JIT's limit of " +
+              std::to_string(maxInsts) +
               " (LLVM's time grows with the square of a function's size: 625 take 4 s, 3,249 "
               "take 117 s; PTXSIM_JIT_MAX_INSTS sets the limit)";
       break;
     }
     auto t0 = std::chrono::steady_clock::now();
-    auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    auto since = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
     std::string key;
     if (!dir.empty()) {
       key = cache::key(*f, handlerAnchor(), engineBuild());
@@ -121,7 +125,8 @@ Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
       if (r == cache::Load::Hit) {
         jit::FunctionCode meta;
         meta.entry = std::move(e.entry);
-        meta.nativeInsts = e.nativeInsts, meta.calledInsts = e.calledInsts, meta.branches = e.branches;
+        meta.nativeInsts = e.nativeInsts, meta.calledInsts = e.calledInsts,
+        meta.branches = e.branches;
         std::string lerr;
         if (const jit::FunctionCode *c = be->link(*f, e.object, meta, lerr)) {
           o.code.push_back(c);
@@ -134,7 +139,8 @@ Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
       }
     }
     std::string object;
-    const jit::FunctionCode *c = be->compile(*f, jit::describedOp, o.err, dir.empty() ? nullptr : &object);
+    const jit::FunctionCode *c =
+        be->compile(*f, jit::describedOp, o.err, dir.empty() ? nullptr : &object);
     if (!c)
       break;
     ++o.compiled;
@@ -201,8 +207,10 @@ uint64_t hotAfter(const std::vector<const ir::Function *> &fns, bool cached) {
     char *end = nullptr;
     unsigned long long n = std::strtoull(v, &end, 10);
     if (*end || n == 0) {
-      std::fprintf(stderr, "ptxsim: PTXSIM_JIT_HOT_INSTS must be a positive number of thread "
-                           "instructions, not '%s'; the JIT estimates it per kernel\n", v);
+      std::fprintf(stderr,
+                   "ptxsim: PTXSIM_JIT_HOT_INSTS must be a positive number of thread "
+                   "instructions, not '%s'; the JIT estimates it per kernel\n",
+                   v);
       return uint64_t(0);
     }
     return uint64_t(n);
@@ -410,8 +418,10 @@ std::string firstDifference(const Snapshot &s) {
     while (p[j] == b[j])
       ++j;
     char buf[160];
-    std::snprintf(buf, sizeof buf, "global memory differs at 0x%llx (%s allocation 0x%llx + %zu): "
-                  "interpreter 0x%02x, jit 0x%02x", (unsigned long long)(s.allocs[i].base + j),
+    std::snprintf(buf, sizeof buf,
+                  "global memory differs at 0x%llx (%s allocation 0x%llx + %zu): "
+                  "interpreter 0x%02x, jit 0x%02x",
+                  (unsigned long long)(s.allocs[i].base + j),
                   std::string(allocKindName(s.allocs[i].kind)).c_str(),
                   (unsigned long long)s.allocs[i].base, j, b[j], p[j]);
     return buf;
@@ -441,8 +451,8 @@ LaunchResult Engine::launchDiff(const LaunchParams &p) {
            "', the jit's '" + (rj.ok() ? std::string("ok") : rj.message) + "'";
   else if (!p.cooperative && (ri.threadInsts != rj.threadInsts || ri.warpInsts != rj.warpInsts))
     what = "instruction counts differ (interpreter " + std::to_string(ri.warpInsts) + " warp / " +
-           std::to_string(ri.threadInsts) + " thread, jit " + std::to_string(rj.warpInsts) +
-           " / " + std::to_string(rj.threadInsts) + ")";
+           std::to_string(ri.threadInsts) + " thread, jit " + std::to_string(rj.warpInsts) + " / " +
+           std::to_string(rj.threadInsts) + ")";
   else if (outInterp != outJit)
     what = "device printf output differs";
   else

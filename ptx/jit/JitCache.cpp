@@ -8,11 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
-#include <ctime>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utime.h>
@@ -83,8 +83,7 @@ void hashInst(Hasher &h, const ir::Inst &in, uintptr_t anchor) {
   h.pod(in.guard), h.pod(in.guardXor), h.pod(in.dst);
   for (const ir::Opnd &o : in.src)
     hashOpnd(h, o);
-  h.pod(in.psrc), h.pod(in.psrcXor), h.pod(in.off), h.pod(in.target), h.pod(in.aux),
-      h.pod(in.aux2);
+  h.pod(in.psrc), h.pod(in.psrcXor), h.pod(in.off), h.pod(in.target), h.pod(in.aux), h.pod(in.aux2);
   h.pod(in.memberSrc), h.pod(in.rd), h.pod(in.rs), h.pod(in.nrd), h.pod(in.nrs);
   h.pod(in.line), h.pod(in.col), h.pod(in.debugLoc), h.pod(in.opcode), h.pod(in.hints);
   h.pod(in.sassRole), h.pod(in.mergedLoads);
@@ -130,7 +129,9 @@ int findBuildId(dl_phdr_info *info, size_t, void *data) {
   return 1;
 }
 
-std::string pathOf(const std::string &dir, const std::string &key) { return dir + "/" + key + kSuffix; }
+std::string pathOf(const std::string &dir, const std::string &key) {
+  return dir + "/" + key + kSuffix;
+}
 
 bool mkdirs(const std::string &dir) {
   for (size_t i = 1; i <= dir.size(); ++i)
@@ -198,8 +199,10 @@ uint64_t maxBytes() {
       return uint64_t(mb) << 20;
     static std::atomic<bool> said{false};
     if (!said.exchange(true))
-      std::fprintf(stderr, "ptxsim: PTXSIM_JIT_CACHE_MB must be a positive number of MiB, not "
-                           "'%s'; the JIT cache keeps 256 MiB\n", v);
+      std::fprintf(stderr,
+                   "ptxsim: PTXSIM_JIT_CACHE_MB must be a positive number of MiB, not "
+                   "'%s'; the JIT cache keeps 256 MiB\n",
+                   v);
   }
   return uint64_t(256) << 20;
 }
@@ -301,7 +304,8 @@ Load load(const std::string &dir, const std::string &key, const std::string &ide
   e.identity = r.str();
   if (r.ok && e.identity != identity)
     return Load::Miss; // another CPU, LLVM or module build: rewritten
-  e.nativeInsts = r.pod<uint32_t>(), e.calledInsts = r.pod<uint32_t>(), e.branches = r.pod<uint32_t>();
+  e.nativeInsts = r.pod<uint32_t>(), e.calledInsts = r.pod<uint32_t>(),
+  e.branches = r.pod<uint32_t>();
   std::string entry = r.str();
   e.entry.assign(entry.begin(), entry.end());
   e.object = r.str();
@@ -318,8 +322,8 @@ bool store(const std::string &dir, const std::string &key, const Entry &e, std::
     return false;
   }
   static std::atomic<uint64_t> serial{0};
-  const std::string tmp = dir + "/." + key + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(serial++);
+  const std::string tmp =
+      dir + "/." + key + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   const std::string bytes = encode(key, e);
   FILE *f = std::fopen(tmp.c_str(), "wb");
   if (!f) {

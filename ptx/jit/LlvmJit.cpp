@@ -257,7 +257,8 @@ private:
     b_.CreateStore(b_.CreateAdd(instBase_, ran), fieldPtr(warp_, offsetof(Warp, instCount), i64_));
     llvm::Value *inPtr = instPtr(in);
     llvm::Type *handlerPtrTy = llvm::PointerType::getUnqual(handlerTy_);
-    llvm::Value *fnPtr = b_.CreateLoad(handlerPtrTy, fieldPtr(inPtr, offsetof(ir::Inst, fn), handlerPtrTy));
+    llvm::Value *fnPtr =
+        b_.CreateLoad(handlerPtrTy, fieldPtr(inPtr, offsetof(ir::Inst, fn), handlerPtrTy));
     b_.CreateCall(handlerTy_, fnPtr, {ctx_, warp_, inPtr, m});
     llvm::Value *fk = b_.CreateLoad(i8_, fieldPtr(ctx_, offsetof(ExecCtx, faultKind), i8_));
     b_.CreateCondBr(b_.CreateICmpNE(fk, b_.getInt8(0)), fault, after);
@@ -351,7 +352,8 @@ private:
   }
   /// The address of `in` in the running process (Function::code read at entry).
   llvm::Value *instPtr(const ir::Inst &in) {
-    return b_.CreateGEP(i8_, code_, b_.getInt64(uint64_t(&in - fn_.code.data()) * sizeof(ir::Inst)));
+    const uint64_t at = uint64_t(&in - fn_.code.data()) * sizeof(ir::Inst);
+    return b_.CreateGEP(i8_, code_, b_.getInt64(at));
   }
   /// The lanes an instruction runs in: the active ones where its guard holds.
   llvm::Value *guardMask(const ir::Inst &in) {

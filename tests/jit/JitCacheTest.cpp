@@ -4,8 +4,8 @@
 // first one's code instead of compiling it, and background compiles that switch engines at a
 // launch boundary without changing a result.
 
-#include "../unit/ExecHarness.h"
 #include "ptx/jit/JitCache.h"
+#include "../unit/ExecHarness.h"
 #include "ptx/jit/JitOps.h"
 
 #include <gtest/gtest.h>
@@ -50,7 +50,8 @@ std::string kernelPtx(int k) {
   mul.wide.u32 %rd1, %r0, 4;
   add.s64 %rd2, %rd0, %rd1;
   ld.global.u32 %r1, [%rd2];
-  mad.lo.s32 %r2, %r0, )" + std::to_string(k) + R"(, %r1;
+  mad.lo.s32 %r2, %r0, )" +
+         std::to_string(k) + R"(, %r1;
   add.s32 %r2, %r2, 1;
   st.global.u32 [%rd2], %r2;
   ret;
@@ -108,7 +109,9 @@ cache::Entry sampleEntry() {
   e.identity = "LLVM test; cpu";
   e.nativeInsts = 5, e.calledInsts = 2, e.branches = 1;
   e.entry = {1, 0, 1, 1};
-  e.object = std::string("\x7f" "ELF object bytes", 17);
+  e.object = std::string("\x7f"
+                         "ELF object bytes",
+                         17);
   return e;
 }
 
@@ -252,7 +255,8 @@ TEST(JitCache, SecondRunLinksFromTheCache) {
     const auto v = runKernel(h, 2);
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_EQ(v, expected(2));
-    EXPECT_NE(err.find("warning: the JIT cache file " + path + " is damaged"), std::string::npos) << err;
+    EXPECT_NE(err.find("warning: the JIT cache file " + path + " is damaged"), std::string::npos)
+        << err;
     EXPECT_EQ(statsNow().functionsCompiled, s0.functionsCompiled + 1);
     std::string why;
     cache::Entry e;
