@@ -146,7 +146,7 @@ Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
     ++o.compiled;
     o.compileSeconds += since();
     o.code.push_back(c);
-    if (!dir.empty()) {
+    if (!dir.empty() && !object.empty()) { // empty: code that holds this process's addresses
       cache::Entry e;
       e.identity = be->identity();
       e.nativeInsts = c->nativeInsts, e.calledInsts = c->calledInsts, e.branches = c->branches;

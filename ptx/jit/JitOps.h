@@ -98,7 +98,8 @@ class Backend {
 public:
   virtual ~Backend() = default;
   /// Compiles `fn` (`describe` is describedOp: the module links nothing of ptxsim); null with
-  /// `err` set when it cannot. The relocatable object it linked is left in `*object`.
+  /// `err` set when it cannot. The relocatable object it linked is left in `*object`, unless the
+  /// code holds an address of this process that another run would not repeat (left empty).
   virtual FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err,
                                 std::string *object) = 0;
   /// Links an object file that compile() made for `fn` (from the cache); `meta` carries the

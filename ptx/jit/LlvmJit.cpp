@@ -598,6 +598,42 @@ private:
   std::vector<llvm::BasicBlock *> at_; ///< per pc: the code of the leader there (else null)
 };
 
+/// Whether the code of `fn` holds a constant that is an address of this process which another
+/// run would not repeat: inside a loaded binary (a handler or a variable: ASLR moves them) or
+/// inside `fn`'s IR (heap). Such code is linked but never cached (Backend::compile leaves its
+/// object empty), so a translator change that embeds such an address cannot make the disk
+/// cache hand another process a stale one.
+bool holdsProcessAddress(const llvm::Module &m, const ir::Function &fn) {
+  const auto irLo = reinterpret_cast<uintptr_t>(fn.code.data());
+  const uintptr_t irHi = irLo + fn.code.size() * sizeof(ir::Inst);
+  auto processAddress = [&](uint64_t v) {
+    if (v < 0x10000)
+      return false;
+    if (v >= irLo && v < irHi)
+      return true;
+    for (const auto &c : fn.consts) {
+      const auto lo = reinterpret_cast<uintptr_t>(c.data());
+      if (v >= lo && v < lo + sizeof(c))
+        return true;
+    }
+    Dl_info info{};
+    return dladdr(reinterpret_cast<void *>(uintptr_t(v)), &info) != 0 && info.dli_fname;
+  };
+  for (const llvm::Function &f : m)
+    for (const llvm::BasicBlock &bb : f)
+      for (const llvm::Instruction &in : bb)
+        for (const llvm::Value *op : in.operands()) {
+          const llvm::Value *v = op;
+          if (const auto *ce = llvm::dyn_cast<llvm::ConstantExpr>(v))
+            if (ce->getOpcode() == llvm::Instruction::IntToPtr)
+              v = ce->getOperand(0);
+          if (const auto *ci = llvm::dyn_cast<llvm::ConstantInt>(v))
+            if (ci->getBitWidth() == 64 && processAddress(ci->getZExtValue()))
+              return true;
+        }
+  return false;
+}
+
 /// The module's own build: its GNU build id (the code it makes changes with it).
 struct NoteSearch {
   uintptr_t addr;
@@ -694,6 +730,7 @@ public:
       err = "LLVM IR of '" + fn.name + "' does not verify: " + vs.str();
       return nullptr;
     }
+    const bool relocatable = !holdsProcessAddress(*mod, fn);
     optimize(*mod);
     llvm::orc::SimpleCompiler compiler(*tm_);
     auto obj = compiler(*mod);
@@ -705,7 +742,7 @@ public:
     lock.unlock(); // linking does not wait for another compile
     if (!linkLocked(bytes, *code, err))
       return nullptr;
-    if (object)
+    if (object && relocatable)
       *object = std::move(bytes);
     return code.release(); // lives as long as the process, like the IR it runs
   }
