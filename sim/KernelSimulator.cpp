@@ -1,7 +1,12 @@
 #include "sim/KernelSimulator.h"
 
+#include "ptx/exec/Memory.h"
+#include "ptx/exec/TextureDesc.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <vector>
 
 namespace ptxsim::sim {
@@ -51,7 +56,111 @@ bool PowerSetup::load(const std::string &xmlPath, const timing::TimingConfig &cf
 
 namespace {
 constexpr size_t kWindow = 16; ///< detailed samples kept per signature (recent ones: drift)
+
+/// Whether any of the samples before the last kMinSamples of `all` is within kMaxErrorPct of
+/// the cycles per instruction of the mean of `recent` (those last ones).
+bool recurs(const std::vector<std::pair<double, double>> &recent,
+            const std::vector<std::pair<double, double>> &all) {
+  double c = 0, w = 0;
+  for (auto &[rc, rw] : recent) {
+    c += rc;
+    w += rw;
+  }
+  double cpi = w > 0 ? c / w : 0;
+  for (size_t i = 0; i + recent.size() < all.size(); ++i) {
+    double own = all[i].second > 0 ? all[i].first / all[i].second : 0;
+    if (std::fabs(own - cpi) <= cpi * KernelSimulator::kMaxErrorPct / 100.0)
+      return true;
+  }
+  return false;
+}
+
+/// Appends to `out` what parameter `i` of `p` says about the launch's work: the bytes of a
+/// scalar of at most 8 bytes that is not an address of device memory; for a texture or surface
+/// object (the address of its descriptor, ptx/exec/TextureDesc.h), the descriptor's settings
+/// and geometry (not its data address); nothing for a pointer (pointers move with allocations
+/// without changing the work) or a larger parameter.
+void appendValue(const ptx::exec::LaunchParams &p, const ptx::exec::DeviceMemory &mem, size_t i,
+                 std::string &out) {
+  uint32_t size = p.kernel->paramSizes[i];
+  const char *bytes = static_cast<const char *>(p.params) + p.kernel->paramOffsets[i];
+  if (size == 0 || size > 8)
+    return;
+  if (size == 8) {
+    uint64_t v;
+    std::memcpy(&v, bytes, 8);
+    const ptx::exec::Allocation *a = mem.find(v);
+    if (a && a->base == v && a->kind == ptx::exec::AllocKind::Const &&
+        a->size == sizeof(ptx::exec::TexDesc)) {
+      const char *desc = static_cast<const char *>(ptx::exec::DeviceMemory::host(v));
+      uint64_t magic;
+      std::memcpy(&magic, desc, 8);
+      if (magic == ptx::exec::kTexMagic || magic == ptx::exec::kSurfMagic) {
+        size_t from = offsetof(ptx::exec::TexDesc, pitch);
+        out.append(desc + from, sizeof(ptx::exec::TexDesc) - from);
+        return;
+      }
+    }
+    if (a || mem.inArena(v))
+      return;
+  }
+  out.append(bytes, size);
+}
 } // namespace
+
+namespace {
+/// Whether `v`'s cycles and instructions, past the first (cold caches), lie within kMaxErrorPct
+/// of their mean.
+bool alike(const std::vector<std::pair<double, double>> &v) {
+  for (int axis = 0; axis < 2; ++axis) {
+    double lo = 0, hi = 0, sum = 0;
+    for (size_t i = 1; i < v.size(); ++i) {
+      double x = axis ? v[i].second : v[i].first;
+      lo = i == 1 ? x : std::min(lo, x);
+      hi = i == 1 ? x : std::max(hi, x);
+      sum += x;
+    }
+    double mean = v.size() > 1 ? sum / double(v.size() - 1) : 0;
+    if (hi - lo > mean * KernelSimulator::kMaxErrorPct / 100.0)
+      return false;
+  }
+  return true;
+}
+} // namespace
+
+KernelSimulator::Signature *KernelSimulator::signatureOf(const ptx::exec::LaunchParams &p) {
+  ShapeKey shape{p.kernel, p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z,
+                 p.dynamicShared};
+  std::string values;
+  const ptx::exec::Kernel &k = *p.kernel;
+  if (p.params)
+    for (size_t i = 0; i < k.paramSizes.size() && i < k.paramOffsets.size(); ++i)
+      if (k.paramOffsets[i] + k.paramSizes[i] <= k.paramBytes)
+        appendValue(p, engine_.memory(), i, values);
+  ShapeValues &sv = shapeValues_[shape];
+  using Kind = ShapeValues::Kind;
+  if (sv.kind != Kind::Alike && !sv.seen.count(values)) {
+    if (sv.kind == Kind::Undecided && sv.seen.size() == kMaxValueSets) {
+      // as many sets as kMaxValueSets: do the values change the work?
+      sv.kind = alike(sv.firsts) ? Kind::Alike : Kind::Different;
+      sv.firsts.clear();
+      if (sv.kind == Kind::Alike)
+        sv.seen.clear();
+    }
+    if (sv.kind == Kind::Different && sv.seen.size() >= kMaxSignaturesPerShape)
+      return nullptr;
+    if (sv.kind != Kind::Alike)
+      sv.seen.insert(values);
+  }
+  if (sv.kind == Kind::Alike)
+    values = "*"; // (no parameter bytes: a key of its own)
+  auto [it, fresh] = signatures_.try_emplace(SignatureKey{shape, std::move(values)});
+  if (fresh) {
+    it->second.id = uint32_t(signatures_.size() - 1);
+    it->second.shape = &sv;
+  }
+  return &it->second;
+}
 
 bool KernelSimulator::estimate(const Signature &g, double warpInsts, double &cycles,
                                double &errorPct) const {
@@ -80,7 +189,21 @@ bool KernelSimulator::estimate(const Signature &g, double warpInsts, double &cyc
     for (auto &[c, w] : g.samples)
       ss += (c - a - b * w) * (c - a - b * w);
     cycles = a + b * warpInsts;
-    se = std::sqrt(ss / (nd - 2) * (1.0 / nd + (warpInsts - mx) * (warpInsts - mx) / sxx));
+    // (the error of one launch: the scatter around the line and the line's own uncertainty)
+    se = std::sqrt(ss / (nd - 2) * (1.0 + 1.0 / nd + (warpInsts - mx) * (warpInsts - mx) / sxx));
+    // A count no sample had (a sort step between two others): the line has no support there;
+    // its cycles may be anywhere between the nearest sample's (latency-bound) and that
+    // sample's cycles per instruction times the count (throughput-bound).
+    const std::pair<double, double> *near = &g.samples[0];
+    for (auto &sm : g.samples)
+      if (std::fabs(sm.second - warpInsts) < std::fabs(near->second - warpInsts))
+        near = &sm;
+    if (std::fabs(near->second - warpInsts) > warpInsts * kMaxErrorPct / 100.0 &&
+        near->second > 0) {
+      double lat = near->first, thr = near->first * warpInsts / near->second;
+      double top = std::max({lat, thr, cycles}), bottom = std::min({lat, thr, cycles});
+      se = std::max(se, (top - bottom) / 2.0);
+    }
   } else {
     // cycles = fixed + cpi x warpInsts, the fixed part being the launch and drain latencies
     const timing::LaunchConfig &lc = gpu_.config().launch;
@@ -94,7 +217,9 @@ bool KernelSimulator::estimate(const Signature &g, double warpInsts, double &cyc
     double mean = sum / nd;
     double var = std::max(0.0, (sum2 - sum * sum / nd) / (nd - 1));
     cycles = fixed + mean * warpInsts;
-    se = std::sqrt(var / nd) * warpInsts;
+    // (the error of one launch, not of the mean: launches that vary in a pattern, such as a
+    // converging iteration's, are estimated only when each is predictable)
+    se = std::sqrt(var * (1.0 + 1.0 / nd)) * warpInsts;
     // A count outside the samples' (a launch unlike them): its cycles lie between those of a
     // latency-bound kernel (the samples' cycles) and a throughput-bound one (the estimate).
     double slack = kMaxErrorPct / 100.0;
@@ -118,8 +243,12 @@ KernelRun KernelSimulator::runSkipped(const ptx::exec::LaunchParams &p, Signatur
   // the bound: the confidence of the mean cycles per instruction, or the largest difference a
   // check of this signature measured, whichever is larger (docs/sampling.md)
   err = std::max(err, g.checkErrorPct);
-  if (err > kMaxErrorPct)
+  if (err > kMaxErrorPct) {
     g.sinceDetail = g.interval; // unlike the samples: the next launch is simulated (a check)
+    // values taken for alike do change the work: further new values are signatures of their own
+    if (g.shape->kind == ShapeValues::Kind::Alike)
+      g.shape->kind = ShapeValues::Kind::Different;
+  }
   timing::Cycle c = timing::Cycle(std::llround(cycles));
   gpu_.skipKernel(c);
   // The statistics of the last detailed launch of this signature, scaled: counts by the
@@ -150,12 +279,16 @@ KernelRun KernelSimulator::runSkipped(const ptx::exec::LaunchParams &p, Signatur
   return r;
 }
 
-KernelSimulator::Decision KernelSimulator::decide(const Signature &g) const {
+KernelSimulator::Decision KernelSimulator::decide(const Signature &g, uint32_t context) const {
   double c, e, meanInsts = 0;
   for (auto &sm : g.samples)
     meanInsts += sm.second / double(g.samples.size());
   if (g.checkNext)
     return Decision::Check;
+  // after a launch (or host write) that no detailed launch of `g` followed, the caches hold a
+  // state the samples never saw (another kernel's lines, textures): simulate it and learn
+  if (std::find(g.contexts.begin(), g.contexts.end(), context) == g.contexts.end())
+    return g.sinceDetail > 0 ? Decision::Warm : Decision::Detail;
   // fast-forward when the detailed samples predict well; a detailed launch now and then
   // (the instruction count is known only after the launch: decide on the error of the cycles
   // per instruction, checked again with the real count in runSkipped)
@@ -168,6 +301,8 @@ KernelSimulator::Decision KernelSimulator::decide(const Signature &g) const {
 }
 
 void KernelSimulator::learn(Signature &g, const timing::KernelTimingStats &st, bool checking) {
+  if (g.seen == 1 && g.shape->kind == ShapeValues::Kind::Undecided)
+    g.shape->firsts.emplace_back(double(st.cycles), double(st.warpInsts));
   if (checking) {
     // the estimate held: check less often; it did not: check often again. The difference is
     // a measured error of the estimate: the estimated launches' error bound includes it.
@@ -182,40 +317,79 @@ void KernelSimulator::learn(Signature &g, const timing::KernelTimingStats &st, b
     g.samples.emplace_back(double(st.cycles), double(st.warpInsts));
     if (g.samples.size() > kWindow)
       g.samples.erase(g.samples.begin());
-    // warm-up (caches filling over the first launches): when the newest kMinSamples agree
-    // and the older ones spoil the estimate, the older ones were not yet steady
+    // warm-up (caches filling over the first launches): when the newest kMinSamples agree,
+    // the older ones spoil the estimate and none of them is like the newest (a transient, not
+    // a pattern that comes back, such as a converging iteration's), the older were not steady
     if (g.samples.size() > kMinSamples) {
       double c, e, w = double(st.warpInsts);
       Signature recent;
       recent.samples.assign(g.samples.end() - kMinSamples, g.samples.end());
-      if (!estimate(g, w, c, e) && estimate(recent, w, c, e))
+      if (!estimate(g, w, c, e) && estimate(recent, w, c, e) && !recurs(recent.samples, g.samples))
         g.samples = std::move(recent.samples);
     }
   }
   g.last = st;
 }
 
+double KernelSimulator::distanceFromSamples(const Signature &g,
+                                            const timing::KernelTimingStats &st) const {
+  if (g.samples.empty() || !st.cycles)
+    return -1;
+  double predicted = 0, e;
+  if (!estimate(g, double(st.warpInsts), predicted, e) && predicted <= 0) {
+    // fewer samples than an estimate needs: their mean cycles per instruction
+    double c = 0, w = 0;
+    for (auto &[sc, sw] : g.samples) {
+      c += sc;
+      w += sw;
+    }
+    predicted = w > 0 ? c / w * double(st.warpInsts) : c / double(g.samples.size());
+  }
+  return std::fabs(double(st.cycles) - predicted) / double(st.cycles) * 100.0;
+}
+
 KernelRun KernelSimulator::run(const ptx::exec::LaunchParams &p) {
   // Signatures are followed also without sampling, to tell what `--sample kernels` would
   // estimate (wouldEstimate()): the same decisions, every launch simulated.
   Signature *sig = nullptr;
-  bool checking = false, warming = false, shadowEstimate = false;
-  if (sampleMode_ != SampleMode::Ctas && !p.cooperative) {
-    SignatureKey key{p.kernel, p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z,
-                     p.dynamicShared};
-    sig = &signatures_[key];
+  bool checking = false, warming = false, shadowEstimate = false, stale = false;
+  uint32_t context = context_;
+  context_ = kNoContext;
+  bool afterFunctional = afterFunctional_;
+  afterFunctional_ = false;
+  if (sampleMode_ != SampleMode::Ctas && !p.cooperative)
+    sig = signatureOf(p);
+  if (sig) {
+    context_ = sig->id;
     ++sig->seen;
-    Decision d = decide(*sig);
-    if (d == Decision::Estimate) {
+    Decision d = decide(*sig, context);
+    if (d == Decision::Estimate && cleanWanted_ > 0) {
+      // another signature's next launch wants to follow detailed launches
+      --cleanWanted_;
+      d = Decision::Warm;
+      warming = true;
+    } else if (d == Decision::Estimate) {
       ++sig->sinceDetail;
+      afterFunctional_ = true;
       if (sampleMode_ == SampleMode::Kernels)
         return runSkipped(p, *sig);
       shadowEstimate = true;
+    } else if (afterFunctional) {
+      // on stale caches: neither learned from nor a check (a check stays due)
+      stale = true;
+      sig->checkNext = sig->checkNext || d == Decision::Warm;
+      sig->sinceDetail = 0;
+      cleanWanted_ = kCleanWindow;
     } else {
       checking = d == Decision::Check;
       warming = d == Decision::Warm;
       sig->checkNext = warming;
       sig->sinceDetail = 0;
+      if (!warming && std::find(sig->contexts.begin(), sig->contexts.end(), context) ==
+                          sig->contexts.end())
+        sig->contexts.push_back(context);
+      if (!warming)
+        cleanWanted_ = 0; // (the launch it waited for)
     }
   }
   KernelRun r;
@@ -232,21 +406,24 @@ KernelRun KernelSimulator::run(const ptx::exec::LaunchParams &p) {
     if (shadowEstimate) {
       ++wouldEstimate_.launches;
       wouldEstimate_.hostSeconds += r.launch.seconds;
-    } else if (!warming) {
+    } else if (!warming && !stale) {
       learn(*sig, r.stats, checking);
     }
   }
   if (sampleMode_ == SampleMode::Kernels) {
-    // A launch that warms the caches after functional launches is simulated, but on caches
-    // colder than in a full simulation: its error is (at most) its distance from the estimate.
-    double warmErr = 0, predicted = 0, e;
-    if (warming && r.launch.ok() && r.stats.cycles) {
-      estimate(*sig, double(r.stats.warpInsts), predicted, e); // (0 without enough samples)
-      if (predicted > 0)
-        warmErr = std::fabs(double(r.stats.cycles) - predicted) / double(r.stats.cycles) * 100.0;
+    // A launch that warms the caches after functional launches, or runs on caches they left
+    // stale, is simulated, but on caches colder than in a full simulation: its error is (at
+    // most) its distance from what its samples predict, or without samples the largest such
+    // distance measured in the run.
+    double coldErr = 0;
+    if ((warming || stale) && r.launch.ok()) {
+      double d = distanceFromSamples(*sig, r.stats);
+      if (d >= 0)
+        staleErrorPct_ = std::max(staleErrorPct_, d);
+      coldErr = d >= 0 ? d : staleErrorPct_;
     }
     r.stats.set("sample.estimated", 0);
-    r.stats.set("sample.error_pct", warmErr);
+    r.stats.set("sample.error_pct", coldErr);
     r.stats.set("sample.detailed_ctas", double(p.grid.count()));
   }
   return r;
