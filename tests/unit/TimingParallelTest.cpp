@@ -109,6 +109,37 @@ Result runMixed(unsigned threads, sim::SampleMode sample = sim::SampleMode::Off,
   return runMixedLaunches(threads, false, 1, sample, ctas, iters)[0];
 }
 
+/// Launches of the kernel in one simulator, one per (ctas, iters) of `launches` (the grid and
+/// the parameter value change the signature; see runMixedLaunches).
+std::vector<Result> runSequence(sim::SampleMode sample,
+                                const std::vector<std::pair<uint32_t, uint32_t>> &launches) {
+  ExecHarness h;
+  EXPECT_TRUE(h.load(ptxHeader() + kMixedPtx)) << h.errors;
+  timing::TimingConfig cfg;
+  sim::KernelSimulator sim(cfg, *h.engine);
+  sim.setSampling(sample);
+  const uint32_t block = 128, maxCtas = 64, n = maxCtas * block;
+  uint64_t tickets = h.alloc(n * 4), counter = h.alloc(4), seen = h.alloc(n * 4);
+  const ptx::exec::Kernel *k = h.engine->findKernel("mixed", h.module);
+  std::vector<uint8_t> buf(k->paramBytes + 8);
+  std::vector<Result> out;
+  for (auto [ctas, iters] : launches) {
+    EXPECT_LE(ctas, maxCtas);
+    uint64_t args[4] = {tickets, counter, seen, iters};
+    for (size_t i = 0; i < 4; ++i)
+      std::memcpy(buf.data() + k->paramOffsets[i], &args[i], k->paramSizes[i]);
+    ptx::exec::LaunchParams p;
+    p.kernel = k;
+    p.grid = {ctas};
+    p.block = {block};
+    p.params = buf.data();
+    sim::KernelRun run = sim.run(p);
+    EXPECT_TRUE(run.launch.ok()) << run.launch.message;
+    out.push_back({run.stats, {}, {}});
+  }
+  return out;
+}
+
 void expectSame(const Result &r, const Result &base, const std::string &what) {
   EXPECT_EQ(r.stats.cycles, base.stats.cycles) << what;
   EXPECT_EQ(r.tickets, base.tickets) << what;
@@ -267,4 +298,53 @@ TEST(TimingSampling, KernelSamplingIsTheSameOnAnyNumberOfHostThreads) {
     bound += double(one[i].stats.cycles) * one[i].stats.get("sample.error_pct") / 100.0;
   }
   EXPECT_LE(std::fabs(cs - cf), std::max(bound, 0.02 * cf)) << cs << " vs " << cf;
+}
+
+TEST(TimingSampling, KernelSamplingSimulatesTheFirstLaunchesOfASignature) {
+  // the first launch and kMinSamples more are simulated before anything is estimated: a pattern
+  // over several launches (a converging iteration's) shows in the samples
+  std::vector<std::pair<uint32_t, uint32_t>> seq(20, {30, 5});
+  std::vector<Result> r = runSequence(sim::SampleMode::Kernels, seq);
+  for (uint32_t i = 0; i <= sim::KernelSimulator::kMinSamples; ++i)
+    EXPECT_EQ(r[i].stats.get("sample.estimated"), 0) << "launch " << i;
+  int estimated = 0;
+  for (const Result &x : r)
+    estimated += x.stats.get("sample.estimated") > 0;
+  EXPECT_GT(estimated, 5);
+}
+
+TEST(TimingSampling, ALaunchAfterAnotherKernelIsSimulated) {
+  // 24 launches of one signature (estimated after the first ones), one of another shape, then
+  // the first again: the caches hold what the other launch left, a state none of the samples
+  // saw, so that launch is simulated, and so is the other shape's (its first)
+  std::vector<std::pair<uint32_t, uint32_t>> seq(24, {30, 5});
+  seq.push_back({60, 5});
+  seq.push_back({30, 5});
+  std::vector<Result> r = runSequence(sim::SampleMode::Kernels, seq);
+  EXPECT_EQ(r[23].stats.get("sample.estimated"), 1);
+  EXPECT_EQ(r[24].stats.get("sample.estimated"), 0);
+  EXPECT_EQ(r[25].stats.get("sample.estimated"), 0);
+}
+
+TEST(TimingSampling, ParameterValuesThatChangeTheWorkAreSignaturesOfTheirOwn) {
+  // one kernel and shape, alternating between two loop counts: each value is its own
+  // signature, both get estimated, and the sampled total is within its stated bound of the
+  // full simulation
+  std::vector<std::pair<uint32_t, uint32_t>> seq;
+  for (int i = 0; i < 60; ++i)
+    seq.push_back({30, i % 2 ? 40u : 5u});
+  std::vector<Result> sampled = runSequence(sim::SampleMode::Kernels, seq);
+  std::vector<Result> full = runSequence(sim::SampleMode::Off, seq);
+  double cf = 0, cs = 0, bound = 0;
+  int estimated[2] = {0, 0};
+  for (size_t i = 0; i < seq.size(); ++i) {
+    EXPECT_EQ(full[i].stats.warpInsts, sampled[i].stats.warpInsts) << "launch " << i;
+    estimated[i % 2] += sampled[i].stats.get("sample.estimated") > 0;
+    cf += double(full[i].stats.cycles);
+    cs += double(sampled[i].stats.cycles);
+    bound += double(sampled[i].stats.cycles) * sampled[i].stats.get("sample.error_pct") / 100.0;
+  }
+  EXPECT_GT(estimated[0], 5);
+  EXPECT_GT(estimated[1], 5);
+  EXPECT_LE(std::fabs(cs - cf), std::max(bound, 0.005 * cf)) << cs << " vs " << cf;
 }
