@@ -328,7 +328,10 @@ void KernelSimulator::learn(Signature &g, const timing::KernelTimingStats &st, b
         g.samples = std::move(recent.samples);
     }
   }
-  g.last = st;
+  // the statistics estimated launches scale (kept only where estimates can come: a snapshot of
+  // every counter is large, and a shape whose values change the work has many signatures)
+  if (g.samples.size() >= kMinSamples)
+    g.last = st;
 }
 
 double KernelSimulator::distanceFromSamples(const Signature &g,
@@ -414,13 +417,15 @@ KernelRun KernelSimulator::run(const ptx::exec::LaunchParams &p) {
     // A launch that warms the caches after functional launches, or runs on caches they left
     // stale, is simulated, but on caches colder than in a full simulation: its error is (at
     // most) its distance from what its samples predict, or without samples the largest such
-    // distance measured in the run.
+    // distance measured in the run, and no less than kUnmeasuredStalePct.
     double coldErr = 0;
     if ((warming || stale) && r.launch.ok()) {
       double d = distanceFromSamples(*sig, r.stats);
       if (d >= 0)
         staleErrorPct_ = std::max(staleErrorPct_, d);
-      coldErr = d >= 0 ? d : staleErrorPct_;
+      // (no samples to measure it against: the largest effect measured, at least
+      // kUnmeasuredStalePct)
+      coldErr = d >= 0 ? d : std::max(staleErrorPct_, kUnmeasuredStalePct);
     }
     r.stats.set("sample.estimated", 0);
     r.stats.set("sample.error_pct", coldErr);

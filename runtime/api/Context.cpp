@@ -208,15 +208,13 @@ sim::KernelSimulator &Context::simulator() {
     // (testing: the parallel timing engine's threads even for few busy SMs; docs/timing.md)
     if (const char *v = std::getenv("PTXSIM_PARALLEL_MIN_SMS"))
       sim_->setParallelMinBusySms((uint32_t)std::strtoul(v, nullptr, 10));
-    // sampled simulation (docs/sampling.md)
-    if (const char *v = std::getenv("PTXSIM_SAMPLE")) {
-      sim::SampleMode m;
-      if (!sim::parseSampleMode(v, m)) {
-        std::fprintf(stderr, "ptxsim: PTXSIM_SAMPLE must be off, kernels or ctas, not '%s'; stopping\n", v);
-        stopForUserError();
-      }
-      sim_->setSampling(m);
+    // sampled simulation (docs/sampling.md): kernel sampling unless PTXSIM_SAMPLE says otherwise
+    sim::SampleMode m = sim::SampleMode::Kernels;
+    if (const char *v = std::getenv("PTXSIM_SAMPLE"); v && !sim::parseSampleMode(v, m)) {
+      std::fprintf(stderr, "ptxsim: PTXSIM_SAMPLE must be off, kernels or ctas, not '%s'; stopping\n", v);
+      stopForUserError();
     }
+    sim_->setSampling(m);
     if (power_.loaded())
       sim_->enablePower(power_);
   }
