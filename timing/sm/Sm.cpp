@@ -57,6 +57,7 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   schedCounters_ = schedulers.counters(c.scheduler);
   schedSlots_.resize(scheds_.size());
   lastStall_.assign(scheds_.size(), StallReason::Idle);
+  quiet_.resize(scheds_.size());
   uint32_t maxWarps = (c.maxThreadsPerSm + c.warpSize - 1) / c.warpSize;
   slots_.resize(maxWarps);
   for (uint32_t i = 0; i < maxWarps; ++i) {
@@ -153,6 +154,7 @@ void Sm::flushCaches() {
 
 void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
   retireCheck_ = true;
+  forgetScans();
   CtaState st;
   st.cta = cta;
   uint32_t n = grid_->warpsPerCta();
@@ -168,6 +170,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.callDoneAt = 0;
     s.fetchLine = ~0ull;
     s.fetchFn = nullptr;
+    s.codeBegin = s.codeEnd = nullptr;
     s.fetchReadyAt = 0;
     s.nextCache = nullptr;
     s.operandsWereReady = false;
@@ -187,6 +190,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
 }
 
 void Sm::finishCta(size_t index) {
+  forgetScans();
   CtaState &st = ctas_[index];
   for (uint32_t s : st.slots) {
     if (slots_[s].active && !slots_[s].retired)
@@ -245,15 +249,21 @@ uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
 bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   if (l1iTag_.empty()) // (no instruction cache modelled, or a core kind that fetches nothing)
     return true;
-  const ptx::ir::Function &fn = *grid_->function(*s.w);
   // instructions are 8 bytes; each function gets its own code region (from its name, so the
-  // layout is the same in every run)
-  if (s.fetchFn != &fn) {
-    s.fetchFn = &fn;
-    s.fetchBase = (std::hash<std::string>{}(fn.name) & 0xfffff) << 24;
+  // layout is the same in every run). `in` is an instruction of the warp's function: when it
+  // lies in the code of the function fetched last, that is the function (the warp's own state
+  // is not read: the scan of a warp whose next instruction is known touches only its slot).
+  if (&in < s.codeBegin || &in >= s.codeEnd) {
+    const ptx::ir::Function &fn = *grid_->function(*s.w);
+    if (s.fetchFn != &fn) {
+      s.fetchFn = &fn;
+      s.fetchBase = (std::hash<std::string>{}(fn.name) & 0xfffff) << 24;
+    }
+    s.codeBegin = fn.code.data();
+    s.codeEnd = fn.code.data() + fn.code.size();
   }
   uint64_t base = s.fetchBase;
-  uint64_t pc = uint64_t(&in - fn.code.data());
+  uint64_t pc = uint64_t(&in - s.codeBegin);
   uint64_t line = (base + pc * 8) / cfg_.mem.l1i.lineBytes;
   if (line == s.fetchLine)
     return now >= s.fetchReadyAt;
@@ -386,6 +396,11 @@ Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
   const bool stepped = grid_->step(*s.w, rec_, id_);
   if (grid_->done(*s.w))
     retireCheck_ = true; // the warp finished: its CTA may be done
+  // The next instruction while the warp's state is in the cache (the scan would read the same
+  // one: nothing but its own steps moves a ready warp on). Not when a reconverged stack entry
+  // is due to be popped (the scan's peek pops it) or the warp left the ready state.
+  bool popDue = false;
+  s.nextCache = grid_->next(*s.w, popDue);
   if (!stepped) {
     if (rec_.blocked && !grid_->laneFaulted(id_)) {
       // a blocking instruction said "not yet": try again a few cycles later
@@ -615,6 +630,11 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
     toInit_.clear();
   }
   resume_.sched = (uint32_t)scheds_.size(); // nothing to resume unless we stop below
+  // The warp slots' first lines (what the scans read) on their way while the LD/ST unit ticks:
+  // between two ticks of this SM the others' ticks have pushed them out of the cache
+  if (!ctas_.empty())
+    for (const Slot &s : slots_)
+      __builtin_prefetch(&s);
   ldst_->tick(now, mem);
   while (ldst_->hasCompletion()) {
     auto [slot, tag] = ldst_->popCompletion();
@@ -629,6 +649,7 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
       stats_.loadLatency.sample(now - s.pending[i].issued);
       s.pending.erase(s.pending.begin() + (long)i);
       s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
+      quiet_[s.sched].valid = false;
       retireCheck_ = true;     // a finished CTA may have waited for this load
       break;
     }
@@ -739,15 +760,26 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   IWarpScheduler &sched = *scheds_[si];
   sched.tick(now);
   readyScratch_.clear();
+  QuietScan &q = quiet_[si];
+  if (q.valid && now < q.until) { // nothing woke since the last scan: it would find the same
+    stats_.warpCyclesResident += q.resident;
+    scan = q.scan;
+    return;
+  }
   bool anyLive = false, anyBarrier = false;
   StallReason worst = StallReason::None;
+  // (for quiet_: warps counted resident, the earliest wake-up, a warp waiting only for a unit)
+  uint32_t resident = 0;
+  Cycle until = kNever;
+  bool unitWait = false;
   for (uint32_t slot : schedSlots_[si]) {
     Slot &s = slots_[slot];
     if (!s.active)
       continue;
     if (now < s.wakeAt) { // still blocked on its operands
       anyLive = true;
-      ++stats_.warpCyclesResident;
+      ++resident;
+      until = std::min(until, s.wakeAt);
       if (s.blockedBy == StallReason::Memory || worst == StallReason::None)
         worst = s.blockedBy;
       continue;
@@ -767,9 +799,10 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
     }
     s.nextCache = in;
     anyLive = true;
-    ++stats_.warpCyclesResident;
+    ++resident;
     if (!fetched(s, *in, now)) {
       s.wakeAt = s.fetchReadyAt;
+      until = std::min(until, s.wakeAt);
       s.blockedBy = StallReason::Fetch;
       if (worst == StallReason::None)
         worst = StallReason::Fetch;
@@ -786,21 +819,31 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       for (unsigned i = 0; i < in->nrd; ++i)
         wake = std::max(wake, s.readyAt(in->rd[i]));
       s.wakeAt = wake;
+      until = std::min(until, wake);
       s.blockedBy = why;
       continue;
     }
     s.operandsWereReady = true;
     if (!unitFreeFor(*in, now)) {
+      unitWait = true;
       if (worst == StallReason::None)
         worst = StallReason::Pipeline;
       continue;
     }
     s.peeked = in;
     readyScratch_.push_back(slot);
+    // (the warp's state the step reads first, on its way while the scan and the pick go on)
+    __builtin_prefetch(&s.w->state);
+    __builtin_prefetch(&s.w->stack);
   }
+  stats_.warpCyclesResident += resident;
   scan.anyLive = anyLive;
   scan.anyBarrier = anyBarrier;
   scan.worst = worst;
+  q.valid = !unitWait && readyScratch_.empty();
+  q.scan = scan;
+  q.resident = resident;
+  q.until = until;
 }
 
 bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared) {
@@ -818,6 +861,12 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
       resume_.pick = pick;
       return false;
     }
+    // (the scans an issue may change: its scheduler's, or every one when the instruction may
+    // release a barrier, end a warp or do what an extension does)
+    if (mayWakeOthers(*ps.peeked))
+      forgetScans();
+    else
+      quiet_[si].valid = false;
     if (issue(ps, (uint32_t)pick, now)) {
       // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
       // this cycle too when they are ready (blocking instructions issue alone); an instruction
@@ -825,8 +874,11 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
       // an add (Schedule.h), never one of the ordered phase's instructions.
       for (uint32_t used = lastIssueFused_ ? 0 : 1;
            (used < cfg_.core.issueWidth || lastIssueFused_) && canIssueAgain(ps, now);) {
-        if (lastIssueFused_ && touchesOutside(*grid_->peek(*ps.w)))
+        const Inst &again = *grid_->peek(*ps.w);
+        if (lastIssueFused_ && touchesOutside(again))
           break;
+        if (mayWakeOthers(again))
+          forgetScans();
         if (!issue(ps, (uint32_t)pick, now))
           break;
         used += !lastIssueFused_;
@@ -849,6 +901,15 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
   lastStall_[si] = r;
   ++stats_.stall[size_t(r)];
   return true;
+}
+
+bool Sm::mayWakeOthers(const Inst &in) const {
+  using ptx::ir::Ctl;
+  // a plain instruction, branch or warp-synchronous one moves only its own warp; barriers,
+  // exits, returns, calls and waits may move others (a CTA barrier's release); a core kind
+  // other than the full SM may step more than the instruction at issue
+  return (in.ctl != Ctl::None && in.ctl != Ctl::Bra && in.ctl != Ctl::WarpSync) ||
+         uint8_t(in.cls) >= ptx::ir::kNumBuiltinOpClasses || orderedIssue_ || !coreClock_;
 }
 
 bool Sm::idle() const { return ctas_.empty() && ldst_->idle(); }
@@ -875,8 +936,9 @@ Cycle Sm::nextEventCycle(Cycle now) const {
     // saves reading the warp's SIMT stack, most of this function's time on memory-bound kernels.
     if (!s.active || s.wakeAt == kNever)
       continue;
+    // (nextCache, when set, is what next() would return: the warp has not stepped since)
     bool popDue = false;
-    const Inst *nextIn = grid_->next(*s.w, popDue);
+    const Inst *nextIn = s.nextCache ? s.nextCache : grid_->next(*s.w, popDue);
     if (popDue)
       return now + 1; // needs a stack pop: just tick
     if (!nextIn)

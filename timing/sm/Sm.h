@@ -167,12 +167,38 @@ public:
 
 protected:
   struct Slot {
-    ptx::exec::Warp *w = nullptr;
+    // The fields the per-cycle scan reads come first (one cache line for a sleeping or ready
+    // warp: the scan of 64 slots per SM every cycle is most of a compute-bound kernel's time).
+    /// The warp cannot issue before this cycle (kNever: until one of its loads returns); saves
+    /// re-checking blocked warps every cycle.
+    Cycle wakeAt = 0;
+    /// The warp's next instruction as a scan or the warp's last step found it (null: not
+    /// known, peek), and whether its operands were ready then: both hold until the warp steps
+    /// again (Sm::stepWarp sets them from the stepped warp; a DMA engine's run-ahead clears
+    /// them), since only its own steps move a ready warp on, and operands, once ready, stay
+    /// ready until it issues (a load's return only makes more of them ready). Saves the scan
+    /// re-reading the warp's SIMT stack and scoreboard every cycle.
+    const ptx::ir::Inst *nextCache = nullptr;
     bool active = false;
     bool retired = false; ///< the warp has exited and left its scheduler (its CTA still runs)
+    bool operandsWereReady = false;
+    StallReason blockedBy = StallReason::None;
+    /// SassRole of the instruction just issued merged into the next (-ptxsim_fuse_pairs): the
+    /// next one's latency is the merged SASS instruction's
+    uint8_t fusedRole = 0;
     uint32_t sched = 0;
+    uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
+    Cycle fetchReadyAt = 0;     ///< the next instruction is in the buffer from this cycle
+    /// The code of the function fetchBase belongs to (fetched() needs the warp's function
+    /// only when an instruction lies outside it)
+    const ptx::ir::Inst *codeBegin = nullptr, *codeEnd = nullptr;
+    ptx::exec::Warp *w = nullptr;
     uint32_t cta = 0; ///< index in ctas_
     uint64_t age = 0;
+    /// The instruction the last scan found ready (valid while the warp is in readyScratch_)
+    const ptx::ir::Inst *peeked = nullptr;
+    const ptx::ir::Function *fetchFn = nullptr; ///< function whose code region fetchBase is
+    uint64_t fetchBase = 0;
     std::vector<Cycle> regReady;  ///< by register index
     std::vector<Cycle> predReady; ///< by predicate index
     struct Pending {
@@ -182,27 +208,7 @@ protected:
       Cycle issued; ///< for the load-latency distribution
     };
     std::vector<Pending> pending; ///< loads and atomics whose results are not back yet
-    /// The warp cannot issue before this cycle (kNever: until one of its loads returns); saves
-    /// re-checking blocked warps every cycle.
-    Cycle wakeAt = 0;
     Cycle callDoneAt = 0; ///< a runtime call (printf, malloc) keeps the warp until then
-    StallReason blockedBy = StallReason::None;
-    /// SassRole of the instruction just issued merged into the next (-ptxsim_fuse_pairs): the
-    /// next one's latency is the merged SASS instruction's
-    uint8_t fusedRole = 0;
-    uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
-    const ptx::ir::Function *fetchFn = nullptr; ///< function whose code region fetchBase is
-    uint64_t fetchBase = 0;
-    Cycle fetchReadyAt = 0;     ///< the next instruction is in the buffer from this cycle
-    /// The instruction the last scan found ready (valid while the warp is in readyScratch_)
-    const ptx::ir::Inst *peeked = nullptr;
-    /// The warp's next instruction as a scan last found it, and whether its operands were
-    /// ready then: both hold until the warp steps (Sm::stepWarp and a DMA engine's run-ahead clear them), since
-    /// only its own steps move a ready warp on, and operands, once ready, stay ready until it
-    /// issues (a load's return only makes more of them ready). Saves the scan re-reading the
-    /// warp's SIMT stack and scoreboard every cycle for a ready warp the scheduler did not pick.
-    const ptx::ir::Inst *nextCache = nullptr;
-    bool operandsWereReady = false;
     Cycle &ready(uint16_t r);
     /// (inline: the scan and the next-event search call it for every operand of every warp)
     Cycle readyAt(uint16_t r) const {
@@ -271,6 +277,25 @@ protected:
     bool anyLive = false, anyBarrier = false;
     StallReason worst = StallReason::None;
   };
+  /// A scheduler's last scan when it found no warp ready and none waiting only for a unit:
+  /// every live warp was asleep (wakeAt) or at a barrier. Until the first wakeAt (`until`) the
+  /// scan would find the same, unless an event wakes a warp earlier: a load's return (its
+  /// scheduler's entry), an issue that may release a barrier or end a warp, a CTA arriving or
+  /// leaving (every entry: forgetScans). Then the scan's outcome is taken from here (the same
+  /// counters and stall reason), without visiting the warps.
+  struct QuietScan {
+    bool valid = false;
+    SchedScan scan;
+    uint32_t resident = 0; ///< warps counted in warpCyclesResident per cycle
+    Cycle until = 0;
+  };
+  std::vector<QuietScan> quiet_; ///< per scheduler
+  /// Issuing `in` may change what other schedulers' scans find (quiet_).
+  bool mayWakeOthers(const ptx::ir::Inst &in) const;
+  void forgetScans() {
+    for (QuietScan &q : quiet_)
+      q.valid = false;
+  }
   /// A scheduler's part of the tick: scan its warps (readyScratch_ gets the ready ones), then
   /// pick and issue (`pick` >= 0: resume with that already picked warp). issueScheduler()
   /// returns false when it stopped before an instruction that touchesOutside().
