@@ -632,9 +632,12 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
   resume_.sched = (uint32_t)scheds_.size(); // nothing to resume unless we stop below
   // The warp slots' first lines (what the scans read) on their way while the LD/ST unit ticks:
   // between two ticks of this SM the others' ticks have pushed them out of the cache
+  // (not those of a scheduler whose last scan stands: it does not read them)
   if (!ctas_.empty())
-    for (const Slot &s : slots_)
-      __builtin_prefetch(&s);
+    for (uint32_t si = 0; si < scheds_.size(); ++si)
+      if (!quiet_[si].valid || now >= quiet_[si].until)
+        for (uint32_t slot : schedSlots_[si])
+          __builtin_prefetch(&slots_[slot]);
   ldst_->tick(now, mem);
   while (ldst_->hasCompletion()) {
     auto [slot, tag] = ldst_->popCompletion();
@@ -649,6 +652,7 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
       stats_.loadLatency.sample(now - s.pending[i].issued);
       s.pending.erase(s.pending.begin() + (long)i);
       s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
+      s.operandsWereReady = false;
       quiet_[s.sched].valid = false;
       retireCheck_ = true;     // a finished CTA may have waited for this load
       break;
@@ -821,6 +825,9 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       s.wakeAt = wake;
       until = std::min(until, wake);
       s.blockedBy = why;
+      // a finite wake-up is the cycle the last operand is ready: the scan then need not look
+      // again (a load's return that wakes the warp earlier clears this)
+      s.operandsWereReady = wake != kNever;
       continue;
     }
     s.operandsWereReady = true;
