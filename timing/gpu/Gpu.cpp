@@ -591,8 +591,14 @@ double Gpu::tickLocalOnThreads(bool dispatching) {
 void Gpu::tickLocalSerial(const KernelRun &r) {
   for (uint32_t pi = 0; pi < mem_->numPartitions(); ++pi)
     mem_->tickPartition(pi, now_);
-  for (uint32_t i = 0; i < (uint32_t)sms_.size(); ++i) {
+  const uint32_t n = (uint32_t)sms_.size();
+  for (uint32_t i = 0; i < n; ++i) {
     Sm &sm = *sms_[i];
+    // (the next SMs' state on its way into the cache while this one ticks)
+    if (i + 2 < n)
+      sms_[i + 2]->prefetchState();
+    if (i + 1 < n)
+      sms_[i + 1]->prefetchWarps(now_);
     if (r.split) {
       if (!smAwake_[i])
         continue;

@@ -617,6 +617,32 @@ bool Sm::touchesOutside(const Inst &in) {
   }
 }
 
+void Sm::prefetchState() const {
+  // the fields a tick reads (ctas_ .. lastStall_ and the stats are a few lines apart)
+  __builtin_prefetch(&ctas_);
+  __builtin_prefetch(&toInit_);
+  __builtin_prefetch(&ldst_);
+  __builtin_prefetch(&slots_);
+  __builtin_prefetch(&quiet_);
+  __builtin_prefetch(&readyScratch_);
+  __builtin_prefetch(&resume_);
+  __builtin_prefetch(&stats_);
+  __builtin_prefetch(&stats_.warpCyclesResident);
+}
+
+void Sm::prefetchWarps(Cycle now) const {
+  if (ctas_.empty())
+    return;
+  __builtin_prefetch(ldst_.get());
+  for (uint32_t si = 0; si < scheds_.size(); ++si) {
+    __builtin_prefetch(scheds_[si].get());
+    if (quiet_[si].valid && now < quiet_[si].until)
+      continue; // (its scan stands: the slots are not read)
+    for (uint32_t slot : schedSlots_[si])
+      __builtin_prefetch(&slots_[slot]);
+  }
+}
+
 void Sm::tick(Cycle now, MemorySystem &mem) {
   tickLocal(now, mem, false);
   tickShared(now);
@@ -630,14 +656,6 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
     toInit_.clear();
   }
   resume_.sched = (uint32_t)scheds_.size(); // nothing to resume unless we stop below
-  // The warp slots' first lines (what the scans read) on their way while the LD/ST unit ticks:
-  // between two ticks of this SM the others' ticks have pushed them out of the cache
-  // (not those of a scheduler whose last scan stands: it does not read them)
-  if (!ctas_.empty())
-    for (uint32_t si = 0; si < scheds_.size(); ++si)
-      if (!quiet_[si].valid || now >= quiet_[si].until)
-        for (uint32_t slot : schedSlots_[si])
-          __builtin_prefetch(&slots_[slot]);
   ldst_->tick(now, mem);
   while (ldst_->hasCompletion()) {
     auto [slot, tag] = ldst_->popCompletion();

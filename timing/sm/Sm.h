@@ -95,6 +95,12 @@ public:
     addCta(cta, age);
   }
   void tick(Cycle now, MemorySystem &mem);
+  /// Hints for the GPU's serial loop, which ticks the SMs one after another (every other SM's
+  /// tick pushes this one's state out of the cache): prefetchState() starts bringing in the
+  /// SM's own fields, prefetchWarps(now), called after them, the warp slots a tick at `now`
+  /// will scan, its LD/ST unit and schedulers. They read nothing that changes results.
+  void prefetchState() const;
+  void prefetchWarps(Cycle now) const;
   /// tick() in two parts, for the GPU's parallel engine. tickLocal() does everything that only
   /// touches this SM (its LD/ST unit's own queues in `mem`, its warps, its CTAs' shared
   /// memory): with `stopBeforeShared` it stops before the first instruction a scheduler picks
