@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -124,6 +125,67 @@ TEST(LdstShared, BankConflictDegrees) {
   WarpMemAccess st = strided(MemSpaceKind::Shared, 0, 8);
   st.write = true;
   EXPECT_EQ(r.run(0, st), 1u);
+}
+
+// bankConflictDegree against its definition (the most distinct words any bank holds) on
+// accesses with and without conflicts: strides, broadcasts, partial masks, wide lanes,
+// misaligned lanes that straddle words, and pseudo-random addresses.
+TEST(LdstShared, BankConflictDegreeIsTheMostDistinctWordsInABank) {
+  auto reference = [](const WarpMemAccess &a, uint32_t banks) {
+    std::vector<std::vector<uint64_t>> perBank(banks);
+    for (uint32_t l = 0; l < 32; ++l)
+      if (a.mask >> l & 1)
+        for (uint64_t w = a.addr[l] / 4; w <= (a.addr[l] + a.bytesPerLane - 1) / 4; ++w) {
+          std::vector<uint64_t> &v = perBank[w % banks];
+          if (std::find(v.begin(), v.end(), w) == v.end())
+            v.push_back(w);
+        }
+    uint32_t d = 0;
+    for (auto &v : perBank)
+      d = std::max(d, uint32_t(v.size()));
+    return d;
+  };
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  auto rnd = [&x] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  uint32_t cases = 0, conflicted = 0, single = 0;
+  for (uint32_t banks : {32u, 16u}) {
+    for (uint32_t bytes : {1u, 4u, 8u, 16u}) {
+      for (uint32_t stride : {0u, 1u, 2u, 4u, 8u, 12u, 16u, 33u, 128u, 132u}) {
+        for (uint32_t mask : {0xffffffffu, 0x0000ffffu, 0x80000001u, 0x00000001u, 0u}) {
+          WarpMemAccess a = strided(MemSpaceKind::Shared, 6, stride);
+          a.bytesPerLane = bytes;
+          a.mask = mask;
+          uint32_t d = bankConflictDegree(a, banks);
+          EXPECT_EQ(d, reference(a, banks)) << banks << " banks, " << bytes << " bytes, stride "
+                                            << stride << ", mask " << mask;
+          ++cases;
+          conflicted += d > 1;
+          single += d == 1;
+        }
+      }
+      for (int k = 0; k < 200; ++k) {
+        WarpMemAccess a = strided(MemSpaceKind::Shared, 0, 4);
+        a.bytesPerLane = bytes;
+        a.mask = uint32_t(rnd());
+        uint64_t span = (k % 2) ? 256 : 4096;
+        for (uint32_t l = 0; l < 32; ++l)
+          a.addr[l] = rnd() % span;
+        uint32_t d = bankConflictDegree(a, banks);
+        EXPECT_EQ(d, reference(a, banks)) << banks << " banks, " << bytes << " bytes, random";
+        ++cases;
+        conflicted += d > 1;
+        single += d == 1;
+      }
+    }
+  }
+  // both outcomes were exercised
+  EXPECT_GT(conflicted, cases / 10);
+  EXPECT_GT(single, 20u);
 }
 
 // -ptxsim_shared_queue_entries: shared instructions queue for the banks without holding the issue

@@ -10,17 +10,33 @@ namespace ptxsim::timing {
 
 uint32_t bankConflictDegree(const WarpMemAccess &a, uint32_t numBanks) {
   uint32_t bytes = std::max(1u, a.bytesPerLane);
+  uint32_t banks = std::min(std::max(1u, numBanks), 64u), degree = 0;
   uint64_t words[32 * 5];
   uint32_t n = 0;
+  // The common access (consecutive words, a broadcast) has at most one distinct word per
+  // bank: degree 1, found without sorting. The first bank that sees a second word sends the
+  // access to the count below.
+  uint64_t bankWord[64];
+  uint64_t seen = 0; // banks with a word
+  bool oneWordPerBank = true;
   for (uint32_t l = 0; l < 32; ++l) {
     if (!(a.mask & (1u << l)))
       continue;
-    for (uint64_t w = a.addr[l] / 4; w <= (a.addr[l] + bytes - 1) / 4 && n < 32 * 5; ++w)
+    for (uint64_t w = a.addr[l] / 4; w <= (a.addr[l] + bytes - 1) / 4 && n < 32 * 5; ++w) {
       words[n++] = w;
+      const uint32_t b = uint32_t(w % banks);
+      if (!(seen >> b & 1)) {
+        seen |= uint64_t(1) << b;
+        bankWord[b] = w;
+      } else if (bankWord[b] != w) {
+        oneWordPerBank = false;
+      }
+    }
   }
+  if (oneWordPerBank)
+    return n ? 1 : 0;
   std::sort(words, words + n);
   n = uint32_t(std::unique(words, words + n) - words);
-  uint32_t banks = std::min(std::max(1u, numBanks), 64u), degree = 0;
   uint32_t perBank[64] = {};
   for (uint32_t i = 0; i < n; ++i)
     degree = std::max(degree, ++perBank[words[i] % banks]);
