@@ -1322,11 +1322,10 @@ enum class SyncStep : uint8_t { Go, Parked, Fault };
 /// and how long it must stay unchanged to be a livelock.
 constexpr uint64_t kLivelockEvery = uint64_t(1) << 10;
 constexpr uint64_t kLivelockSpins = uint64_t(1) << 20;
-/// ITS: a diverged group that takes one backward branch kSpinFrom times in a row has its
+/// ITS: a diverged group that takes one backward branch kSpinFrom (Exec.h) times in a row has its
 /// registers compared every kSpinEvery iterations; unchanged means it spins and yields. Any
 /// loop yields after kLongLoop iterations (forward progress for loops that count while they
 /// wait).
-constexpr uint64_t kSpinFrom = 4;
 constexpr uint64_t kSpinEvery = 2;
 constexpr uint64_t kLongLoop = uint64_t(1) << 16;
 
@@ -1373,6 +1372,29 @@ constexpr uint64_t kLongLoop = uint64_t(1) << 16;
   }
   return rotateGroups(w);
 }
+
+} // namespace
+
+bool jitLoopStep(Warp &w, uint32_t pc) {
+  // divergentLoop's decisions, applied only where it would just count
+  const uint64_t c = (w.spinPc == pc ? w.spinCount : 0) + 1;
+  if (!w.its) {
+    if ((c >= kLivelockFrom && c % kLivelockEvery == 0) || c == (uint64_t(1) << 24))
+      return false;
+  } else if (!(c < kSpinFrom || (c < kLongLoop && c % kSpinEvery != 0))) {
+    if (c >= kLongLoop)
+      return false;
+    uint64_t h = spinState(w);
+    if (c != kSpinFrom && h == w.spinHash)
+      return false; // it spins: the warp's other lanes go first
+    w.spinHash = h;
+  }
+  w.spinPc = pc;
+  w.spinCount = c;
+  return true;
+}
+
+namespace {
 
 template <bool kStep>
 uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {

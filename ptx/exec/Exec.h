@@ -139,6 +139,8 @@ uint64_t runWarp(ExecCtx &ctx, Warp &w, uint64_t budget);
 /// the warp wait) before the interpreter watches the register state for a livelock; until then
 /// it only counts them (Warp::spinPc, spinCount), which the JIT's compiled loops also do.
 constexpr uint64_t kLivelockFrom = uint64_t(1) << 16;
+/// ITS: the same count from which a diverged group's spins are watched (and it may yield).
+constexpr uint64_t kSpinFrom = 4;
 /// "block (0,0,0) warp 1: lanes 0xffffffff, pc 12, at k.ptx:40:5 (app.cu:17) ld": where each
 /// group of lanes of `w` is, for reports (the kernel timeout's).
 std::string warpPlaceText(const Program *prog, const Grid &g, const Warp &w);

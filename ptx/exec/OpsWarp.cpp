@@ -12,6 +12,7 @@
 
 #include "ptx/exec/Numerics.h"
 #include "ptx/exec/OpsCommon.h"
+#include "ptx/jit/JitOps.h"
 
 namespace ptxsim::ptx::exec {
 namespace {
@@ -405,6 +406,10 @@ bool lowerNop(LowerCtx &c) {
 } // namespace
 
 void registerWarpOps() {
+  // the JIT compiles these to vector code with these handlers' bits (ptx/jit/LlvmJit.cpp)
+  jit::describe(shflFn, jit::Op::Shfl, jit::Type::U64);
+  jit::describe(voteFn, jit::Op::Vote, jit::Type::U32);
+  jit::describe(activemaskFn, jit::Op::ActiveMask, jit::Type::U32);
   registerLowering("shfl", lowerShfl);
   registerLowering("vote", lowerVote);
   registerLowering("match", lowerMatch);

@@ -225,6 +225,12 @@ struct StoreBuffer {
   bool empty() const { return entries.empty(); }
 };
 
+/// A backward jump at `pc` taken by every active lane of `w` while other lanes wait, met by the
+/// JIT's compiled code (Exec.cpp): true when the interpreter would only count the spin (counted
+/// as it would), false when it would do more (yield, watch for a livelock, warn), with nothing
+/// changed: the code then leaves before the jump.
+bool jitLoopStep(Warp &w, uint32_t pc);
+
 /// Per host thread execution context.
 struct ExecCtx {
   Program *prog = nullptr;
@@ -261,6 +267,7 @@ struct ExecCtx {
   /// Functional mode with the JIT (ptx/jit/JitOps.h): straight-line runs of functions that have
   /// compiled code execute it instead of the handlers one by one.
   bool jit = false;
+  bool (*loopStep)(Warp &, uint32_t) = jitLoopStep; ///< for compiled code, which links nothing
 
   bool faulted() const { return faultKind != FaultKind::None; }
   /// Records the first fault of this context: `what` describes it; the context adds the kernel,

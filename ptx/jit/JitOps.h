@@ -23,7 +23,10 @@ namespace ptxsim::ptx::jit {
 enum class Op : uint8_t {
   None, Add, Sub, MulLo, MadLo, MulWide, Min, Max, And, Or, Xor, Not, Shl, Shr, Mov, Selp, Setp,
   FAdd, FSub, FMul, FFma,
-  Ld, St ///< ld/st (one element): a warp-wide fast path, the handler on its slow path
+  Ld, St, ///< ld/st (one element): a warp-wide fast path, the handler on its slow path
+  Shfl,       ///< shfl{.sync}: Inst::aux the mode (OpsWarp.cpp), a gather over the source register
+  Vote,       ///< vote{.sync}: Inst::aux all/any/uni/ballot
+  ActiveMask, ///< activemask
 };
 /// Operand types of a described handler.
 enum class Type : uint8_t { S16, U16, S32, U32, S64, U64, F32, F64 };

@@ -44,6 +44,12 @@ namespace {
 using exec::ExecCtx;
 using exec::Warp;
 
+/// Whether `in` may sit inside a straight-line block: Ctl::None instructions, and warp-synchronous
+/// ones (shfl.sync, vote.sync, ...), which the interpreter loop only runs through their handler
+/// unless independent thread scheduling has diverged the warp (Exec.cpp, Ctl::WarpSync); the
+/// code checks that case and leaves before such an instruction.
+bool inBlock(const ir::Inst &in) { return in.ctl == ir::Ctl::None || in.ctl == ir::Ctl::WarpSync; }
+
 /// Where compiled code may start (and blocks start): the first instruction, branch and
 /// jump-table targets, reconvergence points, control instructions and every instruction after
 /// one.
@@ -54,7 +60,7 @@ std::vector<bool> leaders(const ir::Function &fn) {
     lead[0] = true;
   for (size_t pc = 0; pc < n; ++pc) {
     const ir::Inst &in = fn.code[pc];
-    if (in.ctl != ir::Ctl::None) {
+    if (!inBlock(in)) {
       lead[pc] = true;
       lead[pc + 1] = true;
       if (in.ctl == ir::Ctl::Bra && in.target < n)
@@ -133,6 +139,10 @@ public:
     // code holds no address of this process, so the disk cache can reuse it in another
     llvm::Value *fnNow = b_.CreateLoad(ptr_, fieldPtr(warp_, offsetof(Warp, fn), ptr_));
     code_ = b_.CreateLoad(ptr_, fieldPtr(fnNow, functionCodeOffset(), ptr_));
+    // a warp diverged under independent thread scheduling: warp-synchronous instructions first
+    // gather their member lanes in the interpreter loop (warpSyncArrive)
+    llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
+    itsSplit_ = b_.CreateAnd(b_.CreateICmpNE(its, b_.getInt8(0)), b_.CreateICmpNE(active_, liveMask_));
     at_.assign(n + 1, nullptr);
     for (uint32_t pc = 0; pc <= n; ++pc)
       if (lead[pc])
@@ -160,7 +170,7 @@ public:
         ++pc;
         continue;
       }
-      if (in.ctl != ir::Ctl::None) {
+      if (!inBlock(in)) {
         leave(pc);
         ++pc;
         continue;
@@ -239,6 +249,16 @@ private:
   /// code after it.
   void inst(const ir::Inst &in, llvm::Value *done, uint32_t k, uint32_t base, FunctionCode *code) {
     llvm::Value *m = guardMask(in);
+    if (in.ctl == ir::Ctl::WarpSync) { // the interpreter loop gathers a split warp's lanes
+      llvm::BasicBlock *go = llvm::BasicBlock::Create(c_, "wsync", f_);
+      llvm::BasicBlock *out = llvm::BasicBlock::Create(c_, "gather", f_);
+      b_.CreateCondBr(b_.CreateAnd(itsSplit_, b_.CreateICmpNE(m, b_.getInt32(0))), out, go,
+                      llvm::MDBuilder(c_).createBranchWeights(1, 1000));
+      b_.SetInsertPoint(out);
+      b_.CreateStore(b_.CreateAdd(done, b_.getInt64(k)), done_);
+      leave(base + k);
+      b_.SetInsertPoint(go);
+    }
     llvm::BasicBlock *join = memFast(in, m);
     if (!join && native(in, m)) {
       if (code)
@@ -385,28 +405,38 @@ private:
     b_.CreateBr(target(pc + 1));
     b_.SetInsertPoint(taken);
     if (in.target <= pc) {
-      // a loop while other lanes of the warp wait (divergentLoop, Exec.cpp): under IPDOM the
-      // interpreter only counts the spins in a row until kLivelockFrom, so the code does that
-      // too and leaves before it (the interpreter then counts on and watches); under ITS it
-      // leaves at once
+      // a loop while other lanes of the warp wait (divergentLoop, Exec.cpp): the interpreter
+      // counts the spins in a row and only from a number on (kLivelockFrom under IPDOM,
+      // kSpinFrom under ITS) may it do more; the code counts them inline up to there, then asks
+      // jitLoopStep (ExecCtx::loopStep) whether the interpreter would only count this one
+      // (done so) or act (the code leaves before the jump and the interpreter does it)
       llvm::BasicBlock *jump = llvm::BasicBlock::Create(c_, "loop", f_);
       llvm::BasicBlock *part = llvm::BasicBlock::Create(c_, "partloop", f_);
-      llvm::BasicBlock *spin = llvm::BasicBlock::Create(c_, "spin", f_);
+      llvm::BasicBlock *count = llvm::BasicBlock::Create(c_, "spincount", f_);
+      llvm::BasicBlock *ask = llvm::BasicBlock::Create(c_, "spinask", f_);
+      llvm::BasicBlock *asked = llvm::BasicBlock::Create(c_, "spinasked", f_);
       b_.CreateCondBr(b_.CreateICmpEQ(active_, liveMask_), jump, part);
       b_.SetInsertPoint(part);
       llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
-      goOnIf(b_.CreateICmpEQ(its, b_.getInt8(0)), pc, spin);
-      b_.SetInsertPoint(spin);
+      llvm::Value *from = b_.CreateSelect(b_.CreateICmpEQ(its, b_.getInt8(0)),
+                                          b_.getInt64(exec::kLivelockFrom), b_.getInt64(exec::kSpinFrom));
       llvm::Value *pcPtr = fieldPtr(warp_, offsetof(Warp, spinPc), i32_);
       llvm::Value *cntPtr = fieldPtr(warp_, offsetof(Warp, spinCount), i64_);
       llvm::Value *same = b_.CreateICmpEQ(b_.CreateLoad(i32_, pcPtr), b_.getInt32(pc));
       llvm::Value *c = b_.CreateAdd(b_.CreateSelect(same, b_.CreateLoad(i64_, cntPtr), b_.getInt64(0)), b_.getInt64(1));
-      llvm::BasicBlock *count = llvm::BasicBlock::Create(c_, "spincount", f_);
-      goOnIf(b_.CreateICmpULT(c, b_.getInt64(exec::kLivelockFrom)), pc, count);
+      b_.CreateCondBr(b_.CreateICmpULT(c, from), count, ask);
       b_.SetInsertPoint(count);
       b_.CreateStore(b_.getInt32(pc), pcPtr);
       b_.CreateStore(c, cntPtr);
       b_.CreateBr(jump);
+      b_.SetInsertPoint(ask);
+      llvm::FunctionType *stepTy = llvm::FunctionType::get(i8_, {ptr_, i32_}, false); // bool
+      llvm::Value *step = b_.CreateLoad(llvm::PointerType::getUnqual(stepTy),
+                                        fieldPtr(ctx_, offsetof(ExecCtx, loopStep), llvm::PointerType::getUnqual(stepTy)));
+      llvm::Value *go = b_.CreateICmpNE(b_.CreateCall(stepTy, step, {warp_, b_.getInt32(pc)}), b_.getInt8(0));
+      b_.CreateBr(asked);
+      b_.SetInsertPoint(asked);
+      goOnIf(go, pc, jump);
       b_.SetInsertPoint(jump);
     }
     count(1);
@@ -490,7 +520,7 @@ private:
   /// Emits `in` natively when its handler is described; false otherwise.
   bool native(const ir::Inst &in, llvm::Value *m) {
     OpDesc d = describe_(in.fn);
-    if (d.op == Op::None || in.ctl != ir::Ctl::None)
+    if (d.op == Op::None || !inBlock(in))
       return false;
     const Type t = d.type;
     const bool sgn = isSigned(t);
@@ -533,6 +563,11 @@ private:
       return true;
     }
     case Op::Setp: return setp(in, d, m);
+    case Op::Shfl: return shfl(in, m);
+    case Op::Vote: return vote(in, m);
+    case Op::ActiveMask: // the top of the reconvergence stack: the code's active lanes
+      store(in.dst[0], b_.CreateVectorSplat(ir::kWarpSize, b_.CreateZExt(active_, i64_)), m);
+      return true;
     case Op::FAdd: r = canon(b_.CreateFAdd(A(), B()), t); break;
     case Op::FSub: r = canon(b_.CreateFSub(A(), B()), t); break;
     case Op::FMul: r = canon(b_.CreateFMul(A(), B()), t); break;
@@ -577,6 +612,91 @@ private:
       writePred(in.dst[1], q, m);
     return true;
   }
+  /// 0, 1, ..., 31 as i32 lanes.
+  llvm::Value *laneIds() {
+    std::vector<llvm::Constant *> ids;
+    for (unsigned l = 0; l < ir::kWarpSize; ++l)
+      ids.push_back(b_.getInt32(l));
+    return llvm::ConstantVector::get(ids);
+  }
+  llvm::Value *splat32(uint32_t v) { return b_.CreateVectorSplat(ir::kWarpSize, b_.getInt32(v)); }
+
+  /// shfl (OpsWarp.cpp shflFn, the PTX ISA's pseudocode): per lane the source lane j from b and
+  /// c (clamp in bits 0-4, segment mask in bits 8-12); a lane whose j is out of range reads its
+  /// own value. Every lane reads the source register as it is (a lane that does not execute
+  /// included), all 64 bits: a gather over the register. dst[1] (flags bit 0) gets the in-range
+  /// bits.
+  bool shfl(const ir::Inst &in, llvm::Value *m) {
+    if (in.aux > 3)
+      return false;
+    llvm::Type *v32 = vecOf(i32_);
+    llvm::Value *lane = laneIds();
+    llvm::Value *bv = b_.CreateAnd(b_.CreateTrunc(src(in.src[1]), v32), splat32(31));
+    llvm::Value *cw = b_.CreateTrunc(src(in.src[2]), v32);
+    llvm::Value *cv = b_.CreateAnd(cw, splat32(31));
+    llvm::Value *seg = b_.CreateAnd(b_.CreateLShr(cw, splat32(8)), splat32(31));
+    llvm::Value *notSeg = b_.CreateNot(seg);
+    llvm::Value *maxLane = b_.CreateOr(b_.CreateAnd(lane, seg), b_.CreateAnd(cv, notSeg));
+    llvm::Value *j, *p;
+    switch (in.aux) {
+    case 0: // up
+      j = b_.CreateSub(lane, bv);
+      p = b_.CreateICmpSGE(j, maxLane);
+      break;
+    case 1: // down
+      j = b_.CreateAdd(lane, bv);
+      p = b_.CreateICmpSLE(j, maxLane);
+      break;
+    case 2: // bfly
+      j = b_.CreateXor(lane, bv);
+      p = b_.CreateICmpSLE(j, maxLane);
+      break;
+    default: // idx
+      j = b_.CreateOr(b_.CreateAnd(lane, seg), b_.CreateAnd(bv, notSeg));
+      p = b_.CreateICmpSLE(j, maxLane);
+      break;
+    }
+    j = b_.CreateSelect(p, j, lane);
+    llvm::Value *v;
+    if (in.src[0].cst) {
+      v = src(in.src[0]);
+    } else { // j is in 0..31 in every lane: a gather inside the source register
+      llvm::Value *base = b_.CreateConstGEP1_64(i64_, regs_, in.src[0].reg);
+      llvm::Value *ptrs = b_.CreateGEP(i64_, base, b_.CreateZExt(j, v64_));
+      v = b_.CreateMaskedGather(v64_, ptrs, llvm::Align(8), llvm::Constant::getAllOnesValue(vmask_),
+                                llvm::UndefValue::get(v64_));
+    }
+    store(in.dst[0], v, m);
+    if (in.flags & 1)
+      writePred(in.dst[1], b_.CreateBitCast(p, i32_), m);
+    return true;
+  }
+
+  /// vote (OpsWarp.cpp voteFn): lane l sees the executing lanes of its member mask (src0),
+  /// part = m & membermask[l]; ballot writes v & part, all/any/uni a predicate.
+  bool vote(const ir::Inst &in, llvm::Value *m) {
+    if (in.aux > 3)
+      return false;
+    llvm::Value *v = b_.CreateXor(pred(in.psrc[0]), b_.getInt32(in.psrcXor[0]));
+    llvm::Value *part = b_.CreateAnd(b_.CreateTrunc(src(in.src[0]), vecOf(i32_)),
+                                     b_.CreateVectorSplat(ir::kWarpSize, m));
+    llvm::Value *t = b_.CreateAnd(part, b_.CreateVectorSplat(ir::kWarpSize, v));
+    if (in.aux == 3) { // ballot
+      store(in.dst[0], b_.CreateZExt(t, v64_), m);
+      return true;
+    }
+    llvm::Value *zero = llvm::Constant::getNullValue(t->getType());
+    llvm::Value *x;
+    if (in.aux == 0) // all
+      x = b_.CreateICmpEQ(t, part);
+    else if (in.aux == 1) // any
+      x = b_.CreateICmpNE(t, zero);
+    else // uni
+      x = b_.CreateOr(b_.CreateICmpEQ(t, zero), b_.CreateICmpEQ(t, part));
+    writePred(in.dst[0], b_.CreateBitCast(x, i32_), m);
+    return true;
+  }
+
   void writePred(uint32_t idx, llvm::Value *v, llvm::Value *m) {
     llvm::Value *old = pred(idx);
     b_.CreateStore(b_.CreateOr(b_.CreateAnd(old, b_.CreateNot(m)), b_.CreateAnd(v, m)), predPtr(idx));
@@ -592,7 +712,7 @@ private:
   llvm::FunctionType *handlerTy_, *runTy_;
   llvm::Value *ctx_ = nullptr, *warp_ = nullptr, *regs_ = nullptr, *preds_ = nullptr;
   llvm::Value *active_ = nullptr, *instBase_ = nullptr, *pcOut_ = nullptr, *budget_ = nullptr,
-              *rpc_ = nullptr, *liveMask_ = nullptr, *done_ = nullptr;
+              *rpc_ = nullptr, *liveMask_ = nullptr, *done_ = nullptr, *itsSplit_ = nullptr;
   llvm::Function *f_ = nullptr;
   llvm::Value *code_ = nullptr; ///< Function::code.data() of the running process
   std::vector<llvm::BasicBlock *> at_; ///< per pc: the code of the leader there (else null)

@@ -314,6 +314,178 @@ LOOP:
   EXPECT_EQ(mismatchesSoFar(), mism);
 }
 
+// Warp primitives as vector code: shfl in its four modes with lane-dependent lane offsets,
+// clamps and segment masks (out-of-range lanes read their own value, the predicate says which
+// were in range), under a guard that leaves lanes out (the executing lanes still read every
+// lane's register); vote all/any/uni/ballot with lane-dependent member masks; activemask; a
+// partial last warp; and, under independent thread scheduling, shfl.sync and activemask on both
+// sides of a divergent branch, where the compiled code leaves for the interpreter loop to
+// gather the member lanes. Both SIMT modes.
+TEST(Jit, WarpPrimitivesMatchInterpreter) {
+  REQUIRE_JIT();
+  const char *ptx = R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<40>; .reg .b64 %rd<4>; .reg .pred %p<12>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r30, %laneid;
+  mul.lo.u32 %r1, %r0, -1640531527;
+  and.b32 %r2, %r0, 7;
+  mul.lo.u32 %r3, %r0, 0x0301;
+  and.b32 %r3, %r3, 0x1f1f;
+  mul.lo.u32 %r4, %r0, 13;
+  rem.u32 %r5, %r0, 3;
+  setp.ne.u32 %p0, %r5, 0;
+  shfl.sync.up.b32 %r6|%p1, %r1, %r2, 0, -1;
+  shfl.sync.down.b32 %r7|%p2, %r1, %r2, %r3, -1;
+  shfl.sync.bfly.b32 %r8|%p3, %r1, 5, 0x0c1f, -1;
+  shfl.sync.idx.b32 %r9|%p4, %r1, %r4, %r3, -1;
+  @%p0 shfl.sync.bfly.b32 %r10|%p5, %r1, %r4, 0x1f, -1;
+  @!%p0 shfl.sync.up.b32 %r10, %r1, 1, 0x0800, -1;
+  shfl.sync.idx.b32 %r11, %r1, 31, 0x1f, -1;
+  or.b32 %r12, %r3, 0xff00ff00;
+  setp.gt.u32 %p6, %r2, 2;
+  vote.sync.ballot.b32 %r13, %p6, %r12;
+  @%p0 vote.sync.ballot.b32 %r14, %p0, -1;
+  vote.sync.all.pred %p7, %p6, %r12;
+  vote.sync.any.pred %p8, %p1, %r12;
+  @%p0 vote.sync.uni.pred %p9, %p6, -1;
+  vote.sync.uni.pred %p10, %p0, 0x55555555;
+  activemask.b32 %r15;
+  selp.u32 %r16, 1, 0, %p1;
+  selp.u32 %r17, 2, 0, %p2;
+  selp.u32 %r18, 4, 0, %p3;
+  selp.u32 %r19, 8, 0, %p4;
+  selp.u32 %r20, 16, 0, %p5;
+  selp.u32 %r21, 32, 0, %p7;
+  selp.u32 %r22, 64, 0, %p8;
+  selp.u32 %r23, 128, 0, %p9;
+  selp.u32 %r24, 256, 0, %p10;
+  or.b32 %r16, %r16, %r17;
+  or.b32 %r16, %r16, %r18;
+  or.b32 %r16, %r16, %r19;
+  or.b32 %r16, %r16, %r20;
+  or.b32 %r16, %r16, %r21;
+  or.b32 %r16, %r16, %r22;
+  or.b32 %r16, %r16, %r23;
+  or.b32 %r16, %r16, %r24;
+  setp.lt.u32 %p11, %r30, 16;
+  @%p11 bra LOW;
+  shfl.sync.bfly.b32 %r25, %r1, 1, 0x1f, 0xffff0000;
+  activemask.b32 %r26;
+  bra.uni JOIN;
+LOW:
+  shfl.sync.bfly.b32 %r25, %r1, 2, 0x1f, 0x0000ffff;
+  activemask.b32 %r26;
+JOIN:
+  mul.wide.u32 %rd1, %r0, 64;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.v4.u32 [%rd2], {%r6, %r7, %r8, %r9};
+  st.global.v4.u32 [%rd2+16], {%r10, %r11, %r13, %r14};
+  st.global.v4.u32 [%rd2+32], {%r15, %r16, %r25, %r26};
+  ret;
+})";
+  for (int i = 0; i < 2; ++i) {
+    DiffHarness h(i ? ptx::exec::SimtMode::Ipdom : ptx::exec::SimtMode::Its);
+    ASSERT_TRUE(h.load(ptxHeader() + ptx)) << h.errors;
+    const uint64_t before = nativeSoFar(), mism = mismatchesSoFar();
+    uint64_t out = h.alloc(48 * 64);
+    auto r = h.launch("k", {2}, {48}, {out}); // a partial second warp
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_EQ(mismatchesSoFar(), mism);
+    // 17 warp primitives, 25 integer instructions: compiled as handler calls (or not at all,
+    // as control instructions) they would count 25
+    EXPECT_GE(nativeSoFar(), before + 40);
+    auto v = h.read<uint32_t>(out, 48 * 16);
+    auto lane = [](uint32_t t) { return t * 2654435769u; };
+    // thread 3: up by 3 reads lane 0; bfly 5 within 16-lane segments reads lane 6
+    EXPECT_EQ(v[3 * 16 + 0], lane(0));
+    EXPECT_EQ(v[3 * 16 + 2], lane(6));
+    // idx 31 in the partial warp reads lane 31's register, which no thread wrote: 0
+    EXPECT_EQ(v[33 * 16 + 5], 0u);
+    EXPECT_EQ(v[33 * 16 + 8], 0xffffu); // activemask of the partial warp
+  }
+  // A warp split by independent thread scheduling reaches two different shfl.sync naming
+  // the whole warp: the interpreter loop gathers the lanes and faults with its message (the
+  // compiled code must leave before either instruction, not run it with half the warp).
+  DiffHarness h(ptx::exec::SimtMode::Its);
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<8>; .reg .b64 %rd<4>; .reg .pred %p<2>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, %laneid;
+  setp.lt.u32 %p0, %r0, 16;
+  @%p0 bra LOW;
+  add.u32 %r1, %r0, 7;
+  shfl.sync.bfly.b32 %r2, %r1, 16, 0x1f, -1;
+  bra.uni JOIN;
+LOW:
+  mul.lo.u32 %r1, %r0, 3;
+  shfl.sync.bfly.b32 %r2, %r1, 16, 0x1f, -1;
+JOIN:
+  mul.wide.u32 %rd1, %r0, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2], %r2;
+  ret;
+})")) << h.errors;
+  uint64_t out = h.alloc(32 * 4);
+  const uint64_t mism = mismatchesSoFar();
+  auto bad = h.launch("k", {1}, {32}, {out});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message.find("PTXSIM_JIT=diff"), std::string::npos) << bad.message;
+  EXPECT_NE(bad.message.find("must execute the same instruction"), std::string::npos) << bad.message;
+  EXPECT_EQ(mismatchesSoFar(), mism);
+}
+
+// Loops with per-lane trip counts stay in compiled code under independent thread scheduling
+// too, counting their spins as the interpreter does (jitLoopStep): lane 0 spins on a flag that
+// the other lanes set after a loop of their own, so it must yield exactly where the
+// interpreter yields (after kSpinFrom spins with unchanged registers) for the other lanes to
+// run; diff mode compares the warps' instruction counts, which count every spin. Lanes with
+// their own trip counts then loop past the spin watch's start while making progress.
+TEST(Jit, ItsDivergentLoopsMatchInterpreter) {
+  REQUIRE_JIT();
+  DiffHarness h(ptx::exec::SimtMode::Its);
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<10>; .reg .b64 %rd<4>; .reg .pred %p<4>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, %laneid;
+  setp.eq.u32 %p0, %r0, 0;
+  @%p0 bra SPIN;
+  mov.u32 %r1, 0;
+WORK:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 40;
+  @%p1 bra WORK;
+  st.volatile.global.u32 [%rd0], %r1;
+  bra.uni AFTER;
+SPIN:
+  ld.volatile.global.u32 %r2, [%rd0];
+  setp.eq.u32 %p2, %r2, 0;
+  @%p2 bra SPIN;
+AFTER:
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 0;
+  mul.lo.u32 %r5, %r0, 3;
+TRIP:
+  mad.lo.u32 %r4, %r4, 1664525, %r3;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p3, %r3, %r5;
+  @%p3 bra TRIP;
+  mul.wide.u32 %rd1, %r0, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2+4], %r4;
+  ret;
+})")) << h.errors;
+  const uint64_t mism = mismatchesSoFar();
+  uint64_t out = h.alloc(33 * 4);
+  auto r = h.launch("k", {2}, {64}, {out});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(mismatchesSoFar(), mism);
+  EXPECT_EQ(h.read<uint32_t>(out, 1)[0], 40u);
+}
+
 // %clock64 counts the warp's instructions in functional mode: read around native code and
 // handler calls inside compiled blocks it must give the interpreter's values.
 TEST(Jit, ClockMatchesInterpreter) {
