@@ -2,13 +2,14 @@
 // lowered function to one LLVM function over whole warps (32-lane vectors with the active mask)
 // and compiles it with ORC's LLJIT for the host CPU.
 //
-// Contract (docs/executor.md, "The JIT engine"): a block is a maximal run of Ctl::None
-// instructions between leaders (branch targets, reconvergence points, control instructions and
-// the instructions after them). Described handlers (JitOps.h) become native vector code with the
-// handler's exact bits; every other instruction calls its handler with the same arguments the
-// interpreter passes, so conversions, rounding modes, memory accesses and faults are the
-// interpreter's own. Uniform branches jump inside the compiled code (loops stay in it); every
-// other control instruction, and divergent branches, return to the interpreter loop.
+// Contract (docs/executor.md, "The JIT engine"): a block is a maximal run of Ctl::None and
+// warp-synchronous instructions between leaders (branch targets, reconvergence points, other
+// control instructions and the instructions after them). Described handlers (JitOps.h) become
+// native vector code with the handler's exact bits; every other instruction calls its handler
+// with the same arguments the interpreter passes, so conversions, rounding modes, memory
+// accesses and faults are the interpreter's own. Uniform branches jump inside the compiled code
+// (loops stay in it); every other control instruction, and divergent branches, return to the
+// interpreter loop.
 
 #include "ptx/exec/Exec.h"
 #include "ptx/exec/Memory.h"
