@@ -596,7 +596,7 @@ private:
   }
   std::string op() {
     std::string it = pick({"s32", "u32"}), lt = pick({"s64", "u64"});
-    switch (rng_() % 16) {
+    switch (rng_() % 19) {
     case 0: return pick({"add", "sub", "mul.lo", "min", "max"}) + ("." + it) + " " + r() + ", " + r() + ", " + r() + ";";
     case 1: return pick({"and", "or", "xor"}) + std::string(".b32 ") + r() + ", " + r() + ", " + (rng_() % 2 ? r() : imm32()) + ";";
     case 2: return pick({"shl.b32", "shr.s32", "shr.u32"}) + (" " + r()) + ", " + r() + ", " + (rng_() % 2 ? r() : std::to_string(rng_() % 40)) + ";";
@@ -612,6 +612,11 @@ private:
     case 12: return pick({"add.rn", "mul.rn", "sub.rn"}) + std::string(".f64 ") + g() + ", " + g() + ", " + g() + ";";
     case 13: return pick({"div.rn.f32", "div.approx.f32", "add.rz.f32", "mul.ftz.f32"}) + (" " + f()) + ", " + f() + ", " + f() + ";";
     case 14: return pick({"rem.s32", "div.u32", "mul.hi.s32"}) + (" " + r()) + ", " + r() + ", " + r() + ";";
+    // warp primitives in their forms without .sync (they run with whatever lanes execute, so
+    // they may sit in divergent code): lane offsets, clamps and segment masks from registers
+    case 16: return "shfl." + pick({"up", "down", "bfly", "idx"}) + ".b32 " + r() + (rng_() % 2 ? "|" + p() : "") + ", " + r() + ", " + (rng_() % 2 ? r() : std::to_string(rng_() % 40)) + ", " + (rng_() % 2 ? r() : pick({"0", "31", "0x1f", "0x181f", "0x1c00"})) + ";";
+    case 17: return rng_() % 2 ? "vote.ballot.b32 " + r() + ", " + neg() + p() + ";" : "vote." + pick({"all", "any", "uni"}) + ".pred " + p() + ", " + neg() + p() + ";";
+    case 18: return "activemask.b32 " + r() + ";";
     default: return pick({"cvt.rzi.s32.f32", "cvt.rni.s32.f32", "cvt.rzi.sat.u32.f32"}) + (" " + r()) + ", " + f() + ";";
     }
   }
@@ -630,8 +635,8 @@ TEST(Jit, RandomKernelsMatchInterpreter) {
   for (int i = 0; i < count; ++i) {
     KernelGen gen(seed + (uint32_t)i);
     std::string text = gen.kernel();
-    // every other kernel under pre-Volta reconvergence (IPDOM), whose divergent loops the
-    // compiled code runs itself (ITS leaves them to the interpreter)
+    // every other kernel under pre-Volta reconvergence (IPDOM), the others under independent
+    // thread scheduling (sm_90); divergent loops stay compiled under both
     DiffHarness h(i % 2 ? ptx::exec::SimtMode::Ipdom : ptx::exec::SimtMode::Auto);
     ASSERT_TRUE(h.load(text)) << h.errors << "\n" << text;
     uint64_t out = h.alloc(80 * 96);
