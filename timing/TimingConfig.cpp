@@ -194,6 +194,8 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("heapCallCycles", cfg.core.heapCallCycles);
   j.num("heapLaneCycles", cfg.core.heapLaneCycles);
   j.num("callFrameCycles", cfg.core.callFrameCycles);
+  j.num("barArriveCycles", cfg.core.barArriveCycles);
+  j.num("barReleaseCycles", cfg.core.barReleaseCycles);
   j.num("dramExtraLatency", cfg.dram.extraLatency);
   j.dbl("l2AtomicSameAddrCycles", cfg.mem.l2AtomicSameAddrCycles);
   j.dbl("l2AtomicCasSameAddrCycles", cfg.mem.l2AtomicCasSameAddrCycles);

@@ -89,6 +89,11 @@ struct CoreConfig {
   /// Returning from a function that makes calls (not a leaf under the ABI): the warp waits this
   /// long for the epilogue's stack loads of the return address and saved registers (0: free).
   uint32_t callFrameCycles = 0;
+  /// bar.sync/bar.red/bar.arrive: the SM's barrier unit counts one warp's arrival every
+  /// barArriveCycles (serialized over the SM), and the warps a barrier releases issue again
+  /// barReleaseCycles after its last arrival was counted (both 0: released at once).
+  uint32_t barArriveCycles = 0;
+  uint32_t barReleaseCycles = 0;
   uint32_t tensorUnits = 1, tensorLatency = 32, tensorInterval = 16; ///< 0 units: no tensor pipe (MMA runs on SP)
   uint32_t ldstUnits = 1, ldstInterval = 1;
   uint32_t mulLatency = 8;           ///< integer multiply / mad

@@ -589,6 +589,7 @@ void FunctionLowering::run() {
         out_.reconv[pc] = rpc;
     }
     assignSassRoles(out_, af_, astToPc); // (for the timing model's latencies too)
+    markCountingAtomics(out_);
     if (ml_.cfg.mergeSharedLoads)
       mergeSharedLoads(out_, af_, cfg, astToPc); // (before the scheduler moves them)
     if (ml_.cfg.scheduleLoads)

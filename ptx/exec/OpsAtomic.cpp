@@ -12,6 +12,7 @@
 
 #include "ptx/exec/Numerics.h"
 #include "ptx/exec/OpsCommon.h"
+#include "ptx/exec/Schedule.h"
 
 namespace ptxsim::ptx::exec {
 namespace {
@@ -295,6 +296,9 @@ bool lowerAtom(LowerCtx &c, bool isRed) {
   in.nsrc = (uint8_t)(1 + n);
   if ((t == ScalarType::f32 || t == ScalarType::f64) && (op == Mod::add || op == Mod::min || op == Mod::max))
     in.hints |= ir::Inst::kHintFloatAtomic; // timing: a CAS loop on shared memory
+  if (op == Mod::add && n == 1 && typeBits(t) == 32 && isIntOrBits(t) && b[0].cst && b[0].cst[0] == 1 &&
+      atomSpace(c) == Space::Shared)
+    in.hints |= kHintCountingAtomic; // (cleared where the result is read: Schedule.h)
   if (isCas) {
     in.hints |= ir::Inst::kHintCas;
     in.src[2] = cc;

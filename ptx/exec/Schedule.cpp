@@ -36,7 +36,12 @@ bool readsTime(const Operand &o) {
   return false;
 }
 
-enum class Kind : uint8_t { Fixed, Alu, Load };
+/// SharedStore: a plain st.shared, which global loads may pass (the spaces cannot alias) but
+/// shared and generic accesses may not.
+enum class Kind : uint8_t { Fixed, Alu, Load, SharedStore };
+
+const std::string_view kOrderedModifiers[] = {".volatile", ".relaxed", ".acquire", ".release",
+                                              ".mmio", ".sys", ".gpu", ".cta", ".cluster"};
 
 Kind classify(const Instruction &ai, const ir::Inst &in) {
   if (in.ctl != ir::Ctl::None || in.nrd >= 8 || in.nrs >= 16)
@@ -53,6 +58,13 @@ Kind classify(const Instruction &ai, const ir::Inst &in) {
       if (text.find(m) != std::string_view::npos)
         return Kind::Fixed;
     return Kind::Load;
+  }
+  if (op == "st" && in.cls == ir::OpClass::Mem && in.nrd == 0 &&
+      in.space == ir::MemSpace::Shared && (in.hints & ir::Inst::kHintOtherSpace) == 0) {
+    for (std::string_view m : kOrderedModifiers)
+      if (text.find(m) != std::string_view::npos)
+        return Kind::Fixed;
+    return Kind::SharedStore;
   }
   return pureArithmetic(op) ? Kind::Alu : Kind::Fixed;
 }
@@ -80,6 +92,17 @@ bool overlap(const uint16_t *a, unsigned na, const uint16_t *b, unsigned nb) {
   return false;
 }
 
+/// A shared store keeps its place among the accesses that may reach shared memory (shared and
+/// generic loads, other shared stores).
+bool memoryOrdered(const ir::Inst &a, Kind ka, const ir::Inst &b, Kind kb) {
+  if (ka != Kind::SharedStore && kb != Kind::SharedStore)
+    return false;
+  const ir::Inst &other = ka == Kind::SharedStore ? b : a;
+  const Kind ko = ka == Kind::SharedStore ? kb : ka;
+  return ko == Kind::SharedStore ||
+         (ko == Kind::Load && (other.space == ir::MemSpace::Shared || other.space == ir::MemSpace::Generic));
+}
+
 /// List-schedules code[s, e), all movable: highest latency-weighted height first, the original
 /// order among equals.
 void scheduleSegment(std::vector<ir::Inst> &code, uint32_t s, uint32_t e,
@@ -94,7 +117,8 @@ void scheduleSegment(std::vector<ir::Inst> &code, uint32_t s, uint32_t e,
     for (uint32_t i = 0; i < j; ++i) {
       const ir::Inst &a = code[s + i];
       if (overlap(a.rd, a.nrd, b.rs, b.nrs) || overlap(a.rs, a.nrs, b.rd, b.nrd) ||
-          overlap(a.rd, a.nrd, b.rd, b.nrd)) {
+          overlap(a.rd, a.nrd, b.rd, b.nrd) ||
+          memoryOrdered(a, kind[s + i], b, kind[s + j])) {
         succ[i].push_back(j);
         ++preds[j];
       }
@@ -183,6 +207,26 @@ void assignSassRoles(ir::Function &fn, const Function &ast, const std::vector<ui
     if (astToPc[i + 1] == pc + 1 && pc < fn.code.size())
       fn.code[pc].sassRole = uint8_t(roleOf(ast.instrs[i], fn.code[pc]));
   }
+}
+
+void markCountingAtomics(ir::Function &fn) {
+  std::vector<uint16_t> results; // destinations of the candidates
+  for (const ir::Inst &in : fn.code)
+    if ((in.hints & kHintCountingAtomic) && in.nrd)
+      results.push_back(in.rd[0]);
+  if (results.empty())
+    return;
+  std::sort(results.begin(), results.end());
+  std::vector<uint16_t> read;
+  for (const ir::Inst &in : fn.code)
+    for (unsigned i = 0; i < in.nrs; ++i)
+      if (std::binary_search(results.begin(), results.end(), in.rs[i]))
+        read.push_back(in.rs[i]);
+  std::sort(read.begin(), read.end());
+  for (ir::Inst &in : fn.code)
+    if ((in.hints & kHintCountingAtomic) && in.nrd &&
+        std::binary_search(read.begin(), read.end(), in.rd[0]))
+      in.hints &= uint8_t(~kHintCountingAtomic);
 }
 
 void fuseSassPairs(ir::Function &fn, const Cfg &cfg, const std::vector<uint32_t> &astToPc) {

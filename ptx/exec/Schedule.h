@@ -10,7 +10,11 @@
 // write after read, write after write, from Inst::rd/rs), never moves an instruction across a
 // block boundary or across an instruction it does not understand (stores, atomics, fences,
 // barriers, control, warp primitives, calls, clock and timer reads, multi-instruction
-// lowerings, ordered or volatile loads), and moves loads only past arithmetic and other loads.
+// lowerings, ordered or volatile loads), and moves loads only past arithmetic, other loads and
+// plain (not volatile or ordered) st.shared: a shared store keeps its order with shared and
+// generic loads and other shared stores, while global, local, constant and parameter loads pass
+// it, since those spaces cannot alias shared memory (ptxas issues a tile copy's LDGs before its
+// STSs: sgemm64's unrolled copy of 8 loads was one memory round trip per load-store pair).
 // So each thread computes exactly what it computed before; only the order of independent work
 // changes, and with it the timing model's overlap of memory latency.
 
@@ -46,6 +50,18 @@ enum class SassRole : uint8_t {
 
 /// Sets Inst::sassRole from each PTX instruction (before scheduleLoadsEarly, which moves them).
 void assignSassRoles(ir::Function &fn, const Function &ast, const std::vector<uint32_t> &astToPc);
+
+/// An ir::Inst::hints bit beside Ir.h's (after kHintMergedLoad): atom/red.shared.add of a
+/// 32-bit integer by the constant 1 whose result nothing reads. ptxas makes it ATOMS.POPC.INC,
+/// which adds a warp's lanes on one word at once.
+constexpr uint8_t kHintCountingAtomic = 64;
+
+/// Keeps kHintCountingAtomic (set by the lowering on atom/red.shared.add.u32 of 1) only
+/// where no instruction of the function reads the atomic's result: ptxas turns those into
+/// ATOMS.POPC.INC, whose lanes on one word cost one bank access (micro/atomics.cu on the H100:
+/// red.shared.add of 1 by 32 lanes on one word 1.0 warp instruction per cycle, an atom whose
+/// result is used 0.031). Only the timing changes.
+void markCountingAtomics(ir::Function &fn);
 
 /// Marks, block by block, an instruction that ptxas folds into the next one: the next is an Add32
 /// after an Add32 or Shift32, or an Add32 or Add64 after a MulInt; it reads the first's only

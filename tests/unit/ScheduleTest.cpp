@@ -1,7 +1,8 @@
 // ptx/exec/Schedule.h: loads move ahead of independent arithmetic within a basic block, never
-// across stores, clock reads or block boundaries, and every thread computes what it computed
-// in PTX order.
+// across stores (but for global loads past shared stores), clock reads or block boundaries, and
+// every thread computes what it computed in PTX order; counting shared atomics are marked.
 #include "ExecHarness.h"
+#include "ptx/exec/Schedule.h"
 
 #include <gtest/gtest.h>
 
@@ -264,6 +265,124 @@ TEST(MergeSharedLoads, MarksWhatPtxasVectorizesResultsStayTheSame) {
   EXPECT_EQ(l1, (std::vector<uint32_t>{224, 262}));
   EXPECT_EQ(m1, (std::vector<uint32_t>{23, 24, 25, 27}));
   EXPECT_EQ(vec[0], 0 + 0 + 0 + 0 + 1 + 1 + 0 + 0 + 0 + 0 + 2 + 2); // lane 0's chunk, lane 1's, lane 2's
+}
+
+// A tile copy as nvcc unrolls it (global load, shared store, twice), then a shared load of the
+// tile: the second global load passes the first shared store (the spaces cannot alias), the
+// shared load passes neither store, and the results are the same bits. Lines: kTilePtx starts
+// with a newline, `.version` is line 2.
+const char *kTilePtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry tile(.param .u64 pin, .param .u64 pout)
+{
+  .reg .f32 %f<6>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b32 t[64];
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  mov.u32 %r2, t;
+  shl.b32 %r3, %r1, 2;
+  add.s32 %r4, %r2, %r3;
+  ld.global.f32 %f1, [%rd4];
+  st.shared.f32 [%r4], %f1;
+  ld.global.f32 %f2, [%rd4+128];
+  st.shared.f32 [%r4+128], %f2;
+  xor.b32 %r5, %r4, 4;
+  ld.shared.f32 %f3, [%r5];
+  add.f32 %f4, %f3, %f2;
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.f32 [%rd5], %f4;
+  ret;
+}
+)";
+
+TEST(ScheduleLoads, GlobalLoadsPassSharedStoresSharedLoadsDoNot) {
+  auto run = [](bool schedule, std::vector<uint32_t> &lines) {
+    ExecHarness h(1, ptx::exec::SimtMode::Auto, schedule);
+    EXPECT_TRUE(h.load(kTilePtx)) << h.errors;
+    std::vector<float> in(64);
+    for (size_t i = 0; i < in.size(); ++i)
+      in[i] = float(i) * 0.75f - 3.0f;
+    uint64_t din = h.upload(in), dout = h.alloc(32 * 4);
+    auto r = h.launch("tile", {1}, {32}, {din, dout});
+    EXPECT_TRUE(r.ok()) << r.message;
+    for (const auto &i : h.engine->findKernel("tile", h.module)->fn->code)
+      lines.push_back(i.line);
+    return h.read<float>(dout, 32);
+  };
+  std::vector<uint32_t> plain, sched;
+  std::vector<float> a = run(false, plain), b = run(true, sched);
+  EXPECT_EQ(a, b);
+  // lane 0 reads lane 1's word (in[1]) and adds its own second one (in[32])
+  EXPECT_EQ(b[0], (1 * 0.75f - 3.0f) + (32 * 0.75f - 3.0f));
+  auto pos = [](const std::vector<uint32_t> &v, uint32_t line) {
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] == line)
+        return i;
+    ADD_FAILURE() << "no line " << line;
+    return size_t(0);
+  };
+  // lines: the global loads 19 and 21, the shared stores 20 and 22, the shared load 24
+  EXPECT_GT(pos(plain, 21), pos(plain, 20));
+  EXPECT_LT(pos(sched, 21), pos(sched, 20)) << "the second global load stays behind the store";
+  EXPECT_GT(pos(sched, 24), pos(sched, 22)) << "a shared load passed a shared store";
+  EXPECT_LT(pos(sched, 20), pos(sched, 22)); // the stores keep their order
+}
+
+// atom/red.shared.add.u32 of 1 whose result nothing reads is what ptxas makes ATOMS.POPC.INC of
+// (kHintCountingAtomic); one whose result is read, or an add of another value, is not.
+TEST(CountingAtomics, MarksIncrementsWhoseResultIsUnused) {
+  const char *ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry count(.param .u64 pout)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 h[64];
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 7;
+  shl.b32 %r2, %r2, 2;
+  mov.u32 %r3, h;
+  add.s32 %r3, %r3, %r2;
+  st.shared.u32 [%r3], 0;
+  bar.sync 0;
+  atom.shared.add.u32 %r4, [%r3], 1;
+  red.shared.add.u32 [%r3], 1;
+  atom.shared.add.u32 %r5, [%r3], 1;
+  atom.shared.add.u32 %r6, [%r3], 2;
+  bar.sync 0;
+  ld.shared.u32 %r7, [%r3];
+  add.u32 %r7, %r7, %r5;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r7;
+  ret;
+}
+)";
+  ExecHarness h(1, ptx::exec::SimtMode::Auto);
+  ASSERT_TRUE(h.load(ptx)) << h.errors;
+  uint64_t out = h.alloc(32 * 4);
+  auto r = h.launch("count", {1}, {32}, {out});
+  ASSERT_TRUE(r.ok()) << r.message;
+  std::vector<uint32_t> marked;
+  for (const auto &in : h.engine->findKernel("count", h.module)->fn->code)
+    if (in.hints & ptx::exec::kHintCountingAtomic)
+      marked.push_back(in.line);
+  // lines 18 (result unused) and 19 (red); not 20 (%r5 is read) nor 21 (adds 2)
+  EXPECT_EQ(marked, (std::vector<uint32_t>{18, 19}));
+  // 4 lanes per word, 5 adds each: 20, plus the value lane l's third add saw
+  auto v = h.read<uint32_t>(out, 32);
+  for (uint32_t l = 0; l < 32; ++l)
+    EXPECT_GE(v[l], 20u + 8u) << l;
 }
 
 // mul.f32 then add.f32 (no rounding modifiers) of the product: ptxas contracts them into one FFMA

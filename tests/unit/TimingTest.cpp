@@ -548,6 +548,48 @@ OUTER:
 // A two-level scheduler with fewer active places than warps must not stall for good: warps that
 // exit early leave the active set at once (not when their CTA ends), and warps waiting at a
 // barrier leave it so that the pending warps they wait for can run.
+// n back-to-back bar.sync between two %clock64 reads; thread 0 stores the difference.
+std::string barriers(int n) {
+  std::ostringstream os;
+  os << ptxHeader() << ".visible .entry k(.param .u64 out) {\n .reg .b64 %rd<5>;\n"
+     << " .reg .b32 %r<2>;\n .reg .pred %p<2>;\n ld.param.u64 %rd1, [out];\n bar.sync 0;\n"
+     << " mov.u64 %rd2, %clock64;\n";
+  for (int i = 0; i < n; ++i)
+    os << " bar.sync 0;\n";
+  os << " mov.u64 %rd3, %clock64;\n mov.u32 %r1, %tid.x;\n setp.ne.u32 %p1, %r1, 0;\n"
+     << " @%p1 bra DONE;\n sub.u64 %rd4, %rd3, %rd2;\n st.global.u64 [%rd1], %rd4;\n"
+     << "DONE:\n ret;\n}\n";
+  return os.str();
+}
+
+uint64_t barrierCycles(const timing::TimingConfig &cfg, int n, uint32_t threads) {
+  TimingHarness t(cfg);
+  EXPECT_TRUE(t.load(barriers(n))) << t.h.errors;
+  uint64_t out = t.h.alloc(8);
+  auto r = t.run("k", {1}, {threads}, {out});
+  EXPECT_TRUE(r.result.ok()) << r.result.message;
+  return t.h.read<uint64_t>(out, 1)[0];
+}
+
+// -ptxsim_bar_arrive_cycles / -ptxsim_bar_release_cycles: the SM counts one arrival every A
+// cycles and releases a barrier R cycles after its last arrival, so back-to-back barriers of w
+// warps take R + A x w cycles each (an H100 SM: 12 + 2 x w, micro/sync.cu); without them a
+// barrier is released in the cycle its last warp arrives.
+TEST(Timing, BarriersCostArrivalsAndRelease) {
+  timing::TimingConfig cfg = noFetch();
+  cfg.core.schedulersPerSm = 4;
+  cfg.core.barArriveCycles = 2;
+  cfg.core.barReleaseCycles = 12;
+  for (uint32_t warps : {1u, 8u, 32u}) {
+    double per = double(barrierCycles(cfg, 64, warps * 32) - barrierCycles(cfg, 32, warps * 32)) / 32;
+    EXPECT_DOUBLE_EQ(per, 12.0 + 2.0 * warps) << warps << " warps";
+  }
+  timing::TimingConfig off = noFetch();
+  off.core.schedulersPerSm = 4;
+  double per = double(barrierCycles(off, 64, 256) - barrierCycles(off, 32, 256)) / 32;
+  EXPECT_LT(per, 12.0) << "without the options a barrier costs only its issue";
+}
+
 TEST(Timing, TwoLevelSchedulerSurvivesEarlyExitsAndBarriers) {
   const char *kKernel = R"(
 .visible .entry k(.param .u64 out) {

@@ -112,7 +112,7 @@ void LdstUnit::addPiece(uint64_t line, uint32_t mask32) {
 /// Bank cycles of a shared-memory instruction: conflicts, and lanes of an atomic on one word.
 uint32_t LdstUnit::sharedDegree(const WarpMemAccess &a) const {
   uint32_t degree = bankConflictDegree(a, cfg_.core.sharedBanks);
-  if (!a.atomic)
+  if (!a.atomic || a.countingAtomic) // (ATOMS.POPC.INC adds a word's lanes at once)
     return degree;
   // lanes updating one word serialize in the atomic unit (a warp on one counter)
   uint32_t same = 0;

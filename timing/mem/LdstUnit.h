@@ -66,6 +66,8 @@ struct WarpMemAccess {
   bool bypassL1 = false;     ///< ld.cg / ld.cv: global loads go to L2, not through the L1
   bool floatAtomic = false;  ///< atom/red on f32/f64 (shared: a compare-and-swap loop)
   bool casAtomic = false;    ///< atom.cas
+  /// A shared add of 1 whose result is unused (ATOMS.POPC.INC): lanes on one word are one add.
+  bool countingAtomic = false;
   /// A shared load merged into an earlier one's LDS.64/LDS.128 (-ptxsim_merge_shared_loads):
   /// no bank or LD/ST issue cycle of its own (the first load carries the vector's bytes).
   bool mergedLoad = false;

@@ -276,6 +276,15 @@ void describeFetchAndCalls(OptionContext &ctx) {
            "cycles a warp waits at the return from a device function that itself makes calls "
            "(not a leaf: the ABI saves its return address and callee-saved registers on the "
            "stack and loads them back before returning); 0: calls cost their instructions only");
+  opts.add("-ptxsim_bar_arrive_cycles", &c.barArriveCycles,
+           "cycles the SM's barrier unit takes to count one warp's arrival at a bar.sync, "
+           "bar.red or bar.arrive (arrivals of all the SM's warps are counted one after "
+           "another); 0: free")
+      .range(0, 1000);
+  opts.add("-ptxsim_bar_release_cycles", &c.barReleaseCycles,
+           "cycles from the count of a barrier's last arrival to the cycle the warps it "
+           "releases may issue again; 0: at once")
+      .range(0, 100000);
 }
 
 /// Warp size, threads, warps per scheduler, the carve-out, registers, banks; counts and

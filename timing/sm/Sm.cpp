@@ -174,6 +174,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.fetchReadyAt = 0;
     s.nextCache = nullptr;
     s.operandsWereReady = false;
+    s.barWait = false;
     s.cta = ctaIndex;
     s.age = age * 64 + k;
     std::fill(s.regReady.begin(), s.regReady.end(), 0);
@@ -319,7 +320,7 @@ bool Sm::unitFreeFor(const Inst &in, Cycle now) const {
 }
 
 bool Sm::canIssueAgain(Slot &s, Cycle now) {
-  if (!s.active || !grid_->ready(*s.w))
+  if (!s.active || !grid_->ready(*s.w) || (s.blockedBy == StallReason::Barrier && now < s.wakeAt))
     return false;
   const Inst *in = grid_->peek(*s.w);
   if (!in || in->ctl == ptx::ir::Ctl::Wait || !fetched(s, *in, now))
@@ -411,7 +412,45 @@ Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
     return StepOutcome::Skipped;
   }
   holdAfterStep(s, now, frameRet, builtin);
+  if (__builtin_expect(in.ctl >= ptx::ir::Ctl::Bar && in.ctl <= ptx::ir::Ctl::BarRed, 0) &&
+      (cfg_.core.barArriveCycles || cfg_.core.barReleaseCycles))
+    timeBarrier(s, in, now);
   return StepOutcome::Stepped;
+}
+
+void Sm::timeBarrier(Slot &s, const Inst &in, Cycle now) {
+  // Arrivals are counted one after another (the SM's barrier unit); a barrier releases its
+  // warps barReleaseCycles after its last arrival was counted. An H100 SM takes 12 + 2 x warps
+  // cycles per back-to-back bar.sync (../shared/hw/h100/micro sync.cu bar_sync_*w): 14 for one
+  // warp, 76 for 32. One count per CTA: named barriers in flight at once share it.
+  CtaState &cta = ctas_[s.cta];
+  const Cycle counted = std::max(now, barUnitFreeAt_) + cfg_.core.barArriveCycles;
+  barUnitFreeAt_ = counted;
+  cta.barLastArrival = std::max(cta.barLastArrival, counted);
+  if (in.ctl == ptx::ir::Ctl::BarArrive)
+    return; // (does not wait)
+  if (grid_->atBarrier(*s.w)) {
+    s.barWait = true;
+    return;
+  }
+  // this arrival completed the barrier: it and the warps it released go on at the release
+  const Cycle release = cta.barLastArrival + cfg_.core.barReleaseCycles;
+  cta.barLastArrival = 0;
+  auto hold = [&](Slot &w) {
+    w.barWait = false;
+    if (release <= now)
+      return;
+    // (callDoneAt too: a load returning meanwhile must not wake the warp early)
+    w.callDoneAt = std::max(w.callDoneAt, release);
+    if (w.wakeAt != kNever) {
+      w.wakeAt = std::max(w.wakeAt, release);
+      w.blockedBy = StallReason::Barrier;
+    }
+  };
+  hold(s);
+  for (uint32_t i : cta.slots)
+    if (slots_[i].barWait && !grid_->atBarrier(*slots_[i].w))
+      hold(slots_[i]);
 }
 
 int Sm::timeMemoryAccess(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
@@ -502,6 +541,7 @@ bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
   a.bypassL1 = in.hints & Inst::kHintBypassL1;
   a.floatAtomic = in.hints & Inst::kHintFloatAtomic;
   a.casAtomic = in.hints & Inst::kHintCas;
+  a.countingAtomic = in.hints & ptx::exec::kHintCountingAtomic;
   if (a.space == MemSpaceKind::Shared) {
     a.mergedLoad = in.hints & Inst::kHintMergedLoad;
     if (in.mergedLoads > 1)

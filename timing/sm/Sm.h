@@ -192,6 +192,9 @@ protected:
     /// SassRole of the instruction just issued merged into the next (-ptxsim_fuse_pairs): the
     /// next one's latency is the merged SASS instruction's
     uint8_t fusedRole = 0;
+    /// The warp waits at a barrier and leaves it -ptxsim_bar_release_cycles after the last
+    /// arrival is counted (Sm::timeBarrier)
+    bool barWait = false;
     uint32_t sched = 0;
     uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
     Cycle fetchReadyAt = 0;     ///< the next instruction is in the buffer from this cycle
@@ -226,6 +229,7 @@ protected:
   struct CtaState {
     ptx::exec::Cta *cta = nullptr;
     std::vector<uint32_t> slots;
+    Cycle barLastArrival = 0; ///< when the barrier unit counted the latest arrival (0: none)
   };
   struct Pipe {
     std::vector<Cycle> freeAt; ///< per unit: cycle it can accept the next instruction
@@ -266,6 +270,9 @@ protected:
   void noteIssued(Slot &s, uint32_t slotIndex, bool longLatency, Cycle now);
   /// The warp waits after a switch of lane group, a non-leaf return or a runtime call.
   void holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin);
+  /// A barrier instruction just stepped: the barrier unit counts the arrival; when it completed
+  /// the barrier, the warps it released wait for the release (-ptxsim_bar_*_cycles).
+  void timeBarrier(Slot &s, const ptx::ir::Inst &in, Cycle now);
   /// Instruction, lane and register-file counters; a unit of pipe `p` takes the instruction.
   void countIssue(const ptx::ir::Inst &in, uint8_t p, Cycle now);
   /// An access to an extension's memory space, timed by its model.
@@ -329,6 +336,7 @@ protected:
   std::vector<Pipe> pipes_;               ///< in the pipe registry's order
   uint8_t pipeOf_[ptx::ir::kMaxOpClasses] = {}; ///< pipe of each instruction class
   uint8_t ldstPipe_ = 0; ///< the pipe of memory instructions (it also needs an LD/ST slot)
+  Cycle barUnitFreeAt_ = 0; ///< the barrier unit can count the next arrival from this cycle
   /// Models of extension memory spaces (timing/ext/Extension.h), by ir::MemSpace; null: none.
   std::vector<std::unique_ptr<IMemSpaceModel>> spaceModels_;
   std::unique_ptr<LdstUnit> ldst_;
