@@ -118,6 +118,7 @@ void coreJson(JsonWriter &j, const CoreConfig &c) {
   j.num("sharedBanks", c.sharedBanks);
   j.num("sharedLatency", c.sharedLatency);
   j.num("sharedQueueEntries", c.sharedQueueEntries);
+  j.num("sharedConflictLatency", c.sharedConflictLatency);
   j.num("twoLevelActiveWarps", c.twoLevelActiveWarps);
   j.num("ccwsBaseScore", c.ccwsBaseScore);
   j.num("ccwsKThrottle", c.ccwsKThrottle);

@@ -104,6 +104,9 @@ struct CoreConfig {
   // shared memory
   uint32_t sharedBanks = 32;
   uint32_t sharedLatency = 24;
+  /// Latency each bank-conflict wavefront after the first adds to a shared load (the banks
+  /// are busy one cycle per wavefront either way).
+  uint32_t sharedConflictLatency = 1;
   /// Shared-memory instructions wait for the banks in a FIFO of this many entries and do not
   /// hold the LD/ST issue stage while an earlier one is in the banks (0: they go through the
   /// coalescer like global ones, one instruction at a time).

@@ -109,6 +109,14 @@ void LdstUnit::addPiece(uint64_t line, uint32_t mask32) {
   pieces_[curN_++] = {line, mask32};
 }
 
+/// Latency a load's bank conflicts add: each wavefront after the first adds
+/// core.sharedConflictLatency cycles (an atomic's `degree` cycles are its lanes' own).
+uint32_t LdstUnit::sharedExtraLatency(uint32_t degree, bool atomic) const {
+  if (degree <= 1)
+    return 0;
+  return (degree - 1) * (atomic ? 1 : std::max(1u, cfg_.core.sharedConflictLatency));
+}
+
 /// Bank cycles of a shared-memory instruction: conflicts, and lanes of an atomic on one word.
 uint32_t LdstUnit::sharedDegree(const WarpMemAccess &a) const {
   uint32_t degree = bankConflictDegree(a, cfg_.core.sharedBanks);
@@ -147,7 +155,8 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
     sharedFreeAt_ = start + degree;
     if (start > now)
       sharedStarts_.push_back(start);
-    schedule(a.write && !a.atomic ? start + degree - 1 : start + cfg_.core.sharedLatency + degree - 1,
+    schedule(a.write && !a.atomic ? start + degree - 1
+                                  : start + cfg_.core.sharedLatency + sharedExtraLatency(degree, a.atomic),
              slot);
     return;
   }
@@ -178,6 +187,7 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
     uint32_t degree = sharedDegree(a);
     sharedDegree_ = degree;
     sharedStore_ = a.write && !a.atomic;
+    curAtomic_ = a.atomic;
     stats_.sharedBankConflictCycles += degree ? degree - 1 : 0;
     curN_ = degree;
     break;
@@ -384,7 +394,8 @@ bool LdstUnit::runPiece(Cycle now) {
       // Stores are accepted once the last wavefront is through the banks; loads and atomics
       // return their data after the shared-memory pipeline.
       ++in.outstanding;
-      schedule(sharedStore_ ? now : curIssue_ + cfg_.core.sharedLatency + sharedDegree_ - 1,
+      schedule(sharedStore_ ? now
+                            : curIssue_ + cfg_.core.sharedLatency + sharedExtraLatency(sharedDegree_, curAtomic_),
                curSlot_);
     } else if (curKind_ == PieceKind::Write) {
       ++in.outstanding;

@@ -31,7 +31,8 @@
 //    agree); hit data at T + k + mem.l1Latency; misses fetch the constant-cache line from L2.
 //  - Shared: 32 banks (core.sharedBanks) of 4-byte words; the conflict degree is the largest
 //    number of distinct words any bank must deliver (lanes reading the same word share it);
-//    the banks take `degree` cycles. Loads and shared atomics complete at
+//    the banks take `degree` cycles. Loads complete at
+//    T + core.sharedLatency + (degree - 1) x core.sharedConflictLatency, shared atomics at
 //    T + core.sharedLatency + degree - 1, stores at T + degree - 1. With
 //    core.sharedQueueEntries, shared instructions skip the coalescer: each waits in a FIFO until
 //    the banks are free (T = its start there) and the warp scheduler may issue further LD/ST
@@ -183,11 +184,13 @@ private:
   Piece pieces_[160];
   uint8_t pieceLanes_[160] = {}, pieceSame_[160] = {}; ///< atomics: lanes, most on one address
   uint32_t sharedDegree_ = 0;
+  uint32_t sharedExtraLatency(uint32_t degree, bool atomic) const;
   Cycle sharedFreeAt_ = 0;            ///< queue mode: the banks finish the queued wavefronts
   mutable std::deque<Cycle> sharedStarts_; ///< queue mode: bank start cycles of queued instructions
   bool curBypassL1_ = false;
   bool curLocal_ = false; ///< the instruction in the coalescer accesses local memory
   bool sharedStore_ = false;
+  bool curAtomic_ = false; ///< the shared instruction in the coalescer is an atomic
 
   std::vector<Inst> insts_;
   std::vector<uint32_t> freeSlots_;

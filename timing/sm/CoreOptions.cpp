@@ -243,6 +243,10 @@ void describeRegistersAndShared(OptionContext &ctx) {
   opts.add("-gpgpu_shmem_num_banks", &c.sharedBanks, "shared memory banks").min(1);
   opts.add("-gpgpu_smem_latency", &c.sharedLatency, "shared memory access latency in cycles")
       .min(1);
+  opts.add("-ptxsim_shared_conflict_latency", &c.sharedConflictLatency,
+           "cycles of latency each bank-conflict wavefront after the first adds to a shared "
+           "load (the banks take one cycle per wavefront either way)")
+      .range(1, 64);
   opts.add("-ptxsim_shared_queue_entries", &c.sharedQueueEntries,
            "shared-memory instructions queue for the banks in a FIFO of this many entries per SM "
            "instead of holding the LD/ST unit's issue stage until their wavefronts are through "
