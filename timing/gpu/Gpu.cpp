@@ -407,6 +407,14 @@ void Gpu::beginCycleLoop(KernelRun &r) {
   // the memory partitions do the same (MemorySystem::tickPartition). Only the split tick
   // (cores the parallel engine handles, no launch extension) sleeps SMs.
   smAwake_.assign(sms_.size(), 1);
+  awake_.resize(sms_.size());
+  for (uint32_t i = 0; i < (uint32_t)sms_.size(); ++i)
+    awake_[i] = i;
+  awakeDirty_ = false;
+  asleepInsts_ = 0;
+  smWakeAt_.assign(sms_.size(), 0);
+  smResident_.assign(sms_.size(), 0);
+  smStopped_.assign(sms_.size(), 0);
   r.prof.mark(TimingProfile::Setup);
   r.loopStart = now_;
 }
@@ -457,6 +465,7 @@ bool Gpu::dispatchGroup(KernelRun &r) {
   if (r.extError.empty() && !r.groupStarted && r.group < ext.groups.size()) {
     r.extError = ext.beginGroup(r.group, r.grid->memory());
     r.groupStarted = true;
+    std::fill(smWakeAt_.begin(), smWakeAt_.end(), 0); // (its hooks may change what warps see)
   }
   if (r.extError.empty() && r.groupStarted) {
     const std::vector<uint64_t> &g = ext.groups[r.group];
@@ -474,7 +483,7 @@ bool Gpu::dispatchGroup(KernelRun &r) {
       took[smi] = 1;
       r.busySms += sm.residentCtas() == 0;
       sm.addCta(r.grid->startCta(c), r.nextCta);
-      smAwake_[smi] = 1;
+      wakeSm(smi);
       ++r.nextCta;
       ++r.groupPos;
     }
@@ -503,7 +512,7 @@ void Gpu::dispatchRoundRobin(KernelRun &r) {
         sm.addReservedCta(r.grid->reserveCta(r.nextCta), r.nextCta);
       else
         sm.addCta(r.grid->startCta(r.nextCta), r.nextCta);
-      smAwake_[i] = 1;
+      wakeSm(i);
       smSum_[i].canTake = sm.canTakeCta(); // (placedCtasOnly cores never get here)
       r.smDispatchAt[i] = now_ + r.dispatchEvery;
       ++r.nextCta;
@@ -512,7 +521,23 @@ void Gpu::dispatchRoundRobin(KernelRun &r) {
   r.rr = (r.rr + 1) % sms_.size();
 }
 
+void Gpu::wakeSm(size_t i) {
+  smWakeAt_[i] = 0;
+  if (smAwake_[i])
+    return;
+  smAwake_[i] = 1;
+  asleepInsts_ -= smSum_[i].insts; // (its summary is that of its last tick)
+  awakeDirty_ = true;
+}
+
 void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
+  if (awakeDirty_) { // SMs woken by dispatch join the list, in SM order
+    awake_.clear();
+    for (uint32_t i = 0; i < (uint32_t)sms_.size(); ++i)
+      if (smAwake_[i])
+        awake_.push_back(i);
+    awakeDirty_ = false;
+  }
   r.parallelCycle = r.eligible = false;
   if (pool_) {
     // (memory partitions tick in the same job: a kernel's tail with few busy SMs may still
@@ -573,14 +598,8 @@ double Gpu::tickLocalOnThreads(bool dispatching) {
         Job &j = *static_cast<Job *>(c);
         const uint64_t smsBefore = uint64_t(i) * j.nSms / j.count;
         if (uint64_t(i + 1) * j.nSms / j.count > smsBefore) {
-          if (!j.gpu->smAwake_[smsBefore])
-            return;
-          Sm &sm = *j.gpu->sms_[smsBefore];
-          sm.tickLocal(j.now, *j.gpu->mem_, true);
-          Sm::TickSummary &sum = j.gpu->smSum_[smsBefore];
-          sm.summarize(sum, j.dispatching);
-          if (sum.idle)
-            j.gpu->sleepSm(smsBefore);
+          if (j.gpu->smAwake_[smsBefore])
+            j.gpu->tickSmLocal(smsBefore, j.now, j.dispatching);
         } else {
           j.gpu->mem_->tickPartition(uint32_t(i - smsBefore), j.now);
         }
@@ -588,38 +607,62 @@ double Gpu::tickLocalOnThreads(bool dispatching) {
       &job);
 }
 
+void Gpu::tickSmLocal(size_t i, Cycle now, bool dispatching) {
+  Sm &sm = *sms_[i];
+  if (smWakeAt_[i] > now && !mem_->hasResponse(uint32_t(i))) {
+    // Nothing can happen in this SM before smWakeAt_ unless a reply or a CTA arrives (which
+    // clears it): the tick would find every warp as the last one did. Its summary stands.
+    sm.idleTick(now, smResident_[i]);
+    return;
+  }
+  const uint64_t resident = sm.stats().warpCyclesResident;
+  const bool finished = sm.tickLocal(now, *mem_, true);
+  Sm::TickSummary &sum = smSum_[i];
+  sm.summarize(sum, dispatching);
+  smResident_[i] = sm.stats().warpCyclesResident - resident;
+  smStopped_[i] = !finished;
+  // after a tick without an issue that left nothing to the ordered phase, the SM's own next
+  // event: until then its ticks are idleTick()s (kNever: until a reply or a CTA comes)
+  smWakeAt_[i] = finished && !sum.issued && !sum.needShared ? sm.ownNextEvent(now) : 0;
+  if (sum.idle)
+    sleepSm(i);
+}
+
 void Gpu::tickLocalSerial(const KernelRun &r) {
   for (uint32_t pi = 0; pi < mem_->numPartitions(); ++pi)
     mem_->tickPartition(pi, now_);
-  const uint32_t n = (uint32_t)sms_.size();
-  for (uint32_t i = 0; i < n; ++i) {
-    Sm &sm = *sms_[i];
+  const size_t n = awake_.size();
+  for (size_t k = 0; k < n; ++k) {
+    const uint32_t i = awake_[k];
     // (the next SMs' state on its way into the cache while this one ticks)
-    if (i + 2 < n)
-      sms_[i + 2]->prefetchState();
-    if (i + 1 < n)
-      sms_[i + 1]->prefetchWarps(now_);
+    if (k + 2 < n)
+      sms_[awake_[k + 2]]->prefetchState();
+    if (k + 1 < n)
+      sms_[awake_[k + 1]]->prefetchWarps(now_);
     if (r.split) {
-      if (!smAwake_[i])
-        continue;
-      sm.tickLocal(now_, *mem_, true);
-    } else {
-      sm.tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
+      tickSmLocal(i, now_, r.dispatching);
+      continue;
     }
+    Sm &sm = *sms_[i];
+    sm.tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
     sm.summarize(smSum_[i], r.dispatching);
-    if (r.split && smSum_[i].idle)
-      sleepSm(i);
   }
 }
 
 Gpu::CycleOutcome Gpu::runOrderedPhase(KernelRun &r) {
   // The ordered phase and the cycle's bookkeeping read the SMs' summaries (one array) rather
-  // than every SM: no per-SM pass over state other threads just wrote.
+  // than every SM: no per-SM pass over state other threads just wrote. The SMs asleep since an
+  // earlier cycle are idle, issue nothing and keep their instruction counts (asleepInsts_):
+  // only the awake ones are visited.
   CycleOutcome o;
-  for (uint32_t i = 0; i < (uint32_t)sms_.size(); ++i) {
+  o.insts = asleepInsts_;
+  bool stopped = false, fellAsleep = false;
+  for (uint32_t i : awake_) {
     Sm::TickSummary &sum = smSum_[i];
     if (r.split && sum.needShared) {
       Sm &sm = *sms_[i];
+      stopped = stopped || smStopped_[i];
+      smStopped_[i] = 0;
       bool wasBusy = sm.residentCtas() != 0;
       sm.tickShared(now_);
       sm.summarize(sum, r.dispatching);
@@ -628,11 +671,22 @@ Gpu::CycleOutcome Gpu::runOrderedPhase(KernelRun &r) {
         sleepSm(i);
     }
     o.issued |= sum.issued != 0;
-    if (!smAwake_[i]) // (asleep: its next ticks would issue nothing)
-      sum.issued = 0;
     o.smsIdle = o.smsIdle && sum.idle;
     o.insts += sum.insts;
+    if (!smAwake_[i]) { // (fell asleep: its next ticks would issue nothing)
+      sum.issued = 0;
+      asleepInsts_ += sum.insts;
+      fellAsleep = true;
+    }
   }
+  if (fellAsleep)
+    awake_.erase(std::remove_if(awake_.begin(), awake_.end(),
+                                [this](uint32_t i) { return !smAwake_[i]; }),
+                 awake_.end());
+  // An instruction of the ordered phase (a blocking one, a runtime call, ...) may release
+  // warps of other SMs (a cluster barrier): every SM then looks at its warps again.
+  if (stopped)
+    std::fill(smWakeAt_.begin(), smWakeAt_.end(), 0);
   if (!r.split) {
     r.busySms = 0;
     for (auto &sm : sms_)
@@ -688,35 +742,44 @@ void Gpu::skipIdleCycles(KernelRun &r) {
   next = std::min(next, nextSmEvent(r));
   if (next != kNever && next > now_ + 1) {
     uint64_t skip = next - now_ - 1;
-    for (size_t i = 0; i < sms_.size(); ++i)
-      if (smAwake_[i]) // (an SM without CTAs counts nothing)
-        sms_[i]->skipCycles(skip);
+    for (uint32_t i : awake_) // (an SM asleep has no CTA and counts nothing)
+      sms_[i]->skipCycles(skip);
     now_ += skip;
   }
+}
+
+Cycle Gpu::smNextEvent(size_t i, Cycle now) const {
+  // (an SM whose own next event is known from its last tick, its warps unchanged since, has
+  // the same one now: each of its terms is later than `now`)
+  const Cycle own = smWakeAt_[i] > now ? smWakeAt_[i] : 0;
+  if (!own)
+    return sms_[i]->nextEventCycle(now);
+  return own == kNever && sms_[i]->residentCtas() ? now + 1 : own;
 }
 
 Cycle Gpu::nextSmEvent(KernelRun &r) {
   Cycle next = kNever;
   if (!r.parallelCycle) {
-    for (size_t i = 0; i < sms_.size(); ++i)
-      if (smAwake_[i])
-        next = std::min(next, sms_[i]->nextEventCycle(now_));
+    for (uint32_t i : awake_) {
+      next = std::min(next, smNextEvent(i, now_));
+      if (next <= now_ + 1)
+        break; // (nothing to skip)
+    }
     return next;
   }
   // (read-only per SM: in parallel, then the minimum in SM order)
   struct Job {
-    std::vector<std::unique_ptr<Sm>> *sms;
-    std::vector<Cycle> *next;
-    const uint8_t *awake;
+    Gpu *gpu;
     Cycle now;
-  } job{&sms_, &smNext_, smAwake_.data(), now_};
+  } job{this, now_};
   smNext_.resize(sms_.size());
   double work = pool_->run(
       sms_.size(),
       [](void *c, size_t i) {
         Job &j = *static_cast<Job *>(c);
         // (a sleeping SM has no event: kNever)
-        (*j.next)[i] = j.awake[i] ? (*j.sms)[i]->nextEventCycle(j.now) : kNever;
+        j.gpu->smNext_[i] =
+            j.gpu->smAwake_[i] ? j.gpu->smNextEvent(i, j.now) : kNever;
       },
       &job);
   if (r.prof.p) {

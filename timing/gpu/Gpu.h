@@ -120,6 +120,8 @@ private:
   void runLocalPhase(KernelRun &r, bool noDispatch);
   double tickLocalOnThreads(bool dispatching);
   void tickLocalSerial(const KernelRun &r);
+  /// SM `i`'s own phase of the split tick (awake SMs): tickLocal, or idleTick before its wake cycle.
+  void tickSmLocal(size_t i, Cycle now, bool dispatching);
   /// The SMs' ordered phase (tickShared in SM order) and the cycle's summary.
   CycleOutcome runOrderedPhase(KernelRun &r);
   /// Statistics sampler, CTA sampling, the end of the kernel; true when the loop ends.
@@ -129,6 +131,8 @@ private:
   /// After a cycle without an issue: jumps the clock to the next event of memory, dispatch or SMs.
   void skipIdleCycles(KernelRun &r);
   Cycle nextSmEvent(KernelRun &r);
+  /// SM `i`'s nextEventCycle(now), from smWakeAt_ where that is known.
+  Cycle smNextEvent(size_t i, Cycle now) const;
   /// After the last cycle: sampled CTAs, drain latency, the launch's result and statistics.
   ptx::exec::LaunchResult finishKernel(KernelRun &r, KernelTimingStats &st);
   void addSamplingStats(const KernelRun &r, KernelTimingStats &st, uint64_t extraWarp,
@@ -207,6 +211,13 @@ private:
   /// Per SM: not asleep (runKernel: an idle SM is skipped until it gets a CTA). Bytes, written
   /// by the SM's own job (to sleep) and by dispatch (to wake).
   std::vector<uint8_t> smAwake_;
+  /// Per SM (split tick): its own next event after a tick that issued nothing and left nothing
+  /// to the ordered phase (Sm::ownNextEvent; 0: tick it). Until then its ticks are
+  /// Sm::idleTick()s unless a reply arrives; dispatch to it and the ordered phase's issues
+  /// (which may release warps on other SMs) clear it. Written by the SM's own job.
+  std::vector<Cycle> smWakeAt_;
+  std::vector<uint64_t> smResident_; ///< per SM: resident warps its last scan counted
+  std::vector<uint8_t> smStopped_;   ///< per SM: its last tickLocal stopped for the ordered phase
   /// Per SM: where its scheduler counters end in runKernel's `before` list.
   std::vector<size_t> beforeEnd_;
   /// Per SM: 0 not yet known, 1 reports the first SM's statistics in the same order, 2 not
@@ -216,6 +227,13 @@ private:
   /// has counted it: its last tick may have issued the instruction that ended its last CTA,
   /// and its skipped ticks would issue nothing.)
   void sleepSm(size_t i) { smAwake_[i] = 0; }
+  /// Dispatch gave SM `i` a CTA: it is awake, and looks at its warps in its next tick.
+  void wakeSm(size_t i);
+  /// The awake SMs in SM order, as of the cycle's start (the SMs falling asleep in a cycle
+  /// leave it in that cycle's ordered phase; those dispatch wakes join before the next phase).
+  std::vector<uint32_t> awake_;
+  bool awakeDirty_ = false;
+  uint64_t asleepInsts_ = 0; ///< the asleep SMs' summaries' instruction counts, summed
   bool ctaSampling_ = false;
   /// Wave-by-wave IPC of one launch for CTA sampling.
   struct CtaSampler {

@@ -47,6 +47,13 @@ Cache::Cache(const CacheConfig &cfg, std::string name) : cfg_(cfg), name_(std::m
   mshrs_.resize(cfg_.mshrEntries);
   waiters_.resize(size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge);
   freeMshrs_ = cfg_.mshrEntries;
+  size_t cap = 2;
+  while (cap < size_t(cfg_.mshrEntries) * 2)
+    cap *= 2;
+  mshrIndex_.assign(cap, MshrIndexEntry{0, -1});
+  mshrFreeBits_.assign((cfg_.mshrEntries + 63) / 64, 0);
+  for (uint32_t i = 0; i < cfg_.mshrEntries; ++i)
+    mshrFreeBits_[i / 64] |= uint64_t(1) << (i % 64);
   policy_ = replacementRegistry().create(cfg_.replacement, cfg_.sets, cfg_.ways);
   if (!policy_) {
     std::fprintf(stderr, "ptxsim: internal error: cache '%s': unknown replacement policy '%s'\n",
@@ -121,10 +128,43 @@ Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
 int Cache::findMshr(uint64_t line) const {
   if (freeMshrs_ == mshrs_.size())
     return -1;
-  for (size_t i = 0; i < mshrs_.size(); ++i)
-    if (mshrs_[i].busy && mshrs_[i].line == line)
-      return int(i);
-  return -1;
+  // (a busy MSHR's line is in the table exactly once: a miss takes a new MSHR only when none
+  // has its line)
+  const size_t mask = mshrIndex_.size() - 1;
+  for (size_t i = mshrSlot(line);; i = (i + 1) & mask) {
+    const MshrIndexEntry &e = mshrIndex_[i];
+    if (e.mshr < 0)
+      return -1;
+    if (e.line == line)
+      return e.mshr;
+  }
+}
+
+void Cache::indexMshr(uint64_t line, uint32_t mshr) {
+  const size_t mask = mshrIndex_.size() - 1;
+  size_t i = mshrSlot(line);
+  while (mshrIndex_[i].mshr >= 0)
+    i = (i + 1) & mask;
+  mshrIndex_[i] = {line, int32_t(mshr)};
+}
+
+void Cache::unindexMshr(uint64_t line) {
+  const size_t mask = mshrIndex_.size() - 1;
+  size_t i = mshrSlot(line);
+  while (mshrIndex_[i].line != line || mshrIndex_[i].mshr < 0)
+    i = (i + 1) & mask;
+  // backward-shift deletion: later entries of the probe run move up into the hole when their
+  // home slot does not lie (cyclically) between the hole and them
+  for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    if (mshrIndex_[j].mshr < 0)
+      break;
+    const size_t home = mshrSlot(mshrIndex_[j].line);
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      mshrIndex_[i] = mshrIndex_[j];
+      i = j;
+    }
+  }
+  mshrIndex_[i].mshr = -1;
 }
 
 CacheAccessResult Cache::access(uint64_t addr, uint32_t sectorMask, bool write, uint32_t owner,
@@ -198,19 +238,21 @@ CacheAccessResult Cache::access(uint64_t addr, uint32_t sectorMask, bool write, 
     r.outcome = CacheOutcome::ReservationFail;
     return r;
   }
-  for (size_t i = 0; i < mshrs_.size(); ++i) {
-    Mshr &m = mshrs_[i];
-    if (m.busy)
-      continue;
-    m.busy = true;
-    m.line = line;
-    m.requested = missing;
-    m.owner = owner;
-    m.waiters = 1;
-    waiters_[i * cfg_.mshrMaxMerge] = {token, missing};
-    --freeMshrs_;
-    break;
-  }
+  // the lowest free MSHR
+  size_t word = 0;
+  while (!mshrFreeBits_[word])
+    ++word;
+  const size_t i = word * 64 + size_t(__builtin_ctzll(mshrFreeBits_[word]));
+  mshrFreeBits_[word] &= mshrFreeBits_[word] - 1;
+  Mshr &m = mshrs_[i];
+  m.busy = true;
+  m.line = line;
+  m.requested = missing;
+  m.owner = owner;
+  m.waiters = 1;
+  waiters_[i * cfg_.mshrMaxMerge] = {token, missing};
+  --freeMshrs_;
+  indexMshr(line, uint32_t(i));
   ++stats_.misses;
   if (l)
     ++stats_.sectorMisses;
@@ -256,6 +298,8 @@ CacheFillResult Cache::fill(uint64_t addr, uint32_t sectorMask, Cycle,
     m.busy = false;
     m.waiters = 0;
     ++freeMshrs_;
+    unindexMshr(line);
+    mshrFreeBits_[size_t(mi) / 64] |= uint64_t(1) << (size_t(mi) % 64);
     r.mshrFreed = true;
   }
   return r;

@@ -164,6 +164,13 @@ private:
   /// Tells the replacement policy that `l` was used (fill: a new line was placed in it).
   void touch(Line &l, bool fill);
   int findMshr(uint64_t line) const;
+  /// The MSHR index table (line -> MSHR, open addressing, backward-shift deletion): the lookup
+  /// of every miss and fill, instead of a pass over every MSHR.
+  size_t mshrSlot(uint64_t line) const {
+    return size_t(((line >> lineShift_) * 0x9E3779B97F4A7C15ull) >> 32) & (mshrIndex_.size() - 1);
+  }
+  void indexMshr(uint64_t line, uint32_t mshr);
+  void unindexMshr(uint64_t line);
 
   CacheConfig cfg_;
   std::string name_;
@@ -175,6 +182,12 @@ private:
   /// L1 at each launch, costs nothing).
   bool allocated_ = false;
   std::vector<Mshr> mshrs_;
+  struct MshrIndexEntry {
+    uint64_t line;
+    int32_t mshr; ///< -1: empty
+  };
+  std::vector<MshrIndexEntry> mshrIndex_; ///< a power of two, at least twice the MSHRs
+  std::vector<uint64_t> mshrFreeBits_;    ///< bit i: MSHR i is free (the lowest is taken first)
   std::vector<Waiter> waiters_; ///< mshrEntries x mshrMaxMerge
   uint32_t freeMshrs_ = 0;
   uint64_t useClock_ = 0;

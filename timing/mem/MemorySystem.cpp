@@ -47,6 +47,12 @@ struct MemorySystem::Partition {
   PartitionStats stats;
   Cycle atomicFree = 0; ///< L2 cycle the slice's atomic unit is free again
   std::vector<uint64_t> released; ///< fill scratch (per partition: partitions tick in parallel)
+  /// After a tick that left nothing due at once (nothing for DRAM to take, no reply from a
+  /// channel): the L2 cycle its input head may be served and the DRAM cycle a busy channel
+  /// next needs a tick (kNever: none). Until either, or until a packet arrives, its ticks
+  /// would run no L2 or DRAM cycle that does anything.
+  bool waiting = false;
+  Cycle wakeL2 = 0, wakeDram = 0;
 };
 
 MemorySystem::MemorySystem(const TimingConfig &cfg)
@@ -117,6 +123,11 @@ Cycle MemorySystem::domainTarget(const Domain &d, Cycle coreNow) const {
 Cycle MemorySystem::toCore(const Domain &d, Cycle x) const {
   if (x == kNever)
     return kNever;
+  if (d.khz == core_.khz)
+    return x;
+  // (a 64-bit division while the product fits, as in domainTarget)
+  if (x < (uint64_t(1) << 40) && core_.khz < (uint64_t(1) << 23) && d.khz < (uint64_t(1) << 23))
+    return ((x + 1) * core_.khz + d.khz - 1) / d.khz - 1;
   unsigned __int128 num = (unsigned __int128)(x + 1) * core_.khz;
   return Cycle((num + d.khz - 1) / d.khz) - 1;
 }
@@ -124,6 +135,8 @@ Cycle MemorySystem::toCore(const Domain &d, Cycle x) const {
 Cycle MemorySystem::convert(Cycle c, const Domain &from, const Domain &to) {
   if (from.khz == to.khz)
     return c;
+  if (c < (uint64_t(1) << 40) && to.khz < (uint64_t(1) << 23) && from.khz < (uint64_t(1) << 23))
+    return (c * to.khz + from.khz - 1) / from.khz;
   unsigned __int128 num = (unsigned __int128)c * to.khz;
   return Cycle((num + from.khz - 1) / from.khz);
 }
@@ -393,6 +406,9 @@ void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
   if (!partAwake_[pi])
     return;
   Partition &p = *parts_[pi];
+  if (p.waiting && !(icntD_.next && icnt_.hasArrival(icnt_.partitionNode(pi), icntD_.next - 1)) &&
+      domainTarget(l2D_, coreNow) <= p.wakeL2 && domainTarget(dramD_, coreNow) <= p.wakeDram)
+    return; // (every L2 and DRAM cycle of this tick comes before the partition's next event)
   takeArrivals(p);
   // L2 domain. Nothing arrives at an L2 slice during its domain's cycles except from the icnt
   // and DRAM domains, which run separately: once the slice has nothing to do, it stays so until
@@ -418,6 +434,15 @@ void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
   }
   if (partitionIdle(p) && !icnt_.pendingAt(icnt_.partitionNode(pi)))
     partAwake_[pi] = 0;
+  p.waiting = p.toDramCount == 0;
+  p.wakeL2 = p.in.empty() ? kNever : p.in.front().second;
+  p.wakeDram = kNever;
+  for (uint32_t ch = 0; ch < channels_ && p.waiting; ++ch) {
+    const DramChannel &dc = *p.chans[ch];
+    p.waiting = !dc.hasResponse();
+    if (!dc.idle())
+      p.wakeDram = std::min(p.wakeDram, p.chanNext[ch]);
+  }
 }
 
 void MemorySystem::endTick(Cycle coreNow) {

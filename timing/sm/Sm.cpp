@@ -991,10 +991,19 @@ void Sm::summarize(TickSummary &t, bool dispatching) const {
 }
 
 Cycle Sm::nextEventCycle(Cycle now) const {
+  Cycle next = ownNextEvent(now);
+  if (!ctas_.empty() && next == kNever)
+    next = now + 1; // e.g. CTA completion pending: be safe
+  return next;
+}
+
+Cycle Sm::ownNextEvent(Cycle now) const {
   Cycle next = ldst_->idle() ? kNever : ldst_->nextEventCycle(now);
   if (ctas_.empty())
     return next; // (every warp slot is free: finishCta frees a CTA's slots)
   for (const Slot &s : slots_) {
+    if (next <= now + 1)
+      return now + 1; // (nothing can be sooner)
     // A warp asleep until a load returns (wakeAt kNever) was peeked when it went to sleep, and
     // that instruction has an operand still pending: the test below would find it blocked too.
     // Only the LD/ST unit's completion (covered by its next event) wakes it. Skipping it here
@@ -1031,9 +1040,19 @@ Cycle Sm::nextEventCycle(Cycle now) const {
     t = std::max(t, unit);
     next = std::min(next, t);
   }
-  if (!ctas_.empty() && next == kNever)
-    next = now + 1; // e.g. CTA completion pending: be safe
   return next;
+}
+
+void Sm::idleTick(Cycle now, uint64_t resident) {
+  if (ctas_.empty())
+    return; // (tick() would only find the LD/ST unit with nothing due)
+  // what tick() counts in a cycle in which no warp's state changes: the same scan's results
+  stats_.cycles += coreClock_;
+  stats_.warpCyclesResident += resident;
+  for (uint32_t si = 0; si < scheds_.size(); ++si) {
+    scheds_[si]->tick(now);
+    ++stats_.stall[size_t(lastStall_[si])];
+  }
 }
 
 void Sm::skipCycles(uint64_t n) {

@@ -137,8 +137,17 @@ public:
   /// The earliest cycle > now at which tick() could do something (kNever when idle); used to
   /// skip cycles in which nothing can issue.
   Cycle nextEventCycle(Cycle now) const;
+  /// nextEventCycle() less its guess for an SM with CTAs that waits only on what comes from
+  /// outside: replies from the memory system and CTA dispatch wake it, so it may be kNever.
+  Cycle ownNextEvent(Cycle now) const;
   /// Accounts `n` skipped cycles (nothing could issue) with the stall reasons of the last tick.
   void skipCycles(uint64_t n);
+  /// The tick of a cycle before ownNextEvent() in which no reply arrived and no CTA was added,
+  /// after a tick that issued nothing, was not stopped and left nothing for tickShared(): the
+  /// warps' state cannot change, so it counts what that tick would (the cycle, each
+  /// scheduler's last stall reason, `resident` warp-cycles: what the last scan counted) and
+  /// runs the schedulers' per-cycle hook, without scanning the warps.
+  void idleTick(Cycle now, uint64_t resident);
   /// True when the last tick issued an instruction.
   bool issuedLastTick() const { return issuedLastTick_; }
   /// What the GPU's cycle loop needs from an SM after a tick, in one small record: the parallel
