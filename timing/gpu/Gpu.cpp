@@ -629,8 +629,7 @@ void Gpu::tickSmLocal(size_t i, Cycle now, bool dispatching) {
 }
 
 void Gpu::tickLocalSerial(const KernelRun &r) {
-  for (uint32_t pi = 0; pi < mem_->numPartitions(); ++pi)
-    mem_->tickPartition(pi, now_);
+  mem_->tickPartitions(now_);
   const size_t n = awake_.size();
   for (size_t k = 0; k < n; ++k) {
     const uint32_t i = awake_[k];

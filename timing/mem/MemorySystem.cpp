@@ -381,8 +381,7 @@ bool MemorySystem::partitionIdle(const Partition &p) const {
 
 void MemorySystem::tick(Cycle coreNow) {
   tickIcnt(coreNow);
-  for (uint32_t p = 0; p < numPartitions_; ++p)
-    tickPartition(p, coreNow);
+  tickPartitions(coreNow);
   endTick(coreNow);
 }
 
@@ -403,18 +402,27 @@ void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
   // A partition with nothing queued, in flight or in its DRAM channels sleeps until the
   // interconnect sends it a packet: its tick would run no L2 or DRAM cycle (the loops below
   // stop at the first cycle without work), so skipping it changes nothing.
-  if (!partAwake_[pi])
-    return;
+  if (partAwake_[pi])
+    tickAwakePartition(pi, domainTarget(l2D_, coreNow), domainTarget(dramD_, coreNow));
+}
+
+void MemorySystem::tickPartitions(Cycle coreNow) {
+  const Cycle l2Target = domainTarget(l2D_, coreNow), dramTarget = domainTarget(dramD_, coreNow);
+  for (uint32_t pi = 0; pi < numPartitions_; ++pi)
+    if (partAwake_[pi])
+      tickAwakePartition(pi, l2Target, dramTarget);
+}
+
+void MemorySystem::tickAwakePartition(uint32_t pi, Cycle l2Target, Cycle dramTarget) {
   Partition &p = *parts_[pi];
-  if (p.waiting && !(icntD_.next && icnt_.hasArrival(icnt_.partitionNode(pi), icntD_.next - 1)) &&
-      domainTarget(l2D_, coreNow) <= p.wakeL2 && domainTarget(dramD_, coreNow) <= p.wakeDram)
+  if (p.waiting && l2Target <= p.wakeL2 && dramTarget <= p.wakeDram &&
+      !(icntD_.next && icnt_.hasArrival(icnt_.partitionNode(pi), icntD_.next - 1)))
     return; // (every L2 and DRAM cycle of this tick comes before the partition's next event)
   takeArrivals(p);
   // L2 domain. Nothing arrives at an L2 slice during its domain's cycles except from the icnt
   // and DRAM domains, which run separately: once the slice has nothing to do, it stays so until
   // the end of this tick (the same cycles run as when every slice is stepped cycle by cycle).
-  Cycle target = domainTarget(l2D_, coreNow);
-  for (Cycle c = l2D_.next; c < target; ++c) {
+  for (Cycle c = l2D_.next; c < l2Target; ++c) {
     bool active = !p.in.empty();
     for (auto &ch : p.chans)
       active = active || ch->hasResponse();
@@ -423,8 +431,7 @@ void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
     l2Cycle(p, c);
   }
   // DRAM domain (requests reach it only from the L2 slice, which ran above).
-  target = domainTarget(dramD_, coreNow);
-  for (Cycle d = dramD_.next; d < target; ++d) {
+  for (Cycle d = dramD_.next; d < dramTarget; ++d) {
     bool active = p.toDramCount != 0;
     for (auto &ch : p.chans)
       active = active || !ch->idle();
@@ -469,6 +476,15 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
     if (!partAwake_[pi]) // (idle: nothing queued, in flight or in its channels)
       continue;
     const Partition &p = *parts_[pi];
+    if (p.waiting) { // (its last tick's summary: nothing for DRAM to take, no channel reply)
+      if (p.wakeL2 != kNever)
+        best = std::min(best, toCore(l2D_, p.wakeL2));
+      if (!p.out.empty())
+        best = std::min(best, toCore(icntD_, p.out.front().second));
+      if (p.wakeDram != kNever)
+        best = std::min(best, toCore(dramD_, std::max(p.wakeDram, dramD_.next)));
+      continue;
+    }
     if (p.toDramCount)
       return soon;
     if (!p.in.empty())

@@ -79,6 +79,8 @@ public:
   /// tick() = tickIcnt + tickPartition(0..P-1) + endTick, so the split changes no result.
   void tickIcnt(Cycle coreNow);
   void tickPartition(uint32_t p, Cycle coreNow);
+  /// tickPartition() of every partition, in order (on one thread).
+  void tickPartitions(Cycle coreNow);
   void endTick(Cycle coreNow);
   /// A response for `sm` arrived by the last interconnect cycle run. The SM pops its own
   /// responses straight from the interconnect (on its own host thread in the parallel engine).
@@ -148,6 +150,8 @@ private:
   void l2Cycle(Partition &p, Cycle c);
   void dramCycle(Partition &p, Cycle c);
   bool partitionIdle(const Partition &p) const;
+  /// tickPartition() of an awake partition, given this tick's L2 and DRAM domain targets.
+  void tickAwakePartition(uint32_t pi, Cycle l2Target, Cycle dramTarget);
   Cycle atomicDone(Partition &p, const MemRequest &r, Cycle c) const;
   void sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask, bool write, Cycle l2Now);
   uint32_t toL2Mask(const MemRequest &r, uint64_t local) const;
