@@ -70,16 +70,12 @@ void DramChannel::push(const MemRequest &r, Cycle now) {
   queue_.push_back(e);
 }
 
-bool DramChannel::hasResponse() const { return !ready_.empty(); }
-
 MemRequest DramChannel::popResponse() {
   assert(!ready_.empty() && "DramChannel::popResponse without hasResponse()");
   MemRequest r = ready_.front();
   ready_.pop_front();
   return r;
 }
-
-bool DramChannel::idle() const { return queue_.empty() && inFlight_.empty() && ready_.empty(); }
 
 DramChannel::Cmd DramChannel::nextCmd(const Entry &e) const {
   const Bank &b = banks_[e.da.bank];

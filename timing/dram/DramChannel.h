@@ -101,11 +101,11 @@ public:
   /// Advances to cycle `now` (non-decreasing between calls; cycles may be skipped up to
   /// nextEventCycle()): retires finished requests, then issues at most one command.
   void tick(Cycle now);
-  bool hasResponse() const;
+  bool hasResponse() const { return !ready_.empty(); }
   /// The earliest-completed request not yet popped, with `isResponse` set.
   MemRequest popResponse();
   /// Nothing queued, in flight, or waiting to be popped.
-  bool idle() const;
+  bool idle() const { return queue_.empty() && inFlight_.empty() && ready_.empty(); }
   /// After tick(now): the earliest cycle > now at which a command could issue or a request
   /// complete (never later than the next completion); kNever when nothing is queued or in flight.
   Cycle nextEventCycle(Cycle now) const;
