@@ -200,8 +200,10 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("dramExtraLatency", cfg.dram.extraLatency);
   j.dbl("l2AtomicSameAddrCycles", cfg.mem.l2AtomicSameAddrCycles);
   j.dbl("l2AtomicCasSameAddrCycles", cfg.mem.l2AtomicCasSameAddrCycles);
+  j.dbl("l2AtomicCasLaneCycles", cfg.mem.l2AtomicCasLaneCycles);
   j.dbl("l2AtomicFloatSameAddrCycles", cfg.mem.l2AtomicFloatSameAddrCycles);
   j.dbl("l2AtomicLaneCycles", cfg.mem.l2AtomicLaneCycles);
+  j.dbl("atomicSameAddrIssueCycles", cfg.mem.atomicSameAddrIssueCycles);
   j.num("sharedAtomicSameAddrCycles", cfg.mem.sharedAtomicSameAddrCycles);
   j.num("sharedFloatAtomicCycles", cfg.mem.sharedFloatAtomicCycles);
   j.num("sharedFloatAtomicLaneCycles", cfg.mem.sharedFloatAtomicLaneCycles);

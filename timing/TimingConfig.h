@@ -151,8 +151,16 @@ struct MemoryConfig {
   double l2AtomicSameAddrCycles = 0, l2AtomicLaneCycles = 0;
   /// atom.cas lanes on the busiest address, instead of l2AtomicSameAddrCycles (0: the same).
   double l2AtomicCasSameAddrCycles = 0;
+  /// atom.cas lanes on the busiest address after the first, when > 0: of a warp's CAS lanes on
+  /// one word at most the first with the current value swaps, the others only compare (and read
+  /// the new value), so they cost less than a read-modify-write (0: all lanes the same).
+  double l2AtomicCasLaneCycles = 0;
   /// f32/f64 add/min/max lanes on the busiest address, instead of l2AtomicSameAddrCycles (0: the same).
   double l2AtomicFloatSameAddrCycles = 0;
+  /// LD/ST unit cycles per lane on the busiest address of a global atomic request: the SM
+  /// hands same-address lanes of a warp to the memory system one at a time (0: one cycle per
+  /// request, as for a load).
+  double atomicSameAddrIssueCycles = 0;
   /// Shared-memory atomics: extra cycles per additional lane on one address (serialized).
   uint32_t sharedAtomicSameAddrCycles = 0;
   /// Shared-memory float atomics (f32/f64 add/min/max) are compare-and-swap loops on the H100:

@@ -37,8 +37,9 @@ bool readsTime(const Operand &o) {
 }
 
 /// SharedStore: a plain st.shared, which global loads may pass (the spaces cannot alias) but
-/// shared and generic accesses may not.
-enum class Kind : uint8_t { Fixed, Alu, Load, SharedStore };
+/// shared and generic accesses may not. Atomic: a relaxed atom/red, which moves past arithmetic
+/// but keeps its place among every other memory access.
+enum class Kind : uint8_t { Fixed, Alu, Load, SharedStore, Atomic };
 
 const std::string_view kOrderedModifiers[] = {".volatile", ".relaxed", ".acquire", ".release",
                                               ".mmio", ".sys", ".gpu", ".cta", ".cluster"};
@@ -66,13 +67,23 @@ Kind classify(const Instruction &ai, const ir::Inst &in) {
         return Kind::Fixed;
     return Kind::SharedStore;
   }
+  if (op == "atom" || op == "red") {
+    // relaxed (no ordering or scope qualifier) atomics move past arithmetic, never past another
+    // memory access (memoryOrdered)
+    if (in.cls != ir::OpClass::Atomic)
+      return Kind::Fixed;
+    for (std::string_view m : {".relaxed", ".acquire", ".release", ".acq_rel", ".mmio", ".sys", ".gpu", ".cta", ".cluster"})
+      if (text.find(m) != std::string_view::npos)
+        return Kind::Fixed;
+    return Kind::Atomic;
+  }
   return pureArithmetic(op) ? Kind::Alu : Kind::Fixed;
 }
 
 /// Cycles an instruction keeps its consumers waiting, for the scheduler's priorities (the order
 /// matters, not the values: loads first, then long arithmetic).
 uint32_t weight(const ir::Inst &in, Kind k) {
-  if (k == Kind::Load)
+  if (k == Kind::Load || k == Kind::Atomic)
     return in.space == ir::MemSpace::Global || in.space == ir::MemSpace::Generic ||
                    in.space == ir::MemSpace::Local
                ? 400
@@ -92,9 +103,13 @@ bool overlap(const uint16_t *a, unsigned na, const uint16_t *b, unsigned nb) {
   return false;
 }
 
-/// A shared store keeps its place among the accesses that may reach shared memory (shared and
-/// generic loads, other shared stores).
+/// A relaxed atomic keeps its place among all memory accesses; a shared store among the accesses
+/// that may reach shared memory (shared and generic loads, other shared stores).
 bool memoryOrdered(const ir::Inst &a, Kind ka, const ir::Inst &b, Kind kb) {
+  // an atomic keeps its place among the loads, shared stores and atomics (they may touch its
+  // address)
+  if ((ka == Kind::Atomic && kb != Kind::Alu) || (kb == Kind::Atomic && ka != Kind::Alu))
+    return true;
   if (ka != Kind::SharedStore && kb != Kind::SharedStore)
     return false;
   const ir::Inst &other = ka == Kind::SharedStore ? b : a;
@@ -130,7 +145,7 @@ void scheduleSegment(std::vector<ir::Inst> &code, uint32_t s, uint32_t e,
   std::vector<char> feedsLoad(n, 0);
   for (uint32_t i = n; i-- > 0;) {
     uint32_t h = 0;
-    bool feeds = kind[s + i] == Kind::Load;
+    bool feeds = kind[s + i] == Kind::Load || kind[s + i] == Kind::Atomic;
     for (uint32_t k : succ[i]) {
       h = std::max(h, height[k]);
       feeds |= feedsLoad[k] != 0;
@@ -140,7 +155,7 @@ void scheduleSegment(std::vector<ir::Inst> &code, uint32_t s, uint32_t e,
   }
   bool any = false;
   for (uint32_t i = 0; i < n; ++i) {
-    any |= kind[s + i] == Kind::Load;
+    any |= kind[s + i] == Kind::Load || kind[s + i] == Kind::Atomic;
     if (!feedsLoad[i])
       height[i] = 0;
   }

@@ -8,13 +8,17 @@
 //
 // Contract: the reordering keeps every register and predicate dependence (read after write,
 // write after read, write after write, from Inst::rd/rs), never moves an instruction across a
-// block boundary or across an instruction it does not understand (stores, atomics, fences,
-// barriers, control, warp primitives, calls, clock and timer reads, multi-instruction
-// lowerings, ordered or volatile loads), and moves loads only past arithmetic, other loads and
-// plain (not volatile or ordered) st.shared: a shared store keeps its order with shared and
-// generic loads and other shared stores, while global, local, constant and parameter loads pass
-// it, since those spaces cannot alias shared memory (ptxas issues a tile copy's LDGs before its
-// STSs: sgemm64's unrolled copy of 8 loads was one memory round trip per load-store pair).
+// block boundary or across an instruction it does not understand (stores, ordered or scoped
+// atomics, fences, barriers, control, warp primitives, calls, clock and timer reads,
+// multi-instruction lowerings, ordered or volatile loads), and moves loads only past arithmetic,
+// other loads and plain (not volatile or ordered) st.shared: a shared store keeps its order with
+// shared and generic loads and other shared stores, while global, local, constant and parameter
+// loads pass it, since those spaces cannot alias shared memory (ptxas issues a tile copy's LDGs
+// before its STSs: sgemm64's unrolled copy of 8 loads was one memory round trip per load-store
+// pair). Relaxed atomics (atom/red with no ordering or scope qualifier) move like loads but keep
+// their order with every load, shared store and atomic: ptxas issues an unrolled loop's ATOMs back
+// to back before the adds that use their results, where nvcc's PTX alternates them (one L2 round
+// trip per atomic in an in-order model).
 // So each thread computes exactly what it computed before; only the order of independent work
 // changes, and with it the timing model's overlap of memory latency.
 

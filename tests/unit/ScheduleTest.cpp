@@ -112,6 +112,72 @@ TEST(ScheduleLoads, LoadsGoFirstResultsStayTheSame) {
   EXPECT_EQ(pos(sched, 37), pos(plain, 37));
 }
 
+// Relaxed atomics move ahead of arithmetic like loads (ptxas issues an unrolled loop's ATOMs back
+// to back) but keep their order among loads and atomics; an ordered atomic stays in place.
+// Lines: kAtomPtx starts with a newline, `.version` is line 2.
+const char *kAtomPtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry atoms(.param .u64 pw, .param .u64 pout)
+{
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pw];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  atom.global.add.u32 %r2, [%rd1], 1;
+  add.s32 %r3, %r2, %r1;
+  atom.global.add.u32 %r4, [%rd1], 1;
+  add.s32 %r5, %r4, %r3;
+  ld.global.u32 %r6, [%rd1+4];
+  atom.global.exch.b32 %r7, [%rd1+4], %r1;
+  add.s32 %r8, %r5, %r6;
+  atom.acq_rel.gpu.global.add.u32 %r9, [%rd1+8], 1;
+  add.s32 %r10, %r8, %r7;
+  add.s32 %r11, %r10, %r9;
+  st.global.u32 [%rd4], %r11;
+  ret;
+}
+)";
+
+TEST(ScheduleLoads, RelaxedAtomicsGoFirstInOrderResultsStayTheSame) {
+  auto runAtoms = [](bool schedule, std::vector<uint32_t> &lines) {
+    ExecHarness h(1, ptx::exec::SimtMode::Auto, schedule);
+    EXPECT_TRUE(h.load(kAtomPtx)) << h.errors;
+    uint64_t w = h.upload(std::vector<uint32_t>{0, 7, 0}), out = h.alloc(64 * 4);
+    auto r = h.launch("atoms", {1}, {64}, {w, out});
+    EXPECT_TRUE(r.ok()) << r.message;
+    for (const auto &in : h.engine->findKernel("atoms", h.module)->fn->code)
+      lines.push_back(in.line);
+    std::vector<uint32_t> res = h.read<uint32_t>(out, 64), words = h.read<uint32_t>(w, 3);
+    res.insert(res.end(), words.begin(), words.end());
+    return res;
+  };
+  std::vector<uint32_t> plainLines, schedLines;
+  std::vector<uint32_t> plain = runAtoms(false, plainLines), sched = runAtoms(true, schedLines);
+  EXPECT_EQ(plain, sched); // every thread's results and the words, bit for bit
+  EXPECT_EQ(plain[64], 128u);
+  EXPECT_EQ(plain[66], 64u);
+  auto pos = [](const std::vector<uint32_t> &lines, uint32_t line) {
+    for (size_t i = 0; i < lines.size(); ++i)
+      if (lines[i] == line)
+        return i;
+    ADD_FAILURE() << "no line " << line;
+    return size_t(0);
+  };
+  // atomics at lines 14, 16, 19 (relaxed) and 21 (acq_rel); the load at 18; adds 15, 17, 20
+  EXPECT_GT(pos(plainLines, 16), pos(plainLines, 15)); // PTX order without scheduling
+  EXPECT_LT(pos(schedLines, 16), pos(schedLines, 15)); // the second atomic before the first add
+  EXPECT_LT(pos(schedLines, 14), pos(schedLines, 16)); // atomics and loads keep their order
+  EXPECT_LT(pos(schedLines, 16), pos(schedLines, 18));
+  EXPECT_LT(pos(schedLines, 18), pos(schedLines, 19));
+  EXPECT_LT(pos(schedLines, 19), pos(schedLines, 17));
+  EXPECT_EQ(pos(schedLines, 21), pos(plainLines, 21)); // an ordered atomic does not move
+}
+
 // Pairs ptxas merges into one SASS instruction (fuseSassPairs): the first of each is marked, the
 // results are the same bits. Lines: kFusePtx starts with a newline, `.version` is line 2.
 const char *kFusePtx = R"(

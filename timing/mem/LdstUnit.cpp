@@ -3,6 +3,7 @@
 #include "base/Stats.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -372,7 +373,7 @@ bool LdstUnit::runPiece(Cycle now) {
     break;
   }
   case PieceKind::Atomic: {
-    if (missQ_.size() >= kMissQueueEntries)
+    if (missQ_.size() >= kMissQueueEntries || now < atomicIssueFree_)
       return false;
     MemRequest q = newRequest(in.warp, p.addr);
     q.atomic = true;
@@ -385,6 +386,8 @@ bool LdstUnit::runPiece(Cycle now) {
     q.id = makeId(kReqDirect, curSlot_);
     ++in.outstanding;
     missQ_.push(q);
+    if (cfg_.mem.atomicSameAddrIssueCycles > 0) // same-address lanes leave one at a time
+      atomicIssueFree_ = now + Cycle(std::ceil(cfg_.mem.atomicSameAddrIssueCycles * q.atomicSameAddr));
     break;
   }
   }

@@ -181,6 +181,7 @@ private:
   bool curFloat_ = false; ///< the current instruction is a floating-point atomic
   uint32_t curSlot_ = 0, curN_ = 0, curNext_ = 0, curWarp_ = 0;
   Cycle curIssue_ = 0, nextIssue_ = 0;
+  Cycle atomicIssueFree_ = 0; ///< cycle the unit sends the next global atomic request
   Piece pieces_[160];
   uint8_t pieceLanes_[160] = {}, pieceSame_[160] = {}; ///< atomics: lanes, most on one address
   uint32_t sharedDegree_ = 0;

@@ -263,6 +263,10 @@ void describeAtomics(OptionContext &ctx) {
            "like -ptxsim_l2_atomic_same_addr_cycles for compare-and-swap (atom.cas); 0: the "
            "same as other atomics")
       .range(0, 1e4);
+  opts.add("-ptxsim_l2_atomic_cas_lane_cycles", &cfg.mem.l2AtomicCasLaneCycles,
+           "L2 cycles per compare-and-swap lane on the request's busiest address after the first "
+           "(at most one of them swaps, the others only compare); 0: the same as the first")
+      .range(0, 1e4);
   opts.add("-ptxsim_l2_atomic_float_same_addr_cycles", &cfg.mem.l2AtomicFloatSameAddrCycles,
            "like -ptxsim_l2_atomic_same_addr_cycles for floating-point add, min and max; 0: the "
            "same as other atomics")
@@ -270,6 +274,10 @@ void describeAtomics(OptionContext &ctx) {
   opts.add("-ptxsim_l2_atomic_lane_cycles", &cfg.mem.l2AtomicLaneCycles,
            "L2 cycles the atomic unit spends per other lane of an atomic request")
       .range(0, 1e4);
+  opts.add("-ptxsim_atomic_same_addr_issue_cycles", &cfg.mem.atomicSameAddrIssueCycles,
+           "LD/ST unit cycles per lane on the busiest address of a global atomic request (the "
+           "SM sends same-address lanes one at a time); 0: one cycle per request")
+      .range(0, 1e3);
   opts.add("-ptxsim_shared_atomic_same_addr_cycles", &cfg.mem.sharedAtomicSameAddrCycles,
            "extra cycles per additional lane of a shared-memory atomic on one address");
 

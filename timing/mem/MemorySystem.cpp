@@ -263,7 +263,11 @@ Cycle MemorySystem::atomicDone(Partition &p, const MemRequest &r, Cycle c) const
   double same = r.atomicCas && m.l2AtomicCasSameAddrCycles > 0       ? m.l2AtomicCasSameAddrCycles
                 : r.atomicFloat && m.l2AtomicFloatSameAddrCycles > 0 ? m.l2AtomicFloatSameAddrCycles
                                                                      : m.l2AtomicSameAddrCycles;
-  double cost = same * r.atomicSameAddr +
+  // CAS lanes on one word: the first with the current value swaps, the rest only compare
+  double sameCost = r.atomicCas && m.l2AtomicCasLaneCycles > 0 && r.atomicSameAddr
+                        ? same + m.l2AtomicCasLaneCycles * (r.atomicSameAddr - 1)
+                        : same * r.atomicSameAddr;
+  double cost = sameCost +
                 m.l2AtomicLaneCycles * (r.atomicLanes - std::min(r.atomicLanes, r.atomicSameAddr));
   Cycle start = std::max(c, p.atomicFree);
   p.atomicFree = start + Cycle(std::ceil(cost));

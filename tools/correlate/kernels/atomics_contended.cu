@@ -7,7 +7,10 @@
 // loops and the mix run only with the argument `all`: on an H200 they took 0.09-2.9 M cycles
 // (cas_cta, varying from run to run by 30x), 153 M (cas_grid) and 457 M (mix), far too long to
 // simulate and, for cas_cta, not reproducible enough to correlate (tools/hw/data/
-// h200-2026-11-28-fidelity). Build: nvcc -cudart shared -O2 -arch=sm_90.
+// h200-2026-11-28-fidelity). Any other argument names the one case to run (warp_same, cta_same,
+// grid_same, grid_same_red, warp_per_word, grid_64words, grid_same_f32, cas_cta, cas_grid, mix):
+// a quick measurement of one kernel under the model, not a correlated run.
+// Build: nvcc -cudart shared -O2 -arch=sm_90.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -94,7 +97,9 @@ static void report(const char *name, int nb, double per, const char *unit) {
 
 int main(int argc, char **argv) {
   int sms = 0, fails = 0;
-  const bool all = argc > 1 && std::string(argv[1]) == "all";
+  const std::string arg = argc > 1 ? argv[1] : "";
+  const bool all = arg == "all";
+  auto run = [&](const char *name) { return arg.empty() || all || arg == name; };
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   unsigned *w, *sink;
   float *f;
@@ -118,6 +123,7 @@ int main(int argc, char **argv) {
       {"grid_64words", sms, 512, 1, 64, 8, false},      // lanes spread over 64 words
   };
   for (const Case &c : cases) {
+    if (!run(c.name)) continue;
     CHECK(cudaMemset(w, 0, 4096 * 32 * 4));
     if (c.red) red_to<<<c.grid, c.block>>>(w, c.div, c.mod, c.iters);
     else add_to<<<c.grid, c.block>>>(w, c.div, c.mod, c.iters, sink);
@@ -127,34 +133,42 @@ int main(int argc, char **argv) {
     unsigned long long want = (unsigned long long)c.grid * c.block * c.iters;
     if (sum(c.mod) != want) { printf("%s: sum %llu want %llu\n", c.name, sum(c.mod), want); fails++; }
   }
-  CHECK(cudaMemset(f, 0, 4));
-  addf_one<<<sms, 256>>>(f, 4, (float *)sink);
-  CHECK(cudaDeviceSynchronize());
-  report("grid_same_f32", sms, 4.0 * sms * 8, "cycles_per_warp_atomic_on_a_word");
-  float hf;
-  CHECK(cudaMemcpy(&hf, f, 4, cudaMemcpyDeviceToHost));
-  if (hf != (float)(sms * 256 * 4)) fails++;
-  if (!all) {
+  if (run("grid_same_f32")) {
+    CHECK(cudaMemset(f, 0, 4));
+    addf_one<<<sms, 256>>>(f, 4, (float *)sink);
+    CHECK(cudaDeviceSynchronize());
+    report("grid_same_f32", sms, 4.0 * sms * 8, "cycles_per_warp_atomic_on_a_word");
+    float hf;
+    CHECK(cudaMemcpy(&hf, f, 4, cudaMemcpyDeviceToHost));
+    if (hf != (float)(sms * 256 * 4)) fails++;
+  }
+  if (arg.empty()) {
     if (fails) { printf("FAIL atomics_contended (%d checks)\n", fails); return 1; }
     printf("PASS atomics_contended\n");
     return 0;
   }
-  CHECK(cudaMemset(w, 0, 4));
-  cas_loop<<<1, 512>>>(w, 8);
-  CHECK(cudaDeviceSynchronize());
-  report("cas_cta", 1, 512 * 8, "cycles_per_successful_cas");
-  if (sum(1) != 512 * 8) fails++;
-  CHECK(cudaMemset(w, 0, 4));
-  cas_loop<<<sms, 128>>>(w, 2);
-  CHECK(cudaDeviceSynchronize());
-  report("cas_grid", sms, sms * 128 * 2, "cycles_per_successful_cas");
-  if (sum(1) != (unsigned long long)sms * 128 * 2) fails++;
-  CHECK(cudaMemset(w, 0, 4096 * 32 * 4));
-  mix<<<sms, 256>>>(w, 2, sink);
-  CHECK(cudaDeviceSynchronize());
-  report("mix", sms, 0, "");
-  CHECK(cudaMemcpy(h.data(), w, 64 * 4, cudaMemcpyDeviceToHost));
-  if (h[0] != (unsigned)sms * 256 * 2 || h[32] != (unsigned)sms * 256 * 2) fails++;
+  if (run("cas_cta")) {
+    CHECK(cudaMemset(w, 0, 4));
+    cas_loop<<<1, 512>>>(w, 8);
+    CHECK(cudaDeviceSynchronize());
+    report("cas_cta", 1, 512 * 8, "cycles_per_successful_cas");
+    if (sum(1) != 512 * 8) fails++;
+  }
+  if (run("cas_grid")) {
+    CHECK(cudaMemset(w, 0, 4));
+    cas_loop<<<sms, 128>>>(w, 2);
+    CHECK(cudaDeviceSynchronize());
+    report("cas_grid", sms, sms * 128 * 2, "cycles_per_successful_cas");
+    if (sum(1) != (unsigned long long)sms * 128 * 2) fails++;
+  }
+  if (run("mix")) {
+    CHECK(cudaMemset(w, 0, 4096 * 32 * 4));
+    mix<<<sms, 256>>>(w, 2, sink);
+    CHECK(cudaDeviceSynchronize());
+    report("mix", sms, 0, "");
+    CHECK(cudaMemcpy(h.data(), w, 64 * 4, cudaMemcpyDeviceToHost));
+    if (h[0] != (unsigned)sms * 256 * 2 || h[32] != (unsigned)sms * 256 * 2) fails++;
+  }
   if (fails) { printf("FAIL atomics_contended (%d checks)\n", fails); return 1; }
   printf("PASS atomics_contended\n");
   return 0;
