@@ -26,7 +26,7 @@ done
 stencil=$build/samples/stencil/stencil
 if [ -x "$stencil" ]; then
   echo "== stencil_program (500 launches)"
-  PTXSIM_TIMING_PROFILE=1 PTXSIM_MODE=timing PTXSIM_CONFIG="$root/configs/$preset.config" \
+  PTXSIM_TIMING_PROFILE=1 PTXSIM_MODE=timing PTXSIM_SAMPLE=off PTXSIM_CONFIG="$root/configs/$preset.config" \
     PTXSIM_THREADS="$threads" PTXSIM_SUMMARY=0 LD_LIBRARY_PATH="$build/lib" "$stencil" 2>&1 >/dev/null
 fi
 if [ "$threads" -gt 1 ]; then

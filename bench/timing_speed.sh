@@ -33,7 +33,7 @@ for preset in $presets; do
       tee "$tmp/run.$preset.$t"
     if [ -x "$stencil" ]; then
       start=$(date +%s.%N)
-      PTXSIM_MODE=timing PTXSIM_CONFIG="$root/configs/$preset.config" PTXSIM_THREADS=$t \
+      PTXSIM_MODE=timing PTXSIM_SAMPLE=off PTXSIM_CONFIG="$root/configs/$preset.config" PTXSIM_THREADS=$t \
         PTXSIM_STATS_JSON="$tmp/s.json" PTXSIM_SUMMARY=0 LD_LIBRARY_PATH="$build/lib" \
         "$stencil" > /dev/null
       end=$(date +%s.%N)

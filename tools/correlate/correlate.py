@@ -124,7 +124,7 @@ LAUNCH_COUNT_ENV = {"sample__stencil": "STENCIL_ITERATIONS"}
 def run(prog, exe, ptxsim, config, work, timeout, extra, launches=None):
     stats = os.path.join(work, "stats", prog + ".json")
     os.makedirs(os.path.dirname(stats), exist_ok=True)
-    cmd = [ptxsim, "run", "--no-summary", "--config", config, "--stats-json", stats] + extra + ["--", exe]
+    cmd = [ptxsim, "run", "--no-summary", "--sample", "off", "--config", config, "--stats-json", stats] + extra + ["--", exe]
     env = dict(os.environ)
     if launches and prog in LAUNCH_COUNT_ENV:
         env[LAUNCH_COUNT_ENV[prog]] = str(launches)

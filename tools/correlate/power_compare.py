@@ -68,7 +68,7 @@ def main():
     if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
         subprocess.run([a.nvcc, "-cudart", "shared", "-O2", "-arch=sm_90", "-o", exe, src], check=True)
     stats = os.path.join(a.work, "power_phases.json")
-    subprocess.run([a.ptxsim, "run", "--no-summary", "--power", "--config", a.config, "--stats-json", stats,
+    subprocess.run([a.ptxsim, "run", "--no-summary", "--sample", "off", "--power", "--config", a.config, "--stats-json", stats,
                     "--", exe, a.fma_iters, a.copy_mib], check=True, stdout=subprocess.DEVNULL)
     with open(stats) as f:
         js = json.load(f)

@@ -57,7 +57,7 @@ def main():
     os.makedirs(os.path.dirname(exe), exist_ok=True)
     if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
         subprocess.run([a.nvcc, "-cudart", "shared", "-O2", "-arch=sm_90", "-o", exe, src], check=True)
-    cmd = [a.ptxsim, "run", "--no-summary"]
+    cmd = [a.ptxsim, "run", "--no-summary", "--sample", "off"]
     for c in configs:
         cmd += ["--config", c]
     p = subprocess.run(cmd + ["--", exe] + prog_args, capture_output=True, text=True)
