@@ -308,6 +308,14 @@ ptx::exec::Engine &Context::engine() {
       engine_ = std::make_unique<ptx::exec::Engine>(engineConfig());
       connectEngine();
     });
+    // Modules with __managed__ variables are loaded as the engine starts, before the
+    // application's first allocation, as the CUDA runtime loads them when it initialises the
+    // context (other modules load lazily, at first use): module variables and the program's
+    // allocations then lie at the same device addresses whichever runtime (shared, or static
+    // over the driver API) runs the program, and so do the cycles (e2e_same_cycles_41_managed;
+    // a load error is still reported at launch, by ensureLoaded there)
+    if (modules_.hasManagedVars())
+      modules_.ensureLoaded();
   }
   return *engine_;
 }

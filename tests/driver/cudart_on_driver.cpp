@@ -95,7 +95,10 @@ cudaError_t ret(cudaError_t e) {
 }
 cudaError_t ret(CUresult r) { return ret(static_cast<cudaError_t>(r)); }
 
-/// cuInit, the primary context of device 0, current on this thread.
+CUresult load(Image &im);
+
+/// cuInit, the primary context of device 0, current on this thread; the images registered so
+/// far loaded.
 CUresult ensureContext() {
   State &s = state();
   static std::once_flag once;
@@ -114,6 +117,18 @@ CUresult ensureContext() {
       return r;
     tCurrent = true;
   }
+  // Images with __managed__ variables are loaded when the context first starts, before the
+  // program's first allocation, as the CUDA runtime (and ptxsim's) does; others on first use:
+  // module variables and the program's allocations then lie at the same addresses as under the
+  // runtime, and timing runs give the same cycles (e2e_same_cycles_41_managed). A load error
+  // is reported at first use.
+  static std::once_flag loadOnce;
+  std::call_once(loadOnce, [&] {
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (auto &[host, v] : s.variables)
+      if (v->managedHostPtr)
+        load(*v->image);
+  });
   return CUDA_SUCCESS;
 }
 
