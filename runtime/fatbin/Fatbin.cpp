@@ -96,6 +96,11 @@ std::string parseFatbin(const uint8_t *data, size_t size, std::vector<Entry> &ou
             return "zstd payload of fatbin entry at offset " + hex(e) +
                    " does not decompress to the " + std::to_string(uncompressed) +
                    " bytes its header records (its frame holds " + std::to_string(frame) + ")";
+          // a frame that does not record its size expands at most 32,768:1 (an RLE block: 4
+          // bytes for 128 KiB): a larger size in the header is corrupt, not allocated
+          if (frame == ZSTD_CONTENTSIZE_UNKNOWN && uncompressed > uint64_t(compressed) * 32768 + 64)
+            return "zstd payload of fatbin entry at offset " + hex(e) + " cannot hold " +
+                   std::to_string(uncompressed) + " bytes";
         }
         entry.data.resize(uncompressed);
         if (zstd) {
