@@ -184,7 +184,15 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     Warp &w = cta.warps[wi];
     w.cta = &cta;
     w.id = wi;
-    w.regStore.assign((size_t)k.numRegs * kWarpSize, 0);
+    // a register every lane writes before reading it keeps the last CTA's value; the others
+    // start at 0 (RegInit.h). A partial warp's missing lanes are read by shuffles: all zeroed.
+    if (k.zeroAtStartKnown && w.validMask == kFullMask && w.regStore.size() >= (size_t)k.numRegs * kWarpSize) {
+      w.regStore.resize((size_t)k.numRegs * kWarpSize); // (a call's frames grow zeroed from here)
+      for (auto [first, count] : k.zeroAtStart)
+        std::fill_n(w.regStore.data() + (size_t)first * kWarpSize, (size_t)count * kWarpSize, 0);
+    } else {
+      w.regStore.assign((size_t)k.numRegs * kWarpSize, 0);
+    }
     w.predStore.assign(k.numPreds, 0);
     w.predStore[ir::kPredTrue] = kFullMask;
     w.regBase = w.predBase = w.frameBase = 0;

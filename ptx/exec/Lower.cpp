@@ -3,6 +3,7 @@
 
 #include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Exec.h"
+#include "ptx/exec/RegInit.h"
 #include "ptx/ir/Cfg.h"
 #include "ptx/ir/RegPressure.h"
 #include "ptx/parser/Parser.h"
@@ -601,8 +602,10 @@ void FunctionLowering::run() {
     if (in.ctl == ir::Ctl::Call || in.ctl == ir::Ctl::CallIndirect)
       out_.makesCalls = true;
   out_.frameSize = (uint32_t)alignUp(frameMax_, 16);
-  if (af_.isEntry)
+  if (af_.isEntry) {
     out_.staticShared = (uint32_t)sharedCursor_;
+    computeZeroAtStart(out_); // (the code is final: after the passes above)
+  }
 }
 
 // --- LowerCtx ---------------------------------------------------------------------------------

@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ptxsim::ptx::exec {
@@ -223,6 +224,11 @@ struct Function {
   /// The module's `.target sm_XX` (0 when none): independent thread scheduling is the default
   /// for sm_70 and newer (EngineConfig::simt).
   uint32_t smVersion = 0;
+  /// Entries: the registers a CTA must find zeroed, as runs [first, first + count) of register
+  /// indices (ptx/exec/RegInit.h; the others are written in every lane before any read), valid
+  /// when zeroAtStartKnown; otherwise a CTA zeroes every register.
+  std::vector<std::pair<uint32_t, uint32_t>> zeroAtStart;
+  bool zeroAtStartKnown = false;
   /// The JIT's compiled blocks (ptx/jit/JitOps.h), set once before the first launch that uses
   /// them (never changed while a launch runs); null while the function is only interpreted.
   mutable const jit::FunctionCode *jit = nullptr;

@@ -314,6 +314,117 @@ LOOP:
   EXPECT_EQ(mismatchesSoFar(), mism);
 }
 
+// A CTA reuses a retired CTA's register file and zeroes only the registers it may read before
+// writing them (ptx/exec/RegInit.h). Registers read before any write, written under a guard,
+// written on one side of a divergent branch, or read by a shuffle from lanes that never wrote
+// them must read 0 in every CTA, whatever the CTA before wrote there (the guards and branches
+// depend on the CTA's parity, so the previous CTA wrote the lanes this one does not); both
+// engines, and the interpreter's values checked one by one. One host thread: CTAs run one
+// after another on the same buffers.
+const char *kUninitPtx = R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<16>; .reg .b64 %rd<4>; .reg .pred %p<4>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, %ctaid.x;
+  add.u32 %r2, %r0, %r1;
+  and.b32 %r3, %r2, 1;
+  setp.eq.u32 %p0, %r3, 1;
+  add.u32 %r4, %r5, %r0;
+  mov.u32 %r5, 1000;
+  @%p0 mov.u32 %r6, 9;
+  @%p0 bra ODD;
+  mov.u32 %r7, 77;
+  shl.b32 %r8, %r0, 1;
+  activemask.b32 %r13;
+  shfl.sync.idx.b32 %r9, %r8, 1, 31, %r13;
+  bra.uni JOIN;
+ODD:
+  mov.u32 %r10, 5;
+JOIN:
+  mov.u32 %r11, %r7;
+  add.u32 %r12, %r10, %r6;
+  mad.lo.u32 %r14, %r1, 64, %r0;
+  mul.wide.u32 %rd1, %r14, 32;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.v4.u32 [%rd2], {%r4, %r6, %r11, %r12};
+  st.global.v4.u32 [%rd2+16], {%r9, %r5, %r8, %r10};
+  ret;
+})";
+
+TEST(Jit, CtaRegistersReadBeforeWrittenStartZero) {
+  REQUIRE_JIT();
+  for (auto simt : {ptx::exec::SimtMode::Ipdom, ptx::exec::SimtMode::Its}) {
+    DiffHarness h(simt);
+    ASSERT_TRUE(h.load(ptxHeader() + kUninitPtx)) << h.errors;
+    const ptx::ir::Function &fn = *h.engine->findKernel("k", h.module)->fn;
+    EXPECT_TRUE(fn.zeroAtStartKnown);
+    uint32_t zeroed = 0;
+    for (auto [first, count] : fn.zeroAtStart)
+      zeroed += count;
+    EXPECT_LT(zeroed, fn.numRegs); // some registers are left as the last CTA wrote them
+    const unsigned blocks = 8, threads = 64;
+    const uint64_t out = h.alloc(blocks * threads * 32);
+    const uint64_t mism = mismatchesSoFar(), native = nativeSoFar();
+    auto r = h.launch("k", {blocks}, {threads}, {out});
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_GT(nativeSoFar(), native);
+    EXPECT_EQ(mismatchesSoFar(), mism);
+    std::vector<uint32_t> v = h.read<uint32_t>(out, blocks * threads * 8);
+    for (unsigned c = 0; c < blocks; ++c)
+      for (unsigned t = 0; t < threads; ++t) {
+        const unsigned i = t + c, lane = t % 32;
+        const bool odd = i & 1;
+        const uint32_t *o = &v[(size_t)(c * threads + t) * 8];
+        SCOPED_TRACE("cta " + std::to_string(c) + " thread " + std::to_string(t));
+        EXPECT_EQ(o[0], t);                   // %r5 read before written: 0
+        EXPECT_EQ(o[1], odd ? 9u : 0u);       // guarded write
+        EXPECT_EQ(o[2], odd ? 0u : 77u);      // written on one side only
+        EXPECT_EQ(o[3], odd ? 14u : 0u);      // %r10 + %r6
+        // every lane reads lane 1's %r8, which lane 1 wrote only when its tid + ctaid is even
+        const bool srcRan = ((1 + c) & 1) == 0;
+        if (!odd)
+          EXPECT_EQ(o[4], srcRan ? 2 * (t - lane + 1) : 0u);
+        else
+          EXPECT_EQ(o[4], 0u);                // %r9 never written in these lanes
+        EXPECT_EQ(o[5], 1000u);
+        EXPECT_EQ(o[6], odd ? 0u : 2 * t);
+        EXPECT_EQ(o[7], odd ? 5u : 0u);
+      }
+  }
+}
+
+// The set of registers a CTA zeroes: those read before written (the rest keep the previous
+// CTA's values), every register when the kernel makes calls.
+TEST(Jit, ZeroAtStartFollowsReadsBeforeWrites) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry first(.param .u64 out) {
+  .reg .b32 %r<3>; .reg .b64 %rd<3>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, 5;
+  add.u32 %r1, %r0, %r2;
+  mov.u32 %r2, 1;
+  mul.wide.u32 %rd1, %r1, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2], %r2;
+  ret;
+}
+.func f(.param .b32 x) { ret; }
+.visible .entry calls(.param .u64 out) {
+  .reg .b32 %r<2>;
+  mov.u32 %r0, 1;
+  { .param .b32 a; st.param.b32 [a], %r0; call f, (a); }
+  ret;
+})")) << h.errors;
+  const ptx::ir::Function &first = *h.engine->findKernel("first", h.module)->fn;
+  ASSERT_TRUE(first.zeroAtStartKnown);
+  ASSERT_EQ(first.zeroAtStart.size(), 1u);
+  EXPECT_EQ(first.zeroAtStart[0].second, 1u); // %r2 alone
+  const ptx::ir::Function &calls = *h.engine->findKernel("calls", h.module)->fn;
+  EXPECT_FALSE(calls.zeroAtStartKnown);
+}
+
 // Warp primitives as vector code: shfl in its four modes with lane-dependent lane offsets,
 // clamps and segment masks (out-of-range lanes read their own value, the predicate says which
 // were in range), under a guard that leaves lanes out (the executing lanes still read every

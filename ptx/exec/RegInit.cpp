@@ -1,0 +1,223 @@
+#include "ptx/exec/RegInit.h"
+
+#include "ptx/jit/JitOps.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace ptxsim::ptx::exec {
+
+namespace {
+
+using jit::Op;
+
+/// Above this many bitset words (instructions x register words) the analysis is skipped and
+/// every register zeroed: its cost stays a small part of lowering.
+constexpr size_t kMaxWords = size_t(1) << 22;
+
+/// What one instruction does to the analysis.
+enum class Effect : uint8_t {
+  Known,      ///< reads its source registers in its own lanes, writes dst (see writes)
+  ReadsAny,   ///< a per-lane handler: reads its operands (and destinations) in its own lanes;
+              ///< its writes are not counted
+  WholeFile,  ///< may read any register of any lane (or control flow we do not follow)
+};
+
+Effect effectOf(const ir::Inst &in, jit::OpDesc &d) {
+  d = jit::OpDesc{};
+  switch (in.ctl) {
+  case ir::Ctl::Bra: // reads its guard predicate only
+  case ir::Ctl::Exit:
+  case ir::Ctl::Ret:
+  case ir::Ctl::Trap:
+    return Effect::Known;
+  case ir::Ctl::None:
+  case ir::Ctl::WarpSync:
+    break;
+  case ir::Ctl::Bar: // barrier number, thread count, reduction operand: their sources start
+  case ir::Ctl::BarArrive: // zeroed (the caller), whichever lane the handler reads them in
+  case ir::Ctl::BarRed:
+    return Effect::Known;
+  default: // calls, indirect branches, blocking instructions, yields
+    return Effect::WholeFile;
+  }
+  d = jit::describedOp(in.fn);
+  switch (d.op) {
+  case Op::None:
+    break;
+  case Op::Vote:       // lane l reads its own member mask (src0) and predicates
+  case Op::ActiveMask:
+  case Op::Shfl:       // src0 of other lanes: handled by the caller
+    return Effect::Known;
+  default:
+    return in.ctl == ir::Ctl::None ? Effect::Known : Effect::WholeFile;
+  }
+  if (in.ctl != ir::Ctl::None)
+    return Effect::WholeFile; // match, redux, elect, bar.warp.sync: lanes' values combined
+  // the per-lane handler families (conversions, math, special registers, bit operations);
+  // memory, atomics, warp-wide and tensor instructions may read other lanes (ldmatrix's row
+  // addresses, mma's fragments) or registers named outside their operands
+  switch (in.cls) {
+  case ir::OpClass::Alu:
+  case ir::OpClass::Mul:
+  case ir::OpClass::Fp32:
+  case ir::OpClass::Fp64:
+  case ir::OpClass::Half:
+  case ir::OpClass::Sfu:
+    return Effect::ReadsAny;
+  default:
+    return Effect::WholeFile;
+  }
+}
+
+/// The registers (indices) a Known instruction writes in every lane it runs in.
+template <class F> void forWrites(const ir::Inst &in, const jit::OpDesc &d, F f) {
+  switch (d.op) {
+  case Op::None:
+  case Op::Setp: // predicates
+  case Op::St:
+    return;
+  case Op::Vote:
+    if (in.aux == 3) // ballot; all/any/uni write a predicate
+      f(in.dst[0] / ir::kWarpSize);
+    return;
+  case Op::Ld:
+    for (unsigned i = 0; i < in.vec && i < 4; ++i)
+      f(in.dst[i] / ir::kWarpSize);
+    return;
+  default:
+    f(in.dst[0] / ir::kWarpSize);
+    return;
+  }
+}
+
+/// The operand slots (Inst::src) a Known instruction reads, as a bit set; every slot for the
+/// others (Inst::nsrc is not set by every lowering).
+unsigned readSlots(const ir::Inst &in, const jit::OpDesc &d) {
+  if (in.ctl == ir::Ctl::Bra || in.ctl == ir::Ctl::Exit || in.ctl == ir::Ctl::Ret || in.ctl == ir::Ctl::Trap)
+    return 0; // a predicate at most
+  const unsigned addr = in.abase == ir::AddrBase::Reg ? 1u : 0u;
+  switch (d.op) {
+  case Op::Ld: return addr;
+  case Op::St: return addr | (((1u << std::min<unsigned>(in.vec, 4)) - 1) << 1);
+  case Op::Not:
+  case Op::Mov:
+  case Op::Vote: return 1;
+  case Op::ActiveMask: return 0;
+  case Op::MadLo:
+  case Op::FFma:
+  case Op::Shfl: return 7;
+  case Op::None: return 31;
+  default: return 3; // two-operand arithmetic, selp, setp
+  }
+}
+
+struct Bits {
+  size_t words;
+  std::vector<uint64_t> v;
+  uint64_t *row(size_t i) { return v.data() + i * words; }
+};
+
+} // namespace
+
+void computeZeroAtStart(ir::Function &fn) {
+  fn.zeroAtStart.clear();
+  fn.zeroAtStartKnown = false;
+  const size_t n = fn.code.size(), regs = fn.numRegs, words = (regs + 63) / 64;
+  if (n == 0 || regs == 0 || (n + 1) * words > kMaxWords)
+    return;
+  std::vector<jit::OpDesc> desc(n);
+  std::vector<Effect> eff(n);
+  for (size_t pc = 0; pc < n; ++pc) {
+    eff[pc] = effectOf(fn.code[pc], desc[pc]);
+    if (eff[pc] == Effect::WholeFile)
+      return; // every register zeroed
+  }
+  // must-write analysis: in[pc] = the registers every lane reaching pc has written (the
+  // intersection over the predecessors; a lane's own path is a path of the control-flow graph
+  // whatever the warp's divergence), starting from all-ones except at the entry
+  Bits in{words, std::vector<uint64_t>((n + 1) * words, ~0ull)};
+  std::fill(in.row(0), in.row(0) + words, 0);
+  std::vector<uint64_t> out(words);
+  auto meet = [&](size_t to, const std::vector<uint64_t> &x) {
+    bool changed = false;
+    uint64_t *r = in.row(to);
+    for (size_t i = 0; i < words; ++i) {
+      uint64_t m = r[i] & x[i];
+      changed |= m != r[i];
+      r[i] = m;
+    }
+    return changed;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t pc = 0; pc < n; ++pc) {
+      const ir::Inst &inst = fn.code[pc];
+      std::copy(in.row(pc), in.row(pc) + words, out.begin());
+      const bool all = inst.guard == ir::kPredTrue && inst.guardXor == 0;
+      if (all && eff[pc] == Effect::Known)
+        forWrites(inst, desc[pc], [&](uint32_t r) {
+          if (r < regs)
+            out[r / 64] |= 1ull << (r % 64);
+        });
+      if (inst.ctl == ir::Ctl::Exit || inst.ctl == ir::Ctl::Ret || inst.ctl == ir::Ctl::Trap)
+        continue;
+      if (inst.ctl == ir::Ctl::Bra) {
+        if (inst.target > n)
+          return;
+        changed |= meet(inst.target, out);
+      }
+      changed |= meet(pc + 1, out); // (a guarded or not branch: the fall-through too)
+    }
+  }
+  // reads: a register some lane may read before writing it starts zeroed, and so does every
+  // register no described instruction writes (a handler may read it through a field other
+  // than its operands, as the carry chains' hidden register in Inst::aux)
+  std::vector<uint64_t> zero(words, ~0ull);
+  auto mark = [&](std::vector<uint64_t> &set, uint32_t r) {
+    if (r < regs)
+      set[r / 64] |= 1ull << (r % 64);
+  };
+  std::vector<uint64_t> written(words, 0);
+  for (size_t pc = 0; pc < n; ++pc)
+    if (eff[pc] == Effect::Known)
+      forWrites(fn.code[pc], desc[pc], [&](uint32_t r) { mark(written, r); });
+  for (size_t i = 0; i < words; ++i)
+    zero[i] = ~written[i];
+  auto readReg = [&](size_t pc, uint32_t off) {
+    uint32_t r = off / ir::kWarpSize;
+    if (r < regs && !(in.row(pc)[r / 64] >> (r % 64) & 1))
+      mark(zero, r);
+  };
+  for (size_t pc = 0; pc < n; ++pc) {
+    const ir::Inst &inst = fn.code[pc];
+    const unsigned slots = eff[pc] == Effect::Known ? readSlots(inst, desc[pc]) : 31u;
+    for (unsigned i = 0; i < 5; ++i) {
+      if (inst.src[i].cst || !(slots >> i & 1))
+        continue;
+      const bool otherLanes = (desc[pc].op == Op::Shfl && i == 0) || // lanes read other lanes
+                              (inst.ctl != ir::Ctl::None && inst.ctl != ir::Ctl::WarpSync);
+      if (otherLanes)
+        mark(zero, inst.src[i].reg / ir::kWarpSize);
+      else
+        readReg(pc, inst.src[i].reg);
+    }
+    if (eff[pc] == Effect::ReadsAny) // a handler that writes part of a register reads the rest
+      for (unsigned i = 0; i < 4; ++i)
+        readReg(pc, inst.dst[i]);
+  }
+  for (uint32_t r = 0; r < regs;) {
+    if (!(zero[r / 64] >> (r % 64) & 1)) {
+      ++r;
+      continue;
+    }
+    uint32_t first = r;
+    while (r < regs && (zero[r / 64] >> (r % 64) & 1))
+      ++r;
+    fn.zeroAtStart.emplace_back(first, r - first);
+  }
+  fn.zeroAtStartKnown = true;
+}
+
+} // namespace ptxsim::ptx::exec
