@@ -38,6 +38,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 namespace ptxsim::ptx::jit {
 namespace {
@@ -227,6 +228,7 @@ private:
     llvm::Value *noRpc = b_.CreateICmpUGE(b_.CreateSub(rpc_, b_.getInt32(pc)), b_.getInt32(len));
     b_.CreateCondBr(b_.CreateAnd(fits, noRpc), body, chk[0]);
     b_.SetInsertPoint(body);
+    vals_.clear();
     llvm::Value *done = b_.CreateLoad(i64_, done_);
     for (uint32_t k = 0; k < len; ++k)
       inst(fn_.code[pc + k], done, k, pc, &code);
@@ -238,6 +240,7 @@ private:
       llvm::Value *spent = b_.CreateICmpEQ(left(), b_.getInt64(0));
       goOnIf(b_.CreateNot(b_.CreateOr(spent, b_.CreateICmpEQ(rpc_, b_.getInt32(pc + k)))), pc + k, one);
       b_.SetInsertPoint(one);
+      vals_.clear();
       llvm::Value *d = b_.CreateLoad(i64_, done_);
       inst(fn_.code[pc + k], d, 0, pc + k, nullptr);
       b_.CreateStore(b_.CreateAdd(d, b_.getInt64(1)), done_);
@@ -287,9 +290,22 @@ private:
     b_.CreateStore(ran, done_);
     leave(base + k + 1);
     b_.SetInsertPoint(after);
-    if (join) {
-      b_.CreateBr(join);
-      b_.SetInsertPoint(join);
+    if (!join) {
+      vals_.clear(); // a handler may have written any register
+      return;
+    }
+    // the slow path of an inline ld/st: the handler wrote the load's destination alone
+    llvm::Value *reloaded = nullptr;
+    if (fastLoaded_)
+      reloaded = b_.CreateAlignedLoad(v64_, regPtr(in.dst[0]), llvm::Align(8));
+    llvm::BasicBlock *slowEnd = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    if (fastLoaded_) {
+      llvm::PHINode *v = b_.CreatePHI(v64_, 2);
+      v->addIncoming(fastLoaded_, fastEnd_);
+      v->addIncoming(reloaded, slowEnd);
+      vals_[in.dst[0]] = v;
     }
   }
 
@@ -305,6 +321,8 @@ private:
       return nullptr;
     const unsigned bytes = bitsOf(d.type) / 8;
     const bool store = d.op == Op::St;
+    // the value to store is read here, where it dominates both paths (Translator::vals_)
+    llvm::Value *stored = store ? src(in.src[1]) : nullptr;
     llvm::Value *a = b_.CreateAdd(src(in.src[0]), b_.CreateVectorSplat(ir::kWarpSize, b_.getInt64((uint64_t)in.off)));
     llvm::Value *a0 = b_.CreateExtractElement(a, (uint64_t)0);
     std::vector<llvm::Constant *> step;
@@ -314,9 +332,21 @@ private:
     llvm::Value *ok = b_.CreateICmpEQ(b_.CreateBitCast(b_.CreateICmpEQ(a, expect), i32_), b_.getInt32(~0u));
     ok = b_.CreateAnd(ok, b_.CreateICmpEQ(m, b_.getInt32(~0u)));
     ok = b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateAnd(a0, b_.getInt64(bytes - 1)), b_.getInt64(0)));
-    // inside one of the allocations of the last accesses (cachedAllocation, Exec.cpp)
-    llvm::Value *inside = b_.getFalse();
+    if (store) { // not while stores are buffered
+      llvm::Value *buf = b_.CreateLoad(i8_, fieldPtr(ctx_, offsetof(ExecCtx, bufferStores), i8_));
+      ok = b_.CreateAnd(ok, b_.CreateICmpEQ(buf, b_.getInt8(0)));
+    }
+    llvm::BasicBlock *fast = llvm::BasicBlock::Create(c_, "memfast", f_);
+    llvm::BasicBlock *slow = llvm::BasicBlock::Create(c_, "memslow", f_);
+    llvm::BasicBlock *join = llvm::BasicBlock::Create(c_, "memdone", f_);
+    // inside one of the allocations of the last accesses (cachedAllocation, Exec.cpp), tried
+    // one after another: an access usually hits the first or second (a kernel's arrays keep
+    // their slots), so most accesses check one or two instead of all four
+    const auto likely = llvm::MDBuilder(c_).createBranchWeights(1000, 1);
+    llvm::BasicBlock *next = llvm::BasicBlock::Create(c_, "memin", f_);
+    b_.CreateCondBr(ok, next, slow, likely);
     for (unsigned i = 0; i < ExecCtx::kAllocCache; ++i) {
+      b_.SetInsertPoint(next);
       llvm::Value *al = b_.CreateConstGEP1_64(i8_, ctx_, offsetof(ExecCtx, recentAllocs) + i * sizeof(exec::Allocation));
       llvm::Value *base = b_.CreateLoad(i64_, fieldPtr(al, offsetof(exec::Allocation, base), i64_));
       llvm::Value *size = b_.CreateLoad(i64_, fieldPtr(al, offsetof(exec::Allocation, size), i64_));
@@ -327,28 +357,22 @@ private:
         llvm::Value *kind = b_.CreateLoad(i8_, fieldPtr(al, offsetof(exec::Allocation, kind), i8_));
         in = b_.CreateAnd(in, b_.CreateICmpNE(kind, b_.getInt8((uint8_t)exec::AllocKind::Const)));
       }
-      inside = b_.CreateOr(inside, in);
+      next = i + 1 < ExecCtx::kAllocCache ? llvm::BasicBlock::Create(c_, "memin", f_) : slow;
+      b_.CreateCondBr(in, fast, next);
     }
-    ok = b_.CreateAnd(ok, inside);
-    if (store) { // not while stores are buffered
-      llvm::Value *buf = b_.CreateLoad(i8_, fieldPtr(ctx_, offsetof(ExecCtx, bufferStores), i8_));
-      ok = b_.CreateAnd(ok, b_.CreateICmpEQ(buf, b_.getInt8(0)));
-    }
-    llvm::BasicBlock *fast = llvm::BasicBlock::Create(c_, "memfast", f_);
-    llvm::BasicBlock *slow = llvm::BasicBlock::Create(c_, "memslow", f_);
-    llvm::BasicBlock *join = llvm::BasicBlock::Create(c_, "memdone", f_);
-    b_.CreateCondBr(ok, fast, slow, llvm::MDBuilder(c_).createBranchWeights(1000, 1));
     b_.SetInsertPoint(fast);
     llvm::Type *vt = vecOf(b_.getIntNTy(bytes * 8));
     llvm::Value *p = b_.CreateIntToPtr(a0, llvm::PointerType::getUnqual(vt));
     if (store) {
-      llvm::Value *v = src(in.src[1]);
-      b_.CreateAlignedStore(bytes < 8 ? b_.CreateTrunc(v, vt) : v, p, llvm::Align(bytes));
+      b_.CreateAlignedStore(bytes < 8 ? b_.CreateTrunc(stored, vt) : stored, p, llvm::Align(bytes));
+      fastLoaded_ = nullptr;
     } else {
       prefetchNext(in, a0, bytes);
       llvm::Value *v = b_.CreateAlignedLoad(vt, p, llvm::Align(bytes));
-      b_.CreateAlignedStore(bytes < 8 ? widen(v, isSigned(d.type)) : v, regPtr(in.dst[0]), llvm::Align(8));
+      fastLoaded_ = bytes < 8 ? widen(v, isSigned(d.type)) : v;
+      b_.CreateAlignedStore(fastLoaded_, regPtr(in.dst[0]), llvm::Align(8));
     }
+    fastEnd_ = b_.GetInsertBlock();
     b_.CreateBr(join);
     b_.SetInsertPoint(slow);
     return join;
@@ -458,15 +482,22 @@ private:
   llvm::Value *src(const ir::Opnd &o) {
     if (o.cst)
       return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(ir::kWarpSize), b_.getInt64(o.cst[0]));
-    return b_.CreateAlignedLoad(v64_, regPtr(o.reg), llvm::Align(8));
+    auto it = vals_.find(o.reg);
+    if (it != vals_.end())
+      return it->second;
+    llvm::Value *v = b_.CreateAlignedLoad(v64_, regPtr(o.reg), llvm::Align(8));
+    vals_[o.reg] = v;
+    return v;
   }
   llvm::Type *vecOf(llvm::Type *t) { return llvm::FixedVectorType::get(t, ir::kWarpSize); }
   llvm::Value *laneMask(llvm::Value *m) { return b_.CreateBitCast(m, vmask_); }
   /// Writes `v` (32 x i64) to register `dst` in the lanes of `m`.
   void store(uint32_t dst, llvm::Value *v, llvm::Value *m) {
-    llvm::Value *p = regPtr(dst);
-    llvm::Value *old = b_.CreateAlignedLoad(v64_, p, llvm::Align(8));
-    b_.CreateAlignedStore(b_.CreateSelect(laneMask(m), v, old), p, llvm::Align(8));
+    ir::Opnd o;
+    o.reg = dst;
+    llvm::Value *merged = b_.CreateSelect(laneMask(m), v, src(o));
+    b_.CreateAlignedStore(merged, regPtr(dst), llvm::Align(8));
+    vals_[dst] = merged;
   }
   /// Truncates to the type's width (floats as their bits, then as floats).
   llvm::Value *narrow(llvm::Value *v, Type t) {
@@ -717,6 +748,14 @@ private:
   llvm::Function *f_ = nullptr;
   llvm::Value *code_ = nullptr; ///< Function::code.data() of the running process
   std::vector<llvm::BasicBlock *> at_; ///< per pc: the code of the leader there (else null)
+  /// Register values known in SSA form at the insertion point (offset -> <32 x i64>): the
+  /// straight-line code reads a register from the register file once and then uses the value,
+  /// while every write still goes to the file (handlers, gathers and the interpreter read it
+  /// there). Cleared where a block may be entered from elsewhere and after a handler call;
+  /// only values that dominate the insertion point are kept.
+  std::unordered_map<uint32_t, llvm::Value *> vals_;
+  llvm::Value *fastLoaded_ = nullptr;    ///< memFast: the value an inline load wrote (else null)
+  llvm::BasicBlock *fastEnd_ = nullptr;  ///< memFast: the end of the inline path
 };
 
 /// Whether the code of `fn` holds a constant that is an address of this process which another
