@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace ptxsim::ptx::exec {
@@ -119,32 +120,20 @@ struct Bits {
   uint64_t *row(size_t i) { return v.data() + i * words; }
 };
 
-} // namespace
-
-void computeZeroAtStart(ir::Function &fn) {
-  fn.zeroAtStart.clear();
-  fn.zeroAtStartKnown = false;
-  const size_t n = fn.code.size(), regs = fn.numRegs, words = (regs + 63) / 64;
-  if (n == 0 || regs == 0 || (n + 1) * words > kMaxWords)
-    return;
-  std::vector<jit::OpDesc> desc(n);
-  std::vector<Effect> eff(n);
-  for (size_t pc = 0; pc < n; ++pc) {
-    eff[pc] = effectOf(fn.code[pc], desc[pc]);
-    if (eff[pc] == Effect::WholeFile)
-      return; // every register zeroed
-  }
-  // must-write analysis: in[pc] = the registers every lane reaching pc has written (the
-  // intersection over the predecessors; a lane's own path is a path of the control-flow graph
-  // whatever the warp's divergence), starting from all-ones except at the entry
-  Bits in{words, std::vector<uint64_t>((n + 1) * words, ~0ull)};
+/// The must-write analysis: row pc = the registers every lane reaching pc has written (the
+/// intersection over the predecessors; a lane's own path is a path of the control-flow graph
+/// whatever the warp's divergence), from none at the entry. False for a branch it cannot follow.
+bool mustWrite(const ir::Function &fn, const std::vector<jit::OpDesc> &desc,
+               const std::vector<Effect> &eff, Bits &in) {
+  const size_t n = fn.code.size(), regs = fn.numRegs, words = in.words;
+  in.v.assign((n + 1) * words, ~0ull);
   std::fill(in.row(0), in.row(0) + words, 0);
   std::vector<uint64_t> out(words);
-  auto meet = [&](size_t to, const std::vector<uint64_t> &x) {
+  auto meet = [&](size_t to) {
     bool changed = false;
     uint64_t *r = in.row(to);
     for (size_t i = 0; i < words; ++i) {
-      uint64_t m = r[i] & x[i];
+      uint64_t m = r[i] & out[i];
       changed |= m != r[i];
       r[i] = m;
     }
@@ -165,12 +154,50 @@ void computeZeroAtStart(ir::Function &fn) {
         continue;
       if (inst.ctl == ir::Ctl::Bra) {
         if (inst.target > n)
-          return;
-        changed |= meet(inst.target, out);
+          return false;
+        changed |= meet(inst.target);
       }
-      changed |= meet(pc + 1, out); // (a guarded or not branch: the fall-through too)
+      changed |= meet(pc + 1); // (a guarded or not branch: the fall-through too)
     }
   }
+  return true;
+}
+
+/// The set bits of `set` (of `regs` registers) as runs [first, first + count).
+std::vector<std::pair<uint32_t, uint32_t>> runsOf(const std::vector<uint64_t> &set, uint32_t regs) {
+  std::vector<std::pair<uint32_t, uint32_t>> runs;
+  auto has = [&](uint32_t r) { return (set[r / 64] >> (r % 64) & 1) != 0; };
+  for (uint32_t r = 0; r < regs;) {
+    if (!has(r)) {
+      ++r;
+      continue;
+    }
+    uint32_t first = r;
+    while (r < regs && has(r))
+      ++r;
+    runs.emplace_back(first, r - first);
+  }
+  return runs;
+}
+
+} // namespace
+
+void computeZeroAtStart(ir::Function &fn) {
+  fn.zeroAtStart.clear();
+  fn.zeroAtStartKnown = false;
+  const size_t n = fn.code.size(), regs = fn.numRegs, words = (regs + 63) / 64;
+  if (n == 0 || regs == 0 || (n + 1) * words > kMaxWords)
+    return;
+  std::vector<jit::OpDesc> desc(n);
+  std::vector<Effect> eff(n);
+  for (size_t pc = 0; pc < n; ++pc) {
+    eff[pc] = effectOf(fn.code[pc], desc[pc]);
+    if (eff[pc] == Effect::WholeFile)
+      return; // every register zeroed
+  }
+  Bits in{words, {}};
+  if (!mustWrite(fn, desc, eff, in))
+    return;
   // reads: a register some lane may read before writing it starts zeroed, and so does every
   // register no described instruction writes (a handler may read it through a field other
   // than its operands, as the carry chains' hidden register in Inst::aux)
@@ -207,16 +234,7 @@ void computeZeroAtStart(ir::Function &fn) {
       for (unsigned i = 0; i < 4; ++i)
         readReg(pc, inst.dst[i]);
   }
-  for (uint32_t r = 0; r < regs;) {
-    if (!(zero[r / 64] >> (r % 64) & 1)) {
-      ++r;
-      continue;
-    }
-    uint32_t first = r;
-    while (r < regs && (zero[r / 64] >> (r % 64) & 1))
-      ++r;
-    fn.zeroAtStart.emplace_back(first, r - first);
-  }
+  fn.zeroAtStart = runsOf(zero, (uint32_t)regs);
   fn.zeroAtStartKnown = true;
 }
 
