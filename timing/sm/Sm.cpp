@@ -169,6 +169,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.wakeAt = 0;
     s.callDoneAt = 0;
     s.fetchLine = ~0ull;
+    s.fetchIn = nullptr;
     s.fetchFn = nullptr;
     s.codeBegin = s.codeEnd = nullptr;
     s.fetchReadyAt = 0;
@@ -250,6 +251,8 @@ uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
 bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   if (l1iTag_.empty()) // (no instruction cache modelled, or a core kind that fetches nothing)
     return true;
+  if (&in == s.fetchIn) // (its line is fetchLine: see below)
+    return now >= s.fetchReadyAt;
   // instructions are 8 bytes; each function gets its own code region (from its name, so the
   // layout is the same in every run). `in` is an instruction of the warp's function: when it
   // lies in the code of the function fetched last, that is the function (the warp's own state
@@ -266,6 +269,7 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   uint64_t base = s.fetchBase;
   uint64_t pc = uint64_t(&in - s.codeBegin);
   uint64_t line = (base + pc * 8) / cfg_.mem.l1i.lineBytes;
+  s.fetchIn = &in; // (every path below leaves fetchLine == line)
   if (line == s.fetchLine)
     return now >= s.fetchReadyAt;
   const CacheConfig &c = cfg_.mem.l1i;
@@ -302,31 +306,42 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   return false;
 }
 
-bool Sm::unitFreeFor(const Inst &in, Cycle now) const {
-  uint8_t p = pipeFor(in);
-  bool unitFree = false;
-  for (Cycle f : pipes_[p].freeAt)
-    unitFree |= f <= now;
-  if (!unitFree || (p == ldstPipe_ && !(in.space == ptx::ir::MemSpace::Shared
-                                         ? ldst_->canIssueShared(now)
-                                         : ldst_->canIssue(now))))
+bool Sm::unitFreeFor(const Inst &in, Cycle now, UnitMemo &m) const {
+  const uint8_t p = pipeFor(in);
+  if (m.pipe[p] < 0) {
+    bool unitFree = false;
+    for (Cycle f : pipes_[p].freeAt)
+      unitFree |= f <= now;
+    m.pipe[p] = unitFree;
+  }
+  if (!m.pipe[p])
     return false;
+  if (p == ldstPipe_) {
+    const bool shared = in.space == ptx::ir::MemSpace::Shared;
+    if (m.ldst[shared] < 0)
+      m.ldst[shared] = shared ? ldst_->canIssueShared(now) : ldst_->canIssue(now);
+    if (!m.ldst[shared])
+      return false;
+  }
   if (in.cls == OpClass::Mem || in.cls == OpClass::Atomic)
     return true;
-  for (Cycle f : collectorFreeAt_) // an operand collector unit for the operands
-    if (f <= now)
-      return true;
-  return false;
+  if (m.collector < 0) {
+    m.collector = 0;
+    for (Cycle f : collectorFreeAt_) // an operand collector unit for the operands
+      m.collector |= f <= now;
+  }
+  return m.collector;
 }
 
-bool Sm::canIssueAgain(Slot &s, Cycle now) {
+const Inst *Sm::issuableAgain(Slot &s, Cycle now) {
   if (!s.active || !grid_->ready(*s.w) || (s.blockedBy == StallReason::Barrier && now < s.wakeAt))
-    return false;
-  const Inst *in = grid_->peek(*s.w);
+    return nullptr;
+  // (nextCache, when set, is what peek() returns: the warp has not stepped since)
+  const Inst *in = s.nextCache ? s.nextCache : grid_->peek(*s.w);
   if (!in || in->ctl == ptx::ir::Ctl::Wait || !fetched(s, *in, now))
-    return false;
+    return nullptr;
   StallReason why;
-  return operandsReady(s, *in, now, why) && unitFreeFor(*in, now);
+  return operandsReady(s, *in, now, why) && unitFreeFor(*in, now) ? in : nullptr;
 }
 
 bool Sm::operandsReady(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
@@ -360,8 +375,8 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 }
 } // namespace
 
-bool Sm::issue(Slot &s, uint32_t slotIndex, Cycle now) {
-  const Inst *in = grid_->peek(*s.w);
+bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
+  const Inst *in = &inst;
   const uint8_t p = pipeFor(*in);
   const StepOutcome o = stepWarp(s, *in, now);
   if (o != StepOutcome::Stepped)
@@ -834,6 +849,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   uint32_t resident = 0;
   Cycle until = kNever;
   bool unitWait = false;
+  UnitMemo units;
   for (uint32_t slot : schedSlots_[si]) {
     Slot &s = slots_[slot];
     if (!s.active)
@@ -846,6 +862,8 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
         worst = s.blockedBy;
       continue;
     }
+    if (s.retired)
+      continue; // (its warp is done: the peek below would find nothing, every cycle)
     const Inst *in = s.nextCache;
     if (!in && !(in = grid_->peek(*s.w))) {
       if (grid_->atBarrier(*s.w)) {
@@ -889,7 +907,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       continue;
     }
     s.operandsWereReady = true;
-    if (!unitFreeFor(*in, now)) {
+    if (!unitFreeFor(*in, now, units)) {
       unitWait = true;
       if (worst == StallReason::None)
         worst = StallReason::Pipeline;
@@ -932,19 +950,19 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
       forgetScans();
     else
       quiet_[si].valid = false;
-    if (issue(ps, (uint32_t)pick, now)) {
+    if (issue(ps, *ps.peeked, (uint32_t)pick, now)) {
       // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
       // this cycle too when they are ready (blocking instructions issue alone); an instruction
       // merged into the next (-ptxsim_fuse_pairs) takes no issue slot of its own. The next is
       // an add (Schedule.h), never one of the ordered phase's instructions.
       for (uint32_t used = lastIssueFused_ ? 0 : 1;
-           (used < cfg_.core.issueWidth || lastIssueFused_) && canIssueAgain(ps, now);) {
-        const Inst &again = *grid_->peek(*ps.w);
-        if (lastIssueFused_ && touchesOutside(again))
+           used < cfg_.core.issueWidth || lastIssueFused_;) {
+        const Inst *again = issuableAgain(ps, now);
+        if (!again || (lastIssueFused_ && touchesOutside(*again)))
           break;
-        if (mayWakeOthers(again))
+        if (mayWakeOthers(*again))
           forgetScans();
-        if (!issue(ps, (uint32_t)pick, now))
+        if (!issue(ps, *again, (uint32_t)pick, now))
           break;
         used += !lastIssueFused_;
       }

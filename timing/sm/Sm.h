@@ -207,6 +207,9 @@ protected:
     uint32_t sched = 0;
     uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
     Cycle fetchReadyAt = 0;     ///< the next instruction is in the buffer from this cycle
+    /// The instruction whose line fetched() found last (fetchLine is its line): the same
+    /// instruction again needs no address arithmetic
+    const ptx::ir::Inst *fetchIn = nullptr;
     /// The code of the function fetchBase belongs to (fetched() needs the warp's function
     /// only when an instruction lies outside it)
     const ptx::ir::Inst *codeBegin = nullptr, *codeEnd = nullptr;
@@ -256,13 +259,27 @@ protected:
   uint32_t latencyFor(const ptx::ir::Inst &in, uint8_t p) const;
   bool operandsReady(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
   /// A unit of the instruction's pipeline (and, for register operands, a collector) is free.
-  bool unitFreeFor(const ptx::ir::Inst &in, Cycle now) const;
-  /// The warp just issued; can its next instruction issue in the same cycle (dual issue)?
-  bool canIssueAgain(Slot &s, Cycle now);
-  /// Issues the slot's next instruction; false when it was a blocking instruction that could
-  /// not complete (nothing executed: the warp waits, stall reason ExtWait). The core kind's
-  /// step: the full SM's times the instruction on its pipes; other kinds override it.
-  virtual bool issue(Slot &s, uint32_t slotIndex, Cycle now);
+  bool unitFreeFor(const ptx::ir::Inst &in, Cycle now) const {
+    UnitMemo m;
+    return unitFreeFor(in, now, m);
+  }
+  /// What unitFreeFor() found in one scan, by pipe (-1: not looked at yet): nothing issues
+  /// during a scan, so the units' state holds for all its warps.
+  struct UnitMemo {
+    int8_t pipe[kMaxPipes];
+    int8_t ldst[2]; ///< LD/ST slot: other spaces, shared memory
+    int8_t collector;
+    UnitMemo() { __builtin_memset(this, -1, sizeof(*this)); }
+  };
+  bool unitFreeFor(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const;
+  /// The warp just issued: its next instruction when that can issue in the same cycle (dual
+  /// issue), else null.
+  const ptx::ir::Inst *issuableAgain(Slot &s, Cycle now);
+  /// Issues the slot's next instruction `in` (what the scan peeked, or issuableAgain() found);
+  /// false when it was a blocking instruction that could not complete (nothing executed: the
+  /// warp waits, stall reason ExtWait). The core kind's step: the full SM's times the
+  /// instruction on its pipes; other kinds override it.
+  virtual bool issue(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
   // issue() in steps:
   enum class StepOutcome : uint8_t {
     Stepped, ///< the functional core executed the instruction (rec_)

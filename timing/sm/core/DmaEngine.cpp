@@ -25,7 +25,7 @@ public:
   }
 
 protected:
-  bool issue(Slot &s, uint32_t slotIndex, Cycle now) override;
+  bool issue(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now) override;
 
 private:
   static constexpr uint32_t kOpsPerCycle = 64; ///< bounds the walk (a loop without memory accesses)
@@ -34,8 +34,7 @@ private:
   void runAhead(Slot &s, Cycle now);
 };
 
-bool DmaEngine::issue(Slot &s, uint32_t slotIndex, Cycle now) {
-  const Inst &in = *grid_->peek(*s.w);
+bool DmaEngine::issue(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
   if (lacksUnitFor(in)) {
     lastIssueFused_ = false;
     faultMissingUnit(*s.w, in);

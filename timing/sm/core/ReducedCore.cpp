@@ -24,14 +24,13 @@ void ReducedCore::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Ker
     sharedPerCta_ = 0; // the CTA's declaration is not held (an access faults)
 }
 
-bool ReducedCore::issue(Slot &s, uint32_t slotIndex, Cycle now) {
-  const Inst &in = *grid_->peek(*s.w);
+bool ReducedCore::issue(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
   if (lacksUnitFor(in)) {
     lastIssueFused_ = false;
     faultMissingUnit(*s.w, in);
     return true;
   }
-  return Sm::issue(s, slotIndex, now);
+  return Sm::issue(s, in, slotIndex, now);
 }
 
 bool ReducedCore::lacksUnitFor(const Inst &in) const {

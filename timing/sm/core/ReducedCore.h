@@ -22,7 +22,7 @@ public:
                    uint32_t threadsPerCta, uint32_t sharedPerCta, uint64_t arenaBase) override;
 
 protected:
-  bool issue(Slot &s, uint32_t slotIndex, Cycle now) override;
+  bool issue(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now) override;
   /// True when this core cannot run `in`.
   bool lacksUnitFor(const ptx::ir::Inst &in) const;
   /// Faults the warp at `in`, which lacksUnitFor (the launch then fails with the message).
