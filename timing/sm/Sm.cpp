@@ -417,6 +417,8 @@ Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
   // is due to be popped (the scan's peek pops it) or the warp left the ready state.
   bool popDue = false;
   s.nextCache = grid_->next(*s.w, popDue);
+  s.stepHint[0] = s.w->stack.empty() ? nullptr : &s.w->stack.back();
+  s.stepHint[1] = s.w->preds;
   if (!stepped) {
     if (rec_.blocked && !grid_->laneFaulted(id_)) {
       // a blocking instruction said "not yet": try again a few cycles later
@@ -913,11 +915,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
         worst = StallReason::Pipeline;
       continue;
     }
-    s.peeked = in;
-    readyScratch_.push_back(slot);
-    // (the warp's state the step reads first, on its way while the scan and the pick go on)
-    __builtin_prefetch(&s.w->state);
-    __builtin_prefetch(&s.w->stack);
+    readyScratch_.push_back(slot); // (the issue takes its nextCache)
   }
   stats_.warpCyclesResident += resident;
   scan.anyLive = anyLive;
@@ -937,7 +935,15 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
     if (pick < 0)
       break;
     Slot &ps = slots_[(uint32_t)pick];
-    if (stopBeforeShared && mustStop(*ps.w, *ps.peeked)) {
+    // (what the step reads first, on its way while the checks below go on; only the picked
+    // warp's: the scan finds several ready warps a cycle, which mostly wait)
+    __builtin_prefetch(ps.w);
+    __builtin_prefetch(&ps.w->stack);
+    __builtin_prefetch(&ps.w->state);
+    __builtin_prefetch(ps.stepHint[0]);
+    __builtin_prefetch(ps.stepHint[1]);
+    const Inst &in = *ps.nextCache; // (what the scan found: the warp has not stepped since)
+    if (stopBeforeShared && mustStop(*ps.w, in)) {
       // the rest of this tick runs in the GPU's ordered phase (tickShared), from this pick on
       resume_.sched = si;
       resume_.scan = scan;
@@ -946,11 +952,11 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
     }
     // (the scans an issue may change: its scheduler's, or every one when the instruction may
     // release a barrier, end a warp or do what an extension does)
-    if (mayWakeOthers(*ps.peeked))
+    if (mayWakeOthers(in))
       forgetScans();
     else
       quiet_[si].valid = false;
-    if (issue(ps, *ps.peeked, (uint32_t)pick, now)) {
+    if (issue(ps, in, (uint32_t)pick, now)) {
       // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
       // this cycle too when they are ready (blocking instructions issue alone); an instruction
       // merged into the next (-ptxsim_fuse_pairs) takes no issue slot of its own. The next is

@@ -181,9 +181,11 @@ public:
   static void describeStats();
 
 protected:
-  struct Slot {
-    // The fields the per-cycle scan reads come first (one cache line for a sleeping or ready
-    // warp: the scan of 64 slots per SM every cycle is most of a compute-bound kernel's time).
+  /// (aligned: the scan's fields fill the first cache line of each slot exactly)
+  struct alignas(64) Slot {
+    // The fields the per-cycle scan reads, and writes for a ready warp, in the slot's first
+    // cache line (the scan of 64 slots per SM every cycle is most of a compute-bound kernel's
+    // time; prefetchWarps() brings this line in).
     /// The warp cannot issue before this cycle (kNever: until one of its loads returns); saves
     /// re-checking blocked warps every cycle.
     Cycle wakeAt = 0;
@@ -194,6 +196,11 @@ protected:
     /// ready until it issues (a load's return only makes more of them ready). Saves the scan
     /// re-reading the warp's SIMT stack and scoreboard every cycle.
     const ptx::ir::Inst *nextCache = nullptr;
+    Cycle fetchReadyAt = 0; ///< the next instruction is in the buffer from this cycle
+    /// The instruction whose line fetched() found last (fetchLine is its line): the same
+    /// instruction again needs no address arithmetic
+    const ptx::ir::Inst *fetchIn = nullptr;
+    ptx::exec::Warp *w = nullptr;
     bool active = false;
     bool retired = false; ///< the warp has exited and left its scheduler (its CTA still runs)
     bool operandsWereReady = false;
@@ -204,20 +211,18 @@ protected:
     /// The warp waits at a barrier and leaves it -ptxsim_bar_release_cycles after the last
     /// arrival is counted (Sm::timeBarrier)
     bool barWait = false;
+    /// Where the warp's next step reads first (its SIMT stack's top entry, its predicates),
+    /// noted after its last step: the issue prefetches them once the scheduler picked the warp
+    /// (only a hint: a stale address costs nothing)
+    const void *stepHint[2] = {};
+    // (the second cache line on)
     uint32_t sched = 0;
     uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
-    Cycle fetchReadyAt = 0;     ///< the next instruction is in the buffer from this cycle
-    /// The instruction whose line fetched() found last (fetchLine is its line): the same
-    /// instruction again needs no address arithmetic
-    const ptx::ir::Inst *fetchIn = nullptr;
     /// The code of the function fetchBase belongs to (fetched() needs the warp's function
     /// only when an instruction lies outside it)
     const ptx::ir::Inst *codeBegin = nullptr, *codeEnd = nullptr;
-    ptx::exec::Warp *w = nullptr;
     uint32_t cta = 0; ///< index in ctas_
     uint64_t age = 0;
-    /// The instruction the last scan found ready (valid while the warp is in readyScratch_)
-    const ptx::ir::Inst *peeked = nullptr;
     const ptx::ir::Function *fetchFn = nullptr; ///< function whose code region fetchBase is
     uint64_t fetchBase = 0;
     std::vector<Cycle> regReady;  ///< by register index
@@ -275,7 +280,7 @@ protected:
   /// The warp just issued: its next instruction when that can issue in the same cycle (dual
   /// issue), else null.
   const ptx::ir::Inst *issuableAgain(Slot &s, Cycle now);
-  /// Issues the slot's next instruction `in` (what the scan peeked, or issuableAgain() found);
+  /// Issues the slot's next instruction `in` (the scan's nextCache, or issuableAgain()'s);
   /// false when it was a blocking instruction that could not complete (nothing executed: the
   /// warp waits, stall reason ExtWait). The core kind's step: the full SM's times the
   /// instruction on its pipes; other kinds override it.
