@@ -27,9 +27,9 @@ public:
   using Sm::Sm;
 
 protected:
-  bool issue(Slot &s, uint32_t slotIndex, timing::Cycle now) override {
+  bool issue(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, timing::Cycle now) override {
     gIssues.fetch_add(1, std::memory_order_relaxed);
-    return Sm::issue(s, slotIndex, now);
+    return Sm::issue(s, in, slotIndex, now);
   }
 };
 

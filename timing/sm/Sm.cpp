@@ -55,14 +55,16 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
     scheds_.push_back(schedulers.create(c.scheduler, sp));
   schedCounters_ = schedulers.counters(c.scheduler);
-  schedSlots_.resize(scheds_.size());
   lastStall_.assign(scheds_.size(), StallReason::Idle);
   quiet_.resize(scheds_.size());
   uint32_t maxWarps = (c.maxThreadsPerSm + c.warpSize - 1) / c.warpSize;
   slots_.resize(maxWarps);
+  const size_t words = (maxWarps + 63) / 64;
+  scanSlots_.assign(words, 0);
+  schedSlotMask_.assign(scheds_.size() * words, 0);
   for (uint32_t i = 0; i < maxWarps; ++i) {
     slots_[i].sched = i % (uint32_t)scheds_.size();
-    schedSlots_[slots_[i].sched].push_back(i);
+    schedSlotMask_[slots_[i].sched * words + i / 64] |= uint64_t(1) << (i % 64);
   }
   buildPipes();
   spaceModels_.resize(ptx::ir::kMaxMemSpaces);
@@ -166,6 +168,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.w = &grid_->warp(cta, k);
     s.active = true;
     s.retired = false;
+    setScanned(i, true);
     s.wakeAt = 0;
     s.callDoneAt = 0;
     s.fetchLine = ~0ull;
@@ -199,6 +202,7 @@ void Sm::finishCta(size_t index) {
       scheds_[slots_[s].sched]->removeWarp(s);
     slots_[s].active = false;
     slots_[s].w = nullptr;
+    setScanned(s, false);
   }
   grid_->retireCta(st.cta);
   usedThreads_ -= threadsPerCta_;
@@ -459,6 +463,8 @@ void Sm::timeBarrier(Slot &s, const Inst &in, Cycle now) {
       return;
     // (callDoneAt too: a load returning meanwhile must not wake the warp early)
     w.callDoneAt = std::max(w.callDoneAt, release);
+    if (w.retired) // (a stale barWait: the scan counts it until the release, as any warp)
+      setScanned(uint32_t(&w - slots_.data()), true);
     if (w.wakeAt != kNever) {
       w.wakeAt = std::max(w.wakeAt, release);
       w.blockedBy = StallReason::Barrier;
@@ -695,8 +701,7 @@ void Sm::prefetchWarps(Cycle now) const {
     __builtin_prefetch(scheds_[si].get());
     if (quiet_[si].valid && now < quiet_[si].until)
       continue; // (its scan stands: the slots are not read)
-    for (uint32_t slot : schedSlots_[si])
-      __builtin_prefetch(&slots_[slot]);
+    forScanned(si, [&](uint32_t slot) { __builtin_prefetch(&slots_[slot]); });
   }
 }
 
@@ -727,6 +732,8 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
       stats_.loadLatency.sample(now - s.pending[i].issued);
       s.pending.erase(s.pending.begin() + (long)i);
       s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
+      if (s.retired)
+        setScanned(slot, true); // (the scan takes it out again once awake)
       s.operandsWereReady = false;
       quiet_[s.sched].valid = false;
       retireCheck_ = true;     // a finished CTA may have waited for this load
@@ -852,32 +859,35 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   Cycle until = kNever;
   bool unitWait = false;
   UnitMemo units;
-  for (uint32_t slot : schedSlots_[si]) {
+  // (the active slots, but a retired warp's: its warp is done, the peek below would find
+  // nothing, and its wake-up has passed, as it had when the scan retired it; an event that
+  // moves a retired warp's wake-up later, a barrier's release or a load's return after one,
+  // puts it back until the scan finds it awake again, so that it is counted as before)
+  forScanned(si, [&](uint32_t slot) {
     Slot &s = slots_[slot];
-    if (!s.active)
-      continue;
     if (now < s.wakeAt) { // still blocked on its operands
       anyLive = true;
       ++resident;
       until = std::min(until, s.wakeAt);
       if (s.blockedBy == StallReason::Memory || worst == StallReason::None)
         worst = s.blockedBy;
-      continue;
+      return;
     }
-    if (s.retired)
-      continue; // (its warp is done: the peek below would find nothing, every cycle)
     const Inst *in = s.nextCache;
     if (!in && !(in = grid_->peek(*s.w))) {
       if (grid_->atBarrier(*s.w)) {
         anyLive = true;
         anyBarrier = true;
-      } else if (!s.retired && grid_->done(*s.w)) {
+      } else if (s.retired) {
+        setScanned(slot, false); // (back after a late wake-up: see below)
+      } else if (grid_->done(*s.w)) {
         // An exited warp leaves its scheduler at once: a two-level scheduler's active set
         // must not keep it while the CTA's other warps wait in the pending set.
         s.retired = true;
+        setScanned(slot, false);
         sched.removeWarp(slot);
       }
-      continue;
+      return;
     }
     s.nextCache = in;
     anyLive = true;
@@ -888,7 +898,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       s.blockedBy = StallReason::Fetch;
       if (worst == StallReason::None)
         worst = StallReason::Fetch;
-      continue;
+      return;
     }
     StallReason why = StallReason::None;
     if (!s.operandsWereReady && !operandsReady(s, *in, now, why)) {
@@ -906,17 +916,17 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       // a finite wake-up is the cycle the last operand is ready: the scan then need not look
       // again (a load's return that wakes the warp earlier clears this)
       s.operandsWereReady = wake != kNever;
-      continue;
+      return;
     }
     s.operandsWereReady = true;
     if (!unitFreeFor(*in, now, units)) {
       unitWait = true;
       if (worst == StallReason::None)
         worst = StallReason::Pipeline;
-      continue;
+      return;
     }
     readyScratch_.push_back(slot); // (the issue takes its nextCache)
-  }
+  });
   stats_.warpCyclesResident += resident;
   scan.anyLive = anyLive;
   scan.anyBarrier = anyBarrier;
@@ -1025,44 +1035,49 @@ Cycle Sm::ownNextEvent(Cycle now) const {
   Cycle next = ldst_->idle() ? kNever : ldst_->nextEventCycle(now);
   if (ctas_.empty())
     return next; // (every warp slot is free: finishCta frees a CTA's slots)
-  for (const Slot &s : slots_) {
-    if (next <= now + 1)
-      return now + 1; // (nothing can be sooner)
-    // A warp asleep until a load returns (wakeAt kNever) was peeked when it went to sleep, and
-    // that instruction has an operand still pending: the test below would find it blocked too.
-    // Only the LD/ST unit's completion (covered by its next event) wakes it. Skipping it here
-    // saves reading the warp's SIMT stack, most of this function's time on memory-bound kernels.
-    if (!s.active || s.wakeAt == kNever)
-      continue;
-    // (nextCache, when set, is what next() would return: the warp has not stepped since)
-    bool popDue = false;
-    const Inst *nextIn = s.nextCache ? s.nextCache : grid_->next(*s.w, popDue);
-    if (popDue)
-      return now + 1; // needs a stack pop: just tick
-    if (!nextIn)
-      continue;
-    const Inst &in = *nextIn;
-    Cycle t = now + 1;
-    bool blocked = false;
-    for (unsigned i = 0; i < in.nrs; ++i) {
-      Cycle r = s.readyAt(in.rs[i]);
-      if (r == kNever)
-        blocked = true;
-      t = std::max(t, r);
+  // (the slots the scan visits: the others are empty, or hold a retired warp, whose next()
+  // is null)
+  for (size_t wd = 0; wd < scanSlots_.size(); ++wd) {
+    for (uint64_t bits = scanSlots_[wd]; bits; bits &= bits - 1) {
+      const Slot &s = slots_[wd * 64 + size_t(__builtin_ctzll(bits))];
+      if (next <= now + 1)
+        return now + 1; // (nothing can be sooner)
+      // A warp asleep until a load returns (wakeAt kNever) was peeked when it went to sleep, and
+      // that instruction has an operand still pending: the test below would find it blocked too.
+      // Only the LD/ST unit's completion (covered by its next event) wakes it. Skipping it here
+      // saves reading the warp's SIMT stack, most of this function's time on memory-bound kernels.
+      if (!s.active || s.wakeAt == kNever)
+        continue;
+      // (nextCache, when set, is what next() would return: the warp has not stepped since)
+      bool popDue = false;
+      const Inst *nextIn = s.nextCache ? s.nextCache : grid_->next(*s.w, popDue);
+      if (popDue)
+        return now + 1; // needs a stack pop: just tick
+      if (!nextIn)
+        continue;
+      const Inst &in = *nextIn;
+      Cycle t = now + 1;
+      bool blocked = false;
+      for (unsigned i = 0; i < in.nrs; ++i) {
+        Cycle r = s.readyAt(in.rs[i]);
+        if (r == kNever)
+          blocked = true;
+        t = std::max(t, r);
+      }
+      for (unsigned i = 0; i < in.nrd; ++i) {
+        Cycle r = s.readyAt(in.rd[i]);
+        if (r == kNever)
+          blocked = true;
+        t = std::max(t, r);
+      }
+      if (blocked)
+        continue; // woken by the LD/ST unit
+      Cycle unit = kNever;
+      for (Cycle f : pipes_[pipeFor(in)].freeAt)
+        unit = std::min(unit, f);
+      t = std::max(t, unit);
+      next = std::min(next, t);
     }
-    for (unsigned i = 0; i < in.nrd; ++i) {
-      Cycle r = s.readyAt(in.rd[i]);
-      if (r == kNever)
-        blocked = true;
-      t = std::max(t, r);
-    }
-    if (blocked)
-      continue; // woken by the LD/ST unit
-    Cycle unit = kNever;
-    for (Cycle f : pipes_[pipeFor(in)].freeAt)
-      unit = std::min(unit, f);
-    t = std::max(t, unit);
-    next = std::min(next, t);
   }
   return next;
 }

@@ -360,8 +360,25 @@ protected:
   std::vector<std::unique_ptr<IWarpScheduler>> scheds_;
   /// The statistics of the policy's counters (SchedulerRegistry::counters)
   const std::vector<stats::Counter> *schedCounters_ = nullptr;
-  std::vector<std::vector<uint32_t>> schedSlots_; ///< warp slots each scheduler owns
   std::vector<Slot> slots_;
+  /// The slots the scan visits, a bit per slot (64 a word): active and not retired. The scan
+  /// and the prefetch pass over the others without reading their slots (most of an SM's slots
+  /// are empty when its CTAs are small).
+  std::vector<uint64_t> scanSlots_;
+  /// By scheduler, its slots (slot i is scheduler i % schedulers'), scanSlots_' words each
+  std::vector<uint64_t> schedSlotMask_;
+  void setScanned(uint32_t slot, bool on) {
+    const uint64_t bit = uint64_t(1) << (slot % 64);
+    scanSlots_[slot / 64] = on ? scanSlots_[slot / 64] | bit : scanSlots_[slot / 64] & ~bit;
+  }
+  /// Calls f(slot) for scheduler si's slots in scanSlots_, in ascending order.
+  template <class F> void forScanned(uint32_t si, F &&f) const {
+    const size_t words = scanSlots_.size();
+    const uint64_t *mask = &schedSlotMask_[si * words];
+    for (size_t wd = 0; wd < words; ++wd)
+      for (uint64_t bits = scanSlots_[wd] & mask[wd]; bits; bits &= bits - 1)
+        f(uint32_t(wd * 64 + __builtin_ctzll(bits)));
+  }
   std::vector<CtaState> ctas_;
   std::vector<ptx::exec::Cta *> toInit_;  ///< added by addReservedCta, state not yet filled in
   std::vector<Pipe> pipes_;               ///< in the pipe registry's order
