@@ -862,7 +862,8 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   // (the active slots, but a retired warp's: its warp is done, the peek below would find
   // nothing, and its wake-up has passed, as it had when the scan retired it; an event that
   // moves a retired warp's wake-up later, a barrier's release or a load's return after one,
-  // puts it back until the scan finds it awake again, so that it is counted as before)
+  // puts it back until the scan finds it awake again, so that it is counted as before;
+  // `return` goes on with the next slot)
   forScanned(si, [&](uint32_t slot) {
     Slot &s = slots_[slot];
     if (now < s.wakeAt) { // still blocked on its operands
