@@ -33,24 +33,42 @@ void Engine::initJit() {
 }
 
 namespace {
-/// The largest function (in PTX instructions) the JIT compiles: PTXSIM_JIT_MAX_INSTS, else 1,024.
+/// Warns once per process about each text (a damaged cache file, an unwritable directory).
+void warnOnce(const std::string &text) {
+  static std::mutex mu;
+  static auto &said = *new std::vector<std::string>;
+  std::lock_guard<std::mutex> lock(mu);
+  if (std::find(said.begin(), said.end(), text) != said.end())
+    return;
+  said.push_back(text);
+  std::fprintf(stderr, "ptxsim: warning: %s\n", text.c_str());
+}
+
+/// A positive count from the environment variable `name`, else `dflt` (said once when the
+/// value is not one).
+size_t envCount(const char *name, size_t dflt, const char *what) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return dflt;
+  char *end = nullptr;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  if (*end || n == 0 || n > UINT32_MAX) {
+    warnOnce(std::string(name) + " must be a positive number of instructions, not '" + v + "'; " + what);
+    return dflt;
+  }
+  return size_t(n);
+}
+/// The largest function (in PTX instructions) the JIT compiles: PTXSIM_JIT_MAX_INSTS, else no
+/// limit (a large function is compiled in pc ranges, in time linear in its size).
 size_t jitMaxInsts() {
-  static const size_t max = [] {
-    const char *v = std::getenv("PTXSIM_JIT_MAX_INSTS");
-    if (!v || !*v)
-      return size_t(1024);
-    char *end = nullptr;
-    unsigned long long n = std::strtoull(v, &end, 10);
-    if (*end || n == 0) {
-      std::fprintf(stderr,
-                   "ptxsim: PTXSIM_JIT_MAX_INSTS must be a positive number of "
-                   "instructions, not '%s'; the limit stays 1024\n",
-                   v);
-      return size_t(1024);
-    }
-    return size_t(n);
-  }();
+  static const size_t max = envCount("PTXSIM_JIT_MAX_INSTS", SIZE_MAX, "there is no limit");
   return max;
+}
+/// The instructions of one pc range (Backend::compile): PTXSIM_JIT_RANGE_INSTS, else
+/// kRangeInsts (docs/executor.md, "Large functions", for the measurements behind it).
+constexpr size_t kRangeInsts = 256;
+uint32_t jitRangeInsts() { // read at every compile (tests set it per kernel)
+  return (uint32_t)envCount("PTXSIM_JIT_RANGE_INSTS", kRangeInsts, "ranges stay 256 instructions");
 }
 
 /// The kernel and every function it reaches by direct calls that has no code yet (indirect
@@ -70,17 +88,6 @@ std::vector<const ir::Function *> closure(const Program &prog, const ir::Functio
   return fns;
 }
 
-/// Warns once per process about each text (a damaged cache file, an unwritable directory).
-void warnOnce(const std::string &text) {
-  static std::mutex mu;
-  static auto &said = *new std::vector<std::string>;
-  std::lock_guard<std::mutex> lock(mu);
-  if (std::find(said.begin(), said.end(), text) != said.end())
-    return;
-  said.push_back(text);
-  std::fprintf(stderr, "ptxsim: warning: %s\n", text.c_str());
-}
-
 /// ptxsim's build, for the cache key: the object holding the handlers.
 const void *handlerAnchor() { return reinterpret_cast<const void *>(&jit::describedOp); }
 const std::string &engineBuild() {
@@ -88,12 +95,20 @@ const std::string &engineBuild() {
   return b;
 }
 
+/// The disk cache's key of `f`'s code. The pc ranges shape the code: the default size is part
+/// of the build, another one (PTXSIM_JIT_RANGE_INSTS) is part of the key.
+std::string cacheKey(const ir::Function &f) {
+  const uint32_t ranges = jitRangeInsts();
+  return cache::key(f, handlerAnchor(),
+                    ranges == kRangeInsts ? engineBuild() : engineBuild() + "; pc ranges of " + std::to_string(ranges));
+}
+
 /// The code of a kernel's functions, from the disk cache or from LLVM.
 struct Obtained {
   std::vector<const jit::FunctionCode *> code; ///< one per function on success
   std::string err;
   double compileSeconds = 0, cacheSeconds = 0;
-  uint32_t compiled = 0, cached = 0;
+  uint32_t compiled = 0, cached = 0, inRanges = 0;
 };
 
 Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
@@ -105,9 +120,7 @@ Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
     if (f->code.size() > maxInsts) {
       o.err = (f == kernel ? std::string("it") : "function '" + f->name + "'") + " has " +
               std::to_string(f->code.size()) + " instructions, above the JIT's limit of " +
-              std::to_string(maxInsts) +
-              " (LLVM's time grows with the square of a function's size: 625 take 4 s, 3,249 "
-              "take 117 s; PTXSIM_JIT_MAX_INSTS sets the limit)";
+              std::to_string(maxInsts) + " (PTXSIM_JIT_MAX_INSTS)";
       break;
     }
     auto t0 = std::chrono::steady_clock::now();
@@ -116,7 +129,7 @@ Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
     };
     std::string key;
     if (!dir.empty()) {
-      key = cache::key(*f, handlerAnchor(), engineBuild());
+      key = cacheKey(*f);
       cache::Entry e;
       std::string why;
       const cache::Load r = cache::load(dir, key, be->identity(), e, why);
@@ -140,10 +153,11 @@ Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
     }
     std::string object;
     const jit::FunctionCode *c =
-        be->compile(*f, jit::describedOp, o.err, dir.empty() ? nullptr : &object);
+        be->compile(*f, jit::describedOp, jitRangeInsts(), o.err, dir.empty() ? nullptr : &object);
     if (!c)
       break;
     ++o.compiled;
+    o.inRanges += c->ranges > 1;
     o.compileSeconds += since();
     o.code.push_back(c);
     if (!dir.empty() && !object.empty()) { // empty: code that holds this process's addresses
@@ -185,6 +199,7 @@ bool install(const Kernel &k, const std::vector<const ir::Function *> &fns, cons
   st.backgroundCompiles += background;
   st.functionsCompiled += o.compiled;
   st.functionsCached += o.cached;
+  st.functionsInRanges += o.inRanges;
   st.compileSeconds += o.compileSeconds;
   st.cacheSeconds += o.cacheSeconds;
   return true;
@@ -305,7 +320,7 @@ bool Engine::prepareJit(const Kernel &k) {
       const std::string dir = cache::directory();
       kt.cached = !dir.empty();
       for (const ir::Function *f : closure(*prog_, k.fn))
-        kt.cached = kt.cached && cache::exists(dir, cache::key(*f, handlerAnchor(), engineBuild()));
+        kt.cached = kt.cached && cache::exists(dir, cacheKey(*f));
       kt.hotAt = hotAfter(closure(*prog_, k.fn), kt.cached);
     }
     if (!kt.linkNow) {

@@ -88,6 +88,7 @@ struct FunctionCode {
   std::vector<uint8_t> entry;
   uint32_t nativeInsts = 0, calledInsts = 0; ///< translated natively / as handler calls
   uint32_t branches = 0;                     ///< branches compiled (uniform ones stay inside)
+  uint32_t ranges = 1;                       ///< pc ranges compiled apart (set by compile() only)
 };
 
 using DescribeFn = OpDesc (*)(ir::ExecFn);
@@ -103,8 +104,10 @@ public:
   /// Compiles `fn` (`describe` is describedOp: the module links nothing of ptxsim); null with
   /// `err` set when it cannot. The relocatable object it linked is left in `*object`, unless the
   /// code holds an address of this process that another run would not repeat (left empty).
-  virtual FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err,
-                                std::string *object) = 0;
+  /// A function of more than `regionInsts` instructions (0: no limit) is compiled in pc ranges
+  /// of at most that many, each its own LLVM function (docs/executor.md, "Large functions").
+  virtual FunctionCode *compile(const ir::Function &fn, DescribeFn describe, uint32_t regionInsts,
+                                std::string &err, std::string *object) = 0;
   /// Links an object file that compile() made for `fn` (from the cache); `meta` carries the
   /// FunctionCode's fields other than `run`. Null with `err` set when it cannot.
   virtual FunctionCode *link(const ir::Function &fn, const std::string &object,
@@ -113,7 +116,7 @@ public:
   /// features, the module's build. Cache files made by another identity are not used.
   virtual std::string identity() const = 0;
 };
-constexpr int kBackendAbi = 3;
+constexpr int kBackendAbi = 4;
 using CreateBackendFn = Backend *(*)(int abi);
 
 /// The process's backend, loaded on first use; null with `err` set when the build has no LLVM
@@ -126,6 +129,7 @@ struct Stats {
   uint64_t kernelsCompiled = 0, launchesJit = 0, launchesFallback = 0, diffLaunches = 0,
            diffMismatches = 0, nativeInsts = 0, calledInsts = 0, branches = 0;
   uint64_t functionsCompiled = 0, functionsCached = 0; ///< compiled by LLVM / linked from cache
+  uint64_t functionsInRanges = 0; ///< of those compiled, the ones in more than one pc range
   uint64_t backgroundCompiles = 0, launchesInterpreted = 0; ///< --jit auto
   double compileSeconds = 0, cacheSeconds = 0;
   std::vector<std::string> fallbacks; ///< "kernel: reason", one per kernel

@@ -113,13 +113,50 @@ public:
                                             i64_, i32_}, false);
   }
 
-  /// Emits the whole function as `name` (FunctionCode::run): one LLVM block per leader, entered
-  /// through a switch on the start pc; straight-line blocks run whole, uniform branches jump
-  /// inside the code, everything else leaves it with the pc where the interpreter loop goes on.
-  void function(const std::string &name, const std::vector<bool> &lead, FunctionCode &code) {
+  /// Emits the whole function as `name` (FunctionCode::run). A function of at most
+  /// `regionInsts` instructions is one LLVM function; a larger one is split into pc ranges
+  /// [lo, hi) of at most that many instructions (region()), each its own LLVM function, and
+  /// `name` is a dispatcher that calls the range holding the start pc (dispatcher()). LLVM's
+  /// time on one function grows faster than its size (the entry switch reaches every block),
+  /// so ranges keep the compile time linear in the function's size.
+  void function(const std::string &name, std::vector<bool> lead, uint32_t regionInsts,
+                FunctionCode &code) {
     const uint32_t n = (uint32_t)fn_.code.size();
-    auto *f = llvm::Function::Create(runTy_, llvm::Function::ExternalLinkage, name, m_);
+    code.entry.assign(n + 1, 0); // every instruction (blocks add their inner ones)
+    std::fill(code.entry.begin(), code.entry.begin() + n, 1);
+    if (regionInsts == 0 || n <= regionInsts) {
+      region(name, llvm::Function::ExternalLinkage, 0, n, lead, code);
+      return;
+    }
+    // a range starts a block (a block never spans two ranges)
+    std::vector<uint32_t> bounds;
+    for (uint32_t lo = 0; lo < n; lo += regionInsts) {
+      bounds.push_back(lo);
+      lead[lo] = true;
+    }
+    bounds.push_back(n);
+    code.ranges = uint32_t(bounds.size() - 1);
+    std::vector<llvm::Function *> parts;
+    for (size_t r = 0; r + 1 < bounds.size(); ++r)
+      parts.push_back(region(name + "_pc" + std::to_string(bounds[r]), llvm::Function::InternalLinkage,
+                             bounds[r], bounds[r + 1], lead, code));
+    dispatcher(name, bounds, parts);
+  }
+
+private:
+  /// The code of pcs [lo, hi) (and of hi when it is past the last instruction) as the function
+  /// `name`: one LLVM block per leader, entered through a switch on the start pc; straight-line
+  /// blocks run whole, uniform branches jump inside the code, a jump or fall-through into
+  /// another range leaves with kCrossRange set in the count (the dispatcher goes on there),
+  /// everything else leaves the code with the pc where the interpreter loop goes on.
+  llvm::Function *region(const std::string &name, llvm::GlobalValue::LinkageTypes linkage, uint32_t lo,
+                         uint32_t hi, const std::vector<bool> &lead, FunctionCode &code) {
+    const uint32_t n = (uint32_t)fn_.code.size();
+    auto *f = llvm::Function::Create(runTy_, linkage, name, m_);
+    if (linkage == llvm::Function::InternalLinkage) // inlined, the ranges would be one function again
+      f->addFnAttr(llvm::Attribute::NoInline);
     f_ = f;
+    lo_ = lo, hi_ = hi;
     auto args = f->arg_begin();
     ctx_ = &*args++;
     warp_ = &*args++;
@@ -146,25 +183,25 @@ public:
     llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
     itsSplit_ = b_.CreateAnd(b_.CreateICmpNE(its, b_.getInt8(0)), b_.CreateICmpNE(active_, liveMask_));
     at_.assign(n + 1, nullptr);
-    for (uint32_t pc = 0; pc <= n; ++pc)
+    for (uint32_t pc = lo; pc < hi; ++pc)
       if (lead[pc])
         at_[pc] = llvm::BasicBlock::Create(c_, "pc" + std::to_string(pc), f);
+    if (hi == n && lead[n])
+      at_[n] = llvm::BasicBlock::Create(c_, "pc" + std::to_string(n), f);
     llvm::BasicBlock *bad = llvm::BasicBlock::Create(c_, "noentry", f);
     b_.SetInsertPoint(bad);
     b_.CreateRet(b_.getInt64(0));
     b_.SetInsertPoint(entry);
     llvm::Value *start = b_.CreateLoad(i32_, pcOut_);
     llvm::SwitchInst *sw = b_.CreateSwitch(start, bad);
-    for (uint32_t pc = 0; pc < n; ++pc)
+    for (uint32_t pc = lo; pc < hi; ++pc)
       if (at_[pc])
         sw->addCase(b_.getInt32(pc), at_[pc]);
-    code.entry.assign(n + 1, 0); // every instruction (blocks add their inner ones)
-    std::fill(code.entry.begin(), code.entry.begin() + n, 1);
     if (at_[n]) { // past the last instruction: the interpreter says what that means
       b_.SetInsertPoint(at_[n]);
       leave(n);
     }
-    for (uint32_t pc = 0; pc < n;) {
+    for (uint32_t pc = lo; pc < hi;) {
       b_.SetInsertPoint(at_[pc]);
       const ir::Inst &in = fn_.code[pc];
       if (in.ctl == ir::Ctl::Bra) {
@@ -178,14 +215,66 @@ public:
         continue;
       }
       uint32_t end = pc + 1;
-      while (end < n && !lead[end])
+      while (end < hi && !lead[end])
         ++end;
       block(pc, end - pc, sw, code);
       pc = end;
     }
+    return f;
   }
 
-private:
+  /// The exported `name` of a function in ranges: calls the range of the start pc
+  /// (bounds[r] <= pc < bounds[r + 1]) with what is left of the budget, and again while the
+  /// range it called left with kCrossRange (a jump or fall-through into another range, which
+  /// the code of one function would have taken without leaving); returns the instructions
+  /// counted by all of them. Every call runs at least one instruction before it crosses, so the
+  /// budget ends the loop.
+  void dispatcher(const std::string &name, const std::vector<uint32_t> &bounds,
+                  const std::vector<llvm::Function *> &parts) {
+    auto *f = llvm::Function::Create(runTy_, llvm::Function::ExternalLinkage, name, m_);
+    std::vector<llvm::Value *> a;
+    for (llvm::Argument &arg : f->args())
+      a.push_back(&arg);
+    llvm::Value *base = a[3], *pcOut = a[4], *budget = a[5];
+    llvm::BasicBlock *entry = llvm::BasicBlock::Create(c_, "entry", f);
+    llvm::BasicBlock *loop = llvm::BasicBlock::Create(c_, "dispatch", f);
+    llvm::BasicBlock *ran = llvm::BasicBlock::Create(c_, "ran", f);
+    llvm::BasicBlock *out = llvm::BasicBlock::Create(c_, "out", f);
+    b_.SetInsertPoint(entry);
+    b_.CreateBr(loop);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode *total = b_.CreatePHI(i64_, 2, "total");
+    total->addIncoming(b_.getInt64(0), entry);
+    llvm::Value *pc = b_.CreateLoad(i32_, pcOut);
+    llvm::PHINode *got = llvm::PHINode::Create(i64_, (unsigned)parts.size(), "got", ran);
+    for (size_t r = 0; r < parts.size(); ++r) {
+      llvm::BasicBlock *call = llvm::BasicBlock::Create(c_, "range", f);
+      llvm::BasicBlock *next = nullptr;
+      if (r + 1 < parts.size()) { // a pc past the last range goes to it: its code leaves there
+        next = llvm::BasicBlock::Create(c_, "test", f);
+        b_.CreateCondBr(b_.CreateICmpULT(pc, b_.getInt32(bounds[r + 1])), call, next);
+      } else {
+        b_.CreateBr(call);
+      }
+      b_.SetInsertPoint(call);
+      llvm::Value *d = b_.CreateCall(parts[r], {a[0], a[1], a[2], b_.CreateAdd(base, total), pcOut,
+                                                b_.CreateSub(budget, total), a[6]});
+      got->addIncoming(d, call);
+      b_.CreateBr(ran);
+      if (next)
+        b_.SetInsertPoint(next);
+    }
+    b_.SetInsertPoint(ran);
+    llvm::Value *sum = b_.CreateAdd(total, b_.CreateAnd(got, b_.getInt64(~kCrossRange)));
+    total->addIncoming(sum, ran);
+    b_.CreateCondBr(b_.CreateICmpNE(b_.CreateAnd(got, b_.getInt64(kCrossRange)), b_.getInt64(0)), loop, out);
+    b_.SetInsertPoint(out);
+    b_.CreateRet(sum);
+  }
+
+  /// Set in a range's count when it left for another range (dispatcher()).
+  static constexpr uint64_t kCrossRange = 1ull << 63;
+
   /// Leaves the code at `pc` with the instructions counted so far.
   void leave(uint32_t pc) {
     b_.CreateStore(b_.getInt32(pc), pcOut_);
@@ -206,7 +295,12 @@ private:
     llvm::BasicBlock *bb = llvm::BasicBlock::Create(c_, "away", f_);
     llvm::IRBuilderBase::InsertPointGuard g(b_);
     b_.SetInsertPoint(bb);
-    leave(pc);
+    if (pc < lo_ || pc >= hi_) { // another range's code: the dispatcher goes on there
+      b_.CreateStore(b_.getInt32(pc), pcOut_);
+      b_.CreateRet(b_.CreateOr(b_.CreateLoad(i64_, done_), b_.getInt64(kCrossRange)));
+    } else {
+      leave(pc);
+    }
     return bb;
   }
 
@@ -756,6 +850,7 @@ private:
   std::unordered_map<uint32_t, llvm::Value *> vals_;
   llvm::Value *fastLoaded_ = nullptr;    ///< memFast: the value an inline load wrote (else null)
   llvm::BasicBlock *fastEnd_ = nullptr;  ///< memFast: the end of the inline path
+  uint32_t lo_ = 0, hi_ = 0;           ///< the pc range being emitted
 };
 
 /// Whether the code of `fn` holds a constant that is an address of this process which another
@@ -874,8 +969,8 @@ public:
     return true;
   }
 
-  FunctionCode *compile(const ir::Function &fn, DescribeFn describe, std::string &err,
-                        std::string *object) override {
+  FunctionCode *compile(const ir::Function &fn, DescribeFn describe, uint32_t regionInsts,
+                        std::string &err, std::string *object) override {
     std::unique_lock<std::mutex> lock(mu_); // the translator and the target machine
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto mod = std::make_unique<llvm::Module>("ptxsim_jit", *ctx);
@@ -883,7 +978,7 @@ public:
     mod->setTargetTriple(tm_->getTargetTriple().str());
     auto code = std::make_unique<FunctionCode>();
     Translator tr(*ctx, *mod, fn, describe);
-    tr.function(kRunName, leaders(fn), *code);
+    tr.function(kRunName, leaders(fn), regionInsts, *code);
     std::string verr;
     llvm::raw_string_ostream vs(verr);
     if (llvm::verifyModule(*mod, &vs)) {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -36,6 +37,18 @@ uint64_t mismatchesSoFar() {
   std::lock_guard<std::mutex> lock(s.mu);
   return s.diffMismatches;
 }
+
+uint64_t inRangesSoFar() {
+  ptx::jit::Stats &s = ptx::jit::stats();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.functionsInRanges;
+}
+
+/// Sets PTXSIM_JIT_RANGE_INSTS (read at every compile) for the scope.
+struct RangeInsts {
+  explicit RangeInsts(unsigned n) { setenv("PTXSIM_JIT_RANGE_INSTS", std::to_string(n).c_str(), 1); }
+  ~RangeInsts() { unsetenv("PTXSIM_JIT_RANGE_INSTS"); }
+};
 
 #define REQUIRE_JIT()                                                                              \
   do {                                                                                             \
@@ -243,6 +256,115 @@ DONE:
   EXPECT_FALSE(bad.ok());
   EXPECT_EQ(bad.message.find("PTXSIM_JIT=diff"), std::string::npos) << bad.message;
   EXPECT_NE(bad.message.find("thread (45,0,0)"), std::string::npos) << bad.message;
+  EXPECT_EQ(mismatchesSoFar(), mism);
+}
+
+// A function larger than one pc range (PTXSIM_JIT_RANGE_INSTS=8 here, 256 by default) is
+// compiled in ranges, each its own LLVM function: a uniform loop whose body spans three ranges,
+// a divergent branch into a later range and a per-lane loop back across ranges, a call from a
+// later range into a function that is itself in ranges, and a fault in the last range, which
+// must carry the interpreter's message.
+TEST(Jit, LargeFunctionsInRangesMatchInterpreter) {
+  REQUIRE_JIT();
+  RangeInsts ranges(8);
+  DiffHarness h;
+  const std::string text = ptxHeader() + R"(
+.func (.reg .b32 r) mix(.reg .b32 a, .reg .b32 b) {
+  .reg .b32 %t<4>; .reg .pred %q;
+  mul.lo.u32 %t0, a, 2654435761;
+  xor.b32 %t1, %t0, b;
+  shl.b32 %t2, %t1, 5;
+  add.u32 %t3, %t2, %t0;
+  setp.lt.u32 %q, a, 7;
+  @%q bra SMALL;
+  sub.u32 %t3, %t3, b;
+  mul.lo.u32 %t3, %t3, 3;
+  xor.b32 %t3, %t3, 0x1234;
+  add.u32 %t3, %t3, a;
+SMALL:
+  and.b32 %t3, %t3, 0x7fffffff;
+  mov.u32 r, %t3;
+  ret;
+}
+.visible .entry k(.param .u64 out, .param .u64 bad) {
+  .reg .b32 %r<10>; .reg .b64 %rd<6>; .reg .pred %p<4>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, 0;
+  mov.u32 %r2, 5;
+  mov.u32 %r3, 0;
+LOOP:
+  mad.lo.u32 %r1, %r1, 31, %r2;
+  xor.b32 %r1, %r1, %r0;
+  add.u32 %r4, %r1, 17;
+  shl.b32 %r5, %r4, 3;
+  shr.u32 %r6, %r4, 2;
+  or.b32 %r5, %r5, %r6;
+  add.u32 %r1, %r1, %r5;
+  mul.lo.u32 %r6, %r5, 7;
+  sub.u32 %r1, %r1, %r6;
+  and.b32 %r7, %r1, 0xffff;
+  add.u32 %r3, %r3, %r7;
+  min.u32 %r8, %r3, %r1;
+  max.u32 %r9, %r3, %r8;
+  add.u32 %r1, %r1, %r9;
+  sub.u32 %r2, %r2, 1;
+  setp.ne.u32 %p0, %r2, 0;
+  @%p0 bra LOOP;
+  and.b32 %r4, %r0, 3;
+  setp.eq.u32 %p1, %r4, 2;
+  @%p1 bra FAR;
+  add.u32 %r1, %r1, 99;
+  xor.b32 %r3, %r3, %r1;
+  mul.lo.u32 %r3, %r3, 5;
+  add.u32 %r3, %r3, %r0;
+  shl.b32 %r5, %r3, 1;
+  add.u32 %r1, %r1, %r5;
+  sub.u32 %r3, %r3, 3;
+  or.b32 %r1, %r1, 1;
+FAR:
+  add.u32 %r1, %r1, %r3;
+  and.b32 %r4, %r0, 7;
+BACK:
+  mad.lo.u32 %r1, %r1, 1664525, 1013904223;
+  xor.b32 %r6, %r1, %r4;
+  add.u32 %r3, %r3, %r6;
+  shr.u32 %r7, %r3, 4;
+  add.u32 %r1, %r1, %r7;
+  sub.u32 %r5, %r1, %r3;
+  xor.b32 %r1, %r1, %r5;
+  add.u32 %r4, %r4, 1;
+  setp.lt.u32 %p2, %r4, 12;
+  @%p2 bra BACK;
+  call.uni (%r8), mix, (%r1, %r3);
+  add.u32 %r1, %r1, %r8;
+  mul.wide.u32 %rd1, %r0, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2], %r1;
+  setp.eq.u32 %p3, %r0, 45;
+  ld.param.u64 %rd3, [bad];
+  @!%p3 bra DONE;
+  add.s64 %rd4, %rd3, %rd1;
+  ld.global.u32 %r9, [%rd4];
+  st.global.u32 [%rd2], %r9;
+DONE:
+  ret;
+})";
+  ASSERT_TRUE(h.load(text)) << h.errors;
+  const uint64_t native = nativeSoFar(), split = inRangesSoFar(), mism = mismatchesSoFar();
+  uint64_t out = h.alloc(64 * 4);
+  auto ok = h.launch("k", {1}, {64}, {out, out});
+  ASSERT_TRUE(ok.ok()) << ok.message;
+  EXPECT_GT(nativeSoFar(), native + 40);
+  EXPECT_EQ(inRangesSoFar(), split + 2); // the kernel and mix, both in more than one range
+  auto bad = h.launch("k", {1}, {64}, {out, 0x10}); // lane 45 loads from an unmapped address
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message.find("PTXSIM_JIT=diff"), std::string::npos) << bad.message;
+  EXPECT_NE(bad.message.find("thread (45,0,0)"), std::string::npos) << bad.message;
+  // the faulting load's source line
+  const size_t at = text.find("ld.global.u32 %r9");
+  const std::string line = "test.ptx:" + std::to_string(1 + std::count(text.begin(), text.begin() + at, '\n')) + ":";
+  EXPECT_NE(bad.message.find(line), std::string::npos) << bad.message;
   EXPECT_EQ(mismatchesSoFar(), mism);
 }
 
@@ -717,7 +839,7 @@ TEST(Jit, ClockMatchesInterpreter) {
 // models; PTXSIM_JIT_FUZZ_KERNELS sets how many (default 30; 1,000 passed when it was written).
 class KernelGen {
 public:
-  explicit KernelGen(uint32_t seed) : rng_(seed) {}
+  explicit KernelGen(uint32_t seed, int ops = 0) : rng_(seed), ops_(ops) {}
   std::string kernel() {
     std::string s = ptxHeader() + ".visible .entry k(.param .u64 out) {\n"
                                   "  .reg .b32 %r<8>; .reg .b64 %d<4>; .reg .f32 %f<4>; .reg .f64 %g<2>;\n"
@@ -736,7 +858,7 @@ public:
     for (int i = 0; i < 3; ++i)
       s += "  setp.lt.u32 %p" + std::to_string(i) + ", %r" + std::to_string(i) + ", %r" + std::to_string(i + 3) + ";\n";
     int labels = 0;
-    const int n = 20 + (int)(rng_() % 40);
+    const int n = ops_ ? ops_ : 20 + (int)(rng_() % 40);
     for (int i = 0; i < n; ++i) {
       if (rng_() % 16 == 0) {
         // a counted loop, uniform or with a per-lane (divergent) trip count, long enough to
@@ -814,29 +936,55 @@ private:
     }
   }
   std::mt19937 rng_;
+  int ops_; ///< operations in the body (0: 20 to 59)
 };
 
-TEST(Jit, RandomKernelsMatchInterpreter) {
-  REQUIRE_JIT();
-  int count = 30;
+/// `PTXSIM_JIT_FUZZ_KERNELS` random kernels (else `dflt`) from PTXSIM_JIT_FUZZ_SEED (else 1),
+/// each of PTXSIM_JIT_FUZZ_OPS operations (else 20 to 59), in differential mode; `ranges` gives
+/// the kernel's pc-range size (0: the default).
+void fuzz(int dflt, unsigned (*ranges)(uint32_t seed)) {
+  int count = dflt, ops = 0;
   if (const char *v = std::getenv("PTXSIM_JIT_FUZZ_KERNELS"))
     count = std::atoi(v);
+  if (const char *v = std::getenv("PTXSIM_JIT_FUZZ_OPS"))
+    ops = std::atoi(v);
   uint32_t seed = 1;
   if (const char *v = std::getenv("PTXSIM_JIT_FUZZ_SEED"))
     seed = (uint32_t)std::strtoul(v, nullptr, 10);
-  const uint64_t mism = mismatchesSoFar();
+  const uint64_t mism = mismatchesSoFar(), split = inRangesSoFar();
   for (int i = 0; i < count; ++i) {
-    KernelGen gen(seed + (uint32_t)i);
+    KernelGen gen(seed + (uint32_t)i, ops);
     std::string text = gen.kernel();
+    const unsigned n = ranges(seed + (uint32_t)i);
+    if (n)
+      setenv("PTXSIM_JIT_RANGE_INSTS", std::to_string(n).c_str(), 1);
+    else
+      unsetenv("PTXSIM_JIT_RANGE_INSTS");
     // every other kernel under pre-Volta reconvergence (IPDOM), the others under independent
     // thread scheduling (sm_90); divergent loops stay compiled under both
     DiffHarness h(i % 2 ? ptx::exec::SimtMode::Ipdom : ptx::exec::SimtMode::Auto);
     ASSERT_TRUE(h.load(text)) << h.errors << "\n" << text;
     uint64_t out = h.alloc(80 * 96);
     auto r = h.launch("k", {1}, {80}, {out});
+    unsetenv("PTXSIM_JIT_RANGE_INSTS");
     ASSERT_TRUE(r.ok()) << "seed " << seed + i << ": " << r.message << "\n" << text;
   }
   EXPECT_EQ(mismatchesSoFar(), mism);
+  if (count > 0 && ranges(seed)) {
+    EXPECT_GT(inRangesSoFar(), split); // the kernels were compiled in ranges
+  }
+}
+
+TEST(Jit, RandomKernelsMatchInterpreter) {
+  REQUIRE_JIT();
+  fuzz(30, [](uint32_t) { return 0u; });
+}
+
+// The same kernels in pc ranges of 4 to 35 instructions: branches, loops and faults across
+// ranges (the default range size is larger than these kernels).
+TEST(Jit, RandomKernelsInRangesMatchInterpreter) {
+  REQUIRE_JIT();
+  fuzz(10, [](uint32_t seed) { return 4 + seed * 2654435761u % 32; });
 }
 
 } // namespace
