@@ -209,11 +209,12 @@ bool install(const Kernel &k, const std::vector<const ir::Function *> &fns, cons
 // kHotFactor times what the interpreter runs (at kInterpRate) in the time the switch is
 // estimated to cost: for a kernel whose functions are all in the disk cache, loading LLVM and
 // linking them (kLoadSeconds; then at the next launch, on the launching thread), else LLVM's
-// time for its functions, which grows with the square of a function's size (625 instructions
-// take 4 s, 3,249 take 117 s; then on one background thread, switched in at the first launch
-// after it ends). So a program never spends more than about a tenth of the time it has run on
-// the switch (the exit waits for a compile in flight). PTXSIM_JIT_HOT_INSTS sets the count.
+// time for its functions, linear in their size since large ones are compiled in pc ranges
+// (kCompileBase + kCompilePerInst each; then on one background thread, switched in at the first
+// launch after it ends). So a program never spends more than about a tenth of the time it has
+// run on the switch (the exit waits for a compile in flight). PTXSIM_JIT_HOT_INSTS sets the count.
 constexpr double kHotFactor = 10, kInterpRate = 1e9, kLoadSeconds = 0.1;
+constexpr double kCompileBase = 0.02, kCompilePerInst = 0.005; // CPU s; docs/executor.md
 uint64_t hotAfter(const std::vector<const ir::Function *> &fns, bool cached) {
   const uint64_t fixed = [] { // read at a kernel's first launch
     const char *v = std::getenv("PTXSIM_JIT_HOT_INSTS");
@@ -234,7 +235,7 @@ uint64_t hotAfter(const std::vector<const ir::Function *> &fns, bool cached) {
     return fixed;
   double s = cached ? kLoadSeconds : 0;
   for (const ir::Function *f : fns)
-    s += cached ? 0.002 : 0.02 + 1.1e-5 * double(f->code.size()) * double(f->code.size());
+    s += cached ? 0.002 : kCompileBase + kCompilePerInst * double(f->code.size());
   return uint64_t(kHotFactor * kInterpRate * s);
 }
 
