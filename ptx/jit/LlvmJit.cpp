@@ -157,31 +157,7 @@ private:
       f->addFnAttr(llvm::Attribute::NoInline);
     f_ = f;
     lo_ = lo, hi_ = hi;
-    auto args = f->arg_begin();
-    ctx_ = &*args++;
-    warp_ = &*args++;
-    active_ = &*args++;
-    instBase_ = &*args++;
-    pcOut_ = &*args++;
-    budget_ = &*args++;
-    rpc_ = &*args;
-    llvm::BasicBlock *entry = llvm::BasicBlock::Create(c_, "entry", f);
-    b_.SetInsertPoint(entry);
-    done_ = b_.CreateAlloca(i64_, nullptr, "done");
-    b_.CreateStore(b_.getInt64(0), done_);
-    regs_ = b_.CreateLoad(llvm::PointerType::getUnqual(i64_), fieldPtr(warp_, offsetof(Warp, regs),
-                                                                         llvm::PointerType::getUnqual(i64_)));
-    preds_ = b_.CreateLoad(llvm::PointerType::getUnqual(i32_),
-                           fieldPtr(warp_, offsetof(Warp, preds), llvm::PointerType::getUnqual(i32_)));
-    liveMask_ = b_.CreateLoad(i32_, fieldPtr(warp_, offsetof(Warp, liveMask), i32_));
-    // the instructions through Warp::fn (the function now executing), not as constants: the
-    // code holds no address of this process, so the disk cache can reuse it in another
-    llvm::Value *fnNow = b_.CreateLoad(ptr_, fieldPtr(warp_, offsetof(Warp, fn), ptr_));
-    code_ = b_.CreateLoad(ptr_, fieldPtr(fnNow, functionCodeOffset(), ptr_));
-    // a warp diverged under independent thread scheduling: warp-synchronous instructions first
-    // gather their member lanes in the interpreter loop (warpSyncArrive)
-    llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
-    itsSplit_ = b_.CreateAnd(b_.CreateICmpNE(its, b_.getInt8(0)), b_.CreateICmpNE(active_, liveMask_));
+    llvm::BasicBlock *entry = prologue(f);
     at_.assign(n + 1, nullptr);
     for (uint32_t pc = lo; pc < hi; ++pc)
       if (lead[pc])
@@ -221,6 +197,37 @@ private:
       pc = end;
     }
     return f;
+  }
+
+  /// The entry block of `f` (a range or the whole function): its arguments, the instruction
+  /// counter and the warp's fields every block reads.
+  llvm::BasicBlock *prologue(llvm::Function *f) {
+    auto args = f->arg_begin();
+    ctx_ = &*args++;
+    warp_ = &*args++;
+    active_ = &*args++;
+    instBase_ = &*args++;
+    pcOut_ = &*args++;
+    budget_ = &*args++;
+    rpc_ = &*args;
+    llvm::BasicBlock *entry = llvm::BasicBlock::Create(c_, "entry", f);
+    b_.SetInsertPoint(entry);
+    done_ = b_.CreateAlloca(i64_, nullptr, "done");
+    b_.CreateStore(b_.getInt64(0), done_);
+    regs_ = b_.CreateLoad(llvm::PointerType::getUnqual(i64_), fieldPtr(warp_, offsetof(Warp, regs),
+                                                                         llvm::PointerType::getUnqual(i64_)));
+    preds_ = b_.CreateLoad(llvm::PointerType::getUnqual(i32_),
+                           fieldPtr(warp_, offsetof(Warp, preds), llvm::PointerType::getUnqual(i32_)));
+    liveMask_ = b_.CreateLoad(i32_, fieldPtr(warp_, offsetof(Warp, liveMask), i32_));
+    // the instructions through Warp::fn (the function now executing), not as constants: the
+    // code holds no address of this process, so the disk cache can reuse it in another
+    llvm::Value *fnNow = b_.CreateLoad(ptr_, fieldPtr(warp_, offsetof(Warp, fn), ptr_));
+    code_ = b_.CreateLoad(ptr_, fieldPtr(fnNow, functionCodeOffset(), ptr_));
+    // a warp diverged under independent thread scheduling: warp-synchronous instructions first
+    // gather their member lanes in the interpreter loop (warpSyncArrive)
+    llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
+    itsSplit_ = b_.CreateAnd(b_.CreateICmpNE(its, b_.getInt8(0)), b_.CreateICmpNE(active_, liveMask_));
+    return entry;
   }
 
   /// The exported `name` of a function in ranges: calls the range of the start pc
