@@ -302,7 +302,7 @@ private:
     llvm::BasicBlock *bb = llvm::BasicBlock::Create(c_, "away", f_);
     llvm::IRBuilderBase::InsertPointGuard g(b_);
     b_.SetInsertPoint(bb);
-    if (pc < lo_ || pc >= hi_) { // another range's code: the dispatcher goes on there
+    if (pc < lo_ || (pc >= hi_ && pc < fn_.code.size())) { // another range: the dispatcher goes on there
       b_.CreateStore(b_.getInt32(pc), pcOut_);
       b_.CreateRet(b_.CreateOr(b_.CreateLoad(i64_, done_), b_.getInt64(kCrossRange)));
     } else {
