@@ -202,6 +202,8 @@ private:
   /// The entry block of `f` (a range or the whole function): its arguments, the instruction
   /// counter and the warp's fields every block reads.
   llvm::BasicBlock *prologue(llvm::Function *f) {
+    vals_.clear(); // register values of another LLVM function (range) are not usable here
+    fastLoaded_ = nullptr;
     auto args = f->arg_begin();
     ctx_ = &*args++;
     warp_ = &*args++;
