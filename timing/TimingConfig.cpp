@@ -90,6 +90,7 @@ void coreJson(JsonWriter &j, const CoreConfig &c) {
   j.boolean("scheduleLoads", c.scheduleLoads);
   j.boolean("fusePairs", c.fusePairs);
   j.boolean("mergeSharedLoads", c.mergeSharedLoads);
+  j.boolean("foldConstOperands", c.foldConstOperands);
   j.num("schedulersPerSm", c.schedulersPerSm);
   j.str("scheduler", c.scheduler);
   j.num("issueWidth", c.issueWidth);
@@ -201,6 +202,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.dbl("l2AtomicSameAddrCycles", cfg.mem.l2AtomicSameAddrCycles);
   j.dbl("l2AtomicCasSameAddrCycles", cfg.mem.l2AtomicCasSameAddrCycles);
   j.dbl("l2AtomicCasLaneCycles", cfg.mem.l2AtomicCasLaneCycles);
+  j.dbl("l2AtomicCasLaneLatency", cfg.mem.l2AtomicCasLaneLatency);
   j.dbl("l2AtomicFloatSameAddrCycles", cfg.mem.l2AtomicFloatSameAddrCycles);
   j.dbl("l2AtomicLaneCycles", cfg.mem.l2AtomicLaneCycles);
   j.dbl("atomicSameAddrIssueCycles", cfg.mem.atomicSameAddrIssueCycles);

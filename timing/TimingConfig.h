@@ -66,6 +66,9 @@ struct CoreConfig {
   bool fusePairs = false;
   /// Scalar shared loads ptxas merges into LDS.64/LDS.128 are timed as one (ptx/exec/Schedule.h).
   bool mergeSharedLoads = false;
+  /// ld.const that ptxas folds into its users' constant-bank operands (SassRole::ConstOperand)
+  /// take no issue slot when the constant cache holds their line (ptx/exec/Schedule.h).
+  bool foldConstOperands = false;
   uint32_t schedulersPerSm = 2;
   std::string scheduler = "gto";     ///< lrr | gto | two_level | ccws
   /// Lane scheduling of the functional executor: auto | its | ipdom (ptx::exec::SimtMode);
@@ -155,6 +158,10 @@ struct MemoryConfig {
   /// one word at most the first with the current value swaps, the others only compare (and read
   /// the new value), so they cost less than a read-modify-write (0: all lanes the same).
   double l2AtomicCasLaneCycles = 0;
+  /// L2 cycles an atom.cas response waits per lane on the request's busiest address after the
+  /// first, without holding the atomic unit: the lanes' compares are resolved one after another
+  /// while the unit takes the next request (0: none).
+  double l2AtomicCasLaneLatency = 0;
   /// f32/f64 add/min/max lanes on the busiest address, instead of l2AtomicSameAddrCycles (0: the same).
   double l2AtomicFloatSameAddrCycles = 0;
   /// LD/ST unit cycles per lane on the busiest address of a global atomic request: the SM

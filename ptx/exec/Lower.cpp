@@ -590,6 +590,7 @@ void FunctionLowering::run() {
         out_.reconv[pc] = rpc;
     }
     assignSassRoles(out_, af_, astToPc); // (for the timing model's latencies too)
+    markConstOperands(out_, af_, astToPc);
     markCountingAtomics(out_);
     if (ml_.cfg.mergeSharedLoads)
       mergeSharedLoads(out_, af_, cfg, astToPc); // (before the scheduler moves them)

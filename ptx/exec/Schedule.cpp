@@ -244,6 +244,74 @@ void markCountingAtomics(ir::Function &fn) {
       in.hints &= uint8_t(~kHintCountingAtomic);
 }
 
+namespace {
+
+/// An instruction that can read a constant-bank operand in place of a register (FFMA, FADD,
+/// FMUL, IADD3, IMAD, LOP3, ISETP/FSETP, SEL, SHF, I2F/F2F, ...).
+bool takesConstOperand(std::string_view text) {
+  std::string_view op = text.substr(0, text.find('.'));
+  for (std::string_view k : {"add", "sub", "mul", "mad", "fma", "min", "max", "neg", "abs", "setp", "selp",
+                             "and", "or", "xor", "shl", "shr", "cvt"})
+    if (op == k)
+      return true;
+  return false;
+}
+
+/// `ld.const` of one register from a fixed address: `[symbol]`, `[symbol+imm]` or `[imm]`.
+bool fixedConstLoad(const Instruction &ai, const ir::Inst &in) {
+  if (in.cls != ir::OpClass::Mem || in.space != ir::MemSpace::Const || in.nrd != 1 ||
+      (in.rd[0] & ir::Inst::kPredBit) || in.guard != ir::kPredTrue || std::string_view(ai.text).substr(0, 9) != "ld.const." ||
+      ai.operands.size() != 2)
+    return false;
+  const Operand &a = ai.operands[1];
+  if (a.kind != Operand::Kind::Address || a.elems.size() != 1)
+    return false;
+  const Operand &b = a.elems[0];
+  return b.kind == Operand::Kind::Imm || (b.kind == Operand::Kind::Reg && !b.name.empty() && b.name[0] != '%');
+}
+
+} // namespace
+
+void markConstOperands(ir::Function &fn, const Function &ast, const std::vector<uint32_t> &astToPc) {
+  std::vector<ir::Inst> &code = fn.code;
+  // the AST instruction of each pc that is one lowered instruction (others: none)
+  std::vector<const Instruction *> src(code.size(), nullptr);
+  for (size_t i = 0; i < ast.instrs.size(); ++i)
+    if (astToPc[i + 1] == astToPc[i] + 1 && astToPc[i] < code.size())
+      src[astToPc[i]] = &ast.instrs[i];
+  // candidate register -> its load's pc; registers written more than once are out
+  std::unordered_map<uint16_t, uint32_t> cand;
+  std::unordered_map<uint16_t, uint32_t> defs;
+  for (uint32_t pc = 0; pc < code.size(); ++pc)
+    for (unsigned i = 0; i < code[pc].nrd; ++i)
+      ++defs[code[pc].rd[i]];
+  for (uint32_t pc = 0; pc < code.size(); ++pc)
+    if (src[pc] && fixedConstLoad(*src[pc], code[pc]) && defs[code[pc].rd[0]] == 1)
+      cand.emplace(code[pc].rd[0], pc);
+  if (cand.empty())
+    return;
+  // every reader must take it as an operand, and take only one such register
+  std::vector<uint16_t> drop;
+  for (uint32_t pc = 0; pc < code.size(); ++pc) {
+    const ir::Inst &in = code[pc];
+    bool foldable = src[pc] && takesConstOperand(src[pc]->text);
+    int first = -1;
+    for (unsigned i = 0; i < in.nrs; ++i) {
+      auto it = cand.find(in.rs[i]);
+      if (it == cand.end())
+        continue;
+      if (!foldable || (first >= 0 && in.rs[i] != in.rs[first]))
+        drop.push_back(in.rs[i]);
+      else
+        first = int(i);
+    }
+  }
+  for (uint16_t r : drop)
+    cand.erase(r);
+  for (const auto &[reg, pc] : cand)
+    code[pc].sassRole = uint8_t(SassRole::ConstOperand);
+}
+
 void fuseSassPairs(ir::Function &fn, const Cfg &cfg, const std::vector<uint32_t> &astToPc) {
   std::vector<ir::Inst> &code = fn.code;
   // reads of each data register in the function (a value read once, by the pair's second

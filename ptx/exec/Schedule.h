@@ -50,10 +50,24 @@ enum class SassRole : uint8_t {
   Add64,      ///< add/sub of 64-bit integers
   Shift32,    ///< shl/shr of a 32-bit integer by a constant
   MulInt,     ///< integer mul (lo or wide) of 32-bit operands
+  ConstOperand, ///< ld.const that ptxas folds into its users as a c[bank][offset] operand
 };
 
 /// Sets Inst::sassRole from each PTX instruction (before scheduleLoadsEarly, which moves them).
 void assignSassRoles(ir::Function &fn, const Function &ast, const std::vector<uint32_t> &astToPc);
+
+/// Constant loads ptxas folds into operands (CoreConfig::foldConstOperands,
+/// -ptxsim_fold_const_operands). SASS arithmetic takes one operand straight from a constant bank
+/// (`FFMA R0, R2, c[0x3][0x4], R0`), so an `ld.const` from a fixed address ([symbol+offset] or
+/// [immediate]) whose value only arithmetic reads is no instruction of its own: the polynomial of
+/// tests/kernels/24_constant_mem.cu, 32 `ld.const` + `fma` per thread, is 32 FFMAs with c[]
+/// operands (ncu on the H100: 1,728 warp instructions where the model issued 2,240, 32 per warp
+/// more). Marks those loads SassRole::ConstOperand: unguarded scalar `ld.const` from a fixed
+/// address whose register no other instruction writes, read only by add, sub, mul, mad, fma,
+/// min, max, neg, abs, setp, selp, and, or, xor, shl, shr or cvt (one lowered instruction each),
+/// at most one such register per reader (a SASS instruction has one constant operand). Only the
+/// timing changes.
+void markConstOperands(ir::Function &fn, const Function &ast, const std::vector<uint32_t> &astToPc);
 
 /// An ir::Inst::hints bit beside Ir.h's (after kHintMergedLoad): atom/red.shared.add of a
 /// 32-bit integer by the constant 1 whose result nothing reads. ptxas makes it ATOMS.POPC.INC,

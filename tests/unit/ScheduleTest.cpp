@@ -451,6 +451,55 @@ TEST(CountingAtomics, MarksIncrementsWhoseResultIsUnused) {
     EXPECT_GE(v[l], 20u + 8u) << l;
 }
 
+// ld.const from a fixed address whose value only arithmetic reads is a constant-bank operand
+// of its users in SASS (markConstOperands): marked for the timing model only.
+TEST(ConstOperands, MarksFixedConstantLoadsReadOnlyByArithmetic) {
+  const char *ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.const .align 4 .u32 cw[4] = {3, 5, 7, 11};
+.visible .entry konst(.param .u64 pout)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  ld.const.u32 %r2, [cw];
+  ld.const.u32 %r3, [cw+4];
+  ld.const.u32 %r4, [cw+8];
+  ld.const.u32 %r5, [cw+12];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u64 %rd4, cw;
+  ld.const.u32 %r6, [%rd4+4];
+  mad.lo.s32 %r7, %r1, %r2, %r6;
+  add.s32 %r8, %r4, %r5;
+  add.s32 %r9, %r7, %r8;
+  st.global.u32 [%rd3], %r9;
+  st.global.u32 [%rd3+128], %r3;
+  ret;
+}
+)";
+  ExecHarness h(1, ptx::exec::SimtMode::Auto);
+  ASSERT_TRUE(h.load(ptx)) << h.errors;
+  uint64_t out = h.alloc(64 * 4);
+  auto r = h.launch("konst", {1}, {32}, {out});
+  ASSERT_TRUE(r.ok()) << r.message;
+  std::vector<uint32_t> marked;
+  for (const auto &in : h.engine->findKernel("konst", h.module)->fn->code)
+    if (in.sassRole == uint8_t(ptx::exec::SassRole::ConstOperand))
+      marked.push_back(in.line);
+  // lines 12 (read by mad) and 14 (the first of the two an add reads); not 13 (stored), 15 (the
+  // add's second constant operand) nor 19 (a register address)
+  EXPECT_EQ(marked, (std::vector<uint32_t>{12, 14}));
+  auto v = h.read<uint32_t>(out, 64);
+  for (uint32_t l = 0; l < 32; ++l) {
+    EXPECT_EQ(v[l], l * 3 + 5 + 7 + 11) << l;
+    EXPECT_EQ(v[32 + l], 5u) << l;
+  }
+}
+
 // mul.f32 then add.f32 (no rounding modifiers) of the product: ptxas contracts them into one FFMA
 // and so does the lowering (findContractedAdds); mul.rn/add.rn stay two roundings.
 TEST(Contraction, MulAddWithoutRoundingIsFma) {

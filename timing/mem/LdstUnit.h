@@ -125,6 +125,8 @@ public:
   const Stats &stats() const { return stats_; }
   const Cache &l1d() const { return l1d_; }
   const Cache &constCache() const { return const_; }
+  /// The constant cache holds the line of `addr` (a device address) with its data.
+  bool constHolds(uint64_t addr) const { return const_.probe(addr, const_.sectorsOf(addr, 1)); }
   /// (name, value) pairs: ldst.*, l1d.*, const.*.
   std::vector<std::pair<std::string, uint64_t>> statPairs() const;
   /// The same values by statistic (the GPU sums them over SMs).

@@ -267,6 +267,11 @@ void describeAtomics(OptionContext &ctx) {
            "L2 cycles per compare-and-swap lane on the request's busiest address after the first "
            "(at most one of them swaps, the others only compare); 0: the same as the first")
       .range(0, 1e4);
+  opts.add("-ptxsim_l2_atomic_cas_lane_latency", &cfg.mem.l2AtomicCasLaneLatency,
+           "L2 cycles a compare-and-swap response waits per lane on the request's busiest address "
+           "after the first, without holding the atomic unit (the lanes' compares resolve one "
+           "after another while the unit takes the next request)")
+      .range(0, 1e4);
   opts.add("-ptxsim_l2_atomic_float_same_addr_cycles", &cfg.mem.l2AtomicFloatSameAddrCycles,
            "like -ptxsim_l2_atomic_same_addr_cycles for floating-point add, min and max; 0: the "
            "same as other atomics")

@@ -257,7 +257,8 @@ void MemorySystem::takeArrivals(Partition &p) {
 }
 
 /// L2 cycle at which atomic `r`, ready at `c`, is done: requests queue for the slice's atomic
-/// unit, which spends the configured cycles per lane (same-address lanes serialize).
+/// unit, which spends the configured cycles per lane (same-address lanes serialize); a
+/// compare-and-swap's response may wait longer than the unit is held (l2AtomicCasLaneLatency).
 Cycle MemorySystem::atomicDone(Partition &p, const MemRequest &r, Cycle c) const {
   const MemoryConfig &m = cfg_.mem;
   double same = r.atomicCas && m.l2AtomicCasSameAddrCycles > 0       ? m.l2AtomicCasSameAddrCycles
@@ -271,6 +272,8 @@ Cycle MemorySystem::atomicDone(Partition &p, const MemRequest &r, Cycle c) const
                 m.l2AtomicLaneCycles * (r.atomicLanes - std::min(r.atomicLanes, r.atomicSameAddr));
   Cycle start = std::max(c, p.atomicFree);
   p.atomicFree = start + Cycle(std::ceil(cost));
+  if (r.atomicCas && m.l2AtomicCasLaneLatency > 0 && r.atomicSameAddr > 1)
+    return p.atomicFree + Cycle(std::ceil(m.l2AtomicCasLaneLatency * (r.atomicSameAddr - 1)));
   return p.atomicFree;
 }
 

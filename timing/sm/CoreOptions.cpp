@@ -103,6 +103,11 @@ void describeOrganisation(OptionContext &ctx) {
            "result only it reads, as ptxas merges them into one SASS instruction (IADD3, LEA, "
            "IMAD, IMAD.WIDE): one issue slot and one latency for the pair (results are "
            "unchanged)");
+  opts.add("-ptxsim_fold_const_operands", &c.foldConstOperands,
+           "issue no instruction for an ld.const from a fixed address whose value only arithmetic "
+           "reads, as ptxas makes it a constant-bank operand of its users (FFMA R0, R2, "
+           "c[0x3][0x4], R0), when the constant cache holds its line; a miss is timed as a load "
+           "(results are unchanged)");
   opts.add("-ptxsim_merge_shared_loads", &c.mergeSharedLoads,
            "time 2 or 4 scalar 32-bit shared-memory loads from one base register at consecutive "
            "offsets of an aligned 8- or 16-byte chunk as one LDS.64/LDS.128, as ptxas merges "

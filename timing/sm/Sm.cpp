@@ -387,17 +387,30 @@ bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
     return o == StepOutcome::Skipped;
   // an instruction ptxas merges into the next one: no pipe, collector or latency of its own
   lastIssueFused_ = (in->hints & Inst::kHintFusedIntoNext) && !rec_.isMemory;
+  // a constant load ptxas makes an operand of its users: nothing of its own on a hit
+  const bool constOperand = __builtin_expect(in->sassRole == uint8_t(ptx::exec::SassRole::ConstOperand), 0) &&
+                            cfg_.core.foldConstOperands && foldedConstHit();
+  lastIssueFused_ |= constOperand;
   countIssue(*in, p, now);
-  const int mem = timeMemoryAccess(s, *in, slotIndex, now);
+  const int mem = constOperand ? -1 : timeMemoryAccess(s, *in, slotIndex, now);
   if (mem < 0 && lastIssueFused_) {
     for (unsigned i = 0; i < in->nrd; ++i)
       s.ready(in->rd[i]) = now;
-    s.fusedRole = in->sassRole;
+    if (!constOperand)
+      s.fusedRole = in->sassRole;
   } else if (mem < 0) {
     timeArithmetic(s, *in, p, now);
   }
   noteIssued(s, slotIndex, mem > 0, now);
   return true;
+}
+
+bool Sm::foldedConstHit() const {
+  if (!rec_.isMemory || !rec_.execMask)
+    return false;
+  // a fixed address: every lane reads the same word
+  const uint64_t a = rec_.addr[__builtin_ctz(rec_.execMask)];
+  return ldst_->constHolds(a - arenaBase_ + kDeviceBase);
 }
 
 Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {

@@ -411,6 +411,8 @@ protected:
   /// issue() just issued an instruction that ptxas merges into the next (kHintFusedIntoNext):
   /// the warp's next instruction may issue in the same cycle.
   bool lastIssueFused_ = false;
+  /// The constant load just stepped (SassRole::ConstOperand) finds its line in the constant cache.
+  bool foldedConstHit() const;
   bool retireCheck_ = false; ///< a warp finished, a load returned or a CTA arrived since the last look
   bool retireDue_ = false;   ///< noteRetire(): tickShared() has a CTA to retire
   /// Where tickShared() resumes: scheduler `sched` (scheds_.size(): nothing to resume) with its
