@@ -110,6 +110,9 @@ void coreJson(JsonWriter &j, const CoreConfig &c) {
   j.num("tensorUnits", c.tensorUnits);
   j.num("tensorLatency", c.tensorLatency);
   j.num("tensorInterval", c.tensorInterval);
+  j.num("warpUnits", c.warpUnits);
+  j.num("warpLatency", c.warpLatency);
+  j.num("warpInterval", c.warpInterval);
   j.num("ldstUnits", c.ldstUnits);
   j.num("ldstInterval", c.ldstInterval);
   j.num("mulLatency", c.mulLatency);

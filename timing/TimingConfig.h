@@ -98,6 +98,9 @@ struct CoreConfig {
   uint32_t barArriveCycles = 0;
   uint32_t barReleaseCycles = 0;
   uint32_t tensorUnits = 1, tensorLatency = 32, tensorInterval = 16; ///< 0 units: no tensor pipe (MMA runs on SP)
+  /// Warp primitives (shfl, vote, match, redux, activemask, elect): their own pipe when
+  /// warpUnits > 0, else the SP pipelines with the SP latency.
+  uint32_t warpUnits = 0, warpLatency = 4, warpInterval = 1;
   uint32_t ldstUnits = 1, ldstInterval = 1;
   uint32_t mulLatency = 8;           ///< integer multiply / mad
   uint32_t branchLatency = 4;

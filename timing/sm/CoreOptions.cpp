@@ -227,6 +227,13 @@ void describePipes(OptionContext &ctx) {
   opts.add("-ptxsim_tensor_interval", &c.tensorInterval,
            "cycles between issues to one tensor core pipeline")
       .min(1);
+  opts.add("-ptxsim_warp_units", &c.warpUnits,
+           "pipelines per SM for warp primitives (shfl, vote, match, redux; 0: they run on the SP "
+           "pipelines with the SP latency)");
+  opts.add("-ptxsim_warp_latency", &c.warpLatency, "warp-primitive pipeline latency in cycles").min(1);
+  opts.add("-ptxsim_warp_interval", &c.warpInterval,
+           "cycles between issues to one warp-primitive pipeline")
+      .min(1);
   opts.add("-ptxsim_ldst_units", &c.ldstUnits, "load/store units per SM").min(1);
   opts.add("-ptxsim_ldst_interval", &c.ldstInterval, "cycles between issues to one LD/ST unit")
       .min(1);

@@ -60,6 +60,10 @@ void registerBuiltinPipes(PipeRegistry &r) {
   });
   r.add("sync", {C::Sync}, [](const TimingConfig &) { return PipeSpec{1, 1, 1}; });
   r.add("misc", {C::Misc}, [](const TimingConfig &) { return PipeSpec{1, 1, 1}; });
+  // (after the others, so that their indices stay; it claims C::Warp from sp when it has units)
+  r.add("warp", {C::Warp}, [](const TimingConfig &c) {
+    return PipeSpec{c.core.warpUnits, c.core.warpLatency, c.core.warpInterval};
+  }, "sp");
 }
 
 PipeRegistry &pipeRegistry() {
