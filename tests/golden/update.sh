@@ -6,7 +6,7 @@ set -euo pipefail
 B=${1:-build}
 for cfg in gtx480 v100 h100; do
   for app in vecadd matmul reduction histogram transpose scan; do
-    LD_LIBRARY_PATH=$B/lib PTXSIM_MODE=timing PTXSIM_CONFIG=configs/$cfg.config \
+    PTXSIM_SAMPLE=off LD_LIBRARY_PATH=$B/lib PTXSIM_MODE=timing PTXSIM_CONFIG=configs/$cfg.config \
       PTXSIM_STATS_JSON=/tmp/golden_$$.json PTXSIM_SUMMARY=0 $B/samples/$app/$app >/dev/null
     python3 - "$app" "$cfg" <<'PY'
 import json, os, sys
