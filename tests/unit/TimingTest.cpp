@@ -96,6 +96,67 @@ TEST(Timing, FusedAddPairsCostOneLatencyPerPair) {
             50u * timing::TimingConfig{}.core.intLatency);
 }
 
+// n dependent shuffles in one warp (each lane reads its neighbour's value).
+Cycle shflChainCycles(const timing::TimingConfig &cfg, int n) {
+  std::ostringstream os;
+  os << ptxHeader() << ".visible .entry k(.param .u64 out) {\n .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+     << " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, %r1;\n";
+  for (int i = 0; i < n; ++i)
+    os << " shfl.sync.bfly.b32 %r1, %r1, 1, 31, -1;\n";
+  os << " mul.wide.u32 %rd2, %r2, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r1;\n ret;\n}\n";
+  TimingHarness t(cfg);
+  EXPECT_TRUE(t.load(os.str())) << t.h.errors;
+  uint64_t out = t.h.alloc(32 * 4);
+  auto r = t.run("k", {1}, {32}, {out});
+  EXPECT_TRUE(r.result.ok()) << r.result.message;
+  auto v = t.h.read<uint32_t>(out, 32);
+  for (uint32_t l = 0; l < 32; ++l) // an even number of butterflies with lane ^ 1 is the identity
+    EXPECT_EQ(v[l], n % 2 ? l ^ 1 : l) << l;
+  return r.stats.cycles;
+}
+
+// -ptxsim_warp_units/_latency: warp primitives on their own pipe (the H100's 24-cycle shuffle);
+// without units they run on the SP pipes with the SP latency, as before
+TEST(Timing, WarpPrimitivesTakeTheirPipesLatency) {
+  timing::TimingConfig cfg = noFetch();
+  EXPECT_EQ(shflChainCycles(cfg, 200) - shflChainCycles(cfg, 100), 100u * cfg.core.spLatency);
+  cfg.core.warpUnits = 1;
+  cfg.core.warpLatency = 24;
+  EXPECT_EQ(shflChainCycles(cfg, 200) - shflChainCycles(cfg, 100), 100u * 24);
+}
+
+// n dependent atom.global.cas by one warp, all 32 lanes on one word (each lane's compare value is
+// its last result: at most one lane swaps per CAS, adding 1).
+Cycle casChainCycles(const timing::TimingConfig &cfg, int n) {
+  std::ostringstream os;
+  os << ptxHeader() << ".visible .entry k(.param .u64 p) {\n .reg .b32 %r<4>; .reg .b64 %rd<2>;\n"
+     << " ld.param.u64 %rd1, [p];\n mov.u32 %r1, 0;\n";
+  for (int i = 0; i < n; ++i)
+    os << " add.u32 %r2, %r1, 1;\n atom.global.cas.b32 %r1, [%rd1], %r1, %r2;\n";
+  os << " ret;\n}\n";
+  TimingHarness t(cfg);
+  EXPECT_TRUE(t.load(os.str())) << t.h.errors;
+  uint64_t word = t.h.alloc(4);
+  *reinterpret_cast<uint32_t *>(word) = 0;
+  auto r = t.run("k", {1}, {32}, {word});
+  EXPECT_TRUE(r.result.ok()) << r.result.message;
+  const uint32_t swaps = t.h.read<uint32_t>(word, 1)[0];
+  EXPECT_TRUE(swaps >= uint32_t(n / 2) && swaps <= uint32_t(n)) << swaps;
+  return r.stats.cycles;
+}
+
+// -ptxsim_l2_atomic_cas_lane_latency: a CAS response waits that long per same-address lane after
+// the first (31 here), on top of the atomic unit's time
+TEST(Timing, CasResponseWaitsPerSameAddressLane) {
+  timing::TimingConfig cfg = noFetch();
+  Cycle base = casChainCycles(cfg, 40) - casChainCycles(cfg, 20);
+  cfg.mem.l2AtomicCasLaneLatency = 10;
+  Cycle slow = casChainCycles(cfg, 40) - casChainCycles(cfg, 20);
+  // 310 L2 cycles more per CAS, in core cycles (the clocks' ratio; rounding at the crossings)
+  const double perCas = 310.0 * cfg.core.clockMHz / cfg.mem.l2ClockMHz;
+  EXPECT_NEAR(double(slow - base) / 20, perCas, 2.0) << base << " " << slow;
+}
+
 // n dependent loads chasing a pointer that points at itself (one miss, then L1 hits), or a
 // chain through distinct lines spread over `bytes`.
 std::string chase(int n) {
