@@ -3,6 +3,9 @@
 #include "base/Config.h"
 
 #include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -268,6 +271,29 @@ void Snapshot::set(std::string_view name, double value) {
   values_.emplace_back(std::string(name), value);
 }
 
+void Snapshot::setInstances(const std::vector<std::string> &names,
+                            const std::vector<double> &values) {
+  const size_t n = std::min(names.size(), values.size());
+  bool fresh = true;
+  for (const auto &kv : values_)
+    if (kv.first.find('[') != std::string::npos) {
+      fresh = false;
+      break;
+    }
+  if (!fresh) {
+    for (size_t i = 0; i < n; ++i)
+      set(names[i], values[i]);
+    return;
+  }
+  // (instances take no slot: noteSlot() is for the registered names themselves; the name
+  // index, when there is one, extends itself over the new entries at its next use)
+  values_.reserve(values_.size() + n);
+  for (size_t i = 0; i < n; ++i) {
+    assert(names[i].find('[') != std::string::npos && Catalog::global().idOf(names[i]) != kNoStat);
+    values_.emplace_back(names[i], values[i]);
+  }
+}
+
 void Snapshot::noteSlot(StatId id, size_t pos) {
   if (!slotsOk_)
     return;
@@ -388,14 +414,46 @@ std::string Snapshot::text(bool instances, std::string_view indent) const {
   return out;
 }
 
+namespace {
+/// `v` as printf's "%.17g" writes it: integers below 10^15 by the integer conversion (the same
+/// digits: fewer than 17 of them, so no exponent), the rest by to_chars with precision 17 (C++
+/// defines it as printf's conversion in the "C" locale). A launch's statistics are thousands of
+/// values, written once per launch into the JSON.
+size_t formatG17(double v, char *buf, size_t size) {
+  if (v == std::trunc(v) && std::fabs(v) < 1e15 && !(v == 0 && std::signbit(v)))
+    return size_t(std::to_chars(buf, buf + size, int64_t(v)).ptr - buf);
+  auto r = std::to_chars(buf, buf + size, v, std::chars_format::general, 17);
+  return r.ec == std::errc() ? size_t(r.ptr - buf)
+                             : size_t(std::snprintf(buf, size, "%.17g", v)); // (never: 64 bytes)
+}
+
+/// jsonQuote() without a temporary for the names that need no escape (all the catalog's).
+void appendJsonName(std::string &out, const std::string &name) {
+  for (char c : name)
+    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) {
+      out += jsonQuote(name);
+      return;
+    }
+  out += '"';
+  out += name;
+  out += '"';
+}
+} // namespace
+
 std::string Snapshot::jsonMembers() const {
   std::string out;
+  size_t need = 0;
+  for (auto &kv : values_)
+    need += kv.first.size() + 32;
+  out.reserve(need);
   for (auto &kv : values_) {
     if (!out.empty())
       out += ", ";
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", kv.second);
-    out += jsonQuote(kv.first) + ": " + buf;
+    size_t n = formatG17(kv.second, buf, sizeof buf);
+    appendJsonName(out, kv.first);
+    out += ": ";
+    out.append(buf, n);
   }
   return out;
 }

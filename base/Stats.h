@@ -285,6 +285,11 @@ public:
     slotsOk_ = false; // names may be edited: positions by id are rebuilt on the next use
     return values_;
   }
+  /// set(names[i], values[i]) for every i, for instance names (`l2[3].misses`) of registered
+  /// families that are distinct, in that order: appended at once when the snapshot holds no
+  /// instance entry yet (none can then be set already), else set one by one. A launch's
+  /// per-partition and per-SM values (thousands) without a lookup each.
+  void setInstances(const std::vector<std::string> &names, const std::vector<double> &values);
   /// Room for `n` entries (names and positions stay as they are).
   void reserve(size_t n) { values_.reserve(n); }
   void clear() {

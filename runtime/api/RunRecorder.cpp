@@ -10,6 +10,7 @@
 #include <cstring>
 #include <cxxabi.h>
 #include <fstream>
+#include <utility>
 
 namespace ptxsim::runtime {
 
@@ -186,6 +187,18 @@ void RunRecorder::printKernelTiming(const RunInfo &info) const {
     }
     timing::KernelTimingStats &t = it->second;
     t.cycles += ks.cycles;
+    // (launches of one kernel report the same statistics in the same order: summed by
+    // position, without a name lookup each; by name otherwise)
+    const auto &add = ks.values();
+    bool same = add.size() == std::as_const(t).values().size();
+    for (size_t i = 0; same && i < add.size(); ++i)
+      same = add[i].first == std::as_const(t).values()[i].first;
+    if (same) {
+      auto &sum = t.values();
+      for (size_t i = 0; i < add.size(); ++i)
+        sum[i].second += add[i].second;
+      continue;
+    }
     for (const auto &kv : ks.values())
       t.add(kv.first, kv.second);
   }

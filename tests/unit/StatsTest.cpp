@@ -3,6 +3,11 @@
 
 #include "base/Stats.h"
 
+#include "base/Config.h"
+
+#include <cstdio>
+#include <limits>
+
 #include <gtest/gtest.h>
 
 using namespace ptxsim;
@@ -74,6 +79,66 @@ TEST(Stats, LargeSnapshotIndexAgreesWithTheList) {
   EXPECT_EQ(s.values()[0].first, name(99));
   EXPECT_EQ(s.get(name(0)), 1);
   EXPECT_EQ(s.values().size(), 100u);
+}
+
+// The JSON writes each value as printf's "%.17g" does (integers by a faster path, the rest by
+// to_chars): the same text for every kind of double, names quoted as jsonQuote() does.
+TEST(Stats, JsonValuesAsPrintfWritesThem) {
+  stats::Catalog::global().add("stats_json[].v", stats::Unit::Count, "v");
+  const double values[] = {0.0, -0.0, 1.0, -1.0, 42.0, -42.0, 0.5, 1.0 / 3, 2.0 / 3, 123.456,
+                           999999999999999.0, 1e15, 1e15 + 1, 1e16, 99999999999999999.0, 1e17,
+                           9007199254740993.0, 1e300, -1e300, 1e-5, 1e-300, 5e-324, 0.1, 1e21,
+                           std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(),
+                           std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(), 4503599627370495.5,
+                           -123456789012345.0, 3.0e-7, 1234567.0000001};
+  stats::Snapshot s;
+  std::string want;
+  int i = 0;
+  for (double v : values) {
+    std::string name = "stats_json[" + std::to_string(i++) + "].v";
+    s.set(name, v);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    want += (want.empty() ? "" : ", ") + jsonQuote(name) + ": " + buf;
+  }
+  EXPECT_EQ(s.jsonMembers(), want);
+  // a name that needs escapes (an extension's, by name) is quoted as jsonQuote does
+  stats::Catalog::global().add("stats_json.\"odd\"", stats::Unit::Count, "quoted");
+  stats::Snapshot q;
+  q.set("stats_json.\"odd\"", 7);
+  EXPECT_EQ(q.jsonMembers(), jsonQuote("stats_json.\"odd\"") + ": 7");
+}
+
+// setInstances() is set() name by name: appended at once into a snapshot without instances,
+// one by one (found ones overwritten in place) into one that has some.
+TEST(Stats, SetInstancesAsSetOneByOne) {
+  stats::Catalog::global().add("stats_inst.total", stats::Unit::Count, "t");
+  stats::Catalog::global().add("stats_inst[].v", stats::Unit::Count, "v");
+  std::vector<std::string> names;
+  std::vector<double> vals;
+  for (int i = 0; i < 100; ++i) {
+    names.push_back("stats_inst[" + std::to_string(i) + "].v");
+    vals.push_back(i * 1.5);
+  }
+  for (bool withInstance : {false, true}) {
+    stats::Snapshot a, b;
+    for (stats::Snapshot *s : {&a, &b}) {
+      for (int i = 0; i < 40; ++i) // (large enough for the name index)
+        s->set("stats_inst.total", i);
+      if (withInstance)
+        s->set(names[7], -3);
+    }
+    a.setInstances(names, vals);
+    for (size_t i = 0; i < names.size(); ++i)
+      b.set(names[i], vals[i]);
+    EXPECT_EQ(a.values(), b.values()) << withInstance;
+    EXPECT_EQ(a.get(names[99]), 99 * 1.5);
+    EXPECT_EQ(a.get(names[7]), 7 * 1.5);
+    a.add(names[3], 1); // the index finds the appended entries
+    EXPECT_EQ(a.get(names[3]), 3 * 1.5 + 1);
+    EXPECT_EQ(a.values().size(), b.values().size());
+  }
 }
 
 TEST(StatsDeathTest, ReadingAnUnregisteredNameAborts) {

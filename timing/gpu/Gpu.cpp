@@ -992,9 +992,16 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   // the memory system's totals first, then its per-partition detail (`l2[3].misses`)
   Sm::StatValues memTotals;
   mem_->appendTotals(memTotals);
-  std::vector<std::pair<std::string, uint64_t>> memParts;
-  mem_->appendInstances(memParts);
-  v.reserve(v.values().size() + memTotals.size() + memParts.size() + 3 * sms_.size() + 256);
+  // the instances' names are fixed for the GPU's life: built once, and only the values each time
+  if (instanceNames_.empty()) {
+    instanceNames_ = mem_->instanceNames();
+    for (size_t i = 0; i < sms_.size(); ++i) {
+      instanceNames_.push_back(d.smWarpInsts.instance(i));
+      instanceNames_.push_back(d.smActiveCycles.instance(i));
+      instanceNames_.push_back(d.smCtas.instance(i));
+    }
+  }
+  v.reserve(v.values().size() + memTotals.size() + instanceNames_.size() + 256);
   for (auto &kv : memTotals)
     v.set(kv.first, kv.second);
   v.compute(d.l1dMpki);
@@ -1013,15 +1020,17 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
     for (const StatsSource &src : statsSources())
       if (src.collect)
         src.collect(*grid, v);
-  // instances: per partition, per SM
-  for (auto &kv : memParts)
-    v.set(kv.first, (double)kv.second);
+  // instances: per partition, per SM (instanceNames_' order)
+  std::vector<double> &inst = instanceValues_;
+  inst.clear();
+  mem_->appendInstanceValues(inst);
   for (size_t i = 0; i < sms_.size(); ++i) {
     const SmStats &s = sms_[i]->stats();
-    v.set(d.smWarpInsts.instance(i), (double)s.warpInsts);
-    v.set(d.smActiveCycles.instance(i), (double)s.cycles);
-    v.set(d.smCtas.instance(i), (double)s.ctasRun);
+    inst.push_back((double)s.warpInsts);
+    inst.push_back((double)s.cycles);
+    inst.push_back((double)s.ctasRun);
   }
+  v.setInstances(instanceNames_, inst);
 }
 
 void Gpu::addSmCounters(stats::Snapshot &v, const Sm::StatValues &before) const {

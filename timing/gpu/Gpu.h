@@ -223,6 +223,10 @@ private:
   /// Per SM: 0 not yet known, 1 reports the first SM's statistics in the same order, 2 not
   /// (collect(); fixed per SM, so learned once).
   mutable std::vector<uint8_t> smLayout_;
+  /// collect()'s per-partition and per-SM statistics' names (`l2[3].misses`, `sm[5].ctas`),
+  /// built at the first collection, and its scratch for their values.
+  mutable std::vector<std::string> instanceNames_;
+  mutable std::vector<double> instanceValues_;
   /// Puts idle SM `i` to sleep. (The cycle loop clears its summary's `issued` once the cycle
   /// has counted it: its last tick may have issued the instruction that ended its last CTA,
   /// and its skipped ticks would issue nothing.)

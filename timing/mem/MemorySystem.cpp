@@ -47,12 +47,6 @@ struct MemorySystem::Partition {
   PartitionStats stats;
   Cycle atomicFree = 0; ///< L2 cycle the slice's atomic unit is free again
   std::vector<uint64_t> released; ///< fill scratch (per partition: partitions tick in parallel)
-  /// After a tick that left nothing due at once (nothing for DRAM to take, no reply from a
-  /// channel): the L2 cycle its input head may be served and the DRAM cycle a busy channel
-  /// next needs a tick (kNever: none). Until either, or until a packet arrives, its ticks
-  /// would run no L2 or DRAM cycle that does anything.
-  bool waiting = false;
-  Cycle wakeL2 = 0, wakeDram = 0;
 };
 
 MemorySystem::MemorySystem(const TimingConfig &cfg)
@@ -82,6 +76,7 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   smInFlag_.assign((numSms_ + 7) / 8 * 8, 0); // (padded: anyByteSet reads 8 bytes at a time)
   outFlag_.assign((numPartitions_ + 7) / 8 * 8, 0);
   partAwake_.assign(numPartitions_, 1);
+  partWake_.assign(numPartitions_, PartitionWake{});
   for (uint32_t p = 0; p < numPartitions_; ++p)
     parts_.push_back(std::make_unique<Partition>(p, cfg_, channels_));
 }
@@ -421,10 +416,13 @@ void MemorySystem::tickPartitions(Cycle coreNow) {
 }
 
 void MemorySystem::tickAwakePartition(uint32_t pi, Cycle l2Target, Cycle dramTarget) {
-  Partition &p = *parts_[pi];
-  if (p.waiting && l2Target <= p.wakeL2 && dramTarget <= p.wakeDram &&
-      !(icntD_.next && icnt_.hasArrival(icnt_.partitionNode(pi), icntD_.next - 1)))
+  // (the summary in a flat array: a waiting partition's tick touches nothing else of it)
+  PartitionWake &w = partWake_[pi];
+  if (w.waiting && l2Target <= w.wakeL2 && dramTarget <= w.wakeDram &&
+      !(icntD_.next && icnt_.pendingAt(icnt_.partitionNode(pi)) &&
+        icnt_.hasArrival(icnt_.partitionNode(pi), icntD_.next - 1)))
     return; // (every L2 and DRAM cycle of this tick comes before the partition's next event)
+  Partition &p = *parts_[pi];
   takeArrivals(p);
   // L2 domain. Nothing arrives at an L2 slice during its domain's cycles except from the icnt
   // and DRAM domains, which run separately: once the slice has nothing to do, it stays so until
@@ -448,14 +446,14 @@ void MemorySystem::tickAwakePartition(uint32_t pi, Cycle l2Target, Cycle dramTar
   }
   if (partitionIdle(p) && !icnt_.pendingAt(icnt_.partitionNode(pi)))
     partAwake_[pi] = 0;
-  p.waiting = p.toDramCount == 0;
-  p.wakeL2 = p.in.empty() ? kNever : p.in.front().second;
-  p.wakeDram = kNever;
-  for (uint32_t ch = 0; ch < channels_ && p.waiting; ++ch) {
+  w.waiting = p.toDramCount == 0;
+  w.wakeL2 = p.in.empty() ? kNever : p.in.front().second;
+  w.wakeDram = kNever;
+  for (uint32_t ch = 0; ch < channels_ && w.waiting; ++ch) {
     const DramChannel &dc = *p.chans[ch];
-    p.waiting = !dc.hasResponse();
+    w.waiting = !dc.hasResponse();
     if (!dc.idle())
-      p.wakeDram = std::min(p.wakeDram, p.chanNext[ch]);
+      w.wakeDram = std::min(w.wakeDram, p.chanNext[ch]);
   }
 }
 
@@ -482,16 +480,17 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
   for (uint32_t pi = 0; pi < numPartitions_; ++pi) {
     if (!partAwake_[pi]) // (idle: nothing queued, in flight or in its channels)
       continue;
-    const Partition &p = *parts_[pi];
-    if (p.waiting) { // (its last tick's summary: nothing for DRAM to take, no channel reply)
-      if (p.wakeL2 != kNever)
-        best = std::min(best, toCore(l2D_, p.wakeL2));
-      if (!p.out.empty())
-        best = std::min(best, toCore(icntD_, p.out.front().second));
-      if (p.wakeDram != kNever)
-        best = std::min(best, toCore(dramD_, std::max(p.wakeDram, dramD_.next)));
+    const PartitionWake &w = partWake_[pi];
+    if (w.waiting) { // (its last tick's summary: nothing for DRAM to take, no channel reply)
+      if (w.wakeL2 != kNever)
+        best = std::min(best, toCore(l2D_, w.wakeL2));
+      if (outFlag_[pi]) // (the partition's reply queue is not empty)
+        best = std::min(best, toCore(icntD_, parts_[pi]->out.front().second));
+      if (w.wakeDram != kNever)
+        best = std::min(best, toCore(dramD_, std::max(w.wakeDram, dramD_.next)));
       continue;
     }
+    const Partition &p = *parts_[pi];
     if (p.toDramCount)
       return soon;
     if (!p.in.empty())
@@ -582,6 +581,28 @@ void MemorySystem::appendInstances(std::vector<std::pair<std::string, uint64_t>>
     const Partition &p = *pp;
     d.l2Slice.appendInstance(p.l2.stats(), p.id, out);
     out.emplace_back(d.sliceStall.instance(p.id), p.stats.stallCycles);
+  }
+}
+
+std::vector<std::string> MemorySystem::instanceNames() const {
+  std::vector<std::pair<std::string, uint64_t>> named;
+  appendInstances(named);
+  std::vector<std::string> out;
+  out.reserve(named.size());
+  for (auto &kv : named)
+    out.push_back(std::move(kv.first));
+  return out;
+}
+
+void MemorySystem::appendInstanceValues(std::vector<double> &out) const {
+  // (appendInstances' order)
+  const stats::FieldStats<CacheStats> &slice = memStats().l2Slice;
+  for (auto &pp : parts_) {
+    const Partition &p = *pp;
+    const CacheStats &cs = p.l2.stats();
+    for (size_t i = 0; i < slice.size(); ++i)
+      out.push_back((double)slice.value(cs, i));
+    out.push_back((double)p.stats.stallCycles);
   }
 }
 

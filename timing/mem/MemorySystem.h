@@ -121,6 +121,10 @@ public:
   void appendTotals(std::vector<std::pair<stats::Stat, double>> &out) const;
   /// The per-partition part of stats() (`l2[3].misses`), in its order.
   void appendInstances(std::vector<std::pair<std::string, uint64_t>> &out) const;
+  /// appendInstances() in two parts: the names, fixed for the system's life (a caller keeps
+  /// them), and the values in the same order (no name built: a launch's collection).
+  std::vector<std::string> instanceNames() const;
+  void appendInstanceValues(std::vector<double> &out) const;
   /// Registers the names stats() reports (stats::Catalog).
   static void describeStats();
   /// `dram.latency` (dramLatency()'s summary in a snapshot).
@@ -183,6 +187,16 @@ private:
   /// Per partition: not asleep (tickPartition). Cleared by the partition's own tick when it is
   /// idle, set by the interconnect when it sends the partition a packet.
   std::vector<uint8_t> partAwake_;
+  /// Per partition, after a tick that left nothing due at once (nothing for DRAM to take, no
+  /// reply from a channel): `waiting`, the L2 cycle its input head may be served and the DRAM
+  /// cycle a busy channel next needs a tick (kNever: none). Until either, or until a packet
+  /// arrives, its ticks would run no L2 or DRAM cycle that does anything. (Beside the flags:
+  /// the cycle's checks read no partition.)
+  struct PartitionWake {
+    Cycle wakeL2 = 0, wakeDram = 0;
+    bool waiting = false;
+  };
+  std::vector<PartitionWake> partWake_;
   /// Moves the packets that arrived at partition p by the last icnt cycle run into its input
   /// queue (its own phase: tickPartition).
   void takeArrivals(Partition &p);
