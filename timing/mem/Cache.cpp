@@ -44,6 +44,7 @@ Cache::Cache(const CacheConfig &cfg, std::string name) : cfg_(cfg), name_(std::m
   fullMask_ = n == 32 ? ~0u : (1u << n) - 1;
   stride_ = std::max(cfg_.ways, cfg_.maxWays);
   lines_.resize(size_t(cfg_.sets) * stride_);
+  setTouched_.assign(cfg_.sets, 0);
   mshrs_.resize(cfg_.mshrEntries);
   waiters_.resize(size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge);
   freeMshrs_ = cfg_.mshrEntries;
@@ -115,7 +116,10 @@ Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
     if (ev.dirty)
       ++stats_.writebacks;
   }
-  allocated_ = true;
+  if (!setTouched_[si]) {
+    setTouched_[si] = 1;
+    touchedSets_.push_back(si);
+  }
   victim->tag = line;
   victim->valid = 0;
   victim->dirty = 0;
@@ -350,11 +354,19 @@ void Cache::install(uint64_t addr, uint32_t sectorMask, bool dirty) {
 }
 
 void Cache::invalidateAll() {
-  if (!allocated_)
+  if (touchedSets_.empty())
     return;
-  for (Line &l : lines_)
-    l = Line{};
-  allocated_ = false;
+  // (a small kernel touches a few sets of each L1: only those are cleared)
+  if (touchedSets_.size() * 4 < cfg_.sets) {
+    for (uint32_t si : touchedSets_) {
+      std::fill_n(lines_.begin() + std::ptrdiff_t(size_t(si) * stride_), stride_, Line{});
+      setTouched_[si] = 0;
+    }
+  } else {
+    std::fill(lines_.begin(), lines_.end(), Line{});
+    std::fill(setTouched_.begin(), setTouched_.end(), 0);
+  }
+  touchedSets_.clear();
 }
 
 void Cache::setWays(uint32_t ways) {

@@ -177,10 +177,12 @@ private:
   uint32_t lineShift_ = 0, sectorShift_ = 0, fullMask_ = 0;
   uint32_t stride_ = 0;     ///< ways allocated per set (cfg_.maxWays, at least cfg_.ways)
   std::vector<Line> lines_; ///< sets x stride_ (the first cfg_.ways of each set in use)
-  /// A line was allocated since the last invalidateAll() (every line is invalid otherwise:
-  /// allocate() is the only way a line gets a tag, so flushing an untouched cache, an idle SM's
-  /// L1 at each launch, costs nothing).
-  bool allocated_ = false;
+  /// The sets in which a line was allocated since the last invalidateAll(), and a flag per set
+  /// (every other line is invalid: allocate() is the only way a line gets a tag, so flushing
+  /// an untouched cache, an idle SM's L1 at each launch, costs nothing, and a small kernel's
+  /// L1 flush clears only its sets).
+  std::vector<uint32_t> touchedSets_;
+  std::vector<uint8_t> setTouched_;
   std::vector<Mshr> mshrs_;
   struct MshrIndexEntry {
     uint64_t line;
