@@ -592,6 +592,7 @@ double Gpu::tickLocalOnThreads(bool dispatching) {
     Cycle now;
     bool dispatching;
   } job{this, nSms, nSms + mem_->numPartitions(), now_, dispatching};
+  mem_->partitionsTickedApart();
   return pool_->run(
       job.count,
       [](void *c, size_t i) {

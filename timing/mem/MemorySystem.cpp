@@ -410,9 +410,62 @@ void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
 
 void MemorySystem::tickPartitions(Cycle coreNow) {
   const Cycle l2Target = domainTarget(l2D_, coreNow), dramTarget = domainTarget(dramD_, coreNow);
+  if (wakeSummaryOk_ && l2Target <= minWakeL2_ && dramTarget <= minWakeDram_ &&
+      !partitionArrivalDue()) {
+    // Every waiting partition's tick would return at once (tickAwakePartition's first test,
+    // true for each of them: their wakes are at least these minima, and nothing arrived):
+    // only the others tick, in order. One that waits after its tick joins the minima.
+    size_t keep = 0;
+    for (size_t k = 0; k < busyParts_.size(); ++k) {
+      const uint32_t pi = busyParts_[k];
+      if (!partAwake_[pi])
+        continue; // (fell asleep in an earlier cycle of the summary)
+      tickAwakePartition(pi, l2Target, dramTarget);
+      const PartitionWake &w = partWake_[pi];
+      if (!partAwake_[pi])
+        continue;
+      if (w.waiting) {
+        minWakeL2_ = std::min(minWakeL2_, w.wakeL2);
+        minWakeDram_ = std::min(minWakeDram_, w.wakeDram);
+        continue;
+      }
+      busyParts_[keep++] = pi;
+    }
+    busyParts_.resize(keep);
+    return;
+  }
   for (uint32_t pi = 0; pi < numPartitions_; ++pi)
     if (partAwake_[pi])
       tickAwakePartition(pi, l2Target, dramTarget);
+  summarizeWakes();
+}
+
+bool MemorySystem::partitionArrivalDue() const {
+  if (!icntD_.next || icnt_.partitionsIdle())
+    return false;
+  for (uint32_t pi = 0; pi < numPartitions_; ++pi) {
+    const uint32_t node = icnt_.partitionNode(pi);
+    if (icnt_.pendingAt(node) && icnt_.hasArrival(node, icntD_.next - 1))
+      return true;
+  }
+  return false;
+}
+
+void MemorySystem::summarizeWakes() {
+  busyParts_.clear();
+  minWakeL2_ = minWakeDram_ = kNever;
+  for (uint32_t pi = 0; pi < numPartitions_; ++pi) {
+    if (!partAwake_[pi])
+      continue;
+    const PartitionWake &w = partWake_[pi];
+    if (w.waiting) {
+      minWakeL2_ = std::min(minWakeL2_, w.wakeL2);
+      minWakeDram_ = std::min(minWakeDram_, w.wakeDram);
+    } else {
+      busyParts_.push_back(pi);
+    }
+  }
+  wakeSummaryOk_ = true;
 }
 
 void MemorySystem::tickAwakePartition(uint32_t pi, Cycle l2Target, Cycle dramTarget) {
@@ -477,6 +530,35 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
     return soon;
   // (a reply that arrived and waits for its SM maps to a cycle <= coreNow: `soon`, below)
   Cycle best = toCore(icntD_, icnt_.nextArrival());
+  if (wakeSummaryOk_) {
+    // (the waiting partitions through their minima, the replies through the flags, and only
+    // the busy partitions one by one: the same minimum as the loop below)
+    if (minWakeL2_ != kNever)
+      best = std::min(best, toCore(l2D_, minWakeL2_));
+    if (minWakeDram_ != kNever)
+      best = std::min(best, toCore(dramD_, std::max(minWakeDram_, dramD_.next)));
+    if (anyByteSet(outFlag_))
+      for (uint32_t pi = 0; pi < numPartitions_; ++pi)
+        if (outFlag_[pi])
+          best = std::min(best, toCore(icntD_, parts_[pi]->out.front().second));
+    for (uint32_t pi : busyParts_) {
+      if (!partAwake_[pi])
+        continue;
+      const Partition &p = *parts_[pi];
+      if (p.toDramCount)
+        return soon;
+      if (!p.in.empty())
+        best = std::min(best, toCore(l2D_, p.in.front().second));
+      for (uint32_t ch = 0; ch < channels_; ++ch) {
+        const DramChannel &dc = *p.chans[ch];
+        if (dc.hasResponse())
+          return soon;
+        if (!dc.idle())
+          best = std::min(best, toCore(dramD_, std::max(p.chanNext[ch], dramD_.next)));
+      }
+    }
+    return best == kNever ? kNever : std::max(best, soon);
+  }
   for (uint32_t pi = 0; pi < numPartitions_; ++pi) {
     if (!partAwake_[pi]) // (idle: nothing queued, in flight or in its channels)
       continue;

@@ -79,8 +79,12 @@ public:
   /// tick() = tickIcnt + tickPartition(0..P-1) + endTick, so the split changes no result.
   void tickIcnt(Cycle coreNow);
   void tickPartition(uint32_t p, Cycle coreNow);
-  /// tickPartition() of every partition, in order (on one thread).
+  /// tickPartition() of every partition, in order (on one thread). It keeps a summary of the
+  /// waiting partitions (their earliest wakes), so that a cycle in which none of them can act
+  /// ticks only the others; tickPartition() on the threads does not: call
+  /// partitionsTickedApart() before such a phase.
   void tickPartitions(Cycle coreNow);
+  void partitionsTickedApart() { wakeSummaryOk_ = false; }
   void endTick(Cycle coreNow);
   /// A response for `sm` arrived by the last interconnect cycle run. The SM pops its own
   /// responses straight from the interconnect (on its own host thread in the parallel engine).
@@ -197,6 +201,16 @@ private:
     bool waiting = false;
   };
   std::vector<PartitionWake> partWake_;
+  /// The summary of partWake_ that tickPartitions() keeps (valid while wakeSummaryOk_): the
+  /// awake partitions that were not waiting after their last tick, in order, and the earliest
+  /// wakeL2 and wakeDram of the awake waiting ones (exact minima: nextEventCycle reads them).
+  bool wakeSummaryOk_ = false;
+  std::vector<uint32_t> busyParts_;
+  Cycle minWakeL2_ = kNever, minWakeDram_ = kNever;
+  /// A packet has arrived (by the last icnt cycle run) at some partition's node.
+  bool partitionArrivalDue() const;
+  /// Rebuilds the summary from every partition's state.
+  void summarizeWakes();
   /// Moves the packets that arrived at partition p by the last icnt cycle run into its input
   /// queue (its own phase: tickPartition).
   void takeArrivals(Partition &p);
