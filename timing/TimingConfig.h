@@ -69,6 +69,8 @@ struct CoreConfig {
   /// ld.const that ptxas folds into its users' constant-bank operands (SassRole::ConstOperand)
   /// take no issue slot when the constant cache holds their line (ptx/exec/Schedule.h).
   bool foldConstOperands = false;
+  /// Short forward branches ptxas predicates instead (ptx/exec/Schedule.h): body size limit, 0 off.
+  uint32_t ifConvertMax = 0;
   uint32_t schedulersPerSm = 2;
   std::string scheduler = "gto";     ///< lrr | gto | two_level | ccws
   /// Lane scheduling of the functional executor: auto | its | ipdom (ptx::exec::SimtMode);

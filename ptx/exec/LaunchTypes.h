@@ -62,6 +62,10 @@ struct EngineConfig {
   /// Mark scalar shared loads that ptxas merges into one LDS.64/LDS.128 (ptx/exec/Schedule.h,
   /// mergeSharedLoads) for the timing model (-ptxsim_merge_shared_loads). Results are unchanged.
   bool mergeSharedLoads = false;
+  /// Predicate the body of a forward branch around at most this many instructions, as ptxas
+  /// if-converts short `if`s (ptx/exec/Schedule.h, ifConvertShortBranches; the timing
+  /// configuration's -ptxsim_if_convert_max; 0: off). Results are unchanged.
+  uint32_t ifConvertMax = 0;
 };
 
 /// A `.global` or `.const` variable (or kernel) visible to the host.

@@ -594,10 +594,15 @@ void FunctionLowering::run() {
     markCountingAtomics(out_);
     if (ml_.cfg.mergeSharedLoads)
       mergeSharedLoads(out_, af_, cfg, astToPc); // (before the scheduler moves them)
+    // blocks joined where a short branch became predication (the scheduler's and the
+    // fusion's unit)
+    const Cfg sched = ml_.cfg.ifConvertMax
+                          ? ifConvertShortBranches(out_, af_, cfg, astToPc, ml_.cfg.ifConvertMax)
+                          : cfg;
     if (ml_.cfg.scheduleLoads)
-      scheduleLoadsEarly(out_, af_, cfg, astToPc);
+      scheduleLoadsEarly(out_, af_, sched, astToPc);
     if (ml_.cfg.fusePairs)
-      fuseSassPairs(out_, cfg, astToPc);
+      fuseSassPairs(out_, sched, astToPc);
   }
   for (const ir::Inst &in : out_.code)
     if (in.ctl == ir::Ctl::Call || in.ctl == ir::Ctl::CallIndirect)

@@ -45,6 +45,8 @@ const std::string_view kOrderedModifiers[] = {".volatile", ".relaxed", ".acquire
                                               ".mmio", ".sys", ".gpu", ".cta", ".cluster"};
 
 Kind classify(const Instruction &ai, const ir::Inst &in) {
+  if (in.hints & kHintIfConverted)
+    return Kind::Alu; // a no-op now: no operands, no effect
   if (in.ctl != ir::Ctl::None || in.nrd >= 8 || in.nrs >= 16)
     return Kind::Fixed;
   for (const Operand &o : ai.operands)
@@ -492,6 +494,85 @@ void mergeSharedLoads(ir::Function &fn, const Function &ast, const Cfg &cfg, con
     }
     flushAll();
   }
+}
+
+namespace {
+
+/// What a converted branch becomes: nothing to execute (the timing model issues it with the
+/// next instruction).
+void ifConvertedBranchFn(ExecCtx &, Warp &, const ir::Inst &, uint32_t) {}
+
+/// Whether ifConvertShortBranches may predicate body instruction `ai` (lowered to `in`) by
+/// `guard`: one unguarded instruction that runs the same for any lane mask and leaves the
+/// guard alone.
+bool predicable(const Instruction &ai, const ir::Inst &in, uint16_t guard) {
+  if (in.ctl != ir::Ctl::None || in.guard != ir::kPredTrue || in.nrs >= 16 ||
+      in.cls == ir::OpClass::Warp || in.cls == ir::OpClass::Sync || in.cls == ir::OpClass::Control)
+    return false;
+  for (const Operand &o : ai.operands)
+    if (readsTime(o))
+      return false;
+  return !writes(in, uint16_t(ir::Inst::kPredBit | guard));
+}
+
+} // namespace
+
+Cfg ifConvertShortBranches(ir::Function &fn, const Function &ast, const Cfg &cfg,
+                           const std::vector<uint32_t> &astToPc, uint32_t maxInsts) {
+  std::vector<ir::Inst> &code = fn.code;
+  const std::vector<BasicBlock> &blocks = cfg.blocks;
+  auto single = [&](uint32_t i) { return astToPc[i + 1] == astToPc[i] + 1 && astToPc[i] < code.size(); };
+  std::vector<char> absorbed(blocks.size(), 0); // a converted body or the block at its target
+  for (uint32_t b = 0; b + 2 < blocks.size(); ++b) {
+    const BasicBlock &head = blocks[b], &body = blocks[b + 1], &join = blocks[b + 2];
+    if (head.end == head.first || !single(head.end - 1))
+      continue;
+    ir::Inst &br = code[astToPc[head.end - 1]];
+    uint32_t n = body.end - body.first;
+    if (br.ctl != ir::Ctl::Bra || br.guard == ir::kPredTrue || br.guard == ir::kPredFalse ||
+        br.target != astToPc[join.first] || body.first != head.end || body.end != join.first ||
+        n == 0 || n > maxInsts)
+      continue;
+    // only this branch and the body's fall-through reach the target; only the branch's
+    // fall-through reaches the body
+    std::vector<uint32_t> jp = join.preds;
+    std::sort(jp.begin(), jp.end());
+    if (body.preds != std::vector<uint32_t>{b} || jp != std::vector<uint32_t>{b, b + 1})
+      continue;
+    bool ok = true;
+    for (uint32_t i = body.first; i < body.end && ok; ++i)
+      ok = single(i) && predicable(ast.instrs[i], code[astToPc[i]], br.guard);
+    if (!ok)
+      continue;
+    for (uint32_t i = body.first; i < body.end; ++i) {
+      ir::Inst &in = code[astToPc[i]];
+      in.guard = br.guard;
+      in.guardXor = ~br.guardXor; // the body ran where the branch was not taken
+      in.rs[in.nrs++] = uint16_t(ir::Inst::kPredBit | br.guard);
+    }
+    br.ctl = ir::Ctl::None;
+    br.fn = ifConvertedBranchFn;
+    br.cls = ir::OpClass::Misc;
+    br.guard = ir::kPredTrue;
+    br.guardXor = 0;
+    br.target = ir::kNoPc;
+    br.nrs = br.nrd = br.nsrc = br.ndst = 0;
+    br.sassRole = 0;
+    br.hints |= uint8_t(ir::Inst::kHintFusedIntoNext | kHintIfConverted);
+    absorbed[b + 1] = absorbed[b + 2] = 1;
+  }
+  Cfg merged;
+  for (uint32_t b = 0; b < blocks.size(); ++b) {
+    if (absorbed[b] && !merged.blocks.empty()) {
+      merged.blocks.back().end = blocks[b].end;
+      continue;
+    }
+    BasicBlock m;
+    m.first = blocks[b].first;
+    m.end = blocks[b].end;
+    merged.blocks.push_back(m);
+  }
+  return merged;
 }
 
 void scheduleLoadsEarly(ir::Function &fn, const Function &ast, const Cfg &cfg,

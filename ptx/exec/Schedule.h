@@ -31,6 +31,24 @@
 
 namespace ptxsim::ptx::exec {
 
+/// Short forward branches that ptxas turns into predicated instructions
+/// (EngineConfig::ifConvertMax, -ptxsim_if_convert_max). nvcc's PTX jumps over the body of a
+/// small `if` (`@p bra L; ld; add; L:`); ptxas predicates the body instead (`@!P0 LDG`,
+/// `@!P0 FADD`, no branch: SASS of smem_tiled.cu's reduce<256> on sm_90), so the body's load
+/// issues with the loads before it. A branch is converted when it is a guarded `bra` ending its
+/// block, its target is the start of the block after the next, the block between (the body)
+/// has 1..`maxInsts` instructions, only this branch jumps past it to the target and nothing
+/// jumps into it, and every body instruction is one unguarded IR instruction that is not
+/// control, a barrier, a warp primitive, a clock read or a write of the branch's predicate.
+/// Each body instruction then takes the branch's predicate, negated, as its guard (and reads it
+/// for dependencies), and the branch becomes a no-op that the timing model issues with the
+/// next instruction (Inst::kHintFusedIntoNext, no issue slot of its own). Lanes that took the
+/// branch now skip the body by their guard: every thread computes exactly what it did.
+/// Returns `cfg`'s blocks with each converted branch's block, its body and its target's block
+/// joined into one (only `first` and `end` are kept), for scheduleLoadsEarly and fuseSassPairs.
+Cfg ifConvertShortBranches(ir::Function &fn, const Function &ast, const Cfg &cfg,
+                           const std::vector<uint32_t> &astToPc, uint32_t maxInsts);
+
 /// Reorders `fn.code` block by block (blocks from `cfg` of `ast`, mapped to IR pcs by
 /// `astToPc`, one entry per AST instruction plus the end). Branch targets, reconvergence points
 /// and call return points are block or segment boundaries and keep their pcs.
@@ -73,6 +91,11 @@ void markConstOperands(ir::Function &fn, const Function &ast, const std::vector<
 /// 32-bit integer by the constant 1 whose result nothing reads. ptxas makes it ATOMS.POPC.INC,
 /// which adds a warp's lanes on one word at once.
 constexpr uint8_t kHintCountingAtomic = 64;
+
+/// An ir::Inst::hints bit beside Ir.h's (after kHintCountingAtomic): a branch that
+/// ifConvertShortBranches turned into a no-op (with kHintFusedIntoNext); the load scheduler moves
+/// it like arithmetic.
+constexpr uint8_t kHintIfConverted = 128;
 
 /// Keeps kHintCountingAtomic (set by the lowering on atom/red.shared.add.u32 of 1) only
 /// where no instruction of the function reads the atomic's result: ptxas turns those into

@@ -246,6 +246,7 @@ ptx::exec::EngineConfig Context::engineConfig() {
     cfg.scheduleLoads = timingCfg_.core.scheduleLoads;
     cfg.fusePairs = timingCfg_.core.fusePairs;
     cfg.mergeSharedLoads = timingCfg_.core.mergeSharedLoads;
+    cfg.ifConvertMax = timingCfg_.core.ifConvertMax;
     cfg.numSms = timingCfg_.numSms();
     cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
     // the system's reserve per CTA comes out of the SM's shared memory (227 KiB on an H100)

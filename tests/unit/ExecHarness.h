@@ -25,13 +25,14 @@ public:
   explicit ExecHarness(unsigned threads = 1,
                        ptx::exec::SimtMode simt = ptx::exec::SimtMode::Auto,
                        bool scheduleLoads = false, bool fusePairs = false,
-                       bool mergeSharedLoads = false) {
+                       bool mergeSharedLoads = false, uint32_t ifConvertMax = 0) {
     ptx::exec::EngineConfig cfg;
     cfg.hostThreads = threads;
     cfg.simt = simt;
     cfg.scheduleLoads = scheduleLoads;
     cfg.fusePairs = fusePairs;
     cfg.mergeSharedLoads = mergeSharedLoads;
+    cfg.ifConvertMax = ifConvertMax;
     cfg.arenaBytes = 4ull << 30;
     engine = std::make_unique<ptx::exec::Engine>(cfg);
     engine->setPrintfSink([this](const std::string &s) { printed += s; });

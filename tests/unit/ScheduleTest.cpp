@@ -544,5 +544,119 @@ TEST(Contraction, MulAddWithoutRoundingIsFma) {
   EXPECT_EQ(v[3], 0x1p-11f);
 }
 
+// Short forward branches become predication (ifConvertShortBranches), as ptxas if-converts them:
+// reduce<256>'s `s += in[i]; if (i + 256 < n) s += in[i + 256];` in a grid-stride loop. The
+// 2-instruction body (lines 24-25) is guarded by the branch's predicate negated and its load
+// issues before the first add (line 20); the 5-instruction body (lines 33-37) and the body a
+// second branch also jumps past (lines 43-44: its target is reached from line 40 too) keep their
+// branches.
+// Lanes take both ways (n is not a multiple of the stride); results are the same bits. Lines:
+// kIfPtx starts with a newline, `.version` is line 2.
+const char *kIfPtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry red(.param .u64 pin, .param .u64 pout, .param .u32 pn)
+{
+  .reg .pred %p<6>;
+  .reg .f32 %f<12>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  ld.param.u32 %r1, [pn];
+  mov.u32 %r2, %tid.x;
+  mov.f32 %f1, 0f00000000;
+LOOP:
+  mul.wide.s32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f2, [%rd4];
+  add.f32 %f1, %f1, %f2;
+  add.s32 %r3, %r2, 32;
+  setp.ge.s32 %p1, %r3, %r1;
+  @%p1 bra SKIP;
+  ld.global.f32 %f3, [%rd4+128];
+  add.f32 %f1, %f1, %f3;
+SKIP:
+  add.s32 %r2, %r2, 64;
+  setp.lt.s32 %p2, %r2, %r1;
+  @%p2 bra LOOP;
+  mov.u32 %r4, %tid.x;
+  setp.gt.u32 %p3, %r4, 7;
+  @%p3 bra LONG;
+  add.f32 %f1, %f1, 0f3F800000;
+  add.f32 %f1, %f1, 0f3F800000;
+  add.f32 %f1, %f1, 0f3F800000;
+  add.f32 %f1, %f1, 0f3F800000;
+  add.f32 %f1, %f1, 0f3F800000;
+LONG:
+  setp.eq.u32 %p4, %r4, 3;
+  @%p4 bra JOIN;
+  setp.eq.u32 %p5, %r4, 5;
+  @%p5 bra JOIN;
+  mul.f32 %f1, %f1, 0f40000000;
+  add.f32 %f1, %f1, 0f3F800000;
+JOIN:
+  mul.wide.u32 %rd5, %r4, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.f32 [%rd6], %f1;
+  ret;
+}
+)";
+
+TEST(IfConvert, ShortBranchesBecomePredicationResultsStayTheSame) {
+  struct Out {
+    std::vector<float> res;
+    std::vector<uint32_t> lines, guarded, converted;
+  };
+  auto runIf = [](uint32_t maxInsts) {
+    ExecHarness h(1, ptx::exec::SimtMode::Auto, true, true, false, maxInsts);
+    EXPECT_TRUE(h.load(kIfPtx)) << h.errors;
+    std::vector<float> in(200);
+    for (size_t i = 0; i < in.size(); ++i)
+      in[i] = float(i % 7) * 0.375f + 0.125f;
+    uint64_t din = h.upload(in), dout = h.alloc(32 * 4);
+    auto r = h.launch("red", {1}, {32}, {din, dout, 170}); // lanes 0..9 load a 6th element
+    EXPECT_TRUE(r.ok()) << r.message;
+    Out o;
+    o.res = h.read<float>(dout, 32);
+    for (const auto &i : h.engine->findKernel("red", h.module)->fn->code) {
+      o.lines.push_back(i.line);
+      if (i.guard != ptx::ir::kPredTrue && i.ctl == ptx::ir::Ctl::None)
+        o.guarded.push_back(i.line);
+      if (i.hints & ptx::exec::kHintIfConverted) {
+        o.converted.push_back(i.line);
+        EXPECT_TRUE(i.hints & ptx::ir::Inst::kHintFusedIntoNext);
+        EXPECT_EQ(i.ctl, ptx::ir::Ctl::None);
+      }
+    }
+    return o;
+  };
+  Out plain = runIf(0), conv = runIf(4), wide = runIf(5);
+  EXPECT_EQ(plain.res, conv.res); // bit for bit
+  EXPECT_EQ(plain.res, wide.res);
+  // lane 0: in[0], in[32], in[64], in[96], in[128], in[160] (+ in[192]? no: 192 >= 170), then
+  // five increments (lane < 8), then doubled and incremented (lane is not 3 or 5)
+  float s = 0;
+  for (int i : {0, 32, 64, 96, 128, 160})
+    s += float(i % 7) * 0.375f + 0.125f;
+  EXPECT_EQ(plain.res[0], (s + 5.0f) * 2.0f + 1.0f);
+  EXPECT_TRUE(plain.converted.empty());
+  EXPECT_EQ(conv.converted, (std::vector<uint32_t>{23}));
+  EXPECT_EQ(conv.guarded, (std::vector<uint32_t>{24, 25}));
+  EXPECT_EQ(wide.converted, (std::vector<uint32_t>{23, 32})); // 5 instructions with a limit of 5
+  auto pos = [](const std::vector<uint32_t> &v, uint32_t line) {
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] == line)
+        return i;
+    ADD_FAILURE() << "no line " << line;
+    return size_t(0);
+  };
+  EXPECT_GT(pos(plain.lines, 24), pos(plain.lines, 20));
+  EXPECT_LT(pos(conv.lines, 24), pos(conv.lines, 20)) << "the predicated load waits for the first add";
+  EXPECT_LT(pos(conv.lines, 22), pos(conv.lines, 24)); // after the setp of its guard
+  EXPECT_EQ(pos(conv.lines, 43), pos(plain.lines, 43)); // a body with two ways in stays put
+}
+
 } // namespace
 } // namespace ptxsim::test

@@ -113,6 +113,11 @@ void describeOrganisation(OptionContext &ctx) {
            "offsets of an aligned 8- or 16-byte chunk as one LDS.64/LDS.128, as ptxas merges "
            "them: the first carries the whole vector's bank cycles, the others take no bank or "
            "LD/ST issue cycle (results are unchanged)");
+  opts.add("-ptxsim_if_convert_max", &c.ifConvertMax,
+           "predicate the body of a conditional forward branch around at most this many "
+           "instructions instead of branching, as ptxas if-converts a short `if` (the body's "
+           "loads then issue with the loads before the branch, and the branch takes no issue "
+           "slot); 0: off (results are unchanged)");
   opts.add("-ptxsim_one_cta_per_sm", &c.oneCtaPerSm,
            "at most one CTA per SM whatever the occupancy allows (SPU comparisons)");
 }

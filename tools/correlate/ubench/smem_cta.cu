@@ -122,6 +122,9 @@ __global__ void reduce256(const float *in, float *out, int n, int first, int gri
   __shared__ float sd[BS];
   int tid = threadIdx.x, blk = first + (int)blockIdx.x;
   float s = 0.f;
+  // not unrolled, as in smem_tiled.cu: nvcc unrolls this loop by 4 when the stride comes from a
+  // parameter (its PTX then has 8 loads per iteration) but not with smem_tiled's gridDim.x
+#pragma unroll 1
   for (int i = blk * BS * 2 + tid; i < n; i += BS * 2 * grid) {
     s += in[i];
     if (i + BS < n) s += in[i + BS];
