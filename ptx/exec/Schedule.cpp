@@ -504,10 +504,12 @@ void ifConvertedBranchFn(ExecCtx &, Warp &, const ir::Inst &, uint32_t) {}
 
 /// Whether ifConvertShortBranches may predicate body instruction `ai` (lowered to `in`) by
 /// `guard`: one unguarded instruction that runs the same for any lane mask and leaves the
-/// guard alone.
+/// guard alone, and no atomic (ptxas keeps a branch around hist64's 5-instruction merge with a
+/// RED while it predicates conv5's 8-instruction load and store).
 bool predicable(const Instruction &ai, const ir::Inst &in, uint16_t guard) {
   if (in.ctl != ir::Ctl::None || in.guard != ir::kPredTrue || in.nrs >= 16 ||
-      in.cls == ir::OpClass::Warp || in.cls == ir::OpClass::Sync || in.cls == ir::OpClass::Control)
+      in.cls == ir::OpClass::Warp || in.cls == ir::OpClass::Sync || in.cls == ir::OpClass::Control ||
+      in.cls == ir::OpClass::Atomic)
     return false;
   for (const Operand &o : ai.operands)
     if (readsTime(o))

@@ -39,7 +39,8 @@ namespace ptxsim::ptx::exec {
 /// block, its target is the start of the block after the next, the block between (the body)
 /// has 1..`maxInsts` instructions, only this branch jumps past it to the target and nothing
 /// jumps into it, and every body instruction is one unguarded IR instruction that is not
-/// control, a barrier, a warp primitive, a clock read or a write of the branch's predicate.
+/// control, a barrier, a warp primitive, an atomic, a clock read or a write of the branch's
+/// predicate.
 /// Each body instruction then takes the branch's predicate, negated, as its guard (and reads it
 /// for dependencies), and the branch becomes a no-op that the timing model issues with the
 /// next instruction (Inst::kHintFusedIntoNext, no issue slot of its own). Lanes that took the

@@ -658,5 +658,65 @@ TEST(IfConvert, ShortBranchesBecomePredicationResultsStayTheSame) {
   EXPECT_EQ(pos(conv.lines, 43), pos(plain.lines, 43)); // a body with two ways in stays put
 }
 
+// A body with an atomic keeps its branch (ptxas does not predicate hist64's merge, a RED behind
+// `if (threadIdx.x < 64)`), a body with a global load and store of the same length is
+// predicated (conv5's filter copy). Lines: kIfAtomPtx starts with a newline, `.version` is line 2.
+const char *kIfAtomPtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  setp.gt.u32 %p1, %r1, 7;
+  @%p1 bra SKIP1;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r2;
+SKIP1:
+  setp.gt.u32 %p2, %r1, 3;
+  @%p2 bra SKIP2;
+  add.s64 %rd6, %rd2, 128;
+  ld.global.u32 %r3, [%rd1];
+  add.s64 %rd7, %rd6, %rd3;
+  atom.global.add.u32 %r4, [%rd7], %r3;
+SKIP2:
+  ret;
+}
+)";
+
+TEST(IfConvert, AtomicsKeepTheirBranch) {
+  auto runAtom = [](uint32_t maxInsts, std::vector<uint32_t> &converted) {
+    ExecHarness h(1, ptx::exec::SimtMode::Auto, true, false, false, maxInsts);
+    EXPECT_TRUE(h.load(kIfAtomPtx)) << h.errors;
+    std::vector<uint32_t> in(32);
+    for (size_t i = 0; i < in.size(); ++i)
+      in[i] = uint32_t(i * 3 + 1);
+    uint64_t din = h.upload(in), dout = h.upload(std::vector<uint32_t>(64, 0));
+    auto r = h.launch("k", {1}, {32}, {din, dout});
+    EXPECT_TRUE(r.ok()) << r.message;
+    for (const auto &i : h.engine->findKernel("k", h.module)->fn->code)
+      if (i.hints & ptx::exec::kHintIfConverted)
+        converted.push_back(i.line);
+    return h.read<uint32_t>(dout, 64);
+  };
+  std::vector<uint32_t> c0, c8;
+  std::vector<uint32_t> plain = runAtom(0, c0), conv = runAtom(8, c8);
+  EXPECT_EQ(plain, conv);
+  EXPECT_EQ(plain[5], 16u);     // lane 5 copied in[5]
+  EXPECT_EQ(plain[9], 0u);      // lane 9 skipped the copy
+  EXPECT_EQ(plain[32 + 2], 1u); // lane 2 added in[0] to out[32 + 2]
+  EXPECT_EQ(plain[32 + 6], 0u);
+  EXPECT_TRUE(c0.empty());
+  EXPECT_EQ(c8, (std::vector<uint32_t>{15})); // the copy's branch, not the atomic's (line 22)
+}
+
 } // namespace
 } // namespace ptxsim::test
