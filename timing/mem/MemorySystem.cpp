@@ -544,18 +544,10 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
     for (uint32_t pi : busyParts_) {
       if (!partAwake_[pi])
         continue;
-      const Partition &p = *parts_[pi];
-      if (p.toDramCount)
+      const Cycle e = busyPartitionEvent(*parts_[pi]);
+      if (e == 0)
         return soon;
-      if (!p.in.empty())
-        best = std::min(best, toCore(l2D_, p.in.front().second));
-      for (uint32_t ch = 0; ch < channels_; ++ch) {
-        const DramChannel &dc = *p.chans[ch];
-        if (dc.hasResponse())
-          return soon;
-        if (!dc.idle())
-          best = std::min(best, toCore(dramD_, std::max(p.chanNext[ch], dramD_.next)));
-      }
+      best = std::min(best, e);
     }
     return best == kNever ? kNever : std::max(best, soon);
   }
@@ -573,21 +565,32 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
       continue;
     }
     const Partition &p = *parts_[pi];
-    if (p.toDramCount)
+    const Cycle e = busyPartitionEvent(p);
+    if (e == 0)
       return soon;
-    if (!p.in.empty())
-      best = std::min(best, toCore(l2D_, p.in.front().second));
+    best = std::min(best, e);
     if (!p.out.empty())
       best = std::min(best, toCore(icntD_, p.out.front().second));
-    for (uint32_t ch = 0; ch < channels_; ++ch) {
-      const DramChannel &dc = *p.chans[ch];
-      if (dc.hasResponse())
-        return soon;
-      if (!dc.idle())
-        best = std::min(best, toCore(dramD_, std::max(p.chanNext[ch], dramD_.next)));
-    }
   }
   return best == kNever ? kNever : std::max(best, soon);
+}
+
+// The core cycle of a busy partition's next event in its L2 queue or DRAM channels (not its reply
+// queue), kNever if none, or 0 when DRAM has work to take or a reply now (nextEventCycle's `soon`).
+Cycle MemorySystem::busyPartitionEvent(const Partition &p) const {
+  if (p.toDramCount)
+    return 0;
+  Cycle best = kNever;
+  if (!p.in.empty())
+    best = toCore(l2D_, p.in.front().second);
+  for (uint32_t ch = 0; ch < channels_; ++ch) {
+    const DramChannel &dc = *p.chans[ch];
+    if (dc.hasResponse())
+      return 0;
+    if (!dc.idle())
+      best = std::min(best, toCore(dramD_, std::max(p.chanNext[ch], dramD_.next)));
+  }
+  return best;
 }
 
 namespace {

@@ -153,6 +153,7 @@ private:
 
   Cycle domainTarget(const Domain &d, Cycle coreNow) const;
   Cycle toCore(const Domain &d, Cycle domainCycle) const;
+  Cycle busyPartitionEvent(const Partition &p) const;
   static Cycle convert(Cycle c, const Domain &from, const Domain &to);
   void icntCycle(Cycle c);
   void l2Cycle(Partition &p, Cycle c);
