@@ -38,7 +38,9 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace ptxsim::ptx::jit {
 namespace {
@@ -88,6 +90,156 @@ size_t functionCodeOffset() {
   return off;
 }
 
+/// Which registers a lane may still read (docs/executor.md, "Register writes"): row pc holds the
+/// registers some lane reaching pc may read before writing them, on a lane's own path through
+/// the control-flow graph. The compiled code may leave the value an instruction wrote in a
+/// register that no row after it holds out of the register file. Only instructions the JIT
+/// describes count as known reads and writes (their operand slots, as RegInit.cpp counts them);
+/// every other instruction reads every register, and the registers it names, like shfl's
+/// source (other lanes read it, active or not), are live everywhere. A function with
+/// instructions whose reads cannot be bounded (indirect branches and calls, blocking,
+/// extension or tensor instructions) keeps every register live.
+class Liveness {
+public:
+  Liveness(const ir::Function &fn, DescribeFn describe) {
+    const size_t n = fn.code.size();
+    regs_ = fn.numRegs;
+    words_ = (regs_ + 63) / 64;
+    if (n == 0 || regs_ == 0 || (n + 1) * words_ > (size_t(1) << 22) || !analyse(fn, describe))
+      all_ = true;
+  }
+  /// Whether register `off` (index * 32) may be read at or after `pc` (any pc past the code:
+  /// yes).
+  bool live(uint32_t pc, uint32_t off) const {
+    const uint32_t r = off / ir::kWarpSize;
+    if (all_ || r >= regs_ || (size_t)pc + 1 >= rows_)
+      return true;
+    return (in_[pc * words_ + r / 64] >> (r % 64) & 1) != 0;
+  }
+
+private:
+  static bool perLane(ir::OpClass c) {
+    return c == ir::OpClass::Alu || c == ir::OpClass::Mul || c == ir::OpClass::Fp32 ||
+           c == ir::OpClass::Fp64 || c == ir::OpClass::Half || c == ir::OpClass::Sfu;
+  }
+  static unsigned readSlots(const ir::Inst &in, Op op) {
+    const unsigned addr = in.abase == ir::AddrBase::Reg ? 1u : 0u;
+    switch (op) {
+    case Op::Ld: return addr;
+    case Op::St: return addr | (((1u << std::min<unsigned>(in.vec, 4)) - 1) << 1);
+    case Op::Not:
+    case Op::Mov:
+    case Op::Vote: return 1;
+    case Op::ActiveMask: return 0;
+    case Op::MadLo:
+    case Op::FFma:
+    case Op::Shfl: return 7;
+    default: return 3; // two-operand arithmetic, selp, setp
+    }
+  }
+  bool analyse(const ir::Function &fn, DescribeFn describe) {
+    const size_t n = fn.code.size();
+    rows_ = n + 1;
+    std::vector<uint64_t> uses(n * words_, 0), kills(n * words_, 0), always(words_, 0);
+    std::vector<uint8_t> readsAll(n, 0);
+    auto mark = [&](uint64_t *set, uint32_t off) {
+      const uint32_t r = off / ir::kWarpSize;
+      if (r < regs_)
+        set[r / 64] |= 1ull << (r % 64);
+    };
+    for (size_t pc = 0; pc < n; ++pc) {
+      const ir::Inst &in = fn.code[pc];
+      if (in.cls == ir::OpClass::Tensor || (uint8_t)in.cls >= ir::kNumBuiltinOpClasses)
+        return false;
+      uint64_t *u = &uses[pc * words_];
+      switch (in.ctl) {
+      case ir::Ctl::Bra:
+        if (in.target > n)
+          return false;
+        continue; // a predicate only
+      case ir::Ctl::Exit:
+        continue;
+      case ir::Ctl::Ret:
+        readsAll[pc] = !fn.isEntry; // a callee's caller goes on
+        continue;
+      case ir::Ctl::None:
+      case ir::Ctl::WarpSync:
+      case ir::Ctl::Call:
+      case ir::Ctl::Trap:
+      case ir::Ctl::Bar:
+      case ir::Ctl::BarArrive:
+      case ir::Ctl::BarRed:
+        break;
+      default: // indirect branches and calls, blocking instructions, yields
+        return false;
+      }
+      const Op op = inBlock(in) ? describe(in.fn).op : Op::None;
+      if (op == Op::None && in.ctl == ir::Ctl::None && perLane(in.cls)) {
+        // a per-lane handler (conversions, math, special registers, bit operations): its
+        // operands and destinations (a handler that writes part of a register reads the rest)
+        // in its own lanes. A register it names elsewhere (a carry chain's in Inst::aux) is one
+        // no described instruction writes, so the code never holds it back.
+        for (const ir::Opnd &o : in.src)
+          if (!o.cst)
+            mark(u, o.reg);
+        for (uint32_t d : in.dst)
+          mark(u, d);
+        continue;
+      }
+      if (op == Op::None) { // a handler or control instruction: everything, its operands anywhere
+        readsAll[pc] = 1;
+        for (const ir::Opnd &o : in.src)
+          if (!o.cst)
+            mark(always.data(), o.reg);
+        for (uint32_t d : in.dst)
+          mark(always.data(), d);
+        continue;
+      }
+      const unsigned slots = readSlots(in, op);
+      for (unsigned i = 0; i < 5; ++i)
+        if (!in.src[i].cst && (slots >> i & 1))
+          mark(u, in.src[i].reg);
+      if (op == Op::Shfl && !in.src[0].cst)
+        mark(always.data(), in.src[0].reg);
+      if (in.guard != ir::kPredTrue || in.guardXor) // a guarded write keeps other lanes' values
+        continue;
+      uint64_t *k = &kills[pc * words_];
+      if (op == Op::Ld)
+        for (unsigned i = 0; i < in.vec && i < 4; ++i)
+          mark(k, in.dst[i]);
+      else if (op != Op::Setp && op != Op::St && (op != Op::Vote || in.aux == 3))
+        mark(k, in.dst[0]);
+    }
+    in_.assign(rows_ * words_, 0);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t pc = n; pc-- > 0;) {
+        const ir::Inst &in = fn.code[pc];
+        uint64_t *row = &in_[pc * words_];
+        for (size_t w = 0; w < words_; ++w) {
+          uint64_t out = 0;
+          if (in.ctl == ir::Ctl::Bra)
+            out = in_[in.target * words_ + w];
+          if (in.ctl != ir::Ctl::Exit && in.ctl != ir::Ctl::Ret && in.ctl != ir::Ctl::Trap)
+            out |= in_[(pc + 1) * words_ + w];
+          uint64_t v = readsAll[pc] ? ~0ull : uses[pc * words_ + w] | (out & ~kills[pc * words_ + w]);
+          v |= always[w];
+          if (v != row[w]) {
+            row[w] = v;
+            changed = true;
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  uint32_t regs_ = 0;
+  size_t words_ = 0, rows_ = 0;
+  bool all_ = false;
+  std::vector<uint64_t> in_; ///< (n + 1) rows of words_ (the row past the code: none)
+};
+
 bool isSigned(Type t) { return t == Type::S16 || t == Type::S32 || t == Type::S64; }
 unsigned bitsOf(Type t) {
   switch (t) {
@@ -100,7 +252,7 @@ unsigned bitsOf(Type t) {
 class Translator {
 public:
   Translator(llvm::LLVMContext &c, llvm::Module &m, const ir::Function &fn, DescribeFn describe)
-      : c_(c), m_(m), fn_(fn), describe_(describe), b_(c) {
+      : c_(c), m_(m), fn_(fn), describe_(describe), b_(c), live_(fn, describe) {
     i1_ = llvm::Type::getInt1Ty(c);
     i8_ = llvm::Type::getInt8Ty(c);
     i32_ = llvm::Type::getInt32Ty(c);
@@ -202,7 +354,9 @@ private:
   /// The entry block of `f` (a range or the whole function): its arguments, the instruction
   /// counter and the warp's fields every block reads.
   llvm::BasicBlock *prologue(llvm::Function *f) {
-    vals_.clear(); // register values of another LLVM function (range) are not usable here
+    forget(); // register values of another LLVM function (range) are not usable here
+    pending_.clear();
+    lazy_ = false;
     fastLoaded_ = nullptr;
     auto args = f->arg_begin();
     ctx_ = &*args++;
@@ -229,6 +383,10 @@ private:
     // gather their member lanes in the interpreter loop (warpSyncArrive)
     llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
     itsSplit_ = b_.CreateAnd(b_.CreateICmpNE(its, b_.getInt8(0)), b_.CreateICmpNE(active_, liveMask_));
+    // the whole warp runs and no spin watch is under way: no register hash (spinState, Exec.cpp)
+    // can compare a value this run leaves out of the file (flushBlockEnd)
+    llvm::Value *spinPc = b_.CreateLoad(i32_, fieldPtr(warp_, offsetof(Warp, spinPc), i32_));
+    deadOk_ = b_.CreateAnd(b_.CreateICmpEQ(active_, liveMask_), b_.CreateICmpEQ(spinPc, b_.getInt32(ir::kNoPc)));
     return entry;
   }
 
@@ -331,10 +489,13 @@ private:
     llvm::Value *noRpc = b_.CreateICmpUGE(b_.CreateSub(rpc_, b_.getInt32(pc)), b_.getInt32(len));
     b_.CreateCondBr(b_.CreateAnd(fits, noRpc), body, chk[0]);
     b_.SetInsertPoint(body);
-    vals_.clear();
+    forget();
+    lazy_ = true;
     llvm::Value *done = b_.CreateLoad(i64_, done_);
     for (uint32_t k = 0; k < len; ++k)
       inst(fn_.code[pc + k], done, k, pc, &code);
+    flushBlockEnd(pc + len);
+    lazy_ = false;
     b_.CreateStore(b_.CreateAdd(done, b_.getInt64(len)), done_);
     b_.CreateBr(target(pc + len));
     for (uint32_t k = 0; k < len; ++k) {
@@ -343,7 +504,7 @@ private:
       llvm::Value *spent = b_.CreateICmpEQ(left(), b_.getInt64(0));
       goOnIf(b_.CreateNot(b_.CreateOr(spent, b_.CreateICmpEQ(rpc_, b_.getInt32(pc + k)))), pc + k, one);
       b_.SetInsertPoint(one);
-      vals_.clear();
+      forget();
       llvm::Value *d = b_.CreateLoad(i64_, done_);
       inst(fn_.code[pc + k], d, 0, pc + k, nullptr);
       b_.CreateStore(b_.CreateAdd(d, b_.getInt64(1)), done_);
@@ -362,6 +523,7 @@ private:
       b_.CreateCondBr(b_.CreateAnd(itsSplit_, b_.CreateICmpNE(m, b_.getInt32(0))), out, go,
                       llvm::MDBuilder(c_).createBranchWeights(1, 1000));
       b_.SetInsertPoint(out);
+      flushAll(false);
       b_.CreateStore(b_.CreateAdd(done, b_.getInt64(k)), done_);
       leave(base + k);
       b_.SetInsertPoint(go);
@@ -378,6 +540,7 @@ private:
     llvm::BasicBlock *call = llvm::BasicBlock::Create(c_, "call", f_);
     llvm::BasicBlock *after = llvm::BasicBlock::Create(c_, "next", f_);
     llvm::BasicBlock *fault = llvm::BasicBlock::Create(c_, "fault", f_);
+    flushAll(!join); // the handler reads the file (the inline path's values stay pending)
     b_.CreateCondBr(b_.CreateICmpNE(m, b_.getInt32(0)), call, after);
     b_.SetInsertPoint(call);
     llvm::Value *ran = b_.CreateAdd(done, b_.getInt64(k + 1)); // this one included
@@ -394,7 +557,7 @@ private:
     leave(base + k + 1);
     b_.SetInsertPoint(after);
     if (!join) {
-      vals_.clear(); // a handler may have written any register
+      forget(); // a handler may have written any register
       return;
     }
     // the slow path of an inline ld/st: the handler wrote the load's destination alone
@@ -408,7 +571,10 @@ private:
       llvm::PHINode *v = b_.CreatePHI(v64_, 2);
       v->addIncoming(fastLoaded_, fastEnd_);
       v->addIncoming(reloaded, slowEnd);
-      vals_[in.dst[0]] = v;
+      vals_[in.dst[0]] = v; // all 32 lanes (a full warp on the inline path)
+      actOnly_.erase(in.dst[0]);
+      if (lazy_)
+        pending_.insert(in.dst[0]);
     }
   }
 
@@ -473,7 +639,8 @@ private:
       prefetchNext(in, a0, bytes);
       llvm::Value *v = b_.CreateAlignedLoad(vt, p, llvm::Align(bytes));
       fastLoaded_ = bytes < 8 ? widen(v, isSigned(d.type)) : v;
-      b_.CreateAlignedStore(fastLoaded_, regPtr(in.dst[0]), llvm::Align(8));
+      if (!lazy_)
+        b_.CreateAlignedStore(fastLoaded_, regPtr(in.dst[0]), llvm::Align(8));
     }
     fastEnd_ = b_.GetInsertBlock();
     b_.CreateBr(join);
@@ -594,13 +761,76 @@ private:
   }
   llvm::Type *vecOf(llvm::Type *t) { return llvm::FixedVectorType::get(t, ir::kWarpSize); }
   llvm::Value *laneMask(llvm::Value *m) { return b_.CreateBitCast(m, vmask_); }
-  /// Writes `v` (32 x i64) to register `dst` in the lanes of `m`.
+  /// Writes `v` (32 x i64) to register `dst` in the lanes of `m` (a subset of the active lanes).
+  /// The value kept for the rest of the block holds the register in the active lanes (all 32
+  /// only where it is merged with a value that has them: actOnly_). Inside a block's fast
+  /// version the file write waits (pending_) for the block's end or the next point that reads
+  /// the file (flushAll); elsewhere it is a masked store of the lanes of `m` at once.
   void store(uint32_t dst, llvm::Value *v, llvm::Value *m) {
-    ir::Opnd o;
-    o.reg = dst;
-    llvm::Value *merged = b_.CreateSelect(laneMask(m), v, src(o));
-    b_.CreateAlignedStore(merged, regPtr(dst), llvm::Align(8));
-    vals_[dst] = merged;
+    llvm::Value *kept = v;
+    bool part = true;
+    if (m != active_) { // guarded: the other active lanes keep their value
+      ir::Opnd o;
+      o.reg = dst;
+      kept = b_.CreateSelect(laneMask(m), v, src(o));
+      part = actOnly_.count(dst) != 0;
+    }
+    vals_[dst] = kept;
+    if (lazy_)
+      pending_.insert(dst);
+    else
+      writeLanes(dst, v, m);
+    if (part)
+      actOnly_.insert(dst);
+    else
+      actOnly_.erase(dst);
+  }
+  /// Forgets the register values known at the insertion point (not the pending writes).
+  void forget() {
+    vals_.clear();
+    actOnly_.clear();
+  }
+  /// Writes `v` to register `dst` of the file in the lanes of `m`: merged with the file's value
+  /// and stored whole (a masked store would keep the next block's load of the register from
+  /// taking the value from the store buffer).
+  void writeLanes(uint32_t dst, llvm::Value *v, llvm::Value *m) {
+    llvm::Value *old = b_.CreateAlignedLoad(v64_, regPtr(dst), llvm::Align(8));
+    b_.CreateAlignedStore(b_.CreateSelect(laneMask(m), v, old), regPtr(dst), llvm::Align(8));
+  }
+  /// Writes the pending value of `dst` to the file in the active lanes.
+  void flushReg(uint32_t dst) { writeLanes(dst, vals_.at(dst), active_); }
+  /// Writes every pending register (and forgets that they are pending when `clear`: on a side
+  /// path that leaves or rejoins, they stay pending for the main path).
+  void flushAll(bool clear) {
+    for (uint32_t r : pending_)
+      flushReg(r);
+    if (clear)
+      pending_.clear();
+  }
+  /// The end of a block's fast version, going on at `next`: the pending registers a lane may
+  /// still read there are written; the others only where a register hash could see them
+  /// (deadOk_ false: a diverged warp, whose loops the interpreter watches through spinState,
+  /// or a spin watch under way). The interpreter's file then differs only in values no lane
+  /// reads and no hash compares: a new spin watch records its first hash before comparing.
+  void flushBlockEnd(uint32_t next) {
+    std::vector<uint32_t> dead;
+    for (uint32_t r : pending_) {
+      if (live_.live(next, r))
+        flushReg(r);
+      else
+        dead.push_back(r);
+    }
+    pending_.clear();
+    if (dead.empty())
+      return;
+    llvm::BasicBlock *write = llvm::BasicBlock::Create(c_, "deadregs", f_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(c_, "blockend", f_);
+    b_.CreateCondBr(deadOk_, after, write);
+    b_.SetInsertPoint(write);
+    for (uint32_t r : dead)
+      flushReg(r);
+    b_.CreateBr(after);
+    b_.SetInsertPoint(after);
   }
   /// Truncates to the type's width (floats as their bits, then as floats).
   llvm::Value *narrow(llvm::Value *v, Type t) {
@@ -793,8 +1023,22 @@ private:
     }
     j = b_.CreateSelect(p, j, lane);
     llvm::Value *v;
+    const uint32_t from = in.src[0].reg;
+    if (!in.src[0].cst && pending_.count(from)) { // every lane reads it from the file
+      flushReg(from);
+      pending_.erase(from);
+    }
     if (in.src[0].cst) {
       v = src(in.src[0]);
+    } else if (auto *cj = llvm::dyn_cast<llvm::Constant>(j)) {
+      // source lanes known here (constant lane, mask and clamp operands): a permutation of
+      // the register's 32 lanes, all of them (inactive lanes as the file holds them)
+      std::vector<int> perm(ir::kWarpSize);
+      for (unsigned l = 0; l < ir::kWarpSize; ++l)
+        perm[l] = (int)llvm::cast<llvm::ConstantInt>(cj->getAggregateElement(l))->getZExtValue();
+      llvm::Value *whole = actOnly_.count(from) ? b_.CreateAlignedLoad(v64_, regPtr(from), llvm::Align(8))
+                                                : src(in.src[0]);
+      v = b_.CreateShuffleVector(whole, perm);
     } else { // j is in 0..31 in every lane: a gather inside the source register
       llvm::Value *base = b_.CreateConstGEP1_64(i64_, regs_, in.src[0].reg);
       llvm::Value *ptrs = b_.CreateGEP(i64_, base, b_.CreateZExt(j, v64_));
@@ -857,6 +1101,11 @@ private:
   /// there). Cleared where a block may be entered from elsewhere and after a handler call;
   /// only values that dominate the insertion point are kept.
   std::unordered_map<uint32_t, llvm::Value *> vals_;
+  std::unordered_set<uint32_t> actOnly_; ///< vals_ entries right in the active lanes only
+  std::set<uint32_t> pending_;           ///< registers whose vals_ entry the file lacks (store())
+  bool lazy_ = false;                    ///< emitting a block's fast version
+  llvm::Value *deadOk_ = nullptr;        ///< flushBlockEnd may leave dead registers out
+  Liveness live_;
   llvm::Value *fastLoaded_ = nullptr;    ///< memFast: the value an inline load wrote (else null)
   llvm::BasicBlock *fastEnd_ = nullptr;  ///< memFast: the end of the inline path
   uint32_t lo_ = 0, hi_ = 0;           ///< the pc range being emitted
