@@ -933,16 +933,25 @@ bool arrive(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t m, unsigned &id,
 // convergence point (bar.warp.sync, a .sync warp primitive, bar.sync) whose lanes are not all
 // there waits for them. Groups whose control state becomes identical merge (reconvergence).
 
-/// Spin detection: the registers of the lowest lane of the running group's top entry and the
-/// entry's predicate bits (one lane keeps the check cheap; a loop that makes progress changes
-/// its counter or pointer in every lane).
-uint64_t spinState(const Warp &w) {
+/// Spin detection at the backward branch `pc`: the registers live there (Function::spinRegs) of
+/// the lowest lane of the running group's top entry and the entry's predicate bits (one lane
+/// keeps the check cheap; a loop that makes progress changes its counter or pointer in every
+/// lane).
+uint64_t spinState(const Warp &w, uint32_t pc) {
   uint32_t m = w.stack.back().mask;
   unsigned l = (unsigned)__builtin_ctz(m);
   uint64_t h = 1469598103934665603ull;
   const uint64_t *r = w.regs + l;
-  for (uint32_t i = 0; i < w.fn->numRegs; ++i)
-    h = (h ^ r[i * kWarpSize]) * 1099511628211ull;
+  const ir::Function &fn = *w.fn;
+  if (pc < fn.code.size() && fn.spinFirst.size() == fn.code.size() + 1) {
+    // the registers live at the loop's branch (Function::spinRegs): a lane that changes only
+    // others makes no progress, and the JIT leaves those out of the file
+    for (uint32_t i = fn.spinFirst[pc]; i < fn.spinFirst[pc + 1]; ++i)
+      h = (h ^ r[fn.spinRegs[i] * kWarpSize]) * 1099511628211ull;
+  } else {
+    for (uint32_t i = 0; i < fn.numRegs; ++i)
+      h = (h ^ r[i * kWarpSize]) * 1099511628211ull;
+  }
   for (uint32_t i = 0; i < w.fn->numPreds; ++i)
     h = (h ^ (w.preds[i] & m)) * 1099511628211ull;
   return h;
@@ -1341,7 +1350,7 @@ constexpr uint64_t kLongLoop = uint64_t(1) << 16;
   uint64_t c = ++w.spinCount;
   if (!w.its) {
     if (c >= kLivelockFrom && c % kLivelockEvery == 0) {
-      uint64_t h = spinState(w);
+      uint64_t h = spinState(w, pc);
       if (c == kLivelockFrom || h != w.spinHash) {
         w.spinHash = h;
         w.spinSince = c;
@@ -1357,7 +1366,7 @@ constexpr uint64_t kLongLoop = uint64_t(1) << 16;
   if (c < kSpinFrom || (c < kLongLoop && c % kSpinEvery != 0))
     return false;
   if (c < kLongLoop) {
-    uint64_t h = spinState(w);
+    uint64_t h = spinState(w, pc);
     if (c == kSpinFrom || h != w.spinHash) {
       w.spinHash = h;
       return false;
@@ -1384,7 +1393,7 @@ bool jitLoopStep(Warp &w, uint32_t pc) {
   } else if (!(c < kSpinFrom || (c < kLongLoop && c % kSpinEvery != 0))) {
     if (c >= kLongLoop)
       return false;
-    uint64_t h = spinState(w);
+    uint64_t h = spinState(w, pc);
     if (c != kSpinFrom && h == w.spinHash)
       return false; // it spins: the warp's other lanes go first
     w.spinHash = h;

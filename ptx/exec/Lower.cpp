@@ -611,6 +611,7 @@ void FunctionLowering::run() {
   if (af_.isEntry) {
     out_.staticShared = (uint32_t)sharedCursor_;
     computeZeroAtStart(out_); // (the code is final: after the passes above)
+    computeSpinRegs(out_);
   }
 }
 

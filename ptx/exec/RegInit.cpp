@@ -1,6 +1,7 @@
 #include "ptx/exec/RegInit.h"
 
 #include "ptx/jit/JitOps.h"
+#include "ptx/jit/Liveness.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -236,6 +237,30 @@ void computeZeroAtStart(ir::Function &fn) {
   }
   fn.zeroAtStart = runsOf(zero, (uint32_t)regs);
   fn.zeroAtStartKnown = true;
+}
+
+void computeSpinRegs(ir::Function &fn) {
+  fn.spinFirst.clear();
+  fn.spinRegs.clear();
+  const size_t n = fn.code.size();
+  bool loops = false;
+  for (size_t pc = 0; pc < n && !loops; ++pc)
+    loops = fn.code[pc].ctl == ir::Ctl::Bra && fn.code[pc].target <= pc;
+  if (!loops)
+    return;
+  const jit::Liveness live(fn, jit::describedOp);
+  if (!live.known())
+    return;
+  fn.spinFirst.assign(n + 1, 0);
+  for (size_t pc = 0; pc < n; ++pc) {
+    fn.spinFirst[pc] = (uint32_t)fn.spinRegs.size();
+    const ir::Inst &in = fn.code[pc];
+    if (in.ctl == ir::Ctl::Bra && in.target <= pc)
+      for (uint32_t r = 0; r < fn.numRegs; ++r)
+        if (live.live((uint32_t)pc, r * ir::kWarpSize))
+          fn.spinRegs.push_back(r);
+  }
+  fn.spinFirst[n] = (uint32_t)fn.spinRegs.size();
 }
 
 } // namespace ptxsim::ptx::exec

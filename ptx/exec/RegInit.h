@@ -17,4 +17,11 @@ namespace ptxsim::ptx::exec {
 /// tell (otherwise every register is zeroed). Call once the function's code is final.
 void computeZeroAtStart(ir::Function &fn);
 
+/// Sets fn.spinFirst and fn.spinRegs: at each backward branch, the registers a lane may still
+/// read there (ptx/jit/Liveness.h). A loop whose lanes change only other registers makes no
+/// progress, and the JIT leaves those out of the register file, so the spin watch (spinState,
+/// Exec.cpp) hashes these alone. Left empty (every register hashed) when the analysis cannot
+/// bound the reads. Call once the function's code is final.
+void computeSpinRegs(ir::Function &fn);
+
 } // namespace ptxsim::ptx::exec

@@ -229,6 +229,10 @@ struct Function {
   /// when zeroAtStartKnown; otherwise a CTA zeroes every register.
   std::vector<std::pair<uint32_t, uint32_t>> zeroAtStart;
   bool zeroAtStartKnown = false;
+  /// The registers the spin watch hashes at a backward branch (those live there: Liveness.h,
+  /// RegInit.h): indices spinRegs[spinFirst[pc] .. spinFirst[pc + 1]); every register when
+  /// spinFirst is empty.
+  std::vector<uint32_t> spinFirst, spinRegs;
   /// The JIT's compiled blocks (ptx/jit/JitOps.h), set once before the first launch that uses
   /// them (never changed while a launch runs); null while the function is only interpreted.
   mutable const jit::FunctionCode *jit = nullptr;

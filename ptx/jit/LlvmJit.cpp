@@ -15,6 +15,7 @@
 #include "ptx/exec/Memory.h"
 #include "ptx/exec/Warp.h"
 #include "ptx/jit/JitOps.h"
+#include "ptx/jit/Liveness.h"
 
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
@@ -89,156 +90,6 @@ size_t functionCodeOffset() {
   }();
   return off;
 }
-
-/// Which registers a lane may still read (docs/executor.md, "Register writes"): row pc holds the
-/// registers some lane reaching pc may read before writing them, on a lane's own path through
-/// the control-flow graph. The compiled code may leave the value an instruction wrote in a
-/// register that no row after it holds out of the register file. Only instructions the JIT
-/// describes count as known reads and writes (their operand slots, as RegInit.cpp counts them);
-/// every other instruction reads every register, and the registers it names, like shfl's
-/// source (other lanes read it, active or not), are live everywhere. A function with
-/// instructions whose reads cannot be bounded (indirect branches and calls, blocking,
-/// extension or tensor instructions) keeps every register live.
-class Liveness {
-public:
-  Liveness(const ir::Function &fn, DescribeFn describe) {
-    const size_t n = fn.code.size();
-    regs_ = fn.numRegs;
-    words_ = (regs_ + 63) / 64;
-    if (n == 0 || regs_ == 0 || (n + 1) * words_ > (size_t(1) << 22) || !analyse(fn, describe))
-      all_ = true;
-  }
-  /// Whether register `off` (index * 32) may be read at or after `pc` (any pc past the code:
-  /// yes).
-  bool live(uint32_t pc, uint32_t off) const {
-    const uint32_t r = off / ir::kWarpSize;
-    if (all_ || r >= regs_ || (size_t)pc + 1 >= rows_)
-      return true;
-    return (in_[pc * words_ + r / 64] >> (r % 64) & 1) != 0;
-  }
-
-private:
-  static bool perLane(ir::OpClass c) {
-    return c == ir::OpClass::Alu || c == ir::OpClass::Mul || c == ir::OpClass::Fp32 ||
-           c == ir::OpClass::Fp64 || c == ir::OpClass::Half || c == ir::OpClass::Sfu;
-  }
-  static unsigned readSlots(const ir::Inst &in, Op op) {
-    const unsigned addr = in.abase == ir::AddrBase::Reg ? 1u : 0u;
-    switch (op) {
-    case Op::Ld: return addr;
-    case Op::St: return addr | (((1u << std::min<unsigned>(in.vec, 4)) - 1) << 1);
-    case Op::Not:
-    case Op::Mov:
-    case Op::Vote: return 1;
-    case Op::ActiveMask: return 0;
-    case Op::MadLo:
-    case Op::FFma:
-    case Op::Shfl: return 7;
-    default: return 3; // two-operand arithmetic, selp, setp
-    }
-  }
-  bool analyse(const ir::Function &fn, DescribeFn describe) {
-    const size_t n = fn.code.size();
-    rows_ = n + 1;
-    std::vector<uint64_t> uses(n * words_, 0), kills(n * words_, 0), always(words_, 0);
-    std::vector<uint8_t> readsAll(n, 0);
-    auto mark = [&](uint64_t *set, uint32_t off) {
-      const uint32_t r = off / ir::kWarpSize;
-      if (r < regs_)
-        set[r / 64] |= 1ull << (r % 64);
-    };
-    for (size_t pc = 0; pc < n; ++pc) {
-      const ir::Inst &in = fn.code[pc];
-      if (in.cls == ir::OpClass::Tensor || (uint8_t)in.cls >= ir::kNumBuiltinOpClasses)
-        return false;
-      uint64_t *u = &uses[pc * words_];
-      switch (in.ctl) {
-      case ir::Ctl::Bra:
-        if (in.target > n)
-          return false;
-        continue; // a predicate only
-      case ir::Ctl::Exit:
-        continue;
-      case ir::Ctl::Ret:
-        readsAll[pc] = !fn.isEntry; // a callee's caller goes on
-        continue;
-      case ir::Ctl::None:
-      case ir::Ctl::WarpSync:
-      case ir::Ctl::Call:
-      case ir::Ctl::Trap:
-      case ir::Ctl::Bar:
-      case ir::Ctl::BarArrive:
-      case ir::Ctl::BarRed:
-        break;
-      default: // indirect branches and calls, blocking instructions, yields
-        return false;
-      }
-      const Op op = inBlock(in) ? describe(in.fn).op : Op::None;
-      if (op == Op::None && in.ctl == ir::Ctl::None && perLane(in.cls)) {
-        // a per-lane handler (conversions, math, special registers, bit operations): its
-        // operands and destinations (a handler that writes part of a register reads the rest)
-        // in its own lanes. A register it names elsewhere (a carry chain's in Inst::aux) is one
-        // no described instruction writes, so the code never holds it back.
-        for (const ir::Opnd &o : in.src)
-          if (!o.cst)
-            mark(u, o.reg);
-        for (uint32_t d : in.dst)
-          mark(u, d);
-        continue;
-      }
-      if (op == Op::None) { // a handler or control instruction: everything, its operands anywhere
-        readsAll[pc] = 1;
-        for (const ir::Opnd &o : in.src)
-          if (!o.cst)
-            mark(always.data(), o.reg);
-        for (uint32_t d : in.dst)
-          mark(always.data(), d);
-        continue;
-      }
-      const unsigned slots = readSlots(in, op);
-      for (unsigned i = 0; i < 5; ++i)
-        if (!in.src[i].cst && (slots >> i & 1))
-          mark(u, in.src[i].reg);
-      if (op == Op::Shfl && !in.src[0].cst)
-        mark(always.data(), in.src[0].reg);
-      if (in.guard != ir::kPredTrue || in.guardXor) // a guarded write keeps other lanes' values
-        continue;
-      uint64_t *k = &kills[pc * words_];
-      if (op == Op::Ld)
-        for (unsigned i = 0; i < in.vec && i < 4; ++i)
-          mark(k, in.dst[i]);
-      else if (op != Op::Setp && op != Op::St && (op != Op::Vote || in.aux == 3))
-        mark(k, in.dst[0]);
-    }
-    in_.assign(rows_ * words_, 0);
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (size_t pc = n; pc-- > 0;) {
-        const ir::Inst &in = fn.code[pc];
-        uint64_t *row = &in_[pc * words_];
-        for (size_t w = 0; w < words_; ++w) {
-          uint64_t out = 0;
-          if (in.ctl == ir::Ctl::Bra)
-            out = in_[in.target * words_ + w];
-          if (in.ctl != ir::Ctl::Exit && in.ctl != ir::Ctl::Ret && in.ctl != ir::Ctl::Trap)
-            out |= in_[(pc + 1) * words_ + w];
-          uint64_t v = readsAll[pc] ? ~0ull : uses[pc * words_ + w] | (out & ~kills[pc * words_ + w]);
-          v |= always[w];
-          if (v != row[w]) {
-            row[w] = v;
-            changed = true;
-          }
-        }
-      }
-    }
-    return true;
-  }
-
-  uint32_t regs_ = 0;
-  size_t words_ = 0, rows_ = 0;
-  bool all_ = false;
-  std::vector<uint64_t> in_; ///< (n + 1) rows of words_ (the row past the code: none)
-};
 
 bool isSigned(Type t) { return t == Type::S16 || t == Type::S32 || t == Type::S64; }
 unsigned bitsOf(Type t) {
@@ -383,10 +234,6 @@ private:
     // gather their member lanes in the interpreter loop (warpSyncArrive)
     llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
     itsSplit_ = b_.CreateAnd(b_.CreateICmpNE(its, b_.getInt8(0)), b_.CreateICmpNE(active_, liveMask_));
-    // the whole warp runs and no spin watch is under way: no register hash (spinState, Exec.cpp)
-    // can compare a value this run leaves out of the file (flushBlockEnd)
-    llvm::Value *spinPc = b_.CreateLoad(i32_, fieldPtr(warp_, offsetof(Warp, spinPc), i32_));
-    deadOk_ = b_.CreateAnd(b_.CreateICmpEQ(active_, liveMask_), b_.CreateICmpEQ(spinPc, b_.getInt32(ir::kNoPc)));
     return entry;
   }
 
@@ -808,29 +655,13 @@ private:
       pending_.clear();
   }
   /// The end of a block's fast version, going on at `next`: the pending registers a lane may
-  /// still read there are written; the others only where a register hash could see them
-  /// (deadOk_ false: a diverged warp, whose loops the interpreter watches through spinState,
-  /// or a spin watch under way). The interpreter's file then differs only in values no lane
-  /// reads and no hash compares: a new spin watch records its first hash before comparing.
+  /// still read there are written, the others never (no lane reads them before writing them
+  /// again, and the interpreter's spin watch hashes live registers only: Liveness.h).
   void flushBlockEnd(uint32_t next) {
-    std::vector<uint32_t> dead;
-    for (uint32_t r : pending_) {
+    for (uint32_t r : pending_)
       if (live_.live(next, r))
         flushReg(r);
-      else
-        dead.push_back(r);
-    }
     pending_.clear();
-    if (dead.empty())
-      return;
-    llvm::BasicBlock *write = llvm::BasicBlock::Create(c_, "deadregs", f_);
-    llvm::BasicBlock *after = llvm::BasicBlock::Create(c_, "blockend", f_);
-    b_.CreateCondBr(deadOk_, after, write);
-    b_.SetInsertPoint(write);
-    for (uint32_t r : dead)
-      flushReg(r);
-    b_.CreateBr(after);
-    b_.SetInsertPoint(after);
   }
   /// Truncates to the type's width (floats as their bits, then as floats).
   llvm::Value *narrow(llvm::Value *v, Type t) {
@@ -1104,7 +935,6 @@ private:
   std::unordered_set<uint32_t> actOnly_; ///< vals_ entries right in the active lanes only
   std::set<uint32_t> pending_;           ///< registers whose vals_ entry the file lacks (store())
   bool lazy_ = false;                    ///< emitting a block's fast version
-  llvm::Value *deadOk_ = nullptr;        ///< flushBlockEnd may leave dead registers out
   Liveness live_;
   llvm::Value *fastLoaded_ = nullptr;    ///< memFast: the value an inline load wrote (else null)
   llvm::BasicBlock *fastEnd_ = nullptr;  ///< memFast: the end of the inline path

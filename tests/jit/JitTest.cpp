@@ -801,6 +801,194 @@ TRIP:
   EXPECT_EQ(h.read<uint32_t>(out, 1)[0], 40u);
 }
 
+// A block's results stay in SSA form and reach the register file only where a lane may still
+// read them (ptx/jit/Liveness.h): a full-warp loop whose temporaries die in the block, guarded
+// writes that merge with lanes that keep their value, a partial last warp, a loop with a
+// per-lane trip count (lanes leave at every iteration, the rest run as a diverged group whose
+// spin watch hashes the live registers), lane 0 spinning on a flag while dead temporaries
+// change (%clock and a value computed from it: it yields where the interpreter does), shfl with constant lanes (a permutation of a
+// register written in the same block, with guarded writes, out-of-range lanes and lanes that do
+// not execute) in all four modes, and a store of a block's value past an allocation's end (the
+// handler faults with the interpreter's message). Both SIMT modes, diff mode.
+TEST(Jit, DeadRegistersStayOutOfTheFileAndMatchInterpreter) {
+  REQUIRE_JIT();
+  const char *ptx = R"(
+.visible .entry k(.param .u64 out, .param .u32 n, .param .u32 spin) {
+  .reg .b32 %r<40>; .reg .b64 %rd<8>; .reg .pred %p<10>;
+  ld.param.u64 %rd0, [out];
+  ld.param.u32 %r30, [n];
+  ld.param.u32 %r32, [spin];
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r31, %laneid;
+  mov.u32 %r1, 0;
+  mov.u32 %r2, 7;
+FULL:
+  and.b32 %r3, %r2, 1;
+  setp.eq.u32 %p0, %r3, 1;
+  mad.lo.u32 %r4, %r2, 3, 1;
+  shr.u32 %r5, %r2, 1;
+  selp.b32 %r2, %r4, %r5, %p0;
+  @%p0 add.u32 %r2, %r2, %r0;
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 12;
+  @%p1 bra FULL;
+  and.b32 %r6, %r0, 15;
+  mov.u32 %r7, 0;
+  mov.u32 %r8, 0;
+  setp.eq.u32 %p2, %r6, 0;
+  @%p2 bra TRIPDONE;
+TRIP:
+  xor.b32 %r9, %r8, %r7;
+  mul.lo.u32 %r10, %r9, 2654435761;
+  shr.u32 %r11, %r10, 13;
+  add.u32 %r8, %r8, %r11;
+  add.u32 %r7, %r7, 1;
+  setp.lt.u32 %p3, %r7, %r6;
+  @%p3 bra TRIP;
+TRIPDONE:
+  setp.eq.u32 %p8, %r32, 0;
+  @%p8 bra AFTER;
+  setp.eq.u32 %p4, %r31, 0;
+  @%p4 bra SPIN;
+  mov.u32 %r12, 0;
+WORK:
+  add.u32 %r12, %r12, 1;
+  st.volatile.global.u32 [%rd0+8], %r12;
+  setp.lt.u32 %p5, %r12, 30;
+  @%p5 bra WORK;
+  st.volatile.global.u32 [%rd0], %r12;
+  bra.uni AFTER;
+SPIN:
+  ld.volatile.global.u32 %r14, [%rd0+8];
+  ld.volatile.global.u32 %r13, [%rd0];
+  add.u32 %r14, %r14, %r13;
+  mov.u32 %r24, %clock;
+  xor.b32 %r25, %r24, %r14;
+  setp.eq.u32 %p6, %r13, 0;
+  @%p6 bra SPIN;
+AFTER:
+  add.u32 %r15, %r2, %r8;
+  @%p0 mov.u32 %r15, %r0;
+  shfl.sync.up.b32 %r16, %r15, 3, 0, -1;
+  shfl.sync.down.b32 %r17, %r15, 2, 0x0c1f, -1;
+  shfl.sync.bfly.b32 %r18|%p7, %r15, 5, 0x0c1f, -1;
+  @%p0 shfl.sync.idx.b32 %r19, %r15, 21, 0x1f, -1;
+  shfl.sync.idx.b32 %r20, %r15, 9, 0x0818, -1;
+  selp.u32 %r21, 1, 0, %p7;
+  mul.wide.u32 %rd1, %r0, 32;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.v4.u32 [%rd2+64], {%r2, %r8, %r15, %r16};
+  st.global.v4.u32 [%rd2+80], {%r17, %r18, %r19, %r20};
+  mul.lo.u32 %r22, %r0, %r30;
+  add.u32 %r23, %r22, %r21;
+  mul.wide.u32 %rd3, %r22, 4;
+  add.s64 %rd4, %rd0, %rd3;
+  st.global.u32 [%rd4+4], %r23;
+  ret;
+})";
+  for (auto simt : {ptx::exec::SimtMode::Its, ptx::exec::SimtMode::Ipdom}) {
+    SCOPED_TRACE(simt == ptx::exec::SimtMode::Its ? "its" : "ipdom");
+    DiffHarness h(simt);
+    ASSERT_TRUE(h.load(ptxHeader() + ptx)) << h.errors;
+    const unsigned threads = 48; // a partial second warp
+    const uint64_t bytes = 64 + threads * 32;
+    const uint64_t mism = mismatchesSoFar(), native = nativeSoFar();
+    uint64_t out = h.alloc(bytes);
+    const bool its = simt == ptx::exec::SimtMode::Its; // (under IPDOM lane 0 would spin forever)
+    auto r = h.launch("k", {1}, {threads}, {out, 0, its ? 1u : 0u});
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_EQ(mismatchesSoFar(), mism);
+    EXPECT_GT(nativeSoFar(), native + 40);
+    std::vector<uint32_t> v = h.read<uint32_t>(out, bytes / 4);
+    EXPECT_EQ(v[0], its ? 30u : 0u); // the flag the spinning lanes waited for
+    bool odd = false;                // %p0 after the loop
+    auto collatz = [&odd](uint32_t t) {
+      uint32_t x = 7;
+      for (int i = 0; i < 12; ++i) {
+        odd = x & 1;
+        x = odd ? x * 3 + 1 + t : x >> 1;
+      }
+      return x;
+    };
+    auto trip = [](uint32_t t) {
+      uint32_t acc = 0;
+      for (uint32_t i = 0; i < (t & 15); ++i)
+        acc += ((acc ^ i) * 2654435761u) >> 13;
+      return acc;
+    };
+    auto val = [&](uint32_t t) {
+      uint32_t x = collatz(t);
+      return odd ? t : x + trip(t);
+    };
+    for (uint32_t t = 0; t < threads; ++t) {
+      SCOPED_TRACE("thread " + std::to_string(t));
+      const uint32_t *o = &v[16 + t * 8];
+      EXPECT_EQ(o[0], collatz(t));
+      EXPECT_EQ(o[1], trip(t));
+      const uint32_t w = t & ~31u, l = t & 31;
+      EXPECT_EQ(o[2], val(t));
+      EXPECT_EQ(o[3], val(w + (l >= 3 ? l - 3 : l))); // up 3 (source lanes all live here)
+    }
+  }
+  // a store of the block's value past the allocation: the handler's fault message
+  DiffHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + ptx)) << h.errors;
+  const uint64_t mism = mismatchesSoFar();
+  uint64_t out = h.alloc(64 + 32 * 32);
+  auto bad = h.launch("k", {1}, {32}, {out, 9, 1});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message.find("PTXSIM_JIT=diff"), std::string::npos) << bad.message;
+  EXPECT_NE(bad.message.find("thread ("), std::string::npos) << bad.message;
+  EXPECT_EQ(mismatchesSoFar(), mism);
+}
+
+// The registers the spin watch hashes at a loop's branch are those live there: not a
+// temporary that the loop writes before reading, every register when a function's reads
+// cannot be bounded (an indirect call).
+TEST(Jit, SpinWatchHashesLiveRegisters) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry loop(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<2>; .reg .pred %p<2>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, 0;
+  mov.u32 %r1, 0;
+L:
+  mul.lo.u32 %r2, %r0, 5;
+  add.u32 %r1, %r1, %r2;
+  add.u32 %r0, %r0, 1;
+  setp.lt.u32 %p0, %r0, 9;
+  @%p0 bra L;
+  st.global.u32 [%rd0], %r1;
+  ret;
+}
+.func f() { ret; }
+.visible .entry indirect(.param .u64 out) {
+  .reg .b32 %r<2>; .reg .b64 %rd<2>; .reg .pred %p<2>;
+  mov.u64 %rd0, f;
+  mov.u32 %r0, 0;
+L2:
+  add.u32 %r0, %r0, 1;
+  setp.lt.u32 %p0, %r0, 3;
+  @%p0 bra L2;
+  prototype: .callprototype ()_ ();
+  call %rd0, prototype;
+  ret;
+})")) << h.errors;
+  const ptx::ir::Function &loop = *h.engine->findKernel("loop", h.module)->fn;
+  ASSERT_EQ(loop.spinFirst.size(), loop.code.size() + 1);
+  uint32_t branch = 0;
+  for (uint32_t pc = 0; pc < loop.code.size(); ++pc)
+    if (loop.code[pc].ctl == ptx::ir::Ctl::Bra && loop.code[pc].target <= pc)
+      branch = pc;
+  ASSERT_GT(branch, 0u);
+  // %r0 (counter), %r1 (sum) and %rd0 (the address stored to after the loop); not %r2
+  EXPECT_EQ(loop.spinFirst[branch + 1] - loop.spinFirst[branch], 3u);
+  EXPECT_EQ(loop.spinFirst[branch] - loop.spinFirst[0], 0u); // other pcs have none
+  const ptx::ir::Function &ind = *h.engine->findKernel("indirect", h.module)->fn;
+  EXPECT_TRUE(ind.spinFirst.empty()); // every register hashed
+}
+
 // %clock64 counts the warp's instructions in functional mode: read around native code and
 // handler calls inside compiled blocks it must give the interpreter's values.
 TEST(Jit, ClockMatchesInterpreter) {
