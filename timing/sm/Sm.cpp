@@ -177,6 +177,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.codeBegin = s.codeEnd = nullptr;
     s.fetchReadyAt = 0;
     s.nextCache = nullptr;
+    s.opsFor = nullptr;
     s.operandsWereReady = false;
     s.barWait = false;
     s.cta = ctaIndex;
@@ -402,7 +403,30 @@ bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
     timeArithmetic(s, *in, p, now);
   }
   noteIssued(s, slotIndex, mem > 0, now);
+  noteNextOperands(s);
   return true;
+}
+
+void Sm::noteNextOperands(Slot &s) const {
+  // (the issue just wrote the warp's scoreboard: it is in the cache now, and only a load's
+  // return, which clears opsFor, or the warp's next step changes it before the next issue)
+  const Inst *in = s.nextCache;
+  s.opsFor = in;
+  if (!in)
+    return;
+  Cycle at = 0, memFrom = kNever;
+  auto note = [&](uint16_t r) {
+    const Cycle c = s.readyAt(r);
+    if (c == kNever && memFrom == kNever)
+      memFrom = at; // (operandsReady() meets this pending operand first once `at` has passed)
+    at = std::max(at, c);
+  };
+  for (unsigned i = 0; i < in->nrs; ++i)
+    note(in->rs[i]);
+  for (unsigned i = 0; i < in->nrd; ++i)
+    note(in->rd[i]);
+  s.opsAt = at;
+  s.opsMemFrom = memFrom;
 }
 
 bool Sm::foldedConstHit() const {
@@ -425,6 +449,7 @@ Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
   }
   grid_->setCycle(now, id_);
   s.nextCache = nullptr;
+  s.opsFor = nullptr;
   s.operandsWereReady = false;
   const bool stepped = grid_->step(*s.w, rec_, id_);
   if (grid_->done(*s.w))
@@ -745,6 +770,7 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
       stats_.loadLatency.sample(now - s.pending[i].issued);
       s.pending.erase(s.pending.begin() + (long)i);
       s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
+      s.opsFor = nullptr;
       if (s.retired)
         setScanned(slot, true); // (the scan takes it out again once awake)
       s.operandsWereReady = false;
@@ -915,15 +941,22 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       return;
     }
     StallReason why = StallReason::None;
-    if (!s.operandsWereReady && !operandsReady(s, *in, now, why)) {
-      if (why == StallReason::Memory || worst == StallReason::None)
-        worst = why;
+    // (what operandsReady() would say, from the slot when the last issue noted it)
+    if (!s.operandsWereReady &&
+        (s.opsFor == in ? s.opsAt > now : !operandsReady(s, *in, now, why))) {
       // sleep until the operands can be ready: a finite scoreboard time, or a load's return
       Cycle wake = 0;
-      for (unsigned i = 0; i < in->nrs; ++i)
-        wake = std::max(wake, s.readyAt(in->rs[i]));
-      for (unsigned i = 0; i < in->nrd; ++i)
-        wake = std::max(wake, s.readyAt(in->rd[i]));
+      if (s.opsFor == in) {
+        why = s.opsMemFrom <= now ? StallReason::Memory : StallReason::Scoreboard;
+        wake = s.opsAt;
+      } else {
+        for (unsigned i = 0; i < in->nrs; ++i)
+          wake = std::max(wake, s.readyAt(in->rs[i]));
+        for (unsigned i = 0; i < in->nrd; ++i)
+          wake = std::max(wake, s.readyAt(in->rd[i]));
+      }
+      if (why == StallReason::Memory || worst == StallReason::None)
+        worst = why;
       s.wakeAt = wake;
       until = std::min(until, wake);
       s.blockedBy = why;

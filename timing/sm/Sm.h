@@ -215,7 +215,17 @@ protected:
     /// noted after its last step: the issue prefetches them once the scheduler picked the warp
     /// (only a hint: a stale address costs nothing)
     const void *stepHint[2] = {};
-    // (the second cache line on)
+    // (the second cache line on; the scan reads its first three fields)
+    /// The operands of opsFor, noted at the end of the issue before it (opsSummary), while the
+    /// warp's scoreboard was in the cache: the scan's first look at the next instruction reads
+    /// these instead of the scoreboard. Null: not known (a load returned, the warp stepped
+    /// without an issue's timing, a CTA arrived).
+    const ptx::ir::Inst *opsFor = nullptr;
+    /// The latest ready cycle of opsFor's operands (kNever: one is a load not back yet)
+    Cycle opsAt = 0;
+    /// The cycle from which operandsReady() would say Memory rather than Scoreboard: the
+    /// latest ready cycle of the operands before the first pending one (kNever: none pending)
+    Cycle opsMemFrom = kNever;
     uint32_t sched = 0;
     uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
     /// The code of the function fetchBase belongs to (fetched() needs the warp's function
@@ -263,6 +273,8 @@ protected:
   bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now);
   uint32_t latencyFor(const ptx::ir::Inst &in, uint8_t p) const;
   bool operandsReady(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
+  /// Notes the operands of the slot's next instruction (Slot::opsFor) after an issue.
+  void noteNextOperands(Slot &s) const;
   /// A unit of the instruction's pipeline (and, for register operands, a collector) is free.
   bool unitFreeFor(const ptx::ir::Inst &in, Cycle now) const {
     UnitMemo m;
