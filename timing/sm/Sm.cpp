@@ -338,6 +338,20 @@ bool Sm::unitFreeFor(const Inst &in, Cycle now, UnitMemo &m) const {
   return m.collector;
 }
 
+Cycle Sm::unitFreeAt(const Inst &in) const {
+  const uint8_t p = pipeFor(in);
+  if (p == ldstPipe_ || pipes_[p].freeAt.empty())
+    return 0;
+  // (a unit's or collector's free cycle only moves when an issue takes it, once it is free)
+  Cycle at = *std::min_element(pipes_[p].freeAt.begin(), pipes_[p].freeAt.end());
+  if (in.cls != OpClass::Mem && in.cls != OpClass::Atomic) {
+    if (collectorFreeAt_.empty())
+      return 0;
+    at = std::max(at, *std::min_element(collectorFreeAt_.begin(), collectorFreeAt_.end()));
+  }
+  return at;
+}
+
 const Inst *Sm::issuableAgain(Slot &s, Cycle now) {
   if (!s.active || !grid_->ready(*s.w) || (s.blockedBy == StallReason::Barrier && now < s.wakeAt))
     return nullptr;
@@ -967,9 +981,18 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
     }
     s.operandsWereReady = true;
     if (!unitFreeFor(*in, now, units)) {
-      unitWait = true;
       if (worst == StallReason::None)
         worst = StallReason::Pipeline;
+      // asleep until a unit and a collector can be free (the scan counts it as it would
+      // have each cycle: resident, Pipeline), or looked at again next cycle (the LD/ST slot)
+      const Cycle free = unitFreeAt(*in);
+      if (free > now) {
+        s.wakeAt = free;
+        s.blockedBy = StallReason::Pipeline;
+        until = std::min(until, free);
+      } else {
+        unitWait = true;
+      }
       return;
     }
     readyScratch_.push_back(slot); // (the issue takes its nextCache)

@@ -289,6 +289,10 @@ protected:
     UnitMemo() { __builtin_memset(this, -1, sizeof(*this)); }
   };
   bool unitFreeFor(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const;
+  /// After unitFreeFor() said no: the first cycle at which it can say yes (a unit of the pipe
+  /// and a collector free: until then issues leave them as they are, so none frees earlier),
+  /// or 0 for the LD/ST pipe, whose slot frees on the unit's own events.
+  Cycle unitFreeAt(const ptx::ir::Inst &in) const;
   /// The warp just issued: its next instruction when that can issue in the same cycle (dual
   /// issue), else null.
   const ptx::ir::Inst *issuableAgain(Slot &s, Cycle now);
