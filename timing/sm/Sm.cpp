@@ -363,6 +363,23 @@ const Inst *Sm::issuableAgain(Slot &s, Cycle now) {
   return operandsReady(s, *in, now, why) && unitFreeFor(*in, now) ? in : nullptr;
 }
 
+Cycle Sm::operandsWait(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
+  if (s.opsFor == &in) { // (what operandsReady() would say, as the last issue noted it)
+    if (s.opsAt <= now)
+      return 0;
+    why = s.opsMemFrom <= now ? StallReason::Memory : StallReason::Scoreboard;
+    return s.opsAt;
+  }
+  if (operandsReady(s, in, now, why))
+    return 0;
+  Cycle wake = 0;
+  for (unsigned i = 0; i < in.nrs; ++i)
+    wake = std::max(wake, s.readyAt(in.rs[i]));
+  for (unsigned i = 0; i < in.nrd; ++i)
+    wake = std::max(wake, s.readyAt(in.rd[i]));
+  return wake;
+}
+
 bool Sm::operandsReady(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
   // RAW on sources, WAW on destinations
   for (unsigned i = 0; i < in.nrs; ++i) {
@@ -955,20 +972,8 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       return;
     }
     StallReason why = StallReason::None;
-    // (what operandsReady() would say, from the slot when the last issue noted it)
-    if (!s.operandsWereReady &&
-        (s.opsFor == in ? s.opsAt > now : !operandsReady(s, *in, now, why))) {
-      // sleep until the operands can be ready: a finite scoreboard time, or a load's return
-      Cycle wake = 0;
-      if (s.opsFor == in) {
-        why = s.opsMemFrom <= now ? StallReason::Memory : StallReason::Scoreboard;
-        wake = s.opsAt;
-      } else {
-        for (unsigned i = 0; i < in->nrs; ++i)
-          wake = std::max(wake, s.readyAt(in->rs[i]));
-        for (unsigned i = 0; i < in->nrd; ++i)
-          wake = std::max(wake, s.readyAt(in->rd[i]));
-      }
+    // sleep until the operands can be ready: a finite scoreboard time, or a load's return
+    if (const Cycle wake = s.operandsWereReady ? 0 : operandsWait(s, *in, now, why)) {
       if (why == StallReason::Memory || worst == StallReason::None)
         worst = why;
       s.wakeAt = wake;

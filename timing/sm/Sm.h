@@ -273,6 +273,9 @@ protected:
   bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now);
   uint32_t latencyFor(const ptx::ir::Inst &in, uint8_t p) const;
   bool operandsReady(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
+  /// 0 when operandsReady(), else the cycle all of `in`'s operands are ready (kNever: a load
+  /// is not back), `why` as operandsReady() says; from the slot's note when it is for `in`.
+  Cycle operandsWait(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
   /// Notes the operands of the slot's next instruction (Slot::opsFor) after an issue.
   void noteNextOperands(Slot &s) const;
   /// A unit of the instruction's pipeline (and, for register operands, a collector) is free.
