@@ -5,6 +5,7 @@
 #include "ptx/exec/Program.h"
 #include "ptx/jit/JitCache.h"
 #include "ptx/jit/JitOps.h"
+#include "ptx/jit/ObjectLoader.h"
 
 #include <algorithm>
 #include <chrono>
@@ -103,19 +104,74 @@ std::string cacheKey(const ir::Function &f) {
                     ranges == kRangeInsts ? engineBuild() : engineBuild() + "; pc ranges of " + std::to_string(ranges));
 }
 
+/// This process's loader::identity() (computed once: it reads the JIT module's build id).
+const std::string &loaderIdentity() {
+  static const std::string &id = *new std::string(jit::loader::identity(jit::moduleFile()));
+  return id;
+}
+
 /// The code of a kernel's functions, from the disk cache or from LLVM.
 struct Obtained {
   std::vector<const jit::FunctionCode *> code; ///< one per function on success
   std::string err;
   double compileSeconds = 0, cacheSeconds = 0;
-  uint32_t compiled = 0, cached = 0, inRanges = 0;
+  uint32_t compiled = 0, cached = 0, loaded = 0, inRanges = 0;
 };
 
+/// Maps the cached code of `f` with the JIT's own loader (no LLVM), when the cache holds code
+/// this loader may run; null otherwise, with a warning when the file or its object is bad (then
+/// `refused` is set: the object is not handed to LLVM either, whose linker aborts on some
+/// malformed objects; it is compiled again and rewritten).
+const jit::FunctionCode *loadCached(const ir::Function &f, const std::string &dir, const std::string &key,
+                                    bool &refused) {
+  const std::string &lid = loaderIdentity();
+  if (lid.empty())
+    return nullptr;
+  cache::Entry e;
+  std::string why;
+  const cache::Load r = cache::load(dir, key, std::string(), e, why, lid);
+  if (r == cache::Load::Corrupt)
+    warnOnce(why);
+  if (r != cache::Load::Hit)
+    return nullptr;
+  refused = true;
+  if (e.entry.size() != f.code.size() + 1) {
+    warnOnce("the JIT cache's code of '" + f.name + "' has " + std::to_string(e.entry.size()) +
+             " entry flags for " + std::to_string(f.code.size()) + " instructions; it is compiled again");
+    return nullptr;
+  }
+  std::string lerr;
+  void *run = jit::loader::load(e.object, jit::kRunSymbol, lerr);
+  if (!run) {
+    warnOnce("the JIT cache's code of '" + f.name + "' (" + dir + "/" + key + ".jitobj) cannot be loaded: " +
+             lerr + "; it is compiled again");
+    return nullptr;
+  }
+  refused = false;
+  auto *c = new jit::FunctionCode; // lives as long as the process, like the IR it runs
+  c->run = reinterpret_cast<jit::RunFn>(run);
+  c->entry = std::move(e.entry);
+  c->nativeInsts = e.nativeInsts, c->calledInsts = e.calledInsts, c->branches = e.branches;
+  return c;
+}
+
+/// `be` may be null: LLVM is then loaded only when a function is not in the cache in a form the
+/// JIT's own loader runs (`loaderOnly`: not at all; the result is then incomplete, with no
+/// reason named, and the caller goes on interpreting).
 Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
-                const ir::Function *kernel) {
+                const ir::Function *kernel, bool loaderOnly = false) {
   Obtained o;
   const std::string dir = cache::directory();
   const size_t maxInsts = jitMaxInsts();
+  std::string beErr;
+  bool beTried = be != nullptr;
+  auto llvm = [&] {
+    if (!beTried) {
+      beTried = true;
+      be = jit::backend(beErr);
+    }
+    return be;
+  };
   for (const ir::Function *f : fns) {
     if (f->code.size() > maxInsts) {
       o.err = (f == kernel ? std::string("it") : "function '" + f->name + "'") + " has " +
@@ -130,12 +186,22 @@ Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
     std::string key;
     if (!dir.empty()) {
       key = cacheKey(*f);
+      bool refused = false;
+      if (const jit::FunctionCode *c = loadCached(*f, dir, key, refused)) {
+        o.code.push_back(c);
+        ++o.cached, ++o.loaded;
+        o.cacheSeconds += since();
+        continue;
+      }
+      if (loaderOnly)
+        break;
       cache::Entry e;
       std::string why;
-      const cache::Load r = cache::load(dir, key, be->identity(), e, why);
+      const cache::Load r =
+          !refused && llvm() ? cache::load(dir, key, be->identity(), e, why) : cache::Load::Miss;
       if (r == cache::Load::Corrupt)
         warnOnce(why);
-      if (r == cache::Load::Hit) {
+      if (r == cache::Load::Hit && e.identity == be->identity()) {
         jit::FunctionCode meta;
         meta.entry = std::move(e.entry);
         meta.nativeInsts = e.nativeInsts, meta.calledInsts = e.calledInsts,
@@ -151,6 +217,12 @@ Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
                  "); it is compiled again");
       }
     }
+    if (loaderOnly)
+      break;
+    if (!llvm()) {
+      o.err = beErr;
+      break;
+    }
     std::string object;
     const jit::FunctionCode *c =
         be->compile(*f, jit::describedOp, jitRangeInsts(), o.err, dir.empty() ? nullptr : &object);
@@ -163,6 +235,7 @@ Obtained obtain(jit::Backend *be, const std::vector<const ir::Function *> &fns,
     if (!dir.empty() && !object.empty()) { // empty: code that holds this process's addresses
       cache::Entry e;
       e.identity = be->identity();
+      e.loaderIdentity = loaderIdentity();
       e.nativeInsts = c->nativeInsts, e.calledInsts = c->calledInsts, e.branches = c->branches;
       e.entry = c->entry;
       e.object = std::move(object);
@@ -199,6 +272,7 @@ bool install(const Kernel &k, const std::vector<const ir::Function *> &fns, cons
   st.backgroundCompiles += background;
   st.functionsCompiled += o.compiled;
   st.functionsCached += o.cached;
+  st.functionsLoaded += o.loaded;
   st.functionsInRanges += o.inRanges;
   st.compileSeconds += o.compileSeconds;
   st.cacheSeconds += o.cacheSeconds;
@@ -323,6 +397,16 @@ bool Engine::prepareJit(const Kernel &k) {
       for (const ir::Function *f : closure(*prog_, k.fn))
         kt.cached = kt.cached && cache::exists(dir, cacheKey(*f));
       kt.hotAt = hotAfter(closure(*prog_, k.fn), kt.cached);
+      if (kt.cached && !loaderIdentity().empty()) {
+        // code the JIT's own loader maps in about a millisecond, without LLVM: from this
+        // launch on (else LLVM links it once the kernel is hot, as below)
+        fns = closure(*prog_, k.fn);
+        lock.unlock();
+        Obtained o = obtain(nullptr, fns, k.fn, true);
+        if (o.code.size() == fns.size())
+          return install(k, fns, o, false);
+        lock.lock();
+      }
     }
     if (!kt.linkNow) {
       std::lock_guard<std::mutex> slock(st.mu);
@@ -335,14 +419,8 @@ bool Engine::prepareJit(const Kernel &k) {
   } else {
     fns = closure(*prog_, k.fn);
   }
-  std::string err;
-  jit::Backend *be = jit::backend(err);
-  Obtained o;
-  if (be)
-    o = obtain(be, fns, k.fn);
-  else
-    o.err = err;
-  return install(k, fns, o, false);
+  // LLVM is loaded only for what the JIT's own loader cannot map from the cache
+  return install(k, fns, obtain(nullptr, fns, k.fn), false);
 }
 
 void Engine::observeJit(const Kernel &k, const LaunchResult &r) {

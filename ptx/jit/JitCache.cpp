@@ -23,7 +23,7 @@ namespace ptxsim::ptx::jit::cache {
 namespace {
 
 /// Raised whenever the file layout or the key's contents change.
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2;
 constexpr char kMagic[8] = {'P', 'T', 'X', 'J', 'I', 'T', 'C', '\n'};
 constexpr const char *kSuffix = ".jitobj";
 
@@ -258,6 +258,7 @@ std::string encode(const std::string &key, const Entry &e) {
   put(out, kFormat);
   putStr(out, key);
   putStr(out, e.identity);
+  putStr(out, e.loaderIdentity);
   put(out, e.nativeInsts), put(out, e.calledInsts), put(out, e.branches);
   putStr(out, std::string(e.entry.begin(), e.entry.end()));
   putStr(out, e.object);
@@ -270,7 +271,7 @@ bool exists(const std::string &dir, const std::string &key) {
 }
 
 Load load(const std::string &dir, const std::string &key, const std::string &identity, Entry &out,
-          std::string &why) {
+          std::string &why, const std::string &loaderIdentity) {
   const std::string path = pathOf(dir, key);
   FILE *f = std::fopen(path.c_str(), "rb");
   if (!f)
@@ -302,7 +303,9 @@ Load load(const std::string &dir, const std::string &key, const std::string &ide
     return bad("holds another function's code (its key differs from its name)");
   Entry e;
   e.identity = r.str();
-  if (r.ok && e.identity != identity)
+  e.loaderIdentity = r.str();
+  if (r.ok && (identity.empty() || e.identity != identity) &&
+      (loaderIdentity.empty() || e.loaderIdentity != loaderIdentity))
     return Load::Miss; // another CPU, LLVM or module build: rewritten
   e.nativeInsts = r.pod<uint32_t>(), e.calledInsts = r.pod<uint32_t>(),
   e.branches = r.pod<uint32_t>();

@@ -33,6 +33,7 @@ std::string buildOf(const void *addr);
 /// One cache file's contents.
 struct Entry {
   std::string identity; ///< Backend::identity() of the process that compiled it
+  std::string loaderIdentity; ///< loader::identity() there (empty: only LLVM may link it)
   uint32_t nativeInsts = 0, calledInsts = 0, branches = 0;
   std::vector<uint8_t> entry; ///< FunctionCode::entry
   std::string object;         ///< the relocatable object file
@@ -43,9 +44,11 @@ enum class Load : uint8_t {
   Miss,    ///< no file, or one made by another identity (recompiled without a warning)
   Corrupt, ///< a file that fails its checks: `why` names the file and the check
 };
-/// Reads the file for `key` in `dir`; `identity` is this process's Backend::identity().
+/// Reads the file for `key` in `dir`. It is a Hit when it was made by `identity` (this process's
+/// Backend::identity(); empty before LLVM is loaded) or, when `loaderIdentity` is not empty, by a
+/// process of that loader::identity() (its object then needs no LLVM).
 Load load(const std::string &dir, const std::string &key, const std::string &identity, Entry &out,
-          std::string &why);
+          std::string &why, const std::string &loaderIdentity = {});
 /// Whether a file for `key` exists (a cheap test before loading LLVM).
 bool exists(const std::string &dir, const std::string &key);
 /// Writes the file for `key` atomically (temporary + rename), creating `dir`, then trims `dir`

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <dlfcn.h>
 #include <string_view>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace ptxsim::ptx::jit {
@@ -44,6 +45,32 @@ bool parseMode(const char *text, Mode &out, std::string &err) {
   return true;
 }
 
+namespace {
+/// The places the JIT module may be, in the order backend() tries them: next to the library
+/// (or executable) this code is linked into, in ../lib from there, where the build put it.
+std::vector<std::string> moduleCandidates() {
+#ifdef PTXSIM_JIT_MODULE
+  Dl_info info{};
+  std::string dir;
+  if (dladdr(reinterpret_cast<void *>(&backend), &info) && info.dli_fname) {
+    dir = info.dli_fname;
+    size_t slash = dir.rfind('/');
+    dir = slash == std::string::npos ? std::string() : dir.substr(0, slash + 1);
+  }
+  return {dir + PTXSIM_JIT_MODULE, dir + "../lib/" PTXSIM_JIT_MODULE, PTXSIM_JIT_MODULE_PATH};
+#else
+  return {};
+#endif
+}
+} // namespace
+
+std::string moduleFile() {
+  for (const std::string &c : moduleCandidates())
+    if (::access(c.c_str(), R_OK) == 0)
+      return c;
+  return {};
+}
+
 Backend *backend(std::string &err) {
   static std::mutex mu;
   static Backend *b = nullptr;
@@ -53,18 +80,8 @@ Backend *backend(std::string &err) {
   if (!tried) {
     tried = true;
 #ifdef PTXSIM_JIT_MODULE
-    // the module lies next to the library (or executable) this code is linked into
-    Dl_info info{};
-    std::string dir;
-    if (dladdr(reinterpret_cast<void *>(&backend), &info) && info.dli_fname) {
-      dir = info.dli_fname;
-      size_t slash = dir.rfind('/');
-      dir = slash == std::string::npos ? std::string() : dir.substr(0, slash + 1);
-    }
-    std::string candidates[] = {dir + PTXSIM_JIT_MODULE, dir + "../lib/" PTXSIM_JIT_MODULE,
-                                PTXSIM_JIT_MODULE_PATH};
     void *h = nullptr;
-    for (const std::string &c : candidates)
+    for (const std::string &c : moduleCandidates())
       if ((h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL)))
         break;
     if (!h) {
@@ -99,12 +116,13 @@ std::string summaryText() {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "  jit: %llu kernel(s) ready (%llu in the background), %llu function(s) compiled "
-                "in %.3f s, %llu loaded from cache in %.3f s (%llu instructions native, %llu as "
+                "in %.3f s, %llu loaded from cache (%llu without LLVM) in %.3f s (%llu instructions native, %llu as "
                 "handler calls, %llu branches); %llu launch(es) compiled, %llu interpreted "
                 "(fallback)",
                 (unsigned long long)s.kernelsCompiled, (unsigned long long)s.backgroundCompiles,
                 (unsigned long long)s.functionsCompiled, s.compileSeconds,
-                (unsigned long long)s.functionsCached, s.cacheSeconds,
+                (unsigned long long)s.functionsCached, (unsigned long long)s.functionsLoaded,
+                s.cacheSeconds,
                 (unsigned long long)s.nativeInsts, (unsigned long long)s.calledInsts,
                 (unsigned long long)s.branches,
                 (unsigned long long)s.launchesJit, (unsigned long long)s.launchesFallback);

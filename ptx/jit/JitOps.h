@@ -117,11 +117,16 @@ public:
   virtual std::string identity() const = 0;
 };
 constexpr int kBackendAbi = 4;
+/// The global function compiled code exports (its RunFn), in every object file.
+constexpr const char *kRunSymbol = "ptxsim_run";
 using CreateBackendFn = Backend *(*)(int abi);
 
 /// The process's backend, loaded on first use; null with `err` set when the build has no LLVM
 /// or the module cannot be loaded.
 Backend *backend(std::string &err);
+/// The JIT module's file that backend() loads (the first of its places that exists); empty in a
+/// build without LLVM or when there is none.
+std::string moduleFile();
 
 /// Run-summary counters (all launches of the process).
 struct Stats {
@@ -129,6 +134,7 @@ struct Stats {
   uint64_t kernelsCompiled = 0, launchesJit = 0, launchesFallback = 0, diffLaunches = 0,
            diffMismatches = 0, nativeInsts = 0, calledInsts = 0, branches = 0;
   uint64_t functionsCompiled = 0, functionsCached = 0; ///< compiled by LLVM / linked from cache
+  uint64_t functionsLoaded = 0; ///< of those from the cache, mapped by loader::load (no LLVM)
   uint64_t functionsInRanges = 0; ///< of those compiled, the ones in more than one pc range
   uint64_t backgroundCompiles = 0, launchesInterpreted = 0; ///< --jit auto
   double compileSeconds = 0, cacheSeconds = 0;

@@ -1145,7 +1145,7 @@ private:
     return true;
   }
 
-  static constexpr const char *kRunName = "ptxsim_run";
+  static constexpr const char *kRunName = kRunSymbol; // (the loader looks it up too)
   std::mutex mu_, linkMu_;
   std::unique_ptr<llvm::TargetMachine> tm_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;

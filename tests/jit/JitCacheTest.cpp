@@ -7,10 +7,14 @@
 #include "ptx/jit/JitCache.h"
 #include "../unit/ExecHarness.h"
 #include "ptx/jit/JitOps.h"
+#include "ptx/jit/ObjectLoader.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <dlfcn.h>
+#include <elf.h>
+#include <sys/wait.h>
 #include <cstdlib>
 #include <fstream>
 #include <sys/stat.h>
@@ -68,6 +72,7 @@ const void *anchor() { return reinterpret_cast<const void *>(&ptx::jit::describe
 
 struct Counts {
   uint64_t functionsCompiled, functionsCached, backgroundCompiles, launchesJit, launchesInterpreted;
+  uint64_t functionsLoaded, diffLaunches, diffMismatches;
 };
 Counts statsNow() {
   ptx::jit::Stats &s = ptx::jit::stats();
@@ -78,6 +83,9 @@ Counts statsNow() {
   c.backgroundCompiles = s.backgroundCompiles;
   c.launchesJit = s.launchesJit;
   c.launchesInterpreted = s.launchesInterpreted;
+  c.functionsLoaded = s.functionsLoaded;
+  c.diffLaunches = s.diffLaunches;
+  c.diffMismatches = s.diffMismatches;
   return c;
 }
 
@@ -301,15 +309,179 @@ TEST(JitCache, AutoSwitchesAtALaunchBoundaryWithTheSameResults) {
   EXPECT_EQ(statsNow().launchesJit, s1.launchesJit + 3);
 }
 
-// --jit auto with the kernel's code in the cache: when the kernel is hot, the next launch links
-// it (nothing compiled, nothing in the background).
+/// Fills `dir` with the code of kernelPtx(k) in a child process (which loads LLVM, so that this
+/// one need not); false when the child could not compile it (no LLVM: the caller skips).
+bool compileInChild(const std::string &dir, int k) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    bool ok = false;
+    {
+      std::string why;
+      if (ptx::jit::backend(why)) {
+        ModeHarness h("on", dir);
+        ok = h.load(kernelPtx(k)) && runKernel(h, 1) == expected(1, uint32_t(k)) &&
+             statsNow().functionsCompiled == 1;
+      }
+    }
+    std::fflush(nullptr);
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  return pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+/// Whether this process has loaded the JIT module (and with it LLVM).
+bool moduleLoaded() {
+  const std::string m = ptx::jit::moduleFile();
+  void *h = m.empty() ? nullptr : dlopen(m.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (h)
+    dlclose(h);
+  return h != nullptr;
+}
+
+// Code in the cache runs without LLVM: the JIT's own loader maps the object file, nothing is
+// compiled, the JIT module is not loaded, and differential mode finds the interpreter's bits;
+// under --jit auto the cached code runs from the kernel's first launch.
+TEST(JitCache, CachedCodeRunsWithoutLlvm) {
+  const std::string dir = tempDir("noload");
+  if (ptx::jit::loader::identity(ptx::jit::moduleFile()).empty())
+    GTEST_SKIP() << "no JIT module, or a host the loader does not run code on";
+  if (!compileInChild(dir, 11))
+    GTEST_SKIP() << "the JIT could not compile in a child process (no LLVM?)";
+  const bool before = moduleLoaded(); // (true when an earlier test of this process loaded it)
+  {
+    ModeHarness h("diff", dir);
+    ASSERT_TRUE(h.load(kernelPtx(11))) << h.errors;
+    const auto s0 = statsNow();
+    EXPECT_EQ(runKernel(h, 3), expected(3, 11));
+    const auto s1 = statsNow();
+    EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled); // nothing compiled
+    EXPECT_EQ(s1.functionsLoaded, s0.functionsLoaded + 1); // mapped by the loader
+    EXPECT_EQ(s1.functionsCached, s0.functionsCached + 1);
+    EXPECT_EQ(s1.diffLaunches, s0.diffLaunches + 3);
+    EXPECT_EQ(s1.diffMismatches, s0.diffMismatches);
+  }
+  {
+    ModeHarness h("auto", dir);
+    ASSERT_TRUE(h.load(kernelPtx(11))) << h.errors;
+    const auto s0 = statsNow();
+    EXPECT_EQ(runKernel(h, 2), expected(2, 11));
+    const auto s1 = statsNow();
+    EXPECT_EQ(s1.launchesJit, s0.launchesJit + 2); // the first launch too
+    EXPECT_EQ(s1.launchesInterpreted, s0.launchesInterpreted);
+    EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled);
+    EXPECT_EQ(s1.functionsLoaded, s0.functionsLoaded + 1);
+  }
+  if (!before)
+    EXPECT_FALSE(moduleLoaded()) << "the JIT module was loaded although every function was cached";
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// A cache file whose checksum holds but whose object the loader refuses (here: another machine
+// in its ELF header) is named in a warning with the reason, then compiled again and rewritten.
+TEST(JitCache, UnloadableObjectIsRejectedAndRecompiled) {
+  REQUIRE_JIT();
+  const std::string dir = tempDir("unloadable");
+  const std::string lid = ptx::jit::loader::identity(ptx::jit::moduleFile());
+  if (lid.empty())
+    GTEST_SKIP() << "no JIT module, or a host the loader does not run code on";
+  std::string key;
+  {
+    ModeHarness h("on", dir);
+    ASSERT_TRUE(h.load(kernelPtx(13))) << h.errors;
+    EXPECT_EQ(runKernel(h, 1), expected(1, 13));
+    key = cache::key(kernelFn(h), anchor(), cache::buildOf(anchor()));
+  }
+  cache::Entry e;
+  std::string why, err;
+  ASSERT_EQ(cache::load(dir, key, std::string(), e, why, lid), cache::Load::Hit) << why;
+  ASSERT_GT(e.object.size(), sizeof(Elf64_Ehdr));
+  e.object[offsetof(Elf64_Ehdr, e_machine)] = char(EM_AARCH64);
+  ASSERT_TRUE(cache::store(dir, key, e, err)) << err;
+  ModeHarness h("on", dir);
+  ASSERT_TRUE(h.load(kernelPtx(13))) << h.errors;
+  const auto s0 = statsNow();
+  testing::internal::CaptureStderr();
+  const auto v = runKernel(h, 2);
+  const std::string out = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(v, expected(2, 13));
+  EXPECT_NE(out.find("warning: the JIT cache's code of 'k' (" + dir + "/" + key +
+                     ".jitobj) cannot be loaded: not a relocatable x86-64 object"),
+            std::string::npos)
+      << out;
+  const auto s1 = statsNow();
+  EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled + 1);
+  EXPECT_EQ(s1.functionsLoaded, s0.functionsLoaded);
+  cache::Entry again;
+  ASSERT_EQ(cache::load(dir, key, std::string(), again, why, lid), cache::Load::Hit) << why;
+  EXPECT_EQ(uint8_t(again.object[offsetof(Elf64_Ehdr, e_machine)]), EM_X86_64); // rewritten
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// The loader names what it refuses: not ELF, a truncated section table, a relocation type it
+// does not apply, a missing entry point; and maps a real object, whose code runs.
+TEST(JitCache, LoaderNamesWhatItRefuses) {
+  REQUIRE_JIT();
+  const std::string dir = tempDir("loader");
+  const std::string lid = ptx::jit::loader::identity(ptx::jit::moduleFile());
+  if (lid.empty())
+    GTEST_SKIP() << "no JIT module, or a host the loader does not run code on";
+  std::string key;
+  {
+    ModeHarness h("on", dir);
+    ASSERT_TRUE(h.load(kernelPtx(17))) << h.errors;
+    runKernel(h, 1);
+    key = cache::key(kernelFn(h), anchor(), cache::buildOf(anchor()));
+  }
+  cache::Entry e;
+  std::string why;
+  ASSERT_EQ(cache::load(dir, key, std::string(), e, why, lid), cache::Load::Hit) << why;
+  std::string err;
+  EXPECT_NE(ptx::jit::loader::load(e.object, ptx::jit::kRunSymbol, err), nullptr) << err;
+  EXPECT_EQ(ptx::jit::loader::load("", ptx::jit::kRunSymbol, err), nullptr);
+  EXPECT_EQ(err, "not a 64-bit little-endian ELF object");
+  EXPECT_EQ(ptx::jit::loader::load(e.object.substr(0, 200), ptx::jit::kRunSymbol, err), nullptr);
+  EXPECT_EQ(err, "its section table lies outside the object");
+  EXPECT_EQ(ptx::jit::loader::load(e.object, "no_such_function", err), nullptr);
+  EXPECT_EQ(err, "the object defines no function 'no_such_function'");
+  // the first relocation of .text made a GOT-relative one (R_X86_64_GOTPCREL, 9)
+  std::string obj = e.object;
+  const auto *eh = reinterpret_cast<const Elf64_Ehdr *>(obj.data());
+  bool changed = false;
+  for (unsigned i = 1; i < eh->e_shnum && !changed; ++i) {
+    auto *sh = reinterpret_cast<Elf64_Shdr *>(&obj[eh->e_shoff + i * sizeof(Elf64_Shdr)]);
+    if (sh->sh_type != SHT_RELA || sh->sh_size < sizeof(Elf64_Rela))
+      continue;
+    auto *rel = reinterpret_cast<Elf64_Rela *>(&obj[sh->sh_offset]);
+    rel->r_info = ELF64_R_INFO(ELF64_R_SYM(rel->r_info), R_X86_64_GOTPCREL);
+    changed = true;
+  }
+  ASSERT_TRUE(changed);
+  EXPECT_EQ(ptx::jit::loader::load(obj, ptx::jit::kRunSymbol, err), nullptr);
+  EXPECT_NE(err.find("relocation type 9 is not one the loader applies"), std::string::npos) << err;
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// --jit auto with the kernel's code in the cache in a form only LLVM may link (made on a host of
+// another loader identity): when the kernel is hot, the next launch links it (nothing compiled,
+// nothing in the background).
 TEST(JitCache, AutoLinksCachedCodeWhenHot) {
   REQUIRE_JIT();
   const std::string dir = tempDir("auto");
+  std::string key;
   {
     ModeHarness h("on", dir);
     ASSERT_TRUE(h.load(kernelPtx(9))) << h.errors;
     runKernel(h, 1);
+    key = cache::key(kernelFn(h), anchor(), cache::buildOf(anchor()));
+  }
+  {
+    cache::Entry e;
+    std::string why, err, id;
+    ptx::jit::Backend *be = ptx::jit::backend(id);
+    ASSERT_NE(be, nullptr);
+    ASSERT_EQ(cache::load(dir, key, be->identity(), e, why), cache::Load::Hit) << why;
+    e.loaderIdentity = "loader 1; another host";
+    ASSERT_TRUE(cache::store(dir, key, e, err)) << err;
   }
   ModeHarness h("auto", dir, "1");
   ASSERT_TRUE(h.load(kernelPtx(9))) << h.errors;
@@ -323,6 +495,7 @@ TEST(JitCache, AutoLinksCachedCodeWhenHot) {
   const auto s2 = statsNow();
   EXPECT_EQ(s2.launchesJit, s1.launchesJit + 1);
   EXPECT_EQ(s2.functionsCached, s1.functionsCached + 1);
+  EXPECT_EQ(s2.functionsLoaded, s1.functionsLoaded); // linked by LLVM
   EXPECT_EQ(s2.functionsCompiled, s1.functionsCompiled);
   EXPECT_EQ(s2.backgroundCompiles, s1.backgroundCompiles);
   EXPECT_EQ(h.read<uint32_t>(out, 64), expected(2, 9));
