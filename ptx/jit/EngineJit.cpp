@@ -26,10 +26,15 @@ namespace cache = jit::cache;
 void Engine::initJit() {
   jit::Mode m = jit::Mode::Off;
   std::string err;
-  if (!jit::parseMode(std::getenv("PTXSIM_JIT"), m, err)) {
+  const char *v = std::getenv("PTXSIM_JIT");
+  if (!jit::parseMode(v, m, err)) {
     std::fprintf(stderr, "ptxsim: %s; the interpreter runs every kernel\n", err.c_str());
     m = jit::Mode::Off;
   }
+  // the default (auto) in a build without the JIT module: the interpreter, without a word
+  // (--jit auto asked for explicitly names the reason in the summary once a kernel is hot)
+  if (m == jit::Mode::Auto && (!v || !*v) && jit::moduleFile().empty())
+    m = jit::Mode::Off;
   jitMode_ = (uint8_t)m;
 }
 
@@ -281,15 +286,17 @@ bool install(const Kernel &k, const std::vector<const ir::Function *> &fns, cons
 
 // --jit auto: a kernel runs interpreted until the thread instructions it has run exceed
 // kHotFactor times what the interpreter runs (at kInterpRate) in the time the switch is
-// estimated to cost: for a kernel whose functions are all in the disk cache, loading LLVM and
-// linking them (kLoadSeconds; then at the next launch, on the launching thread), else LLVM's
-// time for its functions, linear in their size since large ones are compiled in pc ranges
-// (kCompileBase + kCompilePerInst each; then on one background thread, switched in at the first
-// launch after it ends). So a program never spends more than about a tenth of the time it has
-// run on the switch (the exit waits for a compile in flight). PTXSIM_JIT_HOT_INSTS sets the count.
-constexpr double kHotFactor = 10, kInterpRate = 1e9, kLoadSeconds = 0.1;
+// estimated to cost: for a kernel whose functions are all in the disk cache, mapping them with
+// the JIT's own loader (kLoaderSeconds each, measured: 0.3 ms for a 20 KB object), or, where
+// the loader cannot, loading LLVM and linking them (kLoadSeconds; both then at the next launch,
+// on the launching thread), else LLVM's time for its functions, linear in their size since
+// large ones are compiled in pc ranges (kCompileBase + kCompilePerInst each; then on one
+// background thread, switched in at the first launch after it ends). So a program never spends
+// more than about a tenth of the time it has run on the switch (the exit waits for a compile in
+// flight). PTXSIM_JIT_HOT_INSTS sets the count.
+constexpr double kHotFactor = 10, kInterpRate = 1e9, kLoadSeconds = 0.1, kLoaderSeconds = 0.0005;
 constexpr double kCompileBase = 0.02, kCompilePerInst = 0.005; // CPU s; docs/executor.md
-uint64_t hotAfter(const std::vector<const ir::Function *> &fns, bool cached) {
+uint64_t hotAfter(const std::vector<const ir::Function *> &fns, bool cached, bool viaLoader) {
   const uint64_t fixed = [] { // read at a kernel's first launch
     const char *v = std::getenv("PTXSIM_JIT_HOT_INSTS");
     if (!v || !*v)
@@ -307,9 +314,9 @@ uint64_t hotAfter(const std::vector<const ir::Function *> &fns, bool cached) {
   }();
   if (fixed)
     return fixed;
-  double s = cached ? kLoadSeconds : 0;
+  double s = viaLoader ? 0 : cached ? kLoadSeconds : 0;
   for (const ir::Function *f : fns)
-    s += cached ? 0.002 : kCompileBase + kCompilePerInst * double(f->code.size());
+    s += viaLoader ? kLoaderSeconds : cached ? 0.002 : kCompileBase + kCompilePerInst * double(f->code.size());
   return uint64_t(kHotFactor * kInterpRate * s);
 }
 
@@ -325,6 +332,7 @@ struct KernelTier {
   uint64_t threadInsts = 0, hotAt = 0;
   bool seen = false;
   bool cached = false;  ///< every function was in the disk cache at the first launch
+  bool viaLoader = false; ///< cached, and the JIT's own loader may run this host's code
   bool linkNow = false; ///< hot and cached: the next launch links the code
   std::shared_ptr<Job> job;
 };
@@ -396,17 +404,8 @@ bool Engine::prepareJit(const Kernel &k) {
       kt.cached = !dir.empty();
       for (const ir::Function *f : closure(*prog_, k.fn))
         kt.cached = kt.cached && cache::exists(dir, cacheKey(*f));
-      kt.hotAt = hotAfter(closure(*prog_, k.fn), kt.cached);
-      if (kt.cached && !loaderIdentity().empty()) {
-        // code the JIT's own loader maps in about a millisecond, without LLVM: from this
-        // launch on (else LLVM links it once the kernel is hot, as below)
-        fns = closure(*prog_, k.fn);
-        lock.unlock();
-        Obtained o = obtain(nullptr, fns, k.fn, true);
-        if (o.code.size() == fns.size())
-          return install(k, fns, o, false);
-        lock.lock();
-      }
+      kt.viaLoader = kt.cached && !loaderIdentity().empty();
+      kt.hotAt = hotAfter(closure(*prog_, k.fn), kt.cached, kt.viaLoader);
     }
     if (!kt.linkNow) {
       std::lock_guard<std::mutex> slock(st.mu);
@@ -414,8 +413,23 @@ bool Engine::prepareJit(const Kernel &k) {
       return false;
     }
     kt.linkNow = false; // once: a failure falls back below and names the reason
-    kt.hotAt = UINT64_MAX;
     fns = closure(*prog_, k.fn);
+    if (kt.viaLoader) {
+      // the JIT's own loader maps the cached code without LLVM; when it cannot (code of
+      // another host or module build, a refused object), the kernel is treated as not cached:
+      // the background thread links or compiles it once it is hot by LLVM's bound
+      kt.viaLoader = kt.cached = false;
+      lock.unlock();
+      Obtained o = obtain(nullptr, fns, k.fn, true);
+      if (o.code.size() == fns.size())
+        return install(k, fns, o, false);
+      lock.lock();
+      kt.hotAt = hotAfter(fns, false, false);
+      std::lock_guard<std::mutex> slock(st.mu);
+      ++st.launchesInterpreted;
+      return false;
+    }
+    kt.hotAt = UINT64_MAX;
   } else {
     fns = closure(*prog_, k.fn);
   }

@@ -30,9 +30,9 @@ OpDesc describedOp(ir::ExecFn fn) {
 
 bool parseMode(const char *text, Mode &out, std::string &err) {
   std::string_view v = text ? text : "";
-  if (v.empty() || v == "off" || v == "0") {
+  if (v == "off" || v == "0") {
     out = Mode::Off;
-  } else if (v == "auto") {
+  } else if (v.empty() || v == "auto") {
     out = Mode::Auto;
   } else if (v == "on" || v == "1") {
     out = Mode::On;

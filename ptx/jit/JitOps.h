@@ -64,12 +64,13 @@ template <template <class> class H> void describeInts(Op op) {
 }
 
 enum class Mode : uint8_t {
-  Off,  ///< the interpreter only (the default)
+  Off,  ///< the interpreter only
   On,   ///< compile every kernel before its first launch
   Diff, ///< run every launch in both engines and compare global memory
-  Auto, ///< tiered: interpret, compile hot kernels in the background, switch at a launch
+  Auto, ///< tiered: interpret, compile hot kernels in the background, switch at a launch (the
+        ///< default)
 };
-/// PTXSIM_JIT (off|on|auto|diff; unset is off). False with `err` set for a bad value.
+/// PTXSIM_JIT (off|on|auto|diff; unset is auto). False with `err` set for a bad value.
 bool parseMode(const char *text, Mode &out, std::string &err);
 
 /// The compiled code of one function: runs the warp from `*pc` with the active lanes `active`

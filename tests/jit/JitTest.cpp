@@ -93,8 +93,12 @@ TEST(Jit, ModeParsing) {
   EXPECT_EQ(m, ptx::jit::Mode::Diff);
   EXPECT_TRUE(ptx::jit::parseMode("auto", m, err));
   EXPECT_EQ(m, ptx::jit::Mode::Auto);
-  EXPECT_TRUE(ptx::jit::parseMode(nullptr, m, err));
+  EXPECT_TRUE(ptx::jit::parseMode("off", m, err));
   EXPECT_EQ(m, ptx::jit::Mode::Off);
+  EXPECT_TRUE(ptx::jit::parseMode(nullptr, m, err)); // the default
+  EXPECT_EQ(m, ptx::jit::Mode::Auto);
+  EXPECT_TRUE(ptx::jit::parseMode("", m, err));
+  EXPECT_EQ(m, ptx::jit::Mode::Auto);
   EXPECT_FALSE(ptx::jit::parseMode("fast", m, err));
   EXPECT_NE(err.find("'fast'"), std::string::npos);
 }
