@@ -2,7 +2,8 @@
 // 1 and 2 host threads (best of 5 launches each), against the same work done by a plain
 // single-thread C++ loop. Usage: bench_exec [--kernel NAME] [kernels.ptx]
 // PTXSIM_SIMT=its|ipdom|auto picks the lane scheduling (EngineConfig::simt; the kernels are
-// compiled for sm_75, so auto means its).
+// compiled for sm_75, so auto means its); PTXSIM_JIT=on|auto|diff the engine (unset: off, the
+// interpreter, not the simulator's default auto).
 //
 // Prints one line per (kernel, threads): thread instructions, host seconds, rate (millions of
 // thread-instructions per second), the speed-up of 2 threads over 1, the slowdown against
@@ -127,6 +128,9 @@ double nativeDivergent(const uint32_t *in, uint32_t *out, uint64_t threads) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // the interpreter's figures unless PTXSIM_JIT asks for an engine (the default, auto, would
+  // switch engines between the measured launches)
+  setenv("PTXSIM_JIT", "off", 0);
   std::string path = PTXSIM_BENCH_PTX, only;
   uint64_t nMem = 1 << 24; // elements of the memory-bound kernel's arrays
   int reps = 5;
