@@ -2,6 +2,7 @@
 
 #include "ptx/jit/ObjectLoader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -35,12 +36,18 @@ struct Image {
       return nullptr;
     return reinterpret_cast<const T *>(bytes.data() + off);
   }
+  /// The NUL-terminated string at `off`, at most `max` bytes and never past the object.
+  std::string str(uint64_t off, uint64_t max) const {
+    if (off >= bytes.size())
+      return "?";
+    const char *p = bytes.data() + off;
+    return std::string(p, strnlen(p, std::min<uint64_t>(max, bytes.size() - off)));
+  }
   std::string sectionName(unsigned i) const {
     if (eh->e_shstrndx >= eh->e_shnum || sh[i].sh_name >= sh[eh->e_shstrndx].sh_size)
       return "#" + std::to_string(i);
     const Elf64_Shdr &names = sh[eh->e_shstrndx];
-    const char *p = at<char>(names.sh_offset + sh[i].sh_name);
-    return p ? std::string(p, strnlen(p, names.sh_size - sh[i].sh_name)) : "#" + std::to_string(i);
+    return str(names.sh_offset + sh[i].sh_name, names.sh_size - sh[i].sh_name);
   }
 };
 
@@ -73,6 +80,10 @@ bool parse(Image &img, std::string &err) {
     const Elf64_Shdr &s = img.sh[i];
     if (s.sh_type != SHT_NOBITS && s.sh_size && !img.at<char>(s.sh_offset, s.sh_size)) {
       err = "section " + std::to_string(i) + " lies outside the object";
+      return false;
+    }
+    if (loaded(s) && s.sh_size > (uint64_t(1) << 30)) { // (a NOBITS section's size is not bounded by the file)
+      err = "section " + img.sectionName(i) + " has a size of " + std::to_string(s.sh_size) + " bytes";
       return false;
     }
     if (s.sh_addralign > kPage || (s.sh_addralign & (s.sh_addralign - 1))) {
@@ -269,8 +280,8 @@ void *load(const std::string &object, const char *symbol, std::string &err) {
   const Elf64_Sym *syms = img.at<Elf64_Sym>(symtab->sh_offset, nsyms);
   const Elf64_Shdr &strtab = img.sh[symtab->sh_link];
   auto symName = [&](const Elf64_Sym &s) {
-    const char *p = s.st_name < strtab.sh_size ? img.at<char>(strtab.sh_offset + s.st_name) : nullptr;
-    return p ? std::string(p, strnlen(p, strtab.sh_size - s.st_name)) : std::string("?");
+    return s.st_name < strtab.sh_size ? img.str(strtab.sh_offset + s.st_name, strtab.sh_size - s.st_name)
+                                      : std::string("?");
   };
   // a symbol's run-time address; false for one the loader does not resolve
   auto symValue = [&](const Elf64_Sym &s, uint64_t &v, std::string &why) {
@@ -325,7 +336,7 @@ void *load(const std::string &object, const char *symbol, std::string &err) {
     std::string why;
     if (ELF64_ST_BIND(s.st_info) == STB_GLOBAL && ELF64_ST_TYPE(s.st_info) == STT_FUNC &&
         symName(s) == symbol && symValue(s, v, why) && s.st_shndx != SHN_ABS &&
-        (img.sh[s.st_shndx].sh_flags & SHF_EXECINSTR))
+        (img.sh[s.st_shndx].sh_flags & SHF_EXECINSTR) && s.st_value < img.sh[s.st_shndx].sh_size)
       entry = reinterpret_cast<void *>(v);
   }
   if (!entry)
