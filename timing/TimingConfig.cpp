@@ -200,6 +200,18 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("heapCallCycles", cfg.core.heapCallCycles);
   j.num("heapLaneCycles", cfg.core.heapLaneCycles);
   j.num("callFrameCycles", cfg.core.callFrameCycles);
+  j.num("fenceCtaCycles", cfg.core.fenceCtaCycles);
+  j.num("fenceGpuCycles", cfg.core.fenceGpuCycles);
+  j.num("fenceSysCycles", cfg.core.fenceSysCycles);
+  j.num("divF32Latency", cfg.core.divF32Latency);
+  j.num("divFullF32Latency", cfg.core.divFullF32Latency);
+  j.num("sqrtF32Latency", cfg.core.sqrtF32Latency);
+  j.num("divF64Latency", cfg.core.divF64Latency);
+  j.num("sqrtF64Latency", cfg.core.sqrtF64Latency);
+  j.num("divS32Latency", cfg.core.divS32Latency);
+  j.num("divU32Latency", cfg.core.divU32Latency);
+  j.num("divS64Latency", cfg.core.divS64Latency);
+  j.num("divU64Latency", cfg.core.divU64Latency);
   j.num("barArriveCycles", cfg.core.barArriveCycles);
   j.num("barReleaseCycles", cfg.core.barReleaseCycles);
   j.num("dramExtraLatency", cfg.dram.extraLatency);

@@ -94,6 +94,14 @@ struct CoreConfig {
   /// Returning from a function that makes calls (not a leaf under the ABI): the warp waits this
   /// long for the epilogue's stack loads of the return address and saved registers (0: free).
   uint32_t callFrameCycles = 0;
+  /// A MEMBAR of each scope (ir::Inst::sassSeq: fence/membar, or the one ptxas puts before a
+  /// release atom/red/st): the warp's next instruction issues this long after it (0: free).
+  uint32_t fenceCtaCycles = 0, fenceGpuCycles = 0, fenceSysCycles = 0;
+  /// Latencies of the SASS sequences of IEEE division and square root (.rn/.rz/.rm/.rp),
+  /// div.full.f32 and integer div/rem by a register (ir::SassSeq); 0: the class's latency.
+  uint32_t divF32Latency = 0, divFullF32Latency = 0, sqrtF32Latency = 0, divF64Latency = 0,
+           sqrtF64Latency = 0, divS32Latency = 0, divU32Latency = 0, divS64Latency = 0,
+           divU64Latency = 0;
   /// bar.sync/bar.red/bar.arrive: the SM's barrier unit counts one warp's arrival every
   /// barArriveCycles (serialized over the SM), and the warps a barrier releases issue again
   /// barReleaseCycles after its last arrival was counted (both 0: released at once).

@@ -150,6 +150,7 @@ bool lowerAtom128(LowerCtx &c, Mod op, bool isRed, Space space) {
     return c.unsupported(".b128 destination");
   uint32_t d = c.dst(dop);
   ir::Inst &in = c.emitAddressed(atom128Fn, ir::OpClass::Atomic, c.op(1), space);
+  in.sassSeq = uint8_t(fenceOf(c, false));
   in.src[1] = bl;
   in.src[2] = bh;
   in.src[3] = cl;
@@ -286,6 +287,7 @@ bool lowerAtom(LowerCtx &c, bool isRed) {
       return c.unsupported("vector destination");
   }
   ir::Inst &in = c.emitAddressed(fn, ir::OpClass::Atomic, c.op(ai), atomSpace(c));
+  in.sassSeq = uint8_t(fenceOf(c, false));
   in.width = (uint8_t)(typeBits(t) / 8);
   in.vec = (uint8_t)n;
   in.ndst = isRed ? 0 : (uint8_t)n;

@@ -185,5 +185,10 @@ bool lowerCpAsyncMbarrierArrive(LowerCtx &ctx);
 void emitBulkCompleteTx(LowerCtx &ctx, const Operand &mbar, ir::Opnd bytes);
 /// setp/set with a float type; `cmp` is the comparison modifier.
 bool lowerFloatCompare(LowerCtx &ctx, bool isSet);
+/// The MEMBAR ptxas puts at this instruction (OpsControl.cpp), for Inst::sassSeq: for
+/// `fence`/`membar` (`isFence`) its scope (none for proxy, mbarrier_init and restricted
+/// fences, which are not MEMBARs); for an atom/red/st the scope of its release semantics
+/// (.release, .acq_rel; .gpu when it names none), none when it has none.
+ir::SassSeq fenceOf(const LowerCtx &ctx, bool isFence);
 
 } // namespace ptxsim::ptx::exec

@@ -112,6 +112,14 @@ bool lowerBar(LowerCtx &c) {
   return true;
 }
 
+
+/// fence/membar: no effect in the executor (one host thread runs a warp's lanes in order, and
+/// global memory is the host's); the timing model charges the MEMBAR's scope.
+bool lowerFence(LowerCtx &c) {
+  ir::Inst &in = c.emit(nopHandler(), ir::OpClass::Sync);
+  in.sassSeq = uint8_t(fenceOf(c, true));
+  return true;
+}
 } // namespace
 
 void registerControlOps() {
@@ -141,10 +149,25 @@ void registerControlOps() {
   registerLowering("brkpt", [](LowerCtx &c) { c.emitCtl(ir::Ctl::Trap); return true; });
   registerLowering("bar", lowerBar);
   registerLowering("barrier", lowerBar);
-  registerLowering("membar", [](LowerCtx &c) { c.emit(nopHandler(), ir::OpClass::Sync); return true; });
-  registerLowering("fence", [](LowerCtx &c) { c.emit(nopHandler(), ir::OpClass::Sync); return true; });
+  registerLowering("membar", lowerFence);
+  registerLowering("fence", lowerFence);
   registerLowering("nanosleep", [](LowerCtx &c) { c.emitCtl(ir::Ctl::Yield, ir::OpClass::Misc); return true; });
   registerLowering("pmevent", [](LowerCtx &c) { c.emit(nopHandler(), ir::OpClass::Misc); return true; });
+}
+
+ir::SassSeq fenceOf(const LowerCtx &c, bool isFence) {
+  if (isFence) {
+    if (c.has(Mod::proxy) || c.has(Mod::mbarrier_init) || c.has(Mod::op_restrict) ||
+        c.has(Mod::sync_restrict_shared_cluster) || c.has(Mod::sync_restrict_shared_cta))
+      return ir::SassSeq::None;
+  } else if (!c.has(Mod::release) && !c.has(Mod::acq_rel)) {
+    return ir::SassSeq::None;
+  }
+  if (c.has(Mod::cta))
+    return ir::SassSeq::FenceCta;
+  if (c.has(Mod::sys))
+    return ir::SassSeq::FenceSys;
+  return ir::SassSeq::FenceGpu; // .gpu, .cluster, membar.gl, or no scope (.gpu by default)
 }
 
 } // namespace ptxsim::ptx::exec

@@ -769,6 +769,13 @@ bool lowerFloatArith(LowerCtx &c, FArith op) {
     return c.unsupported("floating-point form");
   ir::Inst *in = emitSimple(c, fn, n, t, cls);
   in->flags = (ftz ? kFtz : 0) | (sat ? kSat : 0);
+  // IEEE division and square root are SASS sequences (a MUFU estimate refined by FFMAs/DFMAs)
+  if (op == FArith::Div && !approx)
+    in->sassSeq = uint8_t(c.has(Mod::full) ? ir::SassSeq::DivFullF32
+                          : f64            ? ir::SassSeq::DivF64
+                                           : ir::SassSeq::DivF32);
+  else if (op == FArith::Sqrt && !approx)
+    in->sassSeq = uint8_t(f64 ? ir::SassSeq::SqrtF64 : ir::SassSeq::SqrtF32);
   return true;
 }
 

@@ -416,6 +416,17 @@ bool lowerBinary(LowerCtx &c, ScalarType t, OpClass cls = OpClass::Alu) {
   in.src[1] = b;
   return true;
 }
+/// An integer div/rem just lowered: by a register it is a SASS sequence of ~20 instructions
+/// (Inst::sassSeq); by an immediate, ptxas multiplies and shifts, as for any other arithmetic.
+bool markIntDivide(LowerCtx &c, ScalarType t) {
+  ir::Inst &in = c.fn().code.back();
+  if (in.src[1].cst)
+    return true;
+  const bool sgn = typeClass(t) == TypeClass::Signed;
+  in.sassSeq = uint8_t(typeBits(t) == 64 ? (sgn ? ir::SassSeq::DivS64 : ir::SassSeq::DivU64)
+                                         : (sgn ? ir::SassSeq::DivS32 : ir::SassSeq::DivU32));
+  return true;
+}
 template <class OpFamily, unsigned kSet = kW16to64> bool lowerUnary(LowerCtx &c, ScalarType t) {
   ir::ExecFn fn = byIntType<OpFamily::template H, kSet>(t);
   if (!fn)
@@ -908,9 +919,12 @@ void registerIntOps() {
     ScalarType t = c.type();
     if (isFloatForm(t))
       return lowerFloatArith(c, FArith::Div);
-    return lowerBinary<Bin<DivOp>>(c, t, OpClass::Sfu);
+    return lowerBinary<Bin<DivOp>>(c, t, OpClass::Sfu) && markIntDivide(c, t);
   });
-  registerLowering("rem", [](LowerCtx &c) { return lowerBinary<Bin<RemOp>>(c, c.type(), OpClass::Sfu); });
+  registerLowering("rem", [](LowerCtx &c) {
+    ScalarType t = c.type();
+    return lowerBinary<Bin<RemOp>>(c, t, OpClass::Sfu) && markIntDivide(c, t);
+  });
   registerLowering("abs", [](LowerCtx &c) {
     ScalarType t = c.type();
     if (isFloatForm(t))

@@ -257,6 +257,7 @@ bool lowerSt(LowerCtx &c) {
     for (unsigned i = 0; i < n; ++i)
       s[i] = c.src(sop.elems[i], t);
   ir::Inst &in = c.emitAddressed(fn, ir::OpClass::Mem, c.op(0), spaceOf(c));
+  in.sassSeq = uint8_t(fenceOf(c, false));
   in.width = (uint8_t)(typeBits(t) / 8);
   in.vec = (uint8_t)n;
   in.nsrc = (uint8_t)(n + 1);

@@ -95,6 +95,15 @@ enum class Ctl : uint8_t {
 
 /// Coarse class for timing models and statistics. Values from kFirstExtensionClass on are
 /// registered by ISA extensions (registerOpClass); the timing model maps each to a pipeline.
+/// A PTX instruction that ptxas turns into more than one SASS instruction, and whose cost the
+/// timing model charges as a whole (Inst::sassSeq): a MEMBAR of each scope (a cluster-scope
+/// fence counts as Gpu), or the instruction sequence of an IEEE division or square root
+/// (.rn/.rz/.ru/.rd), of div.full.f32, or of an integer div/rem by a register.
+enum class SassSeq : uint8_t {
+  None, FenceCta, FenceGpu, FenceSys, DivF32, DivFullF32, SqrtF32, DivF64, SqrtF64, DivS32,
+  DivU32, DivS64, DivU64
+};
+
 enum class OpClass : uint8_t { Alu, Mul, Fp32, Fp64, Half, Sfu, Mem, Atomic, Control, Sync, Warp, Misc, Tensor };
 constexpr uint8_t kNumBuiltinOpClasses = uint8_t(OpClass::Tensor) + 1;
 constexpr uint8_t kMaxOpClasses = 32;
@@ -164,6 +173,10 @@ struct Inst {
   /// The first load of a group ptxas merges into one LDS.64/LDS.128: the group's loads (2 or 4;
   /// 0 otherwise). The timing model charges it the whole vector's bank cycles.
   uint8_t mergedLoads = 0;
+  /// What ptxas makes of this instruction beyond one SASS instruction (ir::SassSeq), for the
+  /// timing model: a MEMBAR (`fence`/`membar`, and the one before an atom/red/st with release
+  /// semantics) or an arithmetic sequence (IEEE division, square root, integer division).
+  uint8_t sassSeq = 0;
 };
 
 /// One argument copy of a call: `size` bytes from the caller's frame (or a register when

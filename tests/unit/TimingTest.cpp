@@ -606,6 +606,94 @@ OUTER:
   EXPECT_EQ(run(0, 300), run(0, 0));       // `leaf` is a leaf
 }
 
+// n copies of `inst` between two %clock64 reads; thread 0 stores the difference.
+std::string fenced(const std::string &inst, int n) {
+  std::ostringstream os;
+  os << ptxHeader() << ".visible .entry k(.param .u64 out) {\n .reg .b64 %rd<5>;\n"
+     << " .reg .b32 %r<2>;\n .reg .pred %p<2>;\n .reg .f32 %f<3>;\n .reg .b32 %q<3>;\n"
+     << " .reg .b64 %d<3>;\n ld.param.u64 %rd1, [out];\n mov.f32 %f1, 0f40000000;\n"
+     << " mov.f32 %f2, 0f3FC00000;\n mov.u32 %q1, 1000000;\n mov.u32 %q2, 3;\n"
+     << " mov.u64 %d1, 1000000;\n mov.u64 %d2, 3;\n mov.u64 %rd2, %clock64;\n";
+  for (int i = 0; i < n; ++i)
+    os << " " << inst << "\n";
+  os << " mov.u64 %rd3, %clock64;\n mov.u32 %r1, %tid.x;\n setp.ne.u32 %p1, %r1, 0;\n"
+     << " @%p1 bra DONE;\n sub.u64 %rd4, %rd3, %rd2;\n st.global.u64 [%rd1], %rd4;\n"
+     << "DONE:\n ret;\n}\n";
+  return os.str();
+}
+
+// -ptxsim_fence_{cta,gpu,sys}_cycles: a MEMBAR (fence, membar, and the one ptxas puts before a
+// release atom/red/st) makes the warp's next instruction wait its scope's cost; proxy fences and
+// relaxed atomics are not MEMBARs.
+TEST(Timing, FencesWaitTheirScopesCost) {
+  timing::TimingConfig cfg = noFetch();
+  cfg.core.fenceCtaCycles = 8;
+  cfg.core.fenceGpuCycles = 600;
+  cfg.core.fenceSysCycles = 1300;
+  auto cycles = [&](const std::string &inst, int n) {
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(fenced(inst, n))) << t.h.errors;
+    uint64_t out = t.h.alloc(8);
+    auto r = t.run("k", {1}, {32}, {out});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    return int64_t(t.h.read<uint64_t>(out, 1)[0]);
+  };
+  // two more fences: two more waits of the scope's cost
+  auto perFence = [&](const std::string &inst) { return (cycles(inst, 4) - cycles(inst, 2)) / 2; };
+  EXPECT_EQ(perFence("fence.sc.gpu;"), 600);
+  EXPECT_EQ(perFence("fence.acq_rel.gpu;"), 600);
+  EXPECT_EQ(perFence("membar.gl;"), 600);
+  EXPECT_EQ(perFence("fence.sc.cta;"), 8);
+  EXPECT_EQ(perFence("membar.cta;"), 8);
+  EXPECT_EQ(perFence("fence.sc.sys;"), 1300);
+  EXPECT_EQ(perFence("membar.sys;"), 1300);
+  // a release reduction waits for the MEMBAR ptxas puts before it; a relaxed one does not
+  const int64_t relaxed = perFence("red.relaxed.gpu.global.add.u32 [%rd1], 1;");
+  EXPECT_LT(relaxed, 100);
+  EXPECT_EQ(perFence("red.release.gpu.global.add.u32 [%rd1], 1;") - relaxed, 600);
+  EXPECT_EQ(perFence("red.release.sys.global.add.u32 [%rd1], 1;") - relaxed, 1300);
+  EXPECT_EQ(perFence("atom.acq_rel.gpu.global.add.u32 %q1, [%rd1], 1;") -
+                perFence("atom.relaxed.gpu.global.add.u32 %q1, [%rd1], 1;"),
+            600);
+  EXPECT_LT(perFence("fence.proxy.async;"), 100);
+  cfg.core.fenceGpuCycles = 0; // the default: free
+  EXPECT_LT(perFence("fence.sc.gpu;"), 100);
+}
+
+// -ptxsim_{div,sqrt}_*_latency: IEEE division and square root and integer division by a
+// register are SASS sequences; a dependent chain of them takes the sequence's latency per
+// instruction. Integer division by an immediate (multiply and shifts) keeps its class's.
+TEST(Timing, DivisionSequencesTakeTheirLatency) {
+  timing::TimingConfig cfg = noFetch();
+  cfg.core.divF32Latency = 58;
+  cfg.core.sqrtF32Latency = 56;
+  cfg.core.divFullF32Latency = 45;
+  cfg.core.divU32Latency = 60;
+  cfg.core.divS64Latency = 331;
+  auto perInst = [&](const std::string &inst) {
+    auto cycles = [&](int n) {
+      TimingHarness t(cfg);
+      EXPECT_TRUE(t.load(fenced(inst, n))) << t.h.errors;
+      uint64_t out = t.h.alloc(8);
+      auto r = t.run("k", {1}, {32}, {out});
+      EXPECT_TRUE(r.result.ok()) << r.result.message;
+      return int64_t(t.h.read<uint64_t>(out, 1)[0]);
+    };
+    return (cycles(6) - cycles(2)) / 4;
+  };
+  EXPECT_EQ(perInst("div.rn.f32 %f1, %f1, %f2;"), 58);
+  EXPECT_EQ(perInst("div.rz.f32 %f1, %f1, %f2;"), 58);
+  EXPECT_EQ(perInst("div.full.f32 %f1, %f1, %f2;"), 45);
+  EXPECT_EQ(perInst("sqrt.rn.f32 %f1, %f1;"), 56);
+  EXPECT_EQ(perInst("div.u32 %q1, %q1, %q2;"), 60);
+  EXPECT_EQ(perInst("rem.u32 %q1, %q1, %q2;"), 60);
+  EXPECT_EQ(perInst("div.s64 %d1, %d1, %d2;"), 331);
+  const int64_t sfu = perInst("div.u32 %q1, %q1, 3;"); // by an immediate: not a sequence
+  EXPECT_LT(sfu, 60);
+  cfg.core.divF32Latency = 0; // the default: the class's latency
+  EXPECT_LT(perInst("div.rn.f32 %f1, %f1, %f2;"), 58);
+}
+
 // A two-level scheduler with fewer active places than warps must not stall for good: warps that
 // exit early leave the active set at once (not when their CTA ends), and warps waiting at a
 // barrier leave it so that the pending warps they wait for can run.

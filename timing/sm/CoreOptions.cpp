@@ -297,6 +297,40 @@ void describeFetchAndCalls(OptionContext &ctx) {
            "cycles a warp waits at the return from a device function that itself makes calls "
            "(not a leaf: the ABI saves its return address and callee-saved registers on the "
            "stack and loads them back before returning); 0: calls cost their instructions only");
+  opts.add("-ptxsim_fence_cta_cycles", &c.fenceCtaCycles,
+           "cycles a warp waits after a CTA-scope fence (fence.sc.cta, membar.cta, or a "
+           ".release/.acq_rel .cta atom, red or st); 0: free")
+      .range(0, 100000);
+  opts.add("-ptxsim_fence_gpu_cycles", &c.fenceGpuCycles,
+           "cycles a warp waits after a GPU-scope fence (fence.sc/acq_rel.gpu or .cluster, "
+           "membar.gl, __threadfence, or a .release/.acq_rel atom, red or st of that scope, "
+           "which ptxas precedes with a MEMBAR); 0: free")
+      .range(0, 100000);
+  opts.add("-ptxsim_fence_sys_cycles", &c.fenceSysCycles,
+           "cycles a warp waits after a system-scope fence (fence.sc/acq_rel.sys, membar.sys, "
+           "__threadfence_system, or a .release/.acq_rel .sys atom, red or st); 0: free")
+      .range(0, 100000);
+  // PTX instructions that are SASS sequences: their dependent latency as a whole
+  struct SeqOpt {
+    const char *name, *what;
+    uint32_t *field;
+  };
+  for (const SeqOpt &o : {
+           SeqOpt{"-ptxsim_div_f32_latency", "div.rn/rz/rm/rp.f32", &c.divF32Latency},
+           SeqOpt{"-ptxsim_div_full_f32_latency", "div.full.f32", &c.divFullF32Latency},
+           SeqOpt{"-ptxsim_sqrt_f32_latency", "sqrt.rn/rz/rm/rp.f32", &c.sqrtF32Latency},
+           SeqOpt{"-ptxsim_div_f64_latency", "div.rn/rz/rm/rp.f64", &c.divF64Latency},
+           SeqOpt{"-ptxsim_sqrt_f64_latency", "sqrt.rn/rz/rm/rp.f64", &c.sqrtF64Latency},
+           SeqOpt{"-ptxsim_div_s32_latency", "div/rem.s32 (and .s16) by a register", &c.divS32Latency},
+           SeqOpt{"-ptxsim_div_u32_latency", "div/rem.u32 (and .u16) by a register", &c.divU32Latency},
+           SeqOpt{"-ptxsim_div_s64_latency", "div/rem.s64 by a register", &c.divS64Latency},
+           SeqOpt{"-ptxsim_div_u64_latency", "div/rem.u64 by a register", &c.divU64Latency},
+       })
+    opts.add(o.name, o.field,
+             std::string("latency of ") + o.what +
+                 ", which ptxas makes a sequence of SASS instructions; 0: the latency of its "
+                 "class's pipe")
+        .range(0, 100000);
   opts.add("-ptxsim_bar_arrive_cycles", &c.barArriveCycles,
            "cycles the SM's barrier unit takes to count one warp's arrival at a bar.sync, "
            "bar.red or bar.arrive (arrivals of all the SM's warps are counted one after "

@@ -171,6 +171,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     setScanned(i, true);
     s.wakeAt = 0;
     s.callDoneAt = 0;
+    s.fenceDoneFor = nullptr;
     s.fetchLine = ~0ull;
     s.fetchIn = nullptr;
     s.fetchFn = nullptr;
@@ -242,6 +243,9 @@ void Sm::buildPipes() {
 
 uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
   const CoreConfig &c = cfg_.core;
+  if (__builtin_expect(in.sassSeq >= uint8_t(ptx::ir::SassSeq::DivF32), 0))
+    if (uint32_t l = sequenceLatency(in))
+      return l;
   switch (in.cls) {
   case OpClass::Alu:
     return c.iaddLatency && in.sassRole == uint8_t(ptx::exec::SassRole::Add32) ? c.iaddLatency
@@ -250,6 +254,26 @@ uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
   case OpClass::Sfu:
     return pipes_[p].latency + (in.opcode == sinOpcode_ || in.opcode == cosOpcode_ ? c.sfuTrigExtraLatency : 0);
   default: return pipes_[p].latency;
+  }
+}
+
+uint32_t Sm::sequenceLatency(const Inst &in) const {
+  // ptxas makes these a MUFU estimate refined by dependent FFMAs/DFMAs (integer division: by
+  // way of a float reciprocal); the H100 preset's figures are dependent chains of the PTX
+  // instruction (../shared/hw/h100/micro alu.cu lat_div_rn_f32 57.8 cycles, lat_div_s64 330.7)
+  using ptx::ir::SassSeq;
+  const CoreConfig &c = cfg_.core;
+  switch (SassSeq(in.sassSeq)) {
+  case SassSeq::DivF32: return c.divF32Latency;
+  case SassSeq::DivFullF32: return c.divFullF32Latency;
+  case SassSeq::SqrtF32: return c.sqrtF32Latency;
+  case SassSeq::DivF64: return c.divF64Latency;
+  case SassSeq::SqrtF64: return c.sqrtF64Latency;
+  case SassSeq::DivS32: return c.divS32Latency;
+  case SassSeq::DivU32: return c.divU32Latency;
+  case SassSeq::DivS64: return c.divS64Latency;
+  case SassSeq::DivU64: return c.divU64Latency;
+  default: return 0;
   }
 }
 
@@ -470,6 +494,8 @@ bool Sm::foldedConstHit() const {
 
 Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
   lastIssueFused_ = false;
+  if (__builtin_expect(in.sassSeq != 0, 0) && waitForFenceBefore(s, in, now))
+    return StepOutcome::Waiting;
   // device runtime calls (printf, malloc, free) are long: the builtin the call reaches, if any
   const uint32_t builtin = in.ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, in) : 0;
   // the return from a function that is not a leaf waits for its epilogue's stack loads
@@ -502,10 +528,55 @@ Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
     return StepOutcome::Skipped;
   }
   holdAfterStep(s, now, frameRet, builtin);
+  if (__builtin_expect(in.sassSeq != 0, 0))
+    holdForFence(s, in, now);
   if (__builtin_expect(in.ctl >= ptx::ir::Ctl::Bar && in.ctl <= ptx::ir::Ctl::BarRed, 0) &&
       (cfg_.core.barArriveCycles || cfg_.core.barReleaseCycles))
     timeBarrier(s, in, now);
   return StepOutcome::Stepped;
+}
+
+uint32_t Sm::fenceCycles(const Inst &in) const {
+  using ptx::ir::SassSeq;
+  const CoreConfig &c = cfg_.core;
+  switch (SassSeq(in.sassSeq)) {
+  case SassSeq::FenceCta: return c.fenceCtaCycles;
+  case SassSeq::FenceGpu: return c.fenceGpuCycles;
+  case SassSeq::FenceSys: return c.fenceSysCycles;
+  default: return 0; // (arithmetic sequences: latencyFor)
+  }
+}
+
+bool Sm::waitForFenceBefore(Slot &s, const Inst &in, Cycle now) {
+  // an atom/red/st with release semantics: its MEMBAR runs first, the access leaves after it
+  if (in.cls != OpClass::Mem && in.cls != OpClass::Atomic)
+    return false; // (a fence instruction waits after it: holdForFence)
+  if (s.fenceDoneFor == &in) { // the wait is over: the access issues now
+    s.fenceDoneFor = nullptr;
+    return false;
+  }
+  const uint32_t cost = fenceCycles(in);
+  if (!cost)
+    return false;
+  s.fenceDoneFor = &in;
+  s.wakeAt = std::max(s.wakeAt, now + cost);
+  s.blockedBy = StallReason::Memory;
+  return true;
+}
+
+void Sm::holdForFence(Slot &s, const Inst &in, Cycle now) {
+  // The MEMBAR of a fence waits until the memory system has acknowledged the warp's earlier
+  // accesses: ~669 cycles at GPU scope on an H100 even with none outstanding
+  // (../shared/hw/h100/micro sync.cu fence_sc_gpu). The warp's next instruction issues that
+  // long after it. (A release access waited before it: waitForFenceBefore.)
+  if (in.cls == OpClass::Mem || in.cls == OpClass::Atomic)
+    return;
+  const uint32_t cost = fenceCycles(in);
+  if (!cost || !rec_.execMask)
+    return;
+  // (callDoneAt too: a load returning meanwhile must not wake the warp early)
+  s.wakeAt = s.callDoneAt = std::max(s.wakeAt, now + cost);
+  s.blockedBy = StallReason::Memory;
 }
 
 void Sm::timeBarrier(Slot &s, const Inst &in, Cycle now) {

@@ -245,6 +245,8 @@ protected:
     };
     std::vector<Pending> pending; ///< loads and atomics whose results are not back yet
     Cycle callDoneAt = 0; ///< a runtime call (printf, malloc) keeps the warp until then
+    /// A release access whose MEMBAR (ptx::ir::Inst::sassSeq) the warp has waited for.
+    const ptx::ir::Inst *fenceDoneFor = nullptr;
     Cycle &ready(uint16_t r);
     /// (inline: the scan and the next-event search call it for every operand of every warp)
     Cycle readyAt(uint16_t r) const {
@@ -272,6 +274,9 @@ protected:
   /// the fetch (an L1I hit, or a miss served at L2 latency) is started or still in flight.
   bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now);
   uint32_t latencyFor(const ptx::ir::Inst &in, uint8_t p) const;
+  /// The -ptxsim_*_latency of an instruction ptxas makes a SASS sequence (ptx::ir::SassSeq);
+  /// 0 when none is set.
+  uint32_t sequenceLatency(const ptx::ir::Inst &in) const;
   bool operandsReady(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
   /// 0 when operandsReady(), else the cycle all of `in`'s operands are ready (kNever: a load
   /// is not back), `why` as operandsReady() says; from the slot's note when it is for `in`.
@@ -320,6 +325,14 @@ protected:
   void noteIssued(Slot &s, uint32_t slotIndex, bool longLatency, Cycle now);
   /// The warp waits after a switch of lane group, a non-leaf return or a runtime call.
   void holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin);
+  /// -ptxsim_fence_*_cycles of a MEMBAR of the scope in ptx::ir::Inst::sassSeq (0: none).
+  uint32_t fenceCycles(const ptx::ir::Inst &in) const;
+  /// A fence (a MEMBAR: ptx::ir::Inst::sassSeq) just stepped: the warp waits its scope's
+  /// -ptxsim_fence_*_cycles.
+  void holdForFence(Slot &s, const ptx::ir::Inst &in, Cycle now);
+  /// A release access about to issue: true when the warp must first wait for the MEMBAR ptxas
+  /// puts before it (then it issues at the end of the wait).
+  bool waitForFenceBefore(Slot &s, const ptx::ir::Inst &in, Cycle now);
   /// A barrier instruction just stepped: the barrier unit counts the arrival; when it completed
   /// the barrier, the warps it released wait for the release (-ptxsim_bar_*_cycles).
   void timeBarrier(Slot &s, const ptx::ir::Inst &in, Cycle now);
