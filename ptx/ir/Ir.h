@@ -93,17 +93,17 @@ enum class Ctl : uint8_t {
   WarpSync,
 };
 
-/// Coarse class for timing models and statistics. Values from kFirstExtensionClass on are
-/// registered by ISA extensions (registerOpClass); the timing model maps each to a pipeline.
 /// A PTX instruction that ptxas turns into more than one SASS instruction, and whose cost the
 /// timing model charges as a whole (Inst::sassSeq): a MEMBAR of each scope (a cluster-scope
 /// fence counts as Gpu), or the instruction sequence of an IEEE division or square root
-/// (.rn/.rz/.ru/.rd), of div.full.f32, or of an integer div/rem by a register.
+/// (.rn/.rz/.rm/.rp), of div.full.f32, or of an integer div/rem by a register.
 enum class SassSeq : uint8_t {
   None, FenceCta, FenceGpu, FenceSys, DivF32, DivFullF32, SqrtF32, DivF64, SqrtF64, DivS32,
   DivU32, DivS64, DivU64
 };
 
+/// Coarse class for timing models and statistics. Values from kFirstExtensionClass on are
+/// registered by ISA extensions (registerOpClass); the timing model maps each to a pipeline.
 enum class OpClass : uint8_t { Alu, Mul, Fp32, Fp64, Half, Sfu, Mem, Atomic, Control, Sync, Warp, Misc, Tensor };
 constexpr uint8_t kNumBuiltinOpClasses = uint8_t(OpClass::Tensor) + 1;
 constexpr uint8_t kMaxOpClasses = 32;
