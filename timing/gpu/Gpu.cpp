@@ -125,6 +125,7 @@ Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine
     parallelOk_ = parallelOk_ && smCfg.core.issueWidth <= 1;
   }
   hostThreads_ = engine.config().hostThreads;
+  smUsed_.assign(sms_.size(), 1);
 }
 
 unsigned Gpu::hostThreads() const {
@@ -341,7 +342,8 @@ void Gpu::beginKernelOnSms(KernelRun &r) {
   beforeEnd_.assign(sms_.size(), 0);
   for (size_t i = 0; i < sms_.size(); ++i) {
     Sm *sm = sms_[i].get();
-    sm->resetStats();
+    if (smUsed_[i]) // (an SM unused since its last reset counted nothing: still zero)
+      sm->resetStats();
     sm->appendSchedulerStats(r.before);
     beforeEnd_[i] = r.before.size();
     sm->beginKernel(r.grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
@@ -352,10 +354,14 @@ void Gpu::beginKernelOnSms(KernelRun &r) {
   // Cache state between kernels: warm (the default) or flushed, as Nsight Compute measures
   const LaunchConfig &lc = cfg_.launch;
   if (lc.flushL1)
-    for (auto &sm : sms_)
-      sm->flushCaches();
+    for (size_t i = 0; i < sms_.size(); ++i)
+      if (smUsed_[i]) // (unused since its last flush: nothing to clear)
+        sms_[i]->flushCaches();
   if (lc.flushL2)
     mem_->flushL2();
+  // (the carve-out above may change an L1's ways on every SM: that clears no line an unused SM
+  // holds, as it holds none, so the flags stay meaningful)
+  std::fill(smUsed_.begin(), smUsed_.end(), 0);
 }
 
 void Gpu::chooseEngine(KernelRun &r) {
@@ -405,13 +411,22 @@ void Gpu::beginCycleLoop(KernelRun &r) {
   // cycle loop skips it until a CTA is dispatched to it. Its tick would change nothing (an
   // empty SM counts no cycles and no stalls) and its summary stays true, so the skip is exact;
   // the memory partitions do the same (MemorySystem::tickPartition). Only the split tick
-  // (cores the parallel engine handles, no launch extension) sleeps SMs.
-  smAwake_.assign(sms_.size(), 1);
-  awake_.resize(sms_.size());
-  for (uint32_t i = 0; i < (uint32_t)sms_.size(); ++i)
-    awake_[i] = i;
-  awakeDirty_ = false;
+  // (cores the parallel engine handles, no launch extension) puts SMs to sleep after a tick;
+  // every engine starts the SMs idle at the launch's start asleep (a launch of a few CTAs
+  // ticks only the SMs it uses).
+  smAwake_.resize(sms_.size());
+  awake_.clear();
   asleepInsts_ = 0;
+  for (uint32_t i = 0; i < (uint32_t)sms_.size(); ++i) {
+    smAwake_[i] = !smSum_[i].idle;
+    if (smAwake_[i]) {
+      awake_.push_back(i);
+      smUsed_[i] = 1;
+    } else {
+      asleepInsts_ += smSum_[i].insts;
+    }
+  }
+  awakeDirty_ = false;
   smWakeAt_.assign(sms_.size(), 0);
   smResident_.assign(sms_.size(), 0);
   smStopped_.assign(sms_.size(), 0);
@@ -523,6 +538,7 @@ void Gpu::dispatchRoundRobin(KernelRun &r) {
 
 void Gpu::wakeSm(size_t i) {
   smWakeAt_[i] = 0;
+  smUsed_[i] = 1;
   if (smAwake_[i])
     return;
   smAwake_[i] = 1;
@@ -937,8 +953,10 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   st.seconds = double(st.cycles) / (cfg_.core.clockMHz * 1e6);
   SmStats sum;
   uint64_t smCycles = 0;
-  for (auto &sm : sms_) {
-    const SmStats &s = sm->stats();
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    if (!smUsed_[i]) // (its statistics are zero: beginKernelOnSms reset them)
+      continue;
+    const SmStats &s = sms_[i]->stats();
     sum.warpInsts += s.warpInsts;
     sum.threadInsts += s.threadInsts;
     sum.issueCycles += s.issueCycles;
@@ -985,8 +1003,9 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   for (size_t i = 0; i < pipes.size(); ++i)
     v.set(pipes[i].issued, (double)sum.fuIssued[i]);
   stats::Distribution loadLatency;
-  for (auto &sm : sms_)
-    loadLatency.merge(sm->stats().loadLatency);
+  for (size_t i = 0; i < sms_.size(); ++i)
+    if (smUsed_[i])
+      loadLatency.merge(sms_[i]->stats().loadLatency);
   v.setDistribution(Sm::loadLatencyStat(), loadLatency);
   v.setDistribution(MemorySystem::dramLatencyStat(), mem_->dramLatency());
   addSmCounters(v, before);
@@ -1026,6 +1045,10 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   inst.clear();
   mem_->appendInstanceValues(inst);
   for (size_t i = 0; i < sms_.size(); ++i) {
+    if (!smUsed_[i]) {
+      inst.insert(inst.end(), 3, 0.0);
+      continue;
+    }
     const SmStats &s = sms_[i]->stats();
     inst.push_back((double)s.warpInsts);
     inst.push_back((double)s.cycles);
@@ -1054,7 +1077,8 @@ void Gpu::addSmCounters(stats::Snapshot &v, const Sm::StatValues &before) const 
       continue;
     }
     const SmStats &s = sm.stats();
-    if (smLayout_[i] == 1 && s.cycles == 0 && s.ctasRun == 0 && s.warpInsts == 0) {
+    if (smLayout_[i] == 1 &&
+        (!smUsed_[i] || (s.cycles == 0 && s.ctasRun == 0 && s.warpInsts == 0))) {
       left[i] = 1;
       continue;
     }

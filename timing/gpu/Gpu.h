@@ -216,6 +216,10 @@ private:
   /// Sm::idleTick()s unless a reply arrives; dispatch to it and the ordered phase's issues
   /// (which may release warps on other SMs) clear it. Written by the SM's own job.
   std::vector<Cycle> smWakeAt_;
+  /// Per SM: it may have counted statistics or filled its L1 since beginKernelOnSms last
+  /// reset and flushed it (it was given a CTA, or was busy when a launch began). An SM without
+  /// it has zero statistics and clean caches: the launch's set-up and collect() pass over it.
+  std::vector<uint8_t> smUsed_;
   std::vector<uint64_t> smResident_; ///< per SM: resident warps its last scan counted
   std::vector<uint8_t> smStopped_;   ///< per SM: its last tickLocal stopped for the ordered phase
   /// Per SM: where its scheduler counters end in runKernel's `before` list.

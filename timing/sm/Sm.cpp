@@ -123,11 +123,10 @@ bool Sm::canTakeCta() const {
     return false;
   if (!ctas_.empty() && usedRegs_ + regsPerCta_ > c.registersPerSm)
     return false; // a single CTA always fits (the functional model can run it)
-  // enough free warp slots?
-  uint32_t need = (threadsPerCta_ + c.warpSize - 1) / c.warpSize, free = 0;
-  for (const Slot &s : slots_)
-    free += !s.active && s.pending.empty();
-  return free >= need;
+  // enough free warp slots? (a slot without an active warp has no load pending: a CTA leaves
+  // only once its loads are back, so the slots the resident CTAs hold are the taken ones)
+  uint32_t need = (threadsPerCta_ + c.warpSize - 1) / c.warpSize;
+  return uint32_t(slots_.size()) - usedSlots_ >= need;
 }
 
 uint32_t Sm::ctaLimitWithoutShared() const {
@@ -189,6 +188,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     st.slots.push_back(i);
     ++k;
   }
+  usedSlots_ += (uint32_t)st.slots.size();
   ctas_.push_back(std::move(st));
   usedThreads_ += threadsPerCta_;
   usedShared_ += sharedPerCta_;
@@ -207,6 +207,7 @@ void Sm::finishCta(size_t index) {
     setScanned(s, false);
   }
   grid_->retireCta(st.cta);
+  usedSlots_ -= (uint32_t)st.slots.size();
   usedThreads_ -= threadsPerCta_;
   usedShared_ -= sharedPerCta_;
   usedRegs_ -= regsPerCta_;

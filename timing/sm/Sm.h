@@ -436,6 +436,7 @@ protected:
   uint32_t sharedCap_ = 0; ///< shared memory this kernel may use (-gpgpu_shmem_size or the carve-out)
   uint64_t arenaBase_ = 0;
   uint32_t usedThreads_ = 0, usedShared_ = 0, usedRegs_ = 0;
+  uint32_t usedSlots_ = 0; ///< warp slots of the resident CTAs (canTakeCta: no pass over slots_)
   uint64_t nextTag_ = 1;
   std::vector<StallReason> lastStall_; ///< per scheduler, from the last tick
   std::vector<uint32_t> readyScratch_;
