@@ -294,6 +294,13 @@ void Snapshot::setInstances(const std::vector<std::string> &names,
   }
 }
 
+void Snapshot::scaleByKind(const std::vector<uint8_t> &kinds, const double *factors) {
+  const size_t n = std::min(kinds.size(), values_.size());
+  for (size_t i = 0; i < n; ++i)
+    if (kinds[i])
+      values_[i].second *= factors[kinds[i] - 1];
+}
+
 void Snapshot::noteSlot(StatId id, size_t pos) {
   if (!slotsOk_)
     return;

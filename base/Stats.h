@@ -290,6 +290,11 @@ public:
   /// instance entry yet (none can then be set already), else set one by one. A launch's
   /// per-partition and per-SM values (thousands) without a lookup each.
   void setInstances(const std::vector<std::string> &names, const std::vector<double> &values);
+  /// Multiplies each entry by the factor its kind gives, by position: entry i by
+  /// `factors[kinds[i] - 1]`, unchanged where kinds[i] is 0 (or past the end of `kinds`). For
+  /// many snapshots of one layout whose kinds were worked out once (timing::scaleStats); the
+  /// names stay, and so do the name index and the positions by id.
+  void scaleByKind(const std::vector<uint8_t> &kinds, const double *factors);
   /// Room for `n` entries (names and positions stay as they are).
   void reserve(size_t n) { values_.reserve(n); }
   void clear() {

@@ -263,17 +263,33 @@ KernelRun KernelSimulator::runSkipped(const ptx::exec::LaunchParams &p, Signatur
   st.warpInsts = r.launch.warpInsts;
   st.threadInsts = r.launch.threadInsts;
   static_cast<stats::Snapshot &>(st) = rep;
-  timing::scaleStats(st, insts, cyc);
-  st.set("gpu.cycles", double(c));
-  st.set("gpu.sim_seconds", st.seconds);
-  st.set("gpu.warp_insts", double(st.warpInsts));
-  st.set("gpu.thread_insts", double(st.threadInsts));
-  st.set("gpu_tot_sim_cycle", double(c));
-  st.set("gpu_tot_sim_insn", double(st.threadInsts));
-  st.set("gpu.ctas", double(p.grid.count()));
-  st.set("sample.estimated", 1);
-  st.set("sample.error_pct", err);
-  st.set("sample.detailed_ctas", 0);
+  // (by position: the kinds of rep's entries are looked up once, not a name per entry and launch)
+  if (g.lastKinds.empty())
+    timing::statScaleKinds(rep, g.lastKinds);
+  timing::scaleStats(st, g.lastKinds, insts, cyc);
+  // (by handle: the copy keeps rep's positions by id, where a name would build a name index)
+  static const struct Handles {
+    stats::Stat cycles, seconds, warpInsts, threadInsts, totCycle, totInsn, ctas, estimated,
+        errorPct, detailedCtas;
+  } h = [] {
+    timing::registerTimingStatistics();
+    const stats::Catalog &cat = stats::Catalog::global();
+    return Handles{cat.resolve("gpu.cycles"),       cat.resolve("gpu.sim_seconds"),
+                   cat.resolve("gpu.warp_insts"),   cat.resolve("gpu.thread_insts"),
+                   cat.resolve("gpu_tot_sim_cycle"), cat.resolve("gpu_tot_sim_insn"),
+                   cat.resolve("gpu.ctas"),         cat.resolve("sample.estimated"),
+                   cat.resolve("sample.error_pct"), cat.resolve("sample.detailed_ctas")};
+  }();
+  st.set(h.cycles, double(c));
+  st.set(h.seconds, st.seconds);
+  st.set(h.warpInsts, double(st.warpInsts));
+  st.set(h.threadInsts, double(st.threadInsts));
+  st.set(h.totCycle, double(c));
+  st.set(h.totInsn, double(st.threadInsts));
+  st.set(h.ctas, double(p.grid.count()));
+  st.set(h.estimated, 1);
+  st.set(h.errorPct, err);
+  st.set(h.detailedCtas, 0);
   if (power_)
     r.power = power_->kernel(st.kernel, st, {});
   return r;
@@ -329,9 +345,12 @@ void KernelSimulator::learn(Signature &g, const timing::KernelTimingStats &st, b
     }
   }
   // the statistics estimated launches scale (kept only where estimates can come: a snapshot of
-  // every counter is large, and a shape whose values change the work has many signatures)
-  if (g.samples.size() >= kMinSamples)
+  // every counter is large, and a shape whose values change the work has many signatures; and
+  // only when launches are estimated: a copy of thousands of named values per launch)
+  if (g.samples.size() >= kMinSamples && sampleMode_ == SampleMode::Kernels) {
     g.last = st;
+    g.lastKinds.clear();
+  }
 }
 
 double KernelSimulator::distanceFromSamples(const Signature &g,

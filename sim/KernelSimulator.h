@@ -134,7 +134,11 @@ private:
     std::vector<std::pair<double, double>> samples;
     /// What preceded its detailed launches (contextOf): cache states its samples saw
     std::vector<uint32_t> contexts;
-    timing::KernelTimingStats last; ///< the last detailed launch's statistics (once kMinSamples)
+    /// The last detailed launch's statistics (once kMinSamples; kept under kernel sampling
+    /// only, the one mode that estimates from them), and their entries' kinds for scaling
+    /// (timing::statScaleKinds; empty until the first estimate from them)
+    timing::KernelTimingStats last;
+    std::vector<uint8_t> lastKinds;
     double checkErrorPct = 0; ///< the largest difference a check measured, in percent
     bool checkNext = false;   ///< the last launch warmed the caches for a check
   };

@@ -126,6 +126,7 @@ Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine
   }
   hostThreads_ = engine.config().hostThreads;
   smUsed_.assign(sms_.size(), 1);
+  smBefore_.resize(sms_.size());
 }
 
 unsigned Gpu::hostThreads() const {
@@ -277,9 +278,6 @@ struct Gpu::KernelRun {
   size_t group = 0, groupPos = 0;
   bool groupStarted = false;
   std::string extError;
-  /// Scheduler counters are cumulative: the kernel's share is the difference (the SM's other
-  /// counters start from zero: resetStats).
-  Sm::StatValues before;
   /// The split tick (tickLocal/tickShared): the parallel engine's phases, on one thread or more.
   bool split = false;
   ThreadTuner *tuner = nullptr; ///< this kernel's and grid shape's (kept across launches)
@@ -339,13 +337,10 @@ void Gpu::beginKernelOnSms(KernelRun &r) {
   const ptx::exec::LaunchParams &p = r.p;
   uint32_t threads = (uint32_t)p.block.count();
   uint32_t shared = p.kernel->staticShared + p.dynamicShared;
-  beforeEnd_.assign(sms_.size(), 0);
   for (size_t i = 0; i < sms_.size(); ++i) {
     Sm *sm = sms_[i].get();
     if (smUsed_[i]) // (an SM unused since its last reset counted nothing: still zero)
       sm->resetStats();
-    sm->appendSchedulerStats(r.before);
-    beforeEnd_[i] = r.before.size();
     sm->beginKernel(r.grid.get(), p.kernel, threads, shared, engine_.memory().arenaBegin());
   }
   if (cfg_.core.adaptiveL1 && !sms_.empty())
@@ -421,7 +416,7 @@ void Gpu::beginCycleLoop(KernelRun &r) {
     smAwake_[i] = !smSum_[i].idle;
     if (smAwake_[i]) {
       awake_.push_back(i);
-      smUsed_[i] = 1;
+      useSm(i);
     } else {
       asleepInsts_ += smSum_[i].insts;
     }
@@ -497,6 +492,7 @@ bool Gpu::dispatchGroup(KernelRun &r) {
       }
       took[smi] = 1;
       r.busySms += sm.residentCtas() == 0;
+      useSm(smi);
       sm.addCta(r.grid->startCta(c), r.nextCta);
       wakeSm(smi);
       ++r.nextCta;
@@ -521,6 +517,7 @@ void Gpu::dispatchRoundRobin(KernelRun &r) {
     if (r.smDispatchAt[i] <= now_ && smSum_[i].canTake) {
       Sm &sm = *sms_[i];
       r.busySms += sm.residentCtas() == 0;
+      useSm(i);
       // (with the split tick, the SM fills in the CTA's state in its own phase: on the
       // threads when they run)
       if (r.split)
@@ -536,9 +533,17 @@ void Gpu::dispatchRoundRobin(KernelRun &r) {
   r.rr = (r.rr + 1) % sms_.size();
 }
 
+void Gpu::useSm(size_t i) {
+  if (smUsed_[i])
+    return;
+  smUsed_[i] = 1;
+  // (its schedulers' counters have not moved since the launch began: the SM was idle)
+  smBefore_[i].clear();
+  sms_[i]->appendSchedulerStats(smBefore_[i]);
+}
+
 void Gpu::wakeSm(size_t i) {
   smWakeAt_[i] = 0;
-  smUsed_[i] = 1;
   if (smAwake_[i])
     return;
   smAwake_[i] = 1;
@@ -714,7 +719,7 @@ Gpu::CycleOutcome Gpu::runOrderedPhase(KernelRun &r) {
 bool Gpu::kernelDone(KernelRun &r, const CycleOutcome &o) {
   if (sampleEvery_ && now_ - r.lastSample >= sampleEvery_) {
     KernelTimingStats snap;
-    collect(snap, r.p.kernel->name, r.start, r.before, r.grid.get());
+    collect(snap, r.p.kernel->name, r.start, r.grid.get());
     sampler_(snap);
     r.lastSample = now_;
   }
@@ -839,7 +844,7 @@ ptx::exec::LaunchResult Gpu::finishKernel(KernelRun &r, KernelTimingStats &st) {
     res.status = ptx::exec::LaunchStatus::Fault;
     res.message = r.grid->noProgressText(noProgressCycles_);
   }
-  collect(st, kernel, r.start, r.before, r.grid.get());
+  collect(st, kernel, r.start, r.grid.get());
   if (ctaSampling_ && !r.ext)
     addSamplingStats(r, st, extraWarp, extraThread, simulatedCycles);
   if (r.prof.p) {
@@ -926,25 +931,41 @@ void Gpu::CtaSampler::observe(const Gpu &gpu, uint64_t nextCta, uint64_t total, 
   lastInsts = insts;
 }
 
-void scaleStats(stats::Snapshot &s, double insts, double cycles) {
+void statScaleKinds(const stats::Snapshot &s, std::vector<uint8_t> &kinds) {
   const stats::Catalog &cat = stats::Catalog::global();
-  for (auto &[name, v] : s.values()) {
-    const stats::Desc *d = cat.find(name);
-    if (!d)
-      continue;
-    switch (d->unit) {
-    case stats::Unit::Count:
-    case stats::Unit::Bytes:
-    case stats::Unit::Joules: v *= insts; break;
-    case stats::Unit::Cycles:
-    case stats::Unit::Seconds: v *= cycles; break;
-    default: break;
+  kinds.clear();
+  kinds.reserve(s.values().size());
+  for (const auto &kv : s.values()) {
+    const stats::Desc *d = cat.find(kv.first);
+    uint8_t k = 0;
+    if (d) {
+      switch (d->unit) {
+      case stats::Unit::Count:
+      case stats::Unit::Bytes:
+      case stats::Unit::Joules: k = 1; break;
+      case stats::Unit::Cycles:
+      case stats::Unit::Seconds: k = 2; break;
+      default: break;
+      }
     }
+    kinds.push_back(k);
   }
 }
 
+void scaleStats(stats::Snapshot &s, const std::vector<uint8_t> &kinds, double insts,
+                double cycles) {
+  const double factors[2] = {insts, cycles};
+  s.scaleByKind(kinds, factors);
+}
+
+void scaleStats(stats::Snapshot &s, double insts, double cycles) {
+  std::vector<uint8_t> kinds;
+  statScaleKinds(s, kinds);
+  scaleStats(s, kinds, insts, cycles);
+}
+
 void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
-                  const Sm::StatValues &before, const ptx::exec::SteppedGrid *grid) const {
+                  const ptx::exec::SteppedGrid *grid) const {
   st = KernelTimingStats{};
   // (room for the totals: the snapshot's name index is rebuilt whenever its entries move)
   st.reserve(512);
@@ -1008,7 +1029,7 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
       loadLatency.merge(sms_[i]->stats().loadLatency);
   v.setDistribution(Sm::loadLatencyStat(), loadLatency);
   v.setDistribution(MemorySystem::dramLatencyStat(), mem_->dramLatency());
-  addSmCounters(v, before);
+  addSmCounters(v);
   // the memory system's totals first, then its per-partition detail (`l2[3].misses`)
   Sm::StatValues memTotals;
   mem_->appendTotals(memTotals);
@@ -1021,7 +1042,8 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
       instanceNames_.push_back(d.smCtas.instance(i));
     }
   }
-  v.reserve(v.values().size() + memTotals.size() + instanceNames_.size() + 256);
+  // (the const values(): the other one drops the positions by id, rebuilt at the next set)
+  v.reserve(std::as_const(v).values().size() + memTotals.size() + instanceNames_.size() + 256);
   for (auto &kv : memTotals)
     v.set(kv.first, kv.second);
   v.compute(d.l1dMpki);
@@ -1057,7 +1079,7 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   v.setInstances(instanceNames_, inst);
 }
 
-void Gpu::addSmCounters(stats::Snapshot &v, const Sm::StatValues &before) const {
+void Gpu::addSmCounters(stats::Snapshot &v) const {
   // per-SM LD/ST, scheduler and extension-unit counters, summed by statistic: SMs that report
   // the same statistics in the same order as the first (all, unless cores differ) are summed by
   // position, the others by statistic after them (the same first-seen order; the counts are
@@ -1096,10 +1118,21 @@ void Gpu::addSmCounters(stats::Snapshot &v, const Sm::StatValues &before) const 
         others.push_back(kv);
     }
   }
-  for (size_t i = 0, b = 0; i < sms_.size() && i < beforeEnd_.size(); ++i)
-    for (; b < beforeEnd_[i]; ++b)
-      if (!left[i])
-        others.push_back({before[b].first, -before[b].second});
+  // less the schedulers' counters when the launch began (smBefore_; an SM unused in the launch
+  // has the same ones now)
+  Sm::StatValues unused;
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    if (left[i])
+      continue;
+    const Sm::StatValues *before = &smBefore_[i];
+    if (!smUsed_[i]) {
+      unused.clear();
+      sms_[i]->appendSchedulerStats(unused);
+      before = &unused;
+    }
+    for (auto &kv : *before)
+      others.push_back({kv.first, -kv.second});
+  }
   for (auto &kv : smVals)
     v.add(kv.first, kv.second);
   for (auto &kv : others)

@@ -139,10 +139,10 @@ private:
                         uint64_t extraThread, Cycle simulatedCycles);
   uint32_t residentCtas() const;
   void collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
-               const Sm::StatValues &before, const ptx::exec::SteppedGrid *grid) const;
+               const ptx::exec::SteppedGrid *grid) const;
   /// collect()'s per-SM LD/ST, scheduler and extension-unit counters, summed by statistic (the
-  /// schedulers' cumulative ones less `before`, their values when the kernel began).
-  void addSmCounters(stats::Snapshot &v, const Sm::StatValues &before) const;
+  /// schedulers' cumulative ones less smBefore_, their values when the kernel began).
+  void addSmCounters(stats::Snapshot &v) const;
 
   Cycle now_ = 0; ///< core cycles since the GPU was created (kernels run back to back)
   uint64_t sampleEvery_ = 0;
@@ -222,8 +222,11 @@ private:
   std::vector<uint8_t> smUsed_;
   std::vector<uint64_t> smResident_; ///< per SM: resident warps its last scan counted
   std::vector<uint8_t> smStopped_;   ///< per SM: its last tickLocal stopped for the ordered phase
-  /// Per SM: where its scheduler counters end in runKernel's `before` list.
-  std::vector<size_t> beforeEnd_;
+  /// Per SM used in the launch (smUsed_): its schedulers' counters when the launch began.
+  /// Scheduler counters are cumulative, so the launch's share is the difference (the SM's other
+  /// counters start from zero: resetStats). Taken when the SM is first used (useSm): an idle
+  /// SM's schedulers count nothing.
+  std::vector<Sm::StatValues> smBefore_;
   /// Per SM: 0 not yet known, 1 reports the first SM's statistics in the same order, 2 not
   /// (collect(); fixed per SM, so learned once).
   mutable std::vector<uint8_t> smLayout_;
@@ -235,6 +238,9 @@ private:
   /// has counted it: its last tick may have issued the instruction that ended its last CTA,
   /// and its skipped ticks would issue nothing.)
   void sleepSm(size_t i) { smAwake_[i] = 0; }
+  /// SM `i` gets a CTA or is busy in this launch (before its first tick in it): smUsed_ and
+  /// smBefore_.
+  void useSm(size_t i);
   /// Dispatch gave SM `i` a CTA: it is awake, and looks at its warps in its next tick.
   void wakeSm(size_t i);
   /// The awake SMs in SM order, as of the cycle's start (the SMs falling asleep in a cycle
@@ -257,6 +263,13 @@ private:
 /// Sampling: scales `s` to a whole kernel: counts (bytes, joules) by `insts`, cycle- and
 /// second-valued statistics by `cycles`; ratios stay.
 void scaleStats(stats::Snapshot &s, double insts, double cycles);
+/// scaleStats() in two steps, for many snapshots of one layout (the estimated launches of a
+/// kernel scale the same detailed launch's statistics): each entry's kind by its unit, looked
+/// up once (0: stays, 1: scales by the instructions, 2: by the cycles) ...
+void statScaleKinds(const stats::Snapshot &s, std::vector<uint8_t> &kinds);
+/// ... and the scaling by position, with the kinds of a snapshot of the same layout.
+void scaleStats(stats::Snapshot &s, const std::vector<uint8_t> &kinds, double insts,
+                double cycles);
 
 /// Text report of one kernel's statistics (the names the reference documents use appear as
 /// aliases: gpu_tot_sim_cycle, gpu_tot_sim_insn, NUM_STALL_CYCLES, MISSES_PER_1000_INSTR).
