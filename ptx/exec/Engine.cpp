@@ -10,6 +10,7 @@
 #include "ptx/exec/WorkerPool.h"
 #include "ptx/sema/OpcodeTable.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -794,6 +795,22 @@ LaunchResult Engine::runGrid(const LaunchParams &p, bool useJit) {
 
 // --- stepped execution ----------------------------------------------------------------------------
 
+namespace {
+/// Retired CTAs of stepped grids that ended, for the next stepped grid's startCta (initCta
+/// resets them for any kernel): a program that launches a small kernel many times would
+/// otherwise allocate, page-fault and zero every CTA's buffers (registers, SIMT stacks, shared
+/// memory) at every launch. Bounded (kMaxSpareCtas); never destroyed (no static destructors).
+struct SpareCtas {
+  static constexpr size_t kMaxSpareCtas = 1024;
+  std::mutex mu;
+  std::vector<std::unique_ptr<Cta>> ctas;
+};
+SpareCtas &spareCtas() {
+  static SpareCtas *s = new SpareCtas;
+  return *s;
+}
+} // namespace
+
 struct SteppedGrid::State {
   Grid g;
   ExecCtx ctx; ///< lane 0
@@ -832,6 +849,15 @@ struct SteppedGrid::State {
 SteppedGrid::~SteppedGrid() {
   if (s_ && !s_->finished)
     finish();
+  if (s_ && !s_->freeCtas.empty()) { // (retired CTAs only: those still resident stay here)
+    SpareCtas &sp = spareCtas();
+    std::lock_guard<std::mutex> lock(sp.mu);
+    for (auto &c : s_->freeCtas) {
+      if (sp.ctas.size() >= SpareCtas::kMaxSpareCtas)
+        break;
+      sp.ctas.push_back(std::move(c));
+    }
+  }
 }
 uint64_t SteppedGrid::numCtas() const {
   return s_->g.numCtas + (s_->ext ? s_->ext->helperCtas : 0);
@@ -1062,6 +1088,16 @@ std::unique_ptr<SteppedGrid> Engine::beginGrid(const LaunchParams &p, LaunchResu
     return nullptr;
   }
   st.g.ext = st.ext.get();
+  { // the CTAs earlier stepped grids retired, for startCta to reuse (as many as it can use)
+    SpareCtas &sp = spareCtas();
+    std::lock_guard<std::mutex> lock(sp.mu);
+    const size_t n = size_t(std::min<uint64_t>(sp.ctas.size(), st.g.numCtas));
+    st.freeCtas.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      st.freeCtas.push_back(std::move(sp.ctas.back()));
+      sp.ctas.pop_back();
+    }
+  }
   st.ctx.prog = prog_.get();
   st.ctx.mem = mem_.get();
   st.ctx.grid = &st.g;
