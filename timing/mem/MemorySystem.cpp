@@ -28,9 +28,11 @@ struct MemorySystem::Partition {
       chans.push_back(std::make_unique<DramChannel>(cfg.dram, id * channels + c));
     chanNext.assign(channels, 0);
     released.reserve(cfg.mem.l2.mshrMaxMerge * 2);
-    uint32_t slots = cfg.mem.l2.mshrEntries * cfg.mem.l2.mshrMaxMerge;
-    pool.resize(slots);
-    for (uint32_t s = slots; s-- > 0;)
+    poolSlots = cfg.mem.l2.mshrEntries * cfg.mem.l2.mshrMaxMerge;
+    // (the pool grows as slots are first used, lowest first: a GPU's 80 partitions of
+    // thousands of slots each, written out in full, were most of building the memory system)
+    freeSlots.reserve(poolSlots);
+    for (uint32_t s = poolSlots; s-- > 0;)
       freeSlots.push_back(s);
   }
   uint32_t id;
@@ -42,7 +44,8 @@ struct MemorySystem::Partition {
   std::vector<Ring<Timed>> toDram; ///< per channel, with the first DRAM cycle it may be pushed
   uint32_t toDramCount = 0;
   uint32_t incoming = 0; ///< packets in flight to this partition plus `in`
-  std::vector<MemRequest> pool; ///< requests waiting in L2 MSHRs (token = slot)
+  std::vector<MemRequest> pool; ///< requests waiting in L2 MSHRs (token = slot; grows on use)
+  uint32_t poolSlots = 0;       ///< slots in all (the L2's MSHR entries times their merges)
   std::vector<uint32_t> freeSlots;
   PartitionStats stats;
   Cycle atomicFree = 0; ///< L2 cycle the slice's atomic unit is free again
@@ -345,6 +348,8 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       sendToDram(p, p.l2.lineAddr(local), res.fetchMask, false, c);
       [[fallthrough]];
     case CacheOutcome::HitPending:
+      if (tok >= p.pool.size())
+        p.pool.resize(size_t(tok) + 1);
       p.pool[tok] = r;
       p.freeSlots.pop_back();
       break;
@@ -373,7 +378,7 @@ void MemorySystem::dramCycle(Partition &p, Cycle d) {
 }
 
 bool MemorySystem::partitionIdle(const Partition &p) const {
-  if (!p.in.empty() || !p.out.empty() || p.toDramCount || p.freeSlots.size() != p.pool.size())
+  if (!p.in.empty() || !p.out.empty() || p.toDramCount || p.freeSlots.size() != p.poolSlots)
     return false;
   for (auto &ch : p.chans)
     if (!ch->idle())
