@@ -797,13 +797,15 @@ LaunchResult Engine::runGrid(const LaunchParams &p, bool useJit) {
 
 namespace {
 /// Retired CTAs of stepped grids that ended, for the next stepped grid's startCta (initCta
-/// resets them for any kernel): a program that launches a small kernel many times would
-/// otherwise allocate, page-fault and zero every CTA's buffers (registers, SIMT stacks, shared
-/// memory) at every launch. Bounded (kMaxSpareCtas); never destroyed (no static destructors).
+/// resets them for any kernel), and their lanes' contexts (setLanes resets them): a program
+/// that launches a small kernel many times would otherwise allocate, page-fault and zero every
+/// CTA's buffers (registers, SIMT stacks, shared memory) and a context per SM at every launch.
+/// Bounded (kMaxSpareCtas, kMaxSpareLanes); never destroyed (no static destructors).
 struct SpareCtas {
-  static constexpr size_t kMaxSpareCtas = 1024;
+  static constexpr size_t kMaxSpareCtas = 1024, kMaxSpareLanes = 1024;
   std::mutex mu;
   std::vector<std::unique_ptr<Cta>> ctas;
+  std::vector<std::unique_ptr<ExecCtx>> lanes;
 };
 SpareCtas &spareCtas() {
   static SpareCtas *s = new SpareCtas;
@@ -849,13 +851,18 @@ struct SteppedGrid::State {
 SteppedGrid::~SteppedGrid() {
   if (s_ && !s_->finished)
     finish();
-  if (s_ && !s_->freeCtas.empty()) { // (retired CTAs only: those still resident stay here)
+  if (s_ && (!s_->freeCtas.empty() || !s_->more.empty())) {
     SpareCtas &sp = spareCtas();
     std::lock_guard<std::mutex> lock(sp.mu);
-    for (auto &c : s_->freeCtas) {
+    for (auto &c : s_->freeCtas) { // (retired CTAs only: those still resident stay here)
       if (sp.ctas.size() >= SpareCtas::kMaxSpareCtas)
         break;
       sp.ctas.push_back(std::move(c));
+    }
+    for (auto &c : s_->more) {
+      if (sp.lanes.size() >= SpareCtas::kMaxSpareLanes)
+        break;
+      sp.lanes.push_back(std::move(c));
     }
   }
 }
@@ -867,12 +874,12 @@ LaunchExtension *SteppedGrid::extension() const { return s_->ext.get(); }
 const uint64_t *SteppedGrid::counters() const {
   if (s_->more.empty())
     return s_->ctx.counters;
-  for (unsigned i = 0; i < kMaxExecCounters; ++i) {
-    uint64_t n = s_->ctx.counters[i];
-    for (const auto &c : s_->more)
-      n += c->counters[i];
-    s_->mergedCounters[i] = n;
-  }
+  // the registered counters only (the rest stay 0), lane by lane (each lane's in one place)
+  const size_t n = std::min<size_t>(execCounters().size(), kMaxExecCounters);
+  std::copy_n(s_->ctx.counters, n, s_->mergedCounters);
+  for (const auto &c : s_->more)
+    for (size_t i = 0; i < n; ++i)
+      s_->mergedCounters[i] += c->counters[i];
   return s_->mergedCounters;
 }
 bool SteppedGrid::runFunctionally(uint64_t first, uint64_t end) {
@@ -913,7 +920,19 @@ std::string SteppedGrid::noProgressText(uint64_t cycles) const {
 }
 void SteppedGrid::setLanes(uint32_t n) {
   while (s_->more.size() + 1 < n) {
-    auto c = std::make_unique<ExecCtx>();
+    std::unique_ptr<ExecCtx> c;
+    { // an earlier grid's lane, as a fresh one (or a new one)
+      SpareCtas &sp = spareCtas();
+      std::lock_guard<std::mutex> lock(sp.mu);
+      if (!sp.lanes.empty()) {
+        c = std::move(sp.lanes.back());
+        sp.lanes.pop_back();
+      }
+    }
+    if (c)
+      *c = ExecCtx();
+    else
+      c = std::make_unique<ExecCtx>();
     c->prog = s_->ctx.prog;
     c->mem = s_->ctx.mem;
     c->grid = s_->ctx.grid;

@@ -1055,8 +1055,9 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   // extension counters and units
   if (grid) {
     const auto &ec = ptx::exec::execCounters();
+    const uint64_t *counts = ec.empty() ? nullptr : grid->counters(); // (merges the lanes)
     for (size_t i = 0; i < ec.size(); ++i)
-      v.set(ec[i].stat, (double)grid->counters()[i]);
+      v.set(ec[i].stat, (double)counts[i]);
   }
   if (grid)
     for (const StatsSource &src : statsSources())
