@@ -94,25 +94,12 @@ template <class F> void forWrites(const ir::Inst &in, const jit::OpDesc &d, F f)
   }
 }
 
-/// The operand slots (Inst::src) a Known instruction reads, as a bit set; every slot for the
-/// others (Inst::nsrc is not set by every lowering).
+/// The operand slots (Inst::src) a Known instruction reads, as a bit set (a branch, exit,
+/// return or trap: a predicate at most).
 unsigned readSlots(const ir::Inst &in, const jit::OpDesc &d) {
   if (in.ctl == ir::Ctl::Bra || in.ctl == ir::Ctl::Exit || in.ctl == ir::Ctl::Ret || in.ctl == ir::Ctl::Trap)
-    return 0; // a predicate at most
-  const unsigned addr = in.abase == ir::AddrBase::Reg ? 1u : 0u;
-  switch (d.op) {
-  case Op::Ld: return addr;
-  case Op::St: return addr | (((1u << std::min<unsigned>(in.vec, 4)) - 1) << 1);
-  case Op::Not:
-  case Op::Mov:
-  case Op::Vote: return 1;
-  case Op::ActiveMask: return 0;
-  case Op::MadLo:
-  case Op::FFma:
-  case Op::Shfl: return 7;
-  case Op::None: return 31;
-  default: return 3; // two-operand arithmetic, selp, setp
-  }
+    return 0;
+  return jit::describedReadSlots(in, d.op);
 }
 
 struct Bits {

@@ -18,6 +18,26 @@
 
 namespace ptxsim::ptx::jit {
 
+/// The operand slots (Inst::src) an instruction the JIT describes as `op` reads, as a bit set;
+/// every slot for Op::None (Inst::nsrc is not set by every lowering). Shared by this analysis
+/// and RegInit's must-write analysis, so the two count reads alike.
+inline unsigned describedReadSlots(const ir::Inst &in, Op op) {
+  const unsigned addr = in.abase == ir::AddrBase::Reg ? 1u : 0u;
+  switch (op) {
+  case Op::Ld: return addr;
+  case Op::St: return addr | (((1u << std::min<unsigned>(in.vec, 4)) - 1) << 1);
+  case Op::Not:
+  case Op::Mov:
+  case Op::Vote: return 1;
+  case Op::ActiveMask: return 0;
+  case Op::MadLo:
+  case Op::FFma:
+  case Op::Shfl: return 7;
+  case Op::None: return 31;
+  default: return 3; // two-operand arithmetic, selp, setp
+  }
+}
+
 /// The analysis over one function. Instructions the JIT describes read and write their operand
 /// slots (as RegInit.cpp counts them; a warp-synchronous one also its member mask), per-lane
 /// handlers read their operands and destinations, every other instruction reads every
@@ -49,21 +69,6 @@ private:
   static bool perLane(ir::OpClass c) {
     return c == ir::OpClass::Alu || c == ir::OpClass::Mul || c == ir::OpClass::Fp32 ||
            c == ir::OpClass::Fp64 || c == ir::OpClass::Half || c == ir::OpClass::Sfu;
-  }
-  static unsigned readSlots(const ir::Inst &in, Op op) {
-    const unsigned addr = in.abase == ir::AddrBase::Reg ? 1u : 0u;
-    switch (op) {
-    case Op::Ld: return addr;
-    case Op::St: return addr | (((1u << std::min<unsigned>(in.vec, 4)) - 1) << 1);
-    case Op::Not:
-    case Op::Mov:
-    case Op::Vote: return 1;
-    case Op::ActiveMask: return 0;
-    case Op::MadLo:
-    case Op::FFma:
-    case Op::Shfl: return 7;
-    default: return 3; // two-operand arithmetic, selp, setp
-    }
   }
   bool analyse(const ir::Function &fn, DescribeFn describe) {
     const size_t n = fn.code.size();
@@ -124,7 +129,7 @@ private:
           mark(always.data(), d);
         continue;
       }
-      unsigned slots = readSlots(in, op);
+      unsigned slots = describedReadSlots(in, op);
       if (in.ctl == ir::Ctl::WarpSync && in.memberSrc < 5) // the interpreter gathers by it
         slots |= 1u << in.memberSrc;
       for (unsigned i = 0; i < 5; ++i)
