@@ -545,14 +545,9 @@ bool resolveAddresses(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, 
 
 // --- special registers ----------------------------------------------------------------------------
 
-namespace {
-enum SregId : uint32_t {
-  kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY,
-  kNctaidZ, kLaneid, kWarpid, kNwarpid, kSmid, kNsmid, kGridid, kLmEq, kLmLe, kLmLt, kLmGe,
-  kLmGt, kClock, kClockHi, kClock64, kGtimer, kGtimerLo, kGtimerHi, kDynSmem, kTotalSmem,
-  kAggrSmem, kSmemEnd, kZero, kOne, kEnvreg1, kEnvreg2, kFirstExt
-};
+using namespace sreg;
 
+namespace {
 struct ExtSreg {
   std::string name;
   SpecialRegFn fn;

@@ -123,6 +123,15 @@ void movSpecial(ExecCtx &, Warp &, const ir::Inst &, uint32_t);
 void predToValue(ExecCtx &, Warp &, const ir::Inst &, uint32_t);
 void nonZeroToPred(ExecCtx &, Warp &, const ir::Inst &, uint32_t);
 void movRuntimeAddress(ExecCtx &, Warp &, const ir::Inst &, uint32_t);
+/// movSpecial's aux: the special registers (the JIT reads the first ones itself).
+namespace sreg {
+enum Id : uint32_t {
+  kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY,
+  kNctaidZ, kLaneid, kWarpid, kNwarpid, kSmid, kNsmid, kGridid, kLmEq, kLmLe, kLmLt, kLmGe,
+  kLmGt, kClock, kClockHi, kClock64, kGtimer, kGtimerLo, kGtimerHi, kDynSmem, kTotalSmem,
+  kAggrSmem, kSmemEnd, kZero, kOne, kEnvreg1, kEnvreg2, kFirstExt
+};
+} // namespace sreg
 /// Id of a special register (`%tid` with component 'x'), for movSpecial's aux.
 uint32_t specialRegId(std::string_view base, char comp);
 /// Registers an extension's special register reader (value per lane).

@@ -608,6 +608,8 @@ void registerMemoryOps() {
   // case, and every fault, goes through these handlers
   jit::describeInts<LdH>(jit::Op::Ld);
   jit::describeInts<StH>(jit::Op::St);
+  jit::describe(cvtaFn, jit::Op::Cvta, jit::Type::U64);
+  jit::describe(movSpecial, jit::Op::Special, jit::Type::U64);
   registerLowering("ld", lowerLd);
   registerLowering("ldu", lowerLd);
   registerLowering("st", lowerSt);

@@ -45,6 +45,8 @@ Effect effectOf(const ir::Inst &in, jit::OpDesc &d) {
     return Effect::WholeFile;
   }
   d = jit::describedOp(in.fn);
+  if (jit::analysedAsHandler(d.op))
+    d.op = Op::None;
   switch (d.op) {
   case Op::None:
     break;

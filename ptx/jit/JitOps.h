@@ -27,7 +27,15 @@ enum class Op : uint8_t {
   Shfl,       ///< shfl{.sync}: Inst::aux the mode (OpsWarp.cpp), a gather over the source register
   Vote,       ///< vote{.sync}: Inst::aux all/any/uni/ballot
   ActiveMask, ///< activemask
+  Cvta,       ///< cvta to or from the global window (Inst::aux 0: the same address); others call
+  Special,    ///< mov of a special register (movSpecial, Inst::aux the register): %tid, %ntid,
+              ///< %ctaid, %nctaid and %laneid natively, every other one through the handler
 };
+/// Ops whose register effects the analyses (Liveness, RegInit's must-write) count as their
+/// handler's (a per-lane handler that reads its operands and destination): the JIT translates
+/// them, but a special register such as %clock changes from read to read, and a spin watch that
+/// hashed no register it writes would see a loop that reads the clock as one without progress.
+inline bool analysedAsHandler(Op op) { return op == Op::Cvta || op == Op::Special; }
 /// Operand types of a described handler.
 enum class Type : uint8_t { S16, U16, S32, U32, S64, U64, F32, F64 };
 

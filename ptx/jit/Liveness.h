@@ -107,7 +107,9 @@ private:
         return false;
       }
       const bool inBlock = in.ctl == ir::Ctl::None || in.ctl == ir::Ctl::WarpSync;
-      const Op op = inBlock ? describe(in.fn).op : Op::None;
+      Op op = inBlock ? describe(in.fn).op : Op::None;
+      if (analysedAsHandler(op))
+        op = Op::None;
       if (op == Op::None && in.ctl == ir::Ctl::None && perLane(in.cls)) {
         // a per-lane handler (conversions, math, special registers, bit operations): its
         // operands and destinations (a handler that writes part of a register reads the rest)

@@ -91,6 +91,14 @@ size_t functionCodeOffset() {
   return off;
 }
 
+// Grid is not a standard-layout type (it holds containers); GCC and Clang give offsetof the
+// offsets of its plain fields all the same
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+constexpr size_t kGridBlock = offsetof(exec::Grid, block), kGridDim = offsetof(exec::Grid, dim),
+                 kGridParams = offsetof(exec::Grid, paramAddr);
+#pragma GCC diagnostic pop
+
 bool isSigned(Type t) { return t == Type::S16 || t == Type::S32 || t == Type::S64; }
 unsigned bitsOf(Type t) {
   switch (t) {
@@ -418,8 +426,11 @@ private:
       llvm::PHINode *v = b_.CreatePHI(v64_, 2);
       v->addIncoming(fastLoaded_, fastEnd_);
       v->addIncoming(reloaded, slowEnd);
-      vals_[in.dst[0]] = v; // all 32 lanes (a full warp on the inline path)
-      actOnly_.erase(in.dst[0]);
+      vals_[in.dst[0]] = v; // all 32 lanes (a full warp on the global path), else the active ones
+      if (fastPartial_)
+        actOnly_.insert(in.dst[0]);
+      else
+        actOnly_.erase(in.dst[0]);
       if (lazy_)
         pending_.insert(in.dst[0]);
     }
@@ -432,6 +443,9 @@ private:
   /// on in the current block; returns where both paths meet, or null when `in` has no fast path.
   llvm::BasicBlock *memFast(const ir::Inst &in, llvm::Value *m) {
     const OpDesc d = describe_(in.fn);
+    if (d.op == Op::Ld && in.space == ir::MemSpace::Param && in.abase == ir::AddrBase::KParam && in.vec == 1)
+      return paramFast(in, m, bitsOf(d.type) / 8, isSigned(d.type));
+    fastPartial_ = false;
     if ((d.op != Op::Ld && d.op != Op::St) || in.space != ir::MemSpace::Global ||
         in.abase != ir::AddrBase::Reg || in.vec != 1 || in.addr32)
       return nullptr;
@@ -455,27 +469,7 @@ private:
     llvm::BasicBlock *fast = llvm::BasicBlock::Create(c_, "memfast", f_);
     llvm::BasicBlock *slow = llvm::BasicBlock::Create(c_, "memslow", f_);
     llvm::BasicBlock *join = llvm::BasicBlock::Create(c_, "memdone", f_);
-    // inside one of the allocations of the last accesses (cachedAllocation, Exec.cpp), tried
-    // one after another: an access usually hits the first or second (a kernel's arrays keep
-    // their slots), so most accesses check one or two instead of all four
-    const auto likely = llvm::MDBuilder(c_).createBranchWeights(1000, 1);
-    llvm::BasicBlock *next = llvm::BasicBlock::Create(c_, "memin", f_);
-    b_.CreateCondBr(ok, next, slow, likely);
-    for (unsigned i = 0; i < ExecCtx::kAllocCache; ++i) {
-      b_.SetInsertPoint(next);
-      llvm::Value *al = b_.CreateConstGEP1_64(i8_, ctx_, offsetof(ExecCtx, recentAllocs) + i * sizeof(exec::Allocation));
-      llvm::Value *base = b_.CreateLoad(i64_, fieldPtr(al, offsetof(exec::Allocation, base), i64_));
-      llvm::Value *size = b_.CreateLoad(i64_, fieldPtr(al, offsetof(exec::Allocation, size), i64_));
-      llvm::Value *rel = b_.CreateSub(a0, base);
-      llvm::Value *in = b_.CreateAnd(b_.CreateICmpULT(rel, size),
-                                     b_.CreateICmpUGE(b_.CreateSub(size, rel), b_.getInt64((uint64_t)bytes * ir::kWarpSize)));
-      if (store) { // not into constant memory
-        llvm::Value *kind = b_.CreateLoad(i8_, fieldPtr(al, offsetof(exec::Allocation, kind), i8_));
-        in = b_.CreateAnd(in, b_.CreateICmpNE(kind, b_.getInt8((uint8_t)exec::AllocKind::Const)));
-      }
-      next = i + 1 < ExecCtx::kAllocCache ? llvm::BasicBlock::Create(c_, "memin", f_) : slow;
-      b_.CreateCondBr(in, fast, next);
-    }
+    inRecentAlloc(ok, a0, (uint64_t)bytes * ir::kWarpSize, store, fast, slow);
     b_.SetInsertPoint(fast);
     llvm::Type *vt = vecOf(b_.getIntNTy(bytes * 8));
     llvm::Value *p = b_.CreateIntToPtr(a0, llvm::PointerType::getUnqual(vt));
@@ -493,6 +487,67 @@ private:
     b_.CreateBr(join);
     b_.SetInsertPoint(slow);
     return join;
+  }
+  /// ld.param of one element of the kernel's parameter buffer (the same address in every lane):
+  /// when it is aligned and inside one of the allocations of the last accesses
+  /// (ExecCtx::recentAllocs, which the buffer joins at its first access through the handler),
+  /// one scalar load for the warp, in the lanes of `m`. Otherwise the handler runs (every fault
+  /// with its message). Returns where both paths meet.
+  llvm::BasicBlock *paramFast(const ir::Inst &in, llvm::Value *m, unsigned bytes, bool sgn) {
+    // the value of the lanes outside `m`, read where it dominates both paths
+    llvm::Value *old = nullptr;
+    if (m != active_) {
+      ir::Opnd o;
+      o.reg = in.dst[0];
+      old = src(o);
+    }
+    llvm::Value *cta = b_.CreateLoad(ptr_, fieldPtr(warp_, offsetof(Warp, cta), ptr_));
+    llvm::Value *grid = b_.CreateLoad(ptr_, fieldPtr(cta, offsetof(exec::Cta, grid), ptr_));
+    llvm::Value *a = b_.CreateAdd(b_.CreateLoad(i64_, fieldPtr(grid, kGridParams, i64_)),
+                                  b_.getInt64((uint64_t)in.off));
+    llvm::Value *ok = b_.CreateICmpEQ(b_.CreateAnd(a, b_.getInt64(bytes - 1)), b_.getInt64(0));
+    llvm::BasicBlock *fast = llvm::BasicBlock::Create(c_, "paramfast", f_);
+    llvm::BasicBlock *slow = llvm::BasicBlock::Create(c_, "paramslow", f_);
+    llvm::BasicBlock *join = llvm::BasicBlock::Create(c_, "paramdone", f_);
+    inRecentAlloc(ok, a, bytes, false, fast, slow);
+    b_.SetInsertPoint(fast);
+    llvm::Value *x = b_.CreateAlignedLoad(b_.getIntNTy(bytes * 8), b_.CreateIntToPtr(a, ptr_), llvm::Align(bytes));
+    if (bytes < 8)
+      x = sgn ? b_.CreateSExt(x, i64_) : b_.CreateZExt(x, i64_);
+    llvm::Value *v = b_.CreateVectorSplat(ir::kWarpSize, x);
+    if (!lazy_)
+      writeLanes(in.dst[0], v, m);
+    fastLoaded_ = old ? b_.CreateSelect(laneMask(m), v, old) : v;
+    fastPartial_ = true; // right in the active lanes
+    fastEnd_ = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(slow);
+    return join;
+  }
+  /// Branches to `fast` when `ok` and [a, a + span) lies inside one of the allocations of the
+  /// last accesses (cachedAllocation, Exec.cpp), tried one after another (a kernel's arrays keep
+  /// their slots, so most accesses check one or two), and for a `store` not constant memory;
+  /// else to `slow`.
+  void inRecentAlloc(llvm::Value *ok, llvm::Value *a, uint64_t span, bool store, llvm::BasicBlock *fast,
+                     llvm::BasicBlock *slow) {
+    const auto likely = llvm::MDBuilder(c_).createBranchWeights(1000, 1);
+    llvm::BasicBlock *next = llvm::BasicBlock::Create(c_, "memin", f_);
+    b_.CreateCondBr(ok, next, slow, likely);
+    for (unsigned i = 0; i < ExecCtx::kAllocCache; ++i) {
+      b_.SetInsertPoint(next);
+      llvm::Value *al = b_.CreateConstGEP1_64(i8_, ctx_, offsetof(ExecCtx, recentAllocs) + i * sizeof(exec::Allocation));
+      llvm::Value *base = b_.CreateLoad(i64_, fieldPtr(al, offsetof(exec::Allocation, base), i64_));
+      llvm::Value *size = b_.CreateLoad(i64_, fieldPtr(al, offsetof(exec::Allocation, size), i64_));
+      llvm::Value *rel = b_.CreateSub(a, base);
+      llvm::Value *in = b_.CreateAnd(b_.CreateICmpULT(rel, size),
+                                     b_.CreateICmpUGE(b_.CreateSub(size, rel), b_.getInt64(span)));
+      if (store) {
+        llvm::Value *kind = b_.CreateLoad(i8_, fieldPtr(al, offsetof(exec::Allocation, kind), i8_));
+        in = b_.CreateAnd(in, b_.CreateICmpNE(kind, b_.getInt8((uint8_t)exec::AllocKind::Const)));
+      }
+      next = i + 1 < ExecCtx::kAllocCache ? llvm::BasicBlock::Create(c_, "memin", f_) : slow;
+      b_.CreateCondBr(in, fast, next);
+    }
   }
   /// The interpreter's stride prefetch hint (prefetchNext, Exec.cpp) for a coalesced load at
   /// `a0`: the same per-warp state (Warp::lastLoad), the lines two strides further on.
@@ -761,6 +816,15 @@ private:
     case Op::Setp: return setp(in, d, m);
     case Op::Shfl: return shfl(in, m);
     case Op::Vote: return vote(in, m);
+    case Op::Cvta: // the global window: the address itself (a 32-bit one zero-extended)
+      if (in.aux != 0)
+        return false;
+      r = src(in.src[0]);
+      if (in.flags & 2)
+        r = b_.CreateZExt(b_.CreateTrunc(r, vecOf(i32_)), v64_);
+      store(in.dst[0], r, m);
+      return true;
+    case Op::Special: return special(in, m);
     case Op::ActiveMask: // the top of the reconvergence stack: the code's active lanes
       store(in.dst[0], b_.CreateVectorSplat(ir::kWarpSize, b_.CreateZExt(active_, i64_)), m);
       return true;
@@ -775,6 +839,39 @@ private:
     default: return false;
     }
     store(in.dst[0], widen(r, sgn), m);
+    return true;
+  }
+
+  /// mov of a special register (movSpecial, Exec.cpp): %tid from the warp's lanes, %laneid the
+  /// lane, %ntid, %ctaid and %nctaid the same in every lane (from the warp's CTA and grid); false
+  /// (the handler runs) for every other register.
+  bool special(const ir::Inst &in, llvm::Value *m) {
+    using namespace exec::sreg;
+    const uint32_t id = in.aux;
+    llvm::Value *v;
+    if (id <= kTidZ) {
+      llvm::Value *t = b_.CreateAlignedLoad(
+          vecOf(i32_), fieldPtr(warp_, offsetof(Warp, tid) + (id - kTidX) * sizeof(Warp::tid[0]), vecOf(i32_)),
+          llvm::Align(4));
+      v = b_.CreateZExt(t, v64_);
+    } else if (id == kLaneid) {
+      v = b_.CreateZExt(laneIds(), v64_);
+    } else if (id <= kNctaidZ) {
+      llvm::Value *cta = b_.CreateLoad(ptr_, fieldPtr(warp_, offsetof(Warp, cta), ptr_));
+      size_t at;
+      llvm::Value *base = cta;
+      if (id >= kCtaidX && id <= kCtaidZ) {
+        at = offsetof(exec::Cta, ctaid) + (id - kCtaidX) * 4;
+      } else {
+        base = b_.CreateLoad(ptr_, fieldPtr(cta, offsetof(exec::Cta, grid), ptr_));
+        at = id <= kNtidZ ? kGridBlock + (id - kNtidX) * 4
+                          : kGridDim + (id - kNctaidX) * 4;
+      }
+      v = b_.CreateVectorSplat(ir::kWarpSize, b_.CreateZExt(b_.CreateLoad(i32_, fieldPtr(base, at, i32_)), i64_));
+    } else {
+      return false;
+    }
+    store(in.dst[0], v, m);
     return true;
   }
 
@@ -938,6 +1035,7 @@ private:
   Liveness live_;
   llvm::Value *fastLoaded_ = nullptr;    ///< memFast: the value an inline load wrote (else null)
   llvm::BasicBlock *fastEnd_ = nullptr;  ///< memFast: the end of the inline path
+  bool fastPartial_ = false;             ///< memFast: fastLoaded_ is right in the active lanes only
   uint32_t lo_ = 0, hi_ = 0;           ///< the pc range being emitted
 };
 
