@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 namespace ptxsim::test {
@@ -519,6 +520,171 @@ LOOP:
   auto bad = h.launch("k", {1}, {128}, {dev[0], dev[1], dev[2], dev[3], dev[4], out, 1});
   EXPECT_FALSE(bad.ok());
   EXPECT_EQ(bad.message.find("PTXSIM_JIT=diff"), std::string::npos) << bad.message;
+  EXPECT_EQ(mismatchesSoFar(), mism);
+}
+
+// What every kernel's first instructions do, as vector code: ld.param of each width (one scalar
+// load; sign-extended, in a divergent branch's lanes, under a guard, in a partial warp), the
+// special registers %tid/%ntid/%ctaid/%nctaid/%laneid in every component, cvta to and from the
+// global window (64- and 32-bit) beside the forms that stay handler calls (cvta of the shared
+// window, %clock), and ld.param faults: misaligned and past the parameter buffer's end, with the
+// interpreter's messages. Every value is also checked against the CUDA semantics computed here.
+TEST(Jit, KernelStartInstructionsMatchInterpreter) {
+  REQUIRE_JIT();
+  DiffHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out, .param .s16 sh, .param .u16 uh, .param .s32 si, .param .f32 fv,
+                  .param .u64 big) {
+  .reg .b32 %r<48>; .reg .b64 %rd<16>; .reg .b16 %h<4>; .reg .pred %p<4>; .reg .f32 %f<2>;
+  .shared .align 4 .b32 sm[4];
+  ld.param.u64 %rd0, [out];
+  cvta.to.global.u64 %rd1, %rd0;
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, %tid.y;
+  mov.u32 %r2, %tid.z;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %ntid.y;
+  mov.u32 %r5, %ntid.z;
+  mov.u32 %r6, %ctaid.x;
+  mov.u32 %r7, %ctaid.y;
+  mov.u32 %r8, %ctaid.z;
+  mov.u32 %r9, %nctaid.x;
+  mov.u32 %r10, %nctaid.y;
+  mov.u32 %r11, %nctaid.z;
+  mov.u32 %r12, %laneid;
+  mad.lo.u32 %r20, %r2, %r4, %r1;
+  mad.lo.u32 %r20, %r20, %r3, %r0;
+  mad.lo.u32 %r21, %r8, %r10, %r7;
+  mad.lo.u32 %r21, %r21, %r9, %r6;
+  mul.lo.u32 %r22, %r3, %r4;
+  mul.lo.u32 %r22, %r22, %r5;
+  mad.lo.u32 %r23, %r21, %r22, %r20;
+  mul.wide.u32 %rd2, %r23, 96;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r0;
+  st.global.u32 [%rd3+4], %r1;
+  st.global.u32 [%rd3+8], %r2;
+  st.global.u32 [%rd3+12], %r3;
+  st.global.u32 [%rd3+16], %r4;
+  st.global.u32 [%rd3+20], %r5;
+  st.global.u32 [%rd3+24], %r6;
+  st.global.u32 [%rd3+28], %r7;
+  st.global.u32 [%rd3+32], %r8;
+  st.global.u32 [%rd3+36], %r9;
+  st.global.u32 [%rd3+40], %r10;
+  st.global.u32 [%rd3+44], %r11;
+  st.global.u32 [%rd3+48], %r12;
+  mov.u16 %h0, 4660;
+  and.b32 %r24, %r12, 1;
+  setp.eq.u32 %p0, %r24, 1;
+  @%p0 ld.param.s16 %h0, [sh];
+  ld.param.u16 %h1, [uh];
+  cvt.s32.s16 %r25, %h0;
+  cvt.u32.u16 %r26, %h1;
+  ld.param.s32 %r27, [si];
+  ld.param.f32 %f0, [fv];
+  add.f32 %f1, %f0, 0f3F800000;
+  mov.b32 %r28, %f1;
+  st.global.u32 [%rd3+52], %r25;
+  st.global.u32 [%rd3+56], %r26;
+  st.global.u32 [%rd3+60], %r27;
+  st.global.u32 [%rd3+64], %r28;
+  setp.lt.u32 %p1, %r0, 3;
+  @%p1 bra SMALL;
+  ld.param.u64 %rd5, [big];
+  cvta.global.u64 %rd6, %rd1;
+  sub.s64 %rd5, %rd5, %rd6;
+  bra.uni JOIN;
+SMALL:
+  ld.param.s32 %rd5, [si];
+  cvt.u32.u64 %r30, %rd0;
+  cvta.to.global.u32 %r31, %r30;
+  sub.u32 %r32, %r31, %r30;
+  cvt.u64.u32 %rd7, %r32;
+  add.s64 %rd5, %rd5, %rd7;
+JOIN:
+  st.global.u64 [%rd3+72], %rd5;
+  mov.u64 %rd8, sm;
+  cvta.shared.u64 %rd9, %rd8;
+  cvta.to.shared.u64 %rd10, %rd9;
+  sub.s64 %rd11, %rd10, %rd8;
+  cvt.u32.u64 %r33, %rd11;
+  mov.u32 %r34, %clock;
+  mov.u32 %r35, %clock;
+  sub.u32 %r36, %r35, %r34;
+  st.global.u32 [%rd3+68], %r33;
+  st.global.u32 [%rd3+80], %r36;
+  ret;
+}
+.visible .entry misaligned(.param .u64 out, .param .u64 v) {
+  .reg .b32 %r<2>; .reg .b64 %rd<2>;
+  ld.param.u64 %rd0, [out];
+  ld.param.u32 %r0, [v+2];
+  st.global.u32 [%rd0], %r0;
+  ret;
+}
+.visible .entry past(.param .u64 out, .param .u64 v) {
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd0, [out];
+  ld.param.u64 %rd1, [v+4096];
+  st.global.u64 [%rd0], %rd1;
+  ret;
+})")) << h.errors;
+  const uint64_t mism = mismatchesSoFar(), native = nativeSoFar();
+  const int16_t sh = -1234;
+  const uint16_t uh = 0xfedc;
+  const int32_t si = -77777;
+  const float fv = 2.5f;
+  uint32_t fbits;
+  std::memcpy(&fbits, &fv, 4);
+  const uint64_t big = 0x123456789abcdef0ull;
+  struct Shape {
+    ptx::exec::Dim3 grid, block;
+  };
+  // whole warps (64 threads a block), then 45 threads a block (a partial second warp)
+  for (const Shape &sp : {Shape{{2, 2, 2}, {8, 4, 2}}, Shape{{3, 1, 2}, {5, 3, 3}}}) {
+    const uint64_t nb = sp.block.count(), total = sp.grid.count() * nb;
+    const uint64_t out = h.alloc(total * 96);
+    auto r = h.launch("k", sp.grid, sp.block, {out, (uint16_t)sh, uh, (uint32_t)si, fbits, big});
+    ASSERT_TRUE(r.ok()) << r.message;
+    std::vector<uint32_t> v = h.read<uint32_t>(out, total * 24);
+    for (uint32_t cz = 0; cz < sp.grid.z; ++cz)
+      for (uint32_t cy = 0; cy < sp.grid.y; ++cy)
+        for (uint32_t cx = 0; cx < sp.grid.x; ++cx)
+          for (uint32_t tz = 0; tz < sp.block.z; ++tz)
+            for (uint32_t ty = 0; ty < sp.block.y; ++ty)
+              for (uint32_t tx = 0; tx < sp.block.x; ++tx) {
+                const uint32_t tl = (tz * sp.block.y + ty) * sp.block.x + tx;
+                const uint32_t cl = (cz * sp.grid.y + cy) * sp.grid.x + cx;
+                const uint32_t *o = &v[(cl * nb + tl) * 24];
+                const uint32_t lane = tl % 32;
+                const uint32_t want[] = {tx, ty, tz, sp.block.x, sp.block.y, sp.block.z, cx, cy, cz,
+                                         sp.grid.x, sp.grid.y, sp.grid.z, lane};
+                for (unsigned i = 0; i < 13; ++i)
+                  ASSERT_EQ(o[i], want[i]) << "word " << i << " of thread " << tl << " in block " << cl;
+                EXPECT_EQ(o[13], lane & 1 ? (uint32_t)(int32_t)sh : 4660u) << tl;
+                EXPECT_EQ(o[14], uh) << tl;
+                EXPECT_EQ(o[15], (uint32_t)si) << tl;
+                float f1 = fv + 1.0f;
+                uint32_t f1bits;
+                std::memcpy(&f1bits, &f1, 4);
+                EXPECT_EQ(o[16], f1bits) << tl;
+                EXPECT_EQ(o[17], 0u) << tl;  // the shared window there and back
+                EXPECT_NE(o[20], 0u) << tl;  // the clock moved between two reads
+                uint64_t d;
+                std::memcpy(&d, &o[18], 8);
+                EXPECT_EQ(d, tx < 3 ? (uint64_t)(int64_t)si : big - out) << tl;
+              }
+  }
+  // 13 special registers and the 64- and 32-bit global cvta forms, natively
+  EXPECT_GE(nativeSoFar() - native, 16u);
+  const uint64_t out = h.alloc(64);
+  for (const char *name : {"misaligned", "past"}) {
+    auto bad = h.launch(name, {1}, {32}, {out, 5});
+    EXPECT_FALSE(bad.ok()) << name;
+    EXPECT_EQ(bad.message.find("PTXSIM_JIT=diff"), std::string::npos) << bad.message;
+    EXPECT_NE(bad.message.find("thread (0,0,0)"), std::string::npos) << bad.message;
+  }
   EXPECT_EQ(mismatchesSoFar(), mism);
 }
 
