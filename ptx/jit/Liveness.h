@@ -29,7 +29,9 @@ inline unsigned describedReadSlots(const ir::Inst &in, Op op) {
   case Op::Not:
   case Op::Mov:
   case Op::Vote: return 1;
-  case Op::ActiveMask: return 0;
+  case Op::ActiveMask:
+  case Op::Special: return 0;
+  case Op::Cvta: return 1;
   case Op::MadLo:
   case Op::FFma:
   case Op::Shfl: return 7;

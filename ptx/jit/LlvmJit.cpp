@@ -343,16 +343,28 @@ private:
     llvm::Value *fits = b_.CreateICmpUGE(left(), b_.getInt64(len));
     llvm::Value *noRpc = b_.CreateICmpUGE(b_.CreateSub(rpc_, b_.getInt32(pc)), b_.getInt32(len));
     b_.CreateCondBr(b_.CreateAnd(fits, noRpc), body, chk[0]);
+    const uint32_t end = pc + len;
+    const bool loop = end < hi_ && fn_.code[end].ctl == ir::Ctl::Bra && fn_.code[end].target == pc;
+    llvm::BasicBlock *bodyTop = body;
+    std::vector<std::pair<uint32_t, llvm::PHINode *>> carried;
+    if (loop) // the loop's registers as phis at the body's top (loopHead)
+      bodyTop = llvm::BasicBlock::Create(c_, "loopbody", f_);
     b_.SetInsertPoint(body);
     forget();
     lazy_ = true;
+    if (loop)
+      carried = loopHead(pc, len, body, bodyTop);
     llvm::Value *done = b_.CreateLoad(i64_, done_);
     for (uint32_t k = 0; k < len; ++k)
       inst(fn_.code[pc + k], done, k, pc, &code);
-    flushBlockEnd(pc + len);
+    if (loop) {
+      loopBack(pc, len, done, bodyTop, carried);
+    } else {
+      flushBlockEnd(end);
+      b_.CreateStore(b_.CreateAdd(done, b_.getInt64(len)), done_);
+      b_.CreateBr(target(end));
+    }
     lazy_ = false;
-    b_.CreateStore(b_.CreateAdd(done, b_.getInt64(len)), done_);
-    b_.CreateBr(target(pc + len));
     for (uint32_t k = 0; k < len; ++k) {
       b_.SetInsertPoint(chk[k]);
       llvm::BasicBlock *one = llvm::BasicBlock::Create(c_, "one", f_);
@@ -365,6 +377,112 @@ private:
       b_.CreateStore(b_.CreateAdd(d, b_.getInt64(1)), done_);
       b_.CreateBr(k + 1 < len ? chk[k + 1] : target(pc + len));
     }
+  }
+
+  /// The top of a loop's fast version (a block [pc, pc + len) followed by a `bra` back to pc):
+  /// `entry` (from the block's head) reads from the register file every register the block's
+  /// native code may read or write, and `top` takes them as phis of that value and the value
+  /// the last iteration left (loopBack), so the loop's registers stay in SSA form from one
+  /// iteration to the next. The registers the block writes start pending (the last iteration's
+  /// values are not in the file; flushing one on entry writes the file's own value), and every
+  /// value counts in the active lanes only. Returns the phis, to be completed by loopBack.
+  std::vector<std::pair<uint32_t, llvm::PHINode *>> loopHead(uint32_t pc, uint32_t len, llvm::BasicBlock *entry,
+                                                             llvm::BasicBlock *top) {
+    std::set<uint32_t> regs, written;
+    for (uint32_t k = 0; k < len; ++k) {
+      const ir::Inst &in = fn_.code[pc + k];
+      const Op op = describe_(in.fn).op;
+      if (op == Op::None)
+        continue; // a handler reads and writes the file (flushed before it, forgotten after)
+      const unsigned slots = describedReadSlots(in, op);
+      for (unsigned i = 0; i < 5; ++i)
+        if (!in.src[i].cst && (slots >> i & 1))
+          regs.insert(in.src[i].reg);
+      if (op != Op::Setp && op != Op::St && (op != Op::Vote || in.aux == 3)) {
+        regs.insert(in.dst[0]);
+        written.insert(in.dst[0]);
+      }
+    }
+    std::vector<std::pair<uint32_t, llvm::Value *>> first;
+    for (uint32_t r : regs)
+      first.emplace_back(r, b_.CreateAlignedLoad(v64_, regPtr(r), llvm::Align(8)));
+    b_.CreateBr(top);
+    b_.SetInsertPoint(top);
+    std::vector<std::pair<uint32_t, llvm::PHINode *>> carried;
+    for (auto &[r, v] : first) {
+      llvm::PHINode *phi = b_.CreatePHI(v64_, 2);
+      phi->addIncoming(v, entry);
+      carried.emplace_back(r, phi);
+      vals_[r] = phi;
+      actOnly_.insert(r);
+    }
+    pending_ = written;
+    return carried;
+  }
+  /// The end of a loop's fast version (loopHead), `done` the count at its top: when the `bra`
+  /// at pc + len would jump back with every active lane (branch(): the budget allows it and
+  /// the next iteration whole, the reconvergence point is neither the branch nor inside the
+  /// block, and the spin count stays below where the interpreter may act or jitLoopStep says
+  /// it would only count), it counts the branch (and the spin, as branch() does) and goes on at
+  /// `top` with the registers as values; otherwise the pending registers live at the branch are
+  /// written and the branch's own code decides, with nothing changed.
+  void loopBack(uint32_t pc, uint32_t len, llvm::Value *done, llvm::BasicBlock *top,
+                const std::vector<std::pair<uint32_t, llvm::PHINode *>> &carried) {
+    const uint32_t end = pc + len;
+    std::vector<llvm::Value *> next;
+    for (auto &[r, phi] : carried) {
+      auto it = vals_.find(r);
+      next.push_back(it != vals_.end() ? it->second : b_.CreateAlignedLoad(v64_, regPtr(r), llvm::Align(8)));
+    }
+    llvm::Value *ran = b_.CreateAdd(done, b_.getInt64(len));
+    llvm::Value *ok = b_.CreateICmpUGE(b_.CreateSub(budget_, ran), b_.getInt64(len + 1));
+    ok = b_.CreateAnd(ok, b_.CreateICmpNE(rpc_, b_.getInt32(end)));
+    ok = b_.CreateAnd(ok, b_.CreateICmpUGE(b_.CreateSub(rpc_, b_.getInt32(pc)), b_.getInt32(len)));
+    ok = b_.CreateAnd(ok, b_.CreateICmpEQ(guardMask(fn_.code[end]), active_));
+    llvm::Value *full = b_.CreateICmpEQ(active_, liveMask_);
+    llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
+    llvm::Value *from = b_.CreateSelect(b_.CreateICmpEQ(its, b_.getInt8(0)), b_.getInt64(exec::kLivelockFrom),
+                                        b_.getInt64(exec::kSpinFrom));
+    llvm::Value *pcPtr = fieldPtr(warp_, offsetof(Warp, spinPc), i32_);
+    llvm::Value *cntPtr = fieldPtr(warp_, offsetof(Warp, spinCount), i64_);
+    llvm::Value *same = b_.CreateICmpEQ(b_.CreateLoad(i32_, pcPtr), b_.getInt32(end));
+    llvm::Value *c = b_.CreateAdd(b_.CreateSelect(same, b_.CreateLoad(i64_, cntPtr), b_.getInt64(0)), b_.getInt64(1));
+    llvm::BasicBlock *again = llvm::BasicBlock::Create(c_, "loopagain", f_);
+    llvm::BasicBlock *part = llvm::BasicBlock::Create(c_, "looppart", f_);
+    llvm::BasicBlock *spin = llvm::BasicBlock::Create(c_, "loopspin", f_);
+    llvm::BasicBlock *ask = llvm::BasicBlock::Create(c_, "loopask", f_);
+    llvm::BasicBlock *jump = llvm::BasicBlock::Create(c_, "loopjump", f_);
+    llvm::BasicBlock *out = llvm::BasicBlock::Create(c_, "loopout", f_);
+    b_.CreateCondBr(ok, again, out, llvm::MDBuilder(c_).createBranchWeights(1000, 1));
+    b_.SetInsertPoint(again);
+    b_.CreateCondBr(full, jump, part);
+    b_.SetInsertPoint(part);
+    b_.CreateCondBr(b_.CreateICmpULT(c, from), spin, ask);
+    b_.SetInsertPoint(spin); // the spins in a row, as branch() counts them
+    b_.CreateStore(b_.getInt32(end), pcPtr);
+    b_.CreateStore(c, cntPtr);
+    b_.CreateBr(jump);
+    // from there on jitLoopStep decides (it may hash the registers live at the branch, so those
+    // are written first; they stay values too); "leave" changes nothing, and the branch's own
+    // code, which asks again, leaves
+    b_.SetInsertPoint(ask);
+    for (uint32_t r : pending_)
+      if (live_.live(end, r))
+        flushReg(r);
+    llvm::FunctionType *stepTy = llvm::FunctionType::get(i8_, {ptr_, i32_}, false); // bool
+    llvm::Value *step = b_.CreateLoad(llvm::PointerType::getUnqual(stepTy),
+                                      fieldPtr(ctx_, offsetof(ExecCtx, loopStep), llvm::PointerType::getUnqual(stepTy)));
+    llvm::Value *go = b_.CreateICmpNE(b_.CreateCall(stepTy, step, {warp_, b_.getInt32(end)}), b_.getInt8(0));
+    b_.CreateCondBr(go, jump, out);
+    b_.SetInsertPoint(jump);
+    b_.CreateStore(b_.CreateAdd(ran, b_.getInt64(1)), done_);
+    b_.CreateBr(top);
+    for (size_t i = 0; i < carried.size(); ++i)
+      carried[i].second->addIncoming(next[i], jump);
+    b_.SetInsertPoint(out);
+    flushBlockEnd(end);
+    b_.CreateStore(ran, done_);
+    b_.CreateBr(target(end));
   }
 
   /// Instruction `base + k` (a Ctl::None one), `done` instructions after the code's start: native

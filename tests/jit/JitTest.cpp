@@ -688,6 +688,101 @@ JOIN:
   EXPECT_EQ(mismatchesSoFar(), mism);
 }
 
+// A loop of one block keeps its registers as values from one iteration to the next (loopHead,
+// loopBack in LlvmJit.cpp). Per-lane trip counts longer than a warp's turn (the budget ends the
+// loop mid-way and the turn resumes), guarded writes, a shfl that reads a register the last
+// iteration wrote (of lanes that left the loop too: the file must hold it), handler calls
+// inside the loop (the registers written before them reach the file) and an inline load, whole
+// and partial warps, under IPDOM and independent thread scheduling (where, past a few spins,
+// jitLoopStep decides and hashes the registers live at the branch). The values are checked
+// against the loop computed here; the shfl sums only against the interpreter (they read lanes
+// outside the loop, which CUDA leaves undefined).
+TEST(Jit, LoopRegistersStayValuesAndMatchInterpreter) {
+  REQUIRE_JIT();
+  const std::string ptx = ptxHeader() + R"(
+.visible .entry k(.param .u64 in, .param .u64 out, .param .u32 iters) {
+  .reg .b32 %r<24>; .reg .b64 %rd<8>; .reg .pred %p<4>; .reg .f32 %f<2>;
+  ld.param.u64 %rd0, [in];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r9, [iters];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd2, %r0, 4;
+  add.s64 %rd3, %rd0, %rd2;
+  ld.global.u32 %r1, [%rd3];
+  and.b32 %r2, %r1, 63;
+  add.u32 %r2, %r2, %r9;
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 1;
+  mov.u32 %r5, 0;
+  mov.u32 %r10, 0;
+LOOP1:
+  mad.lo.u32 %r4, %r4, 1664525, 1013904223;
+  and.b32 %r6, %r4, 3;
+  setp.eq.u32 %p1, %r6, 0;
+  @%p1 add.u32 %r5, %r5, %r3;
+  activemask.b32 %r8;
+  shfl.sync.bfly.b32 %r7, %r5, 1, 31, %r8;
+  add.u32 %r10, %r10, %r7;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p0, %r3, %r2;
+  @%p0 bra LOOP1;
+  and.b32 %r12, %r1, 15;
+  mov.u32 %r13, 0;
+  mov.u32 %r14, 0;
+LOOP2:
+  add.u32 %r15, %r13, %r0;
+  and.b32 %r15, %r15, 63;
+  mul.wide.u32 %rd4, %r15, 4;
+  add.s64 %rd5, %rd0, %rd4;
+  ld.global.u32 %r16, [%rd5];
+  xor.b32 %r14, %r14, %r16;
+  cvt.rn.f32.u32 %f0, %r13;
+  mul.rn.f32 %f1, %f0, 0f3F000000;
+  cvt.rzi.u32.f32 %r17, %f1;
+  add.u32 %r14, %r14, %r17;
+  add.u32 %r13, %r13, 1;
+  setp.le.u32 %p2, %r13, %r12;
+  @%p2 bra LOOP2;
+  mul.wide.u32 %rd6, %r0, 16;
+  add.s64 %rd7, %rd1, %rd6;
+  st.global.u32 [%rd7], %r4;
+  st.global.u32 [%rd7+4], %r5;
+  st.global.u32 [%rd7+8], %r10;
+  st.global.u32 [%rd7+12], %r14;
+  ret;
+})";
+  std::vector<uint32_t> in(64);
+  for (unsigned i = 0; i < 64; ++i)
+    in[i] = (i * 2654435761u) >> 5;
+  const uint64_t mism = mismatchesSoFar();
+  for (auto simt : {ptx::exec::SimtMode::Its, ptx::exec::SimtMode::Ipdom}) {
+    DiffHarness h(simt);
+    ASSERT_TRUE(h.load(ptx)) << h.errors;
+    const uint64_t din = h.upload(in), out = h.alloc(64 * 16);
+    for (unsigned threads : {64u, 50u})
+      for (uint32_t iters : {1u, 700u}) {
+        auto r = h.launch("k", {1}, {threads}, {din, out, iters});
+        ASSERT_TRUE(r.ok()) << r.message;
+        std::vector<uint32_t> v = h.read<uint32_t>(out, threads * 4);
+        for (unsigned t = 0; t < threads; ++t) {
+          uint32_t trips = (in[t] & 63) + iters, x = 1, y = 0;
+          for (uint32_t i = 0; i < trips; ++i) {
+            x = x * 1664525u + 1013904223u;
+            if ((x & 3) == 0)
+              y += i;
+          }
+          uint32_t z = 0;
+          for (uint32_t i = 0; i <= (in[t] & 15); ++i)
+            z = (z ^ in[(i + t) & 63]) + i / 2;
+          ASSERT_EQ(v[t * 4], x) << "thread " << t << " of " << threads << ", " << iters;
+          ASSERT_EQ(v[t * 4 + 1], y) << "thread " << t << " of " << threads << ", " << iters;
+          ASSERT_EQ(v[t * 4 + 3], z) << "thread " << t << " of " << threads << ", " << iters;
+        }
+      }
+  }
+  EXPECT_EQ(mismatchesSoFar(), mism);
+}
+
 // A CTA reuses a retired CTA's register file and zeroes only the registers it may read before
 // writing them (ptx/exec/RegInit.h). Registers read before any write, written under a guard,
 // written on one side of a divergent branch, or read by a shuffle from lanes that never wrote
