@@ -92,6 +92,7 @@ void coreJson(JsonWriter &j, const CoreConfig &c) {
   j.boolean("mergeSharedLoads", c.mergeSharedLoads);
   j.boolean("foldConstOperands", c.foldConstOperands);
   j.num("ifConvertMax", c.ifConvertMax);
+  j.boolean("itsLeaveCalls", c.itsLeaveCalls);
   j.num("schedulersPerSm", c.schedulersPerSm);
   j.str("scheduler", c.scheduler);
   j.num("issueWidth", c.issueWidth);

@@ -71,6 +71,10 @@ struct CoreConfig {
   bool foldConstOperands = false;
   /// Short forward branches ptxas predicates instead (ptx/exec/Schedule.h): body size limit, 0 off.
   uint32_t ifConvertMax = 0;
+  /// ITS: lanes that return from a call made in another function run on without the call's
+  /// other lanes; a device function's branch that joins only to return does not join
+  /// (ptx::exec::EngineConfig::itsLeaveCalls).
+  bool itsLeaveCalls = false;
   uint32_t schedulersPerSm = 2;
   std::string scheduler = "gto";     ///< lrr | gto | two_level | ccws
   /// Lane scheduling of the functional executor: auto | its | ipdom (ptx::exec::SimtMode);

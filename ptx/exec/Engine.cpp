@@ -203,6 +203,7 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     w.stack.clear();
     w.stack.push_back(SimtEntry{0, ir::kNoPc, w.validMask});
     w.its = g.its;
+    w.leaveCalls = g.leaveCalls;
     w.liveMask = w.validMask;
     w.groups.clear();
     w.groupSwitches = 0;
@@ -506,6 +507,7 @@ uint32_t setupGrid(Grid &g, const LaunchParams &p, const EngineConfig &cfg_, Pro
   g.timerBase = globalTimer().load();
   g.depth = p.depth;
   g.its = cfg_.simt == SimtMode::Its || (cfg_.simt == SimtMode::Auto && k.fn->smVersion >= 70);
+  g.leaveCalls = g.its && cfg_.itsLeaveCalls;
   g.noProgressPolls = cfg_.noProgressPolls;
   g.devrt = devrt;
   devrt->prepareGrid();

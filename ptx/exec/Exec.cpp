@@ -1029,6 +1029,31 @@ void keepLanes(Warp &w, uint32_t keep) {
   ++w.groupSwitches;
 }
 
+/// Independent thread scheduling across calls (Warp::leaveCalls): lanes `m` have returned from
+/// the running group's innermost call, made in another function, while other lanes are still in
+/// it. They become a runnable parked group that goes on in the caller (the call completes for
+/// them: their return values go back now); the running group keeps the lanes in the callee.
+/// ptxas puts no convergence barrier after such a call, so on the GPU the lanes that return
+/// first run on (tools/correlate/README.md, 13_recursion).
+[[gnu::cold, gnu::noinline]] void leaveCall(Warp &w, uint32_t m) {
+  ThreadGroup g;
+  g.stack = w.stack;
+  g.calls = w.calls;
+  g.stackSaves = w.stackSaves;
+  g.fn = w.fn;
+  g.regBase = w.regBase;
+  g.predBase = w.predBase;
+  g.frameBase = w.frameBase;
+  keepLanes(w, ~m); // the running group: the lanes still in the callee
+  swapGroup(w, g);
+  keepLanes(w, m); // the copy: lanes m in the caller
+  swapGroup(w, g);
+  g.spinPc = ir::kNoPc;
+  g.spinCount = 0;
+  w.groups.push_back(std::move(g));
+  ++w.groupSwitches;
+}
+
 /// Parks the running group's top-entry lanes waiting for `why`. When they are the whole group,
 /// the warp is left without a running group (resumeNext must follow).
 void park(Warp &w, GroupWait why, uint32_t barId = 0) {
@@ -1481,6 +1506,7 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       rec->cls = in.cls;
       rec->isMemory = false;
       rec->blocked = false;
+      rec->callDone = false;
     }
     if (in.ctl == ir::Ctl::None) {
       top.pc = pc + 1;
@@ -1637,8 +1663,14 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       top.pc = pc + 1;
       size_t base = w.calls.back().baseDepth;
       retire(w, m, base);
-      if (w.stack.size() <= base)
+      if (w.stack.size() <= base) {
         finishCall(w, true);
+        if constexpr (kStep)
+          rec->callDone = true;
+      } else if (__builtin_expect(w.leaveCalls, 0) && w.calls.back().callerFn != w.fn) {
+        leaveCall(w, m);
+        return n;
+      }
       break;
     }
     case ir::Ctl::Exit: {

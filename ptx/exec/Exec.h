@@ -169,6 +169,9 @@ struct WarpInstRecord {
   /// Independent thread scheduling: the warp changed the group of lanes it runs during this
   /// step (a spinning group yielded, or a group parked at a convergence point).
   bool switched = false;
+  /// A ret whose lanes completed their call: the warp (or its running group) went on in the
+  /// caller. False for lanes that returned while others are still in the callee.
+  bool callDone = false;
   ir::MemSpace space = ir::MemSpace::Global;
   unsigned accessBytes = 0;
   uint64_t addr[kWarpSize]; ///< per-lane addresses (valid for lanes in execMask) when isMemory

@@ -66,6 +66,12 @@ struct EngineConfig {
   /// if-converts short `if`s (ptx/exec/Schedule.h, ifConvertShortBranches; the timing
   /// configuration's -ptxsim_if_convert_max; 0: off). Results are unchanged.
   uint32_t ifConvertMax = 0;
+  /// Independent thread scheduling across calls (the timing configuration's
+  /// -ptxsim_its_leave_calls): lanes that return from a call made in another function while
+  /// other lanes are still in it run on in the caller as a group of their own, and a device
+  /// function's divergent branch whose paths meet only in a block that returns does not join
+  /// (ptxas returns from each path). Results are unchanged; only the grouping of lanes.
+  bool itsLeaveCalls = false;
 };
 
 /// A `.global` or `.const` variable (or kernel) visible to the host.

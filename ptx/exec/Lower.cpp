@@ -129,6 +129,14 @@ void operandNames(const Operand &o, std::vector<std::string_view> &out) {
     operandNames(e, out);
 }
 
+/// Whether the block that starts at instruction `first` only returns: it leaves the function
+/// and holds at most 4 instructions (the return value's st.param and the ret). ptxas copies such
+/// a tail into each path that jumps to it, so the paths meet nowhere (EngineConfig::itsLeaveCalls).
+bool returnsOnly(const Cfg &cfg, uint32_t first) {
+  const BasicBlock &b = cfg.blocks[cfg.blockOf[first]];
+  return b.succs.size() == 1 && b.succs[0] == Cfg::kExit && b.end - b.first <= 4;
+}
+
 bool isContractibleMul(std::string_view t) { return t == "mul.f32" || t == "mul.ftz.f32"; }
 bool isContractibleAdd(std::string_view t) { return t == "add.f32" || t == "add.ftz.f32"; }
 bool isControl(std::string_view t) {
@@ -584,6 +592,8 @@ void FunctionLowering::run() {
         continue; // only the block's last instruction branches
       uint32_t r = cfg.reconvergencePc(b, (uint32_t)af_.instrs.size());
       uint32_t rpc = r >= af_.instrs.size() ? ir::kNoPc : astToPc[r];
+      if (ml_.cfg.itsLeaveCalls && !af_.isEntry && rpc != ir::kNoPc && returnsOnly(cfg, r))
+        rpc = ir::kNoPc; // no join: each path returns (the lanes' call decides where they meet)
       // the branch is the last IR instruction emitted for AST instruction i
       uint32_t last = astToPc[i + 1 <= af_.instrs.size() ? i + 1 : i];
       for (uint32_t pc = astToPc[i]; pc < last; ++pc)

@@ -120,6 +120,9 @@ struct Warp {
   uint64_t spinSince = 0; ///< IPDOM: spinCount when that register state was first seen
   /// Independent thread scheduling (EngineConfig::simt): lanes may run apart in groups.
   bool its = false;
+  /// ITS: lanes returning from a call made in another function do not wait for the call's
+  /// other lanes (EngineConfig::itsLeaveCalls).
+  bool leaveCalls = false;
   uint32_t liveMask = 0; ///< lanes that have not exited
   /// ITS: the parked thread groups (the running one is in the fields above), in round-robin
   /// order; empty while the warp runs as one group.
@@ -191,6 +194,7 @@ struct Grid {
   /// The extension that took this launch over (LaunchPolicy.h), or null.
   LaunchExtension *ext = nullptr;
   bool its = false;              ///< independent thread scheduling (EngineConfig::simt)
+  bool leaveCalls = false;       ///< its and EngineConfig::itsLeaveCalls
   std::atomic<bool> stop{false}; ///< set by the first fault; other CTAs stop early
   /// The lowest linear id of a CTA that faulted: CTAs below it run on (one of them may fault
   /// too and be the one reported, as with one host thread), the others stop.

@@ -247,6 +247,7 @@ ptx::exec::EngineConfig Context::engineConfig() {
     cfg.fusePairs = timingCfg_.core.fusePairs;
     cfg.mergeSharedLoads = timingCfg_.core.mergeSharedLoads;
     cfg.ifConvertMax = timingCfg_.core.ifConvertMax;
+    cfg.itsLeaveCalls = timingCfg_.core.itsLeaveCalls;
     cfg.numSms = timingCfg_.numSms();
     cfg.maxSharedPerBlock = std::min<uint32_t>(48 * 1024, timingCfg_.core.sharedBytesPerSm);
     // the system's reserve per CTA comes out of the SM's shared memory (227 KiB on an H100)

@@ -25,7 +25,8 @@ public:
   explicit ExecHarness(unsigned threads = 1,
                        ptx::exec::SimtMode simt = ptx::exec::SimtMode::Auto,
                        bool scheduleLoads = false, bool fusePairs = false,
-                       bool mergeSharedLoads = false, uint32_t ifConvertMax = 0) {
+                       bool mergeSharedLoads = false, uint32_t ifConvertMax = 0,
+                       bool itsLeaveCalls = false) {
     ptx::exec::EngineConfig cfg;
     cfg.hostThreads = threads;
     cfg.simt = simt;
@@ -33,6 +34,7 @@ public:
     cfg.fusePairs = fusePairs;
     cfg.mergeSharedLoads = mergeSharedLoads;
     cfg.ifConvertMax = ifConvertMax;
+    cfg.itsLeaveCalls = itsLeaveCalls;
     cfg.arenaBytes = 4ull << 30;
     engine = std::make_unique<ptx::exec::Engine>(cfg);
     engine->setPrintfSink([this](const std::string &s) { printed += s; });

@@ -660,6 +660,74 @@ TEST(Timing, FencesWaitTheirScopesCost) {
   EXPECT_LT(perFence("fence.sc.gpu;"), 100);
 }
 
+// -ptxsim_its_leave_calls: lanes that return from a call made in another function while other
+// lanes are still in it run the rest of the kernel as a group of their own (ptxas puts no
+// convergence barrier after the call), so the code after the call issues once per group; a
+// recursive call's lanes still meet at its return. Results are the same either way.
+std::string leaveCallsPtx(int after, bool recursive) {
+  std::ostringstream os;
+  os << ptxHeader()
+     << ".func (.param .b32 res) f(.param .b32 n) {\n .reg .pred %p<2>; .reg .b32 %r<4>;\n"
+        " ld.param.u32 %r1, [n];\n setp.lt.s32 %p1, %r1, 1;\n @%p1 bra DONE;\n";
+  if (recursive) // f(n) = f(n - 1) + 5 for n > 0: lanes meet at the recursive call's return
+    os << " add.s32 %r2, %r1, -1;\n { .param .b32 a; .param .b32 b; st.param.b32 [a], %r2;\n"
+          " call.uni (b), f, (a);\n ld.param.b32 %r3, [b]; }\n add.s32 %r1, %r3, 5;\n";
+  else
+    for (int i = 0; i < 8; ++i)
+      os << " add.s32 %r1, %r1, 3;\n";
+  os << "DONE:\n st.param.b32 [res], %r1;\n ret;\n}\n"
+     << ".visible .entry k(.param .u64 out) {\n .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n and.b32 %r2, %r1, 3;\n"
+        " { .param .b32 a; .param .b32 b; st.param.b32 [a], %r2;\n call.uni (b), f, (a);\n"
+        " ld.param.b32 %r3, [b]; }\n";
+  for (int i = 0; i < after; ++i)
+    os << " add.s32 %r3, %r3, 7;\n";
+  os << " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r3;\n"
+        " ret;\n}\n";
+  return os.str();
+}
+
+TEST(Timing, LanesLeavingACallRunOnApart) {
+  struct Out {
+    double warpInsts;
+    std::vector<uint32_t> values;
+  };
+  auto run = [](bool leave, int after, bool recursive) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.core.itsLeaveCalls = leave;
+    ExecHarness h{1, ptx::exec::SimtMode::Its, false, false, false, 0, leave};
+    EXPECT_TRUE(h.load(leaveCallsPtx(after, recursive))) << h.errors;
+    sim::KernelSimulator sim(cfg, *h.engine);
+    const ptx::exec::Kernel *k = h.engine->findKernel("k", h.module);
+    uint64_t out = h.alloc(32 * 4);
+    std::vector<uint8_t> buf(k->paramBytes + 8);
+    std::memcpy(buf.data() + k->paramOffsets[0], &out, 8);
+    ptx::exec::LaunchParams p;
+    p.kernel = k;
+    p.grid = {1};
+    p.block = {32};
+    p.params = buf.data();
+    sim::KernelRun r = sim.run(p);
+    EXPECT_TRUE(r.launch.ok()) << r.launch.message;
+    return Out{r.stats.get("gpu.warp_insts"), h.read<uint32_t>(out, 32)};
+  };
+  for (bool recursive : {false, true}) {
+    const Out joined10 = run(false, 10, recursive), joined30 = run(false, 30, recursive);
+    const Out apart10 = run(true, 10, recursive), apart30 = run(true, 30, recursive);
+    EXPECT_EQ(apart10.values, joined10.values); // the same results
+    EXPECT_EQ(apart30.values, joined30.values);
+    for (unsigned l = 0; l < 32; ++l) {
+      const uint32_t n = l & 3, f = recursive ? 5 * n : n == 0 ? 0 : n + 24;
+      EXPECT_EQ(joined30.values[l], f + 7 * 30) << "lane " << l;
+    }
+    // one warp: 20 more instructions after the call issue once as one group...
+    EXPECT_EQ(joined30.warpInsts - joined10.warpInsts, 20);
+    // ...and twice when the lanes with n == 0 left the call at once: they run on apart (also
+    // out of a recursive function, whose other lanes meet at each recursive return)
+    EXPECT_EQ(apart30.warpInsts - apart10.warpInsts, 40) << (recursive ? "recursive" : "plain");
+  }
+}
+
 // -ptxsim_{div,sqrt}_*_latency: IEEE division and square root and integer division by a
 // register are SASS sequences; a dependent chain of them takes the sequence's latency per
 // instruction. Integer division by an immediate (multiply and shifts) keeps its class's.

@@ -118,6 +118,12 @@ void describeOrganisation(OptionContext &ctx) {
            "instructions instead of branching, as ptxas if-converts a short `if` (the body's "
            "loads then issue with the loads before the branch, and the branch takes no issue "
            "slot); 0: off (results are unchanged)");
+  opts.add("-ptxsim_its_leave_calls", &c.itsLeaveCalls,
+           "independent thread scheduling across calls: lanes that return from a call made in "
+           "another function while other lanes are still in it run on in the caller as a group "
+           "of their own, a device function's branch whose paths meet only to return does not "
+           "join, and only the return that completes a call waits -ptxsim_call_frame_cycles "
+           "(results are unchanged)");
   opts.add("-ptxsim_one_cta_per_sm", &c.oneCtaPerSm,
            "at most one CTA per SM whatever the occupancy allows (SPU comparisons)");
 }

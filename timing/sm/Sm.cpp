@@ -642,7 +642,9 @@ void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
     s.wakeAt = std::max(s.wakeAt, now + kGroupSwitchCycles);
     s.blockedBy = StallReason::Divergence;
   }
-  if (frameRet && rec_.execMask) {
+  // (with -ptxsim_its_leave_calls only the return that completes the call: lanes that return
+  // while others are still in the callee took the leaf path, which saves no frame)
+  if (frameRet && rec_.execMask && (rec_.callDone || !cfg_.core.itsLeaveCalls)) {
     // (callDoneAt too: a load returning meanwhile must not wake the warp early)
     s.wakeAt = s.callDoneAt = std::max(s.wakeAt, now + cfg_.core.callFrameCycles);
     s.blockedBy = StallReason::Memory;
