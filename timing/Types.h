@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace ptxsim::timing {
@@ -29,6 +30,37 @@ inline bool anyByteSet(const std::vector<uint8_t> &flags) {
     any |= w;
   }
   return any != 0;
+}
+
+/// Calls f(i) for every index i in [from, to) whose byte of `flags` is set, in increasing
+/// order, reading 8 bytes at a time (its size a multiple of 8): a scan of per-node flags that
+/// skips the empty words. f may clear flags[i] (each word is read before its bytes are visited)
+/// but must not set another byte of the range. An f that returns bool stops the scan by
+/// returning true; the scan then returns true.
+template <class F>
+inline bool forEachByteSet(const std::vector<uint8_t> &flags, size_t from, size_t to, F &&f) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "byte k of a word at bits 8k..8k+7");
+  constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full, kHigh = 0x8080808080808080ull;
+  for (size_t w = from & ~size_t(7); w < to; w += 8) {
+    uint64_t word;
+    std::memcpy(&word, &flags[w], 8);
+    if (!word)
+      continue;
+    uint64_t set = (((word & kLow7) + kLow7) | word) & kHigh; // bit 8k+7: byte k is not zero
+    while (set) {
+      const size_t i = w + size_t(__builtin_ctzll(set) >> 3);
+      set &= set - 1;
+      if (i < from || i >= to)
+        continue;
+      if constexpr (std::is_same_v<decltype(f(i)), bool>) {
+        if (f(i))
+          return true;
+      } else {
+        f(i);
+      }
+    }
+  }
+  return false;
 }
 
 enum class MemSpaceKind : uint8_t { Global, Local, Const, Param, Shared, Tex, Inst };

@@ -64,10 +64,15 @@ MemRequest Interconnect::pop(uint32_t node) {
 Cycle Interconnect::nextArrival() const {
   if (idle())
     return kNever;
+  // (the nodes with a packet through their flags: a node's flag is set while its queue is not
+  // empty, and the queues are a cache line each)
   Cycle best = kNever;
-  for (const NodeQueue &n : dstQ_)
-    if (!n.q.empty())
-      best = std::min(best, n.q.front().second);
+  forEachByteSet(smPending_, 0, numSms_, [&](size_t i) {
+    best = std::min(best, dstQ_[i].q.front().second);
+  });
+  forEachByteSet(partPending_, 0, dstQ_.size() - numSms_, [&](size_t p) {
+    best = std::min(best, dstQ_[numSms_ + p].q.front().second);
+  });
   return best;
 }
 

@@ -71,6 +71,9 @@ public:
   bool partitionsIdle() const { return !anyByteSet(partPending_); }
   /// The earliest arrival cycle of a packet in flight; kNever when idle.
   Cycle nextArrival() const;
+  /// Per partition (padded to a multiple of 8 bytes): pendingAt(partitionNode(p)), for a scan
+  /// of the partitions with packets to them (forEachByteSet).
+  const std::vector<uint8_t> &partitionPendingFlags() const { return partPending_; }
 
   const Stats &stats() const { return stats_; }
   void resetStats() { stats_ = Stats{}; }

@@ -78,7 +78,8 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   ports_.resize(numSms_);
   smInFlag_.assign((numSms_ + 7) / 8 * 8, 0); // (padded: anyByteSet reads 8 bytes at a time)
   outFlag_.assign((numPartitions_ + 7) / 8 * 8, 0);
-  partAwake_.assign(numPartitions_, 1);
+  partAwake_.assign((numPartitions_ + 7) / 8 * 8, 0); // (padded, as above)
+  std::fill(partAwake_.begin(), partAwake_.begin() + numPartitions_, 1);
   partWake_.assign(numPartitions_, PartitionWake{});
   for (uint32_t p = 0; p < numPartitions_; ++p)
     parts_.push_back(std::make_unique<Partition>(p, cfg_, channels_));
@@ -200,34 +201,33 @@ void MemorySystem::sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask,
 
 void MemorySystem::icntCycle(Cycle c) {
   if (anySmInput()) {
-    // Round-robin priority among SMs for partition input credits.
+    // Round-robin priority among SMs for partition input credits: from rrSm_ to the last SM,
+    // then from the first, visiting only the SMs whose queue holds a request (their byte).
     uint32_t start = rrSm_;
     rrSm_ = rrSm_ + 1 == numSms_ ? 0 : rrSm_ + 1;
-    for (uint32_t i = 0, s = start; i < numSms_; ++i, s = s + 1 == numSms_ ? 0 : s + 1) {
-      if (!smInFlag_[s])
-        continue;
+    auto serve = [&](size_t s) {
       Ring<Timed> &q = ports_[s].in;
-      if (q.front().second > c || !icnt_.canSend(icnt_.smNode(s), c))
-        continue;
+      if (q.front().second > c || !icnt_.canSend(icnt_.smNode(uint32_t(s)), c))
+        return;
       Partition &p = *parts_[q.front().first.partition];
       // The ROP delay is a pipeline taking a request per L2 cycle: its stages add to the input
       // credits, else a long L2 latency caps each slice at kPartitionInputEntries requests per
       // latency (on the H100 preset: 32 per 276 cycles, a third of the DRAM bandwidth)
       if (p.incoming >= kPartitionInputEntries + rop_)
-        continue;
-      icnt_.send(icnt_.smNode(s), icnt_.partitionNode(p.id), q.front().first, c);
+        return;
+      icnt_.send(icnt_.smNode(uint32_t(s)), icnt_.partitionNode(p.id), q.front().first, c);
       partAwake_[p.id] = 1;
       q.pop();
       if (q.empty())
         smInFlag_[s] = 0;
       ++p.incoming;
-    }
+    };
+    forEachByteSet(smInFlag_, start, numSms_, serve);
+    forEachByteSet(smInFlag_, 0, start, serve);
   }
   // Replies, in partition order, from the partitions with one waiting (their byte: this
   // one-thread step does not visit every partition).
-  for (uint32_t pi = 0; pi < numPartitions_; ++pi) {
-    if (!outFlag_[pi])
-      continue;
+  forEachByteSet(outFlag_, 0, numPartitions_, [&](size_t pi) {
     Partition &p = *parts_[pi];
     uint32_t node = icnt_.partitionNode(p.id);
     if (p.out.front().second <= c && icnt_.canSend(node, c)) {
@@ -237,7 +237,7 @@ void MemorySystem::icntCycle(Cycle c) {
       if (p.out.empty())
         outFlag_[pi] = 0;
     }
-  }
+  });
   // (packets that arrived at a partition or an SM wait in its node's queue: the node pops them
   // itself in its own phase, tickPartition or the SM's LD/ST unit, on its host thread)
 }
@@ -415,11 +415,11 @@ void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
 
 void MemorySystem::tickPartitions(Cycle coreNow) {
   const Cycle l2Target = domainTarget(l2D_, coreNow), dramTarget = domainTarget(dramD_, coreNow);
-  if (wakeSummaryOk_ && l2Target <= minWakeL2_ && dramTarget <= minWakeDram_ &&
-      !partitionArrivalDue()) {
+  if (wakeSummaryOk_ && l2Target <= minWakeL2_ && dramTarget <= minWakeDram_) {
     // Every waiting partition's tick would return at once (tickAwakePartition's first test,
-    // true for each of them: their wakes are at least these minima, and nothing arrived):
-    // only the others tick, in order. One that waits after its tick joins the minima.
+    // true for each of them: their wakes are at least these minima) unless a packet arrived at
+    // it: only the busy ones and those tick (partitions share nothing: the order changes no
+    // result). One that waits after its tick joins the minima.
     size_t keep = 0;
     for (size_t k = 0; k < busyParts_.size(); ++k) {
       const uint32_t pi = busyParts_[k];
@@ -437,31 +437,33 @@ void MemorySystem::tickPartitions(Cycle coreNow) {
       busyParts_[keep++] = pi;
     }
     busyParts_.resize(keep);
+    tickArrivals(l2Target, dramTarget);
     return;
   }
-  for (uint32_t pi = 0; pi < numPartitions_; ++pi)
-    if (partAwake_[pi])
-      tickAwakePartition(pi, l2Target, dramTarget);
+  forEachByteSet(partAwake_, 0, numPartitions_, [&](size_t pi) {
+    tickAwakePartition(uint32_t(pi), l2Target, dramTarget);
+  });
   summarizeWakes();
 }
 
-bool MemorySystem::partitionArrivalDue() const {
+void MemorySystem::tickArrivals(Cycle l2Target, Cycle dramTarget) {
   if (!icntD_.next || icnt_.partitionsIdle())
-    return false;
-  for (uint32_t pi = 0; pi < numPartitions_; ++pi) {
-    const uint32_t node = icnt_.partitionNode(pi);
-    if (icnt_.pendingAt(node) && icnt_.hasArrival(node, icntD_.next - 1))
-      return true;
-  }
-  return false;
-}
-
-void MemorySystem::summarizeWakes() {
-  busyParts_.clear();
-  minWakeL2_ = minWakeDram_ = kNever;
-  for (uint32_t pi = 0; pi < numPartitions_; ++pi) {
+    return;
+  // A partition with a packet at its node is awake (the interconnect woke it as it sent). The
+  // busy ones ticked already and took theirs (takeArrivals), so those with one due now are
+  // waiting (or were asleep: then their wakes are kNever), each counted in the minima.
+  bool rebuild = false;
+  forEachByteSet(icnt_.partitionPendingFlags(), 0, numPartitions_, [&](size_t i) {
+    const uint32_t pi = uint32_t(i);
+    if (!icnt_.hasArrival(icnt_.partitionNode(pi), icntD_.next - 1))
+      return;
+    const PartitionWake before = partWake_[pi];
+    tickAwakePartition(pi, l2Target, dramTarget);
+    // (its old wakes leave the minima: exact still unless one of them was a minimum)
+    rebuild = rebuild || (before.wakeL2 != kNever && before.wakeL2 == minWakeL2_) ||
+              (before.wakeDram != kNever && before.wakeDram == minWakeDram_);
     if (!partAwake_[pi])
-      continue;
+      return;
     const PartitionWake &w = partWake_[pi];
     if (w.waiting) {
       minWakeL2_ = std::min(minWakeL2_, w.wakeL2);
@@ -469,7 +471,23 @@ void MemorySystem::summarizeWakes() {
     } else {
       busyParts_.push_back(pi);
     }
-  }
+  });
+  if (rebuild)
+    summarizeWakes();
+}
+
+void MemorySystem::summarizeWakes() {
+  busyParts_.clear();
+  minWakeL2_ = minWakeDram_ = kNever;
+  forEachByteSet(partAwake_, 0, numPartitions_, [&](size_t pi) {
+    const PartitionWake &w = partWake_[pi];
+    if (w.waiting) {
+      minWakeL2_ = std::min(minWakeL2_, w.wakeL2);
+      minWakeDram_ = std::min(minWakeDram_, w.wakeDram);
+    } else {
+      busyParts_.push_back(uint32_t(pi));
+    }
+  });
   wakeSummaryOk_ = true;
 }
 
@@ -523,10 +541,9 @@ void MemorySystem::endTick(Cycle coreNow) {
 bool MemorySystem::idle() const {
   if (!icnt_.idle() || anySmInput())
     return false;
-  for (uint32_t pi = 0; pi < numPartitions_; ++pi)
-    if (partAwake_[pi] && !partitionIdle(*parts_[pi])) // (a sleeping partition is idle)
-      return false;
-  return true;
+  // (a sleeping partition is idle)
+  return !forEachByteSet(partAwake_, 0, numPartitions_,
+                         [&](size_t pi) { return !partitionIdle(*parts_[pi]); });
 }
 
 Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
@@ -542,10 +559,9 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
       best = std::min(best, toCore(l2D_, minWakeL2_));
     if (minWakeDram_ != kNever)
       best = std::min(best, toCore(dramD_, std::max(minWakeDram_, dramD_.next)));
-    if (anyByteSet(outFlag_))
-      for (uint32_t pi = 0; pi < numPartitions_; ++pi)
-        if (outFlag_[pi])
-          best = std::min(best, toCore(icntD_, parts_[pi]->out.front().second));
+    forEachByteSet(outFlag_, 0, numPartitions_, [&](size_t pi) {
+      best = std::min(best, toCore(icntD_, parts_[pi]->out.front().second));
+    });
     for (uint32_t pi : busyParts_) {
       if (!partAwake_[pi])
         continue;
@@ -556,9 +572,8 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
     }
     return best == kNever ? kNever : std::max(best, soon);
   }
-  for (uint32_t pi = 0; pi < numPartitions_; ++pi) {
-    if (!partAwake_[pi]) // (idle: nothing queued, in flight or in its channels)
-      continue;
+  // (a sleeping partition is idle: nothing queued, in flight or in its channels)
+  const bool now = forEachByteSet(partAwake_, 0, numPartitions_, [&](size_t pi) {
     const PartitionWake &w = partWake_[pi];
     if (w.waiting) { // (its last tick's summary: nothing for DRAM to take, no channel reply)
       if (w.wakeL2 != kNever)
@@ -567,16 +582,19 @@ Cycle MemorySystem::nextEventCycle(Cycle coreNow) const {
         best = std::min(best, toCore(icntD_, parts_[pi]->out.front().second));
       if (w.wakeDram != kNever)
         best = std::min(best, toCore(dramD_, std::max(w.wakeDram, dramD_.next)));
-      continue;
+      return false;
     }
     const Partition &p = *parts_[pi];
     const Cycle e = busyPartitionEvent(p);
     if (e == 0)
-      return soon;
+      return true;
     best = std::min(best, e);
     if (!p.out.empty())
       best = std::min(best, toCore(icntD_, p.out.front().second));
-  }
+    return false;
+  });
+  if (now)
+    return soon;
   return best == kNever ? kNever : std::max(best, soon);
 }
 

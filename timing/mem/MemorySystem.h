@@ -190,7 +190,8 @@ private:
   /// (tickPartition, on the threads), cleared by the interconnect as it empties the queue.
   std::vector<uint8_t> outFlag_;
   /// Per partition: not asleep (tickPartition). Cleared by the partition's own tick when it is
-  /// idle, set by the interconnect when it sends the partition a packet.
+  /// idle, set by the interconnect when it sends the partition a packet. (Padded to a multiple
+  /// of 8 bytes: forEachByteSet.)
   std::vector<uint8_t> partAwake_;
   /// Per partition, after a tick that left nothing due at once (nothing for DRAM to take, no
   /// reply from a channel): `waiting`, the L2 cycle its input head may be served and the DRAM
@@ -203,13 +204,15 @@ private:
   };
   std::vector<PartitionWake> partWake_;
   /// The summary of partWake_ that tickPartitions() keeps (valid while wakeSummaryOk_): the
-  /// awake partitions that were not waiting after their last tick, in order, and the earliest
+  /// awake partitions that were not waiting after their last tick (in no set order: the
+  /// partitions share nothing, and only minima are taken over the list), and the earliest
   /// wakeL2 and wakeDram of the awake waiting ones (exact minima: nextEventCycle reads them).
   bool wakeSummaryOk_ = false;
   std::vector<uint32_t> busyParts_;
   Cycle minWakeL2_ = kNever, minWakeDram_ = kNever;
-  /// A packet has arrived (by the last icnt cycle run) at some partition's node.
-  bool partitionArrivalDue() const;
+  /// tickPartitions() with a valid summary, after the busy partitions: ticks those a packet
+  /// has arrived at (by the last icnt cycle run), and adds them to the summary.
+  void tickArrivals(Cycle l2Target, Cycle dramTarget);
   /// Rebuilds the summary from every partition's state.
   void summarizeWakes();
   /// Moves the packets that arrived at partition p by the last icnt cycle run into its input
