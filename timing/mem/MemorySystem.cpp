@@ -234,8 +234,15 @@ void MemorySystem::icntCycle(Cycle c) {
       const MemRequest &r = p.out.front().first;
       icnt_.send(node, icnt_.smNode(r.sm), r, c);
       p.out.pop();
-      if (p.out.empty())
+      if (p.out.empty()) {
         outFlag_[pi] = 0;
+        // Its last reply gone, a partition left with nothing to do falls asleep here, as its
+        // next tick would put it (a waiting partition with nothing queued is not ticked again
+        // until a packet comes): idle() and the passes over awake partitions skip it. Its wakes
+        // are kNever since that tick (nothing queued, no DRAM work), so the summary stands.
+        if (partitionIdle(p) && !icnt_.pendingAt(node))
+          partAwake_[pi] = 0;
+      }
     }
   });
   // (packets that arrived at a partition or an SM wait in its node's queue: the node pops them
