@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <ostream>
 #include <sstream>
 
 namespace ptxsim::stats {
@@ -53,6 +55,33 @@ std::string_view kindName(StatKind k) {
   return "?";
 }
 
+namespace {
+/// Every interned statistic name (StatName::of): owned here, never freed (no static destructors).
+struct InternTable {
+  std::mutex m;
+  std::unordered_map<std::string_view, const std::string *> names; ///< viewing *second
+};
+InternTable &internTable() {
+  static auto *t = new InternTable();
+  return *t;
+}
+} // namespace
+
+StatName StatName::of(std::string_view name) {
+  InternTable &t = internTable();
+  std::lock_guard<std::mutex> lock(t.m);
+  auto it = t.names.find(name);
+  if (it != t.names.end())
+    return StatName(it->second);
+  const std::string *owned = new std::string(name);
+  t.names.emplace(std::string_view(*owned), owned);
+  return StatName(owned);
+}
+
+StatName::StatName() : StatName(of(std::string_view())) {}
+
+std::ostream &operator<<(std::ostream &os, StatName n) { return os << n.str(); }
+
 Catalog &Catalog::global() {
   static auto *c = new Catalog();
   return *c;
@@ -77,8 +106,9 @@ StatId Catalog::declare(std::string_view name, Unit unit, std::string_view help,
     return StatId(it->second);
   }
   StatId id = StatId(descs_.size());
-  byName_.emplace(fam, id);
-  descs_.push_back(Desc{fam, unit, std::string(help), kind, of});
+  byName_.emplace(fam, id); // (before names_ and descs_ take `fam`)
+  names_.push_back(StatName::of(fam));
+  descs_.push_back(Desc{std::move(fam), unit, std::string(help), kind, of});
   return id;
 }
 
@@ -90,6 +120,8 @@ StatId Catalog::idOf(std::string_view name) const {
 Stat Catalog::resolve(std::string_view name) const { return Stat(idOf(name)); }
 
 const std::string &Stat::name() const { return Catalog::global().desc(id_).name; }
+
+StatName Stat::internedName() const { return Catalog::global().nameOf(id_); }
 
 Unit Stat::unit() const { return Catalog::global().desc(id_).unit; }
 
@@ -262,16 +294,29 @@ void Snapshot::set(std::string_view name, double value) {
     values_[i].second = value;
     return;
   }
+  append(StatName::of(name), value);
+}
+
+void Snapshot::set(StatName name, double value) {
+  size_t i = position(name);
+  if (i < values_.size()) {
+    values_[i].second = value;
+    return;
+  }
+  append(name, value);
+}
+
+void Snapshot::append(StatName name, double value) {
   const Catalog &cat = Catalog::global();
   StatId id = cat.idOf(name);
   if (id == kNoStat)
     unregistered(name, "setting");
   if (cat.desc(id).name.size() == name.size()) // the statistic itself, not an instance
     noteSlot(id, values_.size());
-  values_.emplace_back(std::string(name), value);
+  values_.emplace_back(name, value);
 }
 
-void Snapshot::setInstances(const std::vector<std::string> &names,
+void Snapshot::setInstances(const std::vector<StatName> &names,
                             const std::vector<double> &values) {
   const size_t n = std::min(names.size(), values.size());
   bool fresh = true;
@@ -315,7 +360,7 @@ void Snapshot::rebuildSlots() {
   const Catalog &cat = Catalog::global();
   for (size_t i = 0; i < values_.size(); ++i) {
     StatId id = cat.idOf(values_[i].first);
-    if (id != kNoStat && cat.desc(id).name == values_[i].first &&
+    if (id != kNoStat && cat.nameOf(id) == values_[i].first &&
         (slots_.size() <= id || !slots_[id]))
       noteSlot(id, i);
   }
@@ -340,8 +385,8 @@ void Snapshot::set(Stat s, double value) {
     values_[i].second = value;
     return;
   }
-  const std::string &name = s.name();
-  if (name.find("[]") != std::string::npos) {
+  const StatName name = Catalog::global().nameOf(s.id());
+  if (name.str().find("[]") != std::string::npos) {
     std::fprintf(stderr, "ptxsim: internal error: statistic '%s' is a family: set one instance "
                          "of it by name (Stat::instance)\n", name.c_str());
     std::abort();
@@ -381,7 +426,16 @@ void Snapshot::add(std::string_view name, double value) {
     values_[i].second += value;
     return;
   }
-  set(name, value);
+  append(StatName::of(name), value);
+}
+
+void Snapshot::add(StatName name, double value) {
+  size_t i = position(name);
+  if (i < values_.size()) {
+    values_[i].second += value;
+    return;
+  }
+  append(name, value);
 }
 
 bool Snapshot::find(std::string_view name, double &value) const {
@@ -416,7 +470,8 @@ std::string Snapshot::text(bool instances, std::string_view indent) const {
     if (!instances && kv.first.find('[') != std::string::npos)
       continue;
     out += indent;
-    out += kv.first + " = " + formatValue(kv.second, false) + "\n";
+    out += kv.first.str();
+    out += " = " + formatValue(kv.second, false) + "\n";
   }
   return out;
 }
@@ -458,7 +513,7 @@ std::string Snapshot::jsonMembers() const {
       out += ", ";
     char buf[64];
     size_t n = formatG17(kv.second, buf, sizeof buf);
-    appendJsonName(out, kv.first);
+    appendJsonName(out, kv.first.str());
     out += ": ";
     out.append(buf, n);
   }

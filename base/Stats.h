@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,6 +45,32 @@ enum class StatKind : uint8_t {
 };
 std::string_view kindName(StatKind k);
 
+/// A statistic's name as a snapshot holds it: interned once per process (StatName::of), so a
+/// snapshot's entry is a pointer and a value, and building or copying a launch's thousands of
+/// entries allocates no string. Equal names are the same pointer. Default: the empty name.
+class StatName {
+public:
+  StatName();
+  /// The interned copy of `name` (made at its first use, never freed; thread-safe).
+  static StatName of(std::string_view name);
+  const std::string &str() const { return *s_; }
+  operator std::string_view() const { return *s_; }
+  const char *c_str() const { return s_->c_str(); }
+  size_t size() const { return s_->size(); }
+  size_t find(char c, size_t pos = 0) const { return s_->find(c, pos); }
+  friend bool operator==(StatName a, StatName b) { return a.s_ == b.s_; }
+  friend bool operator!=(StatName a, StatName b) { return a.s_ != b.s_; }
+  friend bool operator==(StatName a, std::string_view b) { return *a.s_ == b; }
+  friend bool operator!=(StatName a, std::string_view b) { return *a.s_ != b; }
+  friend bool operator==(std::string_view a, StatName b) { return a == *b.s_; }
+  friend bool operator!=(std::string_view a, StatName b) { return a != *b.s_; }
+
+private:
+  explicit StatName(const std::string *s) : s_(s) {}
+  const std::string *s_;
+};
+std::ostream &operator<<(std::ostream &os, StatName n);
+
 struct Desc {
   std::string name; ///< `gpu.cycles`, `l2[].misses`
   Unit unit = Unit::Count;
@@ -64,6 +91,8 @@ public:
   bool valid() const { return id_ != kNoStat; }
   /// The registered name (the family name for `[]` families).
   const std::string &name() const;
+  /// name(), interned (what a snapshot's entry holds).
+  StatName internedName() const;
   Unit unit() const;
   /// The name of instance `i` of a family (`sm[].ctas` -> `sm[3].ctas`); the name itself for a
   /// statistic that is no family.
@@ -210,6 +239,8 @@ public:
   /// The id of `name`'s family, or kNoStat.
   StatId idOf(std::string_view name) const;
   const Desc &desc(StatId id) const { return descs_[id]; }
+  /// desc(id).name, interned.
+  StatName nameOf(StatId id) const { return names_[id]; }
   size_t size() const { return descs_.size(); }
   /// The description of `name` (an instance `l2[3].misses` matches the family `l2[].misses`),
   /// or null when no component registered it.
@@ -220,12 +251,14 @@ public:
 
 private:
   std::vector<Desc> descs_;
+  std::vector<StatName> names_; ///< descs_[i].name, interned
   std::unordered_map<std::string, size_t> byName_; ///< family name -> index in descs_
 };
 
 /// Named values of one kernel (or of a moment during it), in a stable order.
 class Snapshot {
 public:
+  using Entry = std::pair<StatName, double>;
   Snapshot() = default;
   // (the name index points into values_: a copy starts without one)
   // (positions by id are plain numbers and copy along)
@@ -270,17 +303,19 @@ public:
 
   /// Sets (or adds to the end) `name`. The name must be registered in the global catalog.
   void set(std::string_view name, double value);
+  void set(StatName name, double value);
   /// Adds `value` to `name` (set when absent).
   void add(std::string_view name, double value);
+  void add(StatName name, double value);
   /// Writes the summary statistics of a distribution registered with addDistribution().
   void setDistribution(std::string_view name, const Distribution &d);
   /// The value of `name`; 0 for a registered name that has none; aborts for an unregistered one.
   double get(std::string_view name) const;
   /// The value of `name`, or false when it has none.
   bool find(std::string_view name, double &value) const;
-  const std::vector<std::pair<std::string, double>> &values() const { return values_; }
+  const std::vector<Entry> &values() const { return values_; }
   /// The values for edits in place (names must stay registered ones; e.g. scaling every value).
-  std::vector<std::pair<std::string, double>> &values() {
+  std::vector<Entry> &values() {
     index_.clear();
     slotsOk_ = false; // names may be edited: positions by id are rebuilt on the next use
     return values_;
@@ -289,7 +324,7 @@ public:
   /// families that are distinct, in that order: appended at once when the snapshot holds no
   /// instance entry yet (none can then be set already), else set one by one. A launch's
   /// per-partition and per-SM values (thousands) without a lookup each.
-  void setInstances(const std::vector<std::string> &names, const std::vector<double> &values);
+  void setInstances(const std::vector<StatName> &names, const std::vector<double> &values);
   /// Multiplies each entry by the factor its kind gives, by position: entry i by
   /// `factors[kinds[i] - 1]`, unchanged where kinds[i] is 0 (or past the end of `kinds`). For
   /// many snapshots of one layout whose kinds were worked out once (timing::scaleStats); the
@@ -316,7 +351,9 @@ private:
   size_t position(std::string_view name);
   size_t positionConst(std::string_view name) const;
   static constexpr size_t kIndexFrom = 32;
-  std::vector<std::pair<std::string, double>> values_;
+  /// Appends `name` (registered: checked) with `value`.
+  void append(StatName name, double value);
+  std::vector<Entry> values_;
   /// name (viewing values_[i].first) -> i for every entry while indexFor_ == values_.data();
   /// extended by the non-const lookups, used by the const ones only when complete.
   std::unordered_map<std::string_view, size_t> index_;

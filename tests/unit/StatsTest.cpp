@@ -129,7 +129,10 @@ TEST(Stats, SetInstancesAsSetOneByOne) {
       if (withInstance)
         s->set(names[7], -3);
     }
-    a.setInstances(names, vals);
+    std::vector<stats::StatName> interned;
+    for (const std::string &n : names)
+      interned.push_back(stats::StatName::of(n));
+    a.setInstances(interned, vals);
     for (size_t i = 0; i < names.size(); ++i)
       b.set(names[i], vals[i]);
     EXPECT_EQ(a.values(), b.values()) << withInstance;
@@ -139,6 +142,32 @@ TEST(Stats, SetInstancesAsSetOneByOne) {
     EXPECT_EQ(a.get(names[3]), 3 * 1.5 + 1);
     EXPECT_EQ(a.values().size(), b.values().size());
   }
+}
+
+TEST(Stats, NamesAreInternedOncePerProcess) {
+  stats::Counter c("stats_intern.c", stats::Unit::Count, "c");
+  stats::Catalog::global().add("stats_intern[].v", stats::Unit::Count, "v");
+  const stats::StatName a = stats::StatName::of("stats_intern[2].v");
+  const stats::StatName b = stats::StatName::of(std::string("stats_intern[") + "2].v");
+  EXPECT_EQ(&a.str(), &b.str()); // one copy of a name, whoever asks
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, stats::StatName::of("stats_intern[3].v"));
+  EXPECT_EQ(a, "stats_intern[2].v");
+  EXPECT_EQ(stats::StatName().str(), "");
+  EXPECT_EQ(&c.internedName().str(), &stats::StatName::of("stats_intern.c").str());
+  // a snapshot's entries hold the interned names, whether set by handle, by name or by copy
+  stats::Snapshot s;
+  s.set(c, 1);
+  s.set("stats_intern[2].v", 2);
+  s.add(stats::StatName::of("stats_intern[4].v"), 4);
+  stats::Snapshot copy = s;
+  ASSERT_EQ(copy.values().size(), 3u);
+  EXPECT_EQ(&copy.values()[0].first.str(), &c.internedName().str());
+  EXPECT_EQ(&copy.values()[1].first.str(), &a.str());
+  EXPECT_EQ(copy.values()[2].first, "stats_intern[4].v");
+  EXPECT_EQ(copy.get("stats_intern[4].v"), 4);
+  EXPECT_EQ(copy.jsonMembers(),
+            "\"stats_intern.c\": 1, \"stats_intern[2].v\": 2, \"stats_intern[4].v\": 4");
 }
 
 TEST(StatsDeathTest, ReadingAnUnregisteredNameAborts) {

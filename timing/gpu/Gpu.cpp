@@ -1034,12 +1034,14 @@ void Gpu::collect(KernelTimingStats &st, const std::string &kernel, Cycle start,
   Sm::StatValues memTotals;
   mem_->appendTotals(memTotals);
   // the instances' names are fixed for the GPU's life: built once, and only the values each time
+  // (interned: each launch's snapshot holds pointers to them, no string of its own)
   if (instanceNames_.empty()) {
-    instanceNames_ = mem_->instanceNames();
+    for (const std::string &n : mem_->instanceNames())
+      instanceNames_.push_back(stats::StatName::of(n));
     for (size_t i = 0; i < sms_.size(); ++i) {
-      instanceNames_.push_back(d.smWarpInsts.instance(i));
-      instanceNames_.push_back(d.smActiveCycles.instance(i));
-      instanceNames_.push_back(d.smCtas.instance(i));
+      instanceNames_.push_back(stats::StatName::of(d.smWarpInsts.instance(i)));
+      instanceNames_.push_back(stats::StatName::of(d.smActiveCycles.instance(i)));
+      instanceNames_.push_back(stats::StatName::of(d.smCtas.instance(i)));
     }
   }
   // (the const values(): the other one drops the positions by id, rebuilt at the next set)

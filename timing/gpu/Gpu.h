@@ -232,7 +232,7 @@ private:
   mutable std::vector<uint8_t> smLayout_;
   /// collect()'s per-partition and per-SM statistics' names (`l2[3].misses`, `sm[5].ctas`),
   /// built at the first collection, and its scratch for their values.
-  mutable std::vector<std::string> instanceNames_;
+  mutable std::vector<stats::StatName> instanceNames_;
   mutable std::vector<double> instanceValues_;
   /// Puts idle SM `i` to sleep. (The cycle loop clears its summary's `issued` once the cycle
   /// has counted it: its last tick may have issued the instruction that ended its last CTA,
