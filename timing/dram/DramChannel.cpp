@@ -58,7 +58,7 @@ DramAddress DramChannel::decode(uint64_t addr) const {
 bool DramChannel::canAccept() const { return queue_.size() < cfg_.queueEntries; }
 
 void DramChannel::push(const MemRequest &r, Cycle now) {
-  sleepUntil_ = 0;
+  stateChanged();
   assert(canAccept() && "DramChannel::push without canAccept()");
   catchUpIdle(now);
   Entry e;
@@ -98,7 +98,7 @@ Cycle DramChannel::earliest(const Entry &e, Cmd c) const {
 }
 
 void DramChannel::issue(size_t i, Cmd c, Cycle now) {
-  sleepUntil_ = 0;
+  stateChanged();
   Entry &e = queue_[i];
   Bank &b = banks_[e.da.bank];
   switch (c) {
@@ -153,6 +153,7 @@ void DramChannel::scheduleRequests(Cycle now) {
   if (now < sleepUntil_)
     return;
   candidates_.resize(queue_.size());
+  Cycle first = kNever; // (every entry's earliest command: nextEventCycle's scan)
   for (size_t i = 0; i < queue_.size(); ++i) {
     const Entry &e = queue_[i];
     Cmd c = nextCmd(e);
@@ -161,6 +162,7 @@ void DramChannel::scheduleRequests(Cycle now) {
     d.cmd = c == Cmd::Col ? DramCmd::Col : c == Cmd::Pre ? DramCmd::Pre : DramCmd::Act;
     d.earliest = earliest(e, c);
     d.write = e.req.write;
+    first = std::min(first, d.earliest);
   }
   Cycle soonest = kNever;
   int pick = sched_->pick(candidates_, uint32_t(banks_.size()), now, soonest);
@@ -169,6 +171,8 @@ void DramChannel::scheduleRequests(Cycle now) {
     return issue(i, nextCmd(queue_[i]), now);
   }
   sleepUntil_ = soonest;
+  queueFirst_ = first;
+  queueFirstOk_ = true;
 }
 
 bool DramChannel::refreshStep(Cycle now) {
@@ -188,7 +192,7 @@ bool DramChannel::refreshStep(Cycle now) {
     if (b.preReady <= now) {
       b.open = false;
       b.actReady = std::max(b.actReady, now + cfg_.tRP);
-      sleepUntil_ = 0; // bank state changed outside issue()
+      stateChanged(); // bank state changed outside issue()
       ++stats_.precharges;
       return true;
     }
@@ -201,7 +205,7 @@ bool DramChannel::refreshStep(Cycle now) {
   if (allReady <= now) {
     for (Bank &b : banks_)
       b.actReady = now + cfg_.tRFC;
-    sleepUntil_ = 0;
+    stateChanged();
     ++stats_.refreshes;
     refreshPending_ = false;
   }
@@ -263,8 +267,12 @@ Cycle DramChannel::nextEventCycle(Cycle now) const {
   Cycle t = inFlight_.empty() ? kNever : inFlight_.front().done;
   if (refreshEnabled())
     t = std::min(t, refreshPending_ ? now + 1 : refreshDue_);
-  for (const Entry &e : queue_)
-    t = std::min(t, earliest(e, nextCmd(e)));
+  if (queueFirstOk_) {
+    t = std::min(t, queueFirst_);
+  } else {
+    for (const Entry &e : queue_)
+      t = std::min(t, earliest(e, nextCmd(e)));
+  }
   return std::max(t, now + 1);
 }
 

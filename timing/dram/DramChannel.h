@@ -181,6 +181,16 @@ private:
   bool refreshPending_ = false;
   /// scheduleRequests() found nothing to issue before this cycle (reset by push and issue).
   Cycle sleepUntil_ = 0;
+  /// That scan's earliest command over every queued request (valid while queueFirstOk_): the
+  /// queue and the bank and bus state it depends on have not changed since, so
+  /// nextEventCycle() need not scan the queue again.
+  Cycle queueFirst_ = kNever;
+  bool queueFirstOk_ = false;
+  /// The queue or the bank or bus state changed: scheduleRequests() must scan again.
+  void stateChanged() {
+    sleepUntil_ = 0;
+    queueFirstOk_ = false;
+  }
 
   Stats stats_;
 };
