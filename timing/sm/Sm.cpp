@@ -338,13 +338,7 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
 
 bool Sm::unitFreeFor(const Inst &in, Cycle now, UnitMemo &m) const {
   const uint8_t p = pipeFor(in);
-  if (m.pipe[p] < 0) {
-    bool unitFree = false;
-    for (Cycle f : pipes_[p].freeAt)
-      unitFree |= f <= now;
-    m.pipe[p] = unitFree;
-  }
-  if (!m.pipe[p])
+  if (pipes_[p].minFree > now) // (no unit free)
     return false;
   if (p == ldstPipe_) {
     const bool shared = in.space == ptx::ir::MemSpace::Shared;
@@ -355,25 +349,17 @@ bool Sm::unitFreeFor(const Inst &in, Cycle now, UnitMemo &m) const {
   }
   if (in.cls == OpClass::Mem || in.cls == OpClass::Atomic)
     return true;
-  if (m.collector < 0) {
-    m.collector = 0;
-    for (Cycle f : collectorFreeAt_) // an operand collector unit for the operands
-      m.collector |= f <= now;
-  }
-  return m.collector;
+  return collectorMinFree_ <= now; // an operand collector unit for the operands
 }
 
 Cycle Sm::unitFreeAt(const Inst &in) const {
   const uint8_t p = pipeFor(in);
-  if (p == ldstPipe_ || pipes_[p].freeAt.empty())
+  if (p == ldstPipe_)
     return 0;
   // (a unit's or collector's free cycle only moves when an issue takes it, once it is free)
-  Cycle at = *std::min_element(pipes_[p].freeAt.begin(), pipes_[p].freeAt.end());
-  if (in.cls != OpClass::Mem && in.cls != OpClass::Atomic) {
-    if (collectorFreeAt_.empty())
-      return 0;
-    at = std::max(at, *std::min_element(collectorFreeAt_.begin(), collectorFreeAt_.end()));
-  }
+  Cycle at = pipes_[p].minFree;
+  if (in.cls != OpClass::Mem && in.cls != OpClass::Atomic)
+    at = std::max(at, collectorMinFree_);
   return at;
 }
 
@@ -676,11 +662,16 @@ void Sm::countIssue(const Inst &in, uint8_t p, Cycle now) {
   ++stats_.fuIssued[p];
   // a free unit of the pipeline takes the instruction
   Pipe &pipe = pipes_[p];
-  for (Cycle &f : pipe.freeAt)
-    if (f <= now) {
+  bool taken = false;
+  Cycle least = kNever;
+  for (Cycle &f : pipe.freeAt) {
+    if (!taken && f <= now) {
       f = now + pipe.interval;
-      break;
+      taken = true;
     }
+    least = std::min(least, f);
+  }
+  pipe.minFree = least;
 }
 
 void Sm::timeExtensionAccess(Slot &s, const Inst &in, IMemSpaceModel &model, uint32_t slotIndex,
@@ -755,8 +746,19 @@ void Sm::timeArithmetic(Slot &s, const Inst &in, uint8_t p, Cycle now) {
   }
   // a collector unit gathers the operands: busy for one cycle per read of the busiest bank
   if (worst) {
-    Cycle &u = *std::min_element(collectorFreeAt_.begin(), collectorFreeAt_.end());
-    u = std::max(u, now) + worst;
+    // (the first of the soonest free takes it; the least of the others, or it, is the new least)
+    Cycle *c = collectorFreeAt_.data(), others = kNever;
+    size_t u = 0;
+    for (size_t k = 1; k < collectorFreeAt_.size(); ++k) {
+      if (c[k] < c[u]) {
+        others = c[u];
+        u = k;
+      } else {
+        others = std::min(others, c[k]);
+      }
+    }
+    c[u] = std::max(c[u], now) + worst;
+    collectorMinFree_ = std::min(others, c[u]);
   }
   for (unsigned i = 0; i < in.nrd; ++i)
     s.ready(in.rd[i]) = now + lat;
@@ -1221,10 +1223,7 @@ Cycle Sm::ownNextEvent(Cycle now) const {
       }
       if (blocked)
         continue; // woken by the LD/ST unit
-      Cycle unit = kNever;
-      for (Cycle f : pipes_[pipeFor(in)].freeAt)
-        unit = std::min(unit, f);
-      t = std::max(t, unit);
+      t = std::max(t, pipes_[pipeFor(in)].minFree);
       next = std::min(next, t);
     }
   }

@@ -262,6 +262,7 @@ protected:
   };
   struct Pipe {
     std::vector<Cycle> freeAt; ///< per unit: cycle it can accept the next instruction
+    Cycle minFree = 0;         ///< the least of freeAt (kept with it: the scan's unit test)
     uint32_t latency = 1, interval = 1;
   };
   /// The pipe `in` issues to (pipeOf_, filled from the pipe registry when the SM is built).
@@ -288,13 +289,10 @@ protected:
     UnitMemo m;
     return unitFreeFor(in, now, m);
   }
-  /// What unitFreeFor() found in one scan, by pipe (-1: not looked at yet): nothing issues
-  /// during a scan, so the units' state holds for all its warps.
+  /// What unitFreeFor() found of the LD/ST slot in one scan (-1: not looked at yet): nothing
+  /// issues during a scan, so the unit's state holds for all its warps.
   struct UnitMemo {
-    int8_t pipe[kMaxPipes];
-    int8_t ldst[2]; ///< LD/ST slot: other spaces, shared memory
-    int8_t collector;
-    UnitMemo() { __builtin_memset(this, -1, sizeof(*this)); }
+    int8_t ldst[2] = {-1, -1}; ///< other spaces, shared memory
   };
   bool unitFreeFor(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const;
   /// After unitFreeFor() said no: the first cycle at which it can say yes (a unit of the pipe
@@ -422,6 +420,7 @@ protected:
   std::unique_ptr<LdstUnit> ldst_;
   /// Operand collector units (-gpgpu_operand_collector_num_units_gen): busy until.
   std::vector<Cycle> collectorFreeAt_;
+  Cycle collectorMinFree_ = 0; ///< the least of collectorFreeAt_ (kept with it)
   /// L1 instruction cache tags (sets x ways) and its replacement policy (stamps: cycles).
   std::vector<uint64_t> l1iTag_;
   std::unique_ptr<IReplacementPolicy> l1iPolicy_;
