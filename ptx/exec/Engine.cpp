@@ -217,6 +217,7 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     w.stackLow = localPerThread;
     w.stackSaves.clear();
     w.state = WarpState::Ready;
+    w.aheadN = 0;
     w.instCount = 0;
     w.waitStep = 0; // a CTA object is reused; a faulted warp may have been waiting
     w.waitData = 0;

@@ -1425,6 +1425,60 @@ bool jitLoopStep(Warp &w, uint32_t pc) {
 
 namespace {
 
+/// The end of the straight-line run of pure instructions (ir::Inst::pure) from `pc`, at
+/// most Warp::kAheadMax + 1 long, that stops before the reconvergence point `rpc`.
+uint32_t pureRunEnd(const ir::Function &fn, uint32_t pc, uint32_t rpc) {
+  const ir::Inst *code = fn.code.data();
+  const uint32_t end = std::min<uint32_t>(uint32_t(fn.code.size()), pc + 1 + Warp::kAheadMax);
+  uint32_t p = pc;
+  while (p < end && p != rpc && code[p].pure)
+    ++p;
+  return p;
+}
+
+/// Starts bringing into the host's caches the rows of the data registers the instructions
+/// [pc, end) read and write, each once (a row: 32 lanes of 8 bytes, four cache lines). A stepped
+/// warp's registers have mostly left the caches since its last issue; this way their misses
+/// overlap instead of coming one handler after another. Only a hint.
+void prefetchRows(const Warp &w, uint32_t pc, uint32_t end) {
+  const ir::Inst *code = w.fn->code.data();
+  uint64_t seen[4] = {};
+  auto row = [&](uint16_t r) {
+    if ((r & ir::Inst::kPredBit) || r >= 256 || (seen[r >> 6] >> (r & 63) & 1))
+      return;
+    seen[r >> 6] |= uint64_t(1) << (r & 63);
+    const char *p = reinterpret_cast<const char *>(w.regs + size_t(r) * kWarpSize);
+    for (unsigned b = 0; b < kWarpSize * sizeof(uint64_t); b += 64)
+      __builtin_prefetch(p + b);
+  };
+  for (uint32_t p = pc; p < end; ++p) {
+    const ir::Inst &in = code[p];
+    for (unsigned i = 0; i < in.nrs; ++i)
+      row(in.rs[i]);
+    for (unsigned i = 0; i < in.nrd; ++i)
+      row(in.rd[i]);
+  }
+}
+
+/// A step just executed the pure instruction before `pc`: the pure instructions [pc, end) that
+/// follow it in a straight line run now for the lanes of `active` their guards select, while
+/// the warp's registers are in the host's caches. Their own steps then only record them
+/// (Warp::aheadN).
+void runAhead(ExecCtx &ctx, Warp &w, uint32_t pc, uint32_t end, uint32_t active) {
+  const ir::Inst *code = w.fn->code.data();
+  uint32_t k = 0;
+  for (uint32_t p = pc; p < end; ++p) {
+    const ir::Inst &in = code[p];
+    const uint32_t m = active & (w.preds[in.guard] ^ in.guardXor);
+    w.aheadMask[k++] = m;
+    if (m)
+      in.fn(ctx, w, in, m); // (pure: touches nothing but the warp's registers, never faults)
+  }
+  w.aheadPc = pc;
+  w.aheadN = uint8_t(k);
+  w.aheadAt = 0;
+}
+
 template <bool kStep>
 uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
   uint64_t n = 0;
@@ -1440,6 +1494,36 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       continue;
     }
     const ir::Function &fn = *w.fn;
+    if (w.aheadN) {
+      // executed ahead of its issue by an earlier step (runAhead): recorded only
+      if (__builtin_expect(pc != w.aheadPc, 0)) {
+        ctx.fault(FaultKind::Invalid, w, fn.code[pc], (unsigned)__builtin_ctz(top.mask),
+                  "internal error: the warp is at pc " + std::to_string(pc) +
+                      ", not where its instructions executed ahead resume (" +
+                      std::to_string(w.aheadPc) + ")");
+        return n;
+      }
+      const uint32_t m = w.aheadMask[w.aheadAt++];
+      --w.aheadN;
+      ++w.aheadPc;
+      ++n;
+      ++w.instCount;
+      ++ctx.warpInsts;
+      ctx.threadInsts += laneCount(top.mask);
+      if constexpr (kStep) {
+        const ir::Inst &in = fn.code[pc];
+        rec->pc = pc;
+        rec->inst = &in;
+        rec->fn = &fn;
+        rec->activeMask = top.mask;
+        rec->execMask = m;
+        rec->cls = in.cls;
+        rec->isMemory = false;
+        rec->blocked = false;
+      }
+      top.pc = pc + 1;
+      continue;
+    }
     if constexpr (!kStep) {
       // Straight-line code: handlers of Ctl::None instructions never touch control state, so
       // `top`, the function and the active mask stay as they are until a control instruction,
@@ -1510,6 +1594,16 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
     }
     if (in.ctl == ir::Ctl::None) {
       top.pc = pc + 1;
+      if constexpr (kStep) {
+        if (in.pure) {
+          const uint32_t end = pureRunEnd(fn, pc, top.rpc);
+          prefetchRows(w, pc, end);
+          if (m)
+            in.fn(ctx, w, in, m);
+          runAhead(ctx, w, pc + 1, end, active);
+          continue;
+        }
+      }
       if (m) {
         in.fn(ctx, w, in, m);
         if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))

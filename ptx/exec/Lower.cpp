@@ -24,15 +24,24 @@ std::vector<LowerFn> &loweringTable() {
   static auto *t = new std::vector<LowerFn>();
   return *t;
 }
+/// By opcode: the lowering is a built-in one of the arithmetic groups (integer, float, half,
+/// conversion, video), whose handlers compute on registers only (ir::Inst::pure).
+std::vector<uint8_t> &pureLoweringTable() {
+  static auto *t = new std::vector<uint8_t>();
+  return *t;
+}
 std::once_flag gBuiltinsOnce;
 bool gRegisteringBuiltins = false;
+bool gRegisteringPure = false;
 void registerBuiltins() {
   std::call_once(gBuiltinsOnce, [] {
     gRegisteringBuiltins = true;
+    gRegisteringPure = true;
     registerIntOps();
     registerFloatOps();
     registerHalfOps();
     registerConvertOps();
+    gRegisteringPure = false;
     registerMemoryOps();
     registerAtomicOps();
     registerWarpOps();
@@ -63,8 +72,20 @@ LowerFn registerLowering(std::string_view opcode, LowerFn fn) {
     t.resize(id + 1, nullptr);
   LowerFn previous = t[id];
   t[id] = fn;
+  // (an extension's lowering, even one that wraps a built-in, may emit anything)
+  auto &pure = pureLoweringTable();
+  if (pure.size() <= id)
+    pure.resize(id + 1, 0);
+  pure[id] = gRegisteringPure;
   return previous;
 }
+
+namespace {
+bool pureLowering(uint16_t id) {
+  const auto &t = pureLoweringTable();
+  return id < t.size() && t[id];
+}
+} // namespace
 
 LowerFn findLowering(uint16_t id) {
   auto &t = loweringTable();
@@ -297,6 +318,10 @@ public:
 
 private:
   void declare(const VarDecl &v);
+  /// Marks the instructions emitted from `first` on for `opcode` ir::Inst::pure when its
+  /// lowering is a pure built-in one: plain register computations of the arithmetic classes
+  /// (not the helpers that read special registers or runtime addresses).
+  void markPure(uint16_t opcode, size_t first);
   uint64_t allocFrame(uint64_t size, uint32_t align) {
     frameCursor_ = alignUp(frameCursor_, align);
     uint64_t off = frameCursor_;
@@ -452,6 +477,25 @@ void FunctionLowering::declare(const VarDecl &v) {
   sc.names[v.name] = s;
 }
 
+void FunctionLowering::markPure(uint16_t opcode, size_t first) {
+  if (!pureLowering(opcode))
+    return;
+  for (size_t i = first; i < out_.code.size(); ++i) {
+    ir::Inst &in = out_.code[i];
+    if (in.ctl != ir::Ctl::None || !in.fn || in.fn == movSpecial || in.fn == movRuntimeAddress)
+      continue;
+    switch (in.cls) {
+    case ir::OpClass::Alu:
+    case ir::OpClass::Mul:
+    case ir::OpClass::Fp32:
+    case ir::OpClass::Fp64:
+    case ir::OpClass::Half:
+    case ir::OpClass::Sfu: in.pure = true; break;
+    default: break;
+    }
+  }
+}
+
 void FunctionLowering::run() {
   out_.name = std::string(af_.name);
   out_.isEntry = af_.isEntry;
@@ -555,6 +599,7 @@ void FunctionLowering::run() {
         if (out_.code.size() == before)
           ctx_.unsupported("");
       }
+      markPure(ai.opcode, before);
       break;
     }
     default:

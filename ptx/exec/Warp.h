@@ -97,6 +97,16 @@ struct Warp {
   std::vector<uint32_t> predStore;
   std::vector<SimtEntry> stack;
   std::vector<CallFrame> calls;
+  /// Stepped warps (stepWarp, a cycle model's issue): the next `aheadN` instructions from
+  /// `aheadPc`, pure register computations (ir::Inst::pure) of the straight-line run the
+  /// last step began, have executed already, ahead of their issue, while the warp's registers
+  /// were in the host's caches; aheadMask holds the lanes each executed for (its guard then).
+  /// Their steps only record them. Nothing else reads or writes the warp's registers before
+  /// those steps: other warps, the timing model and the warp's other thread groups do not.
+  static constexpr uint32_t kAheadMax = 16;
+  uint32_t aheadPc = 0;
+  uint8_t aheadN = 0, aheadAt = 0; ///< (aheadMask[aheadAt] is aheadPc's)
+  uint32_t aheadMask[kAheadMax];
   /// alloca: each lane's stack top in its local memory; allocations grow down from the end
   /// while call frames grow up from 0. stackLow is the lowest of them (the limit for frames).
   uint32_t stackTop[ir::kWarpSize];

@@ -177,6 +177,10 @@ struct Inst {
   /// timing model: a MEMBAR (`fence`/`membar`, and the one before an atom/red/st with release
   /// semantics) or an arithmetic sequence (IEEE division, square root, integer division).
   uint8_t sassSeq = 0;
+  /// A pure register computation (set while lowering): its handler reads and writes only the
+  /// warp's registers and predicates for its lanes (no memory, clock, other lane, extension
+  /// state or fault), so a stepped warp may execute it before its issue (exec::stepWarp).
+  bool pure = false;
 };
 
 /// One argument copy of a call: `size` bytes from the caller's frame (or a register when
