@@ -335,6 +335,98 @@ SKIP:
   EXPECT_EQ(r.warpInsts, (uint64_t)steps);
 }
 
+// A step of a pure register computation also executes the pure instructions after it in a
+// straight line (ir::Inst::pure, Warp::aheadN): their later steps only record them. The run stops
+// before the reconvergence point (an in-place xor there would run twice) and before anything
+// not pure (%tid, the store); a guard inside it reads the predicate the run wrote, and its
+// record keeps that guard's lanes though the run writes the predicate again. Warps are
+// stepped in turn, so one warp's pending run waits across the other's steps.
+TEST(ExecCore, SteppedPureRunsExecuteAheadAndRecordAtTheirIssue) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<3>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 8;
+  add.u32 %r2, %r1, 100;
+  @%p1 add.u32 %r2, %r2, 1000;
+  setp.eq.u32 %p1, %r1, 99;
+  setp.ge.u32 %p2, %r2, 1000;
+  @%p2 bra JOIN;
+  mul.lo.u32 %r2, %r2, 3;
+  add.u32 %r2, %r2, 7;
+JOIN:
+  xor.b32 %r2, %r2, 5;
+  shl.b32 %r2, %r2, 1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+)")) << h.errors;
+  uint64_t d = h.alloc(64 * 4);
+  uint64_t param = d;
+  ptx::exec::LaunchResult err;
+  auto g = beginOneBlock(h, &param, 64, err);
+  ASSERT_TRUE(g) << err.message;
+  ptx::exec::Cta *cta = g->startCta(0);
+  const ptx::ir::Function &fn = *g->function(g->warp(cta, 0));
+  ptx::exec::WarpInstRecord rec;
+  std::vector<std::pair<uint32_t, uint32_t>> seen[2]; // (pc, execMask) by warp
+  uint32_t aheadSeen = 0;
+  int steps = 0;
+  while (!g->ctaDone(cta) && steps < 1000) {
+    for (uint32_t w = 0; w < 2; ++w) {
+      ptx::exec::Warp &wp = g->warp(cta, w);
+      if (!g->ready(wp))
+        continue;
+      ASSERT_TRUE(g->step(wp, rec));
+      ++steps;
+      seen[w].emplace_back(rec.pc, rec.execMask);
+      aheadSeen = std::max<uint32_t>(aheadSeen, wp.aheadN);
+    }
+  }
+  ASSERT_TRUE(g->ctaDone(cta));
+  auto r = g->finish();
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.warpInsts, uint64_t(steps));
+  EXPECT_GE(aheadSeen, 4u); // (add, @p add, setp, setp ran at the first setp's step)
+  auto v = h.read<uint32_t>(d, 64);
+  for (unsigned t = 0; t < 64; ++t) {
+    uint32_t x = t + 100 + (t < 8 ? 1000 : 0);
+    if (t >= 8)
+      x = x * 3 + 7;
+    EXPECT_EQ(v[t], (x ^ 5) << 1) << "thread " << t;
+  }
+  // every instruction up to the ret recorded once per warp, in program order (warp 0's lanes
+  // 0-7 jump to JOIN, where its other lanes arrive after the not-taken path), with the lanes its
+  // guard chose at its own place
+  uint32_t n = 0;
+  while (n < fn.code.size() && fn.code[n].ctl != ptx::ir::Ctl::Ret &&
+         fn.code[n].ctl != ptx::ir::Ctl::Exit)
+    ++n;
+  ++n;
+  for (uint32_t w = 0; w < 2; ++w) {
+    ASSERT_EQ(seen[w].size(), n) << "warp " << w;
+    uint32_t guarded = 0, notTakenPath = 0;
+    for (uint32_t pc = 0; pc < n; ++pc) {
+      const ptx::ir::Inst &in = fn.code[pc];
+      ASSERT_EQ(seen[w][pc].first, pc) << "warp " << w;
+      if (in.ctl == ptx::ir::Ctl::None && in.guard != ptx::ir::kPredTrue) { // @%p1 add
+        EXPECT_EQ(seen[w][pc].second, w == 0 ? 0xffu : 0u) << "pc " << pc;
+        ++guarded;
+      } else if (pc > 0 && fn.code[pc - 1].ctl == ptx::ir::Ctl::Bra) {
+        notTakenPath = pc; // mul, add: lanes 8-31 of warp 0, all of warp 1
+      }
+    }
+    EXPECT_EQ(guarded, 1u);
+    ASSERT_NE(notTakenPath, 0u);
+    EXPECT_EQ(seen[w][notTakenPath].second, w == 0 ? 0xffffff00u : 0xffffffffu);
+    EXPECT_EQ(seen[w][notTakenPath + 1].second, w == 0 ? 0xffffff00u : 0xffffffffu);
+  }
+}
+
 } // namespace
 
 namespace {
