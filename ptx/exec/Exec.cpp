@@ -1520,6 +1520,7 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
         rec->cls = in.cls;
         rec->isMemory = false;
         rec->blocked = false;
+        rec->callDone = false;
       }
       top.pc = pc + 1;
       continue;
