@@ -1596,8 +1596,9 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
     if (in.ctl == ir::Ctl::None) {
       top.pc = pc + 1;
       if constexpr (kStep) {
-        if (in.pure) {
-          const uint32_t end = pureRunEnd(fn, pc, top.rpc);
+        // (a run of one instruction: nothing to run ahead, it executes as any other)
+        const uint32_t end = in.pure ? pureRunEnd(fn, pc, top.rpc) : pc + 1;
+        if (end > pc + 1) {
           prefetchRows(w, pc, end);
           if (m)
             in.fn(ctx, w, in, m);
