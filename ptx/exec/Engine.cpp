@@ -606,8 +606,8 @@ LaunchResult Engine::launchGrid(const LaunchParams &p) {
   if (useJit && jitMode_ == (uint8_t)jit::Mode::Diff)
     return launchDiff(p);
   LaunchResult r = runGrid(p, useJit);
-  if (!useJit && jitMode_ == (uint8_t)jit::Mode::Auto)
-    observeJit(*p.kernel, r);
+  if (jitMode_ == (uint8_t)jit::Mode::Auto)
+    observeJit(*p.kernel, r); // (a compiled launch too: the hotness record counts every one)
   return r;
 }
 

@@ -203,7 +203,7 @@ private:
   /// it calls) before its launch, and the differential mode's two runs.
   void initJit();
   bool prepareJit(const Kernel &k);
-  void observeJit(const Kernel &k, const LaunchResult &r); ///< --jit auto: after an interpreted launch
+  void observeJit(const Kernel &k, const LaunchResult &r); ///< --jit auto: after each launch
   void stopJit();                                          ///< the background compiler leaves prog_
   LaunchResult launchDiff(const LaunchParams &p);
 

@@ -16,6 +16,11 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <cerrno>
+#include <csignal>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -330,10 +335,13 @@ struct Job {
 };
 struct KernelTier {
   uint64_t threadInsts = 0, hotAt = 0;
+  uint64_t runInsts = 0; ///< thread instructions of every launch this run (the hotness record's)
   bool seen = false;
   bool cached = false;  ///< every function was in the disk cache at the first launch
   bool viaLoader = false; ///< cached, and the JIT's own loader may run this host's code
   bool linkNow = false; ///< hot and cached: the next launch links the code
+  std::string dir, key; ///< the disk cache and the kernel function's key (empty: no cache)
+  jit::cache::Hotness past; ///< the hotness record at the first launch (runs 0: none)
   std::shared_ptr<Job> job;
 };
 struct Tier {
@@ -343,6 +351,7 @@ struct Tier {
   std::deque<std::shared_ptr<Job>> queue;
   bool started = false, busy = false;
   pid_t pid = 0; ///< the process the worker runs in (a forked child has none)
+  pid_t recordPid = 0; ///< the process whose exit writes the hotness records
 };
 Tier &tier() {
   static Tier &t = *new Tier; // never destroyed: the worker may outlive static destructors
@@ -377,6 +386,189 @@ void waitAtExit() {
   t.queue.clear();
   t.cv.wait(lock, [&] { return !t.busy; });
 }
+
+/// Queues `k`'s compile on the background thread (loading LLVM first, on this thread, so that
+/// waitAtExit runs before LLVM's destructors). `lock` holds t.mu and is held again on return;
+/// false, with the reason named once, when LLVM cannot be loaded.
+bool startCompile(Tier &t, std::unique_lock<std::mutex> &lock, KernelTier &kt, const Program &prog,
+                  const Kernel &k) {
+  auto job = std::make_shared<Job>();
+  job->prog = &prog;
+  job->kernel = k.fn;
+  job->fns = closure(prog, k.fn);
+  lock.unlock();
+  std::string err;
+  job->be = jit::backend(err);
+  lock.lock();
+  if (!job->be) {
+    kt.hotAt = UINT64_MAX; // never again: the launch runs interpreted, the reason named once
+    lock.unlock();
+    Obtained o;
+    o.err = err;
+    install(k, job->fns, o, false);
+    lock.lock();
+    return false;
+  }
+  if (!t.started || t.pid != ::getpid()) { // (a forked child has no worker: it starts its own)
+    if (!t.started)
+      std::atexit(waitAtExit);
+    t.started = true;
+    t.pid = ::getpid();
+    t.busy = false;
+    t.queue.clear();
+    std::thread(worker).detach();
+  }
+  kt.job = job;
+  t.queue.push_back(std::move(job));
+  t.cv.notify_all();
+  return true;
+}
+
+// The hotness record and the detached compile (docs/executor.md, "Hotness record"). A kernel
+// that ran fewer thread instructions in a run than kRecordFrom and its hotness bound, and has no
+// record, gets none (a millisecond of interpretation cannot pay for anything).
+constexpr uint64_t kRecordFrom = 1000000;
+
+/// The thread instructions after which a kernel not in the cache is compiled for later runs,
+/// counted over the runs its record remembers: as many as the interpreter runs (kInterpRate) in
+/// the compile's estimated time, so the compile costs at most what interpreting the kernel has
+/// cost so far (PTXSIM_JIT_DEFER_INSTS sets the count).
+uint64_t deferAfter(const std::vector<const ir::Function *> &fns) {
+  const size_t fixed = envCount("PTXSIM_JIT_DEFER_INSTS", 0, "the JIT estimates it per kernel");
+  if (fixed)
+    return fixed;
+  double s = 0;
+  for (const ir::Function *f : fns)
+    s += kCompileBase + kCompilePerInst * double(f->code.size());
+  return uint64_t(kInterpRate * s);
+}
+
+/// Closes every file descriptor from 3 on (the program's pipes and sockets, which a reader may
+/// wait on for their end).
+void closeInheritedFds() {
+  std::vector<int> fds;
+  if (DIR *d = ::opendir("/proc/self/fd")) {
+    while (dirent *de = ::readdir(d))
+      if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+        fds.push_back(std::atoi(de->d_name));
+    ::closedir(d);
+  } else {
+    for (int fd = 3; fd < 1024; ++fd)
+      fds.push_back(fd);
+  }
+  for (int fd : fds)
+    if (fd > 2)
+      ::close(fd);
+}
+
+/// Compiles `work` (each: the kernel and the functions it needs) into the disk cache in a
+/// detached process at low priority, and returns at once: the program neither waits for it nor
+/// pays its wall time on a machine with an idle core; the next run maps the code. The process
+/// is a grandchild (the child exits at once and is reaped here, so the program's own wait()
+/// never sees it), in a session of its own, with /dev/null as its standard streams and no other
+/// inherited descriptor; it runs only obtain() and leaves with _exit, and an alarm ends it
+/// should it ever hang.
+void compileDetached(const std::vector<std::pair<const ir::Function *, std::vector<const ir::Function *>>> &work) {
+  double estimate = 0;
+  for (const auto &w : work)
+    for (const ir::Function *f : w.second)
+      estimate += kCompileBase + kCompilePerInst * double(f->code.size());
+  std::fflush(nullptr); // nothing buffered is written twice (the children leave with _exit)
+  const pid_t child = ::fork();
+  if (child < 0)
+    return; // no process: nothing compiled for later, nothing else changes
+  if (child == 0) {
+    if (::fork() != 0)
+      ::_exit(0);
+    ::setsid();
+    const int null = ::open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      ::dup2(null, 0), ::dup2(null, 1), ::dup2(null, 2);
+    }
+    closeInheritedFds();
+    if (::nice(10) == -1) {
+      // (keeps its priority)
+    }
+    std::signal(SIGALRM, SIG_DFL);
+    sigset_t alrm;
+    sigemptyset(&alrm);
+    sigaddset(&alrm, SIGALRM);
+    ::sigprocmask(SIG_UNBLOCK, &alrm, nullptr);
+    ::alarm(unsigned(60 + 20 * estimate));
+    for (const auto &w : work)
+      obtain(nullptr, w.second, w.first);
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+/// Writes the hotness records of the kernels `pick` selects (when the run or an earlier one
+/// makes them worth one) and compiles, in a detached process, those not in the cache whose
+/// instructions over the remembered runs pass deferAfter. `lock` holds t.mu; the selected
+/// entries are erased when `erase`.
+template <class Pick>
+void recordRun(Tier &t, std::unique_lock<std::mutex> &lock, Pick pick, bool erase) {
+  struct Item {
+    std::string dir, key;
+    jit::cache::Hotness h;
+  };
+  std::vector<Item> records;
+  std::vector<std::pair<const ir::Function *, std::vector<const ir::Function *>>> work;
+  for (auto it = t.kernels.begin(); it != t.kernels.end();) {
+    const KernelTier &kt = it->second;
+    if (!pick(it->first)) {
+      ++it;
+      continue;
+    }
+    if (kt.seen && !kt.key.empty()) {
+      std::vector<const ir::Function *> fns = closure(*it->first.first, it->first.second);
+      const uint64_t deferAt = fns.empty() || kt.hotAt == UINT64_MAX ? UINT64_MAX : deferAfter(fns);
+      if (kt.runInsts >= std::min({kRecordFrom, kt.hotAt, deferAt}) || kt.past.runs) {
+        jit::cache::Hotness h;
+        h.runs = kt.past.runs + 1;
+        h.lastInsts = kt.runInsts;
+        h.totalInsts = std::max(kt.past.totalInsts + kt.runInsts, kt.past.totalInsts); // saturating
+        records.push_back({kt.dir, kt.key, h});
+        bool inCache = true;
+        for (const ir::Function *f : fns)
+          inCache = inCache && jit::cache::exists(kt.dir, cacheKey(*f));
+        if (!inCache && h.totalInsts >= deferAt)
+          work.emplace_back(it->first.second, std::move(fns));
+      }
+    }
+    it = erase ? t.kernels.erase(it) : std::next(it);
+  }
+  lock.unlock();
+  for (const Item &r : records) {
+    std::string err;
+    if (!jit::cache::storeHotness(r.dir, r.key, r.h, err))
+      warnOnce("JIT hotness record: " + err + " (the run goes on without it)");
+  }
+  if (!work.empty()) {
+    {
+      jit::Stats &st = jit::stats();
+      std::lock_guard<std::mutex> slock(st.mu);
+      st.kernelsDeferred += work.size();
+    }
+    compileDetached(work);
+  }
+  lock.lock();
+}
+
+/// At exit, after waitAtExit (registered later, so run first): the records of the kernels whose
+/// engines are still alive.
+void recordAtExit() {
+  Tier &t = tier();
+  std::unique_lock<std::mutex> lock(t.mu);
+  if (t.recordPid != ::getpid())
+    return;
+  t.queue.clear();
+  if (t.started && t.pid == ::getpid())
+    t.cv.wait(lock, [&] { return !t.busy; });
+  recordRun(t, lock, [](const auto &) { return true; }, false);
+}
 } // namespace
 
 bool Engine::prepareJit(const Kernel &k) {
@@ -406,6 +598,29 @@ bool Engine::prepareJit(const Kernel &k) {
         kt.cached = kt.cached && cache::exists(dir, cacheKey(*f));
       kt.viaLoader = kt.cached && !loaderIdentity().empty();
       kt.hotAt = hotAfter(closure(*prog_, k.fn), kt.cached, kt.viaLoader);
+      if (!dir.empty()) {
+        kt.dir = dir;
+        kt.key = cacheKey(*k.fn);
+        std::string why;
+        if (cache::loadHotness(dir, kt.key, kt.past, why) == cache::Load::Corrupt)
+          warnOnce(why);
+        if (!t.recordPid) {
+          t.recordPid = ::getpid();
+          std::atexit(recordAtExit);
+        }
+        // hot in the last run by this run's bound: switch now (the cached code at this launch,
+        // else the background compile from this launch on), not after the bound again
+        if (kt.past.lastInsts >= kt.hotAt) {
+          {
+            std::lock_guard<std::mutex> slock(st.mu);
+            ++st.kernelsEarly;
+          }
+          if (kt.cached)
+            kt.linkNow = true;
+          else
+            startCompile(t, lock, kt, *prog_, k);
+        }
+      }
     }
     if (!kt.linkNow) {
       std::lock_guard<std::mutex> slock(st.mu);
@@ -441,6 +656,9 @@ void Engine::observeJit(const Kernel &k, const LaunchResult &r) {
   Tier &t = tier();
   std::unique_lock<std::mutex> lock(t.mu);
   KernelTier &kt = t.kernels[{prog_.get(), k.fn}];
+  kt.runInsts += r.threadInsts;
+  if (k.fn->jit) // the launch ran compiled code (prepareJit answers yes exactly when it is set)
+    return;
   kt.threadInsts += r.threadInsts;
   if (kt.job || kt.linkNow || kt.threadInsts < kt.hotAt || kt.hotAt == UINT64_MAX)
     return;
@@ -448,34 +666,7 @@ void Engine::observeJit(const Kernel &k, const LaunchResult &r) {
     kt.linkNow = true;
     return;
   }
-  auto job = std::make_shared<Job>();
-  job->prog = prog_.get();
-  job->kernel = k.fn;
-  job->fns = closure(*prog_, k.fn);
-  lock.unlock();
-  std::string err;
-  job->be = jit::backend(err); // loaded here, so that waitAtExit runs before LLVM's destructors
-  lock.lock();
-  if (!job->be) {
-    kt.hotAt = UINT64_MAX; // never again: the launch runs interpreted, the reason named once
-    lock.unlock();
-    Obtained o;
-    o.err = err;
-    install(k, job->fns, o, false);
-    return;
-  }
-  if (!t.started || t.pid != ::getpid()) { // (a forked child has no worker: it starts its own)
-    if (!t.started)
-      std::atexit(waitAtExit);
-    t.started = true;
-    t.pid = ::getpid();
-    t.busy = false;
-    t.queue.clear();
-    std::thread(worker).detach();
-  }
-  kt.job = job;
-  t.queue.push_back(std::move(job));
-  t.cv.notify_all();
+  startCompile(t, lock, kt, *prog_, k);
 }
 
 void Engine::stopJit() {
@@ -489,6 +680,9 @@ void Engine::stopJit() {
                 t.queue.end());
   if (t.started && t.pid == ::getpid())
     t.cv.wait(lock, [&] { return !t.busy; });
+  // the hotness records of this program's kernels (a forked child's engine writes none)
+  if (t.recordPid == ::getpid())
+    recordRun(t, lock, [&](const auto &key) { return key.first == prog; }, true);
   for (auto it = t.kernels.begin(); it != t.kernels.end();)
     it = it->first.first == prog ? t.kernels.erase(it) : std::next(it);
 }

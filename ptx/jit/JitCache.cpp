@@ -26,6 +26,8 @@ namespace {
 constexpr uint32_t kFormat = 2;
 constexpr char kMagic[8] = {'P', 'T', 'X', 'J', 'I', 'T', 'C', '\n'};
 constexpr const char *kSuffix = ".jitobj";
+constexpr const char *kHotSuffix = ".jithot";
+constexpr const char *kHotHeader = "ptxsim-jit-hotness 1";
 
 // A field added to these structures may change the code: hash it in key() and update the size.
 static_assert(sizeof(ir::Inst) == 232, "ir::Inst changed: hash the new field in cache::key");
@@ -319,7 +321,10 @@ Load load(const std::string &dir, const std::string &key, const std::string &ide
   return Load::Hit;
 }
 
-bool store(const std::string &dir, const std::string &key, const Entry &e, std::string &err) {
+namespace {
+/// Writes `bytes` to `path` in `dir` through a temporary file renamed into place.
+bool writeAtomically(const std::string &dir, const std::string &key, const std::string &path,
+                     const std::string &bytes, std::string &err) {
   if (dir.empty() || !mkdirs(dir)) {
     err = "cannot create the JIT cache directory '" + dir + "': " + std::strerror(errno);
     return false;
@@ -327,7 +332,6 @@ bool store(const std::string &dir, const std::string &key, const Entry &e, std::
   static std::atomic<uint64_t> serial{0};
   const std::string tmp =
       dir + "/." + key + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
-  const std::string bytes = encode(key, e);
   FILE *f = std::fopen(tmp.c_str(), "wb");
   if (!f) {
     err = "cannot write '" + tmp + "': " + std::strerror(errno);
@@ -335,13 +339,57 @@ bool store(const std::string &dir, const std::string &key, const Entry &e, std::
   }
   bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), pathOf(dir, key).c_str()) != 0) {
-    err = "cannot write '" + pathOf(dir, key) + "': " + std::strerror(errno);
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = "cannot write '" + path + "': " + std::strerror(errno);
     std::remove(tmp.c_str());
     return false;
   }
+  return true;
+}
+} // namespace
+
+bool store(const std::string &dir, const std::string &key, const Entry &e, std::string &err) {
+  if (!writeAtomically(dir, key, pathOf(dir, key), encode(key, e), err))
+    return false;
   trim(dir, maxBytes());
   return true;
+}
+
+Load loadHotness(const std::string &dir, const std::string &key, Hotness &out, std::string &why) {
+  const std::string path = dir + "/" + key + kHotSuffix;
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return Load::Miss;
+  char buf[256];
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  const bool readErr = std::ferror(f) || !std::feof(f);
+  std::fclose(f);
+  buf[n] = 0;
+  auto bad = [&](const char *what) {
+    why = "the JIT hotness record " + path + " " + what + "; it is ignored";
+    return Load::Corrupt;
+  };
+  if (readErr)
+    return bad("cannot be read (or is too long)");
+  const size_t hl = std::strlen(kHotHeader);
+  if (n < hl + 1 || std::memcmp(buf, kHotHeader, hl) != 0 || buf[hl] != '\n')
+    return bad("is not a ptxsim JIT hotness record");
+  unsigned long long runs = 0, last = 0, total = 0;
+  int used = 0;
+  if (std::sscanf(buf + hl + 1, "runs %llu last %llu total %llu\n%n", &runs, &last, &total, &used) != 3 ||
+      size_t(hl + 1 + used) != n || runs == 0 || last > total)
+    return bad("is malformed (expected 'runs R last L total T', L <= T, R > 0)");
+  out.runs = runs, out.lastInsts = last, out.totalInsts = total;
+  ::utime(path.c_str(), nullptr); // (trimmed least recently used first, like the code)
+  return Load::Hit;
+}
+
+bool storeHotness(const std::string &dir, const std::string &key, const Hotness &h, std::string &err) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s\nruns %llu last %llu total %llu\n", kHotHeader,
+                (unsigned long long)h.runs, (unsigned long long)h.lastInsts,
+                (unsigned long long)h.totalInsts);
+  return writeAtomically(dir, key, dir + "/" + key + kHotSuffix, buf, err);
 }
 
 void trim(const std::string &dir, uint64_t bound) {
@@ -355,7 +403,10 @@ void trim(const std::string &dir, uint64_t bound) {
   };
   std::vector<File> files;
   uint64_t total = 0;
-  const size_t sl = std::strlen(kSuffix);
+  auto endsWith = [](const std::string &name, const char *suffix) {
+    const size_t sl = std::strlen(suffix);
+    return name.size() > sl && name.compare(name.size() - sl, sl, suffix) == 0;
+  };
   const time_t now = ::time(nullptr);
   while (dirent *de = ::readdir(d)) {
     std::string name = de->d_name;
@@ -367,7 +418,7 @@ void trim(const std::string &dir, uint64_t bound) {
         std::remove(path.c_str());
       continue;
     }
-    if (name.size() <= sl || name.compare(name.size() - sl, sl, kSuffix) != 0)
+    if (!endsWith(name, kSuffix) && !endsWith(name, kHotSuffix)) // code and hotness records
       continue;
     if (::stat(path.c_str(), &st) != 0)
       continue;

@@ -57,6 +57,20 @@ bool store(const std::string &dir, const std::string &key, const Entry &e, std::
 /// Removes the least recently used cache files of `dir` until it holds at most `bound` bytes.
 void trim(const std::string &dir, uint64_t bound);
 
+/// What earlier runs saw of a kernel under --jit auto (docs/executor.md, "Hotness record"): one
+/// small text file `<key>.jithot` beside the kernel's code, `key` being the kernel function's.
+struct Hotness {
+  uint64_t runs = 0;       ///< runs that recorded it
+  uint64_t lastInsts = 0;  ///< thread instructions the kernel ran in the last of them
+  uint64_t totalInsts = 0; ///< over all of them (saturating)
+};
+/// Reads the record of `key` in `dir`: Hit, Miss (none) or Corrupt (`why` names the file and
+/// the check; the caller ignores it and the run's record replaces it).
+Load loadHotness(const std::string &dir, const std::string &key, Hotness &out, std::string &why);
+/// Writes the record of `key` atomically (temporary + rename); false with `err` set when it
+/// cannot (the run goes on).
+bool storeHotness(const std::string &dir, const std::string &key, const Hotness &h, std::string &err);
+
 /// The bytes of a cache file for `key` (what store() writes; for tests).
 std::string encode(const std::string &key, const Entry &e);
 

@@ -132,6 +132,11 @@ std::string summaryText() {
                   (unsigned long long)s.launchesInterpreted);
     out += buf;
   }
+  if (s.kernelsEarly) {
+    std::snprintf(buf, sizeof buf, ", %llu kernel(s) hot at their first launch by the hotness record",
+                  (unsigned long long)s.kernelsEarly);
+    out += buf;
+  }
   if (s.diffLaunches) {
     std::snprintf(buf, sizeof buf, "; diff: %llu launch(es) compared, %llu mismatch(es)",
                   (unsigned long long)s.diffLaunches, (unsigned long long)s.diffMismatches);

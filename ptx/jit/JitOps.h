@@ -146,6 +146,8 @@ struct Stats {
   uint64_t functionsLoaded = 0; ///< of those from the cache, mapped by loader::load (no LLVM)
   uint64_t functionsInRanges = 0; ///< of those compiled, the ones in more than one pc range
   uint64_t backgroundCompiles = 0, launchesInterpreted = 0; ///< --jit auto
+  uint64_t kernelsEarly = 0;      ///< --jit auto: hot at the first launch by the hotness record
+  uint64_t kernelsDeferred = 0;   ///< --jit auto: left to the detached compile at the end
   double compileSeconds = 0, cacheSeconds = 0;
   std::vector<std::string> fallbacks; ///< "kernel: reason", one per kernel
 };

@@ -498,23 +498,208 @@ TEST(JitCache, AutoLinksCachedCodeWhenHot) {
     e.loaderIdentity = "loader 1; another host";
     ASSERT_TRUE(cache::store(dir, key, e, err)) << err;
   }
-  ModeHarness h("auto", dir, "1");
-  ASSERT_TRUE(h.load(kernelPtx(9))) << h.errors;
-  const auto s0 = statsNow();
-  uint64_t out = h.alloc(64 * 4);
-  int launches = 0;
-  for (; statsNow().launchesJit == s0.launchesJit; ++launches) {
-    ASSERT_TRUE(h.launch("k", {1}, {64}, {out}).ok());
-    ASSERT_EQ(h.read<uint32_t>(out, 64), expected(launches + 1, 9)) << "launch " << launches;
+  {
+    ModeHarness h("auto", dir, "1");
+    ASSERT_TRUE(h.load(kernelPtx(9))) << h.errors;
+    const auto s0 = statsNow();
+    uint64_t out = h.alloc(64 * 4);
+    int launches = 0;
+    for (; statsNow().launchesJit == s0.launchesJit; ++launches) {
+      ASSERT_TRUE(h.launch("k", {1}, {64}, {out}).ok());
+      ASSERT_EQ(h.read<uint32_t>(out, 64), expected(launches + 1, 9)) << "launch " << launches;
+    }
+    const auto s1 = statsNow();
+    EXPECT_GE(launches, 2); // the first launch, and the one where the loader declined it
+    EXPECT_EQ(s1.launchesInterpreted, s0.launchesInterpreted + uint64_t(launches - 1));
+    EXPECT_EQ(s1.functionsCached, s0.functionsCached + 1);
+    EXPECT_EQ(s1.functionsLoaded, s0.functionsLoaded); // linked by LLVM
+    EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled);
+    EXPECT_EQ(s1.backgroundCompiles, s0.backgroundCompiles + 1);
+    EXPECT_EQ(h.read<uint32_t>(out, 64), expected(launches, 9));
+  } // (the engine writes its hotness record here, before the directory goes)
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+/// Waits until `path` exists (a background or detached compile writing it); false after `limit`
+/// seconds, far beyond any compile of these small kernels (a liveness bound, not a timing check).
+bool waitForFile(const std::string &path, int limit = 300) {
+  for (int i = 0; i < limit * 100; ++i) {
+    if (::access(path.c_str(), R_OK) == 0)
+      return true;
+    ::usleep(10000);
   }
-  const auto s1 = statsNow();
-  EXPECT_GE(launches, 2); // the first launch, and the one where the loader declined it
-  EXPECT_EQ(s1.launchesInterpreted, s0.launchesInterpreted + uint64_t(launches - 1));
-  EXPECT_EQ(s1.functionsCached, s0.functionsCached + 1);
-  EXPECT_EQ(s1.functionsLoaded, s0.functionsLoaded); // linked by LLVM
-  EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled);
-  EXPECT_EQ(s1.backgroundCompiles, s0.backgroundCompiles + 1);
-  EXPECT_EQ(h.read<uint32_t>(out, 64), expected(launches, 9));
+  return false;
+}
+
+uint64_t earlyNow() {
+  ptx::jit::Stats &s = ptx::jit::stats();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.kernelsEarly;
+}
+uint64_t deferredNow() {
+  ptx::jit::Stats &s = ptx::jit::stats();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.kernelsDeferred;
+}
+
+// --jit auto remembers across runs how hot a kernel was (`<key>.jithot` beside its code): a run
+// after one where the kernel got hot switches at its first launch, to the cached code at once,
+// or, when the code is not in the cache, with the background compile started before that launch
+// (here: by a bound the first launch alone would not reach).
+TEST(JitCache, HotnessRecordSwitchesTheNextRunAtItsFirstLaunch) {
+  REQUIRE_JIT();
+  const std::string dir = tempDir("hotness");
+  std::string key;
+  {
+    ModeHarness h("auto", dir, "1000"); // 640 thread instructions a launch: hot after 2
+    ASSERT_TRUE(h.load(kernelPtx(17))) << h.errors;
+    key = cache::key(kernelFn(h), anchor(), cache::buildOf(anchor()));
+    const auto s0 = statsNow();
+    uint64_t out = h.alloc(64 * 4);
+    int launches = 0;
+    for (; statsNow().launchesJit == s0.launchesJit; ++launches)
+      ASSERT_TRUE(h.launch("k", {1}, {64}, {out}).ok());
+    EXPECT_GE(launches, 3); // two interpreted, then the compiled code
+    EXPECT_EQ(h.read<uint32_t>(out, 64), expected(launches, 17));
+  } // the engine's end writes the record
+  cache::Hotness rec;
+  std::string why;
+  ASSERT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Hit) << why;
+  EXPECT_EQ(rec.runs, 1u);
+  EXPECT_GE(rec.lastInsts, 3 * 640u);
+  EXPECT_EQ(rec.totalInsts, rec.lastInsts);
+  {
+    ModeHarness h("auto", dir, "1000");
+    ASSERT_TRUE(h.load(kernelPtx(17))) << h.errors;
+    const auto s0 = statsNow();
+    const uint64_t e0 = earlyNow();
+    EXPECT_EQ(runKernel(h, 1), expected(1, 17));
+    const auto s1 = statsNow();
+    EXPECT_EQ(earlyNow(), e0 + 1);
+    EXPECT_EQ(s1.launchesJit, s0.launchesJit + 1); // its first launch ran the cached code
+    EXPECT_EQ(s1.launchesInterpreted, s0.launchesInterpreted);
+    EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled);
+  }
+  ASSERT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Hit) << why;
+  EXPECT_EQ(rec.runs, 2u);
+  EXPECT_EQ(rec.lastInsts, 640u);
+  EXPECT_EQ(std::remove((dir + "/" + key + ".jitobj").c_str()), 0);
+  {
+    // the record (640 in the last run) against a bound of 500: hot before the first launch; the
+    // bound alone would wait for that launch to end
+    ModeHarness h("auto", dir, "500");
+    ASSERT_TRUE(h.load(kernelPtx(17))) << h.errors;
+    const auto s0 = statsNow();
+    const uint64_t e0 = earlyNow();
+    uint64_t out = h.alloc(64 * 4);
+    ASSERT_TRUE(h.launch("k", {1}, {64}, {out}).ok());
+    EXPECT_EQ(earlyNow(), e0 + 1);
+    ASSERT_TRUE(waitForFile(dir + "/" + key + ".jitobj")) << "the background compile wrote nothing";
+    // the stored code comes just before the job is marked done: wait for the switch
+    int launches = 1;
+    for (; statsNow().launchesJit == s0.launchesJit; ++launches)
+      ASSERT_TRUE(h.launch("k", {1}, {64}, {out}).ok());
+    const auto s1 = statsNow();
+    EXPECT_EQ(s1.backgroundCompiles, s0.backgroundCompiles + 1);
+    EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled + 1);
+    EXPECT_EQ(h.read<uint32_t>(out, 64), expected(launches, 17));
+  }
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// A damaged hotness record is named in a warning and ignored (the kernel starts interpreted, as
+// without one), and the run's own record replaces it.
+TEST(JitCache, DamagedHotnessRecordIsIgnoredWithAWarning) {
+  REQUIRE_JIT();
+  const std::string dir = tempDir("badhot");
+  const char *bad[] = {
+      "garbage\n",
+      "ptxsim-jit-hotness 1\nruns 0 last 5 total 5\n",     // no run
+      "ptxsim-jit-hotness 1\nruns 2 last 9 total 5\n",     // last above total
+      "ptxsim-jit-hotness 1\nruns 2 last 5 total 9\nzz\n", // trailing bytes
+      "ptxsim-jit-hotness 1\nruns 2 last 5",               // truncated
+      "ptxsim-jit-hotness 2\nruns 2 last 5 total 9\n",     // another version
+  };
+  for (const char *text : bad) {
+    std::string key, path;
+    {
+      ModeHarness probe("off", dir);
+      ASSERT_TRUE(probe.load(kernelPtx(19))) << probe.errors;
+      key = cache::key(kernelFn(probe), anchor(), cache::buildOf(anchor()));
+    }
+    path = dir + "/" + key + ".jithot";
+    std::system(("mkdir -p '" + dir + "'").c_str());
+    writeFile(path, text);
+    cache::Hotness rec;
+    std::string why;
+    ASSERT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Corrupt) << text;
+    EXPECT_NE(why.find("the JIT hotness record " + path), std::string::npos) << why;
+    EXPECT_NE(why.find("; it is ignored"), std::string::npos) << why;
+    {
+      ModeHarness h("auto", dir, "100");
+      ASSERT_TRUE(h.load(kernelPtx(19))) << h.errors;
+      const auto s0 = statsNow();
+      const uint64_t e0 = earlyNow();
+      testing::internal::CaptureStderr();
+      const auto v = runKernel(h, 1);
+      const std::string err = testing::internal::GetCapturedStderr();
+      EXPECT_EQ(v, expected(1, 19));
+      EXPECT_EQ(earlyNow(), e0); // ignored: nothing early
+      EXPECT_EQ(statsNow().launchesInterpreted, s0.launchesInterpreted + 1);
+      // (warned once per process and text: the first damaged file's warning is the one seen)
+      if (text == bad[0])
+        EXPECT_NE(err.find("warning: the JIT hotness record " + path + " is not a ptxsim JIT hotness record; it is ignored"),
+                  std::string::npos)
+            << err;
+    }
+    ASSERT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Hit) << why; // rewritten
+    EXPECT_EQ(rec.runs, 1u);
+    EXPECT_EQ(rec.lastInsts, 640u);
+  }
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// A kernel that never gets hot within a run, but whose instructions over the runs its record
+// remembers pass the compile's estimate (PTXSIM_JIT_DEFER_INSTS here), is compiled at the end of
+// the run in a detached process that the run does not wait for; the next run finds its code.
+TEST(JitCache, DetachedCompileFillsTheCacheForTheNextRun) {
+  REQUIRE_JIT();
+  const std::string dir = tempDir("detached");
+  setenv("PTXSIM_JIT_DEFER_INSTS", "1000", 1);
+  std::string key;
+  {
+    ModeHarness h("auto", dir, "100000000"); // never hot within the run
+    ASSERT_TRUE(h.load(kernelPtx(23))) << h.errors;
+    key = cache::key(kernelFn(h), anchor(), cache::buildOf(anchor()));
+    const auto s0 = statsNow();
+    EXPECT_EQ(runKernel(h, 1), expected(1, 23)); // 640: below 1000, no record yet
+    EXPECT_EQ(statsNow().launchesInterpreted, s0.launchesInterpreted + 1);
+  }
+  cache::Hotness rec;
+  std::string why;
+  EXPECT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Miss);
+  {
+    ModeHarness h("auto", dir, "100000000");
+    ASSERT_TRUE(h.load(kernelPtx(23))) << h.errors;
+    const uint64_t d0 = deferredNow();
+    EXPECT_EQ(runKernel(h, 2), expected(2, 23)); // 1,280
+    EXPECT_EQ(deferredNow(), d0);
+    h.engine.reset(); // the end of the run: record, and the detached compile
+    EXPECT_EQ(deferredNow(), d0 + 1);
+  }
+  ASSERT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Hit) << why;
+  EXPECT_EQ(rec.lastInsts, 1280u);
+  ASSERT_TRUE(waitForFile(dir + "/" + key + ".jitobj")) << "the detached compile wrote nothing";
+  unsetenv("PTXSIM_JIT_DEFER_INSTS");
+  {
+    ModeHarness h("on", dir);
+    ASSERT_TRUE(h.load(kernelPtx(23))) << h.errors;
+    const auto s0 = statsNow();
+    EXPECT_EQ(runKernel(h, 2), expected(2, 23));
+    const auto s1 = statsNow();
+    EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled); // the detached process's code
+    EXPECT_EQ(s1.functionsCached, s0.functionsCached + 1);
+  }
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
