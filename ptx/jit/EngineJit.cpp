@@ -432,11 +432,13 @@ constexpr uint64_t kRecordFrom = 1000000;
 /// The thread instructions after which a kernel not in the cache is compiled for later runs,
 /// counted over the runs its record remembers: as many as the interpreter runs (kInterpRate) in
 /// the compile's estimated time, so the compile costs at most what interpreting the kernel has
-/// cost so far (PTXSIM_JIT_DEFER_INSTS sets the count).
-uint64_t deferAfter(const std::vector<const ir::Function *> &fns) {
-  const size_t fixed = envCount("PTXSIM_JIT_DEFER_INSTS", 0, "the JIT estimates it per kernel");
+/// cost so far. PTXSIM_JIT_DEFER_INSTS sets the count (`fixed`; then the code is compiled even
+/// where a run like this one would not map it).
+uint64_t deferAfter(const std::vector<const ir::Function *> &fns, bool &fixed) {
+  const size_t n = envCount("PTXSIM_JIT_DEFER_INSTS", 0, "the JIT estimates it per kernel");
+  fixed = n != 0;
   if (fixed)
-    return fixed;
+    return n;
   double s = 0;
   for (const ir::Function *f : fns)
     s += kCompileBase + kCompilePerInst * double(f->code.size());
@@ -524,17 +526,20 @@ void recordRun(Tier &t, std::unique_lock<std::mutex> &lock, Pick pick, bool eras
     }
     if (kt.seen && !kt.key.empty()) {
       std::vector<const ir::Function *> fns = closure(*it->first.first, it->first.second);
-      const uint64_t deferAt = fns.empty() || kt.hotAt == UINT64_MAX ? UINT64_MAX : deferAfter(fns);
+      bool fixed = false;
+      const uint64_t deferAt = fns.empty() || kt.hotAt == UINT64_MAX ? UINT64_MAX : deferAfter(fns, fixed);
       if (kt.runInsts >= std::min({kRecordFrom, kt.hotAt, deferAt}) || kt.past.runs) {
         jit::cache::Hotness h;
         h.runs = kt.past.runs + 1;
         h.lastInsts = kt.runInsts;
         h.totalInsts = std::max(kt.past.totalInsts + kt.runInsts, kt.past.totalInsts); // saturating
         records.push_back({kt.dir, kt.key, h});
+        // compiled for later only when a run like this one would switch to the cached code
+        const bool used = fixed || kt.runInsts >= hotAfter(fns, true, !loaderIdentity().empty());
         bool inCache = true;
         for (const ir::Function *f : fns)
           inCache = inCache && jit::cache::exists(kt.dir, cacheKey(*f));
-        if (!inCache && h.totalInsts >= deferAt)
+        if (!inCache && used && h.totalInsts >= deferAt)
           work.emplace_back(it->first.second, std::move(fns));
       }
     }
@@ -542,9 +547,10 @@ void recordRun(Tier &t, std::unique_lock<std::mutex> &lock, Pick pick, bool eras
   }
   lock.unlock();
   for (const Item &r : records) {
+    // a hint only: a directory that cannot be written costs the next run its early switch, and
+    // the code's own store names the problem when something is compiled
     std::string err;
-    if (!jit::cache::storeHotness(r.dir, r.key, r.h, err))
-      warnOnce("JIT hotness record: " + err + " (the run goes on without it)");
+    jit::cache::storeHotness(r.dir, r.key, r.h, err);
   }
   if (!work.empty()) {
     {
