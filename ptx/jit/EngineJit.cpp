@@ -8,20 +8,22 @@
 #include "ptx/jit/ObjectLoader.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
-#include <cerrno>
-#include <csignal>
+#include <thread>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 
 namespace ptxsim::ptx::exec {
@@ -463,6 +465,31 @@ void closeInheritedFds() {
       ::close(fd);
 }
 
+/// A kernel to compile for later runs: it, the functions it needs, and its claim (busyClaim).
+struct Deferred {
+  const ir::Function *kernel;
+  std::vector<const ir::Function *> fns;
+  std::string busy;
+};
+
+/// Claims the detached compile of a kernel for this process: creates `path` (`<key>.jitbusy`)
+/// unless it exists, so that runs ending while a compile is under way do not start it again. A
+/// claim older than an hour is taken over (its process was killed).
+bool busyClaim(const std::string &path) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return true;
+    }
+    struct stat st {};
+    if (errno != EEXIST || ::stat(path.c_str(), &st) != 0 || st.st_mtime + 3600 >= ::time(nullptr))
+      return false;
+    ::unlink(path.c_str());
+  }
+  return false;
+}
+
 /// Compiles `work` (each: the kernel and the functions it needs) into the disk cache in a
 /// detached process at low priority, and returns at once: the program neither waits for it nor
 /// pays its wall time on a machine with an idle core; the next run maps the code. The process
@@ -470,15 +497,18 @@ void closeInheritedFds() {
 /// never sees it), in a session of its own, with /dev/null as its standard streams and no other
 /// inherited descriptor; it runs only obtain() and leaves with _exit, and an alarm ends it
 /// should it ever hang.
-void compileDetached(const std::vector<std::pair<const ir::Function *, std::vector<const ir::Function *>>> &work) {
+void compileDetached(const std::vector<Deferred> &work) {
   double estimate = 0;
   for (const auto &w : work)
-    for (const ir::Function *f : w.second)
+    for (const ir::Function *f : w.fns)
       estimate += kCompileBase + kCompilePerInst * double(f->code.size());
   std::fflush(nullptr); // nothing buffered is written twice (the children leave with _exit)
   const pid_t child = ::fork();
-  if (child < 0)
+  if (child < 0) {
+    for (const Deferred &w : work)
+      ::unlink(w.busy.c_str());
     return; // no process: nothing compiled for later, nothing else changes
+  }
   if (child == 0) {
     if (::fork() != 0)
       ::_exit(0);
@@ -497,8 +527,10 @@ void compileDetached(const std::vector<std::pair<const ir::Function *, std::vect
     sigaddset(&alrm, SIGALRM);
     ::sigprocmask(SIG_UNBLOCK, &alrm, nullptr);
     ::alarm(unsigned(60 + 20 * estimate));
-    for (const auto &w : work)
-      obtain(nullptr, w.second, w.first);
+    for (const Deferred &w : work) {
+      obtain(nullptr, w.fns, w.kernel);
+      ::unlink(w.busy.c_str());
+    }
     ::_exit(0);
   }
   int status = 0;
@@ -517,7 +549,7 @@ void recordRun(Tier &t, std::unique_lock<std::mutex> &lock, Pick pick, bool eras
     jit::cache::Hotness h;
   };
   std::vector<Item> records;
-  std::vector<std::pair<const ir::Function *, std::vector<const ir::Function *>>> work;
+  std::vector<Deferred> work;
   for (auto it = t.kernels.begin(); it != t.kernels.end();) {
     const KernelTier &kt = it->second;
     if (!pick(it->first)) {
@@ -540,7 +572,7 @@ void recordRun(Tier &t, std::unique_lock<std::mutex> &lock, Pick pick, bool eras
         for (const ir::Function *f : fns)
           inCache = inCache && jit::cache::exists(kt.dir, cacheKey(*f));
         if (!inCache && used && h.totalInsts >= deferAt)
-          work.emplace_back(it->first.second, std::move(fns));
+          work.push_back({it->first.second, std::move(fns), kt.dir + "/" + kt.key + ".jitbusy"});
       }
     }
     it = erase ? t.kernels.erase(it) : std::next(it);
@@ -552,6 +584,8 @@ void recordRun(Tier &t, std::unique_lock<std::mutex> &lock, Pick pick, bool eras
     std::string err;
     jit::cache::storeHotness(r.dir, r.key, r.h, err);
   }
+  work.erase(std::remove_if(work.begin(), work.end(), [](const Deferred &w) { return !busyClaim(w.busy); }),
+             work.end());
   if (!work.empty()) {
     {
       jit::Stats &st = jit::stats();
@@ -564,7 +598,7 @@ void recordRun(Tier &t, std::unique_lock<std::mutex> &lock, Pick pick, bool eras
 }
 
 /// At exit, after waitAtExit (registered later, so run first): the records of the kernels whose
-/// engines are still alive.
+/// engines are still alive (their entries go, so an engine destroyed after this writes none).
 void recordAtExit() {
   Tier &t = tier();
   std::unique_lock<std::mutex> lock(t.mu);
@@ -573,7 +607,7 @@ void recordAtExit() {
   t.queue.clear();
   if (t.started && t.pid == ::getpid())
     t.cv.wait(lock, [&] { return !t.busy; });
-  recordRun(t, lock, [](const auto &) { return true; }, false);
+  recordRun(t, lock, [](const auto &) { return true; }, true); // (an engine ending later: none twice)
 }
 } // namespace
 

@@ -320,8 +320,9 @@ bool compileInChild(const std::string &dir, int k) {
       std::string why;
       if (ptx::jit::backend(why)) {
         ModeHarness h("on", dir);
+        const uint64_t before = statsNow().functionsCompiled; // (the parent's earlier tests count)
         ok = h.load(kernelPtx(k)) && runKernel(h, 1) == expected(1, uint32_t(k)) &&
-             statsNow().functionsCompiled == 1;
+             statsNow().functionsCompiled == before + 1;
       }
     }
     std::fflush(nullptr);
@@ -661,7 +662,8 @@ TEST(JitCache, DamagedHotnessRecordIsIgnoredWithAWarning) {
 
 // A kernel that never gets hot within a run, but whose instructions over the runs its record
 // remembers pass the compile's estimate (PTXSIM_JIT_DEFER_INSTS here), is compiled at the end of
-// the run in a detached process that the run does not wait for; the next run finds its code.
+// the run in a detached process that the run does not wait for; the next run finds its code. A
+// compile another process has claimed is not started again.
 TEST(JitCache, DetachedCompileFillsTheCacheForTheNextRun) {
   REQUIRE_JIT();
   const std::string dir = tempDir("detached");
@@ -678,19 +680,39 @@ TEST(JitCache, DetachedCompileFillsTheCacheForTheNextRun) {
   cache::Hotness rec;
   std::string why;
   EXPECT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Miss);
+  // another process's compile of it under way (its claim): not started again
+  std::system(("mkdir -p '" + dir + "'").c_str());
+  const std::string busy = dir + "/" + key + ".jitbusy";
+  writeFile(busy, "");
   {
     ModeHarness h("auto", dir, "100000000");
     ASSERT_TRUE(h.load(kernelPtx(23))) << h.errors;
     const uint64_t d0 = deferredNow();
     EXPECT_EQ(runKernel(h, 2), expected(2, 23)); // 1,280
+    h.engine.reset(); // the end of the run: the record, no compile
+    EXPECT_EQ(deferredNow(), d0);
+  }
+  ASSERT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Hit) << why;
+  EXPECT_EQ(rec.lastInsts, 1280u);
+  EXPECT_EQ(std::remove(busy.c_str()), 0);
+  {
+    ModeHarness h("auto", dir, "100000000");
+    ASSERT_TRUE(h.load(kernelPtx(23))) << h.errors;
+    const uint64_t d0 = deferredNow();
+    EXPECT_EQ(runKernel(h, 1), expected(1, 23));
     EXPECT_EQ(deferredNow(), d0);
     h.engine.reset(); // the end of the run: record, and the detached compile
     EXPECT_EQ(deferredNow(), d0 + 1);
   }
   ASSERT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Hit) << why;
-  EXPECT_EQ(rec.lastInsts, 1280u);
+  EXPECT_EQ(rec.runs, 2u);
+  EXPECT_EQ(rec.lastInsts, 640u);
+  EXPECT_EQ(rec.totalInsts, 1920u);
   ASSERT_TRUE(waitForFile(dir + "/" + key + ".jitobj")) << "the detached compile wrote nothing";
   unsetenv("PTXSIM_JIT_DEFER_INSTS");
+  for (int i = 0; i < 30000 && ::access(busy.c_str(), F_OK) == 0; ++i) // its claim goes at its end
+    ::usleep(10000);
+  EXPECT_NE(::access(busy.c_str(), F_OK), 0) << "the detached compile left its claim";
   {
     ModeHarness h("on", dir);
     ASSERT_TRUE(h.load(kernelPtx(23))) << h.errors;
