@@ -12,16 +12,18 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <map>
 #include <memory>
 #include <thread>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -300,7 +302,9 @@ bool install(const Kernel &k, const std::vector<const ir::Function *> &fns, cons
 // large ones are compiled in pc ranges (kCompileBase + kCompilePerInst each; then on one
 // background thread, switched in at the first launch after it ends). So a program never spends
 // more than about a tenth of the time it has run on the switch (the exit waits for a compile in
-// flight). PTXSIM_JIT_HOT_INSTS sets the count.
+// flight). PTXSIM_JIT_HOT_INSTS sets the count. Across runs, the hotness record (recordRun,
+// below) makes a kernel hot at its first launch when the last run reached the bound, and
+// compiles kernels hot over several runs after a run, in a detached process.
 constexpr double kHotFactor = 10, kInterpRate = 1e9, kLoadSeconds = 0.1, kLoaderSeconds = 0.0005;
 constexpr double kCompileBase = 0.02, kCompilePerInst = 0.005; // CPU s; docs/executor.md
 uint64_t hotAfter(const std::vector<const ir::Function *> &fns, bool cached, bool viaLoader) {
@@ -389,6 +393,24 @@ void waitAtExit() {
   t.cv.wait(lock, [&] { return !t.busy; });
 }
 
+void recordAtExit();
+/// Registers recordAtExit (again) once LLVM is loaded in this process, so that at exit it runs
+/// before LLVM's static destructors (registered when the module was loaded; exit handlers run
+/// last-registered first): the detached compile it may fork uses LLVM's state. The earlier
+/// registration then finds nothing left to record. `t.mu` is held.
+void recordAfterLlvm(Tier &t) {
+  static bool done = false;
+  if (done || !t.recordPid)
+    return;
+  const std::string m = jit::moduleFile();
+  void *h = m.empty() ? nullptr : ::dlopen(m.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (!h)
+    return;
+  ::dlclose(h);
+  done = true;
+  std::atexit(recordAtExit);
+}
+
 /// Queues `k`'s compile on the background thread (loading LLVM first, on this thread, so that
 /// waitAtExit runs before LLVM's destructors). `lock` holds t.mu and is held again on return;
 /// false, with the reason named once, when LLVM cannot be loaded.
@@ -412,8 +434,10 @@ bool startCompile(Tier &t, std::unique_lock<std::mutex> &lock, KernelTier &kt, c
     return false;
   }
   if (!t.started || t.pid != ::getpid()) { // (a forked child has no worker: it starts its own)
-    if (!t.started)
+    if (!t.started) {
+      recordAfterLlvm(t); // (runs after waitAtExit, before LLVM's destructors)
       std::atexit(waitAtExit);
+    }
     t.started = true;
     t.pid = ::getpid();
     t.busy = false;
@@ -527,6 +551,8 @@ void compileDetached(const std::vector<Deferred> &work) {
     sigaddset(&alrm, SIGALRM);
     ::sigprocmask(SIG_UNBLOCK, &alrm, nullptr);
     ::alarm(unsigned(60 + 20 * estimate));
+    const rlimit noCore{0, 0}; // should it crash, no core file in the program's directory
+    ::setrlimit(RLIMIT_CORE, &noCore);
     for (const Deferred &w : work) {
       obtain(nullptr, w.fns, w.kernel);
       ::unlink(w.busy.c_str());
@@ -689,7 +715,12 @@ bool Engine::prepareJit(const Kernel &k) {
     fns = closure(*prog_, k.fn);
   }
   // LLVM is loaded only for what the JIT's own loader cannot map from the cache
-  return install(k, fns, obtain(nullptr, fns, k.fn), false);
+  const Obtained o = obtain(nullptr, fns, k.fn);
+  if (jitMode_ == (uint8_t)jit::Mode::Auto) {
+    std::lock_guard<std::mutex> lock(tier().mu);
+    recordAfterLlvm(tier()); // (when that linked or compiled with LLVM)
+  }
+  return install(k, fns, o, false);
 }
 
 void Engine::observeJit(const Kernel &k, const LaunchResult &r) {
