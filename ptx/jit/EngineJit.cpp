@@ -635,6 +635,43 @@ void recordAtExit() {
     t.cv.wait(lock, [&] { return !t.busy; });
   recordRun(t, lock, [](const auto &) { return true; }, true); // (an engine ending later: none twice)
 }
+/// A kernel's first launch under --jit auto: whether its code is cached, its hotness bound, and
+/// its hotness record, which may make it hot at once. `lock` holds t.mu.
+void firstLaunch(Tier &t, std::unique_lock<std::mutex> &lock, KernelTier &kt, const Program &prog,
+                 const Kernel &k) {
+  kt.seen = true;
+  const std::string dir = cache::directory();
+  kt.cached = !dir.empty();
+  for (const ir::Function *f : closure(prog, k.fn))
+    kt.cached = kt.cached && cache::exists(dir, cacheKey(*f));
+  kt.viaLoader = kt.cached && !loaderIdentity().empty();
+  kt.hotAt = hotAfter(closure(prog, k.fn), kt.cached, kt.viaLoader);
+  if (!dir.empty()) {
+    kt.dir = dir;
+    kt.key = cacheKey(*k.fn);
+    std::string why;
+    if (cache::loadHotness(dir, kt.key, kt.past, why) == cache::Load::Corrupt)
+      warnOnce(why);
+    if (!t.recordPid) {
+      t.recordPid = ::getpid();
+      std::atexit(recordAtExit);
+    }
+    // hot in the last run by this run's bound: switch now (the cached code at this launch,
+    // else the background compile from this launch on), not after the bound again
+    if (kt.past.lastInsts >= kt.hotAt) {
+      {
+        jit::Stats &st = jit::stats();
+        std::lock_guard<std::mutex> slock(st.mu);
+        ++st.kernelsEarly;
+      }
+      if (kt.cached)
+        kt.linkNow = true;
+      else
+        startCompile(t, lock, kt, prog, k);
+    }
+  }
+}
+
 } // namespace
 
 bool Engine::prepareJit(const Kernel &k) {
@@ -656,38 +693,8 @@ bool Engine::prepareJit(const Kernel &k) {
       lock.unlock();
       return install(k, job->fns, job->result, true);
     }
-    if (!kt.seen) {
-      kt.seen = true;
-      const std::string dir = cache::directory();
-      kt.cached = !dir.empty();
-      for (const ir::Function *f : closure(*prog_, k.fn))
-        kt.cached = kt.cached && cache::exists(dir, cacheKey(*f));
-      kt.viaLoader = kt.cached && !loaderIdentity().empty();
-      kt.hotAt = hotAfter(closure(*prog_, k.fn), kt.cached, kt.viaLoader);
-      if (!dir.empty()) {
-        kt.dir = dir;
-        kt.key = cacheKey(*k.fn);
-        std::string why;
-        if (cache::loadHotness(dir, kt.key, kt.past, why) == cache::Load::Corrupt)
-          warnOnce(why);
-        if (!t.recordPid) {
-          t.recordPid = ::getpid();
-          std::atexit(recordAtExit);
-        }
-        // hot in the last run by this run's bound: switch now (the cached code at this launch,
-        // else the background compile from this launch on), not after the bound again
-        if (kt.past.lastInsts >= kt.hotAt) {
-          {
-            std::lock_guard<std::mutex> slock(st.mu);
-            ++st.kernelsEarly;
-          }
-          if (kt.cached)
-            kt.linkNow = true;
-          else
-            startCompile(t, lock, kt, *prog_, k);
-        }
-      }
-    }
+    if (!kt.seen)
+      firstLaunch(t, lock, kt, *prog_, k);
     if (!kt.linkNow) {
       std::lock_guard<std::mutex> slock(st.mu);
       ++st.launchesInterpreted;
