@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -542,6 +543,9 @@ void compileDetached(const std::vector<Deferred> &work) {
       ::dup2(null, 0), ::dup2(null, 1), ::dup2(null, 2);
     }
     closeInheritedFds();
+    // the program's device memory (the arenas ptx/exec/Memory.cpp places from 16 TiB on) is not
+    // the compile's: dropped, so that this process does not keep it after the program ended
+    ::munmap(reinterpret_cast<void *>(uintptr_t(16) << 40), uintptr_t(32) << 40);
     if (::nice(10) == -1) {
       // (keeps its priority)
     }
