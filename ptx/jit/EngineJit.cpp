@@ -607,6 +607,10 @@ void recordRun(Tier &t, std::unique_lock<std::mutex> &lock, Pick pick, bool eras
     }
     it = erase ? t.kernels.erase(it) : std::next(it);
   }
+  // not while this process's background thread compiles (the fork would copy LLVM's locks held):
+  // the kernel is left to the end of a later run
+  if (t.started && t.pid == ::getpid() && (t.busy || !t.queue.empty()))
+    work.clear();
   lock.unlock();
   for (const Item &r : records) {
     // a hint only: a directory that cannot be written costs the next run its early switch, and
@@ -639,6 +643,7 @@ void recordAtExit() {
     t.cv.wait(lock, [&] { return !t.busy; });
   recordRun(t, lock, [](const auto &) { return true; }, true); // (an engine ending later: none twice)
 }
+
 /// A kernel's first launch under --jit auto: whether its code is cached, its hotness bound, and
 /// its hotness record, which may make it hot at once. `lock` holds t.mu.
 void firstLaunch(Tier &t, std::unique_lock<std::mutex> &lock, KernelTier &kt, const Program &prog,
