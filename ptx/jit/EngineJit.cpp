@@ -472,6 +472,21 @@ uint64_t deferAfter(const std::vector<const ir::Function *> &fns, bool &fixed) {
   return uint64_t(kInterpRate * s);
 }
 
+/// Whether a run may leave a detached compile behind it (PTXSIM_JIT_COMPILE_LATER=1). Off by
+/// default: a process that outlives the program surprises a user (and a batch system, which kills
+/// it with the job), so the hotness records are always kept but the compile for later runs is
+/// opt-in. Read at each run's end (tests set it per run); any other value than 0 or 1 is said once.
+bool compileLaterAllowed() {
+  const char *v = std::getenv("PTXSIM_JIT_COMPILE_LATER");
+  if (!v || !*v || std::strcmp(v, "0") == 0)
+    return false;
+  if (std::strcmp(v, "1") == 0)
+    return true;
+  warnOnce(std::string("PTXSIM_JIT_COMPILE_LATER must be 0 or 1, not '") + v +
+           "'; no kernel is compiled after the run");
+  return false;
+}
+
 /// Closes every file descriptor from 3 on (the program's pipes and sockets, which a reader may
 /// wait on for their end).
 void closeInheritedFds() {
@@ -610,6 +625,8 @@ void recordRun(Tier &t, std::unique_lock<std::mutex> &lock, Pick pick, bool eras
   // not while this process's background thread compiles (the fork would copy LLVM's locks held):
   // the kernel is left to the end of a later run
   if (t.started && t.pid == ::getpid() && (t.busy || !t.queue.empty()))
+    work.clear();
+  if (!compileLaterAllowed())
     work.clear();
   lock.unlock();
   for (const Item &r : records) {

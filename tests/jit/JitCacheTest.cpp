@@ -668,6 +668,7 @@ TEST(JitCache, DetachedCompileFillsTheCacheForTheNextRun) {
   REQUIRE_JIT();
   const std::string dir = tempDir("detached");
   setenv("PTXSIM_JIT_DEFER_INSTS", "1000", 1);
+  setenv("PTXSIM_JIT_COMPILE_LATER", "1", 1); // opt-in
   std::string key;
   {
     ModeHarness h("auto", dir, "100000000"); // never hot within the run
@@ -710,6 +711,7 @@ TEST(JitCache, DetachedCompileFillsTheCacheForTheNextRun) {
   EXPECT_EQ(rec.totalInsts, 1920u);
   ASSERT_TRUE(waitForFile(dir + "/" + key + ".jitobj")) << "the detached compile wrote nothing";
   unsetenv("PTXSIM_JIT_DEFER_INSTS");
+  unsetenv("PTXSIM_JIT_COMPILE_LATER");
   for (int i = 0; i < 30000 && ::access(busy.c_str(), F_OK) == 0; ++i) // its claim goes at its end
     ::usleep(10000);
   EXPECT_NE(::access(busy.c_str(), F_OK), 0) << "the detached compile left its claim";
@@ -722,6 +724,39 @@ TEST(JitCache, DetachedCompileFillsTheCacheForTheNextRun) {
     EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled); // the detached process's code
     EXPECT_EQ(s1.functionsCached, s0.functionsCached + 1);
   }
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// Without PTXSIM_JIT_COMPILE_LATER=1 a run that passes the estimate keeps its record but leaves
+// no process behind it: nothing is compiled for later, and no claim or code appears.
+TEST(JitCache, CompileLaterIsOptIn) {
+  REQUIRE_JIT();
+  const std::string dir = tempDir("later_off");
+  setenv("PTXSIM_JIT_DEFER_INSTS", "1000", 1);
+  for (const char *v : {"", "0", "yes"}) { // unset, off, and a value it warns about
+    if (*v)
+      setenv("PTXSIM_JIT_COMPILE_LATER", v, 1);
+    else
+      unsetenv("PTXSIM_JIT_COMPILE_LATER");
+    std::string key;
+    for (int run = 0; run < 2; ++run) { // 640, then 1,920 in all: past the estimate
+      ModeHarness h("auto", dir, "100000000");
+      ASSERT_TRUE(h.load(kernelPtx(23))) << h.errors;
+      key = cache::key(kernelFn(h), anchor(), cache::buildOf(anchor()));
+      const uint64_t d0 = deferredNow();
+      EXPECT_EQ(runKernel(h, 1), expected(1, 23));
+      h.engine.reset();
+      EXPECT_EQ(deferredNow(), d0) << "PTXSIM_JIT_COMPILE_LATER='" << v << "'";
+    }
+    cache::Hotness rec;
+    std::string why;
+    ASSERT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Hit) << why;
+    EXPECT_GE(rec.runs, 2u);
+    EXPECT_NE(::access((dir + "/" + key + ".jitbusy").c_str(), F_OK), 0);
+    EXPECT_NE(::access((dir + "/" + key + ".jitobj").c_str(), F_OK), 0);
+  }
+  unsetenv("PTXSIM_JIT_DEFER_INSTS");
+  unsetenv("PTXSIM_JIT_COMPILE_LATER");
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
