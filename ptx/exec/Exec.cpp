@@ -1005,8 +1005,9 @@ void keepLanes(Warp &w, uint32_t keep) {
 
 /// Moves the lanes of the running group's top entry into a new parked group that waits for
 /// `why`; the running group keeps its other lanes (there must be some).
-[[gnu::cold, gnu::noinline]] void splitOff(Warp &w, GroupWait why, uint32_t barId = 0) {
-  uint32_t top = w.stack.back().mask;
+/// A new group holding a copy of the running group's control state: its stack, calls, function
+/// and frame (splitRunning then gives it its lanes).
+ThreadGroup copyControl(const Warp &w) {
   ThreadGroup g;
   g.stack = w.stack;
   g.calls = w.calls;
@@ -1015,18 +1016,29 @@ void keepLanes(Warp &w, uint32_t keep) {
   g.regBase = w.regBase;
   g.predBase = w.predBase;
   g.frameBase = w.frameBase;
-  g.waitStep = w.waitStep;
-  g.waitData = w.waitData;
-  keepLanes(w, ~top); // the running group: the rest
+  return g;
+}
+
+/// Parks `g` (a copyControl of the running group) with lanes `moved`; the running group keeps
+/// its other lanes.
+void splitRunning(Warp &w, ThreadGroup &&g, uint32_t moved) {
+  keepLanes(w, ~moved); // the running group: the rest
   swapGroup(w, g);
-  keepLanes(w, top); // the copy: the top entry's lanes
+  keepLanes(w, moved); // the copy: lanes `moved`
   swapGroup(w, g);
-  g.wait = why;
-  g.barId = barId;
   g.spinPc = ir::kNoPc;
   g.spinCount = 0;
   w.groups.push_back(std::move(g));
   ++w.groupSwitches;
+}
+
+[[gnu::cold, gnu::noinline]] void splitOff(Warp &w, GroupWait why, uint32_t barId = 0) {
+  ThreadGroup g = copyControl(w);
+  g.waitStep = w.waitStep;
+  g.waitData = w.waitData;
+  g.wait = why;
+  g.barId = barId;
+  splitRunning(w, std::move(g), w.stack.back().mask); // the top entry's lanes
 }
 
 /// Independent thread scheduling across calls (Warp::leaveCalls): lanes `m` have returned from
@@ -1036,22 +1048,7 @@ void keepLanes(Warp &w, uint32_t keep) {
 /// ptxas puts no convergence barrier after such a call, so on the GPU the lanes that return
 /// first run on (tools/correlate/README.md, 13_recursion).
 [[gnu::cold, gnu::noinline]] void leaveCall(Warp &w, uint32_t m) {
-  ThreadGroup g;
-  g.stack = w.stack;
-  g.calls = w.calls;
-  g.stackSaves = w.stackSaves;
-  g.fn = w.fn;
-  g.regBase = w.regBase;
-  g.predBase = w.predBase;
-  g.frameBase = w.frameBase;
-  keepLanes(w, ~m); // the running group: the lanes still in the callee
-  swapGroup(w, g);
-  keepLanes(w, m); // the copy: lanes m in the caller
-  swapGroup(w, g);
-  g.spinPc = ir::kNoPc;
-  g.spinCount = 0;
-  w.groups.push_back(std::move(g));
-  ++w.groupSwitches;
+  splitRunning(w, copyControl(w), m); // lanes m go on in the caller; the rest stay in the callee
 }
 
 /// Parks the running group's top-entry lanes waiting for `why`. When they are the whole group,
