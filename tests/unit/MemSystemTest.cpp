@@ -5,11 +5,13 @@
 
 #include "timing/mem/LdstUnit.h"
 #include "timing/mem/MemorySystem.h"
+#include "timing/mem/Ring.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <memory>
+#include <queue>
 #include <vector>
 
 namespace ptxsim::timing {
@@ -112,6 +114,70 @@ TEST(LdstCoalesce, MisalignedAndLocalAccesses) {
   EXPECT_EQ(LdstUnit::localAddress(0, 0, 0, 0x44) - LdstUnit::localAddress(0, 0, 0, 0x40), 128u);
 }
 
+// An access whose lanes are read through laneAddr with addrBias (how the SM passes its record)
+// coalesces, hits and times exactly as the same addresses in addr: global lines and sectors
+// (misaligned 8-byte lanes), local memory, a constant broadcast and a global atomic.
+TEST(LdstCoalesce, LaneAddressesReadInPlaceWithABias) {
+  const uint64_t bias = 0x1230000000ull;
+  const WarpMemAccess accesses[] = {strided(MemSpaceKind::Global, 0x20010, 8, 8),
+                                    strided(MemSpaceKind::Global, 0x30000, 132),
+                                    strided(MemSpaceKind::Local, 0x44, 4),
+                                    strided(MemSpaceKind::Const, 0x9000, 0)};
+  Rig copied(smallGpu()), inPlace(smallGpu());
+  uint64_t tag = 1;
+  for (WarpMemAccess a : accesses) {
+    for (bool atomic : {false, true}) {
+      if (atomic && a.space != MemSpaceKind::Global)
+        continue;
+      a.atomic = atomic;
+      WarpMemAccess b = a;
+      uint64_t lanes[32];
+      for (uint32_t l = 0; l < 32; ++l) {
+        lanes[l] = a.addr[l] - bias;
+        b.addr[l] = 0; // not read
+      }
+      b.laneAddr = lanes;
+      b.addrBias = bias;
+      for (int twice = 0; twice < 2; ++twice, ++tag) // (a miss, then a hit)
+        EXPECT_EQ(inPlace.run(0, b, tag), copied.run(0, a, tag)) << tag;
+    }
+  }
+  EXPECT_EQ(inPlace.ldst[0]->statPairs(), copied.ldst[0]->statPairs());
+  EXPECT_GT(copied.ldst[0]->stats().coalescedTransactions, 40u);
+}
+
+// Ring::pushSorted (the LD/ST unit's data arrivals): pops the same sequence as a min-heap of
+// (cycle, slot) pairs under interleaved pushes and pops, mostly in order as the unit pushes
+// (now + a latency) and sometimes far out of order, through the ring's growth.
+TEST(LdstRing, PushSortedPopsAsAPriorityQueue) {
+  using Event = std::pair<Cycle, uint32_t>;
+  Ring<Event> ring(4);
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> heap;
+  uint64_t x = 12345;
+  auto rnd = [&x] {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return uint32_t(x >> 33);
+  };
+  Cycle now = 0;
+  size_t popped = 0;
+  for (int step = 0; step < 20000; ++step) {
+    for (uint32_t k = rnd() % 4; k-- > 0;) {
+      Event e{now + (rnd() % 8 == 0 ? rnd() % 500 : 20 + rnd() % 3), rnd() % 256};
+      ring.pushSorted(e);
+      heap.push(e);
+    }
+    ASSERT_EQ(ring.size(), heap.size());
+    while (!heap.empty() && heap.top().first <= now) {
+      ASSERT_EQ(ring.front(), heap.top());
+      ASSERT_EQ(ring.pop(), heap.top());
+      heap.pop();
+      ++popped;
+    }
+    now += 1 + rnd() % 2;
+  }
+  EXPECT_GT(popped, 20000u);
+}
+
 TEST(LdstShared, BankConflictDegrees) {
   TimingConfig c = smallGpu();
   Rig r(c);
@@ -153,7 +219,22 @@ TEST(LdstShared, BankConflictDegreeIsTheMostDistinctWordsInABank) {
     return x;
   };
   uint32_t cases = 0, conflicted = 0, single = 0;
-  for (uint32_t banks : {32u, 16u}) {
+  // the same access read through laneAddr (the SM's record, not copied) with a bias must give
+  // the same degree
+  auto viaLanes = [](const WarpMemAccess &a, uint32_t banks) {
+    WarpMemAccess b = a;
+    uint64_t lanes[32];
+    const uint64_t bias = 0x7000000000001000ull;
+    for (uint32_t l = 0; l < 32; ++l) {
+      lanes[l] = a.addr[l] - bias;
+      b.addr[l] = ~uint64_t(0); // not read
+    }
+    b.laneAddr = lanes;
+    b.addrBias = bias;
+    return bankConflictDegree(b, banks);
+  };
+  // (24 and 1: bank counts that are not a power of two or trivial take the division)
+  for (uint32_t banks : {32u, 16u, 24u, 1u}) {
     for (uint32_t bytes : {1u, 4u, 8u, 16u}) {
       for (uint32_t stride : {0u, 1u, 2u, 4u, 8u, 12u, 16u, 33u, 128u, 132u}) {
         for (uint32_t mask : {0xffffffffu, 0x0000ffffu, 0x80000001u, 0x00000001u, 0u}) {
@@ -163,6 +244,7 @@ TEST(LdstShared, BankConflictDegreeIsTheMostDistinctWordsInABank) {
           uint32_t d = bankConflictDegree(a, banks);
           EXPECT_EQ(d, reference(a, banks)) << banks << " banks, " << bytes << " bytes, stride "
                                             << stride << ", mask " << mask;
+          EXPECT_EQ(viaLanes(a, banks), d);
           ++cases;
           conflicted += d > 1;
           single += d == 1;
@@ -177,6 +259,7 @@ TEST(LdstShared, BankConflictDegreeIsTheMostDistinctWordsInABank) {
           a.addr[l] = rnd() % span;
         uint32_t d = bankConflictDegree(a, banks);
         EXPECT_EQ(d, reference(a, banks)) << banks << " banks, " << bytes << " bytes, random";
+        EXPECT_EQ(viaLanes(a, banks), d);
         ++cases;
         conflicted += d > 1;
         single += d == 1;

@@ -68,6 +68,7 @@ void DramChannel::push(const MemRequest &r, Cycle now) {
   assert(uint64_t(e.da.column) + std::max<uint32_t>(r.bytes, 1) <= cfg_.rowBytes &&
          "DRAM request straddles a row");
   queue_.push_back(e);
+  keys_.push_back({e.da.row, e.da.bank, r.write});
 }
 
 MemRequest DramChannel::popResponse() {
@@ -77,22 +78,22 @@ MemRequest DramChannel::popResponse() {
   return r;
 }
 
-DramChannel::Cmd DramChannel::nextCmd(const Entry &e) const {
-  const Bank &b = banks_[e.da.bank];
+DramChannel::Cmd DramChannel::nextCmd(const Key &k) const {
+  const Bank &b = banks_[k.bank];
   if (!b.open)
     return Cmd::Act;
-  return b.row == e.da.row ? Cmd::Col : Cmd::Pre;
+  return b.row == k.row ? Cmd::Col : Cmd::Pre;
 }
 
-Cycle DramChannel::earliest(const Entry &e, Cmd c) const {
-  const Bank &b = banks_[e.da.bank];
+Cycle DramChannel::earliest(const Key &k, Cmd c) const {
+  const Bank &b = banks_[k.bank];
   switch (c) {
   case Cmd::Act:
     return std::max(b.actReady, nextAct_);
   case Cmd::Pre:
     return b.preReady;
   case Cmd::Col:
-    return std::max({b.colReady, nextCol_, e.req.write ? nextWrite_ : nextRead_});
+    return std::max({b.colReady, nextCol_, k.write ? nextWrite_ : nextRead_});
   }
   return kNever;
 }
@@ -145,6 +146,7 @@ void DramChannel::issue(size_t i, Cmd c, Cycle now) {
                               [](Cycle d, const InFlight &x) { return d < x.done; });
   inFlight_.insert(pos, f);
   queue_.erase(queue_.begin() + std::ptrdiff_t(i));
+  keys_.erase(keys_.begin() + std::ptrdiff_t(i));
 }
 
 void DramChannel::scheduleRequests(Cycle now) {
@@ -155,20 +157,20 @@ void DramChannel::scheduleRequests(Cycle now) {
   candidates_.resize(queue_.size());
   Cycle first = kNever; // (every entry's earliest command: nextEventCycle's scan)
   for (size_t i = 0; i < queue_.size(); ++i) {
-    const Entry &e = queue_[i];
-    Cmd c = nextCmd(e);
+    const Key &k = keys_[i];
+    Cmd c = nextCmd(k);
     DramCandidate &d = candidates_[i];
-    d.bank = e.da.bank;
+    d.bank = k.bank;
     d.cmd = c == Cmd::Col ? DramCmd::Col : c == Cmd::Pre ? DramCmd::Pre : DramCmd::Act;
-    d.earliest = earliest(e, c);
-    d.write = e.req.write;
+    d.earliest = earliest(k, c);
+    d.write = k.write;
     first = std::min(first, d.earliest);
   }
   Cycle soonest = kNever;
   int pick = sched_->pick(candidates_, uint32_t(banks_.size()), now, soonest);
   if (pick >= 0) {
     size_t i = size_t(pick);
-    return issue(i, nextCmd(queue_[i]), now);
+    return issue(i, nextCmd(keys_[i]), now);
   }
   sleepUntil_ = soonest;
   queueFirst_ = first;
@@ -270,8 +272,8 @@ Cycle DramChannel::nextEventCycle(Cycle now) const {
   if (queueFirstOk_) {
     t = std::min(t, queueFirst_);
   } else {
-    for (const Entry &e : queue_)
-      t = std::min(t, earliest(e, nextCmd(e)));
+    for (const Key &k : keys_)
+      t = std::min(t, earliest(k, nextCmd(k)));
   }
   return std::max(t, now + 1);
 }

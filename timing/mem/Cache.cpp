@@ -43,7 +43,9 @@ Cache::Cache(const CacheConfig &cfg, std::string name) : cfg_(cfg), name_(std::m
   uint32_t n = cfg_.lineBytes / cfg_.sectorBytes;
   fullMask_ = n == 32 ? ~0u : (1u << n) - 1;
   stride_ = std::max(cfg_.ways, cfg_.maxWays);
+  setsPow2_ = isPow2(cfg_.sets);
   lines_.resize(size_t(cfg_.sets) * stride_);
+  tags_.assign(lines_.size(), 0);
   setTouched_.assign(cfg_.sets, 0);
   mshrs_.resize(cfg_.mshrEntries);
   waiters_.resize(size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge);
@@ -86,10 +88,11 @@ uint32_t Cache::sectorsOf(uint64_t offset, uint32_t bytes) const {
 }
 
 Cache::Line *Cache::findLine(uint64_t line) {
-  Line *set = &lines_[size_t(setOf(line)) * stride_];
+  const size_t base = size_t(setOf(line)) * stride_;
+  const uint64_t *tag = &tags_[base];
   for (uint32_t w = 0; w < cfg_.ways; ++w)
-    if (set[w].valid && set[w].tag == line)
-      return &set[w];
+    if (tag[w] == line && lines_[base + w].valid)
+      return &lines_[base + w];
   return nullptr;
 }
 
@@ -121,6 +124,7 @@ Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
     touchedSets_.push_back(si);
   }
   victim->tag = line;
+  tags_[size_t(victim - lines_.data())] = line;
   victim->valid = 0;
   victim->dirty = 0;
   victim->owner = owner;
@@ -360,10 +364,12 @@ void Cache::invalidateAll() {
   if (touchedSets_.size() * 4 < cfg_.sets) {
     for (uint32_t si : touchedSets_) {
       std::fill_n(lines_.begin() + std::ptrdiff_t(size_t(si) * stride_), stride_, Line{});
+      std::fill_n(tags_.begin() + std::ptrdiff_t(size_t(si) * stride_), stride_, 0);
       setTouched_[si] = 0;
     }
   } else {
     std::fill(lines_.begin(), lines_.end(), Line{});
+    std::fill(tags_.begin(), tags_.end(), 0);
     std::fill(setTouched_.begin(), setTouched_.end(), 0);
   }
   touchedSets_.clear();

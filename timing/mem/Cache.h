@@ -156,7 +156,7 @@ private:
       break;
     default: break;
     }
-    return uint32_t(x % cfg_.sets);
+    return uint32_t(setsPow2_ ? x & (cfg_.sets - 1) : x % cfg_.sets);
   }
   Line *findLine(uint64_t line);
   const Line *findLine(uint64_t line) const;
@@ -176,7 +176,11 @@ private:
   std::string name_;
   uint32_t lineShift_ = 0, sectorShift_ = 0, fullMask_ = 0;
   uint32_t stride_ = 0;     ///< ways allocated per set (cfg_.maxWays, at least cfg_.ways)
+  bool setsPow2_ = false;    ///< cfg_.sets is a power of two (setOf masks, no division)
   std::vector<Line> lines_; ///< sets x stride_ (the first cfg_.ways of each set in use)
+  /// lines_[i].tag, packed (findLine reads 8 bytes a way instead of a Line's 24: a 56-way L1D
+  /// set is 7 host cache lines, not 21).
+  std::vector<uint64_t> tags_;
   /// The sets in which a line was allocated since the last invalidateAll(), and a flag per set
   /// (every other line is invalid: allocate() is the only way a line gets a tag, so flushing
   /// an untouched cache, an idle SM's L1 at each launch, costs nothing, and a small kernel's

@@ -9,39 +9,52 @@
 
 namespace ptxsim::timing {
 
-uint32_t bankConflictDegree(const WarpMemAccess &a, uint32_t numBanks) {
-  uint32_t bytes = std::max(1u, a.bytesPerLane);
-  uint32_t banks = std::min(std::max(1u, numBanks), 64u), degree = 0;
+namespace {
+// bankConflictDegree when some bank holds two distinct words: the distinct words (the first
+// 32 x 5 of them in lane order, as counted there) sorted, counted per bank.
+uint32_t conflictDegreeSlow(const WarpMemAccess &a, uint32_t bytes, uint32_t banks) {
   uint64_t words[32 * 5];
-  uint32_t n = 0;
-  // The common access (consecutive words, a broadcast) has at most one distinct word per
-  // bank: degree 1, found without sorting. The first bank that sees a second word sends the
-  // access to the count below.
-  uint64_t bankWord[64];
-  uint64_t seen = 0; // banks with a word
-  bool oneWordPerBank = true;
-  for (uint32_t l = 0; l < 32; ++l) {
-    if (!(a.mask & (1u << l)))
-      continue;
-    for (uint64_t w = a.addr[l] / 4; w <= (a.addr[l] + bytes - 1) / 4 && n < 32 * 5; ++w) {
+  uint32_t n = 0, degree = 0;
+  for (uint32_t m = a.mask; m; m &= m - 1) {
+    const uint64_t x = a.lane(uint32_t(__builtin_ctz(m)));
+    for (uint64_t w = x / 4; w <= (x + bytes - 1) / 4 && n < 32 * 5; ++w)
       words[n++] = w;
-      const uint32_t b = uint32_t(w % banks);
-      if (!(seen >> b & 1)) {
-        seen |= uint64_t(1) << b;
-        bankWord[b] = w;
-      } else if (bankWord[b] != w) {
-        oneWordPerBank = false;
-      }
-    }
   }
-  if (oneWordPerBank)
-    return n ? 1 : 0;
   std::sort(words, words + n);
   n = uint32_t(std::unique(words, words + n) - words);
   uint32_t perBank[64] = {};
   for (uint32_t i = 0; i < n; ++i)
     degree = std::max(degree, ++perBank[words[i] % banks]);
   return degree;
+}
+} // namespace
+
+uint32_t bankConflictDegree(const WarpMemAccess &a, uint32_t numBanks) {
+  const uint32_t bytes = std::max(1u, a.bytesPerLane);
+  const uint32_t banks = std::min(std::max(1u, numBanks), 64u);
+  // (a power-of-two bank count, the usual case, takes a mask instead of a 64-bit division)
+  const bool pow2 = (banks & (banks - 1)) == 0;
+  auto bankOf = [&](uint64_t w) { return uint32_t(pow2 ? w & (banks - 1) : w % banks); };
+  constexpr uint32_t kMaxWords = 32 * 5; // words counted at most (a lane of 16 bytes spans 5)
+  // The common access (consecutive words, a broadcast) has at most one distinct word per
+  // bank: degree 1, found without sorting. The first bank that sees a second word sends the
+  // access to the count below.
+  uint64_t bankWord[64];
+  uint64_t seen = 0; // banks with a word
+  uint32_t n = 0;
+  for (uint32_t m = a.mask; m; m &= m - 1) {
+    const uint64_t x = a.lane(uint32_t(__builtin_ctz(m)));
+    for (uint64_t w = x / 4, last = (x + bytes - 1) / 4; w <= last && n < kMaxWords; ++w, ++n) {
+      const uint32_t b = bankOf(w);
+      if (!(seen >> b & 1)) {
+        seen |= uint64_t(1) << b;
+        bankWord[b] = w;
+      } else if (bankWord[b] != w) {
+        return conflictDegreeSlow(a, bytes, banks);
+      }
+    }
+  }
+  return n ? 1 : 0;
 }
 
 // With the adaptive carve-out the L1D is built for the whole unified array (setL1Ways picks
@@ -66,9 +79,7 @@ LdstUnit::LdstUnit(const TimingConfig &cfg, uint32_t smId)
   insts_.resize(kMaxInflight);
   for (uint32_t s = kMaxInflight; s-- > 0;)
     freeSlots_.push_back(s);
-  std::vector<Event> ev;
-  ev.reserve(kMaxInflight * 4);
-  events_ = decltype(events_)(std::greater<Event>(), std::move(ev));
+  events_ = Ring<Event>(kMaxInflight * 4);
   released_.reserve(64);
 }
 
@@ -80,7 +91,7 @@ bool LdstUnit::canIssueShared(Cycle now) const {
   if (!cfg_.core.sharedQueueEntries)
     return canIssue(now);
   while (!sharedStarts_.empty() && sharedStarts_.front() <= now)
-    sharedStarts_.pop_front(); // in the banks or done: no longer waiting in the queue
+    sharedStarts_.pop(); // in the banks or done: no longer waiting in the queue
   return now >= nextIssue_ && !freeSlots_.empty() &&
          sharedStarts_.size() < cfg_.core.sharedQueueEntries;
 }
@@ -128,7 +139,7 @@ uint32_t LdstUnit::sharedDegree(const WarpMemAccess &a) const {
   for (uint32_t l = 0; l < 32; ++l) {
     uint32_t c = 0;
     for (uint32_t k = 0; k < 32 && (a.mask & (1u << l)); ++k)
-      c += (a.mask & (1u << k)) && a.addr[k] / 4 == a.addr[l] / 4;
+      c += (a.mask & (1u << k)) && a.lane(k) / 4 == a.lane(l) / 4;
     same = std::max(same, c);
   }
   if (cfg_.mem.sharedAtomicSameAddrCycles && same > 1)
@@ -155,7 +166,7 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
     Cycle start = std::max(now, sharedFreeAt_);
     sharedFreeAt_ = start + degree;
     if (start > now)
-      sharedStarts_.push_back(start);
+      sharedStarts_.push(start);
     schedule(a.write && !a.atomic ? start + degree - 1
                                   : start + cfg_.core.sharedLatency + sharedExtraLatency(degree, a.atomic),
              slot);
@@ -201,9 +212,9 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
       if (a.mask & (1u << l)) {
         bool seen = false;
         for (uint32_t i = 0; i < curN_ && !seen; ++i)
-          seen = pieces_[i].addr == a.addr[l];
+          seen = pieces_[i].addr == a.lane(l);
         if (!seen)
-          pieces_[curN_++] = {a.addr[l], 0};
+          pieces_[curN_++] = {a.lane(l), 0};
       }
     stats_.constAccesses += curN_;
     break;
@@ -217,13 +228,13 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
         continue;
       if (local) {
         // Each 4-byte word of the lane maps separately (words of one lane are 128 bytes apart).
-        for (uint64_t off = a.addr[l] & ~uint64_t(3); off < a.addr[l] + bytes; off += 4) {
+        for (uint64_t off = a.lane(l) & ~uint64_t(3); off < a.lane(l) + bytes; off += 4) {
           uint64_t x = localAddress(smId_, warpSlot, l, off);
           addPiece(x & ~uint64_t(127), 1u << ((x & 127) / 32));
         }
         continue;
       }
-      uint64_t first = a.addr[l], last = a.addr[l] + bytes - 1;
+      uint64_t first = a.lane(l), last = first + bytes - 1;
       for (uint64_t line = first & ~uint64_t(127); line <= last; line += 128) {
         uint64_t lo = std::max(first, line), hi = std::min(last, line + 127);
         uint32_t m = 0;
@@ -236,12 +247,12 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
       for (uint32_t i = 0; i < curN_; ++i) {
         uint32_t lanes = 0, same = 0;
         for (uint32_t l = 0; l < 32; ++l) {
-          if (!(a.mask & (1u << l)) || (a.addr[l] & ~uint64_t(127)) != pieces_[i].addr)
+          if (!(a.mask & (1u << l)) || (a.lane(l) & ~uint64_t(127)) != pieces_[i].addr)
             continue;
           ++lanes;
           uint32_t n = 0;
           for (uint32_t k = 0; k < 32; ++k)
-            n += (a.mask & (1u << k)) && a.addr[k] == a.addr[l];
+            n += (a.mask & (1u << k)) && a.lane(k) == a.lane(l);
           same = std::max(same, n);
         }
         pieceLanes_[i] = uint8_t(lanes);
@@ -261,7 +272,7 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
   }
 }
 
-void LdstUnit::schedule(Cycle when, uint32_t slot) { events_.push({when, slot}); }
+void LdstUnit::schedule(Cycle when, uint32_t slot) { events_.pushSorted({when, slot}); }
 
 void LdstUnit::dataArrived(uint32_t slot) {
   --insts_[slot].outstanding;
@@ -463,18 +474,15 @@ void LdstUnit::tick(Cycle now, MemorySystem &mem) {
       ++stats_.memStallCycles;
     }
   }
-  while (!events_.empty() && events_.top().first <= now) {
-    uint32_t slot = events_.top().second;
-    events_.pop();
-    dataArrived(slot);
-  }
+  while (!events_.empty() && events_.front().first <= now)
+    dataArrived(events_.pop().second);
 }
 
 Cycle LdstUnit::nextEventCycle(Cycle now) const {
   if (curActive_ || !missQ_.empty() || !completions_.empty())
     return now + 1;
   if (!events_.empty())
-    return std::max(now + 1, events_.top().first);
+    return std::max(now + 1, events_.front().first);
   return kNever;
 }
 

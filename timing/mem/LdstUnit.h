@@ -48,9 +48,7 @@
 #include "timing/mem/Ring.h"
 
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <queue>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +71,14 @@ struct WarpMemAccess {
   /// no bank or LD/ST issue cycle of its own (the first load carries the vector's bytes).
   bool mergedLoad = false;
   uint64_t addr[32] = {};    ///< per-lane byte addresses (shared: CTA offsets; local: per-thread offsets)
+  /// When set, the lanes' addresses are read from here instead of `addr` (the issuing SM's
+  /// record, not copied: a copy of 256 bytes per warp memory instruction was ~5 % of a tiled
+  /// matrix multiply); it must outlive the LdstUnit::issue() call. `addrBias` is added to each
+  /// (modulo 2^64: the host arena's base to the device's).
+  const uint64_t *laneAddr = nullptr;
+  uint64_t addrBias = 0;
+  /// Lane `l`'s address (the two above, or `addr`).
+  uint64_t lane(uint32_t l) const { return laneAddr ? laneAddr[l] + addrBias : addr[l]; }
 };
 
 /// Cycles a banked scratchpad (shared memory, or an extension's buffer) needs for access `a`:
@@ -189,7 +195,7 @@ private:
   uint32_t sharedDegree_ = 0;
   uint32_t sharedExtraLatency(uint32_t degree, bool atomic) const;
   Cycle sharedFreeAt_ = 0;            ///< queue mode: the banks finish the queued wavefronts
-  mutable std::deque<Cycle> sharedStarts_; ///< queue mode: bank start cycles of queued instructions
+  mutable Ring<Cycle> sharedStarts_; ///< queue mode: bank start cycles of queued instructions
   bool curBypassL1_ = false;
   bool curLocal_ = false; ///< the instruction in the coalescer accesses local memory
   bool sharedStore_ = false;
@@ -199,7 +205,7 @@ private:
   std::vector<uint32_t> freeSlots_;
   Ring<MemRequest> missQ_;
   Ring<std::pair<uint32_t, uint64_t>> completions_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  Ring<Event> events_; ///< data arrivals due, ascending (cycle, slot): Ring::pushSorted
   std::vector<uint64_t> released_;
   uint64_t seq_ = 0;
   Stats stats_;

@@ -35,6 +35,15 @@ public:
     buf_[(head_ + size_) & (buf_.size() - 1)] = v;
     ++size_;
   }
+  /// Pushes `v` into a ring kept in ascending order (operator<), after the elements not
+  /// greater: front() is then the least. A priority queue for values that mostly arrive in
+  /// order (completion cycles from now + a fixed latency): the insertion moves an element or
+  /// two, where a heap pays its log n on every push and pop.
+  void pushSorted(const T &v) {
+    push(v);
+    for (size_t i = size_ - 1; i > 0 && v < (*this)[i - 1]; --i)
+      std::swap((*this)[i - 1], (*this)[i]);
+  }
   T pop() {
     assert(size_ && "Ring::pop on an empty ring");
     T v = std::move(buf_[head_]);

@@ -705,10 +705,9 @@ bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
       a.bytesPerLane *= in.mergedLoads; // the LDS.64/LDS.128 ptxas makes of the group
   }
   a.mask = rec_.execMask;
-  std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
+  a.laneAddr = rec_.addr; // (read in issue() below, not copied)
   if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)
-    for (unsigned l = 0; l < 32; ++l)
-      a.addr[l] = a.addr[l] - arenaBase_ + kDeviceBase;
+    a.addrBias = kDeviceBase - arenaBase_;
   uint64_t tag = nextTag_++;
   ldst_->issue(a, slotIndex, tag, now);
   if (in.nrd) {
