@@ -119,10 +119,9 @@ TEST(LdstCoalesce, MisalignedAndLocalAccesses) {
 // (misaligned 8-byte lanes), local memory, a constant broadcast and a global atomic.
 TEST(LdstCoalesce, LaneAddressesReadInPlaceWithABias) {
   const uint64_t bias = 0x1230000000ull;
-  const WarpMemAccess accesses[] = {strided(MemSpaceKind::Global, 0x20010, 8, 8),
-                                    strided(MemSpaceKind::Global, 0x30000, 132),
-                                    strided(MemSpaceKind::Local, 0x44, 4),
-                                    strided(MemSpaceKind::Const, 0x9000, 0)};
+  const WarpMemAccess accesses[] = {
+      strided(MemSpaceKind::Global, 0x20010, 8, 8), strided(MemSpaceKind::Global, 0x30000, 132),
+      strided(MemSpaceKind::Local, 0x44, 4), strided(MemSpaceKind::Const, 0x9000, 0)};
   Rig copied(smallGpu()), inPlace(smallGpu());
   uint64_t tag = 1;
   for (WarpMemAccess a : accesses) {
@@ -182,10 +181,10 @@ TEST(LdstShared, BankConflictDegrees) {
   TimingConfig c = smallGpu();
   Rig r(c);
   uint32_t base = c.core.sharedLatency;
-  EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 0, 4)), base);       // stride 1 word
-  EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 0, 8)), base + 1);   // stride 2: 2-way
+  EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 0, 4)), base);        // stride 1 word
+  EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 0, 8)), base + 1);    // stride 2: 2-way
   EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 0, 128)), base + 31); // stride 32: 32-way
-  EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 64, 0)), base);      // broadcast
+  EXPECT_EQ(r.run(0, strided(MemSpaceKind::Shared, 64, 0)), base);       // broadcast
   EXPECT_EQ(r.ldst[0]->stats().sharedBankConflictCycles, 1u + 31u);
   // a store is accepted once its wavefronts are through the banks
   WarpMemAccess st = strided(MemSpaceKind::Shared, 0, 8);
@@ -234,20 +233,27 @@ TEST(LdstShared, BankConflictDegreeIsTheMostDistinctWordsInABank) {
     return bankConflictDegree(b, banks);
   };
   // (24 and 1: bank counts that are not a power of two or trivial take the division)
+  // (base 6: misaligned lanes; base 0 with strides of whole lanes: the aligned LDS/LDS.64/
+  // LDS.128 shortcut, including a broadcast within each half-warp as a tiled multiply reads)
   for (uint32_t banks : {32u, 16u, 24u, 1u}) {
     for (uint32_t bytes : {1u, 4u, 8u, 16u}) {
-      for (uint32_t stride : {0u, 1u, 2u, 4u, 8u, 12u, 16u, 33u, 128u, 132u}) {
-        for (uint32_t mask : {0xffffffffu, 0x0000ffffu, 0x80000001u, 0x00000001u, 0u}) {
-          WarpMemAccess a = strided(MemSpaceKind::Shared, 6, stride);
-          a.bytesPerLane = bytes;
-          a.mask = mask;
-          uint32_t d = bankConflictDegree(a, banks);
-          EXPECT_EQ(d, reference(a, banks)) << banks << " banks, " << bytes << " bytes, stride "
-                                            << stride << ", mask " << mask;
-          EXPECT_EQ(viaLanes(a, banks), d);
-          ++cases;
-          conflicted += d > 1;
-          single += d == 1;
+      for (uint32_t stride : {0u, 1u, 2u, 4u, 8u, 12u, 16u, 33u, 128u, 132u, 4000u, 4001u}) {
+        for (uint64_t base : {6u, 0u, 64u}) {
+          for (uint32_t mask : {0xffffffffu, 0x0000ffffu, 0x80000001u, 0x00000001u, 0u}) {
+            WarpMemAccess a = strided(MemSpaceKind::Shared, base, stride);
+            if (stride >= 4000) // lanes 0-15 on one address, 16-31 on another
+              for (uint32_t l = 0; l < 32; ++l)
+                a.addr[l] = base + (l / 16) * (stride - 4000 + 1) * bytes * (banks == 24 ? 3 : 8);
+            a.bytesPerLane = bytes;
+            a.mask = mask;
+            uint32_t d = bankConflictDegree(a, banks);
+            EXPECT_EQ(d, reference(a, banks)) << banks << " banks, " << bytes << " bytes, stride "
+                                              << stride << ", base " << base << ", mask " << mask;
+            EXPECT_EQ(viaLanes(a, banks), d);
+            ++cases;
+            conflicted += d > 1;
+            single += d == 1;
+          }
         }
       }
       for (int k = 0; k < 200; ++k) {
@@ -255,8 +261,8 @@ TEST(LdstShared, BankConflictDegreeIsTheMostDistinctWordsInABank) {
         a.bytesPerLane = bytes;
         a.mask = uint32_t(rnd());
         uint64_t span = (k % 2) ? 256 : 4096;
-        for (uint32_t l = 0; l < 32; ++l)
-          a.addr[l] = rnd() % span;
+        for (uint32_t l = 0; l < 32; ++l) // (half of them aligned to the lane's size)
+          a.addr[l] = rnd() % span & (k % 4 < 2 ? ~uint64_t(bytes - 1) : ~uint64_t(0));
         uint32_t d = bankConflictDegree(a, banks);
         EXPECT_EQ(d, reference(a, banks)) << banks << " banks, " << bytes << " bytes, random";
         EXPECT_EQ(viaLanes(a, banks), d);
@@ -369,7 +375,7 @@ TEST(LdstLatency, FarL2PartitionAndCopiesIntoTheL2) {
   EXPECT_EQ(r.run(nearSm, rd), nearHit);
   WarpMemAccess wr = rd;
   wr.write = true;
-  r.run(nearSm, wr);                          // the near side writes: the far copy is gone
+  r.run(nearSm, wr); // the near side writes: the far copy is gone
   EXPECT_EQ(r.run(farSm, rd), nearHit + 100);
   // a copy from the host puts the bytes in the L2: the first read of another line hits there
   const uint64_t other = addr + (1u << 20);
@@ -517,7 +523,8 @@ TEST(MemSystemIcnt, MeshLatencyGrowsWithDistance) {
 
 // A mixed workload, run with every cycle ticked and with idle skipping: same completion cycles
 // and statistics. Run twice: identical.
-std::vector<std::pair<uint64_t, Cycle>> mixed(bool skip, std::vector<std::pair<std::string, uint64_t>> *st) {
+std::vector<std::pair<uint64_t, Cycle>> mixed(bool skip,
+                                              std::vector<std::pair<std::string, uint64_t>> *st) {
   TimingConfig c = smallGpu();
   Rig r(c);
   uint64_t tag = 0;

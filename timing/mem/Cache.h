@@ -176,7 +176,7 @@ private:
   std::string name_;
   uint32_t lineShift_ = 0, sectorShift_ = 0, fullMask_ = 0;
   uint32_t stride_ = 0;     ///< ways allocated per set (cfg_.maxWays, at least cfg_.ways)
-  bool setsPow2_ = false;    ///< cfg_.sets is a power of two (setOf masks, no division)
+  bool setsPow2_ = false;   ///< cfg_.sets is a power of two (setOf masks, no division)
   std::vector<Line> lines_; ///< sets x stride_ (the first cfg_.ways of each set in use)
   /// lines_[i].tag, packed (findLine reads 8 bytes a way instead of a Line's 24: a 56-way L1D
   /// set is 7 host cache lines, not 21).
