@@ -203,5 +203,29 @@ TEST(CacheResize, SetWaysGrowsToTheBuiltMaximumAndDropsLines) {
   EXPECT_EQ(c.stats().evictions, 5u);
 }
 
+// findLine's per-way fingerprints (a byte each, 16 compared at a time) only filter: in sets of
+// 64, 40 and 20 ways of a cache built for 64 (ways beyond the set's count hold stale lines),
+// every resident line is found and no other line is, among thousands whose fingerprints
+// collide with a resident one's by chance (1 in 256 per way).
+TEST(CacheLookup, WideSetsFindExactlyTheirLinesThroughFingerprints) {
+  for (uint32_t ways : {64u, 40u, 20u}) {
+    CacheConfig cfg = small(2, 64, 128, 4, 4);
+    Cache c(cfg, "t");
+    for (uint32_t i = 0; i < 64; ++i) // set 0 full of lines 0, 2, 4, ... (x 128 bytes)
+      bringIn(c, uint64_t(2 * i) * 128, 0);
+    c.setWays(ways); // (drops them; 64 -> 64 keeps them)
+    for (uint32_t i = 0; i < ways; ++i)
+      if (!c.probe(uint64_t(2 * i) * 128, c.fullMask()))
+        bringIn(c, uint64_t(2 * i) * 128, 0);
+    EXPECT_EQ(c.stats().evictions, 0u) << ways;
+    for (uint32_t i = 0; i < ways; ++i)
+      EXPECT_TRUE(c.probe(uint64_t(2 * i) * 128, c.fullMask())) << ways << " ways, line " << i;
+    uint32_t found = 0;
+    for (uint64_t i = ways; i < 20000; ++i)
+      found += c.probe(i * 2 * 128, c.fullMask()) || c.probe((i * 2 + 1) * 128, c.fullMask());
+    EXPECT_EQ(found, 0u) << ways;
+  }
+}
+
 } // namespace
 } // namespace ptxsim::timing

@@ -6,6 +6,9 @@
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace ptxsim::timing {
 
@@ -45,7 +48,7 @@ Cache::Cache(const CacheConfig &cfg, std::string name) : cfg_(cfg), name_(std::m
   stride_ = std::max(cfg_.ways, cfg_.maxWays);
   setsPow2_ = isPow2(cfg_.sets);
   lines_.resize(size_t(cfg_.sets) * stride_);
-  tags_.assign(lines_.size(), 0);
+  fps_.assign(lines_.size() + 16, 0);
   setTouched_.assign(cfg_.sets, 0);
   mshrs_.resize(cfg_.mshrEntries);
   waiters_.resize(size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge);
@@ -87,12 +90,33 @@ uint32_t Cache::sectorsOf(uint64_t offset, uint32_t bytes) const {
   return m;
 }
 
+/// Bit i: p[i] == b, for i < 16.
+static inline uint32_t matchBytes16(const uint8_t *p, uint8_t b) {
+#if defined(__SSE2__)
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  return uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(char(b)))));
+#else
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < 16; ++i)
+    m |= uint32_t(p[i] == b) << i;
+  return m;
+#endif
+}
+
 Cache::Line *Cache::findLine(uint64_t line) {
+  // the first valid way holding `line`, among the ways whose fingerprint matches
   const size_t base = size_t(setOf(line)) * stride_;
-  const uint64_t *tag = &tags_[base];
-  for (uint32_t w = 0; w < cfg_.ways; ++w)
-    if (tag[w] == line && lines_[base + w].valid)
-      return &lines_[base + w];
+  const uint8_t want = fingerprint(line);
+  for (uint32_t w0 = 0; w0 < cfg_.ways; w0 += 16) {
+    uint32_t m = matchBytes16(&fps_[base + w0], want);
+    if (cfg_.ways - w0 < 16)
+      m &= (1u << (cfg_.ways - w0)) - 1;
+    for (; m; m &= m - 1) {
+      Line &l = lines_[base + w0 + uint32_t(__builtin_ctz(m))];
+      if (l.tag == line && l.valid)
+        return &l;
+    }
+  }
   return nullptr;
 }
 
@@ -124,7 +148,7 @@ Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
     touchedSets_.push_back(si);
   }
   victim->tag = line;
-  tags_[size_t(victim - lines_.data())] = line;
+  fps_[size_t(victim - lines_.data())] = fingerprint(line);
   victim->valid = 0;
   victim->dirty = 0;
   victim->owner = owner;
@@ -364,12 +388,12 @@ void Cache::invalidateAll() {
   if (touchedSets_.size() * 4 < cfg_.sets) {
     for (uint32_t si : touchedSets_) {
       std::fill_n(lines_.begin() + std::ptrdiff_t(size_t(si) * stride_), stride_, Line{});
-      std::fill_n(tags_.begin() + std::ptrdiff_t(size_t(si) * stride_), stride_, 0);
+      std::fill_n(fps_.begin() + std::ptrdiff_t(size_t(si) * stride_), stride_, 0);
       setTouched_[si] = 0;
     }
   } else {
     std::fill(lines_.begin(), lines_.end(), Line{});
-    std::fill(tags_.begin(), tags_.end(), 0);
+    std::fill(fps_.begin(), fps_.end(), 0);
     std::fill(setTouched_.begin(), setTouched_.end(), 0);
   }
   touchedSets_.clear();

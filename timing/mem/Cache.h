@@ -178,9 +178,13 @@ private:
   uint32_t stride_ = 0;     ///< ways allocated per set (cfg_.maxWays, at least cfg_.ways)
   bool setsPow2_ = false;   ///< cfg_.sets is a power of two (setOf masks, no division)
   std::vector<Line> lines_; ///< sets x stride_ (the first cfg_.ways of each set in use)
-  /// lines_[i].tag, packed (findLine reads 8 bytes a way instead of a Line's 24: a 56-way L1D
-  /// set is 7 host cache lines, not 21).
-  std::vector<uint64_t> tags_;
+  /// A byte hashed from lines_[i].tag (fingerprint()), packed, and 16 bytes of padding:
+  /// findLine compares 16 ways at a time and reads the Line only where the byte matches (a
+  /// 64-way L1D set is one host cache line, not 24).
+  std::vector<uint8_t> fps_;
+  uint8_t fingerprint(uint64_t line) const {
+    return uint8_t(((line >> lineShift_) * 0x9E3779B97F4A7C15ull) >> 56);
+  }
   /// The sets in which a line was allocated since the last invalidateAll(), and a flag per set
   /// (every other line is invalid: allocate() is the only way a line gets a tag, so flushing
   /// an untouched cache, an idle SM's L1 at each launch, costs nothing, and a small kernel's
