@@ -384,16 +384,15 @@ void Cache::install(uint64_t addr, uint32_t sectorMask, bool dirty) {
 void Cache::invalidateAll() {
   if (touchedSets_.empty())
     return;
+  // (fps_ stays: a fingerprint only selects ways whose Line is then checked, valid included)
   // (a small kernel touches a few sets of each L1: only those are cleared)
   if (touchedSets_.size() * 4 < cfg_.sets) {
     for (uint32_t si : touchedSets_) {
       std::fill_n(lines_.begin() + std::ptrdiff_t(size_t(si) * stride_), stride_, Line{});
-      std::fill_n(fps_.begin() + std::ptrdiff_t(size_t(si) * stride_), stride_, 0);
       setTouched_[si] = 0;
     }
   } else {
     std::fill(lines_.begin(), lines_.end(), Line{});
-    std::fill(fps_.begin(), fps_.end(), 0);
     std::fill(setTouched_.begin(), setTouched_.end(), 0);
   }
   touchedSets_.clear();

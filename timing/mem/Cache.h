@@ -180,7 +180,8 @@ private:
   std::vector<Line> lines_; ///< sets x stride_ (the first cfg_.ways of each set in use)
   /// A byte hashed from lines_[i].tag (fingerprint()), packed, and 16 bytes of padding:
   /// findLine compares 16 ways at a time and reads the Line only where the byte matches (a
-  /// 64-way L1D set is one host cache line, not 24).
+  /// 64-way L1D set is one host cache line, not 24). Set where allocate() tags a line; an
+  /// invalidated line keeps its byte (its Line says it is invalid).
   std::vector<uint8_t> fps_;
   uint8_t fingerprint(uint64_t line) const {
     return uint8_t(((line >> lineShift_) * 0x9E3779B97F4A7C15ull) >> 56);
