@@ -27,6 +27,28 @@ uint32_t conflictDegreeSlow(const WarpMemAccess &a, uint32_t bytes, uint32_t ban
     degree = std::max(degree, ++perBank[words[i] % banks]);
   return degree;
 }
+
+// Lanes of 1, 2 or 4 words (`bytes`) with a power-of-two bank count of at least bytes / 4
+// (LDS, LDS.64, LDS.128): true when every active lane is aligned to its size and no two of them
+// put distinct words in one bank. An aligned lane covers the banks of one group of bytes / 4
+// (its chunk, the address / bytes, modulo the groups), so that is: no group sees two chunks;
+// one test per lane instead of one per word. False says nothing (the per-word pass decides).
+bool alignedLanesOneWordPerBank(const WarpMemAccess &a, uint32_t bytes, uint32_t banks) {
+  const uint32_t shift = uint32_t(__builtin_ctz(bytes)), groups = banks >> (shift - 2);
+  uint64_t chunkOf[64], seen = 0, bits = 0;
+  for (uint32_t m = a.mask; m; m &= m - 1) {
+    const uint64_t x = a.lane(uint32_t(__builtin_ctz(m))), chunk = x >> shift;
+    const uint32_t g = uint32_t(chunk & (groups - 1));
+    bits |= x;
+    if (!(seen >> g & 1)) {
+      seen |= uint64_t(1) << g;
+      chunkOf[g] = chunk;
+    } else if (chunkOf[g] != chunk) {
+      return false;
+    }
+  }
+  return !(bits & (bytes - 1));
+}
 } // namespace
 
 uint32_t bankConflictDegree(const WarpMemAccess &a, uint32_t numBanks) {
@@ -34,27 +56,9 @@ uint32_t bankConflictDegree(const WarpMemAccess &a, uint32_t numBanks) {
   const uint32_t banks = std::min(std::max(1u, numBanks), 64u);
   // (a power-of-two bank count, the usual case, takes a mask instead of a 64-bit division)
   const bool pow2 = (banks & (banks - 1)) == 0;
-  if (pow2 && (bytes == 4 || bytes == 8 || bytes == 16) && banks >= bytes / 4 && a.mask) {
-    // Lanes of 1, 2 or 4 words aligned to their size (LDS, LDS.64, LDS.128): a lane covers
-    // the banks of one group of bytes / 4 (its chunk, the address / bytes, modulo the groups),
-    // so the degree is 1 when no group sees two chunks; one test per lane instead of per word.
-    const uint32_t shift = uint32_t(__builtin_ctz(bytes)), groups = banks >> (shift - 2);
-    uint64_t chunkOf[64], seen = 0, bits = 0;
-    bool clash = false;
-    for (uint32_t m = a.mask; m && !clash; m &= m - 1) {
-      const uint64_t x = a.lane(uint32_t(__builtin_ctz(m))), chunk = x >> shift;
-      const uint32_t g = uint32_t(chunk & (groups - 1));
-      bits |= x;
-      if (!(seen >> g & 1)) {
-        seen |= uint64_t(1) << g;
-        chunkOf[g] = chunk;
-      } else {
-        clash = chunkOf[g] != chunk;
-      }
-    }
-    if (!clash && !(bits & (bytes - 1)))
-      return 1;
-  }
+  if (pow2 && (bytes == 4 || bytes == 8 || bytes == 16) && banks >= bytes / 4 && a.mask &&
+      alignedLanesOneWordPerBank(a, bytes, banks))
+    return 1;
   auto bankOf = [&](uint64_t w) { return uint32_t(pow2 ? w & (banks - 1) : w % banks); };
   constexpr uint32_t kMaxWords = 32 * 5; // words counted at most (a lane of 16 bytes spans 5)
   // The common access (consecutive words, a broadcast) has at most one distinct word per
