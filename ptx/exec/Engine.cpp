@@ -710,6 +710,11 @@ LaunchResult Engine::runGrid(const LaunchParams &p, bool useJit) {
     }
     totalThreadInsts += ctx.threadInsts;
     totalWarpInsts += ctx.warpInsts;
+    if (ctx.jitStackChanges) {
+      jit::Stats &st = jit::stats();
+      std::lock_guard<std::mutex> lock(st.mu);
+      st.stackChanges += ctx.jitStackChanges;
+    }
     if (size_t nc = execCounters().size()) {
       std::lock_guard<std::mutex> lock(mu);
       res.counters.resize(nc, 0);

@@ -1422,6 +1422,56 @@ bool jitLoopStep(Warp &w, uint32_t pc) {
 
 namespace {
 
+/// A `bra` at `pc` whose taken lanes `taken` are neither none nor all of `top`'s lanes `active`
+/// (runImpl, and compiled code through jitDiverge): `top` waits at the reconvergence point and
+/// each path that does not start there gets an entry, the taken one on top. May reallocate the
+/// stack (`top` is then gone).
+void divergeAt(Warp &w, SimtEntry &top, uint32_t pc, uint32_t target, uint32_t active, uint32_t taken) {
+  const uint32_t r = w.fn->reconv[pc], notTaken = active & ~taken;
+  top.pc = r;
+  // fall-through lanes that reach the reconvergence point at once wait in `top`
+  if (pc + 1 != r)
+    w.stack.push_back(SimtEntry{pc + 1, r, notTaken});
+  if (target != r)
+    w.stack.push_back(SimtEntry{target, r, taken});
+}
+
+/// After compiled code changed the stack (jitDiverge, jitReconverge): pops the entries at their
+/// reconvergence point as runImpl's loop does, but not the last one; fills `out` with the top;
+/// settles the thread instructions counted with the lanes `before` (runImpl adds the call's
+/// instructions with the lanes of the top it finds at the end: so ctx.threadInsts gets `count`
+/// instructions of `before` less those of the new lanes, and the sum comes out right);
+/// true when the top can run.
+bool jitSettle(ExecCtx &ctx, Warp &w, uint32_t before, uint64_t count, JitResume *out) {
+  while (w.stack.size() > 1 && (w.stack.back().pc == w.stack.back().rpc || w.stack.back().mask == 0))
+    w.stack.pop_back();
+  const SimtEntry &top = w.stack.back();
+  out->pc = top.pc;
+  out->mask = top.mask;
+  out->rpc = top.rpc;
+  ctx.threadInsts += count * (uint64_t(laneCount(before)) - uint64_t(laneCount(top.mask)));
+  return top.pc != top.rpc && top.mask != 0;
+}
+
+} // namespace
+
+bool jitDiverge(ExecCtx &ctx, Warp &w, uint32_t pc, uint32_t taken, uint64_t count, JitResume *out) {
+  ++ctx.jitStackChanges;
+  SimtEntry &top = w.stack.back();
+  const uint32_t active = top.mask;
+  divergeAt(w, top, pc, w.fn->code[pc].target, active, taken);
+  return jitSettle(ctx, w, active, count, out);
+}
+
+bool jitReconverge(ExecCtx &ctx, Warp &w, uint32_t pc, uint64_t count, JitResume *out) {
+  ++ctx.jitStackChanges;
+  SimtEntry &top = w.stack.back();
+  top.pc = pc;
+  return jitSettle(ctx, w, top.mask, count, out);
+}
+
+namespace {
+
 /// The end of the straight-line run of pure instructions (ir::Inst::pure) from `pc`, at
 /// most Warp::kAheadMax + 1 long, that stops before the reconvergence point `rpc`.
 uint32_t pureRunEnd(const ir::Function &fn, uint32_t pc, uint32_t rpc) {
@@ -1539,10 +1589,13 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
         done = fn.jit->run(&ctx, &w, active, base, &next, budget - n, rpc);
         if (done) {
           w.instCount = base + done;
-          top.pc = next;
+          // the code may have diverged and reconverged (jitDiverge, jitReconverge: `top` may
+          // be gone); they settled the instructions counted with other lanes than the last
+          SimtEntry &now = w.stack.back();
+          now.pc = next;
           n += done;
           ctx.warpInsts += done;
-          ctx.threadInsts += done * lanes;
+          ctx.threadInsts += (base + done) * laneCount(now.mask) - base * lanes;
           if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
             break;
           continue;
@@ -1648,13 +1701,7 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
       } else if (!m) {
         top.pc = pc + 1;
       } else {
-        uint32_t r = fn.reconv[pc];
-        top.pc = r;
-        // fall-through lanes that reach the reconvergence point at once wait in `top`
-        if (pc + 1 != r)
-          w.stack.push_back(SimtEntry{pc + 1, r, notTaken});
-        if (in.target != r)
-          w.stack.push_back(SimtEntry{in.target, r, m});
+        divergeAt(w, top, pc, in.target, active, m);
       }
       break;
     }

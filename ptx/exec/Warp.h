@@ -245,6 +245,26 @@ struct StoreBuffer {
 /// changed: the code then leaves before the jump.
 bool jitLoopStep(Warp &w, uint32_t pc);
 
+/// Where compiled code goes on after it changed the reconvergence stack itself (jitDiverge,
+/// jitReconverge): the top entry's pc, lanes and reconvergence point.
+struct JitResume {
+  uint32_t pc, mask, rpc;
+};
+
+/// A `bra` at `pc` that the active lanes of the stack's top entry split over, met by compiled
+/// code (`taken` the lanes that jump, neither none nor all of them): the interpreter's divergence
+/// (runImpl: the top entry waits at the reconvergence point, one entry per path is pushed), then
+/// the entries whose pc is their reconvergence point are popped as runImpl's loop pops them
+/// (never the last one). `count` is the warp's instruction count with the branch. Fills `out`
+/// with the new top; true when compiled code may go on there, false when it must leave for the
+/// interpreter loop at out.pc (which pops the last entry). Thread instructions counted so far
+/// with the old lanes are settled in ctx.threadInsts (see runImpl).
+bool jitDiverge(ExecCtx &ctx, Warp &w, uint32_t pc, uint32_t taken, uint64_t count, JitResume *out);
+
+/// Compiled code reached `pc`, the reconvergence point of the stack's top entry: pops it and
+/// what follows as runImpl's loop would; the rest as jitDiverge.
+bool jitReconverge(ExecCtx &ctx, Warp &w, uint32_t pc, uint64_t count, JitResume *out);
+
 /// Per host thread execution context.
 struct ExecCtx {
   Program *prog = nullptr;
@@ -281,7 +301,10 @@ struct ExecCtx {
   /// Functional mode with the JIT (ptx/jit/JitOps.h): straight-line runs of functions that have
   /// compiled code execute it instead of the handlers one by one.
   bool jit = false;
+  uint64_t jitStackChanges = 0; ///< jitDiverge and jitReconverge calls (the run summary's count)
   bool (*loopStep)(Warp &, uint32_t) = jitLoopStep; ///< for compiled code, which links nothing
+  bool (*diverge)(ExecCtx &, Warp &, uint32_t, uint32_t, uint64_t, JitResume *) = jitDiverge;
+  bool (*reconverge)(ExecCtx &, Warp &, uint32_t, uint64_t, JitResume *) = jitReconverge;
 
   bool faulted() const { return faultKind != FaultKind::None; }
   /// Records the first fault of this context: `what` describes it; the context adds the kernel,

@@ -127,6 +127,11 @@ std::string summaryText() {
                 (unsigned long long)s.branches,
                 (unsigned long long)s.launchesJit, (unsigned long long)s.launchesFallback);
   std::string out = buf;
+  if (s.stackChanges) {
+    std::snprintf(buf, sizeof buf, ", %llu divergence(s) and reconvergence(s) in compiled code",
+                  (unsigned long long)s.stackChanges);
+    out += buf;
+  }
   if (s.launchesInterpreted) {
     std::snprintf(buf, sizeof buf, ", %llu interpreted while not hot or compiling (auto)",
                   (unsigned long long)s.launchesInterpreted);

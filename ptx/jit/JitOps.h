@@ -148,6 +148,7 @@ struct Stats {
   uint64_t backgroundCompiles = 0, launchesInterpreted = 0; ///< --jit auto
   uint64_t kernelsEarly = 0;      ///< --jit auto: hot at the first launch by the hotness record
   uint64_t kernelsDeferred = 0;   ///< --jit auto: left to the detached compile at the end
+  uint64_t stackChanges = 0;      ///< divergences and reconvergences compiled code made itself
   double compileSeconds = 0, cacheSeconds = 0;
   std::vector<std::string> fallbacks; ///< "kernel: reason", one per kernel
 };

@@ -28,6 +28,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <algorithm>
@@ -37,6 +38,7 @@
 #include <link.h>
 #include <sys/stat.h>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -179,6 +181,10 @@ private:
     b_.SetInsertPoint(bad);
     b_.CreateRet(b_.getInt64(0));
     b_.SetInsertPoint(entry);
+    dispatch_ = llvm::BasicBlock::Create(c_, "dispatch", f);
+    b_.CreateBr(dispatch_);
+    // the start pc, and where the code goes on after it changed the reconvergence stack
+    b_.SetInsertPoint(dispatch_);
     llvm::Value *start = b_.CreateLoad(i32_, pcOut_);
     llvm::SwitchInst *sw = b_.CreateSwitch(start, bad);
     for (uint32_t pc = lo; pc < hi; ++pc)
@@ -220,15 +226,22 @@ private:
     auto args = f->arg_begin();
     ctx_ = &*args++;
     warp_ = &*args++;
-    active_ = &*args++;
+    argActive_ = &*args++;
     instBase_ = &*args++;
     pcOut_ = &*args++;
     budget_ = &*args++;
-    rpc_ = &*args;
+    argRpc_ = &*args;
     llvm::BasicBlock *entry = llvm::BasicBlock::Create(c_, "entry", f);
     b_.SetInsertPoint(entry);
     done_ = b_.CreateAlloca(i64_, nullptr, "done");
     b_.CreateStore(b_.getInt64(0), done_);
+    // the running lanes and their reconvergence point: the arguments until the code changes
+    // the reconvergence stack itself (diverge(), reconverge()); each leader reads them (reload)
+    activeSlot_ = b_.CreateAlloca(i32_, nullptr, "active");
+    rpcSlot_ = b_.CreateAlloca(i32_, nullptr, "rpc");
+    resume_ = b_.CreateAlloca(llvm::ArrayType::get(i32_, 3), nullptr, "resume");
+    b_.CreateStore(argActive_, activeSlot_);
+    b_.CreateStore(argRpc_, rpcSlot_);
     regs_ = b_.CreateLoad(llvm::PointerType::getUnqual(i64_), fieldPtr(warp_, offsetof(Warp, regs),
                                                                          llvm::PointerType::getUnqual(i64_)));
     preds_ = b_.CreateLoad(llvm::PointerType::getUnqual(i32_),
@@ -240,9 +253,59 @@ private:
     code_ = b_.CreateLoad(ptr_, fieldPtr(fnNow, functionCodeOffset(), ptr_));
     // a warp diverged under independent thread scheduling: warp-synchronous instructions first
     // gather their member lanes in the interpreter loop (warpSyncArrive)
-    llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
-    itsSplit_ = b_.CreateAnd(b_.CreateICmpNE(its, b_.getInt8(0)), b_.CreateICmpNE(active_, liveMask_));
+    its_ = b_.CreateICmpNE(b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_)), b_.getInt8(0));
     return entry;
+  }
+
+  /// The running lanes and their reconvergence point at a leader (the code may have changed
+  /// them before jumping here: resume()), and whether independent thread scheduling has split
+  /// the warp there.
+  void reload() {
+    active_ = b_.CreateLoad(i32_, activeSlot_, "act");
+    rpc_ = b_.CreateLoad(i32_, rpcSlot_, "rpc");
+    itsSplit_ = b_.CreateAnd(its_, b_.CreateICmpNE(active_, liveMask_));
+  }
+
+  /// `bra` at `pc` taken by `m`, some but not all active lanes, counted: the interpreter's
+  /// divergence on the warp's reconvergence stack (jitDiverge), then the code goes on with the
+  /// new top (resume()).
+  void diverge(uint32_t pc, llvm::Value *m) {
+    llvm::FunctionType *ty = llvm::FunctionType::get(i8_, {ptr_, ptr_, i32_, i32_, i64_, ptr_}, false);
+    llvm::Value *fnp = b_.CreateLoad(llvm::PointerType::getUnqual(ty),
+                                     fieldPtr(ctx_, offsetof(ExecCtx, diverge), llvm::PointerType::getUnqual(ty)));
+    llvm::Value *count = b_.CreateAdd(instBase_, b_.CreateLoad(i64_, done_));
+    llvm::Value *go = b_.CreateCall(ty, fnp, {ctx_, warp_, b_.getInt32(pc), m, count, b_.CreateBitCast(resume_, ptr_)});
+    resume(go);
+  }
+  /// The code reached `pc`, its reconvergence point, with budget left: the interpreter loop's
+  /// pops (jitReconverge), then the code goes on with the new top (resume()).
+  void reconverge(uint32_t pc) {
+    llvm::FunctionType *ty = llvm::FunctionType::get(i8_, {ptr_, ptr_, i32_, i64_, ptr_}, false);
+    llvm::Value *fnp = b_.CreateLoad(llvm::PointerType::getUnqual(ty),
+                                     fieldPtr(ctx_, offsetof(ExecCtx, reconverge), llvm::PointerType::getUnqual(ty)));
+    llvm::Value *count = b_.CreateAdd(instBase_, b_.CreateLoad(i64_, done_));
+    llvm::Value *go = b_.CreateCall(ty, fnp, {ctx_, warp_, b_.getInt32(pc), count, b_.CreateBitCast(resume_, ptr_)});
+    resume(go);
+  }
+  /// After jitDiverge/jitReconverge (`go` their answer): the top entry's lanes and
+  /// reconvergence point become the code's, and it goes on at the top's pc through the entry
+  /// switch when that pc is in this range and `go`; otherwise it leaves there (the interpreter
+  /// loop pops the last entry, or the dispatcher of ranges goes on with the new top).
+  void resume(llvm::Value *go) {
+    auto field = [&](unsigned i) {
+      return b_.CreateLoad(i32_, b_.CreateConstGEP2_32(llvm::ArrayType::get(i32_, 3), resume_, 0, i));
+    };
+    llvm::Value *pc = field(0);
+    b_.CreateStore(field(1), activeSlot_);
+    b_.CreateStore(field(2), rpcSlot_);
+    b_.CreateStore(pc, pcOut_);
+    llvm::Value *ok = b_.CreateICmpNE(go, b_.getInt8(0));
+    ok = b_.CreateAnd(ok, b_.CreateICmpUGE(pc, b_.getInt32(lo_)));
+    ok = b_.CreateAnd(ok, b_.CreateICmpULT(pc, b_.getInt32(hi_)));
+    llvm::BasicBlock *out = llvm::BasicBlock::Create(c_, "resumeout", f_);
+    b_.CreateCondBr(ok, dispatch_, out);
+    b_.SetInsertPoint(out);
+    b_.CreateRet(b_.CreateLoad(i64_, done_));
   }
 
   /// The exported `name` of a function in ranges: calls the range of the start pc
@@ -311,15 +374,31 @@ private:
     b_.SetInsertPoint(out);
     leave(pc);
   }
+  /// Goes on at `next` unless the budget is spent (the code leaves at `pc`) or `pc` is the
+  /// reconvergence point (reconverge(): the interpreter loop would pop the top entry there).
+  void goOnUnlessSpentOrRpc(uint32_t pc, llvm::BasicBlock *next) {
+    llvm::BasicBlock *more = llvm::BasicBlock::Create(c_, "more", f_);
+    llvm::BasicBlock *join = llvm::BasicBlock::Create(c_, "rejoin", f_);
+    goOnIf(b_.CreateICmpNE(left(), b_.getInt64(0)), pc, more);
+    b_.SetInsertPoint(more);
+    b_.CreateCondBr(b_.CreateICmpEQ(rpc_, b_.getInt32(pc)), join, next);
+    b_.SetInsertPoint(join);
+    reconverge(pc);
+  }
   llvm::BasicBlock *target(uint32_t pc) {
     if (pc < at_.size() && at_[pc])
       return at_[pc];
     llvm::BasicBlock *bb = llvm::BasicBlock::Create(c_, "away", f_);
     llvm::IRBuilderBase::InsertPointGuard g(b_);
     b_.SetInsertPoint(bb);
-    if (pc < lo_ || (pc >= hi_ && pc < fn_.code.size())) { // another range: the dispatcher goes on there
+    if (pc < lo_ || (pc >= hi_ && pc < fn_.code.size())) {
+      // another range: the dispatcher goes on there, with the lanes and reconvergence point
+      // it passed; if the code changed them, the interpreter loop does
       b_.CreateStore(b_.getInt32(pc), pcOut_);
-      b_.CreateRet(b_.CreateOr(b_.CreateLoad(i64_, done_), b_.getInt64(kCrossRange)));
+      llvm::Value *same = b_.CreateAnd(b_.CreateICmpEQ(b_.CreateLoad(i32_, activeSlot_), argActive_),
+                                       b_.CreateICmpEQ(b_.CreateLoad(i32_, rpcSlot_), argRpc_));
+      llvm::Value *d = b_.CreateLoad(i64_, done_);
+      b_.CreateRet(b_.CreateSelect(same, b_.CreateOr(d, b_.getInt64(kCrossRange)), d));
     } else {
       leave(pc);
     }
@@ -340,6 +419,7 @@ private:
         sw->addCase(b_.getInt32(pc + k), chk[k]);
     }
     llvm::BasicBlock *body = llvm::BasicBlock::Create(c_, "body", f_);
+    reload();
     llvm::Value *fits = b_.CreateICmpUGE(left(), b_.getInt64(len));
     llvm::Value *noRpc = b_.CreateICmpUGE(b_.CreateSub(rpc_, b_.getInt32(pc)), b_.getInt32(len));
     b_.CreateCondBr(b_.CreateAnd(fits, noRpc), body, chk[0]);
@@ -367,9 +447,9 @@ private:
     lazy_ = false;
     for (uint32_t k = 0; k < len; ++k) {
       b_.SetInsertPoint(chk[k]);
+      reload();
       llvm::BasicBlock *one = llvm::BasicBlock::Create(c_, "one", f_);
-      llvm::Value *spent = b_.CreateICmpEQ(left(), b_.getInt64(0));
-      goOnIf(b_.CreateNot(b_.CreateOr(spent, b_.CreateICmpEQ(rpc_, b_.getInt32(pc + k)))), pc + k, one);
+      goOnUnlessSpentOrRpc(pc + k, one);
       b_.SetInsertPoint(one);
       forget();
       llvm::Value *d = b_.CreateLoad(i64_, done_);
@@ -705,16 +785,20 @@ private:
     const ir::Inst &in = fn_.code[pc];
     ++code.branches;
     llvm::BasicBlock *run = llvm::BasicBlock::Create(c_, "bra", f_);
-    llvm::Value *fits = b_.CreateICmpUGE(left(), b_.getInt64(1));
-    goOnIf(b_.CreateAnd(fits, b_.CreateICmpNE(rpc_, b_.getInt32(pc))), pc, run);
+    reload();
+    goOnUnlessSpentOrRpc(pc, run);
     b_.SetInsertPoint(run);
     llvm::Value *m = guardMask(in);
     llvm::BasicBlock *taken = llvm::BasicBlock::Create(c_, "taken", f_);
     llvm::BasicBlock *notAll = llvm::BasicBlock::Create(c_, "notall", f_);
     llvm::BasicBlock *none = llvm::BasicBlock::Create(c_, "none", f_);
+    llvm::BasicBlock *split = llvm::BasicBlock::Create(c_, "diverge", f_);
     b_.CreateCondBr(b_.CreateICmpEQ(m, active_), taken, notAll);
     b_.SetInsertPoint(notAll);
-    goOnIf(b_.CreateICmpEQ(m, b_.getInt32(0)), pc, none);
+    b_.CreateCondBr(b_.CreateICmpEQ(m, b_.getInt32(0)), none, split);
+    b_.SetInsertPoint(split);
+    count(1);
+    diverge(pc, m);
     b_.SetInsertPoint(none);
     count(1);
     b_.CreateBr(target(pc + 1));
@@ -1138,6 +1222,11 @@ private:
   llvm::Value *ctx_ = nullptr, *warp_ = nullptr, *regs_ = nullptr, *preds_ = nullptr;
   llvm::Value *active_ = nullptr, *instBase_ = nullptr, *pcOut_ = nullptr, *budget_ = nullptr,
               *rpc_ = nullptr, *liveMask_ = nullptr, *done_ = nullptr, *itsSplit_ = nullptr;
+  /// The arguments' lanes and reconvergence point, their slots (reload()), the new top's fields
+  /// (resume()) and whether the warp runs under independent thread scheduling.
+  llvm::Value *argActive_ = nullptr, *argRpc_ = nullptr, *activeSlot_ = nullptr, *rpcSlot_ = nullptr,
+              *resume_ = nullptr, *its_ = nullptr;
+  llvm::BasicBlock *dispatch_ = nullptr; ///< the entry switch (resume() goes on there)
   llvm::Function *f_ = nullptr;
   llvm::Value *code_ = nullptr; ///< Function::code.data() of the running process
   std::vector<llvm::BasicBlock *> at_; ///< per pc: the code of the leader there (else null)
@@ -1298,6 +1387,7 @@ public:
       return nullptr;
     }
     std::string bytes((*obj)->getBufferStart(), (*obj)->getBufferSize());
+    dump(fn, *mod, bytes);
     lock.unlock(); // linking does not wait for another compile
     if (!linkLocked(bytes, *code, err))
       return nullptr;
@@ -1322,6 +1412,23 @@ public:
   std::string identity() const override { return identity_; }
 
 private:
+  /// PTXSIM_JIT_DUMP=DIR (a developer's aid): the optimised IR and the object of each compiled
+  /// function as DIR/<name>.ll and DIR/<name>.o, to read with objdump or llc.
+  static void dump(const ir::Function &fn, const llvm::Module &m, const std::string &object) {
+    const char *dir = std::getenv("PTXSIM_JIT_DUMP");
+    if (!dir || !*dir)
+      return;
+    const std::string base = std::string(dir) + "/" + fn.name;
+    std::error_code ec;
+    llvm::raw_fd_ostream ll(base + ".ll", ec);
+    if (!ec)
+      m.print(ll, nullptr);
+    if (FILE *f = std::fopen((base + ".o").c_str(), "wb")) {
+      std::fwrite(object.data(), 1, object.size(), f);
+      std::fclose(f);
+    }
+  }
+
   void optimize(llvm::Module &m) {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;

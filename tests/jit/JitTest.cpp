@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 
 namespace ptxsim::test {
@@ -43,6 +44,12 @@ uint64_t inRangesSoFar() {
   ptx::jit::Stats &s = ptx::jit::stats();
   std::lock_guard<std::mutex> lock(s.mu);
   return s.functionsInRanges;
+}
+
+uint64_t stackChangesSoFar() {
+  ptx::jit::Stats &s = ptx::jit::stats();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.stackChanges;
 }
 
 /// Sets PTXSIM_JIT_RANGE_INSTS (read at every compile) for the scope.
@@ -262,6 +269,101 @@ DONE:
   EXPECT_EQ(bad.message.find("PTXSIM_JIT=diff"), std::string::npos) << bad.message;
   EXPECT_NE(bad.message.find("thread (45,0,0)"), std::string::npos) << bad.message;
   EXPECT_EQ(mismatchesSoFar(), mism);
+}
+
+// Divergent branches and reconvergence run in compiled code (jitDiverge, jitReconverge): a loop
+// whose lanes leave at different iterations (the test at its top, a per-lane trip count, and a
+// break for some lanes), a `continue`, if/else nested two deep inside it (lanes split and rejoin
+// at different depths), shfl.sync and vote.sync inside the divergent body with the active lanes
+// as members (source lanes outside them), a partial last warp, and a load past an allocation in a
+// divergent path (the interpreter's fault message, thread 5). Under IPDOM and ITS, and in pc
+// ranges of 8 (a jump into another range after the lanes changed leaves for the interpreter).
+// Diff mode: memory, results, fault messages and thread-instruction counts as the interpreter's.
+TEST(Jit, DivergenceStaysInCompiledCodeAndMatchesInterpreter) {
+  REQUIRE_JIT();
+  const std::string ptx = ptxHeader() + R"(
+.visible .entry k(.param .u64 out, .param .u64 bad) {
+  .reg .b32 %r<16>; .reg .b64 %rd<6>; .reg .pred %p<8>;
+  ld.param.u64 %rd0, [out];
+  ld.param.u64 %rd5, [bad];
+  mov.u32 %r0, %tid.x;
+  and.b32 %r1, %r0, 31;
+  setp.ne.u32 %p3, %r1, %r1;
+  mov.u32 %r2, 0;
+  mov.u32 %r3, 0;
+  mul.lo.u32 %r4, %r1, 7;
+  and.b32 %r4, %r4, 15;
+OUTER:
+  setp.ge.u32 %p0, %r2, %r4;
+  @%p0 bra OUTDONE;
+  and.b32 %r5, %r2, 3;
+  setp.eq.u32 %p1, %r5, 2;
+  @%p1 bra CONT;
+  setp.eq.u32 %p2, %r5, 1;
+  @%p2 bra ODD;
+  mad.lo.u32 %r3, %r3, 3, %r2;
+  and.b32 %r6, %r1, 1;
+  setp.eq.u32 %p3, %r6, 0;
+  @%p3 bra EVENL;
+  xor.b32 %r3, %r3, %r1;
+  and.b32 %r6, %r1, 2;
+  setp.eq.u32 %p5, %r6, 0;
+  @%p5 bra JOIN2;
+  add.u32 %r3, %r3, 9;
+  bra JOIN2;
+EVENL:
+  add.u32 %r3, %r3, 5;
+JOIN2:
+  bra NEXT;
+ODD:
+  shr.u32 %r7, %r3, 1;
+  add.u32 %r3, %r7, %r1;
+  setp.gt.u32 %p4, %r3, 60;
+  @%p4 bra OUTDONE;
+NEXT:
+  activemask.b32 %r8;
+  shfl.sync.bfly.b32 %r9, %r3, 1, 31, %r8;
+  vote.sync.ballot.b32 %r10, %p3, %r8;
+  add.u32 %r3, %r3, %r9;
+  xor.b32 %r3, %r3, %r10;
+CONT:
+  add.u32 %r2, %r2, 1;
+  bra OUTER;
+OUTDONE:
+  mul.wide.u32 %rd1, %r0, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2], %r3;
+  and.b32 %r11, %r0, 7;
+  setp.eq.u32 %p6, %r11, 5;
+  @!%p6 bra DONE;
+  add.s64 %rd3, %rd5, %rd1;
+  ld.global.u32 %r12, [%rd3];
+  add.u32 %r12, %r12, %r3;
+  st.global.u32 [%rd2], %r12;
+DONE:
+  ret;
+})";
+  for (unsigned ranges : {0u, 8u})
+    for (auto simt : {ptx::exec::SimtMode::Ipdom, ptx::exec::SimtMode::Its}) {
+      SCOPED_TRACE(std::string(simt == ptx::exec::SimtMode::Its ? "its" : "ipdom") + " ranges " +
+                   std::to_string(ranges));
+      std::unique_ptr<RangeInsts> r;
+      if (ranges)
+        r = std::make_unique<RangeInsts>(ranges);
+      DiffHarness h(simt);
+      ASSERT_TRUE(h.load(ptx)) << h.errors;
+      const uint64_t mism = mismatchesSoFar(), changes = stackChangesSoFar(), native = nativeSoFar();
+      uint64_t out = h.alloc(2 * 48 * 4), src = h.alloc(2 * 48 * 4);
+      auto ok = h.launch("k", {2}, {48}, {out, src});
+      ASSERT_TRUE(ok.ok()) << ok.message;
+      EXPECT_GT(nativeSoFar(), native);
+      EXPECT_GT(stackChangesSoFar(), changes); // the divergence ran in compiled code
+      auto bad = h.launch("k", {2}, {48}, {out, 0x10}); // thread 5 loads from an unmapped address
+      EXPECT_FALSE(bad.ok());
+      EXPECT_EQ(bad.message.find("PTXSIM_JIT=diff"), std::string::npos) << bad.message;
+      EXPECT_NE(bad.message.find("thread (5,0,0)"), std::string::npos) << bad.message;
+      EXPECT_EQ(mismatchesSoFar(), mism);
+    }
 }
 
 // A function larger than one pc range (PTXSIM_JIT_RANGE_INSTS=8 here, 256 by default) is
