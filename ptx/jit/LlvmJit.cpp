@@ -261,6 +261,7 @@ private:
   /// them before jumping here: resume()), and whether independent thread scheduling has split
   /// the warp there.
   void reload() {
+    predVals_.clear(); // (values of another block)
     active_ = b_.CreateLoad(i32_, activeSlot_, "act");
     rpc_ = b_.CreateLoad(i32_, rpcSlot_, "rpc");
     itsSplit_ = b_.CreateAnd(its_, b_.CreateICmpNE(active_, liveMask_));
@@ -269,13 +270,14 @@ private:
   /// `bra` at `pc` taken by `m`, some but not all active lanes, counted: the interpreter's
   /// divergence on the warp's reconvergence stack (jitDiverge), then the code goes on with the
   /// new top (resume()).
-  void diverge(uint32_t pc, llvm::Value *m) {
+  void diverge(uint32_t pc, llvm::Value *m) { resume(callDiverge(pc, m)); }
+  /// The call of jitDiverge for diverge() (and loopBack): its answer; the new top in resume_.
+  llvm::Value *callDiverge(uint32_t pc, llvm::Value *m) {
     llvm::FunctionType *ty = llvm::FunctionType::get(i8_, {ptr_, ptr_, i32_, i32_, i64_, ptr_}, false);
     llvm::Value *fnp = b_.CreateLoad(llvm::PointerType::getUnqual(ty),
                                      fieldPtr(ctx_, offsetof(ExecCtx, diverge), llvm::PointerType::getUnqual(ty)));
     llvm::Value *count = b_.CreateAdd(instBase_, b_.CreateLoad(i64_, done_));
-    llvm::Value *go = b_.CreateCall(ty, fnp, {ctx_, warp_, b_.getInt32(pc), m, count, b_.CreateBitCast(resume_, ptr_)});
-    resume(go);
+    return b_.CreateCall(ty, fnp, {ctx_, warp_, b_.getInt32(pc), m, count, b_.CreateBitCast(resume_, ptr_)});
   }
   /// The code reached `pc`, its reconvergence point, with budget left: the interpreter loop's
   /// pops (jitReconverge), then the code goes on with the new top (resume()).
@@ -496,6 +498,15 @@ private:
       vals_[r] = phi;
       actOnly_.insert(r);
     }
+    // the running lanes and their reconvergence point change when lanes leave the loop
+    // (loopBack): phis too
+    loopActive_ = b_.CreatePHI(i32_, 3, "loopact");
+    loopActive_->addIncoming(active_, entry);
+    loopRpc_ = b_.CreatePHI(i32_, 3, "looprpc");
+    loopRpc_->addIncoming(rpc_, entry);
+    active_ = loopActive_;
+    rpc_ = loopRpc_;
+    itsSplit_ = b_.CreateAnd(its_, b_.CreateICmpNE(active_, liveMask_));
     pending_ = written;
     return carried;
   }
@@ -518,7 +529,9 @@ private:
     llvm::Value *ok = b_.CreateICmpUGE(b_.CreateSub(budget_, ran), b_.getInt64(len + 1));
     ok = b_.CreateAnd(ok, b_.CreateICmpNE(rpc_, b_.getInt32(end)));
     ok = b_.CreateAnd(ok, b_.CreateICmpUGE(b_.CreateSub(rpc_, b_.getInt32(pc)), b_.getInt32(len)));
-    ok = b_.CreateAnd(ok, b_.CreateICmpEQ(guardMask(fn_.code[end]), active_));
+    llvm::Value *g = guardMask(fn_.code[end]);
+    llvm::Value *all = b_.CreateICmpEQ(g, active_);
+    llvm::Value *some = b_.CreateICmpNE(g, b_.getInt32(0));
     llvm::Value *full = b_.CreateICmpEQ(active_, liveMask_);
     llvm::Value *its = b_.CreateLoad(i8_, fieldPtr(warp_, offsetof(Warp, its), i8_));
     llvm::Value *from = b_.CreateSelect(b_.CreateICmpEQ(its, b_.getInt8(0)), b_.getInt64(exec::kLivelockFrom),
@@ -533,7 +546,11 @@ private:
     llvm::BasicBlock *ask = llvm::BasicBlock::Create(c_, "loopask", f_);
     llvm::BasicBlock *jump = llvm::BasicBlock::Create(c_, "loopjump", f_);
     llvm::BasicBlock *out = llvm::BasicBlock::Create(c_, "loopout", f_);
-    b_.CreateCondBr(ok, again, out, llvm::MDBuilder(c_).createBranchWeights(1000, 1));
+    llvm::BasicBlock *taken = llvm::BasicBlock::Create(c_, "looptaken", f_);
+    llvm::BasicBlock *split = llvm::BasicBlock::Create(c_, "loopsplit", f_);
+    b_.CreateCondBr(b_.CreateAnd(ok, some), taken, out, llvm::MDBuilder(c_).createBranchWeights(1000, 1));
+    b_.SetInsertPoint(taken);
+    b_.CreateCondBr(all, again, split, llvm::MDBuilder(c_).createBranchWeights(1000, 1));
     b_.SetInsertPoint(again);
     b_.CreateCondBr(full, jump, part);
     b_.SetInsertPoint(part);
@@ -559,6 +576,40 @@ private:
     b_.CreateBr(top);
     for (size_t i = 0; i < carried.size(); ++i)
       carried[i].second->addIncoming(next[i], jump);
+    loopActive_->addIncoming(active_, jump);
+    loopRpc_->addIncoming(rpc_, jump);
+    // some active lanes leave: the registers they may still read are written (in all the
+    // active lanes; the others go on with the values), the branch counts and the interpreter's
+    // divergence is made on the stack (jitDiverge); when its new top is the loop's lanes at the
+    // loop's head with a reconvergence point outside the block, the loop goes on with them and
+    // the values, else the code goes on wherever the new top is (resume())
+    b_.SetInsertPoint(split);
+    for (uint32_t r : pending_)
+      if (live_.live(end, r))
+        flushReg(r);
+    b_.CreateStore(b_.CreateAdd(ran, b_.getInt64(1)), done_);
+    llvm::Value *split1 = callDiverge(end, g);
+    auto field = [&](unsigned i) {
+      return b_.CreateLoad(i32_, b_.CreateConstGEP2_32(llvm::ArrayType::get(i32_, 3), resume_, 0, i));
+    };
+    llvm::Value *npc = field(0), *nmask = field(1), *nrpc = field(2);
+    llvm::Value *stay = b_.CreateICmpNE(split1, b_.getInt8(0));
+    stay = b_.CreateAnd(stay, b_.CreateICmpEQ(npc, b_.getInt32(pc)));
+    stay = b_.CreateAnd(stay, b_.CreateICmpNE(nmask, b_.getInt32(0)));
+    stay = b_.CreateAnd(stay, b_.CreateICmpUGE(b_.CreateSub(nrpc, b_.getInt32(pc)), b_.getInt32(len)));
+    llvm::BasicBlock *goOn = llvm::BasicBlock::Create(c_, "loopnarrow", f_);
+    llvm::BasicBlock *away = llvm::BasicBlock::Create(c_, "loopleft", f_);
+    b_.CreateCondBr(stay, goOn, away, llvm::MDBuilder(c_).createBranchWeights(1000, 1));
+    b_.SetInsertPoint(away);
+    resume(split1);
+    b_.SetInsertPoint(goOn);
+    b_.CreateStore(nmask, activeSlot_);
+    b_.CreateStore(nrpc, rpcSlot_);
+    b_.CreateBr(top);
+    for (size_t i = 0; i < carried.size(); ++i)
+      carried[i].second->addIncoming(next[i], goOn);
+    loopActive_->addIncoming(nmask, goOn);
+    loopRpc_->addIncoming(nrpc, goOn);
     b_.SetInsertPoint(out);
     flushBlockEnd(end);
     b_.CreateStore(ran, done_);
@@ -848,7 +899,12 @@ private:
     return b_.CreateBitCast(b_.CreateConstGEP1_64(i8_, base, off), llvm::PointerType::getUnqual(fieldTy));
   }
   llvm::Value *predPtr(uint32_t idx) { return b_.CreateConstGEP1_64(i32_, preds_, idx); }
-  llvm::Value *pred(uint32_t idx) { return b_.CreateLoad(i32_, predPtr(idx)); }
+  /// Predicate `idx` in the active lanes: the value an instruction of the block wrote (predVals_),
+  /// else the file's.
+  llvm::Value *pred(uint32_t idx) {
+    auto it = predVals_.find(idx);
+    return it != predVals_.end() ? it->second : b_.CreateLoad(i32_, predPtr(idx));
+  }
   llvm::Value *regPtr(uint32_t off) {
     return b_.CreateBitCast(b_.CreateConstGEP1_64(i64_, regs_, off), llvm::PointerType::getUnqual(v64_));
   }
@@ -893,6 +949,7 @@ private:
   void forget() {
     vals_.clear();
     actOnly_.clear();
+    predVals_.clear();
   }
   /// Writes `v` to register `dst` of the file in the lanes of `m`: merged with the file's value
   /// and stored whole (a masked store would keep the next block's load of the register from
@@ -1206,9 +1263,16 @@ private:
     return true;
   }
 
+  /// Writes `v` to predicate `idx` in the lanes of `m` (the file at once, merged with its other
+  /// lanes); later readers in the block take the value right in the active lanes, without the
+  /// file's other lanes (so a setp's compare feeds a selp or a guard directly: the merge
+  /// through a general register was most of a `selp` chain's latency).
   void writePred(uint32_t idx, llvm::Value *v, llvm::Value *m) {
-    llvm::Value *old = pred(idx);
-    b_.CreateStore(b_.CreateOr(b_.CreateAnd(old, b_.CreateNot(m)), b_.CreateAnd(v, m)), predPtr(idx));
+    llvm::Value *notM = b_.CreateNot(m), *vm = b_.CreateAnd(v, m);
+    llvm::Value *act = m == active_ ? v : b_.CreateOr(b_.CreateAnd(pred(idx), notM), vm);
+    llvm::Value *old = b_.CreateLoad(i32_, predPtr(idx));
+    b_.CreateStore(b_.CreateOr(b_.CreateAnd(old, notM), vm), predPtr(idx));
+    predVals_[idx] = act;
   }
 
   llvm::LLVMContext &c_;
@@ -1227,6 +1291,7 @@ private:
   llvm::Value *argActive_ = nullptr, *argRpc_ = nullptr, *activeSlot_ = nullptr, *rpcSlot_ = nullptr,
               *resume_ = nullptr, *its_ = nullptr;
   llvm::BasicBlock *dispatch_ = nullptr; ///< the entry switch (resume() goes on there)
+  llvm::PHINode *loopActive_ = nullptr, *loopRpc_ = nullptr; ///< a loop's lanes (loopHead)
   llvm::Function *f_ = nullptr;
   llvm::Value *code_ = nullptr; ///< Function::code.data() of the running process
   std::vector<llvm::BasicBlock *> at_; ///< per pc: the code of the leader there (else null)
@@ -1237,6 +1302,7 @@ private:
   /// only values that dominate the insertion point are kept.
   std::unordered_map<uint32_t, llvm::Value *> vals_;
   std::unordered_set<uint32_t> actOnly_; ///< vals_ entries right in the active lanes only
+  std::unordered_map<uint32_t, llvm::Value *> predVals_; ///< predicates written (writePred)
   std::set<uint32_t> pending_;           ///< registers whose vals_ entry the file lacks (store())
   bool lazy_ = false;                    ///< emitting a block's fast version
   Liveness live_;
