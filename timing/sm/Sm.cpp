@@ -29,11 +29,8 @@ const char *stallReasonName(StallReason r) {
   return "?";
 }
 
-Cycle &Sm::Slot::ready(uint16_t r) {
-  std::vector<Cycle> &v = (r & Inst::kPredBit) ? predReady : regReady;
-  size_t i = r & ~Inst::kPredBit;
-  if (i >= v.size())
-    v.resize(i + 16, 0);
+Cycle &Sm::Slot::grow(std::vector<Cycle> &v, size_t i) {
+  v.resize(i + 16, 0);
   return v[i];
 }
 
@@ -278,11 +275,9 @@ uint32_t Sm::sequenceLatency(const Inst &in) const {
   }
 }
 
-bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
+bool Sm::fetchLine(Slot &s, const Inst &in, Cycle now) {
   if (l1iTag_.empty()) // (no instruction cache modelled, or a core kind that fetches nothing)
     return true;
-  if (&in == s.fetchIn) // (its line is fetchLine: see below)
-    return now >= s.fetchReadyAt;
   // instructions are 8 bytes; each function gets its own code region (from its name, so the
   // layout is the same in every run). `in` is an instruction of the warp's function: when it
   // lies in the code of the function fetched last, that is the function (the warp's own state
@@ -336,20 +331,11 @@ bool Sm::fetched(Slot &s, const Inst &in, Cycle now) {
   return false;
 }
 
-bool Sm::unitFreeFor(const Inst &in, Cycle now, UnitMemo &m) const {
-  const uint8_t p = pipeFor(in);
-  if (pipes_[p].minFree > now) // (no unit free)
-    return false;
-  if (p == ldstPipe_) {
-    const bool shared = in.space == ptx::ir::MemSpace::Shared;
-    if (m.ldst[shared] < 0)
-      m.ldst[shared] = shared ? ldst_->canIssueShared(now) : ldst_->canIssue(now);
-    if (!m.ldst[shared])
-      return false;
-  }
-  if (in.cls == OpClass::Mem || in.cls == OpClass::Atomic)
-    return true;
-  return collectorMinFree_ <= now; // an operand collector unit for the operands
+bool Sm::ldstFree(const Inst &in, Cycle now, UnitMemo &m) const {
+  const bool shared = in.space == ptx::ir::MemSpace::Shared;
+  if (m.ldst[shared] < 0)
+    m.ldst[shared] = shared ? ldst_->canIssueShared(now) : ldst_->canIssue(now);
+  return m.ldst[shared];
 }
 
 Cycle Sm::unitFreeAt(const Inst &in) const {
@@ -640,7 +626,7 @@ void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
     using B = ptx::exec::Builtin;
     uint64_t cost = builtin == uint32_t(B::Vprintf) ? c.vprintfCycles
                     : builtin == uint32_t(B::Malloc) || builtin == uint32_t(B::Free)
-                        ? c.heapCallCycles + uint64_t(c.heapLaneCycles) * __builtin_popcount(rec_.execMask)
+                        ? c.heapCallCycles + uint64_t(c.heapLaneCycles) * ptx::exec::laneCount(rec_.execMask)
                         : 0;
     if (cost) {
       s.wakeAt = s.callDoneAt = now + cost;
@@ -651,8 +637,9 @@ void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
 
 void Sm::countIssue(const Inst &in, uint8_t p, Cycle now) {
   ++stats_.warpInsts;
-  stats_.threadInsts += (uint64_t)__builtin_popcount(rec_.activeMask);
-  stats_.activeLaneInsts += (uint64_t)__builtin_popcount(rec_.execMask);
+  // (laneCount: inline bit arithmetic, not the libgcc call __builtin_popcount is without -mpopcnt)
+  stats_.threadInsts += ptx::exec::laneCount(rec_.activeMask);
+  stats_.activeLaneInsts += ptx::exec::laneCount(rec_.execMask);
   if (lastIssueFused_)
     return;
   for (unsigned i = 0; i < in.nrs; ++i)
@@ -660,17 +647,20 @@ void Sm::countIssue(const Inst &in, uint8_t p, Cycle now) {
   for (unsigned i = 0; i < in.nrd; ++i)
     stats_.regWrites += !(in.rd[i] & Inst::kPredBit);
   ++stats_.fuIssued[p];
-  // a free unit of the pipeline takes the instruction
+  // the first free unit of the pipeline takes the instruction (none is free unless the least
+  // free cycle has come: minFree is the least of freeAt)
   Pipe &pipe = pipes_[p];
-  bool taken = false;
-  Cycle least = kNever;
-  for (Cycle &f : pipe.freeAt) {
-    if (!taken && f <= now) {
-      f = now + pipe.interval;
-      taken = true;
-    }
-    least = std::min(least, f);
-  }
+  if (pipe.minFree > now)
+    return;
+  Cycle *f = pipe.freeAt.data();
+  const size_t n = pipe.freeAt.size();
+  size_t u = 0;
+  while (f[u] > now)
+    ++u;
+  f[u] = now + pipe.interval;
+  Cycle least = f[0];
+  for (size_t k = 1; k < n; ++k)
+    least = std::min(least, f[k]);
   pipe.minFree = least;
 }
 
@@ -733,31 +723,39 @@ void Sm::timeArithmetic(Slot &s, const Inst &in, uint8_t p, Cycle now) {
   else if (s.fusedRole == uint8_t(SassRole::Shift32))
     lat = cfg_.core.intLatency;
   s.fusedRole = 0;
-  // operand collector: source registers in the same bank are read in successive cycles
-  uint8_t perBank[64] = {};
-  uint32_t banks = std::min<uint32_t>(std::max(1u, cfg_.core.regBanks), 64), worst = 0;
-  for (unsigned i = 0; i < in.nrs; ++i)
-    if (!(in.rs[i] & Inst::kPredBit))
-      worst = std::max<uint32_t>(worst, ++perBank[in.rs[i] % banks]);
+  // operand collector: source registers in the same bank are read in successive cycles (the
+  // busiest bank's reads: each register read counts the earlier reads of its bank, at most 16
+  // sources, rather than a per-bank array cleared at every issue)
+  const uint32_t banks = std::min<uint32_t>(std::max(1u, cfg_.core.regBanks), 64);
+  const bool pow2 = (banks & (banks - 1)) == 0; // (a mask, not a division, for 8 banks)
+  uint32_t worst = 0, n = 0;
+  uint8_t bank[16];
+  for (unsigned i = 0; i < in.nrs; ++i) {
+    if (in.rs[i] & Inst::kPredBit)
+      continue;
+    const uint8_t b = uint8_t(pow2 ? in.rs[i] & (banks - 1) : in.rs[i] % banks);
+    uint32_t same = 1;
+    for (uint32_t j = 0; j < n; ++j)
+      same += bank[j] == b;
+    bank[n++] = b;
+    worst = std::max(worst, same);
+  }
   if (worst > 1) {
     lat += worst - 1;
     stats_.regBankConflicts += worst - 1;
   }
   // a collector unit gathers the operands: busy for one cycle per read of the busiest bank
   if (worst) {
-    // (the first of the soonest free takes it; the least of the others, or it, is the new least)
-    Cycle *c = collectorFreeAt_.data(), others = kNever;
-    size_t u = 0;
-    for (size_t k = 1; k < collectorFreeAt_.size(); ++k) {
-      if (c[k] < c[u]) {
-        others = c[u];
-        u = k;
-      } else {
-        others = std::min(others, c[k]);
-      }
-    }
-    c[u] = std::max(c[u], now) + worst;
-    collectorMinFree_ = std::min(others, c[u]);
+    // (the soonest free takes it, the first of collectorFreeAt_, kept ascending; its new free
+    // cycle moves up to its place)
+    Cycle *c = collectorFreeAt_.data();
+    const size_t n = collectorFreeAt_.size();
+    const Cycle v = std::max(c[0], now) + worst;
+    size_t k = 1;
+    for (; k < n && c[k] < v; ++k)
+      c[k - 1] = c[k];
+    c[k - 1] = v;
+    collectorMinFree_ = c[0];
   }
   for (unsigned i = 0; i < in.nrd; ++i)
     s.ready(in.rd[i]) = now + lat;
@@ -776,13 +774,9 @@ bool Sm::isTextureRead(const Inst &in) {
          (in.opcode == tex || in.opcode == tld4 || in.opcode == txq);
 }
 
-bool Sm::touchesOutside(const Inst &in) {
+bool Sm::touchesOutsideOther(const Inst &in) {
   using ptx::ir::Ctl;
   using ptx::ir::MemSpace;
-  // texture fetches and queries read the texture object and its texels, global memory that
-  // nothing writes in the parallel phase (surface stores do not run there)
-  if (isTextureRead(in))
-    return false;
   switch (in.ctl) {
   case Ctl::None: break;
   case Ctl::WarpSync: // shfl/vote/match/redux/elect.sync, bar.warp.sync: the warp's own lanes
@@ -809,6 +803,14 @@ bool Sm::touchesOutside(const Inst &in) {
   case OpClass::Warp:
   case OpClass::Control:
   case OpClass::Tensor: return false; // registers of the warp only
+  default: break;
+  }
+  // texture fetches and queries read the texture object and its texels, global memory that
+  // nothing writes in the parallel phase (surface stores do not run there); looked at only
+  // here, past the classes above (isTextureRead needs Ctl::None; the classes above never touch)
+  if (isTextureRead(in))
+    return false;
+  switch (in.cls) {
   case OpClass::Mem:
   case OpClass::Atomic:
     // the CTA's shared memory, the thread's local memory, and the read-only parameter and
@@ -932,7 +934,7 @@ void Sm::noteRetire() {
   retireCheck_ = anyDone;
 }
 
-bool Sm::mustStop(const ptx::exec::Warp &w, const Inst &in) {
+bool Sm::mustStopOther(const ptx::exec::Warp &w, const Inst &in) {
   if (orderedIssue_)
     return true;
   // a launch extension's ctaFinished hook runs when a CTA's last warp exits
@@ -1020,7 +1022,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       return;
     }
     const Inst *in = s.nextCache;
-    if (!in && !(in = grid_->peek(*s.w))) {
+    if (!in && !(in = s.nextCache = grid_->peek(*s.w))) {
       if (grid_->atBarrier(*s.w)) {
         anyLive = true;
         anyBarrier = true;
@@ -1035,7 +1037,6 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
       }
       return;
     }
-    s.nextCache = in;
     anyLive = true;
     ++resident;
     if (!fetched(s, *in, now)) {
@@ -1046,20 +1047,22 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
         worst = StallReason::Fetch;
       return;
     }
-    StallReason why = StallReason::None;
-    // sleep until the operands can be ready: a finite scoreboard time, or a load's return
-    if (const Cycle wake = s.operandsWereReady ? 0 : operandsWait(s, *in, now, why)) {
-      if (why == StallReason::Memory || worst == StallReason::None)
-        worst = why;
-      s.wakeAt = wake;
-      until = std::min(until, wake);
-      s.blockedBy = why;
-      // a finite wake-up is the cycle the last operand is ready: the scan then need not look
-      // again (a load's return that wakes the warp earlier clears this)
-      s.operandsWereReady = wake != kNever;
-      return;
+    if (!s.operandsWereReady) {
+      StallReason why = StallReason::None;
+      // sleep until the operands can be ready: a finite scoreboard time, or a load's return
+      if (const Cycle wake = operandsWait(s, *in, now, why)) {
+        if (why == StallReason::Memory || worst == StallReason::None)
+          worst = why;
+        s.wakeAt = wake;
+        until = std::min(until, wake);
+        s.blockedBy = why;
+        // a finite wake-up is the cycle the last operand is ready: the scan then need not look
+        // again (a load's return that wakes the warp earlier clears this)
+        s.operandsWereReady = wake != kNever;
+        return;
+      }
+      s.operandsWereReady = true;
     }
-    s.operandsWereReady = true;
     if (!unitFreeFor(*in, now, units)) {
       if (worst == StallReason::None)
         worst = StallReason::Pipeline;
@@ -1150,15 +1153,6 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
   lastStall_[si] = r;
   ++stats_.stall[size_t(r)];
   return true;
-}
-
-bool Sm::mayWakeOthers(const Inst &in) const {
-  using ptx::ir::Ctl;
-  // a plain instruction, branch or warp-synchronous one moves only its own warp; barriers,
-  // exits, returns, calls and waits may move others (a CTA barrier's release); a core kind
-  // other than the full SM may step more than the instruction at issue
-  return (in.ctl != Ctl::None && in.ctl != Ctl::Bra && in.ctl != Ctl::WarpSync) ||
-         uint8_t(in.cls) >= ptx::ir::kNumBuiltinOpClasses || orderedIssue_ || !coreClock_;
 }
 
 bool Sm::idle() const { return ctas_.empty() && ldst_->idle(); }

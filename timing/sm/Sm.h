@@ -126,7 +126,23 @@ public:
   /// calls of functions with a body (mustStop: the instruction alone does not say) and
   /// warp-synchronous instructions (shfl.sync ...) touch only the warp. The same order holds
   /// for any number of host threads.
-  static bool touchesOutside(const ptx::ir::Inst &in);
+  static bool touchesOutside(const ptx::ir::Inst &in) {
+    // (inline: the common case, a plain instruction of a class that reads and writes only the
+    // warp's registers, on every issue of the parallel phase; the rest: touchesOutsideOther)
+    if (in.ctl == ptx::ir::Ctl::None && (kRegisterOnlyClasses >> (uint32_t(in.cls) & 31) & 1))
+      return false;
+    return touchesOutsideOther(in);
+  }
+  /// touchesOutside() for what its inline test does not settle.
+  static bool touchesOutsideOther(const ptx::ir::Inst &in);
+  /// The instruction classes that read and write only the warp's registers, a bit per class.
+  static constexpr uint32_t kRegisterOnlyClasses = [] {
+    using C = ptx::ir::OpClass;
+    uint32_t m = 0;
+    for (C c : {C::Alu, C::Mul, C::Fp32, C::Fp64, C::Half, C::Sfu, C::Warp, C::Control, C::Tensor})
+      m |= 1u << uint32_t(c);
+    return m;
+  }();
   /// ld / ldu in the global space (any cache or ordering qualifier).
   static bool isGlobalLoad(const ptx::ir::Inst &in);
   /// tex / tld4 / txq: reads of a texture object and its texels only.
@@ -247,7 +263,13 @@ protected:
     Cycle callDoneAt = 0; ///< a runtime call (printf, malloc) keeps the warp until then
     /// A release access whose MEMBAR (ptx::ir::Inst::sassSeq) the warp has waited for.
     const ptx::ir::Inst *fenceDoneFor = nullptr;
-    Cycle &ready(uint16_t r);
+    /// (inline: the issue writes its destinations' entries; grow() when one is past the end)
+    Cycle &ready(uint16_t r) {
+      std::vector<Cycle> &v = (r & ptx::ir::Inst::kPredBit) ? predReady : regReady;
+      const size_t i = r & ~ptx::ir::Inst::kPredBit;
+      return i < v.size() ? v[i] : grow(v, i);
+    }
+    static Cycle &grow(std::vector<Cycle> &v, size_t i);
     /// (inline: the scan and the next-event search call it for every operand of every warp)
     Cycle readyAt(uint16_t r) const {
       const std::vector<Cycle> &v = (r & ptx::ir::Inst::kPredBit) ? predReady : regReady;
@@ -273,7 +295,14 @@ protected:
   void buildPipes();
   /// Instruction fetch: true when the instruction is in the warp's buffer at `now`; otherwise
   /// the fetch (an L1I hit, or a miss served at L2 latency) is started or still in flight.
-  bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now);
+  /// (inline: the scan's common case, the instruction fetched() found last, reads two fields)
+  bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now) {
+    if (&in == s.fetchIn) // (its line is fetchLine; fetchIn stays null without an L1I)
+      return now >= s.fetchReadyAt;
+    return fetchLine(s, in, now);
+  }
+  /// fetched() for an instruction other than Slot::fetchIn: finds its line, or starts its fetch.
+  bool fetchLine(Slot &s, const ptx::ir::Inst &in, Cycle now);
   uint32_t latencyFor(const ptx::ir::Inst &in, uint8_t p) const;
   /// The -ptxsim_*_latency of an instruction ptxas makes a SASS sequence (ptx::ir::SassSeq);
   /// 0 when none is set.
@@ -294,7 +323,19 @@ protected:
   struct UnitMemo {
     int8_t ldst[2] = {-1, -1}; ///< other spaces, shared memory
   };
-  bool unitFreeFor(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const;
+  /// (inline: the scan asks it of every warp whose operands are ready)
+  bool unitFreeFor(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const {
+    const uint8_t p = pipeFor(in);
+    if (pipes_[p].minFree > now) // (no unit free)
+      return false;
+    if (p == ldstPipe_ && !ldstFree(in, now, m))
+      return false;
+    if (in.cls == ptx::ir::OpClass::Mem || in.cls == ptx::ir::OpClass::Atomic)
+      return true;
+    return collectorMinFree_ <= now; // an operand collector unit for the operands
+  }
+  /// unitFreeFor()'s test of the LD/ST slot for `in` (its space), once per scan (`m`).
+  bool ldstFree(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const;
   /// After unitFreeFor() said no: the first cycle at which it can say yes (a unit of the pipe
   /// and a collector free: until then issues leave them as they are, so none frees earlier),
   /// or 0 for the LD/ST pipe, whose slot frees on the unit's own events.
@@ -365,7 +406,14 @@ protected:
   };
   std::vector<QuietScan> quiet_; ///< per scheduler
   /// Issuing `in` may change what other schedulers' scans find (quiet_).
-  bool mayWakeOthers(const ptx::ir::Inst &in) const;
+  bool mayWakeOthers(const ptx::ir::Inst &in) const {
+    using ptx::ir::Ctl;
+    // a plain instruction, branch or warp-synchronous one moves only its own warp; barriers,
+    // exits, returns, calls and waits may move others (a CTA barrier's release); a core kind
+    // other than the full SM may step more than the instruction at issue
+    return (in.ctl != Ctl::None && in.ctl != Ctl::Bra && in.ctl != Ctl::WarpSync) ||
+           uint8_t(in.cls) >= ptx::ir::kNumBuiltinOpClasses || orderedIssue_ || !coreClock_;
+  }
   void forgetScans() {
     for (QuietScan &q : quiet_)
       q.valid = false;
@@ -418,9 +466,10 @@ protected:
   /// Models of extension memory spaces (timing/ext/Extension.h), by ir::MemSpace; null: none.
   std::vector<std::unique_ptr<IMemSpaceModel>> spaceModels_;
   std::unique_ptr<LdstUnit> ldst_;
-  /// Operand collector units (-gpgpu_operand_collector_num_units_gen): busy until.
+  /// Operand collector units (-gpgpu_operand_collector_num_units_gen): busy until, ascending
+  /// (an issue takes the soonest free; which unit it is does not matter, only the cycles do).
   std::vector<Cycle> collectorFreeAt_;
-  Cycle collectorMinFree_ = 0; ///< the least of collectorFreeAt_ (kept with it)
+  Cycle collectorMinFree_ = 0; ///< the least of collectorFreeAt_ (its first; kept with it)
   /// L1 instruction cache tags (sets x ways) and its replacement policy (stamps: cycles).
   std::vector<uint64_t> l1iTag_;
   std::unique_ptr<IReplacementPolicy> l1iPolicy_;
@@ -430,7 +479,15 @@ protected:
   uint32_t threadsPerCta_ = 0, sharedPerCta_ = 0, regsPerCta_ = 0;
   /// In the parallel phase: whether the SM stops before `in` (touchesOutside, except a plain
   /// global store, which it holds back; a global load after one). Sets storesHeld_.
-  bool mustStop(const ptx::exec::Warp &w, const ptx::ir::Inst &in);
+  bool mustStop(const ptx::exec::Warp &w, const ptx::ir::Inst &in) {
+    // (inline: a plain register-only instruction of a full SM, no launch extension, no store
+    // held; mustStopOther the rest)
+    if (!orderedIssue_ && !extLaunch_ && !storesHeld_ && in.ctl == ptx::ir::Ctl::None &&
+        (kRegisterOnlyClasses >> (uint32_t(in.cls) & 31) & 1))
+      return false;
+    return mustStopOther(w, in);
+  }
+  bool mustStopOther(const ptx::exec::Warp &w, const ptx::ir::Inst &in);
   bool storesHeld_ = false; ///< this tick's parallel phase buffered global stores
   uint32_t sharedCap_ = 0; ///< shared memory this kernel may use (-gpgpu_shmem_size or the carve-out)
   uint64_t arenaBase_ = 0;
