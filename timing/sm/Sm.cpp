@@ -69,7 +69,7 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
     if (MemSpaceModelFactory f = memSpaceModelFactory(ptx::ir::MemSpace(sp)))
       spaceModels_[sp] = f(cfg_, id_);
   ldst_ = std::make_unique<LdstUnit>(cfg_, id_);
-  collectorFreeAt_.assign(std::max(1u, c.operandCollectors), 0);
+  collectors_.reset(c.operandCollectors);
   if (cfg_.mem.l1i.enabled) {
     l1iTag_.assign(size_t(cfg_.mem.l1i.sets) * cfg_.mem.l1i.ways, ~0ull);
     l1iPolicy_ = replacementRegistry().create(cfg_.mem.l1i.replacement, cfg_.mem.l1i.sets,
@@ -746,16 +746,7 @@ void Sm::timeArithmetic(Slot &s, const Inst &in, uint8_t p, Cycle now) {
   }
   // a collector unit gathers the operands: busy for one cycle per read of the busiest bank
   if (worst) {
-    // (the soonest free takes it, the first of collectorFreeAt_, kept ascending; its new free
-    // cycle moves up to its place)
-    Cycle *c = collectorFreeAt_.data();
-    const size_t n = collectorFreeAt_.size();
-    const Cycle v = std::max(c[0], now) + worst;
-    size_t k = 1;
-    for (; k < n && c[k] < v; ++k)
-      c[k - 1] = c[k];
-    c[k - 1] = v;
-    collectorMinFree_ = c[0];
+    collectorMinFree_ = collectors_.take(now, worst); // (the soonest free takes it)
   }
   for (unsigned i = 0; i < in.nrd; ++i)
     s.ready(in.rd[i]) = now + lat;

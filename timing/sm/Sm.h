@@ -17,6 +17,7 @@
 #include "timing/ext/Extension.h"
 #include "timing/mem/LdstUnit.h"
 #include "timing/mem/replacement/IReplacementPolicy.h"
+#include "timing/sm/FreeRing.h"
 #include "timing/sm/Pipes.h"
 #include "timing/sm/scheduler/IWarpScheduler.h"
 
@@ -466,10 +467,9 @@ protected:
   /// Models of extension memory spaces (timing/ext/Extension.h), by ir::MemSpace; null: none.
   std::vector<std::unique_ptr<IMemSpaceModel>> spaceModels_;
   std::unique_ptr<LdstUnit> ldst_;
-  /// Operand collector units (-gpgpu_operand_collector_num_units_gen): busy until, ascending
-  /// (an issue takes the soonest free; which unit it is does not matter, only the cycles do).
-  std::vector<Cycle> collectorFreeAt_;
-  Cycle collectorMinFree_ = 0; ///< the least of collectorFreeAt_ (its first; kept with it)
+  /// Operand collector units (-gpgpu_operand_collector_num_units_gen): busy until.
+  FreeRing collectors_;
+  Cycle collectorMinFree_ = 0; ///< collectors_.least() (kept with it: the scan's unit test)
   /// L1 instruction cache tags (sets x ways) and its replacement policy (stamps: cycles).
   std::vector<uint64_t> l1iTag_;
   std::unique_ptr<IReplacementPolicy> l1iPolicy_;

@@ -1,0 +1,58 @@
+#pragma once
+// The busy-until cycles of interchangeable units (the SM's operand collectors): an issue takes
+// the soonest free unit, busy from its free cycle (or now, if later) for some cycles. Only the
+// cycles matter, never which unit is which, so they are kept as a ring ascending from its first
+// entry: the soonest free is the first, and the cycle it takes, mostly the latest of all, goes
+// in from the ring's back (no pass over the units for the least, no per-unit search).
+
+#include "timing/Types.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace ptxsim::timing {
+
+class FreeRing {
+public:
+  /// `units` units (at least one), all free from cycle 0.
+  void reset(uint32_t units) {
+    at_.assign(std::max(1u, units), 0);
+    first_ = 0;
+  }
+  uint32_t units() const { return (uint32_t)at_.size(); }
+  /// The cycle from which the soonest free unit is free.
+  Cycle least() const { return at_[first_]; }
+  /// The soonest free unit is busy from max(its free cycle, `now`) for `busy` cycles. Returns
+  /// the new least().
+  Cycle take(Cycle now, Cycle busy) {
+    Cycle *c = at_.data();
+    const uint32_t n = (uint32_t)at_.size();
+    const uint32_t first = first_;
+    const Cycle v = std::max(c[first], now) + busy;
+    first_ = first + 1 == n ? 0 : first + 1;
+    uint32_t at = first; // (the old first's place is the ring's back now)
+    for (uint32_t k = 1; k < n; ++k) {
+      const uint32_t before = at == 0 ? n - 1 : at - 1;
+      if (c[before] <= v)
+        break;
+      c[at] = c[before];
+      at = before;
+    }
+    c[at] = v;
+    return c[first_];
+  }
+  /// The units' free cycles, ascending.
+  std::vector<Cycle> cycles() const {
+    std::vector<Cycle> v;
+    for (uint32_t k = 0; k < at_.size(); ++k)
+      v.push_back(at_[(first_ + k) % at_.size()]);
+    return v;
+  }
+
+private:
+  std::vector<Cycle> at_; ///< ascending from first_, around the end
+  uint32_t first_ = 0;
+};
+
+} // namespace ptxsim::timing
