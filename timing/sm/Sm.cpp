@@ -72,6 +72,9 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   collectors_.reset(c.operandCollectors);
   if (cfg_.mem.l1i.enabled) {
     l1iTag_.assign(size_t(cfg_.mem.l1i.sets) * cfg_.mem.l1i.ways, ~0ull);
+    const uint32_t lb = cfg_.mem.l1i.lineBytes;
+    if (lb && !(lb & (lb - 1)))
+      l1iLineShift_ = uint8_t(__builtin_ctz(lb));
     l1iPolicy_ = replacementRegistry().create(cfg_.mem.l1i.replacement, cfg_.mem.l1i.sets,
                                               cfg_.mem.l1i.ways);
   }
@@ -293,7 +296,8 @@ bool Sm::fetchLine(Slot &s, const Inst &in, Cycle now) {
   }
   uint64_t base = s.fetchBase;
   uint64_t pc = uint64_t(&in - s.codeBegin);
-  uint64_t line = (base + pc * 8) / cfg_.mem.l1i.lineBytes;
+  const uint64_t addr = base + pc * 8;
+  uint64_t line = l1iLineShift_ < 64 ? addr >> l1iLineShift_ : addr / cfg_.mem.l1i.lineBytes;
   s.fetchIn = &in; // (every path below leaves fetchLine == line)
   if (line == s.fetchLine)
     return now >= s.fetchReadyAt;
@@ -482,7 +486,8 @@ Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
   s.opsFor = nullptr;
   s.operandsWereReady = false;
   const bool stepped = grid_->step(*s.w, rec_, id_);
-  if (grid_->done(*s.w))
+  // (the warp's state read here, as SteppedGrid::done does: no call on every issue)
+  if (s.w->state == ptx::exec::WarpState::Done)
     retireCheck_ = true; // the warp finished: its CTA may be done
   // The next instruction while the warp's state is in the cache (the scan would read the same
   // one: nothing but its own steps moves a ready warp on). Not when a reconverged stack entry
@@ -604,7 +609,7 @@ int Sm::timeMemoryAccess(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now)
 void Sm::noteIssued(Slot &s, uint32_t slotIndex, bool longLatency, Cycle now) {
   // A warp left waiting at a barrier will wait long too: a two-level scheduler must move it out
   // of its active set, or active warps that all wait for pending ones would never issue again.
-  if (grid_->atBarrier(*s.w))
+  if (s.w->state == ptx::exec::WarpState::AtBarrier) // (SteppedGrid::atBarrier, inline)
     longLatency = true;
   scheds_[s.sched]->issued(slotIndex, longLatency, now);
 }

@@ -472,6 +472,8 @@ protected:
   Cycle collectorMinFree_ = 0; ///< collectors_.least() (kept with it: the scan's unit test)
   /// L1 instruction cache tags (sets x ways) and its replacement policy (stamps: cycles).
   std::vector<uint64_t> l1iTag_;
+  /// log2 of the L1I's line size (a shift, not a division, per fetch), or 64: not a power of 2
+  uint8_t l1iLineShift_ = 64;
   std::unique_ptr<IReplacementPolicy> l1iPolicy_;
   uint16_t sinOpcode_ = 0, cosOpcode_ = 0; ///< opcode ids with -ptxsim_sfu_trig_extra_latency
   ptx::exec::SteppedGrid *grid_ = nullptr;
