@@ -31,8 +31,8 @@ TEST(FreeRing, StartsFreeAndTakesTheSoonestFree) {
   r.reset(3);
   EXPECT_EQ(r.units(), 3u);
   EXPECT_EQ(r.least(), 0u);
-  EXPECT_EQ(r.take(10, 2), 0u); // 12, 0, 0
-  EXPECT_EQ(r.take(10, 1), 0u); // 12, 11, 0
+  EXPECT_EQ(r.take(10, 2), 0u);  // 12, 0, 0
+  EXPECT_EQ(r.take(10, 1), 0u);  // 12, 11, 0
   EXPECT_EQ(r.take(10, 5), 11u); // 12, 11, 15
   EXPECT_EQ(r.cycles(), (std::vector<Cycle>{11, 12, 15}));
   // a shorter busy time than the others': the new cycle goes in before them, not at the back

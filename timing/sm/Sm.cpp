@@ -34,7 +34,6 @@ Cycle &Sm::Slot::grow(std::vector<Cycle> &v, size_t i) {
   return v[i];
 }
 
-
 namespace {
 /// Cycles between tries of a blocking instruction that said "not yet".
 constexpr Cycle kWaitRetryCycles = 4;
@@ -629,10 +628,11 @@ void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
   if (builtin) {
     const CoreConfig &c = cfg_.core;
     using B = ptx::exec::Builtin;
-    uint64_t cost = builtin == uint32_t(B::Vprintf) ? c.vprintfCycles
-                    : builtin == uint32_t(B::Malloc) || builtin == uint32_t(B::Free)
-                        ? c.heapCallCycles + uint64_t(c.heapLaneCycles) * ptx::exec::laneCount(rec_.execMask)
-                        : 0;
+    uint64_t cost =
+        builtin == uint32_t(B::Vprintf) ? c.vprintfCycles
+        : builtin == uint32_t(B::Malloc) || builtin == uint32_t(B::Free)
+            ? c.heapCallCycles + uint64_t(c.heapLaneCycles) * ptx::exec::laneCount(rec_.execMask)
+            : 0;
     if (cost) {
       s.wakeAt = s.callDoneAt = now + cost;
       s.blockedBy = StallReason::Memory;
