@@ -35,6 +35,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CYCLE_METRIC = "gpc__cycles_elapsed.max"
+CLASSES = os.path.join(ROOT, "tools", "correlate", "classes.txt")
+# issue 31's bar: no kernel class (per-class MAPE) above this, and the single kernels above it listed
+CLASS_LIMIT_PCT = 25.0
 
 
 # --- hardware data --------------------------------------------------------------------------
@@ -142,6 +145,78 @@ def run(prog, exe, ptxsim, config, work, timeout, extra, launches=None):
     return (cyc, time.time() - t0), None
 
 
+# --- kernel classes ---------------------------------------------------------------------------
+
+def read_classes(path):
+    """[(class, program regex, kernel regex or None)] from a classes file (classes.txt: one rule a
+    line, `CLASS PROGRAM_REGEX [KERNEL_REGEX]`, '#' comments); ValueError naming file:line for a
+    malformed line or a bad regex."""
+    rules = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            if len(parts) not in (2, 3):
+                raise ValueError("%s:%d: expected CLASS PROGRAM_REGEX [KERNEL_REGEX], got %d fields"
+                                 % (path, n, len(parts)))
+            try:
+                prog = re.compile(parts[1])
+                kern = re.compile(parts[2]) if len(parts) == 3 else None
+            except re.error as e:
+                raise ValueError("%s:%d: bad regex: %s" % (path, n, e))
+            rules.append((parts[0], prog, kern))
+    if not rules:
+        raise ValueError("%s: no class rules" % path)
+    return rules
+
+
+def class_of(rules, program, kernel):
+    """The class of the first rule matching the program and kernel names; None when none does."""
+    for cls, prog, kern in rules:
+        if prog.search(program) and (kern is None or kern.search(kernel)):
+            return cls
+    return None
+
+
+def class_figures(rows, rules):
+    """Per class of `rows` (dicts with program, launch, kernel, err_pct): its kernels, MAPE and
+    worst kernel (largest |err|), in class-rule order; launches no rule matches form the class
+    'unclassified'."""
+    order = []
+    groups = {}
+    for r in rows:
+        cls = class_of(rules, r["program"], r["kernel"]) or "unclassified"
+        if cls not in groups:
+            groups[cls] = []
+            order.append(cls)
+        groups[cls].append(r)
+    rank = {cls: i for i, (cls, _, _) in reversed(list(enumerate(rules)))}
+    order.sort(key=lambda c: rank.get(c, len(rules)))
+    out = []
+    for cls in order:
+        g = groups[cls]
+        worst = max(g, key=lambda r: abs(r["err_pct"]))
+        out.append({"class": cls, "n": len(g), "mape": sum(abs(r["err_pct"]) for r in g) / len(g),
+                    "worst": {k: worst[k] for k in ("program", "launch", "kernel", "err_pct")}})
+    return out
+
+
+def print_classes(figs, rows, limit=CLASS_LIMIT_PCT):
+    print("\n%-17s %7s %7s  %-28s %-30s %8s" % ("class", "kernels", "MAPE", "worst: program", "kernel", "err%"))
+    for c in figs:
+        w = c["worst"]
+        print("%-17s %7d %6.1f%%  %-28s %-30.30s %+8.1f" % (c["class"], c["n"], c["mape"], w["program"],
+                                                            w["kernel"], w["err_pct"]))
+    over = [c["class"] for c in figs if c["mape"] > limit]
+    print("classes above %g %% (per-class MAPE): %s" % (limit, ", ".join(over) if over else "none"))
+    big = sorted((r for r in rows if abs(r["err_pct"]) > limit), key=lambda r: -abs(r["err_pct"]))
+    print("kernels above %g %%: %s" % (limit, "none" if not big else "%d: %s" % (len(big), "; ".join(
+        "%s %d %s %+.1f" % (r["program"], r["launch"], r["kernel"], r["err_pct"]) for r in big))))
+    return over, big
+
+
 # --- statistics and plot ----------------------------------------------------------------------
 
 def pearson(x, y):
@@ -235,6 +310,9 @@ def main():
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--ncu", help="ncu --csv file with ### PROGRAM blocks")
     src.add_argument("--data", help="compact CSV (program,launch,kernel,hw_cycles)")
+    src.add_argument("--from-json", nargs="+", metavar="JSON",
+                     help="print the figures and the class table of the kernels in earlier --json "
+                          "files (e.g. the subset's and the kern__ rows' together) instead of running")
     ap.add_argument("--extract", help="write the compact CSV of --ncu here and stop")
     ap.add_argument("--config", default=os.path.join(ROOT, "configs", "h100.config"))
     ap.add_argument("--warm", action="store_true",
@@ -248,7 +326,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=600, help="seconds per program under ptxsim")
     ap.add_argument("--plot", help="write the scatter plot (PNG) here")
-    ap.add_argument("--json", help="write per-kernel results and the summary here")
+    ap.add_argument("--json", help="write per-kernel results, the summary and the class figures here")
+    ap.add_argument("--classes", default=CLASSES,
+                    help="kernel classes for the per-class figures (default tools/correlate/classes.txt)")
     ap.add_argument("--max-mape", type=float, help="fail when MAPE is above this (percent)")
     ap.add_argument("--min-log-corr", type=float, help="fail when log-correlation is below this")
     ap.add_argument("--ptxsim-arg", action="append", default=[], help="extra argument to ptxsim run")
@@ -272,6 +352,23 @@ def main():
             if a.min_log_corr is None:
                 a.min_log_corr = baseline["log_corr"] - 0.0005
 
+    try:
+        rules = read_classes(a.classes)
+    except (OSError, ValueError) as e:
+        print("correlate: %s" % e, file=sys.stderr)
+        return 2
+    if a.from_json:
+        rows = []
+        for path in a.from_json:
+            with open(path) as f:
+                rows += json.load(f)["kernels"]
+        s = summarize([(r["hw"], r["sim"]) for r in rows])
+        if s["n"]:
+            print("kernels %d  MAPE %.1f%%  log-correlation %.3f  median sim/hw %.2f" %
+                  (s["n"], s["mape"], s["log_corr"], s["median_ratio"]))
+            print("kernels >= 20,000 hw cycles: %d  MAPE %.1f%%" % (s["n_big"], s["mape_big"]))
+            print_classes(class_figures(rows, rules), rows)
+        return 0
     data = read_ncu(a.ncu) if a.ncu else read_compact(a.data)
     if a.extract:
         write_compact(data, a.extract, a.ncu or a.data)
@@ -331,6 +428,8 @@ def main():
         print("kernels %d  MAPE %.1f%%  log-correlation %.3f  median sim/hw %.2f" %
               (s["n"], s["mape"], s["log_corr"], s["median_ratio"]))
         print("kernels >= 20,000 hw cycles: %d  MAPE %.1f%%" % (s["n_big"], s["mape_big"]))
+    figs = class_figures(rows, rules)
+    over, big = print_classes(figs, rows) if rows else ([], [])
     if failures:
         print("%d programs failed: %s" % (len(failures), ", ".join(p for p, _ in failures)))
     if a.plot and pairs:
@@ -339,7 +438,11 @@ def main():
         print("plot: %s (%s)" % (a.plot, how))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"summary": s, "kernels": rows, "failures": failures}, f, indent=1)
+            json.dump({"summary": s, "classes": figs,
+                       "over_limit": {"limit_pct": CLASS_LIMIT_PCT, "classes": over,
+                                      "kernels": [{k: r[k] for k in ("program", "launch", "kernel", "err_pct")}
+                                                  for r in big]},
+                       "kernels": rows, "failures": failures}, f, indent=1)
     if baseline is not None and a.record and s["n"]:
         baseline.update({"mape": round(s["mape"], 2), "log_corr": round(s["log_corr"], 4),
                          "kernels": s["n"], "mape_big": round(s["mape_big"], 2) if s["n_big"] else None,
