@@ -222,7 +222,10 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.dbl("l2AtomicCasLaneLatency", cfg.mem.l2AtomicCasLaneLatency);
   j.dbl("l2AtomicFloatSameAddrCycles", cfg.mem.l2AtomicFloatSameAddrCycles);
   j.dbl("l2AtomicLaneCycles", cfg.mem.l2AtomicLaneCycles);
+  j.dbl("l2AtomicFirstLaneCycles", cfg.mem.l2AtomicFirstLaneCycles);
+  j.num("l2AtomicUnits", cfg.mem.l2AtomicUnits);
   j.dbl("atomicSameAddrIssueCycles", cfg.mem.atomicSameAddrIssueCycles);
+  j.dbl("atomicLaneIssueCycles", cfg.mem.atomicLaneIssueCycles);
   j.num("sharedAtomicSameAddrCycles", cfg.mem.sharedAtomicSameAddrCycles);
   j.num("sharedFloatAtomicCycles", cfg.mem.sharedFloatAtomicCycles);
   j.num("sharedFloatAtomicLaneCycles", cfg.mem.sharedFloatAtomicLaneCycles);

@@ -181,10 +181,20 @@ struct MemoryConfig {
   double l2AtomicCasLaneLatency = 0;
   /// f32/f64 add/min/max lanes on the busiest address, instead of l2AtomicSameAddrCycles (0: the same).
   double l2AtomicFloatSameAddrCycles = 0;
+  /// The first lane on the busiest address of a request other than atom.cas, instead of the
+  /// same-address cost (0: the same): the unit takes a request a cycle, and only further lanes
+  /// on one word wait for each other.
+  double l2AtomicFirstLaneCycles = 0;
+  /// Atomic units of the L2 (0: one per slice): slice p uses unit p x units / partitions, so
+  /// consecutive slices share one, and their atomics queue for it together.
+  uint32_t l2AtomicUnits = 0;
   /// LD/ST unit cycles per lane on the busiest address of a global atomic request: the SM
   /// hands same-address lanes of a warp to the memory system one at a time (0: one cycle per
   /// request, as for a load).
   double atomicSameAddrIssueCycles = 0;
+  /// LD/ST unit cycles per lane of a global atomic request not on its busiest address (0: none):
+  /// the SM hands a warp's distinct-address atomic lanes to the memory system a few per cycle.
+  double atomicLaneIssueCycles = 0;
   /// Shared-memory atomics: extra cycles per additional lane on one address (serialized).
   uint32_t sharedAtomicSameAddrCycles = 0;
   /// Shared-memory float atomics (f32/f64 add/min/max) are compare-and-swap loops on the H100:

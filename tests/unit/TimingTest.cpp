@@ -520,6 +520,55 @@ TEST(Timing, SameAddressAtomicsSerializeAtTheL2) {
   EXPECT_EQ(diff - base, 2 * (320 - 41));
 }
 
+// -ptxsim_l2_atomic_units: consecutive slices share an atomic unit, and requests that reach two
+// slices of one unit at once take turns; with a unit per slice (units = slices) the responses
+// come when they came without the option. -ptxsim_l2_atomic_first_lane_cycles: the unit takes a
+// request's first lane in that many cycles, only the further same-address lanes serialize.
+TEST(Timing, SlicesSharingAnAtomicUnitTakeTurns) {
+  // warp w's 32 lanes add to the word at p + w * 256: with 256-byte interleaving and linear
+  // indexing, warp 0 reaches slice 0 and warp 1 slice 1 (the default config's 6 slices)
+  const char *kAtom = R"(
+.visible .entry k(.param .u64 p) {
+  .reg .b32 %r<6>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, %tid.x; shr.u32 %r2, %r1, 5;
+  mul.wide.u32 %rd2, %r2, 256; add.s64 %rd3, %rd1, %rd2;
+  atom.global.add.u32 %r4, [%rd3], %r1;
+  ret;
+}
+)";
+  auto run = [&](uint32_t units, double first, uint32_t threads) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.mem.l2AtomicSameAddrCycles = 10;
+    cfg.mem.l2AtomicUnits = units;
+    cfg.mem.l2AtomicFirstLaneCycles = first;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(ptxHeader() + kAtom)) << t.h.errors;
+    uint64_t buf = t.h.alloc(4096);
+    if (threads > 1) {
+      t.sim = std::make_unique<sim::KernelSimulator>(cfg, *t.h.engine);
+      t.sim->gpu().setHostThreads(threads);
+      t.sim->gpu().setParallelMinBusySms(0); // the threads in every cycle
+    }
+    auto r = t.run("k", {1}, {64}, {buf});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    // each word got its warp's thread indices: 0 + ... + 31 and 32 + ... + 63
+    EXPECT_EQ(t.h.read<uint32_t>(buf, 1)[0], 31u * 32u / 2u);
+    EXPECT_EQ(t.h.read<uint32_t>(buf + 256, 1)[0], 32u * 32u + 31u * 32u / 2u);
+    return int64_t(r.stats.cycles);
+  };
+  const int64_t own = run(0, 0, 1);
+  EXPECT_EQ(run(6, 0, 1), own); // a unit per slice, served at the end of the tick: the same
+  // slices 0 and 1 share unit 0: the later of the two warps' requests waits for the other's
+  // 32 x 10 L2 cycles (= core cycles here), less the few cycles it reached its slice later
+  const int64_t shared = run(3, 0, 1);
+  EXPECT_NEAR(double(shared - own), 320.0, 8.0) << own << " " << shared;
+  EXPECT_EQ(run(3, 0, 4), shared); // the same with 4 host threads ticking the slices
+  // the first lane in 1 cycle instead of 10: 9 fewer per request, both in turn when shared
+  EXPECT_EQ(run(0, 1, 1), own - 9);
+  EXPECT_EQ(run(3, 1, 1), shared - 2 * 9);
+}
+
 // Compare-and-swap lanes on one address cost -ptxsim_l2_atomic_cas_same_addr_cycles each
 // (when set) instead of the other atomics' same-address cost; other atomics are unaffected.
 TEST(Timing, CasOnOneAddressHasItsOwnL2Cost) {

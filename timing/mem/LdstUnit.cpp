@@ -422,8 +422,12 @@ bool LdstUnit::runPiece(Cycle now) {
     q.id = makeId(kReqDirect, curSlot_);
     ++in.outstanding;
     missQ_.push(q);
-    if (cfg_.mem.atomicSameAddrIssueCycles > 0) // same-address lanes leave one at a time
-      atomicIssueFree_ = now + Cycle(std::ceil(cfg_.mem.atomicSameAddrIssueCycles * q.atomicSameAddr));
+    // same-address lanes leave one at a time, the others a few per cycle
+    if (double issue = cfg_.mem.atomicSameAddrIssueCycles * q.atomicSameAddr +
+                       cfg_.mem.atomicLaneIssueCycles *
+                           (q.atomicLanes - std::min(q.atomicLanes, q.atomicSameAddr));
+        issue > 0)
+      atomicIssueFree_ = now + Cycle(std::ceil(issue));
     break;
   }
   }

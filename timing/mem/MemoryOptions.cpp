@@ -279,9 +279,21 @@ void describeAtomics(OptionContext &ctx) {
   opts.add("-ptxsim_l2_atomic_lane_cycles", &cfg.mem.l2AtomicLaneCycles,
            "L2 cycles the atomic unit spends per other lane of an atomic request")
       .range(0, 1e4);
+  opts.add("-ptxsim_l2_atomic_first_lane_cycles", &cfg.mem.l2AtomicFirstLaneCycles,
+           "L2 cycles of the first lane on the busiest address of an atomic request other than "
+           "compare-and-swap (only further same-address lanes serialize); 0: the same as the "
+           "others")
+      .range(0, 1e4);
+  opts.add("-ptxsim_l2_atomic_units", &cfg.mem.l2AtomicUnits,
+           "atomic units of the L2, shared by consecutive slices (slice p uses unit p x units / "
+           "-gpgpu_n_mem); 0: one per slice");
   opts.add("-ptxsim_atomic_same_addr_issue_cycles", &cfg.mem.atomicSameAddrIssueCycles,
            "LD/ST unit cycles per lane on the busiest address of a global atomic request (the "
            "SM sends same-address lanes one at a time); 0: one cycle per request")
+      .range(0, 1e3);
+  opts.add("-ptxsim_atomic_lane_issue_cycles", &cfg.mem.atomicLaneIssueCycles,
+           "LD/ST unit cycles per lane of a global atomic request not on its busiest address "
+           "(the SM sends distinct-address lanes a few per cycle); 0: none")
       .range(0, 1e3);
   opts.add("-ptxsim_shared_atomic_same_addr_cycles", &cfg.mem.sharedAtomicSameAddrCycles,
            "extra cycles per additional lane of a shared-memory atomic on one address");
@@ -294,10 +306,17 @@ void describeAtomics(OptionContext &ctx) {
            "compare-and-swap round each)");
 }
 
+void checkAtomics(const TimingConfig &cfg, const ConfigFail &fail) {
+  if (cfg.mem.l2AtomicUnits > cfg.mem.numPartitions)
+    fail("-ptxsim_l2_atomic_units", std::to_string(cfg.mem.l2AtomicUnits) +
+                                        " is more than the L2 slices (-gpgpu_n_mem " +
+                                        std::to_string(cfg.mem.numPartitions) + ")");
+}
+
 } // namespace
 
 extern const ConfigPart kCaches = {describeCaches, checkCaches, nullptr};
 extern const ConfigPart kPartitions = {describePartitions, checkPartitions, foldSubPartitions};
-extern const ConfigPart kAtomics = {describeAtomics, nullptr, nullptr};
+extern const ConfigPart kAtomics = {describeAtomics, checkAtomics, nullptr};
 
 } // namespace ptxsim::timing

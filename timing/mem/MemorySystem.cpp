@@ -49,6 +49,16 @@ struct MemorySystem::Partition {
   std::vector<uint32_t> freeSlots;
   PartitionStats stats;
   Cycle atomicFree = 0; ///< L2 cycle the slice's atomic unit is free again
+  /// With shared atomic units: the atomics this tick took, for endTick: the L2 cycle each was
+  /// ready, whether its line came from DRAM, and its response's place in `out` (counted from
+  /// the front: nothing leaves `out` between the partitions' phase and endTick), which waits
+  /// there with no time yet so that the responses keep the order they were made in.
+  struct PendingAtomic {
+    Cycle c;
+    bool fill;
+    uint32_t slot;
+  };
+  std::vector<PendingAtomic> atomicWait;
   std::vector<uint64_t> released; ///< fill scratch (per partition: partitions tick in parallel)
 };
 
@@ -83,6 +93,11 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   partWake_.assign(numPartitions_, PartitionWake{});
   for (uint32_t p = 0; p < numPartitions_; ++p)
     parts_.push_back(std::make_unique<Partition>(p, cfg_, channels_));
+  atomicUnits_ = std::min(cfg.mem.l2AtomicUnits, numPartitions_);
+  if (atomicUnits_) {
+    unitFree_.assign(atomicUnits_, 0);
+    atomicWaitFlag_.assign((numPartitions_ + 7) / 8 * 8, 0); // (padded: forEachByteSet)
+  }
 }
 
 MemorySystem::~MemorySystem() = default;
@@ -264,22 +279,72 @@ void MemorySystem::takeArrivals(Partition &p) {
 /// L2 cycle at which atomic `r`, ready at `c`, is done: requests queue for the slice's atomic
 /// unit, which spends the configured cycles per lane (same-address lanes serialize); a
 /// compare-and-swap's response may wait longer than the unit is held (l2AtomicCasLaneLatency).
-Cycle MemorySystem::atomicDone(Partition &p, const MemRequest &r, Cycle c) const {
+Cycle MemorySystem::atomicDone(Cycle &unitFree, const MemRequest &r, Cycle c) const {
   const MemoryConfig &m = cfg_.mem;
   double same = r.atomicCas && m.l2AtomicCasSameAddrCycles > 0       ? m.l2AtomicCasSameAddrCycles
                 : r.atomicFloat && m.l2AtomicFloatSameAddrCycles > 0 ? m.l2AtomicFloatSameAddrCycles
                                                                      : m.l2AtomicSameAddrCycles;
-  // CAS lanes on one word: the first with the current value swaps, the rest only compare
+  // CAS lanes on one word: the first with the current value swaps, the rest only compare; other
+  // atomics: the unit takes the request's first lane, further ones on that word wait for it
   double sameCost = r.atomicCas && m.l2AtomicCasLaneCycles > 0 && r.atomicSameAddr
                         ? same + m.l2AtomicCasLaneCycles * (r.atomicSameAddr - 1)
+                    : !r.atomicCas && m.l2AtomicFirstLaneCycles > 0 && r.atomicSameAddr
+                        ? m.l2AtomicFirstLaneCycles + same * (r.atomicSameAddr - 1)
                         : same * r.atomicSameAddr;
   double cost = sameCost +
                 m.l2AtomicLaneCycles * (r.atomicLanes - std::min(r.atomicLanes, r.atomicSameAddr));
-  Cycle start = std::max(c, p.atomicFree);
-  p.atomicFree = start + Cycle(std::ceil(cost));
+  Cycle start = std::max(c, unitFree);
+  unitFree = start + Cycle(std::ceil(cost));
   if (r.atomicCas && m.l2AtomicCasLaneLatency > 0 && r.atomicSameAddr > 1)
-    return p.atomicFree + Cycle(std::ceil(m.l2AtomicCasLaneLatency * (r.atomicSameAddr - 1)));
-  return p.atomicFree;
+    return unitFree + Cycle(std::ceil(m.l2AtomicCasLaneLatency * (r.atomicSameAddr - 1)));
+  return unitFree;
+}
+
+void MemorySystem::queueAtomic(Partition &p, const MemRequest &r, Cycle c, bool fill) {
+  MemRequest resp = r;
+  resp.isResponse = true;
+  if (atomicUnits_) {
+    p.atomicWait.push_back({c, fill, uint32_t(p.out.size())});
+    atomicWaitFlag_[p.id] = 1;
+    p.out.push({resp, kNever}); // (its time comes at endTick)
+  } else {
+    Cycle done = atomicDone(p.atomicFree, r, c);
+    p.out.push({resp, convert(fill ? done + 1 : done + cfg_.mem.l2.hitLatency, l2D_, icntD_)});
+  }
+  outFlag_[p.id] = 1;
+}
+
+void MemorySystem::serveSharedAtomics() {
+  // Slice p uses unit p * units / partitions: a unit's slices are consecutive, so the flagged
+  // partitions come in runs per unit.
+  auto unitOf = [&](size_t pi) { return uint32_t(uint64_t(pi) * atomicUnits_ / numPartitions_); };
+  auto serve = [&](uint32_t unit) {
+    std::stable_sort(unitScratch_.begin(), unitScratch_.end(),
+                     [](const WaitingAtomic &a, const WaitingAtomic &b) { return a.c < b.c; });
+    for (const WaitingAtomic &w : unitScratch_) {
+      Partition &p = *parts_[w.partition];
+      const Partition::PendingAtomic &a = p.atomicWait[w.index];
+      Timed &resp = p.out[a.slot];
+      Cycle done = atomicDone(unitFree_[unit], resp.first, a.c);
+      resp.second = convert(a.fill ? done + 1 : done + cfg_.mem.l2.hitLatency, l2D_, icntD_);
+    }
+    unitScratch_.clear();
+  };
+  uint32_t current = 0;
+  forEachByteSet(atomicWaitFlag_, 0, numPartitions_, [&](size_t pi) {
+    if (!unitScratch_.empty() && unitOf(pi) != current)
+      serve(current);
+    current = unitOf(pi);
+    const Partition &p = *parts_[pi];
+    for (uint32_t k = 0; k < p.atomicWait.size(); ++k)
+      unitScratch_.push_back({p.atomicWait[k].c, uint32_t(pi), k});
+  });
+  if (!unitScratch_.empty())
+    serve(current);
+  forEachByteSet(atomicWaitFlag_, 0, numPartitions_, [&](size_t pi) {
+    parts_[pi]->atomicWait.clear();
+    atomicWaitFlag_[pi] = 0;
+  });
 }
 
 void MemorySystem::l2Cycle(Partition &p, Cycle c) {
@@ -299,13 +364,13 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
         p.freeSlots.push_back(uint32_t(tok));
         if (farL2_ && !r.atomic && farSide(p, r.sm)) // the fill also leaves a copy on its side
           p.l2.setFarCopy(partitionLocal(r.addr), true);
-        Cycle at = leave;
         if (r.atomic) {
           p.l2.markDirty(partitionLocal(r.addr), toL2Mask(r, partitionLocal(r.addr)));
-          at = convert(atomicDone(p, r, c) + 1, l2D_, icntD_);
+          queueAtomic(p, r, c, true);
+          continue;
         }
         r.isResponse = true;
-        p.out.push({r, at});
+        p.out.push({r, leave});
         outFlag_[p.id] = 1;
       }
     }
@@ -341,10 +406,11 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       Cycle done = c;
       if (r.atomic) {
         p.l2.markDirty(local, mask);
-        done = atomicDone(p, r, c);
-      } else if (farL2_ && farSide(p, r.sm) && p.l2.farCopy(local)) {
-        done += farL2_; // the first read from the far side crosses between the partitions
+        queueAtomic(p, r, c, false);
+        break;
       }
+      if (farL2_ && farSide(p, r.sm) && p.l2.farCopy(local))
+        done += farL2_; // the first read from the far side crosses between the partitions
       MemRequest resp = r;
       resp.isResponse = true;
       p.out.push({resp, convert(done + lc.hitLatency, l2D_, icntD_)});
@@ -385,7 +451,8 @@ void MemorySystem::dramCycle(Partition &p, Cycle d) {
 }
 
 bool MemorySystem::partitionIdle(const Partition &p) const {
-  if (!p.in.empty() || !p.out.empty() || p.toDramCount || p.freeSlots.size() != p.poolSlots)
+  if (!p.in.empty() || !p.out.empty() || p.toDramCount || p.freeSlots.size() != p.poolSlots ||
+      !p.atomicWait.empty())
     return false;
   for (auto &ch : p.chans)
     if (!ch->idle())
@@ -541,6 +608,8 @@ void MemorySystem::tickAwakePartition(uint32_t pi, Cycle l2Target, Cycle dramTar
 }
 
 void MemorySystem::endTick(Cycle coreNow) {
+  if (atomicUnits_ && anyByteSet(atomicWaitFlag_))
+    serveSharedAtomics();
   l2D_.next = std::max(l2D_.next, domainTarget(l2D_, coreNow));
   dramD_.next = std::max(dramD_.next, domainTarget(dramD_, coreNow));
 }

@@ -161,7 +161,15 @@ private:
   bool partitionIdle(const Partition &p) const;
   /// tickPartition() of an awake partition, given this tick's L2 and DRAM domain targets.
   void tickAwakePartition(uint32_t pi, Cycle l2Target, Cycle dramTarget);
-  Cycle atomicDone(Partition &p, const MemRequest &r, Cycle c) const;
+  /// L2 cycle at which atomic `r`, ready at `c`, is done at an atomic unit free from `unitFree`
+  /// (which it advances).
+  Cycle atomicDone(Cycle &unitFree, const MemRequest &r, Cycle c) const;
+  /// An atomic at partition p ready at L2 cycle c (`fill`: its line just came from DRAM): with
+  /// shared units (-ptxsim_l2_atomic_units) it waits for endTick, else its response is queued.
+  void queueAtomic(Partition &p, const MemRequest &r, Cycle c, bool fill);
+  /// endTick's part with shared atomic units: the atomics the partitions took this tick, per
+  /// unit in the order of their L2 cycle and partition, get their unit's time and responses.
+  void serveSharedAtomics();
   void sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask, bool write, Cycle l2Now);
   uint32_t toL2Mask(const MemRequest &r, uint64_t local) const;
   /// Whether SM `sm` sits in the other half of the GPU than partition p's slice.
@@ -219,6 +227,16 @@ private:
   /// queue (its own phase: tickPartition).
   void takeArrivals(Partition &p);
   uint32_t rrSm_ = 0; ///< SM with injection priority this icnt cycle
+  /// -ptxsim_l2_atomic_units (0: each slice's own unit, Partition::atomicFree). Shared units
+  /// are served in the serial endTick: partitions tick on several host threads.
+  uint32_t atomicUnits_ = 0;
+  std::vector<Cycle> unitFree_;         ///< per shared unit: the L2 cycle it is free again
+  std::vector<uint8_t> atomicWaitFlag_; ///< per partition: atomics wait for endTick (padded)
+  struct WaitingAtomic {
+    Cycle c;
+    uint32_t partition, index;
+  };
+  std::vector<WaitingAtomic> unitScratch_; ///< serveSharedAtomics' merge of one unit's atomics
   std::vector<std::unique_ptr<Partition>> parts_;
 };
 
