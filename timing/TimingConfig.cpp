@@ -226,6 +226,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("l2AtomicUnits", cfg.mem.l2AtomicUnits);
   j.dbl("atomicSameAddrIssueCycles", cfg.mem.atomicSameAddrIssueCycles);
   j.dbl("atomicLaneIssueCycles", cfg.mem.atomicLaneIssueCycles);
+  j.num("l1TagLines", cfg.mem.l1TagLines);
   j.num("sharedAtomicSameAddrCycles", cfg.mem.sharedAtomicSameAddrCycles);
   j.num("sharedFloatAtomicCycles", cfg.mem.sharedFloatAtomicCycles);
   j.num("sharedFloatAtomicLaneCycles", cfg.mem.sharedFloatAtomicLaneCycles);

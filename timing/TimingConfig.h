@@ -158,6 +158,9 @@ struct MemoryConfig {
   CacheConfig constCache{64, 2, 64, 64, 1, 8, 8, false, false, true};
   CacheConfig l2{64, 16, 128, 32, 10, 32, 8, true, true, true};       ///< per partition slice
   uint32_t l1Latency = 20;           ///< L1D hit latency seen by the warp (pipeline + tag + data)
+  /// Lines of one global/local instruction the L1D's tag stage resolves per cycle (GV100 and
+  /// later: 4 tags; 1: one line per cycle, GPGPU-Sim's coalescer).
+  uint32_t l1TagLines = 1;
   uint32_t l2Latency = 120;          ///< round trip SM->L2 hit->SM, including the interconnect
   /// Two L2 partitions (the GH100's): the first half of the memory partitions is near the first
   /// half of the SMs. A read that hits a line homed in the far partition, with no copy on the

@@ -403,6 +403,21 @@ TEST(LdstLatency, SectoredL1FetchesOneSector) {
   EXPECT_EQ(r.ldst[1]->l1d().stats().sectorMisses, 1u);
 }
 
+// -ptxsim_l1_tag_lines: the tag stage resolves that many lines of one access per cycle, so a
+// warp load hitting 32 distinct L1 lines returns its last line after 32 / N cycles, not 32.
+TEST(LdstLatency, TagStageResolvesSeveralLinesPerCycle) {
+  for (uint32_t lines : {1u, 4u}) {
+    TimingConfig c = smallGpu();
+    c.mem.l1TagLines = lines;
+    Rig r(c);
+    WarpMemAccess a = strided(MemSpaceKind::Global, 0x300000, 128); // 32 lines, one per set
+    r.run(0, a);                                                    // misses: fills the L1
+    EXPECT_EQ(r.run(0, a), c.mem.l1Latency + 32 / lines - 1) << lines << " lines per cycle";
+    EXPECT_EQ(r.ldst[0]->l1d().stats().hits, 32u);
+    EXPECT_TRUE(r.idle());
+  }
+}
+
 TEST(LdstStore, WriteThroughCompletesWhenAcceptedAndReachesL2) {
   Rig r(smallGpu());
   WarpMemAccess a = strided(MemSpaceKind::Global, 0x200000, 4);

@@ -486,13 +486,20 @@ void LdstUnit::tick(Cycle now, MemorySystem &mem) {
   if (mem.hasResponse(smId_))
     takeResponse(mem.popResponse(smId_), now);
   if (curActive_) {
-    if (runPiece(now)) {
+    // The tag stage resolves up to mem.l1TagLines lines of a global/local access per cycle.
+    uint32_t lines = curKind_ == PieceKind::Cached || curKind_ == PieceKind::Write
+                         ? cfg_.mem.l1TagLines
+                         : 1;
+    for (uint32_t k = 0; k < lines && curActive_; ++k) {
+      if (!runPiece(now)) {
+        if (k == 0)
+          ++stats_.stallCycles;
+        break;
+      }
       if (++curNext_ == curN_) {
         curActive_ = false;
         maybeComplete(curSlot_);
       }
-    } else {
-      ++stats_.stallCycles;
     }
   }
   if (!missQ_.empty()) {

@@ -15,8 +15,9 @@
 //
 // Pieces and latencies (cycles from issue when unloaded; T = issue cycle):
 //  - Global/local/tex: the coalescer groups active lanes by 128-byte line (a 32-byte sector mask
-//    per line), one L1D access per line in order of the first lane touching it. Load hit: data at
-//    T + k + mem.l1Latency for the k-th piece. Load miss: an MSHR and one request for the missing
+//    per line), one L1D access per line in order of the first lane touching it, mem.l1TagLines
+//    lines per cycle (the tag stage). Load hit: data at T + k + mem.l1Latency for a piece
+//    resolved in the k-th cycle. Load miss: an MSHR and one request for the missing
 //    sectors (L1 sectors converted to 32-byte sectors); data when the fill arrives
 //    (MemorySystem.h: an L2 hit takes mem.l2Latency plus reply serialisation). A piece that finds
 //    the MSHRs or the miss queue full stalls the coalescer and retries next cycle

@@ -140,6 +140,10 @@ void describeCaches(OptionContext &ctx) {
   opts.add("-gpgpu_l1_latency", &m.l1Latency,
            "L1D hit latency seen by the warp (pipeline, tag and data) in cycles")
       .min(1);
+  opts.add("-ptxsim_l1_tag_lines", &m.l1TagLines,
+           "cache lines of one global/local instruction the L1D's tag stage resolves per cycle "
+           "(a divergent access of N lines takes N / this many cycles; 1: one per cycle)")
+      .range(1, 32);
   addCache(opts, "-gpgpu_cache:il1", m.l1i, "-ptxsim_l1i_hit_latency",
            "L1 instruction cache per SM");
   addCache(opts, "-gpgpu_const_cache:l1", m.constCache, "-ptxsim_const_hit_latency",
