@@ -181,6 +181,19 @@ Space spaceOf(LowerCtx &c) {
   }
 }
 
+/// A global (or generic) load that must see other SMs' writes: .volatile, or .relaxed/.acquire at
+/// a scope wider than the CTA. The SM's L1 is not coherent, so the GPU reads these at the L2
+/// (SASS LDG.E.STRONG.GPU/.SYS); a spin on a flag polls the L2, not a stale L1 line.
+bool coherentAtL2(LowerCtx &c) {
+  Space sp = spaceOf(c);
+  if (sp != Space::Global && sp != Space::None)
+    return false;
+  if (c.has(Mod::volatile_))
+    return true;
+  return (c.has(Mod::relaxed) || c.has(Mod::acquire)) &&
+         (c.has(Mod::gpu) || c.has(Mod::sys) || c.has(Mod::cluster));
+}
+
 /// ld.b128 / st.b128 of one .b128 register: two 64-bit halves of a 16-byte aligned access into
 /// (from) the register's two slots.
 bool lowerLdSt128(LowerCtx &c, bool store) {
@@ -229,7 +242,7 @@ bool lowerLd(LowerCtx &c) {
   in.width = (uint8_t)(typeBits(t) / 8);
   in.vec = (uint8_t)n;
   in.ndst = (uint8_t)n;
-  if (c.has(Mod::cg) || c.has(Mod::cv))
+  if (c.has(Mod::cg) || c.has(Mod::cv) || coherentAtL2(c))
     in.hints |= ir::Inst::kHintBypassL1; // cached at L2 only (timing models)
   for (unsigned i = 0; i < n; ++i)
     in.dst[i] = d[i];

@@ -150,8 +150,9 @@ struct Inst {
   uint32_t line = 0, col = 0; ///< PTX source position of the opcode
   int32_t debugLoc = -1;      ///< index into the AST function's debugLocs
   uint16_t opcode = 0;        ///< opcode-table id (for statistics and messages)
-  /// Timing hints from modifiers the executor ignores: kHintBypassL1 for ld.cg / ld.cv (the
-  /// load is cached in L2 only, as __ldcg).
+  /// Timing hints from modifiers the executor ignores: kHintBypassL1 for ld.cg / ld.cv and for
+  /// global loads that must be coherent (.volatile, .relaxed/.acquire wider than the CTA): the
+  /// load is served by the L2 only, as __ldcg.
   uint8_t hints = 0;
   static constexpr uint8_t kHintBypassL1 = 1;
   /// atom/red .add/.min/.max on .f32/.f64: shared-memory forms are compare-and-swap loops in SASS.

@@ -159,19 +159,20 @@ TEST(Timing, CasResponseWaitsPerSameAddressLane) {
 
 // n dependent loads chasing a pointer that points at itself (one miss, then L1 hits), or a
 // chain through distinct lines spread over `bytes`.
-std::string chase(int n) {
+std::string chase(int n, const std::string &load = "ld.global.u64") {
   std::ostringstream os;
   os << ptxHeader() << ".visible .entry k(.param .u64 p, .param .u64 out) {\n .reg .b64 %rd<4>;\n"
      << " ld.param.u64 %rd1, [p];\n ld.param.u64 %rd3, [out];\n";
   for (int i = 0; i < n; ++i)
-    os << " ld.global.u64 %rd1, [%rd1];\n";
+    os << " " << load << " %rd1, [%rd1];\n";
   os << " st.global.u64 [%rd3], %rd1;\n ret;\n}\n";
   return os.str();
 }
 
-Cycle chaseCycles(timing::TimingConfig cfg, int n, uint64_t stride, uint64_t count) {
+Cycle chaseCycles(timing::TimingConfig cfg, int n, uint64_t stride, uint64_t count,
+                  const std::string &load = "ld.global.u64") {
   TimingHarness t(cfg);
-  EXPECT_TRUE(t.load(chase(n))) << t.h.errors;
+  EXPECT_TRUE(t.load(chase(n, load))) << t.h.errors;
   uint64_t buf = t.h.alloc(stride * count + 8), out = t.h.alloc(8);
   auto *host = reinterpret_cast<uint64_t *>(buf);
   for (uint64_t i = 0; i < count; ++i) // a cycle through `count` lines, `stride` bytes apart
@@ -188,6 +189,25 @@ TEST(Timing, PointerChaseSeesL1HitLatency) {
   // in the cycle the data arrives
   EXPECT_EQ((b - a) / 40, cfg.mem.l1Latency + 1) << (b - a);
   EXPECT_EQ((b - a) % 40, 0u);
+}
+
+// Loads that must see other SMs' writes (.volatile, .relaxed/.acquire at gpu or sys scope) are
+// served by the L2, as the SM's L1 is not coherent: a chase over one line costs an L2 round trip
+// per hop with them and an L1 hit per hop with a plain or CTA-scope load.
+TEST(Timing, CoherentLoadsAreServedByTheL2) {
+  timing::TimingConfig cfg = noFetch();
+  auto perHop = [&](const std::string &load) {
+    return (chaseCycles(cfg, 80, 8, 1, load) - chaseCycles(cfg, 40, 8, 1, load)) / 40;
+  };
+  Cycle l1 = cfg.mem.l1Latency + 1;
+  EXPECT_EQ(perHop("ld.global.u64"), l1);
+  EXPECT_EQ(perHop("ld.relaxed.cta.global.u64"), l1);
+  for (const char *load : {"ld.volatile.global.u64", "ld.acquire.gpu.global.u64",
+                           "ld.relaxed.sys.global.u64", "ld.acquire.gpu.u64"}) {
+    Cycle c = perHop(load);
+    EXPECT_GE(c, cfg.mem.l2Latency) << load;
+    EXPECT_LT(c, cfg.mem.l2Latency + 20) << load;
+  }
 }
 
 // -gpgpu_adaptive_cache_config: each launch's shared memory is the smallest carve-out holding
