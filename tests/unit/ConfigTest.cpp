@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -25,14 +26,20 @@ std::string readFile(const std::string &path) {
 }
 
 // A directory of this test process's own: ctest runs the tests as parallel processes, which
-// must not overwrite each other's files.
+// must not overwrite each other's files. Removed with its files when the process exits.
+struct TempDir {
+  std::string path =
+      ::testing::TempDir() + "ptxsim_config_test_" + std::to_string(getpid()) + "/";
+  TempDir() { mkdir(path.c_str(), 0700); }
+  ~TempDir() {
+    std::error_code ec; // (nothing to report at exit if it is already gone)
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
 const std::string &tempDir() {
-  static const std::string dir = [] {
-    std::string d = ::testing::TempDir() + "ptxsim_config_test_" + std::to_string(getpid()) + "/";
-    mkdir(d.c_str(), 0700);
-    return d;
-  }();
-  return dir;
+  static const TempDir dir;
+  return dir.path;
 }
 
 std::string writeTemp(const std::string &name, const std::string &text) {
