@@ -148,6 +148,7 @@ void memoryJson(JsonWriter &j, const MemoryConfig &m) {
   j.str("topology", m.topology);
   j.num("icntLatency", m.icntLatency);
   j.num("icntFlitBytes", m.icntFlitBytes);
+  j.num("icntWriteMinFlits", m.icntWriteMinFlits);
   j.dbl("icntClockMHz", m.icntClockMHz);
   j.dbl("l2ClockMHz", m.l2ClockMHz);
   j.close();

@@ -215,6 +215,9 @@ struct MemoryConfig {
   std::string topology = "crossbar"; ///< crossbar | mesh
   uint32_t icntLatency = 8;          ///< per traversal (crossbar) or per hop (mesh)
   uint32_t icntFlitBytes = 32;       ///< bytes per port per interconnect cycle
+  /// Interconnect cycles a write request from an SM holds its ports at least, however few its
+  /// bytes (1: its flits alone; see Interconnect::flitsFor).
+  uint32_t icntWriteMinFlits = 1;
   double icntClockMHz = 700.0;
   double l2ClockMHz = 700.0;
 };

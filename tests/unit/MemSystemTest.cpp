@@ -536,6 +536,41 @@ TEST(MemSystemIcnt, MeshLatencyGrowsWithDistance) {
   EXPECT_TRUE(xbar.hasArrival(5, x.icntLatency + 7));
 }
 
+// -ptxsim_icnt_write_min_flits: a one-sector store holds the SM's port for the minimum, a full
+// line keeps its own flits, and loads, atomics and responses are not held longer.
+TEST(MemSystemIcnt, WriteRequestsHoldThePortAMinimum) {
+  MemoryConfig m;
+  m.icntFlitBytes = 64;
+  m.icntWriteMinFlits = 2;
+  Interconnect net(m, 2, 2);
+  MemRequest w;
+  w.write = true;
+  w.bytes = 32; // one sector of a scattered store
+  EXPECT_EQ(net.flitsFor(w), 2u);
+  MemRequest line = w;
+  line.bytes = 192;
+  EXPECT_EQ(net.flitsFor(line), 3u);
+  MemRequest atom = w;
+  atom.atomic = true;
+  EXPECT_EQ(net.flitsFor(atom), 1u);
+  MemRequest load;
+  EXPECT_EQ(net.flitsFor(load), 1u);
+  MemRequest reply = w;
+  reply.isResponse = true; // a store's acknowledgement carries no data
+  EXPECT_EQ(net.flitsFor(reply), 1u);
+  // two one-sector stores from one SM to different slices: the second leaves 2 cycles later
+  EXPECT_TRUE(net.canSend(0, 0));
+  net.send(0, 2, w, 0);
+  EXPECT_FALSE(net.canSend(0, 1));
+  EXPECT_TRUE(net.canSend(0, 2));
+  net.send(0, 3, w, 2);
+  EXPECT_FALSE(net.hasArrival(3, 2 + m.icntLatency));
+  EXPECT_TRUE(net.hasArrival(3, 2 + m.icntLatency + 1));
+  MemoryConfig one = m;
+  one.icntWriteMinFlits = 1; // the default: flits of the payload alone
+  EXPECT_EQ(Interconnect(one, 2, 2).flitsFor(w), 1u);
+}
+
 // A mixed workload, run with every cycle ticked and with idle skipping: same completion cycles
 // and statistics. Run twice: identical.
 std::vector<std::pair<uint64_t, Cycle>> mixed(bool skip,

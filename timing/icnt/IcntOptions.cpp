@@ -32,6 +32,10 @@ void describeInterconnect(OptionContext &ctx) {
            "(mesh)")
       .min(1);
   opts.add("-icnt_flit_size", &m.icntFlitBytes, "bytes per port per interconnect cycle").min(1);
+  opts.add("-ptxsim_icnt_write_min_flits", &m.icntWriteMinFlits,
+           "interconnect cycles a store's write request from an SM holds its ports at least, "
+           "however few bytes it carries (1: its flits alone)")
+      .min(1);
 }
 
 void checkInterconnect(const TimingConfig &cfg, const ConfigFail &fail) {
@@ -39,7 +43,10 @@ void checkInterconnect(const TimingConfig &cfg, const ConfigFail &fail) {
   if (!topologyRegistry().create(m.topology, 2))
     fail("-network_mode", "unknown topology '" + m.topology + "'");
   config::checkAtLeastOne(
-      {{"-ptxsim_icnt_latency", m.icntLatency}, {"-icnt_flit_size", m.icntFlitBytes}}, fail);
+      {{"-ptxsim_icnt_latency", m.icntLatency},
+       {"-icnt_flit_size", m.icntFlitBytes},
+       {"-ptxsim_icnt_write_min_flits", m.icntWriteMinFlits}},
+      fail);
 }
 
 } // namespace

@@ -7,7 +7,8 @@
 namespace ptxsim::timing {
 
 Interconnect::Interconnect(const MemoryConfig &cfg, uint32_t numSms, uint32_t numPartitions)
-    : numSms_(numSms), lat_(cfg.icntLatency), flitBytes_(std::max(1u, cfg.icntFlitBytes)) {
+    : numSms_(numSms), lat_(cfg.icntLatency), flitBytes_(std::max(1u, cfg.icntFlitBytes)),
+      writeMinFlits_(std::max(1u, cfg.icntWriteMinFlits)) {
   uint32_t n = numSms + numPartitions;
   topo_ = topologyRegistry().create(cfg.topology, n);
   if (!topo_) {
@@ -27,7 +28,13 @@ static uint32_t payloadOf(const MemRequest &r) {
 }
 
 uint32_t Interconnect::flitsFor(const MemRequest &r) const {
-  return std::max(1u, (payloadOf(r) + flitBytes_ - 1) / flitBytes_);
+  uint32_t flits = std::max(1u, (payloadOf(r) + flitBytes_ - 1) / flitBytes_);
+  // A store's write request holds the ports for a minimum however few bytes it carries (the
+  // H100 sends a scattered store's one-sector lines at the rate of full lines: docs/timing.md,
+  // "Scattered stores").
+  if (!r.isResponse && r.write && !r.atomic)
+    flits = std::max(flits, writeMinFlits_);
+  return flits;
 }
 
 uint32_t Interconnect::latency(uint32_t src, uint32_t dst) const {

@@ -43,7 +43,8 @@ public:
   uint32_t numNodes() const { return uint32_t(dstQ_.size()); }
   uint32_t smNode(uint32_t sm) const { return sm; }
   uint32_t partitionNode(uint32_t p) const { return numSms_ + p; }
-  /// Flits `r` takes on the wire (a request if !r.isResponse).
+  /// Flits `r` takes on the wire (a request if !r.isResponse); a store's write request takes
+  /// at least MemoryConfig::icntWriteMinFlits.
   uint32_t flitsFor(const MemRequest &r) const;
   /// Traversal latency from `src` to `dst` in cycles.
   uint32_t latency(uint32_t src, uint32_t dst) const;
@@ -80,7 +81,7 @@ public:
 
 private:
   std::unique_ptr<ITopology> topo_; ///< registered topology (topology/ITopology.h)
-  uint32_t numSms_, lat_, flitBytes_;
+  uint32_t numSms_, lat_, flitBytes_, writeMinFlits_;
   std::vector<Cycle> srcFree_, dstFree_;
   /// Each destination's queue on cache lines of its own: SMs pop theirs on different threads.
   struct alignas(64) NodeQueue {
