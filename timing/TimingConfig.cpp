@@ -91,6 +91,7 @@ void coreJson(JsonWriter &j, const CoreConfig &c) {
   j.boolean("fusePairs", c.fusePairs);
   j.boolean("mergeSharedLoads", c.mergeSharedLoads);
   j.boolean("foldConstOperands", c.foldConstOperands);
+  j.boolean("callParamsInRegisters", c.callParamsInRegisters);
   j.num("ifConvertMax", c.ifConvertMax);
   j.boolean("itsLeaveCalls", c.itsLeaveCalls);
   j.num("schedulersPerSm", c.schedulersPerSm);

@@ -69,6 +69,9 @@ struct CoreConfig {
   /// ld.const that ptxas folds into its users' constant-bank operands (SassRole::ConstOperand)
   /// take no issue slot when the constant cache holds their line (ptx/exec/Schedule.h).
   bool foldConstOperands = false;
+  /// ld/st.param of calls' arguments and return values issue as register moves (the ABI's
+  /// registers), no memory access (-ptxsim_call_params_in_registers).
+  bool callParamsInRegisters = false;
   /// Short forward branches ptxas predicates instead (ptx/exec/Schedule.h): body size limit, 0 off.
   uint32_t ifConvertMax = 0;
   /// ITS: lanes that return from a call made in another function run on without the call's

@@ -189,9 +189,15 @@ void scheduleSegment(std::vector<ir::Inst> &code, uint32_t s, uint32_t e,
 
 /// The role of one PTX instruction in ptxas's merges (see SassRole).
 SassRole roleOf(const Instruction &ai, const ir::Inst &in) {
+  std::string_view text = ai.text;
+  // A call's arguments and return values are .param slots of the caller's frame in PTX
+  // (st.param before the call, ld.param after it; ld.param and st.param in the callee); the
+  // SASS passes them in registers (R4, R5, ...), so they are no memory access.
+  if (in.cls == ir::OpClass::Mem && in.space == ir::MemSpace::Local &&
+      in.abase == ir::AddrBase::Frame && (text.rfind("ld.param", 0) == 0 || text.rfind("st.param", 0) == 0))
+    return SassRole::ParamReg;
   if (in.ctl != ir::Ctl::None || in.nrd != 1 || (in.rd[0] & ir::Inst::kPredBit))
     return SassRole::None;
-  std::string_view text = ai.text;
   size_t dot = text.find('.');
   std::string_view op = text.substr(0, dot), mods = dot == std::string_view::npos ? "" : text.substr(dot);
   auto has = [&](std::string_view m) { return mods.find(m) != std::string_view::npos; };

@@ -70,6 +70,7 @@ enum class SassRole : uint8_t {
   Shift32,    ///< shl/shr of a 32-bit integer by a constant
   MulInt,     ///< integer mul (lo or wide) of 32-bit operands
   ConstOperand, ///< ld.const that ptxas folds into its users as a c[bank][offset] operand
+  ParamReg,   ///< ld/st.param of a call's argument or return value: a register under the ABI
 };
 
 /// Sets Inst::sassRole from each PTX instruction (before scheduleLoadsEarly, which moves them).

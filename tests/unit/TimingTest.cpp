@@ -627,8 +627,7 @@ CAS:
 // Returning from a device function that makes calls (not a leaf under the ABI, whose epilogue
 // reloads the return address and saved registers from the stack) waits
 // -ptxsim_call_frame_cycles; a leaf function's return does not.
-TEST(Timing, ReturnFromANonLeafFunctionWaitsForItsFrame) {
-  const char *kCalls = R"(
+const char *kCalls = R"(
 .func (.param .b32 r) leaf(.param .b32 a) {
   .reg .b32 %r<3>;
   ld.param.b32 %r1, [a]; add.s32 %r2, %r1, 1; st.param.b32 [r], %r2;
@@ -659,6 +658,8 @@ OUTER:
   ret;
 }
 )";
+
+TEST(Timing, ReturnFromANonLeafFunctionWaitsForItsFrame) {
   auto run = [&](uint32_t nonLeaf, uint32_t frameCycles) {
     timing::TimingConfig cfg = noFetch();
     cfg.core.callFrameCycles = frameCycles;
@@ -673,6 +674,32 @@ OUTER:
   // one return from `outer`: the next instruction issues 300 cycles after it instead of 1
   EXPECT_EQ(run(1, 300) - run(1, 0), 300 - 1);
   EXPECT_EQ(run(0, 300), run(0, 0));       // `leaf` is a leaf
+}
+
+// -ptxsim_call_params_in_registers: the st.param/ld.param of a call's arguments and return
+// value (caller and callee) are registers under the SASS calling convention: no LD/ST access,
+// no issue slot, no load latency; the kernel's own ld.param (its constant-bank parameters) stay.
+TEST(Timing, CallArgumentsPassInRegisters) {
+  auto run = [&](uint32_t nonLeaf, bool inRegs) {
+    timing::TimingConfig cfg = noFetch();
+    cfg.core.callParamsInRegisters = inRegs;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(ptxHeader() + kCalls)) << t.h.errors;
+    uint64_t buf = t.h.alloc(4096);
+    auto r = t.run("k", {1}, {32}, {buf, nonLeaf});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    EXPECT_EQ(t.h.read<uint32_t>(buf, 1)[0], nonLeaf ? 3u : 1u); // results do not change
+    return std::make_pair(int64_t(r.stats.cycles), r.stats.get("ldst.instructions"));
+  };
+  for (uint32_t nonLeaf : {0u, 1u}) {
+    auto [memCycles, memInsts] = run(nonLeaf, false);
+    auto [regCycles, regInsts] = run(nonLeaf, true);
+    // leaf: st/ld of the argument and of the result (4); through outer: 8
+    EXPECT_EQ(memInsts - regInsts, nonLeaf ? 8.0 : 4.0);
+    EXPECT_EQ(regInsts, 3.0); // the kernel's two ld.param and its st.global
+    // the callee's ld.param no longer waits for a load (at least the L1 latency each)
+    EXPECT_GE(memCycles - regCycles, int64_t(noFetch().mem.l1Latency) * (nonLeaf ? 2 : 1));
+  }
 }
 
 // n copies of `inst` between two %clock64 reads; thread 0 stores the difference.

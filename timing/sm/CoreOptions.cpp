@@ -108,6 +108,10 @@ void describeOrganisation(OptionContext &ctx) {
            "reads, as ptxas makes it a constant-bank operand of its users (FFMA R0, R2, "
            "c[0x3][0x4], R0), when the constant cache holds its line; a miss is timed as a load "
            "(results are unchanged)");
+  opts.add("-ptxsim_call_params_in_registers", &c.callParamsInRegisters,
+           "time ld.param and st.param of a call's arguments and return values (caller and "
+           "callee) as no instruction of their own, as the SASS calling convention passes them "
+           "in registers, instead of local-memory accesses (results are unchanged)");
   opts.add("-ptxsim_merge_shared_loads", &c.mergeSharedLoads,
            "time 2 or 4 scalar 32-bit shared-memory loads from one base register at consecutive "
            "offsets of an aligned 8- or 16-byte chunk as one LDS.64/LDS.128, as ptxas merges "

@@ -422,13 +422,17 @@ bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
   // a constant load ptxas makes an operand of its users: nothing of its own on a hit
   const bool constOperand = __builtin_expect(in->sassRole == uint8_t(ptx::exec::SassRole::ConstOperand), 0) &&
                             cfg_.core.foldConstOperands && foldedConstHit();
-  lastIssueFused_ |= constOperand;
+  // a call's argument or return value: a register of the calling convention, no access
+  const bool paramReg = __builtin_expect(in->sassRole == uint8_t(ptx::exec::SassRole::ParamReg), 0) &&
+                        cfg_.core.callParamsInRegisters;
+  const bool folded = constOperand || paramReg;
+  lastIssueFused_ |= folded;
   countIssue(*in, p, now);
-  const int mem = constOperand ? -1 : timeMemoryAccess(s, *in, slotIndex, now);
+  const int mem = folded ? -1 : timeMemoryAccess(s, *in, slotIndex, now);
   if (mem < 0 && lastIssueFused_) {
     for (unsigned i = 0; i < in->nrd; ++i)
       s.ready(in->rd[i]) = now;
-    if (!constOperand)
+    if (!folded)
       s.fusedRole = in->sassRole;
   } else if (mem < 0) {
     timeArithmetic(s, *in, p, now);
