@@ -1011,6 +1011,9 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint32_t lane) {
   ExecCtx &ctx = s_->lane(lane);
   if (ctx.faulted())
     return false;
+  // (an instruction executed ahead: nothing runs, the warp stays Ready and cannot fault)
+  if (w.aheadN && stepAheadWarp(ctx, w, rec))
+    return true;
   ctx.cta = w.cta;
   bool ok = stepWarp(ctx, w, rec);
   if (w.state == WarpState::Done && w.cta->liveWarps && ok)

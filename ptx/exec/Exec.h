@@ -183,6 +183,11 @@ const ir::Inst *peekWarp(Warp &w);
 /// Executes exactly one instruction of `w` (which must be Ready) and describes it in `rec`.
 /// Returns false when the warp has nothing to execute (done or blocked).
 bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec);
+/// stepWarp() of an instruction an earlier step executed ahead of its issue (Warp::aheadN, at
+/// Warp::aheadPc): describes it in `rec` and moves the warp on, as stepWarp() would, without
+/// its general loop. False, with nothing changed, when the warp is not simply there (not Ready,
+/// a stack entry to pop, another pc): stepWarp() then takes the step (and reports what is wrong).
+bool stepAheadWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec);
 
 /// Executes a call of device-runtime builtin `id` (DeviceRuntime.h) for the lanes in `mask`
 /// (defined in DeviceRuntime.cpp). False after a fault.

@@ -53,6 +53,7 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   schedCounters_ = schedulers.counters(c.scheduler);
   lastStall_.assign(scheds_.size(), StallReason::Idle);
   quiet_.resize(scheds_.size());
+  greedyScan_ = scheds_[0]->keepsLastWhileReady();
   uint32_t maxWarps = (c.maxThreadsPerSm + c.warpSize - 1) / c.warpSize;
   slots_.resize(maxWarps);
   const size_t words = (maxWarps + 63) / 64;
@@ -845,8 +846,13 @@ void Sm::prefetchWarps(Cycle now) const {
   __builtin_prefetch(ldst_.get());
   for (uint32_t si = 0; si < scheds_.size(); ++si) {
     __builtin_prefetch(scheds_[si].get());
-    if (quiet_[si].valid && now < quiet_[si].until)
+    const QuietScan &q = quiet_[si];
+    if (q.valid && now < q.until)
       continue; // (its scan stands: the slots are not read)
+    if (q.greedy >= 0 && now < q.until) { // (most likely only that warp's slot is read)
+      __builtin_prefetch(&slots_[uint32_t(q.greedy)]);
+      continue;
+    }
     forScanned(si, [&](uint32_t slot) { __builtin_prefetch(&slots_[slot]); });
   }
 }
@@ -882,7 +888,7 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
       if (s.retired)
         setScanned(slot, true); // (the scan takes it out again once awake)
       s.operandsWereReady = false;
-      quiet_[s.sched].valid = false;
+      quiet_[s.sched].forget();
       retireCheck_ = true;     // a finished CTA may have waited for this load
       break;
     }
@@ -999,6 +1005,9 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
     scan = q.scan;
     return;
   }
+  if (q.greedy >= 0 && now < q.until && scanGreedy(si, now, scan))
+    return;
+  q.greedy = -1;
   bool anyLive = false, anyBarrier = false;
   StallReason worst = StallReason::None;
   // (for quiet_: warps counted resident, the earliest wake-up, a warp waiting only for a unit)
@@ -1085,9 +1094,48 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   scan.anyBarrier = anyBarrier;
   scan.worst = worst;
   q.valid = !unitWait && readyScratch_.empty();
-  q.scan = scan;
+  q.settled = !unitWait;
+  // (field by field from the locals: a copy of `scan` would read its three bytes back as one
+  // word right after their stores, which the host cannot forward)
+  q.scan.anyLive = anyLive;
+  q.scan.anyBarrier = anyBarrier;
+  q.scan.worst = worst;
   q.resident = resident;
   q.until = until;
+}
+
+bool Sm::scanGreedy(uint32_t si, Cycle now, SchedScan &scan) {
+  // The scheduler's other warps are as the last full scan left them (nothing cleared
+  // QuietScan::greedy since, and none of the asleep ones wakes before `until`): the policy picks
+  // the greedy warp if it is ready, and the full scan's visits of the others would change
+  // nothing. Its visit is the full scan's; when the warp is not ready the full scan runs and
+  // visits it again, which finds what this visit left (an instruction fetch started here is
+  // not started twice) and counts it as one visit would.
+  QuietScan &q = quiet_[si];
+  const uint32_t slot = uint32_t(q.greedy);
+  Slot &s = slots_[slot];
+  const Inst *in = s.nextCache;
+  // (only an instruction that cannot refuse to issue: a refusal would let the others issue)
+  if (now < s.wakeAt || !in || (in->ctl != ptx::ir::Ctl::None && in->ctl != ptx::ir::Ctl::Bra) ||
+      in->sassSeq != 0 || uint8_t(in->cls) >= ptx::ir::kNumBuiltinOpClasses)
+    return false;
+  if (!fetched(s, *in, now))
+    return false;
+  if (!s.operandsWereReady) {
+    StallReason why = StallReason::None;
+    if (operandsWait(s, *in, now, why))
+      return false;
+    s.operandsWereReady = true;
+  }
+  UnitMemo units;
+  if (!unitFreeFor(*in, now, units))
+    return false;
+  readyScratch_.push_back(slot);
+  stats_.warpCyclesResident += q.resident;
+  scan.anyLive = true;
+  scan.anyBarrier = q.scan.anyBarrier;
+  scan.worst = StallReason::None; // (read only when no warp issues)
+  return true;
 }
 
 bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared) {
@@ -1115,11 +1163,15 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
     }
     // (the scans an issue may change: its scheduler's, or every one when the instruction may
     // release a barrier, end a warp or do what an extension does)
-    if (mayWakeOthers(in))
+    const bool wakesOthers = mayWakeOthers(in);
+    if (wakesOthers)
       forgetScans();
     else
       quiet_[si].valid = false;
     if (issue(ps, in, (uint32_t)pick, now)) {
+      // (the next scans may take the greedy shortcut: the issue changed no other warp)
+      QuietScan &q = quiet_[si];
+      q.greedy = greedyScan_ && q.settled && !wakesOthers ? pick : -1;
       // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
       // this cycle too when they are ready (blocking instructions issue alone); an instruction
       // merged into the next (-ptxsim_fuse_pairs) takes no issue slot of its own. The next is

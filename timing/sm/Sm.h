@@ -399,13 +399,34 @@ protected:
   /// scheduler's entry), an issue that may release a barrier or end a warp, a CTA arriving or
   /// leaving (every entry: forgetScans). Then the scan's outcome is taken from here (the same
   /// counters and stall reason), without visiting the warps.
+  ///
+  /// The same record serves a greedy policy (IWarpScheduler::keepsLastWhileReady) after an
+  /// issue: when the last full scan found every warp asleep (until `until`), at a barrier, or
+  /// ready and only waiting for its turn (nothing a scan of them would change: no instruction
+  /// fetch or operand check to do, no LD/ST slot to wait for: `settled`), and the warp that
+  /// issued (`greedy`) is ready again with an instruction that cannot refuse to issue, the
+  /// policy picks that warp again and the others' visits would find what they found: the scan
+  /// visits only that warp and counts the others as before (`resident`, `scan.anyBarrier`).
+  /// Any event that may change another warp clears it with `valid` (forget()).
   struct QuietScan {
     bool valid = false;
+    bool settled = false; ///< the last full scan left no warp only waiting for the LD/ST slot
+    int32_t greedy = -1;  ///< the slot that issued after a settled full scan (-1: none)
     SchedScan scan;
     uint32_t resident = 0; ///< warps counted in warpCyclesResident per cycle
     Cycle until = 0;
+    void forget() {
+      valid = false;
+      greedy = -1;
+    }
   };
   std::vector<QuietScan> quiet_; ///< per scheduler
+  /// The policy is greedy (IWarpScheduler::keepsLastWhileReady) and the core the full SM: the
+  /// scan may take QuietScan::greedy.
+  bool greedyScan_ = false;
+  /// The greedy shortcut of scanScheduler(): true when it found the scheduler's last issuing
+  /// warp ready (readyScratch_ holds it), with the others as the last full scan found them.
+  bool scanGreedy(uint32_t si, Cycle now, SchedScan &scan);
   /// Issuing `in` may change what other schedulers' scans find (quiet_).
   bool mayWakeOthers(const ptx::ir::Inst &in) const {
     using ptx::ir::Ctl;
@@ -417,7 +438,7 @@ protected:
   }
   void forgetScans() {
     for (QuietScan &q : quiet_)
-      q.valid = false;
+      q.forget();
   }
   /// A scheduler's part of the tick: scan its warps (readyScratch_ gets the ready ones), then
   /// pick and issue (`pick` >= 0: resume with that already picked warp). issueScheduler()

@@ -15,7 +15,9 @@ std::unique_ptr<Sm> createReducedCore(const TimingConfig &cfg, uint32_t smId,
 
 ReducedCore::ReducedCore(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers)
     : Sm(cfg, id, schedulers), divOpcode_(ptx::lookupOpcode("div")),
-      remOpcode_(ptx::lookupOpcode("rem")) {}
+      remOpcode_(ptx::lookupOpcode("rem")) {
+  greedyScan_ = false; // (its own issue(): the shortcut's reasoning is the full SM's)
+}
 
 void ReducedCore::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kernel,
                               uint32_t threadsPerCta, uint32_t sharedPerCta, uint64_t arenaBase) {

@@ -28,6 +28,8 @@ public:
       last_ = -1;
   }
 
+  bool keepsLastWhileReady() const override { return true; }
+
   int pick(const std::vector<uint32_t> &ready, Cycle) override {
     int oldest = -1;
     for (uint32_t slot : ready) {

@@ -28,6 +28,10 @@ public:
   virtual void removeWarp(uint32_t slot) = 0; ///< the warp finished
   virtual void tick(Cycle /*now*/) {}
   virtual int pick(const std::vector<uint32_t> &ready, Cycle now) = 0;
+  /// True for a policy whose pick() returns the warp it picked last whenever that warp is among
+  /// the ready ones, whatever the others (greedy): the SM then need not look at the others while
+  /// none of them can change (Sm::QuietScan::greedy). Its tick() and issued() must not change that.
+  virtual bool keepsLastWhileReady() const { return false; }
   /// The picked warp issued an instruction; `longLatency` when it is a global/local memory
   /// access or anything else that will make the warp wait long (two-level demotes it).
   virtual void issued(uint32_t /*slot*/, bool /*longLatency*/, Cycle /*now*/) {}
