@@ -221,6 +221,22 @@ private:
   /// it has zero statistics and clean caches: the launch's set-up and collect() pass over it.
   std::vector<uint8_t> smUsed_;
   std::vector<uint64_t> smResident_; ///< per SM: resident warps its last scan counted
+  /// Per SM: idle ticks not yet accounted (Sm::idleTicks; flushIdleTicks before the SM ticks,
+  /// takes a CTA or its statistics are read).
+  std::vector<uint64_t> smIdleTicks_;
+  void flushIdleTicks(size_t i) {
+    if (smIdleTicks_[i]) {
+      sms_[i]->idleTicks(smIdleTicks_[i], smResident_[i]);
+      smIdleTicks_[i] = 0;
+    }
+  }
+  /// SM i's tick in cycle `now` (by default the current one) is an idle one (tickSmLocal).
+  bool idleTickDue(size_t i, Cycle now) const;
+  bool idleTickDue(size_t i) const { return idleTickDue(i, now_); }
+  void flushIdleTicks() {
+    for (size_t i = 0; i < smIdleTicks_.size(); ++i)
+      flushIdleTicks(i);
+  }
   std::vector<uint8_t> smStopped_;   ///< per SM: its last tickLocal stopped for the ordered phase
   /// Per SM used in the launch (smUsed_): its schedulers' counters when the launch began.
   /// Scheduler counters are cumulative, so the launch's share is the difference (the SM's other

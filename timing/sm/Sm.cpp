@@ -51,6 +51,8 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
     scheds_.push_back(schedulers.create(c.scheduler, sp));
   schedCounters_ = schedulers.counters(c.scheduler);
+  for (const auto &sched : scheds_)
+    schedTicks_ = schedTicks_ || sched->ticks();
   lastStall_.assign(scheds_.size(), StallReason::Idle);
   quiet_.resize(scheds_.size());
   greedyScan_ = scheds_[0]->keepsLastWhileReady();
@@ -1285,6 +1287,15 @@ void Sm::idleTick(Cycle now, uint64_t resident) {
     scheds_[si]->tick(now);
     ++stats_.stall[size_t(lastStall_[si])];
   }
+}
+
+void Sm::idleTicks(uint64_t n, uint64_t resident) {
+  if (ctas_.empty() || n == 0)
+    return;
+  stats_.cycles += n * coreClock_;
+  stats_.warpCyclesResident += n * resident;
+  for (StallReason r : lastStall_)
+    stats_.stall[size_t(r)] += n;
 }
 
 void Sm::skipCycles(uint64_t n) {

@@ -165,6 +165,11 @@ public:
   /// scheduler's last stall reason, `resident` warp-cycles: what the last scan counted) and
   /// runs the schedulers' per-cycle hook, without scanning the warps.
   void idleTick(Cycle now, uint64_t resident);
+  /// What `n` idleTick()s count, at once, when idleTicksBatchable(): the GPU defers an SM's
+  /// idle ticks and accounts them here before the SM ticks again or its statistics are read.
+  void idleTicks(uint64_t n, uint64_t resident);
+  /// No scheduler has a per-cycle hook (IWarpScheduler::ticks): idleTick() only counts.
+  bool idleTicksBatchable() const { return !schedTicks_; }
   /// True when the last tick issued an instruction.
   bool issuedLastTick() const { return issuedLastTick_; }
   /// What the GPU's cycle loop needs from an SM after a tick, in one small record: the parallel
@@ -518,6 +523,7 @@ protected:
   uint32_t usedSlots_ = 0; ///< warp slots of the resident CTAs (canTakeCta: no pass over slots_)
   uint64_t nextTag_ = 1;
   std::vector<StallReason> lastStall_; ///< per scheduler, from the last tick
+  bool schedTicks_ = false; ///< some scheduler's tick() does something (IWarpScheduler::ticks)
   std::vector<uint32_t> readyScratch_;
   bool issuedLastTick_ = false;
   /// issue() just issued an instruction that ptxas merges into the next (kHintFusedIntoNext):

@@ -28,6 +28,7 @@ public:
   void addWarp(uint32_t slot, uint64_t age) override;
   void removeWarp(uint32_t slot) override;
   void tick(Cycle now) override;
+  bool ticks() const override { return true; }
   int pick(const std::vector<uint32_t> &ready, Cycle now) override;
   void issued(uint32_t slot, bool longLatency, Cycle now) override;
   void l1Miss(uint32_t slot, uint64_t lineAddr, Cycle now) override;

@@ -27,6 +27,10 @@ public:
   virtual void addWarp(uint32_t slot, uint64_t age) = 0;
   virtual void removeWarp(uint32_t slot) = 0; ///< the warp finished
   virtual void tick(Cycle /*now*/) {}
+  /// True when tick() does something: a policy that overrides tick() must say so, as the SM
+  /// otherwise accounts the cycles in which none of its warps can change in one batch
+  /// (Sm::idleTicks), without calling tick() for each.
+  virtual bool ticks() const { return false; }
   virtual int pick(const std::vector<uint32_t> &ready, Cycle now) = 0;
   /// True for a policy whose pick() returns the warp it picked last whenever that warp is among
   /// the ready ones, whatever the others (greedy): the SM then need not look at the others while
