@@ -312,6 +312,68 @@ TEST(LdstShared, QueuedInstructionsTakeTurnsAtTheBanks) {
   EXPECT_FALSE(one.ldst[0]->canIssueShared(one.now));
 }
 
+// LdstUnit::issueVersion/issueStateUntil (what lets a scheduler whose warps wait for the LD/ST
+// slot keep its scan): while the version stays the same, canIssue() and canIssueShared() answer
+// as they did until issueStateUntil(); global and shared traffic, with and without the shared
+// queue and with an issue interval, so that every way the answers change is exercised.
+TEST(LdstIssueState, AnswersStandWhileTheVersionAndTimeDo) {
+  for (uint32_t queue : {0u, 2u}) {
+    for (uint32_t interval : {1u, 3u}) {
+      TimingConfig c = smallGpu();
+      c.core.sharedQueueEntries = queue;
+      c.core.ldstInterval = interval;
+      Rig r(c);
+      LdstUnit &u = *r.ldst[0];
+      uint64_t x = 0x2545f4914f6cdd1dull + queue * 7 + interval;
+      auto rnd = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+      };
+      struct Snap {
+        bool valid = false, global = false, shared = false;
+        uint64_t version = 0;
+        Cycle until = 0;
+      } snap;
+      uint32_t stood = 0, changed = 0, refusedGlobal = 0, refusedShared = 0, tag = 0;
+      for (int cycle = 0; cycle < 20000; ++cycle) {
+        const bool global = u.canIssue(r.now), shared = u.canIssueShared(r.now);
+        refusedGlobal += !global;
+        refusedShared += !shared;
+        if (snap.valid && u.issueVersion() == snap.version && r.now < snap.until) {
+          ASSERT_EQ(global, snap.global) << "cycle " << r.now << ", queue " << queue;
+          ASSERT_EQ(shared, snap.shared) << "cycle " << r.now << ", queue " << queue;
+          ++stood;
+        } else {
+          changed += snap.valid && (global != snap.global || shared != snap.shared);
+          snap = {true, global, shared, u.issueVersion(), u.issueStateUntil(r.now)};
+          ASSERT_GT(snap.until, r.now);
+        }
+        // issue about every third cycle it may: strided global loads and stores, conflicting
+        // shared accesses (up to 32 bank cycles)
+        if (rnd() % 3 == 0) {
+          if (rnd() % 2 && shared) {
+            WarpMemAccess a = strided(MemSpaceKind::Shared, 0, 4 << (rnd() % 6));
+            a.write = rnd() % 2;
+            u.issue(a, uint32_t(rnd() % 48), ++tag, r.now);
+          } else if (global) {
+            WarpMemAccess a = strided(MemSpaceKind::Global, 0x100000 + (rnd() % 4096) * 128,
+                                      4u << (rnd() % 6));
+            a.write = rnd() % 4 == 0;
+            u.issue(a, uint32_t(rnd() % 48), ++tag, r.now);
+          }
+        }
+        r.step();
+      }
+      EXPECT_GT(stood, 1000u) << queue << " " << interval;
+      EXPECT_GT(changed, 100u) << queue << " " << interval;
+      EXPECT_GT(refusedGlobal, 1000u) << queue << " " << interval;
+      EXPECT_GT(refusedShared, 1000u) << queue << " " << interval;
+    }
+  }
+}
+
 TEST(LdstConst, BroadcastAndDistinctAddresses) {
   Rig r(smallGpu());
   WarpMemAccess a = strided(MemSpaceKind::Const, 0x9000, 0);

@@ -48,6 +48,7 @@
 #include "timing/mem/MemorySystem.h"
 #include "timing/mem/Ring.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -99,6 +100,20 @@ public:
   /// For a shared-memory instruction: with core.sharedQueueEntries, whether the shared-memory
   /// queue has room (it does not wait for the coalescer); otherwise canIssue(now).
   bool canIssueShared(Cycle now) const;
+  /// Counts the changes of what canIssue()/canIssueShared() read (an issue, the coalescer
+  /// freeing, an instruction slot freeing). While it stays the same, their answers change only
+  /// at issueStateUntil(now): a scheduler whose warps wait only for this unit need not look at
+  /// them again before either (Sm::QuietScan).
+  uint64_t issueVersion() const { return issueVersion_; }
+  /// The earliest cycle > now at which canIssue()/canIssueShared() may answer differently with
+  /// issueVersion() unchanged (the issue interval, a queued shared instruction reaching the
+  /// banks); kNever when only a change of issueVersion() can.
+  Cycle issueStateUntil(Cycle now) const {
+    Cycle at = nextIssue_ > now ? nextIssue_ : kNever;
+    if (!sharedStarts_.empty()) // (those due are popped by canIssueShared)
+      at = std::min(at, std::max(sharedStarts_.front(), now + 1));
+    return at;
+  }
   void issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now);
   void tick(Cycle now, MemorySystem &mem);
   bool hasCompletion() const { return !completions_.empty(); }
@@ -209,6 +224,7 @@ private:
   Ring<Event> events_; ///< data arrivals due, ascending (cycle, slot): Ring::pushSorted
   std::vector<uint64_t> released_;
   uint64_t seq_ = 0;
+  uint64_t issueVersion_ = 0; ///< issueVersion()
   Stats stats_;
 };
 

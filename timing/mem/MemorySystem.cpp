@@ -214,8 +214,8 @@ void MemorySystem::sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask,
     ++p.stats.dramReads;
 }
 
-void MemorySystem::icntCycle(Cycle c) {
-  if (anySmInput()) {
+void MemorySystem::icntCycle(Cycle c, bool smInput) {
+  if (smInput) {
     // Round-robin priority among SMs for partition input credits: from rrSm_ to the last SM,
     // then from the first, visiting only the SMs whose queue holds a request (their byte).
     uint32_t start = rrSm_;
@@ -470,12 +470,13 @@ void MemorySystem::tickIcnt(Cycle coreNow) {
   Cycle target = domainTarget(icntD_, coreNow);
   for (; icntD_.next < target; ++icntD_.next) {
     // (packets to SMs do not keep the interconnect busy: its cycles move nothing for them)
-    bool busy = !icnt_.partitionsIdle() || anySmInput() || anyByteSet(outFlag_);
+    const bool smInput = anySmInput();
+    bool busy = smInput || !icnt_.partitionsIdle() || anyByteSet(outFlag_);
     if (!busy) {
       icntD_.next = target;
       break;
     }
-    icntCycle(icntD_.next);
+    icntCycle(icntD_.next, smInput);
   }
 }
 

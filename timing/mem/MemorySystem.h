@@ -155,7 +155,8 @@ private:
   Cycle toCore(const Domain &d, Cycle domainCycle) const;
   Cycle busyPartitionEvent(const Partition &p) const;
   static Cycle convert(Cycle c, const Domain &from, const Domain &to);
-  void icntCycle(Cycle c);
+  /// One interconnect cycle; `smInput`: anySmInput() (what the caller just read).
+  void icntCycle(Cycle c, bool smInput);
   void l2Cycle(Partition &p, Cycle c);
   void dramCycle(Partition &p, Cycle c);
   bool partitionIdle(const Partition &p) const;

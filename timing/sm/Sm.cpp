@@ -1002,7 +1002,8 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   sched.tick(now);
   readyScratch_.clear();
   QuietScan &q = quiet_[si];
-  if (q.valid && now < q.until) { // nothing woke since the last scan: it would find the same
+  if (q.valid && now < q.until && (!q.ldstWait || q.ldstVersion == ldst_->issueVersion())) {
+    // nothing woke since the last scan: it would find the same
     stats_.warpCyclesResident += q.resident;
     scan = q.scan;
     return;
@@ -1095,8 +1096,14 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   scan.anyLive = anyLive;
   scan.anyBarrier = anyBarrier;
   scan.worst = worst;
-  q.valid = !unitWait && readyScratch_.empty();
+  q.valid = readyScratch_.empty();
   q.settled = !unitWait;
+  q.ldstWait = unitWait; // (only the LD/ST slot is waited for without a wake-up: unitFreeAt)
+  if (unitWait) {
+    q.ldstVersion = ldst_->issueVersion();
+    const Cycle pipeFree = pipes_[ldstPipe_].minFree;
+    until = std::min({until, ldst_->issueStateUntil(now), pipeFree > now ? pipeFree : kNever});
+  }
   // (field by field from the locals: a copy of `scan` would read its three bytes back as one
   // word right after their stores, which the host cannot forward)
   q.scan.anyLive = anyLive;

@@ -403,7 +403,9 @@ protected:
   /// scan would find the same, unless an event wakes a warp earlier: a load's return (its
   /// scheduler's entry), an issue that may release a barrier or end a warp, a CTA arriving or
   /// leaving (every entry: forgetScans). Then the scan's outcome is taken from here (the same
-  /// counters and stall reason), without visiting the warps.
+  /// counters and stall reason), without visiting the warps. A scan whose other warps waited
+  /// only for the LD/ST slot stands too while the LD/ST unit's issue state is unchanged
+  /// (`ldstVersion`; `until` then includes LdstUnit::issueStateUntil and the pipe's free cycle).
   ///
   /// The same record serves a greedy policy (IWarpScheduler::keepsLastWhileReady) after an
   /// issue: when the last full scan found every warp asleep (until `until`), at a barrier, or
@@ -416,10 +418,12 @@ protected:
   struct QuietScan {
     bool valid = false;
     bool settled = false; ///< the last full scan left no warp only waiting for the LD/ST slot
+    bool ldstWait = false; ///< some warp waited for the LD/ST slot (!settled)
     int32_t greedy = -1;  ///< the slot that issued after a settled full scan (-1: none)
     SchedScan scan;
     uint32_t resident = 0; ///< warps counted in warpCyclesResident per cycle
     Cycle until = 0;
+    uint64_t ldstVersion = 0; ///< LdstUnit::issueVersion() at the scan (ldstWait)
     void forget() {
       valid = false;
       greedy = -1;
