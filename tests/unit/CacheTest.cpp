@@ -227,5 +227,45 @@ TEST(CacheLookup, WideSetsFindExactlyTheirLinesThroughFingerprints) {
   }
 }
 
+// invalidateAll() clears only the ways each set allocated since the last one: after rounds of
+// lines brought in and written (sets filled to different depths, some past their ways), no line
+// is left, and refilling a set up to its ways evicts nothing (no stale line hides in a way).
+TEST(CacheFlush, InvalidateAllLeavesNoLineInAnyWay) {
+  CacheConfig cfg = small(8, 16, 32, 64, 4);
+  cfg.writeBack = true;
+  cfg.writeAllocate = true;
+  Cache c(cfg, "t");
+  uint64_t x = 88172645463325252ull;
+  auto rnd = [&x] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  for (int round = 0; round < 50; ++round) {
+    std::vector<uint64_t> used;
+    for (uint32_t set = 0; set < 8; ++set) {
+      const uint32_t n = uint32_t(rnd() % 24); // (past 16: evictions within the round)
+      for (uint32_t k = 0; k < n; ++k) {
+        const uint64_t addr = (uint64_t(round) * 1000 + k) * 8 * 128 + set * 128;
+        if (rnd() % 3)
+          bringIn(c, addr, k);
+        else
+          c.access(addr, 1u << (rnd() % 4), true, k, 0, 0); // a write allocates dirty sectors
+        used.push_back(addr);
+      }
+    }
+    c.invalidateAll();
+    for (uint64_t addr : used)
+      ASSERT_FALSE(c.probe(addr, 1)) << "round " << round << ", line " << addr;
+    const uint64_t evictions = c.stats().evictions;
+    for (uint32_t set = 0; set < 8; ++set)
+      for (uint32_t k = 0; k < 16; ++k)
+        bringIn(c, (uint64_t(round) * 1000 + 500 + k) * 8 * 128 + set * 128, 0);
+    ASSERT_EQ(c.stats().evictions, evictions) << "round " << round;
+    c.invalidateAll();
+  }
+}
+
 } // namespace
 } // namespace ptxsim::timing

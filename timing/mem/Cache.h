@@ -186,12 +186,13 @@ private:
   uint8_t fingerprint(uint64_t line) const {
     return uint8_t(((line >> lineShift_) * 0x9E3779B97F4A7C15ull) >> 56);
   }
-  /// The sets in which a line was allocated since the last invalidateAll(), and a flag per set
-  /// (every other line is invalid: allocate() is the only way a line gets a tag, so flushing
+  /// The sets in which a line was allocated since the last invalidateAll(), and per set the
+  /// ways allocated there: one more than the highest (every other line is invalid: allocate()
+  /// is the only way a line gets a tag, and it takes the lowest invalid way first, so flushing
   /// an untouched cache, an idle SM's L1 at each launch, costs nothing, and a small kernel's
-  /// L1 flush clears only its sets).
+  /// L1 flush clears only the ways it used).
   std::vector<uint32_t> touchedSets_;
-  std::vector<uint8_t> setTouched_;
+  std::vector<uint32_t> setUsed_;
   std::vector<Mshr> mshrs_;
   struct MshrIndexEntry {
     uint64_t line;
