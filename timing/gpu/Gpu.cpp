@@ -636,19 +636,27 @@ inline bool Gpu::idleTickDue(size_t i, Cycle now) const {
   return smWakeAt_[i] > now && !mem_->hasResponse(uint32_t(i));
 }
 
-void Gpu::tickSmLocal(size_t i, Cycle now, bool dispatching) {
+void Gpu::countIdleTick(size_t i, Cycle now) {
+  // Nothing can happen in this SM before smWakeAt_ unless a reply or a CTA arrives (which
+  // clears it): the tick would find every warp as the last one did. Its summary stands.
+  // (Counted in a batch where no scheduler needs its per-cycle hook: 3 % of a program of
+  // small launches went to these ticks.)
   Sm &sm = *sms_[i];
-  if (idleTickDue(i, now)) {
-    // Nothing can happen in this SM before smWakeAt_ unless a reply or a CTA arrives (which
-    // clears it): the tick would find every warp as the last one did. Its summary stands.
-    // (Counted in a batch where no scheduler needs its per-cycle hook: 3 % of a program of
-    // small launches went to these ticks.)
-    if (sm.idleTicksBatchable())
-      smIdleTicks_[i] += sm.residentCtas() != 0; // (with no CTA a tick counts nothing)
-    else
-      sm.idleTick(now, smResident_[i]);
-    return;
-  }
+  if (sm.idleTicksBatchable())
+    smIdleTicks_[i] += sm.residentCtas() != 0; // (with no CTA a tick counts nothing)
+  else
+    sm.idleTick(now, smResident_[i]);
+}
+
+void Gpu::tickSmLocal(size_t i, Cycle now, bool dispatching) {
+  if (idleTickDue(i, now))
+    countIdleTick(i, now);
+  else
+    tickSmBusy(i, now, dispatching);
+}
+
+void Gpu::tickSmBusy(size_t i, Cycle now, bool dispatching) {
+  Sm &sm = *sms_[i];
   flushIdleTicks(i);
   const uint64_t resident = sm.stats().warpCyclesResident;
   const bool finished = sm.tickLocal(now, *mem_, true);
@@ -657,7 +665,7 @@ void Gpu::tickSmLocal(size_t i, Cycle now, bool dispatching) {
   smResident_[i] = sm.stats().warpCyclesResident - resident;
   smStopped_[i] = !finished;
   // after a tick without an issue that left nothing to the ordered phase, the SM's own next
-  // event: until then its ticks are idleTick()s (kNever: until a reply or a CTA comes)
+  // event: until then its ticks are idle ones (kNever: until a reply or a CTA comes)
   smWakeAt_[i] = finished && !sum.issued && !sum.needShared ? sm.ownNextEvent(now) : 0;
   if (sum.idle)
     sleepSm(i);
@@ -665,22 +673,37 @@ void Gpu::tickSmLocal(size_t i, Cycle now, bool dispatching) {
 
 void Gpu::tickLocalSerial(const KernelRun &r) {
   mem_->tickPartitions(now_);
-  const size_t n = awake_.size();
-  for (size_t k = 0; k < n; ++k) {
-    const uint32_t i = awake_[k];
-    // (the next SMs' state on its way into the cache while this one ticks, unless their
-    // ticks will be idle ones, which read none of it)
-    if (k + 2 < n && !idleTickDue(awake_[k + 2]))
-      sms_[awake_[k + 2]]->prefetchState();
-    if (k + 1 < n && !idleTickDue(awake_[k + 1]))
-      sms_[awake_[k + 1]]->prefetchWarps(now_);
-    if (r.split) {
-      tickSmLocal(i, now_, r.dispatching);
-      continue;
+  if (!r.split) {
+    const size_t n = awake_.size();
+    for (size_t k = 0; k < n; ++k) {
+      // (the next SMs' state on its way into the cache while this one ticks)
+      if (k + 2 < n)
+        sms_[awake_[k + 2]]->prefetchState();
+      if (k + 1 < n)
+        sms_[awake_[k + 1]]->prefetchWarps(now_);
+      Sm &sm = *sms_[awake_[k]];
+      sm.tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
+      sm.summarize(smSum_[awake_[k]], r.dispatching);
     }
-    Sm &sm = *sms_[i];
-    sm.tick(now_, *mem_); // the whole tick, SM by SM (the order the split reproduces)
-    sm.summarize(smSum_[i], r.dispatching);
+    return;
+  }
+  // The idle ticks first (SMs share nothing in this phase: the order changes no result), then
+  // the SMs that tick, the next ones' state on its way into the cache while one ticks (not
+  // that of SMs whose idle tick reads none of it).
+  busyScratch_.clear();
+  for (uint32_t i : awake_) {
+    if (idleTickDue(i, now_))
+      countIdleTick(i, now_);
+    else
+      busyScratch_.push_back(i);
+  }
+  const size_t n = busyScratch_.size();
+  for (size_t k = 0; k < n; ++k) {
+    if (k + 2 < n)
+      sms_[busyScratch_[k + 2]]->prefetchState();
+    if (k + 1 < n)
+      sms_[busyScratch_[k + 1]]->prefetchWarps(now_);
+    tickSmBusy(busyScratch_[k], now_, r.dispatching);
   }
 }
 

@@ -232,7 +232,10 @@ private:
   }
   /// SM i's tick in cycle `now` (by default the current one) is an idle one (tickSmLocal).
   bool idleTickDue(size_t i, Cycle now) const;
-  bool idleTickDue(size_t i) const { return idleTickDue(i, now_); }
+  /// tickSmLocal()'s two cases: an idle tick (counted, or Sm::idleTick), and a real one.
+  void countIdleTick(size_t i, Cycle now);
+  void tickSmBusy(size_t i, Cycle now, bool dispatching);
+  std::vector<uint32_t> busyScratch_; ///< tickLocalSerial: the awake SMs whose tick is no idle one
   void flushIdleTicks() {
     for (size_t i = 0; i < smIdleTicks_.size(); ++i)
       flushIdleTicks(i);
