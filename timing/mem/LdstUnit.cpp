@@ -96,6 +96,8 @@ LdstUnit::LdstUnit(const TimingConfig &cfg, uint32_t smId)
                          "sectors of at least 32 bytes, constant-cache lines 32..128 bytes\n");
     std::abort();
   }
+  for (uint32_t m = 0; m < 16; ++m)
+    l1Masks_[m] = l1MaskOf(m);
   insts_.resize(kMaxInflight);
   for (uint32_t s = kMaxInflight; s-- > 0;)
     freeSlots_.push_back(s);
@@ -116,7 +118,7 @@ bool LdstUnit::canIssueShared(Cycle now) const {
          sharedStarts_.size() < cfg_.core.sharedQueueEntries;
 }
 
-uint32_t LdstUnit::l1Mask(uint32_t mask32) const {
+uint32_t LdstUnit::l1MaskOf(uint32_t mask32) const {
   uint32_t m = 0;
   for (uint32_t i = 0; i < 4; ++i)
     if (mask32 & (1u << i))
@@ -126,6 +128,8 @@ uint32_t LdstUnit::l1Mask(uint32_t mask32) const {
 
 uint32_t LdstUnit::mask32Of(uint32_t l1mask) const {
   uint32_t per = cfg_.mem.l1d.sectorBytes / 32, m = 0;
+  if (per == 1) // (32-byte L1 sectors: the same bits)
+    return l1mask & 0xf;
   for (uint32_t k = 0; k < 32; ++k)
     if (l1mask & (1u << k))
       m |= ((1u << per) - 1) << (k * per);
@@ -133,6 +137,12 @@ uint32_t LdstUnit::mask32Of(uint32_t l1mask) const {
 }
 
 void LdstUnit::addPiece(uint64_t line, uint32_t mask32) {
+  // (lanes in order mostly touch the line the previous lane did; lines are distinct in
+  // pieces_, so looking at the last first finds the same one)
+  if (curN_ && pieces_[curN_ - 1].addr == line) {
+    pieces_[curN_ - 1].mask32 |= mask32;
+    return;
+  }
   for (uint32_t i = 0; i < curN_; ++i)
     if (pieces_[i].addr == line) {
       pieces_[i].mask32 |= mask32;

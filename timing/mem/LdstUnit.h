@@ -190,7 +190,10 @@ private:
   uint64_t makeId(RequestKind k, uint32_t slot) {
     return (uint64_t(smId_) << 48) | ((seq_++ & 0xffffffffull) << 16) | (uint64_t(k) << 14) | slot;
   }
-  uint32_t l1Mask(uint32_t mask32) const;
+  /// The L1D sectors of the 32-byte sectors `mask32` of a line (a table built from l1MaskOf).
+  uint32_t l1Mask(uint32_t mask32) const { return l1Masks_[mask32 & 0xf]; }
+  uint32_t l1MaskOf(uint32_t mask32) const;
+  uint32_t l1Masks_[16] = {};
   uint32_t mask32Of(uint32_t l1mask) const;
   void addPiece(uint64_t line, uint32_t mask32);
   void schedule(Cycle when, uint32_t slot);
