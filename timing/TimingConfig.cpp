@@ -199,6 +199,8 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.dbl("pcieLatencyUs", cfg.pcieLatencyUs);
   j.num("sfuTrigExtraLatency", cfg.core.sfuTrigExtraLatency);
   j.num("l1iPrefetchLines", cfg.core.l1iPrefetchLines);
+  j.num("l1iStreamPrefetch", cfg.core.l1iStreamPrefetch ? 1 : 0);
+  j.num("l1iColdMissLatency", cfg.core.l1iColdMissLatency);
   j.num("vprintfCycles", cfg.core.vprintfCycles);
   j.num("heapCallCycles", cfg.core.heapCallCycles);
   j.num("heapLaneCycles", cfg.core.heapLaneCycles);

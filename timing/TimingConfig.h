@@ -87,6 +87,14 @@ struct CoreConfig {
   uint32_t ibufferEntries = 2;       ///< decoded instructions buffered per warp
   uint32_t fetchLatency = 1;
   uint32_t l1iPrefetchLines = 0;     ///< instruction lines fetched after a missing one
+  /// Instruction fetch as a stream buffer (-ptxsim_l1i_stream_prefetch): a line in flight is
+  /// ready only when it arrives (a warp finding it waits for it), and the first fetch from a
+  /// prefetched line requests the line l1iPrefetchLines further on, so straight-line code
+  /// stays that many lines ahead of the warp.
+  bool l1iStreamPrefetch = false;
+  /// Cycles an instruction-cache miss takes when the L2 is flushed before each kernel
+  /// (-gpgpu_flush_l2_cache: the code comes from DRAM); 0: the L2's latency, as when it is warm.
+  uint32_t l1iColdMissLatency = 0;
   // functional units: number of pipelines, latency, initiation interval (cycles between issues)
   uint32_t spUnits = 2, spLatency = 4, spInterval = 1;
   uint32_t intLatency = 4;           ///< integer ALU ops run on the SP pipes with this latency

@@ -442,6 +442,87 @@ TEST(Timing, InstructionCacheMissesCostAnL2AccessPerLine) {
   EXPECT_LE(saved, (misses - warmMisses) * cfg.mem.l2Latency);
 }
 
+// -ptxsim_l1i_stream_prefetch: a miss requests the next -ptxsim_l1i_prefetch_lines lines with
+// it, and a warp's first fetch from a prefetched line requests one line more, so straight-line
+// code waits for its first line only (sequential prefetch without the stream waits again after
+// each window); -ptxsim_l1i_cold_miss_latency is a miss's round trip while the L2 is flushed
+// before each kernel (the code comes from DRAM).
+TEST(Timing, InstructionStreamStaysAheadOfStraightLineCode) {
+  struct Extra {
+    Cycle cycles;  // cold run's cycles beyond the warm run's
+    double misses; // the cold run's L1I misses
+  };
+  const uint32_t cold = 680;
+  auto run = [&](bool stream, bool flushL2) {
+    timing::TimingConfig cfg; // fetch modelled
+    cfg.core.l1iPrefetchLines = 16;
+    cfg.core.l1iStreamPrefetch = stream;
+    cfg.core.l1iColdMissLatency = cold;
+    cfg.mem.l1i.sets = 64; // 128 KiB: the code stays cached
+    cfg.mem.l1i.ways = 16;
+    cfg.launch.flushL2 = flushL2;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(aluChain(1600))) << t.h.errors; // 1,606 instructions: 101 lines
+    uint64_t out = t.h.alloc(4);
+    auto first = t.run("k", {1}, {1}, {out});
+    auto again = t.run("k", {1}, {1}, {out}); // every line still cached
+    EXPECT_TRUE(first.result.ok() && again.result.ok());
+    EXPECT_EQ(again.stats.get("l1i.misses"), 0.0);
+    return Extra{first.stats.cycles - again.stats.cycles, first.stats.get("l1i.misses")};
+  };
+  const Cycle l2 = timing::TimingConfig().mem.l2Latency;
+  Extra stream = run(true, false), window = run(false, false);
+  EXPECT_EQ(stream.misses, 1.0);
+  EXPECT_GE(stream.cycles, l2 - 8);
+  EXPECT_LE(stream.cycles, l2 + 8);
+  // without the stream: a miss every 17 lines (the missing one and the 16 after it)
+  EXPECT_EQ(window.misses, 6.0);
+  EXPECT_GE(window.cycles, 6 * (l2 - 8));
+  // the L2 flushed before each kernel: the one miss comes from DRAM
+  Extra flushed = run(true, true);
+  EXPECT_EQ(flushed.misses, 1.0);
+  EXPECT_GE(flushed.cycles, cold - 8);
+  EXPECT_LE(flushed.cycles, cold + 8);
+}
+
+// With the stream, a line in flight is ready only when it arrives: the second warp of a CTA
+// that asks for the line the first one missed waits for it too (without the stream it found the
+// line at once and ran a round trip ahead of the warp that missed). Each warp stores the
+// %clock64 its first instruction read.
+TEST(Timing, InstructionLineInFlightIsReadyWhenItArrives) {
+  auto firstClocks = [](bool stream) {
+    timing::TimingConfig cfg;
+    cfg.core.l1iPrefetchLines = 16;
+    cfg.core.l1iStreamPrefetch = stream;
+    cfg.mem.l1i.sets = 64; // (the default 4 x 4 lines would not hold the 17 lines of a miss)
+    cfg.mem.l1i.ways = 16;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(ptxHeader() + R"(
+.visible .entry c(.param .u64 out) {
+  .reg .b32 %r<3>; .reg .b64 %rd<5>;
+  mov.u64 %rd2, %clock64;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  mul.wide.u32 %rd3, %r2, 8;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.u64 [%rd4], %rd2;
+  ret;
+}
+)")) << t.h.errors;
+    uint64_t out = t.h.alloc(16);
+    auto r = t.run("c", {1}, {64}, {out});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    const auto *clk = reinterpret_cast<const uint64_t *>(out);
+    return std::pair<int64_t, int64_t>(int64_t(clk[0]), int64_t(clk[1]));
+  };
+  const int64_t l2 = timing::TimingConfig().mem.l2Latency;
+  auto [w0, w1] = firstClocks(true);
+  EXPECT_LE(std::abs(w1 - w0), 8) << w0 << " " << w1;
+  auto [v0, v1] = firstClocks(false);
+  EXPECT_GE(std::abs(v1 - v0), l2 - 8) << v0 << " " << v1;
+}
+
 TEST(Timing, RepeatedRunsGiveIdenticalCycles) {
   std::vector<Cycle> cycles;
   for (int i = 0; i < 2; ++i) {

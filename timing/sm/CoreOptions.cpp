@@ -295,6 +295,13 @@ void describeFetchAndCalls(OptionContext &ctx) {
   CoreConfig &c = ctx.cfg.core;
   opts.add("-ptxsim_l1i_prefetch_lines", &c.l1iPrefetchLines,
            "instruction cache lines brought in after a missing one (sequential prefetch)");
+  opts.add("-ptxsim_l1i_stream_prefetch", &c.l1iStreamPrefetch,
+           "instruction prefetch as a stream buffer: a line in flight is ready when it arrives, "
+           "and a warp's first fetch from a prefetched line requests the line "
+           "-ptxsim_l1i_prefetch_lines further on");
+  opts.add("-ptxsim_l1i_cold_miss_latency", &c.l1iColdMissLatency,
+           "cycles an instruction-cache miss takes when the L2 is flushed before each kernel "
+           "(-gpgpu_flush_l2_cache 1: the code comes from DRAM); 0: -gpgpu_l2_rop_latency");
 
   opts.add("-ptxsim_vprintf_cycles", &c.vprintfCycles,
            "cycles the calling warp waits for a device printf (vprintf) call");

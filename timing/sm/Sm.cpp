@@ -74,6 +74,12 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   collectors_.reset(c.operandCollectors);
   if (cfg_.mem.l1i.enabled) {
     l1iTag_.assign(size_t(cfg_.mem.l1i.sets) * cfg_.mem.l1i.ways, ~0ull);
+    l1iMissLatency_ = cfg_.launch.flushL2 && c.l1iColdMissLatency ? c.l1iColdMissLatency
+                                                                   : cfg_.mem.l2Latency;
+    if (c.l1iStreamPrefetch) {
+      l1iReady_.assign(l1iTag_.size(), 0);
+      l1iPrefetched_.assign(l1iTag_.size(), 0);
+    }
     const uint32_t lb = cfg_.mem.l1i.lineBytes;
     if (lb && !(lb & (lb - 1)))
       l1iLineShift_ = uint8_t(__builtin_ctz(lb));
@@ -307,34 +313,54 @@ bool Sm::fetchLine(Slot &s, const Inst &in, Cycle now) {
   uint32_t si = uint32_t(line % c.sets);
   size_t set = size_t(si) * c.ways;
   s.fetchLine = line;
+  const bool stream = !l1iReady_.empty();
   for (uint32_t w = 0; w < c.ways; ++w)
     if (l1iTag_[set + w] == line) {
       l1iPolicy_->touch(si, w, now, false);
       ++stats_.l1iHits;
       s.fetchReadyAt = now + cfg_.core.fetchLatency - 1; // pipelined: a hit does not stall
+      if (stream) {
+        // a line still in flight is ready when it arrives; the stream moves on by one line
+        s.fetchReadyAt = std::max(s.fetchReadyAt, l1iReady_[set + w]);
+        if (l1iPrefetched_[set + w]) {
+          l1iPrefetched_[set + w] = 0;
+          l1iFill(line + cfg_.core.l1iPrefetchLines, now, now + l1iMissLatency_, true);
+        }
+      }
       return now >= s.fetchReadyAt;
     }
   ++stats_.l1iMisses;
-  // the policy chooses among all ways (never-used ones have the oldest stamps)
-  uint32_t victim = l1iPolicy_->victim(si);
-  l1iTag_[set + victim] = line;
-  l1iPolicy_->touch(si, victim, now, true);
-  // sequential prefetch: the lines after a miss arrive with it (straight-line code does not
-  // miss on every line, as on hardware with an instruction prefetcher)
-  for (uint32_t k = 1; k <= cfg_.core.l1iPrefetchLines; ++k) {
-    uint64_t pl = line + k;
-    uint32_t ps = uint32_t(pl % c.sets);
-    bool present = false;
-    for (uint32_t w = 0; w < c.ways && !present; ++w)
-      present = l1iTag_[size_t(ps) * c.ways + w] == pl;
-    if (present)
-      continue;
-    uint32_t v = l1iPolicy_->victim(ps);
-    l1iTag_[size_t(ps) * c.ways + v] = pl;
-    l1iPolicy_->touch(ps, v, now, true);
-  }
-  s.fetchReadyAt = now + cfg_.mem.l2Latency;
+  const Cycle arrives = now + l1iMissLatency_;
+  l1iFill(line, now, arrives, false);
+  // sequential prefetch: the lines after a miss are requested with it (straight-line code does
+  // not miss on every line, as on hardware with an instruction prefetcher); without the stream
+  // option they are usable at once
+  for (uint32_t k = 1; k <= cfg_.core.l1iPrefetchLines; ++k)
+    l1iFill(line + k, now, arrives, true);
+  s.fetchReadyAt = arrives;
   return false;
+}
+
+void Sm::l1iFill(uint64_t line, Cycle now, Cycle ready, bool prefetched) {
+  const CacheConfig &c = cfg_.mem.l1i;
+  const uint32_t si = uint32_t(line % c.sets);
+  const size_t set = size_t(si) * c.ways;
+  uint32_t empty = c.ways;
+  for (uint32_t w = 0; w < c.ways; ++w) {
+    if (l1iTag_[set + w] == line)
+      return;
+    if (l1iTag_[set + w] == ~0ull && empty == c.ways)
+      empty = w;
+  }
+  // an empty way first (a line filled in cycle 0 has the stamp of a never-used way), else the
+  // policy's choice
+  const uint32_t v = empty < c.ways ? empty : l1iPolicy_->victim(si);
+  l1iTag_[set + v] = line;
+  l1iPolicy_->touch(si, v, now, true);
+  if (!l1iReady_.empty()) {
+    l1iReady_[set + v] = ready;
+    l1iPrefetched_[set + v] = prefetched;
+  }
 }
 
 bool Sm::ldstFree(const Inst &in, Cycle now, UnitMemo &m) const {

@@ -502,6 +502,13 @@ protected:
   Cycle collectorMinFree_ = 0; ///< collectors_.least() (kept with it: the scan's unit test)
   /// L1 instruction cache tags (sets x ways) and its replacement policy (stamps: cycles).
   std::vector<uint64_t> l1iTag_;
+  /// Per way, with -ptxsim_l1i_stream_prefetch: the cycle its line arrives (a line in flight
+  /// is in the tags already), and whether a prefetch brought it and no fetch has used it yet.
+  std::vector<Cycle> l1iReady_;
+  std::vector<uint8_t> l1iPrefetched_;
+  Cycle l1iMissLatency_ = 0; ///< an L1I miss's round trip (the L2's, or DRAM's when it is flushed)
+  /// Puts `line` in the L1I (nothing when it is there): it arrives at `ready`.
+  void l1iFill(uint64_t line, Cycle now, Cycle ready, bool prefetched);
   /// log2 of the L1I's line size (a shift, not a division, per fetch), or 64: not a power of 2
   uint8_t l1iLineShift_ = 64;
   std::unique_ptr<IReplacementPolicy> l1iPolicy_;
