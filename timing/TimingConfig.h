@@ -95,6 +95,9 @@ struct CoreConfig {
   /// Cycles an instruction-cache miss takes when the L2 is flushed before each kernel
   /// (-gpgpu_flush_l2_cache: the code comes from DRAM); 0: the L2's latency, as when it is warm.
   uint32_t l1iColdMissLatency = 0;
+  /// Bytes of code per PTX instruction in the instruction cache (8: GPGPU-Sim's; 16: a SASS
+  /// instruction of Volta and later, 128 bits with its control bits).
+  uint32_t instBytes = 8;
   // functional units: number of pipelines, latency, initiation interval (cycles between issues)
   uint32_t spUnits = 2, spLatency = 4, spInterval = 1;
   uint32_t intLatency = 4;           ///< integer ALU ops run on the SP pipes with this latency

@@ -302,6 +302,10 @@ void describeFetchAndCalls(OptionContext &ctx) {
   opts.add("-ptxsim_l1i_cold_miss_latency", &c.l1iColdMissLatency,
            "cycles an instruction-cache miss takes when the L2 is flushed before each kernel "
            "(-gpgpu_flush_l2_cache 1: the code comes from DRAM); 0: -gpgpu_l2_rop_latency");
+  opts.add("-ptxsim_inst_bytes", &c.instBytes,
+           "bytes of code each instruction takes in the instruction cache (8: GPGPU-Sim's; 16: a "
+           "128-bit SASS instruction of Volta and later)")
+      .min(1);
 
   opts.add("-ptxsim_vprintf_cycles", &c.vprintfCycles,
            "cycles the calling warp waits for a device printf (vprintf) call");

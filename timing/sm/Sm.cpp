@@ -289,7 +289,7 @@ uint32_t Sm::sequenceLatency(const Inst &in) const {
 bool Sm::fetchLine(Slot &s, const Inst &in, Cycle now) {
   if (l1iTag_.empty()) // (no instruction cache modelled, or a core kind that fetches nothing)
     return true;
-  // instructions are 8 bytes; each function gets its own code region (from its name, so the
+  // instructions are -ptxsim_inst_bytes each; each function gets its own code region (from its name, so the
   // layout is the same in every run). `in` is an instruction of the warp's function: when it
   // lies in the code of the function fetched last, that is the function (the warp's own state
   // is not read: the scan of a warp whose next instruction is known touches only its slot).
@@ -304,7 +304,7 @@ bool Sm::fetchLine(Slot &s, const Inst &in, Cycle now) {
   }
   uint64_t base = s.fetchBase;
   uint64_t pc = uint64_t(&in - s.codeBegin);
-  const uint64_t addr = base + pc * 8;
+  const uint64_t addr = base + pc * cfg_.core.instBytes;
   uint64_t line = l1iLineShift_ < 64 ? addr >> l1iLineShift_ : addr / cfg_.mem.l1i.lineBytes;
   s.fetchIn = &in; // (every path below leaves fetchLine == line)
   if (line == s.fetchLine)
