@@ -202,6 +202,7 @@ std::string timingConfigJson(const TimingConfig &cfg) {
   j.num("l1iStreamPrefetch", cfg.core.l1iStreamPrefetch ? 1 : 0);
   j.num("l1iColdMissLatency", cfg.core.l1iColdMissLatency);
   j.num("instBytes", cfg.core.instBytes);
+  j.num("l1iFetchAtLaunch", cfg.core.l1iFetchAtLaunch ? 1 : 0);
   j.num("vprintfCycles", cfg.core.vprintfCycles);
   j.num("heapCallCycles", cfg.core.heapCallCycles);
   j.num("heapLaneCycles", cfg.core.heapLaneCycles);

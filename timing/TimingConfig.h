@@ -98,6 +98,9 @@ struct CoreConfig {
   /// Bytes of code per PTX instruction in the instruction cache (8: GPGPU-Sim's; 16: a SASS
   /// instruction of Volta and later, 128 bits with its control bits).
   uint32_t instBytes = 8;
+  /// The SM's front end requests the kernel's first instruction line (and, with a prefetch, the
+  /// lines after it) when the launch starts, before -gpgpu_kernel_launch_latency has passed.
+  bool l1iFetchAtLaunch = false;
   // functional units: number of pipelines, latency, initiation interval (cycles between issues)
   uint32_t spUnits = 2, spLatency = 4, spInterval = 1;
   uint32_t intLatency = 4;           ///< integer ALU ops run on the SP pipes with this latency

@@ -485,6 +485,30 @@ TEST(Timing, InstructionStreamStaysAheadOfStraightLineCode) {
   EXPECT_LE(flushed.cycles, cold + 8);
 }
 
+// -ptxsim_l1i_fetch_at_launch: each SM requests the kernel's first lines when the launch starts,
+// so a launch latency longer than a miss's round trip hides the kernel's first miss.
+TEST(Timing, KernelsFirstLinesAreFetchedDuringTheLaunch) {
+  auto extra = [](bool atLaunch) {
+    timing::TimingConfig cfg;
+    cfg.core.l1iPrefetchLines = 16;
+    cfg.core.l1iStreamPrefetch = true;
+    cfg.core.l1iFetchAtLaunch = atLaunch;
+    cfg.mem.l1i.sets = 64;
+    cfg.mem.l1i.ways = 16;
+    cfg.launch.kernelLaunchLatency = 2 * cfg.mem.l2Latency;
+    TimingHarness t(cfg);
+    EXPECT_TRUE(t.load(aluChain(1600))) << t.h.errors;
+    uint64_t out = t.h.alloc(4);
+    auto first = t.run("k", {1}, {1}, {out});
+    auto again = t.run("k", {1}, {1}, {out});
+    EXPECT_TRUE(first.result.ok() && again.result.ok());
+    return first.stats.cycles - again.stats.cycles;
+  };
+  const Cycle l2 = timing::TimingConfig().mem.l2Latency;
+  EXPECT_LE(extra(true), 8u);
+  EXPECT_GE(extra(false), l2 - 8);
+}
+
 // With the stream, a line in flight is ready only when it arrives: the second warp of a CTA
 // that asks for the line the first one missed waits for it too (without the stream it found the
 // line at once and ran a round trip ahead of the warp that missed). Each warp stores the

@@ -390,6 +390,8 @@ void Gpu::chooseEngine(KernelRun &r) {
 void Gpu::beginCycleLoop(KernelRun &r) {
   const LaunchConfig &lc = cfg_.launch;
   r.start = now_;
+  for (auto &sm : sms_) // (-ptxsim_l1i_fetch_at_launch: the code's first lines are on their way)
+    sm->fetchEntry(now_);
   // Fixed launch cost: the front end reads the launch and sets up the grid before any CTA starts.
   now_ += lc.kernelLaunchLatency;
   r.total = r.limit = r.grid->numCtas();

@@ -306,6 +306,9 @@ void describeFetchAndCalls(OptionContext &ctx) {
            "bytes of code each instruction takes in the instruction cache (8: GPGPU-Sim's; 16: a "
            "128-bit SASS instruction of Volta and later)")
       .min(1);
+  opts.add("-ptxsim_l1i_fetch_at_launch", &c.l1iFetchAtLaunch,
+           "each SM requests the kernel's first instruction line (and the prefetch lines after "
+           "it) when the launch starts, during -gpgpu_kernel_launch_latency");
 
   opts.add("-ptxsim_vprintf_cycles", &c.vprintfCycles,
            "cycles the calling warp waits for a device printf (vprintf) call");

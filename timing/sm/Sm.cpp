@@ -341,6 +341,18 @@ bool Sm::fetchLine(Slot &s, const Inst &in, Cycle now) {
   return false;
 }
 
+void Sm::fetchEntry(Cycle now) {
+  if (l1iTag_.empty() || !cfg_.core.l1iFetchAtLaunch || !kernel_ || !kernel_->fn)
+    return;
+  // the kernel's code region, as fetchLine places it (its first instruction at the start)
+  const uint64_t base = (std::hash<std::string>{}(kernel_->fn->name) & 0xfffff) << 24;
+  const uint64_t line = l1iLineShift_ < 64 ? base >> l1iLineShift_ : base / cfg_.mem.l1i.lineBytes;
+  const Cycle arrives = now + l1iMissLatency_;
+  l1iFill(line, now, arrives, false);
+  for (uint32_t k = 1; k <= cfg_.core.l1iPrefetchLines; ++k)
+    l1iFill(line + k, now, arrives, true);
+}
+
 void Sm::l1iFill(uint64_t line, Cycle now, Cycle ready, bool prefetched) {
   const CacheConfig &c = cfg_.mem.l1i;
   const uint32_t si = uint32_t(line % c.sets);

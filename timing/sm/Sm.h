@@ -191,6 +191,9 @@ public:
   static const stats::DistributionStat &loadLatencyStat();
   void resetStats();
   /// Invalidates the SM's data caches (L1D, constant); only between kernels.
+  /// -ptxsim_l1i_fetch_at_launch: requests the kernel's first instruction lines at `now`, the
+  /// launch's start (after beginKernel).
+  void fetchEntry(Cycle now);
   void flushCaches();
   /// (statistic, value) pairs of one SM that the GPU sums over SMs.
   using StatValues = std::vector<std::pair<stats::Stat, double>>;
