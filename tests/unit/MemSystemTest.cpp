@@ -270,6 +270,27 @@ TEST(LdstShared, BankConflictDegreeIsTheMostDistinctWordsInABank) {
         conflicted += d > 1;
         single += d == 1;
       }
+      // lanes within one aligned row of the banks (banks x 4 bytes: degree 1 when aligned), in
+      // a row away from 0, some with one lane moved to the next row (a conflict unless that
+      // lane's words are alone in their banks) or misaligned
+      for (int k = 0; k < 200; ++k) {
+        WarpMemAccess a = strided(MemSpaceKind::Shared, 0, 4);
+        a.bytesPerLane = bytes;
+        a.mask = k % 3 ? 0xffffffffu : uint32_t(rnd()) | 1u;
+        const uint64_t row = uint64_t(banks) * 4, base = (rnd() % 64) * row;
+        for (uint32_t l = 0; l < 32; ++l)
+          a.addr[l] = base + (rnd() % row & ~uint64_t(bytes - 1));
+        if (k % 4 == 1)
+          a.addr[rnd() % 32] += row;
+        if (k % 8 == 3)
+          a.addr[rnd() % 32] += 2;
+        uint32_t d = bankConflictDegree(a, banks);
+        EXPECT_EQ(d, reference(a, banks)) << banks << " banks, " << bytes << " bytes, one row";
+        EXPECT_EQ(viaLanes(a, banks), d);
+        ++cases;
+        conflicted += d > 1;
+        single += d == 1;
+      }
     }
   }
   // both outcomes were exercised

@@ -59,6 +59,11 @@ namespace ptxsim::timing {
 
 /// One warp memory instruction, from the functional executor.
 struct WarpMemAccess {
+  WarpMemAccess() : addr{} {}
+  /// An access whose lanes' addresses are read from `lanes` (laneAddr): `addr` is left
+  /// unwritten (zeroing its 256 bytes, a `rep stos`, was most of the SM's work per memory
+  /// instruction outside the LD/ST unit).
+  WarpMemAccess(const uint64_t *lanes, uint64_t bias) : laneAddr(lanes), addrBias(bias) {}
   MemSpaceKind space = MemSpaceKind::Global;
   bool write = false;
   bool atomic = false;
@@ -72,7 +77,7 @@ struct WarpMemAccess {
   /// A shared load merged into an earlier one's LDS.64/LDS.128 (-ptxsim_merge_shared_loads):
   /// no bank or LD/ST issue cycle of its own (the first load carries the vector's bytes).
   bool mergedLoad = false;
-  uint64_t addr[32] = {};    ///< per-lane byte addresses (shared: CTA offsets; local: per-thread offsets)
+  uint64_t addr[32];         ///< per-lane byte addresses (shared: CTA offsets; local: per-thread offsets)
   /// When set, the lanes' addresses are read from here instead of `addr` (the issuing SM's
   /// record, not copied: a copy of 256 bytes per warp memory instruction was ~5 % of a tiled
   /// matrix multiply); it must outlive the LdstUnit::issue() call. `addrBias` is added to each

@@ -730,8 +730,12 @@ void Sm::timeExtensionAccess(Slot &s, const Inst &in, IMemSpaceModel &model, uin
 }
 
 bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
-  WarpMemAccess a;
-  a.space = spaceKind(rec_.space);
+  // (the lanes' addresses are read from the record in issue() below, not copied)
+  const MemSpaceKind space = spaceKind(rec_.space);
+  WarpMemAccess a(rec_.addr, space != MemSpaceKind::Shared && space != MemSpaceKind::Local
+                                 ? kDeviceBase - arenaBase_
+                                 : 0);
+  a.space = space;
   a.atomic = in.cls == OpClass::Atomic;
   a.write = !a.atomic && in.nrd == 0;
   a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
@@ -745,9 +749,6 @@ bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
       a.bytesPerLane *= in.mergedLoads; // the LDS.64/LDS.128 ptxas makes of the group
   }
   a.mask = rec_.execMask;
-  a.laneAddr = rec_.addr; // (read in issue() below, not copied)
-  if (a.space != MemSpaceKind::Shared && a.space != MemSpaceKind::Local)
-    a.addrBias = kDeviceBase - arenaBase_;
   uint64_t tag = nextTag_++;
   ldst_->issue(a, slotIndex, tag, now);
   if (in.nrd) {
@@ -922,7 +923,11 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
       for (unsigned k = 0; k < s.pending[i].n; ++k)
         s.ready(s.pending[i].rd[k]) = now;
       stats_.loadLatency.sample(now - s.pending[i].issued);
-      s.pending.erase(s.pending.begin() + (long)i);
+      // (the order of pending loads means nothing, tags are unique: the last one takes its
+      // place instead of a memmove of those after it)
+      if (i + 1 != s.pending.size())
+        s.pending[i] = s.pending.back();
+      s.pending.pop_back();
       s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
       s.opsFor = nullptr;
       if (s.retired)
