@@ -44,28 +44,24 @@ uint32_t conflictDegree(const WarpMemAccess &a, uint32_t bytes, uint32_t banks) 
 // Lanes of 1, 2 or 4 words (`bytes`), a power-of-two bank count of at least bytes / 4: true when
 // every active lane is aligned to its size and all of them lie in one aligned row of the banks
 // (banks x 4 bytes, each of its words in a bank of its own), so that no bank holds two distinct
-// words. A tiled multiply's rows and broadcasts are such rows; a test of two ORs per lane, no
+// words. A tiled multiply's rows and broadcasts are such rows; an XOR and an OR per lane, no
 // branch, where alignedLanesOneWordPerBank takes a table per lane (it was 5 % of samples/matmul).
 // False says nothing (the others decide).
 bool alignedLanesInOneRow(const WarpMemAccess &a, uint32_t bytes, uint32_t banks) {
+  // (the bits in which some lane differs from the first: none at or above the row's size; the
+  // first aligned and no lane differing from it below the lane's size: every lane aligned)
   const uint64_t *p = a.laneAddr ? a.laneAddr : a.addr;
   const uint64_t bias = a.laneAddr ? a.addrBias : 0;
-  const uint64_t x0 = p[__builtin_ctz(a.mask)] + bias;
-  uint64_t diff = 0, bits = 0;
-  if (a.mask == 0xffffffffu) {
-    for (uint32_t l = 0; l < 32; ++l) {
-      const uint64_t x = p[l] + bias;
-      diff |= x ^ x0;
-      bits |= x;
-    }
+  const uint64_t r0 = p[__builtin_ctz(a.mask)];
+  uint64_t diff = 0;
+  if (a.mask == 0xffffffffu && bias == 0) { // (shared memory: no bias; a loop the compiler widens)
+    for (uint32_t l = 0; l < 32; ++l)
+      diff |= p[l] ^ r0;
   } else {
-    for (uint32_t m = a.mask; m; m &= m - 1) {
-      const uint64_t x = p[__builtin_ctz(m)] + bias;
-      diff |= x ^ x0;
-      bits |= x;
-    }
+    for (uint32_t m = a.mask; m; m &= m - 1)
+      diff |= (p[__builtin_ctz(m)] + bias) ^ (r0 + bias);
   }
-  return diff < uint64_t(banks) * 4 && !(bits & (bytes - 1));
+  return diff < uint64_t(banks) * 4 && !(((r0 + bias) | diff) & (bytes - 1));
 }
 
 // Lanes of 1, 2 or 4 words (`bytes`) with a power-of-two bank count of at least bytes / 4
@@ -266,14 +262,15 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
   case MemSpaceKind::Param: {
     curKind_ = PieceKind::Const;
     ++stats_.constInsts;
-    for (uint32_t l = 0; l < 32; ++l)
-      if (a.mask & (1u << l)) {
-        bool seen = false;
-        for (uint32_t i = 0; i < curN_ && !seen; ++i)
-          seen = pieces_[i].addr == a.lane(l);
-        if (!seen)
-          pieces_[curN_++] = {a.lane(l), 0};
-      }
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      const uint64_t x = a.lane(uint32_t(__builtin_ctz(m)));
+      // (lanes mostly read the address the lane before did: the last piece first)
+      bool seen = curN_ && pieces_[curN_ - 1].addr == x;
+      for (uint32_t i = 0; i < curN_ && !seen; ++i)
+        seen = pieces_[i].addr == x;
+      if (!seen)
+        pieces_[curN_++] = {x, 0};
+    }
     stats_.constAccesses += curN_;
     break;
   }
@@ -281,9 +278,8 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
     curKind_ = a.atomic ? PieceKind::Atomic : a.write ? PieceKind::Write : PieceKind::Cached;
     ++stats_.globalInsts;
     bool local = a.space == MemSpaceKind::Local;
-    for (uint32_t l = 0; l < 32; ++l) {
-      if (!(a.mask & (1u << l)))
-        continue;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      const uint32_t l = uint32_t(__builtin_ctz(m));
       if (local) {
         // Each 4-byte word of the lane maps separately (words of one lane are 128 bytes apart).
         for (uint64_t off = a.lane(l) & ~uint64_t(3); off < a.lane(l) + bytes; off += 4) {
@@ -295,7 +291,11 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
       uint64_t first = a.lane(l), last = first + bytes - 1;
       if (!((first ^ last) >> 7)) { // (within one line, the usual case: its sectors at once)
         const uint32_t lo = uint32_t(first & 127) / 32, hi = uint32_t(last & 127) / 32;
-        addPiece(first & ~uint64_t(127), (2u << hi) - (1u << lo));
+        const uint64_t line = first & ~uint64_t(127);
+        if (curN_ && pieces_[curN_ - 1].addr == line) // (addPiece's first test, inline)
+          pieces_[curN_ - 1].mask32 |= (2u << hi) - (1u << lo);
+        else
+          addPiece(line, (2u << hi) - (1u << lo));
         continue;
       }
       for (uint64_t line = first & ~uint64_t(127); line <= last; line += 128) {
