@@ -277,34 +277,51 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
   default: {
     curKind_ = a.atomic ? PieceKind::Atomic : a.write ? PieceKind::Write : PieceKind::Cached;
     ++stats_.globalInsts;
-    bool local = a.space == MemSpaceKind::Local;
-    for (uint32_t m = a.mask; m; m &= m - 1) {
-      const uint32_t l = uint32_t(__builtin_ctz(m));
-      if (local) {
+    if (a.space == MemSpaceKind::Local) {
+      for (uint32_t lanes = a.mask; lanes; lanes &= lanes - 1) {
+        const uint32_t l = uint32_t(__builtin_ctz(lanes));
         // Each 4-byte word of the lane maps separately (words of one lane are 128 bytes apart).
         for (uint64_t off = a.lane(l) & ~uint64_t(3); off < a.lane(l) + bytes; off += 4) {
           uint64_t x = localAddress(smId_, warpSlot, l, off);
           addPiece(x & ~uint64_t(127), 1u << ((x & 127) / 32));
         }
-        continue;
       }
-      uint64_t first = a.lane(l), last = first + bytes - 1;
-      if (!((first ^ last) >> 7)) { // (within one line, the usual case: its sectors at once)
-        const uint32_t lo = uint32_t(first & 127) / 32, hi = uint32_t(last & 127) / 32;
-        const uint64_t line = first & ~uint64_t(127);
-        if (curN_ && pieces_[curN_ - 1].addr == line) // (addPiece's first test, inline)
-          pieces_[curN_ - 1].mask32 |= (2u << hi) - (1u << lo);
-        else
-          addPiece(line, (2u << hi) - (1u << lo));
-        continue;
+    } else {
+      // Lanes in order mostly stay in the line the lane before touched: such a run of lanes
+      // collects its sectors in registers and goes to addPiece once (the same pieces, in the
+      // same order, as lane by lane).
+      const uint64_t *p = a.laneAddr ? a.laneAddr : a.addr;
+      const uint64_t bias = a.laneAddr ? a.addrBias : 0;
+      constexpr uint64_t kNoLine = 1; // (no line address is odd)
+      uint64_t runLine = kNoLine;
+      uint32_t runMask = 0;
+      for (uint32_t lanes = a.mask; lanes; lanes &= lanes - 1) {
+        const uint64_t first = p[__builtin_ctz(lanes)] + bias, last = first + bytes - 1;
+        if (!((first ^ last) >> 7)) { // (within one line, the usual case: its sectors at once)
+          const uint32_t lo = uint32_t(first & 127) / 32, hi = uint32_t(last & 127) / 32;
+          const uint64_t line = first & ~uint64_t(127);
+          if (line != runLine) {
+            if (runLine != kNoLine)
+              addPiece(runLine, runMask);
+            runLine = line;
+            runMask = 0;
+          }
+          runMask |= (2u << hi) - (1u << lo);
+          continue;
+        }
+        if (runLine != kNoLine)
+          addPiece(runLine, runMask);
+        runLine = kNoLine;
+        for (uint64_t line = first & ~uint64_t(127); line <= last; line += 128) {
+          uint64_t lo = std::max(first, line), hi = std::min(last, line + 127);
+          uint32_t m = 0;
+          for (uint64_t s = (lo & 127) / 32; s <= (hi & 127) / 32; ++s)
+            m |= 1u << s;
+          addPiece(line, m);
+        }
       }
-      for (uint64_t line = first & ~uint64_t(127); line <= last; line += 128) {
-        uint64_t lo = std::max(first, line), hi = std::min(last, line + 127);
-        uint32_t m = 0;
-        for (uint64_t s = (lo & 127) / 32; s <= (hi & 127) / 32; ++s)
-          m |= 1u << s;
-        addPiece(line, m);
-      }
+      if (runLine != kNoLine)
+        addPiece(runLine, runMask);
     }
     if (a.atomic) // lanes per line and the most on one address: the L2 serializes those
       for (uint32_t i = 0; i < curN_; ++i) {
@@ -334,8 +351,6 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
     insts_[slot].outstanding = 1;
   }
 }
-
-void LdstUnit::schedule(Cycle when, uint32_t slot) { events_.pushSorted({when, slot}); }
 
 void LdstUnit::dataArrived(uint32_t slot) {
   --insts_[slot].outstanding;

@@ -201,7 +201,7 @@ private:
   uint32_t l1Masks_[16] = {};
   uint32_t mask32Of(uint32_t l1mask) const;
   void addPiece(uint64_t line, uint32_t mask32);
-  void schedule(Cycle when, uint32_t slot);
+  void schedule(Cycle when, uint32_t slot) { events_.pushSorted({when, slot}); }
 
   TimingConfig cfg_;
   uint32_t smId_;
