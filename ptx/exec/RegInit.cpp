@@ -1,5 +1,7 @@
 #include "ptx/exec/RegInit.h"
 
+#include "ptx/exec/Schedule.h"
+
 #include "ptx/jit/JitOps.h"
 #include "ptx/jit/Liveness.h"
 
@@ -26,8 +28,16 @@ enum class Effect : uint8_t {
   WholeFile,  ///< may read any register of any lane (or control flow we do not follow)
 };
 
+/// A short branch ifConvertShortBranches turned into a no-op (Schedule.h): it reads and writes
+/// nothing (its body's instructions carry the guard).
+bool ifConvertedNoOp(const ir::Inst &in) {
+  return in.ctl == ir::Ctl::None && (in.hints & kHintIfConverted);
+}
+
 Effect effectOf(const ir::Inst &in, jit::OpDesc &d) {
   d = jit::OpDesc{};
+  if (ifConvertedNoOp(in))
+    return Effect::Known; // (a guarded load's `x = p ? a[i] : 0`: most kernels that tile)
   switch (in.ctl) {
   case ir::Ctl::Bra: // reads its guard predicate only
   case ir::Ctl::Exit:
@@ -99,6 +109,8 @@ template <class F> void forWrites(const ir::Inst &in, const jit::OpDesc &d, F f)
 /// The operand slots (Inst::src) a Known instruction reads, as a bit set (a branch, exit,
 /// return or trap: a predicate at most).
 unsigned readSlots(const ir::Inst &in, const jit::OpDesc &d) {
+  if (ifConvertedNoOp(in))
+    return 0;
   if (in.ctl == ir::Ctl::Bra || in.ctl == ir::Ctl::Exit || in.ctl == ir::Ctl::Ret || in.ctl == ir::Ctl::Trap)
     return 0;
   return jit::describedReadSlots(in, d.op);

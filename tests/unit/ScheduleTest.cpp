@@ -658,6 +658,66 @@ TEST(IfConvert, ShortBranchesBecomePredicationResultsStayTheSame) {
   EXPECT_EQ(pos(conv.lines, 43), pos(plain.lines, 43)); // a body with two ways in stays put
 }
 
+// A CTA zeroes only the registers some lane may read before writing them (RegInit.h), and a
+// short branch made predication no longer stops the analysis: the no-op it leaves reads and
+// writes nothing. %r4 is written only in the lanes that fall through (the guarded body); the
+// others read it unwritten, so it must start at 0 in every CTA, although the CTA before (the
+// same Cta object, reused) wrote it in those lanes.
+TEST(IfConvert, ConvertedBranchKeepsTheZeroedRegistersKnown) {
+  const char *ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, %ctaid.x;
+  add.u32 %r2, %r0, %r1;
+  and.b32 %r3, %r2, 1;
+  setp.eq.u32 %p0, %r3, 1;
+  @%p0 bra SKIP;
+  add.u32 %r4, %r0, 100;
+SKIP:
+  mad.lo.u32 %r5, %r1, 32, %r0;
+  mul.wide.u32 %rd1, %r5, 8;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.v2.u32 [%rd2], {%r4, %r2};
+  ret;
+}
+)";
+  for (uint32_t maxInsts : {0u, 4u}) {
+    SCOPED_TRACE("if-convert limit " + std::to_string(maxInsts));
+    ExecHarness h(1, ptx::exec::SimtMode::Auto, true, true, false, maxInsts);
+    ASSERT_TRUE(h.load(ptx)) << h.errors;
+    const ptx::ir::Function &fn = *h.engine->findKernel("k", h.module)->fn;
+    bool converted = false;
+    for (const auto &i : fn.code)
+      converted |= (i.hints & ptx::exec::kHintIfConverted) != 0;
+    EXPECT_EQ(converted, maxInsts > 0);
+    EXPECT_TRUE(fn.zeroAtStartKnown);
+    uint32_t zeroed = 0;
+    for (auto [first, count] : fn.zeroAtStart)
+      zeroed += count;
+    EXPECT_GE(zeroed, 1u); // %r4
+    EXPECT_LT(zeroed, fn.numRegs);
+    const unsigned blocks = 8;
+    uint64_t out = h.alloc(blocks * 32 * 8);
+    auto r = h.launch("k", {blocks}, {32}, {out});
+    ASSERT_TRUE(r.ok()) << r.message;
+    std::vector<uint32_t> v = h.read<uint32_t>(out, blocks * 32 * 2);
+    for (unsigned c = 0; c < blocks; ++c)
+      for (unsigned t = 0; t < 32; ++t) {
+        const bool odd = (t + c) & 1;
+        EXPECT_EQ(v[(c * 32 + t) * 2], odd ? 0u : t + 100) << "cta " << c << " thread " << t;
+        EXPECT_EQ(v[(c * 32 + t) * 2 + 1], t + c);
+      }
+  }
+}
+
 // A body with an atomic keeps its branch (ptxas does not predicate hist64's merge, a RED behind
 // `if (threadIdx.x < 64)`), a body with a global load and store of the same length is
 // predicated (conv5's filter copy). Lines: kIfAtomPtx starts with a newline, `.version` is line 2.
