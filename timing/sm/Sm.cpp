@@ -934,7 +934,10 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
         setScanned(slot, true); // (the scan takes it out again once awake)
       s.operandsWereReady = false;
       quiet_[s.sched].forget();
-      retireCheck_ = true;     // a finished CTA may have waited for this load
+      // a finished CTA may have waited for this load (another finished CTA that waits for
+      // loads keeps retireCheck_ set: noteRetire)
+      if (!s.active || grid_->ctaDone(ctas_[s.cta].cta))
+        retireCheck_ = true;
       break;
     }
   }
