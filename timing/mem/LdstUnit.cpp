@@ -128,13 +128,7 @@ LdstUnit::LdstUnit(const TimingConfig &cfg, uint32_t smId)
   released_.reserve(64);
 }
 
-bool LdstUnit::canIssue(Cycle now) const {
-  return !curActive_ && now >= nextIssue_ && !freeSlots_.empty();
-}
-
-bool LdstUnit::canIssueShared(Cycle now) const {
-  if (!cfg_.core.sharedQueueEntries)
-    return canIssue(now);
+bool LdstUnit::canIssueQueued(Cycle now) const {
   while (!sharedStarts_.empty() && sharedStarts_.front() <= now)
     sharedStarts_.pop(); // in the banks or done: no longer waiting in the queue
   return now >= nextIssue_ && !freeSlots_.empty() &&
@@ -203,29 +197,34 @@ uint32_t LdstUnit::sharedDegree(const WarpMemAccess &a) const {
   return degree;
 }
 
-void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now) {
+void LdstUnit::issueQueuedShared(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag,
+                                 Cycle now) {
   uint32_t slot = freeSlots_.back();
   freeSlots_.pop_back();
   ++issueVersion_;
-  if (a.space == MemSpaceKind::Shared && cfg_.core.sharedQueueEntries) {
-    // queued for the banks, the issue stage stays free (see the header)
-    insts_[slot] = Inst{warpSlot, tag, 1, false, true};
-    if (!a.mergedLoad) // a load merged into an earlier LDS.128 rides on its issue and wavefronts
-      nextIssue_ = now + std::max(1u, cfg_.core.ldstInterval);
-    ++stats_.instructions;
-    ++(a.atomic ? stats_.atomics : a.write ? stats_.stores : stats_.loads);
-    uint32_t degree = a.mergedLoad ? 0 : std::max(1u, sharedDegree(a));
-    ++stats_.sharedInsts;
-    stats_.sharedBankConflictCycles += degree ? degree - 1 : 0;
-    Cycle start = std::max(now, sharedFreeAt_);
-    sharedFreeAt_ = start + degree;
-    if (start > now)
-      sharedStarts_.push(start);
-    schedule(a.write && !a.atomic ? start + degree - 1
-                                  : start + cfg_.core.sharedLatency + sharedExtraLatency(degree, a.atomic),
-             slot);
-    return;
-  }
+  // queued for the banks, the issue stage stays free (see the header)
+  insts_[slot] = Inst{warpSlot, tag, 1, false, true};
+  if (!a.mergedLoad) // a load merged into an earlier LDS.128 rides on its issue and wavefronts
+    nextIssue_ = now + std::max(1u, cfg_.core.ldstInterval);
+  ++stats_.instructions;
+  ++(a.atomic ? stats_.atomics : a.write ? stats_.stores : stats_.loads);
+  uint32_t degree = a.mergedLoad ? 0 : std::max(1u, sharedDegree(a));
+  ++stats_.sharedInsts;
+  stats_.sharedBankConflictCycles += degree ? degree - 1 : 0;
+  Cycle start = std::max(now, sharedFreeAt_);
+  sharedFreeAt_ = start + degree;
+  if (start > now)
+    sharedStarts_.push(start);
+  schedule(a.write && !a.atomic ? start + degree - 1
+                                : start + cfg_.core.sharedLatency + sharedExtraLatency(degree, a.atomic),
+           slot);
+}
+
+void LdstUnit::issueToCoalescer(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag,
+                                Cycle now) {
+  uint32_t slot = freeSlots_.back();
+  freeSlots_.pop_back();
+  ++issueVersion_;
   curCas_ = a.casAtomic;
   curFloat_ = a.floatAtomic;
   insts_[slot] = Inst{warpSlot, tag, 0, true, true};
@@ -352,20 +351,6 @@ void LdstUnit::issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cy
   }
 }
 
-void LdstUnit::dataArrived(uint32_t slot) {
-  --insts_[slot].outstanding;
-  maybeComplete(slot);
-}
-
-void LdstUnit::maybeComplete(uint32_t slot) {
-  Inst &in = insts_[slot];
-  if (in.outstanding || in.issuing || !in.busy)
-    return;
-  completions_.push({in.warp, in.tag});
-  in.busy = false;
-  freeSlots_.push_back(slot);
-  ++issueVersion_;
-}
 
 // Runs the coalescer's next piece; false if it must be retried next cycle.
 MemRequest LdstUnit::newRequest(uint32_t warp, uint64_t addr) const {

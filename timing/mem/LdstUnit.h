@@ -101,10 +101,16 @@ public:
 
   LdstUnit(const TimingConfig &cfg, uint32_t smId);
 
-  bool canIssue(Cycle now) const;
+  bool canIssue(Cycle now) const { return !curActive_ && now >= nextIssue_ && !freeSlots_.empty(); }
   /// For a shared-memory instruction: with core.sharedQueueEntries, whether the shared-memory
   /// queue has room (it does not wait for the coalescer); otherwise canIssue(now).
-  bool canIssueShared(Cycle now) const;
+  bool canIssueShared(Cycle now) const {
+    if (!cfg_.core.sharedQueueEntries)
+      return canIssue(now);
+    if (!sharedStarts_.empty()) // (instructions waiting for the banks: those due leave first)
+      return canIssueQueued(now);
+    return now >= nextIssue_ && !freeSlots_.empty();
+  }
   /// Counts the changes of what canIssue()/canIssueShared() read (an issue, the coalescer
   /// freeing, an instruction slot freeing). While it stays the same, their answers change only
   /// at issueStateUntil(now): a scheduler whose warps wait only for this unit need not look at
@@ -119,7 +125,12 @@ public:
       at = std::min(at, std::max(sharedStarts_.front(), now + 1));
     return at;
   }
-  void issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now);
+  void issue(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now) {
+    if (a.space == MemSpaceKind::Shared && cfg_.core.sharedQueueEntries)
+      issueQueuedShared(a, warpSlot, tag, now);
+    else
+      issueToCoalescer(a, warpSlot, tag, now);
+  }
   void tick(Cycle now, MemorySystem &mem);
   bool hasCompletion() const { return !completions_.empty(); }
   /// (warpSlot, tag) of a finished instruction.
@@ -185,12 +196,30 @@ private:
   };
   using Event = std::pair<Cycle, uint32_t>;
 
+  bool canIssueQueued(Cycle now) const;
+  /// issue() of a shared-memory instruction with core.sharedQueueEntries (the banks' queue),
+  /// and of every other instruction (the coalescer): two functions, so the first, most of a
+  /// tiled kernel's, does not pay the second's register saves and stack frame.
+  void issueQueuedShared(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now);
+  void issueToCoalescer(const WarpMemAccess &a, uint32_t warpSlot, uint64_t tag, Cycle now);
   /// A request from this SM for warp slot `warp` at `addr`, stamped with the current issue cycle.
   MemRequest newRequest(uint32_t warp, uint64_t addr) const;
   bool runPiece(Cycle now);
   uint32_t sharedDegree(const WarpMemAccess &a) const;
-  void dataArrived(uint32_t slot);
-  void maybeComplete(uint32_t slot);
+  // (inline: the tick retires every data arrival through these)
+  void dataArrived(uint32_t slot) {
+    --insts_[slot].outstanding;
+    maybeComplete(slot);
+  }
+  void maybeComplete(uint32_t slot) {
+    Inst &in = insts_[slot];
+    if (in.outstanding || in.issuing || !in.busy)
+      return;
+    completions_.push({in.warp, in.tag});
+    in.busy = false;
+    freeSlots_.push_back(slot);
+    ++issueVersion_;
+  }
   void takeResponse(const MemRequest &r, Cycle now);
   uint64_t makeId(RequestKind k, uint32_t slot) {
     return (uint64_t(smId_) << 48) | ((seq_++ & 0xffffffffull) << 16) | (uint64_t(k) << 14) | slot;
