@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace ptxsim::timing {
@@ -393,6 +395,110 @@ TEST(DramDeterminism, SkippingIdleCyclesChangesNothing) {
       }
     }
   }
+}
+
+/// A scheduler that hides its policy's per-bank pick: the channel then builds the full candidate
+/// list for every pick (the reference the per-bank view must match exactly).
+class ListOnlyScheduler : public IDramScheduler {
+public:
+  explicit ListOnlyScheduler(std::unique_ptr<IDramScheduler> inner) : inner_(std::move(inner)) {}
+  int pick(const std::vector<DramCandidate> &q, uint32_t numBanks, Cycle now,
+           Cycle &soonest) override {
+    return inner_->pick(q, numBanks, now, soonest);
+  }
+  void setQueueEntries(uint32_t entries) override { inner_->setQueueEntries(entries); }
+
+private:
+  std::unique_ptr<IDramScheduler> inner_;
+};
+
+/// Ticks two channels (the policy through its per-bank view, and through the candidate list) on
+/// the same random trace, every cycle, and checks every observable result after every tick.
+void expectViewMatchesList(const std::string &policy, uint64_t seed, uint32_t queueEntries,
+                           uint32_t refi) {
+  static const bool registered = [] {
+    dramSchedulerRegistry().add("frfcfs_list", [] {
+      return std::unique_ptr<IDramScheduler>(
+          new ListOnlyScheduler(dramSchedulerRegistry().create("frfcfs")));
+    });
+    dramSchedulerRegistry().add("fcfs_list", [] {
+      return std::unique_ptr<IDramScheduler>(
+          new ListOnlyScheduler(dramSchedulerRegistry().create("fcfs")));
+    });
+    dramSchedulerRegistry().add("frfcfs_wd_list", [] {
+      return std::unique_ptr<IDramScheduler>(
+          new ListOnlyScheduler(dramSchedulerRegistry().create("frfcfs_wd")));
+    });
+    return true;
+  }();
+  (void)registered;
+  DramConfig c = baseConfig(policy);
+  c.queueEntries = queueEntries;
+  c.banks = 8;
+  c.tREFI = refi;
+  c.tRFC = refi ? 40 : 0;
+  DramConfig lc = c;
+  lc.scheduler = policy + "_list";
+  DramChannel view(c, 0), list(lc, 0);
+  uint64_t x = seed;
+  auto rnd = [&x] {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x >> 33;
+  };
+  uint64_t id = 0;
+  for (Cycle now = 0; now < 20000; ++now) {
+    // Bursts of arrivals over few rows per bank (hits, misses and conflicts), reads and writes
+    // in phases (the write drain's watermarks), and quiet stretches.
+    bool burst = (now / 500) % 3 != 2;
+    bool writePhase = (now / 1500) % 2 == 1;
+    while (burst && rnd() % 3 == 0 && view.canAccept()) {
+      ASSERT_TRUE(list.canAccept());
+      uint32_t bank = uint32_t(rnd() % c.banks), row = uint32_t(rnd() % 3);
+      uint32_t col = uint32_t(rnd() % 16) * 128;
+      bool write = rnd() % 4 < (writePhase ? 3u : 1u);
+      MemRequest r = req(id++, addrOf(c, bank, row, col), rnd() % 2 ? 128 : 32, write);
+      view.push(r, now);
+      list.push(r, now);
+    }
+    ASSERT_EQ(view.canAccept(), list.canAccept());
+    view.tick(now);
+    list.tick(now);
+    ASSERT_EQ(view.nextEventCycle(now), list.nextEventCycle(now)) << "cycle " << now;
+    ASSERT_EQ(view.queued(), list.queued());
+    while (view.hasResponse()) {
+      ASSERT_TRUE(list.hasResponse()) << "cycle " << now;
+      MemRequest a = view.popResponse(), b = list.popResponse();
+      ASSERT_EQ(a.id, b.id) << "cycle " << now;
+    }
+    ASSERT_FALSE(list.hasResponse()) << "cycle " << now;
+  }
+  const DramChannel::Stats &a = view.stats(), &b = list.stats();
+  EXPECT_GT(a.reads + a.writes, 1000u);
+  EXPECT_GT(a.rowConflicts, 100u);
+  EXPECT_EQ(a.reads, b.reads);
+  EXPECT_EQ(a.writes, b.writes);
+  EXPECT_EQ(a.rowHits, b.rowHits);
+  EXPECT_EQ(a.rowMisses, b.rowMisses);
+  EXPECT_EQ(a.rowConflicts, b.rowConflicts);
+  EXPECT_EQ(a.activates, b.activates);
+  EXPECT_EQ(a.precharges, b.precharges);
+  EXPECT_EQ(a.refreshes, b.refreshes);
+  EXPECT_EQ(a.queueFullCycles, b.queueFullCycles);
+  EXPECT_EQ(a.totalLatency, b.totalLatency);
+  EXPECT_EQ(a.maxLatency, b.maxLatency);
+}
+
+TEST(DramScheduling, PerBankViewDecidesAsTheFullCandidateList) {
+  for (const char *policy : {"frfcfs", "fcfs", "frfcfs_wd"})
+    for (uint64_t seed : {1ull, 7ull, 1234567ull})
+      for (uint32_t entries : {8u, 32u, 128u})
+        for (uint32_t refi : {0u, 700u}) {
+          SCOPED_TRACE(std::string(policy) + " seed " + std::to_string(seed) + " entries " +
+                       std::to_string(entries) + " tREFI " + std::to_string(refi));
+          expectViewMatchesList(policy, seed, entries, refi);
+          if (HasFatalFailure())
+            return;
+        }
 }
 
 TEST(DramDeterminism, NextEventNeverAfterNextCompletion) {

@@ -37,6 +37,11 @@ DramChannel::DramChannel(const DramConfig &cfg, uint32_t id, DramAddressMapKind 
   colSpacing_ = std::max(cfg.tCCD, burstCycles_);
   burstBytes_ = cfg.busWidthBytes * cfg.burstLength;
   banks_.resize(cfg.banks);
+  views_.resize(cfg.banks);
+  byBank_ = sched_->picksByBank();
+  entries_.resize(cfg.queueEntries);
+  for (uint32_t s = cfg.queueEntries; s-- > 0;)
+    freeSlots_.push_back(s);
   refreshDue_ = cfg.tREFI;
 }
 
@@ -55,53 +60,115 @@ DramAddress DramChannel::decode(uint64_t addr) const {
   return da;
 }
 
-bool DramChannel::canAccept() const { return queue_.size() < cfg_.queueEntries; }
+bool DramChannel::canAccept() const { return count_ < cfg_.queueEntries; }
 
 void DramChannel::push(const MemRequest &r, Cycle now) {
   stateChanged();
   assert(canAccept() && "DramChannel::push without canAccept()");
   catchUpIdle(now);
-  Entry e;
+  const uint32_t slot = freeSlots_.back();
+  freeSlots_.pop_back();
+  Entry &e = entries_[slot];
   e.req = r;
   e.da = decode(r.addr);
   e.arrival = now;
+  e.seq = nextSeq_++;
+  e.write = r.write;
+  e.didAct = e.didPre = false;
   assert(uint64_t(e.da.column) + std::max<uint32_t>(r.bytes, 1) <= cfg_.rowBytes &&
          "DRAM request straddles a row");
-  queue_.push_back(e);
-  keys_.push_back({e.da.row, e.da.bank, r.write});
+  e.ageNext = kNil;
+  e.agePrev = ageTail_;
+  (ageTail_ == kNil ? ageHead_ : entries_[ageTail_].ageNext) = slot;
+  ageTail_ = slot;
+  const uint32_t bi = e.da.bank;
+  Bank &b = banks_[bi];
+  e.bankNext = kNil;
+  e.bankPrev = b.tail;
+  (b.tail == kNil ? b.head : entries_[b.tail].bankNext) = slot;
+  b.tail = slot;
+  ++b.count;
+  ++count_;
+  writes_ += e.write;
+  // (the youngest request represents its kind only if none of that kind is queued)
+  uint32_t &rep = b.open && b.row == e.da.row ? b.hit[e.write] : b.other[e.write];
+  if (rep == kNil) {
+    rep = slot;
+    setView(bi);
+  }
 }
 
 MemRequest DramChannel::popResponse() {
   assert(!ready_.empty() && "DramChannel::popResponse without hasResponse()");
-  MemRequest r = ready_.front();
-  ready_.pop_front();
-  return r;
+  return ready_.pop();
 }
 
-DramChannel::Cmd DramChannel::nextCmd(const Key &k) const {
-  const Bank &b = banks_[k.bank];
+DramChannel::Cmd DramChannel::nextCmd(const Entry &e) const {
+  const Bank &b = banks_[e.da.bank];
   if (!b.open)
     return Cmd::Act;
-  return b.row == k.row ? Cmd::Col : Cmd::Pre;
+  return b.row == e.da.row ? Cmd::Col : Cmd::Pre;
 }
 
-Cycle DramChannel::earliest(const Key &k, Cmd c) const {
-  const Bank &b = banks_[k.bank];
+Cycle DramChannel::earliest(const Entry &e, Cmd c) const {
+  const Bank &b = banks_[e.da.bank];
   switch (c) {
   case Cmd::Act:
     return std::max(b.actReady, nextAct_);
   case Cmd::Pre:
     return b.preReady;
   case Cmd::Col:
-    return std::max({b.colReady, nextCol_, k.write ? nextWrite_ : nextRead_});
+    return std::max({b.colReady, nextCol_, e.write ? nextWrite_ : nextRead_});
   }
   return kNever;
 }
 
-void DramChannel::issue(size_t i, Cmd c, Cycle now) {
+Cycle DramChannel::bankFirst(const Bank &b) const {
+  // (the least earliest() over the bank's requests: one value per kind present)
+  if (!b.count)
+    return kNever;
+  Cycle t = kNever;
+  if (b.other[0] != kNil || b.other[1] != kNil)
+    t = b.open ? b.preReady : std::max(b.actReady, nextAct_);
+  if (b.hit[0] != kNil || b.hit[1] != kNil) {
+    Cycle col = std::max(b.colReady, nextCol_);
+    if (b.hit[0] != kNil)
+      t = std::min(t, std::max(col, nextRead_));
+    if (b.hit[1] != kNil)
+      t = std::min(t, std::max(col, nextWrite_));
+  }
+  return t;
+}
+
+void DramChannel::setView(uint32_t bi) {
+  const Bank &b = banks_[bi];
+  DramBankView &v = views_[bi];
+  for (unsigned w = 0; w < 2; ++w) {
+    v.hit[w] = b.hit[w] == kNil ? DramBankView::kNone : entries_[b.hit[w]].seq;
+    v.other[w] = b.other[w] == kNil ? DramBankView::kNone : entries_[b.other[w]].seq;
+  }
+}
+
+void DramChannel::rescanBank(uint32_t bi) {
+  Bank &b = banks_[bi];
+  b.hit[0] = b.hit[1] = b.other[0] = b.other[1] = kNil;
+  unsigned found = 0;
+  for (uint32_t s = b.head; s != kNil && found < 4; s = entries_[s].bankNext) {
+    const Entry &e = entries_[s];
+    uint32_t &rep = b.open && b.row == e.da.row ? b.hit[e.write] : b.other[e.write];
+    if (rep == kNil) {
+      rep = s;
+      ++found;
+    }
+  }
+  setView(bi);
+}
+
+void DramChannel::issue(uint32_t slot, Cmd c, Cycle now) {
   stateChanged();
-  Entry &e = queue_[i];
-  Bank &b = banks_[e.da.bank];
+  Entry &e = entries_[slot];
+  const uint32_t bi = e.da.bank;
+  Bank &b = banks_[bi];
   switch (c) {
   case Cmd::Act:
     b.open = true;
@@ -112,12 +179,14 @@ void DramChannel::issue(size_t i, Cmd c, Cycle now) {
     nextAct_ = now + cfg_.tRRD;
     e.didAct = true;
     ++stats_.activates;
+    rescanBank(bi);
     return;
   case Cmd::Pre:
     b.open = false;
     b.actReady = std::max(b.actReady, now + cfg_.tRP);
     e.didPre = true;
     ++stats_.precharges;
+    rescanBank(bi);
     return;
   case Cmd::Col:
     break;
@@ -141,12 +210,31 @@ void DramChannel::issue(size_t i, Cmd c, Cycle now) {
     ++stats_.rowHits;
   stats_.busBusyCycles += uint64_t(n) * burstCycles_;
   // reads also pay the controller/PHY return pipeline (-dram_latency); banks and bus are free
-  InFlight f{e.req, e.arrival, done + (e.req.write ? 0 : cfg_.extraLatency)};
+  uint32_t fs;
+  if (inFlightFree_.empty()) {
+    fs = uint32_t(inFlightPool_.size());
+    inFlightPool_.push_back({e.req, e.arrival});
+  } else {
+    fs = inFlightFree_.back();
+    inFlightFree_.pop_back();
+    inFlightPool_[fs] = {e.req, e.arrival};
+  }
+  // (the place is found by the column data's end, `done`, against the others' completions,
+  // which include a read's return pipeline: std::upper_bound's bisection over this order)
   auto pos = std::upper_bound(inFlight_.begin(), inFlight_.end(), done,
                               [](Cycle d, const InFlight &x) { return d < x.done; });
-  inFlight_.insert(pos, f);
-  queue_.erase(queue_.begin() + std::ptrdiff_t(i));
-  keys_.erase(keys_.begin() + std::ptrdiff_t(i));
+  inFlight_.insert(pos, {done + (e.req.write ? 0 : cfg_.extraLatency), fs});
+  // Unlink the request from the queue's list and its bank's, and free its slot.
+  (e.agePrev == kNil ? ageHead_ : entries_[e.agePrev].ageNext) = e.ageNext;
+  (e.ageNext == kNil ? ageTail_ : entries_[e.ageNext].agePrev) = e.agePrev;
+  (e.bankPrev == kNil ? b.head : entries_[e.bankPrev].bankNext) = e.bankNext;
+  (e.bankNext == kNil ? b.tail : entries_[e.bankNext].bankPrev) = e.bankPrev;
+  --b.count;
+  --count_;
+  writes_ -= e.write;
+  freeSlots_.push_back(slot);
+  if (b.hit[e.write] == slot || b.other[e.write] == slot)
+    rescanBank(bi);
 }
 
 void DramChannel::scheduleRequests(Cycle now) {
@@ -154,23 +242,67 @@ void DramChannel::scheduleRequests(Cycle now) {
   // scan that found nothing, nothing can issue before the earliest time that scan computed.
   if (now < sleepUntil_)
     return;
-  candidates_.resize(queue_.size());
+  if (!byBank_)
+    return scheduleFromList(now);
+  // The representatives' earliest cycles (their arrival numbers are kept as requests come and
+  // go), and the least over every queued request for nextEventCycle().
+  Cycle first = kNever;
+  const Cycle colRead = std::max(nextCol_, nextRead_), colWrite = std::max(nextCol_, nextWrite_);
+  for (uint32_t bi = 0; bi < banks_.size(); ++bi) {
+    const Bank &b = banks_[bi];
+    if (!b.count)
+      continue;
+    DramBankView &v = views_[bi];
+    v.hitEarliest[0] = std::max(b.colReady, colRead);
+    v.hitEarliest[1] = std::max(b.colReady, colWrite);
+    v.otherEarliest = b.open ? b.preReady : std::max(b.actReady, nextAct_);
+    v.otherCmd = b.open ? DramCmd::Pre : DramCmd::Act;
+    if (b.other[0] != kNil || b.other[1] != kNil)
+      first = std::min(first, v.otherEarliest);
+    if (b.hit[0] != kNil)
+      first = std::min(first, v.hitEarliest[0]);
+    if (b.hit[1] != kNil)
+      first = std::min(first, v.hitEarliest[1]);
+  }
+  DramQueueView q;
+  q.banks = views_.data();
+  q.numBanks = uint32_t(views_.size());
+  q.writes = writes_;
+  q.reads = count_ - writes_;
+  Cycle soonest = kNever;
+  DramChoice c;
+  if (sched_->pickByBank(q, now, c, soonest)) {
+    const Bank &b = banks_[c.bank];
+    const uint32_t slot = c.hit ? b.hit[c.write] : b.other[c.write];
+    assert(slot != kNil && "pickByBank chose a representative that does not exist");
+    return issue(slot, c.hit ? Cmd::Col : b.open ? Cmd::Pre : Cmd::Act, now);
+  }
+  sleepUntil_ = soonest;
+  queueFirst_ = first;
+  queueFirstOk_ = true;
+}
+
+void DramChannel::scheduleFromList(Cycle now) {
+  candidates_.resize(count_);
+  candidateSlots_.resize(count_);
   Cycle first = kNever; // (every entry's earliest command: nextEventCycle's scan)
-  for (size_t i = 0; i < queue_.size(); ++i) {
-    const Key &k = keys_[i];
-    Cmd c = nextCmd(k);
+  size_t i = 0;
+  for (uint32_t s = ageHead_; s != kNil; s = entries_[s].ageNext, ++i) {
+    const Entry &e = entries_[s];
+    Cmd c = nextCmd(e);
     DramCandidate &d = candidates_[i];
-    d.bank = k.bank;
+    d.bank = e.da.bank;
     d.cmd = c == Cmd::Col ? DramCmd::Col : c == Cmd::Pre ? DramCmd::Pre : DramCmd::Act;
-    d.earliest = earliest(k, c);
-    d.write = k.write;
+    d.earliest = earliest(e, c);
+    d.write = e.write;
+    candidateSlots_[i] = s;
     first = std::min(first, d.earliest);
   }
   Cycle soonest = kNever;
   int pick = sched_->pick(candidates_, uint32_t(banks_.size()), now, soonest);
   if (pick >= 0) {
-    size_t i = size_t(pick);
-    return issue(i, nextCmd(keys_[i]), now);
+    const uint32_t slot = candidateSlots_[size_t(pick)];
+    return issue(slot, nextCmd(entries_[slot]), now);
   }
   sleepUntil_ = soonest;
   queueFirst_ = first;
@@ -196,6 +328,7 @@ bool DramChannel::refreshStep(Cycle now) {
       b.actReady = std::max(b.actReady, now + cfg_.tRP);
       stateChanged(); // bank state changed outside issue()
       ++stats_.precharges;
+      rescanBank(uint32_t(&b - banks_.data())); // (its requests no longer hit)
       return true;
     }
   }
@@ -217,7 +350,7 @@ bool DramChannel::refreshStep(Cycle now) {
 void DramChannel::catchUpIdle(Cycle now) {
   // Only an idle channel can have been skipped past a refresh (nextEventCycle() reports the
   // next refresh otherwise); replay the skipped refresh cycles so skipping changes nothing.
-  if (!refreshEnabled() || !queue_.empty() || !inFlight_.empty())
+  if (!refreshEnabled() || count_ || !inFlight_.empty())
     return;
   Cycle c = nextTick_;
   while (c < now) {
@@ -234,8 +367,9 @@ void DramChannel::catchUpIdle(Cycle now) {
 
 void DramChannel::retire(Cycle now) {
   while (!inFlight_.empty() && inFlight_.front().done <= now) {
-    InFlight &f = inFlight_.front();
-    uint64_t latency = f.done - f.arrival;
+    const uint32_t fs = inFlight_.front().slot;
+    InFlightReq &f = inFlightPool_[fs];
+    uint64_t latency = inFlight_.front().done - f.arrival;
     if (f.req.write) {
       ++stats_.writes;
       stats_.writeBytes += f.req.bytes;
@@ -248,7 +382,8 @@ void DramChannel::retire(Cycle now) {
     stats_.latency.sample(latency);
     stats_.avgLatency = double(stats_.totalLatency) / double(stats_.reads + stats_.writes);
     f.req.isResponse = true;
-    ready_.push_back(f.req);
+    ready_.push(f.req);
+    inFlightFree_.push_back(fs);
     inFlight_.pop_front();
   }
 }
@@ -256,7 +391,7 @@ void DramChannel::retire(Cycle now) {
 void DramChannel::tick(Cycle now) {
   catchUpIdle(now);
   retire(now);
-  if (queue_.size() >= cfg_.queueEntries)
+  if (count_ >= cfg_.queueEntries)
     ++stats_.queueFullCycles;
   if (!refreshStep(now))
     scheduleRequests(now);
@@ -264,7 +399,7 @@ void DramChannel::tick(Cycle now) {
 }
 
 Cycle DramChannel::nextEventCycle(Cycle now) const {
-  if (queue_.empty() && inFlight_.empty())
+  if (!count_ && inFlight_.empty())
     return kNever;
   Cycle t = inFlight_.empty() ? kNever : inFlight_.front().done;
   if (refreshEnabled())
@@ -272,8 +407,8 @@ Cycle DramChannel::nextEventCycle(Cycle now) const {
   if (queueFirstOk_) {
     t = std::min(t, queueFirst_);
   } else {
-    for (const Key &k : keys_)
-      t = std::min(t, earliest(k, nextCmd(k)));
+    for (const Bank &b : banks_)
+      t = std::min(t, bankFirst(b));
   }
   return std::max(t, now + 1);
 }

@@ -50,9 +50,11 @@
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
 #include "timing/dram/scheduler/IDramScheduler.h"
+#include "timing/mem/Ring.h"
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -105,7 +107,7 @@ public:
   /// The earliest-completed request not yet popped, with `isResponse` set.
   MemRequest popResponse();
   /// Nothing queued, in flight, or waiting to be popped.
-  bool idle() const { return queue_.empty() && inFlight_.empty() && ready_.empty(); }
+  bool idle() const { return count_ == 0 && inFlight_.empty() && ready_.empty(); }
   /// After tick(now): the earliest cycle > now at which a command could issue or a request
   /// complete (never later than the next completion); kNever when nothing is queued or in flight.
   Cycle nextEventCycle(Cycle now) const;
@@ -124,42 +126,61 @@ public:
   uint32_t burstsFor(uint32_t bytes) const;
   /// Peak data-bus bandwidth in bytes per command cycle.
   double peakBytesPerCycle() const { return double(burstBytes_) / colSpacing_; }
-  size_t queued() const { return queue_.size(); }
+  size_t queued() const { return count_; }
 
 private:
   enum class Cmd : uint8_t { Act, Pre, Col };
+  static constexpr uint32_t kNil = ~uint32_t(0);
 
+  /// A bank's state, and its queued requests: a list in arrival order through Entry::bankNext,
+  /// and per direction the oldest that hits the open row and the oldest other (the
+  /// representatives of DramBankView, whose arrival numbers views_ holds).
   struct Bank {
     bool open = false;
     uint64_t row = 0;
     Cycle actReady = 0; ///< earliest ACT
     Cycle colReady = 0; ///< earliest RD/WR (ACT + tRCD)
     Cycle preReady = 0; ///< earliest PRE
+    uint32_t head = kNil, tail = kNil; ///< oldest and youngest queued request (slots)
+    uint32_t count = 0;
+    uint32_t hit[2] = {kNil, kNil}, other[2] = {kNil, kNil}; ///< slots, by direction
   };
 
+  /// A queued request, in a slot of entries_ (free slots: freeSlots_).
   struct Entry {
     MemRequest req;
     DramAddress da;
     Cycle arrival = 0;
+    uint64_t seq = 0; ///< arrival number (queue order)
+    bool write = false;
     bool didAct = false, didPre = false;
+    uint32_t ageNext = kNil, agePrev = kNil;   ///< the whole queue, oldest first
+    uint32_t bankNext = kNil, bankPrev = kNil; ///< its bank's requests, oldest first
   };
 
+  /// A request whose column command issued: its completion cycle and its slot in
+  /// inFlightPool_ (the order is inFlight_'s; the payloads stay put).
   struct InFlight {
+    Cycle done = 0;
+    uint32_t slot = 0;
+  };
+  struct InFlightReq {
     MemRequest req;
     Cycle arrival = 0;
-    Cycle done = 0;
   };
 
-  /// What the command scan reads of a queued request (keys_).
-  struct Key {
-    uint64_t row;
-    uint32_t bank;
-    bool write;
-  };
-  Cmd nextCmd(const Key &k) const;
-  Cycle earliest(const Key &k, Cmd c) const;
-  void issue(size_t entryIndex, Cmd c, Cycle now);
+  Cmd nextCmd(const Entry &e) const;
+  Cycle earliest(const Entry &e, Cmd c) const;
+  /// The earliest command of any request queued at bank `b` (kNever if none).
+  Cycle bankFirst(const Bank &b) const;
+  void issue(uint32_t slot, Cmd c, Cycle now);
   void scheduleRequests(Cycle now);
+  /// The generic path: pick() on every queued request, oldest first.
+  void scheduleFromList(Cycle now);
+  /// Recomputes bank `bi`'s representatives from its list (its row opened or closed, or a
+  /// representative left).
+  void rescanBank(uint32_t bi);
+  void setView(uint32_t bi);
   /// One refresh step at cycle `now`; true if the refresh machinery owns this cycle.
   bool refreshStep(Cycle now);
   void catchUpIdle(Cycle now);
@@ -170,16 +191,27 @@ private:
   uint32_t id_;
   DramAddressMapKind mapping_;
   std::unique_ptr<IDramScheduler> sched_;
-  std::vector<DramCandidate> candidates_; ///< scratch for the scheduler
+  bool byBank_ = false;                   ///< sched_->picksByBank()
+  std::vector<DramCandidate> candidates_; ///< scratch for the scheduler (generic path)
+  std::vector<uint32_t> candidateSlots_;  ///< the slot of each candidate
   uint32_t burstCycles_, colSpacing_, burstBytes_;
 
   std::vector<Bank> banks_;
-  std::deque<Entry> queue_;       ///< waiting for their column command, oldest first
-  /// queue_'s rows, banks and directions in the same order, packed: the scan of every command
-  /// cycle reads 16 bytes an entry instead of an Entry's two host cache lines.
-  std::vector<Key> keys_;
-  std::deque<InFlight> inFlight_; ///< column command issued, ordered by completion
-  std::deque<MemRequest> ready_;  ///< completed, not yet popped
+  std::vector<DramBankView> views_; ///< per bank: the representatives' arrival numbers, and
+                                    ///< the earliest cycles filled in before each pickByBank()
+  /// Waiting for their column command: slots, each linked into the queue's list (ageHead_:
+  /// oldest) and its bank's.
+  std::vector<Entry> entries_;
+  std::vector<uint32_t> freeSlots_;
+  uint32_t ageHead_ = kNil, ageTail_ = kNil;
+  uint32_t count_ = 0, writes_ = 0; ///< queued requests, and of them writes
+  uint64_t nextSeq_ = 0;
+  /// Column command issued, in retirement order: each is inserted after those whose
+  /// completion is at most its column data's end (before a read's return pipeline).
+  std::deque<InFlight> inFlight_;
+  std::vector<InFlightReq> inFlightPool_;
+  std::vector<uint32_t> inFlightFree_;
+  Ring<MemRequest> ready_;  ///< completed, not yet popped
 
   Cycle nextAct_ = 0;   ///< tRRD
   Cycle nextCol_ = 0;   ///< tCCD / data bus
@@ -192,7 +224,7 @@ private:
   Cycle sleepUntil_ = 0;
   /// That scan's earliest command over every queued request (valid while queueFirstOk_): the
   /// queue and the bank and bus state it depends on have not changed since, so
-  /// nextEventCycle() need not scan the queue again.
+  /// nextEventCycle() need not look at the banks again.
   Cycle queueFirst_ = kNever;
   bool queueFirstOk_ = false;
   /// The queue or the bank or bus state changed: scheduleRequests() must scan again.

@@ -24,6 +24,34 @@ public:
     return -1;
   }
 
+  bool picksByBank() const override { return true; }
+  bool pickByBank(const DramQueueView &q, Cycle now, DramChoice &choice,
+                  Cycle &soonest) override {
+    // (each bank's oldest request is the oldest of its representatives)
+    constexpr uint64_t kNone = DramBankView::kNone;
+    soonest = kNever;
+    uint64_t best = kNone;
+    for (uint32_t b = 0; b < q.numBanks; ++b) {
+      const DramBankView &v = q.banks[b];
+      uint64_t oldest = kNone;
+      DramChoice c{b, false, false};
+      Cycle e = kNever;
+      for (unsigned w = 0; w < 2; ++w) {
+        if (v.hit[w] < oldest)
+          oldest = v.hit[w], c = {b, w != 0, true}, e = v.hitEarliest[w];
+        if (v.other[w] < oldest)
+          oldest = v.other[w], c = {b, w != 0, false}, e = v.otherEarliest;
+      }
+      if (oldest == kNone)
+        continue;
+      if (e > now)
+        soonest = std::min(soonest, e);
+      else if (oldest < best)
+        best = oldest, choice = c;
+    }
+    return best != kNone;
+  }
+
 private:
   std::vector<uint8_t> seen_;
 };

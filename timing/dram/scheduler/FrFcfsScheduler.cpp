@@ -31,11 +31,55 @@ public:
     return -1;
   }
 
+  bool picksByBank() const override { return true; }
+  bool pickByBank(const DramQueueView &q, Cycle now, DramChoice &choice,
+                  Cycle &soonest) override {
+    return frFcfsPickByBank(q, now, 3, choice, soonest);
+  }
+
 private:
   std::vector<uint8_t> pendingHit_;
 };
 
 } // namespace
+
+bool frFcfsPickByBank(const DramQueueView &q, Cycle now, unsigned dirs, DramChoice &choice,
+                      Cycle &soonest) {
+  // (all requests of one bank, direction and kind share their command's earliest cycle, so
+  // the oldest of them stands for the rest: pick()'s first issuable request is a
+  // representative, and its `soonest` is a minimum over the same values)
+  constexpr uint64_t kNone = DramBankView::kNone;
+  soonest = kNever;
+  uint64_t best = kNone;
+  for (uint32_t b = 0; b < q.numBanks; ++b) {
+    const DramBankView &v = q.banks[b];
+    for (unsigned w = 0; w < 2; ++w) {
+      if (!(dirs >> w & 1) || v.hit[w] == kNone)
+        continue;
+      if (v.hitEarliest[w] > now)
+        soonest = std::min(soonest, v.hitEarliest[w]);
+      else if (v.hit[w] < best)
+        best = v.hit[w], choice = {b, w != 0, true};
+    }
+  }
+  if (best != kNone)
+    return true;
+  for (uint32_t b = 0; b < q.numBanks; ++b) {
+    const DramBankView &v = q.banks[b];
+    // (a queued hit of these directions keeps its bank open; closed banks have no hits)
+    if (((dirs & 1) && v.hit[0] != kNone) || ((dirs & 2) && v.hit[1] != kNone))
+      continue;
+    for (unsigned w = 0; w < 2; ++w) {
+      if (!(dirs >> w & 1) || v.other[w] == kNone)
+        continue;
+      if (v.otherEarliest > now)
+        soonest = std::min(soonest, v.otherEarliest);
+      else if (v.other[w] < best)
+        best = v.other[w], choice = {b, w != 0, false};
+    }
+  }
+  return best != kNone;
+}
 
 std::unique_ptr<IDramScheduler> createFrFcfsDramScheduler() {
   return std::make_unique<FrFcfsScheduler>();

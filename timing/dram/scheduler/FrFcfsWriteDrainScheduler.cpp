@@ -26,13 +26,7 @@ public:
     uint32_t writes = 0;
     for (const DramCandidate &c : q)
       writes += c.write;
-    uint32_t reads = uint32_t(q.size()) - writes;
-    if (draining_) {
-      if (writes == 0 || (reads && writes <= low_))
-        draining_ = false;
-    } else if (writes && (writes >= high_ || !reads)) {
-      draining_ = true;
-    }
+    updateMode(uint32_t(q.size()) - writes, writes);
     soonest = kNever;
     pendingHit_.assign(numBanks, 0);
     for (size_t i = 0; i < q.size(); ++i) {
@@ -54,7 +48,23 @@ public:
     return -1;
   }
 
+  bool picksByBank() const override { return true; }
+  bool pickByBank(const DramQueueView &q, Cycle now, DramChoice &choice,
+                  Cycle &soonest) override {
+    updateMode(q.reads, q.writes);
+    return frFcfsPickByBank(q, now, draining_ ? 2 : 1, choice, soonest);
+  }
+
 private:
+  void updateMode(uint32_t reads, uint32_t writes) {
+    if (draining_) {
+      if (writes == 0 || (reads && writes <= low_))
+        draining_ = false;
+    } else if (writes && (writes >= high_ || !reads)) {
+      draining_ = true;
+    }
+  }
+
   std::vector<uint8_t> pendingHit_;
   uint32_t high_ = 16, low_ = 8;
   bool draining_ = false;

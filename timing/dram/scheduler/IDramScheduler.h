@@ -28,6 +28,35 @@ struct DramCandidate {
   bool write = false;
 };
 
+/// The queue seen per bank, for pickByBank(): in each bank, for each direction (index 0 reads,
+/// 1 writes), the oldest queued request that hits the bank's open row and the oldest other one
+/// (it needs an ACT when the bank is closed, a PRE when it is open), by arrival number (smaller
+/// is older; kNone when there is none), with the earliest cycle each could issue its next
+/// command. The requests of one bank, direction and kind all need that same command at that same
+/// cycle, so a policy that prefers the older of otherwise equal requests sees in these
+/// representatives everything the full candidate list would tell it.
+struct DramBankView {
+  static constexpr uint64_t kNone = ~uint64_t(0);
+  uint64_t hit[2] = {kNone, kNone};   ///< oldest row hit (column command next)
+  uint64_t other[2] = {kNone, kNone}; ///< oldest request needing otherCmd
+  Cycle hitEarliest[2] = {0, 0};      ///< earliest column command, by direction (valid with hit)
+  Cycle otherEarliest = 0;            ///< earliest otherCmd (valid with other)
+  DramCmd otherCmd = DramCmd::Act;    ///< Act (bank closed) or Pre (another row open)
+};
+
+struct DramQueueView {
+  const DramBankView *banks = nullptr; ///< numBanks entries
+  uint32_t numBanks = 0;
+  uint32_t reads = 0, writes = 0; ///< queued requests by direction
+};
+
+/// pickByBank()'s choice: the representative (bank, direction, hit or other) to serve.
+struct DramChoice {
+  uint32_t bank = 0;
+  bool write = false;
+  bool hit = false;
+};
+
 class IDramScheduler {
 public:
   virtual ~IDramScheduler() = default;
@@ -35,7 +64,26 @@ public:
                    Cycle &soonest) = 0;
   /// Told once, before the first pick(), how many requests the channel's queue holds.
   virtual void setQueueEntries(uint32_t entries) { (void)entries; }
+  /// True if pickByBank() is implemented; the channel then calls it instead of pick(), at the
+  /// same points, and builds no candidate list (its cost is per bank, not per queued request).
+  virtual bool picksByBank() const { return false; }
+  /// pick() on the queue summarised per bank: it must decide exactly what pick() would on the
+  /// full list (the same request, the same `soonest`, the same state change), returning true
+  /// with the request to serve in `choice`, or false with `soonest` set.
+  virtual bool pickByBank(const DramQueueView &queue, Cycle now, DramChoice &choice,
+                          Cycle &soonest) {
+    (void)queue, (void)now, (void)choice;
+    soonest = kNever;
+    return false;
+  }
 };
+
+/// FR-FCFS on a per-bank view (frfcfs, frfcfs_wd): among the directions in `dirs` (bit 0 reads,
+/// bit 1 writes), the oldest row hit whose column command can issue at `now`, else the oldest
+/// other request whose ACT or PRE can, never precharging a bank that a queued request of those
+/// directions still hits; pick()'s rule on the full list, decided from the representatives.
+bool frFcfsPickByBank(const DramQueueView &queue, Cycle now, unsigned dirs, DramChoice &choice,
+                      Cycle &soonest);
 
 using DramSchedulerFactory = std::unique_ptr<IDramScheduler> (*)();
 
