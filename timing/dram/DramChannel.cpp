@@ -38,6 +38,11 @@ DramChannel::DramChannel(const DramConfig &cfg, uint32_t id, DramAddressMapKind 
   burstBytes_ = cfg.busWidthBytes * cfg.burstLength;
   banks_.resize(cfg.banks);
   views_.resize(cfg.banks);
+  maskWords_ = (cfg.banks + 63) / 64;
+  for (unsigned w = 0; w < 2; ++w) {
+    hitMask_[w].assign(maskWords_, 0);
+    otherMask_[w].assign(maskWords_, 0);
+  }
   byBank_ = sched_->picksByBank();
   entries_.resize(cfg.queueEntries);
   for (uint32_t s = cfg.queueEntries; s-- > 0;)
@@ -123,19 +128,32 @@ Cycle DramChannel::earliest(const Entry &e, Cmd c) const {
   return kNever;
 }
 
-Cycle DramChannel::bankFirst(const Bank &b) const {
-  // (the least earliest() over the bank's requests: one value per kind present)
-  if (!b.count)
-    return kNever;
+void DramChannel::fillQueueView(DramQueueView &q) const {
+  q.banks = views_.data();
+  q.numBanks = uint32_t(views_.size());
+  for (unsigned w = 0; w < 2; ++w) {
+    q.hitBanks[w] = hitMask_[w].data();
+    q.otherBanks[w] = otherMask_[w].data();
+  }
+  q.maskWords = maskWords_;
+  q.writes = writes_;
+  q.reads = count_ - writes_;
+  q.colAt[0] = std::max(nextCol_, nextRead_);
+  q.colAt[1] = std::max(nextCol_, nextWrite_);
+  q.actAt = nextAct_;
+}
+
+Cycle DramChannel::firstCommand() const {
+  // (the least earliest() over the queue: one value per bank and kind present)
+  DramQueueView q;
+  fillQueueView(q);
   Cycle t = kNever;
-  if (b.other[0] != kNil || b.other[1] != kNil)
-    t = b.open ? b.preReady : std::max(b.actReady, nextAct_);
-  if (b.hit[0] != kNil || b.hit[1] != kNil) {
-    Cycle col = std::max(b.colReady, nextCol_);
-    if (b.hit[0] != kNil)
-      t = std::min(t, std::max(col, nextRead_));
-    if (b.hit[1] != kNil)
-      t = std::min(t, std::max(col, nextWrite_));
+  for (uint32_t k = 0; k < maskWords_; ++k) {
+    for (unsigned w = 0; w < 2; ++w)
+      for (uint64_t m = hitMask_[w][k]; m; m &= m - 1)
+        t = std::min(t, q.hitEarliest(views_[k * 64 + __builtin_ctzll(m)], w));
+    for (uint64_t m = otherMask_[0][k] | otherMask_[1][k]; m; m &= m - 1)
+      t = std::min(t, q.otherEarliest(views_[k * 64 + __builtin_ctzll(m)]));
   }
   return t;
 }
@@ -143,9 +161,13 @@ Cycle DramChannel::bankFirst(const Bank &b) const {
 void DramChannel::setView(uint32_t bi) {
   const Bank &b = banks_[bi];
   DramBankView &v = views_[bi];
+  const uint32_t k = bi / 64;
+  const uint64_t bit = uint64_t(1) << (bi % 64);
   for (unsigned w = 0; w < 2; ++w) {
     v.hit[w] = b.hit[w] == kNil ? DramBankView::kNone : entries_[b.hit[w]].seq;
     v.other[w] = b.other[w] == kNil ? DramBankView::kNone : entries_[b.other[w]].seq;
+    hitMask_[w][k] = b.hit[w] == kNil ? hitMask_[w][k] & ~bit : hitMask_[w][k] | bit;
+    otherMask_[w][k] = b.other[w] == kNil ? otherMask_[w][k] & ~bit : otherMask_[w][k] | bit;
   }
 }
 
@@ -179,6 +201,7 @@ void DramChannel::issue(uint32_t slot, Cmd c, Cycle now) {
     nextAct_ = now + cfg_.tRRD;
     e.didAct = true;
     ++stats_.activates;
+    syncBank(bi);
     rescanBank(bi);
     return;
   case Cmd::Pre:
@@ -186,6 +209,7 @@ void DramChannel::issue(uint32_t slot, Cmd c, Cycle now) {
     b.actReady = std::max(b.actReady, now + cfg_.tRP);
     e.didPre = true;
     ++stats_.precharges;
+    syncBank(bi);
     rescanBank(bi);
     return;
   case Cmd::Col:
@@ -202,6 +226,7 @@ void DramChannel::issue(uint32_t slot, Cmd c, Cycle now) {
     nextWrite_ = std::max(nextWrite_, last + burstCycles_ + cfg_.tRTW);
     b.preReady = std::max(b.preReady, last + burstCycles_);
   }
+  syncBank(bi);
   if (e.didPre)
     ++stats_.rowConflicts;
   else if (e.didAct)
@@ -244,31 +269,8 @@ void DramChannel::scheduleRequests(Cycle now) {
     return;
   if (!byBank_)
     return scheduleFromList(now);
-  // The representatives' earliest cycles (their arrival numbers are kept as requests come and
-  // go), and the least over every queued request for nextEventCycle().
-  Cycle first = kNever;
-  const Cycle colRead = std::max(nextCol_, nextRead_), colWrite = std::max(nextCol_, nextWrite_);
-  for (uint32_t bi = 0; bi < banks_.size(); ++bi) {
-    const Bank &b = banks_[bi];
-    if (!b.count)
-      continue;
-    DramBankView &v = views_[bi];
-    v.hitEarliest[0] = std::max(b.colReady, colRead);
-    v.hitEarliest[1] = std::max(b.colReady, colWrite);
-    v.otherEarliest = b.open ? b.preReady : std::max(b.actReady, nextAct_);
-    v.otherCmd = b.open ? DramCmd::Pre : DramCmd::Act;
-    if (b.other[0] != kNil || b.other[1] != kNil)
-      first = std::min(first, v.otherEarliest);
-    if (b.hit[0] != kNil)
-      first = std::min(first, v.hitEarliest[0]);
-    if (b.hit[1] != kNil)
-      first = std::min(first, v.hitEarliest[1]);
-  }
   DramQueueView q;
-  q.banks = views_.data();
-  q.numBanks = uint32_t(views_.size());
-  q.writes = writes_;
-  q.reads = count_ - writes_;
+  fillQueueView(q);
   Cycle soonest = kNever;
   DramChoice c;
   if (sched_->pickByBank(q, now, c, soonest)) {
@@ -278,8 +280,6 @@ void DramChannel::scheduleRequests(Cycle now) {
     return issue(slot, c.hit ? Cmd::Col : b.open ? Cmd::Pre : Cmd::Act, now);
   }
   sleepUntil_ = soonest;
-  queueFirst_ = first;
-  queueFirstOk_ = true;
 }
 
 void DramChannel::scheduleFromList(Cycle now) {
@@ -328,6 +328,7 @@ bool DramChannel::refreshStep(Cycle now) {
       b.actReady = std::max(b.actReady, now + cfg_.tRP);
       stateChanged(); // bank state changed outside issue()
       ++stats_.precharges;
+      syncBank(uint32_t(&b - banks_.data()));
       rescanBank(uint32_t(&b - banks_.data())); // (its requests no longer hit)
       return true;
     }
@@ -340,6 +341,8 @@ bool DramChannel::refreshStep(Cycle now) {
   if (allReady <= now) {
     for (Bank &b : banks_)
       b.actReady = now + cfg_.tRFC;
+    for (uint32_t bi = 0; bi < banks_.size(); ++bi)
+      syncBank(bi);
     stateChanged();
     ++stats_.refreshes;
     refreshPending_ = false;
@@ -407,8 +410,9 @@ Cycle DramChannel::nextEventCycle(Cycle now) const {
   if (queueFirstOk_) {
     t = std::min(t, queueFirst_);
   } else {
-    for (const Bank &b : banks_)
-      t = std::min(t, bankFirst(b));
+    queueFirst_ = firstCommand();
+    queueFirstOk_ = true;
+    t = std::min(t, queueFirst_);
   }
   return std::max(t, now + 1);
 }

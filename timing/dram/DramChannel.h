@@ -171,8 +171,10 @@ private:
 
   Cmd nextCmd(const Entry &e) const;
   Cycle earliest(const Entry &e, Cmd c) const;
-  /// The earliest command of any request queued at bank `b` (kNever if none).
-  Cycle bankFirst(const Bank &b) const;
+  /// The earliest command of any queued request (kNever if none).
+  Cycle firstCommand() const;
+  /// The bus's part of pickByBank()'s view (colAt, actAt) and the queue's counts.
+  void fillQueueView(DramQueueView &q) const;
   void issue(uint32_t slot, Cmd c, Cycle now);
   void scheduleRequests(Cycle now);
   /// The generic path: pick() on every queued request, oldest first.
@@ -180,7 +182,16 @@ private:
   /// Recomputes bank `bi`'s representatives from its list (its row opened or closed, or a
   /// representative left).
   void rescanBank(uint32_t bi);
+  /// views_[bi]'s representatives and the masks, from the bank's slots.
   void setView(uint32_t bi);
+  /// views_[bi]'s timing, from the bank's (after a command or a refresh step changed it).
+  void syncBank(uint32_t bi) {
+    const Bank &b = banks_[bi];
+    DramBankView &v = views_[bi];
+    v.open = b.open;
+    v.colReady = b.colReady;
+    v.otherReady = b.open ? b.preReady : b.actReady;
+  }
   /// One refresh step at cycle `now`; true if the refresh machinery owns this cycle.
   bool refreshStep(Cycle now);
   void catchUpIdle(Cycle now);
@@ -197,8 +208,9 @@ private:
   uint32_t burstCycles_, colSpacing_, burstBytes_;
 
   std::vector<Bank> banks_;
-  std::vector<DramBankView> views_; ///< per bank: the representatives' arrival numbers, and
-                                    ///< the earliest cycles filled in before each pickByBank()
+  std::vector<DramBankView> views_; ///< per bank, kept as requests and commands come
+  std::vector<uint64_t> hitMask_[2], otherMask_[2]; ///< DramQueueView's bank masks
+  uint32_t maskWords_ = 0;
   /// Waiting for their column command: slots, each linked into the queue's list (ageHead_:
   /// oldest) and its bank's.
   std::vector<Entry> entries_;
@@ -222,11 +234,10 @@ private:
   bool refreshPending_ = false;
   /// scheduleRequests() found nothing to issue before this cycle (reset by push and issue).
   Cycle sleepUntil_ = 0;
-  /// That scan's earliest command over every queued request (valid while queueFirstOk_): the
-  /// queue and the bank and bus state it depends on have not changed since, so
-  /// nextEventCycle() need not look at the banks again.
-  Cycle queueFirst_ = kNever;
-  bool queueFirstOk_ = false;
+  /// The earliest command over every queued request (valid while queueFirstOk_: the queue and
+  /// the bank and bus state it depends on have not changed since nextEventCycle() found it).
+  mutable Cycle queueFirst_ = kNever;
+  mutable bool queueFirstOk_ = false;
   /// The queue or the bank or bus state changed: scheduleRequests() must scan again.
   void stateChanged() {
     sleepUntil_ = 0;

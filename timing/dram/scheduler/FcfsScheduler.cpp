@@ -31,23 +31,25 @@ public:
     constexpr uint64_t kNone = DramBankView::kNone;
     soonest = kNever;
     uint64_t best = kNone;
-    for (uint32_t b = 0; b < q.numBanks; ++b) {
-      const DramBankView &v = q.banks[b];
-      uint64_t oldest = kNone;
-      DramChoice c{b, false, false};
-      Cycle e = kNever;
-      for (unsigned w = 0; w < 2; ++w) {
-        if (v.hit[w] < oldest)
-          oldest = v.hit[w], c = {b, w != 0, true}, e = v.hitEarliest[w];
-        if (v.other[w] < oldest)
-          oldest = v.other[w], c = {b, w != 0, false}, e = v.otherEarliest;
+    for (uint32_t k = 0; k < q.maskWords; ++k) {
+      uint64_t any = q.hitBanks[0][k] | q.hitBanks[1][k] | q.otherBanks[0][k] | q.otherBanks[1][k];
+      for (; any; any &= any - 1) {
+        const uint32_t b = k * 64 + uint32_t(__builtin_ctzll(any));
+        const DramBankView &v = q.banks[b];
+        uint64_t oldest = kNone;
+        DramChoice c{b, false, false};
+        for (unsigned w = 0; w < 2; ++w) {
+          if (v.hit[w] < oldest)
+            oldest = v.hit[w], c = {b, w != 0, true};
+          if (v.other[w] < oldest)
+            oldest = v.other[w], c = {b, w != 0, false};
+        }
+        const Cycle e = c.hit ? q.hitEarliest(v, c.write) : q.otherEarliest(v);
+        if (e > now)
+          soonest = std::min(soonest, e);
+        else if (oldest < best)
+          best = oldest, choice = c;
       }
-      if (oldest == kNone)
-        continue;
-      if (e > now)
-        soonest = std::min(soonest, e);
-      else if (oldest < best)
-        best = oldest, choice = c;
     }
     return best != kNone;
   }

@@ -47,35 +47,45 @@ bool frFcfsPickByBank(const DramQueueView &q, Cycle now, unsigned dirs, DramChoi
                       Cycle &soonest) {
   // (all requests of one bank, direction and kind share their command's earliest cycle, so
   // the oldest of them stands for the rest: pick()'s first issuable request is a
-  // representative, and its `soonest` is a minimum over the same values)
+  // representative, its `soonest` a minimum over the same values; the banks are visited
+  // through their masks, in any order, as only minima are taken)
   constexpr uint64_t kNone = DramBankView::kNone;
   soonest = kNever;
   uint64_t best = kNone;
-  for (uint32_t b = 0; b < q.numBanks; ++b) {
-    const DramBankView &v = q.banks[b];
-    for (unsigned w = 0; w < 2; ++w) {
-      if (!(dirs >> w & 1) || v.hit[w] == kNone)
-        continue;
-      if (v.hitEarliest[w] > now)
-        soonest = std::min(soonest, v.hitEarliest[w]);
-      else if (v.hit[w] < best)
-        best = v.hit[w], choice = {b, w != 0, true};
-    }
+  for (unsigned w = 0; w < 2; ++w) {
+    if (!(dirs >> w & 1))
+      continue;
+    for (uint32_t k = 0; k < q.maskWords; ++k)
+      for (uint64_t m = q.hitBanks[w][k]; m; m &= m - 1) {
+        const uint32_t b = k * 64 + uint32_t(__builtin_ctzll(m));
+        const DramBankView &v = q.banks[b];
+        const Cycle e = q.hitEarliest(v, w);
+        if (e > now)
+          soonest = std::min(soonest, e);
+        else if (v.hit[w] < best)
+          best = v.hit[w], choice = {b, w != 0, true};
+      }
   }
   if (best != kNone)
     return true;
-  for (uint32_t b = 0; b < q.numBanks; ++b) {
-    const DramBankView &v = q.banks[b];
-    // (a queued hit of these directions keeps its bank open; closed banks have no hits)
-    if (((dirs & 1) && v.hit[0] != kNone) || ((dirs & 2) && v.hit[1] != kNone))
+  for (unsigned w = 0; w < 2; ++w) {
+    if (!(dirs >> w & 1))
       continue;
-    for (unsigned w = 0; w < 2; ++w) {
-      if (!(dirs >> w & 1) || v.other[w] == kNone)
-        continue;
-      if (v.otherEarliest > now)
-        soonest = std::min(soonest, v.otherEarliest);
-      else if (v.other[w] < best)
-        best = v.other[w], choice = {b, w != 0, false};
+    for (uint32_t k = 0; k < q.maskWords; ++k) {
+      // (a queued hit of these directions keeps its bank open; closed banks have no hits)
+      uint64_t hits = 0;
+      for (unsigned h = 0; h < 2; ++h)
+        if (dirs >> h & 1)
+          hits |= q.hitBanks[h][k];
+      for (uint64_t m = q.otherBanks[w][k] & ~hits; m; m &= m - 1) {
+        const uint32_t b = k * 64 + uint32_t(__builtin_ctzll(m));
+        const DramBankView &v = q.banks[b];
+        const Cycle e = q.otherEarliest(v);
+        if (e > now)
+          soonest = std::min(soonest, e);
+        else if (v.other[w] < best)
+          best = v.other[w], choice = {b, w != 0, false};
+      }
     }
   }
   return best != kNone;

@@ -31,23 +31,39 @@ struct DramCandidate {
 /// The queue seen per bank, for pickByBank(): in each bank, for each direction (index 0 reads,
 /// 1 writes), the oldest queued request that hits the bank's open row and the oldest other one
 /// (it needs an ACT when the bank is closed, a PRE when it is open), by arrival number (smaller
-/// is older; kNone when there is none), with the earliest cycle each could issue its next
-/// command. The requests of one bank, direction and kind all need that same command at that same
-/// cycle, so a policy that prefers the older of otherwise equal requests sees in these
-/// representatives everything the full candidate list would tell it.
+/// is older; kNone when there is none). The requests of one bank, direction and kind all need
+/// the same command at the same earliest cycle (DramQueueView's hitEarliest / otherEarliest), so
+/// a policy that prefers the older of otherwise equal requests sees in these representatives
+/// everything the full candidate list would tell it.
 struct DramBankView {
   static constexpr uint64_t kNone = ~uint64_t(0);
   uint64_t hit[2] = {kNone, kNone};   ///< oldest row hit (column command next)
   uint64_t other[2] = {kNone, kNone}; ///< oldest request needing otherCmd
-  Cycle hitEarliest[2] = {0, 0};      ///< earliest column command, by direction (valid with hit)
-  Cycle otherEarliest = 0;            ///< earliest otherCmd (valid with other)
-  DramCmd otherCmd = DramCmd::Act;    ///< Act (bank closed) or Pre (another row open)
+  Cycle colReady = 0;   ///< the bank's earliest column command (ACT + tRCD)
+  Cycle otherReady = 0; ///< open: its earliest PRE; closed: its earliest ACT (before tRRD)
+  bool open = false;
 };
 
 struct DramQueueView {
   const DramBankView *banks = nullptr; ///< numBanks entries
   uint32_t numBanks = 0;
+  /// Bit masks over the banks (bit b % 64 of word b / 64): those with a hit[w], an other[w].
+  const uint64_t *hitBanks[2] = {nullptr, nullptr};
+  const uint64_t *otherBanks[2] = {nullptr, nullptr};
+  uint32_t maskWords = 0;
   uint32_t reads = 0, writes = 0; ///< queued requests by direction
+  Cycle colAt[2] = {0, 0}; ///< the bus: earliest column command by direction (tCCD, turnarounds)
+  Cycle actAt = 0;         ///< earliest ACT to any bank (tRRD)
+
+  /// The earliest cycle of bank `v`'s row hits of direction `w` (their column command).
+  Cycle hitEarliest(const DramBankView &v, unsigned w) const {
+    return v.colReady > colAt[w] ? v.colReady : colAt[w];
+  }
+  /// The earliest cycle of bank `v`'s other requests (their ACT or PRE).
+  Cycle otherEarliest(const DramBankView &v) const {
+    return v.open || v.otherReady > actAt ? v.otherReady : actAt;
+  }
+  DramCmd otherCmd(const DramBankView &v) const { return v.open ? DramCmd::Pre : DramCmd::Act; }
 };
 
 /// pickByBank()'s choice: the representative (bank, direction, hit or other) to serve.
