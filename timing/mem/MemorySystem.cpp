@@ -30,10 +30,19 @@ struct MemorySystem::Partition {
     released.reserve(cfg.mem.l2.mshrMaxMerge * 2);
     poolSlots = cfg.mem.l2.mshrEntries * cfg.mem.l2.mshrMaxMerge;
     // (the pool grows as slots are first used, lowest first: a GPU's 80 partitions of
-    // thousands of slots each, written out in full, were most of building the memory system)
+    // thousands of slots each, written out in full, were most of building the memory system;
+    // so are the free slots: those never used are the ones from `fresh` up)
     freeSlots.reserve(poolSlots);
-    for (uint32_t s = poolSlots; s-- > 0;)
-      freeSlots.push_back(s);
+  }
+  /// The slot the next request to wait in an MSHR takes: the last freed, else the lowest never
+  /// used (a stack of every slot, lowest on top, gives the same).
+  bool slotFree() const { return !freeSlots.empty() || fresh < poolSlots; }
+  uint32_t nextSlot() const { return freeSlots.empty() ? fresh : freeSlots.back(); }
+  void takeSlot() {
+    if (freeSlots.empty())
+      ++fresh;
+    else
+      freeSlots.pop_back();
   }
   uint32_t id;
   Cache l2;
@@ -46,7 +55,8 @@ struct MemorySystem::Partition {
   uint32_t incoming = 0; ///< packets in flight to this partition plus `in`
   std::vector<MemRequest> pool; ///< requests waiting in L2 MSHRs (token = slot; grows on use)
   uint32_t poolSlots = 0;       ///< slots in all (the L2's MSHR entries times their merges)
-  std::vector<uint32_t> freeSlots;
+  std::vector<uint32_t> freeSlots; ///< freed slots (slots from `fresh` up are free too)
+  uint32_t fresh = 0;               ///< slots below it have been used
   PartitionStats stats;
   Cycle atomicFree = 0; ///< L2 cycle the slice's atomic unit is free again
   /// With shared atomic units: the atomics this tick took, for endTick: the L2 cycle each was
@@ -184,6 +194,8 @@ bool MemorySystem::farSide(const Partition &p, uint32_t sm) const {
 uint32_t MemorySystem::toL2Mask(const MemRequest &r, uint64_t local) const {
   const Cache &c = parts_[0]->l2;
   uint64_t base = (local & ~uint64_t(127)) - c.lineAddr(local); // 128-byte block within the line
+  if (cfg_.mem.l2.sectorBytes == 32) // (sector s of the block is sector base / 32 + s of the line)
+    return (r.sectorMask & 0xFu) << (base >> 5);
   uint32_t m = 0;
   for (uint32_t s = 0; s < 4; ++s)
     if (r.sectorMask & (1u << s))
@@ -380,7 +392,7 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
   const MemRequest &r = p.in.front().first;
   bool plainWrite = r.write && !r.atomic;
   // A request that may send to DRAM needs room there (a miss plus a writeback).
-  if (p.toDramCount + 2 > kDramPendingEntries || (!plainWrite && p.freeSlots.empty())) {
+  if (p.toDramCount + 2 > kDramPendingEntries || (!plainWrite && !p.slotFree())) {
     ++p.stats.stallCycles;
     return;
   }
@@ -396,7 +408,7 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       p.l2.setFarCopy(local, farSide(p, r.sm));
     ++p.stats.writes;
   } else {
-    uint32_t tok = p.freeSlots.back();
+    uint32_t tok = p.nextSlot();
     CacheAccessResult res = p.l2.access(local, mask, false, r.sm, tok, c);
     switch (res.outcome) {
     case CacheOutcome::ReservationFail:
@@ -424,7 +436,7 @@ void MemorySystem::l2Cycle(Partition &p, Cycle c) {
       if (tok >= p.pool.size())
         p.pool.resize(size_t(tok) + 1);
       p.pool[tok] = r;
-      p.freeSlots.pop_back();
+      p.takeSlot();
       break;
     }
     ++(r.atomic ? p.stats.atomics : p.stats.reads);
@@ -451,7 +463,7 @@ void MemorySystem::dramCycle(Partition &p, Cycle d) {
 }
 
 bool MemorySystem::partitionIdle(const Partition &p) const {
-  if (!p.in.empty() || !p.out.empty() || p.toDramCount || p.freeSlots.size() != p.poolSlots ||
+  if (!p.in.empty() || !p.out.empty() || p.toDramCount || p.freeSlots.size() != p.fresh ||
       !p.atomicWait.empty())
     return false;
   for (auto &ch : p.chans)
@@ -578,21 +590,43 @@ void MemorySystem::tickAwakePartition(uint32_t pi, Cycle l2Target, Cycle dramTar
   // L2 domain. Nothing arrives at an L2 slice during its domain's cycles except from the icnt
   // and DRAM domains, which run separately: once the slice has nothing to do, it stays so until
   // the end of this tick (the same cycles run as when every slice is stepped cycle by cycle).
+  // A cycle with no reply from a channel and the input head not yet due does nothing: the
+  // loop goes on at the head's cycle.
   for (Cycle c = l2D_.next; c < l2Target; ++c) {
-    bool active = !p.in.empty();
+    bool reply = false;
     for (auto &ch : p.chans)
-      active = active || ch->hasResponse();
-    if (!active)
-      break;
+      reply = reply || ch->hasResponse();
+    if (!reply) {
+      if (p.in.empty())
+        break;
+      if (p.in.front().second > c) {
+        c = std::min(p.in.front().second, l2Target) - 1;
+        continue;
+      }
+    }
     l2Cycle(p, c);
   }
-  // DRAM domain (requests reach it only from the L2 slice, which ran above).
+  // DRAM domain (requests reach it only from the L2 slice, which ran above). A channel acts
+  // at its next event or when a request for it is due and it has room (room comes only at its
+  // own events): the cycles before the first of those do nothing.
   for (Cycle d = dramD_.next; d < dramTarget; ++d) {
     bool active = p.toDramCount != 0;
-    for (auto &ch : p.chans)
-      active = active || !ch->idle();
+    Cycle next = kNever;
+    for (uint32_t ch = 0; ch < channels_; ++ch) {
+      const DramChannel &dc = *p.chans[ch];
+      if (!dc.idle()) {
+        active = true;
+        next = std::min(next, p.chanNext[ch]);
+      }
+      if (!p.toDram[ch].empty() && dc.canAccept())
+        next = std::min(next, p.toDram[ch].front().second);
+    }
     if (!active)
       break;
+    if (next > d) {
+      d = std::min(next, dramTarget) - 1;
+      continue;
+    }
     dramCycle(p, d);
   }
   if (partitionIdle(p) && !icnt_.pendingAt(icnt_.partitionNode(pi)))
