@@ -45,6 +45,9 @@
 // the oldest eligible request first; other banks still work in parallel. A request is counted
 // as a row hit, miss (it needed an ACT) or conflict (it needed a PRE) when its column command
 // issues; a request whose row another request opened counts as a hit.
+// A scheduler that implements IDramScheduler::pickByBank decides from each bank's oldest row
+// hit and oldest other request per direction (kept as requests come and go), at a cost per
+// bank; others get every queued request as a DramCandidate, oldest first.
 
 #include "base/Stats.h"
 #include "timing/TimingConfig.h"

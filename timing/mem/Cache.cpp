@@ -51,7 +51,9 @@ Cache::Cache(const CacheConfig &cfg, std::string name) : cfg_(cfg), name_(std::m
   fps_.assign(lines_.size() + 16, 0);
   setUsed_.assign(cfg_.sets, 0);
   mshrs_.resize(cfg_.mshrEntries);
-  waiters_.resize(size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge);
+  // (each MSHR's waiter block is written out when the MSHR is first used: an H100 L2 slice
+  // has 8,192 waiter slots, 80 slices 10 MiB, most never used by a kernel)
+  waiters_.reserve(size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge);
   freeMshrs_ = cfg_.mshrEntries;
   size_t cap = 2;
   while (cap < size_t(cfg_.mshrEntries) * 2)
@@ -283,6 +285,8 @@ CacheAccessResult Cache::access(uint64_t addr, uint32_t sectorMask, bool write, 
   m.requested = missing;
   m.owner = owner;
   m.waiters = 1;
+  if (waiters_.size() < (i + 1) * cfg_.mshrMaxMerge)
+    waiters_.resize((i + 1) * cfg_.mshrMaxMerge);
   waiters_[i * cfg_.mshrMaxMerge] = {token, missing};
   --freeMshrs_;
   indexMshr(line, uint32_t(i));

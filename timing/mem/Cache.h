@@ -200,7 +200,7 @@ private:
   };
   std::vector<MshrIndexEntry> mshrIndex_; ///< a power of two, at least twice the MSHRs
   std::vector<uint64_t> mshrFreeBits_;    ///< bit i: MSHR i is free (the lowest is taken first)
-  std::vector<Waiter> waiters_; ///< mshrEntries x mshrMaxMerge
+  std::vector<Waiter> waiters_; ///< mshrMaxMerge per MSHR, up to the highest one used
   uint32_t freeMshrs_ = 0;
   uint64_t useClock_ = 0;
   std::unique_ptr<IReplacementPolicy> policy_;
