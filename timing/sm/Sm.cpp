@@ -102,6 +102,10 @@ void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kern
                      uint32_t threadsPerCta, uint32_t sharedPerCta, uint64_t arenaBase) {
   grid_ = grid;
   extLaunch_ = grid->extension() != nullptr;
+  if (issueInfoUsed_) { // (the entries name instructions of earlier launches)
+    std::fill(issueInfo_.get(), issueInfo_.get() + kIssueInfoEntries, IssueInfo{});
+    issueInfoUsed_ = false;
+  }
   toInit_.clear(); // (a launch that faulted may have left some)
   arenaBase_ = arenaBase;
   kernel_ = kernel;
@@ -180,7 +184,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.callDoneAt = 0;
     s.fenceDoneFor = nullptr;
     s.fetchLine = ~0ull;
-    s.fetchIn = nullptr;
+    s.fetchLo = s.fetchHi = nullptr;
     s.fetchFn = nullptr;
     s.codeBegin = s.codeEnd = nullptr;
     s.fetchReadyAt = 0;
@@ -266,6 +270,34 @@ uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
   }
 }
 
+void Sm::fillIssueInfo(IssueInfo &e, const Inst &in) {
+  issueInfoUsed_ = true;
+  e.in = &in;
+  e.pipe = pipeFor(in);
+  e.latency = latencyFor(in, e.pipe);
+  // the operand collector reads source registers of one bank in successive cycles: the
+  // busiest bank's reads (at most 16 sources)
+  const uint32_t banks = std::min<uint32_t>(std::max(1u, cfg_.core.regBanks), 64);
+  uint32_t worst = 0, n = 0, reads = 0, writes = 0;
+  uint8_t bank[16];
+  for (unsigned i = 0; i < in.nrs; ++i) {
+    if (in.rs[i] & Inst::kPredBit)
+      continue;
+    ++reads;
+    const uint8_t b = uint8_t(in.rs[i] % banks);
+    uint32_t same = 1;
+    for (uint32_t j = 0; j < n; ++j)
+      same += bank[j] == b;
+    bank[n++] = b;
+    worst = std::max(worst, same);
+  }
+  for (unsigned i = 0; i < in.nrd; ++i)
+    writes += !(in.rd[i] & Inst::kPredBit);
+  e.bankWorst = uint8_t(worst);
+  e.regReads = uint8_t(reads);
+  e.regWrites = uint8_t(writes);
+}
+
 uint32_t Sm::sequenceLatency(const Inst &in) const {
   // ptxas makes these a MUFU estimate refined by dependent FFMAs/DFMAs (integer division: by
   // way of a float reciprocal); the H100 preset's figures are dependent chains of the PTX
@@ -306,7 +338,18 @@ bool Sm::fetchLine(Slot &s, const Inst &in, Cycle now) {
   uint64_t pc = uint64_t(&in - s.codeBegin);
   const uint64_t addr = base + pc * cfg_.core.instBytes;
   uint64_t line = l1iLineShift_ < 64 ? addr >> l1iLineShift_ : addr / cfg_.mem.l1i.lineBytes;
-  s.fetchIn = &in; // (every path below leaves fetchLine == line)
+  // the function's instructions in that line (every path below leaves fetchLine == line): pc
+  // from the first whose address is at or past the line's start, to the first past its end
+  {
+    const uint64_t lineBytes = cfg_.mem.l1i.lineBytes, ib = cfg_.core.instBytes;
+    const uint64_t lineStart = l1iLineShift_ < 64 ? line << l1iLineShift_ : line * lineBytes;
+    const uint64_t size = uint64_t(s.codeEnd - s.codeBegin);
+    auto firstAt = [&](uint64_t a) { // the least pc whose address is >= a
+      return a <= base ? 0 : ib ? std::min(size, (a - base + ib - 1) / ib) : size;
+    };
+    s.fetchLo = s.codeBegin + firstAt(lineStart);
+    s.fetchHi = s.codeBegin + firstAt(lineStart + lineBytes);
+  }
   if (line == s.fetchLine)
     return now >= s.fetchReadyAt;
   const CacheConfig &c = cfg_.mem.l1i;
@@ -454,7 +497,7 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 
 bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
   const Inst *in = &inst;
-  const uint8_t p = pipeFor(*in);
+  const IssueInfo &ii = issueInfo(*in);
   const StepOutcome o = stepWarp(s, *in, now);
   if (o != StepOutcome::Stepped)
     return o == StepOutcome::Skipped;
@@ -468,7 +511,7 @@ bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
                         cfg_.core.callParamsInRegisters;
   const bool folded = constOperand || paramReg;
   lastIssueFused_ |= folded;
-  countIssue(*in, p, now);
+  countIssue(ii, now);
   const int mem = folded ? -1 : timeMemoryAccess(s, *in, slotIndex, now);
   if (mem < 0 && lastIssueFused_) {
     for (unsigned i = 0; i < in->nrd; ++i)
@@ -476,7 +519,7 @@ bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
     if (!folded)
       s.fusedRole = in->sassRole;
   } else if (mem < 0) {
-    timeArithmetic(s, *in, p, now);
+    timeArithmetic(s, *in, ii, now);
   }
   noteIssued(s, slotIndex, mem > 0, now);
   noteNextOperands(s);
@@ -685,33 +728,27 @@ void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
   }
 }
 
-void Sm::countIssue(const Inst &in, uint8_t p, Cycle now) {
+void Sm::countIssue(const IssueInfo &ii, Cycle now) {
   ++stats_.warpInsts;
   // (laneCount: inline bit arithmetic, not the libgcc call __builtin_popcount is without -mpopcnt)
   stats_.threadInsts += ptx::exec::laneCount(rec_.activeMask);
   stats_.activeLaneInsts += ptx::exec::laneCount(rec_.execMask);
   if (lastIssueFused_)
     return;
-  for (unsigned i = 0; i < in.nrs; ++i)
-    stats_.regReads += !(in.rs[i] & Inst::kPredBit);
-  for (unsigned i = 0; i < in.nrd; ++i)
-    stats_.regWrites += !(in.rd[i] & Inst::kPredBit);
+  stats_.regReads += ii.regReads;
+  stats_.regWrites += ii.regWrites;
+  const uint8_t p = ii.pipe;
   ++stats_.fuIssued[p];
-  // the first free unit of the pipeline takes the instruction (none is free unless the least
-  // free cycle has come: minFree is the least of freeAt)
+  // the least recently taken unit of the pipeline takes the instruction (none is free unless
+  // the least free cycle, that unit's, has come: Pipe)
   Pipe &pipe = pipes_[p];
   if (pipe.minFree > now)
     return;
   Cycle *f = pipe.freeAt.data();
-  const size_t n = pipe.freeAt.size();
-  size_t u = 0;
-  while (f[u] > now)
-    ++u;
+  const uint32_t u = pipe.next;
   f[u] = now + pipe.interval;
-  Cycle least = f[0];
-  for (size_t k = 1; k < n; ++k)
-    least = std::min(least, f[k]);
-  pipe.minFree = least;
+  pipe.next = u + 1 == pipe.freeAt.size() ? 0 : u + 1;
+  pipe.minFree = f[pipe.next];
 }
 
 void Sm::timeExtensionAccess(Slot &s, const Inst &in, IMemSpaceModel &model, uint32_t slotIndex,
@@ -762,35 +799,21 @@ bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
   return a.space == MemSpaceKind::Global || a.space == MemSpaceKind::Local;
 }
 
-void Sm::timeArithmetic(Slot &s, const Inst &in, uint8_t p, Cycle now) {
+void Sm::timeArithmetic(Slot &s, const Inst &in, const IssueInfo &ii, Cycle now) {
   // after a merged predecessor, the latency of the SASS instruction the pair became: IADD3
   // the add's own, LEA the integer latency, IMAD the multiply's, IMAD.WIDE (mul.wide into a
   // 64-bit add) both together: ubench's index chase (IMAD.WIDE, then the load) reads 39 cycles
   // per hop on the H100 against latency.cu's pointer chase 32.6
   using ptx::exec::SassRole;
-  uint32_t lat = latencyFor(in, p);
+  uint32_t lat = ii.latency;
   if (s.fusedRole == uint8_t(SassRole::MulInt))
     lat = in.sassRole == uint8_t(SassRole::Add64) ? lat + cfg_.core.mulLatency : cfg_.core.mulLatency;
   else if (s.fusedRole == uint8_t(SassRole::Shift32))
     lat = cfg_.core.intLatency;
   s.fusedRole = 0;
   // operand collector: source registers in the same bank are read in successive cycles (the
-  // busiest bank's reads: each register read counts the earlier reads of its bank, at most 16
-  // sources, rather than a per-bank array cleared at every issue)
-  const uint32_t banks = std::min<uint32_t>(std::max(1u, cfg_.core.regBanks), 64);
-  const bool pow2 = (banks & (banks - 1)) == 0; // (a mask, not a division, for 8 banks)
-  uint32_t worst = 0, n = 0;
-  uint8_t bank[16];
-  for (unsigned i = 0; i < in.nrs; ++i) {
-    if (in.rs[i] & Inst::kPredBit)
-      continue;
-    const uint8_t b = uint8_t(pow2 ? in.rs[i] & (banks - 1) : in.rs[i] % banks);
-    uint32_t same = 1;
-    for (uint32_t j = 0; j < n; ++j)
-      same += bank[j] == b;
-    bank[n++] = b;
-    worst = std::max(worst, same);
-  }
+  // busiest bank's reads, IssueInfo::bankWorst)
+  const uint32_t worst = ii.bankWorst;
   if (worst > 1) {
     lat += worst - 1;
     stats_.regBankConflicts += worst - 1;
@@ -1063,6 +1086,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   uint32_t resident = 0;
   Cycle until = kNever;
   bool unitWait = false;
+
   UnitMemo units;
   // (the active slots, but a retired warp's: its warp is done, the peek below would find
   // nothing, and its wake-up has passed, as it had when the scan retired it; an event that

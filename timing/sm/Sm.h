@@ -222,9 +222,9 @@ protected:
     /// re-reading the warp's SIMT stack and scoreboard every cycle.
     const ptx::ir::Inst *nextCache = nullptr;
     Cycle fetchReadyAt = 0; ///< the next instruction is in the buffer from this cycle
-    /// The instruction whose line fetched() found last (fetchLine is its line): the same
-    /// instruction again needs no address arithmetic
-    const ptx::ir::Inst *fetchIn = nullptr;
+    /// The instructions of line fetchLine in the function fetched() found last (from the
+    /// first, up to the last): an instruction among them needs no address arithmetic
+    const ptx::ir::Inst *fetchLo = nullptr, *fetchHi = nullptr;
     ptx::exec::Warp *w = nullptr;
     bool active = false;
     bool retired = false; ///< the warp has exited and left its scheduler (its CTA still runs)
@@ -236,10 +236,6 @@ protected:
     /// The warp waits at a barrier and leaves it -ptxsim_bar_release_cycles after the last
     /// arrival is counted (Sm::timeBarrier)
     bool barWait = false;
-    /// Where the warp's next step reads first (its SIMT stack's top entry, its predicates),
-    /// noted after its last step: the issue prefetches them once the scheduler picked the warp
-    /// (only a hint: a stale address costs nothing)
-    const void *stepHint[2] = {};
     // (the second cache line on; the scan reads its first three fields)
     /// The operands of opsFor, noted at the end of the issue before it (opsSummary), while the
     /// warp's scoreboard was in the cache: the scan's first look at the next instruction reads
@@ -251,6 +247,10 @@ protected:
     /// The cycle from which operandsReady() would say Memory rather than Scoreboard: the
     /// latest ready cycle of the operands before the first pending one (kNever: none pending)
     Cycle opsMemFrom = kNever;
+    /// Where the warp's next step reads first (its SIMT stack's top entry, its predicates),
+    /// noted after its last step: the issue prefetches them once the scheduler picked the warp
+    /// (only a hint: a stale address costs nothing)
+    const void *stepHint[2] = {};
     uint32_t sched = 0;
     uint64_t fetchLine = ~0ull; ///< instruction-cache line the warp's fetch last brought in
     /// The code of the function fetchBase belongs to (fetched() needs the warp's function
@@ -291,9 +291,15 @@ protected:
     std::vector<uint32_t> slots;
     Cycle barLastArrival = 0; ///< when the barrier unit counted the latest arrival (0: none)
   };
+  /// A pipeline's units. An issue takes a unit that is free (its free cycle has come) and keeps
+  /// it `interval` cycles from now. Which free unit it takes changes nothing (every later test
+  /// compares with a cycle from now on, and for those all past cycles are alike), and the
+  /// cycles taken never decrease (`now` does not, the interval is the pipe's): so the units are
+  /// a ring in the order they were taken, its next unit the least busy one (no pass over them).
   struct Pipe {
     std::vector<Cycle> freeAt; ///< per unit: cycle it can accept the next instruction
-    Cycle minFree = 0;         ///< the least of freeAt (kept with it: the scan's unit test)
+    uint32_t next = 0;         ///< the unit taken least recently: freeAt's least
+    Cycle minFree = 0;         ///< freeAt[next] (kept with it: the scan's unit test)
     uint32_t latency = 1, interval = 1;
   };
   /// The pipe `in` issues to (pipeOf_, filled from the pipe registry when the SM is built).
@@ -306,13 +312,42 @@ protected:
   /// the fetch (an L1I hit, or a miss served at L2 latency) is started or still in flight.
   /// (inline: the scan's common case, the instruction fetched() found last, reads two fields)
   bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now) {
-    if (&in == s.fetchIn) // (its line is fetchLine; fetchIn stays null without an L1I)
+    // (its line is fetchLine; the range stays empty without an L1I)
+    if (uintptr_t(&in) - uintptr_t(s.fetchLo) < uintptr_t(s.fetchHi) - uintptr_t(s.fetchLo))
       return now >= s.fetchReadyAt;
     return fetchLine(s, in, now);
   }
-  /// fetched() for an instruction other than Slot::fetchIn: finds its line, or starts its fetch.
+  /// fetched() for an instruction outside Slot::fetchLo..fetchHi: finds its line, or starts its
+  /// fetch.
   bool fetchLine(Slot &s, const ptx::ir::Inst &in, Cycle now);
   uint32_t latencyFor(const ptx::ir::Inst &in, uint8_t p) const;
+  /// What issue() needs of an instruction that depends only on the instruction and the SM's
+  /// configuration: its pipe, its latencyFor(), the most of its register sources in one
+  /// register bank, its register (not predicate) reads and writes. Worked out at the
+  /// instruction's first issue on the SM in a launch and kept in a small table indexed by its
+  /// address (issueInfo_: the loop of a kernel fits), so that an issue does not go over its
+  /// operands again.
+  struct IssueInfo {
+    const ptx::ir::Inst *in = nullptr; ///< the instruction the entry is for (null: none)
+    uint32_t latency = 0;  ///< latencyFor(*in, pipe)
+    uint8_t pipe = 0;      ///< pipeFor(*in)
+    uint8_t bankWorst = 0; ///< register sources read from the busiest bank (0: none)
+    uint8_t regReads = 0, regWrites = 0; ///< register operands (rs, rd) that are not predicates
+  };
+  static constexpr size_t kIssueInfoEntries = 256; ///< a power of 2
+  /// (inline: once per issue; the rest, fillIssueInfo, once per instruction and launch)
+  const IssueInfo &issueInfo(const ptx::ir::Inst &in) {
+    // (consecutive instructions take consecutive entries, whatever the array's alignment)
+    IssueInfo &e = issueInfo_[(uintptr_t(&in) / sizeof(ptx::ir::Inst)) % kIssueInfoEntries];
+    if (__builtin_expect(e.in != &in, 0))
+      fillIssueInfo(e, in);
+    return e;
+  }
+  void fillIssueInfo(IssueInfo &e, const ptx::ir::Inst &in);
+  /// By instruction address (issueInfo()); beginKernel() empties it when issueInfoUsed_, since
+  /// a later launch's code may lie where an earlier one's was.
+  std::unique_ptr<IssueInfo[]> issueInfo_{new IssueInfo[kIssueInfoEntries]};
+  bool issueInfoUsed_ = false;
   /// The -ptxsim_*_latency of an instruction ptxas makes a SASS sequence (ptx::ir::SassSeq);
   /// 0 when none is set.
   uint32_t sequenceLatency(const ptx::ir::Inst &in) const;
@@ -384,15 +419,15 @@ protected:
   /// A barrier instruction just stepped: the barrier unit counts the arrival; when it completed
   /// the barrier, the warps it released wait for the release (-ptxsim_bar_*_cycles).
   void timeBarrier(Slot &s, const ptx::ir::Inst &in, Cycle now);
-  /// Instruction, lane and register-file counters; a unit of pipe `p` takes the instruction.
-  void countIssue(const ptx::ir::Inst &in, uint8_t p, Cycle now);
+  /// Instruction, lane and register-file counters; a unit of the instruction's pipe takes it.
+  void countIssue(const IssueInfo &ii, Cycle now);
   /// An access to an extension's memory space, timed by its model.
   void timeExtensionAccess(Slot &s, const ptx::ir::Inst &in, IMemSpaceModel &model,
                            uint32_t slotIndex, Cycle now);
   /// A memory access to the LD/ST unit; true when it is long-latency (global, local).
   bool issueMemory(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
   /// Latency of an arithmetic instruction: fused predecessor, register banks, collectors.
-  void timeArithmetic(Slot &s, const ptx::ir::Inst &in, uint8_t p, Cycle now);
+  void timeArithmetic(Slot &s, const ptx::ir::Inst &in, const IssueInfo &ii, Cycle now);
   void finishCta(size_t ctaIndex);
   /// Sets retireDue_: some CTA's warps have all finished and its loads are back (what
   /// tickShared() retires). Looks at the CTAs only when retireCheck_ says something changed.
