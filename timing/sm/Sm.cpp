@@ -10,6 +10,9 @@
 
 namespace ptxsim::timing {
 
+/// A step of issue() that only it calls, on every issue: in its body (no call's register saves).
+#define PTXSIM_ISSUE_INLINE inline __attribute__((always_inline))
+
 using ptx::ir::Inst;
 using ptx::ir::OpClass;
 
@@ -526,7 +529,7 @@ bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
   return true;
 }
 
-void Sm::noteNextOperands(Slot &s) const {
+PTXSIM_ISSUE_INLINE void Sm::noteNextOperands(Slot &s) const {
   // (the issue just wrote the warp's scoreboard: it is in the cache now, and only a load's
   // return, which clears opsFor, or the warp's next step changes it before the next issue)
   const Inst *in = s.nextCache;
@@ -592,7 +595,8 @@ Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
     }
     return StepOutcome::Skipped;
   }
-  holdAfterStep(s, now, frameRet, builtin);
+  if (__builtin_expect(rec_.switched || frameRet || builtin, 0))
+    holdAfterStep(s, now, frameRet, builtin);
   if (__builtin_expect(in.sassSeq != 0, 0))
     holdForFence(s, in, now);
   if (__builtin_expect(in.ctl >= ptx::ir::Ctl::Bar && in.ctl <= ptx::ir::Ctl::BarRed, 0) &&
@@ -728,7 +732,7 @@ void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
   }
 }
 
-void Sm::countIssue(const IssueInfo &ii, Cycle now) {
+PTXSIM_ISSUE_INLINE void Sm::countIssue(const IssueInfo &ii, Cycle now) {
   ++stats_.warpInsts;
   // (laneCount: inline bit arithmetic, not the libgcc call __builtin_popcount is without -mpopcnt)
   stats_.threadInsts += ptx::exec::laneCount(rec_.activeMask);
@@ -799,7 +803,7 @@ bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
   return a.space == MemSpaceKind::Global || a.space == MemSpaceKind::Local;
 }
 
-void Sm::timeArithmetic(Slot &s, const Inst &in, const IssueInfo &ii, Cycle now) {
+PTXSIM_ISSUE_INLINE void Sm::timeArithmetic(Slot &s, const Inst &in, const IssueInfo &ii, Cycle now) {
   // after a merged predecessor, the latency of the SASS instruction the pair became: IADD3
   // the add's own, LEA the integer latency, IMAD the multiply's, IMAD.WIDE (mul.wide into a
   // 64-bit add) both together: ubench's index chase (IMAD.WIDE, then the load) reads 39 cycles
