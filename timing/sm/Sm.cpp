@@ -187,7 +187,7 @@ void Sm::addCta(ptx::exec::Cta *cta, uint64_t age) {
     s.callDoneAt = 0;
     s.fenceDoneFor = nullptr;
     s.fetchLine = ~0ull;
-    s.fetchLo = s.fetchHi = nullptr;
+    s.fetchIn = s.fetchLo = s.fetchHi = nullptr;
     s.fetchFn = nullptr;
     s.codeBegin = s.codeEnd = nullptr;
     s.fetchReadyAt = 0;
@@ -353,6 +353,7 @@ bool Sm::fetchLine(Slot &s, const Inst &in, Cycle now) {
     s.fetchLo = s.codeBegin + firstAt(lineStart);
     s.fetchHi = s.codeBegin + firstAt(lineStart + lineBytes);
   }
+  s.fetchIn = &in;
   if (line == s.fetchLine)
     return now >= s.fetchReadyAt;
   const CacheConfig &c = cfg_.mem.l1i;
@@ -515,7 +516,8 @@ bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
   const bool folded = constOperand || paramReg;
   lastIssueFused_ |= folded;
   countIssue(ii, now);
-  const int mem = folded ? -1 : timeMemoryAccess(s, *in, slotIndex, now);
+  // (timeMemoryAccess: -1 without an access)
+  const int mem = folded || !rec_.isMemory || !rec_.execMask ? -1 : timeMemoryAccess(s, *in, slotIndex, now);
   if (mem < 0 && lastIssueFused_) {
     for (unsigned i = 0; i < in->nrd; ++i)
       s.ready(in->rd[i]) = now;
@@ -695,14 +697,6 @@ int Sm::timeMemoryAccess(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now)
     return 0;
   }
   return issueMemory(s, in, slotIndex, now) ? 1 : 0;
-}
-
-void Sm::noteIssued(Slot &s, uint32_t slotIndex, bool longLatency, Cycle now) {
-  // A warp left waiting at a barrier will wait long too: a two-level scheduler must move it out
-  // of its active set, or active warps that all wait for pending ones would never issue again.
-  if (s.w->state == ptx::exec::WarpState::AtBarrier) // (SteppedGrid::atBarrier, inline)
-    longLatency = true;
-  scheds_[s.sched]->issued(slotIndex, longLatency, now);
 }
 
 void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {

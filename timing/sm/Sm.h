@@ -222,9 +222,10 @@ protected:
     /// re-reading the warp's SIMT stack and scoreboard every cycle.
     const ptx::ir::Inst *nextCache = nullptr;
     Cycle fetchReadyAt = 0; ///< the next instruction is in the buffer from this cycle
-    /// The instructions of line fetchLine in the function fetched() found last (from the
-    /// first, up to the last): an instruction among them needs no address arithmetic
-    const ptx::ir::Inst *fetchLo = nullptr, *fetchHi = nullptr;
+    /// The instruction fetched() found last (its line is fetchLine), and the instructions of
+    /// that line in its function (from the first, up to the last): an instruction among them
+    /// needs no address arithmetic
+    const ptx::ir::Inst *fetchIn = nullptr, *fetchLo = nullptr, *fetchHi = nullptr;
     ptx::exec::Warp *w = nullptr;
     bool active = false;
     bool retired = false; ///< the warp has exited and left its scheduler (its CTA still runs)
@@ -312,9 +313,13 @@ protected:
   /// the fetch (an L1I hit, or a miss served at L2 latency) is started or still in flight.
   /// (inline: the scan's common case, the instruction fetched() found last, reads two fields)
   bool fetched(Slot &s, const ptx::ir::Inst &in, Cycle now) {
-    // (its line is fetchLine; the range stays empty without an L1I)
-    if (uintptr_t(&in) - uintptr_t(s.fetchLo) < uintptr_t(s.fetchHi) - uintptr_t(s.fetchLo))
+    // (its line is fetchLine; fetchIn stays null and the range empty without an L1I)
+    if (&in == s.fetchIn)
       return now >= s.fetchReadyAt;
+    if (uintptr_t(&in) - uintptr_t(s.fetchLo) < uintptr_t(s.fetchHi) - uintptr_t(s.fetchLo)) {
+      s.fetchIn = &in;
+      return now >= s.fetchReadyAt;
+    }
     return fetchLine(s, in, now);
   }
   /// fetched() for an instruction outside Slot::fetchLo..fetchHi: finds its line, or starts its
@@ -405,7 +410,15 @@ protected:
   int timeMemoryAccess(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
   /// The end of an issue: the scheduler hears of it (`longLatency`, or the warp now waits at a
   /// barrier).
-  void noteIssued(Slot &s, uint32_t slotIndex, bool longLatency, Cycle now);
+  /// (inline: on every issue)
+  void noteIssued(Slot &s, uint32_t slotIndex, bool longLatency, Cycle now) {
+    // A warp left waiting at a barrier will wait long too: a two-level scheduler must move it
+    // out of its active set, or active warps that all wait for pending ones would never issue
+    // again.
+    if (s.w->state == ptx::exec::WarpState::AtBarrier) // (SteppedGrid::atBarrier, inline)
+      longLatency = true;
+    scheds_[s.sched]->issued(slotIndex, longLatency, now);
+  }
   /// The warp waits after a switch of lane group, a non-leaf return or a runtime call.
   void holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin);
   /// -ptxsim_fence_*_cycles of a MEMBAR of the scope in ptx::ir::Inst::sassSeq (0: none).
