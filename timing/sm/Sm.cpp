@@ -255,6 +255,12 @@ void Sm::buildPipes() {
       pipeOf_[size_t(c) % ptx::ir::kMaxOpClasses] = uint8_t(to);
   }
   ldstPipe_ = pipeOf_[size_t(OpClass::Mem)];
+  for (size_t c = 0; c < ptx::ir::kMaxOpClasses; ++c) {
+    classMinFree_[c] = &pipes_[pipeOf_[c]].minFree;
+    classNeeds_[c] = uint8_t((pipeOf_[c] == ldstPipe_ ? kNeedsLdstSlot : 0) |
+                             (c == size_t(OpClass::Mem) || c == size_t(OpClass::Atomic)
+                                  ? 0 : kNeedsCollector));
+  }
 }
 
 uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {

@@ -374,15 +374,20 @@ protected:
   };
   /// (inline: the scan asks it of every warp whose operands are ready)
   bool unitFreeFor(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const {
-    const uint8_t p = pipeFor(in);
-    if (pipes_[p].minFree > now) // (no unit free)
+    const size_t c = size_t(in.cls) % ptx::ir::kMaxOpClasses;
+    if (*classMinFree_[c] > now) // (no unit of its pipe free)
       return false;
-    if (p == ldstPipe_ && !ldstFree(in, now, m))
+    const uint8_t needs = classNeeds_[c];
+    if ((needs & kNeedsLdstSlot) && !ldstFree(in, now, m))
       return false;
-    if (in.cls == ptx::ir::OpClass::Mem || in.cls == ptx::ir::OpClass::Atomic)
-      return true;
-    return collectorMinFree_ <= now; // an operand collector unit for the operands
+    // an operand collector unit for the operands, but for memory instructions
+    return !(needs & kNeedsCollector) || collectorMinFree_ <= now;
   }
+  /// By instruction class, for unitFreeFor(): its pipe's Pipe::minFree (pipes_ is built once),
+  /// and whether it needs the LD/ST slot (the LD/ST pipe's) and a collector (not Mem, Atomic).
+  const Cycle *classMinFree_[ptx::ir::kMaxOpClasses] = {};
+  uint8_t classNeeds_[ptx::ir::kMaxOpClasses] = {};
+  static constexpr uint8_t kNeedsLdstSlot = 1, kNeedsCollector = 2;
   /// unitFreeFor()'s test of the LD/ST slot for `in` (its space), once per scan (`m`).
   bool ldstFree(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const;
   /// After unitFreeFor() said no: the first cycle at which it can say yes (a unit of the pipe
