@@ -6,6 +6,7 @@
 #include "timing/mem/MemorySystem.h"
 
 #include <algorithm>
+#include <typeinfo>
 #include <functional>
 
 namespace ptxsim::timing {
@@ -105,6 +106,7 @@ void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kern
                      uint32_t threadsPerCta, uint32_t sharedPerCta, uint64_t arenaBase) {
   grid_ = grid;
   extLaunch_ = grid->extension() != nullptr;
+  exactSm_ = typeid(*this) == typeid(Sm); // (not a core kind that overrides issue())
   if (issueInfoUsed_) { // (the entries name instructions of earlier launches)
     std::fill(issueInfo_.get(), issueInfo_.get() + kIssueInfoEntries, IssueInfo{});
     issueInfoUsed_ = false;
@@ -506,9 +508,13 @@ MemSpaceKind spaceKind(ptx::ir::MemSpace s) {
 } // namespace
 
 bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
+  return issueSm(s, inst, slotIndex, now);
+}
+
+PTXSIM_ISSUE_INLINE bool Sm::issueSm(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
   const Inst *in = &inst;
   const IssueInfo &ii = issueInfo(*in);
-  const StepOutcome o = stepWarp(s, *in, now);
+  const StepOutcome o = stepBody(s, *in, now);
   if (o != StepOutcome::Stepped)
     return o == StepOutcome::Skipped;
   // an instruction ptxas merges into the next one: no pipe, collector or latency of its own
@@ -568,6 +574,10 @@ bool Sm::foldedConstHit() const {
 }
 
 Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
+  return stepBody(s, in, now);
+}
+
+PTXSIM_ISSUE_INLINE Sm::StepOutcome Sm::stepBody(Slot &s, const Inst &in, Cycle now) {
   lastIssueFused_ = false;
   if (__builtin_expect(in.sassSeq != 0, 0) && waitForFenceBefore(s, in, now))
     return StepOutcome::Waiting;
@@ -1251,7 +1261,8 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
       forgetScans();
     else
       quiet_[si].valid = false;
-    if (issue(ps, in, (uint32_t)pick, now)) {
+    // (the full SM's issue in this body, not by a virtual call)
+    if (exactSm_ ? issueSm(ps, in, (uint32_t)pick, now) : issue(ps, in, (uint32_t)pick, now)) {
       // (the next scans may take the greedy shortcut: the issue changed no other warp)
       QuietScan &q = quiet_[si];
       q.greedy = greedyScan_ && q.settled && !wakesOthers ? pick : -1;

@@ -402,6 +402,10 @@ protected:
   /// warp waits, stall reason ExtWait). The core kind's step: the full SM's times the
   /// instruction on its pipes; other kinds override it.
   virtual bool issue(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
+  /// The full SM's issue() (Sm::issue is this), which the scheduler's issue calls directly when
+  /// the SM is of no other core kind (exactSm_).
+  bool issueSm(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
+  bool exactSm_ = false; ///< this is an Sm, not a class derived from it (beginKernel sets it)
   // issue() in steps:
   enum class StepOutcome : uint8_t {
     Stepped, ///< the functional core executed the instruction (rec_)
@@ -410,6 +414,7 @@ protected:
   };
   /// Executes the slot's next instruction `in` on the functional core at `now`.
   StepOutcome stepWarp(Slot &s, const ptx::ir::Inst &in, Cycle now);
+  StepOutcome stepBody(Slot &s, const ptx::ir::Inst &in, Cycle now); ///< stepWarp's, inline in issueSm
   /// After the step: a memory access, to an extension's memory model or the LD/ST unit. -1: the
   /// instruction accessed no memory (the caller times it); else 1 for a long-latency access.
   int timeMemoryAccess(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
