@@ -18,6 +18,7 @@ public:
   /// `units` units (at least one), all free from cycle 0.
   void reset(uint32_t units) {
     at_.assign(std::max(1u, units), 0);
+    n_ = (uint32_t)at_.size();
     first_ = 0;
   }
   uint32_t units() const { return (uint32_t)at_.size(); }
@@ -27,7 +28,7 @@ public:
   /// the new least().
   Cycle take(Cycle now, Cycle busy) {
     Cycle *c = at_.data();
-    const uint32_t n = (uint32_t)at_.size();
+    const uint32_t n = n_;
     const uint32_t first = first_;
     const Cycle v = std::max(c[first], now) + busy;
     first_ = first + 1 == n ? 0 : first + 1;
@@ -53,6 +54,7 @@ public:
 private:
   std::vector<Cycle> at_; ///< ascending from first_, around the end
   uint32_t first_ = 0;
+  uint32_t n_ = 0; ///< at_.size()
 };
 
 } // namespace ptxsim::timing

@@ -1082,7 +1082,8 @@ void Sm::tickShared(Cycle now) {
 
 void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   IWarpScheduler &sched = *scheds_[si];
-  sched.tick(now);
+  if (schedTicks_) // (a policy whose tick() does something says so: IWarpScheduler::ticks)
+    sched.tick(now);
   readyScratch_.clear();
   QuietScan &q = quiet_[si];
   if (q.valid && now < q.until && (!q.ldstWait || q.ldstVersion == ldst_->issueVersion())) {

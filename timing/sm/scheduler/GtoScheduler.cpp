@@ -31,13 +31,19 @@ public:
   bool keepsLastWhileReady() const override { return true; }
 
   int pick(const std::vector<uint32_t> &ready, Cycle) override {
+    // (the ages, the last pick and the oldest's age in locals: the loop stores nothing)
+    const uint64_t *age = age_.data();
+    const int last = last_;
     int oldest = -1;
+    uint64_t oldestAge = 0;
     for (uint32_t slot : ready) {
       assert(slot < present_.size() && present_[slot] && "gto: ready warp was never added");
-      if (int(slot) == last_)
-        return last_;
-      if (oldest < 0 || age_[slot] < age_[oldest])
+      if (int(slot) == last)
+        return last;
+      if (oldest < 0 || age[slot] < oldestAge) {
         oldest = int(slot);
+        oldestAge = age[slot];
+      }
     }
     if (oldest >= 0)
       last_ = oldest;
