@@ -107,6 +107,7 @@ void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kern
   grid_ = grid;
   extLaunch_ = grid->extension() != nullptr;
   exactSm_ = typeid(*this) == typeid(Sm); // (not a core kind that overrides issue())
+  cycleSet_ = kNever; // (the grid's lanes have no cycle of this SM's yet)
   if (issueInfoUsed_) { // (the entries name instructions of earlier launches)
     std::fill(issueInfo_.get(), issueInfo_.get() + kIssueInfoEntries, IssueInfo{});
     issueInfoUsed_ = false;
@@ -589,7 +590,10 @@ PTXSIM_ISSUE_INLINE Sm::StepOutcome Sm::stepBody(Slot &s, const Inst &in, Cycle 
     const ptx::ir::Function *fn = grid_->function(*s.w);
     frameRet = fn->makesCalls && !fn->isEntry;
   }
-  grid_->setCycle(now, id_);
+  if (now != cycleSet_) { // (the SM's lane has this cycle from its first step in it on)
+    grid_->setCycle(now, id_);
+    cycleSet_ = now;
+  }
   s.nextCache = nullptr;
   s.opsFor = nullptr;
   s.operandsWereReady = false;

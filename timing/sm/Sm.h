@@ -406,6 +406,9 @@ protected:
   /// the SM is of no other core kind (exactSm_).
   bool issueSm(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
   bool exactSm_ = false; ///< this is an Sm, not a class derived from it (beginKernel sets it)
+  /// The cycle the SM last gave its lane of the grid (SteppedGrid::setCycle; every setter in a
+  /// cycle gives it that cycle): the step sets it only when it differs.
+  Cycle cycleSet_ = kNever;
   // issue() in steps:
   enum class StepOutcome : uint8_t {
     Stepped, ///< the functional core executed the instruction (rec_)
