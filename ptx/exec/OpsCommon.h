@@ -113,6 +113,19 @@ __attribute__((target("avx2"))) void binaryFnAvx2(ExecCtx &ctx, Warp &w, const i
   for (unsigned l = 0; l < kWarpSize; ++l)
     d[l] = toBits<R>(Op::f(fromBits<T>(a[l]), fromBits<T>(b[l])));
 }
+/// ternaryFn compiled for AVX2, as binaryFnAvx2.
+template <class T, class R, class Op>
+__attribute__((target("avx2"))) void ternaryFnAvx2(ExecCtx &ctx, Warp &w, const ir::Inst &in,
+                                                   uint32_t m) {
+  if (m != kFullMask)
+    return ternaryFn<T, R, Op>(ctx, w, in, m);
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]);
+  const uint64_t *b = w.src(in.src[1]);
+  const uint64_t *c = w.src(in.src[2]);
+  for (unsigned l = 0; l < kWarpSize; ++l)
+    d[l] = toBits<R>(Op::f(fromBits<T>(a[l]), fromBits<T>(b[l]), fromBits<T>(c[l])));
+}
 #endif
 
 /// Integer type sets for byIntType.

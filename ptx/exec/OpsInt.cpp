@@ -80,6 +80,15 @@ template <class Op> struct BinAvx2 {
 };
 #endif
 template <class T> struct MadWideH { static constexpr ir::ExecFn fn = madWideFn<T>; };
+#if PTXSIM_HOST_AVX2
+/// 32- and 64-bit mad.lo, and/or/xor on AVX2 hosts (see hostHasAvx2; 16-bit ones keep the
+/// baseline handler).
+template <class Op> struct TernAvx2 {
+  template <class T> struct H {
+    static constexpr ir::ExecFn fn = sizeof(T) >= 4 ? ternaryFnAvx2<T, T, Op> : ternaryFn<T, T, Op>;
+  };
+};
+#endif
 
 // --- saturating s32 ---------------------------------------------------------------------------
 
@@ -219,6 +228,28 @@ template <class T> void shrFn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
   const uint64_t *a = w.src(in.src[0]), *b = w.src(in.src[1]);
   forLanes(m, [&](unsigned l) { d[l] = toBits(shr((T)a[l], (uint32_t)b[l])); });
 }
+#if PTXSIM_HOST_AVX2
+/// shl/shr for a full warp compiled for AVX2 (see hostHasAvx2): per-lane shift amounts are
+/// vpsllvq/vpsrlvq there, where SSE2 shifts lane by lane. Same results bit for bit.
+template <class T>
+__attribute__((target("avx2"))) void shlAvx2(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  if (m != kFullMask)
+    return shlFn<T>(ctx, w, in, m);
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]), *b = w.src(in.src[1]);
+  for (unsigned l = 0; l < kWarpSize; ++l)
+    d[l] = toBits(shl((T)a[l], (uint32_t)b[l]));
+}
+template <class T>
+__attribute__((target("avx2"))) void shrAvx2(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  if (m != kFullMask)
+    return shrFn<T>(ctx, w, in, m);
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]), *b = w.src(in.src[1]);
+  for (unsigned l = 0; l < kWarpSize; ++l)
+    d[l] = toBits(shr((T)a[l], (uint32_t)b[l]));
+}
+#endif
 void lop3Fn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
   uint64_t *d = w.reg(in.dst[0]);
   const uint64_t *a = w.src(in.src[0]), *b = w.src(in.src[1]), *c = w.src(in.src[2]);
@@ -580,6 +611,10 @@ bool lowerMad(LowerCtx &c) {
       return lowerTernary(c, madHiSatFn, t, t, OpClass::Mul);
     return lowerTernary(c, byIntType<Tern<MadHiOp>::H>(t), t, t, OpClass::Mul);
   }
+#if PTXSIM_HOST_AVX2
+  if (hostHasAvx2())
+    return lowerTernary(c, byIntType<TernAvx2<MadLoOp>::H>(t), t, t, OpClass::Mul);
+#endif
   return lowerTernary(c, byIntType<Tern<MadLoOp>::H>(t), t, t, OpClass::Mul);
 }
 
@@ -628,6 +663,11 @@ bool lowerLogic(LowerCtx &c, unsigned op) { // 0 and 1 or 2 xor 3 not 4 cnot
     in.aux = op == 4 ? 3 : op;
     return true;
   }
+#if PTXSIM_HOST_AVX2
+  if (hostHasAvx2() && op < 3)
+    return op == 0 ? lowerBinary<BinAvx2<AndOp>>(c, t)
+                   : op == 1 ? lowerBinary<BinAvx2<OrOp>>(c, t) : lowerBinary<BinAvx2<XorOp>>(c, t);
+#endif
   switch (op) {
   case 0: return lowerBinary<Bin<AndOp>>(c, t);
   case 1: return lowerBinary<Bin<OrOp>>(c, t);
@@ -825,6 +865,14 @@ template <class T> struct BfeH { static constexpr ir::ExecFn fn = bfeFn<T>; };
 template <class T> struct BfiH { static constexpr ir::ExecFn fn = bfiFn<std::make_unsigned_t<T>>; };
 template <class T> struct ShlH { static constexpr ir::ExecFn fn = shlFn<T>; };
 template <class T> struct ShrH { static constexpr ir::ExecFn fn = shrFn<T>; };
+#if PTXSIM_HOST_AVX2
+template <class T> struct ShlAvx2H {
+  static constexpr ir::ExecFn fn = sizeof(T) >= 4 ? shlAvx2<T> : shlFn<T>;
+};
+template <class T> struct ShrAvx2H {
+  static constexpr ir::ExecFn fn = sizeof(T) >= 4 ? shrAvx2<T> : shrFn<T>;
+};
+#endif
 template <class T> struct SlctH { static constexpr ir::ExecFn fn = slctFn<T>; };
 template <class T> struct SzextH { static constexpr ir::ExecFn fn = szextFn<T>; };
 
@@ -844,6 +892,10 @@ bool lowerResultU32(LowerCtx &c, ir::ExecFn fn, uint8_t flags = 0) {
 bool lowerShift(LowerCtx &c, bool left) {
   ScalarType t = c.type();
   ir::ExecFn fn = left ? byIntType<ShlH>(asUnsigned(t)) : byIntType<ShrH>(t);
+#if PTXSIM_HOST_AVX2
+  if (fn && hostHasAvx2())
+    fn = left ? byIntType<ShlAvx2H>(asUnsigned(t)) : byIntType<ShrAvx2H>(t);
+#endif
   if (!fn)
     return c.unsupported("type");
   ir::Opnd a = c.src(c.op(1), t), b = c.src(c.op(2), ScalarType::u32);
@@ -881,6 +933,12 @@ void describeForJit() {
 #if PTXSIM_HOST_AVX2
   jit::describeInts<BinAvx2<AddOp>::H>(Op::Add);
   jit::describeInts<BinAvx2<SubOp>::H>(Op::Sub);
+  jit::describeInts<TernAvx2<MadLoOp>::H>(Op::MadLo);
+  jit::describeInts<BinAvx2<AndOp>::H>(Op::And);
+  jit::describeInts<BinAvx2<OrOp>::H>(Op::Or);
+  jit::describeInts<BinAvx2<XorOp>::H>(Op::Xor);
+  jit::describeInts<ShlAvx2H>(Op::Shl);
+  jit::describeInts<ShrAvx2H>(Op::Shr);
   jit::describe(MulWideAvx2H<int16_t>::fn, Op::MulWide, jit::Type::S16);
   jit::describe(MulWideAvx2H<uint16_t>::fn, Op::MulWide, jit::Type::U16);
   jit::describe(MulWideAvx2H<int32_t>::fn, Op::MulWide, jit::Type::S32);
