@@ -1475,6 +1475,11 @@ namespace {
 /// The end of the straight-line run of pure instructions (ir::Inst::pure) from `pc`, at
 /// most Warp::kAheadMax + 1 long, that stops before the reconvergence point `rpc`.
 uint32_t pureRunEnd(const ir::Function &fn, uint32_t pc, uint32_t rpc) {
+  if (__builtin_expect(!fn.pureRun.empty(), 1)) {
+    // (the lowering's table: the same end, rpc being after pc)
+    const uint32_t end = pc + fn.pureRun[pc];
+    return rpc > pc && rpc < end ? rpc : end;
+  }
   const ir::Inst *code = fn.code.data();
   const uint32_t end = std::min<uint32_t>(uint32_t(fn.code.size()), pc + 1 + Warp::kAheadMax);
   uint32_t p = pc;
@@ -1488,7 +1493,19 @@ uint32_t pureRunEnd(const ir::Function &fn, uint32_t pc, uint32_t rpc) {
 /// warp's registers have mostly left the caches since its last issue; this way their misses
 /// overlap instead of coming one handler after another. Only a hint.
 void prefetchRows(const Warp &w, uint32_t pc, uint32_t end) {
-  const ir::Inst *code = w.fn->code.data();
+  const ir::Function &fn = *w.fn;
+  if (__builtin_expect(!fn.aheadRowFirst.empty(), 1)) {
+    // (the lowering's list for the run from pc, whatever cuts it shorter)
+    const uint16_t *r = fn.aheadRows.data() + fn.aheadRowFirst[pc];
+    const uint16_t *e = fn.aheadRows.data() + fn.aheadRowFirst[pc + 1];
+    for (; r != e; ++r) {
+      const char *p = reinterpret_cast<const char *>(w.regs + size_t(*r) * kWarpSize);
+      for (unsigned b = 0; b < kWarpSize * sizeof(uint64_t); b += 64)
+        __builtin_prefetch(p + b);
+    }
+    return;
+  }
+  const ir::Inst *code = fn.code.data();
   uint64_t seen[4] = {};
   auto row = [&](uint16_t r) {
     if ((r & ir::Inst::kPredBit) || r >= 256 || (seen[r >> 6] >> (r & 63) & 1))

@@ -477,6 +477,37 @@ void FunctionLowering::declare(const VarDecl &v) {
   sc.names[v.name] = s;
 }
 
+/// ir::Function::pureRun, aheadRowFirst and aheadRows (the code is final).
+static void computeAheadRuns(ir::Function &f) {
+  const size_t n = f.code.size();
+  f.pureRun.assign(n, 0);
+  f.aheadRowFirst.assign(n + 1, 0);
+  f.aheadRows.clear();
+  for (size_t pc = 0; pc < n; ++pc) {
+    f.aheadRowFirst[pc] = uint32_t(f.aheadRows.size());
+    const size_t end = std::min<size_t>(n, pc + 1 + Warp::kAheadMax);
+    size_t p = pc;
+    while (p < end && f.code[p].pure)
+      ++p;
+    f.pureRun[pc] = uint8_t(p - pc);
+    uint64_t seen[4] = {};
+    auto row = [&](uint16_t r) {
+      if ((r & ir::Inst::kPredBit) || r >= 256 || (seen[r >> 6] >> (r & 63) & 1))
+        return;
+      seen[r >> 6] |= uint64_t(1) << (r & 63);
+      f.aheadRows.push_back(r);
+    };
+    for (size_t q = pc; q < p; ++q) {
+      const ir::Inst &in = f.code[q];
+      for (unsigned i = 0; i < in.nrs; ++i)
+        row(in.rs[i]);
+      for (unsigned i = 0; i < in.nrd; ++i)
+        row(in.rd[i]);
+    }
+  }
+  f.aheadRowFirst[n] = uint32_t(f.aheadRows.size());
+}
+
 void FunctionLowering::markPure(uint16_t opcode, size_t first) {
   if (!pureLowering(opcode))
     return;
@@ -668,6 +699,7 @@ void FunctionLowering::run() {
     computeZeroAtStart(out_); // (the code is final: after the passes above)
     computeSpinRegs(out_);
   }
+  computeAheadRuns(out_);
 }
 
 // --- LowerCtx ---------------------------------------------------------------------------------

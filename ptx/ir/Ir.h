@@ -251,6 +251,15 @@ struct Function {
   /// RegInit.h): indices spinRegs[spinFirst[pc] .. spinFirst[pc + 1]); every register when
   /// spinFirst is empty.
   std::vector<uint32_t> spinFirst, spinRegs;
+  /// Stepped warps' runs ahead (exec::runAhead): per pc, the length of the straight-line run of
+  /// pure instructions (Inst::pure) from it, at most exec::Warp::kAheadMax + 1 (0 when pc is not
+  /// pure), and the distinct data register rows that run reads and writes,
+  /// aheadRows[aheadRowFirst[pc] .. aheadRowFirst[pc + 1]) (prefetched before it runs). Static:
+  /// a run that a reconvergence point cuts shorter prefetches the rest too (only a hint). Empty
+  /// when not computed (code built outside the lowering): each step then looks.
+  std::vector<uint8_t> pureRun;
+  std::vector<uint32_t> aheadRowFirst;
+  std::vector<uint16_t> aheadRows;
   /// The JIT's compiled blocks (ptx/jit/JitOps.h), set once before the first launch that uses
   /// them (never changed while a launch runs); null while the function is only interpreted.
   mutable const jit::FunctionCode *jit = nullptr;
