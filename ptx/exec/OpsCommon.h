@@ -99,32 +99,86 @@ inline bool hostHasAvx2() {
   return v;
 }
 
-/// binaryFn compiled for AVX2 (see hostHasAvx2): a full warp in one vectorised loop (plain
-/// loop, no lambda: a lambda would not inherit the target); partial masks take binaryFn.
+/// The AVX2 integer handlers below (see hostHasAvx2) run a full warp in one vectorised loop
+/// (plain loops, no lambdas: a lambda would not inherit the target). A 32-bit operation is
+/// computed in the registers' 64-bit lanes where Op has w (64-bit arithmetic whose low 32 bits
+/// are the 32-bit result), then extended as toBits<T> does (lanes64), so the vectoriser keeps 4 lanes
+/// to an instruction instead of packing and unpacking 32-bit halves. A partial warp of at least
+/// kAvx2BlendLanes lanes computes every lane and writes back only those of the mask (the
+/// operations are total: any register bits give a result, with no fault and no side effect);
+/// fewer lanes take the baseline handler. Same results bit for bit.
+constexpr unsigned kAvx2BlendLanes = 8;
+/// The low 32 bits of `v` zero- or sign-extended as toBits<T> writes a 32-bit T, in 64-bit
+/// arithmetic (the sign extension without a 32-bit type: (x ^ 2^31) - 2^31).
+template <class T> inline uint64_t lanes64(uint64_t v) {
+  static_assert(sizeof(T) == 4);
+  if constexpr (std::is_signed_v<T>)
+    return ((v & 0xffffffffu) ^ 0x80000000u) - 0x80000000u;
+  else
+    return v & 0xffffffffu;
+}
+/// Lane l of the mask `m` as a 64-bit blend selector: all ones when l is in m.
+inline uint64_t laneSel(uint32_t m, unsigned l) { return uint64_t(0) - ((m >> l) & 1); }
+
+/// Whether Op has the 64-bit lane form w (the multiply has not: a 64-bit lane product is
+/// three vpmuludq, more than packing the 32-bit halves).
+template <class Op, class = void> struct HasLanes64 : std::false_type {};
+template <class Op> struct HasLanes64<Op, std::void_t<decltype(&Op::w)>> : std::true_type {};
+
+template <class T, class Op> inline uint64_t binaryLane64(uint64_t a, uint64_t b) {
+  if constexpr (sizeof(T) == 4 && HasLanes64<Op>::value)
+    return lanes64<T>(Op::w(a, b));
+  else
+    return toBits<T>(Op::f(fromBits<T>(a), fromBits<T>(b)));
+}
+template <class T, class Op> inline uint64_t ternaryLane64(uint64_t a, uint64_t b, uint64_t c) {
+  if constexpr (sizeof(T) == 4 && HasLanes64<Op>::value)
+    return lanes64<T>(Op::w(a, b, c));
+  else
+    return toBits<T>(Op::f(fromBits<T>(a), fromBits<T>(b), fromBits<T>(c)));
+}
+
+/// binaryFn of a 32- or 64-bit integer operation compiled for AVX2 (see above).
 template <class T, class R, class Op>
 __attribute__((target("avx2"))) void binaryFnAvx2(ExecCtx &ctx, Warp &w, const ir::Inst &in,
                                                   uint32_t m) {
-  if (m != kFullMask)
-    return binaryFn<T, R, Op>(ctx, w, in, m);
+  static_assert(std::is_same_v<T, R> && std::is_integral_v<T>);
   uint64_t *d = w.reg(in.dst[0]);
   const uint64_t *a = w.src(in.src[0]);
   const uint64_t *b = w.src(in.src[1]);
   // d may be a or b (the same register): lane l reads a[l], b[l] before writing d[l]
-  for (unsigned l = 0; l < kWarpSize; ++l)
-    d[l] = toBits<R>(Op::f(fromBits<T>(a[l]), fromBits<T>(b[l])));
+  if (m == kFullMask) {
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      d[l] = binaryLane64<T, Op>(a[l], b[l]);
+  } else if (laneCount(m) >= kAvx2BlendLanes) {
+    for (unsigned l = 0; l < kWarpSize; ++l) {
+      const uint64_t v = binaryLane64<T, Op>(a[l], b[l]), s = laneSel(m, l);
+      d[l] = (v & s) | (d[l] & ~s);
+    }
+  } else {
+    binaryFn<T, R, Op>(ctx, w, in, m);
+  }
 }
-/// ternaryFn compiled for AVX2, as binaryFnAvx2.
+/// ternaryFn of a 32- or 64-bit integer operation compiled for AVX2, as binaryFnAvx2.
 template <class T, class R, class Op>
 __attribute__((target("avx2"))) void ternaryFnAvx2(ExecCtx &ctx, Warp &w, const ir::Inst &in,
                                                    uint32_t m) {
-  if (m != kFullMask)
-    return ternaryFn<T, R, Op>(ctx, w, in, m);
+  static_assert(std::is_same_v<T, R> && std::is_integral_v<T>);
   uint64_t *d = w.reg(in.dst[0]);
   const uint64_t *a = w.src(in.src[0]);
   const uint64_t *b = w.src(in.src[1]);
   const uint64_t *c = w.src(in.src[2]);
-  for (unsigned l = 0; l < kWarpSize; ++l)
-    d[l] = toBits<R>(Op::f(fromBits<T>(a[l]), fromBits<T>(b[l]), fromBits<T>(c[l])));
+  if (m == kFullMask) {
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      d[l] = ternaryLane64<T, Op>(a[l], b[l], c[l]);
+  } else if (laneCount(m) >= kAvx2BlendLanes) {
+    for (unsigned l = 0; l < kWarpSize; ++l) {
+      const uint64_t v = ternaryLane64<T, Op>(a[l], b[l], c[l]), s = laneSel(m, l);
+      d[l] = (v & s) | (d[l] & ~s);
+    }
+  } else {
+    ternaryFn<T, R, Op>(ctx, w, in, m);
+  }
 }
 #endif
 

@@ -13,17 +13,34 @@ using ir::OpClass;
 
 // --- functors ---------------------------------------------------------------------------------
 
-struct AddOp { template <class T> static T f(T a, T b) { return add(a, b); } };
-struct SubOp { template <class T> static T f(T a, T b) { return sub(a, b); } };
+// (w: the 64-bit lane form of a 32-bit operation for the AVX2 handlers, OpsCommon.h; its low
+// 32 bits are f's result on the low 32 bits of the operands)
+struct AddOp {
+  template <class T> static T f(T a, T b) { return add(a, b); }
+  static uint64_t w(uint64_t a, uint64_t b) { return a + b; }
+};
+struct SubOp {
+  template <class T> static T f(T a, T b) { return sub(a, b); }
+  static uint64_t w(uint64_t a, uint64_t b) { return a - b; }
+};
 struct MulLoOp { template <class T> static T f(T a, T b) { return mulLo(a, b); } };
 struct MulHiOp { template <class T> static T f(T a, T b) { return mulHi(a, b); } };
 struct DivOp { template <class T> static T f(T a, T b) { return divInt(a, b); } };
 struct RemOp { template <class T> static T f(T a, T b) { return remInt(a, b); } };
 struct MinOp { template <class T> static T f(T a, T b) { return minInt(a, b); } };
 struct MaxOp { template <class T> static T f(T a, T b) { return maxInt(a, b); } };
-struct AndOp { template <class T> static T f(T a, T b) { return T(a & b); } };
-struct OrOp { template <class T> static T f(T a, T b) { return T(a | b); } };
-struct XorOp { template <class T> static T f(T a, T b) { return T(a ^ b); } };
+struct AndOp {
+  template <class T> static T f(T a, T b) { return T(a & b); }
+  static uint64_t w(uint64_t a, uint64_t b) { return a & b; }
+};
+struct OrOp {
+  template <class T> static T f(T a, T b) { return T(a | b); }
+  static uint64_t w(uint64_t a, uint64_t b) { return a | b; }
+};
+struct XorOp {
+  template <class T> static T f(T a, T b) { return T(a ^ b); }
+  static uint64_t w(uint64_t a, uint64_t b) { return a ^ b; }
+};
 struct AbsOp { template <class T> static T f(T a) { return absInt(a); } };
 struct NegOp { template <class T> static T f(T a) { return negInt(a); } };
 struct NotOp { template <class T> static T f(T a) { return bitNot(a); } };
@@ -229,25 +246,39 @@ template <class T> void shrFn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
   forLanes(m, [&](unsigned l) { d[l] = toBits(shr((T)a[l], (uint32_t)b[l])); });
 }
 #if PTXSIM_HOST_AVX2
-/// shl/shr for a full warp compiled for AVX2 (see hostHasAvx2): per-lane shift amounts are
-/// vpsllvq/vpsrlvq there, where SSE2 shifts lane by lane. Same results bit for bit.
-template <class T>
-__attribute__((target("avx2"))) void shlAvx2(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
-  if (m != kFullMask)
-    return shlFn<T>(ctx, w, in, m);
-  uint64_t *d = w.reg(in.dst[0]);
-  const uint64_t *a = w.src(in.src[0]), *b = w.src(in.src[1]);
-  for (unsigned l = 0; l < kWarpSize; ++l)
-    d[l] = toBits(shl((T)a[l], (uint32_t)b[l]));
+/// shl/shr of 32- and 64-bit values compiled for AVX2 (see OpsCommon.h): per-lane shift amounts
+/// are vpsllvq/vpsrlvq there, where SSE2 shifts lane by lane; 32-bit values shift in their
+/// 64-bit lanes (an amount of 32..63 leaves no low bits, as one >= 32 gives 0). Signed shr
+/// keeps the baseline handler's lanes (AVX2 has no 64-bit arithmetic shift). Same results.
+template <class T, bool kLeft> inline uint64_t shiftLane64(uint64_t a, uint64_t b) {
+  const uint64_t n = uint32_t(b);
+  if constexpr (std::is_signed_v<T> || sizeof(T) < 4) {
+    return kLeft ? toBits(shl((T)a, (uint32_t)n)) : toBits(shr((T)a, (uint32_t)n));
+  } else if constexpr (kLeft) {
+    const uint64_t v = n < 64 ? a << n : 0;
+    return sizeof(T) == 4 ? v & 0xffffffffu : v;
+  } else {
+    const uint64_t x = sizeof(T) == 4 ? a & 0xffffffffu : a;
+    return n < 64 ? x >> n : 0;
+  }
 }
-template <class T>
-__attribute__((target("avx2"))) void shrAvx2(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
-  if (m != kFullMask)
-    return shrFn<T>(ctx, w, in, m);
+template <class T, bool kLeft>
+__attribute__((target("avx2"))) void shiftAvx2(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   uint64_t *d = w.reg(in.dst[0]);
   const uint64_t *a = w.src(in.src[0]), *b = w.src(in.src[1]);
-  for (unsigned l = 0; l < kWarpSize; ++l)
-    d[l] = toBits(shr((T)a[l], (uint32_t)b[l]));
+  if (m == kFullMask) {
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      d[l] = shiftLane64<T, kLeft>(a[l], b[l]);
+  } else if (laneCount(m) >= kAvx2BlendLanes) {
+    for (unsigned l = 0; l < kWarpSize; ++l) {
+      const uint64_t v = shiftLane64<T, kLeft>(a[l], b[l]), s = laneSel(m, l);
+      d[l] = (v & s) | (d[l] & ~s);
+    }
+  } else if (kLeft) {
+    shlFn<T>(ctx, w, in, m);
+  } else {
+    shrFn<T>(ctx, w, in, m);
+  }
 }
 #endif
 void lop3Fn(ExecCtx &, Warp &w, const Inst &in, uint32_t m) {
@@ -867,10 +898,10 @@ template <class T> struct ShlH { static constexpr ir::ExecFn fn = shlFn<T>; };
 template <class T> struct ShrH { static constexpr ir::ExecFn fn = shrFn<T>; };
 #if PTXSIM_HOST_AVX2
 template <class T> struct ShlAvx2H {
-  static constexpr ir::ExecFn fn = sizeof(T) >= 4 ? shlAvx2<T> : shlFn<T>;
+  static constexpr ir::ExecFn fn = sizeof(T) >= 4 ? shiftAvx2<std::make_unsigned_t<T>, true> : shlFn<T>;
 };
 template <class T> struct ShrAvx2H {
-  static constexpr ir::ExecFn fn = sizeof(T) >= 4 ? shrAvx2<T> : shrFn<T>;
+  static constexpr ir::ExecFn fn = sizeof(T) >= 4 ? shiftAvx2<T, false> : shrFn<T>;
 };
 #endif
 template <class T> struct SlctH { static constexpr ir::ExecFn fn = slctFn<T>; };
