@@ -352,6 +352,19 @@ static bool hostAvx2() {
   static const bool v = __builtin_cpu_supports("avx2");
   return v;
 }
+/// laneRange() of a full warp compiled for AVX2: the unsigned minimum and maximum four lanes
+/// at a time (vpcmpgtq on biased values), where the baseline compares lane by lane. All lanes
+/// at one address give {a0, a0, a0}, as fullWarpRange does.
+static __attribute__((target("avx2"))) LaneRange fullRangeAvx2(const uint64_t *a) {
+  uint64_t lo = ~0ull, hi = 0, bits = 0;
+  for (unsigned l = 0; l < kWarpSize; ++l) {
+    const uint64_t v = a[l];
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+    bits |= v;
+  }
+  return LaneRange{lo, hi, bits};
+}
 #endif
 
 bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsigned bytes,
@@ -388,13 +401,20 @@ bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsig
         }
       }
     }
-    if (diff) // not coalesced: maybe all lanes at one address (a second, short pass)
-      for (unsigned l = 0; l < kWarpSize; ++l)
-        same |= a[l] ^ a0;
     acc.contiguous = false;
     LaneRange r;
-    if (!fullWarpRange(a0, diff, same, bytes, r, acc))
-      r = laneRange(a, mask);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (diff && hostAvx2()) {
+      r = fullRangeAvx2(a); // (the range fullWarpRange or laneRange gives)
+    } else
+#endif
+    {
+      if (diff) // not coalesced: maybe all lanes at one address (a second, short pass)
+        for (unsigned l = 0; l < kWarpSize; ++l)
+          same |= a[l] ^ a0;
+      if (!fullWarpRange(a0, diff, same, bytes, r, acc))
+        r = laneRange(a, mask);
+    }
     if (!regionOf(ctx, w, in, r, bytes, align, write, acc))
       return false;
     if (acc.contiguous && !write && acc.bias == 0)

@@ -2,6 +2,8 @@
 
 #include "ExecHarness.h"
 
+#include <algorithm>
+
 using namespace ptxsim;
 using namespace ptxsim::test;
 
@@ -658,6 +660,209 @@ TEST(ExecCore, BufferedGlobalStoresWaitForTheCommit) {
   EXPECT_EQ(v[32], 131u); // every lane wrote the pair: the last lane's bytes stay
   EXPECT_EQ(v[33], 31u);
   ASSERT_TRUE(g->finish().ok());
+}
+
+
+// Integer arithmetic, logic and shifts for a full warp, for guards that leave many lanes (the
+// AVX2 handlers compute every lane and write back the guard's) and few, on 32-bit values whose
+// register slots hold the sign extension of a negative s32 result in their upper bits (readers
+// look at their type's width only), with shift amounts of 32 and more. Lanes the guard leaves
+// out keep their value.
+TEST(ExecCore, IntegerOpsHonourTypeWidthAndGuardOnEveryMask) {
+  std::vector<uint32_t> a(32), b(32);
+  const uint32_t amounts[] = {0, 1, 5, 31, 32, 33, 63, 64, 65, 100, 0x80000000u, 0xffffffffu};
+  for (uint32_t l = 0; l < 32; ++l) {
+    a[l] = l * 0x9e3779b9u ^ (l & 1 ? 0x80000000u : 0);
+    b[l] = l < 12 ? amounts[l] : l * 0x7f4a7c15u;
+  }
+  const uint32_t kSentinel = 0xdeadbeefu;
+  struct Guard {
+    const char *text;
+    bool (*on)(uint32_t);
+  };
+  const Guard guards[] = {
+      {"", [](uint32_t) { return true; }},
+      {"@%p ", [](uint32_t l) { return l % 3 != 0; }},  // 21 lanes
+      {"@!%p ", [](uint32_t l) { return l % 3 == 0; }}, // 11 lanes
+      {"@%q ", [](uint32_t l) { return l % 8 == 0; }},  // 4 lanes
+  };
+  struct Op {
+    const char *text; // %a and %b: the sources, %d the destination
+    uint32_t (*f)(uint32_t, uint32_t);
+  };
+  const Op ops[] = {
+      {"add.s32 %d, %a, %b;", [](uint32_t x, uint32_t y) { return x + y; }},
+      {"add.u32 %d, %a, %b;", [](uint32_t x, uint32_t y) { return x + y; }},
+      {"sub.s32 %d, %a, %b;", [](uint32_t x, uint32_t y) { return x - y; }},
+      {"and.b32 %d, %a, %b;", [](uint32_t x, uint32_t y) { return x & y; }},
+      {"or.b32 %d, %a, %b;", [](uint32_t x, uint32_t y) { return x | y; }},
+      {"xor.b32 %d, %a, %b;", [](uint32_t x, uint32_t y) { return x ^ y; }},
+      {"mad.lo.s32 %d, %a, %b, %a;", [](uint32_t x, uint32_t y) { return x * y + x; }},
+      {"mad.lo.u32 %d, %a, 1664525, 1013904223;", [](uint32_t x, uint32_t) { return x * 1664525u + 1013904223u; }},
+      {"shl.b32 %d, %a, %b;", [](uint32_t x, uint32_t n) { return n >= 32 ? 0u : x << n; }},
+      {"shr.u32 %d, %a, %b;", [](uint32_t x, uint32_t n) { return n >= 32 ? 0u : x >> n; }},
+      {"shr.s32 %d, %a, %b;", [](uint32_t x, uint32_t n) { return uint32_t(int32_t(x) >> (n >= 32 ? 31 : n)); }},
+      {"shr.u32 %d, %a, 7;", [](uint32_t x, uint32_t) { return x >> 7; }},
+      {"shl.b32 %d, %a, 3;", [](uint32_t x, uint32_t) { return x << 3; }},
+  };
+  for (const Op &op : ops) {
+    for (const Guard &g : guards) {
+      // %a and %b through add.s32: their slots' upper bits are the sign of bit 31
+      std::string body = "rem.u32 %d, %i, 3; setp.ne.u32 %p, %d, 0; rem.u32 %d, %i, 8; "
+                         "setp.eq.u32 %q, %d, 0; add.s32 %a, %a, 0; add.s32 %b, %b, 0; "
+                         "mov.u32 %d, " + std::to_string(kSentinel) + "; " + g.text + op.text;
+      auto v = runElementwise<uint32_t, uint32_t>("u32", "u32", body, a, b);
+      ASSERT_EQ(v.size(), 32u) << body;
+      for (uint32_t l = 0; l < 32; ++l)
+        EXPECT_EQ(v[l], g.on(l) ? op.f(a[l], b[l]) : kSentinel) << body << " lane " << l;
+    }
+  }
+  // 64-bit forms
+  std::vector<uint64_t> a64(32), b64(32);
+  for (uint32_t l = 0; l < 32; ++l) {
+    a64[l] = uint64_t(a[l]) << 32 | (a[l] ^ 0x5bd1e995u);
+    b64[l] = l < 12 ? amounts[l] : uint64_t(b[l]) << 29 | l;
+  }
+  struct Op64 {
+    const char *text;
+    uint64_t (*f)(uint64_t, uint64_t);
+  };
+  const Op64 ops64[] = {
+      {"add.s64 %d, %a, %b;", [](uint64_t x, uint64_t y) { return x + y; }},
+      {"sub.u64 %d, %a, %b;", [](uint64_t x, uint64_t y) { return x - y; }},
+      {"xor.b64 %d, %a, %b;", [](uint64_t x, uint64_t y) { return x ^ y; }},
+      {"and.b64 %d, %a, %b;", [](uint64_t x, uint64_t y) { return x & y; }},
+      {"mad.lo.u64 %d, %a, %b, %a;", [](uint64_t x, uint64_t y) { return x * y + x; }},
+      {"shl.b64 %d, %a, %r;", [](uint64_t x, uint64_t n) { return uint32_t(n) >= 64 ? 0 : x << uint32_t(n); }},
+      {"shr.u64 %d, %a, %r;", [](uint64_t x, uint64_t n) { return uint32_t(n) >= 64 ? 0 : x >> uint32_t(n); }},
+      {"shr.s64 %d, %a, %r;", [](uint64_t x, uint64_t n) {
+         return uint64_t(int64_t(x) >> (uint32_t(n) >= 64 ? 63 : uint32_t(n)));
+       }},
+  };
+  for (const Op64 &op : ops64) {
+    for (const Guard &g : guards) {
+      std::string body = ".reg .b32 %r, %m; cvt.u32.u64 %r, %b; rem.u32 %m, %i, 3; "
+                         "setp.ne.u32 %p, %m, 0; rem.u32 %m, %i, 8; setp.eq.u32 %q, %m, 0; "
+                         "mov.u64 %d, 0xfeedfacecafef00d; " + std::string(g.text) + op.text;
+      auto v = runElementwise<uint64_t, uint64_t>("u64", "u64", body, a64, b64);
+      ASSERT_EQ(v.size(), 32u) << body;
+      for (uint32_t l = 0; l < 32; ++l)
+        EXPECT_EQ(v[l], g.on(l) ? op.f(a64[l], b64[l]) : 0xfeedfacecafef00dull)
+            << body << " lane " << l;
+    }
+  }
+}
+
+// The lowering's table of pure runs (ir::Function::pureRun, aheadRows) is what a step would find
+// walking the code: per pc, how many pure instructions follow in a straight line from it (at most
+// Warp::kAheadMax + 1) and the data registers they read and write, each once.
+TEST(ExecCore, PureRunTableMatchesTheCode) {
+  ExecHarness h;
+  std::string body;
+  for (int i = 0; i < 40; ++i) // a run longer than kAheadMax + 1
+    body += "  add.u32 %r" + std::to_string(2 + i % 5) + ", %r" + std::to_string(1 + i % 6) +
+            ", " + std::to_string(i) + ";\n";
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<8>; .reg .b64 %rd<4>; .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+)" + body + R"(
+  setp.lt.u32 %p1, %r2, 8;
+  @%p1 bra DONE;
+  mul.lo.u32 %r3, %r3, %r4;
+DONE:
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)")) << h.errors;
+  uint64_t param = h.alloc(32 * 4);
+  ptx::exec::LaunchResult err;
+  auto g = beginOneBlock(h, &param, 32, err);
+  ASSERT_TRUE(g) << err.message;
+  ptx::exec::Cta *cta = g->startCta(0);
+  const ptx::ir::Function &fn = *g->function(g->warp(cta, 0));
+  const size_t n = fn.code.size();
+  ASSERT_EQ(fn.pureRun.size(), n);
+  ASSERT_EQ(fn.aheadRowFirst.size(), n + 1);
+  uint32_t longest = 0;
+  for (size_t pc = 0; pc < n; ++pc) {
+    size_t end = pc;
+    while (end < n && end < pc + 1 + ptx::exec::Warp::kAheadMax && fn.code[end].pure)
+      ++end;
+    EXPECT_EQ(fn.pureRun[pc], end - pc) << "pc " << pc;
+    longest = std::max<uint32_t>(longest, fn.pureRun[pc]);
+    std::vector<uint16_t> want;
+    for (size_t q = pc; q < end; ++q) {
+      const ptx::ir::Inst &in = fn.code[q];
+      std::vector<uint16_t> regs(in.rs, in.rs + in.nrs);
+      regs.insert(regs.end(), in.rd, in.rd + in.nrd);
+      for (uint16_t r : regs)
+        if (!(r & ptx::ir::Inst::kPredBit) && r < 256 &&
+            std::find(want.begin(), want.end(), r) == want.end())
+          want.push_back(r);
+    }
+    std::vector<uint16_t> got(fn.aheadRows.begin() + fn.aheadRowFirst[pc],
+                              fn.aheadRows.begin() + fn.aheadRowFirst[pc + 1]);
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want) << "pc " << pc;
+  }
+  EXPECT_EQ(longest, ptx::exec::Warp::kAheadMax + 1);
+  g->finish();
+}
+
+// A full warp's load whose lanes are neither coalesced nor at one address (two rows of 16, as a
+// tiled matrix multiply reads shared memory) is checked for the whole warp by its lowest and
+// highest lane: in bounds it reads every lane's word; one lane past the allocation's end, or one
+// below its start, faults.
+TEST(ExecCore, ScatteredFullWarpLoadChecksItsLowestAndHighestLane) {
+  auto run = [](int32_t badLane, int64_t badIndex, std::string *failure) {
+    std::vector<uint32_t> idx(32);
+    for (uint32_t l = 0; l < 32; ++l)
+      idx[l] = (l & 15) + (l < 16 ? 8 : 40); // (two rows of 16 words)
+    std::vector<uint64_t> off(32);
+    for (uint32_t l = 0; l < 32; ++l)
+      off[l] = uint64_t(int64_t(l == uint32_t(badLane) ? badIndex : idx[l]) * 4);
+    ExecHarness h;
+    EXPECT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 data, .param .u64 offs, .param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [data]; ld.param.u64 %rd2, [offs]; ld.param.u64 %rd3, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 8;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.u64 %rd6, [%rd5];
+  add.s64 %rd7, %rd1, %rd6;
+  ld.global.u32 %r2, [%rd7];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd3, %rd4;
+  st.global.u32 [%rd5], %r2;
+  ret;
+}
+)")) << h.errors;
+    std::vector<uint32_t> data(60); // (240 bytes: the allocation's rounding follows its end)
+    for (uint32_t i = 0; i < 60; ++i)
+      data[i] = 1000 + i;
+    uint64_t before = h.alloc(256);
+    uint64_t dd = h.upload(data);
+    uint64_t dof = h.upload(off), out = h.alloc(32 * 4);
+    h.engine->memory().release(before); // (nothing just below `data`)
+    auto r = h.launch("k", {1}, {32}, {dd, dof, out});
+    *failure = r.ok() ? "" : r.message;
+    std::vector<uint32_t> v = h.read<uint32_t>(out, 32);
+    for (uint32_t l = 0; r.ok() && l < 32; ++l)
+      EXPECT_EQ(v[l], 1000 + idx[l]) << "lane " << l;
+  };
+  std::string failure;
+  run(-1, 0, &failure);
+  EXPECT_EQ(failure, "");
+  run(31, 60, &failure); // the word after the last
+  EXPECT_NE(failure, "");
+  run(0, -1, &failure); // the word before the first
+  EXPECT_NE(failure, "");
 }
 
 } // namespace
