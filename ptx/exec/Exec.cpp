@@ -348,6 +348,19 @@ static __attribute__((target("avx2"))) uint64_t addressPassAvx2(const uint64_t *
   }
   return diff;
 }
+/// The same pass for a 32-bit address ([reg+off] with addr32: shared memory's usual form).
+static __attribute__((target("avx2"))) uint64_t addressPass32Avx2(const uint64_t *__restrict rg,
+                                                                  uint64_t off,
+                                                                  uint64_t *__restrict a,
+                                                                  unsigned bytes) {
+  uint64_t diff = 0, next = (uint32_t)(rg[0] + off);
+  for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
+    uint64_t v = (uint32_t)(rg[l] + off);
+    a[l] = v;
+    diff |= v ^ next;
+  }
+  return diff;
+}
 static bool hostAvx2() {
   static const bool v = __builtin_cpu_supports("avx2");
   return v;
@@ -377,12 +390,19 @@ bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsig
     uint64_t diff = 0, same = 0, a0;
     if (in.addr32) {
       a0 = (uint32_t)(rg[0] + off);
-      uint64_t next = a0;
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (hostAvx2()) {
+        diff = addressPass32Avx2(rg, off, a, bytes);
+      } else
+#endif
+      {
+        uint64_t next = a0;
 #pragma GCC unroll 4
-      for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
-        uint64_t v = (uint32_t)(rg[l] + off);
-        a[l] = v;
-        diff |= v ^ next;
+        for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
+          uint64_t v = (uint32_t)(rg[l] + off);
+          a[l] = v;
+          diff |= v ^ next;
+        }
       }
     } else {
       a0 = rg[0] + off;
