@@ -977,7 +977,8 @@ bool SteppedGrid::ready(const Warp &w) const { return w.state == WarpState::Read
 bool SteppedGrid::atBarrier(const Warp &w) const { return w.state == WarpState::AtBarrier; }
 bool SteppedGrid::done(const Warp &w) const { return w.state == WarpState::Done; }
 const ir::Inst *SteppedGrid::peek(Warp &w) { return peekWarp(w); }
-const ir::Inst *SteppedGrid::next(const Warp &w, bool &popDue) const {
+namespace {
+inline const ir::Inst *nextOf(const Warp &w, bool &popDue) {
   popDue = false;
   if (w.state != WarpState::Ready || w.stack.empty())
     return nullptr;
@@ -988,6 +989,8 @@ const ir::Inst *SteppedGrid::next(const Warp &w, bool &popDue) const {
   }
   return &w.fn->code[top.pc];
 }
+} // namespace
+const ir::Inst *SteppedGrid::next(const Warp &w, bool &popDue) const { return nextOf(w, popDue); }
 const ir::Function *SteppedGrid::function(const Warp &w) const { return w.fn; }
 bool SteppedGrid::callsBody(const Warp &w, const ir::Inst &in) const {
   if (in.ctl != ir::Ctl::Call || !w.fn || in.target >= w.fn->calls.size())
@@ -1007,8 +1010,7 @@ void SteppedGrid::fault(Warp &w, const ir::Inst &in, const std::string &what, ui
   s_->anyFault.store(true, std::memory_order_relaxed);
 }
 void SteppedGrid::setCycle(uint64_t cycle, uint32_t lane) { s_->lane(lane).cycle = cycle; }
-bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint32_t lane) {
-  ExecCtx &ctx = s_->lane(lane);
+inline bool SteppedGrid::stepIn(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
   if (ctx.faulted())
     return false;
   // (an instruction executed ahead: nothing runs, the warp stays Ready and cannot fault)
@@ -1022,6 +1024,15 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint32_t lane) {
     s_->anyFault.store(true, std::memory_order_relaxed);
     return false;
   }
+  return ok;
+}
+bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint32_t lane) {
+  return stepIn(s_->lane(lane), w, rec);
+}
+bool SteppedGrid::stepThenNext(Warp &w, WarpInstRecord &rec, uint32_t lane,
+                               const ir::Inst *&next, bool &popDue) {
+  const bool ok = stepIn(s_->lane(lane), w, rec);
+  next = nextOf(w, popDue);
   return ok;
 }
 void SteppedGrid::bufferGlobalStores(uint32_t lane, bool on) { s_->lane(lane).bufferStores = on; }

@@ -92,6 +92,10 @@ public:
   bool step(Warp &w, WarpInstRecord &rec, uint32_t lane = 0);
   /// The simulated cycle the next step() of `lane` issues at (ExecCtx::cycle for handlers).
   void setCycle(uint64_t cycle, uint32_t lane = 0);
+  /// step(w, rec, lane), then `next` = next(w, popDue), in one call (a cycle model's issue).
+  /// Returns what step() returns.
+  bool stepThenNext(Warp &w, WarpInstRecord &rec, uint32_t lane, const ir::Inst *&next,
+                    bool &popDue);
   /// True when `lane` has faulted.
   bool laneFaulted(uint32_t lane) const;
   /// While on, plain global stores stepped in `lane` (bufferableStore) are held in the lane's
@@ -132,6 +136,7 @@ public:
 private:
   friend class Engine;
   SteppedGrid() = default;
+  bool stepIn(ExecCtx &ctx, Warp &w, WarpInstRecord &rec);
   struct State;
   std::unique_ptr<State> s_;
 };

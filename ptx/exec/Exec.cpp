@@ -1583,33 +1583,6 @@ void runAhead(ExecCtx &ctx, Warp &w, uint32_t pc, uint32_t end, uint32_t active)
   w.aheadAt = 0;
 }
 
-/// The step of an instruction executed ahead (Warp::aheadN > 0, `top` at Warp::aheadPc): its
-/// record and the warp's counts, as the step that executes one.
-template <bool kStep>
-inline void recordAhead(ExecCtx &ctx, Warp &w, SimtEntry &top, const ir::Function &fn,
-                        WarpInstRecord *rec) {
-  const uint32_t pc = top.pc;
-  const uint32_t m = w.aheadMask[w.aheadAt++];
-  --w.aheadN;
-  ++w.aheadPc;
-  ++w.instCount;
-  ++ctx.warpInsts;
-  ctx.threadInsts += laneCount(top.mask);
-  if constexpr (kStep) {
-    const ir::Inst &in = fn.code[pc];
-    rec->pc = pc;
-    rec->inst = &in;
-    rec->fn = &fn;
-    rec->activeMask = top.mask;
-    rec->execMask = m;
-    rec->cls = in.cls;
-    rec->isMemory = false;
-    rec->blocked = false;
-    rec->callDone = false;
-  }
-  top.pc = pc + 1;
-}
-
 template <bool kStep>
 uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
   uint64_t n = 0;
@@ -1635,7 +1608,7 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
         return n;
       }
       ++n;
-      recordAhead<kStep>(ctx, w, top, fn, rec);
+      recordAhead(ctx, w, top, fn, kStep ? rec : nullptr);
       continue;
     }
     if constexpr (!kStep) {
@@ -2023,19 +1996,6 @@ const ir::Inst *peekWarp(Warp &w) {
     return &w.fn->code[top.pc];
   }
   return nullptr;
-}
-
-bool stepAheadWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
-  // (what runImpl's loop finds before its run-ahead branch: a Ready warp whose top entry is
-  // neither reconverged nor empty, at the pc the instructions executed ahead resume from)
-  if (w.state != WarpState::Ready || w.stack.empty() || !w.aheadN)
-    return false;
-  SimtEntry &top = w.stack.back();
-  if (top.pc == top.rpc || top.mask == 0 || top.pc != w.aheadPc)
-    return false;
-  recordAhead<true>(ctx, w, top, *w.fn, &rec);
-  rec.switched = false; // (no lane group switch: the step moved only the pc)
-  return true;
 }
 
 bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {

@@ -183,11 +183,49 @@ const ir::Inst *peekWarp(Warp &w);
 /// Executes exactly one instruction of `w` (which must be Ready) and describes it in `rec`.
 /// Returns false when the warp has nothing to execute (done or blocked).
 bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec);
+/// The step of an instruction executed ahead (Warp::aheadN > 0, `top` at Warp::aheadPc): its
+/// record (when `rec`) and the warp's counts, as the step that executes one.
+inline void recordAhead(ExecCtx &ctx, Warp &w, SimtEntry &top, const ir::Function &fn,
+                        WarpInstRecord *rec) {
+  const uint32_t pc = top.pc;
+  const uint32_t m = w.aheadMask[w.aheadAt++];
+  --w.aheadN;
+  ++w.aheadPc;
+  ++w.instCount;
+  ++ctx.warpInsts;
+  ctx.threadInsts += laneCount(top.mask);
+  if (rec) {
+    const ir::Inst &in = fn.code[pc];
+    rec->pc = pc;
+    rec->inst = &in;
+    rec->fn = &fn;
+    rec->activeMask = top.mask;
+    rec->execMask = m;
+    rec->cls = in.cls;
+    rec->isMemory = false;
+    rec->blocked = false;
+    rec->callDone = false;
+  }
+  top.pc = pc + 1;
+}
+
 /// stepWarp() of an instruction an earlier step executed ahead of its issue (Warp::aheadN, at
 /// Warp::aheadPc): describes it in `rec` and moves the warp on, as stepWarp() would, without
 /// its general loop. False, with nothing changed, when the warp is not simply there (not Ready,
 /// a stack entry to pop, another pc): stepWarp() then takes the step (and reports what is wrong).
-bool stepAheadWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec);
+/// Inline: a cycle model's issue takes it for most instructions of straight-line code.
+inline bool stepAheadWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
+  // (what runImpl's loop finds before its run-ahead branch: a Ready warp whose top entry is
+  // neither reconverged nor empty, at the pc the instructions executed ahead resume from)
+  if (w.state != WarpState::Ready || w.stack.empty() || !w.aheadN)
+    return false;
+  SimtEntry &top = w.stack.back();
+  if (top.pc == top.rpc || top.mask == 0 || top.pc != w.aheadPc)
+    return false;
+  recordAhead(ctx, w, top, *w.fn, &rec);
+  rec.switched = false; // (no lane group switch: the step moved only the pc)
+  return true;
+}
 
 /// Executes a call of device-runtime builtin `id` (DeviceRuntime.h) for the lanes in `mask`
 /// (defined in DeviceRuntime.cpp). False after a fault.

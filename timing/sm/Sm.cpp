@@ -597,15 +597,17 @@ PTXSIM_ISSUE_INLINE Sm::StepOutcome Sm::stepBody(Slot &s, const Inst &in, Cycle 
   s.nextCache = nullptr;
   s.opsFor = nullptr;
   s.operandsWereReady = false;
-  const bool stepped = grid_->step(*s.w, rec_, id_);
+  // The step, and the next instruction while the warp's state is in the cache (the scan would
+  // read the same one: nothing but its own steps moves a ready warp on); none when a
+  // reconverged stack entry is due to be popped (the scan's peek pops it) or the warp left the
+  // ready state.
+  bool popDue = false;
+  const ptx::ir::Inst *next = nullptr;
+  const bool stepped = grid_->stepThenNext(*s.w, rec_, id_, next, popDue);
   // (the warp's state read here, as SteppedGrid::done does: no call on every issue)
   if (s.w->state == ptx::exec::WarpState::Done)
     retireCheck_ = true; // the warp finished: its CTA may be done
-  // The next instruction while the warp's state is in the cache (the scan would read the same
-  // one: nothing but its own steps moves a ready warp on). Not when a reconverged stack entry
-  // is due to be popped (the scan's peek pops it) or the warp left the ready state.
-  bool popDue = false;
-  s.nextCache = grid_->next(*s.w, popDue);
+  s.nextCache = next;
   s.stepHint[0] = s.w->stack.empty() ? nullptr : &s.w->stack.back();
   s.stepHint[1] = s.w->preds;
   if (!stepped) {
