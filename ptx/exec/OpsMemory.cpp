@@ -4,6 +4,9 @@
 #include "ptx/jit/JitOps.h"
 
 #include <algorithm>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 namespace ptxsim::ptx::exec {
 namespace {
@@ -30,6 +33,19 @@ template <class Ends> inline void copyVectors(uint32_t m, unsigned bytes, Ends e
   }
 }
 
+#if PTXSIM_HOST_AVX2
+/// A full warp's 32-bit loads from scattered addresses (w.addr[l] + bias, all checked) as AVX2
+/// gathers, four lanes to an instruction, each value zero-extended into its register slot as
+/// toBits<uint32_t> does; the baseline loads lane by lane.
+__attribute__((target("avx2"))) void gatherU32(uint64_t *d, const uint64_t *a, uint64_t bias) {
+  for (unsigned l = 0; l < kWarpSize; l += 4) {
+    const __m256i at = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + l));
+    const __m128i v = _mm256_i64gather_epi32(reinterpret_cast<const int *>(bias), at, 1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(d + l), _mm256_cvtepu32_epi64(v));
+  }
+}
+#endif
+
 template <class T> void ldFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   uint8_t *p[kWarpSize];
   unsigned n = in.vec;
@@ -46,6 +62,10 @@ template <class T> void ldFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) 
           d[l] = toBits(v);
         }
       } else {
+#if PTXSIM_HOST_AVX2
+        if (std::is_same_v<T, uint32_t> && m == kFullMask && hostHasAvx2())
+          return gatherU32(d, a, acc.bias);
+#endif
         forLanes(m, [&](unsigned l) {
           T v;
           std::memcpy(&v, reinterpret_cast<const uint8_t *>(a[l] + acc.bias), sizeof(T));
