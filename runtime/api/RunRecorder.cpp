@@ -230,9 +230,20 @@ void RunRecorder::printKernelTiming(const RunInfo &info) const {
 
 void RunRecorder::printWouldSave(const RunInfo &info, double kernelSeconds) const {
   // repeated kernels simulated in full: say what kernel sampling would have saved (only where
-  // it is worth a line: a tenth of the kernels' host time and at least a second)
+  // it is worth a line: a tenth of the kernels' host time and at least a second, or the seconds
+  // PTXSIM_SAMPLE_HINT_SECONDS gives: a test's host may be fast enough to stay under one)
   const sim::KernelSimulator::WouldEstimate &w = info.wouldEstimate;
-  if (w.launches && w.hostSeconds >= 1.0 && w.hostSeconds >= 0.1 * kernelSeconds)
+  double least = 1.0;
+  if (const char *v = std::getenv("PTXSIM_SAMPLE_HINT_SECONDS"); v && *v) {
+    char *end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end && !*end && s >= 0)
+      least = s;
+    else
+      std::fprintf(stderr, "ptxsim: PTXSIM_SAMPLE_HINT_SECONDS=%s is not a number of seconds >= 0; "
+                           "using 1\n", v);
+  }
+  if (w.launches && w.hostSeconds >= least && w.hostSeconds >= 0.1 * kernelSeconds)
     std::fprintf(stderr,
                  "  --sample kernels would estimate %llu of %zu launches (repeats of one kernel "
                  "and shape) instead of simulating them: about %.1f of the %.1f host seconds in "
