@@ -144,17 +144,31 @@ void DramChannel::fillQueueView(DramQueueView &q) const {
 }
 
 Cycle DramChannel::firstCommand() const {
-  // (the least earliest() over the queue: one value per bank and kind present)
-  DramQueueView q;
-  fillQueueView(q);
-  Cycle t = kNever;
+  // The least earliest() over the queue: one value per bank and kind present, as
+  // DramQueueView's hitEarliest / otherEarliest give them. Each is a max of a bank's time and
+  // a bus time shared by the banks (max is monotone), so the least of them is the shared time
+  // against the least bank time: the loop only takes minima of the banks' times.
+  Cycle hitMin[2] = {kNever, kNever};
+  Cycle openMin = kNever, closedMin = kNever; // (other requests: a PRE on an open bank, an ACT)
   for (uint32_t k = 0; k < maskWords_; ++k) {
+    const DramBankView *vk = views_.data() + size_t(k) * 64;
     for (unsigned w = 0; w < 2; ++w)
       for (uint64_t m = hitMask_[w][k]; m; m &= m - 1)
-        t = std::min(t, q.hitEarliest(views_[k * 64 + __builtin_ctzll(m)], w));
-    for (uint64_t m = otherMask_[0][k] | otherMask_[1][k]; m; m &= m - 1)
-      t = std::min(t, q.otherEarliest(views_[k * 64 + __builtin_ctzll(m)]));
+        hitMin[w] = std::min(hitMin[w], vk[__builtin_ctzll(m)].colReady);
+    for (uint64_t m = otherMask_[0][k] | otherMask_[1][k]; m; m &= m - 1) {
+      const DramBankView &v = vk[__builtin_ctzll(m)];
+      const Cycle r = v.otherReady;
+      openMin = std::min(openMin, v.open ? r : kNever);
+      closedMin = std::min(closedMin, v.open ? kNever : r);
+    }
   }
+  Cycle t = openMin;
+  if (hitMin[0] != kNever)
+    t = std::min(t, std::max({hitMin[0], nextCol_, nextRead_}));
+  if (hitMin[1] != kNever)
+    t = std::min(t, std::max({hitMin[1], nextCol_, nextWrite_}));
+  if (closedMin != kNever)
+    t = std::min(t, std::max(closedMin, nextAct_));
   return t;
 }
 
