@@ -171,6 +171,33 @@ private:
     MemRequest req;
     Cycle arrival = 0;
   };
+  /// inFlight_: the live entries are v[head..) in one array (a deque's order without its
+  /// block map: the front pops by moving `head`, and the popped prefix is dropped when it is
+  /// at least half the array or the queue empties; the capacity stays).
+  struct InFlightQueue {
+    std::vector<InFlight> v;
+    size_t head = 0;
+    bool empty() const { return head == v.size(); }
+    const InFlight &front() const { return v[head]; }
+    void pop_front() {
+      if (++head == v.size()) {
+        v.clear();
+        head = 0;
+      }
+    }
+    InFlight *begin() { return v.data() + head; }
+    InFlight *end() { return v.data() + v.size(); }
+    /// Inserts `x` before `pos` (a pointer from begin()..end()).
+    void insert(InFlight *pos, const InFlight &x) {
+      size_t at = size_t(pos - v.data());
+      if (head != 0 && head * 2 >= v.size()) {
+        v.erase(v.begin(), v.begin() + std::ptrdiff_t(head));
+        at -= head;
+        head = 0;
+      }
+      v.insert(v.begin() + std::ptrdiff_t(at), x);
+    }
+  };
 
   Cmd nextCmd(const Entry &e) const;
   Cycle earliest(const Entry &e, Cmd c) const;
@@ -223,7 +250,7 @@ private:
   uint64_t nextSeq_ = 0;
   /// Column command issued, in retirement order: each is inserted after those whose
   /// completion is at most its column data's end (before a read's return pipeline).
-  std::deque<InFlight> inFlight_;
+  InFlightQueue inFlight_;
   std::vector<InFlightReq> inFlightPool_;
   std::vector<uint32_t> inFlightFree_;
   Ring<MemRequest> ready_;  ///< completed, not yet popped
