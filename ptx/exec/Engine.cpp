@@ -1031,7 +1031,23 @@ bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint32_t lane) {
 }
 bool SteppedGrid::stepThenNext(Warp &w, WarpInstRecord &rec, uint32_t lane,
                                const ir::Inst *&next, bool &popDue) {
-  const bool ok = stepIn(s_->lane(lane), w, rec);
+  ExecCtx &ctx = s_->lane(lane);
+  if (w.aheadN && !ctx.faulted() && stepAheadWarp(ctx, w, rec)) {
+    // An instruction executed ahead (most steps of straight-line code): stepAheadWarp found
+    // the warp Ready with a non-empty top entry and moved only its pc, and such a step cannot
+    // fault, so of nextOf's checks only the reconvergence point is left to look at.
+    const SimtEntry &top = w.stack.back();
+    popDue = top.pc == top.rpc;
+    next = popDue ? nullptr : &w.fn->code[top.pc];
+    return true;
+  }
+  // (out of line: the path above then needs no saved registers)
+  return stepThenNextSlow(ctx, w, rec, next, popDue);
+}
+__attribute__((noinline)) bool SteppedGrid::stepThenNextSlow(ExecCtx &ctx, Warp &w,
+                                                             WarpInstRecord &rec,
+                                                             const ir::Inst *&next, bool &popDue) {
+  const bool ok = stepIn(ctx, w, rec);
   next = nextOf(w, popDue);
   return ok;
 }

@@ -137,6 +137,9 @@ private:
   friend class Engine;
   SteppedGrid() = default;
   bool stepIn(ExecCtx &ctx, Warp &w, WarpInstRecord &rec);
+  /// stepThenNext() of a step that is not the record of an instruction executed ahead.
+  bool stepThenNextSlow(ExecCtx &ctx, Warp &w, WarpInstRecord &rec, const ir::Inst *&next,
+                        bool &popDue);
   struct State;
   std::unique_ptr<State> s_;
 };

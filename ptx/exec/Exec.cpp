@@ -1581,6 +1581,8 @@ void runAhead(ExecCtx &ctx, Warp &w, uint32_t pc, uint32_t end, uint32_t active)
   w.aheadPc = pc;
   w.aheadN = uint8_t(k);
   w.aheadAt = 0;
+  w.aheadActive = active;
+  w.aheadLanes = uint8_t(laneCount(active));
 }
 
 template <bool kStep>

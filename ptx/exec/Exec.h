@@ -193,7 +193,8 @@ inline void recordAhead(ExecCtx &ctx, Warp &w, SimtEntry &top, const ir::Functio
   ++w.aheadPc;
   ++w.instCount;
   ++ctx.warpInsts;
-  ctx.threadInsts += laneCount(top.mask);
+  ctx.threadInsts += __builtin_expect(top.mask == w.aheadActive, 1) ? w.aheadLanes
+                                                                     : laneCount(top.mask);
   if (rec) {
     const ir::Inst &in = fn.code[pc];
     rec->pc = pc;

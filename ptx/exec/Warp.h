@@ -106,6 +106,10 @@ struct Warp {
   static constexpr uint32_t kAheadMax = 16;
   uint32_t aheadPc = 0;
   uint8_t aheadN = 0, aheadAt = 0; ///< (aheadMask[aheadAt] is aheadPc's)
+  /// The active mask the run ahead executed under and its lane count (each of its steps counts
+  /// that many thread instructions when its entry still has that mask, as it has).
+  uint32_t aheadActive = 0;
+  uint8_t aheadLanes = 0;
   uint32_t aheadMask[kAheadMax];
   /// alloca: each lane's stack top in its local memory; allocations grow down from the end
   /// while call frames grow up from 0. stackLow is the lowest of them (the limit for frames).
