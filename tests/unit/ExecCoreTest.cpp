@@ -429,6 +429,68 @@ JOIN:
   }
 }
 
+// stepThenNext() as a cycle model issues: the next instruction and popDue it returns are what
+// next() says after the step, also for the steps of a pure run executed ahead under a partial
+// mask (the branch's taken lanes) that ends at the reconvergence point; and each step counts
+// the lanes of its active mask as thread instructions (the run's steps included).
+TEST(ExecCore, SteppedThenNextMatchesNextAndCountsPartialRuns) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<3>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 0;
+  setp.ge.u32 %p1, %r1, 10;
+  @%p1 bra SKIP;
+  add.u32 %r2, %r1, 1;
+  add.u32 %r2, %r2, 2;
+  mul.lo.u32 %r2, %r2, 3;
+  add.u32 %r2, %r2, 4;
+  xor.b32 %r2, %r2, 5;
+SKIP:
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+)")) << h.errors;
+  uint64_t d = h.alloc(32 * 4);
+  uint64_t param = d;
+  ptx::exec::LaunchResult err;
+  auto g = beginOneBlock(h, &param, 32, err);
+  ASSERT_TRUE(g) << err.message;
+  ptx::exec::Cta *cta = g->startCta(0);
+  ptx::exec::Warp &wp = g->warp(cta, 0);
+  ptx::exec::WarpInstRecord rec;
+  uint64_t lanes = 0, partialAheadSteps = 0;
+  int steps = 0;
+  while (!g->ctaDone(cta) && steps < 100) {
+    ASSERT_TRUE(g->ready(wp));
+    const bool ahead = wp.aheadN != 0;
+    const ptx::ir::Inst *next = nullptr;
+    bool popDue = true;
+    ASSERT_TRUE(g->stepThenNext(wp, rec, 0, next, popDue));
+    ++steps;
+    lanes += ptx::exec::laneCount(rec.activeMask);
+    if (ahead && rec.activeMask == 0x3ffu)
+      ++partialAheadSteps;
+    bool popDue2 = false;
+    const ptx::ir::Inst *next2 = g->next(wp, popDue2);
+    EXPECT_EQ(next, next2) << "step " << steps;
+    EXPECT_EQ(popDue, popDue2) << "step " << steps;
+  }
+  ASSERT_TRUE(g->ctaDone(cta));
+  auto r = g->finish();
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.warpInsts, uint64_t(steps));
+  EXPECT_EQ(r.threadInsts, lanes);
+  EXPECT_GE(partialAheadSteps, 3u); // (the run after the branch's first add, lanes 0-9)
+  auto v = h.read<uint32_t>(d, 32);
+  for (unsigned t = 0; t < 32; ++t)
+    EXPECT_EQ(v[t], t < 10 ? (((t + 1 + 2) * 3 + 4) ^ 5) : 0u) << "thread " << t;
+}
+
 } // namespace
 
 namespace {
