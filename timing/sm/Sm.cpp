@@ -933,7 +933,7 @@ void Sm::prefetchWarps(Cycle now) const {
     const QuietScan &q = quiet_[si];
     if (q.valid && now < q.until)
       continue; // (its scan stands: the slots are not read)
-    if (q.greedy >= 0 && now < q.until) { // (most likely only that warp's slot is read)
+    if (q.greedy >= 0 && now < q.greedyUntil) { // (most likely only that warp's slot is read)
       __builtin_prefetch(&slots_[uint32_t(q.greedy)]);
       continue;
     }
@@ -1098,7 +1098,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
     scan = q.scan;
     return;
   }
-  if (q.greedy >= 0 && now < q.until && scanGreedy(si, now, scan))
+  if (q.greedy >= 0 && now < q.greedyUntil && scanGreedy(si, now, scan))
     return;
   q.greedy = -1;
   bool anyLive = false, anyBarrier = false;
@@ -1188,7 +1188,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   scan.anyBarrier = anyBarrier;
   scan.worst = worst;
   q.valid = readyScratch_.empty();
-  q.settled = !unitWait;
+  q.greedyUntil = until; // (the asleep warps' first wake-up: the greedy shortcut's end)
   q.ldstWait = unitWait; // (only the LD/ST slot is waited for without a wake-up: unitFreeAt)
   if (unitWait) {
     q.ldstVersion = ldst_->issueVersion();
@@ -1206,7 +1206,7 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
 
 bool Sm::scanGreedy(uint32_t si, Cycle now, SchedScan &scan) {
   // The scheduler's other warps are as the last full scan left them (nothing cleared
-  // QuietScan::greedy since, and none of the asleep ones wakes before `until`): the policy picks
+  // QuietScan::greedy since, and none of the asleep ones wakes before `greedyUntil`): the policy picks
   // the greedy warp if it is ready, and the full scan's visits of the others would change
   // nothing. Its visit is the full scan's; when the warp is not ready the full scan runs and
   // visits it again, which finds what this visit left (an instruction fetch started here is
@@ -1272,7 +1272,7 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
     if (exactSm_ ? issueSm(ps, in, (uint32_t)pick, now) : issue(ps, in, (uint32_t)pick, now)) {
       // (the next scans may take the greedy shortcut: the issue changed no other warp)
       QuietScan &q = quiet_[si];
-      q.greedy = greedyScan_ && q.settled && !wakesOthers ? pick : -1;
+      q.greedy = greedyScan_ && !wakesOthers ? pick : -1;
       // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
       // this cycle too when they are ready (blocking instructions issue alone); an instruction
       // merged into the next (-ptxsim_fuse_pairs) takes no issue slot of its own. The next is

@@ -472,21 +472,23 @@ protected:
   /// (`ldstVersion`; `until` then includes LdstUnit::issueStateUntil and the pipe's free cycle).
   ///
   /// The same record serves a greedy policy (IWarpScheduler::keepsLastWhileReady) after an
-  /// issue: when the last full scan found every warp asleep (until `until`), at a barrier, or
-  /// ready and only waiting for its turn (nothing a scan of them would change: no instruction
-  /// fetch or operand check to do, no LD/ST slot to wait for: `settled`), and the warp that
-  /// issued (`greedy`) is ready again with an instruction that cannot refuse to issue, the
-  /// policy picks that warp again and the others' visits would find what they found: the scan
-  /// visits only that warp and counts the others as before (`resident`, `scan.anyBarrier`).
-  /// Any event that may change another warp clears it with `valid` (forget()).
+  /// issue: when the last full scan found every warp asleep (until `greedyUntil`), at a
+  /// barrier, ready and only waiting for its turn, or waiting only for the LD/ST slot (nothing a
+  /// visit of them would change: their instruction fetch and operand check are done, the unit
+  /// tests change no state, and whether the LD/ST slot is free for them does not matter while
+  /// the policy keeps the greedy warp), and the warp that issued (`greedy`) is ready again with
+  /// an instruction that cannot refuse to issue, the policy picks that warp again and the
+  /// others' visits would find what they found: the scan visits only that warp and counts the
+  /// others as before (`resident`, `scan.anyBarrier`). Any event that may change another warp
+  /// clears it with `valid` (forget()).
   struct QuietScan {
     bool valid = false;
-    bool settled = false; ///< the last full scan left no warp only waiting for the LD/ST slot
-    bool ldstWait = false; ///< some warp waited for the LD/ST slot (!settled)
-    int32_t greedy = -1;  ///< the slot that issued after a settled full scan (-1: none)
+    bool ldstWait = false; ///< some warp waited for the LD/ST slot
+    int32_t greedy = -1;  ///< the slot that issued after the last full scan (-1: none)
     SchedScan scan;
     uint32_t resident = 0; ///< warps counted in warpCyclesResident per cycle
     Cycle until = 0;
+    Cycle greedyUntil = 0; ///< `until` without the LD/ST terms: the asleep warps' first wake-up
     uint64_t ldstVersion = 0; ///< LdstUnit::issueVersion() at the scan (ldstWait)
     void forget() {
       valid = false;
