@@ -1087,9 +1087,10 @@ void Sm::tickShared(Cycle now) {
 }
 
 void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
-  IWarpScheduler &sched = *scheds_[si];
+  // (the shortcuts here, inline in the tick; the full scan out of line: most scans of a
+  // scheduler whose warps wait take a shortcut, which then saves the full scan's frame)
   if (schedTicks_) // (a policy whose tick() does something says so: IWarpScheduler::ticks)
-    sched.tick(now);
+    scheds_[si]->tick(now);
   readyScratch_.clear();
   QuietScan &q = quiet_[si];
   if (q.valid && now < q.until && (!q.ldstWait || q.ldstVersion == ldst_->issueVersion())) {
@@ -1100,6 +1101,12 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
   }
   if (q.greedy >= 0 && now < q.greedyUntil && scanGreedy(si, now, scan))
     return;
+  scanFull(si, now, scan);
+}
+
+void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
+  IWarpScheduler &sched = *scheds_[si];
+  QuietScan &q = quiet_[si];
   q.greedy = -1;
   bool anyLive = false, anyBarrier = false;
   StallReason worst = StallReason::None;

@@ -518,7 +518,9 @@ protected:
   /// A scheduler's part of the tick: scan its warps (readyScratch_ gets the ready ones), then
   /// pick and issue (`pick` >= 0: resume with that already picked warp). issueScheduler()
   /// returns false when it stopped before an instruction that touchesOutside().
-  void scanScheduler(uint32_t si, Cycle now, SchedScan &scan);
+  inline void scanScheduler(uint32_t si, Cycle now, SchedScan &scan);
+  /// scanScheduler() without a shortcut: visits the scheduler's warps (readyScratch_ is empty).
+  __attribute__((noinline)) void scanFull(uint32_t si, Cycle now, SchedScan &scan);
   bool issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared);
   TimingConfig cfg_;
   uint32_t id_;
