@@ -91,16 +91,59 @@ SKIP:
 }
 )";
 
+// shared-memory loads between independent integer chains: with an LD/ST issue interval of
+// several cycles, the warps that reach a load wait for the LD/ST slot while the greedy warp
+// goes on with its chain (the shortcut then runs while other warps wait only for that slot)
+const char *kLdstPtx = R"(
+.visible .entry k(.param .u64 out, .param .u64 counter, .param .u32 iters) {
+  .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<8>;
+  .shared .align 4 .b32 buf[256];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r9, [iters];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  mov.u32 %r5, %r4;
+  mov.u32 %r7, 0;
+  mov.u32 %r10, buf;
+  shl.b32 %r11, %r1, 2;
+  add.u32 %r12, %r10, %r11;
+  st.shared.u32 [%r12], %r4;
+  bar.sync 0;
+LOOP:
+  ld.shared.u32 %r6, [%r12];
+  mad.lo.u32 %r5, %r5, 1664525, 1013904223;
+  xor.b32 %r8, %r5, 12345;
+  shr.u32 %r13, %r5, 3;
+  add.u32 %r14, %r8, %r13;
+  ld.shared.u32 %r15, [%r12];
+  or.b32 %r8, %r14, 7;
+  add.u32 %r7, %r7, %r6;
+  add.u32 %r7, %r7, %r15;
+  add.u32 %r7, %r7, %r8;
+  sub.u32 %r9, %r9, 1;
+  setp.ne.u32 %p2, %r9, 0;
+  @%p2 bra LOOP;
+  mul.wide.u32 %rd3, %r4, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  st.global.u32 [%rd4], %r7;
+  ret;
+}
+)";
+
 struct ScanRun {
   timing::KernelTimingStats stats;
   std::vector<uint32_t> out;
 };
 
-ScanRun runKernel(const char *policy, unsigned threads) {
+ScanRun runKernel(const char *policy, unsigned threads, const char *ptx = kPtx,
+                  uint32_t ldstInterval = 1) {
   ExecHarness h;
-  EXPECT_TRUE(h.load(ptxHeader() + kPtx)) << h.errors;
+  EXPECT_TRUE(h.load(ptxHeader() + ptx)) << h.errors;
   timing::TimingConfig cfg; // defaults: GTX480-like, 15 SMs
   cfg.core.scheduler = policy;
+  cfg.core.ldstInterval = ldstInterval;
   sim::KernelSimulator sim(cfg, *h.engine);
   sim.gpu().setHostThreads(threads);
   sim.gpu().setParallelMinBusySms(0); // the threads in every cycle
@@ -122,19 +165,22 @@ ScanRun runKernel(const char *policy, unsigned threads) {
   return {run.stats, h.read<uint32_t>(out, n)};
 }
 
-} // namespace
-
-TEST(TimingGreedyScan, ShortcutLeavesEveryResultAndStatistic) {
+void addTestPolicies() {
   timing::schedulerRegistry().add("test_gto_greedy", [](const timing::SchedulerParams &p) {
     return std::unique_ptr<timing::IWarpScheduler>(new TestGto<true>(p));
   });
   timing::schedulerRegistry().add("test_gto_full_scan", [](const timing::SchedulerParams &p) {
     return std::unique_ptr<timing::IWarpScheduler>(new TestGto<false>(p));
   });
+}
+
+/// Runs the kernel with both policies: every result and statistic alike, and the shortcut ran.
+void expectShortcutExact(const char *ptx, uint32_t ldstInterval) {
+  addTestPolicies();
   for (unsigned threads : {1u, 2u}) {
     gSinglePicks[0] = gSinglePicks[1] = 0;
-    const ScanRun full = runKernel("test_gto_full_scan", threads);
-    const ScanRun greedy = runKernel("test_gto_greedy", threads);
+    const ScanRun full = runKernel("test_gto_full_scan", threads, ptx, ldstInterval);
+    const ScanRun greedy = runKernel("test_gto_greedy", threads, ptx, ldstInterval);
     // the shortcut ran: it hands the policy a single ready warp where the full scan found more
     EXPECT_GT(gSinglePicks[1].load(), gSinglePicks[0].load()) << threads;
     EXPECT_GT(full.stats.cycles, 0u);
@@ -145,3 +191,10 @@ TEST(TimingGreedyScan, ShortcutLeavesEveryResultAndStatistic) {
       EXPECT_EQ(greedy.stats.values()[i], full.stats.values()[i]) << threads << " value " << i;
   }
 }
+
+} // namespace
+
+TEST(TimingGreedyScan, ShortcutLeavesEveryResultAndStatistic) { expectShortcutExact(kPtx, 1); }
+
+// The shortcut also runs while other warps of the scheduler wait only for the LD/ST slot.
+TEST(TimingGreedyScan, ShortcutWhileWarpsWaitForTheLdstSlot) { expectShortcutExact(kLdstPtx, 6); }
