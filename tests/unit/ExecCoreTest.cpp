@@ -725,6 +725,76 @@ TEST(ExecCore, BufferedGlobalStoresWaitForTheCommit) {
 }
 
 
+// Buffered global stores of every shape, overlapping one another: a full warp's contiguous
+// store (scalar, v2 and 16-bit), a scattered one (lanes in reverse) and a partial warp's. The
+// commit leaves memory as the stores made in program order, lane by lane, would: each later
+// store's bytes over the earlier ones', and nothing before the commit.
+TEST(ExecCore, BufferedStoresOfEveryShapeCommitInProgramOrder) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b16 %rs<2>; .reg .b32 %r<8>; .reg .b64 %rd<10>; .reg .pred %p;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  sub.u32 %r2, 31, %r1;
+  mul.wide.u32 %rd4, %r2, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  add.u32 %r3, %r1, 100;
+  st.global.u32 [%rd5], %r3;
+  mul.wide.u32 %rd6, %r1, 8;
+  add.s64 %rd7, %rd1, %rd6;
+  add.u32 %r4, %r1, 1;
+  st.global.v2.u32 [%rd7+128], {%r1, %r4};
+  setp.lt.u32 %p, %r1, 5;
+  mov.u32 %r5, 7;
+  @%p st.global.u32 [%rd3+128], %r5;
+  st.global.u32 [%rd5+384], %r1;
+  mul.wide.u32 %rd8, %r1, 2;
+  add.s64 %rd9, %rd1, %rd8;
+  cvt.u16.u32 %rs1, %r1;
+  st.global.u16 [%rd9+384], %rs1;
+  ret;
+}
+)")) << h.errors;
+  uint64_t d = h.alloc(512);
+  uint64_t param = d;
+  ptx::exec::LaunchResult err;
+  auto g = beginOneBlock(h, &param, 32, err);
+  ASSERT_TRUE(g) << err.message;
+  ptx::exec::Cta *cta = g->startCta(0);
+  ptx::exec::Warp &wp = g->warp(cta, 0);
+  ptx::exec::WarpInstRecord rec;
+  g->bufferGlobalStores(0, true);
+  int buffered = 0;
+  for (int steps = 0; !g->ctaDone(cta) && steps < 100; ++steps) {
+    const ptx::ir::Inst *in = g->peek(wp);
+    ASSERT_NE(in, nullptr);
+    buffered += ptx::exec::SteppedGrid::bufferableStore(*in);
+    ASSERT_TRUE(g->step(wp, rec));
+  }
+  EXPECT_EQ(buffered, 6);
+  auto before = h.read<uint32_t>(d, 128);
+  for (unsigned k = 0; k < 128; ++k)
+    EXPECT_EQ(before[k], 0u) << k;
+  g->commitStores(0);
+  g->bufferGlobalStores(0, false);
+  auto v = h.read<uint32_t>(d, 128);
+  for (unsigned k = 0; k < 32; ++k) // the reversed store over the contiguous one
+    EXPECT_EQ(v[k], 131u - k) << k;
+  for (unsigned t = 0; t < 32; ++t) { // the pairs, then 7 in the first five words
+    EXPECT_EQ(v[32 + 2 * t], 2 * t < 5 ? 7u : t) << t;
+    EXPECT_EQ(v[33 + 2 * t], 2 * t + 1 < 5 ? 7u : t + 1) << t;
+  }
+  for (unsigned j = 0; j < 16; ++j) // the halfwords over the reversed words
+    EXPECT_EQ(v[96 + j], (2 * j) | (2 * j + 1) << 16) << j;
+  for (unsigned k = 112; k < 128; ++k)
+    EXPECT_EQ(v[k], 127u - k) << k;
+  ASSERT_TRUE(g->finish().ok());
+}
+
 // Integer arithmetic, logic and shifts for a full warp, for guards that leave many lanes (the
 // AVX2 handlers compute every lane and write back the guard's) and few, on 32-bit values whose
 // register slots hold the sign extension of a negative s32 result in their upper bits (readers

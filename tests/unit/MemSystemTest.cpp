@@ -145,6 +145,41 @@ TEST(LdstCoalesce, LaneAddressesReadInPlaceWithABias) {
   EXPECT_GT(copied.ldst[0]->stats().coalescedTransactions, 40u);
 }
 
+// A full warp's lanes at consecutive addresses (lane l at base + l x bytes) coalesce into the
+// lines the range covers, each with the 32-byte sectors it covers, in ascending order: the same
+// as the lanes with two neighbours swapped (not consecutive; their first lines come in the same
+// order), in latency and in every statistic, for lane sizes 1 to 32 bytes and offsets in a line
+// that leave the range in one line or spread it over several.
+TEST(LdstCoalesce, ConsecutiveLanesCoalesceAsLaneByLane) {
+  Rig consecutive(smallGpu()), swapped(smallGpu());
+  uint64_t base = 0x100000, tag = 1;
+  for (uint32_t bytes : {1u, 2u, 4u, 8u, 16u, 32u}) {
+    for (uint64_t off : {0u, 1u, 36u, 96u, 124u}) {
+      base += 0x10000;
+      WarpMemAccess a = strided(MemSpaceKind::Global, base + off, bytes, bytes);
+      a.write = bytes == 8;
+      WarpMemAccess b = a;
+      std::swap(b.addr[1], b.addr[2]);
+      // the lines and sectors of [base + off, base + off + 32 x bytes), byte by byte
+      std::vector<uint64_t> lines, sectors;
+      for (uint64_t x = base + off; x < base + off + 32 * bytes; ++x) {
+        if (lines.empty() || lines.back() != x / 128)
+          lines.push_back(x / 128);
+        if (sectors.empty() || sectors.back() != x / 32)
+          sectors.push_back(x / 32);
+      }
+      const LdstUnit::Stats s0 = consecutive.ldst[0]->stats();
+      EXPECT_EQ(consecutive.run(0, a, tag), swapped.run(0, b, tag)) << bytes << " " << off;
+      ++tag;
+      const LdstUnit::Stats &s1 = consecutive.ldst[0]->stats();
+      EXPECT_EQ(s1.coalescedTransactions - s0.coalescedTransactions, lines.size()) << bytes << " " << off;
+      EXPECT_EQ(s1.sectorsTouched - s0.sectorsTouched, sectors.size()) << bytes << " " << off;
+    }
+  }
+  EXPECT_EQ(consecutive.ldst[0]->statPairs(), swapped.ldst[0]->statPairs());
+  EXPECT_EQ(consecutive.mem.stats(), swapped.mem.stats());
+}
+
 // Ring::pushSorted (the LD/ST unit's data arrivals): pops the same sequence as a min-heap of
 // (cycle, slot) pairs under interleaved pushes and pops, mostly in order as the unit pushes
 // (now + a latency) and sometimes far out of order, through the ring's growth.

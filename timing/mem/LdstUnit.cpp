@@ -168,6 +168,28 @@ void LdstUnit::addPiece(uint64_t line, uint32_t mask32) {
   pieces_[curN_++] = {line, mask32};
 }
 
+bool LdstUnit::coalescedPieces(const WarpMemAccess &a, uint32_t bytes) {
+  const uint64_t *p = a.laneAddr ? a.laneAddr : a.addr;
+  const uint64_t bias = a.laneAddr ? a.addrBias : 0;
+  // (one pass the compiler widens: each lane's address against its place in the run)
+  uint64_t diff = 0, next = p[0];
+  for (uint32_t l = 0; l < 32; ++l, next += bytes)
+    diff |= p[l] ^ next;
+  const uint64_t first = p[0] + bias, last = first + 32 * uint64_t(bytes) - 1;
+  if (diff || last < first) // (not one run, or one wrapping around the address space)
+    return false;
+  // The lanes cover [first, last] without a gap, in ascending lines: lane by lane, the pieces
+  // are those lines in order (each line's first lane comes after the line before's), each with
+  // the sectors that range overlaps there.
+  for (uint64_t line = first & ~uint64_t(127);; line += 128) {
+    const uint32_t lo = line < first ? uint32_t(first & 127) / 32 : 0;
+    const uint32_t hi = last - line < 127 ? uint32_t(last & 127) / 32 : 3;
+    pieces_[curN_++] = {line, (2u << hi) - (1u << lo)};
+    if (last - line < 128)
+      return true;
+  }
+}
+
 /// Latency a load's bank conflicts add: each wavefront after the first adds
 /// core.sharedConflictLatency cycles (an atomic's `degree` cycles are its lanes' own).
 uint32_t LdstUnit::sharedExtraLatency(uint32_t degree, bool atomic) const {
@@ -261,6 +283,17 @@ void LdstUnit::issueToCoalescer(const WarpMemAccess &a, uint32_t warpSlot, uint6
   case MemSpaceKind::Param: {
     curKind_ = PieceKind::Const;
     ++stats_.constInsts;
+    if (a.mask == 0xffffffffu) { // (a full warp on one address, a parameter's load: one piece)
+      const uint64_t *p = a.laneAddr ? a.laneAddr : a.addr;
+      uint64_t same = 0;
+      for (uint32_t l = 0; l < 32; ++l)
+        same |= p[l] ^ p[0];
+      if (!same) {
+        pieces_[curN_++] = {p[0] + (a.laneAddr ? a.addrBias : 0), 0};
+        stats_.constAccesses += curN_;
+        break;
+      }
+    }
     for (uint32_t m = a.mask; m; m &= m - 1) {
       const uint64_t x = a.lane(uint32_t(__builtin_ctz(m)));
       // (lanes mostly read the address the lane before did: the last piece first)
@@ -285,7 +318,7 @@ void LdstUnit::issueToCoalescer(const WarpMemAccess &a, uint32_t warpSlot, uint6
           addPiece(x & ~uint64_t(127), 1u << ((x & 127) / 32));
         }
       }
-    } else {
+    } else if (!(a.mask == 0xffffffffu && coalescedPieces(a, bytes))) {
       // Lanes in order mostly stay in the line the lane before touched: such a run of lanes
       // collects its sectors in registers and goes to addPiece once (the same pieces, in the
       // same order, as lane by lane).
