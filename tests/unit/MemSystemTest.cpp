@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <memory>
 #include <queue>
+#include <set>
 #include <vector>
 
 namespace ptxsim::timing {
@@ -145,35 +146,43 @@ TEST(LdstCoalesce, LaneAddressesReadInPlaceWithABias) {
   EXPECT_GT(copied.ldst[0]->stats().coalescedTransactions, 40u);
 }
 
-// A full warp's lanes at consecutive addresses (lane l at base + l x bytes) coalesce into the
-// lines the range covers, each with the 32-byte sectors it covers, in ascending order: the same
-// as the lanes with two neighbours swapped (not consecutive; their first lines come in the same
-// order), in latency and in every statistic, for lane sizes 1 to 32 bytes and offsets in a line
-// that leave the range in one line or spread it over several.
+// A full warp's lanes at consecutive addresses (lane l at base + l x bytes), or in two runs of
+// 16 (a 16-wide tile's two rows: lane 16 + l at a second base + l x bytes), coalesce into the
+// lines the bytes cover, each with the 32-byte sectors it covers: the same as the lanes with two
+// neighbours swapped (not consecutive; their lines come first in the same order), in latency and
+// in every statistic, for lane sizes 1 to 32 bytes, offsets in a line that leave a run in one
+// line or spread it over several, and second runs after, right after, before (sharing a line)
+// and on the first.
 TEST(LdstCoalesce, ConsecutiveLanesCoalesceAsLaneByLane) {
   Rig consecutive(smallGpu()), swapped(smallGpu());
   uint64_t base = 0x100000, tag = 1;
   for (uint32_t bytes : {1u, 2u, 4u, 8u, 16u, 32u}) {
     for (uint64_t off : {0u, 1u, 36u, 96u, 124u}) {
-      base += 0x10000;
-      WarpMemAccess a = strided(MemSpaceKind::Global, base + off, bytes, bytes);
-      a.write = bytes == 8;
-      WarpMemAccess b = a;
-      std::swap(b.addr[1], b.addr[2]);
-      // the lines and sectors of [base + off, base + off + 32 x bytes), byte by byte
-      std::vector<uint64_t> lines, sectors;
-      for (uint64_t x = base + off; x < base + off + 32 * bytes; ++x) {
-        if (lines.empty() || lines.back() != x / 128)
-          lines.push_back(x / 128);
-        if (sectors.empty() || sectors.back() != x / 32)
-          sectors.push_back(x / 32);
+      for (int64_t second : {int64_t(16 * bytes), int64_t(800), int64_t(-64), int64_t(0)}) {
+        base += 0x10000;
+        WarpMemAccess a = strided(MemSpaceKind::Global, base + off, bytes, bytes);
+        for (uint32_t l = 16; l < 32; ++l)
+          a.addr[l] = base + off + uint64_t(second) + (l - 16) * bytes;
+        a.write = bytes == 8;
+        WarpMemAccess b = a;
+        std::swap(b.addr[1], b.addr[2]);
+        // the lines and sectors the lanes' bytes cover, byte by byte
+        std::set<uint64_t> lines, sectors;
+        for (uint32_t l = 0; l < 32; ++l)
+          for (uint64_t x = a.addr[l]; x < a.addr[l] + bytes; ++x) {
+            lines.insert(x / 128);
+            sectors.insert(x / 32);
+          }
+        const LdstUnit::Stats s0 = consecutive.ldst[0]->stats();
+        EXPECT_EQ(consecutive.run(0, a, tag), swapped.run(0, b, tag))
+            << bytes << " " << off << " " << second;
+        ++tag;
+        const LdstUnit::Stats &s1 = consecutive.ldst[0]->stats();
+        EXPECT_EQ(s1.coalescedTransactions - s0.coalescedTransactions, lines.size())
+            << bytes << " " << off << " " << second;
+        EXPECT_EQ(s1.sectorsTouched - s0.sectorsTouched, sectors.size())
+            << bytes << " " << off << " " << second;
       }
-      const LdstUnit::Stats s0 = consecutive.ldst[0]->stats();
-      EXPECT_EQ(consecutive.run(0, a, tag), swapped.run(0, b, tag)) << bytes << " " << off;
-      ++tag;
-      const LdstUnit::Stats &s1 = consecutive.ldst[0]->stats();
-      EXPECT_EQ(s1.coalescedTransactions - s0.coalescedTransactions, lines.size()) << bytes << " " << off;
-      EXPECT_EQ(s1.sectorsTouched - s0.sectorsTouched, sectors.size()) << bytes << " " << off;
     }
   }
   EXPECT_EQ(consecutive.ldst[0]->statPairs(), swapped.ldst[0]->statPairs());

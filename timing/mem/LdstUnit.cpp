@@ -171,21 +171,30 @@ void LdstUnit::addPiece(uint64_t line, uint32_t mask32) {
 bool LdstUnit::coalescedPieces(const WarpMemAccess &a, uint32_t bytes) {
   const uint64_t *p = a.laneAddr ? a.laneAddr : a.addr;
   const uint64_t bias = a.laneAddr ? a.addrBias : 0;
-  // (one pass the compiler widens: each lane's address against its place in the run)
-  uint64_t diff = 0, next = p[0];
-  for (uint32_t l = 0; l < 32; ++l, next += bytes)
-    diff |= p[l] ^ next;
-  const uint64_t first = p[0] + bias, last = first + 32 * uint64_t(bytes) - 1;
-  if (diff || last < first) // (not one run, or one wrapping around the address space)
+  // (one pass the compiler widens: each lane's address against its place in its half's run)
+  uint64_t diff = 0, next0 = p[0], next1 = p[16];
+  for (uint32_t l = 0; l < 16; ++l, next0 += bytes, next1 += bytes)
+    diff |= (p[l] ^ next0) | (p[l + 16] ^ next1);
+  const uint64_t span = 16 * uint64_t(bytes) - 1;
+  const uint64_t first0 = p[0] + bias, last0 = first0 + span;
+  const uint64_t first1 = p[16] + bias, last1 = first1 + span;
+  if (diff || last0 < first0 || last1 < first1) // (not two runs, or one wrapping around)
     return false;
-  // The lanes cover [first, last] without a gap, in ascending lines: lane by lane, the pieces
-  // are those lines in order (each line's first lane comes after the line before's), each with
-  // the sectors that range overlaps there.
-  for (uint64_t line = first & ~uint64_t(127);; line += 128) {
-    const uint32_t lo = line < first ? uint32_t(first & 127) / 32 : 0;
-    const uint32_t hi = last - line < 127 ? uint32_t(last & 127) / 32 : 3;
+  // Each half covers [first, last] without a gap, in ascending lines: lane by lane, the first
+  // half gives those lines in order, each with the sectors its range overlaps there, then the
+  // second half its own, a line the first half had taking its sectors too (addPiece).
+  for (uint64_t line = first0 & ~uint64_t(127);; line += 128) {
+    const uint32_t lo = line < first0 ? uint32_t(first0 & 127) / 32 : 0;
+    const uint32_t hi = last0 - line < 127 ? uint32_t(last0 & 127) / 32 : 3;
     pieces_[curN_++] = {line, (2u << hi) - (1u << lo)};
-    if (last - line < 128)
+    if (last0 - line < 128)
+      break;
+  }
+  for (uint64_t line = first1 & ~uint64_t(127);; line += 128) {
+    const uint32_t lo = line < first1 ? uint32_t(first1 & 127) / 32 : 0;
+    const uint32_t hi = last1 - line < 127 ? uint32_t(last1 & 127) / 32 : 3;
+    addPiece(line, (2u << hi) - (1u << lo));
+    if (last1 - line < 128)
       return true;
   }
 }

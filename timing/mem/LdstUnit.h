@@ -230,9 +230,11 @@ private:
   uint32_t l1Masks_[16] = {};
   uint32_t mask32Of(uint32_t l1mask) const;
   void addPiece(uint64_t line, uint32_t mask32);
-  /// A full warp's lanes of `bytes` each at consecutive addresses (lane l at lane 0's plus
-  /// l x bytes): sets the pieces (the lines in order, the sectors each covers), as lane-by-lane
-  /// coalescing would, and returns true; false (nothing set) for any other warp.
+  /// A full warp whose two halves each have their lanes of `bytes` at consecutive addresses
+  /// (lane l at lane 0's plus l x bytes, lane 16 + l at lane 16's plus l x bytes; the whole
+  /// warp consecutive, or two rows of a 16-wide tile): sets the pieces (each half's lines in
+  /// order, with the sectors it covers), as lane-by-lane coalescing would, and returns true;
+  /// false (nothing set) for any other warp.
   bool coalescedPieces(const WarpMemAccess &a, uint32_t bytes);
   void schedule(Cycle when, uint32_t slot) { events_.pushSorted({when, slot}); }
 
