@@ -348,17 +348,25 @@ static __attribute__((target("avx2"))) uint64_t addressPassAvx2(const uint64_t *
   }
   return diff;
 }
-/// The same pass for a 32-bit address ([reg+off] with addr32: shared memory's usual form).
+/// The same pass for a 32-bit address ([reg+off] with addr32: shared memory's usual form), which
+/// also takes the lanes' least and greatest address and their OR (`r`, as fullRangeAvx2 gives
+/// them): the addresses are below 2^32, so the signed 64-bit compares AVX2 has order them, and
+/// a warp that is not coalesced (a tile's column, a broadcast) needs no second pass.
 static __attribute__((target("avx2"))) uint64_t addressPass32Avx2(const uint64_t *__restrict rg,
                                                                   uint64_t off,
                                                                   uint64_t *__restrict a,
-                                                                  unsigned bytes) {
-  uint64_t diff = 0, next = (uint32_t)(rg[0] + off);
+                                                                  unsigned bytes, LaneRange &r) {
+  uint64_t diff = 0, next = (uint32_t)(rg[0] + off), bits = 0;
+  int64_t lo = INT64_MAX, hi = 0;
   for (unsigned l = 0; l < kWarpSize; ++l, next += bytes) {
     uint64_t v = (uint32_t)(rg[l] + off);
     a[l] = v;
     diff |= v ^ next;
+    lo = (int64_t)v < lo ? (int64_t)v : lo;
+    hi = (int64_t)v > hi ? (int64_t)v : hi;
+    bits |= v;
   }
+  r = LaneRange{(uint64_t)lo, (uint64_t)hi, bits};
   return diff;
 }
 static bool hostAvx2() {
@@ -388,11 +396,14 @@ bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsig
     const uint64_t off = (uint64_t)in.off;
     uint64_t *__restrict a = w.addr;
     uint64_t diff = 0, same = 0, a0;
+    LaneRange r;
+    bool ranged = false; // (r already holds the lanes' range)
     if (in.addr32) {
       a0 = (uint32_t)(rg[0] + off);
 #if defined(__x86_64__) && defined(__GNUC__)
       if (hostAvx2()) {
-        diff = addressPass32Avx2(rg, off, a, bytes);
+        diff = addressPass32Avx2(rg, off, a, bytes, r);
+        ranged = true;
       } else
 #endif
       {
@@ -422,7 +433,9 @@ bool resolveWarp(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t mask, unsig
       }
     }
     acc.contiguous = false;
-    LaneRange r;
+    if (ranged && diff) {
+      // (the range of lanes that are not coalesced, from the address pass)
+    } else
 #if defined(__x86_64__) && defined(__GNUC__)
     if (diff && hostAvx2()) {
       r = fullRangeAvx2(a); // (the range fullWarpRange or laneRange gives)

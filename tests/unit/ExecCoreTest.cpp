@@ -997,4 +997,58 @@ TEST(ExecCore, ScatteredFullWarpLoadChecksItsLowestAndHighestLane) {
   EXPECT_NE(failure, "");
 }
 
+// The same check for shared memory's 32-bit addresses ([reg] with a .u32 register): a full warp
+// reading two rows of 16 words reads every lane's word; one lane in the middle of the warp
+// beyond the array, or at a byte that is not word-aligned, faults; the last word does not.
+TEST(ExecCore, ScatteredSharedLoadChecksEveryLanesRange) {
+  auto run = [](int32_t badLane, uint32_t badByte, std::string *failure) {
+    std::vector<uint32_t> idx(32);
+    for (uint32_t l = 0; l < 32; ++l)
+      idx[l] = (l & 15) + (l < 16 ? 0 : 32); // (two rows of 16 words)
+    std::vector<uint32_t> off(32);
+    for (uint32_t l = 0; l < 32; ++l)
+      off[l] = l == uint32_t(badLane) ? badByte : idx[l] * 4;
+    ExecHarness h;
+    EXPECT_TRUE(h.load(ptxHeader() + R"(
+.visible .entry k(.param .u64 offs, .param .u64 out) {
+  .shared .align 4 .b32 s[48];
+  .reg .b32 %r<10>; .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [offs]; ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  add.u32 %r5, %r1, 1000;
+  st.shared.u32 [%r4], %r5;
+  add.u32 %r5, %r5, 16;
+  st.shared.u32 [%r4+64], %r5;
+  bar.sync 0;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r6, [%rd4];
+  add.u32 %r7, %r2, %r6;
+  ld.shared.u32 %r8, [%r7];
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r8;
+  ret;
+}
+)")) << h.errors;
+    uint64_t dof = h.upload(off), out = h.alloc(32 * 4);
+    auto r = h.launch("k", {1}, {32}, {dof, out});
+    *failure = r.ok() ? "" : r.message;
+    std::vector<uint32_t> v = h.read<uint32_t>(out, 32);
+    for (uint32_t l = 0; r.ok() && l < 32; ++l)
+      EXPECT_EQ(v[l], 1000 + (l == uint32_t(badLane) ? badByte / 4 : idx[l])) << "lane " << l;
+  };
+  std::string failure;
+  run(-1, 0, &failure);
+  EXPECT_EQ(failure, "");
+  run(20, 47 * 4, &failure); // the last word
+  EXPECT_EQ(failure, "");
+  run(20, 4096 * 4, &failure); // far beyond the array
+  EXPECT_NE(failure, "");
+  run(9, 5 * 4 + 2, &failure); // not word-aligned
+  EXPECT_NE(failure, "");
+}
+
 } // namespace
