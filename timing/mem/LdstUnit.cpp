@@ -175,10 +175,15 @@ bool LdstUnit::coalescedPieces(const WarpMemAccess &a, uint32_t bytes) {
   uint64_t diff = 0, next0 = p[0], next1 = p[16];
   for (uint32_t l = 0; l < 16; ++l, next0 += bytes, next1 += bytes)
     diff |= (p[l] ^ next0) | (p[l + 16] ^ next1);
-  const uint64_t span = 16 * uint64_t(bytes) - 1;
+  if (diff)
+    return false;
+  // One run over the whole warp (the second half right after the first): its lines in order,
+  // each with the sectors the run covers there (as the two halves give them).
+  const bool one = p[16] == p[0] + 16 * uint64_t(bytes);
+  const uint64_t span = (one ? 32 : 16) * uint64_t(bytes) - 1;
   const uint64_t first0 = p[0] + bias, last0 = first0 + span;
   const uint64_t first1 = p[16] + bias, last1 = first1 + span;
-  if (diff || last0 < first0 || last1 < first1) // (not two runs, or one wrapping around)
+  if (last0 < first0 || (!one && last1 < first1)) // (a run wrapping around the address space)
     return false;
   // Each half covers [first, last] without a gap, in ascending lines: lane by lane, the first
   // half gives those lines in order, each with the sectors its range overlaps there, then the
@@ -190,6 +195,8 @@ bool LdstUnit::coalescedPieces(const WarpMemAccess &a, uint32_t bytes) {
     if (last0 - line < 128)
       break;
   }
+  if (one)
+    return true;
   for (uint64_t line = first1 & ~uint64_t(127);; line += 128) {
     const uint32_t lo = line < first1 ? uint32_t(first1 & 127) / 32 : 0;
     const uint32_t hi = last1 - line < 127 ? uint32_t(last1 & 127) / 32 : 3;
@@ -563,7 +570,7 @@ void LdstUnit::takeResponse(const MemRequest &r, Cycle now) {
     dataArrived(uint32_t(s));
 }
 
-void LdstUnit::tick(Cycle now, MemorySystem &mem) {
+void LdstUnit::tickBusy(Cycle now, MemorySystem &mem) {
   if (mem.hasResponse(smId_))
     takeResponse(mem.popResponse(smId_), now);
   if (curActive_) {

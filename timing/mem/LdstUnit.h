@@ -131,7 +131,15 @@ public:
     else
       issueToCoalescer(a, warpSlot, tag, now);
   }
-  void tick(Cycle now, MemorySystem &mem);
+  void tick(Cycle now, MemorySystem &mem) {
+    // (inline: with nothing in the coalescer, nothing queued for the memory system, no data due
+    // and no response waiting, a tick does nothing, as most of a tiled kernel's SMs' cycles
+    // do while their loads are in flight)
+    if (!curActive_ && missQ_.empty() && (events_.empty() || events_.front().first > now) &&
+        !mem.hasResponse(smId_))
+      return;
+    tickBusy(now, mem);
+  }
   bool hasCompletion() const { return !completions_.empty(); }
   /// (warpSlot, tag) of a finished instruction.
   std::pair<uint32_t, uint64_t> popCompletion() { return completions_.pop(); }
@@ -205,6 +213,8 @@ private:
   /// A request from this SM for warp slot `warp` at `addr`, stamped with the current issue cycle.
   MemRequest newRequest(uint32_t warp, uint64_t addr) const;
   bool runPiece(Cycle now);
+  /// tick() of a unit with something to do.
+  void tickBusy(Cycle now, MemorySystem &mem);
   uint32_t sharedDegree(const WarpMemAccess &a) const;
   // (inline: the tick retires every data arrival through these)
   void dataArrived(uint32_t slot) {
