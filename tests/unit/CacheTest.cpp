@@ -227,6 +227,30 @@ TEST(CacheLookup, WideSetsFindExactlyTheirLinesThroughFingerprints) {
   }
 }
 
+// findLine looks only at the ways a set has allocated since the last flush (every other way
+// is invalid): a 64-way set filled to 1, 15, 16, 17, 33 and 64 lines, with flushes between,
+// finds each of its lines (the highest way's too) and no line of an earlier round.
+TEST(CacheLookup, FindsEveryLineOfTheWaysUsedSinceTheFlush) {
+  CacheConfig cfg = small(2, 64, 128, 4, 4);
+  Cache c(cfg, "t");
+  uint64_t next = 0;
+  std::vector<uint64_t> earlier;
+  for (uint32_t n : {1u, 15u, 16u, 17u, 33u, 64u, 3u}) {
+    c.invalidateAll();
+    std::vector<uint64_t> lines;
+    for (uint32_t i = 0; i < n; ++i, ++next) { // set 0: even lines (x 128 bytes)
+      lines.push_back(next * 2 * 128);
+      bringIn(c, lines.back(), 0);
+    }
+    for (uint64_t a : lines)
+      EXPECT_TRUE(c.probe(a, c.fullMask())) << n << " lines, line " << a;
+    for (uint64_t a : earlier)
+      EXPECT_FALSE(c.probe(a, c.fullMask())) << n << " lines, earlier line " << a;
+    earlier.insert(earlier.end(), lines.begin(), lines.end());
+  }
+  EXPECT_EQ(c.stats().evictions, 0u);
+}
+
 // invalidateAll() clears only the ways each set allocated since the last one: after rounds of
 // lines brought in and written (sets filled to different depths, some past their ways), no line
 // is left, and refilling a set up to its ways evicts nothing (no stale line hides in a way).

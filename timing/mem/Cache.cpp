@@ -106,13 +106,16 @@ static inline uint32_t matchBytes16(const uint8_t *p, uint8_t b) {
 }
 
 Cache::Line *Cache::findLine(uint64_t line) {
-  // the first valid way holding `line`, among the ways whose fingerprint matches
-  const size_t base = size_t(setOf(line)) * stride_;
+  // the first valid way holding `line`, among the ways whose fingerprint matches, below the
+  // set's used ways (setUsed_: every way from there on is invalid; a streaming kernel's L1D
+  // sets use a few of their 64)
+  const uint32_t si = setOf(line), used = setUsed_[si];
+  const size_t base = size_t(si) * stride_;
   const uint8_t want = fingerprint(line);
-  for (uint32_t w0 = 0; w0 < cfg_.ways; w0 += 16) {
+  for (uint32_t w0 = 0; w0 < used; w0 += 16) {
     uint32_t m = matchBytes16(&fps_[base + w0], want);
-    if (cfg_.ways - w0 < 16)
-      m &= (1u << (cfg_.ways - w0)) - 1;
+    if (used - w0 < 16)
+      m &= (1u << (used - w0)) - 1;
     for (; m; m &= m - 1) {
       Line &l = lines_[base + w0 + uint32_t(__builtin_ctz(m))];
       if (l.tag == line && l.valid)

@@ -189,8 +189,8 @@ private:
   /// The sets in which a line was allocated since the last invalidateAll(), and per set the
   /// ways allocated there: one more than the highest (every other line is invalid: allocate()
   /// is the only way a line gets a tag, and it takes the lowest invalid way first, so flushing
-  /// an untouched cache, an idle SM's L1 at each launch, costs nothing, and a small kernel's
-  /// L1 flush clears only the ways it used).
+  /// an untouched cache, an idle SM's L1 at each launch, costs nothing, a small kernel's
+  /// L1 flush clears only the ways it used, and findLine looks at those ways only).
   std::vector<uint32_t> touchedSets_;
   std::vector<uint32_t> setUsed_;
   std::vector<Mshr> mshrs_;
