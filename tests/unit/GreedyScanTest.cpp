@@ -1,8 +1,11 @@
 // The scan's greedy shortcut (Sm::QuietScan::greedy): with a policy that keeps issuing from the
 // warp it picked last while that warp is ready (gto: IWarpScheduler::keepsLastWhileReady), the
 // SM visits only that warp while every other one is asleep, at a barrier or ready and waiting
-// for its turn. The same policy without the trait takes the full scan every cycle; both must
-// give every result and statistic alike, on one host thread and on several.
+// for its turn, and issues it without asking the policy (which would pick it). The same policy
+// without the trait takes the full scan and picks every cycle; both must give every result and
+// statistic alike, on one host thread and on several. The built-in gto, whose issued() does
+// nothing (IWarpScheduler::hearsIssues: the SM does not call it), gives them alike too, and a
+// policy that hears issues hears every one.
 
 #include "ExecHarness.h"
 #include "sim/KernelSimulator.h"
@@ -17,10 +20,11 @@ using namespace ptxsim::test;
 
 namespace {
 
-std::atomic<uint64_t> gSinglePicks[2]; ///< by trait (0: full scan): picks among one ready warp
+std::atomic<uint64_t> gPicks[2];  ///< by trait (0: full scan): calls of pick()
+std::atomic<uint64_t> gIssued[2]; ///< by trait: calls of issued()
 
-/// gto, with or without the greedy trait; counts the picks that had a single ready warp (the
-/// shortcut hands the policy only the warp it picked last).
+/// gto, with or without the greedy trait; counts the calls of pick() (the shortcut's issues
+/// make none) and of issued().
 template <bool Greedy> class TestGto final : public timing::IWarpScheduler {
 public:
   explicit TestGto(const timing::SchedulerParams &p) : gto_(timing::createGtoScheduler(p)) {}
@@ -29,12 +33,12 @@ public:
   void removeWarp(uint32_t slot) override { gto_->removeWarp(slot); }
   void tick(timing::Cycle now) override { gto_->tick(now); }
   int pick(const std::vector<uint32_t> &ready, timing::Cycle now) override {
-    if (ready.size() == 1)
-      gSinglePicks[Greedy].fetch_add(1, std::memory_order_relaxed);
+    gPicks[Greedy].fetch_add(1, std::memory_order_relaxed);
     return gto_->pick(ready, now);
   }
   bool keepsLastWhileReady() const override { return Greedy; }
   void issued(uint32_t slot, bool longLatency, timing::Cycle now) override {
+    gIssued[Greedy].fetch_add(1, std::memory_order_relaxed);
     gto_->issued(slot, longLatency, now);
   }
 
@@ -174,21 +178,34 @@ void addTestPolicies() {
   });
 }
 
+void expectSameRun(const ScanRun &a, const ScanRun &b, unsigned threads) {
+  EXPECT_GT(b.stats.cycles, 0u);
+  EXPECT_EQ(a.stats.cycles, b.stats.cycles) << threads;
+  EXPECT_EQ(a.out, b.out) << threads;
+  ASSERT_EQ(a.stats.values().size(), b.stats.values().size()) << threads;
+  for (size_t i = 0; i < b.stats.values().size(); ++i)
+    EXPECT_EQ(a.stats.values()[i], b.stats.values()[i]) << threads << " value " << i;
+}
+
+/// The warp instructions the SMs issued in a run.
+double warpInsts(const ScanRun &r) { return r.stats.get("gpu.warp_insts"); }
+
 /// Runs the kernel with both policies: every result and statistic alike, and the shortcut ran.
 void expectShortcutExact(const char *ptx, uint32_t ldstInterval) {
   addTestPolicies();
   for (unsigned threads : {1u, 2u}) {
-    gSinglePicks[0] = gSinglePicks[1] = 0;
+    gPicks[0] = gPicks[1] = gIssued[0] = gIssued[1] = 0;
     const ScanRun full = runKernel("test_gto_full_scan", threads, ptx, ldstInterval);
     const ScanRun greedy = runKernel("test_gto_greedy", threads, ptx, ldstInterval);
-    // the shortcut ran: it hands the policy a single ready warp where the full scan found more
-    EXPECT_GT(gSinglePicks[1].load(), gSinglePicks[0].load()) << threads;
-    EXPECT_GT(full.stats.cycles, 0u);
-    EXPECT_EQ(greedy.stats.cycles, full.stats.cycles) << threads;
-    EXPECT_EQ(greedy.out, full.out) << threads;
-    ASSERT_EQ(greedy.stats.values().size(), full.stats.values().size()) << threads;
-    for (size_t i = 0; i < full.stats.values().size(); ++i)
-      EXPECT_EQ(greedy.stats.values()[i], full.stats.values()[i]) << threads << " value " << i;
+    // the shortcut ran: its issues do not ask the policy, the full scan's all do
+    EXPECT_LT(gPicks[1].load(), gPicks[0].load()) << threads;
+    EXPECT_GT(gPicks[1].load(), 0u) << threads;
+    // a policy that hears issues hears every one (the greedy shortcut's too)
+    EXPECT_EQ(double(gIssued[0].load()), warpInsts(full)) << threads;
+    EXPECT_EQ(double(gIssued[1].load()), warpInsts(greedy)) << threads;
+    expectSameRun(greedy, full, threads);
+    // the built-in gto: the shortcut, no pick for it, and no issued() call
+    expectSameRun(runKernel("gto", threads, ptx, ldstInterval), full, threads);
   }
 }
 

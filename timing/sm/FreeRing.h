@@ -31,17 +31,21 @@ public:
     const uint32_t n = n_;
     const uint32_t first = first_;
     const Cycle v = std::max(c[first], now) + busy;
-    first_ = first + 1 == n ? 0 : first + 1;
-    uint32_t at = first; // (the old first's place is the ring's back now)
-    for (uint32_t k = 1; k < n; ++k) {
-      const uint32_t before = at == 0 ? n - 1 : at - 1;
-      if (c[before] <= v)
-        break;
-      c[at] = c[before];
-      at = before;
+    const uint32_t next = first + 1 == n ? 0 : first + 1;
+    first_ = next;
+    // (the old first's place is the ring's back now; the new cycle is mostly the latest of
+    // all, and then it goes there: with one unit the back is the first, which v is not below)
+    uint32_t at = first;
+    uint32_t before = first == 0 ? n - 1 : first - 1;
+    if (__builtin_expect(c[before] > v, 0)) {
+      for (uint32_t k = 1; k < n && c[before] > v; ++k) {
+        c[at] = c[before];
+        at = before;
+        before = at == 0 ? n - 1 : at - 1;
+      }
     }
     c[at] = v;
-    return c[first_];
+    return c[next];
   }
   /// The units' free cycles, ascending.
   std::vector<Cycle> cycles() const {

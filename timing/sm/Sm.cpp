@@ -55,8 +55,11 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
     scheds_.push_back(schedulers.create(c.scheduler, sp));
   schedCounters_ = schedulers.counters(c.scheduler);
-  for (const auto &sched : scheds_)
+  schedHearsIssues_ = false;
+  for (const auto &sched : scheds_) {
     schedTicks_ = schedTicks_ || sched->ticks();
+    schedHearsIssues_ = schedHearsIssues_ || sched->hearsIssues();
+  }
   lastStall_.assign(scheds_.size(), StallReason::Idle);
   quiet_.resize(scheds_.size());
   greedyScan_ = scheds_[0]->keepsLastWhileReady();
@@ -244,6 +247,7 @@ void Sm::buildPipes() {
   for (size_t i = 0; i < descs.size(); ++i) {
     specs[i] = descs[i].spec(cfg_);
     pipes_[i].freeAt.assign(std::max(1u, specs[i].units), 0);
+    pipes_[i].units = (uint32_t)pipes_[i].freeAt.size();
     pipes_[i].latency = specs[i].latency;
     pipes_[i].interval = std::max(1u, specs[i].interval);
   }
@@ -308,6 +312,15 @@ void Sm::fillIssueInfo(IssueInfo &e, const Inst &in) {
   e.bankWorst = uint8_t(worst);
   e.regReads = uint8_t(reads);
   e.regWrites = uint8_t(writes);
+  e.rare = hasRarePath(in);
+}
+
+bool Sm::hasRarePath(const Inst &in) const {
+  using ptx::exec::SassRole;
+  using ptx::ir::Ctl;
+  return in.sassSeq != 0 || in.ctl == Ctl::Call || in.ctl == Ctl::Ret ||
+         (in.ctl >= Ctl::Bar && in.ctl <= Ctl::BarRed) || (in.hints & Inst::kHintFusedIntoNext) ||
+         in.sassRole == uint8_t(SassRole::ConstOperand) || in.sassRole == uint8_t(SassRole::ParamReg);
 }
 
 uint32_t Sm::sequenceLatency(const Inst &in) const {
@@ -515,9 +528,18 @@ bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
 PTXSIM_ISSUE_INLINE bool Sm::issueSm(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
   const Inst *in = &inst;
   const IssueInfo &ii = issueInfo(*in);
-  const StepOutcome o = stepBody(s, *in, now);
+  const StepOutcome o = stepBody(s, *in, now, ii.rare);
   if (o != StepOutcome::Stepped)
     return o == StepOutcome::Skipped;
+  if (!ii.rare) { // (what follows with none of the rarer paths: stepBody left lastIssueFused_ false)
+    countIssue(ii, now);
+    const int mem = !rec_.isMemory || !rec_.execMask ? -1 : timeMemoryAccess(s, *in, slotIndex, now);
+    if (mem < 0)
+      timeArithmetic(s, *in, ii, now);
+    noteIssued(s, slotIndex, mem > 0, now);
+    noteNextOperands(s);
+    return true;
+  }
   // an instruction ptxas merges into the next one: no pipe, collector or latency of its own
   lastIssueFused_ = (in->hints & Inst::kHintFusedIntoNext) && !rec_.isMemory;
   // a constant load ptxas makes an operand of its users: nothing of its own on a hit
@@ -578,15 +600,15 @@ Sm::StepOutcome Sm::stepWarp(Slot &s, const Inst &in, Cycle now) {
   return stepBody(s, in, now);
 }
 
-PTXSIM_ISSUE_INLINE Sm::StepOutcome Sm::stepBody(Slot &s, const Inst &in, Cycle now) {
+PTXSIM_ISSUE_INLINE Sm::StepOutcome Sm::stepBody(Slot &s, const Inst &in, Cycle now, bool rare) {
   lastIssueFused_ = false;
-  if (__builtin_expect(in.sassSeq != 0, 0) && waitForFenceBefore(s, in, now))
+  if (rare && __builtin_expect(in.sassSeq != 0, 0) && waitForFenceBefore(s, in, now))
     return StepOutcome::Waiting;
   // device runtime calls (printf, malloc, free) are long: the builtin the call reaches, if any
-  const uint32_t builtin = in.ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, in) : 0;
+  const uint32_t builtin = rare && in.ctl == ptx::ir::Ctl::Call ? grid_->builtinCallee(*s.w, in) : 0;
   // the return from a function that is not a leaf waits for its epilogue's stack loads
   bool frameRet = false;
-  if (__builtin_expect(in.ctl == ptx::ir::Ctl::Ret, 0) && cfg_.core.callFrameCycles) {
+  if (rare && __builtin_expect(in.ctl == ptx::ir::Ctl::Ret, 0) && cfg_.core.callFrameCycles) {
     const ptx::ir::Function *fn = grid_->function(*s.w);
     frameRet = fn->makesCalls && !fn->isEntry;
   }
@@ -621,6 +643,8 @@ PTXSIM_ISSUE_INLINE Sm::StepOutcome Sm::stepBody(Slot &s, const Inst &in, Cycle 
   }
   if (__builtin_expect(rec_.switched || frameRet || builtin, 0))
     holdAfterStep(s, now, frameRet, builtin);
+  if (!rare)
+    return StepOutcome::Stepped;
   if (__builtin_expect(in.sassSeq != 0, 0))
     holdForFence(s, in, now);
   if (__builtin_expect(in.ctl >= ptx::ir::Ctl::Bar && in.ctl <= ptx::ir::Ctl::BarRed, 0) &&
@@ -767,7 +791,7 @@ PTXSIM_ISSUE_INLINE void Sm::countIssue(const IssueInfo &ii, Cycle now) {
   Cycle *f = pipe.freeAt.data();
   const uint32_t u = pipe.next;
   f[u] = now + pipe.interval;
-  pipe.next = u + 1 == pipe.freeAt.size() ? 0 : u + 1;
+  pipe.next = u + 1 == pipe.units ? 0 : u + 1;
   pipe.minFree = f[pipe.next];
 }
 
@@ -1248,6 +1272,11 @@ bool Sm::scanGreedy(uint32_t si, Cycle now, SchedScan &scan) {
 bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared) {
   IWarpScheduler &sched = *scheds_[si];
   while (!readyScratch_.empty()) {
+    // (the greedy shortcut's warp alone: a greedy policy picks the warp it picked last, which
+    // the greedy record names, and changes nothing then: IWarpScheduler::keepsLastWhileReady)
+    if (pick < 0 && greedyScan_ && readyScratch_.size() == 1 &&
+        int32_t(readyScratch_[0]) == quiet_[si].greedy)
+      pick = quiet_[si].greedy;
     if (pick < 0)
       pick = sched.pick(readyScratch_, now);
     if (pick < 0)

@@ -302,6 +302,7 @@ protected:
     uint32_t next = 0;         ///< the unit taken least recently: freeAt's least
     Cycle minFree = 0;         ///< freeAt[next] (kept with it: the scan's unit test)
     uint32_t latency = 1, interval = 1;
+    uint32_t units = 1; ///< freeAt.size()
   };
   /// The pipe `in` issues to (pipeOf_, filled from the pipe registry when the SM is built).
   uint8_t pipeFor(const ptx::ir::Inst &in) const {
@@ -338,6 +339,10 @@ protected:
     uint8_t pipe = 0;      ///< pipeFor(*in)
     uint8_t bankWorst = 0; ///< register sources read from the busiest bank (0: none)
     uint8_t regReads = 0, regWrites = 0; ///< register operands (rs, rd) that are not predicates
+    /// The issue may take one of its rarer paths for this instruction (a fence's SASS sequence,
+    /// a call, a return, a barrier, a pair merged into the next, a folded constant load or
+    /// parameter register): 0 lets the step and the issue skip those tests (hasRarePath)
+    uint8_t rare = 0;
   };
   static constexpr size_t kIssueInfoEntries = 256; ///< a power of 2
   /// (inline: once per issue; the rest, fillIssueInfo, once per instruction and launch)
@@ -349,6 +354,9 @@ protected:
     return e;
   }
   void fillIssueInfo(IssueInfo &e, const ptx::ir::Inst &in);
+  /// IssueInfo::rare: what of the instruction stepBody() and issueSm() test besides the common
+  /// path (they test it all when this is true).
+  bool hasRarePath(const ptx::ir::Inst &in) const;
   /// By instruction address (issueInfo()); beginKernel() empties it when issueInfoUsed_, since
   /// a later launch's code may lie where an earlier one's was.
   std::unique_ptr<IssueInfo[]> issueInfo_{new IssueInfo[kIssueInfoEntries]};
@@ -417,7 +425,9 @@ protected:
   };
   /// Executes the slot's next instruction `in` on the functional core at `now`.
   StepOutcome stepWarp(Slot &s, const ptx::ir::Inst &in, Cycle now);
-  StepOutcome stepBody(Slot &s, const ptx::ir::Inst &in, Cycle now); ///< stepWarp's, inline in issueSm
+  /// stepWarp's, inline in issueSm; `rare` false (IssueInfo::rare) skips the tests of the
+  /// instruction's rarer paths
+  StepOutcome stepBody(Slot &s, const ptx::ir::Inst &in, Cycle now, bool rare = true);
   /// After the step: a memory access, to an extension's memory model or the LD/ST unit. -1: the
   /// instruction accessed no memory (the caller times it); else 1 for a long-latency access.
   int timeMemoryAccess(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
@@ -428,6 +438,8 @@ protected:
     // A warp left waiting at a barrier will wait long too: a two-level scheduler must move it
     // out of its active set, or active warps that all wait for pending ones would never issue
     // again.
+    if (!schedHearsIssues_) // (no policy's issued() does anything: IWarpScheduler::hearsIssues)
+      return;
     if (s.w->state == ptx::exec::WarpState::AtBarrier) // (SteppedGrid::atBarrier, inline)
       longLatency = true;
     scheds_[s.sched]->issued(slotIndex, longLatency, now);
@@ -603,6 +615,7 @@ protected:
   uint64_t nextTag_ = 1;
   std::vector<StallReason> lastStall_; ///< per scheduler, from the last tick
   bool schedTicks_ = false; ///< some scheduler's tick() does something (IWarpScheduler::ticks)
+  bool schedHearsIssues_ = true; ///< some scheduler's issued() does something (hearsIssues)
   std::vector<uint32_t> readyScratch_;
   bool issuedLastTick_ = false;
   /// issue() just issued an instruction that ptxas merges into the next (kHintFusedIntoNext):

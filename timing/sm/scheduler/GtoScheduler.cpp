@@ -29,6 +29,7 @@ public:
   }
 
   bool keepsLastWhileReady() const override { return true; }
+  bool hearsIssues() const override { return false; }
 
   int pick(const std::vector<uint32_t> &ready, Cycle) override {
     // (the ages, the last pick and the oldest's age in locals: the loop stores nothing)

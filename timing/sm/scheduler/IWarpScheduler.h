@@ -33,12 +33,17 @@ public:
   virtual bool ticks() const { return false; }
   virtual int pick(const std::vector<uint32_t> &ready, Cycle now) = 0;
   /// True for a policy whose pick() returns the warp it picked last whenever that warp is among
-  /// the ready ones, whatever the others (greedy): the SM then need not look at the others while
-  /// none of them can change (Sm::QuietScan::greedy). Its tick() and issued() must not change that.
+  /// the ready ones, whatever the others (greedy), and changes nothing of its own then: the SM
+  /// then need not look at the others while none of them can change (Sm::QuietScan::greedy),
+  /// and need not call pick() when that warp is the only one it offers. Its tick() and
+  /// issued() must not change that.
   virtual bool keepsLastWhileReady() const { return false; }
   /// The picked warp issued an instruction; `longLatency` when it is a global/local memory
   /// access or anything else that will make the warp wait long (two-level demotes it).
   virtual void issued(uint32_t /*slot*/, bool /*longLatency*/, Cycle /*now*/) {}
+  /// False for a policy whose issued() does nothing: the SM then does not call it (a virtual
+  /// call on every issue). A policy that overrides issued() keeps the default.
+  virtual bool hearsIssues() const { return true; }
   /// L1 data cache feedback (CCWS): a miss by `slot` on line `lineAddr`; an eviction of a line
   /// that was brought in by warp `ownerSlot`.
   virtual void l1Miss(uint32_t /*slot*/, uint64_t /*lineAddr*/, Cycle /*now*/) {}
