@@ -1023,7 +1023,11 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
   for (uint32_t si = 0; si < scheds_.size() && finished; ++si) {
     SchedScan scan;
     scanScheduler(si, now, scan);
-    finished = issueScheduler(si, now, scan, -1, stopBeforeShared);
+    // (no warp ready: the stall is counted here, without the issue's frame)
+    if (readyScratch_.empty())
+      countStall(si, scan);
+    else
+      finished = issueScheduler(si, now, scan, -1, stopBeforeShared);
   }
   if (stopBeforeShared)
     grid_->bufferGlobalStores(id_, false);
@@ -1335,12 +1339,7 @@ bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool 
     readyScratch_.erase(std::find(readyScratch_.begin(), readyScratch_.end(), (uint32_t)pick));
     pick = -1;
   }
-  StallReason r = !scan.anyLive ? StallReason::Idle
-                  : scan.worst != StallReason::None ? scan.worst
-                  : scan.anyBarrier ? StallReason::Barrier
-                                    : StallReason::Pipeline;
-  lastStall_[si] = r;
-  ++stats_.stall[size_t(r)];
+  countStall(si, scan);
   return true;
 }
 

@@ -534,6 +534,15 @@ protected:
   /// scanScheduler() without a shortcut: visits the scheduler's warps (readyScratch_ is empty).
   __attribute__((noinline)) void scanFull(uint32_t si, Cycle now, SchedScan &scan);
   bool issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared);
+  /// A scheduler's cycle without an issue: its stall reason, from its scan.
+  void countStall(uint32_t si, const SchedScan &scan) {
+    const StallReason r = !scan.anyLive                    ? StallReason::Idle
+                          : scan.worst != StallReason::None ? scan.worst
+                          : scan.anyBarrier                 ? StallReason::Barrier
+                                                            : StallReason::Pipeline;
+    lastStall_[si] = r;
+    ++stats_.stall[size_t(r)];
+  }
   TimingConfig cfg_;
   uint32_t id_;
   // The core kind's traits (its constructor sets them):
