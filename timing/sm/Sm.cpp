@@ -1027,7 +1027,7 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
     if (readyScratch_.empty())
       countStall(si, scan);
     else
-      finished = issueScheduler(si, now, scan, -1, stopBeforeShared);
+      finished = issueBody(si, now, scan, -1, stopBeforeShared);
   }
   if (stopBeforeShared)
     grid_->bufferGlobalStores(id_, false);
@@ -1274,6 +1274,11 @@ bool Sm::scanGreedy(uint32_t si, Cycle now, SchedScan &scan) {
 }
 
 bool Sm::issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared) {
+  return issueBody(si, now, scan, pick, stopBeforeShared);
+}
+
+PTXSIM_ISSUE_INLINE bool Sm::issueBody(uint32_t si, Cycle now, SchedScan &scan, int pick,
+                                       bool stopBeforeShared) {
   IWarpScheduler &sched = *scheds_[si];
   while (!readyScratch_.empty()) {
     // (the greedy shortcut's warp alone: a greedy policy picks the warp it picked last, which

@@ -534,6 +534,8 @@ protected:
   /// scanScheduler() without a shortcut: visits the scheduler's warps (readyScratch_ is empty).
   __attribute__((noinline)) void scanFull(uint32_t si, Cycle now, SchedScan &scan);
   bool issueScheduler(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared);
+  /// issueScheduler()'s body, inline in the tick (no frame per scheduler and cycle)
+  bool issueBody(uint32_t si, Cycle now, SchedScan &scan, int pick, bool stopBeforeShared);
   /// A scheduler's cycle without an issue: its stall reason, from its scan.
   void countStall(uint32_t si, const SchedScan &scan) {
     const StallReason r = !scan.anyLive                    ? StallReason::Idle
