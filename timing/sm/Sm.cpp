@@ -313,6 +313,8 @@ void Sm::fillIssueInfo(IssueInfo &e, const Inst &in) {
   e.regReads = uint8_t(reads);
   e.regWrites = uint8_t(writes);
   e.rare = hasRarePath(in);
+  e.registerOnly = in.ctl == ptx::ir::Ctl::None && (kRegisterOnlyClasses >> (uint32_t(in.cls) & 31) & 1);
+  e.wakesOthers = mayWakeOthers(in);
 }
 
 bool Sm::hasRarePath(const Inst &in) const {
@@ -526,8 +528,12 @@ bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
 }
 
 PTXSIM_ISSUE_INLINE bool Sm::issueSm(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
+  return issueSmWith(s, inst, issueInfo(inst), slotIndex, now);
+}
+
+PTXSIM_ISSUE_INLINE bool Sm::issueSmWith(Slot &s, const Inst &inst, const IssueInfo &ii,
+                                         uint32_t slotIndex, Cycle now) {
   const Inst *in = &inst;
-  const IssueInfo &ii = issueInfo(*in);
   const StepOutcome o = stepBody(s, *in, now, ii.rare);
   if (o != StepOutcome::Stepped)
     return o == StepOutcome::Skipped;
@@ -1299,7 +1305,8 @@ PTXSIM_ISSUE_INLINE bool Sm::issueBody(uint32_t si, Cycle now, SchedScan &scan, 
     __builtin_prefetch(ps.stepHint[0]);
     __builtin_prefetch(ps.stepHint[1]);
     const Inst &in = *ps.nextCache; // (what the scan found: the warp has not stepped since)
-    if (stopBeforeShared && mustStop(*ps.w, in)) {
+    const IssueInfo &ii = issueInfo(in);
+    if (stopBeforeShared && mustStop(*ps.w, in, ii)) {
       // the rest of this tick runs in the GPU's ordered phase (tickShared), from this pick on
       resume_.sched = si;
       resume_.scan = scan;
@@ -1308,13 +1315,13 @@ PTXSIM_ISSUE_INLINE bool Sm::issueBody(uint32_t si, Cycle now, SchedScan &scan, 
     }
     // (the scans an issue may change: its scheduler's, or every one when the instruction may
     // release a barrier, end a warp or do what an extension does)
-    const bool wakesOthers = mayWakeOthers(in);
+    const bool wakesOthers = ii.wakesOthers; // (mayWakeOthers)
     if (wakesOthers)
       forgetScans();
     else
       quiet_[si].valid = false;
     // (the full SM's issue in this body, not by a virtual call)
-    if (exactSm_ ? issueSm(ps, in, (uint32_t)pick, now) : issue(ps, in, (uint32_t)pick, now)) {
+    if (exactSm_ ? issueSmWith(ps, in, ii, (uint32_t)pick, now) : issue(ps, in, (uint32_t)pick, now)) {
       // (the next scans may take the greedy shortcut: the issue changed no other warp)
       QuietScan &q = quiet_[si];
       q.greedy = greedyScan_ && !wakesOthers ? pick : -1;

@@ -343,6 +343,9 @@ protected:
     /// a call, a return, a barrier, a pair merged into the next, a folded constant load or
     /// parameter register): 0 lets the step and the issue skip those tests (hasRarePath)
     uint8_t rare = 0;
+    /// A plain instruction (Ctl::None) of a class that reads and writes only the warp's
+    /// registers (kRegisterOnlyClasses: mustStop's common case), and mayWakeOthers()
+    uint8_t registerOnly = 0, wakesOthers = 0;
   };
   static constexpr size_t kIssueInfoEntries = 256; ///< a power of 2
   /// (inline: once per issue; the rest, fillIssueInfo, once per instruction and launch)
@@ -413,6 +416,9 @@ protected:
   /// The full SM's issue() (Sm::issue is this), which the scheduler's issue calls directly when
   /// the SM is of no other core kind (exactSm_).
   bool issueSm(Slot &s, const ptx::ir::Inst &in, uint32_t slotIndex, Cycle now);
+  /// issueSm() with the instruction's issueInfo()
+  bool issueSmWith(Slot &s, const ptx::ir::Inst &in, const IssueInfo &ii, uint32_t slotIndex,
+                   Cycle now);
   bool exactSm_ = false; ///< this is an Sm, not a class derived from it (beginKernel sets it)
   /// The cycle the SM last gave its lane of the grid (SteppedGrid::setCycle; every setter in a
   /// cycle gives it that cycle): the step sets it only when it differs.
@@ -609,11 +615,11 @@ protected:
   uint32_t threadsPerCta_ = 0, sharedPerCta_ = 0, regsPerCta_ = 0;
   /// In the parallel phase: whether the SM stops before `in` (touchesOutside, except a plain
   /// global store, which it holds back; a global load after one). Sets storesHeld_.
-  bool mustStop(const ptx::exec::Warp &w, const ptx::ir::Inst &in) {
+  /// (`ii`: the instruction's issueInfo())
+  bool mustStop(const ptx::exec::Warp &w, const ptx::ir::Inst &in, const IssueInfo &ii) {
     // (inline: a plain register-only instruction of a full SM, no launch extension, no store
     // held; mustStopOther the rest)
-    if (!orderedIssue_ && !extLaunch_ && !storesHeld_ && in.ctl == ptx::ir::Ctl::None &&
-        (kRegisterOnlyClasses >> (uint32_t(in.cls) & 31) & 1))
+    if (ii.registerOnly && !orderedIssue_ && !extLaunch_ && !storesHeld_)
       return false;
     return mustStopOther(w, in);
   }
