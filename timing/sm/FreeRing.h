@@ -20,6 +20,7 @@ public:
     at_.assign(std::max(1u, units), 0);
     n_ = (uint32_t)at_.size();
     first_ = 0;
+    back_ = 0;
   }
   uint32_t units() const { return (uint32_t)at_.size(); }
   /// The cycle from which the soonest free unit is free.
@@ -35,14 +36,19 @@ public:
     first_ = next;
     // (the old first's place is the ring's back now; the new cycle is mostly the latest of
     // all, and then it goes there: with one unit the back is the first, which v is not below)
+    if (__builtin_expect(v >= back_, 1)) {
+      c[first] = v;
+      back_ = v;
+      return c[next];
+    }
+    // (the latest stays the latest: it is not the old first, which is not above v)
     uint32_t at = first;
-    uint32_t before = first == 0 ? n - 1 : first - 1;
-    if (__builtin_expect(c[before] > v, 0)) {
-      for (uint32_t k = 1; k < n && c[before] > v; ++k) {
-        c[at] = c[before];
-        at = before;
-        before = at == 0 ? n - 1 : at - 1;
-      }
+    for (uint32_t k = 1; k < n; ++k) {
+      const uint32_t before = at == 0 ? n - 1 : at - 1;
+      if (c[before] <= v)
+        break;
+      c[at] = c[before];
+      at = before;
     }
     c[at] = v;
     return c[next];
@@ -59,6 +65,7 @@ private:
   std::vector<Cycle> at_; ///< ascending from first_, around the end
   uint32_t first_ = 0;
   uint32_t n_ = 0; ///< at_.size()
+  Cycle back_ = 0;  ///< the latest free cycle (the ring's back)
 };
 
 } // namespace ptxsim::timing
