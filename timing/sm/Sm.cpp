@@ -465,14 +465,19 @@ Cycle Sm::unitFreeAt(const Inst &in) const {
 }
 
 const Inst *Sm::issuableAgain(Slot &s, Cycle now) {
-  if (!s.active || !grid_->ready(*s.w) || (s.blockedBy == StallReason::Barrier && now < s.wakeAt))
+  // (SteppedGrid::ready, inline)
+  if (!s.active || s.w->state != ptx::exec::WarpState::Ready ||
+      (s.blockedBy == StallReason::Barrier && now < s.wakeAt))
     return nullptr;
   // (nextCache, when set, is what peek() returns: the warp has not stepped since)
   const Inst *in = s.nextCache ? s.nextCache : grid_->peek(*s.w);
   if (!in || in->ctl == ptx::ir::Ctl::Wait || !fetched(s, *in, now))
     return nullptr;
+  // (the operands as the issue just noted them, noteNextOperands, when the note is for `in`:
+  // nothing has changed the warp's scoreboard since)
   StallReason why;
-  return operandsReady(s, *in, now, why) && unitFreeFor(*in, now) ? in : nullptr;
+  const bool ready = s.opsFor == in ? s.opsAt <= now : operandsReady(s, *in, now, why);
+  return ready && unitFreeFor(*in, now) ? in : nullptr;
 }
 
 Cycle Sm::operandsWait(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
@@ -1356,17 +1361,6 @@ PTXSIM_ISSUE_INLINE bool Sm::issueBody(uint32_t si, Cycle now, SchedScan &scan, 
 }
 
 bool Sm::idle() const { return ctas_.empty() && ldst_->idle(); }
-
-void Sm::summarize(TickSummary &t, bool dispatching) const {
-  t.insts = stats_.warpInsts + stats_.dmaOps;
-  t.issued = issuedLastTick_;
-  t.idle = idle();
-  // (scans the warp slots: only while it matters)
-  t.canTake = dispatching && !cfg_.core.placedCtasOnly && canTakeCta();
-  // tickShared() resumes a stopped scheduler, then retires CTAs whose warps have all finished
-  // and whose loads are back (noteRetire at the end of the tick made the same test)
-  t.needShared = resume_.sched < scheds_.size() || retireDue_ || storesHeld_;
-}
 
 Cycle Sm::nextEventCycle(Cycle now) const {
   Cycle next = ownNextEvent(now);

@@ -182,9 +182,19 @@ public:
     uint8_t idle = 0;        ///< idle()
     uint8_t canTake = 0;     ///< canTakeCta() while dispatching (only dispatch and retirement change it)
   };
-  /// Fills `s` from the SM's state now (after tickLocal, tick or tickShared); canTake only
+  /// Fills `t` from the SM's state now (after tickLocal, tick or tickShared); canTake only
   /// while `dispatching` (CTAs are left to dispatch), else false.
-  void summarize(TickSummary &s, bool dispatching) const;
+  /// (inline: after every tick of every SM)
+  void summarize(TickSummary &t, bool dispatching) const {
+    t.insts = stats_.warpInsts + stats_.dmaOps;
+    t.issued = issuedLastTick_;
+    t.idle = ctas_.empty() && ldst_->idle(); // (idle())
+    // (canTakeCta looks at the SM's resources: only while it matters)
+    t.canTake = dispatching && !cfg_.core.placedCtasOnly && canTakeCta();
+    // tickShared() resumes a stopped scheduler, then retires CTAs whose warps have all finished
+    // and whose loads are back (noteRetire at the end of the tick made the same test)
+    t.needShared = resume_.sched < scheds_.size() || retireDue_ || storesHeld_;
+  }
 
   const SmStats &stats() const { return stats_; }
   /// `sm.load_latency` (SmStats::loadLatency, merged over SMs, in a snapshot).
