@@ -480,6 +480,22 @@ const Inst *Sm::issuableAgain(Slot &s, Cycle now) {
   return ready && unitFreeFor(*in, now) ? in : nullptr;
 }
 
+void Sm::issueAgain(Slot &s, uint32_t slotIndex, Cycle now) {
+  // The same warp's next instructions while they are ready (blocking instructions issue
+  // alone), up to the issue width; one merged into the next takes no slot. The next of a merged
+  // one is an add (Schedule.h), never one of the ordered phase's instructions.
+  for (uint32_t used = lastIssueFused_ ? 0 : 1; used < cfg_.core.issueWidth || lastIssueFused_;) {
+    const Inst *again = issuableAgain(s, now);
+    if (!again || (lastIssueFused_ && touchesOutside(*again)))
+      break;
+    if (mayWakeOthers(*again))
+      forgetScans();
+    if (!issue(s, *again, slotIndex, now))
+      break;
+    used += !lastIssueFused_;
+  }
+}
+
 Cycle Sm::operandsWait(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
   if (s.opsFor == &in) { // (what operandsReady() would say, as the last issue noted it)
     if (s.opsAt <= now)
@@ -1331,20 +1347,10 @@ PTXSIM_ISSUE_INLINE bool Sm::issueBody(uint32_t si, Cycle now, SchedScan &scan, 
       QuietScan &q = quiet_[si];
       q.greedy = greedyScan_ && !wakesOthers ? pick : -1;
       // -gpgpu_max_insn_issue_per_warp: the same warp may issue its next instructions in
-      // this cycle too when they are ready (blocking instructions issue alone); an instruction
-      // merged into the next (-ptxsim_fuse_pairs) takes no issue slot of its own. The next is
-      // an add (Schedule.h), never one of the ordered phase's instructions.
-      for (uint32_t used = lastIssueFused_ ? 0 : 1;
-           used < cfg_.core.issueWidth || lastIssueFused_;) {
-        const Inst *again = issuableAgain(ps, now);
-        if (!again || (lastIssueFused_ && touchesOutside(*again)))
-          break;
-        if (mayWakeOthers(*again))
-          forgetScans();
-        if (!issue(ps, *again, (uint32_t)pick, now))
-          break;
-        used += !lastIssueFused_;
-      }
+      // this cycle too (issueAgain); an instruction merged into the next (-ptxsim_fuse_pairs)
+      // takes no issue slot of its own
+      if (__builtin_expect(lastIssueFused_ || cfg_.core.issueWidth > 1, 0))
+        issueAgain(ps, (uint32_t)pick, now);
       ++stats_.issueCycles;
       lastStall_[si] = StallReason::None;
       issuedLastTick_ = true;

@@ -418,6 +418,9 @@ protected:
   /// The warp just issued: its next instruction when that can issue in the same cycle (dual
   /// issue), else null.
   const ptx::ir::Inst *issuableAgain(Slot &s, Cycle now);
+  /// After an issue that merged into the next instruction or with an issue width above one:
+  /// the warp's next instructions that can issue in the same cycle.
+  __attribute__((noinline)) void issueAgain(Slot &s, uint32_t slotIndex, Cycle now);
   /// Issues the slot's next instruction `in` (the scan's nextCache, or issuableAgain()'s);
   /// false when it was a blocking instruction that could not complete (nothing executed: the
   /// warp waits, stall reason ExtWait). The core kind's step: the full SM's times the

@@ -32,23 +32,27 @@ public:
   bool hearsIssues() const override { return false; }
 
   int pick(const std::vector<uint32_t> &ready, Cycle) override {
-    // (the ages, the last pick and the oldest's age in locals: the loop stores nothing)
+    // (the ages, the last pick and the oldest's age in locals: the loop stores nothing; the
+    // first ready warp is the oldest so far, the others replace it only when strictly older)
+    const uint32_t *p = ready.data(), *end = p + ready.size();
+    if (p == end)
+      return -1;
     const uint64_t *age = age_.data();
-    const int last = last_;
-    int oldest = -1;
-    uint64_t oldestAge = 0;
-    for (uint32_t slot : ready) {
+    const uint32_t last = uint32_t(last_); // (-1: no slot matches)
+    uint32_t oldest = *p;
+    uint64_t oldestAge = age[oldest];
+    for (; p != end; ++p) {
+      const uint32_t slot = *p;
       assert(slot < present_.size() && present_[slot] && "gto: ready warp was never added");
-      if (int(slot) == last)
-        return last;
-      if (oldest < 0 || age[slot] < oldestAge) {
-        oldest = int(slot);
+      if (slot == last)
+        return int(last);
+      if (age[slot] < oldestAge) {
+        oldest = slot;
         oldestAge = age[slot];
       }
     }
-    if (oldest >= 0)
-      last_ = oldest;
-    return oldest;
+    last_ = int(oldest);
+    return last_;
   }
 
 private:
