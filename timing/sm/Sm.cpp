@@ -315,6 +315,12 @@ void Sm::fillIssueInfo(IssueInfo &e, const Inst &in) {
   e.rare = hasRarePath(in);
   e.registerOnly = in.ctl == ptx::ir::Ctl::None && (kRegisterOnlyClasses >> (uint32_t(in.cls) & 31) & 1);
   e.wakesOthers = mayWakeOthers(in);
+  using ptx::ir::Ctl;
+  e.stop = uint8_t((in.ctl == Ctl::Exit || in.ctl == Ctl::Ret ? kStopExitOrRet : 0) |
+                   (isGlobalLoad(in) || isTextureRead(in) ? kStopGlobalRead : 0) |
+                   (in.ctl == Ctl::Call ? kStopCall : 0) |
+                   (touchesOutside(in) ? kStopTouchesOutside : 0) |
+                   (ptx::exec::SteppedGrid::bufferableStore(in) ? kStopBufferable : 0));
 }
 
 bool Sm::hasRarePath(const Inst &in) const {
@@ -1086,23 +1092,24 @@ void Sm::noteRetire() {
   retireCheck_ = anyDone;
 }
 
-bool Sm::mustStopOther(const ptx::exec::Warp &w, const Inst &in) {
+bool Sm::mustStopOther(const ptx::exec::Warp &w, const Inst &in, const IssueInfo &ii) {
+  // (what depends on the instruction alone from its IssueInfo entry: IssueInfo::stop)
   if (orderedIssue_)
     return true;
   // a launch extension's ctaFinished hook runs when a CTA's last warp exits
-  if (extLaunch_ && (in.ctl == ptx::ir::Ctl::Exit || in.ctl == ptx::ir::Ctl::Ret))
+  if (extLaunch_ && (ii.stop & kStopExitOrRet))
     return true;
   // a held store: later global loads (and texture fetches) of this SM must see it (they wait
   // for the ordered phase)
-  if (storesHeld_ && (isGlobalLoad(in) || isTextureRead(in)))
+  if (storesHeld_ && (ii.stop & kStopGlobalRead))
     return true;
   // a direct call of a function with a body moves only the warp's registers and local memory
   // (runtime builtins, printf, malloc, device launches, have none)
-  if (in.ctl == ptx::ir::Ctl::Call && grid_->callsBody(w, in))
+  if ((ii.stop & kStopCall) && grid_->callsBody(w, in))
     return false;
-  if (!touchesOutside(in))
+  if (!(ii.stop & kStopTouchesOutside)) // (touchesOutside)
     return false;
-  if (!ptx::exec::SteppedGrid::bufferableStore(in))
+  if (!(ii.stop & kStopBufferable)) // (SteppedGrid::bufferableStore)
     return true;
   storesHeld_ = true; // (it issues now, into the buffer)
   return false;

@@ -356,7 +356,11 @@ protected:
     /// A plain instruction (Ctl::None) of a class that reads and writes only the warp's
     /// registers (kRegisterOnlyClasses: mustStop's common case), and mayWakeOthers()
     uint8_t registerOnly = 0, wakesOthers = 0;
+    /// What mustStopOther() asks of the instruction (kStop* bits)
+    uint8_t stop = 0;
   };
+  static constexpr uint8_t kStopExitOrRet = 1, kStopGlobalRead = 2, kStopCall = 4,
+                           kStopTouchesOutside = 8, kStopBufferable = 16;
   static constexpr size_t kIssueInfoEntries = 256; ///< a power of 2
   /// (inline: once per issue; the rest, fillIssueInfo, once per instruction and launch)
   const IssueInfo &issueInfo(const ptx::ir::Inst &in) {
@@ -634,9 +638,9 @@ protected:
     // held; mustStopOther the rest)
     if (ii.registerOnly && !orderedIssue_ && !extLaunch_ && !storesHeld_)
       return false;
-    return mustStopOther(w, in);
+    return mustStopOther(w, in, ii);
   }
-  bool mustStopOther(const ptx::exec::Warp &w, const ptx::ir::Inst &in);
+  bool mustStopOther(const ptx::exec::Warp &w, const ptx::ir::Inst &in, const IssueInfo &ii);
   bool storesHeld_ = false; ///< this tick's parallel phase buffered global stores
   uint32_t sharedCap_ = 0; ///< shared memory this kernel may use (-gpgpu_shmem_size or the carve-out)
   uint64_t arenaBase_ = 0;
