@@ -68,6 +68,7 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   const size_t words = (maxWarps + 63) / 64;
   scanSlots_.assign(words, 0);
   schedSlotMask_.assign(scheds_.size() * words, 0);
+  memSleepers_.assign(scheds_.size(), 0);
   for (uint32_t i = 0; i < maxWarps; ++i) {
     slots_[i].sched = i % (uint32_t)scheds_.size();
     schedSlotMask_[slots_[i].sched * words + i / 64] |= uint64_t(1) << (i % 64);
@@ -1028,6 +1029,10 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
       if (i + 1 != s.pending.size())
         s.pending[i] = s.pending.back();
       s.pending.pop_back();
+      if (s.wakeAt == kNever && s.blockedBy == StallReason::Memory) {
+        --memSleepers_[s.sched]; // (the scan visits it again: see scanFull)
+        setScanned(slot, true);
+      }
       s.wakeAt = s.callDoneAt; // 0, or the end of a runtime call in progress
       s.opsFor = nullptr;
       if (s.retired)
@@ -1170,10 +1175,13 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
   IWarpScheduler &sched = *scheds_[si];
   QuietScan &q = quiet_[si];
   q.greedy = -1;
-  bool anyLive = false, anyBarrier = false;
-  StallReason worst = StallReason::None;
+  // (the warps asleep until a load returns are out of scanSlots_: each would count resident
+  // and make the stall reason Memory, which no later visit changes)
+  const uint32_t sleepers = memSleepers_[si];
+  bool anyLive = sleepers != 0, anyBarrier = false;
+  StallReason worst = sleepers ? StallReason::Memory : StallReason::None;
   // (for quiet_: warps counted resident, the earliest wake-up, a warp waiting only for a unit)
-  uint32_t resident = 0;
+  uint32_t resident = sleepers;
   Cycle until = kNever;
   bool unitWait = false;
 
@@ -1231,6 +1239,11 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
         // a finite wake-up is the cycle the last operand is ready: the scan then need not look
         // again (a load's return that wakes the warp earlier clears this)
         s.operandsWereReady = wake != kNever;
+        if (wake == kNever && why == StallReason::Memory) {
+          // out of the scan until the load's return (tickLocal) wakes it: memSleepers_
+          ++memSleepers_[si];
+          setScanned(slot, false);
+        }
         return;
       }
       s.operandsWereReady = true;

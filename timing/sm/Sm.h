@@ -590,6 +590,12 @@ protected:
   std::vector<uint64_t> scanSlots_;
   /// By scheduler, its slots (slot i is scheduler i % schedulers'), scanSlots_' words each
   std::vector<uint64_t> schedSlotMask_;
+  /// By scheduler, its warps asleep until one of their loads returns (wakeAt kNever, blockedBy
+  /// Memory), which are out of scanSlots_ meanwhile: a visit would only count the warp resident
+  /// and its stall reason Memory, which the scan counts from this number instead (Memory
+  /// prevails over every other reason in the scan's order, so the order of the visits does not
+  /// matter), and only the warp's load return (tickLocal) wakes it and puts it back.
+  std::vector<uint32_t> memSleepers_;
   void setScanned(uint32_t slot, bool on) {
     const uint64_t bit = uint64_t(1) << (slot % 64);
     scanSlots_[slot / 64] = on ? scanSlots_[slot / 64] | bit : scanSlots_[slot / 64] & ~bit;
