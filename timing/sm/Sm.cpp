@@ -1172,15 +1172,15 @@ void Sm::scanScheduler(uint32_t si, Cycle now, SchedScan &scan) {
 }
 
 void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
-  IWarpScheduler &sched = *scheds_[si];
   QuietScan &q = quiet_[si];
   q.greedy = -1;
   // (the warps asleep until a load returns are out of scanSlots_: each would count resident
   // and make the stall reason Memory, which no later visit changes)
   const uint32_t sleepers = memSleepers_[si];
-  bool anyLive = sleepers != 0, anyBarrier = false;
+  bool anyBarrier = false;
   StallReason worst = sleepers ? StallReason::Memory : StallReason::None;
-  // (for quiet_: warps counted resident, the earliest wake-up, a warp waiting only for a unit)
+  // (for quiet_: warps counted resident, the earliest wake-up, a warp waiting only for a unit;
+  // a live warp is one counted resident or one at a barrier)
   uint32_t resident = sleepers;
   Cycle until = kNever;
   bool unitWait = false;
@@ -1194,7 +1194,6 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
   forScanned(si, [&](uint32_t slot) {
     Slot &s = slots_[slot];
     if (now < s.wakeAt) { // still blocked on its operands
-      anyLive = true;
       ++resident;
       until = std::min(until, s.wakeAt);
       if (s.blockedBy == StallReason::Memory || worst == StallReason::None)
@@ -1204,7 +1203,6 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
     const Inst *in = s.nextCache;
     if (!in && !(in = s.nextCache = grid_->peek(*s.w))) {
       if (grid_->atBarrier(*s.w)) {
-        anyLive = true;
         anyBarrier = true;
       } else if (s.retired) {
         setScanned(slot, false); // (back after a late wake-up: see below)
@@ -1213,13 +1211,13 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
         // must not keep it while the CTA's other warps wait in the pending set.
         s.retired = true;
         setScanned(slot, false);
-        sched.removeWarp(slot);
+        scheds_[si]->removeWarp(slot);
       }
       return;
     }
-    anyLive = true;
     ++resident;
-    if (!fetched(s, *in, now)) {
+    // (fetched()'s common case first: the instruction it found last)
+    if (in == s.fetchIn ? now < s.fetchReadyAt : !fetched(s, *in, now)) {
       s.wakeAt = s.fetchReadyAt;
       until = std::min(until, s.wakeAt);
       s.blockedBy = StallReason::Fetch;
@@ -1265,6 +1263,7 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
     }
     readyScratch_.push_back(slot); // (the issue takes its nextCache)
   });
+  const bool anyLive = resident != 0 || anyBarrier;
   stats_.warpCyclesResident += resident;
   scan.anyLive = anyLive;
   scan.anyBarrier = anyBarrier;
