@@ -1231,17 +1231,8 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
       if (const Cycle wake = operandsWait(s, *in, now, why)) {
         if (why == StallReason::Memory || worst == StallReason::None)
           worst = why;
-        s.wakeAt = wake;
         until = std::min(until, wake);
-        s.blockedBy = why;
-        // a finite wake-up is the cycle the last operand is ready: the scan then need not look
-        // again (a load's return that wakes the warp earlier clears this)
-        s.operandsWereReady = wake != kNever;
-        if (wake == kNever && why == StallReason::Memory) {
-          // out of the scan until the load's return (tickLocal) wakes it: memSleepers_
-          ++memSleepers_[si];
-          setScanned(slot, false);
-        }
+        sleepOnOperands(s, slot, si, wake, why);
         return;
       }
       s.operandsWereReady = true;
@@ -1304,8 +1295,11 @@ bool Sm::scanGreedy(uint32_t si, Cycle now, SchedScan &scan) {
     return false;
   if (!s.operandsWereReady) {
     StallReason why = StallReason::None;
-    if (operandsWait(s, *in, now, why))
+    if (const Cycle wake = operandsWait(s, *in, now, why)) {
+      // (the full scan's visit: the full scan then finds the warp asleep, counted alike)
+      sleepOnOperands(s, slot, si, wake, why);
       return false;
+    }
     s.operandsWereReady = true;
   }
   UnitMemo units;

@@ -596,6 +596,19 @@ protected:
   /// prevails over every other reason in the scan's order, so the order of the visits does not
   /// matter), and only the warp's load return (tickLocal) wakes it and puts it back.
   std::vector<uint32_t> memSleepers_;
+  /// The scan found the slot's warp waiting until `wake` for its operands (operandsWait, `why`):
+  /// it sleeps until then, out of the scan while it waits for a load (memSleepers_).
+  void sleepOnOperands(Slot &s, uint32_t slot, uint32_t si, Cycle wake, StallReason why) {
+    s.wakeAt = wake;
+    s.blockedBy = why;
+    // a finite wake-up is the cycle the last operand is ready: the scan then need not look
+    // again (a load's return that wakes the warp earlier clears this)
+    s.operandsWereReady = wake != kNever;
+    if (wake == kNever && why == StallReason::Memory) {
+      ++memSleepers_[si];
+      setScanned(slot, false);
+    }
+  }
   void setScanned(uint32_t slot, bool on) {
     const uint64_t bit = uint64_t(1) << (slot % 64);
     scanSlots_[slot / 64] = on ? scanSlots_[slot / 64] | bit : scanSlots_[slot / 64] & ~bit;
