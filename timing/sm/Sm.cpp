@@ -510,13 +510,33 @@ Cycle Sm::operandsWait(const Slot &s, const Inst &in, Cycle now, StallReason &wh
     why = s.opsMemFrom <= now ? StallReason::Memory : StallReason::Scoreboard;
     return s.opsAt;
   }
-  if (operandsReady(s, in, now, why))
+  // One pass over the operands (RAW on sources, WAW on destinations): the latest ready cycle,
+  // and the first operand not ready, which names the reason as operandsReady() would. (The
+  // scoreboard's two vectors read once, not per operand.)
+  const Cycle *const reg = s.regReady.data(), *const pred = s.predReady.data();
+  const size_t nReg = s.regReady.size(), nPred = s.predReady.size();
+  auto readyAt = [&](uint16_t r) -> Cycle {
+    const size_t i = r & ~ptx::ir::Inst::kPredBit;
+    if (r & ptx::ir::Inst::kPredBit)
+      return i < nPred ? pred[i] : 0;
+    return i < nReg ? reg[i] : 0;
+  };
+  Cycle wake = 0, first = 0; // (first: the first ready cycle past now; 0: none yet)
+  for (unsigned i = 0; i < in.nrs; ++i) {
+    const Cycle r = readyAt(in.rs[i]);
+    if (r > now && !first)
+      first = r;
+    wake = std::max(wake, r);
+  }
+  for (unsigned i = 0; i < in.nrd; ++i) {
+    const Cycle r = readyAt(in.rd[i]);
+    if (r > now && !first)
+      first = r;
+    wake = std::max(wake, r);
+  }
+  if (wake <= now)
     return 0;
-  Cycle wake = 0;
-  for (unsigned i = 0; i < in.nrs; ++i)
-    wake = std::max(wake, s.readyAt(in.rs[i]));
-  for (unsigned i = 0; i < in.nrd; ++i)
-    wake = std::max(wake, s.readyAt(in.rd[i]));
+  why = first == kNever ? StallReason::Memory : StallReason::Scoreboard;
   return wake;
 }
 
