@@ -1221,8 +1221,11 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
       return;
     }
     const Inst *in = s.nextCache;
-    if (!in && !(in = s.nextCache = grid_->peek(*s.w))) {
-      if (grid_->atBarrier(*s.w)) {
+    // (a warp that is not ready has no next instruction: peek() would say null, the state read
+    // here as SteppedGrid::atBarrier and done do, without a call for a warp at a barrier)
+    if (!in && (s.w->state != ptx::exec::WarpState::Ready ||
+                !(in = s.nextCache = grid_->peek(*s.w)))) {
+      if (s.w->state == ptx::exec::WarpState::AtBarrier) {
         anyBarrier = true;
       } else if (s.retired) {
         setScanned(slot, false); // (back after a late wake-up: see below)
