@@ -1430,7 +1430,14 @@ Cycle Sm::ownNextEvent(Cycle now) const {
         continue;
       // (nextCache, when set, is what next() would return: the warp has not stepped since)
       bool popDue = false;
-      const Inst *nextIn = s.nextCache ? s.nextCache : grid_->next(*s.w, popDue);
+      const Inst *nextIn = s.nextCache;
+      if (!nextIn) {
+        // (a warp that is not ready, one at a barrier, has no next instruction and no pop due:
+        // its state read here, as SteppedGrid::next does, without the call)
+        if (s.w->state != ptx::exec::WarpState::Ready)
+          continue;
+        nextIn = grid_->next(*s.w, popDue);
+      }
       if (popDue)
         return now + 1; // needs a stack pop: just tick
       if (!nextIn)
