@@ -308,7 +308,13 @@ public:
   ir::Opnd constant(uint64_t bits);
   uint32_t newReg() {
     out_.regBytes.push_back(4);
+    reached_.push_back(1); // (handlers may reach it through fields: Inst::aux)
     return out_.numRegs++;
+  }
+  /// Registers [first, first + n) are named by the code (reached_).
+  void reach(uint32_t first, uint32_t n) const {
+    for (uint32_t r = first; r < first + n && r < reached_.size(); ++r)
+      reached_[r] = 1;
   }
   ir::Inst &emit();
   const Instruction *cur_ = nullptr;
@@ -352,14 +358,26 @@ private:
   std::unordered_map<std::string_view, uint64_t> kernelShared_; ///< module shared placed here
   std::unordered_map<uint64_t, uint32_t> constIndex_;
   uint32_t sinkReg_ = ~0u;
+  /// Per data register: 0 for a declared one whose name lookup() never resolved, so that no
+  /// instruction, call or handler field reaches it (PTX declares ranges such as %r<75> of which
+  /// a kernel may use a few); 1 for the others, and for those the lowering makes itself
+  /// (newReg: handlers reach them through fields, as addc's carry through Inst::aux).
+  mutable std::vector<uint8_t> reached_;
   friend class ptxsim::ptx::exec::LowerCtx;
 };
 
 SymbolRef FunctionLowering::lookup(std::string_view name) const {
+  // (every name the code uses comes here: a data register it returns is reached; a vector
+  // register's span counted generously)
+  auto reached = [this](const SymbolRef &s) {
+    if (s.kind == SymbolRef::Kind::Reg)
+      reach(s.index, std::max<uint32_t>(s.slots, (s.bits + 63) / 64));
+    return s;
+  };
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
     auto f = it->names.find(name);
     if (f != it->names.end())
-      return f->second;
+      return reached(f->second);
     if (!it->ranges.empty()) {
       std::string_view prefix;
       uint64_t n;
@@ -368,7 +386,7 @@ SymbolRef FunctionLowering::lookup(std::string_view name) const {
         if (r != it->ranges.end() && n < r->second.second) {
           SymbolRef s = r->second.first;
           s.index += (uint32_t)n * s.slots;
-          return s;
+          return reached(s);
         }
       }
     }
@@ -437,6 +455,7 @@ void FunctionLowering::declare(const VarDecl &v) {
       s.index = out_.numRegs;
       out_.numRegs += (uint32_t)(count * s.slots);
       out_.regBytes.resize(out_.numRegs, (uint8_t)std::min<uint32_t>(s.bits / 8 / s.slots, 255));
+      reached_.resize(out_.numRegs, 0); // (until lookup() resolves a name to it)
     }
     if (v.isRange)
       sc.ranges[v.name] = {s, count};
@@ -561,6 +580,7 @@ void FunctionLowering::run() {
         // register-passed parameter: a callee register; calls copy into it
         declare(p);
         SymbolRef s = scopes_.back().names[p.name];
+        reach(s.index, std::max<uint32_t>(s.slots, (s.bits + 63) / 64)); // (calls copy into it)
         offs.push_back(0x80000000u | s.index);
         sizes.push_back((typeBits(p.type) + 7) / 8);
         return;
@@ -696,7 +716,7 @@ void FunctionLowering::run() {
   out_.frameSize = (uint32_t)alignUp(frameMax_, 16);
   if (af_.isEntry) {
     out_.staticShared = (uint32_t)sharedCursor_;
-    computeZeroAtStart(out_); // (the code is final: after the passes above)
+    computeZeroAtStart(out_, &reached_); // (the code is final: after the passes above)
     computeSpinRegs(out_);
   }
   computeAheadRuns(out_);

@@ -2,20 +2,27 @@
 // Which registers a CTA must find zeroed (docs/executor.md, "CTA set-up").
 //
 // Contract: the interpreter defines a register that no instruction has written yet as 0 in
-// every lane. A fresh CTA reuses a retired CTA's register file, so it zeroes every register it
-// may read before writing it; computeZeroAtStart finds the others (those every lane writes
-// before any read) so that initCta skips them. The analysis is conservative: whatever it cannot
+// every lane. A CTA's register file holds a retired CTA's values (a reused CTA) or whatever its
+// allocation held (a fresh one: Warp::regStore grows without writing), so it zeroes every
+// register it may read before writing it; computeZeroAtStart finds the others (those every lane
+// writes before any read, and those nothing reaches) so that initCta skips them. The analysis is conservative: whatever it cannot
 // prove (calls, indirect branches, instructions whose reads it does not know, reads of other
 // lanes' registers) leaves the register, or the whole file, zeroed, so results stay bit-exact.
 
 #include "ptx/ir/Ir.h"
 
+#include <cstdint>
+#include <vector>
+
 namespace ptxsim::ptx::exec {
 
 /// Sets fn.zeroAtStart to the registers (offsets, index * 32) a CTA of kernel `fn` may read in
 /// some lane before that lane has written them, and fn.zeroAtStartKnown when the analysis could
-/// tell (otherwise every register is zeroed). Call once the function's code is final.
-void computeZeroAtStart(ir::Function &fn);
+/// tell (otherwise every register is zeroed). `reached`, when given (one entry per register),
+/// marks with 0 the declared registers whose name the lowering never resolved: no instruction,
+/// call or handler field reaches them, so they need no zero either. Call once the function's
+/// code is final.
+void computeZeroAtStart(ir::Function &fn, const std::vector<uint8_t> *reached = nullptr);
 
 /// Sets fn.spinFirst and fn.spinRegs: at each backward branch, the registers a lane may still
 /// read there (ptx/jit/Liveness.h). A loop whose lanes change only other registers makes no

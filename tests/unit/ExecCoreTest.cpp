@@ -279,6 +279,40 @@ std::unique_ptr<ptx::exec::SteppedGrid> beginOneBlock(ExecHarness &h, const void
   return h.engine->beginGrid(p, err);
 }
 
+// Kernel "k" (loaded into `h` from `body`, after the PTX header) as a stepped grid of `blocks`
+// blocks of `threads`, its one parameter an output buffer of `threads` words per block; the
+// first block started. What the stepping tests share; false (with `error`) when any of it fails.
+struct SteppedKernel {
+  uint64_t out = 0;
+  std::unique_ptr<ptx::exec::SteppedGrid> grid;
+  ptx::exec::Cta *cta = nullptr; ///< block 0
+  std::string error;
+  bool begin(ExecHarness &h, const std::string &body, uint32_t threads, uint32_t blocks = 1) {
+    if (!h.load(ptxHeader() + body)) {
+      error = h.errors;
+      return false;
+    }
+    out = h.alloc(uint64_t(blocks) * threads * 4);
+    ptx::exec::LaunchParams p;
+    p.kernel = h.engine->findKernel("k");
+    if (!p.kernel) {
+      error = "no kernel k";
+      return false;
+    }
+    p.grid = {blocks};
+    p.block = {threads};
+    p.params = &out;
+    ptx::exec::LaunchResult err;
+    grid = h.engine->beginGrid(p, err);
+    if (!grid) {
+      error = err.message;
+      return false;
+    }
+    cta = grid->startCta(0);
+    return true;
+  }
+};
+
 // The single-step interface a timing model drives: every record names the pc, masks and, for
 // memory instructions, the per-lane addresses; stepping gives the same results as launch().
 TEST(ExecCore, SteppedGridRecordsEachWarpInstruction) {
@@ -345,7 +379,8 @@ SKIP:
 // stepped in turn, so one warp's pending run waits across the other's steps.
 TEST(ExecCore, SteppedPureRunsExecuteAheadAndRecordAtTheirIssue) {
   ExecHarness h;
-  ASSERT_TRUE(h.load(ptxHeader() + R"(
+  SteppedKernel sk;
+  ASSERT_TRUE(sk.begin(h, R"(
 .visible .entry k(.param .u64 out) {
   .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<3>;
   ld.param.u64 %rd1, [out];
@@ -366,13 +401,10 @@ JOIN:
   st.global.u32 [%rd3], %r2;
   ret;
 }
-)")) << h.errors;
-  uint64_t d = h.alloc(64 * 4);
-  uint64_t param = d;
-  ptx::exec::LaunchResult err;
-  auto g = beginOneBlock(h, &param, 64, err);
-  ASSERT_TRUE(g) << err.message;
-  ptx::exec::Cta *cta = g->startCta(0);
+)", 64)) << sk.error;
+  auto &g = sk.grid;
+  ptx::exec::Cta *cta = sk.cta;
+  const uint64_t d = sk.out;
   const ptx::ir::Function &fn = *g->function(g->warp(cta, 0));
   ptx::exec::WarpInstRecord rec;
   std::vector<std::pair<uint32_t, uint32_t>> seen[2]; // (pc, execMask) by warp
@@ -435,7 +467,8 @@ JOIN:
 // the lanes of its active mask as thread instructions (the run's steps included).
 TEST(ExecCore, SteppedThenNextMatchesNextAndCountsPartialRuns) {
   ExecHarness h;
-  ASSERT_TRUE(h.load(ptxHeader() + R"(
+  SteppedKernel sk;
+  ASSERT_TRUE(sk.begin(h, R"(
 .visible .entry k(.param .u64 out) {
   .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<3>;
   ld.param.u64 %rd1, [out];
@@ -454,13 +487,10 @@ SKIP:
   st.global.u32 [%rd3], %r2;
   ret;
 }
-)")) << h.errors;
-  uint64_t d = h.alloc(32 * 4);
-  uint64_t param = d;
-  ptx::exec::LaunchResult err;
-  auto g = beginOneBlock(h, &param, 32, err);
-  ASSERT_TRUE(g) << err.message;
-  ptx::exec::Cta *cta = g->startCta(0);
+)", 32)) << sk.error;
+  auto &g = sk.grid;
+  ptx::exec::Cta *cta = sk.cta;
+  const uint64_t d = sk.out;
   ptx::exec::Warp &wp = g->warp(cta, 0);
   ptx::exec::WarpInstRecord rec;
   uint64_t lanes = 0, partialAheadSteps = 0;
@@ -489,6 +519,129 @@ SKIP:
   auto v = h.read<uint32_t>(d, 32);
   for (unsigned t = 0; t < 32; ++t)
     EXPECT_EQ(v[t], t < 10 ? (((t + 1 + 2) * 3 + 4) ^ 5) : 0u) << "thread " << t;
+}
+
+// Kernel "k" of `body` (one output word per thread) as `blocks` CTAs of one warp stepped one
+// after the other: the first fresh (its register file from a heap whose free memory was left
+// full of other bytes), each later one on the objects of the one before, whose registers are
+// overwritten with other bytes first (what a finished CTA leaves is no concern of the next).
+// The output words, or none on a failure.
+std::vector<uint32_t> runOnDirtyRegisterFiles(const char *body, uint32_t blocks) {
+  std::vector<uint8_t> keep; // (allocated after the junk: the freed junk stays in the heap)
+  {
+    std::vector<std::vector<uint64_t>> junk;
+    for (size_t n = 16; n < 4096; n += 40)
+      junk.emplace_back(n, ~0ull);
+    keep.resize(64);
+  }
+  ExecHarness h;
+  SteppedKernel sk;
+  if (!sk.begin(h, body, 32, blocks)) {
+    ADD_FAILURE() << sk.error;
+    return {};
+  }
+  auto &g = sk.grid;
+  ptx::exec::WarpInstRecord rec;
+  ptx::exec::Cta *cta = sk.cta;
+  for (uint64_t c = 0; c < blocks; ++c) {
+    if (c > 0) {
+      g->retireCta(cta);
+      cta = g->startCta(c); // (reuses the retired CTA's objects)
+    }
+    ptx::exec::Warp &wp = g->warp(cta, 0);
+    for (int steps = 0; !g->ctaDone(cta) && steps < 100; ++steps)
+      if (!g->ready(wp) || !g->step(wp, rec)) {
+        ADD_FAILURE() << "cta " << c << " stopped at step " << steps;
+        return {};
+      }
+    if (!g->ctaDone(cta)) {
+      ADD_FAILURE() << "cta " << c << " did not finish";
+      return {};
+    }
+    std::fill(wp.regStore.begin(), wp.regStore.end(), ~0ull);
+  }
+  auto r = g->finish();
+  if (!r.ok()) {
+    ADD_FAILURE() << r.message;
+    return {};
+  }
+  keep[0] = 1;
+  return h.read<uint32_t>(sk.out, size_t(blocks) * 32);
+}
+
+// How many registers a CTA of kernel "k" of `body` zeroes (RegInit.h), and of how many.
+void zeroedOf(const char *body, uint32_t &zeroed, uint32_t &regs) {
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + body)) << h.errors;
+  const ptx::ir::Function &fn = *h.engine->findKernel("k", h.module)->fn;
+  ASSERT_TRUE(fn.zeroAtStartKnown); // (otherwise every register is zeroed: nothing to test)
+  zeroed = 0;
+  for (auto [first, count] : fn.zeroAtStart)
+    zeroed += count;
+  regs = fn.numRegs;
+}
+
+// A register no instruction has written reads 0 in every lane (RegInit.h), in a fresh CTA and
+// in one that reuses a finished CTA's objects, though a CTA zeroes only the registers some lane
+// may read before writing them: %r2 is written only in lanes 0-15 and %r4 never, so lanes 16-31
+// read both unwritten and the others read %r4 unwritten.
+TEST(ExecCore, RegistersReadBeforeWrittenStartAtZeroInFreshAndReusedCtas) {
+  const char *body = R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<8>; .reg .b64 %rd<4>; .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r6, %ctaid.x;
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 add.u32 %r2, %r1, 100;
+  add.u32 %r3, %r2, %r4;
+  mad.lo.u32 %r5, %r6, 32, %r1;
+  mul.wide.u32 %rd2, %r5, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)";
+  uint32_t zeroed = 0, regs = 0;
+  zeroedOf(body, zeroed, regs);
+  EXPECT_GE(zeroed, 2u); // %r2, %r4
+  EXPECT_LT(zeroed, regs);
+  std::vector<uint32_t> v = runOnDirtyRegisterFiles(body, 3);
+  ASSERT_EQ(v.size(), 3u * 32);
+  for (unsigned c = 0; c < 3; ++c)
+    for (unsigned t = 0; t < 32; ++t)
+      EXPECT_EQ(v[c * 32 + t], t < 16 ? t + 100 : 0u) << "cta " << c << " thread " << t;
+}
+
+// A declared register the code never names (%r0, %r4, %r7-%r39, %rd0) needs no zero: nothing
+// reaches it; a register the lowering made itself (addc's carry, Inst::aux) does: the addc
+// with no carry set before reads a carry of 0 in a fresh and in a reused CTA.
+TEST(ExecCore, UnnamedRegistersNeedNoZeroButHiddenOnesDo) {
+  const char *body = R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<40>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r6, %ctaid.x;
+  add.u32 %r2, %r1, 7;
+  addc.u32 %r3, %r1, %r2;
+  mad.lo.u32 %r5, %r6, 32, %r1;
+  mul.wide.u32 %rd2, %r5, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)";
+  uint32_t zeroed = 0, regs = 0;
+  zeroedOf(body, zeroed, regs);
+  EXPECT_GE(regs, 44u);
+  EXPECT_GE(zeroed, 1u); // the carry
+  EXPECT_LE(zeroed, 8u); // (and temporaries the lowering made: not the 36 unnamed ones)
+  std::vector<uint32_t> v = runOnDirtyRegisterFiles(body, 3);
+  ASSERT_EQ(v.size(), 3u * 32);
+  for (unsigned c = 0; c < 3; ++c)
+    for (unsigned t = 0; t < 32; ++t)
+      EXPECT_EQ(v[c * 32 + t], 2 * t + 7) << "cta " << c << " thread " << t;
 }
 
 } // namespace
