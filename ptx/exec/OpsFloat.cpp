@@ -10,6 +10,10 @@
 #include "ptx/exec/OpsCommon.h"
 #include "ptx/jit/JitOps.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace ptxsim::ptx::exec {
 namespace {
 
@@ -327,11 +331,60 @@ bool hostHasFma() {
   static const bool v = __builtin_cpu_supports("fma");
   return v;
 }
+/// fmaRnHost<float> for a full warp on hosts with AVX2 and FMA: eight lanes an instruction. The
+/// low 32 bits of two groups of four register slots are gathered into eight floats (in the
+/// order 0 1 4 5 2 3 6 7 of the group: shufps within each 128-bit half), fused, NaNs replaced
+/// by the canonical one, and written back zero-extended (unpacking with zero undoes the order),
+/// as toBits<float> writes them. Same correctly rounded results, bit for bit: vfmadd on eight
+/// lanes is the scalar one's operation, and both run under the host's default rounding.
+/// A partial warp of at least kAvx2BlendLanes lanes computes every lane (the operation is total)
+/// and keeps the other lanes' slots; fewer take fmaRnHost.
+/// The low 32 bits of register slots p[0..7] as eight floats, in the order 0 1 4 5 2 3 6 7.
+__attribute__((target("avx2"))) inline __m256 low8F32(const uint64_t *p) {
+  return _mm256_shuffle_ps(_mm256_loadu_ps(reinterpret_cast<const float *>(p)),
+                           _mm256_loadu_ps(reinterpret_cast<const float *>(p + 4)), 0x88);
+}
+__attribute__((target("avx2,fma"))) void fmaRnAvx2F32(ExecCtx &ctx, Warp &w, const Inst &in,
+                                                      uint32_t m) {
+  if (m != kFullMask && laneCount(m) < kAvx2BlendLanes)
+    return fmaRnHost<float>(ctx, w, in, m);
+  uint64_t *d = w.reg(in.dst[0]);
+  const uint64_t *a = w.src(in.src[0]), *b = w.src(in.src[1]), *c = w.src(in.src[2]);
+  const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32(int(kCanonicalNaNF32)));
+  const __m256i zero = _mm256_setzero_si256();
+  for (unsigned l = 0; l < kWarpSize; l += 8) {
+    __m256 r = _mm256_fmadd_ps(low8F32(a + l), low8F32(b + l), low8F32(c + l));
+    r = _mm256_blendv_ps(r, canon, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+    __m256i lo = _mm256_unpacklo_epi32(_mm256_castps_si256(r), zero);
+    __m256i hi = _mm256_unpackhi_epi32(_mm256_castps_si256(r), zero);
+    if (m != kFullMask) { // keep the other lanes' slots
+      const __m256i bits = _mm256_set1_epi32(int(m >> l));
+      const __m256i sel = _mm256_setr_epi64x(1, 2, 4, 8);
+      const __m256i sel4 = _mm256_setr_epi64x(16, 32, 64, 128);
+      const __m256i keepLo = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_cvtepu32_epi64(
+                                                    _mm256_castsi256_si128(bits)), sel), zero);
+      const __m256i keepHi = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_cvtepu32_epi64(
+                                                    _mm256_castsi256_si128(bits)), sel4), zero);
+      const __m256i oldLo = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(d + l));
+      const __m256i oldHi = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(d + l + 4));
+      lo = _mm256_blendv_epi8(lo, oldLo, keepLo);
+      hi = _mm256_blendv_epi8(hi, oldHi, keepHi);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(d + l), lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(d + l + 4), hi);
+  }
+}
+bool hostHasAvx2Fma() {
+  static const bool v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return v;
+}
 #endif
 
 /// fma/mad handler: the host-FMA one where it applies (see fmaRnHost).
 ir::ExecFn pickFma(bool isF64, Rnd r, bool mods) {
 #if defined(__x86_64__) && defined(__GNUC__)
+  if (r == Rnd::RN && !mods && !isF64 && hostHasAvx2Fma())
+    return fmaRnAvx2F32;
   if (r == Rnd::RN && !mods && hostHasFma())
     return isF64 ? fmaRnHost<double> : fmaRnHost<float>;
 #endif
@@ -882,6 +935,7 @@ void registerFloatOps() {
 #if defined(__x86_64__) && defined(__GNUC__)
   jit::describe(fmaRnHost<float>, Op::FFma, Type::F32);
   jit::describe(fmaRnHost<double>, Op::FFma, Type::F64);
+  jit::describe(fmaRnAvx2F32, Op::FFma, Type::F32);
 #endif
 }
 

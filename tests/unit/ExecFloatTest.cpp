@@ -157,6 +157,62 @@ TEST(ExecFloat, FmaAndSqrtAllRoundingModes) {
   }
 }
 
+// fma.rn.f32 on a full warp and under guards of 21, 11 and 4 lanes (the host's vector form
+// computes eight lanes at a time and must keep the unguarded lanes' registers): every lane as
+// the correctly rounded fused result, NaNs as the canonical one, the other lanes untouched.
+TEST(ExecFloat, FmaF32OnEveryMask) {
+  std::vector<uint32_t> a(32), b(32), c(32);
+  std::mt19937 rng(20261130);
+  for (uint32_t l = 0; l < 32; ++l) {
+    a[l] = rng();
+    b[l] = rng() & 0xbfffffffu; // (mostly within range of a's products)
+    c[l] = rng();
+  }
+  // special operands: NaNs with payloads, inf * 0, denormals, signed zeros, cancellation
+  const uint32_t specials[][3] = {
+      {0x7fc12345u, 0x3f800000u, 0x00000000u}, {0x3f800000u, 0x7f800001u, 0x3f800000u},
+      {0x7f800000u, 0x00000000u, 0x3f800000u}, {0x00000001u, 0x3f000000u, 0x00000000u},
+      {0x80000000u, 0x3f800000u, 0x00000000u}, {0x3f800001u, 0x3f7ffffeu, 0xbf800000u},
+      {0x00800000u, 0x34000000u, 0x80000001u}, {0x7f7fffffu, 0x40000000u, 0xff7fffffu},
+      {0xff800000u, 0x3f800000u, 0x7f800000u}, {0x3eaaaaabu, 0x40400000u, 0xbf800000u},
+  };
+  for (unsigned i = 0; i < std::size(specials); ++i) {
+    const unsigned l = i * 3 + 1; // spread over the lanes of each group of eight
+    a[l] = specials[i][0];
+    b[l] = specials[i][1];
+    c[l] = specials[i][2];
+  }
+  auto f = [](uint32_t u) {
+    float x;
+    std::memcpy(&x, &u, 4);
+    return x;
+  };
+  const uint32_t kSentinel = 0x12345678u;
+  struct Guard {
+    const char *text;
+    bool (*on)(uint32_t);
+  };
+  const Guard guards[] = {
+      {"", [](uint32_t) { return true; }},
+      {"@%p ", [](uint32_t l) { return l % 3 != 0; }},  // 21 lanes
+      {"@!%p ", [](uint32_t l) { return l % 3 == 0; }}, // 11 lanes
+      {"@%q ", [](uint32_t l) { return l % 8 == 0; }},  // 4 lanes
+  };
+  for (const Guard &g : guards) {
+    std::string body = std::string("cvt.u64.u32 %x6, %i; rem.u64 %x7, %x6, 3; setp.ne.u64 %p, %x7, 0; "
+                                   "rem.u64 %x7, %x6, 8; setp.eq.u64 %q, %x7, 0; mov.b32 %d, ") +
+                       std::to_string(kSentinel) + "; " + g.text + "fma.rn.f32 %d, %a, %b, %c;";
+    auto d = runOp<uint32_t, uint32_t>("b32", "b32", body, a, b, c);
+    ASSERT_EQ(d.size(), 32u) << body;
+    for (uint32_t l = 0; l < 32; ++l) {
+      volatile float x = f(a[l]), y = f(b[l]), z = f(c[l]);
+      const float e = std::fma(x, y, z);
+      const uint32_t want = g.on(l) ? (e != e ? 0x7fffffffu : bits(e)) : kSentinel;
+      EXPECT_EQ(d[l], want) << body << " lane " << l;
+    }
+  }
+}
+
 TEST(ExecFloat, DirectedRoundingKnownValues) {
   // 1 + 2^-24 is a tie in f32: rn/rz/rm give 1, rp the next float up.
   std::vector<float> a = {1.0f, -1.0f}, b = {0x1p-24f, -0x1p-24f};
