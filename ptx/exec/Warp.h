@@ -258,7 +258,8 @@ struct StoreBuffer {
     uint32_t offset, bytes; ///< in `data`
   };
   std::vector<Entry> entries;
-  std::vector<uint8_t> data;
+  /// (grown without writing: the store writes each byte it adds right after, NoZeroAllocator)
+  std::vector<uint8_t, NoZeroAllocator<uint8_t>> data;
   bool empty() const { return entries.empty(); }
 };
 
