@@ -185,11 +185,11 @@ void initCta(Cta &cta, Grid &g, uint64_t linear, uint32_t localPerThread) {
     Warp &w = cta.warps[wi];
     w.cta = &cta;
     w.id = wi;
-    // a register every lane writes before reading it keeps whatever its slot holds (the last
-    // CTA's value, or for a fresh CTA the bytes its allocation came with: the resize writes
-    // nothing, NoZeroAllocator); the others start at 0 (RegInit.h). A partial warp's missing
-    // lanes are read by shuffles: all zeroed.
-    if (k.zeroAtStartKnown && w.validMask == kFullMask) {
+    // a register every lane writes before reading it keeps the last CTA's value; the others
+    // start at 0 (RegInit.h). A partial warp's missing lanes are read by shuffles: all zeroed.
+    // A fresh register file is zeroed whole: left unwritten, its pages are faulted in during
+    // the run instead, which took more CPU time than the zeroing (divergent_shuffle, 5 %).
+    if (k.zeroAtStartKnown && w.validMask == kFullMask && w.regStore.size() >= (size_t)k.numRegs * kWarpSize) {
       w.regStore.resize((size_t)k.numRegs * kWarpSize); // (a call's frames grow zeroed from here)
       for (auto [first, count] : k.zeroAtStart)
         std::fill_n(w.regStore.data() + (size_t)first * kWarpSize, (size_t)count * kWarpSize, 0);

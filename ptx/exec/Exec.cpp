@@ -874,8 +874,8 @@ bool enterCall(ExecCtx &ctx, Warp &w, const ir::Inst &in, const ir::Function &ca
   }
   uint32_t newRegBase = w.regBase + caller.numRegs * kWarpSize;
   uint32_t newPredBase = w.predBase + caller.numPreds;
-  if (w.regStore.size() < newRegBase + (size_t)callee.numRegs * kWarpSize) // (grown zeroed)
-    w.regStore.resize(newRegBase + (size_t)callee.numRegs * kWarpSize, 0);
+  if (w.regStore.size() < newRegBase + (size_t)callee.numRegs * kWarpSize)
+    w.regStore.resize(newRegBase + (size_t)callee.numRegs * kWarpSize);
   if (w.predStore.size() < newPredBase + (size_t)callee.numPreds)
     w.predStore.resize(newPredBase + callee.numPreds);
   w.predStore[newPredBase + ir::kPredFalse] = 0;

@@ -2,10 +2,9 @@
 // Which registers a CTA must find zeroed (docs/executor.md, "CTA set-up").
 //
 // Contract: the interpreter defines a register that no instruction has written yet as 0 in
-// every lane. A CTA's register file holds a retired CTA's values (a reused CTA) or whatever its
-// allocation held (a fresh one: Warp::regStore grows without writing), so it zeroes every
-// register it may read before writing it; computeZeroAtStart finds the others (those every lane
-// writes before any read, and those nothing reaches) so that initCta skips them. The analysis is conservative: whatever it cannot
+// every lane. A fresh CTA reuses a retired CTA's register file, so it zeroes every register it
+// may read before writing it; computeZeroAtStart finds the others (those every lane writes
+// before any read, and those nothing reaches) so that initCta skips them. The analysis is conservative: whatever it cannot
 // prove (calls, indirect branches, instructions whose reads it does not know, reads of other
 // lanes' registers) leaves the register, or the whole file, zeroed, so results stay bit-exact.
 

@@ -87,8 +87,7 @@ struct WarpWaitState {
 
 /// An allocator whose value-less construction leaves the value as it finds it (default-
 /// initialisation): a vector of it grows by resize(n) without writing the new elements, and by
-/// resize(n, v) or assign(n, v) with them written. Warp::regStore uses it so that a CTA writes
-/// only the registers it must find zeroed (initCta, RegInit.h).
+/// resize(n, v) or assign(n, v) with them written (StoreBuffer::data).
 template <class T> struct NoZeroAllocator : std::allocator<T> {
   template <class U> struct rebind {
     using other = NoZeroAllocator<U>;
@@ -110,9 +109,7 @@ struct Warp {
   uint32_t *preds = nullptr;
   uint32_t regBase = 0, predBase = 0; ///< offsets of the current frame in the stores
   uint32_t frameBase = 0;            ///< local-space offset of the current call frame
-  /// Every frame's registers. Growing it writes nothing (NoZeroAllocator): initCta zeroes the
-  /// registers a CTA may read before writing them, and a call zeroes its callee's new frame.
-  std::vector<uint64_t, NoZeroAllocator<uint64_t>> regStore;
+  std::vector<uint64_t> regStore;
   std::vector<uint32_t> predStore;
   std::vector<SimtEntry> stack;
   std::vector<CallFrame> calls;
