@@ -279,6 +279,37 @@ std::unique_ptr<ptx::exec::SteppedGrid> beginOneBlock(ExecHarness &h, const void
   return h.engine->beginGrid(p, err);
 }
 
+// Warp 0 of block 0 of kernel "k" (one block of 32 threads, its parameter `param`) stepped to its
+// end with its global stores held in the lane's buffer (SteppedGrid::bufferGlobalStores), nothing
+// committed yet; `onStore(rec, n)` sees the record of the n-th buffered store (1, 2, ...). The
+// number of buffered stores, or -1 (with `error`) when a step fails.
+template <class OnStore>
+int stepWithBufferedStores(ExecHarness &h, uint64_t param,
+                           std::unique_ptr<ptx::exec::SteppedGrid> &g, std::string &error,
+                           OnStore onStore) {
+  ptx::exec::LaunchResult err;
+  g = beginOneBlock(h, &param, 32, err);
+  if (!g) {
+    error = err.message;
+    return -1;
+  }
+  ptx::exec::Cta *cta = g->startCta(0);
+  ptx::exec::Warp &wp = g->warp(cta, 0);
+  ptx::exec::WarpInstRecord rec;
+  g->bufferGlobalStores(0, true);
+  int buffered = 0;
+  for (int steps = 0; !g->ctaDone(cta) && steps < 100; ++steps) {
+    const ptx::ir::Inst *in = g->peek(wp);
+    if (!in || !g->step(wp, rec)) {
+      error = "warp 0 could not step at step " + std::to_string(steps);
+      return -1;
+    }
+    if (ptx::exec::SteppedGrid::bufferableStore(*in))
+      onStore(rec, ++buffered);
+  }
+  return buffered;
+}
+
 // Kernel "k" (loaded into `h` from `body`, after the PTX header) as a stepped grid of `blocks`
 // blocks of `threads`, its one parameter an output buffer of `threads` words per block; the
 // first block started. What the stepping tests share; false (with `error`) when any of it fails.
@@ -844,25 +875,13 @@ TEST(ExecCore, BufferedGlobalStoresWaitForTheCommit) {
 )")) << h.errors;
   EXPECT_FALSE(ptx::exec::SteppedGrid::bufferableStore(ptx::ir::Inst{}));
   uint64_t d = h.alloc(256);
-  uint64_t param = d;
-  ptx::exec::LaunchResult err;
-  auto g = beginOneBlock(h, &param, 32, err);
-  ASSERT_TRUE(g) << err.message;
-  ptx::exec::Cta *cta = g->startCta(0);
-  ptx::exec::Warp &wp = g->warp(cta, 0);
-  ptx::exec::WarpInstRecord rec;
-  g->bufferGlobalStores(0, true);
-  int buffered = 0;
-  for (int steps = 0; !g->ctaDone(cta) && steps < 100; ++steps) {
-    const ptx::ir::Inst *in = g->peek(wp);
-    ASSERT_NE(in, nullptr);
-    bool store = ptx::exec::SteppedGrid::bufferableStore(*in);
-    ASSERT_TRUE(g->step(wp, rec));
-    if (store) {
-      ++buffered;
-      EXPECT_EQ(rec.addr[5], buffered == 1 ? d + 20 : d + 128);
-    }
-  }
+  std::unique_ptr<ptx::exec::SteppedGrid> g;
+  std::string error;
+  const int buffered =
+      stepWithBufferedStores(h, d, g, error, [&](const ptx::exec::WarpInstRecord &rec, int n) {
+        EXPECT_EQ(rec.addr[5], n == 1 ? d + 20 : d + 128);
+      });
+  ASSERT_GE(buffered, 0) << error;
   EXPECT_EQ(buffered, 2); // the shared store is not one
   auto before = h.read<uint32_t>(d, 34);
   for (unsigned t = 0; t < 34; ++t)
@@ -913,21 +932,11 @@ TEST(ExecCore, BufferedStoresOfEveryShapeCommitInProgramOrder) {
 }
 )")) << h.errors;
   uint64_t d = h.alloc(512);
-  uint64_t param = d;
-  ptx::exec::LaunchResult err;
-  auto g = beginOneBlock(h, &param, 32, err);
-  ASSERT_TRUE(g) << err.message;
-  ptx::exec::Cta *cta = g->startCta(0);
-  ptx::exec::Warp &wp = g->warp(cta, 0);
-  ptx::exec::WarpInstRecord rec;
-  g->bufferGlobalStores(0, true);
-  int buffered = 0;
-  for (int steps = 0; !g->ctaDone(cta) && steps < 100; ++steps) {
-    const ptx::ir::Inst *in = g->peek(wp);
-    ASSERT_NE(in, nullptr);
-    buffered += ptx::exec::SteppedGrid::bufferableStore(*in);
-    ASSERT_TRUE(g->step(wp, rec));
-  }
+  std::unique_ptr<ptx::exec::SteppedGrid> g;
+  std::string error;
+  const int buffered =
+      stepWithBufferedStores(h, d, g, error, [](const ptx::exec::WarpInstRecord &, int) {});
+  ASSERT_GE(buffered, 0) << error;
   EXPECT_EQ(buffered, 6);
   auto before = h.read<uint32_t>(d, 128);
   for (unsigned k = 0; k < 128; ++k)
