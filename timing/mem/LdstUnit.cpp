@@ -141,6 +141,8 @@ LdstUnit::LdstUnit(const TimingConfig &cfg, uint32_t smId)
   }
   for (uint32_t m = 0; m < 16; ++m)
     l1Masks_[m] = l1MaskOf(m);
+  if (const uint32_t b = cfg.core.sharedBanks; b && b <= 64 && !(b & (b - 1)))
+    sharedPow2Banks_ = b;
   insts_.resize(kMaxInflight);
   for (uint32_t s = kMaxInflight; s-- > 0;)
     freeSlots_.push_back(s);
@@ -226,14 +228,6 @@ bool LdstUnit::coalescedPieces(const WarpMemAccess &a, uint32_t bytes) {
   }
 }
 
-/// Latency a load's bank conflicts add: each wavefront after the first adds
-/// core.sharedConflictLatency cycles (an atomic's `degree` cycles are its lanes' own).
-uint32_t LdstUnit::sharedExtraLatency(uint32_t degree, bool atomic) const {
-  if (degree <= 1)
-    return 0;
-  return (degree - 1) * (atomic ? 1 : std::max(1u, cfg_.core.sharedConflictLatency));
-}
-
 /// Bank cycles of a shared-memory instruction: conflicts, and lanes of an atomic on one word.
 uint32_t LdstUnit::sharedDegree(const WarpMemAccess &a) const {
   uint32_t degree = bankConflictDegree(a, cfg_.core.sharedBanks);
@@ -266,7 +260,16 @@ void LdstUnit::issueQueuedShared(const WarpMemAccess &a, uint32_t warpSlot, uint
     nextIssue_ = now + std::max(1u, cfg_.core.ldstInterval);
   ++stats_.instructions;
   ++(a.atomic ? stats_.atomics : a.write ? stats_.stores : stats_.loads);
-  uint32_t degree = a.mergedLoad ? 0 : std::max(1u, sharedDegree(a));
+  // (a load or store of a warp in one aligned row of the banks, most of a tiled kernel's
+  // accesses, is degree 1 without the calls: bankConflictDegree's first test, asked here)
+  const uint32_t bytes = a.bytesPerLane;
+  uint32_t degree = 0;
+  if (!a.mergedLoad)
+    degree = !a.atomic && (bytes == 4 || bytes == 8 || bytes == 16) &&
+                     sharedPow2Banks_ >= bytes / 4 && a.mask &&
+                     alignedLanesInOneRow(a, bytes, sharedPow2Banks_)
+                 ? 1
+                 : std::max(1u, sharedDegree(a));
   ++stats_.sharedInsts;
   stats_.sharedBankConflictCycles += degree ? degree - 1 : 0;
   Cycle start = std::max(now, sharedFreeAt_);
@@ -619,15 +622,15 @@ void LdstUnit::tickBusy(Cycle now, MemorySystem &mem) {
       ++stats_.memStallCycles;
     }
   }
-  while (!events_.empty() && events_.front().first <= now)
-    dataArrived(events_.pop().second);
+  while (!events_.empty() && eventCycle(events_.front()) <= now)
+    dataArrived(eventSlot(events_.pop()));
 }
 
 Cycle LdstUnit::nextEventCycle(Cycle now) const {
   if (curActive_ || !missQ_.empty() || !completions_.empty())
     return now + 1;
   if (!events_.empty())
-    return std::max(now + 1, events_.front().first);
+    return std::max(now + 1, eventCycle(events_.front()));
   return kNever;
 }
 

@@ -135,7 +135,7 @@ public:
     // (inline: with nothing in the coalescer, nothing queued for the memory system, no data due
     // and no response waiting, a tick does nothing, as most of a tiled kernel's SMs' cycles
     // do while their loads are in flight)
-    if (!curActive_ && missQ_.empty() && (events_.empty() || events_.front().first > now) &&
+    if (!curActive_ && missQ_.empty() && (events_.empty() || eventCycle(events_.front()) > now) &&
         !mem.hasResponse(smId_))
       return;
     tickBusy(now, mem);
@@ -202,7 +202,13 @@ private:
     bool issuing = false;     ///< pieces still in the coalescer
     bool busy = false;
   };
-  using Event = std::pair<Cycle, uint32_t>;
+  /// A data arrival due: (cycle << kEventSlotBits) | slot, so that one 64-bit comparison orders
+  /// by cycle, then slot, as a (cycle, slot) pair did (cycles stay below 2^56).
+  using Event = uint64_t;
+  static constexpr uint32_t kEventSlotBits = 8; ///< kMaxInflight slots
+  static_assert(kMaxInflight <= (1u << kEventSlotBits));
+  static Cycle eventCycle(Event e) { return e >> kEventSlotBits; }
+  static uint32_t eventSlot(Event e) { return uint32_t(e & ((1u << kEventSlotBits) - 1)); }
 
   bool canIssueQueued(Cycle now) const;
   /// issue() of a shared-memory instruction with core.sharedQueueEntries (the banks' queue),
@@ -246,7 +252,7 @@ private:
   /// order, with the sectors it covers), as lane-by-lane coalescing would, and returns true;
   /// false (nothing set) for any other warp.
   bool coalescedPieces(const WarpMemAccess &a, uint32_t bytes);
-  void schedule(Cycle when, uint32_t slot) { events_.pushSorted({when, slot}); }
+  void schedule(Cycle when, uint32_t slot) { events_.pushSorted((when << kEventSlotBits) | slot); }
 
   TimingConfig cfg_;
   uint32_t smId_;
@@ -262,7 +268,17 @@ private:
   Piece pieces_[160];
   uint8_t pieceLanes_[160] = {}, pieceSame_[160] = {}; ///< atomics: lanes, most on one address
   uint32_t sharedDegree_ = 0;
-  uint32_t sharedExtraLatency(uint32_t degree, bool atomic) const;
+  /// Latency a load's bank conflicts add: each wavefront after the first adds
+  /// core.sharedConflictLatency cycles (an atomic's `degree` cycles are its lanes' own).
+  /// (inline: every shared load asks, nearly all of them with degree 1)
+  uint32_t sharedExtraLatency(uint32_t degree, bool atomic) const {
+    if (degree <= 1)
+      return 0;
+    return (degree - 1) * (atomic ? 1 : std::max(1u, cfg_.core.sharedConflictLatency));
+  }
+  /// core.sharedBanks when a power of two of at most 64, else 0: bankConflictDegree's first
+  /// test (a warp in one aligned row of the banks, degree 1) can then be asked directly.
+  uint32_t sharedPow2Banks_ = 0;
   Cycle sharedFreeAt_ = 0;            ///< queue mode: the banks finish the queued wavefronts
   mutable Ring<Cycle> sharedStarts_; ///< queue mode: bank start cycles of queued instructions
   bool curBypassL1_ = false;
@@ -274,7 +290,7 @@ private:
   std::vector<uint32_t> freeSlots_;
   Ring<MemRequest> missQ_;
   Ring<std::pair<uint32_t, uint64_t>> completions_;
-  Ring<Event> events_; ///< data arrivals due, ascending (cycle, slot): Ring::pushSorted
+  Ring<Event> events_; ///< data arrivals due, ascending (cycle, then slot): Ring::pushSorted
   std::vector<uint64_t> released_;
   uint64_t seq_ = 0;
   uint64_t issueVersion_ = 0; ///< issueVersion()

@@ -39,10 +39,17 @@ public:
   /// greater: front() is then the least. A priority queue for values that mostly arrive in
   /// order (completion cycles from now + a fixed latency): the insertion moves an element or
   /// two, where a heap pays its log n on every push and pop.
+  /// (The greater elements move up one place each and `v` is written once where they began,
+  /// one store per element passed where a swap took two loads and two stores.)
   void pushSorted(const T &v) {
-    push(v);
-    for (size_t i = size_ - 1; i > 0 && v < (*this)[i - 1]; --i)
-      std::swap((*this)[i - 1], (*this)[i]);
+    if (size_ == buf_.size())
+      grow();
+    const size_t mask = buf_.size() - 1;
+    size_t i = size_;
+    for (; i > 0 && v < buf_[(head_ + i - 1) & mask]; --i)
+      buf_[(head_ + i) & mask] = std::move(buf_[(head_ + i - 1) & mask]);
+    buf_[(head_ + i) & mask] = v;
+    ++size_;
   }
   T pop() {
     assert(size_ && "Ring::pop on an empty ring");
