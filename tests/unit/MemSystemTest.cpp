@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <queue>
 #include <set>
 #include <vector>
@@ -375,6 +376,70 @@ TEST(LdstShared, QueuedInstructionsTakeTurnsAtTheBanks) {
   one.ldst[0]->issue(conflict, 0, 1, one.now);
   one.step();
   EXPECT_FALSE(one.ldst[0]->canIssueShared(one.now));
+}
+
+// Queued shared loads and stores of every conflict degree, issued as soon as the queue takes
+// them, complete where the header's rule puts them: each starts when the banks are through the
+// one before (start = max(issue, previous start + previous degree)); a load completes at
+// start + sharedLatency + (degree - 1) x sharedConflictLatency, a store at start + degree - 1.
+// A stride of s words puts gcd(s, 32) distinct words in a bank; lanes of 8 or 16 bytes in one
+// aligned row of the banks (given through laneAddr, as the SM gives them) are degree 1, 16-byte
+// lanes over four rows degree 4, 8-byte lanes over two rows degree 2.
+TEST(LdstShared, QueuedAccessesOfEveryDegreeCompleteByTheRule) {
+  TimingConfig c = smallGpu();
+  c.core.sharedQueueEntries = 4;
+  c.core.sharedConflictLatency = 2;
+  Rig r(c);
+  struct Case {
+    WarpMemAccess a;
+    uint32_t degree;
+  };
+  std::vector<Case> cases;
+  for (uint32_t s = 0; s <= 33; ++s)
+    for (bool write : {false, true}) {
+      WarpMemAccess a = strided(MemSpaceKind::Shared, 256 * s, 4 * s);
+      a.write = write;
+      cases.push_back({a, s ? std::gcd(s, 32u) : 1});
+    }
+  static uint64_t lanes[4][32]; // (read by issue() through laneAddr)
+  for (uint32_t l = 0; l < 32; ++l) {
+    lanes[0][l] = 1024 + (l / 16) * 64;      // two 16-byte chunks in one row: degree 1
+    lanes[1][l] = 2048 + (l % 16) * 8;       // 8-byte lanes, one row (a broadcast pair)
+    lanes[2][l] = 4096 + l * 16;             // 16-byte lanes over four rows
+    lanes[3][l] = 8192 + l * 8;              // 8-byte lanes over two rows
+  }
+  const uint32_t bytes[4] = {16, 8, 16, 8}, degrees[4] = {1, 1, 4, 2};
+  for (uint32_t k = 0; k < 4; ++k)
+    for (bool write : {false, true}) {
+      WarpMemAccess a(lanes[k], 0);
+      a.space = MemSpaceKind::Shared;
+      a.bytesPerLane = bytes[k];
+      a.mask = 0xffffffffu;
+      a.write = write;
+      cases.push_back({a, degrees[k]});
+    }
+  std::vector<Cycle> expect;
+  Cycle banksFree = 0;
+  uint64_t conflictCycles = 0;
+  for (uint64_t tag = 0; tag < cases.size(); ++tag) {
+    const Case &k = cases[tag];
+    while (!r.ldst[0]->canIssueShared(r.now))
+      r.step();
+    const Cycle start = std::max(r.now, banksFree);
+    banksFree = start + k.degree;
+    conflictCycles += k.degree - 1;
+    expect.push_back(k.a.write ? start + k.degree - 1
+                               : start + c.core.sharedLatency + (k.degree - 1) * 2);
+    r.ldst[0]->issue(k.a, uint32_t(tag % 48), tag, r.now);
+    r.step();
+  }
+  while (r.done.size() < cases.size() && r.now < 100000)
+    r.step();
+  ASSERT_EQ(r.done.size(), cases.size());
+  for (const auto &[tag, at] : r.done)
+    EXPECT_EQ(at, expect[tag]) << "access " << tag << " (degree " << cases[tag].degree << ")";
+  EXPECT_EQ(r.ldst[0]->stats().sharedBankConflictCycles, conflictCycles);
+  EXPECT_TRUE(r.idle());
 }
 
 // LdstUnit::issueVersion/issueStateUntil (what lets a scheduler whose warps wait for the LD/ST

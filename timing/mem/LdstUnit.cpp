@@ -622,6 +622,10 @@ void LdstUnit::tickBusy(Cycle now, MemorySystem &mem) {
       ++stats_.memStallCycles;
     }
   }
+  retireArrivals(now);
+}
+
+void LdstUnit::retireArrivals(Cycle now) {
   while (!events_.empty() && eventCycle(events_.front()) <= now)
     dataArrived(eventSlot(events_.pop()));
 }

@@ -135,9 +135,13 @@ public:
     // (inline: with nothing in the coalescer, nothing queued for the memory system, no data due
     // and no response waiting, a tick does nothing, as most of a tiled kernel's SMs' cycles
     // do while their loads are in flight)
-    if (!curActive_ && missQ_.empty() && (events_.empty() || eventCycle(events_.front()) > now) &&
-        !mem.hasResponse(smId_))
+    if (!curActive_ && missQ_.empty() && !mem.hasResponse(smId_)) {
+      // (only data arrivals to retire, if any: a tick of a unit whose shared loads arrive
+      // need not enter tickBusy's frame, which holds the coalescer and the responses)
+      if (!events_.empty() && eventCycle(events_.front()) <= now)
+        retireArrivals(now);
       return;
+    }
     tickBusy(now, mem);
   }
   bool hasCompletion() const { return !completions_.empty(); }
@@ -221,6 +225,8 @@ private:
   bool runPiece(Cycle now);
   /// tick() of a unit with something to do.
   void tickBusy(Cycle now, MemorySystem &mem);
+  /// Retires the data arrivals due by `now` (the end of every tick).
+  void retireArrivals(Cycle now);
   uint32_t sharedDegree(const WarpMemAccess &a) const;
   // (inline: the tick retires every data arrival through these)
   void dataArrived(uint32_t slot) {

@@ -16,6 +16,7 @@ public:
     while (c < initialCapacity)
       c <<= 1;
     buf_.resize(c);
+    mask_ = c - 1;
   }
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
@@ -27,12 +28,12 @@ public:
     assert(size_ && "Ring::front on an empty ring");
     return buf_[head_];
   }
-  const T &operator[](size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
-  T &operator[](size_t i) { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  const T &operator[](size_t i) const { return buf_[(head_ + i) & mask_]; }
+  T &operator[](size_t i) { return buf_[(head_ + i) & mask_]; }
   void push(const T &v) {
-    if (size_ == buf_.size())
+    if (size_ > mask_)
       grow();
-    buf_[(head_ + size_) & (buf_.size() - 1)] = v;
+    buf_[(head_ + size_) & mask_] = v;
     ++size_;
   }
   /// Pushes `v` into a ring kept in ascending order (operator<), after the elements not
@@ -42,9 +43,9 @@ public:
   /// (The greater elements move up one place each and `v` is written once where they began,
   /// one store per element passed where a swap took two loads and two stores.)
   void pushSorted(const T &v) {
-    if (size_ == buf_.size())
+    if (size_ > mask_)
       grow();
-    const size_t mask = buf_.size() - 1;
+    const size_t mask = mask_;
     size_t i = size_;
     for (; i > 0 && v < buf_[(head_ + i - 1) & mask]; --i)
       buf_[(head_ + i) & mask] = std::move(buf_[(head_ + i - 1) & mask]);
@@ -54,7 +55,7 @@ public:
   T pop() {
     assert(size_ && "Ring::pop on an empty ring");
     T v = std::move(buf_[head_]);
-    head_ = (head_ + 1) & (buf_.size() - 1);
+    head_ = (head_ + 1) & mask_;
     --size_;
     return v;
   }
@@ -64,11 +65,13 @@ private:
   void grow() {
     std::vector<T> n(buf_.size() * 2);
     for (size_t i = 0; i < size_; ++i)
-      n[i] = std::move(buf_[(head_ + i) & (buf_.size() - 1)]);
+      n[i] = std::move(buf_[(head_ + i) & mask_]);
     buf_.swap(n);
     head_ = 0;
+    mask_ = buf_.size() - 1;
   }
   std::vector<T> buf_;
+  size_t mask_ = 0; ///< buf_.size() - 1 (kept: the size of a vector is a subtraction and a shift)
   size_t head_ = 0, size_ = 0;
 };
 
