@@ -970,16 +970,6 @@ TEST(ExecCore, IntegerOpsHonourTypeWidthAndGuardOnEveryMask) {
     b[l] = l < 12 ? amounts[l] : l * 0x7f4a7c15u;
   }
   const uint32_t kSentinel = 0xdeadbeefu;
-  struct Guard {
-    const char *text;
-    bool (*on)(uint32_t);
-  };
-  const Guard guards[] = {
-      {"", [](uint32_t) { return true; }},
-      {"@%p ", [](uint32_t l) { return l % 3 != 0; }},  // 21 lanes
-      {"@!%p ", [](uint32_t l) { return l % 3 == 0; }}, // 11 lanes
-      {"@%q ", [](uint32_t l) { return l % 8 == 0; }},  // 4 lanes
-  };
   struct Op {
     const char *text; // %a and %b: the sources, %d the destination
     uint32_t (*f)(uint32_t, uint32_t);
@@ -1000,7 +990,7 @@ TEST(ExecCore, IntegerOpsHonourTypeWidthAndGuardOnEveryMask) {
       {"shl.b32 %d, %a, 3;", [](uint32_t x, uint32_t) { return x << 3; }},
   };
   for (const Op &op : ops) {
-    for (const Guard &g : guards) {
+    for (const LaneGuard &g : kLaneGuards) {
       // %a and %b through add.s32: their slots' upper bits are the sign of bit 31
       std::string body = "rem.u32 %d, %i, 3; setp.ne.u32 %p, %d, 0; rem.u32 %d, %i, 8; "
                          "setp.eq.u32 %q, %d, 0; add.s32 %a, %a, 0; add.s32 %b, %b, 0; "
@@ -1034,7 +1024,7 @@ TEST(ExecCore, IntegerOpsHonourTypeWidthAndGuardOnEveryMask) {
        }},
   };
   for (const Op64 &op : ops64) {
-    for (const Guard &g : guards) {
+    for (const LaneGuard &g : kLaneGuards) {
       std::string body = ".reg .b32 %r, %m; cvt.u32.u64 %r, %b; rem.u32 %m, %i, 3; "
                          "setp.ne.u32 %p, %m, 0; rem.u32 %m, %i, 8; setp.eq.u32 %q, %m, 0; "
                          "mov.u64 %d, 0xfeedfacecafef00d; " + std::string(g.text) + op.text;

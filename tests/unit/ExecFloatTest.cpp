@@ -188,17 +188,7 @@ TEST(ExecFloat, FmaF32OnEveryMask) {
     return x;
   };
   const uint32_t kSentinel = 0x12345678u;
-  struct Guard {
-    const char *text;
-    bool (*on)(uint32_t);
-  };
-  const Guard guards[] = {
-      {"", [](uint32_t) { return true; }},
-      {"@%p ", [](uint32_t l) { return l % 3 != 0; }},  // 21 lanes
-      {"@!%p ", [](uint32_t l) { return l % 3 == 0; }}, // 11 lanes
-      {"@%q ", [](uint32_t l) { return l % 8 == 0; }},  // 4 lanes
-  };
-  for (const Guard &g : guards) {
+  for (const LaneGuard &g : kLaneGuards) {
     std::string body = std::string("cvt.u64.u32 %x6, %i; rem.u64 %x7, %x6, 3; setp.ne.u64 %p, %x7, 0; "
                                    "rem.u64 %x7, %x6, 8; setp.eq.u64 %q, %x7, 0; mov.b32 %d, ") +
                        std::to_string(kSentinel) + "; " + g.text + "fma.rn.f32 %d, %a, %b, %c;";

@@ -157,4 +157,18 @@ std::vector<D> runElementwise(const std::string &st, const std::string &dt, cons
   return h.read<D>(dd, a.size());
 }
 
+/// Guards that leave many, some and few lanes of a warp: the handlers' full-warp, vector-blend and
+/// per-lane forms. The kernel sets %p to (lane % 3 != 0) and %q to (lane % 8 == 0) before the
+/// guarded instruction; `on(lane)` says whether the lane runs it.
+struct LaneGuard {
+  const char *text; ///< the guard in PTX, with its trailing space ("" for none)
+  bool (*on)(uint32_t lane);
+};
+inline constexpr LaneGuard kLaneGuards[] = {
+    {"", [](uint32_t) { return true; }},
+    {"@%p ", [](uint32_t l) { return l % 3 != 0; }},  // 21 lanes
+    {"@!%p ", [](uint32_t l) { return l % 3 == 0; }}, // 11 lanes
+    {"@%q ", [](uint32_t l) { return l % 8 == 0; }},  // 4 lanes
+};
+
 } // namespace ptxsim::test
