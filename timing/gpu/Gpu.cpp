@@ -330,6 +330,9 @@ ptx::exec::LaunchResult Gpu::runKernel(const ptx::exec::LaunchParams &p, KernelT
   beginCycleLoop(r);
   while (stepCycle(r))
     ++now_;
+  // (the SMs' lanes leave the launch's last cycle holding back no stores: Sm::bufferStores)
+  for (auto &sm : sms_)
+    sm->endStoreBuffering();
   return finishKernel(r, st);
 }
 

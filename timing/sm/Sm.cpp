@@ -112,6 +112,7 @@ void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kern
   extLaunch_ = grid->extension() != nullptr;
   exactSm_ = typeid(*this) == typeid(Sm); // (not a core kind that overrides issue())
   cycleSet_ = kNever; // (the grid's lanes have no cycle of this SM's yet)
+  storesBuffered_ = false; // (nor store buffering: a fresh grid's lanes start without)
   if (issueInfoUsed_) { // (the entries name instructions of earlier launches)
     std::fill(issueInfo_.get(), issueInfo_.get() + kIssueInfoEntries, IssueInfo{});
     issueInfoUsed_ = false;
@@ -627,9 +628,13 @@ PTXSIM_ISSUE_INLINE void Sm::noteNextOperands(Slot &s) const {
   s.opsFor = in;
   if (!in)
     return;
+  // (the scoreboard's two vectors read once, not per operand: Slot::readyAt, inline)
+  const Cycle *const reg = s.regReady.data(), *const pred = s.predReady.data();
+  const size_t nReg = s.regReady.size(), nPred = s.predReady.size();
   Cycle at = 0, memFrom = kNever;
   auto note = [&](uint16_t r) {
-    const Cycle c = s.readyAt(r);
+    const size_t i = r & ~ptx::ir::Inst::kPredBit;
+    const Cycle c = (r & ptx::ir::Inst::kPredBit) ? (i < nPred ? pred[i] : 0) : (i < nReg ? reg[i] : 0);
     if (c == kNever && memFrom == kNever)
       memFrom = at; // (operandsReady() meets this pending operand first once `at` has passed)
     at = std::max(at, c);
@@ -1074,9 +1079,10 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
   stats_.cycles += coreClock_; // (0 for a core kind without a core clock)
   // In the parallel phase plain global stores go to the lane's buffer (SteppedGrid::
   // bufferGlobalStores) and tickShared commits them at this SM's turn: other SMs' loads in this
-  // cycle could not see them either way, and this SM stops before its next global load.
-  if (stopBeforeShared)
-    grid_->bufferGlobalStores(id_, true);
+  // cycle could not see them either way, and this SM stops before its next global load. (The
+  // buffering stays on after the tick, for the next one: only tickShared's steps, tick()'s and
+  // those after the launch need it off, and they switch it off first: bufferStores.)
+  bufferStores(stopBeforeShared);
   bool finished = true;
   for (uint32_t si = 0; si < scheds_.size() && finished; ++si) {
     SchedScan scan;
@@ -1087,8 +1093,6 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
     else
       finished = issueBody(si, now, scan, -1, stopBeforeShared);
   }
-  if (stopBeforeShared)
-    grid_->bufferGlobalStores(id_, false);
   if (!finished)
     return false;
   noteRetire();
@@ -1141,6 +1145,7 @@ bool Sm::mustStopOther(const ptx::exec::Warp &w, const Inst &in, const IssueInfo
 }
 
 void Sm::tickShared(Cycle now) {
+  bufferStores(false); // (its steps write global memory directly)
   if (storesHeld_) { // first this SM's stores of the parallel phase, in the order it made them
     grid_->commitStores(id_);
     storesHeld_ = false;

@@ -113,6 +113,10 @@ public:
   /// do in the same cycle.
   bool tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared);
   void tickShared(Cycle now);
+  /// Stops holding back this SM's global stores in its lane of the grid (SteppedGrid::
+  /// bufferGlobalStores), which tickLocal(.., true) leaves on for the next such tick: the GPU
+  /// calls it after a launch's last cycle, before anything else steps warps of the grid.
+  void endStoreBuffering() { bufferStores(false); }
   /// True when executing `in` may write state outside the warp's SM and CTA, or read state
   /// that may be written in the same cycle's ordered phase (global stores and atomics, generic
   /// memory, runtime calls, blocking or extension instructions): the parallel engine executes
@@ -440,6 +444,16 @@ protected:
   /// The cycle the SM last gave its lane of the grid (SteppedGrid::setCycle; every setter in a
   /// cycle gives it that cycle): the step sets it only when it differs.
   Cycle cycleSet_ = kNever;
+  /// Whether the SM's lane holds back its global stores now (SteppedGrid::bufferGlobalStores):
+  /// on from a tickLocal(.., true) until tickShared(), tick() or the launch's end, so that the
+  /// SM's ticks of the parallel phase, one after another, do not switch it at all.
+  bool storesBuffered_ = false;
+  void bufferStores(bool on) {
+    if (on != storesBuffered_) {
+      grid_->bufferGlobalStores(id_, on);
+      storesBuffered_ = on;
+    }
+  }
   // issue() in steps:
   enum class StepOutcome : uint8_t {
     Stepped, ///< the functional core executed the instruction (rec_)
