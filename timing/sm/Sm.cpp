@@ -583,11 +583,14 @@ PTXSIM_ISSUE_INLINE bool Sm::issueSm(Slot &s, const Inst &inst, uint32_t slotInd
 PTXSIM_ISSUE_INLINE bool Sm::issueSmWith(Slot &s, const Inst &inst, const IssueInfo &ii,
                                          uint32_t slotIndex, Cycle now) {
   const Inst *in = &inst;
-  const StepOutcome o = stepBody(s, *in, now, ii.rare);
-  if (o != StepOutcome::Stepped)
-    return o == StepOutcome::Skipped;
-  if (!ii.rare) { // (what follows with none of the rarer paths: stepBody left lastIssueFused_ false)
-    countIssue(ii, now);
+  // (the step's body twice, the common path's with `rare` a constant: none of its tests for
+  // the rarer paths, which the instruction's entry says it has none of)
+  if (__builtin_expect(!ii.rare, 1)) {
+    const StepOutcome o = stepBody(s, *in, now, false);
+    if (o != StepOutcome::Stepped)
+      return o == StepOutcome::Skipped;
+    // (what follows with none of the rarer paths: stepBody left lastIssueFused_ false)
+    countIssue(ii, now, false);
     const int mem = !rec_.isMemory || !rec_.execMask ? -1 : timeMemoryAccess(s, *in, slotIndex, now);
     if (mem < 0)
       timeArithmetic(s, *in, ii, now);
@@ -595,6 +598,9 @@ PTXSIM_ISSUE_INLINE bool Sm::issueSmWith(Slot &s, const Inst &inst, const IssueI
     noteNextOperands(s);
     return true;
   }
+  const StepOutcome o = stepBody(s, *in, now, true);
+  if (o != StepOutcome::Stepped)
+    return o == StepOutcome::Skipped;
   // an instruction ptxas merges into the next one: no pipe, collector or latency of its own
   lastIssueFused_ = (in->hints & Inst::kHintFusedIntoNext) && !rec_.isMemory;
   // a constant load ptxas makes an operand of its users: nothing of its own on a hit
@@ -831,12 +837,12 @@ void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
   }
 }
 
-PTXSIM_ISSUE_INLINE void Sm::countIssue(const IssueInfo &ii, Cycle now) {
+PTXSIM_ISSUE_INLINE void Sm::countIssue(const IssueInfo &ii, Cycle now, bool mayBeFused) {
   ++stats_.warpInsts;
   // (laneCount: inline bit arithmetic, not the libgcc call __builtin_popcount is without -mpopcnt)
   stats_.threadInsts += ptx::exec::laneCount(rec_.activeMask);
   stats_.activeLaneInsts += ptx::exec::laneCount(rec_.execMask);
-  if (lastIssueFused_)
+  if (mayBeFused && lastIssueFused_)
     return;
   stats_.regReads += ii.regReads;
   stats_.regWrites += ii.regWrites;
@@ -1095,7 +1101,11 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
   }
   if (!finished)
     return false;
-  noteRetire();
+  // (noteRetire's first test inline: mostly no warp finished and no load returned)
+  if (__builtin_expect(retireCheck_, 0))
+    noteRetire();
+  else
+    retireDue_ = false;
   return true;
 }
 

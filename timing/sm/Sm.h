@@ -494,8 +494,9 @@ protected:
   /// A barrier instruction just stepped: the barrier unit counts the arrival; when it completed
   /// the barrier, the warps it released wait for the release (-ptxsim_bar_*_cycles).
   void timeBarrier(Slot &s, const ptx::ir::Inst &in, Cycle now);
-  /// Instruction, lane and register-file counters; a unit of the instruction's pipe takes it.
-  void countIssue(const IssueInfo &ii, Cycle now);
+  /// Instruction, lane and register-file counters; a unit of the instruction's pipe takes it
+  /// (neither when lastIssueFused_; `mayBeFused` false: the caller knows it is not).
+  void countIssue(const IssueInfo &ii, Cycle now, bool mayBeFused = true);
   /// An access to an extension's memory space, timed by its model.
   void timeExtensionAccess(Slot &s, const ptx::ir::Inst &in, IMemSpaceModel &model,
                            uint32_t slotIndex, Cycle now);
