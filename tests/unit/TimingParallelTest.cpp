@@ -259,6 +259,66 @@ TEST(TimingParallel, ProfileAccountsEveryCycleAndChangesNothing) {
   EXPECT_NE(text.find("fork-joins:"), std::string::npos) << text;
 }
 
+// The split tick holds a plain global store back only while the SMs' parallel phase runs
+// (Sm::tickLocal; tickShared commits it): the stores of the ordered phase (the warps that issue
+// after a stopped scheduler, behind each atomic here), those of every later launch in the same
+// simulator (each launch a fresh grid, whose lanes hold nothing back) and those of the CTAs that
+// CTA sampling leaves to run functionally after the last cycle all reach memory.
+const char *kStoresPtx = R"(
+.visible .entry stores(.param .u64 out, .param .u64 counter) {
+  .reg .b32 %r<8>; .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [counter];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  mul.wide.u32 %rd3, %r4, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  mad.lo.u32 %r5, %r4, 3, 1;
+  st.global.u32 [%rd4], %r5;
+  atom.global.add.u32 %r6, [%rd2], 1;
+  mad.lo.u32 %r7, %r4, 5, 2;
+  st.global.u32 [%rd4+4], %r7;
+  ret;
+}
+)";
+
+TEST(TimingParallel, HeldGlobalStoresReachMemoryInEveryPhaseAndLaunch) {
+  for (sim::SampleMode sample : {sim::SampleMode::Off, sim::SampleMode::Ctas}) {
+    ExecHarness h;
+    ASSERT_TRUE(h.load(ptxHeader() + kStoresPtx)) << h.errors;
+    timing::TimingConfig cfg; // defaults: 15 SMs, one instruction per warp and cycle (split tick)
+    sim::KernelSimulator sim(cfg, *h.engine);
+    sim.setSampling(sample);
+    // (sampled: 10 waves of 8 CTAs per SM, most of them run functionally)
+    const uint32_t ctas = sample == sim::SampleMode::Off ? 96 : 1200, block = 128, n = ctas * block;
+    const uint64_t out = h.alloc(uint64_t(n) * 8), counter = h.alloc(4);
+    const ptx::exec::Kernel *k = h.engine->findKernel("stores", h.module);
+    std::vector<uint8_t> buf(k->paramBytes + 8);
+    const uint64_t args[2] = {out, counter};
+    for (size_t i = 0; i < 2; ++i)
+      std::memcpy(buf.data() + k->paramOffsets[i], &args[i], k->paramSizes[i]);
+    ptx::exec::LaunchParams p;
+    p.kernel = k;
+    p.grid = {ctas};
+    p.block = {block};
+    p.params = buf.data();
+    for (uint32_t launch = 0; launch < 3; ++launch) {
+      std::memset(reinterpret_cast<void *>(out), 0, size_t(n) * 8);
+      sim::KernelRun run = sim.run(p);
+      ASSERT_TRUE(run.launch.ok()) << run.launch.message;
+      const std::vector<uint32_t> v = h.read<uint32_t>(out, size_t(n) * 2);
+      uint32_t wrong = 0;
+      for (uint32_t t = 0; t < n; ++t)
+        wrong += v[2 * t] != 3 * t + 1 || v[2 * t + 1] != 5 * t + 2;
+      EXPECT_EQ(wrong, 0u) << "launch " << launch << (sample == sim::SampleMode::Off ? "" : ", sampled");
+      EXPECT_EQ(h.read<uint32_t>(counter, 1)[0], n * (launch + 1));
+      EXPECT_EQ(run.stats.get("sample.estimated"), sample == sim::SampleMode::Off ? 0 : 1);
+    }
+  }
+}
+
 TEST(TimingSampling, CtaSamplingExtrapolatesAManyWaveKernel) {
   // 15 SMs x 8 CTAs per SM (1024 threads / 128) = 120 resident: 1200 CTAs are 10 waves
   Result full = runMixed(1, sim::SampleMode::Off, 1200, 200);

@@ -637,18 +637,37 @@ PTXSIM_ISSUE_INLINE void Sm::noteNextOperands(Slot &s) const {
   // (the scoreboard's two vectors read once, not per operand: Slot::readyAt, inline)
   const Cycle *const reg = s.regReady.data(), *const pred = s.predReady.data();
   const size_t nReg = s.regReady.size(), nPred = s.predReady.size();
-  Cycle at = 0, memFrom = kNever;
-  auto note = [&](uint16_t r) {
+  auto readyAt = [&](uint16_t r) -> Cycle {
     const size_t i = r & ~ptx::ir::Inst::kPredBit;
-    const Cycle c = (r & ptx::ir::Inst::kPredBit) ? (i < nPred ? pred[i] : 0) : (i < nReg ? reg[i] : 0);
-    if (c == kNever && memFrom == kNever)
-      memFrom = at; // (operandsReady() meets this pending operand first once `at` has passed)
-    at = std::max(at, c);
+    return (r & ptx::ir::Inst::kPredBit) ? (i < nPred ? pred[i] : 0) : (i < nReg ? reg[i] : 0);
   };
+  // The latest ready cycle of all (kNever, the greatest, when one is a load not back yet)
+  Cycle at = 0;
   for (unsigned i = 0; i < in->nrs; ++i)
-    note(in->rs[i]);
+    at = std::max(at, readyAt(in->rs[i]));
   for (unsigned i = 0; i < in->nrd; ++i)
-    note(in->rd[i]);
+    at = std::max(at, readyAt(in->rd[i]));
+  // then, only with one pending, the latest of those before the first pending one
+  // (operandsReady() meets that pending operand first once this cycle has passed)
+  Cycle memFrom = kNever;
+  if (__builtin_expect(at == kNever, 0)) {
+    memFrom = [&]() -> Cycle {
+      Cycle before = 0;
+      for (unsigned i = 0; i < in->nrs; ++i) {
+        const Cycle c = readyAt(in->rs[i]);
+        if (c == kNever)
+          return before;
+        before = std::max(before, c);
+      }
+      for (unsigned i = 0; i < in->nrd; ++i) {
+        const Cycle c = readyAt(in->rd[i]);
+        if (c == kNever)
+          return before;
+        before = std::max(before, c);
+      }
+      return before; // (not reached: one is pending)
+    }();
+  }
   s.opsAt = at;
   s.opsMemFrom = memFrom;
 }
@@ -915,11 +934,13 @@ PTXSIM_ISSUE_INLINE void Sm::timeArithmetic(Slot &s, const Inst &in, const Issue
   // per hop on the H100 against latency.cu's pointer chase 32.6
   using ptx::exec::SassRole;
   uint32_t lat = ii.latency;
-  if (s.fusedRole == uint8_t(SassRole::MulInt))
-    lat = in.sassRole == uint8_t(SassRole::Add64) ? lat + cfg_.core.mulLatency : cfg_.core.mulLatency;
-  else if (s.fusedRole == uint8_t(SassRole::Shift32))
-    lat = cfg_.core.intLatency;
-  s.fusedRole = 0;
+  if (__builtin_expect(s.fusedRole != 0, 0)) { // (one test on the common path)
+    if (s.fusedRole == uint8_t(SassRole::MulInt))
+      lat = in.sassRole == uint8_t(SassRole::Add64) ? lat + cfg_.core.mulLatency : cfg_.core.mulLatency;
+    else if (s.fusedRole == uint8_t(SassRole::Shift32))
+      lat = cfg_.core.intLatency;
+    s.fusedRole = 0;
+  }
   // operand collector: source registers in the same bank are read in successive cycles (the
   // busiest bank's reads, IssueInfo::bankWorst)
   const uint32_t worst = ii.bankWorst;
