@@ -259,14 +259,16 @@ TEST(TimingParallel, ProfileAccountsEveryCycleAndChangesNothing) {
   EXPECT_NE(text.find("fork-joins:"), std::string::npos) << text;
 }
 
-// The split tick holds a plain global store back only while the SMs' parallel phase runs
-// (Sm::tickLocal; tickShared commits it): the stores of the ordered phase (the warps that issue
-// after a stopped scheduler, behind each atomic here), those of every later launch in the same
-// simulator (each launch a fresh grid, whose lanes hold nothing back) and those of the CTAs that
-// CTA sampling leaves to run functionally after the last cycle all reach memory.
+// The split tick holds a plain global store back only in the SMs' parallel phase (Sm::tickLocal
+// leaves the lane's buffering on from one such tick to the next; tickShared and the launch's end
+// switch it off; tickShared commits what was held): the stores of every launch in one simulator
+// and those of the CTAs that CTA sampling leaves to run functionally after the last cycle (on
+// the first SM's lane) reach memory, and each thread's load after its own store reads it while
+// other warps' atomics stop their SMs for the ordered phase. The CTA's even warps add to a
+// counter; the odd ones store, load back and count the loads that missed.
 const char *kStoresPtx = R"(
 .visible .entry stores(.param .u64 out, .param .u64 counter) {
-  .reg .b32 %r<8>; .reg .b64 %rd<6>;
+  .reg .b32 %r<16>; .reg .b64 %rd<6>; .reg .pred %p<4>;
   ld.param.u64 %rd1, [out];
   ld.param.u64 %rd2, [counter];
   mov.u32 %r1, %tid.x;
@@ -275,11 +277,26 @@ const char *kStoresPtx = R"(
   mad.lo.u32 %r4, %r2, %r3, %r1;
   mul.wide.u32 %rd3, %r4, 8;
   add.u64 %rd4, %rd1, %rd3;
-  mad.lo.u32 %r5, %r4, 3, 1;
-  st.global.u32 [%rd4], %r5;
+  mov.u32 %r10, 0;
+  mov.u32 %r11, 0;
+  and.b32 %r5, %r1, 32;
+  setp.ne.u32 %p1, %r5, 0;
+LOOP:
+  @%p1 bra STORE;
   atom.global.add.u32 %r6, [%rd2], 1;
-  mad.lo.u32 %r7, %r4, 5, 2;
+  bra.uni NEXT;
+STORE:
+  mad.lo.u32 %r7, %r10, 7, %r4;
   st.global.u32 [%rd4+4], %r7;
+  ld.global.u32 %r8, [%rd4+4];
+  setp.ne.u32 %p2, %r8, %r7;
+  selp.u32 %r9, 1, 0, %p2;
+  add.u32 %r11, %r11, %r9;
+NEXT:
+  add.u32 %r10, %r10, 1;
+  setp.lt.u32 %p3, %r10, 16;
+  @%p3 bra LOOP;
+  st.global.u32 [%rd4], %r11;
   ret;
 }
 )";
@@ -311,9 +328,9 @@ TEST(TimingParallel, HeldGlobalStoresReachMemoryInEveryPhaseAndLaunch) {
       const std::vector<uint32_t> v = h.read<uint32_t>(out, size_t(n) * 2);
       uint32_t wrong = 0;
       for (uint32_t t = 0; t < n; ++t)
-        wrong += v[2 * t] != 3 * t + 1 || v[2 * t + 1] != 5 * t + 2;
+        wrong += v[2 * t] != 0 || v[2 * t + 1] != ((t & 32) ? 15 * 7 + t : 0);
       EXPECT_EQ(wrong, 0u) << "launch " << launch << (sample == sim::SampleMode::Off ? "" : ", sampled");
-      EXPECT_EQ(h.read<uint32_t>(counter, 1)[0], n * (launch + 1));
+      EXPECT_EQ(h.read<uint32_t>(counter, 1)[0], n / 2 * 16 * (launch + 1));
       EXPECT_EQ(run.stats.get("sample.estimated"), sample == sim::SampleMode::Off ? 0 : 1);
     }
   }

@@ -660,7 +660,8 @@ void Gpu::tickSmLocal(size_t i, Cycle now, bool dispatching) {
     tickSmBusy(i, now, dispatching);
 }
 
-void Gpu::tickSmBusy(size_t i, Cycle now, bool dispatching) {
+// (inline in its two callers, the serial loop's and the threads': no frame per SM tick)
+inline __attribute__((always_inline)) void Gpu::tickSmBusy(size_t i, Cycle now, bool dispatching) {
   Sm &sm = *sms_[i];
   flushIdleTicks(i);
   const uint64_t resident = sm.stats().warpCyclesResident;
