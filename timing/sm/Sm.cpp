@@ -269,6 +269,9 @@ void Sm::buildPipes() {
     classNeeds_[c] = uint8_t((pipeOf_[c] == ldstPipe_ ? kNeedsLdstSlot : 0) |
                              (c == size_t(OpClass::Mem) || c == size_t(OpClass::Atomic)
                                   ? 0 : kNeedsCollector));
+    classAlsoFree_[c] = (classNeeds_[c] & kNeedsLdstSlot)    ? &kCycleNever
+                        : (classNeeds_[c] & kNeedsCollector) ? &collectorMinFree_
+                                                              : &kCycleZero;
   }
 }
 
@@ -1247,7 +1250,7 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
   // moves a retired warp's wake-up later, a barrier's release or a load's return after one,
   // puts it back until the scan finds it awake again, so that it is counted as before;
   // `return` goes on with the next slot)
-  forScanned(si, [&](uint32_t slot) {
+  auto visit = [&](uint32_t slot) {
     Slot &s = slots_[slot];
     if (now < s.wakeAt) { // still blocked on its operands
       ++resident;
@@ -1312,7 +1315,15 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
       return;
     }
     readyScratch_.push_back(slot); // (the issue takes its nextCache)
-  });
+  };
+  // (up to 64 warp slots, every preset's: one word of slots, without forScanned's loop over
+  // words and its state)
+  if (__builtin_expect(scanSlots_.size() == 1, 1)) {
+    for (uint64_t bits = scanSlots_[0] & schedSlotMask_[si]; bits; bits &= bits - 1)
+      visit(uint32_t(__builtin_ctzll(bits)));
+  } else {
+    forScanned(si, visit);
+  }
   const bool anyLive = resident != 0 || anyBarrier;
   stats_.warpCyclesResident += resident;
   scan.anyLive = anyLive;

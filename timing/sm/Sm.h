@@ -406,6 +406,8 @@ protected:
     const size_t c = size_t(in.cls) % ptx::ir::kMaxOpClasses;
     if (*classMinFree_[c] > now) // (no unit of its pipe free)
       return false;
+    if (__builtin_expect(*classAlsoFree_[c] <= now, 1)) // (a collector free, or none needed)
+      return true;
     const uint8_t needs = classNeeds_[c];
     if ((needs & kNeedsLdstSlot) && !ldstFree(in, now, m))
       return false;
@@ -416,6 +418,11 @@ protected:
   /// and whether it needs the LD/ST slot (the LD/ST pipe's) and a collector (not Mem, Atomic).
   const Cycle *classMinFree_[ptx::ir::kMaxOpClasses] = {};
   uint8_t classNeeds_[ptx::ir::kMaxOpClasses] = {};
+  /// By instruction class, for unitFreeFor()'s common case: a cycle that must have come besides
+  /// the pipe's, &collectorMinFree_ for a class that needs a collector, a cycle 0 for one that
+  /// needs nothing more, kNever for one that needs the LD/ST slot (looked at beyond it)
+  const Cycle *classAlsoFree_[ptx::ir::kMaxOpClasses] = {};
+  static constexpr Cycle kCycleZero = 0, kCycleNever = kNever;
   static constexpr uint8_t kNeedsLdstSlot = 1, kNeedsCollector = 2;
   /// unitFreeFor()'s test of the LD/ST slot for `in` (its space), once per scan (`m`).
   bool ldstFree(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const;
