@@ -409,8 +409,11 @@ protected:
     if (__builtin_expect(*classAlsoFree_[c] <= now, 1)) // (a collector free, or none needed)
       return true;
     const uint8_t needs = classNeeds_[c];
-    if ((needs & kNeedsLdstSlot) && !ldstFree(in, now, m))
-      return false;
+    if (needs & kNeedsLdstSlot) { // (what the scan found of the slot already, else ldstFree)
+      const int8_t known = m.ldst[in.space == ptx::ir::MemSpace::Shared];
+      if (known < 0 ? !ldstFree(in, now, m) : !known)
+        return false;
+    }
     // an operand collector unit for the operands, but for memory instructions
     return !(needs & kNeedsCollector) || collectorMinFree_ <= now;
   }
