@@ -1304,7 +1304,9 @@ void Sm::scanFull(uint32_t si, Cycle now, SchedScan &scan) {
         worst = StallReason::Pipeline;
       // asleep until a unit and a collector can be free (the scan counts it as it would
       // have each cycle: resident, Pipeline), or looked at again next cycle (the LD/ST slot)
-      const Cycle free = unitFreeAt(*in);
+      // (0 for the LD/ST pipe's classes without the call: unitFreeAt's first case)
+      const Cycle free =
+          classNeeds_[size_t(in->cls) % ptx::ir::kMaxOpClasses] & kNeedsLdstSlot ? 0 : unitFreeAt(*in);
       if (free > now) {
         s.wakeAt = free;
         s.blockedBy = StallReason::Pipeline;
