@@ -46,10 +46,74 @@ __attribute__((target("avx2"))) void gatherU32(uint64_t *d, const uint64_t *a, u
 }
 #endif
 
+#if PTXSIM_HOST_AVX2
+/// The whole check resolveWarp makes of a full warp's shared access at a 32-bit [reg+off]
+/// (ld.shared and st.shared's usual form: a tile's row, column or broadcast), in one AVX2 pass
+/// over the address register: writes the lanes' addresses to `a` and returns whether every
+/// lane's `bytes` lie in the CTA's `size` bytes of shared memory aligned to `bytes`, setting
+/// `contiguous` as resolveWarp does; false, as resolveWarp's, when some lane needs the per-lane
+/// path (which reports the fault). The same answer as resolveWarp's range and alignment test:
+/// the addresses are below 2^32, so the unsigned 32-bit maximum of each 64-bit lane's halves is
+/// their maximum (the high halves are 0), none is past 2^64 - bytes, and a full warp's least
+/// address is never above its greatest; a coalesced warp's alignment is its first lane's.
+__attribute__((target("avx2"))) bool sharedPass32(const uint64_t *__restrict rg, uint64_t off,
+                                                  uint64_t *__restrict a, unsigned bytes,
+                                                  uint64_t size, bool &contiguous) {
+  const uint64_t a0 = (uint32_t)(rg[0] + off);
+  const __m256i low = _mm256_set1_epi64x(0xffffffffll), vo = _mm256_set1_epi64x((long long)off);
+  const __m256i step = _mm256_set1_epi64x(4ll * bytes);
+  __m256i next = _mm256_add_epi64(_mm256_set1_epi64x((long long)a0),
+                                  _mm256_set_epi64x(3ll * bytes, 2ll * bytes, bytes, 0));
+  __m256i diff = _mm256_setzero_si256(), hi = diff, bits = diff;
+#pragma GCC unroll 8
+  for (unsigned l = 0; l < kWarpSize; l += 4) {
+    const __m256i x =
+        _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(rg + l)), vo);
+    const __m256i v = _mm256_and_si256(x, low);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(a + l), v);
+    diff = _mm256_or_si256(diff, _mm256_xor_si256(v, next)); // (64-bit: no wrap at 2^32)
+    next = _mm256_add_epi64(next, step);
+    hi = _mm256_max_epu32(hi, v);
+    bits = _mm256_or_si256(bits, x); // (only the low bits are tested: those of v)
+  }
+  // (ORed here: GCC would otherwise keep the eight sums for the path that is not coalesced and
+  // spill them)
+  asm volatile("" : "+x"(bits));
+  __m128i hi2 = _mm_max_epu32(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
+  __m128i or2 = _mm_or_si128(_mm256_castsi256_si128(bits), _mm256_extracti128_si256(bits, 1));
+  hi2 = _mm_max_epu32(hi2, _mm_unpackhi_epi64(hi2, hi2));
+  or2 = _mm_or_si128(or2, _mm_unpackhi_epi64(or2, or2));
+  const uint64_t top = (uint32_t)_mm_cvtsi128_si32(hi2);
+  const bool coalesced = _mm256_testz_si256(diff, diff);
+  // (a coalesced warp's greatest address is a0 + 31 * bytes: the same `top`)
+  const uint64_t align = coalesced ? a0 : (uint64_t)_mm_cvtsi128_si64(or2);
+  contiguous = coalesced;
+  return !(align & (bytes - 1)) && top <= size && size - top >= bytes;
+}
+#endif
+
+/// resolveWarp() for ldFn and stFn (accesses aligned to their size): a full warp's shared
+/// access at a 32-bit [reg+off] checked by sharedPass32 without resolveWarp's general frame
+/// (matmul's tiles: 0.9 M such loads).
+inline bool resolveWarpSized(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m, unsigned bytes,
+                             bool write, WarpAccess &acc) {
+#if PTXSIM_HOST_AVX2
+  if (in.space == ir::MemSpace::Shared && in.addr32 && m == kFullMask &&
+      in.abase == ir::AddrBase::Reg && hostHasAvx2()) {
+    const std::vector<uint8_t> &sh = w.cta->shared;
+    if (!sharedPass32(w.src(in.src[0]), (uint64_t)in.off, w.addr, bytes, sh.size(), acc.contiguous))
+      return false;
+    acc.bias = reinterpret_cast<uint64_t>(sh.data());
+    return true;
+  }
+#endif
+  return resolveWarp(ctx, w, in, m, bytes, bytes, write, acc);
+}
+
 template <class T> void ldFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   uint8_t *p[kWarpSize];
   unsigned n = in.vec;
-  if (WarpAccess acc; __builtin_expect(resolveWarp(ctx, w, in, m, sizeof(T) * n, sizeof(T) * n, false, acc), 1)) {
+  if (WarpAccess acc; __builtin_expect(resolveWarpSized(ctx, w, in, m, sizeof(T) * n, false, acc), 1)) {
     // one check for the warp; a coalesced scalar load is one sequential copy
     const uint64_t *a = w.addr;
     if (n == 1) {
@@ -161,7 +225,7 @@ template <class T> void stFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) 
     return bufferStore<T>(ctx, w, in, m);
   uint8_t *p[kWarpSize];
   unsigned n = in.vec;
-  if (WarpAccess acc; __builtin_expect(resolveWarp(ctx, w, in, m, sizeof(T) * n, sizeof(T) * n, true, acc), 1)) {
+  if (WarpAccess acc; __builtin_expect(resolveWarpSized(ctx, w, in, m, sizeof(T) * n, true, acc), 1)) {
     const uint64_t *a = w.addr;
     if (n == 1) {
       const uint64_t *s = w.src(in.src[1]);

@@ -4,6 +4,8 @@
 
 #include "ExecHarness.h"
 
+#include <map>
+
 using namespace ptxsim;
 using namespace ptxsim::test;
 
@@ -348,3 +350,181 @@ TEST(ExecMemoryPath, AddSubWithTheDestinationAsASourceWrapLikeTheHost) {
 }
 
 } // namespace
+
+namespace {
+
+/// Shared memory as sharedAccessKernel() fills it: 40 words, word i = sharedWord(i).
+uint32_t sharedWord(uint32_t i) { return i * 0x9E3779B1u + 0x01234567u; }
+uint8_t sharedByte(uint32_t a) { return uint8_t(sharedWord(a / 4) >> (8 * (a % 4))); }
+
+/// One warp fills a 160-byte shared array (word i = sharedWord(i)); then each lane l whose bit
+/// is set in `mask` loads `type` (u8 or u32) from the 32-bit shared address buf + at[l] + `off`
+/// ([reg+off] with a 32-bit register: ld.shared's usual form) and stores it to out[l]
+/// (0xdeadbeef for the lanes left out). With `store`, those lanes first store l + 1000 there
+/// (as `type`), and the load reads it back.
+std::string sharedAccessKernel(const std::string &type, int off, bool store = false) {
+  const std::string o = off ? (off > 0 ? "+" : "") + std::to_string(off) : "";
+  const std::string st =
+      store ? "  add.u32 %r12, %r4, 1000;\n" +
+                  (type == "u8" ? "  cvt.u16.u32 %h1, %r12;\n  @%p2 st.shared.u8 [%r9" + o + "], %h1;\n"
+                                : "  @%p2 st.shared.u32 [%r9" + o + "], %r12;\n")
+            : "";
+  const std::string ld =
+      type == "u8" ? "  @%p2 ld.shared.u8 %h1, [%r9" + o + "];\n  @%p2 cvt.u32.u16 %r11, %h1;\n"
+                   : "  @%p2 ld.shared.u32 %r11, [%r9" + o + "];\n";
+  return kernel("sh", ".param .u64 out, .param .u64 at, .param .u32 mask",
+                "  .shared .align 16 .b8 buf[160];\n"
+                "  .reg .b32 %r<13>; .reg .b16 %h<2>; .reg .b64 %rd<6>; .reg .pred %p<3>;\n"
+                "  ld.param.u64 %rd1, [out]; ld.param.u64 %rd4, [at]; ld.param.u32 %r3, [mask];\n"
+                "  mov.u32 %r4, %tid.x;\n"
+                "  mov.u32 %r5, buf;\n"
+                "  shl.b32 %r6, %r4, 2;\n"
+                "  add.u32 %r7, %r5, %r6;\n"
+                "  mad.lo.u32 %r8, %r4, -1640531535, 19088743;\n" // sharedWord(l)
+                "  st.shared.u32 [%r7], %r8;\n"
+                "  setp.lt.u32 %p1, %r4, 8;\n"
+                "  add.u32 %r10, %r4, 32;\n"
+                "  mad.lo.u32 %r8, %r10, -1640531535, 19088743;\n" // sharedWord(l + 32)
+                "  @%p1 st.shared.u32 [%r7+128], %r8;\n"
+                "  bar.sync 0;\n"
+                "  mul.wide.u32 %rd2, %r4, 4;\n"
+                "  add.s64 %rd5, %rd4, %rd2;\n"
+                "  ld.global.u32 %r8, [%rd5];\n"
+                "  add.u32 %r9, %r5, %r8;\n"
+                "  shr.b32 %r10, %r3, %r4;\n"
+                "  and.b32 %r10, %r10, 1;\n"
+                "  setp.ne.u32 %p2, %r10, 0;\n"
+                "  mov.u32 %r11, -559038737;\n" + // 0xdeadbeef
+                    st + ld +
+                "  add.s64 %rd3, %rd1, %rd2;\n"
+                "  st.global.u32 [%rd3], %r11;\n"
+                "  ret;");
+}
+
+constexpr uint32_t kAll = 0xffffffffu;
+
+/// Lane l's offset base + l * stride (32-bit arithmetic).
+std::vector<uint32_t> strided(uint32_t base, uint32_t stride) {
+  std::vector<uint32_t> v(32);
+  for (uint32_t l = 0; l < 32; ++l)
+    v[l] = base + l * stride;
+  return v;
+}
+
+struct SharedCase {
+  const char *what;
+  std::vector<uint32_t> at;
+  uint32_t mask;
+  int off;
+};
+
+/// The cases that stay inside the 160 bytes, for `bytes`-wide accesses.
+std::vector<SharedCase> inBoundsCases(uint32_t bytes) {
+  std::vector<uint32_t> tile(32), rev(32), perm(32);
+  for (uint32_t l = 0; l < 32; ++l) {
+    tile[l] = 64 + (l % 16) * bytes; // two rows of a 16-wide tile on the same elements
+    rev[l] = (31 - l) * bytes + (160 - 32 * bytes);
+    perm[l] = (l * 7 % 32) * bytes + (160 - 32 * bytes);
+  }
+  const uint32_t last = 160 - bytes;
+  return {
+      {"coalesced from 0", strided(0, bytes), kAll, 0},
+      {"coalesced to the last element", strided(last - 31 * bytes, bytes), kAll, 0},
+      {"coalesced to the last element by the offset", strided(0, bytes), kAll, int(last - 31 * bytes)},
+      {"broadcast of the last element", strided(last, 0), kAll, 0},
+      {"broadcast by a negative offset", strided(last + 16, 0), kAll, -16},
+      {"a tile's two rows", tile, kAll, 0},
+      {"reversed, ending at the last element", rev, kAll, 0},
+      {"permuted, to the last element", perm, kAll, 0},
+      {"every other element of 16 lanes, to the last", strided(last - 30 * bytes, 2 * bytes), 0xffffu, 0},
+      {"partial warp to the last element", strided(last - 31 * bytes, bytes), 0x7ffffffeu, 0},
+      {"one lane on the last element", strided(last, 0), 0x10u, 0},
+  };
+}
+
+/// What lane l reads at shared byte `a` for a `bytes`-wide load.
+uint32_t sharedValue(uint32_t a, uint32_t bytes) { return bytes == 1 ? sharedByte(a) : sharedWord(a / 4); }
+
+} // namespace
+
+TEST(ExecMemoryPath, SharedAccessesWith32BitAddressesUpToTheWindowsEnd) {
+  for (uint32_t bytes : {1u, 4u}) {
+    const std::string type = bytes == 1 ? "u8" : "u32";
+    for (const SharedCase &c : inBoundsCases(bytes)) {
+      for (bool store : {false, true}) {
+        SCOPED_TRACE(type + ", " + c.what + (store ? ", stored then loaded" : ""));
+        ExecHarness h;
+        ASSERT_TRUE(h.load(sharedAccessKernel(type, c.off, store))) << h.errors;
+        uint64_t out = h.alloc(32 * 4), at = h.upload(c.at);
+        auto r = h.launch("sh", {1}, {32}, {out, at, c.mask});
+        ASSERT_TRUE(r.ok()) << r.message;
+        auto got = h.read<uint32_t>(out, 32);
+        // a store by several lanes to one element: one of them wins (here the last in lane
+        // order); the lanes then read the winner's value
+        std::map<uint32_t, uint32_t> stored;
+        if (store)
+          for (uint32_t l = 0; l < 32; ++l)
+            if (c.mask >> l & 1)
+              stored[c.at[l] + uint32_t(c.off)] = bytes == 1 ? uint8_t(l + 1000) : l + 1000;
+        for (uint32_t l = 0; l < 32; ++l) {
+          const uint32_t a = c.at[l] + uint32_t(c.off);
+          uint32_t want = 0xdeadbeefu;
+          if (c.mask >> l & 1)
+            want = store ? stored[a] : sharedValue(a, bytes);
+          EXPECT_EQ(got[l], want) << "lane " << l;
+        }
+      }
+    }
+  }
+}
+
+TEST(ExecMemoryPath, SharedAccessesWith32BitAddressesOneBytePastTheWindowFault) {
+  // one element past the end (by the address or by the offset), a wrap below 0 of the 32-bit
+  // address, and misaligned words: the first bad lane is reported, for loads and stores, full
+  // and partial warps
+  struct Bad {
+    const char *what;
+    uint32_t bytes;
+    std::vector<uint32_t> at;
+    uint32_t mask;
+    int off;
+    unsigned lane;
+    const char *kind;
+  };
+  std::vector<uint32_t> lastPast(32), wrap = strided(0u - 8u, 4);
+  for (uint32_t l = 0; l < 32; ++l)
+    lastPast[l] = l == 31 ? 160 : l * 4; // only the last lane is out
+  const Bad cases[] = {
+      {"u32 coalesced, one word past", 4, strided(64, 4), kAll, 0, 24, "out-of-bounds"},
+      {"u32 coalesced, one word past by the offset", 4, strided(0, 4), kAll, 64, 24, "out-of-bounds"},
+      {"u32 broadcast at the end", 4, strided(160, 0), kAll, 0, 0, "out-of-bounds"},
+      {"u32 last lane past", 4, lastPast, kAll, 0, 31, "out-of-bounds"},
+      {"u32 partial warp past", 4, strided(64, 4), 0x3000000u, 0, 24, "out-of-bounds"},
+      {"u32 below 0 (wraps to 2^32 - 8)", 4, wrap, kAll, 0, 0, "out-of-bounds"},
+      {"u32 misaligned by 2", 4, strided(2, 4), kAll, 0, 0, "misaligned"},
+      {"u32 misaligned lane 5", 4, [] {
+         auto v = strided(0, 4);
+         v[5] = 21;
+         return v;
+       }(), kAll, 0, 5, "misaligned"},
+      {"u8 one byte past", 1, strided(129, 1), kAll, 0, 31, "out-of-bounds"},
+      {"u8 one byte past by the offset", 1, strided(0, 1), kAll, 129, 31, "out-of-bounds"},
+      {"u8 broadcast one byte past", 1, strided(159, 0), kAll, 1, 0, "out-of-bounds"},
+  };
+  for (const Bad &c : cases) {
+    for (bool store : {false, true}) {
+      SCOPED_TRACE(std::string(c.what) + (store ? ", store" : ", load"));
+      ExecHarness h;
+      ASSERT_TRUE(h.load(sharedAccessKernel(c.bytes == 1 ? "u8" : "u32", c.off, store))) << h.errors;
+      uint64_t out = h.alloc(32 * 4), at = h.upload(c.at);
+      auto r = h.launch("sh", {1}, {32}, {out, at, c.mask});
+      ASSERT_FALSE(r.ok());
+      EXPECT_NE(r.message.find("thread (" + std::to_string(c.lane) + ",0,0)"), std::string::npos)
+          << r.message;
+      EXPECT_NE(r.message.find(std::string(c.kind) + " shared " + (store ? "write" : "read") +
+                               " of " + std::to_string(c.bytes) + " byte"),
+                std::string::npos)
+          << r.message;
+    }
+  }
+}
