@@ -59,34 +59,43 @@ __attribute__((target("avx2"))) void gatherU32(uint64_t *d, const uint64_t *a, u
 __attribute__((target("avx2"))) bool sharedPass32(const uint64_t *__restrict rg, uint64_t off,
                                                   uint64_t *__restrict a, unsigned bytes,
                                                   uint64_t size, bool &contiguous) {
-  const uint64_t a0 = (uint32_t)(rg[0] + off);
+  const uint32_t a0 = (uint32_t)(rg[0] + off), b = bytes;
   const __m256i low = _mm256_set1_epi64x(0xffffffffll), vo = _mm256_set1_epi64x((long long)off);
-  const __m256i step = _mm256_set1_epi64x(4ll * bytes);
-  __m256i next = _mm256_add_epi64(_mm256_set1_epi64x((long long)a0),
-                                  _mm256_set_epi64x(3ll * bytes, 2ll * bytes, bytes, 0));
+  // eight lanes' addresses at a time in 32-bit halves, in the order the shuffle below leaves
+  // them: lanes 0 1 4 5 2 3 6 7 of the eight
+  const __m256i step = _mm256_set1_epi32(int(8 * b));
+  __m256i next = _mm256_add_epi32(
+      _mm256_set1_epi32(int(a0)),
+      _mm256_mullo_epi32(_mm256_set1_epi32(int(b)), _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7)));
   __m256i diff = _mm256_setzero_si256(), hi = diff, bits = diff;
-#pragma GCC unroll 8
-  for (unsigned l = 0; l < kWarpSize; l += 4) {
+#pragma GCC unroll 4
+  for (unsigned l = 0; l < kWarpSize; l += 8) {
     const __m256i x =
         _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(rg + l)), vo);
-    const __m256i v = _mm256_and_si256(x, low);
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(a + l), v);
-    diff = _mm256_or_si256(diff, _mm256_xor_si256(v, next)); // (64-bit: no wrap at 2^32)
-    next = _mm256_add_epi64(next, step);
+    const __m256i y =
+        _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(rg + l + 4)), vo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(a + l), _mm256_and_si256(x, low));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(a + l + 4), _mm256_and_si256(y, low));
+    const __m256i v = _mm256_castps_si256(
+        _mm256_shuffle_ps(_mm256_castsi256_ps(x), _mm256_castsi256_ps(y), 0x88));
+    diff = _mm256_or_si256(diff, _mm256_xor_si256(v, next));
+    next = _mm256_add_epi32(next, step);
     hi = _mm256_max_epu32(hi, v);
-    bits = _mm256_or_si256(bits, x); // (only the low bits are tested: those of v)
+    bits = _mm256_or_si256(bits, v);
   }
-  // (ORed here: GCC would otherwise keep the eight sums for the path that is not coalesced and
-  // spill them)
-  asm volatile("" : "+x"(bits));
-  __m128i hi2 = _mm_max_epu32(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
-  __m128i or2 = _mm_or_si128(_mm256_castsi256_si128(bits), _mm256_extracti128_si256(bits, 1));
-  hi2 = _mm_max_epu32(hi2, _mm_unpackhi_epi64(hi2, hi2));
-  or2 = _mm_or_si128(or2, _mm_unpackhi_epi64(or2, or2));
-  const uint64_t top = (uint32_t)_mm_cvtsi128_si32(hi2);
-  const bool coalesced = _mm256_testz_si256(diff, diff);
+  __m128i hi4 = _mm_max_epu32(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
+  __m128i or4 = _mm_or_si128(_mm256_castsi256_si128(bits), _mm256_extracti128_si256(bits, 1));
+  hi4 = _mm_max_epu32(hi4, _mm_shuffle_epi32(hi4, 0x4e));
+  or4 = _mm_or_si128(or4, _mm_shuffle_epi32(or4, 0x4e));
+  hi4 = _mm_max_epu32(hi4, _mm_shuffle_epi32(hi4, 0xb1));
+  or4 = _mm_or_si128(or4, _mm_shuffle_epi32(or4, 0xb1));
+  const uint64_t top = (uint32_t)_mm_cvtsi128_si32(hi4);
+  // coalesced as resolveWarp finds it (lane l at a0 + l * bytes in 64 bits): equal in 32 bits,
+  // and lane 31's address not past 2^32 - 1 (where the 32-bit sums would wrap)
+  const bool coalesced =
+      _mm256_testz_si256(diff, diff) && (uint64_t)a0 + (uint64_t)(kWarpSize - 1) * b <= 0xffffffffu;
   // (a coalesced warp's greatest address is a0 + 31 * bytes: the same `top`)
-  const uint64_t align = coalesced ? a0 : (uint64_t)_mm_cvtsi128_si64(or2);
+  const uint64_t align = coalesced ? a0 : (uint32_t)_mm_cvtsi128_si32(or4);
   contiguous = coalesced;
   return !(align & (bytes - 1)) && top <= size && size - top >= bytes;
 }
