@@ -56,9 +56,9 @@ __attribute__((target("avx2"))) void gatherU32(uint64_t *d, const uint64_t *a, u
 /// the addresses are below 2^32, so the unsigned 32-bit maximum of each 64-bit lane's halves is
 /// their maximum (the high halves are 0), none is past 2^64 - bytes, and a full warp's least
 /// address is never above its greatest; a coalesced warp's alignment is its first lane's.
-__attribute__((target("avx2"))) bool sharedPass32(const uint64_t *__restrict rg, uint64_t off,
-                                                  uint64_t *__restrict a, unsigned bytes,
-                                                  uint64_t size, bool &contiguous) {
+inline __attribute__((always_inline, target("avx2"))) bool
+sharedPass32In(const uint64_t *__restrict rg, uint64_t off, uint64_t *__restrict a, unsigned bytes,
+               uint64_t size, bool &contiguous) {
   const uint32_t a0 = (uint32_t)(rg[0] + off), b = bytes;
   const __m256i low = _mm256_set1_epi64x(0xffffffffll), vo = _mm256_set1_epi64x((long long)off);
   // eight lanes' addresses at a time in 32-bit halves, in the order the shuffle below leaves
@@ -99,6 +99,23 @@ __attribute__((target("avx2"))) bool sharedPass32(const uint64_t *__restrict rg,
   contiguous = coalesced;
   return !(align & (bytes - 1)) && top <= size && size - top >= bytes;
 }
+__attribute__((target("avx2"))) bool sharedPass32(const uint64_t *rg, uint64_t off, uint64_t *a,
+                                                  unsigned bytes, uint64_t size, bool &contiguous) {
+  return sharedPass32In(rg, off, a, bytes, size, contiguous);
+}
+
+/// ldFn of a full warp's scalar 32-bit shared load at a 32-bit [reg+off] (matmul's tiles): the
+/// pass and the gather in one call, the gather as for a warp that is not coalesced (the same
+/// values). False, with nothing loaded, when sharedPass32 refuses the access.
+__attribute__((target("avx2"))) bool sharedLoadU32(const uint64_t *rg, uint64_t off, uint64_t *a,
+                                                   const uint8_t *base, uint64_t size,
+                                                   uint64_t *d) {
+  bool contiguous;
+  if (!sharedPass32In(rg, off, a, 4, size, contiguous))
+    return false;
+  gatherU32(d, a, reinterpret_cast<uint64_t>(base));
+  return true;
+}
 #endif
 
 /// resolveWarp() for ldFn and stFn (accesses aligned to their size): a full warp's shared
@@ -119,7 +136,27 @@ inline bool resolveWarpSized(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m, 
   return resolveWarp(ctx, w, in, m, bytes, bytes, write, acc);
 }
 
+template <class T> void ldFnAny(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m);
+
 template <class T> void ldFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+#if PTXSIM_HOST_AVX2
+  // (before ldFnAny's frame, which is large)
+  if constexpr (std::is_same_v<T, uint32_t>) {
+    if (in.vec == 1 && in.space == ir::MemSpace::Shared && in.addr32 && m == kFullMask &&
+        in.abase == ir::AddrBase::Reg && hostHasAvx2()) {
+      const std::vector<uint8_t> &sh = w.cta->shared;
+      if (__builtin_expect(sharedLoadU32(w.src(in.src[0]), (uint64_t)in.off, w.addr, sh.data(),
+                                         sh.size(), w.reg(in.dst[0])),
+                           1))
+        return;
+    }
+  }
+#endif
+  ldFnAny<T>(ctx, w, in, m);
+}
+
+template <class T>
+__attribute__((noinline)) void ldFnAny(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
   uint8_t *p[kWarpSize];
   unsigned n = in.vec;
   if (WarpAccess acc; __builtin_expect(resolveWarpSized(ctx, w, in, m, sizeof(T) * n, false, acc), 1)) {
