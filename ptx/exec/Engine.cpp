@@ -947,6 +947,7 @@ void SteppedGrid::setLanes(uint32_t n) {
     c->mem = s_->ctx.mem;
     c->grid = s_->ctx.grid;
     c->nsPerCycle = s_->ctx.nsPerCycle;
+    lanes_.push_back(c.get());
     s_->more.push_back(std::move(c));
   }
 }
@@ -1011,7 +1012,6 @@ void SteppedGrid::fault(Warp &w, const ir::Inst &in, const std::string &what, ui
   ctx.fault(FaultKind::Unsupported, w, in, lane, what);
   s_->anyFault.store(true, std::memory_order_relaxed);
 }
-void SteppedGrid::setCycle(uint64_t cycle, uint32_t lane) { s_->lane(lane).cycle = cycle; }
 inline bool SteppedGrid::stepIn(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
   if (ctx.faulted())
     return false;
@@ -1029,11 +1029,11 @@ inline bool SteppedGrid::stepIn(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
   return ok;
 }
 bool SteppedGrid::step(Warp &w, WarpInstRecord &rec, uint32_t lane) {
-  return stepIn(s_->lane(lane), w, rec);
+  return stepIn(laneCtx(lane), w, rec);
 }
 bool SteppedGrid::stepThenNext(Warp &w, WarpInstRecord &rec, uint32_t lane,
                                const ir::Inst *&next, bool &popDue) {
-  ExecCtx &ctx = s_->lane(lane);
+  ExecCtx &ctx = laneCtx(lane);
   if (w.aheadN && !ctx.faulted() && stepAheadWarp(ctx, w, rec)) {
     // An instruction executed ahead (most steps of straight-line code): stepAheadWarp found
     // the warp Ready with a non-empty top entry and moved only its pc, and such a step cannot
@@ -1053,7 +1053,6 @@ __attribute__((noinline)) bool SteppedGrid::stepThenNextSlow(ExecCtx &ctx, Warp 
   next = nextOf(w, popDue);
   return ok;
 }
-void SteppedGrid::bufferGlobalStores(uint32_t lane, bool on) { s_->lane(lane).bufferStores = on; }
 void SteppedGrid::commitStores(uint32_t lane) {
   StoreBuffer &b = s_->lane(lane).stores;
   if (!b.empty())
@@ -1136,6 +1135,7 @@ std::unique_ptr<SteppedGrid> Engine::beginGrid(const LaunchParams &p, LaunchResu
   std::unique_ptr<SteppedGrid> sg(new SteppedGrid());
   sg->s_ = std::make_unique<SteppedGrid::State>();
   auto &st = *sg->s_;
+  sg->lanes_.assign(1, &st.ctx);
   st.localPerThread = setupGrid(st.g, p, cfg_, prog_.get(), mem_.get(), devrt_.get());
   std::string policyError;
   st.ext = applyLaunchPolicies(p, numSms ? numSms : cfg_.numSms, st.g.numCtas, policyError);

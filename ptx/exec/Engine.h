@@ -16,6 +16,7 @@
 #include "base/Diagnostics.h"
 #include "ptx/exec/LaunchTypes.h"
 #include "ptx/exec/Memory.h"
+#include "ptx/exec/Warp.h"
 #include "ptx/ir/Ir.h"
 
 #include <cstdint>
@@ -91,7 +92,7 @@ public:
   /// instruction said "not yet" (rec.blocked), or the lane faulted.
   bool step(Warp &w, WarpInstRecord &rec, uint32_t lane = 0);
   /// The simulated cycle the next step() of `lane` issues at (ExecCtx::cycle for handlers).
-  void setCycle(uint64_t cycle, uint32_t lane = 0);
+  void setCycle(uint64_t cycle, uint32_t lane = 0) { laneCtx(lane).cycle = cycle; }
   /// step(w, rec, lane), then `next` = next(w, popDue), in one call (a cycle model's issue).
   /// Returns what step() returns.
   bool stepThenNext(Warp &w, WarpInstRecord &rec, uint32_t lane, const ir::Inst *&next,
@@ -101,7 +102,7 @@ public:
   /// While on, plain global stores stepped in `lane` (bufferableStore) are held in the lane's
   /// buffer instead of written: a cycle model steps them on the lane's host thread with other
   /// lanes' loads, and commitStores() writes them in lane order afterwards. Off by default.
-  void bufferGlobalStores(uint32_t lane, bool on);
+  void bufferGlobalStores(uint32_t lane, bool on) { laneCtx(lane).bufferStores = on; }
   /// Writes `lane`'s buffered stores to memory (in the order they were stepped).
   void commitStores(uint32_t lane);
   /// `in` is a store bufferGlobalStores() holds back (ptx/exec/Exec.h isBufferableStore).
@@ -142,6 +143,11 @@ private:
                         bool &popDue);
   struct State;
   std::unique_ptr<State> s_;
+  /// The lanes' contexts, lane 0's first (beginGrid, setLanes): a cycle model sets a lane's
+  /// cycle and store buffering every SM cycle, inline, without the call and State's lookup.
+  std::vector<ExecCtx *> lanes_;
+  /// Lane `i`'s context; lane 0's for a lane setLanes did not make (as State::lane).
+  ExecCtx &laneCtx(uint32_t i) const { return *lanes_[i < lanes_.size() ? i : 0]; }
 };
 
 class Engine {

@@ -104,17 +104,26 @@ __attribute__((target("avx2"))) bool sharedPass32(const uint64_t *rg, uint64_t o
   return sharedPass32In(rg, off, a, bytes, size, contiguous);
 }
 
+template <class T> void ldFnAny(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m);
+
+/// hostHasAvx2(), set when the library loads: ldFn reads it without the guard of a function's
+/// static, whose first call's path would give ldFn a frame.
+const bool kHostAvx2 = [] {
+  __builtin_cpu_init(); // (before any constructor of libgcc's own may have run)
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+
 /// ldFn of a full warp's scalar 32-bit shared load at a 32-bit [reg+off] (matmul's tiles): the
 /// pass and the gather in one call, the gather as for a warp that is not coalesced (the same
-/// values). False, with nothing loaded, when sharedPass32 refuses the access.
-__attribute__((target("avx2"))) bool sharedLoadU32(const uint64_t *rg, uint64_t off, uint64_t *a,
-                                                   const uint8_t *base, uint64_t size,
-                                                   uint64_t *d) {
+/// values); ldFnAny when sharedPass32 refuses the access (it reports the fault).
+__attribute__((target("avx2"))) void ldSharedU32(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
+  const std::vector<uint8_t> &sh = w.cta->shared;
   bool contiguous;
-  if (!sharedPass32In(rg, off, a, 4, size, contiguous))
-    return false;
-  gatherU32(d, a, reinterpret_cast<uint64_t>(base));
-  return true;
+  if (__builtin_expect(!sharedPass32In(w.src(in.src[0]), (uint64_t)in.off, w.addr, 4, sh.size(),
+                                       contiguous),
+                       0))
+    return ldFnAny<uint32_t>(ctx, w, in, m);
+  gatherU32(w.reg(in.dst[0]), w.addr, reinterpret_cast<uint64_t>(sh.data()));
 }
 #endif
 
@@ -136,23 +145,16 @@ inline bool resolveWarpSized(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m, 
   return resolveWarp(ctx, w, in, m, bytes, bytes, write, acc);
 }
 
-template <class T> void ldFnAny(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m);
-
 template <class T> void ldFn(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
 #if PTXSIM_HOST_AVX2
-  // (before ldFnAny's frame, which is large)
+  // (tail calls both: no frame of its own, and ldSharedU32 without ldFnAny's, which is large)
   if constexpr (std::is_same_v<T, uint32_t>) {
     if (in.vec == 1 && in.space == ir::MemSpace::Shared && in.addr32 && m == kFullMask &&
-        in.abase == ir::AddrBase::Reg && hostHasAvx2()) {
-      const std::vector<uint8_t> &sh = w.cta->shared;
-      if (__builtin_expect(sharedLoadU32(w.src(in.src[0]), (uint64_t)in.off, w.addr, sh.data(),
-                                         sh.size(), w.reg(in.dst[0])),
-                           1))
-        return;
-    }
+        in.abase == ir::AddrBase::Reg && kHostAvx2)
+      return ldSharedU32(ctx, w, in, m);
   }
 #endif
-  ldFnAny<T>(ctx, w, in, m);
+  return ldFnAny<T>(ctx, w, in, m);
 }
 
 template <class T>

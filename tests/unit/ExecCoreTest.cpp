@@ -1204,3 +1204,62 @@ TEST(ExecCore, ScatteredSharedLoadChecksEveryLanesRange) {
 }
 
 } // namespace
+
+// setCycle and bufferGlobalStores act on the lane they name and on no other; a lane setLanes
+// did not make is lane 0 (the contract of SteppedGrid::setLanes): with three lanes, warp 0
+// stepped in lane 2 reads lane 2's cycle and writes at once, warp 1 in lane 0 reads the cycle
+// given to lane 7 (lane 0's) and holds its stores until lane 0's commit (buffering turned on
+// for lane 9), warp 2 in lane 1 reads lane 1's and holds its stores until lane 1's commit.
+TEST(ExecCore, SteppedLanesKeepTheirOwnCycleAndStoreBuffering) {
+  ExecHarness h;
+  SteppedKernel k;
+  ASSERT_TRUE(k.begin(h, R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<3>; .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u64 %rd4, %clock64;
+  cvt.u32.u64 %r2, %rd4;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+)",
+                      96))
+      << k.error;
+  ptx::exec::SteppedGrid &g = *k.grid;
+  g.setLanes(3);
+  g.setTimedClock(1.0);
+  g.setCycle(700, 2);
+  g.setCycle(5, 0);
+  g.setCycle(900, 7); // lane 0
+  g.setCycle(333, 1);
+  g.bufferGlobalStores(1, true);
+  g.bufferGlobalStores(9, true); // lane 0
+  auto run = [&](uint32_t warp, uint32_t lane) {
+    ptx::exec::Warp &wp = g.warp(k.cta, warp);
+    ptx::exec::WarpInstRecord rec;
+    for (int steps = 0; g.peek(wp) && steps < 100; ++steps)
+      ASSERT_TRUE(g.step(wp, rec, lane)) << "warp " << warp << " step " << steps;
+  };
+  auto word = [&](uint32_t t) { return h.read<uint32_t>(k.out + 4 * t, 1)[0]; };
+  run(0, 2);
+  run(1, 0);
+  run(2, 1);
+  EXPECT_EQ(word(0), 700u);
+  EXPECT_EQ(word(31), 700u);
+  EXPECT_EQ(word(32), 0u); // held in lane 0's buffer
+  EXPECT_EQ(word(64), 0u); // held in lane 1's buffer
+  g.commitStores(0);
+  EXPECT_EQ(word(32), 900u);
+  EXPECT_EQ(word(63), 900u);
+  EXPECT_EQ(word(64), 0u);
+  g.commitStores(1);
+  EXPECT_EQ(word(64), 333u);
+  EXPECT_EQ(word(95), 333u);
+  g.bufferGlobalStores(0, false);
+  g.bufferGlobalStores(1, false);
+  EXPECT_FALSE(g.faulted());
+  ASSERT_TRUE(g.finish().ok());
+}
