@@ -38,6 +38,14 @@
 
 namespace ptxsim::timing {
 
+/// The set bits of a sector mask: inline bit arithmetic, where __builtin_popcount is a call into
+/// libgcc without -mpopcnt (the memory path counts the sectors of every request it builds).
+inline uint32_t sectorCount(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 enum class CacheOutcome : uint8_t { Hit, HitPending, Miss, ReservationFail };
 const char *cacheOutcomeName(CacheOutcome o);
 

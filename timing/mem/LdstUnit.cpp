@@ -54,6 +54,17 @@ bool hostAvx2() {
   static const bool v = __builtin_cpu_supports("avx2");
   return v;
 }
+// alignedLanesInOneRow of a full warp whose addresses are read as they are (no bias: shared
+// memory), compiled for AVX2 whole: the queued shared path's one call where the test and its
+// lane pass were two.
+__attribute__((target("avx2"))) bool fullWarpInOneRowAvx2(const uint64_t *p, uint32_t bytes,
+                                                          uint32_t banks) {
+  const uint64_t r0 = p[0];
+  uint64_t diff = 0;
+  for (uint32_t l = 0; l < 32; ++l)
+    diff |= p[l] ^ r0;
+  return diff < uint64_t(banks) * 4 && !((r0 | diff) & (bytes - 1));
+}
 #endif
 
 // Lanes of 1, 2 or 4 words (`bytes`), a power-of-two bank count of at least bytes / 4: true when
@@ -143,6 +154,9 @@ LdstUnit::LdstUnit(const TimingConfig &cfg, uint32_t smId)
     l1Masks_[m] = l1MaskOf(m);
   if (const uint32_t b = cfg.core.sharedBanks; b && b <= 64 && !(b & (b - 1)))
     sharedPow2Banks_ = b;
+#if defined(__x86_64__) && defined(__GNUC__)
+  avx2_ = hostAvx2();
+#endif
   insts_.resize(kMaxInflight);
   for (uint32_t s = kMaxInflight; s-- > 0;)
     freeSlots_.push_back(s);
@@ -264,12 +278,20 @@ void LdstUnit::issueQueuedShared(const WarpMemAccess &a, uint32_t warpSlot, uint
   // accesses, is degree 1 without the calls: bankConflictDegree's first test, asked here)
   const uint32_t bytes = a.bytesPerLane;
   uint32_t degree = 0;
-  if (!a.mergedLoad)
-    degree = !a.atomic && (bytes == 4 || bytes == 8 || bytes == 16) &&
-                     sharedPow2Banks_ >= bytes / 4 && a.mask &&
-                     alignedLanesInOneRow(a, bytes, sharedPow2Banks_)
-                 ? 1
-                 : std::max(1u, sharedDegree(a));
+  if (!a.mergedLoad) {
+    bool row = false;
+    if (!a.atomic && (bytes == 4 || bytes == 8 || bytes == 16) && sharedPow2Banks_ >= bytes / 4 &&
+        a.mask) {
+#if defined(__x86_64__) && defined(__GNUC__)
+      // (a full warp without a bias, a tiled kernel's every shared access: the AVX2 test whole)
+      if (avx2_ && a.mask == 0xffffffffu && !(a.laneAddr && a.addrBias))
+        row = fullWarpInOneRowAvx2(a.laneAddr ? a.laneAddr : a.addr, bytes, sharedPow2Banks_);
+      else
+#endif
+        row = alignedLanesInOneRow(a, bytes, sharedPow2Banks_);
+    }
+    degree = row ? 1 : std::max(1u, sharedDegree(a));
+  }
   ++stats_.sharedInsts;
   stats_.sharedBankConflictCycles += degree ? degree - 1 : 0;
   Cycle start = std::max(now, sharedFreeAt_);
@@ -411,7 +433,7 @@ void LdstUnit::issueToCoalescer(const WarpMemAccess &a, uint32_t warpSlot, uint6
       }
     stats_.coalescedTransactions += curN_;
     for (uint32_t i = 0; i < curN_; ++i)
-      stats_.sectorsTouched += uint32_t(__builtin_popcount(pieces_[i].mask32));
+      stats_.sectorsTouched += uint32_t(sectorCount(pieces_[i].mask32));
     break;
   }
   }
@@ -468,7 +490,7 @@ bool LdstUnit::runPiece(Cycle now) {
     MemRequest q = newRequest(in.warp, p.addr);
     if (!cfg_.mem.l1d.enabled || curBypassL1_) {
       q.sectorMask = p.mask32;
-      q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
+      q.bytes = 32 * uint32_t(sectorCount(p.mask32));
       q.id = makeId(kReqDirect, curSlot_);
       ++in.outstanding;
       missQ_.push(q);
@@ -482,7 +504,7 @@ bool LdstUnit::runPiece(Cycle now) {
       schedule(now + cfg_.mem.l1Latency, curSlot_);
     } else if (r.outcome == CacheOutcome::Miss) {
       q.sectorMask = mask32Of(r.fetchMask);
-      q.bytes = 32 * uint32_t(__builtin_popcount(q.sectorMask));
+      q.bytes = 32 * uint32_t(sectorCount(q.sectorMask));
       q.id = makeId(kReqL1, curSlot_);
       missQ_.push(q);
       if (onL1Miss)
@@ -496,7 +518,7 @@ bool LdstUnit::runPiece(Cycle now) {
     MemRequest q = newRequest(in.warp, p.addr);
     q.write = true;
     q.sectorMask = p.mask32;
-    q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
+    q.bytes = 32 * uint32_t(sectorCount(p.mask32));
     q.id = makeId(kReqDirect, curSlot_);
     bool send = true;
     if (cfg_.mem.l1d.enabled) {
@@ -510,7 +532,7 @@ bool LdstUnit::runPiece(Cycle now) {
           MemRequest wb = q;
           wb.addr = r.evicted.lineAddr;
           wb.sectorMask = mask32Of(r.evicted.dirtyMask);
-          wb.bytes = 32 * uint32_t(__builtin_popcount(wb.sectorMask));
+          wb.bytes = 32 * uint32_t(sectorCount(wb.sectorMask));
           missQ_.push(wb);
         }
       }
@@ -529,7 +551,7 @@ bool LdstUnit::runPiece(Cycle now) {
     q.atomicCas = curCas_;
     q.atomicFloat = curFloat_;
     q.sectorMask = p.mask32;
-    q.bytes = 32 * uint32_t(__builtin_popcount(p.mask32));
+    q.bytes = 32 * uint32_t(sectorCount(p.mask32));
     q.id = makeId(kReqDirect, curSlot_);
     ++in.outstanding;
     missQ_.push(q);
@@ -581,7 +603,7 @@ void LdstUnit::takeResponse(const MemRequest &r, Cycle now) {
         wb.addr = fr.evicted.lineAddr;
         wb.write = true;
         wb.sectorMask = mask32Of(fr.evicted.dirtyMask);
-        wb.bytes = 32 * uint32_t(__builtin_popcount(wb.sectorMask));
+        wb.bytes = 32 * uint32_t(sectorCount(wb.sectorMask));
         wb.id = makeId(kReqDirect, 0);
         missQ_.push(wb);
       }
@@ -628,14 +650,6 @@ void LdstUnit::tickBusy(Cycle now, MemorySystem &mem) {
 void LdstUnit::retireArrivals(Cycle now) {
   while (!events_.empty() && eventCycle(events_.front()) <= now)
     dataArrived(eventSlot(events_.pop()));
-}
-
-Cycle LdstUnit::nextEventCycle(Cycle now) const {
-  if (curActive_ || !missQ_.empty() || !completions_.empty())
-    return now + 1;
-  if (!events_.empty())
-    return std::max(now + 1, eventCycle(events_.front()));
-  return kNever;
 }
 
 bool LdstUnit::idle() const {

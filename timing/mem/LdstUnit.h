@@ -148,8 +148,16 @@ public:
   /// (warpSlot, tag) of a finished instruction.
   std::pair<uint32_t, uint64_t> popCompletion() { return completions_.pop(); }
   /// Earliest cycle > now at which tick() has work of its own (responses waiting in the memory
-  /// system are the memory system's events); kNever when idle.
-  Cycle nextEventCycle(Cycle now) const;
+  /// system are the memory system's events); kNever when idle (and when only instructions
+  /// the unit holds no event for are in flight).
+  /// (inline: the SM asks it whenever it looks for its next event)
+  Cycle nextEventCycle(Cycle now) const {
+    if (curActive_ || !missQ_.empty() || !completions_.empty())
+      return now + 1;
+    if (!events_.empty())
+      return std::max(now + 1, eventCycle(events_.front()));
+    return kNever;
+  }
   bool idle() const;
 
   /// CCWS hooks: (warp slot, line address, cycle) of an L1D miss, and of an L1D eviction (the
@@ -285,6 +293,7 @@ private:
   /// core.sharedBanks when a power of two of at most 64, else 0: bankConflictDegree's first
   /// test (a warp in one aligned row of the banks, degree 1) can then be asked directly.
   uint32_t sharedPow2Banks_ = 0;
+  bool avx2_ = false; ///< the host has AVX2 (the shared path's row test, fullWarpInOneRowAvx2)
   Cycle sharedFreeAt_ = 0;            ///< queue mode: the banks finish the queued wavefronts
   mutable Ring<Cycle> sharedStarts_; ///< queue mode: bank start cycles of queued instructions
   bool curBypassL1_ = false;

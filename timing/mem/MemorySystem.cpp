@@ -214,7 +214,7 @@ void MemorySystem::sendToDram(Partition &p, uint64_t localLine, uint32_t l2Mask,
   MemRequest d;
   d.id = localLine;
   d.addr = chanLine + uint64_t(__builtin_ctz(l2Mask)) * sb;
-  d.bytes = uint32_t(__builtin_popcount(l2Mask)) * sb;
+  d.bytes = uint32_t(sectorCount(l2Mask)) * sb;
   d.sectorMask = l2Mask;
   d.write = write;
   d.partition = p.id;

@@ -457,13 +457,6 @@ void Sm::l1iFill(uint64_t line, Cycle now, Cycle ready, bool prefetched) {
   }
 }
 
-bool Sm::ldstFree(const Inst &in, Cycle now, UnitMemo &m) const {
-  const bool shared = in.space == ptx::ir::MemSpace::Shared;
-  if (m.ldst[shared] < 0)
-    m.ldst[shared] = shared ? ldst_->canIssueShared(now) : ldst_->canIssue(now);
-  return m.ldst[shared];
-}
-
 Cycle Sm::unitFreeAt(const Inst &in) const {
   const uint8_t p = pipeFor(in);
   if (p == ldstPipe_)
@@ -897,7 +890,7 @@ void Sm::timeExtensionAccess(Slot &s, const Inst &in, IMemSpaceModel &model, uin
     s.ready(in.rd[i]) = done;
 }
 
-bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
+PTXSIM_ISSUE_INLINE bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
   // (the lanes' addresses are read from the record in issue() below, not copied)
   const MemSpaceKind space = spaceKind(rec_.space);
   WarpMemAccess a(rec_.addr, space != MemSpaceKind::Shared && space != MemSpaceKind::Local
@@ -1461,7 +1454,8 @@ Cycle Sm::nextEventCycle(Cycle now) const {
 }
 
 Cycle Sm::ownNextEvent(Cycle now) const {
-  Cycle next = ldst_->idle() ? kNever : ldst_->nextEventCycle(now);
+  // (kNever for an idle unit: nextEventCycle needs no idle() first)
+  Cycle next = ldst_->nextEventCycle(now);
   if (ctas_.empty())
     return next; // (every warp slot is free: finishCta frees a CTA's slots)
   // (the slots the scan visits: the others are empty, or hold a retired warp, whose next()

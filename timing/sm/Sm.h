@@ -428,7 +428,13 @@ protected:
   static constexpr Cycle kCycleZero = 0, kCycleNever = kNever;
   static constexpr uint8_t kNeedsLdstSlot = 1, kNeedsCollector = 2;
   /// unitFreeFor()'s test of the LD/ST slot for `in` (its space), once per scan (`m`).
-  bool ldstFree(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const;
+  /// (inline, the unit's tests too: the scan asks it of every ready memory instruction)
+  bool ldstFree(const ptx::ir::Inst &in, Cycle now, UnitMemo &m) const {
+    const bool shared = in.space == ptx::ir::MemSpace::Shared;
+    if (m.ldst[shared] < 0)
+      m.ldst[shared] = shared ? ldst_->canIssueShared(now) : ldst_->canIssue(now);
+    return m.ldst[shared];
+  }
   /// After unitFreeFor() said no: the first cycle at which it can say yes (a unit of the pipe
   /// and a collector free: until then issues leave them as they are, so none frees earlier),
   /// or 0 for the LD/ST pipe, whose slot frees on the unit's own events.
