@@ -442,6 +442,110 @@ TEST(LdstShared, QueuedAccessesOfEveryDegreeCompleteByTheRule) {
   EXPECT_TRUE(r.idle());
 }
 
+// Full warps of queued shared accesses, each issued alone on an idle unit: the banks take
+// `degree` cycles, the most distinct 4-byte words any of the 32 banks must deliver (lanes on one
+// word share it), so a load completes sharedLatency + (degree - 1) x sharedConflictLatency after
+// its issue. Lane addresses come through laneAddr (as the SM gives them, with and without a
+// bias added to each) and through addr: a row of the banks in lane order, reversed and as a
+// broadcast (degree 1); 4-byte lanes two bytes past their words (each lane two words, the last
+// lane's second in bank 0 again: degree 2), and the same lanes with a bias of 2 that aligns them
+// to a row starting a word in (degree 1, the row wrapping into the next), a row the bias moves
+// two bytes on (degree 2); 8-byte lanes in one
+// row (degree 1), a word off (32 words, one a bank: degree 1) and two bytes off (33 words:
+// degree 2), and 4-byte lanes two rows apart by halves (degree 2).
+TEST(LdstShared, QueuedFullWarpsTakeTheirBankDegree) {
+  TimingConfig c = smallGpu();
+  c.core.sharedQueueEntries = 4;
+  c.core.sharedConflictLatency = 3;
+  ASSERT_EQ(c.core.sharedBanks, 32u);
+  struct Case {
+    uint64_t lane[32];
+    uint64_t bias;
+    uint32_t bytes, degree;
+  };
+  std::vector<Case> cases;
+  auto add = [&cases](auto addrOf, uint64_t bias, uint32_t bytes, uint32_t degree) {
+    Case k{};
+    for (uint32_t l = 0; l < 32; ++l)
+      k.lane[l] = addrOf(l);
+    k.bias = bias;
+    k.bytes = bytes;
+    k.degree = degree;
+    cases.push_back(k);
+  };
+  add([](uint32_t l) { return 512 + 4 * l; }, 0, 4, 1);         // one row in lane order
+  add([](uint32_t l) { return 512 + 4 * (31 - l); }, 0, 4, 1);  // the same row reversed
+  add([](uint32_t) { return uint64_t(1028); }, 0, 4, 1);         // a broadcast
+  add([](uint32_t l) { return 514 + 4 * l; }, 0, 4, 2);         // two bytes past the words
+  add([](uint32_t l) { return 514 + 4 * l; }, 2, 4, 1);         // aligned by the bias
+  add([](uint32_t l) { return 512 + 4 * l; }, 2, 4, 2);         // a row the bias misaligns
+  add([](uint32_t l) { return 1024 + 8 * (l % 16); }, 0, 8, 1); // 8-byte lanes in one row
+  add([](uint32_t l) { return 1028 + 8 * (l % 16); }, 0, 8, 1); // a word off: 32 words
+  add([](uint32_t l) { return 1026 + 8 * (l % 16); }, 0, 8, 2); // two bytes off: 33 words
+  add([](uint32_t l) { return 2048 + 4 * (l % 16) + 128 * (l / 16); }, 0, 4, 2); // two rows
+  for (size_t i = 0; i < cases.size(); ++i)
+    for (int through : {0, 1}) { // laneAddr, addr (no bias)
+      if (through == 1 && cases[i].bias)
+        continue;
+      Rig r(c);
+      WarpMemAccess a;
+      if (through == 0) {
+        a = WarpMemAccess(cases[i].lane, cases[i].bias);
+      } else {
+        for (uint32_t l = 0; l < 32; ++l)
+          a.addr[l] = cases[i].lane[l];
+      }
+      a.space = MemSpaceKind::Shared;
+      a.bytesPerLane = cases[i].bytes;
+      a.mask = 0xffffffffu;
+      ASSERT_TRUE(r.ldst[0]->canIssueShared(r.now));
+      const Cycle t0 = r.now;
+      r.ldst[0]->issue(a, 0, 7, r.now);
+      while (r.done.empty() && r.now < 1000)
+        r.step();
+      ASSERT_EQ(r.done.size(), 1u) << "case " << i;
+      EXPECT_EQ(r.done[0].second - t0, c.core.sharedLatency + (cases[i].degree - 1) * 3)
+          << "case " << i << (through ? " through addr" : " through laneAddr");
+      EXPECT_EQ(r.ldst[0]->stats().sharedBankConflictCycles, cases[i].degree - 1) << "case " << i;
+      EXPECT_EQ(r.ldst[0]->nextEventCycle(r.now), kNever) << "case " << i;
+      EXPECT_TRUE(r.idle());
+    }
+}
+
+// LdstUnit::nextEventCycle: kNever while the unit holds nothing (fresh, and again once its
+// instructions are done and their completions taken), now + 1 while a completion waits, and
+// the cycle a queued shared load's data arrives while only that is due.
+TEST(LdstShared, NextEventIsTheArrivalOrNever) {
+  TimingConfig c = smallGpu();
+  c.core.sharedQueueEntries = 4;
+  LdstUnit u(c, 0);
+  MemorySystem mem(c);
+  EXPECT_EQ(u.nextEventCycle(0), kNever);
+  WarpMemAccess a = strided(MemSpaceKind::Shared, 0, 4);
+  u.issue(a, 3, 9, 10);
+  const Cycle due = 10 + c.core.sharedLatency;
+  EXPECT_EQ(u.nextEventCycle(10), due);
+  Cycle now = 10;
+  for (; !u.hasCompletion() && now < 1000; ++now) {
+    EXPECT_EQ(u.nextEventCycle(now), std::max(now + 1, due));
+    u.tick(now, mem);
+  }
+  EXPECT_EQ(now, due + 1); // (completed in the tick of cycle `due`)
+  EXPECT_EQ(u.nextEventCycle(now), now + 1); // the completion waits
+  EXPECT_EQ(u.popCompletion(), std::make_pair(3u, uint64_t(9)));
+  EXPECT_EQ(u.nextEventCycle(now), kNever);
+  EXPECT_TRUE(u.idle());
+}
+
+// sectorCount: the number of set bits, for every 4-sector mask and for wider ones.
+TEST(LdstSectors, SectorCountIsTheSetBits) {
+  for (uint32_t m = 0; m < 16; ++m)
+    EXPECT_EQ(sectorCount(m), uint32_t((m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1)));
+  EXPECT_EQ(sectorCount(0xffffffffu), 32u);
+  EXPECT_EQ(sectorCount(0x80000001u), 2u);
+  EXPECT_EQ(sectorCount(0x00ff00f0u), 12u);
+}
+
 // LdstUnit::issueVersion/issueStateUntil (what lets a scheduler whose warps wait for the LD/ST
 // slot keep its scan): while the version stays the same, canIssue() and canIssueShared() answer
 // as they did until issueStateUntil(); global and shared traffic, with and without the shared
