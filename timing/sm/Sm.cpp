@@ -900,14 +900,19 @@ PTXSIM_ISSUE_INLINE bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotI
   a.atomic = in.cls == OpClass::Atomic;
   a.write = !a.atomic && in.nrd == 0;
   a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
-  a.bypassL1 = in.hints & Inst::kHintBypassL1;
-  a.floatAtomic = in.hints & Inst::kHintFloatAtomic;
-  a.casAtomic = in.hints & Inst::kHintCas;
-  a.countingAtomic = in.hints & ptx::exec::kHintCountingAtomic;
+  // (the hints the unit reads, each where it reads it: the atomics' kinds of an atomic, the L1
+  // bypass of an access outside shared memory; the others keep their defaults)
+  if (a.atomic) {
+    a.floatAtomic = in.hints & Inst::kHintFloatAtomic;
+    a.casAtomic = in.hints & Inst::kHintCas;
+    a.countingAtomic = in.hints & ptx::exec::kHintCountingAtomic;
+  }
   if (a.space == MemSpaceKind::Shared) {
     a.mergedLoad = in.hints & Inst::kHintMergedLoad;
     if (in.mergedLoads > 1)
       a.bytesPerLane *= in.mergedLoads; // the LDS.64/LDS.128 ptxas makes of the group
+  } else {
+    a.bypassL1 = in.hints & Inst::kHintBypassL1;
   }
   a.mask = rec_.execMask;
   uint64_t tag = nextTag_++;
