@@ -302,7 +302,19 @@ private:
   bool curAtomic_ = false; ///< the shared instruction in the coalescer is an atomic
 
   std::vector<Inst> insts_;
-  std::vector<uint32_t> freeSlots_;
+  /// The free instruction slots, a stack (the last freed is taken first) of at most
+  /// kMaxInflight: a fixed array, so that freeing one in the tick has no capacity test and no
+  /// reallocation path.
+  struct SlotStack {
+    uint32_t slot[kMaxInflight];
+    uint32_t n = 0;
+    bool empty() const { return n == 0; }
+    uint32_t size() const { return n; }
+    uint32_t back() const { return slot[n - 1]; }
+    void pop_back() { --n; }
+    void push_back(uint32_t s) { slot[n++] = s; }
+  };
+  SlotStack freeSlots_;
   Ring<MemRequest> missQ_;
   Ring<std::pair<uint32_t, uint64_t>> completions_;
   Ring<Event> events_; ///< data arrivals due, ascending (cycle, then slot): Ring::pushSorted

@@ -62,7 +62,8 @@ public:
   void clear() { head_ = size_ = 0; }
 
 private:
-  void grow() {
+  // (out of line: the pushes on hot paths keep only the test, not the reallocation)
+  __attribute__((noinline)) void grow() {
     std::vector<T> n(buf_.size() * 2);
     for (size_t i = 0; i < size_; ++i)
       n[i] = std::move(buf_[(head_ + i) & mask_]);
