@@ -148,8 +148,8 @@ public:
   /// (warpSlot, tag) of a finished instruction.
   std::pair<uint32_t, uint64_t> popCompletion() { return completions_.pop(); }
   /// Earliest cycle > now at which tick() has work of its own (responses waiting in the memory
-  /// system are the memory system's events); kNever when idle (and when only instructions
-  /// the unit holds no event for are in flight).
+  /// system are the memory system's events); kNever when idle, and while all it waits for is
+  /// in the memory system.
   /// (inline: the SM asks it whenever it looks for its next event)
   Cycle nextEventCycle(Cycle now) const {
     if (curActive_ || !missQ_.empty() || !completions_.empty())
