@@ -125,6 +125,8 @@ Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine
     parallelOk_ = parallelOk_ && smCfg.core.issueWidth <= 1;
   }
   hostThreads_ = engine.config().hostThreads;
+  if (const char *w = std::getenv("PTXSIM_SM_WINDOW"); w && *w)
+    smWindow_ = uint32_t(std::strtoul(w, nullptr, 10));
   smUsed_.assign(sms_.size(), 1);
   smBefore_.resize(sms_.size());
 }
@@ -431,6 +433,11 @@ void Gpu::beginCycleLoop(KernelRun &r) {
   smResident_.assign(sms_.size(), 0);
   smIdleTicks_.assign(sms_.size(), 0);
   smStopped_.assign(sms_.size(), 0);
+  // SM windows: the split tick (on the threads, each SM's window on its own); no launch extension, cooperative launch or CTA sampling, which look at every SM in every
+  // cycle (a window ends by the statistics sampler's next cycle)
+  windows_ = smWindow_ && r.split && !r.ext && !r.p.cooperative && !r.sampling.on;
+  smDoneTo_.assign(sms_.size(), 0);
+  smResumeDue_.assign(sms_.size(), 0);
   r.prof.mark(TimingProfile::Setup);
   r.loopStart = now_;
 }
@@ -458,7 +465,7 @@ bool Gpu::stepCycle(KernelRun &r) {
   runLocalPhase(r, r.nextCta == dispatchedBefore);
   const CycleOutcome o = runOrderedPhase(r);
   r.prof.mark(TimingProfile::Ordered);
-  if (r.grid->faulted() || kernelDone(r, o))
+  if ((r.grid->faulted() && faultDue(r)) || kernelDone(r, o))
     return false;
   r.prof.mark(TimingProfile::Bookkeeping);
   if (!o.issued)
@@ -586,7 +593,7 @@ void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
       timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   double threadSeconds = 0; // the threads' summed time in the phase's calls (the profile's)
   if (r.parallelCycle)
-    threadSeconds = tickLocalOnThreads(r.dispatching);
+    threadSeconds = tickLocalOnThreads(r);
   else
     tickLocalSerial(r);
   if (r.prof.p) {
@@ -609,7 +616,7 @@ void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
   r.prof.mark(TimingProfile::EndTick);
 }
 
-double Gpu::tickLocalOnThreads(bool dispatching) {
+double Gpu::tickLocalOnThreads(const KernelRun &r) {
   // SMs and partitions interleaved in proportion (item i is an SM when the SMs' share of the
   // first i + 1 items grows at i), so each thread's contiguous share of the items has as many
   // SMs and partitions as any other: the threads rarely need to steal, and an SM keeps ticking
@@ -617,10 +624,10 @@ double Gpu::tickLocalOnThreads(bool dispatching) {
   const uint32_t nSms = (uint32_t)sms_.size();
   struct Job {
     Gpu *gpu;
+    const KernelRun *r;
     uint32_t nSms, count;
     Cycle now;
-    bool dispatching;
-  } job{this, nSms, nSms + mem_->numPartitions(), now_, dispatching};
+  } job{this, &r, nSms, nSms + mem_->numPartitions(), now_};
   mem_->partitionsTickedApart();
   return pool_->run(
       job.count,
@@ -629,7 +636,7 @@ double Gpu::tickLocalOnThreads(bool dispatching) {
         const uint64_t smsBefore = uint64_t(i) * j.nSms / j.count;
         if (uint64_t(i + 1) * j.nSms / j.count > smsBefore) {
           if (j.gpu->smAwake_[smsBefore])
-            j.gpu->tickSmLocal(smsBefore, j.now, j.dispatching);
+            j.gpu->tickSmLocal(smsBefore, *j.r);
         } else {
           j.gpu->mem_->tickPartition(uint32_t(i - smsBefore), j.now);
         }
@@ -653,11 +660,19 @@ void Gpu::countIdleTick(size_t i, Cycle now) {
     sm.idleTick(now, smResident_[i]);
 }
 
-void Gpu::tickSmLocal(size_t i, Cycle now, bool dispatching) {
-  if (idleTickDue(i, now))
+void Gpu::tickSmLocal(size_t i, const KernelRun &r) {
+  const Cycle now = now_;
+  if (windows_ && smDoneTo_[i] + smResumeDue_[i] > now) {
+    // its own phase of this cycle ran ahead: all of it, or up to a resumption due now
+    if (smResumeDue_[i] && smDoneTo_[i] == now)
+      tickSmWindow(i, r);
+  } else if (idleTickDue(i, now)) {
     countIdleTick(i, now);
-  else
-    tickSmBusy(i, now, dispatching);
+  } else if (windows_) {
+    tickSmWindow(i, r);
+  } else {
+    tickSmBusy(i, now, r.dispatching);
+  }
 }
 
 // (inline in its two callers, the serial loop's and the threads': no frame per SM tick)
@@ -698,6 +713,12 @@ void Gpu::tickLocalSerial(const KernelRun &r) {
   // that of SMs whose idle tick reads none of it).
   busyScratch_.clear();
   for (uint32_t i : awake_) {
+    if (windows_ && smDoneTo_[i] + smResumeDue_[i] > now_) {
+      // its own phase of this cycle ran ahead: all of it, or up to a resumption due now
+      if (smResumeDue_[i] && smDoneTo_[i] == now_)
+        busyScratch_.push_back(i);
+      continue;
+    }
     if (idleTickDue(i, now_))
       countIdleTick(i, now_);
     else
@@ -709,8 +730,74 @@ void Gpu::tickLocalSerial(const KernelRun &r) {
       sms_[busyScratch_[k + 2]]->prefetchState();
     if (k + 1 < n)
       sms_[busyScratch_[k + 1]]->prefetchWarps(now_);
-    tickSmBusy(busyScratch_[k], now_, r.dispatching);
+    if (windows_)
+      tickSmWindow(busyScratch_[k], r);
+    else
+      tickSmBusy(busyScratch_[k], now_, r.dispatching);
   }
+}
+
+void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
+  Sm &sm = *sms_[i];
+  if (smResumeDue_[i]) { // (due now: tickLocalSerial passes it on only then)
+    smResumeDue_[i] = 0;
+    resumeSm(i, now_, r.dispatching);
+    return;
+  }
+  tickSmBusy(i, now_, r.dispatching);
+  // Then its next cycles, ahead of the GPU: exact because nothing outside the SM can reach it
+  // before it sends something to the memory system or the ordered phase (Sm::windowReady), and
+  // what it does in them reads nothing that other SMs or the memory system write meanwhile
+  // (Sm::windowSafe). Its ordered part, a dispatch to it and an idle tick wait for their cycle.
+  Cycle c = now_ + 1;
+  if (!windowCanGo(i, r, c))
+    return;
+  Cycle last = now_ + smWindow_;
+  if (sampleEvery_) // (the sampler reads every SM after that cycle's ordered phase)
+    last = std::min(last, r.lastSample + sampleEvery_);
+  sm.setWindow(true);
+  for (; c <= last; ++c) {
+    tickSmBusy(i, c, r.dispatching);
+    if (sm.windowStopped()) { // the rest of cycle c's tick at cycle c (resumeSm)
+      smDoneTo_[i] = c;
+      smResumeDue_[i] = 1;
+      break;
+    }
+    smDoneTo_[i] = c + 1;
+    if (!windowCanGo(i, r, c + 1))
+      break;
+  }
+  sm.setWindow(false);
+}
+
+bool Gpu::windowCanGo(size_t i, const KernelRun &r, Cycle next) const {
+  const Sm::TickSummary &sum = smSum_[i];
+  return !sum.needShared && !sum.idle && !(r.dispatching && sum.canTake) && !idleTickDue(i, next) &&
+         !r.grid->laneFaulted(uint32_t(i)) && sms_[i]->windowReady();
+}
+
+void Gpu::resumeSm(size_t i, Cycle now, bool dispatching) {
+  // tickSmBusy's bookkeeping for the whole tick (its first part counted its resident warps)
+  Sm &sm = *sms_[i];
+  const uint64_t resident = sm.stats().warpCyclesResident;
+  const bool finished = sm.resumeLocal(now);
+  Sm::TickSummary &sum = smSum_[i];
+  sm.summarize(sum, dispatching);
+  smResident_[i] += sm.stats().warpCyclesResident - resident;
+  smStopped_[i] = !finished;
+  smWakeAt_[i] = finished && !sum.issued && !sum.needShared ? sm.ownNextEvent(now) : 0;
+  if (sum.idle)
+    sleepSm(i);
+}
+
+bool Gpu::faultDue(const KernelRun &r) const {
+  if (!windows_)
+    return true;
+  // (a lane's fault in a cycle its SM ran ahead to ends the launch at that cycle)
+  for (size_t i = 0; i < sms_.size(); ++i)
+    if (r.grid->laneFaulted(uint32_t(i)) && !smAhead(i, now_))
+      return true;
+  return false;
 }
 
 Gpu::CycleOutcome Gpu::runOrderedPhase(KernelRun &r) {
@@ -723,6 +810,13 @@ Gpu::CycleOutcome Gpu::runOrderedPhase(KernelRun &r) {
   bool stopped = false, fellAsleep = false;
   for (uint32_t i : awake_) {
     Sm::TickSummary &sum = smSum_[i];
+    if (windows_ && smAhead(i, now_)) {
+      // (ran ahead: busy, and no cycle is skipped while it is ahead)
+      o.issued = true;
+      o.smsIdle = false;
+      o.insts += sum.insts;
+      continue;
+    }
     if (r.split && sum.needShared) {
       Sm &sm = *sms_[i];
       stopped = stopped || smStopped_[i];

@@ -83,6 +83,15 @@ public:
   /// The no-progress detector: a launch in which no warp issues an instruction for this many
   /// cycles fails, naming the waiting warps (a deadlock, docs/executor.md "No progress").
   void setNoProgressCycles(Cycle n) { noProgressCycles_ = n; }
+  /// SM windows: on one host thread, an SM with no memory traffic in flight runs up to `cycles`
+  /// of its next cycles in a row, ahead of the rest of the GPU, while it keeps to itself (it
+  /// stops before an instruction that is not Sm::windowSafe(), at a CTA's end, a dispatch it
+  /// could take or an idle tick), so that its state stays in the host's caches. Results and
+  /// statistics do not depend on it (0: off; the default is kDefaultSmWindow, or
+  /// PTXSIM_SM_WINDOW). A launch that faults or stops making progress reports the same error,
+  /// but SMs that ran ahead may have counted up to `cycles` more cycles by then.
+  void setSmWindow(uint32_t cycles) { smWindow_ = cycles; }
+  static constexpr uint32_t kDefaultSmWindow = 1024;
   static constexpr double kSteadyChange = 0.03;
   /// Advances the clock over a launch that ran functionally (kernel sampling).
   void skipKernel(Cycle cycles);
@@ -118,10 +127,10 @@ private:
   void dispatchRoundRobin(KernelRun &r);
   /// The partitions' and the SMs' own phase, on the pool's threads or this one.
   void runLocalPhase(KernelRun &r, bool noDispatch);
-  double tickLocalOnThreads(bool dispatching);
+  double tickLocalOnThreads(const KernelRun &r);
   void tickLocalSerial(const KernelRun &r);
   /// SM `i`'s own phase of the split tick (awake SMs): tickLocal, or idleTick before its wake cycle.
-  void tickSmLocal(size_t i, Cycle now, bool dispatching);
+  void tickSmLocal(size_t i, const KernelRun &r);
   /// The SMs' ordered phase (tickShared in SM order) and the cycle's summary.
   CycleOutcome runOrderedPhase(KernelRun &r);
   /// Statistics sampler, CTA sampling, the end of the kernel; true when the loop ends.
@@ -235,6 +244,24 @@ private:
   /// tickSmLocal()'s two cases: an idle tick (counted, or Sm::idleTick), and a real one.
   void countIdleTick(size_t i, Cycle now);
   void tickSmBusy(size_t i, Cycle now, bool dispatching);
+  /// SM windows (setSmWindow): SM i's busy tick of this cycle, then its next ones while
+  /// windowCanGo; or the rest of a tick that stopped ahead before an instruction that is not
+  /// window-safe (resumeSm), at that tick's cycle.
+  void tickSmWindow(size_t i, const KernelRun &r);
+  bool windowCanGo(size_t i, const KernelRun &r, Cycle next) const;
+  void resumeSm(size_t i, Cycle now, bool dispatching);
+  /// SM i ran ahead: its summary is of a later cycle than `now` (its ordered part comes then).
+  bool smAhead(size_t i, Cycle now) const {
+    return smDoneTo_[i] + smResumeDue_[i] > now + 1;
+  }
+  /// A faulted lane's fault is in the past (not in the cycles its SM ran ahead).
+  bool faultDue(const KernelRun &r) const;
+  uint32_t smWindow_ = kDefaultSmWindow;
+  bool windows_ = false; ///< this launch uses SM windows
+  /// Per SM: its own phase has run for every cycle before this one (windows; stale, at most
+  /// the current cycle, when it did not run ahead); smResumeDue_: and part of this one's.
+  std::vector<Cycle> smDoneTo_;
+  std::vector<uint8_t> smResumeDue_;
   std::vector<uint32_t> busyScratch_; ///< tickLocalSerial: the awake SMs whose tick is no idle one
   void flushIdleTicks() {
     for (size_t i = 0; i < smIdleTicks_.size(); ++i)

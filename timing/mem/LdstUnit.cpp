@@ -616,8 +616,10 @@ void LdstUnit::takeResponse(const MemRequest &r, Cycle now) {
 }
 
 void LdstUnit::tickBusy(Cycle now, MemorySystem &mem) {
-  if (mem.hasResponse(smId_))
+  if (mem.hasResponse(smId_)) {
+    --awaiting_;
     takeResponse(mem.popResponse(smId_), now);
+  }
   if (curActive_) {
     // The tag stage resolves up to mem.l1TagLines lines of a global/local access per cycle.
     uint32_t lines = curKind_ == PieceKind::Cached || curKind_ == PieceKind::Write
@@ -638,6 +640,8 @@ void LdstUnit::tickBusy(Cycle now, MemorySystem &mem) {
   }
   if (!missQ_.empty()) {
     if (mem.canAccept(smId_)) {
+      const MemRequest &q = missQ_.front();
+      awaiting_ += !q.write || q.atomic;
       mem.push(smId_, missQ_.pop(), now);
       ++stats_.requestsSent;
     } else {

@@ -159,6 +159,10 @@ public:
     return kNever;
   }
   bool idle() const;
+  /// Nothing goes to or comes from the memory system: no instruction in the coalescer, no
+  /// request waiting to be sent, no read or atomic awaiting its response (shared-memory work
+  /// in flight is the unit's own).
+  bool disconnected() const { return !curActive_ && missQ_.empty() && awaiting_ == 0; }
 
   /// CCWS hooks: (warp slot, line address, cycle) of an L1D miss, and of an L1D eviction (the
   /// slot is the one whose miss brought the line in).
@@ -316,6 +320,7 @@ private:
   };
   SlotStack freeSlots_;
   Ring<MemRequest> missQ_;
+  uint32_t awaiting_ = 0; ///< requests sent that get a response (reads, atomics), not yet back
   Ring<std::pair<uint32_t, uint64_t>> completions_;
   Ring<Event> events_; ///< data arrivals due, ascending (cycle, then slot): Ring::pushSorted
   std::vector<uint64_t> released_;

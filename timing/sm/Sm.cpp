@@ -326,6 +326,37 @@ void Sm::fillIssueInfo(IssueInfo &e, const Inst &in) {
                    (in.ctl == Ctl::Call ? kStopCall : 0) |
                    (touchesOutside(in) ? kStopTouchesOutside : 0) |
                    (ptx::exec::SteppedGrid::bufferableStore(in) ? kStopBufferable : 0));
+  e.windowSafe = windowSafe(in);
+}
+
+bool Sm::windowSafe(const Inst &in) {
+  using ptx::ir::Ctl;
+  switch (in.ctl) {
+  case Ctl::None:
+  case Ctl::Bra:
+  case Ctl::Exit:
+  case Ctl::WarpSync:
+  case Ctl::Bar:
+  case Ctl::BarArrive:
+  case Ctl::BarRed: break;
+  default: return false; // calls and returns (a callee's frame is local memory), waits, traps
+  }
+  // fences (their SASS sequences wait for the memory system), folded constant-bank and
+  // parameter operands (the constant cache); an instruction merged into the next
+  // (-ptxsim_fuse_pairs) is, as that next one is an add (issueAgain)
+  if ((in.sassSeq != 0 && in.sassSeq < uint8_t(ptx::ir::SassSeq::DivF32)) ||
+      in.sassRole == uint8_t(ptx::exec::SassRole::ConstOperand) ||
+      in.sassRole == uint8_t(ptx::exec::SassRole::ParamReg))
+    return false;
+  if (in.ctl >= Ctl::Bar && in.ctl <= Ctl::BarRed)
+    return true; // the CTA's barriers
+  if (uint8_t(in.cls) >= ptx::ir::kNumBuiltinOpClasses || isTextureRead(in))
+    return false; // an extension's class
+  if (kRegisterOnlyClasses >> uint32_t(in.cls) & 1)
+    return true;
+  // a plain load or store of the CTA's shared memory, no other space
+  return in.cls == OpClass::Mem && in.space == ptx::ir::MemSpace::Shared &&
+         !(in.hints & Inst::kHintOtherSpace);
 }
 
 bool Sm::hasRarePath(const Inst &in) const {
@@ -1131,6 +1162,27 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
   return true;
 }
 
+bool Sm::resumeLocal(Cycle now) {
+  // the rest of tickLocal(now, mem, true), from the scheduler that stopped (setWindow)
+  windowStop_ = false;
+  bufferStores(true);
+  uint32_t si = resume_.sched;
+  resume_.sched = (uint32_t)scheds_.size();
+  bool finished = issueScheduler(si, now, resume_.scan, resume_.pick, true);
+  for (++si; si < scheds_.size() && finished; ++si) {
+    SchedScan scan;
+    scanScheduler(si, now, scan);
+    if (readyScratch_.empty())
+      countStall(si, scan);
+    else
+      finished = issueBody(si, now, scan, -1, true);
+  }
+  if (!finished)
+    return false;
+  noteRetire();
+  return true;
+}
+
 void Sm::noteRetire() {
   retireDue_ = false;
   if (!retireCheck_)
@@ -1410,7 +1462,9 @@ PTXSIM_ISSUE_INLINE bool Sm::issueBody(uint32_t si, Cycle now, SchedScan &scan, 
     __builtin_prefetch(ps.stepHint[1]);
     const Inst &in = *ps.nextCache; // (what the scan found: the warp has not stepped since)
     const IssueInfo &ii = issueInfo(in);
-    if (stopBeforeShared && mustStop(*ps.w, in, ii)) {
+    if (stopBeforeShared && (__builtin_expect(windowLocal_ && !ii.windowSafe, 0)
+                                 ? (windowStop_ = true)
+                                 : mustStop(*ps.w, in, ii))) {
       // the rest of this tick runs in the GPU's ordered phase (tickShared), from this pick on
       resume_.sched = si;
       resume_.scan = scan;

@@ -117,6 +117,20 @@ public:
   /// bufferGlobalStores), which tickLocal(.., true) leaves on for the next such tick: the GPU
   /// calls it after a launch's last cycle, before anything else steps warps of the grid.
   void endStoreBuffering() { bufferStores(false); }
+  /// Running ahead (Gpu::setSmWindow): while set, tickLocal(.., true) also stops before an
+  /// instruction that is not windowSafe(), and windowStopped() says so; resumeLocal(now) then
+  /// does the rest of that tick's own phase, at the cycle it belongs to, as tickLocal would have.
+  void setWindow(bool on) { windowLocal_ = on; }
+  bool windowStopped() const { return windowStop_; }
+  bool resumeLocal(Cycle now);
+  /// The SM's next ticks may run ahead of the GPU's clock: a full SM (no other core kind, no
+  /// ordered issue, no launch extension) with CTAs, nothing left for the ordered phase, and no
+  /// traffic with the memory system in flight (LdstUnit::disconnected), so that nothing from
+  /// outside reaches it before it issues an instruction that is not windowSafe().
+  bool windowReady() const {
+    return exactSm_ && !orderedIssue_ && !extLaunch_ && !storesHeld_ && !retireDue_ &&
+           resume_.sched == scheds_.size() && !ctas_.empty() && ldst_->disconnected();
+  }
   /// True when executing `in` may write state outside the warp's SM and CTA, or read state
   /// that may be written in the same cycle's ordered phase (global stores and atomics, generic
   /// memory, runtime calls, blocking or extension instructions): the parallel engine executes
@@ -362,7 +376,14 @@ protected:
     uint8_t registerOnly = 0, wakesOthers = 0;
     /// What mustStopOther() asks of the instruction (kStop* bits)
     uint8_t stop = 0;
+    /// windowSafe(): an SM running ahead of the GPU's clock may issue it (setWindow)
+    uint8_t windowSafe = 0;
   };
+  /// What an SM may issue while it runs ahead of the rest of the GPU (setWindow): register-only
+  /// and warp-synchronous instructions, branches, exits, the CTA's barriers and plain accesses to
+  /// the CTA's shared memory; nothing whose result or timing depends on other SMs or the memory
+  /// system (global, local, constant and parameter memory, atomics, textures, fences, calls).
+  static bool windowSafe(const ptx::ir::Inst &in);
   static constexpr uint8_t kStopExitOrRet = 1, kStopGlobalRead = 2, kStopCall = 4,
                            kStopTouchesOutside = 8, kStopBufferable = 16;
   static constexpr size_t kIssueInfoEntries = 256; ///< a power of 2
@@ -702,6 +723,8 @@ protected:
   bool schedHearsIssues_ = true; ///< some scheduler's issued() does something (hearsIssues)
   std::vector<uint32_t> readyScratch_;
   bool issuedLastTick_ = false;
+  bool windowLocal_ = false; ///< setWindow()
+  bool windowStop_ = false;  ///< windowStopped()
   /// issue() just issued an instruction that ptxas merges into the next (kHintFusedIntoNext):
   /// the warp's next instruction may issue in the same cycle.
   bool lastIssueFused_ = false;
