@@ -438,6 +438,8 @@ void Gpu::beginCycleLoop(KernelRun &r) {
   windows_ = smWindow_ && r.split && !r.ext && !r.p.cooperative && !r.sampling.on;
   smDoneTo_.assign(sms_.size(), 0);
   smResumeDue_.assign(sms_.size(), 0);
+  smBusyTicks_.assign(sms_.size(), 0);
+  smAheadTicks_.assign(sms_.size(), 0);
   r.prof.mark(TimingProfile::Setup);
   r.loopStart = now_;
 }
@@ -679,6 +681,7 @@ void Gpu::tickSmLocal(size_t i, const KernelRun &r) {
 inline __attribute__((always_inline)) void Gpu::tickSmBusy(size_t i, Cycle now, bool dispatching) {
   Sm &sm = *sms_[i];
   flushIdleTicks(i);
+  ++smBusyTicks_[i];
   const uint64_t resident = sm.stats().warpCyclesResident;
   const bool finished = sm.tickLocal(now, *mem_, true);
   Sm::TickSummary &sum = smSum_[i];
@@ -757,6 +760,7 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
     last = std::min(last, r.lastSample + sampleEvery_);
   sm.setWindow(true);
   for (; c <= last; ++c) {
+    ++smAheadTicks_[i];
     tickSmBusy(i, c, r.dispatching);
     if (sm.windowStopped()) { // the rest of cycle c's tick at cycle c (resumeSm)
       smDoneTo_[i] = c;
@@ -993,6 +997,10 @@ ptx::exec::LaunchResult Gpu::finishKernel(KernelRun &r, KernelTimingStats &st) {
     r.profile.ticked = r.ticked;
     r.profile.threads = pool_ ? pool_->threads() : 1;
     r.profile.probes = r.tuner ? r.tuner->probes() - r.probesBefore : 0;
+    for (size_t i = 0; i < sms_.size(); ++i) {
+      r.profile.smTicks += smBusyTicks_[i];
+      r.profile.aheadTicks += smAheadTicks_[i];
+    }
     if (pool_)
       r.profile.callerWait = pool_->takeWaitSeconds();
     TimingProfile::accumulate(r.profile);

@@ -262,6 +262,8 @@ private:
   /// the current cycle, when it did not run ahead); smResumeDue_: and part of this one's.
   std::vector<Cycle> smDoneTo_;
   std::vector<uint8_t> smResumeDue_;
+  /// Per SM, this launch: ticks that were not idle ones, and those run ahead (the profile's).
+  std::vector<uint64_t> smBusyTicks_, smAheadTicks_;
   std::vector<uint32_t> busyScratch_; ///< tickLocalSerial: the awake SMs whose tick is no idle one
   void flushIdleTicks() {
     for (size_t i = 0; i < smIdleTicks_.size(); ++i)

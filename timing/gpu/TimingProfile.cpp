@@ -74,6 +74,8 @@ void TimingProfile::accumulate(const TimingProfile &p) {
   gTotal.fewSmsCycles += p.fewSmsCycles;
   gTotal.jobs += p.jobs;
   gTotal.probes += p.probes;
+  gTotal.aheadTicks += p.aheadTicks;
+  gTotal.smTicks += p.smTicks;
   gTotal.threadWork += p.threadWork;
   gTotal.callerWait += p.callerWait;
   gTotal.threads = std::max(gTotal.threads, p.threads);
@@ -102,6 +104,11 @@ void TimingProfile::print(std::FILE *out) const {
                (unsigned long long)(cycles - ticked), (unsigned long long)threadCycles,
                (unsigned long long)tunerSerialCycles, (unsigned long long)fewSmsCycles,
                (unsigned long long)probes);
+  std::fprintf(out,
+               "  SM ticks (not idle): %llu, %llu of them ahead of the GPU's clock in SM windows "
+               "(%.1f %%)\n",
+               (unsigned long long)smTicks, (unsigned long long)aheadTicks,
+               smTicks ? 100.0 * double(aheadTicks) / double(smTicks) : 0.0);
   for (unsigned s = 0; s < kSteps; ++s)
     std::fprintf(out, "  %-38s %9.3f s %5.1f %%  %7.2f us/ticked cycle\n", stepName(s), seconds[s],
                  total > 0 ? 100.0 * seconds[s] / total : 0.0,

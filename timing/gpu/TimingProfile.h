@@ -43,6 +43,8 @@ struct TimingProfile {
   uint64_t tunerSerialCycles = 0; ///< ... eligible, but the tuner chose one thread (or no pool)
   uint64_t fewSmsCycles = 0;      ///< ... on one thread: too few SMs held CTAs
   uint64_t probes = 0;            ///< the tuner's probes (threads against one thread)
+  uint64_t aheadTicks = 0;        ///< SM ticks run ahead of the GPU's clock (SM windows)
+  uint64_t smTicks = 0;           ///< SM ticks that were not idle ones, ahead or not
   uint64_t jobs = 0;              ///< fork-joins run (phase and next-event jobs)
   double threadWork = 0;          ///< the threads' summed time inside the jobs' calls
   double callerWait = 0;          ///< the calling thread's wait for the others after its share

@@ -120,6 +120,11 @@ public:
   /// Running ahead (Gpu::setSmWindow): while set, tickLocal(.., true) also stops before an
   /// instruction that is not windowSafe(), and windowStopped() says so; resumeLocal(now) then
   /// does the rest of that tick's own phase, at the cycle it belongs to, as tickLocal would have.
+  /// What an SM may issue while it runs ahead of the rest of the GPU (setWindow): register-only
+  /// and warp-synchronous instructions, branches, exits, the CTA's barriers and plain accesses to
+  /// the CTA's shared memory; nothing whose result or timing depends on other SMs or the memory
+  /// system (global, local, constant and parameter memory, atomics, textures, fences, calls).
+  static bool windowSafe(const ptx::ir::Inst &in);
   void setWindow(bool on) { windowLocal_ = on; }
   bool windowStopped() const { return windowStop_; }
   bool resumeLocal(Cycle now);
@@ -379,11 +384,6 @@ protected:
     /// windowSafe(): an SM running ahead of the GPU's clock may issue it (setWindow)
     uint8_t windowSafe = 0;
   };
-  /// What an SM may issue while it runs ahead of the rest of the GPU (setWindow): register-only
-  /// and warp-synchronous instructions, branches, exits, the CTA's barriers and plain accesses to
-  /// the CTA's shared memory; nothing whose result or timing depends on other SMs or the memory
-  /// system (global, local, constant and parameter memory, atomics, textures, fences, calls).
-  static bool windowSafe(const ptx::ir::Inst &in);
   static constexpr uint8_t kStopExitOrRet = 1, kStopGlobalRead = 2, kStopCall = 4,
                            kStopTouchesOutside = 8, kStopBufferable = 16;
   static constexpr size_t kIssueInfoEntries = 256; ///< a power of 2
