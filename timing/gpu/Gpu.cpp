@@ -748,10 +748,11 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
     return;
   }
   tickSmBusy(i, now_, r.dispatching);
-  // Then its next cycles, ahead of the GPU: exact because nothing outside the SM can reach it
-  // before it sends something to the memory system or the ordered phase (Sm::windowReady), and
-  // what it does in them reads nothing that other SMs or the memory system write meanwhile
-  // (Sm::windowSafe). Its ordered part, a dispatch to it and an idle tick wait for their cycle.
+  // Then its next cycles, ahead of the GPU: exact because nothing outside the SM reaches it
+  // before it sends something to the memory system or the ordered phase (Sm::windowReady) or a
+  // response it waits for can arrive (MemorySystem::responseMayArrive), and what it does in
+  // them reads nothing that other SMs or the memory system write meanwhile (Sm::windowSafe).
+  // Its ordered part, a dispatch to it and an idle tick wait for their cycle.
   Cycle c = now_ + 1;
   if (!windowCanGo(i, r, c))
     return;
@@ -776,8 +777,10 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
 
 bool Gpu::windowCanGo(size_t i, const KernelRun &r, Cycle next) const {
   const Sm::TickSummary &sum = smSum_[i];
+  const Sm &sm = *sms_[i];
   return !sum.needShared && !sum.idle && !(r.dispatching && sum.canTake) && !idleTickDue(i, next) &&
-         !r.grid->laneFaulted(uint32_t(i)) && sms_[i]->windowReady();
+         !r.grid->laneFaulted(uint32_t(i)) && sm.windowReady() &&
+         !(sm.awaitingResponses() && mem_->responseMayArrive(uint32_t(i), next));
 }
 
 void Gpu::resumeSm(size_t i, Cycle now, bool dispatching) {

@@ -58,6 +58,11 @@ public:
   }
   /// The cycle the packet at the head of `node`'s queue arrives (hasArrival or not).
   Cycle frontArrival(uint32_t node) const { return dstQ_[node].q.front().second; }
+  /// The earliest arrival of a packet sent to `node` (kNever: none in flight or waiting).
+  Cycle firstArrival(uint32_t node) const {
+    const auto &q = dstQ_[node].q;
+    return q.empty() ? kNever : q.front().second;
+  }
   /// Pops the packet at the head of `node`'s queue. Each node's packets are popped by that node
   /// (the parallel engine: an SM or partition on its own host thread, at the same time as
   /// other nodes; only send() pushes, and never during that phase).

@@ -159,10 +159,11 @@ public:
     return kNever;
   }
   bool idle() const;
-  /// Nothing goes to or comes from the memory system: no instruction in the coalescer, no
-  /// request waiting to be sent, no read or atomic awaiting its response (shared-memory work
-  /// in flight is the unit's own).
-  bool disconnected() const { return !curActive_ && missQ_.empty() && awaiting_ == 0; }
+  /// Nothing goes to the memory system: no instruction in the coalescer, no request waiting to
+  /// be sent (shared-memory work in flight is the unit's own); awaiting(): reads and atomics
+  /// sent whose responses have not come back.
+  bool quiet() const { return !curActive_ && missQ_.empty(); }
+  uint32_t awaiting() const { return awaiting_; }
 
   /// CCWS hooks: (warp slot, line address, cycle) of an L1D miss, and of an L1D eviction (the
   /// slot is the one whose miss brought the line in).

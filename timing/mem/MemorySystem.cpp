@@ -96,6 +96,11 @@ MemorySystem::MemorySystem(const TimingConfig &cfg)
   if (cfg.mem.l2FarLatency && !farL2_)
     farL2_ = 1;
   ports_.resize(numSms_);
+  minReplyLatency_.assign(numSms_, kNever);
+  for (uint32_t sm = 0; sm < numSms_; ++sm)
+    for (uint32_t p = 0; p < numPartitions_; ++p)
+      minReplyLatency_[sm] = std::min<Cycle>(
+          minReplyLatency_[sm], icnt_.latency(icnt_.partitionNode(p), icnt_.smNode(sm)));
   smInFlag_.assign((numSms_ + 7) / 8 * 8, 0); // (padded: anyByteSet reads 8 bytes at a time)
   outFlag_.assign((numPartitions_ + 7) / 8 * 8, 0);
   partAwake_.assign((numPartitions_ + 7) / 8 * 8, 0); // (padded, as above)

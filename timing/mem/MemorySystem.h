@@ -92,6 +92,14 @@ public:
     return icntD_.next && icnt_.hasArrival(icnt_.smNode(sm), icntD_.next - 1);
   }
   MemRequest popResponse(uint32_t sm);
+  /// A response for `sm` may be there at its tick in core cycle `core` (>= the current one),
+  /// whatever the memory system does meanwhile: one in flight arrives by then, or one the
+  /// partitions send from the next interconnect cycle on could (the interconnect's shortest
+  /// reply path to the SM). False means no response can reach the SM before that tick.
+  bool responseMayArrive(uint32_t sm, Cycle core) const {
+    const Cycle first = std::min(icnt_.firstArrival(icnt_.smNode(sm)), icntD_.next + minReplyLatency_[sm]);
+    return domainTarget(icntD_, core) > first;
+  }
   bool idle() const;
   /// The earliest core cycle >= coreNow + 1 at which tick() can change anything; kNever if idle.
   Cycle nextEventCycle(Cycle coreNow) const;
@@ -181,6 +189,7 @@ private:
   uint32_t farL2_ = 0; ///< -ptxsim_l2_far_latency in L2 cycles
   bool hashPartitions_ = false; ///< MemoryConfig::partitionIndexing != 0
   Domain core_, icntD_, l2D_, dramD_;
+  std::vector<Cycle> minReplyLatency_; ///< per SM: the least interconnect latency from a partition
   Interconnect icnt_;
   /// An SM's injection queue (requests with their first icnt cycle), on cache lines of its
   /// own: SMs on different host threads push at once. (Replies wait in the interconnect's

@@ -129,13 +129,15 @@ public:
   bool windowStopped() const { return windowStop_; }
   bool resumeLocal(Cycle now);
   /// The SM's next ticks may run ahead of the GPU's clock: a full SM (no other core kind, no
-  /// ordered issue, no launch extension) with CTAs, nothing left for the ordered phase, and no
-  /// traffic with the memory system in flight (LdstUnit::disconnected), so that nothing from
-  /// outside reaches it before it issues an instruction that is not windowSafe().
+  /// ordered issue, no launch extension) with CTAs, nothing left for the ordered phase and
+  /// nothing to send to the memory system (LdstUnit::quiet), so that nothing from outside
+  /// reaches it, but the responses awaitingResponses() says it waits for, before it issues an
+  /// instruction that is not windowSafe().
   bool windowReady() const {
     return exactSm_ && !orderedIssue_ && !extLaunch_ && !storesHeld_ && !retireDue_ &&
-           resume_.sched == scheds_.size() && !ctas_.empty() && ldst_->disconnected();
+           resume_.sched == scheds_.size() && !ctas_.empty() && ldst_->quiet();
   }
+  bool awaitingResponses() const { return ldst_->awaiting() != 0; }
   /// True when executing `in` may write state outside the warp's SM and CTA, or read state
   /// that may be written in the same cycle's ordered phase (global stores and atomics, generic
   /// memory, runtime calls, blocking or extension instructions): the parallel engine executes
