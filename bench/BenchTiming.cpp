@@ -4,7 +4,7 @@
 // configuration (default: configs/gtx480.config), with the power model attached when the
 // configuration has a .power.xml beside it (the cost users pay with --power).
 // Usage: bench_timing [--threads N] [--kernel NAME] [--ctas-per-sm N] [--sample MODE]
-//                     [--min-busy-sms N] [--fork-join] [config] [kernels.ptx]   (N: host threads
+//                     [--min-busy-sms N] [--sm-window N] [--fork-join] [config] [kernels.ptx]   (N: host threads
 // of the timing engine, default 1; cycles and statistics are the same for any N; --fork-join
 // also times the engine's per-cycle fork-join alone: jobs of one empty call per SM and memory
 // partition)
@@ -30,6 +30,7 @@ int main(int argc, char **argv) {
   unsigned threads = 1;
   std::string only; // --kernel NAME: just that one
   uint32_t minBusy = ~0u; // --min-busy-sms N: Gpu::setParallelMinBusySms (0: always threads)
+  uint32_t smWindow = timing::Gpu::kDefaultSmWindow; // --sm-window N: Gpu::setSmWindow (0: off)
   uint32_t ctasPerSm = 0; // --ctas-per-sm N: grids of N CTAs per SM instead of 4, 8, 4
   sim::SampleMode sample = sim::SampleMode::Off;
   bool forkJoin = false;
@@ -41,6 +42,8 @@ int main(int argc, char **argv) {
       only = argv[++i];
     else if (!std::strcmp(argv[i], "--min-busy-sms") && i + 1 < argc)
       minBusy = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--sm-window") && i + 1 < argc)
+      smWindow = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--fork-join"))
       forkJoin = true;
     else if (!std::strcmp(argv[i], "--ctas-per-sm") && i + 1 < argc)
@@ -105,6 +108,7 @@ int main(int argc, char **argv) {
     sim.setSampling(sample);
     if (minBusy != ~0u)
       sim.gpu().setParallelMinBusySms(minBusy);
+    sim.gpu().setSmWindow(smWindow);
     std::string xml = cfgPath.substr(0, cfgPath.rfind(".config")) + ".power.xml";
     if (std::ifstream(xml).good() && !sim.enablePower(xml, diags)) {
       diags.print(std::cerr);

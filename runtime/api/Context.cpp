@@ -208,6 +208,16 @@ sim::KernelSimulator &Context::simulator() {
     // (testing: the parallel timing engine's threads even for few busy SMs; docs/timing.md)
     if (const char *v = std::getenv("PTXSIM_PARALLEL_MIN_SMS"))
       sim_->setParallelMinBusySms((uint32_t)std::strtoul(v, nullptr, 10));
+    // SM windows (docs/timing.md, "Speed"): results never depend on them; 0 turns them off
+    if (const char *v = std::getenv("PTXSIM_SM_WINDOW"); v && *v) {
+      char *end = nullptr;
+      const unsigned long n = std::strtoul(v, &end, 10);
+      if (*end || *v == '-' || n > 1000000) {
+        std::fprintf(stderr, "ptxsim: PTXSIM_SM_WINDOW must be a number of cycles from 0 to 1000000, not '%s'; stopping\n", v);
+        stopForUserError();
+      }
+      sim_->gpu().setSmWindow(uint32_t(n));
+    }
     // sampled simulation (docs/sampling.md): kernel sampling unless PTXSIM_SAMPLE says otherwise
     sim::SampleMode m = sim::SampleMode::Kernels;
     if (const char *v = std::getenv("PTXSIM_SAMPLE"); v && !sim::parseSampleMode(v, m)) {

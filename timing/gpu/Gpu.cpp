@@ -125,8 +125,6 @@ Gpu::Gpu(const TimingConfig &cfg, ptx::exec::Engine &engine) : cfg_(cfg), engine
     parallelOk_ = parallelOk_ && smCfg.core.issueWidth <= 1;
   }
   hostThreads_ = engine.config().hostThreads;
-  if (const char *w = std::getenv("PTXSIM_SM_WINDOW"); w && *w)
-    smWindow_ = uint32_t(std::strtoul(w, nullptr, 10));
   smUsed_.assign(sms_.size(), 1);
   smBefore_.resize(sms_.size());
 }
