@@ -777,7 +777,7 @@ bool Gpu::windowCanGo(size_t i, const KernelRun &r, Cycle next) const {
   const Sm::TickSummary &sum = smSum_[i];
   const Sm &sm = *sms_[i];
   return !sum.needShared && !sum.idle && !(r.dispatching && sum.canTake) && !idleTickDue(i, next) &&
-         !r.grid->laneFaulted(uint32_t(i)) && sm.windowReady() &&
+         !r.grid->faulted() && sm.windowReady() &&
          !(sm.awaitingResponses() && mem_->responseMayArrive(uint32_t(i), next));
 }
 
@@ -798,11 +798,16 @@ void Gpu::resumeSm(size_t i, Cycle now, bool dispatching) {
 bool Gpu::faultDue(const KernelRun &r) const {
   if (!windows_)
     return true;
-  // (a lane's fault in a cycle its SM ran ahead to ends the launch at that cycle)
+  // (a lane's fault in a cycle its SM ran ahead to ends the launch at that cycle; one of no
+  // lane, the kernel timeout's, at once)
+  bool anyLane = false;
   for (size_t i = 0; i < sms_.size(); ++i)
-    if (r.grid->laneFaulted(uint32_t(i)) && !smAhead(i, now_))
-      return true;
-  return false;
+    if (r.grid->laneFaulted(uint32_t(i))) {
+      if (!smAhead(i, now_))
+        return true;
+      anyLane = true;
+    }
+  return !anyLane;
 }
 
 Gpu::CycleOutcome Gpu::runOrderedPhase(KernelRun &r) {
