@@ -578,17 +578,21 @@ void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
   if (pool_) {
     // (memory partitions tick in the same job: a kernel's tail with few busy SMs may still
     // pay for the threads; the tuner finds out)
-    r.parallelCycle =
-        r.busySms >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
+    // (with SM windows: the SMs whose own phase runs in this cycle. Most cycles then find most
+    // SMs ahead, and those in which windows end carry up to a window's ticks of each SM due:
+    // the tuner's per-cycle times cannot compare such cycles, so the threads take every cycle
+    // with enough SMs due)
+    const uint32_t busy = windows_ ? smsDue() : r.busySms;
+    r.parallelCycle = busy >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
     r.eligible = r.parallelCycle;
     // on a loaded host or with little work per cycle the threads can cost more than they
     // save: the tuner measures (the testing knob minBusy_ == 0 always uses the threads)
-    if (r.parallelCycle && r.tuner)
+    if (r.parallelCycle && r.tuner && !windows_)
       r.parallelCycle = r.tuner->useThreads();
   } else if (r.prof.p) {
     r.eligible = r.split && r.busySms >= 2; // (the profile's estimate for more threads)
   }
-  const bool timed = r.eligible && r.tuner; // the tuner times the phase
+  const bool timed = r.eligible && r.tuner && !windows_; // the tuner times the phase
   auto phaseStart =
       timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   double threadSeconds = 0; // the threads' summed time in the phase's calls (the profile's)
@@ -754,7 +758,9 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
   Cycle c = now_ + 1;
   if (!windowCanGo(i, r, c))
     return;
-  Cycle last = now_ + smWindow_;
+  // (to the next multiple of the window: windows that run their whole length end together, so
+  // that the next cycle has every such SM's work for the threads to share)
+  Cycle last = (now_ / smWindow_ + 1) * smWindow_;
   if (sampleEvery_) // (the sampler reads every SM after that cycle's ordered phase)
     last = std::min(last, r.lastSample + sampleEvery_);
   sm.setWindow(true);
@@ -771,6 +777,13 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
       break;
   }
   sm.setWindow(false);
+}
+
+uint32_t Gpu::smsDue() const {
+  uint32_t n = 0;
+  for (uint32_t i : awake_)
+    n += smDoneTo_[i] + smResumeDue_[i] <= now_ || (smResumeDue_[i] && smDoneTo_[i] == now_);
+  return n;
 }
 
 bool Gpu::windowCanGo(size_t i, const KernelRun &r, Cycle next) const {

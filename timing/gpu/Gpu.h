@@ -249,6 +249,8 @@ private:
   /// window-safe (resumeSm), at that tick's cycle.
   void tickSmWindow(size_t i, const KernelRun &r);
   bool windowCanGo(size_t i, const KernelRun &r, Cycle next) const;
+  /// The awake SMs whose own phase runs in this cycle (not ahead, or a resumption due).
+  uint32_t smsDue() const;
   void resumeSm(size_t i, Cycle now, bool dispatching);
   /// SM i ran ahead: its summary is of a later cycle than `now` (its ordered part comes then).
   bool smAhead(size_t i, Cycle now) const {
