@@ -74,12 +74,14 @@ struct Result {
 /// every cycle.
 std::vector<Result> runMixedLaunches(unsigned threads, bool tuner, int launches,
                                      sim::SampleMode sample = sim::SampleMode::Off,
-                                     uint32_t ctas = 96, uint32_t iters = 20) {
+                                     uint32_t ctas = 96, uint32_t iters = 20,
+                                     uint32_t smWindow = timing::Gpu::kDefaultSmWindow) {
   ExecHarness h;
   EXPECT_TRUE(h.load(ptxHeader() + kMixedPtx)) << h.errors;
   timing::TimingConfig cfg; // defaults: GTX480-like, 15 SMs
   sim::KernelSimulator sim(cfg, *h.engine);
   sim.gpu().setHostThreads(threads);
+  sim.gpu().setSmWindow(smWindow);
   if (!tuner)
     sim.gpu().setParallelMinBusySms(0); // use the threads in every cycle
   sim.setSampling(sample);
@@ -213,12 +215,20 @@ TEST(TimingParallel, StatisticsAndResultsIdenticalForAnyThreadCount) {
 // every launch must still match one thread exactly. Launches after the first continue the
 // first's tuner state and see the counter the earlier launches left.
 TEST(TimingParallel, TunerSwitchingKeepsResultsIdentical) {
-  std::vector<Result> base = runMixedLaunches(1, true, 3);
+  // (without SM windows: with them, the SMs due in a cycle decide, not the tuner; the second
+  // loop checks that choice the same way)
+  std::vector<Result> base = runMixedLaunches(1, true, 3, sim::SampleMode::Off, 96, 20, 0);
+  for (unsigned t : {2u, 3u}) {
+    std::vector<Result> r = runMixedLaunches(t, true, 3, sim::SampleMode::Off, 96, 20, 0);
+    ASSERT_EQ(r.size(), base.size());
+    for (size_t l = 0; l < r.size(); ++l)
+      expectSame(r[l], base[l], std::to_string(t) + " threads, launch " + std::to_string(l));
+  }
   for (unsigned t : {2u, 3u}) {
     std::vector<Result> r = runMixedLaunches(t, true, 3);
     ASSERT_EQ(r.size(), base.size());
     for (size_t l = 0; l < r.size(); ++l)
-      expectSame(r[l], base[l], std::to_string(t) + " threads, launch " + std::to_string(l));
+      expectSame(r[l], base[l], std::to_string(t) + " threads, SM windows, launch " + std::to_string(l));
   }
 }
 
