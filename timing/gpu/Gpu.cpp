@@ -666,9 +666,9 @@ void Gpu::countIdleTick(size_t i, Cycle now) {
 
 void Gpu::tickSmLocal(size_t i, const KernelRun &r) {
   const Cycle now = now_;
-  if (windows_ && smDoneTo_[i] + smResumeDue_[i] > now) {
-    // its own phase of this cycle ran ahead: all of it, or up to a resumption due now
-    if (smResumeDue_[i] && smDoneTo_[i] == now)
+  bool resumeDue;
+  if (ranAhead(i, now, resumeDue)) {
+    if (resumeDue)
       tickSmWindow(i, r);
   } else if (idleTickDue(i, now)) {
     countIdleTick(i, now);
@@ -718,9 +718,9 @@ void Gpu::tickLocalSerial(const KernelRun &r) {
   // that of SMs whose idle tick reads none of it).
   busyScratch_.clear();
   for (uint32_t i : awake_) {
-    if (windows_ && smDoneTo_[i] + smResumeDue_[i] > now_) {
-      // its own phase of this cycle ran ahead: all of it, or up to a resumption due now
-      if (smResumeDue_[i] && smDoneTo_[i] == now_)
+    bool resumeDue;
+    if (ranAhead(i, now_, resumeDue)) {
+      if (resumeDue)
         busyScratch_.push_back(i);
       continue;
     }
@@ -781,8 +781,10 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
 
 uint32_t Gpu::smsDue() const {
   uint32_t n = 0;
-  for (uint32_t i : awake_)
-    n += smDoneTo_[i] + smResumeDue_[i] <= now_ || (smResumeDue_[i] && smDoneTo_[i] == now_);
+  for (uint32_t i : awake_) {
+    bool resumeDue;
+    n += !ranAhead(i, now_, resumeDue) || resumeDue;
+  }
   return n;
 }
 

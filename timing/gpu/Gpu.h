@@ -252,6 +252,12 @@ private:
   /// The awake SMs whose own phase runs in this cycle (not ahead, or a resumption due).
   uint32_t smsDue() const;
   void resumeSm(size_t i, Cycle now, bool dispatching);
+  /// SM i's own phase of cycle `now` ran ahead in a window: all of it, or, with `resumeDue`,
+  /// up to the resumption due now (resumeSm).
+  bool ranAhead(size_t i, Cycle now, bool &resumeDue) const {
+    resumeDue = smResumeDue_[i] && smDoneTo_[i] == now;
+    return windows_ && smDoneTo_[i] + smResumeDue_[i] > now;
+  }
   /// SM i ran ahead: its summary is of a later cycle than `now` (its ordered part comes then).
   bool smAhead(size_t i, Cycle now) const {
     return smDoneTo_[i] + smResumeDue_[i] > now + 1;
