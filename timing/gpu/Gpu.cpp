@@ -434,6 +434,7 @@ void Gpu::beginCycleLoop(KernelRun &r) {
   // SM windows: the split tick (on the threads, each SM's window on its own); no launch extension, cooperative launch or CTA sampling, which look at every SM in every
   // cycle (a window ends by the statistics sampler's next cycle)
   windows_ = smWindow_ && r.split && !r.ext && !r.p.cooperative && !r.sampling.on;
+  windowAlign_ = std::max(1u, smWindow_);
   smDoneTo_.assign(sms_.size(), 0);
   smResumeDue_.assign(sms_.size(), 0);
   smBusyTicks_.assign(sms_.size(), 0);
@@ -582,7 +583,14 @@ void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
     // SMs ahead, and those in which windows end carry up to a window's ticks of each SM due:
     // the tuner's per-cycle times cannot compare such cycles, so the threads take every cycle
     // with enough SMs due)
-    const uint32_t busy = windows_ ? smsDue() : r.busySms;
+    uint32_t ticking = 0;
+    const uint32_t busy = windows_ ? smsDue(ticking) : r.busySms;
+    // (windows begun in a cycle with few SMs ticking end at a finer multiple, an eighth of the
+    // window: an SM's window is one indivisible item of the threads' job, and in a kernel's
+    // tail SMs whose windows broke off at different cycles would each run to the next full
+    // multiple alone, one thread busy and the others waiting. The finer ends bring them back
+    // together. With at least 8 such SMs per thread the items balance.)
+    windowAlign_ = ticking < 8 * pool_->threads() ? std::max(1u, smWindow_ / 8) : smWindow_;
     r.parallelCycle = busy >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
     r.eligible = r.parallelCycle;
     // on a loaded host or with little work per cycle the threads can cost more than they
@@ -758,9 +766,10 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
   Cycle c = now_ + 1;
   if (!windowCanGo(i, r, c))
     return;
-  // (to the next multiple of the window: windows that run their whole length end together, so
-  // that the next cycle has every such SM's work for the threads to share)
-  Cycle last = (now_ / smWindow_ + 1) * smWindow_;
+  // (to the next multiple of the window, or of windowAlign_'s finer one: windows that run their
+  // whole length end together, so that the next cycle has every such SM's work for the threads
+  // to share)
+  Cycle last = (now_ / windowAlign_ + 1) * windowAlign_;
   if (sampleEvery_) // (the sampler reads every SM after that cycle's ordered phase)
     last = std::min(last, r.lastSample + sampleEvery_);
   sm.setWindow(true);
@@ -779,12 +788,19 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
   sm.setWindow(false);
 }
 
-uint32_t Gpu::smsDue() const {
-  uint32_t n = 0;
+uint32_t Gpu::smsDue(uint32_t &ticking) const {
+  uint32_t n = 0, t = 0;
   for (uint32_t i : awake_) {
     bool resumeDue;
-    n += !ranAhead(i, now_, resumeDue) || resumeDue;
+    if (ranAhead(i, now_, resumeDue)) {
+      n += resumeDue;
+      t += resumeDue;
+    } else {
+      ++n;
+      t += !idleTickDue(i, now_);
+    }
   }
+  ticking = t;
   return n;
 }
 

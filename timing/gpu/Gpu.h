@@ -249,8 +249,9 @@ private:
   /// window-safe (resumeSm), at that tick's cycle.
   void tickSmWindow(size_t i, const KernelRun &r);
   bool windowCanGo(size_t i, const KernelRun &r, Cycle next) const;
-  /// The awake SMs whose own phase runs in this cycle (not ahead, or a resumption due).
-  uint32_t smsDue() const;
+  /// The awake SMs whose own phase runs in this cycle (not ahead, or a resumption due), and in
+  /// `ticking` those of them whose phase is no idle tick.
+  uint32_t smsDue(uint32_t &ticking) const;
   void resumeSm(size_t i, Cycle now, bool dispatching);
   /// SM i's own phase of cycle `now` ran ahead in a window: all of it, or, with `resumeDue`,
   /// up to the resumption due now (resumeSm).
@@ -265,6 +266,9 @@ private:
   /// A faulted lane's fault is in the past (not in the cycles its SM ran ahead).
   bool faultDue(const KernelRun &r) const;
   uint32_t smWindow_ = kDefaultSmWindow;
+  /// Windows begun in this cycle end by the next multiple of this: smWindow_, or on the threads
+  /// an eighth of it in a cycle with too few SMs ticking to share (runLocalPhase).
+  uint32_t windowAlign_ = kDefaultSmWindow;
   bool windows_ = false; ///< this launch uses SM windows
   /// Per SM: its own phase has run for every cycle before this one (windows; stale, at most
   /// the current cycle, when it did not run ahead); smResumeDue_: and part of this one's.
