@@ -199,8 +199,18 @@ TEST(SmWindow, StatisticsAndResultsIdenticalToTheCycleByCycleLoop) {
       expectSame(r, base, what);
       // the windows ran: most SM ticks of the ALU and shared-memory stretches ran ahead
       EXPECT_GT(r.profile.aheadTicks, 0u) << what;
-      if (window >= 64)
+      if (window >= 64) {
         EXPECT_GT(r.profile.aheadTicks * 4, r.profile.smTicks) << what;
+      }
+      // the profile's balance: on two threads (in every cycle here) every SM tick was in a
+      // cycle on the threads, and the critical path lies between an even share and all of it
+      if (threads == 1) {
+        EXPECT_EQ(r.profile.threadTicks, 0u) << what;
+      } else {
+        EXPECT_EQ(r.profile.threadTicks, r.profile.smTicks) << what;
+        EXPECT_GE(r.profile.criticalTicks, (r.profile.threadTicks + 1) / 2) << what;
+        EXPECT_LT(r.profile.criticalTicks, r.profile.threadTicks) << what;
+      }
     }
   }
 }

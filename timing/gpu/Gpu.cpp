@@ -585,12 +585,12 @@ void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
     // with enough SMs due)
     uint32_t ticking = 0;
     const uint32_t busy = windows_ ? smsDue(ticking) : r.busySms;
-    // (windows begun in a cycle with few SMs ticking end at a finer multiple, an eighth of the
-    // window: an SM's window is one indivisible item of the threads' job, and in a kernel's
-    // tail SMs whose windows broke off at different cycles would each run to the next full
-    // multiple alone, one thread busy and the others waiting. The finer ends bring them back
-    // together. With at least 8 such SMs per thread the items balance.)
-    windowAlign_ = ticking < 8 * pool_->threads() ? std::max(1u, smWindow_ / 8) : smWindow_;
+    // (windows begun in a cycle with few SMs ticking end at a finer multiple, a sixteenth of
+    // the window: an SM's window is one indivisible item of the threads' job, and SMs whose
+    // windows broke off at different cycles would each run to the next full multiple alone,
+    // one thread busy and the others waiting. The finer ends bring them back together. With at
+    // least 8 such SMs per thread the items balance. The profile's "balance on the threads".)
+    windowAlign_ = ticking < 8 * pool_->threads() ? std::max(1u, smWindow_ / 16) : smWindow_;
     r.parallelCycle = busy >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
     r.eligible = r.parallelCycle;
     // on a loaded host or with little work per cycle the threads can cost more than they
@@ -604,12 +604,23 @@ void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
   auto phaseStart =
       timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   double threadSeconds = 0; // the threads' summed time in the phase's calls (the profile's)
+  if (r.parallelCycle && r.prof.p)
+    profTicks_ = smBusyTicks_; // (the balance's figures: each SM's ticks in this cycle)
   if (r.parallelCycle)
     threadSeconds = tickLocalOnThreads(r);
   else
     tickLocalSerial(r);
   if (r.prof.p) {
     if (r.parallelCycle) {
+      uint64_t ticks = 0, most = 0;
+      for (size_t i = 0; i < sms_.size(); ++i) {
+        const uint64_t t = smBusyTicks_[i] - profTicks_[i];
+        ticks += t;
+        most = std::max(most, t);
+      }
+      const unsigned n = pool_->threads();
+      r.profile.threadTicks += ticks;
+      r.profile.criticalTicks += std::max(most, (ticks + n - 1) / n);
       ++r.profile.threadCycles;
       ++r.profile.jobs;
       r.profile.threadWork += threadSeconds;

@@ -267,7 +267,7 @@ private:
   bool faultDue(const KernelRun &r) const;
   uint32_t smWindow_ = kDefaultSmWindow;
   /// Windows begun in this cycle end by the next multiple of this: smWindow_, or on the threads
-  /// an eighth of it in a cycle with too few SMs ticking to share (runLocalPhase).
+  /// a sixteenth of it in a cycle with too few SMs ticking to share (runLocalPhase).
   uint32_t windowAlign_ = kDefaultSmWindow;
   bool windows_ = false; ///< this launch uses SM windows
   /// Per SM: its own phase has run for every cycle before this one (windows; stale, at most
@@ -276,6 +276,7 @@ private:
   std::vector<uint8_t> smResumeDue_;
   /// Per SM, this launch: ticks that were not idle ones, and those run ahead (the profile's).
   std::vector<uint64_t> smBusyTicks_, smAheadTicks_;
+  std::vector<uint64_t> profTicks_; ///< smBusyTicks_ before a cycle on the threads (the profile's)
   std::vector<uint32_t> busyScratch_; ///< tickLocalSerial: the awake SMs whose tick is no idle one
   void flushIdleTicks() {
     for (size_t i = 0; i < smIdleTicks_.size(); ++i)

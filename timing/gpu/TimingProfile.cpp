@@ -76,6 +76,8 @@ void TimingProfile::accumulate(const TimingProfile &p) {
   gTotal.probes += p.probes;
   gTotal.aheadTicks += p.aheadTicks;
   gTotal.smTicks += p.smTicks;
+  gTotal.threadTicks += p.threadTicks;
+  gTotal.criticalTicks += p.criticalTicks;
   gTotal.threadWork += p.threadWork;
   gTotal.callerWait += p.callerWait;
   gTotal.threads = std::max(gTotal.threads, p.threads);
@@ -121,6 +123,16 @@ void TimingProfile::print(std::FILE *out) const {
                  "per job)\n",
                  (unsigned long long)jobs, 1e6 * threadWall / double(jobs), threadWork,
                  1e6 * threadWork / double(jobs), callerWait, 1e6 * callerWait / double(jobs));
+  if (threadTicks && threads > 1)
+    std::fprintf(out,
+                 "  balance on the threads: %llu SM ticks in the cycles on the threads; one SM's "
+                 "ticks of a cycle are one item, so %u threads need the time of at least %llu "
+                 "(an even share: %llu), %.0f %% of an even share's speed\n",
+                 (unsigned long long)threadTicks, threads, (unsigned long long)criticalTicks,
+                 (unsigned long long)((threadTicks + threads - 1) / threads),
+                 criticalTicks ? 100.0 * double(threadTicks) / double(threads) /
+                                     double(criticalTicks)
+                               : 100.0);
   // Amdahl: what stays on one thread whatever the pool (S), what the threads share (W: the
   // phase's summed call time on the threads, the phase on one thread where the tuner kept it
   // there). Cycles with too few busy SMs stay serial: the engine does not use the threads there.

@@ -45,6 +45,10 @@ struct TimingProfile {
   uint64_t probes = 0;            ///< the tuner's probes (threads against one thread)
   uint64_t aheadTicks = 0;        ///< SM ticks run ahead of the GPU's clock (SM windows)
   uint64_t smTicks = 0;           ///< SM ticks that were not idle ones, ahead or not
+  /// SM ticks (not idle) in the cycles whose phase ran on the threads, and their critical path:
+  /// per cycle the larger of an even share per thread and the most one SM ticked (an SM's
+  /// ticks in a cycle, its window's included, are one item of the job).
+  uint64_t threadTicks = 0, criticalTicks = 0;
   uint64_t jobs = 0;              ///< fork-joins run (phase and next-event jobs)
   double threadWork = 0;          ///< the threads' summed time inside the jobs' calls
   double callerWait = 0;          ///< the calling thread's wait for the others after its share
