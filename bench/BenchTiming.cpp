@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
   unsigned threads = 1;
   std::string only; // --kernel NAME: just that one
   uint32_t minBusy = ~0u; // --min-busy-sms N: Gpu::setParallelMinBusySms (0: always threads)
-  uint32_t smWindow = timing::Gpu::kDefaultSmWindow; // --sm-window N: Gpu::setSmWindow (0: off)
+  uint32_t smWindow = ~0u; // --sm-window N: Gpu::setSmWindow (0: off; unset: the default)
   uint32_t ctasPerSm = 0; // --ctas-per-sm N: grids of N CTAs per SM instead of 4, 8, 4
   sim::SampleMode sample = sim::SampleMode::Off;
   bool forkJoin = false;
@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
     sim.setSampling(sample);
     if (minBusy != ~0u)
       sim.gpu().setParallelMinBusySms(minBusy);
-    sim.gpu().setSmWindow(smWindow);
+    if (smWindow != ~0u)
+      sim.gpu().setSmWindow(smWindow);
     std::string xml = cfgPath.substr(0, cfgPath.rfind(".config")) + ".power.xml";
     if (std::ifstream(xml).good() && !sim.enablePower(xml, diags)) {
       diags.print(std::cerr);

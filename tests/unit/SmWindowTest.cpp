@@ -254,6 +254,25 @@ TEST(SmWindow, AFaultInSharedMemoryReportsTheSameError) {
   EXPECT_EQ(windowed.stats.cycles, base.stats.cycles);
 }
 
+TEST(SmWindow, TheDefaultLengthShrinksWithTheThreadsButASetOneStays) {
+  // an SM's window is one item of the threads' job: 1,024 cycles on one thread, 1,024 / T on
+  // T threads, never below 64; a length set (PTXSIM_SM_WINDOW) holds for any count
+  ExecHarness h;
+  ASSERT_TRUE(h.load(ptxHeader() + kInterleavePtx)) << h.errors;
+  timing::TimingConfig cfg;
+  sim::KernelSimulator sim(cfg, *h.engine);
+  timing::Gpu &gpu = sim.gpu();
+  const std::pair<unsigned, uint32_t> expect[] = {{1, 1024}, {2, 512}, {3, 341}, {4, 256},
+                                                  {16, 64},  {32, 64}, {0, 1024}};
+  for (auto [threads, len] : expect)
+    EXPECT_EQ(gpu.smWindowFor(threads), len) << threads << " thread(s)";
+  gpu.setSmWindow(300);
+  EXPECT_EQ(gpu.smWindowFor(1), 300u);
+  EXPECT_EQ(gpu.smWindowFor(16), 300u);
+  gpu.setSmWindow(0);
+  EXPECT_EQ(gpu.smWindowFor(8), 0u);
+}
+
 TEST(SmWindow, WhatAnSmMayIssueAhead) {
   // Only what acts on the SM's own state, whatever the cycle: never memory other than the
   // CTA's shared memory, atomics (their order across SMs), fences, calls or traps.

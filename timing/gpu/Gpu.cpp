@@ -433,8 +433,9 @@ void Gpu::beginCycleLoop(KernelRun &r) {
   smStopped_.assign(sms_.size(), 0);
   // SM windows: the split tick (on the threads, each SM's window on its own); no launch extension, cooperative launch or CTA sampling, which look at every SM in every
   // cycle (a window ends by the statistics sampler's next cycle)
-  windows_ = smWindow_ && r.split && !r.ext && !r.p.cooperative && !r.sampling.on;
-  windowAlign_ = std::max(1u, smWindow_);
+  windowLen_ = smWindowFor(pool_ ? pool_->threads() : 1);
+  windows_ = windowLen_ && r.split && !r.ext && !r.p.cooperative && !r.sampling.on;
+  windowAlign_ = std::max(1u, windowLen_);
   smDoneTo_.assign(sms_.size(), 0);
   smResumeDue_.assign(sms_.size(), 0);
   smBusyTicks_.assign(sms_.size(), 0);
@@ -590,7 +591,7 @@ void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
     // windows broke off at different cycles would each run to the next full multiple alone,
     // one thread busy and the others waiting. The finer ends bring them back together. With at
     // least 8 such SMs per thread the items balance. The profile's "balance on the threads".)
-    windowAlign_ = ticking < 8 * pool_->threads() ? std::max(1u, smWindow_ / 16) : smWindow_;
+    windowAlign_ = ticking < 8 * pool_->threads() ? std::max(1u, windowLen_ / 16) : windowLen_;
     r.parallelCycle = busy >= (minBusy_ == ~0u ? std::max(2u, pool_->threads() / 2) : minBusy_);
     r.eligible = r.parallelCycle;
     // on a loaded host or with little work per cycle the threads can cost more than they

@@ -23,6 +23,7 @@
 #include "timing/Types.h"
 #include "timing/sm/Sm.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -83,15 +84,25 @@ public:
   /// The no-progress detector: a launch in which no warp issues an instruction for this many
   /// cycles fails, naming the waiting warps (a deadlock, docs/executor.md "No progress").
   void setNoProgressCycles(Cycle n) { noProgressCycles_ = n; }
-  /// SM windows: on one host thread, an SM with no memory traffic in flight runs up to `cycles`
-  /// of its next cycles in a row, ahead of the rest of the GPU, while it keeps to itself (it
-  /// stops before an instruction that is not Sm::windowSafe(), at a CTA's end, a dispatch it
-  /// could take or an idle tick), so that its state stays in the host's caches. Results and
-  /// statistics do not depend on it (0: off; the default is kDefaultSmWindow, or
-  /// PTXSIM_SM_WINDOW). A launch that faults or stops making progress reports the same error,
-  /// but SMs that ran ahead may have counted up to `cycles` more cycles by then.
-  void setSmWindow(uint32_t cycles) { smWindow_ = cycles; }
-  static constexpr uint32_t kDefaultSmWindow = 1024;
+  /// SM windows: an SM with no memory traffic in flight runs up to `cycles` of its next cycles
+  /// in a row, ahead of the rest of the GPU, while it keeps to itself (it stops before an
+  /// instruction that is not Sm::windowSafe(), at a CTA's end, a dispatch it could take or an
+  /// idle tick), so that its state stays in the host's caches. Results and statistics do not
+  /// depend on it (0: off; PTXSIM_SM_WINDOW). Unset, the length is kDefaultSmWindow on one host
+  /// thread and kDefaultSmWindow / threads, at least kMinAutoSmWindow, on more: an SM's window is
+  /// one item of the threads' job, and shorter items balance better over more threads, whose
+  /// caches each hold fewer SMs. A launch that faults or stops making progress reports the same
+  /// error, but SMs that ran ahead may have counted up to a window's cycles more by then.
+  void setSmWindow(uint32_t cycles) {
+    smWindow_ = cycles;
+    smWindowSet_ = true;
+  }
+  static constexpr uint32_t kDefaultSmWindow = 1024, kMinAutoSmWindow = 64;
+  /// The window length a launch on `threads` host threads uses (setSmWindow's, or the default).
+  uint32_t smWindowFor(unsigned threads) const {
+    return smWindowSet_ ? smWindow_
+                        : std::max(kMinAutoSmWindow, kDefaultSmWindow / std::max(1u, threads));
+  }
   static constexpr double kSteadyChange = 0.03;
   /// Advances the clock over a launch that ran functionally (kernel sampling).
   void skipKernel(Cycle cycles);
@@ -266,7 +277,9 @@ private:
   /// A faulted lane's fault is in the past (not in the cycles its SM ran ahead).
   bool faultDue(const KernelRun &r) const;
   uint32_t smWindow_ = kDefaultSmWindow;
-  /// Windows begun in this cycle end by the next multiple of this: smWindow_, or on the threads
+  bool smWindowSet_ = false;
+  uint32_t windowLen_ = kDefaultSmWindow; ///< this launch's window length (smWindowFor)
+  /// Windows begun in this cycle end by the next multiple of this: windowLen_, or on the threads
   /// a sixteenth of it in a cycle with too few SMs ticking to share (runLocalPhase).
   uint32_t windowAlign_ = kDefaultSmWindow;
   bool windows_ = false; ///< this launch uses SM windows
