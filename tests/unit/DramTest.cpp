@@ -197,6 +197,37 @@ TEST(DramScheduling, FrFcfsServesYoungerRowHitFirst) {
   EXPECT_EQ(h.ch.stats().rowConflicts, 1u);
 }
 
+TEST(DramScheduling, FrFcfsServesAnOpenRowsHitsOldestFirstPastOtherRows) {
+  // Bank 0 has row 10 open. Queued oldest first: 2 (row 11), 3 (row 10), 4 (row 12), 5 (a
+  // write to row 10), 6 and 7 (row 10). FR-FCFS serves the open row's reads in arrival order,
+  // each a column spacing after the last (the write waits for the read-to-write turnaround,
+  // the other rows for the hits to be gone), then the other rows oldest first.
+  DramConfig c = baseConfig("frfcfs");
+  Harness h(c);
+  h.push(req(1, addrOf(c, 0, 10)));
+  h.runUntilIdle();
+  h.runTo(1000);
+  h.push(req(2, addrOf(c, 0, 11)));
+  h.push(req(3, addrOf(c, 0, 10, 64)));
+  h.push(req(4, addrOf(c, 0, 12)));
+  h.push(req(5, addrOf(c, 0, 10, 128), 64, true));
+  h.push(req(6, addrOf(c, 0, 10, 192)));
+  h.push(req(7, addrOf(c, 0, 10, 256)));
+  h.runUntilIdle();
+  std::vector<uint64_t> reads;
+  for (uint64_t id : h.order)
+    if (id != 1 && id != 5)
+      reads.push_back(id);
+  EXPECT_EQ(reads, (std::vector<uint64_t>{3, 6, 7, 2, 4}));
+  const Cycle spacing = h.ch.colSpacing();
+  EXPECT_EQ(h.done[3], 1000 + c.tCL + burstOf(c));
+  EXPECT_EQ(h.done[6], h.done[3] + spacing);
+  EXPECT_EQ(h.done[7], h.done[3] + 2 * spacing);
+  EXPECT_EQ(h.ch.stats().rowHits, 4u);      // 3, 5, 6, 7
+  EXPECT_EQ(h.ch.stats().rowConflicts, 2u); // 2 (row 10 open), 4 (row 11 open)
+  EXPECT_EQ(h.ch.stats().rowMisses, 1u);    // 1
+}
+
 TEST(DramScheduling, FcfsKeepsArrivalOrderWithinABank) {
   DramConfig c = baseConfig("fcfs");
   Harness h(c);
@@ -564,6 +595,41 @@ TEST(DramDeterminism, NextEventIsTheEarliestQueuedCommand) {
   ch2.tick(o.tRCD + 1);                         // nothing can issue yet
   ASSERT_LT(o.tRAS, o.tRCD + o.tCL + burstOf(o));
   EXPECT_EQ(ch2.nextEventCycle(o.tRCD + 1), Cycle(o.tRAS));
+}
+
+TEST(DramDeterminism, NextEventWaitsForTheCommandsTheSchedulerServes) {
+  // frfcfs_wd drains writes to bank 1's open row while a read waits for an ACT on closed bank
+  // 2, which the drain does not serve: that ACT could go at once, but after a tick that found
+  // nothing to issue the channel's next event is the next write's column command (the bus
+  // spacing after the last), not the next cycle; ticking only at its events changes nothing.
+  DramConfig c = baseConfig("frfcfs_wd");
+  c.queueEntries = 8; // drains from 4 writes down to 2
+  auto scenario = [&](Harness &h) {
+    h.push(req(100, addrOf(c, 1, 3)));
+    h.runUntilIdle();
+    h.runTo(1000);
+    for (uint64_t i = 0; i < 4; ++i)
+      h.push(req(i, addrOf(c, 1, 3, 64 * (1 + i)), 64, true));
+    h.push(req(10, addrOf(c, 2, 0)));
+  };
+  Harness h(c);
+  scenario(h);
+  h.step(); // 1000: the first write's column command
+  ASSERT_EQ(h.ch.queued(), 4u);
+  h.step(); // 1001: nothing the drain serves can go
+  EXPECT_EQ(h.ch.queued(), 4u);
+  EXPECT_EQ(h.ch.nextEventCycle(1001), 1000 + h.ch.colSpacing());
+  EXPECT_EQ(h.ch.stats().activates, 1u); // (the read's ACT waits)
+  h.runUntilIdle();
+  Harness s(c, true);
+  scenario(s);
+  s.runUntilIdle();
+  EXPECT_EQ(h.done, s.done);
+  EXPECT_EQ(h.order, s.order);
+  // (the read goes once the drain ends at 2 writes left, then the last writes)
+  EXPECT_EQ(s.order, (std::vector<uint64_t>{100, 0, 1, 10, 2, 3}));
+  EXPECT_EQ(h.ch.stats().activates, s.ch.stats().activates);
+  EXPECT_EQ(h.ch.stats().rowHits, s.ch.stats().rowHits);
 }
 
 TEST(DramDeterminism, ManyRequestsInTheReturnPipeline) {

@@ -272,8 +272,19 @@ void DramChannel::issue(uint32_t slot, Cmd c, Cycle now) {
   --count_;
   writes_ -= e.write;
   freeSlots_.push_back(slot);
-  if (b.hit[e.write] == slot || b.other[e.write] == slot)
+  if (b.hit[e.write] == slot) {
+    // The oldest request of its direction on the open row left: the next is the first younger
+    // one of its bank on that row and direction (none older is: it was the oldest); the other
+    // representatives stay. (rescanBank's walk from the bank's oldest, up to four finds, went
+    // through the whole bank where only hits of one direction wait: a stream's case.)
+    uint32_t s = e.bankNext;
+    while (s != kNil && (entries_[s].write != e.write || entries_[s].da.row != b.row))
+      s = entries_[s].bankNext;
+    b.hit[e.write] = s;
+    setView(bi);
+  } else if (b.other[e.write] == slot) {
     rescanBank(bi);
+  }
 }
 
 void DramChannel::scheduleRequests(Cycle now) {
@@ -421,7 +432,15 @@ Cycle DramChannel::nextEventCycle(Cycle now) const {
   Cycle t = inFlight_.empty() ? kNever : inFlight_.front().done;
   if (refreshEnabled())
     t = std::min(t, refreshPending_ ? now + 1 : refreshDue_);
-  if (queueFirstOk_) {
+  if (sleepUntil_ > now && count_ < cfg_.queueEntries) {
+    // The last scan found nothing to issue before sleepUntil_, and nothing changed since (a
+    // push, a command or a refresh step would have cleared it): a tick before then would only
+    // retire (the next completion is in t), step a refresh (in t) or count a full queue (not
+    // full; the queue grows only by a push, which the caller ticks), so the channel need not
+    // be ticked before it, however early the queue's first command time (a request of the
+    // direction a write drain does not serve, a PRE held by a pending hit) may be.
+    t = std::min(t, sleepUntil_);
+  } else if (queueFirstOk_) {
     t = std::min(t, queueFirst_);
   } else {
     queueFirst_ = firstCommand();

@@ -113,6 +113,9 @@ public:
   bool idle() const { return count_ == 0 && inFlight_.empty() && ready_.empty(); }
   /// After tick(now): the earliest cycle > now at which a command could issue or a request
   /// complete (never later than the next completion); kNever when nothing is queued or in flight.
+  /// After a tick that issued nothing (and with room in the queue), the cycle the scheduler's
+  /// scan found its first candidate command may go, where commands the scheduler does not yet
+  /// serve may come earlier: the ticks between would change nothing.
   Cycle nextEventCycle(Cycle now) const;
 
   const Stats &stats() const { return stats_; }
