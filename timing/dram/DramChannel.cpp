@@ -44,6 +44,13 @@ DramChannel::DramChannel(const DramConfig &cfg, uint32_t id, DramAddressMapKind 
     otherMask_[w].assign(maskWords_, 0);
   }
   byBank_ = sched_->picksByBank();
+  qview_.banks = views_.data();
+  qview_.numBanks = uint32_t(views_.size());
+  for (unsigned w = 0; w < 2; ++w) {
+    qview_.hitBanks[w] = hitMask_[w].data();
+    qview_.otherBanks[w] = otherMask_[w].data();
+  }
+  qview_.maskWords = maskWords_;
   entries_.resize(cfg.queueEntries);
   for (uint32_t s = cfg.queueEntries; s-- > 0;)
     freeSlots_.push_back(s);
@@ -128,14 +135,8 @@ Cycle DramChannel::earliest(const Entry &e, Cmd c) const {
   return kNever;
 }
 
-void DramChannel::fillQueueView(DramQueueView &q) const {
-  q.banks = views_.data();
-  q.numBanks = uint32_t(views_.size());
-  for (unsigned w = 0; w < 2; ++w) {
-    q.hitBanks[w] = hitMask_[w].data();
-    q.otherBanks[w] = otherMask_[w].data();
-  }
-  q.maskWords = maskWords_;
+void DramChannel::fillQueueView() {
+  DramQueueView &q = qview_;
   q.writes = writes_;
   q.reads = count_ - writes_;
   q.colAt[0] = std::max(nextCol_, nextRead_);
@@ -294,11 +295,10 @@ void DramChannel::scheduleRequests(Cycle now) {
     return;
   if (!byBank_)
     return scheduleFromList(now);
-  DramQueueView q;
-  fillQueueView(q);
+  fillQueueView();
   Cycle soonest = kNever;
   DramChoice c;
-  if (sched_->pickByBank(q, now, c, soonest)) {
+  if (sched_->pickByBank(qview_, now, c, soonest)) {
     const Bank &b = banks_[c.bank];
     const uint32_t slot = c.hit ? b.hit[c.write] : b.other[c.write];
     assert(slot != kNil && "pickByBank chose a representative that does not exist");

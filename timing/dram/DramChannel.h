@@ -206,8 +206,9 @@ private:
   Cycle earliest(const Entry &e, Cmd c) const;
   /// The earliest command of any queued request (kNever if none).
   Cycle firstCommand() const;
-  /// The bus's part of pickByBank()'s view (colAt, actAt) and the queue's counts.
-  void fillQueueView(DramQueueView &q) const;
+  /// qview_'s bus part (colAt, actAt) and the queue's counts (its arrays are the channel's own,
+  /// set once: the vectors keep their buffers for the channel's life).
+  void fillQueueView();
   void issue(uint32_t slot, Cmd c, Cycle now);
   void scheduleRequests(Cycle now);
   /// The generic path: pick() on every queued request, oldest first.
@@ -244,6 +245,7 @@ private:
   std::vector<DramBankView> views_; ///< per bank, kept as requests and commands come
   std::vector<uint64_t> hitMask_[2], otherMask_[2]; ///< DramQueueView's bank masks
   uint32_t maskWords_ = 0;
+  DramQueueView qview_; ///< pickByBank()'s view: views_ and the masks, and fillQueueView()'s part
   /// Waiting for their column command: slots, each linked into the queue's list (ageHead_:
   /// oldest) and its bank's.
   std::vector<Entry> entries_;
