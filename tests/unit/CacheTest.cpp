@@ -254,6 +254,36 @@ TEST(CacheLookup, FindsEveryLineOfTheWaysUsedSinceTheFlush) {
 // invalidateAll() clears only the ways each set allocated since the last one: after rounds of
 // lines brought in and written (sets filled to different depths, some past their ways), no line
 // is left, and refilling a set up to its ways evicts nothing (no stale line hides in a way).
+TEST(CacheFarCopy, FlagBelongsToTheLineThatHoldsItWhateverWasLastTouched) {
+  // The far-copy flag lives with a present line: set on one line, it is not seen on another
+  // (even the one that replaced it in the same way, or the one last accessed), a line brought
+  // back after an eviction starts without it, and a flush drops it with the lines.
+  Cache c(small(1, 2, 32, 4, 4), "t"); // one set of two ways
+  bringIn(c, 0x0000, 0);
+  bringIn(c, 0x1000, 0);
+  EXPECT_TRUE(c.farCopy(0x1000));  // set now (it was clear)
+  EXPECT_FALSE(c.farCopy(0x1000)); // already set
+  EXPECT_TRUE(c.farCopy(0x0000));  // its own flag, clear until now
+  EXPECT_EQ(c.access(0x1000, 0x1, false, 0, 1, 1).outcome, CacheOutcome::Hit);
+  c.setFarCopy(0x1000, false);
+  EXPECT_FALSE(c.farCopy(0x0000)); // (still set: the access and the clear were on 0x1000)
+  EXPECT_TRUE(c.farCopy(0x1000));
+  // 0x2000 replaces the LRU line, 0x0000 (0x1000 was used last), in its way
+  bringIn(c, 0x2000, 0);
+  EXPECT_FALSE(c.farCopy(0x0000)); // absent
+  EXPECT_TRUE(c.farCopy(0x2000));  // the way's new line starts clear
+  EXPECT_FALSE(c.farCopy(0x1000)); // kept its flag
+  bringIn(c, 0x0000, 0);           // back in, replacing 0x1000
+  c.setFarCopy(0x1000, true);      // absent: changes nothing
+  EXPECT_TRUE(c.farCopy(0x0000));
+  EXPECT_FALSE(c.farCopy(0x1000));
+  c.invalidateAll();
+  EXPECT_FALSE(c.farCopy(0x0000));
+  EXPECT_FALSE(c.farCopy(0x2000));
+  bringIn(c, 0x2000, 0);
+  EXPECT_TRUE(c.farCopy(0x2000)); // a new line after the flush
+}
+
 TEST(CacheFlush, InvalidateAllLeavesNoLineInAnyWay) {
   CacheConfig cfg = small(8, 16, 32, 64, 4);
   cfg.writeBack = true;

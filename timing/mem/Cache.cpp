@@ -51,9 +51,7 @@ Cache::Cache(const CacheConfig &cfg, std::string name) : cfg_(cfg), name_(std::m
   fps_.assign(lines_.size() + 16, 0);
   setUsed_.assign(cfg_.sets, 0);
   mshrs_.resize(cfg_.mshrEntries);
-  // (each MSHR's waiter block is written out when the MSHR is first used: an H100 L2 slice
-  // has 8,192 waiter slots, 80 slices 10 MiB, most never used by a kernel)
-  waiters_.reserve(size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge);
+  waiters_.reset(new Waiter[size_t(cfg_.mshrEntries) * cfg_.mshrMaxMerge]); // (not initialised)
   freeMshrs_ = cfg_.mshrEntries;
   size_t cap = 2;
   while (cap < size_t(cfg_.mshrEntries) * 2)
@@ -160,6 +158,7 @@ Cache::Line &Cache::allocate(uint64_t line, uint32_t owner, CacheEviction &ev) {
   victim->owner = owner;
   victim->farCopy = false;
   touch(*victim, true);
+  lastLine_ = victim;
   return *victim;
 }
 
@@ -211,6 +210,7 @@ CacheAccessResult Cache::access(uint64_t addr, uint32_t sectorMask, bool write, 
   sectorMask &= fullMask_;
   uint64_t line = lineAddr(addr);
   Line *l = findLine(line);
+  lastLine_ = l;
   ++stats_.accesses;
   if (write) {
     ++stats_.writes;
@@ -288,8 +288,6 @@ CacheAccessResult Cache::access(uint64_t addr, uint32_t sectorMask, bool write, 
   m.requested = missing;
   m.owner = owner;
   m.waiters = 1;
-  if (waiters_.size() < (i + 1) * cfg_.mshrMaxMerge)
-    waiters_.resize((i + 1) * cfg_.mshrMaxMerge);
   waiters_[i * cfg_.mshrMaxMerge] = {token, missing};
   --freeMshrs_;
   indexMshr(line, uint32_t(i));
@@ -309,6 +307,7 @@ CacheFillResult Cache::fill(uint64_t addr, uint32_t sectorMask, Cycle,
   int mi = findMshr(line);
   ++stats_.fills;
   Line *l = findLine(line);
+  lastLine_ = l;
   if (!l)
     l = &allocate(line, mi >= 0 ? mshrs_[size_t(mi)].owner : 0, r.evicted);
   l->valid |= sectorMask;
@@ -359,7 +358,7 @@ bool Cache::markDirty(uint64_t addr, uint32_t sectorMask) {
 }
 
 bool Cache::farCopy(uint64_t addr) {
-  Line *l = findLine(lineAddr(addr));
+  Line *l = lineOf(lineAddr(addr));
   if (!l || l->farCopy)
     return false;
   l->farCopy = true;
@@ -367,7 +366,7 @@ bool Cache::farCopy(uint64_t addr) {
 }
 
 void Cache::setFarCopy(uint64_t addr, bool v) {
-  if (Line *l = findLine(lineAddr(addr)))
+  if (Line *l = lineOf(lineAddr(addr)))
     l->farCopy = v;
 }
 

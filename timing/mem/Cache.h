@@ -208,7 +208,19 @@ private:
   };
   std::vector<MshrIndexEntry> mshrIndex_; ///< a power of two, at least twice the MSHRs
   std::vector<uint64_t> mshrFreeBits_;    ///< bit i: MSHR i is free (the lowest is taken first)
-  std::vector<Waiter> waiters_; ///< mshrMaxMerge per MSHR, up to the highest one used
+  /// mshrMaxMerge per MSHR, not initialised: an MSHR's are written as requests wait on it, and
+  /// only those are read (an H100 L2 slice has 8,192 slots, 80 slices 10 MiB, most never used
+  /// by a kernel; growing the vector per MSHR first used value-initialised each block by a call).
+  std::unique_ptr<Waiter[]> waiters_;
+  /// The line the last access() or fill() found or placed (nullptr: none yet): the far-copy
+  /// calls that follow one for the same line (the L2's) take it without a lookup. Checked by
+  /// its tag and valid bits (a line is in one way at most; lines_ never moves).
+  Line *lastLine_ = nullptr;
+  Line *lineOf(uint64_t line) {
+    if (lastLine_ && lastLine_->tag == line && lastLine_->valid)
+      return lastLine_;
+    return findLine(line);
+  }
   uint32_t freeMshrs_ = 0;
   uint64_t useClock_ = 0;
   std::unique_ptr<IReplacementPolicy> policy_;
