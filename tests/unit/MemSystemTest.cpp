@@ -917,6 +917,53 @@ TEST(MemSystemDeterminism, RepeatableAndIdleSkippingIsExact) {
   EXPECT_EQ(a.size(), 6u * 4u);
 }
 
+// The partitions ticked together (tick(): tickPartitions, which keeps a summary of the waiting
+// partitions and in most cycles ticks only the busy ones) and apart (tickIcnt, tickPartition of
+// every partition, endTick: the parallel engine's way, no summary): the same responses in the
+// same cycles, the same next event every cycle (the summary's minima against the loop over
+// every partition) and the same statistics. Reads and writes in bursts over many lines (L2
+// hits and misses, DRAM rows opened and closed) with quiet stretches in which partitions fall
+// asleep and wait.
+TEST(MemSystemSummary, PartitionsTickedTogetherOrApartAgree) {
+  TimingConfig c; // 15 SMs
+  c.mem.numPartitions = 12;
+  MemorySystem together(c), apart(c);
+  uint64_t x = 99, id = 0;
+  std::vector<std::pair<uint64_t, Cycle>> got[2];
+  for (Cycle now = 0; now < 12000; ++now) {
+    const bool burst = (now / 700) % 3 != 2;
+    for (uint32_t s = 0; s < c.numSms(); ++s) {
+      for (int k = 0; k < 2; ++k) {
+        MemorySystem &m = k ? apart : together;
+        while (m.hasResponse(s))
+          got[k].push_back({m.popResponse(s).id, now});
+      }
+      ASSERT_EQ(together.canAccept(s), apart.canAccept(s)) << "cycle " << now;
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      if (burst && (x >> 60) < 5 && together.canAccept(s)) {
+        MemRequest q;
+        q.id = ++id;
+        q.addr = ((x >> 20) % 4096) * 128 + ((x >> 40) % 4) * 32;
+        q.bytes = (x >> 45) % 2 ? 128 : 32;
+        q.write = (x >> 50) % 4 == 0;
+        together.push(s, q, now);
+        apart.push(s, q, now);
+      }
+    }
+    together.tick(now);
+    apart.tickIcnt(now);
+    apart.partitionsTickedApart();
+    for (uint32_t p = 0; p < apart.numPartitions(); ++p)
+      apart.tickPartition(p, now);
+    apart.endTick(now);
+    ASSERT_EQ(together.nextEventCycle(now), apart.nextEventCycle(now)) << "cycle " << now;
+    ASSERT_EQ(together.idle(), apart.idle()) << "cycle " << now;
+  }
+  EXPECT_EQ(got[0], got[1]);
+  EXPECT_GT(got[0].size(), 3000u);
+  EXPECT_EQ(together.stats(), apart.stats());
+}
+
 // -gpgpu_memory_partition_indexing 1: the mapping stays a bijection (no two addresses share a
 // partition and partition-local address) and a fixed warp offset in a grid-stride loop whose
 // stride is a multiple of 16 chunks reaches every partition, not 2 of each 16 as linear does.

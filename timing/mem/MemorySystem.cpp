@@ -505,6 +505,13 @@ void MemorySystem::tickPartition(uint32_t pi, Cycle coreNow) {
     tickAwakePartition(pi, domainTarget(l2D_, coreNow), domainTarget(dramD_, coreNow));
 }
 
+inline bool MemorySystem::waitsThrough(uint32_t pi, Cycle l2Target, Cycle dramTarget) const {
+  const PartitionWake &w = partWake_[pi];
+  return w.waiting && l2Target <= w.wakeL2 && dramTarget <= w.wakeDram &&
+         !(icntD_.next && icnt_.pendingAt(icnt_.partitionNode(pi)) &&
+           icnt_.hasArrival(icnt_.partitionNode(pi), icntD_.next - 1));
+}
+
 void MemorySystem::tickPartitions(Cycle coreNow) {
   const Cycle l2Target = domainTarget(l2D_, coreNow), dramTarget = domainTarget(dramD_, coreNow);
   if (wakeSummaryOk_ && l2Target <= minWakeL2_ && dramTarget <= minWakeDram_) {
@@ -532,10 +539,27 @@ void MemorySystem::tickPartitions(Cycle coreNow) {
     tickArrivals(l2Target, dramTarget);
     return;
   }
-  forEachByteSet(partAwake_, 0, numPartitions_, [&](size_t pi) {
-    tickAwakePartition(uint32_t(pi), l2Target, dramTarget);
+  // Every awake partition ticks, and the summary is rebuilt as they go (summarizeWakes() in the
+  // same pass: a partition's tick changes only its own flags and wakes, so each is final once
+  // its tick is done).
+  busyParts_.clear();
+  minWakeL2_ = minWakeDram_ = kNever;
+  forEachByteSet(partAwake_, 0, numPartitions_, [&](size_t i) {
+    const uint32_t pi = uint32_t(i);
+    const PartitionWake &w = partWake_[pi];
+    if (!waitsThrough(pi, l2Target, dramTarget)) { // (most wait: no call for them)
+      tickAwakePartition(pi, l2Target, dramTarget);
+      if (!partAwake_[pi])
+        return;
+    }
+    if (w.waiting) {
+      minWakeL2_ = std::min(minWakeL2_, w.wakeL2);
+      minWakeDram_ = std::min(minWakeDram_, w.wakeDram);
+    } else {
+      busyParts_.push_back(pi);
+    }
   });
-  summarizeWakes();
+  wakeSummaryOk_ = true;
 }
 
 void MemorySystem::tickArrivals(Cycle l2Target, Cycle dramTarget) {
@@ -586,10 +610,8 @@ void MemorySystem::summarizeWakes() {
 void MemorySystem::tickAwakePartition(uint32_t pi, Cycle l2Target, Cycle dramTarget) {
   // (the summary in a flat array: a waiting partition's tick touches nothing else of it)
   PartitionWake &w = partWake_[pi];
-  if (w.waiting && l2Target <= w.wakeL2 && dramTarget <= w.wakeDram &&
-      !(icntD_.next && icnt_.pendingAt(icnt_.partitionNode(pi)) &&
-        icnt_.hasArrival(icnt_.partitionNode(pi), icntD_.next - 1)))
-    return; // (every L2 and DRAM cycle of this tick comes before the partition's next event)
+  if (waitsThrough(pi, l2Target, dramTarget))
+    return;
   Partition &p = *parts_[pi];
   takeArrivals(p);
   // L2 domain. Nothing arrives at an L2 slice during its domain's cycles except from the icnt

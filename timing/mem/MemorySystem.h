@@ -170,6 +170,10 @@ private:
   bool partitionIdle(const Partition &p) const;
   /// tickPartition() of an awake partition, given this tick's L2 and DRAM domain targets.
   void tickAwakePartition(uint32_t pi, Cycle l2Target, Cycle dramTarget);
+  /// Partition pi waited after its last tick and neither its wakes nor a packet come within
+  /// these targets: every L2 and DRAM cycle of this tick comes before its next event, and
+  /// its tick would change nothing (tickAwakePartition's first test).
+  bool waitsThrough(uint32_t pi, Cycle l2Target, Cycle dramTarget) const;
   /// L2 cycle at which atomic `r`, ready at `c`, is done at an atomic unit free from `unitFree`
   /// (which it advances).
   Cycle atomicDone(Cycle &unitFree, const MemRequest &r, Cycle c) const;
