@@ -531,13 +531,7 @@ void Sm::issueAgain(Slot &s, uint32_t slotIndex, Cycle now) {
   }
 }
 
-Cycle Sm::operandsWait(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
-  if (s.opsFor == &in) { // (what operandsReady() would say, as the last issue noted it)
-    if (s.opsAt <= now)
-      return 0;
-    why = s.opsMemFrom <= now ? StallReason::Memory : StallReason::Scoreboard;
-    return s.opsAt;
-  }
+Cycle Sm::operandsWaitPass(const Slot &s, const Inst &in, Cycle now, StallReason &why) const {
   // One pass over the operands (RAW on sources, WAW on destinations): the latest ready cycle,
   // and the first operand not ready, which names the reason as operandsReady() would. (The
   // scoreboard's two vectors read once, not per operand.)

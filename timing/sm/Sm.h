@@ -411,7 +411,19 @@ protected:
   bool operandsReady(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
   /// 0 when operandsReady(), else the cycle all of `in`'s operands are ready (kNever: a load
   /// is not back), `why` as operandsReady() says; from the slot's note when it is for `in`.
-  Cycle operandsWait(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
+  /// (inline: the scan's common case, the slot's note, without a call; the pass over the
+  /// operands out of line)
+  Cycle operandsWait(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const {
+    if (__builtin_expect(s.opsFor == &in, 1)) { // (what operandsReady() would say, as the last issue noted it)
+      if (s.opsAt <= now)
+        return 0;
+      why = s.opsMemFrom <= now ? StallReason::Memory : StallReason::Scoreboard;
+      return s.opsAt;
+    }
+    return operandsWaitPass(s, in, now, why);
+  }
+  /// operandsWait() from the warp's scoreboard.
+  Cycle operandsWaitPass(const Slot &s, const ptx::ir::Inst &in, Cycle now, StallReason &why) const;
   /// Notes the operands of the slot's next instruction (Slot::opsFor) after an issue.
   void noteNextOperands(Slot &s) const;
   /// A unit of the instruction's pipeline (and, for register operands, a collector) is free.
