@@ -1049,6 +1049,22 @@ bool SteppedGrid::stepThenNext(Warp &w, WarpInstRecord &rec, uint32_t lane,
 __attribute__((noinline)) bool SteppedGrid::stepThenNextSlow(ExecCtx &ctx, Warp &w,
                                                              WarpInstRecord &rec,
                                                              const ir::Inst *&next, bool &popDue) {
+  // A memory instruction, most of these steps (a tiled kernel's shared loads and stores):
+  // stepIn's work without stepWarp's general loop (stepPlainWarp), the rest as stepIn does it.
+  if (!ctx.faulted() && !w.aheadN) {
+    ctx.cta = w.cta; // (as stepIn sets it for stepWarp)
+    if (stepPlainWarp(ctx, w, rec)) {
+      if (w.state == WarpState::Done && w.cta->liveWarps)
+        warpFinished(ctx, *w.cta);
+      if (__builtin_expect(ctx.faulted(), false)) {
+        s_->anyFault.store(true, std::memory_order_relaxed);
+        next = nextOf(w, popDue);
+        return false;
+      }
+      next = nextOf(w, popDue);
+      return true;
+    }
+  }
   const bool ok = stepIn(ctx, w, rec);
   next = nextOf(w, popDue);
   return ok;

@@ -94,7 +94,8 @@ public:
   /// The simulated cycle the next step() of `lane` issues at (ExecCtx::cycle for handlers).
   void setCycle(uint64_t cycle, uint32_t lane = 0) { laneCtx(lane).cycle = cycle; }
   /// step(w, rec, lane), then `next` = next(w, popDue), in one call (a cycle model's issue).
-  /// Returns what step() returns.
+  /// Returns what step() returns. The record's addresses are in rec.lanes: for an access
+  /// outside generic space, the warp's own (rec.addr is not filled), valid until its next step.
   bool stepThenNext(Warp &w, WarpInstRecord &rec, uint32_t lane, const ir::Inst *&next,
                     bool &popDue);
   /// True when `lane` has faulted.

@@ -1715,30 +1715,8 @@ uint64_t runImpl(ExecCtx &ctx, Warp &w, uint64_t budget, WarpInstRecord *rec) {
         if (__builtin_expect(ctx.faultKind != FaultKind::None, 0))
           break;
         if constexpr (kStep) {
-          if (in.cls == ir::OpClass::Mem || in.cls == ir::OpClass::Atomic) {
-            rec->isMemory = true;
-            rec->space = in.space;
-            rec->accessBytes = in.width * in.vec;
-            std::memcpy(rec->addr, w.addr, sizeof w.addr);
-            if (in.space == ir::MemSpace::Generic) {
-              // a generic access goes where its first lane's address points; the others are
-              // assumed to go to the same space (mixed-space warps are rare)
-              const DeviceMemory &mem = *ctx.mem;
-              uint64_t a0 = rec->addr[__builtin_ctz(m)];
-              uint64_t base = 0;
-              if (mem.inSharedWindow(a0)) {
-                rec->space = ir::MemSpace::Shared;
-                base = mem.sharedWindow();
-              } else if (mem.inLocalWindow(a0)) {
-                rec->space = ir::MemSpace::Local;
-                base = mem.localWindow();
-              } else {
-                rec->space = ir::MemSpace::Global;
-              }
-              if (base)
-                forLanes(m, [&](unsigned l) { rec->addr[l] -= base; });
-            }
-          }
+          if (in.cls == ir::OpClass::Mem || in.cls == ir::OpClass::Atomic)
+            recordAccess(ctx, w, in, m, *rec);
         }
       }
       continue;
@@ -2011,6 +1989,25 @@ const ir::Inst *peekWarp(Warp &w) {
     return &w.fn->code[top.pc];
   }
   return nullptr;
+}
+
+void recordGenericSpace(const ExecCtx &ctx, WarpInstRecord &rec, uint32_t m) {
+  // a generic access goes where its first lane's address points; the others are assumed to go
+  // to the same space (mixed-space warps are rare)
+  const DeviceMemory &mem = *ctx.mem;
+  uint64_t a0 = rec.addr[__builtin_ctz(m)];
+  uint64_t base = 0;
+  if (mem.inSharedWindow(a0)) {
+    rec.space = ir::MemSpace::Shared;
+    base = mem.sharedWindow();
+  } else if (mem.inLocalWindow(a0)) {
+    rec.space = ir::MemSpace::Local;
+    base = mem.localWindow();
+  } else {
+    rec.space = ir::MemSpace::Global;
+  }
+  if (base)
+    forLanes(m, [&](unsigned l) { rec.addr[l] -= base; });
 }
 
 bool stepWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {

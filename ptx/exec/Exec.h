@@ -175,6 +175,10 @@ struct WarpInstRecord {
   ir::MemSpace space = ir::MemSpace::Global;
   unsigned accessBytes = 0;
   uint64_t addr[kWarpSize]; ///< per-lane addresses (valid for lanes in execMask) when isMemory
+  /// The same addresses where a reader finds them (valid when isMemory): `addr`, or, in a
+  /// record of SteppedGrid::stepThenNext whose addresses need no change (all but a generic
+  /// access's), the warp's own (Warp::addr, not copied into `addr`), valid until its next step.
+  const uint64_t *lanes = nullptr;
 };
 /// The instruction `w` executes next (after popping reconverged stack entries), or null when
 /// the warp has finished or waits at a barrier. Timing models read its op class and registers
@@ -225,6 +229,74 @@ inline bool stepAheadWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
     return false;
   recordAhead(ctx, w, top, *w.fn, &rec);
   rec.switched = false; // (no lane group switch: the step moved only the pc)
+  return true;
+}
+
+/// The memory part of a step's record (runImpl, stepPlainWarp): the space, the bytes per lane
+/// and the lanes' addresses (`addr`, `lanes` pointing at it) of a memory instruction or atomic
+/// that executed for lanes `m`. A generic access's lanes are placed in the space of its first
+/// lane (recordGenericSpace).
+void recordGenericSpace(const ExecCtx &ctx, WarpInstRecord &rec, uint32_t m);
+inline void recordAccess(const ExecCtx &ctx, const Warp &w, const ir::Inst &in, uint32_t m,
+                         WarpInstRecord &rec) {
+  rec.isMemory = true;
+  rec.space = in.space;
+  rec.accessBytes = in.width * in.vec;
+  std::memcpy(rec.addr, w.addr, sizeof w.addr);
+  rec.lanes = rec.addr;
+  if (in.space == ir::MemSpace::Generic)
+    recordGenericSpace(ctx, rec, m);
+}
+
+/// stepWarp() of a warp whose next instruction is neither a control instruction nor pure (a
+/// memory instruction, most of these): the same counts, record (but for the addresses of an
+/// access outside generic space: in `lanes`, the warp's own, not in `addr`) and effects,
+/// without stepWarp's general loop (no stack pop, no run ahead, no control switch). False, with nothing changed,
+/// when the warp is not simply there (not Ready, a stack entry to pop, instructions executed
+/// ahead, another kind of instruction): stepWarp() then takes the step. True when it stepped,
+/// also when the instruction faulted (ctx.faulted(): stepWarp() returns true then too).
+inline bool stepPlainWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
+  if (w.state != WarpState::Ready || w.stack.empty() || w.aheadN)
+    return false;
+  SimtEntry &top = w.stack.back();
+  const uint32_t pc = top.pc, active = top.mask;
+  if (pc == top.rpc || active == 0)
+    return false;
+  const ir::Function &fn = *w.fn;
+  const ir::Inst &in = fn.code[pc];
+  if (in.ctl != ir::Ctl::None || in.pure)
+    return false;
+  const uint64_t switches = w.groupSwitches;
+  const uint32_t m = active & (w.preds[in.guard] ^ in.guardXor);
+  ++w.instCount;
+  ++ctx.warpInsts;
+  ctx.threadInsts += laneCount(active);
+  rec.pc = pc;
+  rec.inst = &in;
+  rec.fn = &fn;
+  rec.activeMask = active;
+  rec.execMask = m;
+  rec.cls = in.cls;
+  rec.isMemory = false;
+  rec.blocked = false;
+  rec.callDone = false;
+  top.pc = pc + 1;
+  if (m) {
+    in.fn(ctx, w, in, m);
+    if (__builtin_expect(ctx.faultKind == FaultKind::None, 1) &&
+        (in.cls == ir::OpClass::Mem || in.cls == ir::OpClass::Atomic)) {
+      if (__builtin_expect(in.space == ir::MemSpace::Generic, 0)) {
+        recordAccess(ctx, w, in, m, rec);
+      } else {
+        // (the addresses stay where the handler wrote them: `addr` is not filled)
+        rec.isMemory = true;
+        rec.space = in.space;
+        rec.accessBytes = in.width * in.vec;
+        rec.lanes = w.addr;
+      }
+    }
+  }
+  rec.switched = w.groupSwitches != switches;
   return true;
 }
 

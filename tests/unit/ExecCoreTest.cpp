@@ -552,6 +552,158 @@ SKIP:
     EXPECT_EQ(v[t], t < 10 ? (((t + 1 + 2) * 3 + 4) ^ 5) : 0u) << "thread " << t;
 }
 
+// A cycle model's issue (stepThenNext) takes memory instructions through a step without the
+// interpreter's general loop (stepPlainWarp): each step's record (masks, class, space, bytes,
+// the executed lanes' addresses as CTA offsets, a generic access placed in shared memory), the
+// next instruction, the counts, the results and a fault are those of step() on a twin grid
+// (the addresses in rec.lanes, which step() points at rec.addr)
+// stepped in the same order, for full warps, a partial warp (40 threads), guarded lanes and
+// shared accesses that conflict in the banks or broadcast; `badOffset` > 0 makes the guarded
+// load read past the CTA's shared memory (lanes 0-4 of each warp).
+void checkPlainStepsMatchStep(uint32_t badOffset) {
+  std::string body = R"(
+.visible .entry k(.param .u64 out) {
+  .shared .align 4 .b32 sh[64];
+  .reg .b32 %r<12>; .reg .b64 %rd<6>; .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, sh;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  xor.b32 %r5, %r2, 4;
+  add.u32 %r5, %r3, %r5;
+  ld.shared.u32 %r6, [%r5];
+  and.b32 %r8, %r1, 7;
+  and.b32 %r9, %r1, 8;
+  shl.b32 %r9, %r9, 2;
+  add.u32 %r8, %r8, %r9;
+  shl.b32 %r8, %r8, 2;
+  add.u32 %r8, %r3, %r8;
+  ld.shared.u32 %r9, [%r8];
+  add.u32 %r6, %r6, %r9;
+  setp.lt.u32 %p1, %r1, 5;
+  @%p1 ld.shared.u32 %r6, [%r3+BAD];
+  cvta.shared.u64 %rd2, sh;
+  ld.u32 %r7, [%rd2+12];
+  add.u32 %r6, %r6, %r7;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.u32 [%rd4], %r6;
+  ret;
+}
+)";
+  body.replace(body.find("BAD"), 3, std::to_string(badOffset ? badOffset : 8));
+  const uint32_t threads = 40;
+  ExecHarness ha, hb;
+  SteppedKernel ref, fast;
+  ASSERT_TRUE(ref.begin(ha, body, threads)) << ref.error;
+  ASSERT_TRUE(fast.begin(hb, body, threads)) << fast.error;
+  ptx::exec::WarpInstRecord ra, rb;
+  int steps = 0, sharedSteps = 0, genericSteps = 0, partialSteps = 0;
+  bool faulted = false;
+  while (!ref.grid->ctaDone(ref.cta) && !faulted && steps < 1000) {
+    for (uint32_t w = 0; w < ref.grid->warpsPerCta() && !faulted; ++w) {
+      ptx::exec::Warp &wa = ref.grid->warp(ref.cta, w), &wb = fast.grid->warp(fast.cta, w);
+      ASSERT_EQ(ref.grid->ready(wa), fast.grid->ready(wb)) << "step " << steps;
+      if (!ref.grid->ready(wa))
+        continue;
+      const ptx::ir::Inst *next = nullptr;
+      bool popDue = true;
+      const bool oka = ref.grid->step(wa, ra);
+      const bool okb = fast.grid->stepThenNext(wb, rb, 0, next, popDue);
+      ++steps;
+      ASSERT_EQ(oka, okb) << "step " << steps;
+      if (!oka) {
+        EXPECT_TRUE(badOffset) << "step " << steps;
+        EXPECT_TRUE(ref.grid->laneFaulted(0));
+        EXPECT_TRUE(fast.grid->laneFaulted(0));
+        faulted = true;
+        break;
+      }
+      bool popDue2 = false;
+      EXPECT_EQ(next, fast.grid->next(wb, popDue2)) << "step " << steps;
+      EXPECT_EQ(popDue, popDue2) << "step " << steps;
+      EXPECT_EQ(ra.pc, rb.pc);
+      EXPECT_EQ(ra.activeMask, rb.activeMask) << "pc " << ra.pc;
+      EXPECT_EQ(ra.execMask, rb.execMask) << "pc " << ra.pc;
+      EXPECT_EQ(ra.cls, rb.cls) << "pc " << ra.pc;
+      EXPECT_EQ(ra.isMemory, rb.isMemory) << "pc " << ra.pc;
+      EXPECT_EQ(ra.blocked, rb.blocked) << "pc " << ra.pc;
+      EXPECT_EQ(ra.switched, rb.switched) << "pc " << ra.pc;
+      EXPECT_EQ(ra.callDone, rb.callDone) << "pc " << ra.pc;
+      if (!ra.isMemory || !rb.isMemory)
+        continue;
+      EXPECT_EQ(ra.space, rb.space) << "pc " << ra.pc;
+      EXPECT_EQ(ra.accessBytes, rb.accessBytes) << "pc " << ra.pc;
+      EXPECT_EQ(rb.accessBytes, rb.space == ptx::ir::MemSpace::Param ? 8u : 4u) << "pc " << ra.pc;
+      ASSERT_EQ(ra.lanes, ra.addr); // (step(): the addresses are copied into the record)
+      ASSERT_NE(rb.lanes, nullptr);
+      // (each grid has its own engine: global addresses relative to its output buffer; the
+      // parameter's address is each engine's own)
+      const bool global = rb.space == ptx::ir::MemSpace::Global;
+      if (rb.space != ptx::ir::MemSpace::Param)
+        for (unsigned l = 0; l < 32; ++l)
+          if (rb.execMask >> l & 1)
+            EXPECT_EQ(ra.addr[l] - (global ? ref.out : 0), rb.lanes[l] - (global ? fast.out : 0))
+                << "pc " << ra.pc << " lane " << l;
+      if (rb.space != ptx::ir::MemSpace::Shared)
+        continue;
+      ++sharedSteps;
+      const ptx::ir::Inst &in = *rb.inst;
+      genericSteps += in.space == ptx::ir::MemSpace::Generic;
+      partialSteps += rb.execMask != 0xffffffffu;
+      // the lanes' offsets in the CTA's shared memory, as the kernel computes them (the first
+      // unguarded ld.shared reads the neighbour's word, the second words 0-7 and 32-39: two
+      // words in each of banks 0-7, each read by two lanes)
+      uint32_t firstLoad = 0;
+      while (firstLoad < rb.fn->code.size() &&
+             !(rb.fn->code[firstLoad].cls == ptx::ir::OpClass::Mem &&
+               rb.fn->code[firstLoad].space == ptx::ir::MemSpace::Shared &&
+               rb.fn->code[firstLoad].nrd == 1))
+        ++firstLoad;
+      for (unsigned l = 0; l < 32; ++l) {
+        if (!(rb.execMask >> l & 1))
+          continue;
+        const uint64_t t = w * 32 + l;
+        const uint64_t want = in.space == ptx::ir::MemSpace::Generic ? 12
+                              : in.nrd == 0                          ? 4 * t
+                              : in.guard != ptx::ir::kPredTrue       ? 8
+                              : rb.pc == firstLoad                   ? 4 * (t ^ 1)
+                                                                     : 4 * ((t & 7) + 4 * (t & 8));
+        EXPECT_EQ(rb.lanes[l], want) << "pc " << rb.pc << " thread " << t;
+      }
+    }
+  }
+  auto a = ref.grid->finish(), b = fast.grid->finish();
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.message, b.message);
+  EXPECT_EQ(a.warpInsts, b.warpInsts);
+  EXPECT_EQ(a.threadInsts, b.threadInsts);
+  if (badOffset) {
+    EXPECT_TRUE(faulted);
+    EXPECT_FALSE(b.ok());
+    EXPECT_NE(b.message.find("shared"), std::string::npos) << b.message;
+    return;
+  }
+  ASSERT_TRUE(b.ok()) << b.message;
+  // per warp: the store, the two loads, the generic load; the guarded load only in warp 0 (its
+  // lanes 0-4); warp 1 (8 lanes) partial in all of them
+  EXPECT_EQ(sharedSteps, 2 * 4 + 1);
+  EXPECT_EQ(genericSteps, 2);
+  EXPECT_EQ(partialSteps, 4 + 1);
+  auto va = ha.read<uint32_t>(ref.out, threads), vb = hb.read<uint32_t>(fast.out, threads);
+  for (uint32_t t = 0; t < threads; ++t) {
+    const uint32_t other = t < 5 ? 2 : (t ^ 1) + (t & 7) + 4 * (t & 8);
+    EXPECT_EQ(vb[t], other + 3) << "thread " << t;
+    EXPECT_EQ(va[t], vb[t]) << "thread " << t;
+  }
+}
+
+TEST(ExecCore, SteppedThenNextPlainMemoryStepsMatchStep) { checkPlainStepsMatchStep(0); }
+TEST(ExecCore, SteppedThenNextPlainMemoryStepFaultsAsStep) { checkPlainStepsMatchStep(4096); }
+
 // Kernel "k" of `body` (one output word per thread) as `blocks` CTAs of one warp stepped one
 // after the other: the first fresh (its register file from a heap whose free memory was left
 // full of other bytes), each later one on the objects of the one before, whose registers are

@@ -697,7 +697,7 @@ bool Sm::foldedConstHit() const {
   if (!rec_.isMemory || !rec_.execMask)
     return false;
   // a fixed address: every lane reads the same word
-  const uint64_t a = rec_.addr[__builtin_ctz(rec_.execMask)];
+  const uint64_t a = rec_.lanes[__builtin_ctz(rec_.execMask)];
   return ldst_->constHolds(a - arenaBase_ + kDeviceBase);
 }
 
@@ -909,7 +909,7 @@ void Sm::timeExtensionAccess(Slot &s, const Inst &in, IMemSpaceModel &model, uin
   a.write = !a.atomic && in.nrd == 0;
   a.bytesPerLane = rec_.accessBytes ? rec_.accessBytes : 4;
   a.mask = rec_.execMask;
-  std::copy(std::begin(rec_.addr), std::end(rec_.addr), a.addr);
+  std::copy(rec_.lanes, rec_.lanes + ptx::ir::kWarpSize, a.addr);
   Cycle done = std::max(now + 1, model.access(a, slotIndex, now));
   for (unsigned i = 0; i < in.nrd; ++i)
     s.ready(in.rd[i]) = done;
@@ -918,7 +918,7 @@ void Sm::timeExtensionAccess(Slot &s, const Inst &in, IMemSpaceModel &model, uin
 PTXSIM_ISSUE_INLINE bool Sm::issueMemory(Slot &s, const Inst &in, uint32_t slotIndex, Cycle now) {
   // (the lanes' addresses are read from the record in issue() below, not copied)
   const MemSpaceKind space = spaceKind(rec_.space);
-  WarpMemAccess a(rec_.addr, space != MemSpaceKind::Shared && space != MemSpaceKind::Local
+  WarpMemAccess a(rec_.lanes, space != MemSpaceKind::Shared && space != MemSpaceKind::Local
                                  ? kDeviceBase - arenaBase_
                                  : 0);
   a.space = space;
