@@ -1991,6 +1991,19 @@ const ir::Inst *peekWarp(Warp &w) {
   return nullptr;
 }
 
+bool stepPureRun(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t pc, uint32_t rpc, uint32_t m,
+                 uint32_t active) {
+  // (runImpl's run of a step, the same order: the rows, the instruction, the run)
+  const uint32_t end = pureRunEnd(*w.fn, pc, rpc);
+  if (end <= pc + 1)
+    return false;
+  prefetchRows(w, pc, end);
+  if (m)
+    in.fn(ctx, w, in, m);
+  runAhead(ctx, w, pc + 1, end, active);
+  return true;
+}
+
 void recordGenericSpace(const ExecCtx &ctx, WarpInstRecord &rec, uint32_t m) {
   // a generic access goes where its first lane's address points; the others are assumed to go
   // to the same space (mixed-space warps are rare)

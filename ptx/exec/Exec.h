@@ -248,12 +248,19 @@ inline void recordAccess(const ExecCtx &ctx, const Warp &w, const ir::Inst &in, 
     recordGenericSpace(ctx, rec, m);
 }
 
-/// stepWarp() of a warp whose next instruction is neither a control instruction nor pure (a
-/// memory instruction, most of these): the same counts, record (but for the addresses of an
-/// access outside generic space: in `lanes`, the warp's own, not in `addr`) and effects,
-/// without stepWarp's general loop (no stack pop, no run ahead, no control switch). False, with nothing changed,
-/// when the warp is not simply there (not Ready, a stack entry to pop, instructions executed
-/// ahead, another kind of instruction): stepWarp() then takes the step. True when it stepped,
+/// The step of pure instruction `in` at `pc` that starts a straight-line run of pure
+/// instructions (runImpl's): it executes for lanes `m`, the rest of the run (before `rpc`) for
+/// the lanes of `active` their guards select (Warp::aheadN). False, with nothing done, when no
+/// run follows (`in` then executes as any other instruction).
+bool stepPureRun(ExecCtx &ctx, Warp &w, const ir::Inst &in, uint32_t pc, uint32_t rpc, uint32_t m,
+                 uint32_t active);
+
+/// stepWarp() of a warp whose next instruction is not a control instruction (a memory
+/// instruction, or the first of a run of pure ones, most of these): the same counts, record
+/// (but for the addresses of an access outside generic space: in `lanes`, the warp's own, not
+/// in `addr`) and effects, without stepWarp's general loop (no stack pop, no control switch).
+/// False, with nothing changed, when the warp is not simply there (not Ready, a stack entry to
+/// pop, instructions executed ahead, a control instruction): stepWarp() then takes the step. True when it stepped,
 /// also when the instruction faulted (ctx.faulted(): stepWarp() returns true then too).
 inline bool stepPlainWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
   if (w.state != WarpState::Ready || w.stack.empty() || w.aheadN)
@@ -264,7 +271,7 @@ inline bool stepPlainWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
     return false;
   const ir::Function &fn = *w.fn;
   const ir::Inst &in = fn.code[pc];
-  if (in.ctl != ir::Ctl::None || in.pure)
+  if (in.ctl != ir::Ctl::None)
     return false;
   const uint64_t switches = w.groupSwitches;
   const uint32_t m = active & (w.preds[in.guard] ^ in.guardXor);
@@ -281,6 +288,10 @@ inline bool stepPlainWarp(ExecCtx &ctx, Warp &w, WarpInstRecord &rec) {
   rec.blocked = false;
   rec.callDone = false;
   top.pc = pc + 1;
+  if (in.pure && stepPureRun(ctx, w, in, pc, top.rpc, m, active)) {
+    rec.switched = w.groupSwitches != switches;
+    return true;
+  }
   if (m) {
     in.fn(ctx, w, in, m);
     if (__builtin_expect(ctx.faultKind == FaultKind::None, 1) &&

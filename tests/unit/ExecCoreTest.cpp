@@ -552,8 +552,8 @@ SKIP:
     EXPECT_EQ(v[t], t < 10 ? (((t + 1 + 2) * 3 + 4) ^ 5) : 0u) << "thread " << t;
 }
 
-// A cycle model's issue (stepThenNext) takes memory instructions through a step without the
-// interpreter's general loop (stepPlainWarp): each step's record (masks, class, space, bytes,
+// A cycle model's issue (stepThenNext) takes memory instructions and the starts of pure runs
+// through a step without the interpreter's general loop (stepPlainWarp): each step's record (masks, class, space, bytes,
 // the executed lanes' addresses as CTA offsets, a generic access placed in shared memory), the
 // next instruction, the counts, the results and a fault are those of step() on a twin grid
 // (the addresses in rec.lanes, which step() points at rec.addr)
