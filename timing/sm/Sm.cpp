@@ -110,6 +110,7 @@ void Sm::beginKernel(ptx::exec::SteppedGrid *grid, const ptx::exec::Kernel *kern
                      uint32_t threadsPerCta, uint32_t sharedPerCta, uint64_t arenaBase) {
   grid_ = grid;
   extLaunch_ = grid->extension() != nullptr;
+  noteMayStop();
   exactSm_ = typeid(*this) == typeid(Sm); // (not a core kind that overrides issue())
   cycleSet_ = kNever; // (the grid's lanes have no cycle of this SM's yet)
   storesBuffered_ = false; // (nor store buffering: a fresh grid's lanes start without)
@@ -327,6 +328,7 @@ void Sm::fillIssueInfo(IssueInfo &e, const Inst &in) {
                    (touchesOutside(in) ? kStopTouchesOutside : 0) |
                    (ptx::exec::SteppedGrid::bufferableStore(in) ? kStopBufferable : 0));
   e.windowSafe = windowSafe(in);
+  e.localOnly = e.registerOnly && e.windowSafe;
 }
 
 bool Sm::windowSafe(const Inst &in) {
@@ -656,11 +658,16 @@ PTXSIM_ISSUE_INLINE void Sm::noteNextOperands(Slot &s) const {
   if (!in)
     return;
   // (the scoreboard's two vectors read once, not per operand: Slot::readyAt, inline)
+  // (a register within the scoreboard in one test: a predicate's r, with kPredBit, is past
+  // every register's)
   const Cycle *const reg = s.regReady.data(), *const pred = s.predReady.data();
-  const size_t nReg = s.regReady.size(), nPred = s.predReady.size();
+  const size_t nReg = std::min<size_t>(s.regReady.size(), Inst::kPredBit);
+  const size_t nPred = s.predReady.size();
   auto readyAt = [&](uint16_t r) -> Cycle {
-    const size_t i = r & ~ptx::ir::Inst::kPredBit;
-    return (r & ptx::ir::Inst::kPredBit) ? (i < nPred ? pred[i] : 0) : (i < nReg ? reg[i] : 0);
+    if (__builtin_expect(r < nReg, 1))
+      return reg[r];
+    const size_t i = r & ~Inst::kPredBit;
+    return (r & Inst::kPredBit) && i < nPred ? pred[i] : 0;
   };
   // The latest ready cycle of all (kNever, the greatest, when one is a load not back yet)
   Cycle at = 0;
@@ -735,7 +742,10 @@ PTXSIM_ISSUE_INLINE Sm::StepOutcome Sm::stepBody(Slot &s, const Inst &in, Cycle 
   if (s.w->state == ptx::exec::WarpState::Done)
     retireCheck_ = true; // the warp finished: its CTA may be done
   s.nextCache = next;
-  s.stepHint[0] = s.w->stack.empty() ? nullptr : &s.w->stack.back();
+  // (the top entry's address without a test for an empty stack: an address below the
+  // stack's end, which a prefetch may be given whatever it is)
+  s.stepHint[0] = reinterpret_cast<const void *>(
+      uintptr_t(s.w->stack.data() + s.w->stack.size()) - sizeof(ptx::exec::SimtEntry));
   s.stepHint[1] = s.w->preds;
   if (!stepped) {
     if (rec_.blocked && !grid_->laneFaulted(id_)) {
@@ -879,9 +889,16 @@ void Sm::holdAfterStep(Slot &s, Cycle now, bool frameRet, uint32_t builtin) {
 
 PTXSIM_ISSUE_INLINE void Sm::countIssue(const IssueInfo &ii, Cycle now, bool mayBeFused) {
   ++stats_.warpInsts;
-  // (laneCount: inline bit arithmetic, not the libgcc call __builtin_popcount is without -mpopcnt)
-  stats_.threadInsts += ptx::exec::laneCount(rec_.activeMask);
-  stats_.activeLaneInsts += ptx::exec::laneCount(rec_.execMask);
+  // (laneCount: inline bit arithmetic, not the libgcc call __builtin_popcount is without -mpopcnt;
+  // mostly every lane is active and runs: one test for both)
+  const uint32_t active = rec_.activeMask, exec = rec_.execMask;
+  if (__builtin_expect((active & exec) == ptx::exec::kFullMask, 1)) {
+    stats_.threadInsts += ptx::exec::kWarpSize;
+    stats_.activeLaneInsts += ptx::exec::kWarpSize;
+  } else {
+    stats_.threadInsts += ptx::exec::laneCount(active);
+    stats_.activeLaneInsts += ptx::exec::laneCount(exec);
+  }
   if (mayBeFused && lastIssueFused_)
     return;
   stats_.regReads += ii.regReads;
@@ -978,8 +995,22 @@ PTXSIM_ISSUE_INLINE void Sm::timeArithmetic(Slot &s, const Inst &in, const Issue
   if (worst) {
     collectorMinFree_ = collectors_.take(now, worst); // (the soonest free takes it)
   }
-  for (unsigned i = 0; i < in.nrd; ++i)
-    s.ready(in.rd[i]) = now + lat;
+  // (Slot::ready with the register scoreboard's vector read once: a predicate, or a register
+  // past its end, which grows it, takes Slot::ready)
+  // (a predicate's r, with kPredBit, is past every register's: one test)
+  const Cycle at = now + lat;
+  Cycle *reg = s.regReady.data();
+  size_t nReg = std::min<size_t>(s.regReady.size(), Inst::kPredBit);
+  for (unsigned i = 0; i < in.nrd; ++i) {
+    const uint16_t r = in.rd[i];
+    if (__builtin_expect(r < nReg, 1)) {
+      reg[r] = at;
+    } else {
+      s.ready(r) = at;
+      reg = s.regReady.data();
+      nReg = std::min<size_t>(s.regReady.size(), Inst::kPredBit);
+    }
+  }
 }
 
 bool Sm::isGlobalLoad(const Inst &in) {
@@ -1219,6 +1250,7 @@ bool Sm::mustStopOther(const ptx::exec::Warp &w, const Inst &in, const IssueInfo
   if (!(ii.stop & kStopBufferable)) // (SteppedGrid::bufferableStore)
     return true;
   storesHeld_ = true; // (it issues now, into the buffer)
+  mayStop_ = true;
   return false;
 }
 
@@ -1227,6 +1259,7 @@ void Sm::tickShared(Cycle now) {
   if (storesHeld_) { // first this SM's stores of the parallel phase, in the order it made them
     grid_->commitStores(id_);
     storesHeld_ = false;
+    noteMayStop();
   }
   if (ctas_.empty()) {
     retireDue_ = false;
@@ -1456,9 +1489,11 @@ PTXSIM_ISSUE_INLINE bool Sm::issueBody(uint32_t si, Cycle now, SchedScan &scan, 
     __builtin_prefetch(ps.stepHint[1]);
     const Inst &in = *ps.nextCache; // (what the scan found: the warp has not stepped since)
     const IssueInfo &ii = issueInfo(in);
-    if (stopBeforeShared && (__builtin_expect(windowLocal_ && !ii.windowSafe, 0)
-                                 ? (windowStop_ = true)
-                                 : mustStop(*ps.w, in, ii))) {
+    // (the common case first, in one test: a register-only instruction that is window-safe,
+    // on an SM with nothing that makes mustStop look further)
+    if (stopBeforeShared && !(ii.localOnly && !mayStop_) &&
+        (__builtin_expect(windowLocal_ && !ii.windowSafe, 0) ? (windowStop_ = true)
+                                                              : mustStop(*ps.w, in, ii))) {
       // the rest of this tick runs in the GPU's ordered phase (tickShared), from this pick on
       resume_.sched = si;
       resume_.scan = scan;

@@ -385,14 +385,21 @@ protected:
     uint8_t stop = 0;
     /// windowSafe(): an SM running ahead of the GPU's clock may issue it (setWindow)
     uint8_t windowSafe = 0;
+    /// registerOnly and windowSafe: in the parallel phase the issue need not stop for it
+    /// unless mayStop_ (issueBody's one test for the common case of mustStop and the window)
+    uint8_t localOnly = 0;
   };
   static constexpr uint8_t kStopExitOrRet = 1, kStopGlobalRead = 2, kStopCall = 4,
                            kStopTouchesOutside = 8, kStopBufferable = 16;
   static constexpr size_t kIssueInfoEntries = 256; ///< a power of 2
+  /// The power of 2 in sizeof(ptx::ir::Inst) (issueInfo's index)
+  static constexpr unsigned kInstSizeShift = __builtin_ctzll(sizeof(ptx::ir::Inst));
   /// (inline: once per issue; the rest, fillIssueInfo, once per instruction and launch)
   const IssueInfo &issueInfo(const ptx::ir::Inst &in) {
-    // (consecutive instructions take consecutive entries, whatever the array's alignment)
-    IssueInfo &e = issueInfo_[(uintptr_t(&in) / sizeof(ptx::ir::Inst)) % kIssueInfoEntries];
+    // (a shift, not a division: the address over the power of 2 in the instruction's size
+    // steps by an odd number from one instruction to the next, so any kIssueInfoEntries
+    // consecutive instructions take different entries, whatever the array's alignment)
+    IssueInfo &e = issueInfo_[(uintptr_t(&in) >> kInstSizeShift) % kIssueInfoEntries];
     if (__builtin_expect(e.in != &in, 0))
       fillIssueInfo(e, in);
     return e;
@@ -727,6 +734,10 @@ protected:
   }
   bool mustStopOther(const ptx::exec::Warp &w, const ptx::ir::Inst &in, const IssueInfo &ii);
   bool storesHeld_ = false; ///< this tick's parallel phase buffered global stores
+  /// orderedIssue_ || extLaunch_ || storesHeld_ (noteMayStop() after each of them changes):
+  /// without it an IssueInfo::localOnly instruction never stops the parallel phase
+  bool mayStop_ = false;
+  void noteMayStop() { mayStop_ = orderedIssue_ || extLaunch_ || storesHeld_; }
   uint32_t sharedCap_ = 0; ///< shared memory this kernel may use (-gpgpu_shmem_size or the carve-out)
   uint64_t arenaBase_ = 0;
   uint32_t usedThreads_ = 0, usedShared_ = 0, usedRegs_ = 0;
