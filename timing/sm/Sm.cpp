@@ -34,7 +34,8 @@ const char *stallReasonName(StallReason r) {
 }
 
 Cycle &Sm::Slot::grow(std::vector<Cycle> &v, size_t i) {
-  v.resize(i + 16, 0);
+  // (never past kPredBit entries: an operand with kPredBit then lies past every register's)
+  v.resize(std::min<size_t>(i + 16, Inst::kPredBit), 0);
   return v[i];
 }
 
@@ -54,6 +55,7 @@ Sm::Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers
   const SchedulerParams sp = schedulerParams(c);
   for (uint32_t i = 0; i < std::max(1u, c.schedulersPerSm); ++i)
     scheds_.push_back(schedulers.create(c.scheduler, sp));
+  nScheds_ = (uint32_t)scheds_.size();
   schedCounters_ = schedulers.counters(c.scheduler);
   schedHearsIssues_ = false;
   for (const auto &sched : scheds_) {
@@ -659,10 +661,9 @@ PTXSIM_ISSUE_INLINE void Sm::noteNextOperands(Slot &s) const {
     return;
   // (the scoreboard's two vectors read once, not per operand: Slot::readyAt, inline)
   // (a register within the scoreboard in one test: a predicate's r, with kPredBit, is past
-  // every register's)
+  // every register's, Slot::grow)
   const Cycle *const reg = s.regReady.data(), *const pred = s.predReady.data();
-  const size_t nReg = std::min<size_t>(s.regReady.size(), Inst::kPredBit);
-  const size_t nPred = s.predReady.size();
+  const size_t nReg = s.regReady.size(), nPred = s.predReady.size();
   auto readyAt = [&](uint16_t r) -> Cycle {
     if (__builtin_expect(r < nReg, 1))
       return reg[r];
@@ -997,10 +998,11 @@ PTXSIM_ISSUE_INLINE void Sm::timeArithmetic(Slot &s, const Inst &in, const Issue
   }
   // (Slot::ready with the register scoreboard's vector read once: a predicate, or a register
   // past its end, which grows it, takes Slot::ready)
-  // (a predicate's r, with kPredBit, is past every register's: one test)
+  // (a predicate's r, with kPredBit, is past every register's, as the scoreboard has at most
+  // kPredBit entries: Slot::grow; one test)
   const Cycle at = now + lat;
   Cycle *reg = s.regReady.data();
-  size_t nReg = std::min<size_t>(s.regReady.size(), Inst::kPredBit);
+  size_t nReg = s.regReady.size();
   for (unsigned i = 0; i < in.nrd; ++i) {
     const uint16_t r = in.rd[i];
     if (__builtin_expect(r < nReg, 1)) {
@@ -1008,7 +1010,7 @@ PTXSIM_ISSUE_INLINE void Sm::timeArithmetic(Slot &s, const Inst &in, const Issue
     } else {
       s.ready(r) = at;
       reg = s.regReady.data();
-      nReg = std::min<size_t>(s.regReady.size(), Inst::kPredBit);
+      nReg = s.regReady.size();
     }
   }
 }
@@ -1120,7 +1122,7 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
       grid_->initReservedCta(c);
     toInit_.clear();
   }
-  resume_.sched = (uint32_t)scheds_.size(); // nothing to resume unless we stop below
+  resume_.sched = nScheds_; // nothing to resume unless we stop below
   ldst_->tick(now, mem);
   while (ldst_->hasCompletion()) {
     auto [slot, tag] = ldst_->popCompletion();
@@ -1168,7 +1170,7 @@ bool Sm::tickLocal(Cycle now, MemorySystem &mem, bool stopBeforeShared) {
   // those after the launch need it off, and they switch it off first: bufferStores.)
   bufferStores(stopBeforeShared);
   bool finished = true;
-  for (uint32_t si = 0; si < scheds_.size() && finished; ++si) {
+  for (uint32_t si = 0; si < nScheds_ && finished; ++si) {
     SchedScan scan;
     scanScheduler(si, now, scan);
     // (no warp ready: the stall is counted here, without the issue's frame)

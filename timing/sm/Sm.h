@@ -218,7 +218,7 @@ public:
     t.canTake = dispatching && !cfg_.core.placedCtasOnly && canTakeCta();
     // tickShared() resumes a stopped scheduler, then retires CTAs whose warps have all finished
     // and whose loads are back (noteRetire at the end of the tick made the same test)
-    t.needShared = resume_.sched < scheds_.size() || retireDue_ || storesHeld_;
+    t.needShared = resume_.sched < nScheds_ || retireDue_ || storesHeld_;
   }
 
   const SmStats &stats() const { return stats_; }
@@ -654,6 +654,7 @@ protected:
   /// extension's ctaFinished hook, so it runs in the ordered phase.
   bool extLaunch_ = false;
   std::vector<std::unique_ptr<IWarpScheduler>> scheds_;
+  uint32_t nScheds_ = 0; ///< scheds_.size() (the constructor fills scheds_ once)
   /// The statistics of the policy's counters (SchedulerRegistry::counters)
   const std::vector<stats::Counter> *schedCounters_ = nullptr;
   std::vector<Slot> slots_;
