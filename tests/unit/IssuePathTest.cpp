@@ -1,10 +1,12 @@
 // The issue path's bookkeeping (Sm::issueSmWith and what it inlines): the per-instruction table
 // (Sm::issueInfo) keeps any 256 consecutive instructions of a function at once, whatever the
 // code's address, and its entry says which instructions may skip the parallel phase's stop test
-// (IssueInfo::localOnly: register-only and window-safe); and the warp's scoreboard holds every
-// destination's ready cycle, a predicate's too, and one past the scoreboard's end that grows it
-// in the middle of an instruction's destinations: a one-warp chain of dependent instructions
-// costs each link its latency, whichever register or predicate carries it.
+// (IssueInfo::localOnly: register-only and window-safe); the warp's scoreboard never grows past
+// kPredBit entries (a register is tested against its end in one comparison, which a predicate
+// operand must fail); and the scoreboard holds every destination's ready cycle, a predicate's
+// too, and one past the scoreboard's end that grows it in the middle of an instruction's
+// destinations: a one-warp chain of dependent instructions costs each link its latency,
+// whichever register or predicate carries it.
 
 #include "ExecHarness.h"
 #include "ptx/exec/Schedule.h"
@@ -34,6 +36,14 @@ public:
                                 [&](const Info &e) { return e.in == &in; }));
   }
   static constexpr size_t entries() { return kIssueInfoEntries; }
+  /// A fresh slot's scoreboard after `r` is written: the entries of r's kind (registers or
+  /// predicates) and what r reads back.
+  static std::pair<size_t, timing::Cycle> grownBy(uint16_t r, timing::Cycle at) {
+    Slot s;
+    s.ready(r) = at;
+    const size_t n = (r & ptx::ir::Inst::kPredBit) ? s.predReady.size() : s.regReady.size();
+    return {n, s.readyAt(r)};
+  }
 };
 
 } // namespace
@@ -50,6 +60,20 @@ TEST(TimingIssuePath, AnyTableSizeOfConsecutiveInstructionsKeepTheirEntries) {
     // (none of them took another one's entry)
     for (size_t i = start; i < start + n; ++i)
       ASSERT_EQ(sm.entriesFor(code[i]), 1u) << "window at " << start << ", instruction " << i;
+  }
+}
+
+TEST(TimingIssuePath, TheScoreboardGrowsToAtMostThePredicateBitsEntries) {
+  // (the issue tests a register against the scoreboard's end in one comparison, which an
+  // operand with kPredBit must fail: Slot::grow never makes kPredBit entries or more)
+  const uint16_t pred = ptx::ir::Inst::kPredBit;
+  for (uint16_t r : {uint16_t(0), uint16_t(5), uint16_t(300), uint16_t(pred - 16),
+                     uint16_t(pred - 2), uint16_t(pred - 1), uint16_t(pred | 3),
+                     uint16_t(pred | (pred - 1))}) {
+    const auto [n, back] = IssueInfoProbeSm::grownBy(r, 1234);
+    EXPECT_EQ(back, 1234u) << r;
+    EXPECT_GT(n, size_t(r & (pred - 1))) << r;
+    EXPECT_LE(n, size_t(pred)) << r;
   }
 }
 
