@@ -374,8 +374,9 @@ TEST(JitCache, CachedCodeRunsWithoutLlvm) {
     EXPECT_EQ(s1.functionsCompiled, s0.functionsCompiled);
     EXPECT_EQ(s1.functionsLoaded, s0.functionsLoaded + 1);
   }
-  if (!before)
+  if (!before) {
     EXPECT_FALSE(moduleLoaded()) << "the JIT module was loaded although every function was cached";
+  }
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
@@ -471,8 +472,9 @@ TEST(JitCache, LoaderNamesWhatItRefuses) {
     bad[at] = char(rng());
     bad[rng() % tables] ^= char(1u << (rng() % 8));
     err.clear();
-    if (!ptx::jit::loader::load(bad, ptx::jit::kRunSymbol, err))
+    if (!ptx::jit::loader::load(bad, ptx::jit::kRunSymbol, err)) {
       EXPECT_FALSE(err.empty());
+    }
   }
   std::system(("rm -rf '" + dir + "'").c_str());
 }
@@ -648,10 +650,11 @@ TEST(JitCache, DamagedHotnessRecordIsIgnoredWithAWarning) {
       EXPECT_EQ(earlyNow(), e0); // ignored: nothing early
       EXPECT_EQ(statsNow().launchesInterpreted, s0.launchesInterpreted + 1);
       // (warned once per process and text: the first damaged file's warning is the one seen)
-      if (text == bad[0])
+      if (text == bad[0]) {
         EXPECT_NE(err.find("warning: the JIT hotness record " + path + " is not a ptxsim JIT hotness record; it is ignored"),
                   std::string::npos)
             << err;
+      }
     }
     ASSERT_EQ(cache::loadHotness(dir, key, rec, why), cache::Load::Hit) << why; // rewritten
     EXPECT_EQ(rec.runs, 1u);

@@ -168,8 +168,9 @@ TEST(ExecAsyncCopy, GlobaltimerNeverGoesBackAcrossLaunches) {
     auto r = h.launch("t", {1}, {32}, {d});
     ASSERT_TRUE(r.ok()) << r.message;
     uint64_t now = h.read<uint64_t>(d, 1)[0];
-    if (i)
+    if (i) {
       EXPECT_GT(now, last) << "launch " << i;
+    }
     last = now;
   }
 }

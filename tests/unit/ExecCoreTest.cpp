@@ -645,9 +645,10 @@ void checkPlainStepsMatchStep(uint32_t badOffset) {
       const bool global = rb.space == ptx::ir::MemSpace::Global;
       if (rb.space != ptx::ir::MemSpace::Param)
         for (unsigned l = 0; l < 32; ++l)
-          if (rb.execMask >> l & 1)
+          if (rb.execMask >> l & 1) {
             EXPECT_EQ(ra.addr[l] - (global ? ref.out : 0), rb.lanes[l] - (global ? fast.out : 0))
                 << "pc " << ra.pc << " lane " << l;
+          }
       if (rb.space != ptx::ir::MemSpace::Shared)
         continue;
       ++sharedSteps;

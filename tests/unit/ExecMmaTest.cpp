@@ -138,7 +138,7 @@ struct Case {
   std::string dt, at, bt, ct;
   bool satfinite = false;
   bool bigInts = false; ///< s8/u8 extremes and C near the s32 limits (overflow)
-  std::string bitOp;    ///< b1: ".xor" or ".and"
+  std::string bitOp{};  ///< b1: ".xor" or ".and"
 };
 
 std::string shapeName(const Case &c) {

@@ -180,7 +180,8 @@ TEST(TimingScanUnits, WarpsInSlotsPastTheFirst64Issue) {
       EXPECT_EQ(two.stats.get("gpu.warp_insts"), one.stats.get("gpu.warp_insts")) << policy;
       // round robin keeps every warp going to the end: the 96 warps an SM holds at once stay
       // resident (more than the first word's 64 slots), and those past it issue
-      if (std::string(policy) == "lrr")
+      if (std::string(policy) == "lrr") {
         EXPECT_GT(two.stats.get("sm.occupancy") * 128, 80.0) << hostThreads;
+      }
     }
 }
