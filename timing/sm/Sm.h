@@ -729,7 +729,7 @@ protected:
   bool mustStop(const ptx::exec::Warp &w, const ptx::ir::Inst &in, const IssueInfo &ii) {
     // (inline: a plain register-only instruction of a full SM, no launch extension, no store
     // held; mustStopOther the rest)
-    if (ii.registerOnly && !orderedIssue_ && !extLaunch_ && !storesHeld_)
+    if (ii.registerOnly && !mayStop_)
       return false;
     return mustStopOther(w, in, ii);
   }
