@@ -308,13 +308,32 @@ public:
   ir::Opnd constant(uint64_t bits);
   uint32_t newReg() {
     out_.regBytes.push_back(4);
-    reached_.push_back(1); // (handlers may reach it through fields: Inst::aux)
+    out_.regDeclIndex.push_back(declCursor_++);
     return out_.numRegs++;
   }
-  /// Registers [first, first + n) are named by the code (reached_).
-  void reach(uint32_t first, uint32_t n) const {
-    for (uint32_t r = first; r < first + n && r < reached_.size(); ++r)
-      reached_[r] = 1;
+  /// The register (index in the warp's register store) of the declared register whose index
+  /// in declaration order is `decl`: given the next free index the first time a name resolves
+  /// to it (with the `span` slots it and the next declared ones occupy from there).
+  uint32_t place(uint32_t decl, uint32_t span) const {
+    uint32_t &r = placed_[decl];
+    if (r == ~0u) {
+      r = out_.numRegs;
+      for (uint32_t k = 0; k < span; ++k) {
+        const uint32_t d = decl + k;
+        out_.regBytes.push_back(d < declBytes_.size() ? declBytes_[d] : 4);
+        out_.regDeclIndex.push_back(d);
+        if (k && d < placed_.size() && placed_[d] == ~0u)
+          placed_[d] = r + k;
+      }
+      out_.numRegs += span;
+    }
+    return r;
+  }
+  /// A resolved register symbol: its index placed (place()).
+  SymbolRef placed(SymbolRef s) const {
+    if (s.kind == SymbolRef::Kind::Reg)
+      s.index = place(s.index, std::max<uint32_t>(s.slots, (s.bits + 63) / 64));
+    return s;
   }
   ir::Inst &emit();
   const Instruction *cur_ = nullptr;
@@ -358,22 +377,24 @@ private:
   std::unordered_map<std::string_view, uint64_t> kernelShared_; ///< module shared placed here
   std::unordered_map<uint64_t, uint32_t> constIndex_;
   uint32_t sinkReg_ = ~0u;
-  /// Per data register: 0 for a declared one whose name lookup() never resolved, so that no
-  /// instruction, call or handler field reaches it (PTX declares ranges such as %r<75> of which
-  /// a kernel may use a few); 1 for the others, and for those the lowering makes itself
-  /// (newReg: handlers reach them through fields, as addc's carry through Inst::aux).
-  mutable std::vector<uint8_t> reached_;
+  /// Registers are placed in the warp's register store in the order the code first names
+  /// them, not as declared: PTX declares ranges such as %r<75> of which a kernel may use a
+  /// few, and nvcc leaves index 0 of each range unused, so a declared register that no
+  /// instruction, call or handler field reaches takes no room (a warp's registers are most
+  /// of a CTA's host memory and its first-touch page faults). SymbolRef::index of a data
+  /// register in the scopes is its index in declaration order (declCursor_ counts them, and
+  /// the lowering's own registers, as ir::Function::regDeclIndex keeps them); placed_ maps
+  /// it to its place, ~0u until the code names it; declBytes_ holds each one's width.
+  uint32_t declCursor_ = 0;
+  mutable std::vector<uint32_t> placed_;
+  std::vector<uint8_t> declBytes_;
   friend class ptxsim::ptx::exec::LowerCtx;
 };
 
 SymbolRef FunctionLowering::lookup(std::string_view name) const {
-  // (every name the code uses comes here: a data register it returns is reached; a vector
+  // (every name the code uses comes here: a data register it returns is placed, a vector
   // register's span counted generously)
-  auto reached = [this](const SymbolRef &s) {
-    if (s.kind == SymbolRef::Kind::Reg)
-      reach(s.index, std::max<uint32_t>(s.slots, (s.bits + 63) / 64));
-    return s;
-  };
+  auto reached = [this](const SymbolRef &s) { return placed(s); };
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
     auto f = it->names.find(name);
     if (f != it->names.end())
@@ -452,10 +473,10 @@ void FunctionLowering::declare(const VarDecl &v) {
       s.index = out_.numPreds;
       out_.numPreds += (uint32_t)count;
     } else {
-      s.index = out_.numRegs;
-      out_.numRegs += (uint32_t)(count * s.slots);
-      out_.regBytes.resize(out_.numRegs, (uint8_t)std::min<uint32_t>(s.bits / 8 / s.slots, 255));
-      reached_.resize(out_.numRegs, 0); // (until lookup() resolves a name to it)
+      s.index = declCursor_; // (placed when the code names it: lookup())
+      declCursor_ += (uint32_t)(count * s.slots);
+      declBytes_.resize(declCursor_, (uint8_t)std::min<uint32_t>(s.bits / 8 / s.slots, 255));
+      placed_.resize(declCursor_, ~0u);
     }
     if (v.isRange)
       sc.ranges[v.name] = {s, count};
@@ -579,8 +600,7 @@ void FunctionLowering::run() {
       if (p.space == Space::Reg) {
         // register-passed parameter: a callee register; calls copy into it
         declare(p);
-        SymbolRef s = scopes_.back().names[p.name];
-        reach(s.index, std::max<uint32_t>(s.slots, (s.bits + 63) / 64)); // (calls copy into it)
+        const SymbolRef s = placed(scopes_.back().names[p.name]); // (calls copy into it)
         offs.push_back(0x80000000u | s.index);
         sizes.push_back((typeBits(p.type) + 7) / 8);
         return;
@@ -716,7 +736,7 @@ void FunctionLowering::run() {
   out_.frameSize = (uint32_t)alignUp(frameMax_, 16);
   if (af_.isEntry) {
     out_.staticShared = (uint32_t)sharedCursor_;
-    computeZeroAtStart(out_, &reached_); // (the code is final: after the passes above)
+    computeZeroAtStart(out_); // (the code is final: after the passes above)
     computeSpinRegs(out_);
   }
   computeAheadRuns(out_);

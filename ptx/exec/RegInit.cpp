@@ -184,7 +184,7 @@ std::vector<std::pair<uint32_t, uint32_t>> runsOf(const std::vector<uint64_t> &s
 
 } // namespace
 
-void computeZeroAtStart(ir::Function &fn, const std::vector<uint8_t> *reached) {
+void computeZeroAtStart(ir::Function &fn) {
   fn.zeroAtStart.clear();
   fn.zeroAtStartKnown = false;
   const size_t n = fn.code.size(), regs = fn.numRegs, words = (regs + 63) / 64;
@@ -214,11 +214,6 @@ void computeZeroAtStart(ir::Function &fn, const std::vector<uint8_t> *reached) {
       forWrites(fn.code[pc], desc[pc], [&](uint32_t r) { mark(written, r); });
   for (size_t i = 0; i < words; ++i)
     zero[i] = ~written[i];
-  // a declared register no name reaches is neither read nor written
-  if (reached && reached->size() == regs)
-    for (uint32_t r = 0; r < regs; ++r)
-      if (!(*reached)[r])
-        zero[r / 64] &= ~(1ull << (r % 64));
   auto readReg = [&](size_t pc, uint32_t off) {
     uint32_t r = off / ir::kWarpSize;
     if (r < regs && !(in.row(pc)[r / 64] >> (r % 64) & 1))

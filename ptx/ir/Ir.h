@@ -210,6 +210,10 @@ struct Function {
   std::vector<Inst> code;
   uint32_t numRegs = 0;  ///< data registers (each 32 lanes x 8 bytes)
   std::vector<uint8_t> regBytes; ///< declared bytes of each data register (for estimates)
+  /// Each data register's index in declaration order (the lowering places registers in the
+  /// order the code names them, exec/Lower.cpp): what the timing model's register banks are
+  /// computed from, as ptxas's allocation follows the declarations more than first use.
+  std::vector<uint32_t> regDeclIndex;
   uint32_t numPreds = 2; ///< predicate registers incl. the two constants
   /// Byte size of the function's call frame in local memory: `.local` variables, `.param`
   /// buffers of calls it makes, then its own parameters and return values.

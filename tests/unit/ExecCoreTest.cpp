@@ -3,6 +3,7 @@
 #include "ExecHarness.h"
 
 #include <algorithm>
+#include <set>
 
 using namespace ptxsim;
 using namespace ptxsim::test;
@@ -797,9 +798,10 @@ TEST(ExecCore, RegistersReadBeforeWrittenStartAtZeroInFreshAndReusedCtas) {
       EXPECT_EQ(v[c * 32 + t], t < 16 ? t + 100 : 0u) << "cta " << c << " thread " << t;
 }
 
-// A declared register the code never names (%r0, %r4, %r7-%r39, %rd0) needs no zero: nothing
-// reaches it; a register the lowering made itself (addc's carry, Inst::aux) does: the addc
-// with no carry set before reads a carry of 0 in a fresh and in a reused CTA.
+// A declared register the code never names (%r0, %r4, %r7-%r39, %rd0) takes no room in the
+// register file (the lowering places registers as the code names them) and so needs no zero; a
+// register the lowering made itself (addc's carry, Inst::aux) does: the addc with no carry set
+// before reads a carry of 0 in a fresh and in a reused CTA.
 TEST(ExecCore, UnnamedRegistersNeedNoZeroButHiddenOnesDo) {
   const char *body = R"(
 .visible .entry k(.param .u64 out) {
@@ -818,7 +820,21 @@ TEST(ExecCore, UnnamedRegistersNeedNoZeroButHiddenOnesDo) {
 )";
   uint32_t zeroed = 0, regs = 0;
   zeroedOf(body, zeroed, regs);
-  EXPECT_GE(regs, 44u);
+  EXPECT_GE(regs, 8u);  // %r1-%r3, %r5, %r6, %rd1-%rd3
+  EXPECT_LE(regs, 16u); // (and temporaries the lowering made: not the 36 unnamed ones)
+  {
+    // each placed register keeps its index among the declarations (%r<40> are 0-39, %rd<4>
+    // 40-43, the lowering's own from 44 on): the named ones and no other declared one
+    ExecHarness h;
+    ASSERT_TRUE(h.load(ptxHeader() + body)) << h.errors;
+    const ptx::ir::Function &fn = *h.engine->findKernel("k", h.module)->fn;
+    ASSERT_EQ(fn.regDeclIndex.size(), fn.numRegs);
+    std::set<uint32_t> declared, temps;
+    for (uint32_t d : fn.regDeclIndex)
+      (d < 44 ? declared : temps).insert(d);
+    EXPECT_EQ(declared, (std::set<uint32_t>{1, 2, 3, 5, 6, 41, 42, 43}));
+    EXPECT_EQ(declared.size() + temps.size(), fn.numRegs); // (no index twice)
+  }
   EXPECT_GE(zeroed, 1u); // the carry
   EXPECT_LE(zeroed, 8u); // (and temporaries the lowering made: not the 36 unnamed ones)
   std::vector<uint32_t> v = runOnDirtyRegisterFiles(body, 3);

@@ -35,13 +35,14 @@ const char *kPtx = R"(
 )";
 
 /// The busiest bank's register reads of `in` with `banks` banks (predicates aside): the model
-/// reads a bank's registers one per cycle, so an instruction takes degree - 1 extra cycles.
-uint32_t bankDegree(const ptx::ir::Inst &in, uint32_t banks) {
+/// reads a bank's registers one per cycle, so an instruction takes degree - 1 extra cycles. A
+/// register's bank is that of its index among the declarations (ir::Function::regDeclIndex).
+uint32_t bankDegree(const ptx::ir::Function &fn, const ptx::ir::Inst &in, uint32_t banks) {
   std::map<uint32_t, uint32_t> perBank;
   uint32_t worst = 0;
   for (unsigned i = 0; i < in.nrs; ++i)
     if (!(in.rs[i] & ptx::ir::Inst::kPredBit))
-      worst = std::max(worst, ++perBank[in.rs[i] % banks]);
+      worst = std::max(worst, ++perBank[fn.regDeclIndex.at(in.rs[i]) % banks]);
   return worst;
 }
 
@@ -65,11 +66,11 @@ TEST(TimingIssueInfo, BankConflictsAndReadsFollowEachSmConfig) {
     // accesses) go through the collector
     double conflicts = 0, reads = 0, maxSources = 0;
     for (const ptx::ir::Inst &in : k->fn->code) {
-      const uint32_t degree = bankDegree(in, 1);
+      const uint32_t degree = bankDegree(*k->fn, in, 1);
       reads += degree; // (one bank: the degree is the register sources' count)
       maxSources = std::max(maxSources, double(degree));
       if (in.cls != ptx::ir::OpClass::Mem && in.cls != ptx::ir::OpClass::Atomic)
-        conflicts += std::max(bankDegree(in, banks), 1u) - 1;
+        conflicts += std::max(bankDegree(*k->fn, in, banks), 1u) - 1;
     }
     ASSERT_GE(maxSources, 2) << "the kernel's add and mad have two register sources";
     timing::TimingConfig cfg; // defaults: GTX480-like

@@ -29,7 +29,13 @@ class IssueInfoProbeSm : public timing::Sm {
 public:
   using Sm::Sm;
   using Info = IssueInfo;
-  const Info &info(const ptx::ir::Inst &in) { return issueInfo(in); }
+  const Info &info(const ptx::ir::Inst &in, const ptx::ir::Function &fn = noFunction()) {
+    return issueInfo(in, fn);
+  }
+  static const ptx::ir::Function &noFunction() {
+    static const ptx::ir::Function fn;
+    return fn;
+  }
   /// The entries that are for `in` now (without filling one)
   size_t entriesFor(const ptx::ir::Inst &in) const {
     return size_t(std::count_if(issueInfo_.get(), issueInfo_.get() + kIssueInfoEntries,
@@ -113,6 +119,36 @@ TEST(TimingIssuePath, LocalOnlyIsRegisterOnlyAndWindowSafe) {
   ptx::ir::Inst folded;
   folded.sassRole = uint8_t(ptx::exec::SassRole::ConstOperand);
   EXPECT_FALSE(sm.info(folded).localOnly);
+}
+
+TEST(TimingIssuePath, RegisterBanksFollowTheDeclarationOrderNotTheStore) {
+  // The lowering places registers in the store in the order the code names them
+  // (ir::Function::regDeclIndex keeps each one's index among the declarations); the operand
+  // collector's banks are those of the declarations. 16 banks: declarations 0 and 16 share one.
+  timing::TimingConfig cfg;
+  cfg.core.regBanks = 16;
+  IssueInfoProbeSm sm(cfg, 0, timing::builtinSchedulers());
+  ptx::ir::Function fn;
+  fn.numRegs = 4;
+  fn.regDeclIndex = {0, 16, 1, 33};
+  std::vector<ptx::ir::Inst> code(4);
+  auto reads = [](ptx::ir::Inst &in, std::initializer_list<uint16_t> rs) {
+    in.nrs = 0;
+    for (uint16_t r : rs)
+      in.rs[in.nrs++] = r;
+  };
+  reads(code[0], {0, 1});    // declarations 0 and 16: one bank, read twice
+  reads(code[1], {0, 2});    // 0 and 1: two banks
+  reads(code[2], {2, 3, 0}); // 1, 33 (bank 1) and 0
+  reads(code[3], {0, 1, 3}); // 0, 16 (bank 0) and 33
+  EXPECT_EQ(sm.info(code[0], fn).bankWorst, 2);
+  EXPECT_EQ(sm.info(code[1], fn).bankWorst, 1);
+  EXPECT_EQ(sm.info(code[2], fn).bankWorst, 2);
+  EXPECT_EQ(sm.info(code[3], fn).bankWorst, 2);
+  // without the table (a function made by hand), the store's index is the bank's
+  IssueInfoProbeSm plain(cfg, 0, timing::builtinSchedulers());
+  EXPECT_EQ(plain.info(code[0]).bankWorst, 1);
+  EXPECT_EQ(plain.info(code[1]).bankWorst, 1);
 }
 
 namespace {

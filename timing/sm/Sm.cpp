@@ -294,13 +294,14 @@ uint32_t Sm::latencyFor(const Inst &in, uint8_t p) const {
   }
 }
 
-void Sm::fillIssueInfo(IssueInfo &e, const Inst &in) {
+void Sm::fillIssueInfo(IssueInfo &e, const Inst &in, const ptx::ir::Function &fn) {
   issueInfoUsed_ = true;
   e.in = &in;
   e.pipe = pipeFor(in);
   e.latency = latencyFor(in, e.pipe);
   // the operand collector reads source registers of one bank in successive cycles: the
-  // busiest bank's reads (at most 16 sources)
+  // busiest bank's reads (at most 16 sources). A register's bank follows its place among the
+  // declarations (ir::Function::regDeclIndex), not its place in the simulator's store.
   const uint32_t banks = std::min<uint32_t>(std::max(1u, cfg_.core.regBanks), 64);
   uint32_t worst = 0, n = 0, reads = 0, writes = 0;
   uint8_t bank[16];
@@ -308,7 +309,8 @@ void Sm::fillIssueInfo(IssueInfo &e, const Inst &in) {
     if (in.rs[i] & Inst::kPredBit)
       continue;
     ++reads;
-    const uint8_t b = uint8_t(in.rs[i] % banks);
+    const uint32_t r = in.rs[i];
+    const uint8_t b = uint8_t((r < fn.regDeclIndex.size() ? fn.regDeclIndex[r] : r) % banks);
     uint32_t same = 1;
     for (uint32_t j = 0; j < n; ++j)
       same += bank[j] == b;
@@ -602,7 +604,7 @@ bool Sm::issue(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
 }
 
 PTXSIM_ISSUE_INLINE bool Sm::issueSm(Slot &s, const Inst &inst, uint32_t slotIndex, Cycle now) {
-  return issueSmWith(s, inst, issueInfo(inst), slotIndex, now);
+  return issueSmWith(s, inst, issueInfo(inst, *s.w->fn), slotIndex, now);
 }
 
 PTXSIM_ISSUE_INLINE bool Sm::issueSmWith(Slot &s, const Inst &inst, const IssueInfo &ii,
@@ -1490,7 +1492,7 @@ PTXSIM_ISSUE_INLINE bool Sm::issueBody(uint32_t si, Cycle now, SchedScan &scan, 
     __builtin_prefetch(ps.stepHint[0]);
     __builtin_prefetch(ps.stepHint[1]);
     const Inst &in = *ps.nextCache; // (what the scan found: the warp has not stepped since)
-    const IssueInfo &ii = issueInfo(in);
+    const IssueInfo &ii = issueInfo(in, *ps.w->fn);
     // (the common case first, in one test: a register-only instruction that is window-safe,
     // on an SM with nothing that makes mustStop look further)
     if (stopBeforeShared && !(ii.localOnly && !mayStop_) &&

@@ -395,16 +395,17 @@ protected:
   /// The power of 2 in sizeof(ptx::ir::Inst) (issueInfo's index)
   static constexpr unsigned kInstSizeShift = __builtin_ctzll(sizeof(ptx::ir::Inst));
   /// (inline: once per issue; the rest, fillIssueInfo, once per instruction and launch)
-  const IssueInfo &issueInfo(const ptx::ir::Inst &in) {
+  const IssueInfo &issueInfo(const ptx::ir::Inst &in, const ptx::ir::Function &fn) {
     // (a shift, not a division: the address over the power of 2 in the instruction's size
     // steps by an odd number from one instruction to the next, so any kIssueInfoEntries
     // consecutive instructions take different entries, whatever the array's alignment)
     IssueInfo &e = issueInfo_[(uintptr_t(&in) >> kInstSizeShift) % kIssueInfoEntries];
     if (__builtin_expect(e.in != &in, 0))
-      fillIssueInfo(e, in);
+      fillIssueInfo(e, in, fn);
     return e;
   }
-  void fillIssueInfo(IssueInfo &e, const ptx::ir::Inst &in);
+  /// (`fn`: the function holding `in`, for its registers' banks)
+  void fillIssueInfo(IssueInfo &e, const ptx::ir::Inst &in, const ptx::ir::Function &fn);
   /// IssueInfo::rare: what of the instruction stepBody() and issueSm() test besides the common
   /// path (they test it all when this is true).
   bool hasRarePath(const ptx::ir::Inst &in) const;
