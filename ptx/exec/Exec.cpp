@@ -1561,7 +1561,11 @@ void prefetchRows(const Warp &w, uint32_t pc, uint32_t end) {
   const ir::Inst *code = fn.code.data();
   uint64_t seen[4] = {};
   auto row = [&](uint16_t r) {
-    if ((r & ir::Inst::kPredBit) || r >= 256 || (seen[r >> 6] >> (r & 63) & 1))
+    if (r & ir::Inst::kPredBit)
+      return;
+    if (r < fn.regSlot.size())
+      r = uint16_t(fn.regSlot[r]); // (the register's row in the store)
+    if (r >= 256 || (seen[r >> 6] >> (r & 63) & 1))
       return;
     seen[r >> 6] |= uint64_t(1) << (r & 63);
     const char *p = reinterpret_cast<const char *>(w.regs + size_t(r) * kWarpSize);

@@ -59,6 +59,10 @@ struct EngineConfig {
   /// yield the host core, the ones after them sleep 50 us each (so host threads that could move
   /// the launch on get a core): the default stops a deadlock within a second or two.
   uint64_t noProgressPolls = uint64_t(1) << 14;
+  /// Registers that are never live at once share a slot of the warp's register store
+  /// (ptx/exec/RegShare.h; PTXSIM_SHARE_REGISTER_SLOTS=0 turns it off). Results and timing are
+  /// unchanged; the store of a kernel such as a tiled matrix multiply shrinks several times.
+  bool shareRegisterSlots = true;
   /// Mark scalar shared loads that ptxas merges into one LDS.64/LDS.128 (ptx/exec/Schedule.h,
   /// mergeSharedLoads) for the timing model (-ptxsim_merge_shared_loads). Results are unchanged.
   bool mergeSharedLoads = false;
@@ -91,7 +95,7 @@ struct Kernel {
   uint32_t paramBytes = 0;
   uint32_t staticShared = 0;
   uint32_t localBytes = 0; ///< per-thread frame of the kernel itself
-  uint32_t numRegs = 0;     ///< PTX virtual registers (the executor's register frame)
+  uint32_t numRegs = 0;     ///< slots of the executor's register frame (ir::Function::numRegs)
   /// 32-bit registers per thread the hardware would allocate: ptxas's count from the program's
   /// SASS when the runtime has it (Engine::setHardwareRegisters), else a liveness estimate from
   /// the PTX (ir::estimateRegisters of the kernel plus its deepest call chain). Occupancy,

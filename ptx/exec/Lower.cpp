@@ -4,8 +4,10 @@
 #include "ptx/exec/DeviceRuntime.h"
 #include "ptx/exec/Exec.h"
 #include "ptx/exec/RegInit.h"
+#include "ptx/exec/RegShare.h"
 #include "ptx/ir/Cfg.h"
 #include "ptx/ir/RegPressure.h"
+#include "ptx/jit/JitOps.h"
 #include "ptx/parser/Parser.h"
 #include "ptx/sema/Checker.h"
 #include "ptx/sema/OpcodeTable.h"
@@ -27,6 +29,12 @@ std::vector<LowerFn> &loweringTable() {
 /// By opcode: the lowering is a built-in one of the arithmetic groups (integer, float, half,
 /// conversion, video), whose handlers compute on registers only (ir::Inst::pure).
 std::vector<uint8_t> &pureLoweringTable() {
+  static auto *t = new std::vector<uint8_t>();
+  return *t;
+}
+/// Per opcode: 1 while its lowering is a built-in one (an extension's, even one that wraps a
+/// built-in, may name registers anywhere: shareRegisterSlots leaves its functions alone).
+std::vector<uint8_t> &builtinLoweringTable() {
   static auto *t = new std::vector<uint8_t>();
   return *t;
 }
@@ -77,6 +85,10 @@ LowerFn registerLowering(std::string_view opcode, LowerFn fn) {
   if (pure.size() <= id)
     pure.resize(id + 1, 0);
   pure[id] = gRegisteringPure;
+  auto &builtin = builtinLoweringTable();
+  if (builtin.size() <= id)
+    builtin.resize(id + 1, 0);
+  builtin[id] = gRegisteringBuiltins;
   return previous;
 }
 
@@ -84,6 +96,27 @@ namespace {
 bool pureLowering(uint16_t id) {
   const auto &t = pureLoweringTable();
   return id < t.size() && t[id];
+}
+bool builtinLowering(uint16_t id) {
+  const auto &t = builtinLoweringTable();
+  return id < t.size() && t[id];
+}
+/// An instruction an extension's lowering emitted whose registers are all in its operand
+/// fields: a branch, exit or return, or one the JIT describes (jit::describedOp: a built-in
+/// handler an extension that wraps a built-in opcode, as the SPU's ld and st, hands on).
+bool namesOnlyOperands(const ir::Inst &in) {
+  switch (in.ctl) {
+  case ir::Ctl::Bra:
+  case ir::Ctl::Exit:
+  case ir::Ctl::Ret:
+  case ir::Ctl::Trap:
+    return true;
+  case ir::Ctl::None:
+  case ir::Ctl::WarpSync:
+    return jit::describedOp(in.fn).op != jit::Op::None;
+  default:
+    return false;
+  }
 }
 } // namespace
 
@@ -326,6 +359,7 @@ public:
           placed_[d] = r + k;
       }
       out_.numRegs += span;
+      multiSlot_ |= span > 1;
     }
     return r;
   }
@@ -386,6 +420,12 @@ private:
   /// the lowering's own registers, as ir::Function::regDeclIndex keeps them); placed_ maps
   /// it to its place, ~0u until the code names it; declBytes_ holds each one's width.
   uint32_t declCursor_ = 0;
+  /// An instruction an ISA extension's lowering emitted that may name registers outside its
+  /// operand fields (namesOnlyOperands): the function's registers keep their own slots.
+  bool extensionCode_ = false;
+  /// A register of two or more slots (.b128, vectors): handlers address its halves as its
+  /// offset + 32, so the function's registers keep their own slots.
+  mutable bool multiSlot_ = false;
   mutable std::vector<uint32_t> placed_;
   std::vector<uint8_t> declBytes_;
   friend class ptxsim::ptx::exec::LowerCtx;
@@ -532,7 +572,11 @@ static void computeAheadRuns(ir::Function &f) {
     f.pureRun[pc] = uint8_t(p - pc);
     uint64_t seen[4] = {};
     auto row = [&](uint16_t r) {
-      if ((r & ir::Inst::kPredBit) || r >= 256 || (seen[r >> 6] >> (r & 63) & 1))
+      if (r & ir::Inst::kPredBit)
+        return;
+      if (r < f.regSlot.size())
+        r = uint16_t(f.regSlot[r]); // (the register's row in the store)
+      if (r >= 256 || (seen[r >> 6] >> (r & 63) & 1))
         return;
       seen[r >> 6] |= uint64_t(1) << (r & 63);
       f.aheadRows.push_back(r);
@@ -671,6 +715,9 @@ void FunctionLowering::run() {
           ctx_.unsupported("");
       }
       markPure(ai.opcode, before);
+      if (!builtinLowering(ai.opcode))
+        for (size_t i = before; i < out_.code.size(); ++i)
+          extensionCode_ |= !namesOnlyOperands(out_.code[i]);
       break;
     }
     default:
@@ -736,7 +783,9 @@ void FunctionLowering::run() {
   out_.frameSize = (uint32_t)alignUp(frameMax_, 16);
   if (af_.isEntry) {
     out_.staticShared = (uint32_t)sharedCursor_;
-    computeZeroAtStart(out_); // (the code is final: after the passes above)
+    if (ml_.cfg.shareRegisterSlots && !extensionCode_ && !multiSlot_)
+      shareRegisterSlots(out_); // (the code is final: after the passes above)
+    computeZeroAtStart(out_);
     computeSpinRegs(out_);
   }
   computeAheadRuns(out_);

@@ -208,7 +208,15 @@ struct Function {
   bool hasBody = false;
   uint32_t builtin = 0; ///< for bodiless externals: exec::Builtin
   std::vector<Inst> code;
-  uint32_t numRegs = 0;  ///< data registers (each 32 lanes x 8 bytes)
+  /// Slots of the warp's register store (each 32 lanes x 8 bytes): one per data register, or
+  /// fewer when registers share slots (regSlot).
+  uint32_t numRegs = 0;
+  /// Data registers are what Inst::rs/rd name (the timing model's dependencies); the operand
+  /// fields (Inst::src, Inst::dst) hold their slots' offsets. Per register: its slot when
+  /// registers share slots (exec/RegShare.h), empty when each has its own (slot = register).
+  std::vector<uint32_t> regSlot;
+  /// Data registers: regSlot.size() when registers share slots, else numRegs.
+  uint32_t numDataRegs() const { return regSlot.empty() ? numRegs : uint32_t(regSlot.size()); }
   std::vector<uint8_t> regBytes; ///< declared bytes of each data register (for estimates)
   /// Each data register's index in declaration order (the lowering places registers in the
   /// order the code names them, exec/Lower.cpp): what the timing model's register banks are

@@ -29,7 +29,7 @@ struct Bits {
 
 uint32_t estimateRegisters(const Function &f) {
   const size_t n = f.code.size();
-  const uint32_t nregs = f.numRegs;
+  const uint32_t nregs = f.numDataRegs(); // (Inst::rs/rd name registers, not slots)
   if (n == 0 || nregs == 0)
     return 0;
   auto slots = [&](uint32_t r) -> uint32_t {

@@ -265,6 +265,13 @@ ptx::exec::EngineConfig Context::engineConfig() {
         timingCfg_.core.sharedBytesPerSm -
         std::min(timingCfg_.core.reservedSharedPerCta, timingCfg_.core.sharedBytesPerSm);
   }
+  if (const char *v = std::getenv("PTXSIM_SHARE_REGISTER_SLOTS"); v && *v) {
+    if (std::strcmp(v, "0") && std::strcmp(v, "1")) {
+      std::fprintf(stderr, "ptxsim: PTXSIM_SHARE_REGISTER_SLOTS must be 0 or 1, not '%s'\n", v);
+      stopForUserError();
+    }
+    cfg.shareRegisterSlots = *v == '1';
+  }
   if (const char *simt = std::getenv("PTXSIM_SIMT");
       simt && *simt && !ptx::exec::parseSimtMode(simt, cfg.simt)) {
     std::fprintf(stderr, "ptxsim: PTXSIM_SIMT must be 'its', 'ipdom' or 'auto', not '%s'\n", simt);

@@ -220,13 +220,14 @@ int ptxResources(const std::vector<std::string> &args, std::ostream &out, std::o
     ids.push_back(id);
   }
   out << "kernel  regs(sass" << (sassArch ? "_sm" + std::to_string(sassArch) : "") << ")  "
-      << "regs(estimate)  ptx_vregs  shared  local  maxntid\n";
+      << "regs(estimate)  ptx_vregs  reg_slots  shared  local  maxntid\n";
   for (int id : ids)
     for (const std::string &name : engine.kernelNames(id)) {
       const ptx::exec::Kernel *k = engine.findKernel(name, id);
       auto it = sassRegs.find(name);
       out << name << "  " << (it != sassRegs.end() ? std::to_string(it->second) : "-") << "  "
-          << k->hwRegs << "  " << k->numRegs << "  " << k->staticShared << "  " << k->localBytes
+          << k->hwRegs << "  " << k->fn->numDataRegs() << "  " << k->numRegs << "  "
+          << k->staticShared << "  " << k->localBytes
           << "  " << (k->maxThreads ? std::to_string(k->maxThreads) : "-") << "\n";
     }
   return 0;

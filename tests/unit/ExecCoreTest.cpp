@@ -1208,7 +1208,7 @@ TEST(ExecCore, IntegerOpsHonourTypeWidthAndGuardOnEveryMask) {
 
 // The lowering's table of pure runs (ir::Function::pureRun, aheadRows) is what a step would find
 // walking the code: per pc, how many pure instructions follow in a straight line from it (at most
-// Warp::kAheadMax + 1) and the data registers they read and write, each once.
+// Warp::kAheadMax + 1) and the rows (slots) of the data registers they read and write, each once.
 TEST(ExecCore, PureRunTableMatchesTheCode) {
   ExecHarness h;
   std::string body;
@@ -1252,10 +1252,14 @@ DONE:
       const ptx::ir::Inst &in = fn.code[q];
       std::vector<uint16_t> regs(in.rs, in.rs + in.nrs);
       regs.insert(regs.end(), in.rd, in.rd + in.nrd);
-      for (uint16_t r : regs)
-        if (!(r & ptx::ir::Inst::kPredBit) && r < 256 &&
-            std::find(want.begin(), want.end(), r) == want.end())
+      for (uint16_t r : regs) {
+        if (r & ptx::ir::Inst::kPredBit)
+          continue;
+        if (r < fn.regSlot.size())
+          r = uint16_t(fn.regSlot[r]); // (registers that share slots: the slot's row)
+        if (r < 256 && std::find(want.begin(), want.end(), r) == want.end())
           want.push_back(r);
+      }
     }
     std::vector<uint16_t> got(fn.aheadRows.begin() + fn.aheadRowFirst[pc],
                               fn.aheadRows.begin() + fn.aheadRowFirst[pc + 1]);

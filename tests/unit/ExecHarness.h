@@ -26,7 +26,7 @@ public:
                        ptx::exec::SimtMode simt = ptx::exec::SimtMode::Auto,
                        bool scheduleLoads = false, bool fusePairs = false,
                        bool mergeSharedLoads = false, uint32_t ifConvertMax = 0,
-                       bool itsLeaveCalls = false) {
+                       bool itsLeaveCalls = false, bool shareRegisterSlots = true) {
     ptx::exec::EngineConfig cfg;
     cfg.hostThreads = threads;
     cfg.simt = simt;
@@ -35,6 +35,7 @@ public:
     cfg.mergeSharedLoads = mergeSharedLoads;
     cfg.ifConvertMax = ifConvertMax;
     cfg.itsLeaveCalls = itsLeaveCalls;
+    cfg.shareRegisterSlots = shareRegisterSlots;
     cfg.arenaBytes = 4ull << 30;
     engine = std::make_unique<ptx::exec::Engine>(cfg);
     engine->setPrintfSink([this](const std::string &s) { printed += s; });
