@@ -69,20 +69,10 @@ Effect effectOf(const ir::Inst &in, jit::OpDesc &d) {
   }
   if (in.ctl != ir::Ctl::None)
     return Effect::WholeFile; // match, redux, elect, bar.warp.sync: lanes' values combined
-  // the per-lane handler families (conversions, math, special registers, bit operations);
-  // memory, atomics, warp-wide and tensor instructions may read other lanes (ldmatrix's row
-  // addresses, mma's fragments) or registers named outside their operands
-  switch (in.cls) {
-  case ir::OpClass::Alu:
-  case ir::OpClass::Mul:
-  case ir::OpClass::Fp32:
-  case ir::OpClass::Fp64:
-  case ir::OpClass::Half:
-  case ir::OpClass::Sfu:
-    return Effect::ReadsAny;
-  default:
-    return Effect::WholeFile;
-  }
+  // the per-lane handler families; memory, atomics, warp-wide and tensor instructions may read
+  // other lanes (ldmatrix's row addresses, mma's fragments) or registers named outside their
+  // operands
+  return jit::perLaneClass(in.cls) ? Effect::ReadsAny : Effect::WholeFile;
 }
 
 /// The registers (indices) a Known instruction writes in every lane it runs in.

@@ -26,11 +26,6 @@ struct Rows {
 inline void setBit(uint64_t *s, uint32_t r) { s[r >> 6] |= uint64_t(1) << (r & 63); }
 inline bool testBit(const uint64_t *s, uint32_t r) { return s[r >> 6] >> (r & 63) & 1; }
 
-bool perLaneClass(ir::OpClass c) {
-  return c == ir::OpClass::Alu || c == ir::OpClass::Mul || c == ir::OpClass::Fp32 ||
-         c == ir::OpClass::Fp64 || c == ir::OpClass::Half || c == ir::OpClass::Sfu;
-}
-
 } // namespace
 
 bool shareRegisterSlots(ir::Function &fn) {
@@ -118,7 +113,7 @@ bool shareRegisterSlots(ir::Function &fn) {
       d.op = Op::None;
     const bool branchLike = in.ctl == ir::Ctl::Bra || in.ctl == ir::Ctl::Exit ||
                             in.ctl == ir::Ctl::Ret || in.ctl == ir::Ctl::Trap;
-    const bool perLane = d.op == Op::None && in.ctl == ir::Ctl::None && perLaneClass(in.cls);
+    const bool perLane = d.op == Op::None && in.ctl == ir::Ctl::None && jit::perLaneClass(in.cls);
     if (!branchLike && d.op == Op::None && !perLane) {
       // a memory, atomic, warp-wide or barrier handler: it may read other lanes' values or
       // write part of a register, so what it names stays as it was

@@ -36,6 +36,14 @@ enum class Op : uint8_t {
 /// them, but a special register such as %clock changes from read to read, and a spin watch that
 /// hashed no register it writes would see a loop that reads the clock as one without progress.
 inline bool analysedAsHandler(Op op) { return op == Op::Cvta || op == Op::Special; }
+/// The classes of the per-lane handler families (conversions, math, special registers, bit
+/// operations), which read their operands and destinations in their own lanes only; memory,
+/// atomic, warp-wide and tensor handlers may read other lanes or registers named outside their
+/// operands. Shared by the register analyses (Liveness, RegInit, RegShare).
+inline bool perLaneClass(ir::OpClass c) {
+  return c == ir::OpClass::Alu || c == ir::OpClass::Mul || c == ir::OpClass::Fp32 ||
+         c == ir::OpClass::Fp64 || c == ir::OpClass::Half || c == ir::OpClass::Sfu;
+}
 /// Operand types of a described handler.
 enum class Type : uint8_t { S16, U16, S32, U32, S64, U64, F32, F64 };
 

@@ -68,10 +68,6 @@ public:
   }
 
 private:
-  static bool perLane(ir::OpClass c) {
-    return c == ir::OpClass::Alu || c == ir::OpClass::Mul || c == ir::OpClass::Fp32 ||
-           c == ir::OpClass::Fp64 || c == ir::OpClass::Half || c == ir::OpClass::Sfu;
-  }
   bool analyse(const ir::Function &fn, DescribeFn describe) {
     const size_t n = fn.code.size();
     rows_ = n + 1;
@@ -112,7 +108,7 @@ private:
       Op op = inBlock ? describe(in.fn).op : Op::None;
       if (analysedAsHandler(op))
         op = Op::None;
-      if (op == Op::None && in.ctl == ir::Ctl::None && perLane(in.cls)) {
+      if (op == Op::None && in.ctl == ir::Ctl::None && perLaneClass(in.cls)) {
         // a per-lane handler (conversions, math, special registers, bit operations): its
         // operands and destinations (a handler that writes part of a register reads the rest)
         // in its own lanes. A register it names elsewhere (a carry chain's in Inst::aux) is one
