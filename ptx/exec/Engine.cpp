@@ -969,13 +969,20 @@ Cta *SteppedGrid::reserveCta(uint64_t id) {
     slot = std::make_unique<Cta>();
   }
   slot->linearId = id;
-  slot->warps.resize(s_->g.warpsPerCta); // (initCta keeps the size: warp() stays valid)
+  // room for the warps, not the warps: initCta constructs them in place (initReservedCta runs
+  // on the SM's thread, which then takes the first touch of a fresh CTA's pages, the most of
+  // its dispatch), and warp() only hands out their addresses until then
+  if (slot->warps.size() > s_->g.warpsPerCta)
+    slot->warps.resize(s_->g.warpsPerCta);
+  slot->warps.reserve(s_->g.warpsPerCta);
   return slot.get();
 }
 void SteppedGrid::initReservedCta(Cta *cta) {
   initCta(*cta, s_->g, cta->linearId, s_->localPerThread);
 }
-Warp &SteppedGrid::warp(Cta *cta, uint32_t w) { return cta->warps[w]; }
+Warp &SteppedGrid::warp(Cta *cta, uint32_t w) {
+  return cta->warps.data()[w]; // (a reserved CTA's warps are constructed by initReservedCta)
+}
 bool SteppedGrid::ready(const Warp &w) const { return w.state == WarpState::Ready; }
 bool SteppedGrid::atBarrier(const Warp &w) const { return w.state == WarpState::AtBarrier; }
 bool SteppedGrid::done(const Warp &w) const { return w.state == WarpState::Done; }

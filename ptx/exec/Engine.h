@@ -56,10 +56,11 @@ public:
   Cta *startCta(uint64_t linearId);
   /// startCta() in two parts, so a cycle model can fill in CTAs on several host threads:
   /// reserveCta() (one thread, like every other call here) creates CTA `linearId`'s object
-  /// with its warps (warp() may be called on it), initReservedCta() fills in its state
-  /// (registers, local and shared memory, thread ids). Contract: initReservedCta() calls for
-  /// different CTAs may run on different host threads at once (each touches only its CTA and
-  /// reads the grid); nothing may step, test or retire the CTA before it.
+  /// with room for its warps (warp() may be called on it for their addresses, which stay),
+  /// initReservedCta() constructs the warps and fills in its state (registers, local and
+  /// shared memory, thread ids). Contract: initReservedCta() calls for different CTAs may run
+  /// on different host threads at once (each touches only its CTA and reads the grid);
+  /// nothing may read the warps, step, test or retire the CTA before it.
   Cta *reserveCta(uint64_t linearId);
   void initReservedCta(Cta *cta);
   /// Warp `w` of a started CTA.
