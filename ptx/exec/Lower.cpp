@@ -103,7 +103,7 @@ bool builtinLowering(uint16_t id) {
 }
 /// An instruction an extension's lowering emitted whose registers are all in its operand
 /// fields: a branch, exit or return, or one the JIT describes (jit::describedOp: a built-in
-/// handler an extension that wraps a built-in opcode, as the SPU's ld and st, hands on).
+/// handler an extension that wraps a built-in opcode, such as ld or st, hands on).
 bool namesOnlyOperands(const ir::Inst &in) {
   switch (in.ctl) {
   case ir::Ctl::Bra:
