@@ -76,7 +76,7 @@ std::string warpPlaceText(const Program *prog, const Grid &g, const Warp &w) {
   const Cta &c = *w.cta;
   std::string s = "block (" + std::to_string(c.ctaid[0]) + "," + std::to_string(c.ctaid[1]) +
                   "," + std::to_string(c.ctaid[2]) + ") warp " + std::to_string(w.id);
-  auto place = [&](const ir::Function *fn, const std::vector<SimtEntry> &stack, uint32_t lanes) {
+  auto place = [&](const ir::Function *fn, const base::HugeVector<SimtEntry> &stack, uint32_t lanes) {
     char mask[16];
     std::snprintf(mask, sizeof mask, "0x%08x", lanes);
     std::string t = std::string(" lanes ") + mask;

@@ -117,7 +117,7 @@ const bool kHostAvx2 = [] {
 /// pass and the gather in one call, the gather as for a warp that is not coalesced (the same
 /// values); ldFnAny when sharedPass32 refuses the access (it reports the fault).
 __attribute__((target("avx2"))) void ldSharedU32(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m) {
-  const std::vector<uint8_t> &sh = w.cta->shared;
+  const auto &sh = w.cta->shared;
   bool contiguous;
   if (__builtin_expect(!sharedPass32In(w.src(in.src[0]), (uint64_t)in.off, w.addr, 4, sh.size(),
                                        contiguous),
@@ -135,7 +135,7 @@ inline bool resolveWarpSized(ExecCtx &ctx, Warp &w, const Inst &in, uint32_t m, 
 #if PTXSIM_HOST_AVX2
   if (in.space == ir::MemSpace::Shared && in.addr32 && m == kFullMask &&
       in.abase == ir::AddrBase::Reg && hostHasAvx2()) {
-    const std::vector<uint8_t> &sh = w.cta->shared;
+    const auto &sh = w.cta->shared;
     if (!sharedPass32(w.src(in.src[0]), (uint64_t)in.off, w.addr, bytes, sh.size(), acc.contiguous))
       return false;
     acc.bias = reinterpret_cast<uint64_t>(sh.data());

@@ -10,6 +10,7 @@
 // touch control state. One host thread runs one CTA at a time, so shared memory needs no locks;
 // global memory is shared by all host threads and atomics use host atomics.
 
+#include "base/HugeAlloc.h"
 #include "ptx/exec/Counters.h"
 #include "ptx/exec/Memory.h"
 #include "ptx/ir/Ir.h"
@@ -64,7 +65,7 @@ enum class GroupWait : uint8_t {
 /// group lives in the Warp's own fields; the others are parked in Warp::groups. Within a group
 /// lanes diverge and reconverge on the IPDOM stack as in pre-Volta mode.
 struct ThreadGroup {
-  std::vector<SimtEntry> stack;
+  base::HugeVector<SimtEntry> stack;
   std::vector<CallFrame> calls;
   std::vector<std::array<uint32_t, ir::kWarpSize>> stackSaves;
   const ir::Function *fn = nullptr;
@@ -109,9 +110,9 @@ struct Warp {
   uint32_t *preds = nullptr;
   uint32_t regBase = 0, predBase = 0; ///< offsets of the current frame in the stores
   uint32_t frameBase = 0;            ///< local-space offset of the current call frame
-  std::vector<uint64_t> regStore;
-  std::vector<uint32_t> predStore;
-  std::vector<SimtEntry> stack;
+  base::HugeVector<uint64_t> regStore; // (huge-page memory: base/HugeAlloc.h)
+  base::HugeVector<uint32_t> predStore;
+  base::HugeVector<SimtEntry> stack;
   std::vector<CallFrame> calls;
   /// Stepped warps (stepWarp, a cycle model's issue): the next `aheadN` instructions from
   /// `aheadPc`, pure register computations (ir::Inst::pure) of the straight-line run the
@@ -182,7 +183,7 @@ struct Cta {
   uint32_t ctaid[3] = {0, 0, 0};
   uint64_t linearId = 0;
   uint32_t smid = 0;
-  std::vector<uint8_t> shared;   ///< static then dynamic shared memory
+  base::HugeVector<uint8_t> shared; ///< static then dynamic shared memory
   uint32_t dynBase = 0;          ///< offset of dynamic shared memory
   LocalBytes local;              ///< per-thread local memory, `localPerThread` bytes each
   uint32_t localPerThread = 0;
@@ -190,7 +191,7 @@ struct Cta {
   /// zero, and the next CTA to use this object need not clear it again (a CTA of 1024 threads
   /// has 1 MiB of local memory, and most kernels never touch it).
   bool localTouched = false;
-  std::vector<Warp> warps;
+  base::HugeVector<Warp> warps;
   /// The block shape the warps' thread indices and valid masks were computed for: a CTA object
   /// reused for a block of the same shape (every CTA of a launch, and of most launches that
   /// follow) keeps them instead of recomputing 96 indices a warp.

@@ -272,6 +272,11 @@ ptx::exec::EngineConfig Context::engineConfig() {
     }
     cfg.shareRegisterSlots = *v == '1';
   }
+  if (const char *v = std::getenv("PTXSIM_HUGE_PAGES"); // (read by base/HugeAlloc.cpp)
+      v && *v && std::strcmp(v, "0") && std::strcmp(v, "1")) {
+    std::fprintf(stderr, "ptxsim: PTXSIM_HUGE_PAGES must be 0 or 1, not '%s'\n", v);
+    stopForUserError();
+  }
   if (const char *simt = std::getenv("PTXSIM_SIMT");
       simt && *simt && !ptx::exec::parseSimtMode(simt, cfg.simt)) {
     std::fprintf(stderr, "ptxsim: PTXSIM_SIMT must be 'its', 'ipdom' or 'auto', not '%s'\n", simt);

@@ -25,6 +25,7 @@
 //    the line. Write allocation can evict (reported in the result).
 //  - fill() appends the tokens of merged reads whose sectors are now all valid, in arrival order.
 
+#include "base/HugeAlloc.h"
 #include "base/Stats.h"
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
@@ -185,12 +186,12 @@ private:
   uint32_t lineShift_ = 0, sectorShift_ = 0, fullMask_ = 0;
   uint32_t stride_ = 0;     ///< ways allocated per set (cfg_.maxWays, at least cfg_.ways)
   bool setsPow2_ = false;   ///< cfg_.sets is a power of two (setOf masks, no division)
-  std::vector<Line> lines_; ///< sets x stride_ (the first cfg_.ways of each set in use)
+  base::HugeVector<Line> lines_; ///< sets x stride_ (the first cfg_.ways of each set in use)
   /// A byte hashed from lines_[i].tag (fingerprint()), packed, and 16 bytes of padding:
   /// findLine compares 16 ways at a time and reads the Line only where the byte matches (a
   /// 64-way L1D set is one host cache line, not 24). Set where allocate() tags a line; an
   /// invalidated line keeps its byte (its Line says it is invalid).
-  std::vector<uint8_t> fps_;
+  base::HugeVector<uint8_t> fps_;
   uint8_t fingerprint(uint64_t line) const {
     return uint8_t(((line >> lineShift_) * 0x9E3779B97F4A7C15ull) >> 56);
   }

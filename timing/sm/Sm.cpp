@@ -33,7 +33,7 @@ const char *stallReasonName(StallReason r) {
   return "?";
 }
 
-Cycle &Sm::Slot::grow(std::vector<Cycle> &v, size_t i) {
+Cycle &Sm::Slot::grow(base::HugeVector<Cycle> &v, size_t i) {
   // (never past kPredBit entries: an operand with kPredBit then lies past every register's)
   v.resize(std::min<size_t>(i + 16, Inst::kPredBit), 0);
   return v[i];

@@ -10,6 +10,7 @@
 // charges its latency. Every cycle a scheduler with live warps does not issue counts as a stall
 // with one reason. All iteration is in slot order, so runs are deterministic.
 
+#include "base/HugeAlloc.h"
 #include "ptx/exec/Engine.h"
 #include "ptx/exec/Exec.h"
 #include "timing/TimingConfig.h"
@@ -296,28 +297,28 @@ protected:
     uint64_t age = 0;
     const ptx::ir::Function *fetchFn = nullptr; ///< function whose code region fetchBase is
     uint64_t fetchBase = 0;
-    std::vector<Cycle> regReady;  ///< by register index
-    std::vector<Cycle> predReady; ///< by predicate index
+    base::HugeVector<Cycle> regReady;  ///< by register index
+    base::HugeVector<Cycle> predReady; ///< by predicate index
     struct Pending {
       uint64_t tag;
       uint16_t rd[8];
       uint8_t n;
       Cycle issued; ///< for the load-latency distribution
     };
-    std::vector<Pending> pending; ///< loads and atomics whose results are not back yet
+    base::HugeVector<Pending> pending; ///< loads and atomics whose results are not back yet
     Cycle callDoneAt = 0; ///< a runtime call (printf, malloc) keeps the warp until then
     /// A release access whose MEMBAR (ptx::ir::Inst::sassSeq) the warp has waited for.
     const ptx::ir::Inst *fenceDoneFor = nullptr;
     /// (inline: the issue writes its destinations' entries; grow() when one is past the end)
     Cycle &ready(uint16_t r) {
-      std::vector<Cycle> &v = (r & ptx::ir::Inst::kPredBit) ? predReady : regReady;
+      base::HugeVector<Cycle> &v = (r & ptx::ir::Inst::kPredBit) ? predReady : regReady;
       const size_t i = r & ~ptx::ir::Inst::kPredBit;
       return i < v.size() ? v[i] : grow(v, i);
     }
-    static Cycle &grow(std::vector<Cycle> &v, size_t i);
+    static Cycle &grow(base::HugeVector<Cycle> &v, size_t i);
     /// (inline: the scan and the next-event search call it for every operand of every warp)
     Cycle readyAt(uint16_t r) const {
-      const std::vector<Cycle> &v = (r & ptx::ir::Inst::kPredBit) ? predReady : regReady;
+      const base::HugeVector<Cycle> &v = (r & ptx::ir::Inst::kPredBit) ? predReady : regReady;
       size_t i = r & ~ptx::ir::Inst::kPredBit;
       return i < v.size() ? v[i] : 0;
     }
@@ -658,7 +659,7 @@ protected:
   uint32_t nScheds_ = 0; ///< scheds_.size() (the constructor fills scheds_ once)
   /// The statistics of the policy's counters (SchedulerRegistry::counters)
   const std::vector<stats::Counter> *schedCounters_ = nullptr;
-  std::vector<Slot> slots_;
+  base::HugeVector<Slot> slots_;
   /// The slots the scan visits, a bit per slot (64 a word): active and not retired. The scan
   /// and the prefetch pass over the others without reading their slots (most of an SM's slots
   /// are empty when its CTAs are small).

@@ -1,0 +1,36 @@
+#pragma once
+// Memory for the simulator's large, hot state (warps and their registers, cache tag arrays): from
+// 2 MiB-aligned regions that the kernel is asked to back with transparent huge pages
+// (madvise(MADV_HUGEPAGE)). A timing run touches tens of MB of such state spread over all SMs;
+// on 4 KiB pages most visits to another SM's state miss the host's TLB, and a fresh CTA's warps
+// take a page fault per 4 KiB. Blocks are handed out by size class (64 B to 1 MiB, at most a
+// quarter wasted, 64-byte aligned) and reused after a free; larger ones are mapped alone.
+// PTXSIM_HUGE_PAGES=0 gives the same containers plain operator new memory instead.
+
+#include <cstddef>
+#include <vector>
+
+namespace ptxsim::base {
+
+/// `bytes` of memory (never null: throws std::bad_alloc when none can be mapped).
+void *hugeAlloc(size_t bytes);
+/// Gives back a block of hugeAlloc(bytes) (the same `bytes`).
+void hugeFree(void *p, size_t bytes) noexcept;
+/// Whether the blocks come from the huge-page regions (PTXSIM_HUGE_PAGES, read once; default on).
+bool hugePagesOn();
+/// Host bytes the regions hold (mapped, whether touched or not), for tests.
+size_t hugeRegionBytes();
+
+template <class T> struct HugeAllocator {
+  using value_type = T;
+  HugeAllocator() noexcept = default;
+  template <class U> HugeAllocator(const HugeAllocator<U> &) noexcept {}
+  T *allocate(size_t n) { return static_cast<T *>(hugeAlloc(n * sizeof(T))); }
+  void deallocate(T *p, size_t n) noexcept { hugeFree(p, n * sizeof(T)); }
+  template <class U> bool operator==(const HugeAllocator<U> &) const noexcept { return true; }
+  template <class U> bool operator!=(const HugeAllocator<U> &) const noexcept { return false; }
+};
+
+template <class T> using HugeVector = std::vector<T, HugeAllocator<T>>;
+
+} // namespace ptxsim::base
