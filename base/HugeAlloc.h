@@ -33,4 +33,10 @@ template <class T> struct HugeAllocator {
 
 template <class T> using HugeVector = std::vector<T, HugeAllocator<T>>;
 
+/// A base that puts objects of the class made with `new` (make_unique) in the same memory.
+struct HugeAllocated {
+  static void *operator new(size_t n) { return hugeAlloc(n); }
+  static void operator delete(void *p, size_t n) noexcept { hugeFree(p, n); }
+};
+
 } // namespace ptxsim::base

@@ -50,6 +50,7 @@
 // bank; others get every queued request as a DramCandidate, oldest first.
 
 #include "base/Stats.h"
+#include "base/HugeAlloc.h"
 #include "timing/TimingConfig.h"
 #include "timing/Types.h"
 #include "timing/dram/scheduler/IDramScheduler.h"
@@ -76,7 +77,7 @@ struct DramAddress {
   uint32_t column = 0; ///< byte offset within the row
 };
 
-class DramChannel {
+class DramChannel : public base::HugeAllocated {
 public:
   struct Stats {
     uint64_t reads = 0, writes = 0; ///< requests completed
@@ -241,14 +242,14 @@ private:
   std::vector<uint32_t> candidateSlots_;  ///< the slot of each candidate
   uint32_t burstCycles_, colSpacing_, burstBytes_;
 
-  std::vector<Bank> banks_;
-  std::vector<DramBankView> views_; ///< per bank, kept as requests and commands come
-  std::vector<uint64_t> hitMask_[2], otherMask_[2]; ///< DramQueueView's bank masks
+  base::HugeVector<Bank> banks_;
+  base::HugeVector<DramBankView> views_; ///< per bank, kept as requests and commands come
+  base::HugeVector<uint64_t> hitMask_[2], otherMask_[2]; ///< DramQueueView's bank masks
   uint32_t maskWords_ = 0;
   DramQueueView qview_; ///< pickByBank()'s view: views_ and the masks, and fillQueueView()'s part
   /// Waiting for their column command: slots, each linked into the queue's list (ageHead_:
   /// oldest) and its bank's.
-  std::vector<Entry> entries_;
+  base::HugeVector<Entry> entries_;
   std::vector<uint32_t> freeSlots_;
   uint32_t ageHead_ = kNil, ageTail_ = kNil;
   uint32_t count_ = 0, writes_ = 0; ///< queued requests, and of them writes
@@ -256,7 +257,7 @@ private:
   /// Column command issued, in retirement order: each is inserted after those whose
   /// completion is at most its column data's end (before a read's return pipeline).
   InFlightQueue inFlight_;
-  std::vector<InFlightReq> inFlightPool_;
+  base::HugeVector<InFlightReq> inFlightPool_;
   std::vector<uint32_t> inFlightFree_;
   Ring<MemRequest> ready_;  ///< completed, not yet popped
 

@@ -81,7 +81,7 @@ struct CacheStats {
   uint64_t fills = 0, evictions = 0, writebacks = 0; ///< writebacks: dirty evictions
 };
 
-class Cache {
+class Cache : public base::HugeAllocated {
 public:
   /// `name` is used in assertion messages only. Requires power-of-two lineBytes, sectorBytes
   /// dividing lineBytes, at most 32 sectors per line, and non-zero sets/ways/MSHRs.
@@ -201,13 +201,13 @@ private:
   /// an untouched cache, an idle SM's L1 at each launch, costs nothing, a small kernel's
   /// L1 flush clears only the ways it used, and findLine looks at those ways only).
   std::vector<uint32_t> touchedSets_;
-  std::vector<uint32_t> setUsed_;
-  std::vector<Mshr> mshrs_;
+  base::HugeVector<uint32_t> setUsed_;
+  base::HugeVector<Mshr> mshrs_;
   struct MshrIndexEntry {
     uint64_t line;
     int32_t mshr; ///< -1: empty
   };
-  std::vector<MshrIndexEntry> mshrIndex_; ///< a power of two, at least twice the MSHRs
+  base::HugeVector<MshrIndexEntry> mshrIndex_; ///< a power of two, at least twice the MSHRs
   std::vector<uint64_t> mshrFreeBits_;    ///< bit i: MSHR i is free (the lowest is taken first)
   /// mshrMaxMerge per MSHR, not initialised: an MSHR's are written as requests wait on it, and
   /// only those are read (an H100 L2 slice has 8,192 slots, 80 slices 10 MiB, most never used

@@ -93,7 +93,7 @@ struct WarpMemAccess {
 /// Lanes reading the same word are served together (broadcast).
 uint32_t bankConflictDegree(const WarpMemAccess &a, uint32_t numBanks);
 
-class LdstUnit {
+class LdstUnit : public base::HugeAllocated {
 public:
   static constexpr uint32_t kMaxInflight = 256;  ///< warp instructions in flight
   static constexpr uint32_t kMissQueueEntries = 8; ///< requests waiting for the memory system
@@ -306,7 +306,7 @@ private:
   bool sharedStore_ = false;
   bool curAtomic_ = false; ///< the shared instruction in the coalescer is an atomic
 
-  std::vector<Inst> insts_;
+  base::HugeVector<Inst> insts_;
   /// The free instruction slots, a stack (the last freed is taken first) of at most
   /// kMaxInflight: a fixed array, so that freeing one in the tick has no capacity test and no
   /// reallocation path.

@@ -20,7 +20,7 @@ using Timed = std::pair<MemRequest, Cycle>;
 uint64_t toKHz(double mhz) { return std::max<uint64_t>(1, uint64_t(std::llround(mhz * 1000.0))); }
 } // namespace
 
-struct MemorySystem::Partition {
+struct MemorySystem::Partition : base::HugeAllocated {
   Partition(uint32_t id, const TimingConfig &cfg, uint32_t channels)
       : id(id), l2(cfg.mem.l2, "l2[" + std::to_string(id) + "]"), toDram(channels) {
     chans.reserve(channels);

@@ -2,6 +2,7 @@
 // A FIFO on a power-of-two ring buffer that grows by doubling and never shrinks, so a queue on a
 // hot path allocates only while it reaches its steady-state depth.
 
+#include "base/HugeAlloc.h"
 #include <cassert>
 #include <cstddef>
 #include <utility>
@@ -64,14 +65,14 @@ public:
 private:
   // (out of line: the pushes on hot paths keep only the test, not the reallocation)
   __attribute__((noinline)) void grow() {
-    std::vector<T> n(buf_.size() * 2);
+    base::HugeVector<T> n(buf_.size() * 2);
     for (size_t i = 0; i < size_; ++i)
       n[i] = std::move(buf_[(head_ + i) & mask_]);
     buf_.swap(n);
     head_ = 0;
     mask_ = buf_.size() - 1;
   }
-  std::vector<T> buf_;
+  base::HugeVector<T> buf_; // (huge-page memory: base/HugeAlloc.h)
   size_t mask_ = 0; ///< buf_.size() - 1 (kept: the size of a vector is a subtraction and a shift)
   size_t head_ = 0, size_ = 0;
 };

@@ -64,7 +64,7 @@ struct SmStats {
 /// not a full SM overrides issue() (what one issue does) and, where it must, beginKernel(), and
 /// sets its traits (coreClock_, orderedIssue_) in its constructor; everything else (the scan,
 /// the schedulers, the LD/ST unit, the split tick of the parallel engine) is the SM's.
-class Sm {
+class Sm : public base::HugeAllocated {
 public:
   Sm(const TimingConfig &cfg, uint32_t id, const SchedulerRegistry &schedulers);
   virtual ~Sm();

@@ -1,5 +1,6 @@
 // FIFO replacement (GPGPU-Sim's `F`): the way filled longest ago; hits do not matter. The
 // simplest policy: copy this file to write your own.
+#include "base/HugeAlloc.h"
 #include "timing/mem/replacement/IReplacementPolicy.h"
 
 namespace ptxsim::timing {
@@ -23,7 +24,7 @@ public:
 
 private:
   uint32_t ways_;
-  std::vector<uint64_t> filled_; ///< sets x ways: stamp of the fill
+  base::HugeVector<uint64_t> filled_; ///< sets x ways: stamp of the fill
 };
 
 } // namespace

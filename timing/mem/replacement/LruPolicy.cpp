@@ -1,4 +1,5 @@
 // LRU replacement (GPGPU-Sim's `L`): the way used longest ago (the lowest way on a tie).
+#include "base/HugeAlloc.h"
 #include "timing/mem/replacement/IReplacementPolicy.h"
 
 namespace ptxsim::timing {
@@ -21,7 +22,7 @@ public:
 
 private:
   uint32_t ways_;
-  std::vector<uint64_t> used_; ///< sets x ways: stamp of the last use
+  base::HugeVector<uint64_t> used_; ///< sets x ways: stamp of the last use
 };
 
 } // namespace
