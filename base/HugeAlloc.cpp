@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <new>
+#include <string>
 
 namespace ptxsim::base {
 namespace {
@@ -91,11 +93,50 @@ constexpr bool kSanitized = false;
 constexpr bool kSanitized = false;
 #endif
 
+std::string firstLine(const std::string &path) {
+  std::ifstream f(path);
+  std::string s;
+  std::getline(f, s);
+  return s;
+}
+
+} // namespace
+
+bool hugePagesPay(const std::string &root) {
+  // transparent huge pages at all (madvise'd regions get them under "always" and "madvise")
+  const std::string thp = firstLine(root + "/sys/kernel/mm/transparent_hugepage/enabled");
+  if (thp.find("[always]") == std::string::npos && thp.find("[madvise]") == std::string::npos)
+    return false;
+  // A virtual machine whose balloon reports free memory to the host (virtio device 5, feature
+  // bit 5, VIRTIO_BALLOON_F_REPORTING) gets back whole free 2 MiB blocks from the guest after a
+  // few seconds, and the host discards them: a huge page is then mostly fresh host memory, and
+  // its first touch cost more than short runs saved (docs/timing.md, "Huge pages").
+  for (int i = 0; i < 64; ++i) {
+    const std::string d = root + "/sys/bus/virtio/devices/virtio" + std::to_string(i);
+    const std::string id = firstLine(d + "/device");
+    if (id.empty()) {
+      if (i > 16)
+        break;
+      continue;
+    }
+    const std::string features = firstLine(d + "/features");
+    if (std::strtoul(id.c_str(), nullptr, 0) == 5 && features.size() > 5 && features[5] == '1')
+      return false;
+  }
+  return true;
+}
+
+namespace {
+
 bool readOn() {
   if (kSanitized) // (the sanitizer's allocator checks these containers' bounds and lifetimes)
     return false;
   const char *v = std::getenv("PTXSIM_HUGE_PAGES");
-  return !(v && std::strcmp(v, "0") == 0);
+  if (v && std::strcmp(v, "0") == 0)
+    return false;
+  if (v && std::strcmp(v, "1") == 0)
+    return true;
+  return hugePagesPay(""); // (unset or "auto")
 }
 
 } // namespace
@@ -112,8 +153,19 @@ size_t hugeRegionBytes() {
 }
 
 void *hugeAlloc(size_t bytes) {
-  if (!hugePagesOn())
-    return ::operator new(bytes);
+  return hugePagesOn() ? regionAlloc(bytes) : ::operator new(bytes);
+}
+
+void hugeFree(void *q, size_t bytes) noexcept {
+  if (!q)
+    return;
+  if (hugePagesOn())
+    regionFree(q, bytes);
+  else
+    ::operator delete(q);
+}
+
+void *regionAlloc(size_t bytes) {
   Pool &p = pool();
   if (bytes > kMaxSmall) {
     const size_t n = (bytes + kHuge - 1) & ~(kHuge - 1);
@@ -144,13 +196,9 @@ void *hugeAlloc(size_t bytes) {
   return q;
 }
 
-void hugeFree(void *q, size_t bytes) noexcept {
+void regionFree(void *q, size_t bytes) noexcept {
   if (!q)
     return;
-  if (!hugePagesOn()) {
-    ::operator delete(q);
-    return;
-  }
   Pool &p = pool();
   if (bytes > kMaxSmall) {
     const size_t n = (bytes + kHuge - 1) & ~(kHuge - 1);

@@ -5,9 +5,11 @@
 // on 4 KiB pages most visits to another SM's state miss the host's TLB, and a fresh CTA's warps
 // take a page fault per 4 KiB. Blocks are handed out by size class (64 B to 1 MiB, at most a
 // quarter wasted, 64-byte aligned) and reused after a free; larger ones are mapped alone.
-// PTXSIM_HUGE_PAGES=0 gives the same containers plain operator new memory instead.
+// PTXSIM_HUGE_PAGES=0 gives the same containers plain operator new memory instead (as does
+// `auto`, the default, where huge pages do not pay: hugePagesPay()).
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace ptxsim::base {
@@ -16,8 +18,16 @@ namespace ptxsim::base {
 void *hugeAlloc(size_t bytes);
 /// Gives back a block of hugeAlloc(bytes) (the same `bytes`).
 void hugeFree(void *p, size_t bytes) noexcept;
-/// Whether the blocks come from the huge-page regions (PTXSIM_HUGE_PAGES, read once; default on).
+/// Whether the blocks come from the huge-page regions (PTXSIM_HUGE_PAGES, read once: 1 on, 0
+/// off, unset or `auto` as hugePagesPay() says; always off in sanitizer builds).
 bool hugePagesOn();
+/// `auto`'s choice: transparent huge pages are available (enabled `always` or `madvise`) and the
+/// host is not a virtual machine whose balloon takes freed memory back (free page reporting).
+/// `root` prefixes the /sys paths it reads (tests give a made-up tree).
+bool hugePagesPay(const std::string &root);
+/// The huge-page regions' allocator itself, whatever hugePagesOn() says (hugeAlloc's when on).
+void *regionAlloc(size_t bytes);
+void regionFree(void *p, size_t bytes) noexcept;
 /// Host bytes the regions hold (mapped, whether touched or not), for tests.
 size_t hugeRegionBytes();
 

@@ -273,8 +273,8 @@ ptx::exec::EngineConfig Context::engineConfig() {
     cfg.shareRegisterSlots = *v == '1';
   }
   if (const char *v = std::getenv("PTXSIM_HUGE_PAGES"); // (read by base/HugeAlloc.cpp)
-      v && *v && std::strcmp(v, "0") && std::strcmp(v, "1")) {
-    std::fprintf(stderr, "ptxsim: PTXSIM_HUGE_PAGES must be 0 or 1, not '%s'\n", v);
+      v && *v && std::strcmp(v, "0") && std::strcmp(v, "1") && std::strcmp(v, "auto")) {
+    std::fprintf(stderr, "ptxsim: PTXSIM_HUGE_PAGES must be 0, 1 or auto, not '%s'\n", v);
     stopForUserError();
   }
   if (const char *simt = std::getenv("PTXSIM_SIMT");

@@ -1,11 +1,15 @@
 // base/HugeAlloc.h: the memory of the simulator's warps, registers, scoreboards and cache tags.
-// Blocks of every size class must be usable, apart and aligned; freed blocks are reused; large
-// blocks come from mappings of their own that go back to the host; and the regions are the
-// ones the kernel was asked to back with huge pages.
+// The regions' allocator (whether or not this host's `auto` uses it): blocks of every size class
+// must be usable, apart and aligned; freed blocks are reused; large blocks come from mappings of
+// their own that go back to the host; the regions are the ones the kernel was asked to back with
+// huge pages. And `auto`'s choice from the host's /sys.
 
 #include "base/HugeAlloc.h"
 
 #include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -56,11 +60,9 @@ TEST(HugeAlloc, BlocksOfEverySizeAreApartAlignedAndKeepTheirBytes) {
     size_t n = i % 7 == 0    ? (size_t(64) << (i % 15))
                : i % 50 == 1 ? size_t(1) + rng() % (1536 * 1024)
                              : size_t(1) + rng() % 4096;
-    auto *p = static_cast<unsigned char *>(hugeAlloc(n));
+    auto *p = static_cast<unsigned char *>(regionAlloc(n));
     ASSERT_NE(p, nullptr);
-    if (hugePagesOn()) {
-      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u) << n;
-    }
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u) << n;
     std::memset(p, i & 0xff, n);
     blocks.push_back({p, n});
   }
@@ -77,46 +79,40 @@ TEST(HugeAlloc, BlocksOfEverySizeAreApartAlignedAndKeepTheirBytes) {
   for (size_t i = 1; i < spans.size(); ++i)
     ASSERT_LE(spans[i - 1].second, spans[i].first);
   for (auto [p, n] : blocks)
-    hugeFree(p, n);
+    regionFree(p, n);
 }
 
 TEST(HugeAlloc, AFreedBlockIsReusedForItsSizeClass) {
-  if (!hugePagesOn())
-    GTEST_SKIP() << "PTXSIM_HUGE_PAGES=0 or a sanitizer build: operator new's blocks";
-  void *a = hugeAlloc(3000);
-  hugeFree(a, 3000);
-  void *b = hugeAlloc(2900); // (the same class: 2,560 < n <= 3,072)
+  void *a = regionAlloc(3000);
+  regionFree(a, 3000);
+  void *b = regionAlloc(2900); // (the same class: 2,560 < n <= 3,072)
   EXPECT_EQ(a, b);
-  void *c = hugeAlloc(3500); // (the next class)
+  void *c = regionAlloc(3500); // (the next class)
   EXPECT_NE(c, b);
-  hugeFree(b, 2900);
-  hugeFree(c, 3500);
+  regionFree(b, 2900);
+  regionFree(c, 3500);
 }
 
 TEST(HugeAlloc, LargeBlocksAreMappedAloneOnHugePageBoundariesAndGoBack) {
-  if (!hugePagesOn())
-    GTEST_SKIP() << "PTXSIM_HUGE_PAGES=0 or a sanitizer build: operator new's blocks";
   const size_t before = hugeRegionBytes();
   const size_t n = (size_t(5) << 20) + 12345;
-  void *p = hugeAlloc(n);
+  void *p = regionAlloc(n);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (size_t(2) << 20), 0u);
   EXPECT_EQ(hugeRegionBytes(), before + (size_t(6) << 20));
   std::memset(p, 1, n);
   if (!thpOff()) {
     EXPECT_EQ(thpEligible(p), 1) << "the mapping was not marked for transparent huge pages";
   }
-  hugeFree(p, n);
+  regionFree(p, n);
   EXPECT_EQ(hugeRegionBytes(), before);
 }
 
 TEST(HugeAlloc, SmallBlocksComeFromRegionsMarkedForHugePages) {
-  if (!hugePagesOn())
-    GTEST_SKIP() << "PTXSIM_HUGE_PAGES=0 or a sanitizer build: operator new's blocks";
   if (thpOff())
     GTEST_SKIP() << "transparent huge pages are off on this host";
-  void *p = hugeAlloc(4096);
+  void *p = regionAlloc(4096);
   EXPECT_EQ(thpEligible(p), 1);
-  hugeFree(p, 4096);
+  regionFree(p, 4096);
 }
 
 TEST(HugeAlloc, VectorsGrowShrinkAndCopyLikeStdVectors) {
@@ -143,4 +139,72 @@ TEST(HugeAlloc, VectorsGrowShrinkAndCopyLikeStdVectors) {
   v.clear();
   v.shrink_to_fit();
   EXPECT_TRUE(std::equal(w.begin(), w.end(), ref.begin()));
+}
+
+namespace {
+
+/// A made-up /sys under a fresh directory: the THP setting and one virtio device.
+std::string fakeSys(const std::string &thp, const char *deviceId, const char *features) {
+  char tmpl[] = "/tmp/ptxsim_hugesys_XXXXXX";
+  std::string root = mkdtemp(tmpl);
+  auto mk = [](const std::string &d) { mkdir(d.c_str(), 0755); };
+  mk(root + "/sys");
+  mk(root + "/sys/kernel");
+  mk(root + "/sys/kernel/mm");
+  mk(root + "/sys/kernel/mm/transparent_hugepage");
+  std::ofstream(root + "/sys/kernel/mm/transparent_hugepage/enabled") << thp << "\n";
+  if (deviceId) {
+    mk(root + "/sys/bus");
+    mk(root + "/sys/bus/virtio");
+    mk(root + "/sys/bus/virtio/devices");
+    mk(root + "/sys/bus/virtio/devices/virtio0"); // (a block device first, as on a VM)
+    std::ofstream(root + "/sys/bus/virtio/devices/virtio0/device") << "0x0002\n";
+    std::ofstream(root + "/sys/bus/virtio/devices/virtio0/features") << "0010001001100100\n";
+    mk(root + "/sys/bus/virtio/devices/virtio1");
+    std::ofstream(root + "/sys/bus/virtio/devices/virtio1/device") << deviceId << "\n";
+    std::ofstream(root + "/sys/bus/virtio/devices/virtio1/features") << features << "\n";
+  }
+  return root;
+}
+
+void removeTree(const std::string &root) {
+  std::string cmd = "rm -rf '" + root + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+} // namespace
+
+TEST(HugeAlloc, AutoUsesHugePagesWhereTheyAreOnAndNoBalloonTakesFreedMemoryBack) {
+  struct Case {
+    const char *thp, *device, *features;
+    bool pay;
+  } cases[] = {
+      {"always [madvise] never", nullptr, nullptr, true},           // bare metal
+      {"[always] madvise never", nullptr, nullptr, true},
+      {"always madvise [never]", nullptr, nullptr, false},          // THP off
+      {"always [madvise] never", "0x0005", "0110010100000000", false}, // balloon, free page reporting
+      {"always [madvise] never", "0x0005", "0110000100000000", true},  // balloon without it
+      {"always [madvise] never", "0x0001", "0110010100000000", true},  // bit 5 of a network device
+  };
+  for (const Case &c : cases) {
+    const std::string root = fakeSys(c.thp, c.device, c.features);
+    EXPECT_EQ(hugePagesPay(root), c.pay) << c.thp << " " << (c.device ? c.device : "-") << " "
+                                         << (c.features ? c.features : "-");
+    removeTree(root);
+  }
+  // no /sys at all: no transparent huge pages to ask for
+  EXPECT_FALSE(hugePagesPay("/nonexistent/ptxsim"));
+  // this process: `auto` (the test runs without PTXSIM_HUGE_PAGES) is this host's answer
+  const char *v = std::getenv("PTXSIM_HUGE_PAGES");
+  if (!v || std::string(v) == "auto") {
+    EXPECT_EQ(hugePagesOn(), hugePagesPay(""));
+  }
+}
+
+TEST(HugeAlloc, TheContainersGetWorkingMemoryEitherWay) {
+  // hugeAlloc follows hugePagesOn(): regions or operator new; both must serve a vector
+  HugeVector<uint32_t> v(100000, 7);
+  v.push_back(8);
+  EXPECT_EQ(v[99999], 7u);
+  EXPECT_EQ(v.back(), 8u);
 }
