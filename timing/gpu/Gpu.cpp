@@ -955,7 +955,7 @@ void Gpu::skipIdleCycles(KernelRun &r) {
   if (next != kNever && next > now_ + 1) {
     uint64_t skip = next - now_ - 1;
     for (uint32_t i : awake_) // (an SM asleep has no CTA and counts nothing)
-      sms_[i]->skipCycles(skip);
+      sms_[i]->skipCycles(skip, smResident_[i]);
     now_ += skip;
   }
 }

@@ -1622,10 +1622,11 @@ void Sm::idleTicks(uint64_t n, uint64_t resident) {
     stats_.stall[size_t(r)] += n;
 }
 
-void Sm::skipCycles(uint64_t n) {
+void Sm::skipCycles(uint64_t n, uint64_t resident) {
   if (ctas_.empty() || n == 0)
     return;
   stats_.cycles += n * coreClock_; // as n ticks: none for a core kind without a core clock
+  stats_.warpCyclesResident += n * resident; // (the occupancy's: resident in skipped cycles too)
   for (StallReason r : lastStall_)
     if (r != StallReason::None)
       stats_.stall[size_t(r)] += n;

@@ -183,8 +183,9 @@ public:
   /// nextEventCycle() less its guess for an SM with CTAs that waits only on what comes from
   /// outside: replies from the memory system and CTA dispatch wake it, so it may be kNever.
   Cycle ownNextEvent(Cycle now) const;
-  /// Accounts `n` skipped cycles (nothing could issue) with the stall reasons of the last tick.
-  void skipCycles(uint64_t n);
+  /// Accounts `n` skipped cycles (nothing could issue) with the stall reasons of the last tick
+  /// and its `resident` warps, as `n` idle ticks would (idleTicks).
+  void skipCycles(uint64_t n, uint64_t resident);
   /// The tick of a cycle before ownNextEvent() in which no reply arrived and no CTA was added,
   /// after a tick that issued nothing, was not stopped and left nothing for tickShared(): the
   /// warps' state cannot change, so it counts what that tick would (the cycle, each
