@@ -189,6 +189,13 @@ TEST(SmWindow, StatisticsAndResultsIdenticalToTheCycleByCycleLoop) {
   const Result base = runInterleave(0, 1);
   EXPECT_EQ(base.profile.aheadTicks, 0u);
   EXPECT_GT(base.profile.smTicks, 0u);
+  auto onClock = [](const timing::TimingProfile &p) {
+    uint64_t n = 0;
+    for (uint64_t t : p.clockTicksBy)
+      n += t;
+    return n;
+  };
+  EXPECT_EQ(onClock(base.profile), 0u); // (no windows: no window ended)
   // the kernel is what the test needs: each warp's loads saw other SMs' atomics
   EXPECT_EQ(base.counter[0], 2u * 40 * 256 * 3);
   for (uint32_t window : {1u, 2u, 5u, 64u, 1024u}) {
@@ -202,6 +209,11 @@ TEST(SmWindow, StatisticsAndResultsIdenticalToTheCycleByCycleLoop) {
       if (window >= 64) {
         EXPECT_GT(r.profile.aheadTicks * 4, r.profile.smTicks) << what;
       }
+      // every tick on the GPU's clock has what ended the window before it: the global loads and
+      // atomics (an instruction beyond the SM), and responses on their way, among them
+      EXPECT_EQ(onClock(r.profile), r.profile.smTicks - r.profile.aheadTicks) << what;
+      EXPECT_GT(r.profile.clockTicksBy[timing::TimingProfile::EndBeyond], 0u) << what;
+      EXPECT_GT(r.profile.clockTicksBy[timing::TimingProfile::EndResponse], 0u) << what;
       // the profile's balance: on two threads (in every cycle here) every SM tick was in a
       // cycle on the threads, and the critical path lies between an even share and all of it
       if (threads == 1) {

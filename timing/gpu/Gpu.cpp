@@ -440,6 +440,10 @@ void Gpu::beginCycleLoop(KernelRun &r) {
   smResumeDue_.assign(sms_.size(), 0);
   smBusyTicks_.assign(sms_.size(), 0);
   smAheadTicks_.assign(sms_.size(), 0);
+  if (r.prof.p) {
+    smWindowEnd_.assign(sms_.size(), TimingProfile::EndOther);
+    smClockTicksBy_.assign(sms_.size() * TimingProfile::kWindowEnds, 0);
+  }
   r.prof.mark(TimingProfile::Setup);
   r.loopStart = now_;
 }
@@ -770,20 +774,28 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
     return;
   }
   tickSmBusy(i, now_, r.dispatching);
+  const bool prof = r.prof.p != nullptr;
+  if (prof) // (a tick on the GPU's clock, after whatever ended the SM's last window)
+    ++smClockTicksBy_[i * TimingProfile::kWindowEnds + smWindowEnd_[i]];
   // Then its next cycles, ahead of the GPU: exact because nothing outside the SM reaches it
   // before it sends something to the memory system or the ordered phase (Sm::windowReady) or a
   // response it waits for can arrive (MemorySystem::responseMayArrive), and what it does in
   // them reads nothing that other SMs or the memory system write meanwhile (Sm::windowSafe).
   // Its ordered part, a dispatch to it and an idle tick wait for their cycle.
   Cycle c = now_ + 1;
-  if (!windowCanGo(i, r, c))
+  if (!windowCanGo(i, r, c)) {
+    if (prof)
+      smWindowEnd_[i] = uint8_t(windowEndOf(i, r, c));
     return;
+  }
   // (to the next multiple of the window, or of windowAlign_'s finer one: windows that run their
   // whole length end together, so that the next cycle has every such SM's work for the threads
   // to share)
   Cycle last = (now_ / windowAlign_ + 1) * windowAlign_;
   if (sampleEvery_) // (the sampler reads every SM after that cycle's ordered phase)
     last = std::min(last, r.lastSample + sampleEvery_);
+  if (prof)
+    smWindowEnd_[i] = TimingProfile::EndLength; // (unless it ends before `last`, below)
   sm.setWindow(true);
   for (; c <= last; ++c) {
     ++smAheadTicks_[i];
@@ -791,11 +803,16 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
     if (sm.windowStopped()) { // the rest of cycle c's tick at cycle c (resumeSm)
       smDoneTo_[i] = c;
       smResumeDue_[i] = 1;
+      if (prof)
+        smWindowEnd_[i] = TimingProfile::EndBeyond;
       break;
     }
     smDoneTo_[i] = c + 1;
-    if (!windowCanGo(i, r, c + 1))
+    if (!windowCanGo(i, r, c + 1)) {
+      if (prof)
+        smWindowEnd_[i] = uint8_t(windowEndOf(i, r, c + 1));
       break;
+    }
   }
   sm.setWindow(false);
 }
@@ -822,6 +839,29 @@ bool Gpu::windowCanGo(size_t i, const KernelRun &r, Cycle next) const {
   return !sum.needShared && !sum.idle && !(r.dispatching && sum.canTake) && !idleTickDue(i, next) &&
          !r.grid->faulted() && sm.windowReady() &&
          !(sm.awaitingResponses() && mem_->responseMayArrive(uint32_t(i), next));
+}
+
+TimingProfile::WindowEnd Gpu::windowEndOf(size_t i, const KernelRun &r, Cycle next) const {
+  // (windowCanGo's tests in its order)
+  const Sm::TickSummary &sum = smSum_[i];
+  const Sm &sm = *sms_[i];
+  if (sum.needShared)
+    return TimingProfile::EndOrdered;
+  if (sum.idle)
+    return TimingProfile::EndOther;
+  if (r.dispatching && sum.canTake)
+    return TimingProfile::EndDispatch;
+  if (idleTickDue(i, next))
+    return TimingProfile::EndIdle;
+  if (r.grid->faulted())
+    return TimingProfile::EndOther;
+  if (!sm.windowReady())
+    return sm.holdsOrderedWork() ? TimingProfile::EndOrdered
+           : !sm.ldstQuiet()     ? TimingProfile::EndLdst
+                                 : TimingProfile::EndOther;
+  if (sm.awaitingResponses() && mem_->responseMayArrive(uint32_t(i), next))
+    return TimingProfile::EndResponse;
+  return TimingProfile::EndOther;
 }
 
 void Gpu::resumeSm(size_t i, Cycle now, bool dispatching) {
@@ -1049,6 +1089,8 @@ ptx::exec::LaunchResult Gpu::finishKernel(KernelRun &r, KernelTimingStats &st) {
     for (size_t i = 0; i < sms_.size(); ++i) {
       r.profile.smTicks += smBusyTicks_[i];
       r.profile.aheadTicks += smAheadTicks_[i];
+      for (unsigned e = 0; e < TimingProfile::kWindowEnds && windows_; ++e)
+        r.profile.clockTicksBy[e] += smClockTicksBy_[i * TimingProfile::kWindowEnds + e];
     }
     if (pool_)
       r.profile.callerWait = pool_->takeWaitSeconds();

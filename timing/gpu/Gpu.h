@@ -20,6 +20,7 @@
 #include "base/Stats.h"
 #include "ptx/exec/Engine.h"
 #include "timing/TimingConfig.h"
+#include "timing/gpu/TimingProfile.h"
 #include "timing/Types.h"
 #include "timing/sm/Sm.h"
 
@@ -289,6 +290,12 @@ private:
   std::vector<uint8_t> smResumeDue_;
   /// Per SM, this launch: ticks that were not idle ones, and those run ahead (the profile's).
   std::vector<uint64_t> smBusyTicks_, smAheadTicks_;
+  /// With the profile on: per SM, what ended its last window (TimingProfile::WindowEnd), and
+  /// its ticks on the GPU's clock by that (sms x kWindowEnds).
+  std::vector<uint8_t> smWindowEnd_;
+  std::vector<uint64_t> smClockTicksBy_;
+  /// Which of windowCanGo's tests failed (the profile's; windowCanGo(i, r, next) is false).
+  TimingProfile::WindowEnd windowEndOf(size_t i, const KernelRun &r, Cycle next) const;
   std::vector<uint64_t> profTicks_; ///< smBusyTicks_ before a cycle on the threads (the profile's)
   std::vector<uint32_t> busyScratch_; ///< tickLocalSerial: the awake SMs whose tick is no idle one
   void flushIdleTicks() {

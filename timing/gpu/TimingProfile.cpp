@@ -36,6 +36,14 @@ const char *TimingProfile::stepName(unsigned s) {
   return s < kSteps ? names[s] : "?";
 }
 
+const char *TimingProfile::windowEndName(unsigned e) {
+  static const char *const names[kWindowEnds] = {
+      "an instruction beyond the SM", "work for the ordered phase", "the LD/ST unit sending",
+      "a response that may arrive",   "a CTA to dispatch",          "an idle tick next",
+      "the window's length",          "other"};
+  return e < kWindowEnds ? names[e] : "?";
+}
+
 namespace {
 std::atomic<int> gEnabled{-1}; ///< -1: not decided yet (the environment decides)
 } // namespace
@@ -75,6 +83,8 @@ void TimingProfile::accumulate(const TimingProfile &p) {
   gTotal.jobs += p.jobs;
   gTotal.probes += p.probes;
   gTotal.aheadTicks += p.aheadTicks;
+  for (unsigned e = 0; e < kWindowEnds; ++e)
+    gTotal.clockTicksBy[e] += p.clockTicksBy[e];
   gTotal.smTicks += p.smTicks;
   gTotal.threadTicks += p.threadTicks;
   gTotal.criticalTicks += p.criticalTicks;
@@ -111,6 +121,16 @@ void TimingProfile::print(std::FILE *out) const {
                "(%.1f %%)\n",
                (unsigned long long)smTicks, (unsigned long long)aheadTicks,
                smTicks ? 100.0 * double(aheadTicks) / double(smTicks) : 0.0);
+  uint64_t onClock = 0;
+  for (uint64_t t : clockTicksBy)
+    onClock += t;
+  if (onClock) {
+    std::fprintf(out, "  SM ticks on the GPU's clock (not idle) by what ended the SM's window before them:");
+    for (unsigned e = 0; e < kWindowEnds; ++e)
+      std::fprintf(out, "%s %s %.1f %%", e ? "," : "", windowEndName(e),
+                   100.0 * double(clockTicksBy[e]) / double(onClock));
+    std::fprintf(out, "\n");
+  }
   for (unsigned s = 0; s < kSteps; ++s)
     std::fprintf(out, "  %-38s %9.3f s %5.1f %%  %7.2f us/ticked cycle\n", stepName(s), seconds[s],
                  total > 0 ? 100.0 * seconds[s] / total : 0.0,

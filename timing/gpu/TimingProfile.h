@@ -35,6 +35,23 @@ struct TimingProfile {
   };
   static const char *stepName(unsigned s);
 
+  /// What ended an SM's window (or kept one from starting) before the ticks it then ran on the
+  /// GPU's clock (Gpu::tickSmWindow; docs/timing.md, "SM windows").
+  enum WindowEnd : unsigned {
+    EndBeyond,   ///< an instruction that reaches beyond the SM (global or local access, atomic,
+                 ///< fence, call, ...: not windowSafe)
+    EndOrdered,  ///< work for the ordered phase (a held store, a CTA to retire, a stopped tick)
+    EndLdst,     ///< the LD/ST unit has something to send (coalescer busy, miss queue)
+    EndResponse, ///< a response the SM waits for may arrive
+    EndDispatch, ///< a CTA left to dispatch may go to the SM
+    EndIdle,     ///< the SM's next tick is an idle one (idle ticks stay with the loop, which
+                 ///< skips cycles in which every SM is idle)
+    EndLength,   ///< the window ran its length (or to the sampler's next cycle)
+    EndOther,    ///< the launch's first tick, another core kind, ordered issue, a fault
+    kWindowEnds
+  };
+  static const char *windowEndName(unsigned e);
+
   double seconds[kSteps] = {};
   uint64_t launches = 0;
   uint64_t cycles = 0;            ///< simulated core cycles (ticked + skipped)
@@ -45,6 +62,9 @@ struct TimingProfile {
   uint64_t probes = 0;            ///< the tuner's probes (threads against one thread)
   uint64_t aheadTicks = 0;        ///< SM ticks run ahead of the GPU's clock (SM windows)
   uint64_t smTicks = 0;           ///< SM ticks that were not idle ones, ahead or not
+  /// With SM windows: the ticks (not idle) on the GPU's clock, by what ended the SM's window
+  /// before them (they sum to smTicks - aheadTicks).
+  uint64_t clockTicksBy[kWindowEnds] = {};
   /// SM ticks (not idle) in the cycles whose phase ran on the threads, and their critical path:
   /// per cycle the larger of an even share per thread and the most one SM ticked (an SM's
   /// ticks in a cycle, its window's included, are one item of the job).

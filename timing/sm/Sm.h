@@ -139,6 +139,12 @@ public:
            resume_.sched == scheds_.size() && !ctas_.empty() && ldst_->quiet();
   }
   bool awaitingResponses() const { return ldst_->awaiting() != 0; }
+  /// windowReady()'s parts, for the profile: work held for the ordered phase; the LD/ST unit
+  /// with nothing to send.
+  bool holdsOrderedWork() const {
+    return storesHeld_ || retireDue_ || resume_.sched != scheds_.size();
+  }
+  bool ldstQuiet() const { return ldst_->quiet(); }
   /// True when executing `in` may write state outside the warp's SM and CTA, or read state
   /// that may be written in the same cycle's ordered phase (global stores and atomics, generic
   /// memory, runtime calls, blocking or extension instructions): the parallel engine executes
