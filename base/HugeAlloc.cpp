@@ -152,14 +152,25 @@ size_t hugeRegionBytes() {
   return p.mapped;
 }
 
-void *hugeAlloc(size_t bytes) {
+namespace {
+/// Whether a block of this alignment comes from operator new's aligned form (see hugeAlloc).
+bool alignedNew(size_t align) {
+  return align > 64 || (!hugePagesOn() && align > __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+}
+} // namespace
+
+void *hugeAlloc(size_t bytes, size_t align) {
+  if (alignedNew(align))
+    return ::operator new(bytes, std::align_val_t(align));
   return hugePagesOn() ? regionAlloc(bytes) : ::operator new(bytes);
 }
 
-void hugeFree(void *q, size_t bytes) noexcept {
+void hugeFree(void *q, size_t bytes, size_t align) noexcept {
   if (!q)
     return;
-  if (hugePagesOn())
+  if (alignedNew(align))
+    ::operator delete(q, std::align_val_t(align));
+  else if (hugePagesOn())
     regionFree(q, bytes);
   else
     ::operator delete(q);

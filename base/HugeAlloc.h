@@ -9,15 +9,18 @@
 // `auto`, the default, where huge pages do not pay: hugePagesPay()).
 
 #include <cstddef>
+#include <new>
 #include <string>
 #include <vector>
 
 namespace ptxsim::base {
 
-/// `bytes` of memory (never null: throws std::bad_alloc when none can be mapped).
-void *hugeAlloc(size_t bytes);
-/// Gives back a block of hugeAlloc(bytes) (the same `bytes`).
-void hugeFree(void *p, size_t bytes) noexcept;
+/// `bytes` of memory aligned to `align` (never null: throws std::bad_alloc when none can be
+/// mapped). The regions' blocks are 64-byte aligned; a larger `align` takes operator new's
+/// aligned form in either mode, as does one over operator new's own alignment when off.
+void *hugeAlloc(size_t bytes, size_t align = alignof(std::max_align_t));
+/// Gives back a block of hugeAlloc(bytes, align) (the same `bytes` and `align`).
+void hugeFree(void *p, size_t bytes, size_t align = alignof(std::max_align_t)) noexcept;
 /// Whether the blocks come from the huge-page regions (PTXSIM_HUGE_PAGES, read once: 1 on, 0
 /// off, unset or `auto` as hugePagesPay() says; always off in sanitizer builds).
 bool hugePagesOn();
@@ -35,8 +38,8 @@ template <class T> struct HugeAllocator {
   using value_type = T;
   HugeAllocator() noexcept = default;
   template <class U> HugeAllocator(const HugeAllocator<U> &) noexcept {}
-  T *allocate(size_t n) { return static_cast<T *>(hugeAlloc(n * sizeof(T))); }
-  void deallocate(T *p, size_t n) noexcept { hugeFree(p, n * sizeof(T)); }
+  T *allocate(size_t n) { return static_cast<T *>(hugeAlloc(n * sizeof(T), alignof(T))); }
+  void deallocate(T *p, size_t n) noexcept { hugeFree(p, n * sizeof(T), alignof(T)); }
   template <class U> bool operator==(const HugeAllocator<U> &) const noexcept { return true; }
   template <class U> bool operator!=(const HugeAllocator<U> &) const noexcept { return false; }
 };
@@ -46,7 +49,11 @@ template <class T> using HugeVector = std::vector<T, HugeAllocator<T>>;
 /// A base that puts objects of the class made with `new` (make_unique) in the same memory.
 struct HugeAllocated {
   static void *operator new(size_t n) { return hugeAlloc(n); }
+  static void *operator new(size_t n, std::align_val_t a) { return hugeAlloc(n, size_t(a)); }
   static void operator delete(void *p, size_t n) noexcept { hugeFree(p, n); }
+  static void operator delete(void *p, size_t n, std::align_val_t a) noexcept {
+    hugeFree(p, n, size_t(a));
+  }
 };
 
 } // namespace ptxsim::base

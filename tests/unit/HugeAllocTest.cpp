@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -207,4 +208,30 @@ TEST(HugeAlloc, TheContainersGetWorkingMemoryEitherWay) {
   v.push_back(8);
   EXPECT_EQ(v[99999], 7u);
   EXPECT_EQ(v.back(), 8u);
+}
+
+TEST(HugeAlloc, OverAlignedTypesKeepTheirAlignmentEitherWay) {
+  // (an SM's warp slots are alignas(64): one cache line each; operator new's plain form gives
+  // 16 bytes, so the allocator takes its aligned form when the regions are off)
+  struct alignas(64) Line64 {
+    uint64_t v[8];
+  };
+  struct alignas(256) Line256 {
+    uint64_t v[32];
+  };
+  for (size_t n : {1u, 3u, 17u, 1000u}) {
+    HugeVector<Line64> a(n);
+    HugeVector<Line256> b(n);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % 64, 0u) << n;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % 256, 0u) << n;
+    a.back().v[7] = 1;
+    b.back().v[31] = 2;
+  }
+  struct alignas(128) Obj : HugeAllocated {
+    uint64_t v[20];
+  };
+  for (int i = 0; i < 8; ++i) {
+    auto o = std::make_unique<Obj>();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(o.get()) % 128, 0u);
+  }
 }
