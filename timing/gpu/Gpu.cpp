@@ -833,16 +833,7 @@ uint32_t Gpu::smsDue(uint32_t &ticking) const {
   return n;
 }
 
-bool Gpu::windowCanGo(size_t i, const KernelRun &r, Cycle next) const {
-  const Sm::TickSummary &sum = smSum_[i];
-  const Sm &sm = *sms_[i];
-  return !sum.needShared && !sum.idle && !(r.dispatching && sum.canTake) && !idleTickDue(i, next) &&
-         !r.grid->faulted() && sm.windowReady() &&
-         !(sm.awaitingResponses() && mem_->responseMayArrive(uint32_t(i), next));
-}
-
 TimingProfile::WindowEnd Gpu::windowEndOf(size_t i, const KernelRun &r, Cycle next) const {
-  // (windowCanGo's tests in its order)
   const Sm::TickSummary &sum = smSum_[i];
   const Sm &sm = *sms_[i];
   if (sum.needShared)
@@ -861,7 +852,7 @@ TimingProfile::WindowEnd Gpu::windowEndOf(size_t i, const KernelRun &r, Cycle ne
                                  : TimingProfile::EndOther;
   if (sm.awaitingResponses() && mem_->responseMayArrive(uint32_t(i), next))
     return TimingProfile::EndResponse;
-  return TimingProfile::EndOther;
+  return TimingProfile::kWindowEnds; // (nothing ends the window: windowCanGo)
 }
 
 void Gpu::resumeSm(size_t i, Cycle now, bool dispatching) {

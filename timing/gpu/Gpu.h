@@ -260,7 +260,9 @@ private:
   /// windowCanGo; or the rest of a tick that stopped ahead before an instruction that is not
   /// window-safe (resumeSm), at that tick's cycle.
   void tickSmWindow(size_t i, const KernelRun &r);
-  bool windowCanGo(size_t i, const KernelRun &r, Cycle next) const;
+  bool windowCanGo(size_t i, const KernelRun &r, Cycle next) const {
+    return windowEndOf(i, r, next) == TimingProfile::kWindowEnds;
+  }
   /// The awake SMs whose own phase runs in this cycle (not ahead, or a resumption due), and in
   /// `ticking` those of them whose phase is no idle tick.
   uint32_t smsDue(uint32_t &ticking) const;
@@ -294,7 +296,8 @@ private:
   /// its ticks on the GPU's clock by that (sms x kWindowEnds).
   std::vector<uint8_t> smWindowEnd_;
   std::vector<uint64_t> smClockTicksBy_;
-  /// Which of windowCanGo's tests failed (the profile's; windowCanGo(i, r, next) is false).
+  /// What ends SM i's window before cycle `next` (the profile's reasons), or kWindowEnds when
+  /// nothing does and the SM may run that cycle ahead (windowCanGo).
   TimingProfile::WindowEnd windowEndOf(size_t i, const KernelRun &r, Cycle next) const;
   std::vector<uint64_t> profTicks_; ///< smBusyTicks_ before a cycle on the threads (the profile's)
   std::vector<uint32_t> busyScratch_; ///< tickLocalSerial: the awake SMs whose tick is no idle one
