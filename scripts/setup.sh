@@ -26,6 +26,8 @@ command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
 ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
 # `ptxsim sweep` reads its TOML specs with toml++ (header-only)
 [ -f /usr/include/toml++/toml.h ] || need+=(libtomlplusplus-dev)
+# the MUFU tests read the H200's sweeps (tools/hw/data/*.d.xz) through xz
+command -v xz >/dev/null 2>&1 || need+=(xz-utils)
 # the headless-browser test of `ptxsim report` pages (tests/report)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then

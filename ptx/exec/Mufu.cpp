@@ -1,10 +1,10 @@
-// MUFU.RCP, MUFU.RSQ and MUFU.EX2 of an H200, exact on every input.
+// MUFU.RCP, MUFU.RSQ, MUFU.EX2 and MUFU.SQRT of an H200, exact on every input.
 //
-// Each unit repeats one function over a binade of its input (RCP), a pair of binades (RSQ) or a
-// unit interval (EX2): the result bits for that range come from MufuTables.inc, which
-// tools/hw/mufu_fit.cpp builds from the measured sweep: per segment of 2^16 inputs a fixed-point
+// Each unit repeats one function over a binade of its input (RCP), a pair of binades (RSQ, SQRT)
+// or a unit interval (EX2): the result bits for that range come from MufuTables.inc, which
+// tools/hw/mufu_fit.cpp builds from the measured sweeps: per segment of 2^16 inputs a fixed-point
 // model (quadratic in the input plus a popcount term, rounded to nearest) and the inputs where
-// the GPU differs from it (about 0.5-0.9% of inputs; 227k exceptions, 0.83 MB of tables with their index). The
+// the GPU differs from it (about 0.2-0.9% of inputs; 265k exceptions, 1 MB of tables with their index). The
 // exponent is then applied as the hardware does, flushing subnormal inputs and results.
 
 #include "ptx/exec/Mufu.h"
@@ -106,6 +106,19 @@ float mufuRsq(float x) {
   const int ue = int(e) - 127, odd = ue & 1;
   const uint32_t key = (uint32_t(odd) << 23) | (u & 0x7fffffu);
   return scaled(lookup(kRsq, key), -(ue - odd) / 2, 0);
+}
+
+float mufuSqrt(float x) {
+  const uint32_t u = bitsOf(x), sign = u & kSign, e = (u >> 23) & 0xff;
+  if (e == 0xff)
+    return (u & 0x7fffffu) || sign ? floatOf(kQNaN) : floatOf(kInf);
+  if (e == 0)
+    return floatOf(sign); // subnormal input flushed: +-0
+  if (sign)
+    return floatOf(kQNaN);
+  const int ue = int(e) - 127, odd = ue & 1;
+  const uint32_t key = (uint32_t(odd) << 23) | (u & 0x7fffffu);
+  return scaled(lookup(kSqrt, key), (ue - odd) / 2, 0);
 }
 
 float mufuEx2(float x) {

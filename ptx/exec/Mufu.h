@@ -2,9 +2,10 @@
 #define PTXSIM_PTX_EXEC_MUFU_H
 
 // The multi-function unit (SASS MUFU) of sm_90, bit for bit as an H200 computes it, for the
-// operations whose whole error function was measured (tools/hw/data/h200-2026-11-28-fidelity):
-// MUFU.RCP, MUFU.RSQ and MUFU.EX2. Like the hardware unit they flush subnormal inputs and
-// results to signed zero; the PTX instructions without .ftz wrap them as ptxas does (Numerics.h).
+// operations whose whole error function was measured: MUFU.RCP, MUFU.RSQ and MUFU.EX2
+// (tools/hw/data/h200-2026-11-28-fidelity), MUFU.SQRT (h200-2026-11-30-mufu). Like the hardware
+// unit they flush subnormal inputs and results to signed zero; the PTX instructions without
+// .ftz wrap them as ptxas does (Numerics.h).
 
 #include <cstdint>
 
@@ -14,6 +15,8 @@ namespace ptxsim::ptx::exec {
 float mufuRcp(float x);
 /// MUFU.RSQ: rsqrt(+0) = +inf, rsqrt(-0) = -inf, rsqrt(+inf) = +0, negative -> NaN.
 float mufuRsq(float x);
+/// MUFU.SQRT: sqrt(+-0) = +-0, sqrt(+inf) = +inf, negative -> NaN; within 1 ulp of sqrt(x).
+float mufuSqrt(float x);
 /// MUFU.EX2: ex2(-inf) = +0, ex2(+-0) = 1, ex2(+inf) = +inf, NaN -> NaN.
 float mufuEx2(float x);
 

@@ -903,7 +903,7 @@ template <class I> static inline uint16_t intToBF16(I v, Rnd r = Rnd::RN) {
 //===----------------------------------------------------------------------===//
 // Approximate instructions
 //===----------------------------------------------------------------------===//
-// rcp, rsqrt and ex2 (f32) are the H200's bits: the SFU functions of Mufu.h, wrapped for
+// rcp, rsqrt, ex2 and sqrt (f32) are the H200's bits: the SFU functions of Mufu.h, wrapped for
 // subnormal inputs and results as ptxas does for the forms without .ftz (sm_90 SASS). The others
 // are computed with host math at least as accurate as the PTX bounds (most are correctly rounded
 // or within 1 ulp, tighter than hardware, so results may differ from a GPU in the last bits).
@@ -916,8 +916,11 @@ static inline float rcpApproxF32(float x) {
   const float s = a < 0x1p-126f ? 0x1p24f : (a > 0x1p126f ? 0.25f : 1.0f);
   return s * mufuRcp(x * s);
 }
-/// sqrt.approx.f32: sqrt(-0) = -0, sqrt(+inf) = +inf, negative -> NaN.
-static inline float sqrtApproxF32(float x) { return std::sqrt(x); }
+/// sqrt.approx.f32: sqrt(-0) = -0, sqrt(+inf) = +inf, negative -> NaN. A subnormal input:
+/// MUFU.SQRT(x * 2^24) * 2^-12 (sm_90 SASS).
+static inline float sqrtApproxF32(float x) {
+  return std::fabs(x) < 0x1p-126f ? mufuSqrt(x * 0x1p24f) * 0x1p-12f : mufuSqrt(x);
+}
 /// rsqrt.approx.f32: rsqrt(+0) = +inf, rsqrt(-0) = -inf, rsqrt(+inf) = +0, negative -> NaN.
 /// A subnormal input: MUFU.RSQ(x * 2^24) * 2^12.
 static inline float rsqrtApproxF32(float x) {

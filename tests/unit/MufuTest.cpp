@@ -1,6 +1,9 @@
-// MUFU.RCP, MUFU.RSQ and MUFU.EX2 (ptx/exec/Mufu.h) against an H200's results on every float of
-// the measured ranges (tools/hw/data/h200-2026-11-28-fidelity/sweep.bin.gz: the GPU's result
-// minus the f64 function rounded to f32, in ulps), and the special values.
+// The MUFU functions (ptx/exec/Mufu.h) and the PTX instructions built on them against an H200's
+// results on every float of the measured ranges, and the special values:
+//  - tools/hw/data/h200-2026-11-28-fidelity/sweep.bin.gz: the GPU's result minus the f64
+//    function rounded to f32, in ulps (rcp, rsqrt, ex2);
+//  - tools/hw/data/h200-2026-11-30-mufu/NAME_FIRST.d.xz (tools/hw/mufu_sweep.cu): the GPU's
+//    result bits for every input of whole binades (sqrt, ...).
 
 #include "ptx/exec/Mufu.h"
 #include "ptx/exec/Numerics.h"
@@ -81,6 +84,70 @@ template <class Mufu, class Ref> void expectSweep(const char *name, Mufu mufu, R
   }
   EXPECT_EQ(bad, 0) << name << ": first differing input 0x" << std::hex << firstBad;
   EXPECT_EQ(rounded, wantRoundedDiffer) << name; // the sweep is the one measured (log.txt histogram)
+}
+
+/// The GPU's result bits for consecutive inputs of one sweep file of h200-2026-11-30-mufu (read
+/// through xz; the format is tools/hw/mufu_sweep.cu's), empty when it cannot be read.
+std::vector<uint32_t> gpuResults(const std::string &file) {
+  const std::string path = std::string(PTXSIM_TEST_DIR) + "/../tools/hw/data/h200-2026-11-30-mufu/" + file;
+  std::vector<uint32_t> out;
+  FILE *f = popen(("xz -dc '" + path + "'").c_str(), "r");
+  if (!f)
+    return out;
+  uint32_t prev = 0;
+  for (int c; (c = std::fgetc(f)) != EOF;) {
+    uint32_t z = uint32_t(c);
+    if (z == 255) {
+      unsigned char b[4];
+      if (std::fread(b, 1, 4, f) != 4)
+        break;
+      z = uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+    }
+    prev += (z >> 1) ^ (0u - (z & 1));
+    out.push_back(prev);
+  }
+  if (pclose(f) != 0)
+    out.clear();
+  return out;
+}
+
+/// Every input of sweep `file` (named by its first input's bits): `fn` gives the GPU's bits.
+template <class Fn> void expectEveryInput(const std::string &file, uint32_t first, size_t count, Fn fn) {
+  const std::vector<uint32_t> gpu = gpuResults(file);
+  ASSERT_EQ(gpu.size(), count) << file << " not read from tools/hw/data (xz needed)";
+  long bad = 0;
+  uint32_t firstBad = 0, want = 0, got = 0;
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    const uint32_t r = bits(fn(flt(first + uint32_t(i))));
+    if (r != gpu[i] && !bad++) {
+      firstBad = first + uint32_t(i);
+      want = gpu[i];
+      got = r;
+    }
+  }
+  EXPECT_EQ(bad, 0) << file << ": first differing input 0x" << std::hex << firstBad << ", GPU 0x" << want
+                    << ", ptxsim 0x" << got;
+}
+
+constexpr size_t kBinade = size_t(1) << 23;
+
+TEST(MufuH200, SqrtEveryFloatOfEightBinades) {
+  // [0.25, 4), the two lowest and the two highest normal binades (.ftz: MUFU.SQRT alone)
+  expectEveryInput("sqrt.approx.ftz_3e800000.d.xz", 0x3e800000u, 4 * kBinade, mufuSqrt);
+  expectEveryInput("sqrt.approx.ftz_00800000.d.xz", 0x00800000u, 2 * kBinade, mufuSqrt);
+  expectEveryInput("sqrt.approx.ftz_7e800000.d.xz", 0x7e800000u, 2 * kBinade, mufuSqrt);
+}
+
+TEST(MufuH200, SqrtWithoutFtzScalesSubnormals) {
+  expectEveryInput("sqrt.approx_00000000.d.xz", 0u, kBinade, sqrtApproxF32);
+  expectEveryInput("sqrt.approx_3f800000.d.xz", 0x3f800000u, kBinade, sqrtApproxF32);
+  EXPECT_EQ(bits(mufuSqrt(-0.0f)), 0x80000000u);
+  EXPECT_EQ(bits(mufuSqrt(-0x1p-140f)), 0x80000000u); // flushed to -0 first
+  EXPECT_EQ(mufuSqrt(INFINITY), INFINITY);
+  EXPECT_TRUE(std::isnan(mufuSqrt(-1.0f)) && std::isnan(mufuSqrt(-INFINITY)) && std::isnan(mufuSqrt(NAN)));
+  EXPECT_EQ(mufuSqrt(4.0f), 2.0f);
+  EXPECT_EQ(bits(mufuSqrt(0x1.8p100f)), bits(mufuSqrt(0x1.8p0f)) + (50u << 23));
+  EXPECT_EQ(bits(sqrtApproxF32(-0.0f)), 0x80000000u);
 }
 
 TEST(MufuH200, RcpEveryFloatOfABinade) {

@@ -15,10 +15,12 @@ GPU = os.path.join(ROOT, "tools", "hw", "data", "h200-2026-11-28-fidelity", "mat
 EXACT = ["div.rn", "mul_add", "mul.rn_add.rn", "fma.rn", "rcp.rn", "sqrt.rn", "logf", "sinf", "a*b+c*d",
          # MUFU.RCP/RSQ/EX2 as measured (ptx/exec/Mufu.cpp) and what is built on them
          "ex2", "ex2.ftz", "rcp", "rcp.ftz", "rsqrt", "rsqrt.ftz", "div.approx", "div.full", "expf", "__expf",
-         "tanhf", "powf", "__fdividef"]
-# the MUFU operations not yet measured in full (MUFU.SQRT, LG2, SIN, COS, TANH: ptxsim rounds
-# the exact function): blocks that match today (of 64), see docs/executor.md
-MIN_BLOCKS = {"lg2": 0, "lg2.ftz": 7, "sqrt.approx": 0, "sqrt.approx.ftz": 8, "sin.ftz": 15, "cos.ftz": 15,
+         "tanhf", "powf", "__fdividef",
+         # MUFU.SQRT as measured (h200-2026-11-30-mufu)
+         "sqrt.approx", "sqrt.approx.ftz"]
+# the MUFU operations not yet modelled (MUFU.LG2, SIN, COS, TANH: ptxsim rounds the exact
+# function): blocks that match today (of 64), see docs/executor.md
+MIN_BLOCKS = {"lg2": 0, "lg2.ftz": 7, "sin.ftz": 15, "cos.ftz": 15,
               "tanh": 15, "__logf": 0, "__sinf": 0}
 
 

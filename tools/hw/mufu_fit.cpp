@@ -1,10 +1,12 @@
 // Builds ptx/exec/MufuTables.inc from an H200's MUFU sweeps (issue 31, item 4).
 //
-// Input: the sweep file of tools/hw/probes/math_bits.cu (`math_bits --sweep`, kept gzipped in
-// tools/hw/data/h200-2026-11-28-fidelity/sweep.bin.gz): for every float of a binade, the GPU's
-// result minus the f64 function rounded to f32, in ulps. For MUFU.RCP ([1,2)), MUFU.RSQ ([1,4))
-// and MUFU.EX2 ([1,2)) that is the whole function: RCP and RSQ repeat per binade (pair of
-// binades), EX2 per unit interval of the input.
+// Inputs (tools/hw/data):
+//  - h200-2026-11-28-fidelity/sweep.bin.gz (tools/hw/probes/math_bits.cu `--sweep`): for every
+//    float of a binade, the GPU's result minus the f64 function rounded to f32, in ulps. For
+//    MUFU.RCP ([1,2)), MUFU.RSQ ([1,4)) and MUFU.EX2 ([1,2)) that is the whole function: RCP and
+//    RSQ repeat per binade (pair of binades), EX2 per unit interval of the input.
+//  - h200-2026-11-30-mufu/NAME_FIRST.d.xz (tools/hw/mufu_sweep.cu): the result bits of every
+//    input of whole binades. MUFU.SQRT repeats per pair of binades: [1,4) is the whole function.
 //
 // Representation (exact, checked here on every input): per segment of 2^16 consecutive inputs,
 // a fixed-point model  v = C0 + C1*u + C2*u^2 + C3*popcount(j)  (j the index in the segment,
@@ -12,11 +14,11 @@
 // hardware's truncation noise) rounded to nearest, plus the inputs where the GPU differs from
 // the model (index and difference). The hardware's own algorithm (128 or 64 segments of
 // quadratic interpolation with truncated partial products) is not reproduced bit for bit by a
-// plain fixed-point quadratic: see docs/numerics.md.
+// plain fixed-point quadratic: see docs/executor.md.
 //
-// Build and run (any C++17 compiler):
+// Build and run (any C++17 compiler; needs gzip and xz on the PATH):
 //   g++ -O2 -std=c++17 -o /tmp/mufu_fit tools/hw/mufu_fit.cpp
-//   zcat tools/hw/data/h200-2026-11-28-fidelity/sweep.bin.gz | /tmp/mufu_fit > ptx/exec/MufuTables.inc
+//   /tmp/mufu_fit tools/hw/data > ptx/exec/MufuTables.inc
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -172,28 +174,96 @@ void emit(const char *name, const Fitted &f, uint32_t firstInput) {
               name, name, name, name, name, name, name, nseg);
 }
 
+
+/// The output of a command (a decompressor), whole.
+std::vector<unsigned char> readCommand(const std::string &cmd) {
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) {
+    std::fprintf(stderr, "cannot run %s\n", cmd.c_str());
+    std::exit(1);
+  }
+  std::vector<unsigned char> out;
+  unsigned char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
+    out.insert(out.end(), buf, buf + n);
+  if (pclose(p) != 0 || out.empty()) {
+    std::fprintf(stderr, "%s failed\n", cmd.c_str());
+    std::exit(1);
+  }
+  return out;
+}
+
+/// A sweep of tools/hw/mufu_sweep.cu: result bits of consecutive inputs (zigzag differences).
+std::vector<uint32_t> readResults(const std::string &path) {
+  const std::vector<unsigned char> d = readCommand("xz -dc '" + path + "'");
+  std::vector<uint32_t> out;
+  uint32_t prev = 0;
+  for (size_t i = 0; i < d.size();) {
+    uint32_t z = d[i++];
+    if (z == 255) {
+      if (i + 4 > d.size()) {
+        std::fprintf(stderr, "%s: truncated\n", path.c_str());
+        std::exit(1);
+      }
+      z = uint32_t(d[i]) | uint32_t(d[i + 1]) << 8 | uint32_t(d[i + 2]) << 16 | uint32_t(d[i + 3]) << 24;
+      i += 4;
+    }
+    prev += (z >> 1) ^ (0u - (z & 1));
+    out.push_back(prev);
+  }
+  return out;
+}
+
+/// Fits `target` (inputs from `first`), checks the representation on every input, prints it.
+void fitCheckEmit(const char *what, const char *name, const std::vector<uint32_t> &target, uint32_t first) {
+  const Fitted f = fit(target);
+  for (size_t i = 0; i < target.size(); ++i) {
+    const size_t s = i / kSeg;
+    const int j = int(i % kSeg);
+    int64_t v = int64_t(f.base[s]) + modelAt(&f.coef[4 * s], j);
+    for (uint32_t k = f.start[s]; k < f.start[s + 1]; ++k)
+      if (f.pos[k] == j)
+        v += f.delta[k];
+    if (uint32_t(v) != target[i]) {
+      std::fprintf(stderr, "%s: input %zu not reproduced\n", what, i);
+      std::exit(1);
+    }
+  }
+  std::fprintf(stderr, "%s: %zu exceptions of %zu inputs\n", what, f.pos.size(), target.size());
+  emit(name, f, first);
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: mufu_fit DATA_DIR (tools/hw/data) > ptx/exec/MufuTables.inc\n");
+    return 2;
+  }
+  const std::string data = argv[1];
+  const std::vector<unsigned char> raw =
+      readCommand("gzip -dc '" + data + "/h200-2026-11-28-fidelity/sweep.bin.gz'");
   std::map<std::string, std::vector<int8_t>> sweeps;
   std::map<std::string, uint32_t> firsts;
-  for (;;) {
-    char name[16];
-    uint32_t hdr[2];
-    if (std::fread(name, 1, 16, stdin) != 16)
-      break;
-    if (std::fread(hdr, 4, 2, stdin) != 2) {
+  for (size_t at = 0; at < raw.size();) {
+    if (at + 24 > raw.size()) {
       std::fprintf(stderr, "truncated sweep header\n");
       return 1;
     }
-    std::vector<int8_t> d(hdr[1]);
-    if (std::fread(d.data(), 1, d.size(), stdin) != d.size()) {
+    char name[16];
+    uint32_t hdr[2];
+    std::memcpy(name, &raw[at], 16);
+    std::memcpy(hdr, &raw[at + 16], 8);
+    at += 24;
+    if (at + hdr[1] > raw.size()) {
       std::fprintf(stderr, "truncated sweep %.16s\n", name);
       return 1;
     }
     const std::string n(name, strnlen(name, 16));
-    sweeps[n] = std::move(d);
+    sweeps[n].assign(reinterpret_cast<const int8_t *>(&raw[at]), reinterpret_cast<const int8_t *>(&raw[at]) + hdr[1]);
     firsts[n] = hdr[0];
+    at += hdr[1];
   }
   struct Op {
     const char *sweep, *name;
@@ -204,8 +274,8 @@ int main() {
       {"rsqrt.ftz", "Rsq", [](double x) { return 1.0 / std::sqrt(x); }},
       {"ex2.ftz", "Ex2", [](double x) { return std::exp2(x); }},
   };
-  std::printf("// Generated by tools/hw/mufu_fit.cpp from tools/hw/data/h200-2026-11-28-fidelity/sweep.bin.gz:\n"
-              "// the H200's MUFU.RCP, MUFU.RSQ and MUFU.EX2 results, exactly (see Mufu.cpp). Do not edit.\n\n");
+  std::printf("// Generated by tools/hw/mufu_fit.cpp from tools/hw/data (h200-2026-11-28-fidelity/sweep.bin.gz,\n"
+              "// h200-2026-11-30-mufu): the H200's MUFU results, exactly (see Mufu.cpp). Do not edit.\n\n");
   for (const Op &op : ops) {
     auto it = sweeps.find(op.sweep);
     if (it == sweeps.end()) {
@@ -223,22 +293,16 @@ int main() {
       const float x = floatOf(first + uint32_t(i));
       target[i] = bitsOf(float(op.ref(double(x)))) + int32_t(d);
     }
-    const Fitted f = fit(target);
-    // check: the representation gives every target
-    for (size_t i = 0; i < target.size(); ++i) {
-      const size_t s = i / kSeg;
-      const int j = int(i % kSeg);
-      int64_t v = int64_t(f.base[s]) + modelAt(&f.coef[4 * s], j);
-      for (uint32_t k = f.start[s]; k < f.start[s + 1]; ++k)
-        if (f.pos[k] == j)
-          v += f.delta[k];
-      if (uint32_t(v) != target[i]) {
-        std::fprintf(stderr, "%s: input %zu not reproduced\n", op.sweep, i);
-        return 1;
-      }
+    fitCheckEmit(op.sweep, op.name, target, first);
+  }
+  // MUFU.SQRT: [1,4) (the last 2^24 inputs of the sweep from 0.25), one function per pair of binades
+  {
+    const std::vector<uint32_t> all = readResults(data + "/h200-2026-11-30-mufu/sqrt.approx.ftz_3e800000.d.xz");
+    if (all.size() != (size_t(4) << 23)) {
+      std::fprintf(stderr, "sqrt sweep: %zu results, want 4 binades\n", all.size());
+      return 1;
     }
-    std::fprintf(stderr, "%s: %zu exceptions of %zu inputs\n", op.sweep, f.pos.size(), target.size());
-    emit(op.name, f, first);
+    fitCheckEmit("sqrt.approx.ftz", "Sqrt", std::vector<uint32_t>(all.begin() + (2 << 23), all.end()), 0x3f800000u);
   }
   return 0;
 }
