@@ -1,4 +1,4 @@
-// MUFU.RCP, MUFU.RSQ, MUFU.EX2 and MUFU.SQRT of an H200, exact on every input.
+// MUFU.RCP, MUFU.RSQ, MUFU.EX2, MUFU.SQRT and MUFU.TANH of an H200, exact on every input.
 //
 // Each unit repeats one function over a binade of its input (RCP), a pair of binades (RSQ, SQRT)
 // or a unit interval (EX2): the result bits for that range come from MufuTables.inc, which
@@ -6,12 +6,19 @@
 // model (quadratic in the input plus a popcount term, rounded to nearest) and the inputs where
 // the GPU differs from it (about 0.2-0.9% of inputs; 265k exceptions, 1 MB of tables with their index). The
 // exponent is then applied as the hardware does, flushing subnormal inputs and results.
+// MUFU.TANH has no such model: its measured results themselves are the table (compressed; see
+// tanhTable).
 
 #include "ptx/exec/Mufu.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <vector>
+
+#include <zstd.h>
 
 namespace ptxsim::ptx::exec {
 namespace {
@@ -82,7 +89,63 @@ float scaled(uint32_t r, int k, uint32_t sign) {
   return floatOf(sign | (r & 0x807fffffu) | (uint32_t(e) << 23));
 }
 
+/// MUFU.TANH's result for every group of inputs of [2^-8, 8) (MufuTables.inc, kTanh*),
+/// decompressed at the first use: a base per 256 groups and 16-bit offsets (13 MB).
+class TanhTable {
+public:
+  TanhTable() {
+    const size_t n = kTanhStart[sizeof kTanhShift];
+    std::vector<unsigned char> bytes(n * 5);
+    const size_t got = ZSTD_decompress(bytes.data(), bytes.size(), kTanhZst, sizeof kTanhZst);
+    if (ZSTD_isError(got)) {
+      std::fprintf(stderr, "ptxsim: internal error: MUFU.TANH table: %s\n", ZSTD_getErrorName(got));
+      std::abort();
+    }
+    std::vector<uint32_t> v(n);
+    uint32_t prev = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t z = bytes.at(at++);
+      if (z == 255) {
+        z = uint32_t(bytes.at(at)) | uint32_t(bytes.at(at + 1)) << 8 | uint32_t(bytes.at(at + 2)) << 16 |
+            uint32_t(bytes.at(at + 3)) << 24;
+        at += 4;
+      }
+      prev += (z >> 1) ^ (0u - (z & 1));
+      v[i] = prev;
+    }
+    base_.resize((n + 255) / 256, ~0u);
+    for (size_t i = 0; i < n; ++i)
+      base_[i / 256] = std::min(base_[i / 256], v[i]);
+    off_.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      off_[i] = uint16_t(v[i] - base_[i / 256]); // the generator checked each block spans < 2^16
+  }
+  uint32_t at(size_t g) const { return base_[g / 256] + off_[g]; }
+
+private:
+  std::vector<uint32_t> base_;
+  std::vector<uint16_t> off_;
+};
+
+const TanhTable &tanhTable() {
+  static const TanhTable t;
+  return t;
+}
+
 } // namespace
+
+float mufuTanh(float x) {
+  const uint32_t u = bitsOf(x), sign = u & kSign, a = u & ~kSign;
+  if (a > kInf)
+    return floatOf(kQNaN);
+  if (a < 0x3b800000u) // |x| < 2^-8 (subnormals too): x itself
+    return x;
+  if (a >= 0x41000000u) // |x| >= 8: +-1
+    return floatOf(sign | 0x3f800000u);
+  const uint32_t b = (a >> 23) - (0x3b800000u >> 23);
+  return floatOf(sign | tanhTable().at(kTanhStart[b] + ((a & 0x7fffffu) >> kTanhShift[b])));
+}
 
 float mufuRcp(float x) {
   const uint32_t u = bitsOf(x), sign = u & kSign, e = (u >> 23) & 0xff;

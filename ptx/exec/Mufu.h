@@ -3,7 +3,7 @@
 
 // The multi-function unit (SASS MUFU) of sm_90, bit for bit as an H200 computes it, for the
 // operations whose whole error function was measured: MUFU.RCP, MUFU.RSQ and MUFU.EX2
-// (tools/hw/data/h200-2026-11-28-fidelity), MUFU.SQRT (h200-2026-11-30-mufu). Like the hardware
+// (tools/hw/data/h200-2026-11-28-fidelity), MUFU.SQRT and MUFU.TANH (h200-2026-11-30-mufu). Like the hardware
 // unit they flush subnormal inputs and results to signed zero; the PTX instructions without
 // .ftz wrap them as ptxas does (Numerics.h).
 
@@ -17,6 +17,9 @@ float mufuRcp(float x);
 float mufuRsq(float x);
 /// MUFU.SQRT: sqrt(+-0) = +-0, sqrt(+inf) = +inf, negative -> NaN; within 1 ulp of sqrt(x).
 float mufuSqrt(float x);
+/// MUFU.TANH (all of tanh.approx.f32): odd; x itself for |x| < 2^-8 (subnormals kept), +-1 for
+/// |x| >= 8, NaN -> NaN; within 2^-11 relative of tanh(x).
+float mufuTanh(float x);
 /// MUFU.EX2: ex2(-inf) = +0, ex2(+-0) = 1, ex2(+inf) = +inf, NaN -> NaN.
 float mufuEx2(float x);
 

@@ -903,7 +903,7 @@ template <class I> static inline uint16_t intToBF16(I v, Rnd r = Rnd::RN) {
 //===----------------------------------------------------------------------===//
 // Approximate instructions
 //===----------------------------------------------------------------------===//
-// rcp, rsqrt, ex2 and sqrt (f32) are the H200's bits: the SFU functions of Mufu.h, wrapped for
+// rcp, rsqrt, ex2, sqrt and tanh (f32) are the H200's bits: the SFU functions of Mufu.h, wrapped for
 // subnormal inputs and results as ptxas does for the forms without .ftz (sm_90 SASS). The others
 // are computed with host math at least as accurate as the PTX bounds (most are correctly rounded
 // or within 1 ulp, tighter than hardware, so results may differ from a GPU in the last bits).
@@ -941,13 +941,15 @@ static inline float ex2ApproxF32(float x) {
   }
   return mufuEx2(x);
 }
-/// tanh.approx.f32: tanh(+-0) = +-0, tanh(+-inf) = +-1.
-static inline float tanhApproxF32(float x) { return static_cast<float>(std::tanh(static_cast<double>(x))); }
+/// tanh.approx.f32: tanh(+-0) = +-0, tanh(+-inf) = +-1 (MUFU.TANH alone in the SASS).
+static inline float tanhApproxF32(float x) { return mufuTanh(x); }
 /// ex2.approx.f16 / tanh.approx.f16 (via f32, rounded to nearest).
-/// (MUFU.EX2.F16 was not measured: f16 and bf16 keep the host function, unlike ex2.approx.f32.)
+/// (MUFU.EX2.F16 and MUFU.TANH.F16 were not measured: f16 and bf16 keep the host function,
+/// unlike the .f32 forms.)
 static inline float ex2HostF32(float x) { return static_cast<float>(std::exp2(static_cast<double>(x))); }
+static inline float tanhHostF32(float x) { return static_cast<float>(std::tanh(static_cast<double>(x))); }
 static inline uint16_t ex2ApproxF16(uint16_t h) { return f32ToF16(ex2HostF32(f16ToF32(h))); }
-static inline uint16_t tanhApproxF16(uint16_t h) { return f32ToF16(tanhApproxF32(f16ToF32(h))); }
+static inline uint16_t tanhApproxF16(uint16_t h) { return f32ToF16(tanhHostF32(f16ToF32(h))); }
 /// div.approx.f32 (sm_90 SASS): MUFU.RCP(b) * a, both scaled by 2^24 when b is subnormal (so
 /// subnormal / subnormal is finite: 0x1 / 0x1 = 1). The reciprocal flushes, so for
 /// 2^126 < |b| < 2^128 a finite a gives +-0 (as PTX documents).

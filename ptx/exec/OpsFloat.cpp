@@ -411,7 +411,7 @@ struct HEx2 {
 };
 struct HTanh {
   static uint16_t f(uint16_t a, uint16_t, uint16_t, Rnd, bool bf) {
-    return bf ? f32ToBF16(tanhApproxF32(bf16ToF32(a))) : tanhApproxF16(a);
+    return bf ? f32ToBF16(tanhHostF32(bf16ToF32(a))) : tanhApproxF16(a);
   }
 };
 

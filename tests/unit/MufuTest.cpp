@@ -150,6 +150,19 @@ TEST(MufuH200, SqrtWithoutFtzScalesSubnormals) {
   EXPECT_EQ(bits(sqrtApproxF32(-0.0f)), 0x80000000u);
 }
 
+TEST(MufuH200, TanhEveryFloatOfTwentyTwoBinades) {
+  // [2^-14, 16): x itself below 2^-8, the table from there to 8, 1 above
+  expectEveryInput("tanh.approx_38800000.d.xz", 0x38800000u, 18 * kBinade, tanhApproxF32);
+  expectEveryInput("tanh.approx_bf000000.d.xz", 0xbf000000u, kBinade, tanhApproxF32); // odd
+  expectEveryInput("tanh.approx_00000000.d.xz", 0u, kBinade, tanhApproxF32);          // subnormals kept
+  expectEveryInput("tanh.approx_30000000.d.xz", 0x30000000u, kBinade, tanhApproxF32);
+  EXPECT_EQ(mufuTanh(INFINITY), 1.0f);
+  EXPECT_EQ(mufuTanh(-INFINITY), -1.0f);
+  EXPECT_EQ(mufuTanh(0x1p100f), 1.0f);
+  EXPECT_EQ(bits(mufuTanh(-0.0f)), 0x80000000u);
+  EXPECT_TRUE(std::isnan(mufuTanh(NAN)));
+}
+
 TEST(MufuH200, RcpEveryFloatOfABinade) {
   expectSweep("rcp.ftz", mufuRcp, [](double x) { return 1.0 / x; }, 374723 + 733799);
 }

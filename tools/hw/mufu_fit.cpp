@@ -7,6 +7,8 @@
 //    RSQ repeat per binade (pair of binades), EX2 per unit interval of the input.
 //  - h200-2026-11-30-mufu/NAME_FIRST.d.xz (tools/hw/mufu_sweep.cu): the result bits of every
 //    input of whole binades. MUFU.SQRT repeats per pair of binades: [1,4) is the whole function.
+//    MUFU.TANH is one function of |x| over [2^-8, 8) (x itself below, 1 above, odd): see
+//    emitTanh.
 //
 // Representation (exact, checked here on every input): per segment of 2^16 consecutive inputs,
 // a fixed-point model  v = C0 + C1*u + C2*u^2 + C3*popcount(j)  (j the index in the segment,
@@ -17,8 +19,9 @@
 // plain fixed-point quadratic: see docs/executor.md.
 //
 // Build and run (any C++17 compiler; needs gzip and xz on the PATH):
-//   g++ -O2 -std=c++17 -o /tmp/mufu_fit tools/hw/mufu_fit.cpp
+//   g++ -O2 -std=c++17 -o /tmp/mufu_fit tools/hw/mufu_fit.cpp -lzstd
 //   /tmp/mufu_fit tools/hw/data > ptx/exec/MufuTables.inc
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +30,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include <zstd.h>
 
 namespace {
 
@@ -234,6 +239,97 @@ void fitCheckEmit(const char *what, const char *name, const std::vector<uint32_t
   emit(name, f, first);
 }
 
+/// MUFU.TANH (tanh.approx.f32, measured over [2^-14, 16)): |x| < 2^-8 gives x itself and
+/// |x| >= 8 gives 1 (checked on every input of the sweep); in between, each binade of |x| uses
+/// only the top bits of the mantissa (the result is constant over aligned groups of 2^k inputs,
+/// k = 2..6 by binade, found here as the largest such k). The result of every group, in order,
+/// is the whole function there: 6.7 M values whose differences (zigzag bytes, as the sweep
+/// files) compress to about 150 KB with zstd; ptxsim decompresses them at the first tanh.approx.
+/// No model or fit: the table is the measurement, checked here on every input.
+void emitTanh(const std::string &dir) {
+  const uint32_t first = 0x38800000u, binade = 1u << 23; // 2^-14
+  const std::vector<uint32_t> r = readResults(dir + "/h200-2026-11-30-mufu/tanh.approx_38800000.d.xz");
+  if (r.size() != 18 * size_t(binade)) {
+    std::fprintf(stderr, "tanh sweep: %zu results, want 18 binades\n", r.size());
+    std::exit(1);
+  }
+  const uint32_t lo = 0x3b800000u, hi = 0x41000000u; // 2^-8 and 8
+  for (uint32_t u = first; u < first + uint32_t(r.size()); ++u) {
+    const uint32_t got = r[u - first];
+    if ((u < lo && got != u) || (u >= hi && got != 0x3f800000u)) {
+      std::fprintf(stderr, "tanh: input 0x%08x gives 0x%08x, outside the table's range\n", u, got);
+      std::exit(1);
+    }
+  }
+  std::vector<int> shift;
+  std::vector<uint32_t> start{0}, seq;
+  for (uint32_t b = lo; b < hi; b += binade) {
+    const uint32_t *v = &r[b - first];
+    int k = 0;
+    while (k < 23) {
+      const uint32_t g = 2u << k;
+      bool same = true;
+      for (uint32_t i = 0; i < binade && same; ++i)
+        same = v[i] == v[i & ~(g - 1)];
+      if (!same)
+        break;
+      ++k;
+    }
+    shift.push_back(k);
+    for (uint32_t i = 0; i < binade; i += 1u << k)
+      seq.push_back(v[i]);
+    start.push_back(uint32_t(seq.size()));
+  }
+  // differences as zigzag bytes (255 then 4 bytes for a large one); blocks of 256 values must
+  // span less than 2^16 (ptxsim keeps a base per block and 16-bit offsets)
+  std::vector<unsigned char> bytes;
+  uint32_t prev = 0;
+  for (size_t i = 0; i < seq.size(); ++i) {
+    const int32_t d = int32_t(seq[i] - prev);
+    prev = seq[i];
+    const uint32_t z = (uint32_t(d) << 1) ^ uint32_t(d >> 31);
+    if (z < 255) {
+      bytes.push_back(uint8_t(z));
+    } else {
+      bytes.push_back(255);
+      for (int q = 0; q < 4; ++q)
+        bytes.push_back(uint8_t(z >> (8 * q)));
+    }
+    if (i % 256 == 255 || i + 1 == seq.size()) {
+      const auto [mn, mx] = std::minmax_element(seq.begin() + (i & ~size_t(255)), seq.begin() + i + 1);
+      if (*mx - *mn > 0xffffu) {
+        std::fprintf(stderr, "tanh: block %zu spans %u\n", i / 256, *mx - *mn);
+        std::exit(1);
+      }
+    }
+  }
+  std::vector<unsigned char> z(ZSTD_compressBound(bytes.size()));
+  const size_t n = ZSTD_compress(z.data(), z.size(), bytes.data(), bytes.size(), 19);
+  if (ZSTD_isError(n)) {
+    std::fprintf(stderr, "tanh: zstd: %s\n", ZSTD_getErrorName(n));
+    std::exit(1);
+  }
+  z.resize(n);
+  std::vector<unsigned char> back(bytes.size());
+  if (ZSTD_decompress(back.data(), back.size(), z.data(), z.size()) != bytes.size() || back != bytes) {
+    std::fprintf(stderr, "tanh: zstd round trip failed\n");
+    std::exit(1);
+  }
+  std::fprintf(stderr, "tanh.approx: %zu groups of %zu inputs, %zu bytes compressed\n", seq.size(), r.size(), n);
+  std::printf("// Tanh: |x| in [2^-8, 8), binades from 0x%08x; %zu group results, zstd (%zu bytes)\n", lo,
+              seq.size(), n);
+  std::printf("static const uint8_t kTanhShift[%zu] = {", shift.size());
+  for (size_t i = 0; i < shift.size(); ++i)
+    std::printf("%s%d", i ? ", " : "", shift[i]);
+  std::printf("};\nstatic const uint32_t kTanhStart[%zu] = {", start.size());
+  for (size_t i = 0; i < start.size(); ++i)
+    std::printf("%s%u", i ? ", " : "", start[i]);
+  std::printf("};\nstatic const unsigned char kTanhZst[%zu] = {", z.size());
+  for (size_t i = 0; i < z.size(); ++i)
+    std::printf("%s%u,", i % 32 ? "" : "\n", z[i]);
+  std::printf("\n};\n\n");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -304,5 +400,6 @@ int main(int argc, char **argv) {
     }
     fitCheckEmit("sqrt.approx.ftz", "Sqrt", std::vector<uint32_t>(all.begin() + (2 << 23), all.end()), 0x3f800000u);
   }
+  emitTanh(data);
   return 0;
 }
