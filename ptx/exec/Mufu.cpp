@@ -1,4 +1,4 @@
-// MUFU.RCP, MUFU.RSQ, MUFU.EX2, MUFU.SQRT and MUFU.TANH of an H200, exact on every input.
+// MUFU.RCP, MUFU.RSQ, MUFU.EX2, MUFU.SQRT, MUFU.LG2 and MUFU.TANH of an H200, exact on every input.
 //
 // Each unit repeats one function over a binade of its input (RCP), a pair of binades (RSQ, SQRT)
 // or a unit interval (EX2): the result bits for that range come from MufuTables.inc, which
@@ -6,11 +6,14 @@
 // model (quadratic in the input plus a popcount term, rounded to nearest) and the inputs where
 // the GPU differs from it (about 0.2-0.9% of inputs; 265k exceptions, 1 MB of tables with their index). The
 // exponent is then applied as the hardware does, flushing subnormal inputs and results.
+// MUFU.LG2 is reproduced nearly as the hardware computes it (64 segments of a truncated
+// quadratic, 180 exceptions), see below.
 // MUFU.TANH has no such model: its measured results themselves are the table (compressed; see
 // tanhTable).
 
 #include "ptx/exec/Mufu.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -133,6 +136,35 @@ const TanhTable &tanhTable() {
   return t;
 }
 
+// MUFU.LG2 (see tools/hw/mufu_fit.cpp): for x = m * 2^e the unit forms the fixed-point value
+// e + Q(m) with 36 fraction bits and truncates it to a float, a negative one made positive by one's
+// complement. Q is the hardware's interpolation: 64 segments of 2^17 mantissas, each
+// (c0 + c1 * j + c2 * s(j) + 2) / 4 in units of 2^-36 (j the offset in the segment, s(j) its square
+// without the partial products below 2^19, / 2^19), and kLg2Key/kLg2Delta where the GPU differs.
+constexpr int kLg2SegBits = 17;
+
+int64_t lg2Square(uint32_t j) {
+  int64_t s = 0;
+  for (int b = 10; b < kLg2SegBits; ++b) // below bit 10 a bit's partial products all drop out
+    if (j >> b & 1) {
+      const int lo = 18 - b > 0 ? 18 - b : 0;
+      s += (int64_t(1) << (2 * b)) + (int64_t(j & ((1u << b) - (1u << lo))) << (b + 1));
+    }
+  return s >> 19;
+}
+
+/// Q(m) of the 23-bit mantissa m, units 2^-36.
+int64_t lg2Fraction(uint32_t m) {
+  const int64_t *c = kLg2Coef[m >> kLg2SegBits];
+  const uint32_t j = m & ((1u << kLg2SegBits) - 1);
+  int64_t q = (c[0] + c[1] * int64_t(j) + c[2] * lg2Square(j) + 2) >> 2;
+  const uint32_t *end = kLg2Key + sizeof kLg2Key / sizeof kLg2Key[0];
+  const uint32_t *k = std::lower_bound(kLg2Key, end, m);
+  if (k != end && *k == m)
+    q += kLg2Delta[k - kLg2Key];
+  return q;
+}
+
 } // namespace
 
 float mufuTanh(float x) {
@@ -182,6 +214,26 @@ float mufuSqrt(float x) {
   const int ue = int(e) - 127, odd = ue & 1;
   const uint32_t key = (uint32_t(odd) << 23) | (u & 0x7fffffu);
   return scaled(lookup(kSqrt, key), (ue - odd) / 2, 0);
+}
+
+float mufuLg2(float x) {
+  const uint32_t u = bitsOf(x), e = (u >> 23) & 0xff, m = u & 0x7fffffu;
+  if (e == 0xff)
+    return floatOf(m || (u & kSign) ? kQNaN : kInf);
+  if (e == 0)
+    return floatOf(kSign | kInf); // +-0 and subnormals (flushed): -inf
+  if (u & kSign)
+    return floatOf(kQNaN);
+  if (u == 0x3f800000u)
+    return 0.0f;
+  const int64_t v = (int64_t(e) - 127) * (int64_t(1) << 36) + lg2Fraction(m);
+  const uint32_t sign = v < 0 ? kSign : 0;
+  const uint64_t mag = v < 0 ? uint64_t(-v - 1) : uint64_t(v); // one's complement
+  if (mag == 0)
+    return floatOf(sign);
+  const int hb = 63 - __builtin_clzll(mag);
+  const uint64_t frac = hb > 23 ? mag >> (hb - 23) : mag << (23 - hb);
+  return floatOf(sign | uint32_t(hb - 36 + 127) << 23 | uint32_t(frac & 0x7fffffu));
 }
 
 float mufuEx2(float x) {

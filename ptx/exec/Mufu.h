@@ -3,9 +3,10 @@
 
 // The multi-function unit (SASS MUFU) of sm_90, bit for bit as an H200 computes it, for the
 // operations whose whole error function was measured: MUFU.RCP, MUFU.RSQ and MUFU.EX2
-// (tools/hw/data/h200-2026-11-28-fidelity), MUFU.SQRT and MUFU.TANH (h200-2026-11-30-mufu). Like the hardware
-// unit they flush subnormal inputs and results to signed zero; the PTX instructions without
-// .ftz wrap them as ptxas does (Numerics.h).
+// (tools/hw/data/h200-2026-11-28-fidelity), MUFU.SQRT, MUFU.LG2 and MUFU.TANH
+// (h200-2026-11-30-mufu). Like the hardware unit they flush subnormal inputs and results to
+// signed zero (MUFU.TANH keeps them); the PTX instructions without .ftz wrap them as ptxas does
+// (Numerics.h).
 
 #include <cstdint>
 
@@ -22,6 +23,9 @@ float mufuSqrt(float x);
 float mufuTanh(float x);
 /// MUFU.EX2: ex2(-inf) = +0, ex2(+-0) = 1, ex2(+inf) = +inf, NaN -> NaN.
 float mufuEx2(float x);
+/// MUFU.LG2: lg2(+-0) = -inf (subnormal inputs too), lg2(+inf) = +inf, lg2(1) = +0, negative and
+/// NaN -> NaN; otherwise within about 2^-22 of log2(x) (absolute), truncated toward zero.
+float mufuLg2(float x);
 
 } // namespace ptxsim::ptx::exec
 

@@ -903,7 +903,7 @@ template <class I> static inline uint16_t intToBF16(I v, Rnd r = Rnd::RN) {
 //===----------------------------------------------------------------------===//
 // Approximate instructions
 //===----------------------------------------------------------------------===//
-// rcp, rsqrt, ex2, sqrt and tanh (f32) are the H200's bits: the SFU functions of Mufu.h, wrapped for
+// rcp, rsqrt, ex2, sqrt, lg2 and tanh (f32) are the H200's bits: the SFU functions of Mufu.h, wrapped for
 // subnormal inputs and results as ptxas does for the forms without .ftz (sm_90 SASS). The others
 // are computed with host math at least as accurate as the PTX bounds (most are correctly rounded
 // or within 1 ulp, tighter than hardware, so results may differ from a GPU in the last bits).
@@ -930,8 +930,11 @@ static inline float rsqrtApproxF32(float x) {
 static inline float sinApproxF32(float x) { return static_cast<float>(std::sin(static_cast<double>(x))); }
 /// cos.approx.f32: cos(+-0) = 1, cos(+-inf) = NaN.
 static inline float cosApproxF32(float x) { return static_cast<float>(std::cos(static_cast<double>(x))); }
-/// lg2.approx.f32: lg2(+-0) = -inf, lg2(+inf) = +inf, lg2(negative) = NaN, lg2(1) = +0.
-static inline float lg2ApproxF32(float x) { return static_cast<float>(std::log2(static_cast<double>(x))); }
+/// lg2.approx.f32: lg2(+-0) = -inf, lg2(+inf) = +inf, lg2(negative) = NaN, lg2(1) = +0. A
+/// subnormal input: MUFU.LG2(x * 2^24) - 24 (sm_90 SASS: FADD, rounded to nearest).
+static inline float lg2ApproxF32(float x) {
+  return std::fabs(x) < 0x1p-126f ? mufuLg2(x * 0x1p24f) + -24.0f : mufuLg2(x);
+}
 /// ex2.approx.f32: ex2(-inf) = +0, ex2(+-0) = 1, ex2(+inf) = +inf. Below -126 (a subnormal
 /// result) ptxas squares MUFU.EX2(x / 2).
 static inline float ex2ApproxF32(float x) {

@@ -361,7 +361,8 @@ TEST(ExecFloat, DivApproxFullAndTranscendentals) {
     EXPECT_NEAR(f32(s[i]), std::sin(x[i]), 1e-6);
     EXPECT_NEAR(f32(c[i]), std::cos(x[i]), 1e-6);
     EXPECT_NEAR(f32(e[i]), std::exp2(x[i]), 1e-6);
-    EXPECT_NEAR(f32(t[i]), std::tanh(x[i]), 1e-6);
+    // tanh.approx.f32 is MUFU.TANH's bits: the PTX bound is a relative error of 2^-11
+    EXPECT_NEAR(f32(t[i]), std::tanh(x[i]), std::ldexp(std::fabs(std::tanh(x[i])), -11));
   }
   EXPECT_NEAR(f32(r[2]), 1.0 / std::sqrt(2.0), 1e-6);
   EXPECT_EQ(r[4], bits(std::numeric_limits<float>::infinity()));

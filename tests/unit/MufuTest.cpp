@@ -3,7 +3,7 @@
 //  - tools/hw/data/h200-2026-11-28-fidelity/sweep.bin.gz: the GPU's result minus the f64
 //    function rounded to f32, in ulps (rcp, rsqrt, ex2);
 //  - tools/hw/data/h200-2026-11-30-mufu/NAME_FIRST.d.xz (tools/hw/mufu_sweep.cu): the GPU's
-//    result bits for every input of whole binades (sqrt, ...).
+//    result bits for every input of whole binades (sqrt, lg2, ...).
 
 #include "ptx/exec/Mufu.h"
 #include "ptx/exec/Numerics.h"
@@ -161,6 +161,37 @@ TEST(MufuH200, TanhEveryFloatOfTwentyTwoBinades) {
   EXPECT_EQ(mufuTanh(0x1p100f), 1.0f);
   EXPECT_EQ(bits(mufuTanh(-0.0f)), 0x80000000u);
   EXPECT_TRUE(std::isnan(mufuTanh(NAN)));
+}
+
+TEST(MufuH200, Lg2EveryFloatOfTenBinades) {
+  // [1/8, 8) and the lowest, highest and two far binades (.ftz: MUFU.LG2 alone); the tables were
+  // fitted to [1/2, 2) only: the other binades check how the exponent is added
+  expectEveryInput("lg2.approx.ftz_3e000000.d.xz", 0x3e000000u, 6 * kBinade, mufuLg2);
+  expectEveryInput("lg2.approx.ftz_00800000.d.xz", 0x00800000u, kBinade, mufuLg2);
+  expectEveryInput("lg2.approx.ftz_34000000.d.xz", 0x34000000u, kBinade, mufuLg2);
+  expectEveryInput("lg2.approx.ftz_4b000000.d.xz", 0x4b000000u, kBinade, mufuLg2);
+  expectEveryInput("lg2.approx.ftz_7f000000.d.xz", 0x7f000000u, kBinade, mufuLg2);
+}
+
+TEST(MufuH200, Lg2WithoutFtzScalesSubnormalsAndSpecialValues) {
+  expectEveryInput("lg2.approx_00000000.d.xz", 0u, kBinade, lg2ApproxF32);
+  EXPECT_EQ(bits(mufuLg2(1.0f)), 0u); // +0, though 2^k gives k + Q(1) truncated: exactly k
+  EXPECT_EQ(mufuLg2(2.0f), 1.0f);
+  EXPECT_EQ(bits(mufuLg2(0.5f)), 0xbf7ffffeu); // -1 + Q(1), Q(1) about 2^-23.2
+  EXPECT_EQ(bits(mufuLg2(0.0f)), 0xff800000u);
+  EXPECT_EQ(bits(mufuLg2(-0.0f)), 0xff800000u);
+  EXPECT_EQ(bits(mufuLg2(0x1p-140f)), 0xff800000u);  // subnormal input flushed
+  EXPECT_EQ(bits(mufuLg2(-0x1p-140f)), 0xff800000u); // to -0: -inf
+  EXPECT_EQ(mufuLg2(INFINITY), INFINITY);
+  EXPECT_EQ(bits(mufuLg2(-1.0f)), 0x7fffffffu);
+  EXPECT_EQ(bits(mufuLg2(-INFINITY)), 0x7fffffffu);
+  EXPECT_TRUE(std::isnan(mufuLg2(NAN)));
+  EXPECT_EQ(mufuLg2(0x1.fffffep127f), 128.0f - 0x1p-17f); // 127 + Q, truncated below 128
+  EXPECT_EQ(bits(lg2ApproxF32(0.0f)), 0xff800000u);
+  EXPECT_EQ(bits(lg2ApproxF32(-0.0f)), 0xff800000u);
+  EXPECT_TRUE(std::isnan(lg2ApproxF32(-0x1p-140f))); // scaled: a negative normal input
+  EXPECT_EQ(lg2ApproxF32(0x1p-149f), -149.0f);
+  EXPECT_EQ(lg2ApproxF32(0x1p-126f), mufuLg2(0x1p-126f)); // the smallest normal is not scaled
 }
 
 TEST(MufuH200, RcpEveryFloatOfABinade) {

@@ -16,7 +16,10 @@
 // hardware's truncation noise) rounded to nearest, plus the inputs where the GPU differs from
 // the model (index and difference). The hardware's own algorithm (128 or 64 segments of
 // quadratic interpolation with truncated partial products) is not reproduced bit for bit by a
-// plain fixed-point quadratic: see docs/executor.md.
+// plain fixed-point quadratic: see docs/executor.md. MUFU.LG2 (lg2.approx.ftz_* sweeps) is
+// different: one fixed-point function of the mantissa, bounded from both sides by [1,2) and
+// [1/2,1) and modelled as the hardware's truncated quadratic (see emitLg2); every lg2 sweep is
+// checked.
 //
 // Build and run (any C++17 compiler; needs gzip and xz on the PATH):
 //   g++ -O2 -std=c++17 -o /tmp/mufu_fit tools/hw/mufu_fit.cpp -lzstd
@@ -220,6 +223,249 @@ std::vector<uint32_t> readResults(const std::string &path) {
   return out;
 }
 
+// ---- MUFU.LG2 ---------------------------------------------------------------------------------
+// For x = m * 2^e (m in [1,2)) the unit forms the two's complement fixed-point value
+// V = e * 2^36 + Q(m), Q(m) = log2(m) + about 2^-23.5 with 36 fraction bits, and returns V rounded
+// toward zero to a float; a negative V is made positive by one's complement (|V| - 2^-36), and
+// lg2(1) is +0 (Q(1) is not). Q repeats for every binade, so the sweeps of [1,2) (e = 0: Q
+// truncated) and [1/2,1) (e = -1: 1 - Q truncated) bound Q(m) from both sides, and every other
+// binade follows: truncation nests. Q itself is the hardware's interpolation: 64 segments of 2^17
+// mantissas, Q = (c0 + c1 * j + c2 * s(j) + 2) >> 2 in quarters of 2^-36, j the offset in the
+// segment and s(j) its square with the partial products below 2^19 left out (as the hardware's
+// squarer does, then / 2^19): a few hundred mantissas where Q is bound to a grid point by the data
+// differ by 1 to 3 from it (the exceptions).
+
+constexpr int kLg2SegBits = 17;
+constexpr int kLg2Frac = 2;
+constexpr int64_t kLg2One = int64_t(1) << 36;
+
+/// The hardware's truncated square of the offset j in its segment, in units of 2^19.
+int64_t lg2Square(uint32_t j) {
+  int64_t s = 0;
+  for (int b = 0; b < kLg2SegBits; ++b)
+    if (j >> b & 1) {
+      if (2 * b >= 19)
+        s += int64_t(1) << (2 * b);
+      const int lo = 18 - b > 0 ? 18 - b : 0;
+      if (lo < b)
+        s += int64_t(j & ((1u << b) - (1u << lo))) << (b + 1);
+    }
+  return s >> 19;
+}
+
+int64_t lg2Model(const int64_t *c, uint32_t j) {
+  return (c[0] + c[1] * int64_t(j) + c[2] * lg2Square(j) + (int64_t(1) << (kLg2Frac - 1))) >>
+         kLg2Frac;
+}
+
+/// e * 2^36 + q (units 2^-36) as a float rounded toward zero, negative values by one's complement.
+uint32_t lg2Bits(int e, int64_t q) {
+  const int64_t v = e * kLg2One + q;
+  const uint32_t sign = v < 0 ? 0x80000000u : 0;
+  const uint64_t mag = v < 0 ? uint64_t(-v - 1) : uint64_t(v);
+  if (mag == 0)
+    return sign;
+  const int hb = 63 - __builtin_clzll(mag);
+  const uint64_t frac = hb > 23 ? mag >> (hb - 23) : mag << (23 - hb);
+  return sign | uint32_t(hb - 36 + 127) << 23 | uint32_t(frac & 0x7fffff);
+}
+
+struct Lg2Fit {
+  std::vector<int64_t> coef; // 3 per segment
+  std::vector<uint32_t> key; // mantissas where Q is not the model's, ascending
+  std::vector<int8_t> delta;
+};
+
+/// MUFU.LG2 of a float's bits (the .ftz instruction: subnormal inputs flushed).
+uint32_t lg2Of(const Lg2Fit &f, uint32_t u) {
+  const uint32_t e = (u >> 23) & 0xff, m = u & 0x7fffff;
+  if (e == 0xff)
+    return m || (u >> 31) ? 0x7fffffffu : 0x7f800000u;
+  if (e == 0)
+    return 0xff800000u;
+  if (u >> 31)
+    return 0x7fffffffu;
+  if (e == 127 && m == 0)
+    return 0;
+  const uint32_t s = m >> kLg2SegBits;
+  int64_t q = lg2Model(&f.coef[3 * s], m & ((1u << kLg2SegBits) - 1));
+  const auto it = std::lower_bound(f.key.begin(), f.key.end(), m);
+  if (it != f.key.end() && *it == m)
+    q += f.delta[size_t(it - f.key.begin())];
+  return lg2Bits(int(e) - 127, q);
+}
+
+/// Q(m) in units 2^-36 is bound to [lo, hi] by T0 = RZ(Q) (x in [1,2)) and T1 = RZ(Q - 1) with
+/// one's complement (x in [1/2,1)); fits the segments to those ranges, checks every lg2 sweep.
+void emitLg2(const std::string &dir) {
+  constexpr size_t kB = size_t(1) << 23;
+  const std::vector<uint32_t> all = readResults(dir + "/lg2.approx.ftz_3e000000.d.xz");
+  if (all.size() != 6 * kB) {
+    std::fprintf(stderr, "lg2 sweep: %zu results, want 6 binades\n", all.size());
+    std::exit(1);
+  }
+  // the value of result bits r (|r| a multiple of 2^-36) in units 2^-36, and its ulp there (>= 1)
+  auto fixedOf = [](uint32_t r, int64_t &ulp) {
+    const double d = std::ldexp(double(std::fabs(floatOf(r))), 36);
+    if (d != std::floor(d)) {
+      std::fprintf(stderr, "lg2: result 0x%08x finer than 2^-36\n", r);
+      std::exit(1);
+    }
+    const int ue = int((r >> 23) & 0xff) - 114;
+    ulp = ue > 0 ? int64_t(1) << ue : 1;
+    return int64_t(d);
+  };
+  std::vector<int64_t> lo(kB), hi(kB);
+  for (size_t i = 0; i < kB; ++i) {
+    const uint32_t t0 = all[3 * kB + i], t1 = all[2 * kB + i];
+    if ((t0 >> 31) || (t1 != 0 && !(t1 >> 31))) {
+      std::fprintf(stderr, "lg2: sign of mantissa %zu\n", i);
+      std::exit(1);
+    }
+    int64_t u0, u1;
+    const int64_t v0 = fixedOf(t0, u0), v1 = fixedOf(t1, u1);
+    // T1's magnitude 2^36 - 1 - Q is in [v1, v1 + u1)
+    lo[i] = kLg2One - 1 - (v1 + u1 - 1);
+    hi[i] = kLg2One - 1 - v1;
+    if (i != 0) { // lg2(1) = +0 whatever Q(1) is
+      lo[i] = std::max(lo[i], v0);
+      hi[i] = std::min(hi[i], t0 ? v0 + u0 - 1 : 0);
+    }
+    if (lo[i] > hi[i]) {
+      std::fprintf(stderr, "lg2: [1,2) and [1/2,1) disagree at mantissa %zu\n", i);
+      std::exit(1);
+    }
+  }
+  // per segment: weighted least squares on (1, j, s(j)) towards the middle of [lo, hi], then
+  // each coefficient moved by up to 8 units to the fewest points outside
+  Lg2Fit f;
+  constexpr uint32_t kS = 1u << kLg2SegBits;
+  std::vector<int64_t> sq(kS);
+  for (uint32_t j = 0; j < kS; ++j)
+    sq[j] = lg2Square(j);
+  for (size_t seg = 0; seg < kB / kS; ++seg) {
+    const int64_t *l = &lo[seg * kS], *h = &hi[seg * kS];
+    long double a[3][4] = {};
+    for (uint32_t j = 0; j < kS; ++j) {
+      const long double w = 1.0L / ((h[j] - l[j] + 1.0L) * (h[j] - l[j] + 1.0L));
+      const long double y = (l[j] + h[j]) / 2.0L;
+      const long double p[3] = {1.0L, (long double)j, (long double)sq[j]};
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c)
+          a[r][c] += w * p[r] * p[c];
+        a[r][3] += w * p[r] * y;
+      }
+    }
+    for (int i = 0; i < 3; ++i)
+      for (int k = i + 1; k < 3; ++k) {
+        const long double r = a[k][i] / a[i][i];
+        for (int c = i; c < 4; ++c)
+          a[k][c] -= r * a[i][c];
+      }
+    long double c[3];
+    for (int i = 2; i >= 0; --i) {
+      long double v = a[i][3];
+      for (int k = i + 1; k < 3; ++k)
+        v -= a[i][k] * c[k];
+      c[i] = v / a[i][i];
+    }
+    int64_t q[3];
+    for (int k = 0; k < 3; ++k)
+      q[k] = std::llround(double(c[k] * (1 << kLg2Frac)));
+    auto misses = [&](const int64_t *cc) {
+      long n = 0;
+      for (uint32_t j = 0; j < kS; ++j) {
+        const int64_t v = lg2Model(cc, j);
+        n += v < l[j] || v > h[j];
+      }
+      return n;
+    };
+    long best = misses(q);
+    for (int round = 0; round < 2; ++round)
+      for (int k = 0; k < 3; ++k) {
+        const int64_t c0 = q[k];
+        int64_t bestC = c0;
+        for (int d = -8; d <= 8; ++d) {
+          q[k] = c0 + d;
+          const long m = misses(q);
+          if (m < best) {
+            best = m;
+            bestC = q[k];
+          }
+        }
+        q[k] = bestC;
+      }
+    for (uint32_t j = 0; j < kS; ++j) {
+      const int64_t v = lg2Model(q, j);
+      if (v >= l[j] && v <= h[j])
+        continue;
+      const int64_t d = v < l[j] ? l[j] - v : h[j] - v;
+      if (d < -127 || d > 127) {
+        std::fprintf(stderr, "lg2: mantissa %zu differs by %lld from the model\n", seg * kS + j,
+                     (long long)d);
+        std::exit(1);
+      }
+      f.key.push_back(uint32_t(seg * kS + j));
+      f.delta.push_back(int8_t(d));
+    }
+    f.coef.insert(f.coef.end(), q, q + 3);
+  }
+  // every input of every lg2 sweep; without .ftz ptxas scales a subnormal input by 2^24 and
+  // subtracts 24 from the result (FADD, rounded to nearest)
+  struct File {
+    const char *name;
+    uint32_t first;
+    size_t binades;
+    bool ftz;
+  };
+  const File files[] = {{"lg2.approx.ftz_3e000000", 0x3e000000u, 6, true},
+                        {"lg2.approx.ftz_00800000", 0x00800000u, 1, true},
+                        {"lg2.approx.ftz_34000000", 0x34000000u, 1, true},
+                        {"lg2.approx.ftz_4b000000", 0x4b000000u, 1, true},
+                        {"lg2.approx.ftz_7f000000", 0x7f000000u, 1, true},
+                        {"lg2.approx_00000000", 0x00000000u, 1, false}};
+  size_t checked = 0;
+  for (const File &file : files) {
+    const std::vector<uint32_t> gpu =
+        file.first == 0x3e000000u ? all : readResults(dir + "/" + file.name + ".d.xz");
+    if (gpu.size() != file.binades * kB) {
+      std::fprintf(stderr, "%s: %zu results\n", file.name, gpu.size());
+      std::exit(1);
+    }
+    for (size_t i = 0; i < gpu.size(); ++i) {
+      const uint32_t u = file.first + uint32_t(i);
+      uint32_t r;
+      if (!file.ftz && std::fabs(floatOf(u)) < 0x1p-126f)
+        r = bitsOf(floatOf(lg2Of(f, bitsOf(floatOf(u) * 0x1p24f))) + -24.0f);
+      else
+        r = lg2Of(f, u);
+      if (r != gpu[i]) {
+        std::fprintf(stderr, "%s: input 0x%08x: GPU 0x%08x, model 0x%08x\n", file.name, u, gpu[i],
+                     r);
+        std::exit(1);
+      }
+    }
+    checked += gpu.size();
+  }
+  std::fprintf(stderr, "lg2.approx: %zu exceptions, %zu inputs checked\n", f.key.size(), checked);
+  const size_t nseg = f.coef.size() / 3;
+  std::printf("// Lg2: %zu segments of 2^%d mantissas, Q = (c0 + c1*j + c2*square(j) + 2) >> %d in "
+              "units of\n"
+              "// 2^-36 (see Mufu.cpp), %zu exceptions\n",
+              nseg, kLg2SegBits, kLg2Frac, f.key.size());
+  std::printf("static const int64_t kLg2Coef[%zu][3] = {\n", nseg);
+  for (size_t s = 0; s < nseg; ++s)
+    std::printf("  {%lldLL, %lldLL, %lldLL},\n", (long long)f.coef[3 * s],
+                (long long)f.coef[3 * s + 1], (long long)f.coef[3 * s + 2]);
+  std::printf("};\nstatic const uint32_t kLg2Key[%zu] = {", f.key.size());
+  for (size_t i = 0; i < f.key.size(); ++i)
+    std::printf("%s0x%06xu,", i % 10 ? " " : "\n  ", f.key[i]);
+  std::printf("\n};\nstatic const int8_t kLg2Delta[%zu] = {", f.delta.size());
+  for (size_t i = 0; i < f.delta.size(); ++i)
+    std::printf("%s%d,", i % 24 ? " " : "\n  ", f.delta[i]);
+  std::printf("\n};\n\n");
+}
+
 /// Fits `target` (inputs from `first`), checks the representation on every input, prints it.
 void fitCheckEmit(const char *what, const char *name, const std::vector<uint32_t> &target, uint32_t first) {
   const Fitted f = fit(target);
@@ -400,6 +646,8 @@ int main(int argc, char **argv) {
     }
     fitCheckEmit("sqrt.approx.ftz", "Sqrt", std::vector<uint32_t>(all.begin() + (2 << 23), all.end()), 0x3f800000u);
   }
+  // MUFU.LG2: one function Q of the mantissa, bound by [1,2) and [1/2,1)
+  emitLg2(data + "/h200-2026-11-30-mufu");
   emitTanh(data);
   return 0;
 }
