@@ -17,11 +17,12 @@ EXACT = ["div.rn", "mul_add", "mul.rn_add.rn", "fma.rn", "rcp.rn", "sqrt.rn", "l
          "ex2", "ex2.ftz", "rcp", "rcp.ftz", "rsqrt", "rsqrt.ftz", "div.approx", "div.full", "expf", "__expf",
          "tanhf", "powf", "__fdividef",
          # MUFU.SQRT as measured (h200-2026-11-30-mufu)
-         "sqrt.approx", "sqrt.approx.ftz"]
-# the MUFU operations not yet modelled (MUFU.LG2, SIN, COS, TANH: ptxsim rounds the exact
+         "sqrt.approx", "sqrt.approx.ftz",
+         # MUFU.SIN/COS as measured (h200-2026-11-30-mufu), after FMUL.RZ by 1/(2 pi)
+         "sin.ftz", "cos.ftz", "__sinf"]
+# the MUFU operations not yet modelled (MUFU.LG2, TANH: ptxsim rounds the exact
 # function): blocks that match today (of 64), see docs/executor.md
-MIN_BLOCKS = {"lg2": 0, "lg2.ftz": 7, "sin.ftz": 15, "cos.ftz": 15,
-              "tanh": 15, "__logf": 0, "__sinf": 0}
+MIN_BLOCKS = {"lg2": 0, "lg2.ftz": 7, "tanh": 15, "__logf": 0}
 
 
 def hashes(text):
