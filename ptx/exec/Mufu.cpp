@@ -10,6 +10,11 @@
 // quadratic, 180 exceptions), see below.
 // MUFU.TANH has no such model: its measured results themselves are the table (compressed; see
 // tanhTable).
+//
+// MUFU.SIN and MUFU.COS are exact without exceptions: a quarter turn of 2^23 phase indices is
+// the ARITH 2005 interpolator of Oberman and Siu (64 segments, V = C0 + C1 t + C2 sq(t) with a
+// truncated squarer, rounded toward zero), 64 x 3 coefficients found by tools/hw/mufu_fit.cpp;
+// the other quadrants reflect and negate it as the hardware does (see sinCos below).
 
 #include "ptx/exec/Mufu.h"
 
@@ -136,33 +141,77 @@ const TanhTable &tanhTable() {
   return t;
 }
 
+constexpr int kSquareBits = 17; // MUFU.LG2, SIN and COS: 64 segments of 2^17 indices
+
+/// The truncated squarer of MUFU.LG2, SIN and COS (the same in both units): t^2 (t < 2^17)
+/// summed from the partial products of weight 2^19 and above only (b_i 2^(2i), and
+/// b_i b_k 2^(i+k+1) for k > i), divided by 2^19.
+int64_t truncatedSquare(uint32_t t) {
+  uint64_t s = 0;
+  for (int i = 0; i < kSquareBits; ++i)
+    if ((t >> i) & 1) {
+      if (i >= 10)
+        s += uint64_t(1) << (2 * i);
+      const int kmin = i + 1 > 18 - i ? i + 1 : 18 - i;
+      s += uint64_t(t & ~((1u << kmin) - 1)) << (i + 1);
+    }
+  return int64_t(s >> 19);
+}
+
 // MUFU.LG2 (see tools/hw/mufu_fit.cpp): for x = m * 2^e the unit forms the fixed-point value
 // e + Q(m) with 36 fraction bits and truncates it to a float, a negative one made positive by one's
 // complement. Q is the hardware's interpolation: 64 segments of 2^17 mantissas, each
 // (c0 + c1 * j + c2 * s(j) + 2) / 4 in units of 2^-36 (j the offset in the segment, s(j) its square
 // without the partial products below 2^19, / 2^19), and kLg2Key/kLg2Delta where the GPU differs.
-constexpr int kLg2SegBits = 17;
-
-int64_t lg2Square(uint32_t j) {
-  int64_t s = 0;
-  for (int b = 10; b < kLg2SegBits; ++b) // below bit 10 a bit's partial products all drop out
-    if (j >> b & 1) {
-      const int lo = 18 - b > 0 ? 18 - b : 0;
-      s += (int64_t(1) << (2 * b)) + (int64_t(j & ((1u << b) - (1u << lo))) << (b + 1));
-    }
-  return s >> 19;
-}
 
 /// Q(m) of the 23-bit mantissa m, units 2^-36.
 int64_t lg2Fraction(uint32_t m) {
-  const int64_t *c = kLg2Coef[m >> kLg2SegBits];
-  const uint32_t j = m & ((1u << kLg2SegBits) - 1);
-  int64_t q = (c[0] + c[1] * int64_t(j) + c[2] * lg2Square(j) + 2) >> 2;
+  const int64_t *c = kLg2Coef[m >> kSquareBits];
+  const uint32_t j = m & ((1u << kSquareBits) - 1);
+  int64_t q = (c[0] + c[1] * int64_t(j) + c[2] * truncatedSquare(j) + 2) >> 2;
   const uint32_t *end = kLg2Key + sizeof kLg2Key / sizeof kLg2Key[0];
   const uint32_t *k = std::lower_bound(kLg2Key, end, m);
   if (k != end && *k == m)
     q += kLg2Delta[k - kLg2Key];
   return q;
+}
+
+constexpr uint32_t kQuarter = 1u << 23; // phase indices in a quarter turn
+
+/// MUFU.SIN (cosine: MUFU.COS) of r in revolutions. The phase is p = floor(frac(|r|) * 2^25)
+/// (truncated; a subnormal r counts as 0), MUFU.COS adds a quarter turn; quadrant q = p >> 23 and
+/// index j = p mod 2^23, reflected to 2^23 - 1 - j (one's complement) in quadrants 1 and 3.
+/// Segment j >> 17 of the table gives V = C0 + C1 t + C2 truncatedSquare(t) for t = j mod 2^17,
+/// in units of 2^-37, rounded toward zero to an f32; negative in quadrants 2 and 3 and, for
+/// MUFU.SIN, for negative r (sin(-r) = -sin(r), cos(-r) = cos(r)).
+float sinCos(float r, bool cosine) {
+  const uint32_t u = bitsOf(r), e = (u >> 23) & 0xff;
+  if (e == 0xff)
+    return floatOf(kQNaN);
+  uint32_t p = 0;
+  const int sh = int(e) - 125; // |r| * 2^25 = m * 2^sh
+  if (e != 0 && sh < 25 && sh > -24) {
+    const uint64_t m = (u & 0x7fffffu) | 0x800000u;
+    p = uint32_t(sh >= 0 ? m << sh : m >> -sh);
+  }
+  if (cosine)
+    p += kQuarter;
+  p &= 4 * kQuarter - 1;
+  const uint32_t q = p >> 23;
+  uint32_t j = p & (kQuarter - 1);
+  if (q & 1)
+    j = kQuarter - 1 - j;
+  const int64_t *c = kSinCosCoef[j >> kSquareBits];
+  const uint32_t t = j & ((1u << kSquareBits) - 1);
+  const int64_t v = c[0] + c[1] * int64_t(t) + c[2] * truncatedSquare(t);
+  uint32_t mag = 0;
+  if (v > 0) {
+    const int msb = 63 - __builtin_clzll(uint64_t(v));
+    const uint64_t m = msb >= 23 ? uint64_t(v) >> (msb - 23) : uint64_t(v) << (23 - msb);
+    mag = (uint32_t(msb - 37 + 127) << 23) | (uint32_t(m) & 0x7fffffu);
+  }
+  const uint32_t sign = ((q & 2) ? kSign : 0u) ^ (cosine ? 0u : (u & kSign));
+  return floatOf(sign | mag);
 }
 
 } // namespace
@@ -254,5 +303,9 @@ float mufuEx2(float x) {
   const uint32_t f = uint32_t(fx & 0x7fffff);
   return scaled(lookup(kEx2, f), int(n) - 1, 0);
 }
+
+float mufuSin(float r) { return sinCos(r, false); }
+
+float mufuCos(float r) { return sinCos(r, true); }
 
 } // namespace ptxsim::ptx::exec

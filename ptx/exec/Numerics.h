@@ -903,7 +903,7 @@ template <class I> static inline uint16_t intToBF16(I v, Rnd r = Rnd::RN) {
 //===----------------------------------------------------------------------===//
 // Approximate instructions
 //===----------------------------------------------------------------------===//
-// rcp, rsqrt, ex2, sqrt, lg2 and tanh (f32) are the H200's bits: the SFU functions of Mufu.h, wrapped for
+// rcp, rsqrt, ex2, sqrt, lg2, tanh, sin and cos (f32) are the H200's bits: the SFU functions of Mufu.h, wrapped for
 // subnormal inputs and results as ptxas does for the forms without .ftz (sm_90 SASS). The others
 // are computed with host math at least as accurate as the PTX bounds (most are correctly rounded
 // or within 1 ulp, tighter than hardware, so results may differ from a GPU in the last bits).
@@ -926,10 +926,26 @@ static inline float sqrtApproxF32(float x) {
 static inline float rsqrtApproxF32(float x) {
   return std::fabs(x) < 0x1p-126f ? mufuRsq(x * 0x1p24f) * 0x1p12f : mufuRsq(x);
 }
-/// sin.approx.f32: sin(+-0) = +-0, sin(+-inf) = NaN.
-static inline float sinApproxF32(float x) { return static_cast<float>(std::sin(static_cast<double>(x))); }
-/// cos.approx.f32: cos(+-0) = 1, cos(+-inf) = NaN.
-static inline float cosApproxF32(float x) { return static_cast<float>(std::cos(static_cast<double>(x))); }
+/// FMUL.RZ x, 0.15915493667125701904 (1/(2 pi) as an f32, 0x3e22f983): the f64 product of two
+/// f32 is exact, so cutting its significand to 24 bits rounds toward zero whatever the host's
+/// rounding mode; products below 2^-126 (f32 subnormals), zeros and NaN take mulF32's exact path.
+static inline float revolutionsRzF32(float x) {
+  const double p = static_cast<double>(x) * 0x1.45f306p-3;
+  if (!(std::fabs(p) >= 0x1p-126))
+    return mulF32(x, 0x1.45f306p-3f, Rnd::RZ);
+  uint64_t b;
+  std::memcpy(&b, &p, 8);
+  b &= ~((uint64_t(1) << 29) - 1); // an infinite x stays infinite
+  double t;
+  std::memcpy(&t, &b, 8);
+  return static_cast<float>(t); // exact
+}
+/// sin.approx.f32 (and __sinf), sm_90 SASS: FMUL.RZ by 1/(2 pi) as an f32 (0x3e22f983), then
+/// MUFU.SIN of those revolutions; the same with or without .ftz (the unit flushes a subnormal
+/// product). sin(+-0) = +-0, sin(+-inf) = NaN; 0 < |x| < 2 pi 2^-25 (and |x| >= 2^27) give +-0.
+static inline float sinApproxF32(float x) { return mufuSin(revolutionsRzF32(x)); }
+/// cos.approx.f32 (and __cosf): MUFU.COS(RZ(x * 0x3e22f983)). cos(+-0) = 1, cos(+-inf) = NaN.
+static inline float cosApproxF32(float x) { return mufuCos(revolutionsRzF32(x)); }
 /// lg2.approx.f32: lg2(+-0) = -inf, lg2(+inf) = +inf, lg2(negative) = NaN, lg2(1) = +0. A
 /// subnormal input: MUFU.LG2(x * 2^24) - 24 (sm_90 SASS: FADD, rounded to nearest).
 static inline float lg2ApproxF32(float x) {

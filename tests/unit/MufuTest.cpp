@@ -3,7 +3,7 @@
 //  - tools/hw/data/h200-2026-11-28-fidelity/sweep.bin.gz: the GPU's result minus the f64
 //    function rounded to f32, in ulps (rcp, rsqrt, ex2);
 //  - tools/hw/data/h200-2026-11-30-mufu/NAME_FIRST.d.xz (tools/hw/mufu_sweep.cu): the GPU's
-//    result bits for every input of whole binades (sqrt, lg2, ...).
+//    result bits for every input of whole binades (sqrt, lg2, tanh, sin, cos).
 
 #include "ptx/exec/Mufu.h"
 #include "ptx/exec/Numerics.h"
@@ -192,6 +192,69 @@ TEST(MufuH200, Lg2WithoutFtzScalesSubnormalsAndSpecialValues) {
   EXPECT_TRUE(std::isnan(lg2ApproxF32(-0x1p-140f))); // scaled: a negative normal input
   EXPECT_EQ(lg2ApproxF32(0x1p-149f), -149.0f);
   EXPECT_EQ(lg2ApproxF32(0x1p-126f), mufuLg2(0x1p-126f)); // the smallest normal is not scaled
+}
+
+// sin.approx.ftz / cos.approx.ftz as the executor runs them (ftz32 on the input and the result)
+float sinFtz(float x) { return ftz32(sinApproxF32(ftz32(x))); }
+float cosFtz(float x) { return ftz32(cosApproxF32(ftz32(x))); }
+
+TEST(MufuH200, SinCosEveryFloatOfNegativeBinades) {
+  // [-8, -1/2): reaches every phase index of the quarter turn (what tools/hw/mufu_fit.cpp reads)
+  expectEveryInput("sin.approx.ftz_bf000000.d.xz", 0xbf000000u, 4 * kBinade, sinFtz);
+  expectEveryInput("cos.approx.ftz_bf000000.d.xz", 0xbf000000u, 4 * kBinade, cosFtz);
+}
+
+TEST(MufuH200, SinCosEveryFloatOfSmallAndLargeBinades) {
+  // [2^-20, 1): phases of few bits (|r| < 2^-25 gives p = 0 below 2^-22.35); [2^8, 2^12):
+  // revolutions with 15 to 11 fraction bits
+  expectEveryInput("sin.approx.ftz_35800000.d.xz", 0x35800000u, 20 * kBinade, sinFtz);
+  expectEveryInput("cos.approx.ftz_35800000.d.xz", 0x35800000u, 20 * kBinade, cosFtz);
+  expectEveryInput("sin.approx.ftz_43800000.d.xz", 0x43800000u, 4 * kBinade, sinFtz);
+  expectEveryInput("cos.approx.ftz_43800000.d.xz", 0x43800000u, 4 * kBinade, cosFtz);
+}
+
+TEST(MufuH200, SinCosWithoutFtz) {
+  expectEveryInput("sin.approx_00000000.d.xz", 0u, kBinade, sinApproxF32);
+  expectEveryInput("cos.approx_00000000.d.xz", 0u, kBinade, cosApproxF32);
+  expectEveryInput("sin.approx_3f800000.d.xz", 0x3f800000u, kBinade, sinApproxF32);
+  expectEveryInput("cos.approx_3f800000.d.xz", 0x3f800000u, kBinade, cosApproxF32);
+}
+
+TEST(MufuH200, SinCosSpecialValues) {
+  EXPECT_EQ(bits(sinApproxF32(0.0f)), 0u);
+  EXPECT_EQ(bits(sinApproxF32(-0.0f)), 0x80000000u);
+  EXPECT_EQ(bits(sinApproxF32(-0x1p-140f)), 0x80000000u); // subnormal: flushed by the unit
+  EXPECT_EQ(cosApproxF32(0.0f), 1.0f);
+  EXPECT_EQ(cosApproxF32(-0.0f), 1.0f);
+  EXPECT_EQ(cosApproxF32(0x1p-140f), 1.0f);
+  for (float x : {INFINITY, -INFINITY, NAN}) {
+    EXPECT_TRUE(std::isnan(sinApproxF32(x)) && std::isnan(cosApproxF32(x))) << x;
+    EXPECT_TRUE(std::isnan(mufuSin(x)) && std::isnan(mufuCos(x))) << x;
+  }
+  // the unit on revolutions: a quarter turn is the last index of the quarter (1 exactly), half a
+  // turn is -g(0) = -0, and cos is sin a quarter turn on
+  EXPECT_EQ(mufuSin(0.25f), 1.0f);
+  EXPECT_EQ(bits(mufuSin(0.5f)), 0x80000000u);
+  EXPECT_EQ(bits(mufuSin(-0.5f)), 0u);
+  EXPECT_EQ(mufuSin(0.75f), -1.0f);
+  EXPECT_EQ(bits(mufuCos(0.25f)), 0x80000000u);
+  EXPECT_EQ(mufuCos(0.5f), -1.0f);
+  for (float r : {0x1.2345p-3f, 0x1.fffp-2f, 0x1.4p-1f, 0x1.abcp-6f, 0x1.ffcp-1f}) {
+    // r, r + 1/4 and r + 3 exact, with the same 25-bit phase
+    EXPECT_EQ(bits(mufuSin(r + 0.25f)), bits(mufuCos(r))) << r;
+    EXPECT_EQ(bits(mufuSin(r + 3.0f)), bits(mufuSin(r))) << r;
+    EXPECT_EQ(bits(mufuSin(-r)), bits(mufuSin(r)) ^ 0x80000000u) << r;
+    EXPECT_EQ(bits(mufuCos(-r)), bits(mufuCos(r))) << r;
+  }
+  // the phase is 25 bits, truncated: below 2^-25 revolutions, and for integers, it is 0
+  EXPECT_EQ(bits(mufuSin(0x1.fffffep-26f)), 0u);
+  EXPECT_EQ(mufuSin(0x1p-25f), 0x19224p-39f); // g(1) = 25737 * 4 * 2^-39: the exact fixed point
+  EXPECT_EQ(bits(sinApproxF32(0x1p30f)), 0u);
+  EXPECT_EQ(cosApproxF32(0x1p30f), 1.0f);
+  EXPECT_EQ(bits(sinApproxF32(-1e-7f)), 0x80000000u); // 2 pi 2^-25 > 1e-7: phase 0
+  // quadrants 1 and 3 reflect with the one's complement: sin(1/4 + d) = sin(1/4 - d - 2^-25)
+  EXPECT_EQ(bits(mufuSin(0.25f + 0x1p-20f)), bits(mufuSin(0.25f - 0x1p-20f - 0x1p-25f)));
+  EXPECT_NE(bits(mufuSin(0.25f + 0x1p-20f)), bits(mufuSin(0.25f - 0x1p-20f)));
 }
 
 TEST(MufuH200, RcpEveryFloatOfABinade) {

@@ -16,12 +16,12 @@ EXACT = ["div.rn", "mul_add", "mul.rn_add.rn", "fma.rn", "rcp.rn", "sqrt.rn", "l
          # MUFU.RCP/RSQ/EX2 as measured (ptx/exec/Mufu.cpp) and what is built on them
          "ex2", "ex2.ftz", "rcp", "rcp.ftz", "rsqrt", "rsqrt.ftz", "div.approx", "div.full", "expf", "__expf",
          "tanhf", "powf", "__fdividef",
-         # MUFU.SQRT, MUFU.LG2 and MUFU.TANH as measured (h200-2026-11-30-mufu); __logf is
-         # lg2.approx * ln 2
-         "sqrt.approx", "sqrt.approx.ftz", "lg2", "lg2.ftz", "__logf", "tanh"]
-# the MUFU operations not yet modelled (MUFU.SIN, COS: ptxsim rounds the exact function): blocks
-# that match today (of 64), see docs/executor.md
-MIN_BLOCKS = {"sin.ftz": 15, "cos.ftz": 15, "__sinf": 0}
+         # MUFU.SQRT, LG2, TANH, SIN and COS as measured (h200-2026-11-30-mufu); __logf is
+         # lg2.approx * ln 2, sin/cos.approx FMUL.RZ by 1/(2 pi) and the unit
+         "sqrt.approx", "sqrt.approx.ftz", "lg2", "lg2.ftz", "__logf", "tanh", "sin.ftz", "cos.ftz",
+         "__sinf"]
+# operations not yet the GPU's bits: blocks that match today (of 64), see docs/executor.md
+MIN_BLOCKS = {}
 
 
 def hashes(text):

@@ -9,6 +9,8 @@
 //    input of whole binades. MUFU.SQRT repeats per pair of binades: [1,4) is the whole function.
 //    MUFU.TANH is one function of |x| over [2^-8, 8) (x itself below, 1 above, odd): see
 //    emitTanh.
+//    MUFU.SIN/COS (sin/cos.approx: FMUL.RZ by 1/(2 pi), then the unit on revolutions) is one
+//    function of a quarter turn, found exactly (no exceptions): see emitSinCos.
 //
 // Representation (exact, checked here on every input): per segment of 2^16 consecutive inputs,
 // a fixed-point model  v = C0 + C1*u + C2*u^2 + C3*popcount(j)  (j the index in the segment,
@@ -30,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -239,8 +242,9 @@ constexpr int kLg2SegBits = 17;
 constexpr int kLg2Frac = 2;
 constexpr int64_t kLg2One = int64_t(1) << 36;
 
-/// The hardware's truncated square of the offset j in its segment, in units of 2^19.
-int64_t lg2Square(uint32_t j) {
+/// The hardware's truncated square of the offset j in its segment (t^2 for t < 2^17 from the
+/// partial products of weight >= 2^19 only), in units of 2^19: MUFU.LG2, SIN and COS alike.
+int64_t truncatedSquare(uint32_t j) {
   int64_t s = 0;
   for (int b = 0; b < kLg2SegBits; ++b)
     if (j >> b & 1) {
@@ -254,7 +258,7 @@ int64_t lg2Square(uint32_t j) {
 }
 
 int64_t lg2Model(const int64_t *c, uint32_t j) {
-  return (c[0] + c[1] * int64_t(j) + c[2] * lg2Square(j) + (int64_t(1) << (kLg2Frac - 1))) >>
+  return (c[0] + c[1] * int64_t(j) + c[2] * truncatedSquare(j) + (int64_t(1) << (kLg2Frac - 1))) >>
          kLg2Frac;
 }
 
@@ -342,7 +346,7 @@ void emitLg2(const std::string &dir) {
   constexpr uint32_t kS = 1u << kLg2SegBits;
   std::vector<int64_t> sq(kS);
   for (uint32_t j = 0; j < kS; ++j)
-    sq[j] = lg2Square(j);
+    sq[j] = truncatedSquare(j);
   for (size_t seg = 0; seg < kB / kS; ++seg) {
     const int64_t *l = &lo[seg * kS], *h = &hi[seg * kS];
     long double a[3][4] = {};
@@ -576,6 +580,212 @@ void emitTanh(const std::string &dir) {
   std::printf("\n};\n\n");
 }
 
+// ---- MUFU.SIN and MUFU.COS ----------------------------------------------------------------
+//
+// sin.approx.f32 / cos.approx.f32 (and __sinf, __cosf) are  r = RZ(x * 0x3e22f983)  (FMUL.RZ by
+// 1/(2 pi) as an f32) and MUFU.SIN / MUFU.COS of r, in revolutions. Found on the H200's sweeps
+// (every float of [2^-20, 2^12), [-8, -1/2), the subnormals and [1, 2)), and checked here on the
+// committed ones:
+//  - the unit reads the phase p = floor(frac(|r|) * 2^25) (25 bits, truncated; |r| < 2^-25 and
+//    |r| >= 2^24 give p = 0) and the sign of r; MUFU.COS adds a quarter turn: p + 2^23;
+//  - quadrant q = p >> 23, index j = p mod 2^23, reflected as 2^23 - 1 - j (the one's
+//    complement, not 2^23 - j) in quadrants 1 and 3; the result is -g(j) in quadrants 2 and 3
+//    and sin(-r) = -sin(r), cos(-r) = cos(r);
+//  - g, a quarter turn, is the interpolator of Oberman and Siu (ARITH 2005): 64 segments of
+//    2^17 indices, t = j mod 2^17, V = C0 + C1 * t + C2 * (sq(t) >> 19), where sq(t) is t^2
+//    from a squarer that keeps only the partial products of weight >= 2^19; V in units of 2^-37,
+//    rounded toward zero to an f32 (near zero the results are the exact fixed-point values:
+//    g(j) = 25737 j 2^-37 for j < 1024).
+// The sweeps give g for every one of the 2^23 indices; per segment the integer (C1, C2) with the
+// widest interval of C0 that reproduces all of them is searched (ternary search: the width is a
+// concave function), and C0 taken in that interval (the hardware's are multiples of 2^12).
+// The whole function is 64 x 3 coefficients, and every input of the sweeps read is checked.
+
+constexpr uint32_t kRevPerRad = 0x3e22f983u; // 1/(2 pi) as f32, FMUL.RZ's constant
+constexpr int kScSegBits = 17;
+constexpr uint32_t kQuarter = 1u << 23;
+
+/// RZ(|x| * 1/(2 pi)) for the bits of a float x (exact integer product; subnormal -> 0).
+uint32_t revolutionsRz(uint32_t xb) {
+  const int ex = int((xb >> 23) & 0xff), ec = int((kRevPerRad >> 23) & 0xff);
+  if (ex == 0)
+    return 0;
+  uint64_t m = uint64_t((xb & 0x7fffffu) | 0x800000u) * ((kRevPerRad & 0x7fffffu) | 0x800000u);
+  int e = ex + ec - 127;
+  if (m >> 47) {
+    ++e;
+    m >>= 24;
+  } else {
+    m >>= 23;
+  }
+  if (e <= 0)
+    return 0;
+  return (uint32_t(e) << 23) | (uint32_t(m) & 0x7fffffu);
+}
+
+/// floor(frac(r) * 2^25) for the bits of r >= 0 (finite).
+uint32_t phaseOf(uint32_t rb) {
+  const int e = int((rb >> 23) & 0xff);
+  if (e == 0)
+    return 0;
+  const uint64_t m = (rb & 0x7fffffu) | 0x800000u;
+  const int sh = e - 125; // value * 2^25 = m * 2^sh
+  if (sh >= 25 || sh <= -24)
+    return 0;
+  return uint32_t((sh >= 0 ? m << sh : m >> -sh) & ((1u << 25) - 1));
+}
+
+/// RZ(v * 2^-37) as f32 bits (v >= 0).
+uint32_t fixedToF32Rz(int64_t v) {
+  if (v <= 0)
+    return 0;
+  const int msb = 63 - __builtin_clzll(uint64_t(v));
+  const uint64_t m = msb >= 23 ? uint64_t(v) >> (msb - 23) : uint64_t(v) << (23 - msb);
+  return (uint32_t(msb - 37 + 127) << 23) | (uint32_t(m) & 0x7fffffu);
+}
+
+uint32_t sinCosModel(const int64_t (*c)[3], uint32_t j) {
+  const uint32_t s = j >> kScSegBits, t = j & ((1u << kScSegBits) - 1);
+  return fixedToF32Rz(c[s][0] + c[s][1] * int64_t(t) + c[s][2] * truncatedSquare(t));
+}
+
+void emitSinCos(const std::string &data) {
+  const std::string dir = data + "/h200-2026-11-30-mufu/";
+  struct Src {
+    const char *file;
+    uint32_t first, count;
+    bool cosine;
+  };
+  // [-8, -1/2) alone reaches every index of the quarter turn; [1, 2) (without .ftz: the same
+  // for normal inputs) checks the rest of the rule
+  const Src srcs[] = {{"sin.approx.ftz_bf000000.d.xz", 0xbf000000u, 4u << 23, false},
+                      {"cos.approx.ftz_bf000000.d.xz", 0xbf000000u, 4u << 23, true},
+                      {"sin.approx_3f800000.d.xz", 0x3f800000u, 1u << 23, false},
+                      {"cos.approx_3f800000.d.xz", 0x3f800000u, 1u << 23, true}};
+  constexpr uint32_t kNone = 0xffffffffu;
+  std::vector<uint32_t> g(kQuarter, kNone);
+  struct Seen {
+    uint32_t x, result, p;
+    bool cosine;
+  };
+  size_t inputs = 0;
+  for (const Src &src : srcs) {
+    const std::vector<uint32_t> r = readResults(dir + src.file);
+    if (r.size() != src.count) {
+      std::fprintf(stderr, "%s: %zu results, want %u\n", src.file, r.size(), src.count);
+      std::exit(1);
+    }
+    for (uint32_t i = 0; i < src.count; ++i) {
+      const uint32_t x = src.first + i;
+      uint32_t p = phaseOf(revolutionsRz(x & 0x7fffffffu));
+      if (src.cosine)
+        p = (p + kQuarter) & (4 * kQuarter - 1);
+      const uint32_t q = p >> 23;
+      const uint32_t j = q & 1 ? kQuarter - 1 - (p & (kQuarter - 1)) : p & (kQuarter - 1);
+      const uint32_t sign = ((q & 2) ? 0x80000000u : 0u) ^ (src.cosine ? 0u : x & 0x80000000u);
+      if ((r[i] & 0x80000000u) != sign || (g[j] != kNone && g[j] != (r[i] & 0x7fffffffu))) {
+        std::fprintf(stderr, "%s: input 0x%08x (phase 0x%07x) breaks the rule: 0x%08x\n", src.file, x, p, r[i]);
+        std::exit(1);
+      }
+      g[j] = r[i] & 0x7fffffffu;
+    }
+    inputs += src.count;
+  }
+  if (std::count(g.begin(), g.end(), kNone) != 0) {
+    std::fprintf(stderr, "sin/cos: the sweeps miss %ld indices of the quarter turn\n",
+                 long(std::count(g.begin(), g.end(), kNone)));
+    std::exit(1);
+  }
+  constexpr int kS = 1 << kScSegBits;
+  std::vector<int64_t> sq(kS), lo(kS), ulp(kS);
+  for (int t = 0; t < kS; ++t)
+    sq[t] = truncatedSquare(uint32_t(t));
+  int64_t coef[64][3];
+  for (int s = 0; s < 64; ++s) {
+    // RZ: V in [G, G + ulp) for the GPU's value G (units 2^-37)
+    for (int t = 0; t < kS; ++t) {
+      const float v = floatOf(g[uint32_t(s) * kS + t]);
+      lo[t] = int64_t(std::ldexp(double(v), 37));
+      ulp[t] = v == 0.0f ? 1 : std::max<int64_t>(1, int64_t(std::ldexp(1.0, std::ilogb(v) - 23 + 37)));
+    }
+    // width of the interval of C0 for (C1, C2), and its lower end
+    auto width = [&](int64_t c1, int64_t c2, int64_t *c0) {
+      int64_t hi = INT64_MAX, low = INT64_MIN;
+      for (int t = 0; t < kS; ++t) {
+        const int64_t a = lo[t] - c1 * t - c2 * sq[t];
+        low = std::max(low, a);
+        hi = std::min(hi, a + ulp[t]);
+      }
+      if (c0)
+        *c0 = low;
+      return hi - low;
+    };
+    const int64_t slope = (lo[kS - 1] - lo[0]) / (kS - 1);
+    auto bestC1 = [&](int64_t c2, int64_t *c1) {
+      int64_t a = slope - 4096, b = slope + 4096;
+      while (b - a > 2) {
+        const int64_t m1 = a + (b - a) / 3, m2 = b - (b - a) / 3;
+        if (width(m1, c2, nullptr) < width(m2, c2, nullptr))
+          a = m1;
+        else
+          b = m2;
+      }
+      int64_t best = INT64_MIN;
+      for (int64_t c = a; c <= b; ++c) {
+        const int64_t w = width(c, c2, nullptr);
+        if (w > best) {
+          best = w;
+          *c1 = c;
+        }
+      }
+      return best;
+    };
+    int64_t a = -4096, b = 256, c1 = 0;
+    while (b - a > 2) {
+      const int64_t m1 = a + (b - a) / 3, m2 = b - (b - a) / 3;
+      if (bestC1(m1, &c1) < bestC1(m2, &c1))
+        a = m1;
+      else
+        b = m2;
+    }
+    int64_t bestW = INT64_MIN, bc1 = 0, bc2 = 0;
+    for (int64_t c2 = a - 8; c2 <= b + 8; ++c2) {
+      const int64_t w = bestC1(c2, &c1);
+      if (w > bestW) {
+        bestW = w;
+        bc1 = c1;
+        bc2 = c2;
+      }
+    }
+    int64_t c0;
+    width(bc1, bc2, &c0);
+    if (bestW < 1) {
+      std::fprintf(stderr, "sin/cos: segment %d has no exact (C0, C1, C2)\n", s);
+      std::exit(1);
+    }
+    auto zeros = [](int64_t v) { return v == 0 ? 64 : __builtin_ctzll(uint64_t(v)); };
+    int64_t pick = c0; // the value of [c0, c0 + width) with the most trailing zero bits
+    for (int64_t v = c0; v < c0 + bestW; ++v)
+      if (zeros(v) > zeros(pick))
+        pick = v;
+    coef[s][0] = pick;
+    coef[s][1] = bc1;
+    coef[s][2] = bc2;
+  }
+  for (uint32_t j = 0; j < kQuarter; ++j)
+    if (sinCosModel(coef, j) != g[j]) {
+      std::fprintf(stderr, "sin/cos: index %u not reproduced\n", j);
+      std::exit(1);
+    }
+  std::fprintf(stderr, "sin/cos: 64 segments exact on all %u indices (%zu inputs)\n", kQuarter, inputs);
+  std::printf("// SinCos: MUFU.SIN/COS on a quarter turn, 64 segments of 2^17 indices: {C0, C1, C2} of\n"
+              "// V = C0 + C1 t + C2 (sq(t) >> 19) in units of 2^-37, rounded toward zero (see Mufu.cpp)\n");
+  std::printf("static const int64_t kSinCosCoef[64][3] = {\n");
+  for (int s = 0; s < 64; ++s)
+    std::printf("  {%lldLL, %lld, %lld},\n", (long long)coef[s][0], (long long)coef[s][1], (long long)coef[s][2]);
+  std::printf("};\n");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -649,5 +859,6 @@ int main(int argc, char **argv) {
   // MUFU.LG2: one function Q of the mantissa, bound by [1,2) and [1/2,1)
   emitLg2(data + "/h200-2026-11-30-mufu");
   emitTanh(data);
+  emitSinCos(data);
   return 0;
 }
