@@ -82,6 +82,11 @@ void Engine::setHardwareRegisters(std::string_view name, int module, uint32_t re
   }
 }
 
+void Engine::setHardwareFrameSize(std::string_view name, int module, uint32_t bytes) {
+  if (auto *k = const_cast<Kernel *>(findKernel(name, module)))
+    k->hwLocalBytes = int64_t(bytes);
+}
+
 const GlobalSymbol *Engine::findGlobal(std::string_view name, int module) const {
   const auto &mods = prog_->modules();
   for (size_t i = mods.size(); i-- > 0;) {

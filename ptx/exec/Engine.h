@@ -176,6 +176,9 @@ public:
   std::vector<std::string> kernelNames(int module) const;
   /// Records ptxas's register count for kernel `name` of `module` (from the program's SASS).
   void setHardwareRegisters(std::string_view name, int module, uint32_t regs);
+  /// The kernel's local-memory frame per thread in its SASS (cudaFuncGetAttributes'
+  /// localSizeBytes), when the runtime has the SASS.
+  void setHardwareFrameSize(std::string_view name, int module, uint32_t bytes);
   /// Device address of a function (for function pointers read by the host), or 0.
   uint64_t functionAddress(std::string_view name) const;
 

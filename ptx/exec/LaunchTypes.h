@@ -102,6 +102,9 @@ struct Kernel {
   /// cudaFuncGetAttributes and the timing model use it.
   uint32_t hwRegs = 0;
   bool hwRegsFromSass = false;
+  /// Local memory per thread of the kernel's SASS frame (EIATTR_FRAME_SIZE), -1 without SASS:
+  /// what the hardware reports, which may differ from the PTX's .local declarations (localBytes).
+  int64_t hwLocalBytes = -1;
   uint32_t maxThreads = 0; ///< .maxntid/.reqntid product, 0 if none
   uint64_t constBytes = 0; ///< user constant memory of its module (`.const` variables)
 };

@@ -772,7 +772,9 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
   const auto &cfg = ctx.engine().config();
   std::memset(attr, 0, sizeof *attr);
   attr->sharedSizeBytes = kern.staticShared;
-  attr->localSizeBytes = kern.localBytes;
+  // the SASS's frame when the program carries SASS (ptxas may keep a .local array in registers,
+  // or spill), else the PTX's local declarations
+  attr->localSizeBytes = kern.hwLocalBytes >= 0 ? size_t(kern.hwLocalBytes) : kern.localBytes;
   attr->constSizeBytes = kern.constBytes;
   attr->maxThreadsPerBlock = int(kern.maxThreads ? kern.maxThreads : cfg.maxThreadsPerBlock);
   attr->numRegs = int(kern.hwRegs); // ptxas's count from the SASS, else a PTX estimate
@@ -825,6 +827,72 @@ PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute 
 PTXSIM_API cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache) {
   PTXSIM_LOCK_ASYNC_CHECKED;
   return ctx.findKernel(func) ? cudaSuccess : ret(Context::unknownFunction(func));
+}
+
+PTXSIM_API cudaError_t cudaFuncSetSharedMemConfig(const void *func, cudaSharedMemConfig config) {
+  PTXSIM_LOCK_ASYNC_CHECKED;
+  if (!ctx.findKernel(func))
+    return ret(Context::unknownFunction(func));
+  // a hint without effect since Volta; only the three named settings are accepted (an H200)
+  if (unsigned(config) > unsigned(cudaSharedMemBankSizeEightByte))
+    return ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+/// The size the hardware gives a shared-memory carve-out of `percent` of `perSm` bytes: rounded
+/// up to the next size an sm_90 SM offers (0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KiB).
+static size_t carveoutBytes(int percent, size_t perSm) {
+  size_t want = size_t(percent) * perSm / 100;
+  for (size_t kib : {0, 8, 16, 32, 64, 100, 132, 164, 196, 228})
+    if (want <= kib * 1024)
+      return kib * 1024;
+  return perSm;
+}
+
+PTXSIM_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+                                                                 const void *func, int numBlocks,
+                                                                 int blockSize) {
+  PTXSIM_LOCK_ASYNC_CHECKED;
+  KernelEntry *k = ctx.findKernel(func);
+  if (!k)
+    return ret(Context::unknownFunction(func));
+  if (!k->kernel)
+    return ret(cudaErrorInvalidDeviceFunction);
+  if (!dynamicSmemSize)
+    return ret(cudaErrorInvalidValue);
+  // CUDA's occupancy calculator (cuda_occupancy.h, cudaOccAvailableDynamicSMemPerBlock), whose
+  // answers an H200 gives (tools/hw/probes/occupancy_pitch_limits.cu): numBlocks blocks of
+  // blockSize threads must fit on an SM without dynamic shared memory; one block may use the
+  // per-block limit (the opt-in one once the kernel's dynamic limit was raised past the default),
+  // more share the carve-out (all of the SM's shared memory by default), in 128-byte units,
+  // less the static shared memory, at most the kernel's dynamic limit. The 1 KiB the driver
+  // reserves per block is part of the limit, not taken off.
+  const auto &kern = *k->kernel;
+  const auto &cfg = ctx.engine().config();
+  const uint32_t maxThreads = kern.maxThreads ? kern.maxThreads : cfg.maxThreadsPerBlock;
+  if (numBlocks <= 0 || blockSize <= 0 || uint32_t(blockSize) > maxThreads ||
+      ctx.maxBlocksPerSm(*k, blockSize, 0) < numBlocks)
+    return ret(cudaErrorInvalidValue);
+  cudaDeviceProp p;
+  fillProps(ctx.deviceView(), p);
+  const size_t staticShared = kern.staticShared;
+  const size_t maxDyn = k->maxDynamicShared >= 0
+                            ? size_t(k->maxDynamicShared)
+                            : p.sharedMemPerBlock - std::min(staticShared, p.sharedMemPerBlock);
+  const bool optin = staticShared + maxDyn > p.sharedMemPerBlock;
+  const size_t limit =
+      (optin ? p.sharedMemPerBlockOptin : p.sharedMemPerBlock) + p.reservedSharedMemPerBlock;
+  size_t perSm = limit;
+  if (numBlocks > 1) {
+    perSm = k->carveout >= 0 ? carveoutBytes(k->carveout, p.sharedMemPerMultiprocessor)
+                             : p.sharedMemPerMultiprocessor;
+    if (!perSm)
+      perSm = 8 * 1024; // no preference at all is the smallest carve-out
+  }
+  size_t avail = std::min(perSm / size_t(numBlocks) / 128 * 128, limit);
+  avail = avail > staticShared ? avail - staticShared : 0;
+  *dynamicSmemSize = std::min(avail, maxDyn);
+  return cudaSuccess;
 }
 
 PTXSIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
@@ -1187,7 +1255,8 @@ PTXSIM_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEv
   if (!a->recorded || !b->recorded)
     return ret(cudaErrorInvalidResourceHandle);
   if (!ctx.done(a->recordSeq) || !ctx.done(b->recordSeq))
-    return ret(cudaErrorNotReady); // a record the device has not reached yet
+    return cudaErrorNotReady; // a record the device has not reached yet: an answer, not
+                              // recorded as the last error (as an H200 does)
   // timing mode: simulated time between the records (kernels and copies in between)
   *ms = ctx.timingMode() ? float((b->simSeconds - a->simSeconds) * 1e3)
                          : std::chrono::duration<float, std::milli>(b->when - a->when).count();
@@ -1282,19 +1351,24 @@ extern "C" {
 PTXSIM_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height) {
   if (!devPtr || !pitch)
     return ret(cudaErrorInvalidValue);
-  // Rows aligned like the hardware's texture pitch (512 bytes); a size that does not fit in
-  // 64 bits is memory the device does not have.
-  if (width > SIZE_MAX - 511)
-    return ret(cudaErrorMemoryAllocation);
+  // As an H200 answers (tools/hw/probes/occupancy_pitch_limits.cu): an empty allocation succeeds
+  // with pitch 0 and no memory; otherwise rows are aligned like the hardware's texture pitch
+  // (512 bytes), the pitch is written before anything is allocated, and both the rounding and
+  // pitch * height wrap around in 64 bits: a product that wraps to 0 (a width near SIZE_MAX,
+  // 2^40 x 2^40) is cudaErrorInvalidValue, one that wraps to anything else is more memory than
+  // the device has.
+  *devPtr = nullptr; // what a failure leaves (NVIDIA's static runtime builds on that)
+  if (!width || !height) {
+    *pitch = 0;
+    return cudaSuccess;
+  }
   size_t p = (width + 511) / 512 * 512;
-  if (width == 0)
-    p = 512;
-  if (height && p > SIZE_MAX / height)
-    return ret(cudaErrorMemoryAllocation);
-  cudaError_t e = cudaMalloc(devPtr, p * height);
-  if (e == cudaSuccess)
-    *pitch = p;
-  return e;
+  if (width > SIZE_MAX - 511)
+    p = 0; // (width + 511) wrapped
+  *pitch = p;
+  if (p * height == 0)
+    return ret(cudaErrorInvalidValue);
+  return cudaMalloc(devPtr, p * height);
 }
 
 PTXSIM_API cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {

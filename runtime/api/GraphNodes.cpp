@@ -577,6 +577,7 @@ PTXSIM_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *
   o->destroy = destroy;
   o->refs = initialRefcount;
   gs().userObjs.insert(o);
+  gs().deadUserObjs.erase(o);
   *object_out = reinterpret_cast<cudaUserObject_t>(o);
   return cudaSuccess;
 }
@@ -591,6 +592,10 @@ PTXSIM_API cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned in
 
 PTXSIM_API cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
   PTXSIM_LOCK;
+  // the handle of an object already destroyed (say by a graph's release of references it never
+  // held): an H200 returns cudaSuccess and nothing happens
+  if (count && gs().deadUserObjs.count(userObjOf(object)))
+    return cudaSuccess;
   if (!count || !gs().userObjs.count(userObjOf(object)))
     return ret(cudaErrorInvalidValue);
   // releasing more references than there are is not checked: an H200 returns cudaSuccess and

@@ -14,6 +14,7 @@ void releaseUserObj(UserObj *o, unsigned count) {
   if (o->refs)
     return;
   gs().userObjs.erase(o);
+  gs().deadUserObjs.insert(o);
   // CUDA runs destructors on a thread of its own and forbids CUDA calls in them; running it
   // here (with the context lock held) is within that contract
   if (o->destroy)

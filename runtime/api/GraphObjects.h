@@ -208,6 +208,9 @@ public:
   std::unordered_map<cudaEvent_t, CapturedEvent> capturedEvents;
   unsigned long long nextCaptureId = 1;
   std::unordered_set<UserObj *> userObjs; ///< live user objects
+  /// handles of user objects already destroyed (until a new object gets the same address):
+  /// releasing one is not checked on a GPU (cudaSuccess, nothing happens)
+  std::unordered_set<UserObj *> deadUserObjs;
   std::unordered_set<PoolObj *> pools;
   std::unordered_map<void *, GraphAlloc> graphAllocs; ///< graph allocations by address
   GraphMemStats graphMem;

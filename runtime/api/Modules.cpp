@@ -72,7 +72,8 @@ size_t readableFrom(const void *p) {
 /// there is none (naming the SASS architecture it does carry, if any). Fills `sassRegs` with
 /// the register counts of the newest SASS entry's kernels, when there is one.
 bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string &err,
-             std::map<std::string, uint32_t> &sassRegs) {
+             std::map<std::string, uint32_t> &sassRegs,
+             std::map<std::string, uint32_t> *sassFrames = nullptr) {
   uint32_t magic;
   uint16_t headerSize;
   uint64_t bodySize;
@@ -119,9 +120,12 @@ bool pickPtx(const uint8_t *data, std::string &ptx, uint32_t &arch, std::string 
       best = &e;
   }
   if (sass) {
-    std::map<std::string, uint32_t> regs;
-    if (fatbin::cubinRegisterCounts(sass->data, regs).empty())
+    std::map<std::string, uint32_t> regs, frames;
+    if (fatbin::cubinRegisterCounts(sass->data, regs, &frames).empty()) {
       sassRegs.insert(regs.begin(), regs.end());
+      if (sassFrames)
+        sassFrames->insert(frames.begin(), frames.end());
+    }
   }
   if (!best) {
     std::ostringstream os;
@@ -160,7 +164,7 @@ FatbinModule *ModuleRegistry::registerFatbin(const void *wrapperPtr) {
     auto *units = static_cast<const uint8_t *const *>(w->filenameOrFatbins);
     for (size_t i = 0; readableFrom(units + i) >= sizeof *units && units[i]; ++i) {
       std::string ptx, uerr;
-      if (!pickPtx(units[i], ptx, arch, uerr, result->sassRegs)) {
+      if (!pickPtx(units[i], ptx, arch, uerr, result->sassRegs, &result->sassFrames)) {
         err = uerr;
         continue;
       }
@@ -179,17 +183,20 @@ FatbinModule *ModuleRegistry::registerFatbin(const void *wrapperPtr) {
       // The wrapper's own fat binary is the device-linked SASS: its counts win.
       std::string ignored, none;
       uint32_t a;
-      std::map<std::string, uint32_t> linked;
-      pickPtx(static_cast<const uint8_t *>(w->data), ignored, a, none, linked);
+      std::map<std::string, uint32_t> linked, linkedFrames;
+      pickPtx(static_cast<const uint8_t *>(w->data), ignored, a, none, linked, &linkedFrames);
       for (auto &[k, v] : linked)
         result->sassRegs[k] = v;
+      for (auto &[k, v] : linkedFrames)
+        result->sassFrames[k] = v;
       result->ptx = result->units[0].second;
       result->name = result->units[0].first;
       return result;
     }
   }
   std::string ptx;
-  if (!pickPtx(static_cast<const uint8_t *>(w->data), ptx, arch, err, result->sassRegs)) {
+  if (!pickPtx(static_cast<const uint8_t *>(w->data), ptx, arch, err, result->sassRegs,
+               &result->sassFrames)) {
     result->loadError = err;
     return result;
   }
@@ -245,9 +252,12 @@ void ModuleRegistry::loadModule(FatbinModule &fb) {
     fb.modules.push_back(id);
   }
   fb.module = fb.modules.empty() ? -1 : fb.modules[0];
-  for (int id : fb.modules)
+  for (int id : fb.modules) {
     for (auto &[name, regs] : fb.sassRegs)
       engine_().setHardwareRegisters(name, id, regs);
+    for (auto &[name, bytes] : fb.sassFrames)
+      engine_().setHardwareFrameSize(name, id, bytes);
+  }
   bindSymbols(fb);
 }
 

@@ -38,6 +38,8 @@ struct FatbinModule {
   std::vector<int> modules; ///< engine module ids of every unit
   /// ptxas's registers per thread of each kernel, from the binary's newest SASS (if any).
   std::map<std::string, uint32_t> sassRegs;
+  /// ptxas's local-memory frame per thread of each function (EIATTR_FRAME_SIZE), likewise.
+  std::map<std::string, uint32_t> sassFrames;
   bool loadTried = false;
   bool unregistered = false;
   /// Loaded through the driver API (cuModuleLoadData, cuLibraryLoadData, NVIDIA's static

@@ -62,6 +62,11 @@ std::set<cudaMipmappedArray *> &mipArrays() {
   static auto *s = new std::set<cudaMipmappedArray *>(); // never destroyed
   return *s;
 }
+/// Handles of mipmapped arrays already freed (until a new one gets the same address).
+std::set<cudaMipmappedArray *> &freedMipArrays() {
+  static auto *s = new std::set<cudaMipmappedArray *>(); // never destroyed
+  return *s;
+}
 std::map<uint64_t, ObjRecord> &textures() {
   static auto *m = new std::map<uint64_t, ObjRecord>(); // never destroyed
   return *m;
@@ -310,6 +315,7 @@ PTXSIM_API cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedA
     mm->levels.push_back(arr);
   }
   mipArrays().insert(mm);
+  freedMipArrays().erase(mm);
   *mipmappedArray = mm;
   return cudaSuccess;
 }
@@ -334,6 +340,10 @@ PTXSIM_API cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArra
   if (!mipmappedArray)
     return cudaSuccess;
   PTXSIM_LOCK_CHECKED;
+  // freeing it a second time: an H200 answers cudaErrorContextIsDestroyed
+  // (tools/hw/probes/tex_mipmap_levels.cu)
+  if (freedMipArrays().count(mipmappedArray))
+    return ret(cudaErrorContextIsDestroyed);
   if (!validMip(mipmappedArray))
     return ret(cudaErrorInvalidResourceHandle);
   for (cudaArray *a : mipmappedArray->levels) {
@@ -342,6 +352,7 @@ PTXSIM_API cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArra
   }
   ctx.engine().memory().release(mipmappedArray->data);
   mipArrays().erase(mipmappedArray);
+  freedMipArrays().insert(mipmappedArray);
   delete mipmappedArray;
   return cudaSuccess;
 }
@@ -635,14 +646,20 @@ PTXSIM_API cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms *p, cud
 PTXSIM_API cudaError_t cudaMalloc3D(cudaPitchedPtr *pitchedDevPtr, cudaExtent extent) {
   if (!pitchedDevPtr)
     return ret(cudaErrorInvalidValue);
-  // rows aligned like cudaMallocPitch's (the texture pitch alignment of the hardware)
-  if (extent.width > SIZE_MAX - 511)
-    return ret(cudaErrorMemoryAllocation);
-  size_t pitch = std::max<size_t>(512, (extent.width + 511) / 512 * 512);
-  size_t bytes = 0;
-  if (__builtin_mul_overflow(pitch, extent.height, &bytes) ||
-      __builtin_mul_overflow(bytes, extent.depth, &bytes))
-    return ret(cudaErrorMemoryAllocation); // more than 64 bits of memory
+  // cudaMallocPitch's rules, as an H200 answers (tools/hw/probes/occupancy_pitch_limits.cu): an
+  // empty extent succeeds with pitch 0 and no memory; rows aligned to 512 bytes, the sizes
+  // multiplied in 64 bits with wrap-around (a product that wraps to 0 is cudaErrorInvalidValue);
+  // a failure writes the pitch and a null pointer and leaves xsize and ysize alone.
+  if (!extent.width || !extent.height || !extent.depth) {
+    *pitchedDevPtr = cudaPitchedPtr{nullptr, 0, extent.width, extent.height};
+    return cudaSuccess;
+  }
+  size_t pitch = extent.width > SIZE_MAX - 511 ? 0 : (extent.width + 511) / 512 * 512;
+  size_t bytes = pitch * extent.height * extent.depth;
+  pitchedDevPtr->pitch = pitch;
+  pitchedDevPtr->ptr = nullptr;
+  if (!bytes)
+    return ret(cudaErrorInvalidValue);
   void *p = nullptr;
   cudaError_t e = cudaMalloc(&p, bytes);
   if (e)

@@ -129,7 +129,12 @@ bool validCtx(CUcontext c) {
 }
 } // namespace
 
-CUresult checkInit() { return gInitDone ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED; }
+// The runtime initialises the driver for the program: once a runtime call needed the device,
+// driver calls work without the program's own cuInit (an H200 answers cuMemCreate after a
+// cudaMalloc with CUDA_SUCCESS, tools/hw/probes/errcodes_s5.cu).
+CUresult checkInit() {
+  return gInitDone || Context::get().started() ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
 
 } // namespace ptxsim::driver
 

@@ -40,7 +40,8 @@ template <class F> CUresult viaRuntime(F &&f) {
   return toCu(e);
 }
 
-/// CUDA_SUCCESS once cuInit has run, else CUDA_ERROR_NOT_INITIALIZED.
+/// CUDA_SUCCESS once cuInit has run or the runtime has started the device, else
+/// CUDA_ERROR_NOT_INITIALIZED.
 CUresult checkInit();
 
 /// Loads a module image (fat binary wrapper, fat binary, PTX text) into the one Context; a lazy

@@ -257,10 +257,15 @@ DRIVER_API CUresult cuFuncSetCacheConfig(CUfunction f, CUfunc_cache config) {
   return viaRuntime([&] { return cudaFuncSetCacheConfig(f, cudaFuncCache(config)); });
 }
 
-DRIVER_API CUresult cuFuncSetSharedMemConfig(CUfunction f, CUsharedconfig) {
+DRIVER_API CUresult cuFuncSetSharedMemConfig(CUfunction f, CUsharedconfig config) {
   DRIVER_TRACE();
   PTXSIM_LOCK_ASYNC;
-  return ctx.findKernel(f) ? CUDA_SUCCESS : kNotAFunction;
+  if (!ctx.findKernel(f))
+    return kNotAFunction;
+  // only the three named settings (an H200, through the runtime's cudaFuncSetSharedMemConfig)
+  return unsigned(config) > unsigned(CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE)
+             ? CUDA_ERROR_INVALID_VALUE
+             : CUDA_SUCCESS;
 }
 
 DRIVER_API CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel,
@@ -1250,13 +1255,9 @@ DRIVER_API CUresult cuOccupancyMaxPotentialBlockSize(int *minGrid, int *blockSiz
 DRIVER_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfunction f,
                                                             int numBlocks, int blockSize) {
   DRIVER_TRACE();
-  if (!bytes || numBlocks <= 0 || blockSize <= 0)
-    return CUDA_ERROR_INVALID_VALUE;
-  int perSm = 0, staticShared = 0;
-  cuDeviceGetAttribute(&perSm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 0);
-  if (CUresult r = cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f))
-    return r;
-  int each = perSm / numBlocks - staticShared;
-  *bytes = each > 0 ? size_t(each) : 0;
-  return CUDA_SUCCESS;
+  // the runtime's occupancy calculator (the answers of an H200)
+  return viaRuntime([&] {
+    return cudaOccupancyAvailableDynamicSMemPerBlock(bytes, reinterpret_cast<const void *>(f),
+                                                     numBlocks, blockSize);
+  });
 }

@@ -298,11 +298,15 @@ std::string inspectCudaRuntime(const std::string &path, CudaRuntimeInfo &out) {
   return "";
 }
 
-std::string cubinRegisterCounts(const std::string &cubin, std::map<std::string, uint32_t> &out) {
+std::string cubinRegisterCounts(const std::string &cubin, std::map<std::string, uint32_t> &out,
+                                std::map<std::string, uint32_t> *frameBytes) {
   // ptxas records the registers of each function in the top byte of sh_info of its code
   // section `.text.<name>` (what `cuobjdump -res-usage` reports) for sm_75/sm_80; CUDA 13's
   // sm_90 cubins leave that byte 0 and keep the count only as an EIATTR_REGCOUNT attribute
-  // (format 4, attribute 0x2f: symbol index, registers) in the `.nv.info` section.
+  // (format 4, attribute 0x2f: symbol index, registers) in the `.nv.info` section. With
+  // `frameBytes`, also each function's local-memory frame per thread, EIATTR_FRAME_SIZE (format
+  // 4, attribute 0x11: symbol index, bytes): what cudaFuncGetAttributes reports as
+  // localSizeBytes (ptxas keeps some PTX .local arrays in registers, or adds spills).
   const auto *d = reinterpret_cast<const uint8_t *>(cubin.data());
   const size_t size = cubin.size();
   Elf64_Shdr symtab{}, info{};
@@ -336,15 +340,17 @@ std::string cubinRegisterCounts(const std::string &cubin, std::map<std::string, 
     uint64_t next = o + 4 + (format == 4 ? len : 0); // only format 4 carries a sized value
     if (next > info.sh_size)
       break;
-    if (format == 4 && attr == 0x2f && len == 8) {
-      uint32_t sym, regs;
+    const bool isRegs = attr == 0x2f, isFrame = attr == 0x11 && frameBytes;
+    if (format == 4 && (isRegs || isFrame) && len == 8) {
+      uint32_t sym, value;
       std::memcpy(&sym, a + 4, 4);
-      std::memcpy(&regs, a + 8, 4);
-      if (sym < numSyms && regs) {
+      std::memcpy(&value, a + 8, 4);
+      if (sym < numSyms && (value || isFrame)) {
         Elf64_Sym s = load<Elf64_Sym>(d + symtab.sh_offset + sym * sizeof(Elf64_Sym));
         if (s.st_name < strtab.sh_size) {
           const char *nm = reinterpret_cast<const char *>(d + strtab.sh_offset + s.st_name);
-          out.emplace(std::string(nm, strnlen(nm, strtab.sh_size - s.st_name)), regs);
+          (isRegs ? out : *frameBytes)
+              .emplace(std::string(nm, strnlen(nm, strtab.sh_size - s.st_name)), value);
         }
       }
     }

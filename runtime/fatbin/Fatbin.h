@@ -59,6 +59,7 @@ std::string inspectCudaRuntime(const std::string &path, CudaRuntimeInfo &out);
 
 /// Registers per thread of each function of a cubin (an Elf entry's payload), by name.
 /// Returns an empty string on success, else what is malformed.
-std::string cubinRegisterCounts(const std::string &cubin, std::map<std::string, uint32_t> &out);
+std::string cubinRegisterCounts(const std::string &cubin, std::map<std::string, uint32_t> &out,
+                                std::map<std::string, uint32_t> *frameBytes = nullptr);
 
 } // namespace ptxsim::fatbin
