@@ -137,8 +137,9 @@ private:
 };
 
 const TanhTable &tanhTable() {
-  static const TanhTable t;
-  return t;
+  // built on first use and never destroyed (no static destructor runs at exit)
+  static const TanhTable *t = new TanhTable();
+  return *t;
 }
 
 constexpr int kSquareBits = 17; // MUFU.LG2, SIN and COS: 64 segments of 2^17 indices
