@@ -903,10 +903,11 @@ template <class I> static inline uint16_t intToBF16(I v, Rnd r = Rnd::RN) {
 //===----------------------------------------------------------------------===//
 // Approximate instructions
 //===----------------------------------------------------------------------===//
-// rcp, rsqrt, ex2, sqrt, lg2, tanh, sin and cos (f32) are the H200's bits: the SFU functions of Mufu.h, wrapped for
-// subnormal inputs and results as ptxas does for the forms without .ftz (sm_90 SASS). The others
-// are computed with host math at least as accurate as the PTX bounds (most are correctly rounded
-// or within 1 ulp, tighter than hardware, so results may differ from a GPU in the last bits).
+// Every f32 .approx operation (rcp, rsqrt, sqrt, ex2, lg2, tanh, sin, cos, and div.approx/.full
+// built on rcp) is the H200's bits: the SFU functions of Mufu.h, wrapped for subnormal inputs and
+// results as ptxas does for the forms without .ftz (sm_90 SASS). The others (the f64 approximate
+// forms, ex2/tanh.approx.f16 and .bf16) are computed with host math at least as accurate as the
+// PTX bounds (most are correctly rounded, so results may differ from a GPU in the last bits).
 // Special values follow the PTX ISA tables; .ftz variants: ftz32 on input and result.
 
 /// rcp.approx.f32: rcp(+-0) = +-inf, rcp(+-inf) = +-0, NaN -> NaN. ptxas scales a subnormal
