@@ -146,17 +146,17 @@ constexpr int kSquareBits = 17; // MUFU.LG2, SIN and COS: 64 segments of 2^17 in
 
 /// The truncated squarer of MUFU.LG2, SIN and COS (the same in both units): t^2 (t < 2^17)
 /// summed from the partial products of weight 2^19 and above only (b_i 2^(2i), and
-/// b_i b_k 2^(i+k+1) for k > i), divided by 2^19.
+/// b_i b_k 2^(i+k+1) for k > i), divided by 2^19. Computed as t^2 less the dropped products
+/// (tools/hw/mufu_fit.cpp sums the kept ones bit by bit; the results agree for every t): with
+/// t = h 2^9 + l, all of l^2 drops, of h only b_9's square (2^18), and of the cross products
+/// b_i b_k (i in l, k in h) those with i + k <= 17, i.e. l mod 2^(18-k) for each set bit k.
+/// Branch-free, since the bits of t are unpredictable (one call per lane).
 int64_t truncatedSquare(uint32_t t) {
-  uint64_t s = 0;
-  for (int i = 0; i < kSquareBits; ++i)
-    if ((t >> i) & 1) {
-      if (i >= 10)
-        s += uint64_t(1) << (2 * i);
-      const int kmin = i + 1 > 18 - i ? i + 1 : 18 - i;
-      s += uint64_t(t & ~((1u << kmin) - 1)) << (i + 1);
-    }
-  return int64_t(s >> 19);
+  const uint64_t l = t & 0x1ffu;
+  uint64_t dropped = l * l + (uint64_t(t & 0x200u) << 9);
+  for (int k = 9; k < kSquareBits; ++k)
+    dropped += (uint64_t(0) - ((t >> k) & 1)) & ((l & ((1u << (18 - k)) - 1)) << (k + 1));
+  return int64_t((uint64_t(t) * t - dropped) >> 19);
 }
 
 // MUFU.LG2 (see tools/hw/mufu_fit.cpp): for x = m * 2^e the unit forms the fixed-point value
