@@ -476,9 +476,7 @@ bool Gpu::stepCycle(KernelRun &r) {
   r.prof.mark(TimingProfile::Bookkeeping);
   if (!o.issued)
     skipIdleCycles(r);
-  r.prof.mark(r.parallelCycle ? TimingProfile::NextThreads
-              : r.eligible    ? TimingProfile::NextSerial
-                              : TimingProfile::NextFewSms);
+  r.prof.mark(TimingProfile::IdleSkip);
   return true;
 }
 
@@ -982,7 +980,7 @@ void Gpu::skipIdleCycles(KernelRun &r) {
   // memory-bound kernels that is most cycles without an issue)
   if (next <= now_ + 1)
     return;
-  next = std::min(next, nextSmEvent(r));
+  next = std::min(next, nextSmEvent());
   if (next != kNever && next > now_ + 1) {
     uint64_t skip = next - now_ - 1;
     for (uint32_t i : awake_) // (an SM asleep has no CTA and counts nothing)
@@ -1000,37 +998,18 @@ Cycle Gpu::smNextEvent(size_t i, Cycle now) const {
   return own == kNever && sms_[i]->residentCtas() ? now + 1 : own;
 }
 
-Cycle Gpu::nextSmEvent(KernelRun &r) {
+Cycle Gpu::nextSmEvent() const {
+  // On this thread, over the awake SMs, whatever the phase ran on: most SMs' next event is
+  // known from their last tick (smWakeAt_), the others' reads a few of their warps, and the
+  // search stops at the first SM that acts in the next cycle. A fork-join over every SM cost
+  // more than that on any kernel (on the H100 preset, 16 threads: 0.15 to 2.6 us per ticked
+  // cycle, against 0.07 to 0.16 on one thread).
   Cycle next = kNever;
-  if (!r.parallelCycle) {
-    for (uint32_t i : awake_) {
-      next = std::min(next, smNextEvent(i, now_));
-      if (next <= now_ + 1)
-        break; // (nothing to skip)
-    }
-    return next;
+  for (uint32_t i : awake_) {
+    next = std::min(next, smNextEvent(i, now_));
+    if (next <= now_ + 1)
+      break; // (nothing to skip)
   }
-  // (read-only per SM: in parallel, then the minimum in SM order)
-  struct Job {
-    Gpu *gpu;
-    Cycle now;
-  } job{this, now_};
-  smNext_.resize(sms_.size());
-  double work = pool_->run(
-      sms_.size(),
-      [](void *c, size_t i) {
-        Job &j = *static_cast<Job *>(c);
-        // (a sleeping SM has no event: kNever)
-        j.gpu->smNext_[i] =
-            j.gpu->smAwake_[i] ? j.gpu->smNextEvent(i, j.now) : kNever;
-      },
-      &job);
-  if (r.prof.p) {
-    ++r.profile.jobs;
-    r.profile.threadWork += work;
-  }
-  for (Cycle c : smNext_)
-    next = std::min(next, c);
   return next;
 }
 

@@ -151,7 +151,8 @@ private:
   bool noProgress(KernelRun &r, uint64_t insts);
   /// After a cycle without an issue: jumps the clock to the next event of memory, dispatch or SMs.
   void skipIdleCycles(KernelRun &r);
-  Cycle nextSmEvent(KernelRun &r);
+  /// The awake SMs' next event (kNever: none), or an earlier cycle than now_ + 2 once one is.
+  Cycle nextSmEvent() const;
   /// SM `i`'s nextEventCycle(now), from smWakeAt_ where that is known.
   Cycle smNextEvent(size_t i, Cycle now) const;
   /// After the last cycle: sampled CTAs, drain latency, the launch's result and statistics.
@@ -227,7 +228,6 @@ private:
     }
   };
   std::vector<std::pair<TunerKey, ThreadTuner>> tuners_;
-  std::vector<Cycle> smNext_; ///< per SM: nextEventCycle (the parallel engine's scratch)
   std::vector<Sm::TickSummary> smSum_; ///< per SM: its last tick's summary (Sm::summarize)
   /// Per SM: not asleep (runKernel: an idle SM is skipped until it gets a CTA). Bytes, written
   /// by the SM's own job (to sleep) and by dispatch (to wake).

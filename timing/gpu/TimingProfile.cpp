@@ -29,9 +29,7 @@ const char *TimingProfile::stepName(unsigned s) {
                                             "memory end of cycle",
                                             "ordered phase + summaries",
                                             "bookkeeping",
-                                            "idle skip, threads",
-                                            "idle skip, 1 thread",
-                                            "idle skip, few busy SMs",
+                                            "idle skip",
                                             "finish (per launch)"};
   return s < kSteps ? names[s] : "?";
 }
@@ -135,7 +133,7 @@ void TimingProfile::print(std::FILE *out) const {
     std::fprintf(out, "  %-38s %9.3f s %5.1f %%  %7.2f us/ticked cycle\n", stepName(s), seconds[s],
                  total > 0 ? 100.0 * seconds[s] / total : 0.0,
                  ticked ? 1e6 * seconds[s] / double(ticked) : 0.0);
-  const double threadWall = seconds[PhaseThreads] + seconds[NextThreads];
+  const double threadWall = seconds[PhaseThreads];
   if (jobs)
     std::fprintf(out,
                  "  fork-joins: %llu, %.2f us wall each; the threads' summed time in the calls "
@@ -155,11 +153,11 @@ void TimingProfile::print(std::FILE *out) const {
                                : 100.0);
   // Amdahl: what stays on one thread whatever the pool (S), what the threads share (W: the
   // phase's summed call time on the threads, the phase on one thread where the tuner kept it
-  // there). Cycles with too few busy SMs stay serial: the engine does not use the threads there.
-  const double par =
-      seconds[PhaseThreads] + seconds[NextThreads] + seconds[PhaseSerial] + seconds[NextSerial];
+  // there). Cycles with too few busy SMs stay serial: the engine does not use the threads there;
+  // so does idle skipping.
+  const double par = seconds[PhaseThreads] + seconds[PhaseSerial];
   const double serial = total - par;
-  const double work = threadWork + seconds[PhaseSerial] + seconds[NextSerial];
+  const double work = threadWork + seconds[PhaseSerial];
   const double one = serial + work; // about what one thread needs
   if (one <= 0)
     return;

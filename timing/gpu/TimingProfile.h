@@ -27,9 +27,8 @@ struct TimingProfile {
     EndTick,      ///< the memory system's end of cycle (one thread)
     Ordered,      ///< ordered phase (tickShared in SM order) and the summaries (one thread)
     Bookkeeping,  ///< end test, progress, samplers (one thread)
-    NextThreads,  ///< idle skipping: the SMs' next events on the threads (wall time)
-    NextSerial,   ///< idle skipping on one thread, in a cycle the tuner kept there
-    NextFewSms,   ///< idle skipping on one thread, in a cycle with too few busy SMs
+    IdleSkip,     ///< idle skipping: the memory system's and the awake SMs' next events (one
+                  ///< thread)
     Finish,       ///< after the last cycle (grid finish, statistics)
     kSteps
   };
@@ -69,7 +68,7 @@ struct TimingProfile {
   /// per cycle the larger of an even share per thread and the most one SM ticked (an SM's
   /// ticks in a cycle, its window's included, are one item of the job).
   uint64_t threadTicks = 0, criticalTicks = 0;
-  uint64_t jobs = 0;              ///< fork-joins run (phase and next-event jobs)
+  uint64_t jobs = 0;              ///< fork-joins run (the phases on the threads)
   double threadWork = 0;          ///< the threads' summed time inside the jobs' calls
   double callerWait = 0;          ///< the calling thread's wait for the others after its share
   unsigned threads = 1;           ///< host threads of the pool (the largest seen)
