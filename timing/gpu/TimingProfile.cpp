@@ -76,6 +76,7 @@ void TimingProfile::accumulate(const TimingProfile &p) {
   gTotal.cycles += p.cycles;
   gTotal.ticked += p.ticked;
   gTotal.threadCycles += p.threadCycles;
+  gTotal.clearGainCycles += p.clearGainCycles;
   gTotal.tunerSerialCycles += p.tunerSerialCycles;
   gTotal.fewSmsCycles += p.fewSmsCycles;
   gTotal.jobs += p.jobs;
@@ -107,13 +108,14 @@ void TimingProfile::print(std::FILE *out) const {
                (unsigned long long)launches, threads, total);
   std::fprintf(out,
                "  cycles: %llu simulated, %llu ticked (%llu skipped idle); ticked on the "
-               "threads %llu, on 1 thread by the tuner's choice (or without threads) %llu, on "
-               "1 thread for too few busy SMs (< 2, or < half the threads) %llu; tuner "
-               "probes %llu\n",
+               "threads %llu (%llu of them for the SMs' expected ticks, without the tuner), on "
+               "1 thread by the tuner's choice (or without threads) %llu, on 1 thread for too "
+               "few busy SMs (< 2, or < half the threads; with SM windows, SMs ticking and partitions awake) "
+               "%llu; tuner probes %llu\n",
                (unsigned long long)cycles, (unsigned long long)ticked,
                (unsigned long long)(cycles - ticked), (unsigned long long)threadCycles,
-               (unsigned long long)tunerSerialCycles, (unsigned long long)fewSmsCycles,
-               (unsigned long long)probes);
+               (unsigned long long)clearGainCycles, (unsigned long long)tunerSerialCycles,
+               (unsigned long long)fewSmsCycles, (unsigned long long)probes);
   std::fprintf(out,
                "  SM ticks (not idle): %llu, %llu of them ahead of the GPU's clock in SM windows "
                "(%.1f %%)\n",

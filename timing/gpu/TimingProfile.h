@@ -56,8 +56,10 @@ struct TimingProfile {
   uint64_t cycles = 0;            ///< simulated core cycles (ticked + skipped)
   uint64_t ticked = 0;            ///< cycles the loop ran
   uint64_t threadCycles = 0;      ///< ... with the phase on the threads
+  uint64_t clearGainCycles = 0;   ///< ... of them without the tuner (ThreadTuner::clearGain)
   uint64_t tunerSerialCycles = 0; ///< ... eligible, but the tuner chose one thread (or no pool)
-  uint64_t fewSmsCycles = 0;      ///< ... on one thread: too few SMs held CTAs
+  uint64_t fewSmsCycles = 0;      ///< ... on one thread: too few SMs held CTAs (SM windows: too
+                                  ///< few SMs ticking, not ahead or idle, and partitions awake)
   uint64_t probes = 0;            ///< the tuner's probes (threads against one thread)
   uint64_t aheadTicks = 0;        ///< SM ticks run ahead of the GPU's clock (SM windows)
   uint64_t smTicks = 0;           ///< SM ticks that were not idle ones, ahead or not
