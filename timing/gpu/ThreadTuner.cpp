@@ -31,7 +31,8 @@ void ThreadTuner::record(double seconds, bool typical) {
       const double ratio = one > 0 ? many / one : 0;
       // (where clearGain() cycles run on the threads too, one thread in the others would move
       // the SMs' state out of the threads' caches between them: the threads need only not lose)
-      const double margin = clearSince_ * kClearShare >= tunedSince_ ? 1.0 : kMargin;
+      const double margin =
+          clearSince_ && clearSince_ * kClearShare >= tunedSince_ ? 1.0 : kMargin;
       // clear outcomes end the probe at once, close ones (or too few cycles without dispatch)
       // get more pairs (the cycles vary)
       const bool clear = typicalOk && (ratio < kClear * margin || ratio > margin / kClear);
@@ -51,7 +52,8 @@ void ThreadTuner::record(double seconds, bool typical) {
         secs_[0] = secs_[1] = typicalSecs_[0] = typicalSecs_[1] = 0;
         counted_[0] = counted_[1] = typicalCounted_[0] = typicalCounted_[1] = 0;
         ++probes_;
-        clearSince_ = tunedSince_ = 0;
+        clearSince_ /= 2; // (the share decays: a kernel's phases change it, a probe's
+        tunedSince_ /= 2; // few cycles alone do not)
       }
     }
     return;

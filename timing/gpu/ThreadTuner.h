@@ -49,8 +49,8 @@ public:
   /// or over kMargin / kClear (two threads take 0.55 to 0.75 of one thread's time in cycles
   /// they pay in: a narrower band would probe such kernels on one thread for eight pairs).
   static constexpr double kClear = 0.9;
-  /// Where clearGain() cycles are at least 1 / kClearShare of the eligible cycles since the
-  /// last probe decided (noteClear), the threads need only not be slower (margin 1): one
+  /// Where clearGain() cycles are at least 1 / kClearShare of the eligible cycles (noteClear;
+  /// both counts halve at each decision), the threads need only not be slower (margin 1): one
   /// thread in the tuner's cycles would move the SMs' state out of the threads' caches between
   /// the clearGain() cycles on them.
   static constexpr uint32_t kClearShare = 16;
@@ -100,7 +100,7 @@ private:
   double typicalSecs_[2] = {0, 0}; ///< ... of the cycles without a CTA dispatched
   uint32_t typicalCounted_[2] = {0, 0};
   double serialCycle_ = 0; ///< the last probe's one-thread seconds per cycle
-  uint32_t clearSince_ = 0, tunedSince_ = 0; ///< clearGain() and tuned cycles since a decision
+  uint32_t clearSince_ = 0, tunedSince_ = 0; ///< clearGain() and tuned cycles (decaying)
 };
 
 } // namespace ptxsim::timing
