@@ -210,8 +210,8 @@ TEST(TimingParallel, StatisticsAndResultsIdenticalForAnyThreadCount) {
 // every launch must still match one thread exactly. Launches after the first continue the
 // first's tuner state and see the counter the earlier launches left.
 TEST(TimingParallel, TunerSwitchingKeepsResultsIdentical) {
-  // (without SM windows: with them, the SMs due in a cycle decide, not the tuner; the second
-  // loop checks that choice the same way)
+  // (without SM windows, then with them: there the tuner decides the cycles whose SMs are not
+  // expected to tick many times ahead, ThreadTuner::clearGain the others)
   std::vector<Result> base = runMixedLaunches(1, true, 3, sim::SampleMode::Off, 96, 20, 0);
   for (unsigned t : {2u, 3u}) {
     std::vector<Result> r = runMixedLaunches(t, true, 3, sim::SampleMode::Off, 96, 20, 0);
@@ -225,6 +225,26 @@ TEST(TimingParallel, TunerSwitchingKeepsResultsIdentical) {
     for (size_t l = 0; l < r.size(); ++l)
       expectSame(r[l], base[l], std::to_string(t) + " threads, SM windows, launch " + std::to_string(l));
   }
+}
+
+// With SM windows (the default) the tuner still decides the cycles that the SMs' windows do not
+// fill: it probes, so some eligible cycles run on one thread by its choice whatever the host's
+// times (a probe's sub-windows alternate), and it is kept across launches of the kernel. (It once
+// took part only without windows: a program of many small launches then ran every cycle with
+// two SMs due on the threads, three times slower on 2 threads than on one.)
+TEST(TimingParallel, TheTunerProbesWithSmWindows) {
+  timing::TimingProfile::reset();
+  timing::TimingProfile::setEnabled(true);
+  std::vector<Result> r = runMixedLaunches(2, true, 3);
+  timing::TimingProfile p = timing::TimingProfile::total();
+  timing::TimingProfile::setEnabled(false);
+  timing::TimingProfile::reset(); // (nothing printed at exit)
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(p.launches, 3u);
+  EXPECT_GT(p.aheadTicks, 0u); // (SM windows were on)
+  EXPECT_GE(p.probes, 1u);
+  EXPECT_GT(p.tunerSerialCycles, 0u);
+  EXPECT_EQ(p.ticked, p.threadCycles + p.tunerSerialCycles + p.fewSmsCycles);
 }
 
 // PTXSIM_TIMING_PROFILE: the profile accounts for every ticked cycle once (on the threads, on

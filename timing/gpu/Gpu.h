@@ -15,11 +15,14 @@
 // SM's tickShared() executes what reaches beyond the SM (global memory, atomics, runtime calls)
 // and retires CTAs. The interconnect, CTA dispatch and the clock stay serial. One thread runs
 // the same phases, so results and every statistic are identical for any thread count; a tuner
-// per kernel times the threads against one thread and uses whichever is faster.
+// per kernel times the threads against one thread and uses whichever is faster, except in the
+// cycles whose SMs are expected to run many cycles ahead in SM windows, which the threads take
+// (ThreadTuner.h).
 
 #include "base/Stats.h"
 #include "ptx/exec/Engine.h"
 #include "timing/TimingConfig.h"
+#include "timing/gpu/ThreadTuner.h"
 #include "timing/gpu/TimingProfile.h"
 #include "timing/Types.h"
 #include "timing/sm/Sm.h"
@@ -74,8 +77,11 @@ public:
   /// The threads runKernel uses (after 0 is resolved and capped at the SM count).
   unsigned hostThreads() const;
   /// The SMs' phases run on the threads only in cycles with at least `n` SMs holding CTAs
-  /// (default: half the threads, at least 2; the tuner then decides whether they pay). Results
-  /// do not depend on it; 0 makes every cycle use the threads (tests of the parallel engine).
+  /// (with SM windows: SMs due in the cycle with a tick that is no idle one, and memory
+  /// partitions awake) or whose SMs are
+  /// expected to run many cycles ahead (ThreadTuner::clearGain) (default: half the threads, at
+  /// least 2; the tuner then decides whether they pay). Results do not depend on it; 0 makes
+  /// every cycle use the threads (tests of the parallel engine).
   void setParallelMinBusySms(uint32_t n) { minBusy_ = n; }
   /// CTA sampling (docs/sampling.md): once the IPC of two successive waves of CTAs differs by
   /// at most kSteadyChange, CTAs are no longer dispatched; those left run functionally after
@@ -151,7 +157,8 @@ private:
   bool noProgress(KernelRun &r, uint64_t insts);
   /// After a cycle without an issue: jumps the clock to the next event of memory, dispatch or SMs.
   void skipIdleCycles(KernelRun &r);
-  Cycle nextSmEvent(KernelRun &r);
+  /// The awake SMs' next event (kNever: none), or an earlier cycle than now_ + 2 once one is.
+  Cycle nextSmEvent() const;
   /// SM `i`'s nextEventCycle(now), from smWakeAt_ where that is known.
   Cycle smNextEvent(size_t i, Cycle now) const;
   /// After the last cycle: sampled CTAs, drain latency, the launch's result and statistics.
@@ -175,48 +182,9 @@ private:
   /// Every SM can run the parallel engine (single issue; every core kind splits its tick).
   bool parallelOk_ = true;
   std::unique_ptr<WorkerPool> pool_;
-  /// Chooses, window by window, whether a cycle's phase runs on the threads or on this one,
-  /// by timing both: a probe alternates short sub-windows on the threads and on one thread and
-  /// compares their wall time per cycle; the faster way then runs for a number of windows
-  /// (longer each time the probe agrees), then the next probe. One tuner per kernel and grid
-  /// shape, kept across launches, so a small kernel launched many times is probed rarely.
-  /// Results never depend on the choice.
-  class ThreadTuner {
-  public:
-    static constexpr uint32_t kSub = 8;      ///< eligible cycles per probe sub-window
-    static constexpr uint32_t kMinPairs = 2; ///< probe pairs (threads, one thread) at least
-    static constexpr uint32_t kMaxPairs = 8; ///< ... and at most, while the outcome is close
-    static constexpr uint32_t kWindow = 256; ///< eligible cycles per window between probes
-    static constexpr uint32_t kFirstGap = 8; ///< windows between probes after a change of mind
-    static constexpr uint32_t kMaxGap = 64;  ///< ... doubling while the probes agree (four
-                                             ///< times for a clear winner), up to this
-    /// The threads must take less than this share of one thread's time per cycle.
-    static constexpr double kMargin = 0.8;
-    /// Cycles on the threads slower than twice the last probe's one-thread cycle that end a
-    /// window and probe again (a thread descheduled on a loaded host, or the kernel changed).
-    static constexpr uint32_t kStrikes = 4;
-    /// For an eligible cycle: use the threads? (record() must follow with the phase's time.)
-    bool useThreads();
-    /// The wall time of the phase useThreads() chose for; `typical`: no CTA was dispatched in
-    /// the cycle (the phase then also fills in the new CTAs' state).
-    void record(double seconds, bool typical);
-    /// What the profile reports: probes run and the current choice.
-    uint32_t probes() const { return probes_; }
-
-  private:
-    bool probing_ = true;
-    bool threads_ = true;  ///< the current choice (while probing: the current sub-window's)
-    bool decided_ = false; ///< a probe has decided (decision_ is valid)
-    bool decision_ = true;
-    uint32_t cycles_ = 0; ///< in the current sub-window or window
-    uint32_t pairs_ = 0, windowsLeft_ = 0, gap_ = kFirstGap, strikes_ = 0, probes_ = 0;
-    double secs_[2] = {0, 0}; ///< probe: [one thread, threads] summed phase seconds
-    uint32_t counted_[2] = {0, 0};
-    double typicalSecs_[2] = {0, 0}; ///< ... of the cycles without a CTA dispatched
-    uint32_t typicalCounted_[2] = {0, 0};
-    double serialCycle_ = 0; ///< the last probe's one-thread seconds per cycle
-  };
-  /// Tuners by kernel and grid shape (a launch takes its own by reference).
+  /// Tuners by kernel and grid shape (a launch takes its own by reference): one tuner per
+  /// kernel and grid shape, kept across launches, so a small kernel launched many times is
+  /// probed rarely (ThreadTuner.h).
   struct TunerKey {
     const void *kernel;
     uint32_t grid[3], block[3];
@@ -227,7 +195,6 @@ private:
     }
   };
   std::vector<std::pair<TunerKey, ThreadTuner>> tuners_;
-  std::vector<Cycle> smNext_; ///< per SM: nextEventCycle (the parallel engine's scratch)
   std::vector<Sm::TickSummary> smSum_; ///< per SM: its last tick's summary (Sm::summarize)
   /// Per SM: not asleep (runKernel: an idle SM is skipped until it gets a CTA). Bytes, written
   /// by the SM's own job (to sleep) and by dispatch (to wake).
@@ -263,9 +230,11 @@ private:
   bool windowCanGo(size_t i, const KernelRun &r, Cycle next) const {
     return windowEndOf(i, r, next) == TimingProfile::kWindowEnds;
   }
-  /// The awake SMs whose own phase runs in this cycle (not ahead, or a resumption due), and in
-  /// `ticking` those of them whose phase is no idle tick.
-  uint32_t smsDue(uint32_t &ticking) const;
+  /// The awake SMs whose own phase runs in this cycle (not ahead, or a resumption due) and is
+  /// no idle tick: how many (`ticking`), the SM ticks they are expected to make (`work`: each
+  /// one, and as many ahead as its last window ran, smLastAhead_), and the most of them one SM
+  /// is expected to make (`most`).
+  void smsDue(uint32_t &ticking, uint64_t &work, uint64_t &most) const;
   void resumeSm(size_t i, Cycle now, bool dispatching);
   /// SM i's own phase of cycle `now` ran ahead in a window: all of it, or, with `resumeDue`,
   /// up to the resumption due now (resumeSm).
@@ -290,6 +259,8 @@ private:
   /// the current cycle, when it did not run ahead); smResumeDue_: and part of this one's.
   std::vector<Cycle> smDoneTo_;
   std::vector<uint8_t> smResumeDue_;
+  /// Per SM: the ticks its last window ran ahead (0: it ran none; written by its own job).
+  std::vector<uint32_t> smLastAhead_;
   /// Per SM, this launch: ticks that were not idle ones, and those run ahead (the profile's).
   std::vector<uint64_t> smBusyTicks_, smAheadTicks_;
   /// With the profile on: per SM, what ended its last window (TimingProfile::WindowEnd), and

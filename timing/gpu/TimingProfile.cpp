@@ -29,9 +29,7 @@ const char *TimingProfile::stepName(unsigned s) {
                                             "memory end of cycle",
                                             "ordered phase + summaries",
                                             "bookkeeping",
-                                            "idle skip, threads",
-                                            "idle skip, 1 thread",
-                                            "idle skip, few busy SMs",
+                                            "idle skip",
                                             "finish (per launch)"};
   return s < kSteps ? names[s] : "?";
 }
@@ -78,6 +76,7 @@ void TimingProfile::accumulate(const TimingProfile &p) {
   gTotal.cycles += p.cycles;
   gTotal.ticked += p.ticked;
   gTotal.threadCycles += p.threadCycles;
+  gTotal.clearGainCycles += p.clearGainCycles;
   gTotal.tunerSerialCycles += p.tunerSerialCycles;
   gTotal.fewSmsCycles += p.fewSmsCycles;
   gTotal.jobs += p.jobs;
@@ -109,13 +108,14 @@ void TimingProfile::print(std::FILE *out) const {
                (unsigned long long)launches, threads, total);
   std::fprintf(out,
                "  cycles: %llu simulated, %llu ticked (%llu skipped idle); ticked on the "
-               "threads %llu, on 1 thread by the tuner's choice (or without threads) %llu, on "
-               "1 thread for too few busy SMs (< 2, or < half the threads) %llu; tuner "
-               "probes %llu\n",
+               "threads %llu (%llu of them for the SMs' expected ticks, without the tuner), on "
+               "1 thread by the tuner's choice (or without threads) %llu, on 1 thread for too "
+               "few busy SMs (< 2, or < half the threads; with SM windows, SMs ticking and partitions awake) "
+               "%llu; tuner probes %llu\n",
                (unsigned long long)cycles, (unsigned long long)ticked,
                (unsigned long long)(cycles - ticked), (unsigned long long)threadCycles,
-               (unsigned long long)tunerSerialCycles, (unsigned long long)fewSmsCycles,
-               (unsigned long long)probes);
+               (unsigned long long)clearGainCycles, (unsigned long long)tunerSerialCycles,
+               (unsigned long long)fewSmsCycles, (unsigned long long)probes);
   std::fprintf(out,
                "  SM ticks (not idle): %llu, %llu of them ahead of the GPU's clock in SM windows "
                "(%.1f %%)\n",
@@ -135,7 +135,7 @@ void TimingProfile::print(std::FILE *out) const {
     std::fprintf(out, "  %-38s %9.3f s %5.1f %%  %7.2f us/ticked cycle\n", stepName(s), seconds[s],
                  total > 0 ? 100.0 * seconds[s] / total : 0.0,
                  ticked ? 1e6 * seconds[s] / double(ticked) : 0.0);
-  const double threadWall = seconds[PhaseThreads] + seconds[NextThreads];
+  const double threadWall = seconds[PhaseThreads];
   if (jobs)
     std::fprintf(out,
                  "  fork-joins: %llu, %.2f us wall each; the threads' summed time in the calls "
@@ -155,11 +155,11 @@ void TimingProfile::print(std::FILE *out) const {
                                : 100.0);
   // Amdahl: what stays on one thread whatever the pool (S), what the threads share (W: the
   // phase's summed call time on the threads, the phase on one thread where the tuner kept it
-  // there). Cycles with too few busy SMs stay serial: the engine does not use the threads there.
-  const double par =
-      seconds[PhaseThreads] + seconds[NextThreads] + seconds[PhaseSerial] + seconds[NextSerial];
+  // there). Cycles with too few busy SMs stay serial: the engine does not use the threads there;
+  // so does idle skipping.
+  const double par = seconds[PhaseThreads] + seconds[PhaseSerial];
   const double serial = total - par;
-  const double work = threadWork + seconds[PhaseSerial] + seconds[NextSerial];
+  const double work = threadWork + seconds[PhaseSerial];
   const double one = serial + work; // about what one thread needs
   if (one <= 0)
     return;

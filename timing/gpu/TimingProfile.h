@@ -27,9 +27,8 @@ struct TimingProfile {
     EndTick,      ///< the memory system's end of cycle (one thread)
     Ordered,      ///< ordered phase (tickShared in SM order) and the summaries (one thread)
     Bookkeeping,  ///< end test, progress, samplers (one thread)
-    NextThreads,  ///< idle skipping: the SMs' next events on the threads (wall time)
-    NextSerial,   ///< idle skipping on one thread, in a cycle the tuner kept there
-    NextFewSms,   ///< idle skipping on one thread, in a cycle with too few busy SMs
+    IdleSkip,     ///< idle skipping: the memory system's and the awake SMs' next events (one
+                  ///< thread)
     Finish,       ///< after the last cycle (grid finish, statistics)
     kSteps
   };
@@ -57,8 +56,10 @@ struct TimingProfile {
   uint64_t cycles = 0;            ///< simulated core cycles (ticked + skipped)
   uint64_t ticked = 0;            ///< cycles the loop ran
   uint64_t threadCycles = 0;      ///< ... with the phase on the threads
+  uint64_t clearGainCycles = 0;   ///< ... of them without the tuner (ThreadTuner::clearGain)
   uint64_t tunerSerialCycles = 0; ///< ... eligible, but the tuner chose one thread (or no pool)
-  uint64_t fewSmsCycles = 0;      ///< ... on one thread: too few SMs held CTAs
+  uint64_t fewSmsCycles = 0;      ///< ... on one thread: too few SMs held CTAs (SM windows: too
+                                  ///< few SMs ticking, not ahead or idle, and partitions awake)
   uint64_t probes = 0;            ///< the tuner's probes (threads against one thread)
   uint64_t aheadTicks = 0;        ///< SM ticks run ahead of the GPU's clock (SM windows)
   uint64_t smTicks = 0;           ///< SM ticks that were not idle ones, ahead or not
@@ -69,7 +70,7 @@ struct TimingProfile {
   /// per cycle the larger of an even share per thread and the most one SM ticked (an SM's
   /// ticks in a cycle, its window's included, are one item of the job).
   uint64_t threadTicks = 0, criticalTicks = 0;
-  uint64_t jobs = 0;              ///< fork-joins run (phase and next-event jobs)
+  uint64_t jobs = 0;              ///< fork-joins run (the phases on the threads)
   double threadWork = 0;          ///< the threads' summed time inside the jobs' calls
   double callerWait = 0;          ///< the calling thread's wait for the others after its share
   unsigned threads = 1;           ///< host threads of the pool (the largest seen)

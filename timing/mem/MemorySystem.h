@@ -105,6 +105,12 @@ public:
   Cycle nextEventCycle(Cycle coreNow) const;
 
   uint32_t numPartitions() const { return numPartitions_; }
+  /// The partitions not asleep (each has something queued, in flight or in its channels).
+  uint32_t awakePartitions() const {
+    uint32_t n = 0;
+    forEachByteSet(partAwake_, 0, numPartitions_, [&](size_t) { ++n; });
+    return n;
+  }
   uint32_t partitionOf(uint64_t addr) const {
     uint64_t chunk = addr / interleave_;
     if (!hashPartitions_)
