@@ -103,31 +103,37 @@ class TanhTable {
 public:
   TanhTable() {
     const size_t n = kTanhStart[sizeof kTanhShift];
-    std::vector<unsigned char> bytes(n * 5);
+    const unsigned long long size = ZSTD_getFrameContentSize(kTanhZst, sizeof kTanhZst);
+    std::vector<unsigned char> bytes(size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ? 0 : size);
     const size_t got = ZSTD_decompress(bytes.data(), bytes.size(), kTanhZst, sizeof kTanhZst);
-    if (ZSTD_isError(got)) {
-      std::fprintf(stderr, "ptxsim: internal error: MUFU.TANH table: %s\n", ZSTD_getErrorName(got));
+    if (bytes.empty() || ZSTD_isError(got) || got != bytes.size()) {
+      std::fprintf(stderr, "ptxsim: internal error: MUFU.TANH table: %s\n",
+                   ZSTD_isError(got) ? ZSTD_getErrorName(got) : "bad size");
       std::abort();
     }
-    std::vector<uint32_t> v(n);
-    uint32_t prev = 0;
-    size_t at = 0;
-    for (size_t i = 0; i < n; ++i) {
-      uint32_t z = bytes.at(at++);
-      if (z == 255) {
-        z = uint32_t(bytes.at(at)) | uint32_t(bytes.at(at + 1)) << 8 | uint32_t(bytes.at(at + 2)) << 16 |
-            uint32_t(bytes.at(at + 3)) << 24;
-        at += 4;
-      }
-      prev += (z >> 1) ^ (0u - (z & 1));
-      v[i] = prev;
-    }
-    base_.resize((n + 255) / 256, ~0u);
-    for (size_t i = 0; i < n; ++i)
-      base_[i / 256] = std::min(base_[i / 256], v[i]);
+    // the differences, a block of 256 values at a time: its base is the block's least value
+    base_.resize((n + 255) / 256);
     off_.resize(n);
-    for (size_t i = 0; i < n; ++i)
-      off_[i] = uint16_t(v[i] - base_[i / 256]); // the generator checked each block spans < 2^16
+    uint32_t prev = 0, block[256];
+    size_t at = 0;
+    for (size_t b = 0; b < base_.size(); ++b) {
+      const size_t len = std::min<size_t>(256, n - b * 256);
+      uint32_t least = ~0u;
+      for (size_t i = 0; i < len; ++i) {
+        uint32_t z = bytes.at(at++);
+        if (z == 255) {
+          z = uint32_t(bytes.at(at)) | uint32_t(bytes.at(at + 1)) << 8 | uint32_t(bytes.at(at + 2)) << 16 |
+              uint32_t(bytes.at(at + 3)) << 24;
+          at += 4;
+        }
+        prev += (z >> 1) ^ (0u - (z & 1));
+        block[i] = prev;
+        least = std::min(least, prev);
+      }
+      base_[b] = least;
+      for (size_t i = 0; i < len; ++i)
+        off_[b * 256 + i] = uint16_t(block[i] - least); // the generator checked each block spans < 2^16
+    }
   }
   uint32_t at(size_t g) const { return base_[g / 256] + off_[g]; }
 
