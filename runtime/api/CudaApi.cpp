@@ -759,15 +759,23 @@ PTXSIM_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *func) 
   return k ? cudaSuccess : ret(cudaErrorInvalidDeviceFunction);
 }
 
+/// The kernel registered for host function `func`, with its compiled code: the error CUDA
+/// returns otherwise (an unknown function as Context::unknownFunction says, one without code
+/// cudaErrorInvalidDeviceFunction). With the context locked.
+static cudaError_t compiledKernel(Context &ctx, const void *func, KernelEntry *&k) {
+  k = ctx.findKernel(func);
+  if (!k)
+    return Context::unknownFunction(func);
+  return k->kernel ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
 PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func) {
   if (!attr)
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_ASYNC_CHECKED;
-  KernelEntry *k = ctx.findKernel(func);
-  if (!k)
-    return ret(Context::unknownFunction(func));
-  if (!k->kernel)
-    return ret(cudaErrorInvalidDeviceFunction);
+  KernelEntry *k = nullptr;
+  if (cudaError_t e = compiledKernel(ctx, func, k))
+    return ret(e);
   const auto &kern = *k->kernel;
   const auto &cfg = ctx.engine().config();
   std::memset(attr, 0, sizeof *attr);
@@ -794,11 +802,9 @@ PTXSIM_API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const voi
 
 PTXSIM_API cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value) {
   PTXSIM_LOCK_ASYNC_CHECKED;
-  KernelEntry *k = ctx.findKernel(func);
-  if (!k)
-    return ret(Context::unknownFunction(func));
-  if (!k->kernel)
-    return ret(cudaErrorInvalidDeviceFunction);
+  KernelEntry *k = nullptr;
+  if (cudaError_t e = compiledKernel(ctx, func, k))
+    return ret(e);
   switch (attr) {
   case cudaFuncAttributeMaxDynamicSharedMemorySize: {
     const auto &cfg = ctx.engine().config();
@@ -853,11 +859,9 @@ PTXSIM_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamic
                                                                  const void *func, int numBlocks,
                                                                  int blockSize) {
   PTXSIM_LOCK_ASYNC_CHECKED;
-  KernelEntry *k = ctx.findKernel(func);
-  if (!k)
-    return ret(Context::unknownFunction(func));
-  if (!k->kernel)
-    return ret(cudaErrorInvalidDeviceFunction);
+  KernelEntry *k = nullptr;
+  if (cudaError_t e = compiledKernel(ctx, func, k))
+    return ret(e);
   if (!dynamicSmemSize)
     return ret(cudaErrorInvalidValue);
   // CUDA's occupancy calculator (cuda_occupancy.h, cudaOccAvailableDynamicSMemPerBlock), whose
@@ -900,11 +904,9 @@ PTXSIM_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
   if (!numBlocks || blockSize <= 0)
     return ret(cudaErrorInvalidValue);
   PTXSIM_LOCK_ASYNC_CHECKED;
-  KernelEntry *k = ctx.findKernel(func);
-  if (!k)
-    return ret(Context::unknownFunction(func));
-  if (!k->kernel)
-    return ret(cudaErrorInvalidDeviceFunction);
+  KernelEntry *k = nullptr;
+  if (cudaError_t e = compiledKernel(ctx, func, k))
+    return ret(e);
   *numBlocks = ctx.maxBlocksPerSm(*k, blockSize, dynamicSMemSize);
   return cudaSuccess;
 }
