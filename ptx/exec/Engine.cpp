@@ -1,4 +1,6 @@
 #include "ptx/exec/Engine.h"
+
+#include "base/HostCores.h"
 #include "ptx/jit/JitOps.h"
 
 #include "ptx/exec/LaunchPolicy.h"
@@ -638,7 +640,7 @@ LaunchResult Engine::runGrid(const LaunchParams &p, bool useJit) {
   // the CTAs of the current group of an extension's launch (LaunchPolicy.h)
   const std::vector<uint64_t> *group = nullptr;
 
-  unsigned nthreads = cfg_.hostThreads ? cfg_.hostThreads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned nthreads = cfg_.hostThreads ? cfg_.hostThreads : base::usableCores();
   if ((uint64_t)nthreads > g.numCtas)
     nthreads = (unsigned)g.numCtas;
   std::atomic<uint64_t> next{0};

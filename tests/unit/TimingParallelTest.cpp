@@ -12,8 +12,10 @@
 #include "timing/gpu/WorkerPool.h"
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 using namespace ptxsim;
 using namespace ptxsim::test;
@@ -189,6 +191,83 @@ TEST(TimingParallel, WorkerPoolBackToBackSmallJobs) {
     ASSERT_GE(secs, 0.0);
     for (size_t i = 0; i < 16; ++i)
       ASSERT_EQ(ctx.hits[i].load(), i < count ? 1 : 0) << "run " << rep << " index " << i;
+  }
+}
+
+namespace {
+// Waits up to 20 s for `cond` (which holds within microseconds to milliseconds when the pool
+// works: the bound only turns a hang into a failure).
+template <class F> bool eventually(F cond) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!cond()) {
+    if (std::chrono::steady_clock::now() > end)
+      return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return true;
+}
+} // namespace
+
+// rest(): the threads go to sleep at once (each begins one sleep after the job; sleeps()
+// counts them, sleepingThreads() alone could still show the sleepers from before the job) and
+// the next run() still runs every index once; wake(): the sleepers get up without a job.
+TEST(TimingParallel, WorkerPoolRestSleepsAndWakeWakes) {
+  timing::WorkerPool pool(3);
+  std::atomic<int> hits[8];
+  auto job = [&](size_t count) {
+    for (auto &h : hits)
+      h.store(0);
+    pool.run(count, [](void *c, size_t i) { static_cast<std::atomic<int> *>(c)[i]++; }, hits);
+    for (size_t i = 0; i < 8; ++i)
+      ASSERT_EQ(hits[i].load(), i < count ? 1 : 0) << "index " << i;
+  };
+  uint64_t s = pool.sleeps(); // (before the job: a thread may fall asleep on its own after it)
+  job(8);
+  pool.rest();
+  ASSERT_TRUE(eventually([&] { return pool.sleeps() >= s + 2 && pool.sleepingThreads() == 2; }));
+  s = pool.sleeps();
+  const uint64_t early = pool.earlyWakeups();
+  job(5); // (it wakes the sleepers; after rest() each sleeps once more)
+  pool.rest();
+  ASSERT_TRUE(eventually([&] { return pool.sleeps() >= s + 2 && pool.sleepingThreads() == 2; }));
+  EXPECT_EQ(pool.earlyWakeups(), early); // (a job is no early wake-up)
+  pool.wake();
+  ASSERT_TRUE(eventually([&] { return pool.earlyWakeups() == early + 2; }));
+  pool.rest();
+  ASSERT_TRUE(eventually([&] { return pool.sleepingThreads() == 2; }));
+  job(7);
+  pool.wake(); // (not resting: nothing to do)
+  job(3);
+}
+
+// rest() and wake() between and around jobs in every order, with jobs of uneven calls: no job
+// is lost or run twice, and none waits for a sleeping thread (the test would hang).
+TEST(TimingParallel, WorkerPoolRestAndWakeKeepJobsExact) {
+  timing::WorkerPool pool(4);
+  std::atomic<int> hits[16];
+  uint32_t x = 12345;
+  for (int rep = 0; rep < 4000; ++rep) {
+    x = x * 1103515245u + 12345u;
+    const unsigned what = x >> 28;
+    if (what & 1)
+      pool.rest();
+    if (what & 2)
+      pool.wake();
+    if (what == 15) // (long enough for the threads to fall asleep now and then)
+      std::this_thread::sleep_for(std::chrono::microseconds(300));
+    const size_t count = 2 + (x >> 8) % 15;
+    for (auto &h : hits)
+      h.store(0, std::memory_order_relaxed);
+    pool.run(count, [](void *c, size_t i) {
+      if (i % 5 == 0)
+        for (volatile int k = 0; k < 1000; ++k) {
+        }
+      static_cast<std::atomic<int> *>(c)[i].fetch_add(1, std::memory_order_relaxed);
+    }, hits);
+    for (size_t i = 0; i < 16; ++i)
+      ASSERT_EQ(hits[i].load(), i < count ? 1 : 0) << "run " << rep << " index " << i;
+    if (what & 4)
+      pool.rest();
   }
 }
 

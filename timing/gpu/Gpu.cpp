@@ -1,6 +1,7 @@
 #include "timing/gpu/Gpu.h"
 
 #include "base/Config.h"
+#include "base/HostCores.h"
 
 #include "ptx/exec/Counters.h"
 #include "ptx/exec/LaunchPolicy.h"
@@ -18,7 +19,6 @@
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
 namespace ptxsim::timing {
 
@@ -133,7 +133,7 @@ unsigned Gpu::hostThreads() const {
   // by default at most one thread per 4 SMs: a per-cycle fork-join over more threads than that
   // costs more than the few SMs each would tick
   unsigned n = hostThreads_ ? hostThreads_
-                            : std::min(std::max(1u, std::thread::hardware_concurrency()),
+                            : std::min(base::usableCores(),
                                        std::max(1u, (unsigned)sms_.size() / 4));
   return std::max(1u, std::min<unsigned>(n, (unsigned)sms_.size()));
 }
@@ -528,7 +528,7 @@ void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
     uint32_t ticking = 0;
     uint64_t work = 0, most = 0;
     if (windows_)
-      smsDue(ticking, work, most);
+      smsDue(ticking, work, most, dueLater_);
     const uint32_t busy = windows_ ? ticking + mem_->awakePartitions() : r.busySms;
     // (windows begun in a cycle with few SMs ticking end at a finer multiple, a sixteenth of
     // the window: an SM's window is one indivisible item of the threads' job, and SMs whose
@@ -591,6 +591,19 @@ void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
     r.tuner->record(0, noDispatch);
   } else if (r.clearGain && r.tuner) {
     r.tuner->noteClear();
+  }
+  // While the tuner keeps one thread until its next probe, the pool's threads get only the
+  // clearGain cycles' jobs, far apart: they sleep between them rather than spin and yield
+  // (the 500-launch stencil on 2 threads took 2.3x the CPU of one thread, and 1.2x its wall
+  // time: this host's two cores are hardware threads of one), and are woken a few cycles
+  // before the next cycle the SMs ahead are due in would be one (dueLater_), so that they
+  // are up when its job comes.
+  if (pool_ && !r.parallelCycle && r.tuner && !r.tuner->useThreads() && !r.tuner->probing()) {
+    if (windows_ && minBusy_ != 0 && dueLater_.at - now_ <= kWakeAhead &&
+        ThreadTuner::clearGain(dueLater_.work, dueLater_.most, pool_->threads()))
+      pool_->wake();
+    else
+      pool_->rest();
   }
   r.prof.mark(TimingProfile::EndTick);
 }
@@ -772,15 +785,24 @@ void Gpu::tickSmWindow(size_t i, const KernelRun &r) {
   smLastAhead_[i] = uint32_t(std::min<Cycle>(c, last) - first + 1);
 }
 
-void Gpu::smsDue(uint32_t &ticking, uint64_t &work, uint64_t &most) const {
+void Gpu::smsDue(uint32_t &ticking, uint64_t &work, uint64_t &most, DueLater &later) const {
   uint32_t t = 0;
   uint64_t w = 0, m = 0;
+  DueLater l;
   for (uint32_t i : awake_) {
     bool resumeDue;
     if (ranAhead(i, now_, resumeDue)) {
       t += resumeDue;
       w += resumeDue;
       m = std::max<uint64_t>(m, resumeDue);
+      if (!resumeDue) { // (due again at smDoneTo_: its window's ticks again, or a resumption)
+        const Cycle at = smDoneTo_[i];
+        const uint64_t e = smResumeDue_[i] ? 1 : 1 + uint64_t(smLastAhead_[i]);
+        if (at < l.at)
+          l = DueLater{at, e, e};
+        else if (at == l.at)
+          l.work += e, l.most = std::max(l.most, e);
+      }
     } else if (!idleTickDue(i, now_)) {
       ++t;
       const uint64_t e = 1 + uint64_t(smLastAhead_[i]);
@@ -791,6 +813,7 @@ void Gpu::smsDue(uint32_t &ticking, uint64_t &work, uint64_t &most) const {
   ticking = t;
   work = w;
   most = m;
+  later = l;
 }
 
 TimingProfile::WindowEnd Gpu::windowEndOf(size_t i, const KernelRun &r, Cycle next) const {
@@ -996,6 +1019,8 @@ ptx::exec::LaunchResult Gpu::finishKernel(KernelRun &r, KernelTimingStats &st) {
     now_ += cfg_.launch.kernelDrainLatency;
   if (r.ext && r.extError.empty() && r.groupStarted && !faulted)
     r.extError = r.ext->endGroup(r.group, r.grid->memory());
+  if (pool_) // (the host program runs until the next launch)
+    pool_->rest();
   ptx::exec::LaunchResult res = r.grid->finish();
   const std::string &kernel = r.p.kernel->name;
   if (!r.extError.empty() && res.ok()) {

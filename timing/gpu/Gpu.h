@@ -234,7 +234,18 @@ private:
   /// no idle tick: how many (`ticking`), the SM ticks they are expected to make (`work`: each
   /// one, and as many ahead as its last window ran, smLastAhead_), and the most of them one SM
   /// is expected to make (`most`).
-  void smsDue(uint32_t &ticking, uint64_t &work, uint64_t &most) const;
+  /// The soonest later cycle SMs that ran ahead are due in (their windows' ends), and the ticks
+  /// they are expected to make then (all of them, and the most of one), as smsDue() counts them.
+  struct DueLater {
+    Cycle at = kNever;
+    uint64_t work = 0, most = 0;
+  };
+  /// (`later`: see DueLater)
+  void smsDue(uint32_t &ticking, uint64_t &work, uint64_t &most, DueLater &later) const;
+  DueLater dueLater_; ///< this cycle's (runLocalPhase)
+  /// Cycles before a likely ThreadTuner::clearGain cycle at which the resting pool's threads
+  /// are woken (WorkerPool::wake) while the tuner keeps one thread.
+  static constexpr Cycle kWakeAhead = 64;
   void resumeSm(size_t i, Cycle now, bool dispatching);
   /// SM i's own phase of cycle `now` ran ahead in a window: all of it, or, with `resumeDue`,
   /// up to the resumption due now (resumeSm).

@@ -120,6 +120,8 @@ void WorkerPool::workerLoop(unsigned self) {
     unsigned n = 0;
     uint32_t e;
     while ((e = epoch_.load(std::memory_order_acquire)) == seen) {
+      if (n < kSpins + kYields && resting_.load(std::memory_order_relaxed))
+        n = kSpins + kYields; // (sleep now: rest())
       if (n < kSpins) {
         PTXSIM_CPU_RELAX();
       } else if (n < kSpins + kYields) {
@@ -127,8 +129,15 @@ void WorkerPool::workerLoop(unsigned self) {
       } else {
         std::unique_lock<std::mutex> lk(m_);
         sleeping_.fetch_add(1);
-        cv_.wait(lk, [&] { return epoch_.load() != seen; });
+        sleeps_.fetch_add(1, std::memory_order_relaxed);
+        const uint64_t woken = wakeTag_;
+        cv_.wait(lk, [&] { return epoch_.load() != seen || wakeTag_ != woken; });
         sleeping_.fetch_sub(1);
+        if (epoch_.load() == seen) { // woken ahead of a job (wake()): wait for it afresh
+          earlyWakeups_.fetch_add(1, std::memory_order_relaxed);
+          n = 0;
+          continue;
+        }
       }
       ++n;
     }
@@ -136,6 +145,15 @@ void WorkerPool::workerLoop(unsigned self) {
     if (stop_.load())
       return;
     work(e, self);
+  }
+}
+
+void WorkerPool::wakeSlow() {
+  resting_.store(false, std::memory_order_seq_cst);
+  if (sleeping_.load()) {
+    std::lock_guard<std::mutex> lk(m_);
+    ++wakeTag_; // (the sleepers' wait ends without a job: they spin, yield, sleep again)
+    cv_.notify_all();
   }
 }
 
@@ -159,6 +177,8 @@ double WorkerPool::run(size_t count, Fn fn, void *ctx) {
   workNs_.store(0, std::memory_order_relaxed);
   exhausted_.store(uint64_t(e) << 32, std::memory_order_relaxed);
   jobTag_.store(e, std::memory_order_release);
+  if (resting_.load(std::memory_order_relaxed))
+    resting_.store(false, std::memory_order_relaxed); // (before the epoch: the threads see both)
   epoch_.store(e); // seq_cst: publishes the job; ordered before the sleepers check
   if (sleeping_.load()) {
     std::lock_guard<std::mutex> lk(m_);

@@ -9,7 +9,8 @@
 // every call has returned. Calls for different i must not depend on each other. The caller
 // takes indices too, so run() never waits for a thread that has not started on the job; it
 // waits only for calls in progress. Between runs the threads spin briefly, then yield, then
-// sleep on a condition variable (an idle pool costs no CPU after a few milliseconds).
+// sleep on a condition variable (an idle pool costs no CPU after a few milliseconds); after
+// rest() they sleep at once, until the next run().
 //
 // How: the range is cut into one contiguous share per thread, each with its own claim cursor
 // on its own cache line. A thread takes its share's indices one by one (its cursor stays in
@@ -43,9 +44,28 @@ public:
   /// Runs the job. While profiling (setProfiling), returns the host seconds all threads
   /// together spent claiming and running its calls, else 0 (no clock is read).
   double run(size_t count, Fn fn, void *ctx);
+  /// No job is expected soon (the caller's guess; the next run() works as ever): the threads
+  /// sleep as soon as they see it instead of spinning and yielding first. A thread that spins
+  /// or yields between jobs costs a core, and on a host whose cores are hardware threads of
+  /// one (the development machine's two) slows the calling thread itself. Cheap when repeated.
+  void rest() {
+    if (!resting_.load(std::memory_order_relaxed))
+      resting_.store(true, std::memory_order_relaxed);
+  }
+  /// A job is expected soon after rest(): the threads wake up now (a sleeping thread takes
+  /// tens of microseconds), to spin until it comes. Cheap when not resting.
+  void wake() {
+    if (resting_.load(std::memory_order_relaxed))
+      wakeSlow();
+  }
   /// Profiling (TimingProfile): with `on`, run() times the threads' calls and sums the calling
   /// thread's wait for the others after its own share (clock reads; none when off).
   void setProfiling(bool on) { profiling_ = on; }
+  /// (tests) The pool's threads asleep now, and the times a sleeping thread was woken by
+  /// wake() rather than by a job.
+  unsigned sleepingThreads() const { return sleeping_.load(); }
+  uint64_t sleeps() const { return sleeps_.load(std::memory_order_relaxed); } ///< begun so far
+  uint64_t earlyWakeups() const { return earlyWakeups_.load(std::memory_order_relaxed); }
   /// The waits summed since the last call (seconds), and resets the sum.
   double takeWaitSeconds() {
     double s = double(waitNs_) * 1e-9;
@@ -55,6 +75,7 @@ public:
 
 private:
   void workerLoop(unsigned self);
+  void wakeSlow();
   /// Claims and runs indices of job `epoch` as thread `self` until none is left (or a newer
   /// job started).
   void work(uint32_t epoch, unsigned self);
@@ -78,9 +99,13 @@ private:
   std::atomic<uint64_t> workNs_{0};             ///< nanoseconds the threads spent in them
   alignas(64) std::atomic<uint32_t> epoch_{0};  ///< bumped per job (and to stop)
   std::atomic<unsigned> sleeping_{0};
+  /// rest() was called after the last run() (a hint: the waiting threads go to sleep)
+  alignas(64) std::atomic<bool> resting_{false};
   std::atomic<bool> stop_{false};
   std::mutex m_;
   std::condition_variable cv_;
+  uint64_t wakeTag_ = 0; ///< (under m_) bumped by wake() to end the sleepers' wait
+  std::atomic<uint64_t> earlyWakeups_{0}, sleeps_{0};
   bool profiling_ = false; ///< (the calling thread's only)
   uint64_t waitNs_ = 0;
 };
