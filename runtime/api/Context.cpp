@@ -7,6 +7,7 @@
 #include "runtime/api/UserError.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,19 +17,6 @@
 namespace ptxsim::runtime {
 
 namespace {
-
-unsigned envUnsigned(const char *name, unsigned dflt) {
-  const char *v = std::getenv(name);
-  if (!v || !*v)
-    return dflt;
-  char *end = nullptr;
-  unsigned long n = std::strtoul(v, &end, 10);
-  if (*end != '\0') {
-    std::fprintf(stderr, "ptxsim: ignoring %s=%s (not a number)\n", name, v);
-    return dflt;
-  }
-  return static_cast<unsigned>(n);
-}
 
 cudaError_t launchError(const ptx::exec::LaunchResult &r) {
   using ptx::exec::LaunchStatus;
@@ -250,7 +238,18 @@ void Context::noteCopy(uint64_t bytes, const void *deviceDst) {
 
 ptx::exec::EngineConfig Context::engineConfig() {
   ptx::exec::EngineConfig cfg;
-  cfg.hostThreads = envUnsigned("PTXSIM_THREADS", 0);
+  if (const char *v = std::getenv("PTXSIM_THREADS"); v && *v) {
+    // (as --threads: 1 to 1024, or 0 for the default, one per core the process may run on;
+    // strtoul alone would take "-1" for 4294967295)
+    char *end = nullptr;
+    const unsigned long n = std::strtoul(v, &end, 10);
+    if (*end || !std::isdigit(static_cast<unsigned char>(*v)) || n > 1024) {
+      std::fprintf(stderr, "ptxsim: PTXSIM_THREADS must be a number of host threads from 1 to 1024 "
+                           "(0: one per core), not '%s'\n", v);
+      stopForUserError();
+    }
+    cfg.hostThreads = unsigned(n);
+  }
   if (timingMode_ || !timingCfg_.sources.empty()) { // a configured GPU, also in functional mode
     ptx::exec::parseSimtMode(timingCfg_.core.simt, cfg.simt);
     cfg.scheduleLoads = timingCfg_.core.scheduleLoads;
