@@ -594,8 +594,8 @@ void Gpu::runLocalPhase(KernelRun &r, bool noDispatch) {
   }
   // While the tuner keeps one thread until its next probe, the pool's threads get only the
   // clearGain cycles' jobs, far apart: they sleep between them rather than spin and yield
-  // (the 500-launch stencil on 2 threads took 2.3x the CPU of one thread, and 1.2x its wall
-  // time: this host's two cores are hardware threads of one), and are woken a few cycles
+  // (spinning and yielding, the 500-launch stencil on 2 threads took 2.3x the CPU of one
+  // thread and 1.2x its wall time on the development machine), and are woken a few cycles
   // before the next cycle the SMs ahead are due in would be one (dueLater_), so that they
   // are up when its job comes.
   if (pool_ && !r.parallelCycle && r.tuner && !r.tuner->useThreads() && !r.tuner->probing()) {

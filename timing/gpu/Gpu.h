@@ -230,17 +230,16 @@ private:
   bool windowCanGo(size_t i, const KernelRun &r, Cycle next) const {
     return windowEndOf(i, r, next) == TimingProfile::kWindowEnds;
   }
-  /// The awake SMs whose own phase runs in this cycle (not ahead, or a resumption due) and is
-  /// no idle tick: how many (`ticking`), the SM ticks they are expected to make (`work`: each
-  /// one, and as many ahead as its last window ran, smLastAhead_), and the most of them one SM
-  /// is expected to make (`most`).
   /// The soonest later cycle SMs that ran ahead are due in (their windows' ends), and the ticks
   /// they are expected to make then (all of them, and the most of one), as smsDue() counts them.
   struct DueLater {
     Cycle at = kNever;
     uint64_t work = 0, most = 0;
   };
-  /// (`later`: see DueLater)
+  /// The awake SMs whose own phase runs in this cycle (not ahead, or a resumption due) and is
+  /// no idle tick: how many (`ticking`), the SM ticks they are expected to make (`work`: each
+  /// one, and as many ahead as its last window ran, smLastAhead_), and the most of them one SM
+  /// is expected to make (`most`); and `later`, those of the SMs ahead (DueLater).
   void smsDue(uint32_t &ticking, uint64_t &work, uint64_t &most, DueLater &later) const;
   DueLater dueLater_; ///< this cycle's (runLocalPhase)
   /// Cycles before a likely ThreadTuner::clearGain cycle at which the resting pool's threads

@@ -46,8 +46,8 @@ public:
   double run(size_t count, Fn fn, void *ctx);
   /// No job is expected soon (the caller's guess; the next run() works as ever): the threads
   /// sleep as soon as they see it instead of spinning and yielding first. A thread that spins
-  /// or yields between jobs costs a core, and on a host whose cores are hardware threads of
-  /// one (the development machine's two) slows the calling thread itself. Cheap when repeated.
+  /// or yields between jobs costs a core (its yields are system calls), and on the development
+  /// machine it also slowed the calling thread (Gpu::runLocalPhase). Cheap when repeated.
   void rest() {
     if (!resting_.load(std::memory_order_relaxed))
       resting_.store(true, std::memory_order_relaxed);
