@@ -78,10 +78,10 @@ public:
   unsigned hostThreads() const;
   /// The SMs' phases run on the threads only in cycles with at least `n` SMs holding CTAs
   /// (with SM windows: SMs due in the cycle with a tick that is no idle one, and memory
-  /// partitions awake) or whose SMs are
-  /// expected to run many cycles ahead (ThreadTuner::clearGain) (default: half the threads, at
-  /// least 2; the tuner then decides whether they pay). Results do not depend on it; 0 makes
-  /// every cycle use the threads (tests of the parallel engine).
+  /// partitions awake), or whose SMs are expected to run many cycles ahead
+  /// (ThreadTuner::clearGain). Default: half the threads, at least 2; the tuner then decides
+  /// whether they pay. Results do not depend on it; 0 makes every cycle use the threads (tests
+  /// of the parallel engine).
   void setParallelMinBusySms(uint32_t n) { minBusy_ = n; }
   /// CTA sampling (docs/sampling.md): once the IPC of two successive waves of CTAs differs by
   /// at most kSteadyChange, CTAs are no longer dispatched; those left run functionally after
